@@ -1,0 +1,40 @@
+# Curso «Contenedores: LAUNCH vs RUNNING». Every target sets up what it needs by itself.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.instalado
+export PYTHONUNBUFFERED := 1
+
+.PHONY: setup python motores probes course test lab bench-harness clean
+
+setup: python motores
+
+python: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+# Engines, images, Podman workaround and probes (python -m helpers.provision).
+motores: $(STAMP)
+	$(BIN)/python -m helpers.provision
+
+probes:
+	$(MAKE) -s -C probes
+
+course: setup
+	$(BIN)/python -m helpers.course $(if $(RAPIDO),--rapido) $(if $(PARAMS),--parametros '$(PARAMS)')
+
+test: setup
+	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
+
+lab: setup
+	$(BIN)/jupyter lab --ip 127.0.0.1 --notebook-dir notebooks
+
+bench-harness: setup
+	$(BIN)/python -m helpers.bench_harness
+
+clean:
+	rm -rf build probes/bin

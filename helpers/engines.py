@@ -1,0 +1,422 @@
+"""Engines behind one small interface: bare metal, Docker and Podman.
+
+Each engine answers "are you available, and if not, why?" in one Spanish sentence, builds the command
+line a student would type (the CLI is what experiments time), and cleans up every container the
+course created. Docker inspection and clean-up go through the docker SDK; Podman through its CLI.
+
+Every container created by the course carries the label LABEL=1 and LABEL_RUN=<run id>.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import platform
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Sequence
+
+LABEL = "curso-contenedores"
+LABEL_RUN = "curso-contenedores.run"
+ENGINE_NAMES = ("bare", "docker", "podman")
+CONTAINER_ENGINES = ("docker", "podman")
+DISPLAY = {"bare": "bare metal", "docker": "Docker", "podman": "Podman"}
+
+CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "curso-contenedores"
+
+PODMAN_WORKAROUND_CONF = """\
+# Written by the course helpers (helpers/engines.py). See ../shared/notes/machine.md:
+# on this kernel runc refuses to raise NOFILE/NPROC, and crun refuses hybrid cgroups.
+[containers]
+default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
+
+[engine]
+runtime = "runc"
+"""
+_WORKAROUND_ERRORS = ("error setting rlimit", "cgroups in hybrid mode", "rlimit type")
+
+
+def labels_for(run_id: str | None) -> dict[str, str]:
+    labels = {LABEL: "1"}
+    if run_id:
+        labels[LABEL_RUN] = run_id
+    return labels
+
+
+def _label_args(run_id: str | None) -> list[str]:
+    args: list[str] = []
+    for key, value in labels_for(run_id).items():
+        args += ["--label", f"{key}={value}"]
+    return args
+
+
+def _run(argv: Sequence[str], env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(list(argv), capture_output=True, text=True, env=env, timeout=timeout)
+
+
+class Engine:
+    """Base class. Subclasses: BareMetal, Docker, Podman."""
+
+    name = "?"
+    is_container = True
+
+    @property
+    def display(self) -> str:
+        return DISPLAY.get(self.name, self.name)
+
+    # -- availability
+    def availability(self) -> tuple[bool, str | None]:
+        """(True, None) or (False, one Spanish sentence saying why)."""
+        raise NotImplementedError
+
+    @property
+    def available(self) -> bool:
+        return self.availability()[0]
+
+    @property
+    def reason(self) -> str | None:
+        return self.availability()[1]
+
+    # -- commands
+    def env(self) -> dict:
+        return dict(os.environ)
+
+    def workarounds(self) -> list[str]:
+        return []
+
+    def run_argv(self, image: str, command: Sequence[str], *, run_id: str | None, name: str | None = None,
+                 remove: bool = True, detach: bool = False, extra: Sequence[str] = ()) -> list[str]:
+        raise NotImplementedError
+
+    def exec_argv(self, container: str, command: Sequence[str]) -> list[str]:
+        raise NotImplementedError
+
+    # -- inspection and clean-up
+    def info(self) -> dict:
+        return {}
+
+    def image_info(self, ref: str) -> dict | None:
+        return None
+
+    def list_labelled(self, run_id: str | None = None) -> list[str]:
+        return []
+
+    def cleanup(self, run_id: str | None = None) -> int:
+        """Remove every course container (of one run, if run_id is given). Returns how many."""
+        return 0
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class BareMetal(Engine):
+    name = "bare"
+    is_container = False
+
+    def availability(self):
+        return True, None
+
+    def run_argv(self, image, command, *, run_id=None, name=None, remove=True, detach=False, extra=()):
+        return list(command)
+
+    def exec_argv(self, container, command):
+        return list(command)
+
+    def info(self):
+        return {"engine": "bare", "note": "proceso normal del host, sin contenedor"}
+
+
+class Docker(Engine):
+    name = "docker"
+
+    def __init__(self):
+        self._client = None
+        self._avail: tuple[bool, str | None] | None = None
+
+    def client(self):
+        if self._client is None:
+            import docker  # the docker SDK
+
+            self._client = docker.from_env(version="auto", timeout=60)
+        return self._client
+
+    def availability(self):
+        if self._avail is None:
+            self._avail = self._check()
+        return self._avail
+
+    def _check(self):
+        if not shutil.which("docker"):
+            return False, "Docker no está instalado (no se encuentra el comando «docker»)."
+        try:
+            self.client().ping()
+        except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
+            return False, ("el cliente de Docker está, pero ningún daemon responde "
+                           f"(¿dockerd está corriendo?): {type(exc).__name__}.")
+        return True, None
+
+    def run_argv(self, image, command, *, run_id, name=None, remove=True, detach=False, extra=()):
+        argv = ["docker", "run"]
+        if remove:
+            argv.append("--rm")
+        if detach:
+            argv.append("-d")
+        if name:
+            argv += ["--name", name]
+        argv += _label_args(run_id) + list(extra) + [image] + list(command)
+        return argv
+
+    def exec_argv(self, container, command):
+        return ["docker", "exec", container] + list(command)
+
+    def info(self):
+        client = self.client()
+        version = client.version()
+        info = client.info()
+        cli = _run(["docker", "version", "--format", "{{.Client.Version}}"])
+        return {
+            "engine": "docker",
+            "server_version": version.get("Version"),
+            "client_version": cli.stdout.strip() or None,
+            "api_version": version.get("ApiVersion"),
+            "runtime": info.get("DefaultRuntime"),
+            "runtime_version": _runtime_version(info.get("DefaultRuntime")),
+            "storage_driver": info.get("Driver"),
+            "cgroup_driver": info.get("CgroupDriver"),
+            "cgroup_version": info.get("CgroupVersion"),
+        }
+
+    def image_info(self, ref):
+        import docker
+
+        try:
+            attrs = self.client().images.get(ref).attrs
+        except docker.errors.ImageNotFound:
+            return None
+        return {"name": ref, "id": attrs.get("Id"), "size_bytes": attrs.get("Size"),
+                "tags": attrs.get("RepoTags") or []}
+
+    def inspect_container(self, container: str) -> dict:
+        return self.client().api.inspect_container(container)
+
+    def list_labelled(self, run_id=None):
+        label = f"{LABEL_RUN}={run_id}" if run_id else LABEL
+        return [c.id for c in self.client().containers.list(all=True, filters={"label": label})]
+
+    def cleanup(self, run_id=None):
+        if not self.available:
+            return 0
+        import docker
+
+        label = f"{LABEL_RUN}={run_id}" if run_id else LABEL
+        removed = 0
+        for container in self.client().containers.list(all=True, filters={"label": label}):
+            try:
+                container.remove(force=True)
+                removed += 1
+            except docker.errors.NotFound:
+                pass  # --rm got there first
+        return removed
+
+
+class Podman(Engine):
+    name = "podman"
+
+    def __init__(self):
+        self._avail: tuple[bool, str | None] | None = None
+        self._workaround: bool | None = None
+
+    def availability(self):
+        if self._avail is None:
+            self._avail = self._check()
+        return self._avail
+
+    def _check(self):
+        if not shutil.which("podman"):
+            return False, "Podman no está instalado (no se encuentra el comando «podman»)."
+        try:
+            result = _run(["podman", "info", "--format", "json"], env=self._base_env(), timeout=60)
+        except subprocess.TimeoutExpired:
+            return False, "Podman no respondió a «podman info» en 60 s."
+        if result.returncode != 0:
+            return False, f"«podman info» falló: {result.stderr.strip()[-300:]}"
+        return True, None
+
+    # -- the containers.conf workaround, applied only where this host needs it
+    def _base_env(self) -> dict:
+        env = dict(os.environ)
+        if env.get("CONTAINERS_CONF") == str(self.conf_path()):
+            env.pop("CONTAINERS_CONF")
+        return env
+
+    @staticmethod
+    def conf_path() -> Path:
+        return CACHE_DIR / "podman" / "containers.conf"
+
+    def _state_path(self) -> Path:
+        return CACHE_DIR / "podman" / "state.json"
+
+    def _state_key(self) -> str:
+        version = _run(["podman", "--version"]).stdout.strip()
+        return f"{platform.release()}|{version}"
+
+    def needs_workaround(self) -> bool:
+        """Decided once per host (kernel + podman version) by a real probe, then cached on disk."""
+        if self._workaround is None:
+            state = self._state_path()
+            key = self._state_key()
+            try:
+                cached = json.loads(state.read_text())
+                if cached.get("key") == key:
+                    self._workaround = bool(cached["workaround"])
+            except (OSError, ValueError, KeyError):
+                pass
+        if self._workaround is None:
+            decided = self.probe_workaround()
+            if decided is None:
+                return False  # nothing to probe with yet; decide later
+            self._workaround = decided
+        return self._workaround
+
+    def probe_workaround(self, image: str | None = None) -> bool | None:
+        """Run a trivial container with the default configuration. If it fails with the known rlimit
+        or hybrid-cgroup error and succeeds with the workaround, the workaround is needed."""
+        image = image or self._any_local_image()
+        if image is None:
+            return None
+        argv = ["podman", "run", "--rm", "--network", "none"] + _label_args(None) + [image, "true"]
+        plain = _run(argv, env=self._base_env(), timeout=120)
+        if plain.returncode == 0:
+            decided = False
+        elif any(marker in plain.stderr for marker in _WORKAROUND_ERRORS):
+            self._write_conf()
+            fixed = _run(argv, env=self._workaround_env(), timeout=120)
+            decided = fixed.returncode == 0
+        else:
+            decided = False
+        self._workaround = decided
+        state = self._state_path()
+        state.parent.mkdir(parents=True, exist_ok=True)
+        state.write_text(json.dumps({"key": self._state_key(), "workaround": decided}))
+        return decided
+
+    def _any_local_image(self) -> str | None:
+        result = _run(["podman", "images", "--format", "{{.ID}}"], env=self._base_env())
+        ids = result.stdout.split()
+        return ids[0] if result.returncode == 0 and ids else None
+
+    def _write_conf(self) -> Path:
+        path = self.conf_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text() != PODMAN_WORKAROUND_CONF:
+            path.write_text(PODMAN_WORKAROUND_CONF)
+        return path
+
+    def _workaround_env(self) -> dict:
+        env = self._base_env()
+        env["CONTAINERS_CONF"] = str(self._write_conf())
+        return env
+
+    def env(self):
+        return self._workaround_env() if self.needs_workaround() else self._base_env()
+
+    def workarounds(self):
+        if self.available and self.needs_workaround():
+            return [f"CONTAINERS_CONF={self.conf_path()} (default_ulimits nofile/nproc=1024, runtime=runc)"]
+        return []
+
+    # -- commands
+    def run_argv(self, image, command, *, run_id, name=None, remove=True, detach=False, extra=()):
+        argv = ["podman", "run"]
+        if remove:
+            argv.append("--rm")
+        if detach:
+            argv.append("-d")
+        if name:
+            argv += ["--name", name]
+        argv += _label_args(run_id) + list(extra) + [image] + list(command)
+        return argv
+
+    def exec_argv(self, container, command):
+        return ["podman", "exec", container] + list(command)
+
+    def _json(self, argv: Sequence[str]):
+        result = _run(argv, env=self.env(), timeout=120)
+        if result.returncode != 0:
+            return None
+        return json.loads(result.stdout or "null")
+
+    def info(self):
+        data = self._json(["podman", "info", "--format", "json"]) or {}
+        host, store = data.get("host", {}), data.get("store", {})
+        runtime = host.get("ociRuntime", {})
+        return {
+            "engine": "podman",
+            "server_version": (data.get("version") or {}).get("Version"),
+            "client_version": (data.get("version") or {}).get("Version"),
+            "api_version": (data.get("version") or {}).get("APIVersion"),
+            "runtime": runtime.get("name"),
+            "runtime_version": (runtime.get("version") or "").splitlines()[0] if runtime.get("version") else None,
+            "storage_driver": store.get("graphDriverName"),
+            "cgroup_driver": host.get("cgroupManager"),
+            "cgroup_version": host.get("cgroupVersion"),
+            "workarounds": self.workarounds(),
+        }
+
+    def image_info(self, ref):
+        data = self._json(["podman", "image", "inspect", ref])
+        if not data:
+            return None
+        attrs = data[0]
+        return {"name": ref, "id": attrs.get("Id"), "size_bytes": attrs.get("Size"),
+                "tags": attrs.get("RepoTags") or []}
+
+    def inspect_container(self, container: str) -> dict:
+        data = self._json(["podman", "inspect", container])
+        return data[0] if data else {}
+
+    def list_labelled(self, run_id=None):
+        label = f"{LABEL_RUN}={run_id}" if run_id else LABEL
+        result = _run(["podman", "ps", "-aq", "--filter", f"label={label}"], env=self.env())
+        return result.stdout.split() if result.returncode == 0 else []
+
+    def cleanup(self, run_id=None):
+        if not self.available:
+            return 0
+        ids = self.list_labelled(run_id)
+        if ids:
+            # -t 0: a PID 1 that ignores SIGTERM (sleep) would otherwise cost the full 10 s timeout.
+            _run(["podman", "rm", "-f", "-t", "0"] + ids, env=self.env(), timeout=300)
+        return len(ids)
+
+
+def _runtime_version(runtime: str | None) -> str | None:
+    if not runtime or not shutil.which(runtime):
+        return None
+    result = _run([runtime, "--version"])
+    return result.stdout.splitlines()[0] if result.returncode == 0 and result.stdout else None
+
+
+_FACTORIES = {"bare": BareMetal, "docker": Docker, "podman": Podman}
+
+
+@functools.lru_cache(maxsize=None)
+def get_engine(name: str) -> Engine:
+    """One shared adapter per engine name ("bare", "docker", "podman")."""
+    return _FACTORIES[name]()
+
+
+def reset_cache() -> None:
+    get_engine.cache_clear()
+
+
+def cleanup_all(run_id: str | None = None, engines: Sequence[str] = CONTAINER_ENGINES) -> dict[str, int]:
+    """Remove course containers on every available engine; never raises."""
+    removed = {}
+    for name in engines:
+        try:
+            removed[name] = get_engine(name).cleanup(run_id)
+        except Exception:  # noqa: BLE001 - clean-up must not mask the original error
+            removed[name] = -1
+    return removed

@@ -1,0 +1,1 @@
+"""One module per experiment: Config -> run() -> tidy DataFrame; summarize(); compare(); claims()."""

@@ -1,0 +1,168 @@
+"""Timing and statistics.
+
+Timing: `time.perf_counter_ns()` around exactly the thing measured. A command is started with
+`os.posix_spawnp` (no shell, no Python subprocess machinery) so the bare-metal baseline costs what a
+real process costs, and waited for with `os.waitpid`.
+
+Statistics: median, IQR (numpy's "linear" quantile method, Hyndman & Fan type 7), min, and
+percentile-bootstrap 95 % intervals for the median and for ratios of medians.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from .errors import ComandoFallido
+
+QUANTILE_METHOD = "linear"  # numpy default; Hyndman & Fan type 7
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 20261122
+
+
+# ---------------------------------------------------------------- timing
+def spawn_and_wait(argv: Sequence[str], env: dict | None = None) -> tuple[int, int, str]:
+    """Run argv, return (elapsed_ns, exit_code, stderr_text). stdout goes to /dev/null.
+
+    The clock starts right before the spawn and stops right after the child is reaped.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    err = tempfile.TemporaryFile()
+    try:
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, devnull, 1),
+            (os.POSIX_SPAWN_DUP2, err.fileno(), 2),
+        ]
+        environment = dict(os.environ if env is None else env)
+        start = time.perf_counter_ns()
+        pid = os.posix_spawnp(argv[0], list(argv), environment, file_actions=actions)
+        try:
+            _, status = os.waitpid(pid, 0)
+        except BaseException:
+            # Interrupted (Ctrl-C): do not leave the child behind.
+            try:
+                os.kill(pid, 15)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            raise
+        elapsed = time.perf_counter_ns() - start
+        code = os.waitstatus_to_exitcode(status)
+        stderr = ""
+        if code != 0:
+            err.seek(0)
+            stderr = err.read().decode("utf-8", "replace").strip()
+        return elapsed, code, stderr
+    finally:
+        os.close(devnull)
+        err.close()
+
+
+def time_command(argv: Sequence[str], env: dict | None = None) -> float:
+    """Elapsed milliseconds of one run of argv; raises ComandoFallido on a non-zero exit."""
+    elapsed, code, stderr = spawn_and_wait(argv, env)
+    if code != 0:
+        raise ComandoFallido(
+            f"El comando «{' '.join(argv)}» terminó con código {code}: {stderr[-500:] or '(sin mensaje)'}"
+        )
+    return elapsed / 1e6
+
+
+# ---------------------------------------------------------------- scheduling
+@dataclass(frozen=True)
+class Step:
+    """One scheduled measurement: arm `arm`, repetition `rep` (1-based), or a warm-up."""
+
+    arm: object
+    rep: int
+    warmup: bool
+
+
+def round_robin(arms: Sequence, repetitions: int, warmup: int = 0) -> list[Step]:
+    """A B C A B C ...: warm-up rounds first (also interleaved), then measured rounds."""
+    steps = [Step(a, i + 1, True) for i in range(warmup) for a in arms]
+    steps += [Step(a, i + 1, False) for i in range(repetitions) for a in arms]
+    return steps
+
+
+# ---------------------------------------------------------------- statistics
+def _values(values: Iterable[float]) -> np.ndarray:
+    arr = np.asarray(list(values), dtype=float)
+    return arr[~np.isnan(arr)]
+
+
+def iqr(values) -> tuple[float, float]:
+    arr = _values(values)
+    if arr.size == 0:
+        return (float("nan"), float("nan"))
+    q1, q3 = np.quantile(arr, [0.25, 0.75], method=QUANTILE_METHOD)
+    return float(q1), float(q3)
+
+
+def bootstrap_median_ci(values, *, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES,
+                        seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+    """Percentile bootstrap interval of the median."""
+    arr = _values(values)
+    if arr.size == 0:
+        return (float("nan"), float("nan"))
+    if arr.size == 1:
+        return (float(arr[0]), float(arr[0]))
+    rng = np.random.default_rng(seed)
+    samples = rng.choice(arr, size=(resamples, arr.size), replace=True)
+    medians = np.median(samples, axis=1)
+    alpha = (1 - level) / 2
+    lo, hi = np.quantile(medians, [alpha, 1 - alpha])
+    return float(lo), float(hi)
+
+
+def bootstrap_ratio_ci(numerator, denominator, *, level: float = 0.95,
+                       resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+                       ) -> tuple[float, float, float]:
+    """Ratio of medians (numerator / denominator) with a percentile-bootstrap interval.
+
+    Both samples are resampled independently. Returns (ratio, low, high).
+    """
+    a, b = _values(numerator), _values(denominator)
+    if a.size == 0 or b.size == 0:
+        nan = float("nan")
+        return nan, nan, nan
+    ratio = float(np.median(a) / np.median(b))
+    rng = np.random.default_rng(seed)
+    ma = np.median(rng.choice(a, size=(resamples, a.size), replace=True), axis=1)
+    mb = np.median(rng.choice(b, size=(resamples, b.size), replace=True), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = ma / mb
+    ratios = ratios[np.isfinite(ratios)]
+    alpha = (1 - level) / 2
+    lo, hi = np.quantile(ratios, [alpha, 1 - alpha])
+    return ratio, float(lo), float(hi)
+
+
+@dataclass(frozen=True)
+class Summary:
+    n: int
+    median: float
+    q1: float
+    q3: float
+    minimum: float
+    ci_low: float
+    ci_high: float
+
+
+def summarize(values) -> Summary:
+    arr = _values(values)
+    if arr.size == 0:
+        nan = float("nan")
+        return Summary(0, nan, nan, nan, nan, nan, nan)
+    q1, q3 = iqr(arr)
+    lo, hi = bootstrap_median_ci(arr)
+    return Summary(int(arr.size), float(np.median(arr)), q1, q3, float(arr.min()), lo, hi)
+
+
+def interval_contains(low: float, high: float, value: float) -> bool:
+    return bool(low <= value <= high)

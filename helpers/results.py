@@ -1,0 +1,152 @@
+"""Run folders: results/<experiment>/<UTC timestamp>-<short id>/ with raw.csv and meta.json.
+
+raw.csv is tidy (one row per measurement) and appended row by row, flushed each time, so an
+interrupted run keeps everything it measured. meta.json records parameters, host, engines, images,
+workarounds, start/end times and the status: complete / interrupted / failed (with the reason).
+"""
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Iterable
+
+import pandas as pd
+
+from . import PROJECT_ROOT
+
+COLUMNS = ["experiment", "engine", "image", "variant", "rep", "metric", "value", "unit"]
+STATUS_RUNNING = "running"
+STATUS_COMPLETE = "complete"
+STATUS_INTERRUPTED = "interrupted"
+STATUS_FAILED = "failed"
+
+
+def results_root() -> Path:
+    """Where runs are stored: $CURSO_RESULTADOS, or results/ at the project root."""
+    env = os.environ.get("CURSO_RESULTADOS")
+    return Path(env) if env else PROJECT_ROOT / "results"
+
+
+def _utc_now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+def _iso(ts: _dt.datetime) -> str:
+    return ts.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+class Run:
+    """A run folder being written. Use as a context manager:
+
+        with Run("arranque", params) as run:
+            run.append(engine="docker", image=..., variant=..., rep=1, metric="arranque", value=1.0, unit="ms")
+
+    On a normal exit the status becomes "complete"; on KeyboardInterrupt "interrupted"; on any other
+    exception "failed" with the reason. The exception is re-raised.
+    """
+
+    def __init__(self, experiment: str, params: dict | None = None, root: Path | str | None = None):
+        self.experiment = experiment
+        self.started = _utc_now()
+        self.id = f"{self.started:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+        base = Path(root) if root is not None else results_root()
+        self.dir = base / experiment / self.id
+        self.dir.mkdir(parents=True, exist_ok=False)  # a run never overwrites another
+        self.raw_path = self.dir / "raw.csv"
+        self.meta_path = self.dir / "meta.json"
+        self.meta: dict = {
+            "experiment": experiment,
+            "run_id": self.id,
+            "parameters": dict(params or {}),
+            "started": _iso(self.started),
+            "ended": None,
+            "status": STATUS_RUNNING,
+            "reason": None,
+            "rows": 0,
+        }
+        self._fh = open(self.raw_path, "w", newline="", encoding="utf-8")
+        self._writer = csv.DictWriter(self._fh, fieldnames=COLUMNS)
+        self._writer.writeheader()
+        self._fh.flush()
+        self.write_meta()
+
+    # -- writing
+    def append(self, *, engine: str, image: str, variant: str, rep: int, metric: str,
+               value: float, unit: str) -> None:
+        row = {"experiment": self.experiment, "engine": engine, "image": image, "variant": variant,
+               "rep": rep, "metric": metric, "value": value, "unit": unit}
+        self._writer.writerow(row)
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self.meta["rows"] += 1
+
+    def update_meta(self, **fields) -> None:
+        self.meta.update(fields)
+        self.write_meta()
+
+    def write_meta(self) -> None:
+        tmp = self.meta_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.meta, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+        os.replace(tmp, self.meta_path)
+
+    def finish(self, status: str, reason: str | None = None) -> None:
+        if not self._fh.closed:
+            self._fh.close()
+        self.meta.update(status=status, reason=reason, ended=_iso(_utc_now()))
+        self.write_meta()
+
+    def frame(self) -> pd.DataFrame:
+        return read_raw(self.raw_path)
+
+    # -- context manager
+    def __enter__(self) -> "Run":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc_type is None:
+            self.finish(STATUS_COMPLETE)
+        elif issubclass(exc_type, KeyboardInterrupt):
+            self.finish(STATUS_INTERRUPTED, "interrumpido por el usuario (Ctrl-C)")
+        else:
+            self.finish(STATUS_FAILED, f"{exc_type.__name__}: {exc}")
+        return False
+
+
+# ---------------------------------------------------------------- reading
+def read_raw(path: Path | str) -> pd.DataFrame:
+    df = pd.read_csv(path, dtype={"image": str, "variant": str})
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path}: faltan columnas {missing}")
+    df["variant"] = df["variant"].fillna("")
+    df["image"] = df["image"].fillna("")
+    return df
+
+
+def read_meta(run_dir: Path | str) -> dict:
+    return json.loads((Path(run_dir) / "meta.json").read_text(encoding="utf-8"))
+
+
+def list_runs(experiment: str, root: Path | str | None = None) -> list[Path]:
+    """Run folders of an experiment, oldest first (names sort by UTC time)."""
+    base = (Path(root) if root is not None else results_root()) / experiment
+    if not base.is_dir():
+        return []
+    return sorted(p for p in base.iterdir() if (p / "raw.csv").is_file() and (p / "meta.json").is_file())
+
+
+def latest_run(experiment: str, root: Path | str | None = None, *, complete_only: bool = False
+               ) -> Path | None:
+    runs = list_runs(experiment, root)
+    if complete_only:
+        runs = [r for r in runs if read_meta(r).get("status") == STATUS_COMPLETE]
+    return runs[-1] if runs else None
+
+
+def load_run(run_dir: Path | str) -> tuple[pd.DataFrame, dict]:
+    run_dir = Path(run_dir)
+    return read_raw(run_dir / "raw.csv"), read_meta(run_dir)

@@ -1,0 +1,88 @@
+"""Host facts: CPU, kernel, cgroup version, processes. Nothing here launches a container."""
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import sys
+from pathlib import Path
+
+import psutil
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+def cgroup_version(root: Path = CGROUP_ROOT) -> str:
+    """"v2" (unified), "v1 (híbrido)" (v1 controllers plus an empty cgroup2 tree), "v1", or
+    "desconocido"."""
+    root = Path(root)
+    if (root / "cgroup.controllers").is_file():
+        return "v2"
+    if (root / "unified").is_dir():
+        return "v1 (híbrido)"
+    if (root / "memory").is_dir() or (root / "cpu").is_dir():
+        return "v1"
+    return "desconocido"
+
+
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def os_name() -> str:
+    try:
+        for line in Path("/etc/os-release").read_text().splitlines():
+            if line.startswith("PRETTY_NAME="):
+                return line.split("=", 1)[1].strip().strip('"')
+    except OSError:
+        pass
+    return f"{platform.system()} {platform.release()}"
+
+
+def host_metadata() -> dict:
+    mem = psutil.virtual_memory()
+    return {
+        "hostname": platform.node(),
+        "os": os_name(),
+        "kernel": platform.release(),
+        "architecture": platform.machine(),
+        "cpu_model": cpu_model(),
+        "cpu_cores": os.cpu_count(),
+        "memory_total_bytes": mem.total,
+        "memory_available_bytes": mem.available,
+        "cgroup_version": cgroup_version(),
+        "python": sys.version.split()[0],
+        "is_root": hasattr(os, "geteuid") and os.geteuid() == 0,
+    }
+
+
+def which(program: str) -> str | None:
+    return shutil.which(program)
+
+
+def processes_named(*names: str) -> list[psutil.Process]:
+    """Running processes whose executable name is one of `names`."""
+    wanted = set(names)
+    found = []
+    for proc in psutil.process_iter(["name"]):
+        if proc.info.get("name") in wanted:
+            found.append(proc)
+    return found
+
+
+def process_memory(proc: psutil.Process) -> dict:
+    """RSS and PSS in bytes (PSS needs /proc/<pid>/smaps_rollup; None where not readable)."""
+    try:
+        full = proc.memory_full_info()
+        return {"pid": proc.pid, "name": proc.name(), "rss": full.rss, "pss": getattr(full, "pss", None)}
+    except (psutil.AccessDenied, psutil.NoSuchProcess):
+        try:
+            return {"pid": proc.pid, "name": proc.name(), "rss": proc.memory_info().rss, "pss": None}
+        except psutil.Error:
+            return {"pid": proc.pid, "name": "?", "rss": None, "pss": None}

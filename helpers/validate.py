@@ -1,0 +1,62 @@
+"""Parameter validation shared by every experiment. Messages are Spanish."""
+from __future__ import annotations
+
+import numbers
+from typing import Iterable, Sequence
+
+from .errors import ParametroInvalido
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def positive_int(name: str, value, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """Return value if it is an integer in [minimum, maximum]; raise otherwise."""
+    if not _is_int(value):
+        raise ParametroInvalido(
+            f"{name} debe ser un número entero, pero recibió {value!r} ({type(value).__name__})."
+        )
+    if value < minimum:
+        raise ParametroInvalido(f"{name} debe ser al menos {minimum}, pero recibió {value}.")
+    if maximum is not None and value > maximum:
+        raise ParametroInvalido(f"{name} debe ser como máximo {maximum}, pero recibió {value}.")
+    return int(value)
+
+
+def non_negative_int(name: str, value, *, maximum: int | None = None) -> int:
+    return positive_int(name, value, minimum=0, maximum=maximum)
+
+
+def as_list(name: str, value) -> list:
+    """Accept a list/tuple, or a single string, and return a list."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    raise ParametroInvalido(f"{name} debe ser una lista, pero recibió {value!r}.")
+
+
+def choices(name: str, values, allowed: Sequence[str], *, allow_empty: bool = False) -> list[str]:
+    """Validate that every value is one of `allowed` (case-insensitive); keep order, drop repeats."""
+    items = as_list(name, values)
+    if not items and not allow_empty:
+        raise ParametroInvalido(f"{name} no puede estar vacía. Opciones: {', '.join(allowed)}.")
+    out: list[str] = []
+    for item in items:
+        key = str(item).strip().lower()
+        if key not in allowed:
+            raise ParametroInvalido(
+                f"{name}: valor desconocido {item!r}. Opciones válidas: {', '.join(allowed)}."
+            )
+        if key not in out:
+            out.append(key)
+    return out
+
+
+def int_list(name: str, values, *, minimum: int = 1, maximum: int | None = None) -> list[int]:
+    items = as_list(name, values)
+    if not items:
+        raise ParametroInvalido(f"{name} no puede estar vacía.")
+    out = [positive_int(f"{name} (cada valor)", v, minimum=minimum, maximum=maximum) for v in items]
+    return out

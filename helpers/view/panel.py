@@ -1,0 +1,183 @@
+"""The experiment panel: widgets whose defaults come from the notebook's parameters cell.
+
+    panel = Panel(arranque, titulo="...", tabla=vista.tabla, repeticiones=REPETICIONES, ...)
+    panel.mostrar(interactivo=INTERACTIVO)
+
+Interactive (JupyterLab): controls, a «Ejecutar» button, a progress bar and an output area; the results
+table appears in that area when the run ends. Headless (INTERACTIVO=False, papermill, nbconvert, or
+no front end): the experiment runs at once with the parameters, printing its progress, and never
+waits for a widget. Parameters are validated before anything is launched, in both modes.
+"""
+from __future__ import annotations
+
+import os
+import time
+from types import ModuleType
+from typing import Callable
+
+import psutil
+
+from ..errors import ErrorDelCurso
+from ..experiments.base import Resultado
+from .common import run_caption, show
+
+HEADLESS_MARKERS = ("papermill", "nbconvert", "nbclient")
+
+
+def frontend_attached() -> bool:
+    """False when running headless: CURSO_SIN_INTERFAZ set, no IPython kernel, or a kernel started by
+    papermill / nbconvert / nbclient."""
+    if os.environ.get("CURSO_SIN_INTERFAZ"):
+        return False
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    if shell is None or not hasattr(shell, "kernel"):
+        return False
+    try:
+        for parent in psutil.Process().parents():
+            cmdline = " ".join(parent.cmdline())
+            if any(marker in cmdline for marker in HEADLESS_MARKERS):
+                return False
+    except psutil.Error:
+        pass
+    return True
+
+
+class TextProgress:
+    """Progress for logs: one line each 10 %, no escape codes."""
+
+    def __init__(self, prefix: str = "", echo: Callable[[str], None] = print):
+        self.prefix = prefix
+        self.echo = echo
+        self._last = -1
+        self._start = time.monotonic()
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        decile = (10 * done) // max(total, 1)
+        if decile != self._last:
+            self._last = decile
+            elapsed = time.monotonic() - self._start
+            self.echo(f"{self.prefix}{done}/{total} ({100 * done // max(total, 1)} %) — {label} — {elapsed:.0f} s")
+
+
+class Panel:
+    def __init__(self, module: ModuleType, *, titulo: str, tabla: Callable[[Resultado], object] | None = None,
+                 root=None, **defaults):
+        self.module = module
+        self.titulo = titulo
+        self.tabla = tabla
+        self.root = root
+        self.defaults = defaults
+        self._resultado: Resultado | None = None
+        self._widgets: dict = {}
+
+    # -- results
+    def resultado(self) -> Resultado | None:
+        """The run made by this panel, or else this machine's latest run of the experiment."""
+        return self._resultado or Resultado.latest(self.module.EXPERIMENT, self.root)
+
+    # -- modes
+    def mostrar(self, interactivo: bool = True):
+        # Validate first: a clear Spanish error before anything is launched, in both modes.
+        self.module.config(**self.defaults)
+        if interactivo and frontend_attached():
+            return self._interactive()
+        return self.ejecutar(self.defaults)
+
+    def ejecutar(self, values: dict, progress=None, log=print) -> Resultado:
+        cfg = self.module.config(**values)
+        print(f"{self.titulo}: empieza la medición.", flush=True)
+        resultado = self.module.run(cfg, progress=progress or TextProgress("  "), log=log, root=self.root)
+        self._resultado = resultado
+        print(run_caption(resultado), flush=True)
+        print(f"Datos guardados en {resultado.run_dir}", flush=True)
+        if self.tabla is not None:
+            show(self.tabla(resultado))
+        return resultado
+
+    # -- widgets
+    def _control(self, spec: dict):
+        import ipywidgets as w
+
+        value = self.defaults.get(spec["name"])
+        layout = w.Layout(width="auto")
+        style = {"description_width": "initial"}
+        if spec["kind"] == "int":
+            return w.BoundedIntText(value=value, min=spec.get("min", 1), max=spec.get("max", 1000),
+                                    description=spec["label"], style=style, layout=layout)
+        if spec["kind"] == "multi":
+            options = list(spec["options"])
+            return w.SelectMultiple(options=options, value=tuple(v for v in (value or []) if v in options),
+                                    rows=min(len(options), 4), description=spec["label"], style=style,
+                                    layout=layout)
+        if spec["kind"] == "choice":
+            return w.Dropdown(options=list(spec["options"]), value=value, description=spec["label"],
+                              style=style, layout=layout)
+        if spec["kind"] == "ints":
+            return w.Text(value=", ".join(str(v) for v in value or []), description=spec["label"],
+                          style=style, layout=layout)
+        if spec["kind"] == "bool":
+            return w.Checkbox(value=bool(value), description=spec["label"], style=style, layout=layout)
+        raise ValueError(spec["kind"])
+
+    def _values(self) -> dict:
+        values = dict(self.defaults)
+        for spec in self.module.CONTROLS:
+            widget = self._widgets[spec["name"]]
+            value = widget.value
+            if spec["kind"] == "multi":
+                value = list(value)
+            elif spec["kind"] == "ints":
+                parts = [p.strip() for p in value.split(",") if p.strip()]
+                value = [int(p) if p.lstrip("-").isdigit() else p for p in parts]
+            values[spec["name"]] = value
+        return values
+
+    def _interactive(self):
+        import ipywidgets as w
+        from IPython.display import display
+
+        self._widgets = {spec["name"]: self._control(spec) for spec in self.module.CONTROLS}
+        button = w.Button(description="Ejecutar", button_style="primary", icon="play",
+                          tooltip="Lanza la medición con estos valores")
+        bar = w.IntProgress(value=0, min=0, max=1, description="Progreso:", bar_style="info",
+                            style={"description_width": "initial"})
+        status = w.Label(value="Elige los valores y pulsa «Ejecutar».")
+        out = w.Output()
+
+        def progress(done: int, total: int, label: str) -> None:
+            bar.max = max(total, 1)
+            bar.value = done
+            status.value = f"{done}/{total} — {label}"
+
+        def on_click(_):
+            button.disabled = True
+            bar.bar_style = "info"
+            out.clear_output()
+            with out:
+                try:
+                    self.ejecutar(self._values(), progress=progress)
+                    bar.bar_style = "success"
+                    status.value = "Listo. Ejecuta las celdas siguientes para ver el gráfico y el veredicto."
+                except ErrorDelCurso as exc:
+                    bar.bar_style = "danger"
+                    status.value = "Error."
+                    print(f"Error: {exc}")
+                except KeyboardInterrupt:
+                    bar.bar_style = "warning"
+                    status.value = "Interrumpido: las filas medidas quedaron guardadas."
+                    print("Medición interrumpida; las filas medidas quedaron guardadas.")
+                finally:
+                    button.disabled = False
+
+        button.on_click(on_click)
+        title = w.HTML(f"<b>{self.titulo}</b>")
+        controls = w.VBox([title, *self._widgets.values(), w.HBox([button, bar]), status])
+        box = w.VBox([controls, out])
+        display(box)
+        self._box = box
+        self._button = button
+        return None
