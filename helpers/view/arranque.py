@@ -52,9 +52,9 @@ def grafico(resultado: Resultado):
     if df.empty:
         markdown("_No hay repeticiones que dibujar._")
         return None
-    df["Combinación"] = [_combo(r) for _, r in df.iterrows()]
+    df["Combinación"] = [_combo(r).replace("`", "") for _, r in df.iterrows()]
     order = list(dict.fromkeys(df.sort_values(["engine", "role", "variant"])["Combinación"]))
-    fig, ax = plt.subplots(figsize=(9, 0.55 * len(order) + 1.5))
+    fig, ax = plt.subplots(figsize=(10, 0.55 * len(order) + 1.5))
     sns.stripplot(data=df, x="value", y="Combinación", order=order, hue="engine", palette="deep",
                   alpha=0.7, jitter=0.2, ax=ax, legend=False)
     medians = df.groupby("Combinación")["value"].median()
