@@ -89,7 +89,7 @@ def validate_cantidades(values) -> list[int]:
                                 "por ejemplo [1, 5, 10, 20].")
     out = []
     for item in items:
-        if not validate._is_int(item):
+        if not validate.is_int(item):
             raise ParametroInvalido(f"CANTIDADES debe contener números enteros, pero contiene {item!r}.")
         if item < 1:
             raise ParametroInvalido(f"CANTIDADES debe contener números positivos, pero contiene {item}.")
