@@ -322,6 +322,13 @@ def start_container(engine_name: str, image: str, name: str, run_id: str, volume
     return name
 
 
+def container_alive(engine_name: str, name: str) -> bool:
+    engine = eng.get_engine(engine_name)
+    result = subprocess.run([engine_name, "inspect", "--format", "{{.State.Running}}", name],
+                            capture_output=True, text=True, env=engine.env(), timeout=60)
+    return result.returncode == 0 and result.stdout.strip() == "true"
+
+
 def filesystem_type(argv_prefix: list[str], path: str, env: dict | None = None) -> str:
     """Filesystem type of `path` (via `stat -f`, run on the host or through exec)."""
     out = subprocess.run(argv_prefix + ["stat", "-f", "-c", "%t", path], capture_output=True, text=True,
@@ -408,8 +415,22 @@ def _measure_all(cfg: Config, ctx, containers: list[str], image_names: dict[str,
         label = f"{arm.variant} en {arm.env}"
         progress(done - 1, len(steps), label + (" (calentamiento)" if step.warmup else f" #{step.rep}"))
         argv = argv_for(arm, cfg, containers=running, rootfs=rootfs, host_dirs=host_dirs)
-        with pinned(cfg.fijar_cpu if arm.engine == "bare" else None):
-            e2e, work = measure_arm(argv, envs[arm.engine], probe=arm.workload != EXEC_TRUE)
+        try:
+            with pinned(cfg.fijar_cpu if arm.engine == "bare" else None):
+                e2e, work = measure_arm(argv, envs[arm.engine], probe=arm.workload != EXEC_TRUE)
+        except ComandoFallido:
+            # On a shared machine someone else's clean-up may remove our container: start it again, once.
+            if arm.engine == "bare" or container_alive(arm.engine, running[arm.engine]):
+                raise
+            log(f"Aviso: el contenedor de {eng.DISPLAY[arm.engine]} desapareció (¿lo borró otro proceso?); "
+                "lo arranco de nuevo y repito esta medición.")
+            start_container(arm.engine, image_names[arm.engine], running[arm.engine], ctx.run_id,
+                            Path(volumes[arm.engine]), cfg.fijar_cpu)
+            restarted = ctx.run.meta.setdefault("contenedores_reiniciados", [])
+            restarted.append({"engine": arm.engine, "paso": done, "motivo": "el contenedor desapareció"})
+            ctx.run.write_meta()
+            with pinned(None):
+                e2e, work = measure_arm(argv, envs[arm.engine], probe=arm.workload != EXEC_TRUE)
         if step.warmup:
             continue
         ctx.run.append(engine=arm.engine, image=arm.image, variant=arm.variant, rep=step.rep,
