@@ -602,30 +602,27 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
         out.append(Claim("hash_24", statement, status, seed_way["sobrecarga_pct"], lo, hi, detail))
     for engine_name in eng.CONTAINER_ENGINES:
         # 3. overlay writes ~20 % slower; volumes recover native speed
-        layer = _pick(work, carga="escritura", lugar="capa", entorno=engine_name)
-        statement = f"Escribir en la capa overlay es ~20 % más lento que en el host ({eng.DISPLAY[engine_name]})"
-        if layer is None:
-            out.append(Claim("overlay_20", statement, "sin_datos", detail={"engine": engine_name}))
-        else:
-            lo, hi = layer["ic_bajo_pct"], layer["ic_alto_pct"]
-            if lo <= 0 <= hi:
-                status = "ruido"
-            elif hi < 0:
-                status = "refutada"
-            else:
-                status = "confirmada" if lo <= 30 and hi >= 10 else "parcial"
-            out.append(Claim("overlay_20", statement, status, layer["sobrecarga_pct"], lo, hi,
-                             {"engine": engine_name}))
-        volume = _pick(work, carga="escritura", lugar="volumen", entorno=engine_name)
-        statement = f"Un volumen recupera la velocidad nativa de escritura ({eng.DISPLAY[engine_name]})"
-        if volume is None:
-            out.append(Claim("volumen_nativo", statement, "sin_datos", detail={"engine": engine_name}))
-        else:
-            lo, hi = volume["ic_bajo_pct"], volume["ic_alto_pct"]
-            status = "confirmada" if lo <= 0 <= hi or (lo > -5 and hi < 5) else "refutada"
-            out.append(Claim("volumen_nativo", statement, status, volume["sobrecarga_pct"], lo, hi,
-                             {"engine": engine_name}))
+        for key, place, statement, decide in (
+                ("overlay_20", "capa", "Escribir en la capa overlay es ~20 % más lento que en el host",
+                 _overlay_status),
+                ("volumen_nativo", "volumen", "Un volumen recupera la velocidad nativa de escritura",
+                 lambda lo, hi: "confirmada" if lo <= 0 <= hi or (lo > -5 and hi < 5) else "refutada")):
+            row = _pick(work, carga="escritura", lugar=place, entorno=engine_name)
+            statement = f"{statement} ({eng.DISPLAY[engine_name]})"
+            if row is None:
+                out.append(Claim(key, statement, "sin_datos", detail={"engine": engine_name}))
+                continue
+            lo, hi = row["ic_bajo_pct"], row["ic_alto_pct"]
+            out.append(Claim(key, statement, decide(lo, hi), row["sobrecarga_pct"], lo, hi, {"engine": engine_name}))
     return out
+
+
+def _overlay_status(lo: float, hi: float) -> str:
+    if lo <= 0 <= hi:
+        return "ruido"
+    if hi < 0:
+        return "refutada"
+    return "confirmada" if lo <= 30 and hi >= 10 else "parcial"  # slower, and is it near +20 %?
 
 
 def _hash_explanation(detail: dict) -> str:
