@@ -313,7 +313,9 @@ def start_container(engine_name: str, image: str, name: str, run_id: str, volume
              "-v", f"{volume_dir}:{VOLUME_IN_CONTAINER}"]
     if cpu is not None:
         extra += ["--cpuset-cpus", str(cpu)]
-    argv = engine.run_argv(image, ["sleep", "86400"], run_id=run_id, name=name, remove=True, detach=True,
+    # No --rm: Podman mounts the overlay of a --rm container with fsync=volatile (fsync becomes a
+    # no-op), which would fake the writable-layer write speed. Clean-up removes it by the run's label.
+    argv = engine.run_argv(image, ["sleep", "86400"], run_id=run_id, name=name, remove=False, detach=True,
                            extra=extra)
     result = subprocess.run(argv, capture_output=True, text=True, env=engine.env(), timeout=120)
     if result.returncode != 0:
@@ -327,6 +329,17 @@ def container_alive(engine_name: str, name: str) -> bool:
     result = subprocess.run([engine_name, "inspect", "--format", "{{.State.Running}}", name],
                             capture_output=True, text=True, env=engine.env(), timeout=60)
     return result.returncode == 0 and result.stdout.strip() == "true"
+
+
+def root_mount_options(argv_prefix: list[str], env: dict | None = None) -> str:
+    """Mount options of / inside a container (e.g. to spot overlay's fsync=volatile)."""
+    out = subprocess.run(argv_prefix + ["cat", "/proc/mounts"], capture_output=True, text=True, env=env,
+                         timeout=60)
+    for line in out.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[1] == "/":
+            return ",".join(o for o in parts[3].split(",") if not o.startswith(("lowerdir", "upperdir", "workdir")))
+    return "desconocido"
 
 
 def filesystem_type(argv_prefix: list[str], path: str, env: dict | None = None) -> str:
@@ -397,6 +410,7 @@ def _measure_all(cfg: Config, ctx, containers: list[str], image_names: dict[str,
         prefix = eng.get_engine(e).exec_argv(running[e], [])
         filesystems[f"{e}:capa"] = filesystem_type(prefix, SCRATCH_IN_CONTAINER, envs[e])
         filesystems[f"{e}:volumen"] = filesystem_type(prefix, VOLUME_IN_CONTAINER, envs[e])
+        filesystems[f"{e}:opciones_de_/"] = root_mount_options(prefix, envs[e])
     arms = plan(cfg, ["bare", *containers], image_names, chroot_image)
     steps = measure.round_robin(arms, cfg.repeticiones, cfg.calentamiento)
     ctx.run.update_meta(

@@ -238,19 +238,26 @@ def comparacion(resultado: Resultado | None = None):
 
 def frase_comparacion(cmp: pd.DataFrame) -> str:
     """One Spanish sentence: where the sign of the seed's overhead agrees with this run, and where not."""
-    agree, disagree = [], []
+    agree, noise, opposite = [], [], []
     for _, r in cmp[cmp["entorno"] != "bare"].iterrows():
         lo, hi = r["tu_sobrecarga_e2e_ic"]
         if any(math.isnan(v) for v in (lo, hi, r["ref_sobrecarga_pct"])):
             continue
-        mine = 0 if lo <= 0 <= hi else (1 if lo > 0 else -1)
-        seed = 1 if r["ref_sobrecarga_pct"] > 0 else -1
-        (agree if mine == seed else disagree).append(f"{r['carga']} en {ENTORNO_CORTO[r['entorno']]}")
+        name = f"{r['carga']} en {ENTORNO_CORTO[r['entorno']]}"
+        if lo <= 0 <= hi:
+            noise.append(name)
+        elif (lo > 0) == (r["ref_sobrecarga_pct"] > 0):
+            agree.append(name)
+        else:
+            opposite.append(name)
     parts = []
     if agree:
         parts.append(f"coincide con la semilla en el signo de la sobrecarga para {', '.join(agree)}")
-    if disagree:
-        parts.append(f"no coincide en {', '.join(disagree)}")
+    if opposite:
+        parts.append(f"da el signo contrario en {', '.join(opposite)}")
+    if noise:
+        parts.append(f"no distingue contenedor de bare metal (el IC 95 % contiene 0 %) en {', '.join(noise)}, "
+                     "donde la semilla sí veía una diferencia")
     if not parts:
         return "No hay filas comparables con la semilla en esta corrida."
     return ("Medido como la semilla (exec extremo a extremo frente a los binarios del host), esta máquina "
