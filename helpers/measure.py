@@ -25,10 +25,12 @@ BOOTSTRAP_SEED = 20261122
 
 
 # ---------------------------------------------------------------- timing
-def spawn_and_wait(argv: Sequence[str], env: dict | None = None) -> tuple[int, int, str]:
+def spawn_and_wait(argv: Sequence[str], env: dict | None = None, *, keep_stderr: bool = False
+                   ) -> tuple[int, int, str]:
     """Run argv, return (elapsed_ns, exit_code, stderr_text). stdout goes to /dev/null.
 
-    The clock starts right before the spawn and stops right after the child is reaped.
+    The clock starts right before the spawn and stops right after the child is reaped. stderr is
+    returned on failure, or always with keep_stderr=True (for probes that report on stderr).
     """
     devnull = os.open(os.devnull, os.O_WRONLY)
     err = tempfile.TemporaryFile()
@@ -54,7 +56,7 @@ def spawn_and_wait(argv: Sequence[str], env: dict | None = None) -> tuple[int, i
         elapsed = time.perf_counter_ns() - start
         code = os.waitstatus_to_exitcode(status)
         stderr = ""
-        if code != 0:
+        if code != 0 or keep_stderr:
             err.seek(0)
             stderr = err.read().decode("utf-8", "replace").strip()
         return elapsed, code, stderr

@@ -1,0 +1,133 @@
+"""Experiment 3 against the real engines, on small sizes.
+
+Only behaviour is asserted (rows, clean-up, statuses), never absolute times: the machine is shared.
+Containers are found by this run's label only; other people's containers are never touched.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import PROJECT_ROOT
+from helpers import engines as eng
+from helpers.experiments import ejecucion as exp
+
+pytestmark = pytest.mark.engines
+
+SMALL = dict(repeticiones=1, calentamiento=0, tamano_mb=2, archivos=50)
+
+
+def available_engines() -> list[str]:
+    return [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available]
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    """Results and every temporary directory of the run go under tmp_path."""
+    if not available_engines():
+        pytest.skip("No hay Docker ni Podman disponibles en esta máquina.")
+    results = tmp_path / "resultados"
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("CURSO_RESULTADOS", str(results))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    return results, scratch
+
+
+def leftovers(run_id: str) -> dict[str, list[str]]:
+    return {n: eng.get_engine(n).list_labelled(run_id) for n in available_engines()}
+
+
+@pytest.mark.parametrize("carga", exp.WORKLOADS)
+def test_each_workload_runs_everywhere_and_cleans_up(sandbox, carga):
+    _, scratch = sandbox
+    engines = available_engines()
+    res = exp.run(exp.config(cargas=[carga], motores=engines, **SMALL), log=lambda _: None)
+    assert res.status == "complete"
+    df = exp.tidy(res.df)
+    work = df[(df["carga"] == carga) & (df["metric"] == exp.METRIC_WORK)]
+    e2e = df[(df["carga"] == carga) & (df["metric"] == exp.METRIC_E2E)]
+    expected = set(engines) | {"bare"}
+    if carga != "escritura" and res.meta["chroot"]["usada"]:
+        expected.add("chroot")
+    assert set(work["entorno"]) == expected
+    if carga == "escritura":
+        assert set(work["lugar"]) == {"host", "capa", "volumen"}
+        assert res.meta["filesystems"][f"{engines[0]}:capa"] == "overlay"
+    # The work alone is measured inside the end-to-end command, so it can never be longer.
+    merged = work.merge(e2e, on=["engine", "image", "variant", "rep"], suffixes=("_t", "_e"))
+    assert len(merged) == len(work) and (merged["value_t"] <= merged["value_e"]).all()
+    assert set(df.loc[df["carga"] == exp.EXEC_TRUE, "entorno"]) == set(engines) | {"bare"}
+    assert leftovers(res.meta["run_id"]) == {n: [] for n in engines}
+    assert res.meta["host_scratch_removed"] is True
+    assert list(scratch.iterdir()) == []  # the files of `escritura` and `archivos` are gone
+
+
+def test_containers_and_files_removed_on_error(sandbox, monkeypatch):
+    results, scratch = sandbox
+    real = exp.measure_arm
+    calls = {"n": 0}
+
+    def failing(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 4:  # containers are up and measuring by now
+            raise RuntimeError("fallo inyectado por la prueba")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(exp, "measure_arm", failing)
+    with pytest.raises(RuntimeError, match="fallo inyectado"):
+        exp.run(exp.config(cargas=["escritura", "hash"], motores=available_engines(), **SMALL),
+                log=lambda _: None)
+    run_dir = next((results / exp.EXPERIMENT).iterdir())
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["status"] == "failed" and "fallo inyectado" in meta["reason"]
+    assert leftovers(meta["run_id"]) == {n: [] for n in available_engines()}
+    assert list(scratch.iterdir()) == []
+
+
+def test_containers_and_files_removed_on_ctrl_c(sandbox, tmp_path):
+    """A real SIGINT to a separate Python process in the middle of the measurements."""
+    results, scratch = sandbox
+    engines = available_engines()
+    script = (
+        "import tempfile, sys; tempfile.tempdir = sys.argv[1]\n"
+        "from helpers.experiments import ejecucion as exp\n"
+        f"exp.run(exp.config(cargas=['escritura', 'sort'], motores={engines!r}, repeticiones=50, "
+        "calentamiento=0, tamano_mb=2, archivos=50))\n"
+    )
+    env = dict(os.environ, CURSO_RESULTADOS=str(results), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(scratch)], cwd=PROJECT_ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        run_id, deadline = None, time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            metas = list(results.glob(f"{exp.EXPERIMENT}/*/meta.json"))
+            if metas:
+                meta = json.loads(metas[0].read_text())
+                run_id = meta["run_id"]
+                # Interrupt once every container is up and rows are being measured.
+                if meta.get("rows", 0) >= 2 and all(leftovers(run_id).values()):
+                    break
+            time.sleep(0.3)
+        assert run_id and proc.poll() is None, proc.stdout.read() if proc.poll() is not None else "sin corrida"
+        assert any(leftovers(run_id).values()) and any(scratch.iterdir())
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode != 0, output
+    meta = json.loads(next(results.glob(f"{exp.EXPERIMENT}/*/meta.json")).read_text())
+    assert meta["status"] == "interrupted"
+    assert meta["rows"] >= 2
+    assert leftovers(run_id) == {n: [] for n in engines}
+    assert list(scratch.iterdir()) == []

@@ -1,0 +1,43 @@
+"""notebooks/03_ejecucion.ipynb executed headless with papermill, on small parameters."""
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from helpers import PROJECT_ROOT
+from helpers import engines as eng
+
+pytestmark = pytest.mark.notebook
+
+NOTEBOOK = PROJECT_ROOT / "notebooks" / "03_ejecucion.ipynb"
+
+
+def test_notebook_is_committed_without_outputs():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(not c.outputs and c.execution_count is None for c in code)
+    params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1
+    for name in ("REPETICIONES", "CARGAS", "MOTORES", "IMAGEN", "TAMANO_MB", "INTERACTIVO", "FIJAR_CPU"):
+        assert f"{name} =" in params[0].source
+
+
+def test_notebook_runs_headless(tmp_path, monkeypatch):
+    papermill = pytest.importorskip("papermill")
+    motores = [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available]
+    monkeypatch.setenv("CURSO_RESULTADOS", str(tmp_path / "resultados"))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    out = tmp_path / "03_ejecucion.ipynb"
+    papermill.execute_notebook(
+        str(NOTEBOOK), str(out), cwd=str(NOTEBOOK.parent), kernel_name="python3", progress_bar=False,
+        parameters={"REPETICIONES": 1, "TAMANO_MB": 2, "MOTORES": motores, "INTERACTIVO": False},
+    )
+    nb = nbformat.read(out, as_version=4)
+    text = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"], ensure_ascii=False)
+    assert "Veredictos sobre las afirmaciones de la semilla" in text
+    assert "LAUNCH frente a RUNNING" in text
+    assert "Traceback" not in text
+    runs = list((tmp_path / "resultados" / "ejecucion").iterdir())
+    assert len(runs) == 1 and json.loads((runs[0] / "meta.json").read_text())["status"] == "complete"
