@@ -102,8 +102,9 @@ class Engine:
     def list_labelled(self, run_id: str | None = None) -> list[str]:
         return []
 
-    def cleanup(self, run_id: str | None = None) -> int:
-        """Remove every course container (of one run, if run_id is given). Returns how many."""
+    def cleanup(self, run_id: str | None) -> int:
+        """Remove the course containers of one run; run_id=None (explicitly) means every course
+        container of every run. Returns how many."""
         return 0
 
     def __repr__(self) -> str:
@@ -204,7 +205,7 @@ class Docker(Engine):
         label = f"{LABEL_RUN}={run_id}" if run_id else LABEL
         return [c.id for c in self.client().containers.list(all=True, filters={"label": label})]
 
-    def cleanup(self, run_id=None):
+    def cleanup(self, run_id):
         if not self.available:
             return 0
         import docker
@@ -381,7 +382,7 @@ class Podman(Engine):
         result = _run(["podman", "ps", "-aq", "--filter", f"label={label}"], env=self.env())
         return result.stdout.split() if result.returncode == 0 else []
 
-    def cleanup(self, run_id=None):
+    def cleanup(self, run_id):
         if not self.available:
             return 0
         ids = self.list_labelled(run_id)
@@ -411,8 +412,9 @@ def reset_cache() -> None:
     get_engine.cache_clear()
 
 
-def cleanup_all(run_id: str | None = None, engines: Sequence[str] = CONTAINER_ENGINES) -> dict[str, int]:
-    """Remove course containers on every available engine; never raises."""
+def cleanup_all(run_id: str | None, engines: Sequence[str] = CONTAINER_ENGINES) -> dict[str, int]:
+    """Remove one run's containers (every course container if run_id is None, explicitly) on every
+    available engine; never raises."""
     removed = {}
     for name in engines:
         try:

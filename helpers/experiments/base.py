@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
@@ -144,10 +145,37 @@ def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *
     )
     ctx = RunContext(run, available, skipped, imgs, log)
     with _sigterm_as_interrupt(), run:
+        aborted = False
         try:
             yield ctx
+        except BaseException:
+            aborted = True
+            raise
         finally:
-            removed = eng.cleanup_all(run.id, containers)
+            removed, leftovers = cleanup_run(run.id, containers, settle=aborted)
             run.meta["cleanup_removed"] = removed
-            leftovers = {n: len(eng.get_engine(n).list_labelled(run.id)) for n in containers}
             run.meta["cleanup_leftovers"] = leftovers
+
+
+def cleanup_run(run_id: str, containers: Sequence[str], *, settle: bool,
+                quiet_checks: int = 3, interval: float = 0.5, timeout: float = 30.0
+                ) -> tuple[dict[str, int], dict[str, int]]:
+    """Remove a run's containers. With settle=True (after an error or Ctrl-C) keep looking until the
+    label has stayed empty for `quiet_checks` checks in a row: a CLI killed halfway through a launch
+    can leave the engine finishing a create after the first sweep."""
+    removed = eng.cleanup_all(run_id, containers)
+    if settle:
+        quiet, deadline = 0, time.monotonic() + timeout
+        while quiet < quiet_checks and time.monotonic() < deadline:
+            time.sleep(interval)
+            again = eng.cleanup_all(run_id, containers)
+            quiet = quiet + 1 if not any(v > 0 for v in again.values()) else 0
+            for name, count in again.items():
+                removed[name] = removed.get(name, 0) + max(count, 0)
+    leftovers = {}
+    for name in containers:
+        try:
+            leftovers[name] = len(eng.get_engine(name).list_labelled(run_id))
+        except Exception:  # noqa: BLE001 - report, never mask the original error
+            leftovers[name] = -1
+    return removed, leftovers
