@@ -373,6 +373,7 @@ def run_course(*, notebooks_dir: Path | str | None = None, build: Path | str | N
     notebooks_dir = Path(notebooks_dir or PROJECT_ROOT / "notebooks")
     build = Path(build or PROJECT_ROOT / "build")
     overrides = dict(overrides or {})
+    saved_env = {k: os.environ.get(k) for k in ("CURSO_SIN_INTERFAZ", "MPLBACKEND")}
     os.environ["CURSO_SIN_INTERFAZ"] = "1"   # inherited by every kernel: never wait for a widget
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     logging.getLogger("papermill").setLevel(logging.WARNING)
@@ -416,6 +417,11 @@ def run_course(*, notebooks_dir: Path | str | None = None, build: Path | str | N
         return results
     finally:
         report.close()
+        for key, value in saved_env.items():   # restore the caller's environment
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def main(argv=None) -> int:
