@@ -61,7 +61,7 @@ def install_missing() -> list[str]:
     say(f"Instalando con apt: {', '.join(missing)} (unos 30 s)…")
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     subprocess.run(["apt-get", "update", "-qq"], check=False, env=env)
-    result = subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing],
+    result = subprocess.run(["apt-get", "install", "-y", "-qq", *missing],
                             env=env, capture_output=True, text=True)
     if result.returncode != 0:
         say(f"[AVISO] apt-get no pudo instalar {', '.join(missing)}: {result.stderr.strip()[-300:]}")

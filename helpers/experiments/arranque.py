@@ -212,8 +212,10 @@ def claims(df: pd.DataFrame, meta: dict | None) -> list[Claim]:
                 status = "confirmada"     # within +-10 %, measurably
             elif lo <= 1 <= hi:
                 status = "ruido"          # indistinguishable from noise: consistent with the claim
+            elif lo > 1.1 or hi < 0.9:
+                status = "refutada"       # a difference of more than 10 %, beyond doubt
             else:
-                status = "refutada"
+                status = "parcial"        # measurable, but the interval straddles the 10 % line
             out.append(Claim("alpine_ubuntu", f"Alpine frente a Ubuntu casi no importa ({engine_name})", status,
                              r, lo, hi, {"engine": engine_name, "ubuntu_sobre_alpine": r}))
     return out

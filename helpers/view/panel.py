@@ -22,11 +22,15 @@ from ..experiments.base import Resultado
 from .common import run_caption, show
 
 HEADLESS_MARKERS = ("papermill", "nbconvert", "nbclient")
+FRONTEND_MARKERS = ("jupyter-lab", "jupyterlab", "jupyter-notebook", "jupyter-server", "jupyter_server",
+                    "notebook.app", "nbclassic", "voila", "jupyterhub", "vscode", "code-server")
 
 
 def frontend_attached() -> bool:
-    """False when running headless: CURSO_SIN_INTERFAZ set, no IPython kernel, or a kernel started by
-    papermill / nbconvert / nbclient."""
+    """True only when a person can click: an IPython kernel whose ancestors include a Jupyter server
+    or an editor front end. False with CURSO_SIN_INTERFAZ set, outside a kernel, or when the kernel was
+    started by papermill / nbconvert / nbclient (or anything else unknown): then the panel runs directly
+    instead of waiting for a click that will never come."""
     if os.environ.get("CURSO_SIN_INTERFAZ"):
         return False
     try:
@@ -41,9 +45,11 @@ def frontend_attached() -> bool:
             cmdline = " ".join(parent.cmdline())
             if any(marker in cmdline for marker in HEADLESS_MARKERS):
                 return False
+            if any(marker in cmdline for marker in FRONTEND_MARKERS):
+                return True
     except psutil.Error:
         pass
-    return True
+    return False
 
 
 class TextProgress:

@@ -1,0 +1,104 @@
+"""Experiment 1 without engines: validation, planning, analysis on synthetic rows."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers import engines, results
+from helpers.errors import ParametroInvalido
+from helpers.experiments import arranque
+from helpers.view import arranque as vista
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, "3", None, True])
+def test_bad_repetitions_are_refused_in_spanish(bad):
+    with pytest.raises(ParametroInvalido, match="REPETICIONES"):
+        arranque.config(repeticiones=bad)
+
+
+def test_unknown_image_and_engine_are_refused_with_the_valid_options():
+    with pytest.raises(ParametroInvalido, match="IMAGENES.*«?'debian'.*alpine"):
+        arranque.config(imagenes=["debian"])
+    with pytest.raises(ParametroInvalido, match="MOTORES.*'lxc'.*docker"):
+        arranque.config(motores=["docker", "lxc"])
+    with pytest.raises(ParametroInvalido, match="CALENTAMIENTO"):
+        arranque.config(calentamiento=-1)
+
+
+def test_bad_input_launches_nothing_and_writes_no_run(results_tmp, monkeypatch):
+    launched = []
+    monkeypatch.setattr(arranque.measure, "time_command", lambda *a, **k: launched.append(a) or 1.0)
+    with pytest.raises(ParametroInvalido):
+        arranque.run(arranque.Config(repeticiones=0))
+    assert launched == []
+    assert not results_tmp.exists()
+
+
+def test_names_are_normalised_and_deduplicated():
+    cfg = arranque.config(imagenes=["Alpine", "alpine"], motores="docker")
+    assert cfg.imagenes == ["alpine"] and cfg.motores == ["docker"]
+
+
+def _synthetic(docker_ms, podman_ms, reps=15, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for rep in range(1, reps + 1):
+        rows.append(("bare", "", "proceso", rep, rng.normal(1.0, 0.05)))
+        for role, factor in (("ubuntu", 1.0), ("alpine", 1.0)):
+            rows.append(("docker", f"d-{role}", "por_defecto", rep, rng.normal(docker_ms * factor, 5)))
+            rows.append(("podman", f"p-{role}", "por_defecto", rep, rng.normal(podman_ms * factor, 5)))
+    df = pd.DataFrame(rows, columns=["engine", "image", "variant", "rep", "value"])
+    df["experiment"], df["metric"], df["unit"] = "arranque", "arranque", "ms"
+    meta = {"images": {e: {r: {"name": f"{e[0]}-{r}"} for r in ("ubuntu", "alpine")} for e in ("docker", "podman")}}
+    return df[results.COLUMNS], meta
+
+
+def test_summary_ratios_against_a_real_process():
+    df, meta = _synthetic(400, 200)
+    s = arranque.summarize(df, meta)
+    docker_ubuntu = s[(s.engine == "docker") & (s.role == "ubuntu")].iloc[0]
+    assert docker_ubuntu.x_bare == pytest.approx(400, rel=0.1)
+    assert docker_ubuntu.x_bare_ic_bajo < docker_ubuntu.x_bare < docker_ubuntu.x_bare_ic_alto
+
+
+@pytest.mark.parametrize("docker_ms,podman_ms,expected", [
+    (400, 200, "confirmada"), (300, 400, "refutada"), (300, 300, "ruido"), (300, 250, "parcial")])
+def test_podman_twice_as_fast_verdict(docker_ms, podman_ms, expected):
+    df, meta = _synthetic(docker_ms, podman_ms)
+    verdicts = [c for c in arranque.claims(df, meta) if c.key == "podman_2x"]
+    assert {c.status for c in verdicts} == {expected}
+    assert all(vista.frase_veredicto(c) for c in verdicts)
+
+
+def test_alpine_versus_ubuntu_verdict_detects_a_big_difference():
+    df, meta = _synthetic(300, 300)
+    bigger = (df.engine == "docker") & (df.image == "d-ubuntu")
+    df.loc[bigger, "value"] *= 1.5
+    by_engine = {c.detail["engine"]: c.status for c in arranque.claims(df, meta) if c.key == "alpine_ubuntu"}
+    assert by_engine == {"docker": "refutada", "podman": "confirmada"}
+
+
+def test_comparison_with_reference_gives_podman_over_docker_per_image():
+    from helpers import reference
+
+    df, meta = _synthetic(300, 450)
+    c = arranque.compare(df, meta, reference.load("arranque"))
+    assert set(zip(c.engine, c.role)) == {("docker", "ubuntu"), ("docker", "alpine"),
+                                          ("podman", "ubuntu"), ("podman", "alpine")}
+    assert c["tu_podman_sobre_docker"].iloc[0] == pytest.approx(1.5, rel=0.1)
+    assert c["ref_podman_sobre_docker"].iloc[0] < 0.6
+    sentence = vista.frase_comparacion(c)
+    assert "No coincide" in sentence and "Docker" in sentence
+
+
+def test_an_engine_that_is_down_is_skipped_with_its_reason(monkeypatch, capsys):
+    """Fault injection: both engines report themselves down; the run still measures bare metal."""
+    for name in engines.CONTAINER_ENGINES:
+        monkeypatch.setattr(engines.get_engine(name), "availability",
+                            lambda name=name: (False, f"{name} apagado para la prueba."))
+    res = arranque.run(arranque.config(repeticiones=2, calentamiento=0))
+    out = capsys.readouterr().out
+    assert "Se omite Docker: docker apagado para la prueba." in out
+    assert res.meta["skipped_engines"] == {"docker": "docker apagado para la prueba.",
+                                           "podman": "podman apagado para la prueba."}
+    assert res.status == "complete"
+    assert set(res.df["engine"]) == {"bare"} and len(res.df) == 6
