@@ -288,12 +288,37 @@ def run_metadata() -> dict:
     return meta
 
 
+FACT_LABELS = {
+    "hostname": "nombre de la máquina", "os": "sistema", "kernel": "kernel", "architecture": "arquitectura",
+    "cpu_model": "CPU", "cpu_cores": "núcleos", "memory_total_bytes": "memoria total",
+    "memory_available_bytes": "memoria libre", "cgroup_version": "versión de cgroups", "python": "Python",
+    "is_root": "root", "engine": "motor", "server_version": "versión del servidor",
+    "client_version": "versión del cliente", "api_version": "versión de la API", "runtime": "runtime",
+    "runtime_version": "versión del runtime", "storage_driver": "almacenamiento",
+    "cgroup_driver": "controlador de cgroups", "workarounds": "arreglos aplicados", "disponible": "disponible",
+    "motivo": "motivo", "error": "error",
+}
+
+
+def _fact_value(key: str, value) -> str:
+    if key.endswith("_bytes") and isinstance(value, (int, float)):
+        return f"{value / 2**30:.1f} GiB"
+    if isinstance(value, bool):
+        return "sí" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return "; ".join(map(str, value)) or "ninguno"
+    return str(value)
+
+
 def _facts_table(facts: dict) -> str:
     rows = []
     for key, value in facts.items():
+        label = FACT_LABELS.get(key, key)
         if isinstance(value, dict):
             value = ", ".join(f"{k}: {v}" for k, v in value.items() if v not in (None, "", [], {}))
-        rows.append(f"<tr><th>{html.escape(str(key))}</th><td>{html.escape(str(value))}</td></tr>")
+        else:
+            value = _fact_value(key, value)
+        rows.append(f"<tr><th>{html.escape(label)}</th><td>{html.escape(value)}</td></tr>")
     return "<table class='facts'>" + "".join(rows) + "</table>"
 
 

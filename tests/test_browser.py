@@ -24,7 +24,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from curso_rapido import quick_course
+from tests.curso_rapido import quick_course
 
 from helpers import PROJECT_ROOT
 
@@ -121,7 +121,8 @@ def jupyterlab(tmp_path_factory):
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
          "--port-retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+         *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])],
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -188,6 +189,9 @@ def test_student_runs_01_arranque_in_jupyterlab(browser_context, jupyterlab):
         table = page.locator(".jp-OutputArea-output .widget-output table, .widget-output table").first
         table.wait_for(state="visible", timeout=300_000)
         table.scroll_into_view_if_needed()
+        news = page.locator(".jp-toast-container button", has_text="No")   # JupyterLab's news prompt
+        if news.count():
+            news.first.click()
         page.screenshot(path=str(SCREENSHOTS / "jupyterlab_01_arranque.png"), full_page=False)
         text = table.inner_text()
         assert "bare metal" in text.lower() or "bare" in text.lower(), text[:500]

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 
 import nbformat
 import pytest
-from curso_rapido import quick_course
+from tests.curso_rapido import quick_course
 
 from helpers import PROJECT_ROOT, course
 
