@@ -26,6 +26,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import sys
 import zipfile
 from dataclasses import dataclass, field
@@ -491,8 +492,6 @@ def demo(carpeta: Path | str | None = None, *, maquinas: int = 6, seed: int = 7)
     carpeta = Path(carpeta) if carpeta else PROJECT_ROOT / "build" / "clase_demo"
     rng = np.random.default_rng(seed)
     if carpeta.exists():
-        import shutil
-
         shutil.rmtree(carpeta)
     carpeta.mkdir(parents=True)
     (carpeta / "DEMO.txt").write_text(DEMO_LABEL + "\n", encoding="utf-8")
@@ -526,8 +525,6 @@ def demo(carpeta: Path | str | None = None, *, maquinas: int = 6, seed: int = 7)
         for path in sorted(zipped.rglob("*")):
             if path.is_file():
                 archive.write(path, f"demo-maquina-02/{path.relative_to(zipped).as_posix()}")
-    import shutil
-
     shutil.rmtree(zipped)
     broken = carpeta / "demo-rota" / "arranque" / "20260101T000000Z-rota00"
     broken.mkdir(parents=True)
@@ -564,7 +561,8 @@ def main(argv=None) -> int:
         with zipfile.ZipFile(target) as archive:
             names = [n for n in archive.namelist() if n.endswith("meta.json")]
         print(f"Entrega lista: {target}")
-        print(f"Contiene {len(names)} corridas: " + ", ".join(n.split("/")[1] for n in names))
+        noun = "corrida" if len(names) == 1 else "corridas"
+        print(f"Contiene {len(names)} {noun}: " + ", ".join(n.split("/")[1] for n in names))
         print("Entrégale este archivo a tu profesor; él lo abre con notebooks/90_comparar_clase.ipynb.")
         return 0
     print(f"Clase de demostración en {demo()}")

@@ -2,8 +2,10 @@
 test_browser (imported by both; pytest puts tests/ on sys.path)."""
 from __future__ import annotations
 
+import atexit
 import functools
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +29,7 @@ class CourseRun:
 def quick_course() -> CourseRun:
     """`python -m helpers.course --rapido` into a temporary build/ with its own CURSO_RESULTADOS."""
     base = Path(tempfile.mkdtemp(prefix="curso-rapido-"))
+    atexit.register(shutil.rmtree, base, ignore_errors=True)
     build, res = base / "build", base / "results"
     env = dict(os.environ, CURSO_RESULTADOS=str(res), PYTHONUNBUFFERED="1")
     env.pop("CURSO_SIN_INTERFAZ", None)   # the runner must set it for its kernels by itself
