@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.instalado
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup python motores probes course pack test lab bench-harness clean
+.PHONY: setup python motores probes course pack test lab bench-harness bench-escala clean
 
 setup: python motores
 
@@ -39,6 +39,10 @@ lab: setup
 
 bench-harness: setup
 	$(BIN)/python -m helpers.bench_harness
+
+# Experiment 2: reading the memory of 20 containers vs `stats --no-stream`, and removing 20, per engine.
+bench-escala: setup
+	$(BIN)/python -m helpers.bench_escala
 
 clean:
 	rm -rf build probes/bin

@@ -86,3 +86,11 @@ def process_memory(proc: psutil.Process) -> dict:
             return {"pid": proc.pid, "name": proc.name(), "rss": proc.memory_info().rss, "pss": None}
         except psutil.Error:
             return {"pid": proc.pid, "name": "?", "rss": None, "pss": None}
+
+
+def memory_totals(readings) -> dict:
+    """Sum the RSS and PSS (bytes) of process_memory() readings; PSS is None if any is unknown."""
+    readings = [r for r in readings if r.get("rss") is not None]
+    pss = [r.get("pss") for r in readings]
+    return {"count": len(readings), "rss": sum(r["rss"] for r in readings),
+            "pss": None if any(p is None for p in pss) else sum(pss)}

@@ -1,19 +1,20 @@
 """Parameter validation shared by every experiment. Messages are Spanish."""
 from __future__ import annotations
 
+import ast
 import numbers
 from typing import Iterable, Sequence
 
 from .errors import ParametroInvalido
 
 
-def _is_int(value) -> bool:
+def is_int(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def positive_int(name: str, value, *, minimum: int = 1, maximum: int | None = None) -> int:
     """Return value if it is an integer in [minimum, maximum]; raise otherwise."""
-    if not _is_int(value):
+    if not is_int(value):
         raise ParametroInvalido(
             f"{name} debe ser un número entero, pero recibió {value!r} ({type(value).__name__})."
         )
@@ -29,8 +30,17 @@ def non_negative_int(name: str, value, *, maximum: int | None = None) -> int:
 
 
 def as_list(name: str, value) -> list:
-    """Accept a list/tuple, or a single string, and return a list."""
+    """Accept a list/tuple, a single string, or a string holding a list literal (what
+    `papermill -p IMAGENES '["alpine"]'` delivers), and return a list."""
     if isinstance(value, str):
+        text = value.strip()
+        if text.startswith(("[", "(")):
+            try:
+                parsed = ast.literal_eval(text)
+            except (ValueError, SyntaxError):
+                raise ParametroInvalido(f"{name}: no entiendo la lista {value!r}.") from None
+            if isinstance(parsed, (list, tuple)):
+                return list(parsed)
         return [value]
     if isinstance(value, (list, tuple)):
         return list(value)

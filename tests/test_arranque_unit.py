@@ -102,3 +102,10 @@ def test_an_engine_that_is_down_is_skipped_with_its_reason(monkeypatch, capsys):
                                            "podman": "podman apagado para la prueba."}
     assert res.status == "complete"
     assert set(res.df["engine"]) == {"bare"} and len(res.df) == 6
+
+
+def test_list_parameters_given_as_text_by_papermill_are_understood():
+    cfg = arranque.config(imagenes='["alpine"]', motores="['podman', 'docker']")
+    assert cfg.imagenes == ["alpine"] and cfg.motores == ["podman", "docker"]
+    with pytest.raises(ParametroInvalido, match="no entiendo la lista"):
+        arranque.config(imagenes="[alpine")

@@ -1,0 +1,600 @@
+"""Experiment 2: scaling to N idle containers (LAUNCH) and the whole memory bill (CAPACITY).
+
+For each engine and each N (round-robin over repetitions), one step:
+1. launch N idle containers (`sleep 3600`, `--network none`, `--stop-timeout 0`), one after another
+   or CONCURRENCIA at a time, timing each `docker/podman run -d` and the whole batch;
+2. find every container's cgroup from the engine's inspect data and read its memory files
+   (helpers.cgroups), timing that reading;
+3. read RSS and PSS (psutil) of the fixed processes (dockerd, containerd) and of the per-container
+   helpers (the containerd shim that parents each Docker container, each Podman container's conmon);
+4. at the largest N, time `docker/podman stats --no-stream` for the same containers and keep what it
+   prints;
+5. remove the N containers (Engine.cleanup by this run's label), timing it, and note how much the
+   system-wide "used" memory moved (`free -m`'s view) against the cgroup sum.
+
+Sizes are in KB of 1024 bytes (what `ps -o rss=` prints, as in the reference table). Nothing here
+imports ipywidgets or matplotlib.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+import psutil
+
+from .. import cgroups, images, measure, system, validate
+from .. import engines as eng
+from ..errors import ComandoFallido, ParametroInvalido
+from .base import Log, Progress, Resultado, experiment_run, no_progress, print_log
+
+EXPERIMENT = "escala"
+MAX_N = 200
+SLEEP_SECONDS = 3600
+SETTLE_SECONDS = 0.5
+KB = 1024
+# Conservative host memory per idle container, for the check before launching (KB): a Docker
+# container costs a containerd shim (~13 MB RSS) plus its cgroup; a Podman one a conmon (~2 MB).
+ESTIMATE_KB = {"docker": 16 * 1024, "podman": 6 * 1024}
+SAFETY_FACTOR = 2.0  # never plan to use more than half of the available memory
+HELPER = {"docker": "shims", "podman": "conmon"}
+FIXED = {"docker": ("daemon", "containerd"), "podman": ()}
+FIXED_PROCESSES = {"daemon": "dockerd", "containerd": "containerd"}
+SEED_CROSSOVER = 102
+
+CONTROLS = [
+    {"name": "cantidades", "kind": "ints", "label": "Cantidades de contenedores (N, separadas por comas)"},
+    {"name": "motores", "kind": "multi", "label": "Motores", "options": list(eng.CONTAINER_ENGINES)},
+    {"name": "imagen", "kind": "choice", "label": "Imagen", "options": list(images.ROLE_NAMES)},
+    {"name": "repeticiones", "kind": "int", "label": "Repeticiones", "min": 1, "max": 20},
+    {"name": "concurrencia", "kind": "int", "label": "Lanzamientos simultáneos (1 = uno tras otro)",
+     "min": 1, "max": 16},
+]
+
+
+# ---------------------------------------------------------------- parameters
+def estimate_kb(n: int, engine_name: str) -> int:
+    return n * ESTIMATE_KB[engine_name]
+
+
+def check_memory(cantidades: list[int], motores: list[str], available_bytes: int | None = None) -> None:
+    """Refuse, before launching, an N the free memory cannot hold (steps run one engine at a time,
+    and every step removes its containers, so only the largest N of the hungriest engine counts)."""
+    if not cantidades or not motores:
+        return
+    available = psutil.virtual_memory().available if available_bytes is None else available_bytes
+    n = max(cantidades)
+    worst = max(motores, key=lambda m: ESTIMATE_KB[m])
+    need = estimate_kb(n, worst) * KB * SAFETY_FACTOR
+    if need > available:
+        fits = int(available / (ESTIMATE_KB[worst] * KB * SAFETY_FACTOR))
+        raise ParametroInvalido(
+            f"CANTIDADES: {n} contenedores de {eng.DISPLAY[worst]} necesitarían unos "
+            f"{estimate_kb(n, worst) / 1024:,.0f} MB (≈{ESTIMATE_KB[worst] / 1024:.0f} MB cada uno, contando "
+            f"su proceso auxiliar), y con el margen de seguridad (x{SAFETY_FACTOR:g}) eso supera los "
+            f"{available / 2**20:,.0f} MB libres de esta máquina. Aquí caben como mucho unos {fits}."
+        )
+
+
+def validate_cantidades(values) -> list[int]:
+    items = validate.as_list("CANTIDADES", values)
+    if not items:
+        raise ParametroInvalido("CANTIDADES no puede estar vacía: indica cuántos contenedores lanzar, "
+                                "por ejemplo [1, 5, 10, 20].")
+    out = []
+    for item in items:
+        if not validate.is_int(item):
+            raise ParametroInvalido(f"CANTIDADES debe contener números enteros, pero contiene {item!r}.")
+        if item < 1:
+            raise ParametroInvalido(f"CANTIDADES debe contener números positivos, pero contiene {item}.")
+        if item > MAX_N:
+            raise ParametroInvalido(
+                f"CANTIDADES: {item} contenedores es demasiado; este experimento acepta como máximo {MAX_N} "
+                "(una máquina de 24 GiB los aguanta; más no se ha probado).")
+        if int(item) not in out:
+            out.append(int(item))
+    return sorted(out)
+
+
+@dataclass
+class Config:
+    cantidades: list = field(default_factory=lambda: [1, 5, 10, 20])
+    motores: list = field(default_factory=lambda: list(eng.CONTAINER_ENGINES))
+    imagen: str = "ubuntu"
+    repeticiones: int = 2
+    concurrencia: int = 1
+    comparar_stats: bool = True
+
+    def validated(self, available_bytes: int | None = None) -> "Config":
+        """A checked copy; raises ParametroInvalido (Spanish) before anything is launched."""
+        cantidades = validate_cantidades(self.cantidades)
+        motores = validate.choices("MOTORES", self.motores, eng.CONTAINER_ENGINES)
+        imagen = validate.choices("IMAGEN", self.imagen, images.ROLE_NAMES)
+        if len(imagen) != 1:
+            raise ParametroInvalido(f"IMAGEN debe ser una sola imagen ({', '.join(images.ROLE_NAMES)}).")
+        if not isinstance(self.comparar_stats, bool):
+            raise ParametroInvalido(f"comparar_stats debe ser True o False, pero recibió {self.comparar_stats!r}.")
+        check_memory(cantidades, motores, available_bytes)
+        return Config(
+            cantidades=cantidades,
+            motores=motores,
+            imagen=imagen[0],
+            repeticiones=validate.positive_int("REPETICIONES", self.repeticiones, maximum=20),
+            concurrencia=validate.positive_int("CONCURRENCIA", self.concurrencia, maximum=16),
+            comparar_stats=self.comparar_stats,
+        )
+
+
+def config(**params) -> Config:
+    """Build and validate a Config from the notebook's parameters (lower-case names)."""
+    return Config(**params).validated()
+
+
+# ---------------------------------------------------------------- probing the engines
+def launch_argv(engine: eng.Engine, image: str, *, run_id: str, name: str) -> list[str]:
+    # --stop-timeout 0: `sleep` as PID 1 ignores SIGTERM, so removal must not wait for it.
+    return engine.run_argv(image, ["sleep", str(SLEEP_SECONDS)], run_id=run_id, name=name, remove=False,
+                           detach=True, extra=["--network", "none", "--stop-timeout", "0"])
+
+
+def inspect_all(engine: eng.Engine, names: list[str]) -> list[dict]:
+    """Inspect data of each container: the docker SDK for Docker, one `podman inspect` for Podman."""
+    if engine.name == "podman":
+        result = subprocess.run(["podman", "inspect", *names], capture_output=True, text=True,
+                                env=engine.env(), timeout=120)
+        if result.returncode != 0:
+            raise ComandoFallido(f"«podman inspect» falló: {result.stderr.strip()[-300:]}")
+        return json.loads(result.stdout)
+    return [engine.inspect_container(n) for n in names]
+
+
+@dataclass(frozen=True)
+class Container:
+    name: str
+    id: str
+    pid: int
+    cgroup: str | None
+    helper_pid: int | None
+
+
+def describe(engine_name: str, data: dict) -> Container:
+    """Cgroup and helper process of one inspected container.
+
+    Podman names its conmon in `State.ConmonPid`; Docker's shim is the parent of the container's PID 1."""
+    state = data.get("State") or {}
+    pid = int(state.get("Pid") or 0)
+    helper = state.get("ConmonPid") if engine_name == "podman" else None
+    if not helper and pid > 0:
+        try:
+            helper = psutil.Process(pid).ppid()
+        except psutil.Error:
+            helper = None
+    name = (data.get("Name") or "").lstrip("/")
+    return Container(name, data.get("Id", ""), pid, cgroups.cgroup_from_inspect(data), helper or None)
+
+
+def helper_memory(containers: list[Container]) -> tuple[dict, list[str]]:
+    """Summed RSS/PSS (bytes) of the distinct helper processes, and their names."""
+    readings = []
+    for pid in dict.fromkeys(c.helper_pid for c in containers if c.helper_pid):
+        try:
+            readings.append(system.process_memory(psutil.Process(pid)))
+        except psutil.Error:
+            continue
+    return system.memory_totals(readings), sorted({r["name"] for r in readings})
+
+
+def fixed_memory(engine_name: str) -> dict[str, dict]:
+    """{"daemon": totals, "containerd": totals} for Docker; {} for Podman (no daemon)."""
+    out = {}
+    for key in FIXED[engine_name]:
+        procs = system.processes_named(FIXED_PROCESSES[key])
+        out[key] = system.memory_totals([system.process_memory(p) for p in procs])
+    return out
+
+
+def used_memory_bytes() -> int:
+    """System-wide used memory as `free` sees it (total - available)."""
+    mem = psutil.virtual_memory()
+    return mem.total - mem.available
+
+
+_SIZE = re.compile(r"^\s*([\d.]+)\s*([A-Za-z]*)")
+_UNITS = {"": 1, "b": 1, "kb": 1e3, "kib": 2**10, "mb": 1e6, "mib": 2**20, "gb": 1e9, "gib": 2**30}
+
+
+def parse_size(text: str) -> float | None:
+    """Bytes in a stats size such as "848KiB" (Docker, binary) or "749.6kB" (Podman, decimal)."""
+    match = _SIZE.match(text or "")
+    if not match or match.group(2).lower() not in _UNITS:
+        return None
+    return float(match.group(1)) * _UNITS[match.group(2).lower()]
+
+
+def stats_cli(engine: eng.Engine, names: list[str]) -> tuple[float, list[float]]:
+    """Time `docker/podman stats --no-stream` for these containers; (seconds, bytes per container)."""
+    argv = [engine.name, "stats", "--no-stream", "--format", "{{.Name}}\t{{.MemUsage}}", *names]
+    start = time.perf_counter_ns()
+    result = subprocess.run(argv, capture_output=True, text=True, env=engine.env(), timeout=300)
+    elapsed = (time.perf_counter_ns() - start) / 1e9
+    if result.returncode != 0:
+        raise ComandoFallido(f"«{engine.name} stats» falló: {result.stderr.strip()[-300:]}")
+    sizes = []
+    for line in result.stdout.splitlines():
+        if "\t" in line:
+            value = parse_size(line.split("\t", 1)[1].split("/")[0])
+            if value is not None:
+                sizes.append(value)
+    return elapsed, sizes
+
+
+# ---------------------------------------------------------------- launching
+def launch(engine: eng.Engine, argvs: list[list[str]], concurrency: int, env: dict,
+           on_done=lambda k: None) -> tuple[float, list[float]]:
+    """Run every `run -d` command; returns (wall seconds, ms of each command).
+
+    With concurrency > 1 the commands run in threads. On any exception (Ctrl-C included) no new command
+    starts and the running ones are waited for, so clean-up afterwards sees every container."""
+    per: list[float] = []
+    start = time.perf_counter_ns()
+    if concurrency <= 1:
+        for argv in argvs:
+            per.append(measure.time_command(argv, env=env))
+            on_done(len(per))
+        return (time.perf_counter_ns() - start) / 1e9, per
+    stop = threading.Event()
+
+    def one(argv):
+        if stop.is_set():
+            return None
+        return measure.time_command(argv, env=env)
+
+    pool = ThreadPoolExecutor(max_workers=concurrency)
+    try:
+        futures = [pool.submit(one, argv) for argv in argvs]
+        for future in as_completed(futures):
+            value = future.result()
+            if value is not None:
+                per.append(value)
+                on_done(len(per))
+    except BaseException:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return (time.perf_counter_ns() - start) / 1e9, per
+
+
+def remove_until_gone(engine_names, run_id: str, attempts: int = 4) -> None:
+    """Clean-up after an interruption: a `run -d` cut short may register its container a moment later."""
+    for name in engine_names:
+        engine = eng.get_engine(name)
+        for _ in range(attempts):
+            try:
+                engine.cleanup(run_id)
+                if not engine.list_labelled(run_id):
+                    break
+            except Exception:  # noqa: BLE001 - keep trying, the base context cleans up again
+                pass
+            time.sleep(0.5)
+
+
+@dataclass(frozen=True)
+class Arm:
+    engine: str
+    n: int
+
+    @property
+    def variant(self) -> str:
+        return f"n={self.n}"
+
+
+def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, root=None) -> Resultado:
+    """Measure every (engine, N) step; rows are written as they are measured."""
+    cfg = cfg.validated()
+    with experiment_run(EXPERIMENT, asdict(cfg), cfg.motores, image_roles=[cfg.imagen],
+                        root=root, log=log) as ctx:
+        arms = [Arm(e, n) for n in cfg.cantidades for e in ctx.engines]
+        steps = measure.round_robin(arms, cfg.repeticiones)
+        total = sum(s.arm.n for s in steps)
+        ctx.run.update_meta(
+            arms=[asdict(a) | {"variant": a.variant} for a in arms], schedule="round-robin",
+            timer="time.perf_counter_ns + os.posix_spawnp", quantile_method=measure.QUANTILE_METHOD,
+            cgroup_layout=cgroups.layout(), size_unit="KB = 1024 bytes",
+            launch_command={e: launch_argv(eng.get_engine(e), "IMAGEN", run_id=ctx.run_id, name="NOMBRE")
+                            for e in ctx.engines},
+            helpers={}, stats_cli_at_n=max(cfg.cantidades) if cfg.comparar_stats else None)
+        envs = {e: eng.get_engine(e).env() for e in ctx.engines}
+        launched = 0
+        try:
+            for step in steps:
+                arm: Arm = step.arm
+                engine = eng.get_engine(arm.engine)
+                image = ctx.images[arm.engine][cfg.imagen]["name"]
+                label = f"{engine.display} N={arm.n} #{step.rep}"
+
+                def add(metric, value, unit, _arm=arm, _image=image, _rep=step.rep):
+                    if value is not None and not (isinstance(value, float) and np.isnan(value)):
+                        ctx.run.append(engine=_arm.engine, image=_image, variant=_arm.variant, rep=_rep,
+                                       metric=metric, value=round(float(value), 4), unit=unit)
+
+                def on_done(k, _base=launched, _label=label, _n=arm.n):
+                    progress(_base + k, total, f"{_label}: contenedor {k}/{_n}")
+
+                used_before = used_memory_bytes()
+                names = [ctx.container_name(arm.engine, f"n{arm.n}", f"r{step.rep}", k) for k in range(1, arm.n + 1)]
+                argvs = [launch_argv(engine, image, run_id=ctx.run_id, name=nm) for nm in names]
+                wall, per = launch(engine, argvs, cfg.concurrencia, envs[arm.engine], on_done)
+                launched += arm.n
+                add("lanzamiento_total", wall, "s")
+                add("lanzamiento_por_contenedor", wall * 1e3 / arm.n, "ms")
+                add("lanzamiento_mediana_individual", float(np.median(per)), "ms")
+
+                time.sleep(SETTLE_SECONDS)
+                containers = [describe(arm.engine, d) for d in inspect_all(engine, names)]
+                missing = [c.name for c in containers if not c.cgroup]
+                if missing:
+                    raise ComandoFallido(f"No encuentro el cgroup de {len(missing)} contenedores de "
+                                         f"{engine.display} en sus datos de inspect (p. ej. {missing[0]}).")
+                readings, seconds = cgroups.read_many([c.cgroup for c in containers])
+                add("tiempo_lectura_cgroup", seconds, "s")
+                usage = np.array([r.usage for r in readings], dtype=float) / KB
+                add("memoria_cgroup_por_contenedor", usage.mean(), "KB")
+                add("memoria_cgroup_total", usage.sum(), "KB")
+                add("memoria_stats_por_contenedor", np.mean([r.stats_view for r in readings]) / KB, "KB")
+                add("memoria_anon_por_contenedor", np.mean([r.anon for r in readings]) / KB, "KB")
+                add("memoria_cache_por_contenedor", np.mean([r.file for r in readings]) / KB, "KB")
+
+                helpers, helper_names = helper_memory(containers)
+                ctx.run.meta["helpers"][arm.engine] = helper_names
+                add(f"rss_{HELPER[arm.engine]}_total", helpers["rss"] / KB, "KB")
+                if helpers["pss"] is not None:
+                    add(f"pss_{HELPER[arm.engine]}_total", helpers["pss"] / KB, "KB")
+                add(f"{HELPER[arm.engine]}_procesos", helpers["count"], "procesos")
+                for key, totals in fixed_memory(arm.engine).items():
+                    add(f"rss_{key}", totals["rss"] / KB, "KB")
+                    if totals["pss"] is not None:
+                        add(f"pss_{key}", totals["pss"] / KB, "KB")
+                add("memoria_sistema_delta", (used_memory_bytes() - used_before) / KB, "KB")
+
+                if cfg.comparar_stats and arm.n == max(cfg.cantidades):
+                    seconds, sizes = stats_cli(engine, names)
+                    add("tiempo_stats_cli", seconds, "s")
+                    if sizes:
+                        add("memoria_stats_cli_por_contenedor", np.mean(sizes) / KB, "KB")
+
+                start = time.perf_counter_ns()
+                engine.cleanup(ctx.run_id)
+                add("eliminacion_total", (time.perf_counter_ns() - start) / 1e9, "s")
+                left = engine.list_labelled(ctx.run_id)
+                if left:
+                    log(f"Aviso: quedaron {len(left)} contenedores de {engine.display} sin borrar; se reintenta.")
+                    remove_until_gone([arm.engine], ctx.run_id)
+                time.sleep(SETTLE_SECONDS)
+                add("memoria_sistema_ruido", (used_memory_bytes() - used_before) / KB, "KB")
+                ctx.run.write_meta()
+        except BaseException:
+            remove_until_gone(ctx.engines, ctx.run_id)
+            raise
+        progress(total, total, "listo")
+    return Resultado.load(ctx.run.dir)
+
+
+# ---------------------------------------------------------------- analysis
+def wide(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per (engine, n, rep), one column per metric."""
+    if df.empty:
+        return pd.DataFrame(columns=["engine", "n", "rep"])
+    d = df.copy()
+    d["n"] = d["variant"].str.extract(r"n=(\d+)", expand=False).astype(int)
+    out = d.pivot_table(index=["engine", "n", "rep"], columns="metric", values="value", aggfunc="median")
+    return out.reset_index().rename_axis(columns=None)
+
+
+def _col(frame: pd.DataFrame, name: str) -> pd.Series:
+    return frame[name] if name in frame.columns else pd.Series(np.nan, index=frame.index)
+
+
+SUMMARY_METRICS = [
+    "lanzamiento_total", "lanzamiento_por_contenedor", "memoria_cgroup_por_contenedor",
+    "memoria_stats_por_contenedor", "rss_daemon", "rss_containerd", "rss_shims_total", "pss_shims_total",
+    "rss_conmon_total", "pss_conmon_total", "eliminacion_total",
+]
+
+
+def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """Median over repetitions of each metric, per (engine, n); plus the number of repetitions."""
+    w = wide(df)
+    if w.empty:
+        return w
+    cols = [m for m in SUMMARY_METRICS if m in w.columns]
+    out = w.groupby(["engine", "n"])[cols].median().reset_index()
+    out.insert(2, "repeticiones", w.groupby(["engine", "n"])["rep"].nunique().to_numpy())
+    return out
+
+
+def memory_bill(df: pd.DataFrame, basis: str = "rss") -> pd.DataFrame:
+    """Per (engine, n), median over repetitions, in KB: fixed processes, per-container helpers,
+    cgroup memory, and their total. basis: "rss" or "pss" (for the processes; cgroups are cgroups)."""
+    w = wide(df)
+    rows = []
+    for (engine_name, n), g in w.groupby(["engine", "n"]):
+        fixed = sum(_col(g, f"{basis}_{k}") for k in FIXED.get(engine_name, ())) if FIXED.get(engine_name) \
+            else pd.Series(0.0, index=g.index)
+        helpers = _col(g, f"{basis}_{HELPER.get(engine_name, '?')}_total")
+        cg = _col(g, "memoria_cgroup_total")
+        rows.append({"engine": engine_name, "n": int(n), "fijo_kb": float(fixed.median()),
+                     "ayudantes_kb": float(helpers.median()), "cgroup_kb": float(cg.median())})
+    out = pd.DataFrame(rows, columns=["engine", "n", "fijo_kb", "ayudantes_kb", "cgroup_kb"])
+    out["total_kb"] = out[["fijo_kb", "ayudantes_kb", "cgroup_kb"]].sum(axis=1, min_count=3)
+    return out
+
+
+def fit_bill(bill: pd.DataFrame) -> dict[str, dict]:
+    """Per engine: total(N) = fijo + por_contenedor x N. fijo is the measured fixed memory (median
+    over N); por_contenedor is the least-squares slope through the origin of helpers + cgroups."""
+    out = {}
+    for engine_name, g in bill.groupby("engine"):
+        g = g.dropna(subset=["ayudantes_kb", "cgroup_kb"])
+        if g.empty:
+            continue
+        n = g["n"].to_numpy(float)
+        variable = (g["ayudantes_kb"] + g["cgroup_kb"]).to_numpy(float)
+        out[engine_name] = {"fijo_kb": float(np.nanmedian(g["fijo_kb"])),
+                            "por_contenedor_kb": float((n * variable).sum() / (n * n).sum())}
+    return out
+
+
+def crossover_n(fit: dict[str, dict]) -> float | None:
+    """N where Podman's total memory reaches Docker's, or None when the lines never cross for N > 0."""
+    if "docker" not in fit or "podman" not in fit:
+        return None
+    d, p = fit["docker"], fit["podman"]
+    slope = p["por_contenedor_kb"] - d["por_contenedor_kb"]
+    if slope <= 0:
+        return None
+    n = (d["fijo_kb"] - p["fijo_kb"]) / slope
+    return float(n) if n > 0 else None
+
+
+def crossover(df: pd.DataFrame, basis: str = "rss") -> dict:
+    """The crossover recomputed with the whole bill, and with the seed's model on the same data
+    (dockerd alone against conmon per container)."""
+    fit = fit_bill(memory_bill(df, basis))
+    w = wide(df)
+    seed_model = None
+    if {"rss_daemon", "rss_conmon_total"} <= set(w.columns):
+        daemon = w[w["engine"] == "docker"]["rss_daemon"].median()
+        pod = w[w["engine"] == "podman"].dropna(subset=["rss_conmon_total"])
+        if not pod.empty and not np.isnan(daemon):
+            per = float((pod["n"] * pod["rss_conmon_total"]).sum() / (pod["n"] ** 2).sum())
+            seed_model = float(daemon / per) if per > 0 else None
+    return {"basis": basis, "fit": fit, "n_cruce": crossover_n(fit), "n_cruce_modelo_semilla": seed_model}
+
+
+def reference_crossover(reference: pd.DataFrame) -> float:
+    """The seed's arithmetic on its own table: dockerd RSS over conmon RSS per container."""
+    w = wide(reference)
+    daemon = w[w["engine"] == "docker"]["rss_daemon"].median()
+    pod = w[w["engine"] == "podman"]
+    per = float((pod["n"] * pod["rss_conmon_total"]).sum() / (pod["n"] ** 2).sum())
+    return float(daemon / per)
+
+
+def stats_vs_cgroup(df: pd.DataFrame) -> pd.DataFrame:
+    """Where the CLI was timed: its time against the helpers' cgroup reading, and what each reports."""
+    w = wide(df)
+    if "tiempo_stats_cli" not in w.columns:
+        return pd.DataFrame()
+    g = w.dropna(subset=["tiempo_stats_cli"]).groupby(["engine", "n"])
+    out = g[["tiempo_stats_cli", "tiempo_lectura_cgroup", "memoria_stats_cli_por_contenedor",
+             "memoria_cgroup_por_contenedor", "memoria_stats_por_contenedor"]].median().reset_index()
+    out["veces_mas_lento"] = out["tiempo_stats_cli"] / out["tiempo_lectura_cgroup"]
+    return out
+
+
+def noise(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (engine, n): the cgroup sum next to the system-wide delta, and the delta left after removing
+    everything (which should be 0 and is pure noise). Median and range over repetitions, in KB."""
+    w = wide(df)
+    rows = []
+    for (engine_name, n), g in w.groupby(["engine", "n"]):
+        row = {"engine": engine_name, "n": int(n), "cgroup_total_kb": _col(g, "memoria_cgroup_total").median()}
+        for col, key in (("memoria_sistema_delta", "delta_sistema"), ("memoria_sistema_ruido", "ruido_sistema")):
+            values = _col(g, col)
+            row[f"{key}_kb"] = values.median()
+            row[f"{key}_min_kb"] = values.min()
+            row[f"{key}_max_kb"] = values.max()
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@dataclass
+class Claim:
+    """A seed claim tested against data. status: confirmada / refutada / parcial / sin_datos."""
+
+    key: str
+    statement: str
+    status: str
+    value: float = float("nan")
+    detail: dict = field(default_factory=dict)
+
+
+def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
+    out = []
+    engines_present = set(df["engine"])
+    for basis in ("rss", "pss"):
+        statement = (f"Con el daemon como único costo fijo, Podman gasta más memoria que Docker desde unos "
+                     f"{SEED_CROSSOVER} contenedores (cuenta con {basis.upper()})")
+        if not {"docker", "podman"} <= engines_present:
+            out.append(Claim(f"cruce_{basis}", statement, "sin_datos"))
+            continue
+        c = crossover(df, basis)
+        if not {"docker", "podman"} <= set(c["fit"]):
+            out.append(Claim(f"cruce_{basis}", statement, "sin_datos", detail=c))
+            continue
+        n = c["n_cruce"]
+        if n is None:
+            status = "refutada"
+        elif SEED_CROSSOVER / 2 <= n <= SEED_CROSSOVER * 2:
+            status = "confirmada"
+        else:
+            status = "parcial"
+        out.append(Claim(f"cruce_{basis}", statement, status, n if n is not None else float("inf"), c))
+    # KB per container stays flat with N (the cgroup is a precise instrument).
+    w = wide(df)
+    for engine_name in sorted(engines_present):
+        g = w[w["engine"] == engine_name].groupby("n")["memoria_cgroup_por_contenedor"].median() \
+            if "memoria_cgroup_por_contenedor" in w.columns else pd.Series(dtype=float)
+        statement = f"La memoria de cgroup por contenedor no cambia con N ({eng.DISPLAY[engine_name]})"
+        if len(g) < 2:
+            out.append(Claim("cgroup_estable", statement, "sin_datos", detail={"engine": engine_name}))
+            continue
+        spread = float((g.max() - g.min()) / g.median())
+        status = "confirmada" if spread <= 0.25 else "refutada"
+        out.append(Claim("cgroup_estable", statement, status, spread,
+                         {"engine": engine_name, "min_kb": float(g.min()), "max_kb": float(g.max())}))
+    return out
+
+
+COMPARED = [
+    # (label key, live metric, reference metric, aggregate over N)
+    ("ms_por_contenedor", "lanzamiento_por_contenedor", "lanzamiento_por_contenedor", "median"),
+    ("kb_por_contenedor", "memoria_stats_por_contenedor", "memoria_cgroup_por_contenedor", "median"),
+    ("memoria_proceso_kb", None, None, "max_n"),
+]
+
+
+def _engine_value(w: pd.DataFrame, engine_name: str, metric: str | None, how: str) -> float:
+    g = w[w["engine"] == engine_name]
+    if g.empty:
+        return float("nan")
+    if metric is None:  # the memory the seed charged to each engine at the largest N
+        metric = "rss_daemon" if engine_name == "docker" else "rss_conmon_total"
+        g = g[g["n"] == g["n"].max()]
+    if metric not in g.columns:
+        return float("nan")
+    return float(g.groupby("n")[metric].median().median())
+
+
+def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
+    """Live figures next to the seed's, with the machine-independent ratio Podman/Docker.
+
+    KB per container: the seed read `stats`, so the live side uses the same view (usage minus inactive
+    file cache). Process memory: dockerd for Docker, all conmon for Podman, at the largest N."""
+    w, ref = wide(df), wide(reference)
+    rows = []
+    for key, live_metric, ref_metric, how in COMPARED:
+        row = {"medida": key}
+        for prefix, frame, metric in (("ref", ref, ref_metric), ("tu", w, live_metric)):
+            for engine_name in ("docker", "podman"):
+                row[f"{prefix}_{engine_name}"] = _engine_value(frame, engine_name, metric, how)
+            row[f"{prefix}_podman_sobre_docker"] = row[f"{prefix}_podman"] / row[f"{prefix}_docker"]
+        rows.append(row)
+    return pd.DataFrame(rows)

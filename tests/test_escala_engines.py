@@ -1,0 +1,119 @@
+"""Experiment 2 against the real engines, with small N. Times are never asserted, only behaviour.
+
+Other engineers use the same engines at the same time: everything is filtered by this run's label."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from helpers import engines as eng
+from helpers.experiments import escala
+
+pytestmark = pytest.mark.engines
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def _available(name):
+    return eng.get_engine(name).available
+
+
+ENGINES = [pytest.param(n, marks=pytest.mark.skipif(not _available(n), reason=f"{n} no disponible"))
+           for n in eng.CONTAINER_ENGINES]
+
+
+@pytest.fixture(autouse=True)
+def resultados(tmp_path, monkeypatch):
+    monkeypatch.setenv("CURSO_RESULTADOS", str(tmp_path / "resultados"))
+    return tmp_path / "resultados"
+
+
+def test_small_run_both_engines(resultados):
+    motores = [n for n in eng.CONTAINER_ENGINES if _available(n)]
+    if not motores:
+        pytest.skip("ningún motor disponible")
+    seen = []
+    r = escala.run(escala.config(cantidades=[1, 3], motores=motores, imagen="alpine", repeticiones=1),
+                   progress=lambda d, t, label: seen.append((d, t)), log=lambda line: None)
+    assert r.status == "complete"
+    assert r.run_dir.parent.parent == resultados
+    assert seen[-1][0] == seen[-1][1] == len(motores) * 4
+    for name in motores:
+        assert eng.get_engine(name).list_labelled(r.meta["run_id"]) == []
+        assert r.meta["cleanup_leftovers"][name] == 0
+    w = escala.wide(r.df)
+    assert set(w["engine"]) == set(motores) and set(w["n"]) == {1, 3}
+    assert (w["memoria_cgroup_por_contenedor"] > 0).all()
+    assert (w["memoria_stats_por_contenedor"] <= w["memoria_cgroup_por_contenedor"]).all()
+    for name in motores:
+        g = w[w["engine"] == name].set_index("n")
+        helper = escala.HELPER[name]
+        assert g.loc[3, f"{helper}_procesos"] == 3 and g.loc[1, f"{helper}_procesos"] == 1
+        assert g.loc[3, f"rss_{helper}_total"] > g.loc[1, f"rss_{helper}_total"]
+        # the helpers' own reading beats the engine's CLI on the same containers (a ratio, same run)
+        assert g.loc[3, "tiempo_lectura_cgroup"] < g.loc[3, "tiempo_stats_cli"]
+    if "docker" in motores:
+        assert (w[w["engine"] == "docker"]["rss_daemon"] > 0).all()
+    assert escala.summarize(r.df).shape[0] == len(motores) * 2
+    assert {c.key for c in escala.claims(r.df)} >= {"cgroup_estable"}
+
+
+@pytest.mark.parametrize("motor", ENGINES)
+def test_parallel_launch(motor):
+    r = escala.run(escala.config(cantidades=[4], motores=[motor], imagen="alpine", concurrencia=4,
+                                 comparar_stats=False), log=lambda line: None)
+    assert r.status == "complete"
+    w = escala.wide(r.df)
+    assert w[f"{escala.HELPER[motor]}_procesos"].iloc[0] == 4
+    assert eng.get_engine(motor).list_labelled(r.meta["run_id"]) == []
+
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    from helpers.experiments import escala
+    escala.run(escala.config(cantidades=[2, 12], motores=[sys.argv[1]], imagen="alpine", repeticiones=1,
+                             concurrencia=int(sys.argv[2])))
+""")
+
+
+@pytest.mark.parametrize("concurrencia", [1, 3])
+@pytest.mark.parametrize("motor", ENGINES)
+def test_ctrl_c_halfway_through_launching_removes_everything(motor, concurrencia, resultados):
+    """SIGINT (Ctrl-C) once a few of the 12 containers are up: all of this run's containers go, the
+    rows measured so far stay, and meta.json says «interrupted»."""
+    engine = eng.get_engine(motor)
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, motor, str(concurrencia)], cwd=PROJECT,
+                            env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        run_id, deadline = None, time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            runs = list((resultados / "escala").glob("*/meta.json"))
+            if runs:
+                run_id = runs[0].parent.name
+                if len(engine.list_labelled(run_id)) >= 3:
+                    break
+            time.sleep(0.1)
+        assert run_id is not None and proc.poll() is None, "la corrida terminó antes de poder interrumpirla"
+        launched_before = len(engine.list_labelled(run_id))
+        assert 3 <= launched_before < 12  # halfway through N=12
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0, output
+    assert engine.list_labelled(run_id) == [], "quedaron contenedores de la corrida"
+    meta = json.loads((resultados / "escala" / run_id / "meta.json").read_text())
+    assert meta["status"] == "interrupted", meta
+    assert meta["cleanup_leftovers"] == {motor: 0}
+    rows = (resultados / "escala" / run_id / "raw.csv").read_text().splitlines()
+    assert rows[0].startswith("experiment,engine")
+    assert any(",n=2," in row for row in rows[1:]), "se perdieron las filas ya medidas (N=2)"
+    assert meta["rows"] == len(rows) - 1

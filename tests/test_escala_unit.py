@@ -1,0 +1,170 @@
+"""Unit tests of experiment 2's readers and parameter checks: no engine needed.
+
+The cgroup v1 fixture holds the files of a real idle Docker container on this project's machines
+(Docker 20.10, cgroupfs, v1 hybrid); there `docker stats` printed 848KiB = usage - total_inactive_file.
+The v2 fixture follows the kernel's cgroup-v2 documentation (memory.current, memory.stat).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import psutil
+import pytest
+
+from helpers import cgroups, system
+from helpers.errors import ParametroInvalido
+from helpers.experiments import escala
+
+FIXTURES = Path(__file__).parent / "fixtures"
+V1, V2, PROC = FIXTURES / "cgroup_v1", FIXTURES / "cgroup_v2", FIXTURES / "proc"
+
+
+# ---------------------------------------------------------------- cgroups
+def test_layout_tells_v1_hybrid_from_v2():
+    assert cgroups.layout(V1) == "v1"
+    assert cgroups.layout(V2) == "v2"
+
+
+def test_read_v1_memory_files():
+    r = cgroups.read_memory("/docker/abc123", root=V1)
+    assert r.version == "v1"
+    assert r.usage == 1867776
+    assert (r.anon, r.file, r.inactive_file) == (143360, 1257472, 999424)
+    assert r.stats_view // 1024 == 848  # what `docker stats` printed for this container
+
+
+def test_read_v2_memory_files():
+    r = cgroups.read_memory("/system.slice/libpod-def456.scope", root=V2)
+    assert r.version == "v2"
+    assert r.usage == 749568
+    assert (r.anon, r.file, r.inactive_file) == (94208, 610304, 364544)
+    assert r.stats_view == 749568 - 364544
+
+
+def test_missing_cgroup_raises():
+    with pytest.raises(FileNotFoundError):
+        cgroups.read_memory("/docker/nope", root=V1)
+
+
+def test_read_many_times_the_reading():
+    readings, seconds = cgroups.read_many(["/docker/abc123"] * 3, root=V1)
+    assert len(readings) == 3 and seconds >= 0
+
+
+def test_parse_memory_stat_skips_junk():
+    assert cgroups.parse_memory_stat("a 1\nbroken\nb -2\nc x\n") == {"a": 1, "b": -2}
+
+
+def test_proc_cgroup_v1_memory_line_wins():
+    assert cgroups.cgroup_of_pid(4242, proc_root=PROC) == "/docker/abc123"
+    assert cgroups.parse_proc_cgroup("1:cpu,cpuacct:/x\n0::/y\n", "cpuacct") == "/x"
+
+
+def test_proc_cgroup_v2_unified_line():
+    assert cgroups.cgroup_of_pid(4343, proc_root=PROC) == "/system.slice/libpod-def456.scope"
+    assert cgroups.cgroup_of_pid(999999, proc_root=PROC) is None
+
+
+def test_cgroup_from_inspect_prefers_explicit_path_then_pid():
+    podman = {"State": {"Pid": 4343, "CgroupPath": "/libpod_parent/libpod-def456"}}
+    docker = {"State": {"Pid": 4242}}  # Docker's inspect (API 1.41) has no cgroup field
+    assert cgroups.cgroup_from_inspect(podman, proc_root=PROC) == "/libpod_parent/libpod-def456"
+    assert cgroups.cgroup_from_inspect(docker, proc_root=PROC) == "/docker/abc123"
+    assert cgroups.cgroup_from_inspect({"State": {"Pid": 0}}, proc_root=PROC) is None
+
+
+def test_this_host_own_cgroup_is_readable():
+    path = cgroups.cgroup_of_pid(os.getpid())
+    assert path is not None
+    if cgroups.memory_dir(path).is_dir():
+        assert cgroups.read_memory(path).usage > 0
+
+
+# ---------------------------------------------------------------- processes
+def test_process_memory_of_this_process_has_rss_and_pss():
+    reading = system.process_memory(psutil.Process())
+    assert reading["rss"] > 0
+    if os.geteuid() == 0:
+        assert 0 < reading["pss"] <= reading["rss"] * 1.01
+
+
+def test_memory_totals_sum_and_unknown_pss():
+    rows = [{"rss": 10, "pss": 4}, {"rss": 20, "pss": 6}]
+    assert system.memory_totals(rows) == {"count": 2, "rss": 30, "pss": 10}
+    assert system.memory_totals(rows + [{"rss": 5, "pss": None}])["pss"] is None
+    assert system.memory_totals([{"rss": None, "pss": None}]) == {"count": 0, "rss": 0, "pss": 0}
+
+
+def test_helper_of_a_container_is_the_parent_of_its_pid1():
+    child = psutil.Popen(["sleep", "5"])
+    try:
+        c = escala.describe("docker", {"Name": "/x", "Id": "i", "State": {"Pid": child.pid}})
+        assert c.helper_pid == os.getpid()
+        totals, names = escala.helper_memory([c, c])  # the same helper counted once
+        assert totals["count"] == 1 and totals["rss"] > 0
+        p = escala.describe("podman", {"State": {"Pid": child.pid, "ConmonPid": 1}})
+        assert p.helper_pid == 1
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_parse_stats_sizes():
+    assert escala.parse_size("848KiB ") == 848 * 1024
+    assert escala.parse_size("749.6kB") == pytest.approx(749600)
+    assert escala.parse_size("1.5MiB") == 1.5 * 2**20
+    assert escala.parse_size("--") is None
+
+
+# ---------------------------------------------------------------- parameters
+@pytest.mark.parametrize("bad", [[], [0], [-3], [1.5], ["5"], [True], "diez", [201], None])
+def test_bad_cantidades_are_refused_in_spanish(bad):
+    with pytest.raises(ParametroInvalido) as err:
+        escala.config(cantidades=bad)
+    assert "CANTIDADES" in str(err.value)
+
+
+def test_cantidades_are_sorted_and_deduplicated():
+    assert escala.config(cantidades=[10, 1, 10, 5]).cantidades == [1, 5, 10]
+
+
+def test_more_than_free_memory_is_refused_with_the_estimate():
+    cfg = escala.Config(cantidades=[1, 150], motores=["docker"])
+    with pytest.raises(ParametroInvalido) as err:
+        cfg.validated(available_bytes=2 * 2**30)
+    text = str(err.value)
+    assert "MB" in text and "150" in text and "caben" in text
+    assert cfg.validated(available_bytes=64 * 2**30).cantidades == [1, 150]
+
+
+@pytest.mark.parametrize("params", [{"motores": []}, {"motores": ["lxc"]}, {"imagen": ["alpine", "ubuntu"]},
+                                    {"repeticiones": 0}, {"concurrencia": 99}, {"comparar_stats": "sí"}])
+def test_other_bad_parameters(params):
+    with pytest.raises(ParametroInvalido):
+        escala.config(cantidades=[1], **params)
+
+
+# ---------------------------------------------------------------- analysis on synthetic rows
+def _rows(engine, n, rep, **metrics):
+    return [{"experiment": "escala", "engine": engine, "image": "img", "variant": f"n={n}", "rep": rep,
+             "metric": m, "value": v, "unit": "KB"} for m, v in metrics.items()]
+
+
+def test_crossover_with_and_without_helpers():
+    rows = []
+    for n in (1, 10):
+        rows += _rows("docker", n, 1, rss_daemon=90_000, rss_containerd=40_000, rss_shims_total=13_000 * n,
+                      memoria_cgroup_total=600 * n)
+        rows += _rows("podman", n, 1, rss_conmon_total=2_000 * n, memoria_cgroup_total=300 * n)
+    df = pd.DataFrame(rows)
+    c = escala.crossover(df, "rss")
+    assert c["n_cruce"] is None                      # Docker's per-container cost is higher: no crossing
+    assert c["n_cruce_modelo_semilla"] == pytest.approx(45)  # 90 MB / 2 MB per conmon
+    cheap = df.copy()
+    cheap.loc[cheap["metric"] == "rss_shims_total", "value"] = 0
+    c2 = escala.crossover(cheap, "rss")
+    assert c2["n_cruce"] == pytest.approx(130_000 / (2_300 - 600))
+    status = {c.key: c.status for c in escala.claims(df)}
+    assert status["cruce_rss"] == "refutada" and status["cruce_pss"] == "sin_datos"

@@ -1,0 +1,37 @@
+"""The notebook of experiment 2 runs headless with papermill on small parameters."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+pytestmark = [pytest.mark.notebook, pytest.mark.engines]
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "02_escala.ipynb"
+
+
+def test_committed_without_outputs():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)
+    params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1
+    for name in ("CANTIDADES", "MOTORES", "IMAGEN", "REPETICIONES", "CONCURRENCIA", "INTERACTIVO"):
+        assert f"{name} = " in params[0].source
+
+
+def test_runs_headless(tmp_path, monkeypatch):
+    papermill = pytest.importorskip("papermill")
+    monkeypatch.setenv("CURSO_RESULTADOS", str(tmp_path / "resultados"))
+    out = tmp_path / "02_escala.ipynb"
+    papermill.execute_notebook(str(NOTEBOOK), str(out), cwd=str(NOTEBOOK.parent), kernel_name="python3",
+                               parameters={"CANTIDADES": [1, 2], "REPETICIONES": 1, "IMAGEN": "alpine",
+                                           "INTERACTIVO": False}, progress_bar=False)
+    nb = nbformat.read(out, as_version=4)
+    errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors
+    text = json.dumps([c.get("outputs", []) for c in nb.cells], ensure_ascii=False)
+    assert "Veredicto" in text and "image/png" in text
+    runs = list((tmp_path / "resultados" / "escala").glob("*/meta.json"))
+    assert len(runs) == 1 and json.loads(runs[0].read_text())["status"] == "complete"
