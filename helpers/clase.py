@@ -102,7 +102,8 @@ class Clase:
                 "máquina": c.machine, "host": host.get("hostname", "?"), "CPU": host.get("cpu_model", "?"),
                 "núcleos": host.get("cpu_cores", "?"), "kernel": host.get("kernel", "?"),
                 "cgroup": host.get("cgroup_version", "?"), "motores": "", "experimentos": ""})
-            versions = [f"{name} {info.get('version', '?')}" for name, info in (c.meta.get("engines") or {}).items()
+            versions = [f"{name} {info.get('version') or info.get('server_version') or info.get('client_version') or '?'}"
+                        for name, info in (c.meta.get("engines") or {}).items()
                         if isinstance(info, dict) and name != "bare"]
             if versions and not row["motores"]:
                 row["motores"] = ", ".join(versions)
@@ -355,12 +356,27 @@ def proporciones_bare(datos: pd.DataFrame, *, base: dict[str, str] | None = None
             baseline = bare[bare["variant"] == chosen]["value"].to_numpy() if chosen else np.array([])
             if baseline.size == 0:
                 continue
-            ratio, lo, hi = measure.bootstrap_ratio_ci(arm["value"].to_numpy(), baseline)
+            found = _ratio_ci(arm["value"].to_numpy(dtype=float), baseline.astype(float))
+            if found is None:
+                continue
+            ratio, lo, hi = found
             rows.append({"machine": machine, "experiment": experiment, "metric": metric, "engine": engine,
                          "role": role, "variant": variant, "base": chosen, "n": len(arm),
                          "proporcion": ratio, "ic_bajo": lo, "ic_alto": hi})
     return pd.DataFrame(rows, columns=["machine", "experiment", "metric", "engine", "role", "variant", "base",
                                        "n", "proporcion", "ic_bajo", "ic_alto"])
+
+
+def _ratio_ci(numerator: np.ndarray, denominator: np.ndarray) -> tuple[float, float, float] | None:
+    """Ratio of medians with its IC 95 %, or None when it is undefined (no data, or a zero or
+    non-finite denominator median, e.g. a memory metric that read 0)."""
+    numerator, denominator = numerator[np.isfinite(numerator)], denominator[np.isfinite(denominator)]
+    if numerator.size == 0 or denominator.size == 0 or np.median(denominator) == 0:
+        return None
+    if np.any(denominator == 0):   # some resamples would divide by zero: take the plain ratio, no IC
+        ratio = float(np.median(numerator) / np.median(denominator))
+        return ratio, float("nan"), float("nan")
+    return measure.bootstrap_ratio_ci(numerator, denominator)
 
 
 def podman_docker(datos: pd.DataFrame) -> pd.DataFrame:
@@ -369,8 +385,9 @@ def podman_docker(datos: pd.DataFrame) -> pd.DataFrame:
     for (machine, *key), group in datos.groupby(["machine"] + PAIR_KEY, sort=True):
         docker = group[group["engine"] == "docker"]["value"].to_numpy()
         podman = group[group["engine"] == "podman"]["value"].to_numpy()
-        if docker.size and podman.size:
-            ratio, lo, hi = measure.bootstrap_ratio_ci(podman, docker)
+        found = _ratio_ci(podman.astype(float), docker.astype(float))
+        if found is not None:
+            ratio, lo, hi = found
             rows.append({"machine": machine, **dict(zip(PAIR_KEY, key)), "n": min(docker.size, podman.size),
                          "proporcion": ratio, "ic_bajo": lo, "ic_alto": hi})
     return pd.DataFrame(rows, columns=["machine", *PAIR_KEY, "n", "proporcion", "ic_bajo", "ic_alto"])
@@ -401,10 +418,12 @@ def dispersion(tabla: pd.DataFrame, value: str = "proporcion") -> pd.DataFrame:
 
 
 def _verdict(lo: float, hi: float, ref: float, n: int) -> str:
-    if not np.isfinite(ref) or not np.isfinite(lo):
+    if not np.isfinite(ref):
         return "sin referencia"
     if n < 2:
         return "una sola medición (sin IC)"
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return "sin IC"
     if lo <= ref <= hi:
         return "coincide"
     return "más alta" if lo > ref else "más baja"

@@ -40,7 +40,6 @@ QUICK_PROFILE = {
     "TAMANO_MB": 8,
     "DURACION_S": 2,
     "PETICIONES": 200,
-    "IMAGENES": ["alpine"],
 }
 ALWAYS = {"INTERACTIVO": False}
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[\]PX^_][^\x1b]*\x1b\\|\r")
@@ -129,6 +128,9 @@ class _LineWriter(io.TextIOBase):
 
 
 def _cell_label(cell) -> str:
+    if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
+        return "(parámetros inyectados) " + "; ".join(
+            line.strip() for line in cell.source.splitlines() if line.strip() and not line.startswith("#"))[:80]
     for line in cell.source.splitlines():
         line = line.strip()
         if line and not line.startswith("#"):

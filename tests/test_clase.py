@@ -153,7 +153,22 @@ def test_each_machine_against_the_reference(class_folder):
     assert row["proporcion"] == pytest.approx(50)                           # 100 ms / 2 ms
     assert row["veredicto"] == ("coincide" if row["ic_bajo"] <= row["referencia"] <= row["ic_alto"]
                                 else "más alta" if row["ic_bajo"] > row["referencia"] else "más baja")
-    assert set(table["veredicto"]) <= {"coincide", "más alta", "más baja", "una sola medición (sin IC)"}
+    assert set(table["veredicto"]) <= {"coincide", "más alta", "más baja", "una sola medición (sin IC)", "sin IC"}
+
+
+def test_zero_medians_do_not_break_the_comparison(tmp_path):
+    rows = [(e, "img", "n=1", rep, "memoria", v, "KB") for rep in (1, 2, 3)
+            for e, v in (("bare", 0.0), ("docker", 0.0), ("podman", 5.0))]
+    rows += [("docker", "img", "n=2", 1, "memoria", 0.0, "KB"), ("docker", "img", "n=2", 2, "memoria", 4.0, "KB"),
+             ("docker", "img", "n=2", 3, "memoria", 4.0, "KB"), ("podman", "img", "n=2", 1, "memoria", 2.0, "KB"),
+             ("podman", "img", "n=2", 2, "memoria", 2.0, "KB"), ("podman", "img", "n=2", 3, "memoria", 2.0, "KB")]
+    write_run(tmp_path / "pc", "escala", rows)
+    c = clase.recolectar(tmp_path)
+    assert clase.proporciones_bare(c.datos).empty             # 0 on bare metal: no ratio, no crash
+    pairs = clase.podman_docker(c.datos).set_index("variant")
+    assert "n=1" not in pairs.index                           # Docker's median is 0: undefined
+    assert pairs.loc["n=2", "proporcion"] == pytest.approx(0.5)
+    assert clase.frente_a_referencia(c) is not None
 
 
 def test_missing_or_empty_folder(tmp_path):
