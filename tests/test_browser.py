@@ -189,9 +189,10 @@ def test_student_runs_01_arranque_in_jupyterlab(browser_context, jupyterlab):
         table = page.locator(".jp-OutputArea-output .widget-output table, .widget-output table").first
         table.wait_for(state="visible", timeout=300_000)
         table.scroll_into_view_if_needed()
-        news = page.locator(".jp-toast-container button", has_text="No")   # JupyterLab's news prompt
+        news = page.get_by_role("button", name="No", exact=True)   # JupyterLab's news prompt
         if news.count():
             news.first.click()
+            news.first.wait_for(state="hidden", timeout=5_000)
         page.screenshot(path=str(SCREENSHOTS / "jupyterlab_01_arranque.png"), full_page=False)
         text = table.inner_text()
         assert "bare metal" in text.lower() or "bare" in text.lower(), text[:500]
