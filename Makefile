@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.instalado
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup python motores probes course test lab bench-harness bench-escala clean
+.PHONY: setup python motores probes course pack test lab bench-harness bench-escala clean
 
 setup: python motores
 
@@ -26,6 +26,10 @@ probes:
 
 course: setup
 	$(BIN)/python -m helpers.course $(if $(RAPIDO),--rapido) $(if $(PARAMS),--parametros '$(PARAMS)')
+
+# Zip this machine's latest results with their metadata, to hand in (build/entregas/).
+pack: python
+	$(BIN)/python -m helpers.clase empaquetar
 
 test: setup
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)

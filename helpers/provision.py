@@ -28,6 +28,7 @@ APT_PACKAGES = {
     "busybox": "busybox-static",
     "hyperfine": "hyperfine",
     "file": "file",
+    "chromium": "chromium",   # headless browser for the course's browser tests
 }
 DOCKERD_LOG = Path("/var/log/curso-dockerd.log")
 

@@ -1,0 +1,145 @@
+"""What the instructor sees in 90_comparar_clase.ipynb: tables, plots and Spanish sentences.
+
+All numbers come from helpers.clase; this module only draws and words them.
+"""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from .. import clase as cl
+from .common import ENGINE_LABEL, markdown, show, table
+
+COMBO_COLUMNS = ["engine", "role", "variant"]
+
+
+def _combo(row) -> str:
+    parts = [ENGINE_LABEL.get(row.get("engine", ""), row.get("engine", "")), row.get("role", ""),
+             row.get("variant", "")]
+    return " · ".join(p for p in parts if p and p != "por_defecto")
+
+
+def encabezado(clase: cl.Clase) -> None:
+    if clase.demo:
+        markdown(f"> **{cl.DEMO_LABEL}** Para comparar tu clase, pon en `CARPETA` la carpeta con las "
+                 "entregas (carpetas o zip de `make pack`).")
+    n = len({c.machine for c in clase.corridas})
+    markdown(f"Carpeta: `{clase.carpeta}`. Se leyeron **{len(clase.corridas)} corridas** de **{n} máquinas** "
+             f"({', '.join(clase.experimentos) or 'ningún experimento'}); se omitieron {len(clase.omitidos)} "
+             "elementos (ver la tabla de omitidos).")
+
+
+def maquinas(clase: cl.Clase) -> None:
+    df = clase.maquinas()
+    if df.empty:
+        markdown("No se encontró ninguna corrida válida en la carpeta.")
+        return
+    show(table(df, "Máquinas de la clase"))
+
+
+def omitidos(clase: cl.Clase) -> None:
+    df = clase.omitidos_frame()
+    if df.empty:
+        markdown("No se omitió nada: todo lo que había en la carpeta era una corrida válida.")
+        return
+    show(table(df, f"Lo que se omitió y por qué ({len(df)})"))
+
+
+def _ratio_plot(data: pd.DataFrame, title: str, xlabel: str, reference: pd.DataFrame | None = None,
+                log: bool = False) -> None:
+    data = data.assign(combinación=[_combo(r) for _, r in data.iterrows()])
+    order = list(dict.fromkeys(data["combinación"]))
+    fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(order) * max(1, min(3, data["machine"].nunique() / 4))))
+    machines = sorted(data["machine"].unique())
+    palette = dict(zip(machines, sns.color_palette("husl", len(machines))))
+    offsets = np.linspace(-0.3, 0.3, len(machines)) if len(machines) > 1 else [0.0]
+    for offset, machine in zip(offsets, machines):
+        d = data[data["machine"] == machine]
+        y = [order.index(c) + offset for c in d["combinación"]]
+        err = np.vstack([d["proporcion"] - d["ic_bajo"], d["ic_alto"] - d["proporcion"]]).clip(min=0)
+        ax.errorbar(d["proporcion"], y, xerr=err, fmt="o", ms=4, capsize=2, color=palette[machine], label=machine)
+    if reference is not None and not reference.empty:
+        ref = reference.assign(combinación=[_combo(r) for _, r in reference.iterrows()])
+        ref = ref[ref["combinación"].isin(order)]
+        ax.scatter(ref["proporcion"], [order.index(c) for c in ref["combinación"]], marker="X", s=90,
+                   color="black", zorder=5, label="referencia")
+    ax.axvline(1, color="grey", lw=0.8, ls="--")
+    ax.set_yticks(range(len(order)), order)
+    ax.invert_yaxis()
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.legend(fontsize="small", bbox_to_anchor=(1.01, 1), loc="upper left")
+    fig.tight_layout()
+    plt.show()
+
+
+def _fmt_table(df: pd.DataFrame, caption: str):
+    numeric = {c: "{:,.2f}" for c in df.columns if pd.api.types.is_float_dtype(df[c])}
+    return table(df, caption).format(numeric, na_rep="—")
+
+
+def experimento(clase: cl.Clase, experiment: str) -> None:
+    """x bare metal and Podman/Docker per machine (with IC 95 %), the reference, and the spread."""
+    todo = cl.con_referencia(clase)
+    todo = todo[todo["experiment"] == experiment]
+    markdown(f"### Experimento «{experiment}»")
+    for metric, datos in todo.groupby("metric", sort=True):
+        ratios = cl.proporciones_bare(datos)
+        pairs = cl.podman_docker(datos)
+        if ratios.empty and pairs.empty:
+            continue
+        markdown(f"**Métrica `{metric}`**")
+        if not ratios.empty:
+            mine = ratios[ratios["machine"] != cl.REFERENCE_MACHINE]
+            if not mine.empty:
+                _ratio_plot(mine, f"{experiment} · {metric}: veces bare metal (IC 95 %)",
+                            "× bare metal (escala log)", ratios[ratios["machine"] == cl.REFERENCE_MACHINE], log=True)
+                spread = cl.dispersion(ratios)
+                if not spread.empty:
+                    show(_fmt_table(spread.drop(columns=["experiment", "metric"]),
+                                    "× bare metal: dispersión entre máquinas (mediana, IQR, mín., máx.)"))
+        if not pairs.empty:
+            mine = pairs[pairs["machine"] != cl.REFERENCE_MACHINE]
+            if not mine.empty:
+                _ratio_plot(mine, f"{experiment} · {metric}: Podman/Docker (IC 95 %)",
+                            "Podman/Docker (< 1: Podman más rápido o más liviano)",
+                            pairs[pairs["machine"] == cl.REFERENCE_MACHINE])
+                spread = cl.dispersion(pairs)
+                if not spread.empty:
+                    show(_fmt_table(spread.drop(columns=["experiment", "metric"]),
+                                    "Podman/Docker: dispersión entre máquinas"))
+
+
+def experimentos(clase: cl.Clase) -> None:
+    if not clase.corridas:
+        markdown("No hay datos que comparar.")
+        return
+    for experiment in clase.experimentos:
+        experimento(clase, experiment)
+
+
+def frente_a_referencia(clase: cl.Clase) -> pd.DataFrame:
+    """One Spanish sentence per machine, then the detailed table."""
+    df = cl.frente_a_referencia(clase)
+    if df.empty:
+        markdown("Ningún experimento de la clase tiene datos de referencia con los que comparar.")
+        return df
+    for machine, group in df.groupby("machine", sort=True):
+        counts = group["veredicto"].value_counts()
+        judged = int(counts.get("coincide", 0) + counts.get("más alta", 0) + counts.get("más baja", 0))
+        text = (f"- **{machine}**: {int(counts.get('coincide', 0))} de {judged} proporciones coinciden con la "
+                f"referencia (la referencia cae dentro de su IC 95 %); {int(counts.get('más alta', 0))} más altas, "
+                f"{int(counts.get('más baja', 0))} más bajas")
+        single = int(counts.get("una sola medición (sin IC)", 0))
+        if single:
+            text += f"; {single} sin IC porque se midieron una sola vez"
+        markdown(text + ".")
+    detail = df.assign(combinación=[_combo(r) for _, r in df.iterrows()])[
+        ["machine", "proporcion_de", "experiment", "metric", "combinación", "proporcion", "ic_bajo", "ic_alto",
+         "referencia", "veredicto"]]
+    show(_fmt_table(detail, "Cada máquina frente a la referencia"))
+    return df
