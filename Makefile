@@ -35,7 +35,7 @@ test: setup
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
 
 lab: setup
-	$(BIN)/jupyter lab --ip 127.0.0.1 --notebook-dir notebooks
+	$(BIN)/jupyter lab --ip 127.0.0.1 --notebook-dir notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench-harness: setup
 	$(BIN)/python -m helpers.bench_harness

@@ -37,7 +37,6 @@ import numpy as np
 import pandas as pd
 
 from . import PROJECT_ROOT, measure, reference, results, system
-from .experiments.arranque import with_roles
 
 REFERENCE_MACHINE = "referencia"
 KEY = ["experiment", "metric", "engine", "role", "variant"]
@@ -83,7 +82,7 @@ class Clase:
         """Every used row, with machine, role, run id and whether the run was partial."""
         frames = []
         for c in self.corridas:
-            df = with_roles(c.df, c.meta)
+            df = results.add_roles(c.df, c.meta)
             frames.append(df.assign(machine=c.machine, run_id=c.run_id, parcial=c.partial))
         if not frames:
             return pd.DataFrame(columns=results.COLUMNS + ["role", "machine", "run_id", "parcial"])
@@ -309,7 +308,7 @@ def con_referencia(clase: Clase) -> pd.DataFrame:
     for experiment in clase.experimentos:
         if experiment in reference.available():
             ref = reference.load(experiment).drop(columns=["source"])
-            frames.append(with_roles(ref, None).assign(machine=REFERENCE_MACHINE, run_id="referencia",
+            frames.append(results.add_roles(ref, None).assign(machine=REFERENCE_MACHINE, run_id="referencia",
                                                        parcial=False))
     return pd.concat(frames, ignore_index=True)
 

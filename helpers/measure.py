@@ -133,6 +133,9 @@ def bootstrap_ratio_ci(numerator, denominator, *, level: float = 0.95,
     if a.size == 0 or b.size == 0:
         nan = float("nan")
         return nan, nan, nan
+    if np.median(b) == 0:
+        nan = float("nan")
+        return nan, nan, nan  # a ratio against zero says nothing
     ratio = float(np.median(a) / np.median(b))
     rng = np.random.default_rng(seed)
     ma = np.median(rng.choice(a, size=(resamples, a.size), replace=True), axis=1)
@@ -140,6 +143,8 @@ def bootstrap_ratio_ci(numerator, denominator, *, level: float = 0.95,
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = ma / mb
     ratios = ratios[np.isfinite(ratios)]
+    if ratios.size == 0:
+        return ratio, float("nan"), float("nan")
     alpha = (1 - level) / 2
     lo, hi = np.quantile(ratios, [alpha, 1 - alpha])
     return ratio, float(lo), float(hi)

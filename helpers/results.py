@@ -11,6 +11,7 @@ import datetime as _dt
 import json
 import os
 import secrets
+import time
 from pathlib import Path
 from typing import Iterable
 
@@ -63,6 +64,7 @@ class Run:
             "run_id": self.id,
             "parameters": dict(params or {}),
             "started": _iso(self.started),
+            "started_ns": time.time_ns(),  # orders runs started within the same second
             "ended": None,
             "status": STATUS_RUNNING,
             "reason": None,
@@ -132,11 +134,21 @@ def read_meta(run_dir: Path | str) -> dict:
 
 
 def list_runs(experiment: str, root: Path | str | None = None) -> list[Path]:
-    """Run folders of an experiment, oldest first (names sort by UTC time)."""
+    """Run folders of an experiment, oldest first: by the UTC time in the name, then (for runs started
+    within the same second) by the nanosecond start recorded in meta.json."""
     base = (Path(root) if root is not None else results_root()) / experiment
     if not base.is_dir():
         return []
-    return sorted(p for p in base.iterdir() if (p / "raw.csv").is_file() and (p / "meta.json").is_file())
+    runs = [p for p in base.iterdir() if (p / "raw.csv").is_file() and (p / "meta.json").is_file()]
+
+    def key(path: Path):
+        try:
+            started_ns = int(read_meta(path).get("started_ns") or 0)
+        except (OSError, ValueError):
+            started_ns = 0
+        return (path.name.split("-", 1)[0], started_ns, path.name)
+
+    return sorted(runs, key=key)
 
 
 def latest_run(experiment: str, root: Path | str | None = None, *, complete_only: bool = False
@@ -150,3 +162,16 @@ def latest_run(experiment: str, root: Path | str | None = None, *, complete_only
 def load_run(run_dir: Path | str) -> tuple[pd.DataFrame, dict]:
     run_dir = Path(run_dir)
     return read_raw(run_dir / "raw.csv"), read_meta(run_dir)
+
+
+def add_roles(df: pd.DataFrame, meta: dict | None) -> pd.DataFrame:
+    """Add `role` (the image role: alpine/ubuntu) from meta.json's image map. Reference rows already
+    hold the role in `image`, so unknown names are kept as they are."""
+    df = df.copy()
+    reverse = {}
+    for engine_name, roles in ((meta or {}).get("images") or {}).items():
+        for role, info in (roles or {}).items():
+            if info:
+                reverse[(engine_name, info["name"])] = role
+    df["role"] = [reverse.get((e, i), i) for e, i in zip(df["engine"], df["image"])]
+    return df

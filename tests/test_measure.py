@@ -69,3 +69,8 @@ def test_failed_command_raises_with_its_stderr():
     with pytest.raises(ComandoFallido) as err:
         measure.time_command(["sh", "-c", "echo algo salió mal >&2; exit 3"])
     assert "código 3" in str(err.value) and "algo salió mal" in str(err.value)
+
+
+def test_ratio_against_a_zero_median_is_not_a_number_instead_of_a_crash():
+    r, lo, hi = measure.bootstrap_ratio_ci([1.0, 2.0, 3.0], [0.0, 0.0, 1.0])
+    assert np.isnan(r) and np.isnan(lo) and np.isnan(hi)

@@ -65,3 +65,13 @@ def test_latest_run_and_complete_only(tmp_path):
     assert results.latest_run("prueba", tmp_path) == second.dir
     assert results.latest_run("prueba", tmp_path, complete_only=True) == first.dir
     assert results.latest_run("otro", tmp_path) is None
+
+
+def test_runs_started_in_the_same_second_keep_their_order(tmp_path):
+    made = []
+    for _ in range(6):
+        with results.Run("prueba", root=tmp_path) as run:
+            _row(run, 1)
+        made.append(run.dir)
+    assert results.list_runs("prueba", tmp_path) == made
+    assert results.latest_run("prueba", tmp_path) == made[-1]

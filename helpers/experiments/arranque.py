@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .. import engines as eng
-from .. import images, measure, validate
+from .. import images, measure, results, validate
 from ..errors import ComandoFallido
 from .base import Log, Progress, Resultado, experiment_run, no_progress, print_log
 
@@ -124,15 +124,8 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
 
 # ---------------------------------------------------------------- analysis
 def with_roles(df: pd.DataFrame, meta: dict | None) -> pd.DataFrame:
-    """Add `role` (alpine/ubuntu) from meta.json's image map; reference rows already hold the role."""
-    df = df.copy()
-    reverse = {}
-    for engine_name, roles in ((meta or {}).get("images") or {}).items():
-        for role, info in roles.items():
-            if info:
-                reverse[(engine_name, info["name"])] = role
-    df["role"] = [reverse.get((e, i), i) for e, i in zip(df["engine"], df["image"])]
-    return df
+    """Add `role` (alpine/ubuntu) to the rows; see helpers.results.add_roles."""
+    return results.add_roles(df, meta)
 
 
 def summarize(df: pd.DataFrame, meta: dict | None = None, *, baseline=BASELINE) -> pd.DataFrame:
