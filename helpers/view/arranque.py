@@ -32,14 +32,14 @@ def tabla(resultado: Resultado):
     if s.empty:
         return "Esta corrida no tiene filas todavía."
     out = pd.DataFrame({
-        "Combinación": [_combo(r) for _, r in s.iterrows()],
+        "Combinación": [_combo(r).replace("`", "") for _, r in s.iterrows()],
         "Imagen real": [r["image"] or "—" for _, r in s.iterrows()],
         "n": s["n"],
         "Mediana (ms)": [fmt(v, 2) for v in s["mediana_ms"]],
         "IQR (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["q1_ms"], s["q3_ms"])],
         "Mín (ms)": [fmt(v, 2) for v in s["min_ms"]],
         "IC 95 % mediana (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["ic_bajo_ms"], s["ic_alto_ms"])],
-        "× bare metal [IC 95 %]": [fmt_ratio(r, lo, hi, 1) for r, lo, hi in
+        "× bare metal [IC 95 %]": [fmt_ratio(r, lo, hi, 2 if r < 10 else 0) for r, lo, hi in
                                    zip(s["x_bare"], s["x_bare_ic_bajo"], s["x_bare_ic_alto"])],
     })
     return table(out, "Arranque: tiempo de `echo ok` (IQR con cuantiles lineales; IC 95 % por bootstrap)")
