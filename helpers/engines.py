@@ -128,7 +128,25 @@ class BareMetal(Engine):
         return {"engine": "bare", "note": "proceso normal del host, sin contenedor"}
 
 
-class Docker(Engine):
+class CliEngine(Engine):
+    """An engine driven by a docker-compatible CLI named like the engine (docker, podman)."""
+
+    def run_argv(self, image, command, *, run_id, name=None, remove=True, detach=False, extra=()):
+        argv = [self.name, "run"]
+        if remove:
+            argv.append("--rm")
+        if detach:
+            argv.append("-d")
+        if name:
+            argv += ["--name", name]
+        argv += _label_args(run_id) + list(extra) + [image] + list(command)
+        return argv
+
+    def exec_argv(self, container, command):
+        return [self.name, "exec", container] + list(command)
+
+
+class Docker(CliEngine):
     name = "docker"
 
     def __init__(self):
@@ -156,20 +174,6 @@ class Docker(Engine):
             return False, ("el cliente de Docker está, pero ningún daemon responde "
                            f"(¿dockerd está corriendo?): {type(exc).__name__}.")
         return True, None
-
-    def run_argv(self, image, command, *, run_id, name=None, remove=True, detach=False, extra=()):
-        argv = ["docker", "run"]
-        if remove:
-            argv.append("--rm")
-        if detach:
-            argv.append("-d")
-        if name:
-            argv += ["--name", name]
-        argv += _label_args(run_id) + list(extra) + [image] + list(command)
-        return argv
-
-    def exec_argv(self, container, command):
-        return ["docker", "exec", container] + list(command)
 
     def info(self):
         client = self.client()
@@ -221,7 +225,7 @@ class Docker(Engine):
         return removed
 
 
-class Podman(Engine):
+class Podman(CliEngine):
     name = "podman"
 
     def __init__(self):
@@ -328,20 +332,6 @@ class Podman(Engine):
         return []
 
     # -- commands
-    def run_argv(self, image, command, *, run_id, name=None, remove=True, detach=False, extra=()):
-        argv = ["podman", "run"]
-        if remove:
-            argv.append("--rm")
-        if detach:
-            argv.append("-d")
-        if name:
-            argv += ["--name", name]
-        argv += _label_args(run_id) + list(extra) + [image] + list(command)
-        return argv
-
-    def exec_argv(self, container, command):
-        return ["podman", "exec", container] + list(command)
-
     def _json(self, argv: Sequence[str]):
         result = _run(argv, env=self.env(), timeout=120)
         if result.returncode != 0:
