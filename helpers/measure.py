@@ -10,6 +10,7 @@ percentile-bootstrap 95 % intervals for the median and for ratios of medians.
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 import time
 from dataclasses import dataclass
@@ -47,11 +48,7 @@ def spawn_and_wait(argv: Sequence[str], env: dict | None = None, *, keep_stderr:
             _, status = os.waitpid(pid, 0)
         except BaseException:
             # Interrupted (Ctrl-C): do not leave the child behind.
-            try:
-                os.kill(pid, 15)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
+            stop_child(pid)
             raise
         elapsed = time.perf_counter_ns() - start
         code = os.waitstatus_to_exitcode(status)
@@ -63,6 +60,23 @@ def spawn_and_wait(argv: Sequence[str], env: dict | None = None, *, keep_stderr:
     finally:
         os.close(devnull)
         err.close()
+
+
+def stop_child(pid: int, grace: float = 2.0) -> None:
+    """SIGTERM, a short grace, then SIGKILL, and reap. `docker run` forwards SIGTERM to the
+    container, whose PID 1 (e.g. `sleep`) may ignore it: waiting for it could take minutes."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return
+            time.sleep(0.05)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
 
 
 def time_command(argv: Sequence[str], env: dict | None = None) -> float:

@@ -64,8 +64,8 @@ def _interrupt_while_a_container_runs(monkeypatch, engine_name):
             time.sleep(0.2)
         seen["running"] = engine.list_labelled(run_id)
         seen["run_id"] = run_id
-        cli.terminate()  # what spawn_and_wait does to its child on Ctrl-C
-        cli.wait()
+        arranque.measure.stop_child(cli.pid)  # what spawn_and_wait does to its child on Ctrl-C
+        cli.returncode = -9  # reaped by stop_child
         raise KeyboardInterrupt
 
     monkeypatch.setattr(arranque.measure, "time_command", launch_then_interrupt)
