@@ -206,22 +206,26 @@ class Docker(CliEngine):
         return self.client().api.inspect_container(container)
 
     def list_labelled(self, run_id=None):
+        # The low-level call lists without inspecting each container, so one that vanishes
+        # meanwhile (--rm, another clean-up) cannot make the listing fail.
         label = f"{LABEL_RUN}={run_id}" if run_id else LABEL
-        return [c.id for c in self.client().containers.list(all=True, filters={"label": label})]
+        return [c["Id"] for c in self.client().api.containers(all=True, filters={"label": label})]
 
     def cleanup(self, run_id):
         if not self.available:
             return 0
         import docker
 
-        label = f"{LABEL_RUN}={run_id}" if run_id else LABEL
         removed = 0
-        for container in self.client().containers.list(all=True, filters={"label": label}):
+        for container_id in self.list_labelled(run_id):
             try:
-                container.remove(force=True)
+                self.client().api.remove_container(container_id, force=True)
                 removed += 1
             except docker.errors.NotFound:
                 pass  # --rm got there first
+            except docker.errors.APIError as exc:
+                if "already in progress" not in str(exc):
+                    raise
         return removed
 
 
