@@ -1,3 +1,4 @@
+import json
 import os
 import sys
 
@@ -12,6 +13,31 @@ def results_tmp(tmp_path, monkeypatch):
     root = tmp_path / "resultados"
     monkeypatch.setenv("CURSO_RESULTADOS", str(root))
     return root
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_containers(tmp_path):
+    """Safety net for every test: after it, remove the containers of every run it created (found
+    through the meta.json files under its tmp_path) and report any it left behind as an error."""
+    yield
+    run_ids = set()
+    for meta in tmp_path.rglob("meta.json"):
+        try:
+            run_id = json.loads(meta.read_text()).get("run_id")
+        except (OSError, ValueError):
+            continue
+        if run_id:
+            run_ids.add(run_id)
+    leaked = {}
+    for name in engines.CONTAINER_ENGINES:
+        engine = engines.get_engine(name)
+        if not run_ids or not engine.available:
+            continue
+        for run_id in run_ids:
+            if engine.list_labelled(run_id):
+                leaked[f"{name}:{run_id}"] = engine.cleanup(run_id)
+    if leaked:
+        pytest.fail(f"la prueba dejó contenedores (ya eliminados): {leaked}")
 
 
 def require_engine(name: str):

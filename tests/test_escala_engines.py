@@ -106,8 +106,12 @@ def test_ctrl_c_halfway_through_launching_removes_everything(motor, concurrencia
         proc.send_signal(signal.SIGINT)
         output, _ = proc.communicate(timeout=120)
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        if proc.poll() is None:  # the test failed before interrupting: interrupt, so the run cleans up
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
     assert proc.returncode != 0, output
     assert engine.list_labelled(run_id) == [], "quedaron contenedores de la corrida"
     meta = json.loads((resultados / "escala" / run_id / "meta.json").read_text())
