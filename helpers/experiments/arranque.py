@@ -32,6 +32,9 @@ CONTROLS = [
     {"name": "motores", "kind": "multi", "label": "Motores", "options": list(eng.CONTAINER_ENGINES)},
 ]
 
+PROGRESS_LABEL = {"proceso": "(proceso real)", "metodo_semilla": "(método de la semilla)",
+                  "builtin": "(solo el builtin)"}
+
 SEED_SCRIPT = 's=$(date +%s%N); echo ok > /dev/null; e=$(date +%s%N); echo $((e - s))'
 BUILTIN_SCRIPT = 's=$EPOCHREALTIME; echo ok > /dev/null; e=$EPOCHREALTIME; echo "$s $e"'
 
@@ -104,7 +107,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                             quantile_method=measure.QUANTILE_METHOD)
         for done, step in enumerate(steps, 1):
             arm: Arm = step.arm
-            label = f"{eng.DISPLAY[arm.engine]} {arm.role or arm.variant}"
+            label = f"{eng.DISPLAY[arm.engine]} {arm.role or PROGRESS_LABEL.get(arm.variant, arm.variant)}"
             progress(done - 1, len(steps), label + (" (calentamiento)" if step.warmup else f" #{step.rep}"))
             if arm.engine == "bare" and arm.variant == "metodo_semilla":
                 value = _seed_method_ms()
