@@ -17,7 +17,7 @@ import pandas as pd
 from .. import engines as eng
 from .. import images, measure, results, validate
 from ..errors import ComandoFallido
-from .base import Log, Progress, Resultado, experiment_run, no_progress, print_log
+from .base import Claim, Log, Progress, Resultado, experiment_run, no_progress, print_log
 
 EXPERIMENT = "arranque"
 METRIC = "arranque"
@@ -165,19 +165,6 @@ def pair_ratio(df: pd.DataFrame, meta: dict | None, a: tuple[str, str], b: tuple
         return df[(df["engine"] == engine_name) & (df[col] == what)]["value"].to_numpy()
 
     return measure.bootstrap_ratio_ci(values(a), values(b))
-
-
-@dataclass
-class Claim:
-    """A seed claim tested against data. status: confirmada / refutada / ruido / sin_datos."""
-
-    key: str
-    statement: str
-    status: str
-    ratio: float = float("nan")
-    low: float = float("nan")
-    high: float = float("nan")
-    detail: dict = field(default_factory=dict)
 
 
 def claims(df: pd.DataFrame, meta: dict | None) -> list[Claim]:

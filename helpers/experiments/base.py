@@ -77,6 +77,23 @@ def engine_metadata(names: Sequence[str]) -> dict[str, dict]:
 
 
 @dataclass
+class Claim:
+    """A seed claim tested against live data.
+
+    status: confirmada / parcial / refutada / ruido (the interval cannot tell) / sin_datos.
+    value, low, high: the deciding figure and its IC 95 % (a ratio, a percentage, a count...);
+    detail: whatever the experiment's view needs to explain the verdict."""
+
+    key: str
+    statement: str
+    status: str
+    value: float = float("nan")
+    low: float = float("nan")
+    high: float = float("nan")
+    detail: dict = field(default_factory=dict)
+
+
+@dataclass
 class RunContext:
     run: results.Run
     engines: list[str]

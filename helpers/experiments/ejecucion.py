@@ -37,8 +37,7 @@ from .. import PROJECT_ROOT
 from .. import engines as eng
 from .. import images, measure, validate
 from ..errors import ComandoFallido, ErrorDelCurso, ParametroInvalido
-from .arranque import Claim
-from .base import Log, Progress, Resultado, experiment_run, no_progress, print_log
+from .base import Claim, Log, Progress, Resultado, experiment_run, no_progress, print_log
 
 EXPERIMENT = "ejecucion"
 WORKLOADS = ("hash", "sort", "archivos", "escritura")

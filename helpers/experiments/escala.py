@@ -32,7 +32,7 @@ import psutil
 from .. import cgroups, images, measure, system, validate
 from .. import engines as eng
 from ..errors import ComandoFallido, ParametroInvalido
-from .base import Log, Progress, Resultado, experiment_run, no_progress, print_log
+from .base import Claim, Log, Progress, Resultado, experiment_run, no_progress, print_log
 
 EXPERIMENT = "escala"
 MAX_N = 200
@@ -76,9 +76,9 @@ def check_memory(cantidades: list[int], motores: list[str], available_bytes: int
         fits = int(available / (ESTIMATE_KB[worst] * KB * SAFETY_FACTOR))
         raise ParametroInvalido(
             f"CANTIDADES: {n} contenedores de {eng.DISPLAY[worst]} necesitarían unos "
-            f"{estimate_kb(n, worst) / 1024:,.0f} MB (≈{ESTIMATE_KB[worst] / 1024:.0f} MB cada uno, contando "
+            f"{estimate_kb(n, worst) / 1024:.0f} MB (≈{ESTIMATE_KB[worst] / 1024:.0f} MB cada uno, contando "
             f"su proceso auxiliar), y con el margen de seguridad (x{SAFETY_FACTOR:g}) eso supera los "
-            f"{available / 2**20:,.0f} MB libres de esta máquina. Aquí caben como mucho unos {fits}."
+            f"{available / 2**20:.0f} MB libres de esta máquina. Aquí caben como mucho unos {fits}."
         )
 
 
@@ -515,17 +515,6 @@ def noise(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@dataclass
-class Claim:
-    """A seed claim tested against data. status: confirmada / refutada / parcial / sin_datos."""
-
-    key: str
-    statement: str
-    status: str
-    value: float = float("nan")
-    detail: dict = field(default_factory=dict)
-
-
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     out = []
     engines_present = set(df["engine"])
@@ -546,7 +535,8 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
             status = "confirmada"
         else:
             status = "parcial"
-        out.append(Claim(f"cruce_{basis}", statement, status, n if n is not None else float("inf"), c))
+        out.append(Claim(f"cruce_{basis}", statement, status, value=n if n is not None else float("inf"),
+                         detail=c))
     # KB per container stays flat with N (the cgroup is a precise instrument).
     w = wide(df)
     for engine_name in sorted(engines_present):
@@ -558,8 +548,8 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
             continue
         spread = float((g.max() - g.min()) / g.median())
         status = "confirmada" if spread <= 0.25 else "refutada"
-        out.append(Claim("cgroup_estable", statement, status, spread,
-                         {"engine": engine_name, "min_kb": float(g.min()), "max_kb": float(g.max())}))
+        out.append(Claim("cgroup_estable", statement, status, value=spread,
+                         detail={"engine": engine_name, "min_kb": float(g.min()), "max_kb": float(g.max())}))
     return out
 
 

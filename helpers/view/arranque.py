@@ -10,7 +10,7 @@ import seaborn as sns
 from .. import reference
 from ..experiments import arranque
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, fmt, fmt_interval, fmt_ratio, markdown, run_caption, show, table
+from .common import ENGINE_LABEL, NO_RESULT, VERDICT, fmt, fmt_interval, fmt_ratio, markdown, needs_result, run_caption, show, table
 
 VARIANT_LABEL = {
     "proceso": "proceso real (`echo ok` como programa)",
@@ -26,6 +26,7 @@ def _combo(row) -> str:
     return f"{ENGINE_LABEL[row['engine']]} / {row['role']}"
 
 
+@needs_result
 def tabla(resultado: Resultado):
     """Results table: median, IQR, min, IC 95 % and × bare metal (real process) with its IC."""
     s = arranque.summarize(resultado.df, resultado.meta)
@@ -45,6 +46,7 @@ def tabla(resultado: Resultado):
     return table(out, "Arranque: tiempo de `echo ok` (IQR con cuantiles lineales; IC 95 % por bootstrap)")
 
 
+@needs_result
 def grafico(resultado: Resultado):
     """Every repetition as a dot, with its median as a bar; log scale (bare metal is ~1000x faster)."""
     df = arranque.with_roles(resultado.df, resultado.meta)
@@ -70,6 +72,7 @@ def grafico(resultado: Resultado):
     return fig
 
 
+@needs_result
 def leccion_bare_metal(resultado: Resultado) -> str:
     """The lesson of the baseline: the seed's method measures the cost of `date`, not of `echo`."""
     s = arranque.summarize(resultado.df, resultado.meta)
@@ -95,6 +98,7 @@ def leccion_bare_metal(resultado: Resultado) -> str:
     return text
 
 
+@needs_result
 def comparacion(resultado: Resultado):
     """Your ratios next to the reference's (the seed: Docker 28.4.0, Podman 4.6.2, Linux 6.12)."""
     ref = reference.load("arranque")
@@ -144,29 +148,20 @@ def frase_comparacion(c: pd.DataFrame) -> str:
     return text + scale
 
 
-STATUS_TEXT = {
-    "confirmada": "se confirma",
-    "parcial": "se confirma solo en parte",
-    "refutada": "no se sostiene",
-    "ruido": "los datos no distinguen la diferencia del ruido",
-    "sin_datos": "no se puede juzgar (faltan datos)",
-}
-
-
 def frase_veredicto(claim: arranque.Claim) -> str:
-    interval = fmt_ratio(claim.ratio, claim.low, claim.high)
+    interval = fmt_ratio(claim.value, claim.low, claim.high)
     if claim.key == "podman_2x":
         role = claim.detail.get("role")
         if claim.status == "sin_datos":
-            return f"«Podman arranca el doble de rápido que Docker» ({role}): {STATUS_TEXT['sin_datos']}."
+            return f"«Podman arranca el doble de rápido que Docker» ({role}): {VERDICT['sin_datos']}."
         what = {"confirmada": "Podman arranca mucho más rápido, en línea con el «2x» de la semilla",
                 "parcial": "Podman es más rápido, pero lejos del doble",
                 "refutada": "aquí Docker arranca **antes** que Podman",
                 "ruido": "la diferencia entre los dos motores no se distingue del ruido"}[claim.status]
-        return (f"**«Podman arranca el doble de rápido que Docker» ({role}) — {STATUS_TEXT[claim.status]}.** "
+        return (f"**«Podman arranca el doble de rápido que Docker» ({role}) — {VERDICT[claim.status]}.** "
                 f"Docker/Podman = {interval} (mediana, IC 95 %; la semilla afirma ≈2x): {what}.")
     engine = ENGINE_LABEL.get(claim.detail.get("engine"), "?")
-    pct = (claim.ratio - 1) * 100
+    pct = (claim.value - 1) * 100
     if claim.status == "refutada":
         what = f"la imagen grande cambia el arranque un {fmt(pct, 0)} %, claramente más del 10 %"
     elif claim.status == "parcial":
@@ -176,21 +171,25 @@ def frase_veredicto(claim: arranque.Claim) -> str:
         what = "la diferencia cabe dentro de ±10 % con un IC 95 % estrecho"
     else:
         what = "el IC 95 % incluye 1: con estas repeticiones no hay diferencia medible, como dice la semilla"
-    return (f"**«Alpine o Ubuntu casi no importa» ({engine}) — {STATUS_TEXT[claim.status]}.** "
+    return (f"**«Alpine o Ubuntu casi no importa» ({engine}) — {VERDICT[claim.status]}.** "
             f"Ubuntu/Alpine = {interval}: {what}.")
 
 
+@needs_result
 def veredictos(resultado: Resultado) -> list[str]:
     sentences = [frase_veredicto(c) for c in arranque.claims(resultado.df, resultado.meta)]
     markdown("\n\n".join(f"- {s}" for s in sentences) if sentences else "_Sin datos para un veredicto._")
     return sentences
 
 
-def encabezado(resultado: Resultado | None) -> Resultado | None:
-    """Say which run the following cells show (or that there is none yet)."""
+def encabezado(panel) -> Resultado | None:
+    """Say which run the following cells show; show its table too when the panel above did not
+    (the run came from disk because nobody pressed «Ejecutar» in this session)."""
+    resultado = panel.resultado()
     if resultado is None:
-        markdown("**Aún no hay resultados.** Pulsa «Ejecutar» en el panel de arriba y vuelve a ejecutar "
-                 "estas celdas.")
+        markdown(NO_RESULT)
         return None
     markdown(run_caption(resultado))
+    if not panel.midio():
+        show(tabla(resultado))
     return resultado

@@ -10,7 +10,7 @@ import pandas as pd
 import seaborn as sns
 
 from .. import clase as cl
-from .common import ENGINE_LABEL, markdown, show, table
+from .common import ENGINE_LABEL, markdown, num, show, table
 
 COMBO_COLUMNS = ["engine", "role", "variant"]
 
@@ -78,7 +78,10 @@ def _ratio_plot(data: pd.DataFrame, title: str, xlabel: str, reference: pd.DataF
 
 
 def _fmt_table(df: pd.DataFrame, caption: str):
-    numeric = {c: "{:,.2f}" for c in df.columns if pd.api.types.is_float_dtype(df[c])}
+    def two_digits(v):
+        return num(v, 2) if pd.notna(v) else "—"
+
+    numeric = {c: two_digits for c in df.columns if pd.api.types.is_float_dtype(df[c])}
     return table(df, caption).format(numeric, na_rep="—")
 
 

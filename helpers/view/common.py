@@ -1,11 +1,20 @@
 """Small display helpers shared by every experiment's view."""
 from __future__ import annotations
 
+import functools
 import math
 
 import pandas as pd
 
 ENGINE_LABEL = {"bare": "bare metal", "docker": "Docker", "podman": "Podman"}
+# How every notebook words a verdict on a seed claim (one term per idea).
+VERDICT = {
+    "confirmada": "se confirma",
+    "parcial": "se confirma solo en parte",
+    "refutada": "no se sostiene",
+    "ruido": "indistinguible del ruido",
+    "sin_datos": "no se puede juzgar (faltan datos)",
+}
 STATUS_LABEL = {"complete": "completa", "interrupted": "interrumpida", "failed": "fallida",
                 "running": "en curso (o cortada sin aviso)"}
 
@@ -20,7 +29,9 @@ def show(obj) -> None:
         print(obj)
 
 
-def markdown(text: str) -> None:
+def markdown(text: str | None) -> None:
+    if not text:
+        return
     try:
         from IPython.display import Markdown, display
 
@@ -29,25 +40,32 @@ def markdown(text: str) -> None:
         print(text)
 
 
+THOUSANDS = "\u202f"  # narrow no-break space: "1 715", never "1,715" (a decimal to a Spanish reader)
+
+
+def num(value: float, digits: int = 0) -> str:
+    """A number the Spanish way: decimal point as in the course's tables, thousands with a thin space."""
+    return f"{value:,.{digits}f}".replace(",", THOUSANDS)
+
+
 def fmt(value: float, digits: int = 1, unit: str = "") -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
-    text = f"{value:,.{digits}f}"
-    return f"{text} {unit}".strip()
+    return f"{num(value, digits)} {unit}".strip()
 
 
 def fmt_interval(low: float, high: float, digits: int = 1, unit: str = "") -> str:
     if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (low, high)):
         return "—"
-    return f"[{low:,.{digits}f}, {high:,.{digits}f}] {unit}".strip()
+    return f"[{num(low, digits)}, {num(high, digits)}] {unit}".strip()
 
 
 def fmt_ratio(value: float, low: float | None = None, high: float | None = None, digits: int = 2) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
-    text = f"{value:,.{digits}f}x"
+    text = f"{num(value, digits)}x"
     if low is not None and high is not None and not (math.isnan(low) or math.isnan(high)):
-        text += f" [{low:,.{digits}f}, {high:,.{digits}f}]"
+        text += f" [{num(low, digits)}, {num(high, digits)}]"
     return text
 
 
@@ -75,3 +93,21 @@ def table(df: pd.DataFrame, caption: str | None = None):
         {"selector": "caption", "props": "caption-side: top; font-weight: bold; text-align: left;"},
         {"selector": "th", "props": "text-align: left;"},
     ])
+
+
+NO_RESULT = ("**Aún no hay resultados de este experimento en esta máquina.** Pulsa «Ejecutar» en el panel "
+             "de arriba y, cuando termine, vuelve a ejecutar estas celdas.")
+
+
+def needs_result(func):
+    """For view functions whose first argument is a Resultado: given None (nobody pressed «Ejecutar»
+    yet and this machine has no earlier run), say so in Spanish and draw nothing, instead of failing."""
+
+    @functools.wraps(func)
+    def wrapper(resultado, *args, **kwargs):
+        if resultado is None:
+            markdown(NO_RESULT)
+            return None
+        return func(resultado, *args, **kwargs)
+
+    return wrapper

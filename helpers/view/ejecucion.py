@@ -12,7 +12,7 @@ from .. import reference
 from ..experiments import arranque
 from ..experiments import ejecucion as exp
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, fmt, fmt_interval, markdown, show, table
+from .common import ENGINE_LABEL, NO_RESULT, VERDICT, fmt, fmt_interval, markdown, show, table
 
 ENTORNO = {"bare": "bare metal (binarios del host)", "chroot": "bare metal (chroot, binarios de la imagen)",
            "docker": "Docker", "podman": "Podman"}
@@ -23,15 +23,11 @@ LUGAR = {"": "", "capa": "capa del contenedor (overlay)", "volumen": "volumen (-
 LUGAR_CORTO = {"capa": "capa overlay", "volumen": "volumen", "host": "disco host"}
 METRICA = {exp.METRIC_E2E: "extremo a extremo", exp.METRIC_WORK: "trabajo solo"}
 BASE = {"bare": "binarios del host", "chroot": "chroot (misma imagen)", "host": "disco del host"}
-ESTADO = {"confirmada": "se confirma", "refutada": "no se confirma", "ruido": "indistinguible del ruido",
-          "parcial": "se confirma a medias", "sin_datos": "sin datos"}
-
-
 def _resultado(resultado: Resultado | None) -> Resultado | None:
     if resultado is None:
         resultado = Resultado.latest(exp.EXPERIMENT)
     if resultado is None:
-        markdown("_Todavía no hay ninguna corrida del experimento 3 en esta máquina: ejecuta el panel._")
+        markdown(NO_RESULT)
     return resultado
 
 
@@ -176,9 +172,9 @@ def _claim_sentence(c) -> str:
     if c.status == "sin_datos":
         return f"- **{c.statement}**: sin datos en esta corrida."
     if c.key == "exec_1ms":
-        return (f"- **{c.statement}**: {ESTADO[c.status]}. `{d['engine']} exec CONTENEDOR true` tardó una mediana "
-                f"de {c.ratio:.1f} ms (IC 95 % {c.low:.1f}–{c.high:.1f} ms): entrar al contenedor cuesta "
-                f"{c.ratio:.0f} veces más que el milisegundo que se suponía.")
+        return (f"- **{c.statement}**: {VERDICT[c.status]}. `{d['engine']} exec CONTENEDOR true` tardó una mediana "
+                f"de {c.value:.1f} ms (IC 95 % {c.low:.1f}–{c.high:.1f} ms): entrar al contenedor cuesta "
+                f"{c.value:.0f} veces más que el milisegundo que se suponía.")
     if c.key == "hash_24":
         def part(key, text):
             v = d.get(key)
@@ -190,18 +186,18 @@ def _claim_sentence(c) -> str:
                "ninguna": "ni el userland ni el contenedor cambian el tiempo del hash de forma medible: aquí "
                           "las dos líneas base coinciden",
                "sin_datos": "falta la línea base chroot para separar userland de contenedor"}[d.get("explicacion", "sin_datos")]
-        return (f"- **{c.statement}**: {ESTADO[c.status]}. Medido como la semilla (exec extremo a extremo, "
-                f"binarios del host) la sobrecarga es {_pct(c.ratio, c.low, c.high)}. "
+        return (f"- **{c.statement}**: {VERDICT[c.status]}. Medido como la semilla (exec extremo a extremo, "
+                f"binarios del host) la sobrecarga es {_pct(c.value, c.low, c.high)}. "
                 f"{part('trabajo_vs_host', 'El trabajo solo frente a los binarios del host:')}; "
                 f"{part('trabajo_vs_chroot', 'frente al chroot de la misma imagen:')}; "
                 f"{part('chroot_vs_host', 'y el chroot frente al host:')}. Conclusión: {why}.")
     if c.key == "overlay_20":
-        return (f"- **{c.statement}**: {ESTADO[c.status]}. En {engine}, escribir con fsync en la capa del "
-                f"contenedor costó {_pct(c.ratio, c.low, c.high)} frente al disco del host (la semilla decía +20 %).")
+        return (f"- **{c.statement}**: {VERDICT[c.status]}. En {engine}, escribir con fsync en la capa del "
+                f"contenedor costó {_pct(c.value, c.low, c.high)} frente al disco del host (la semilla decía +20 %).")
     if c.key == "volumen_nativo":
-        return (f"- **{c.statement}**: {ESTADO[c.status]}. En {engine}, el volumen quedó a "
-                f"{_pct(c.ratio, c.low, c.high)} del disco del host.")
-    return f"- **{c.statement}**: {ESTADO.get(c.status, c.status)}."
+        return (f"- **{c.statement}**: {VERDICT[c.status]}. En {engine}, el volumen quedó a "
+                f"{_pct(c.value, c.low, c.high)} del disco del host.")
+    return f"- **{c.statement}**: {VERDICT.get(c.status, c.status)}."
 
 
 def veredictos(resultado: Resultado | None = None) -> None:
@@ -270,7 +266,8 @@ def launch_vs_running(resultado: Resultado | None = None, arranque_resultado: Re
     resultado = resultado or Resultado.latest(exp.EXPERIMENT)
     arr = arranque_resultado or Resultado.latest(arranque.EXPERIMENT)
     if resultado is None and arr is None:
-        markdown("_No hay corridas de los experimentos 1 ni 3 en esta máquina todavía._")
+        markdown("**Aún no hay resultados de los experimentos 1 ni 3 en esta máquina.** Ejecuta sus paneles "
+                 "y vuelve a esta celda.")
         return None
     numbers = exp.launch_vs_running(arr.df if arr else None, arr.meta if arr else None,
                                     resultado.df if resultado else None, resultado.meta if resultado else None)

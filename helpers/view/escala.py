@@ -11,18 +11,15 @@ import seaborn as sns
 from .. import reference
 from ..experiments import escala
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, fmt, markdown, table
+from .common import ENGINE_LABEL, VERDICT, fmt, markdown, needs_result, num, table
 
 MB = 1024  # KB per MB (sizes are KB of 1024 bytes)
-STATUS_ES = {"confirmada": "se confirma", "refutada": "no se sostiene", "parcial": "se cumple a medias",
-             "sin_datos": "no se puede juzgar (faltan datos)"}
-
-
 def _engine(name: str) -> str:
     return ENGINE_LABEL.get(name, name)
 
 
 # ---------------------------------------------------------------- tables
+@needs_result
 def tabla(resultado: Resultado):
     """Main results: per engine and N, medians over repetitions."""
     s = escala.summarize(resultado.df, resultado.meta)
@@ -44,6 +41,7 @@ def tabla(resultado: Resultado):
                       "un conmon por contenedor en Podman)")
 
 
+@needs_result
 def tabla_factura(resultado: Resultado, base: str = "rss"):
     bill = escala.memory_bill(resultado.df, base)
     out = pd.DataFrame({
@@ -56,6 +54,7 @@ def tabla_factura(resultado: Resultado, base: str = "rss"):
     return table(out, f"La factura completa de memoria, contando procesos con {base.upper()}")
 
 
+@needs_result
 def tabla_stats(resultado: Resultado):
     s = escala.stats_vs_cgroup(resultado.df)
     if s.empty:
@@ -72,19 +71,21 @@ def tabla_stats(resultado: Resultado):
     return table(out, "«stats» del motor frente a leer el cgroup directamente (mismos contenedores)")
 
 
+@needs_result
 def tabla_ruido(resultado: Resultado):
     r = escala.noise(resultado.df)
     out = pd.DataFrame({
         "motor": r["engine"].map(_engine), "N": r["n"],
         "suma de cgroups (MB)": (r["cgroup_total_kb"] / MB).round(2),
         "delta de «usada» del sistema (MB)": (r["delta_sistema_kb"] / MB).round(1),
-        "rango del delta (MB)": [f"{a / MB:,.1f} … {b / MB:,.1f}" for a, b in
+        "rango del delta (MB)": [f"{num(a / MB, 1)} … {num(b / MB, 1)}" for a, b in
                                  zip(r["delta_sistema_min_kb"], r["delta_sistema_max_kb"])],
         "delta tras borrar todo (MB, debería ser 0)": (r["ruido_sistema_kb"] / MB).round(1),
     })
     return table(out, "Báscula de baño frente a báscula postal: memoria del sistema contra la suma de cgroups")
 
 
+@needs_result
 def tabla_referencia(resultado: Resultado):
     c = escala.compare(resultado.df, resultado.meta, reference.load("escala"))
     names = {"ms_por_contenedor": "arranque por contenedor (ms)",
@@ -105,6 +106,7 @@ def _style():
     sns.set_theme(style="whitegrid", context="notebook")
 
 
+@needs_result
 def grafico_lanzamiento(resultado: Resultado):
     """Total launch time and ms per container against N, per engine (each repetition a point)."""
     _style()
@@ -128,6 +130,7 @@ def grafico_lanzamiento(resultado: Resultado):
     return fig
 
 
+@needs_result
 def grafico_memoria(resultado: Resultado):
     """Stacked memory bill (fixed, helpers, cgroups) against N, per engine, with RSS and with PSS;
     plus the fitted totals extended until they cross (or clearly do not)."""
@@ -170,13 +173,13 @@ def grafico_memoria(resultado: Resultado):
         grid = np.linspace(0, horizon, 200)
         for engine_name, params in fit.items():
             ax2.plot(grid, (params["fijo_kb"] + params["por_contenedor_kb"] * grid) / MB,
-                     label=f"{_engine(engine_name)}: {params['fijo_kb'] / MB:,.0f} MB + "
-                           f"{params['por_contenedor_kb'] / MB:,.1f} MB × N")
+                     label=f"{_engine(engine_name)}: {num(params['fijo_kb'] / MB, 0)} MB + "
+                           f"{num(params['por_contenedor_kb'] / MB, 1)} MB × N")
             g = bill[bill["engine"] == engine_name]
             ax2.scatter(g["n"], g["total_kb"] / MB, s=20)
         ax2.axvline(escala.SEED_CROSSOVER, color="grey", ls=":", label=f"cruce según la semilla (≈{escala.SEED_CROSSOVER})")
         if n_cross is not None:
-            ax2.axvline(n_cross, color="red", ls="--", label=f"cruce medido: N ≈ {n_cross:,.0f}")
+            ax2.axvline(n_cross, color="red", ls="--", label=f"cruce medido: N ≈ {num(n_cross, 0)}")
         else:
             ax2.text(0.98, 0.04, "las rectas no se cruzan: Podman gasta menos para todo N",
                      transform=ax2.transAxes, ha="right", va="bottom", fontsize=9, color="red")
@@ -194,6 +197,7 @@ def _mb(kb: float, digits: int = 0) -> str:
     return fmt(kb / MB, digits, "MB")
 
 
+@needs_result
 def veredicto(resultado: Resultado) -> str:
     """The verdict on the seed's crossover claim, with RSS and with PSS, in Spanish (Markdown)."""
     df = resultado.df
@@ -201,13 +205,13 @@ def veredicto(resultado: Resultado) -> str:
     seed_n = escala.reference_crossover(reference.load("escala"))
     lines.append(f"**Afirmación de la semilla:** Docker paga un impuesto fijo de memoria (el daemon, unos 184 MB) "
                  f"y Podman un conmon por contenedor, así que Podman pasaría a gastar más a partir de unos "
-                 f"{escala.SEED_CROSSOVER} contenedores (con su propia tabla, la cuenta da {seed_n:,.0f}).")
+                 f"{escala.SEED_CROSSOVER} contenedores (con su propia tabla, la cuenta da {num(seed_n, 0)}).")
     for claim in escala.claims(df, resultado.meta):
         if not claim.key.startswith("cruce_"):
             continue
         base = claim.key.split("_")[1].upper()
         if claim.status == "sin_datos":
-            lines.append(f"- Con {base}: {STATUS_ES['sin_datos']}; hacen falta Docker y Podman en la misma corrida.")
+            lines.append(f"- Con {base}: {VERDICT['sin_datos']}; hacen falta Docker y Podman en la misma corrida.")
             continue
         fit = claim.detail["fit"]
         d, p = fit["docker"], fit["podman"]
@@ -219,11 +223,11 @@ def veredicto(resultado: Resultado) -> str:
             text += ("Como cada contenedor de Docker cuesta más que uno de Podman, las rectas **no se cruzan**: "
                      "Podman gasta menos memoria para cualquier N. ")
         else:
-            text += f"Las rectas se cruzan en N ≈ {claim.detail['n_cruce']:,.0f}. "
+            text += f"Las rectas se cruzan en N ≈ {num(claim.detail['n_cruce'], 0)}. "
         if seed_model:
             text += (f"Con la cuenta de la semilla (solo dockerd frente a conmon) tus datos darían N ≈ "
-                     f"{seed_model:,.0f}. ")
-        text += f"Veredicto: la afirmación **{STATUS_ES[claim.status]}**."
+                     f"{num(seed_model, 0)}. ")
+        text += f"Veredicto: la afirmación **{VERDICT[claim.status]}**."
         lines.append(text)
     lines.append("La semilla olvidó los shims de containerd: uno por contenedor de Docker, y cada uno pesa "
                  "varias veces lo que un conmon. Con PSS (memoria compartida repartida entre quienes la "
@@ -231,6 +235,7 @@ def veredicto(resultado: Resultado) -> str:
     return "\n\n".join(lines)
 
 
+@needs_result
 def frase_stats(resultado: Resultado) -> str:
     s = escala.stats_vs_cgroup(resultado.df)
     if s.empty:
@@ -239,11 +244,12 @@ def frase_stats(resultado: Resultado) -> str:
     for _, r in s.iterrows():
         parts.append(f"con {int(r['n'])} contenedores, «{r['engine']} stats --no-stream» tardó "
                      f"{fmt(r['tiempo_stats_cli'], 2, 's')} y leer los cgroups directamente "
-                     f"{fmt(r['tiempo_lectura_cgroup'] * 1e3, 1, 'ms')} ({r['veces_mas_lento']:,.0f} veces menos)")
+                     f"{fmt(r['tiempo_lectura_cgroup'] * 1e3, 1, 'ms')} ({num(r['veces_mas_lento'], 0)} veces menos)")
     return ("En esta corrida, " + "; ".join(parts) + ". Docker calcula las estadísticas tomando muestras "
             "a través del daemon (espera un intervalo para la CPU); Podman, sin daemon, lee el cgroup como los helpers.")
 
 
+@needs_result
 def frase_ruido(resultado: Resultado) -> str:
     r = escala.noise(resultado.df)
     if r.empty:
@@ -252,12 +258,13 @@ def frase_ruido(resultado: Resultado) -> str:
                                 .to_numpy(dtype=float))) / MB
     small = r.sort_values("cgroup_total_kb").iloc[0]
     return (f"Tras borrar todos los contenedores, la memoria «usada» del sistema llegó a moverse "
-            f"{noise_mb:,.1f} MB, cuando debería haber vuelto a su valor inicial; mientras tanto, "
+            f"{num(noise_mb, 1)} MB, cuando debería haber vuelto a su valor inicial; mientras tanto, "
             f"{int(small['n'])} contenedor(es) de {_engine(small['engine'])} sumaban apenas "
-            f"{small['cgroup_total_kb']:,.0f} KB en sus cgroups. Con ese ruido, `free -m` no sirve para "
+            f"{num(small['cgroup_total_kb'], 0)} KB en sus cgroups. Con ese ruido, `free -m` no sirve para "
             "medir contenedores; la suma de cgroups sí.")
 
 
+@needs_result
 def frase_referencia(resultado: Resultado) -> str:
     c = escala.compare(resultado.df, resultado.meta, reference.load("escala")).set_index("medida")
     out = []
@@ -277,5 +284,6 @@ def frase_referencia(resultado: Resultado) -> str:
     return " ".join(out) or "Faltan datos de Docker o de Podman para comparar con la semilla."
 
 
+@needs_result
 def mostrar_veredicto(resultado: Resultado) -> None:
     markdown(veredicto(resultado))

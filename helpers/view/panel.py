@@ -85,6 +85,10 @@ class Panel:
         """The run made by this panel, or else this machine's latest run of the experiment."""
         return self._resultado or Resultado.latest(self.module.EXPERIMENT, self.root)
 
+    def midio(self) -> bool:
+        """True once this panel has measured (and shown its table) in this session."""
+        return self._resultado is not None
+
     # -- modes
     def mostrar(self, interactivo: bool = True):
         # Validate first: a clear Spanish error before anything is launched, in both modes.
