@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import tarfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from .engines import CACHE_DIR, Engine, get_engine
 from .errors import ErrorDelCurso
