@@ -166,7 +166,9 @@ def main(argv=None) -> int:
         if ok:
             available.append(name)
             if engine.rootless:
-                say(f"[ OK ] {engine.display}: funciona sin root (red y almacenamiento propios del usuario).")
+                info = engine.info()
+                say(f"[ OK ] {engine.display}: red {info.get('network_backend')}, almacenamiento "
+                    f"{info.get('storage')}.")
         else:
             say(f"[AVISO] {engine.display} no está disponible: {why} Sigo con lo demás.")
     if "podman" in available:
