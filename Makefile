@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.instalado
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup python motores probes course pack test test-sinroot lab bench-harness bench-escala clean
+.PHONY: setup python motores probes course pack test test-sinroot lint lab bench-harness bench-escala clean
 
 setup: python motores
 
@@ -31,13 +31,18 @@ course: setup
 pack: python
 	$(BIN)/python -m helpers.clase empaquetar
 
-test: setup
+test: setup lint
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
 
 # A student without root, for real (issue 16): a new user clones the project and runs the quick course
 # (about 10 min; needs root to create and remove the user). Not part of `make test`: too slow for it.
 test-sinroot: setup
 	$(BIN)/python -m pytest -ra -m sinroot $(PYTEST_ARGS)
+
+# Ruff: lint and format check (line length 110, pyproject.toml).
+lint: python
+	$(BIN)/ruff check helpers tests
+	@true  # the format check is switched on once the tree has been formatted
 
 lab: setup
 	$(BIN)/jupyter lab --ip 127.0.0.1 --notebook-dir notebooks $(if $(filter 0,$(shell id -u)),--allow-root)

@@ -185,7 +185,7 @@ def root_only_parts() -> list[Part]:
 
     out = []
     for module in experiments.all_experiments():
-        for key, what in getattr(module, "NEEDS_ROOT", {}).items():
+        for what in getattr(module, "NEEDS_ROOT", {}).values():
             label = f"{module.NOTEBOOK}: {what}"
             if system.is_root():
                 out.append(Part(label, True, "eres root"))

@@ -22,9 +22,9 @@ import subprocess
 import sys
 import tarfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from . import system
 from .engines import CACHE_DIR, Engine, get_engine
@@ -161,7 +161,7 @@ def build_rootfs_tar(dest: Path | str, *, include: Sequence[str] = (), variant: 
         result = _run(argv, timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         partial.unlink(missing_ok=True)
-        raise ErrorDelCurso(f"mmdebstrap no terminó en {timeout:.0f} s (¿se alcanza el mirror de Debian?).")
+        raise ErrorDelCurso(f"mmdebstrap no terminó en {timeout:.0f} s (¿se alcanza el mirror de Debian?).") from None
     if result.returncode != 0 or not partial.is_file():
         partial.unlink(missing_ok=True)
         raise ErrorDelCurso(f"mmdebstrap falló: {(result.stderr or result.stdout).strip()[-400:]}")
@@ -209,6 +209,15 @@ def standin_reason(role: str) -> str | None:
     if role == "alpine":
         return None if busybox_binary() else "no encuentro busybox estático (paquete Debian «busybox-static»)."
     return rootfs_builder_reason()
+
+
+def missing_hint(roles: Sequence[str]) -> str:
+    """What to do about missing image roles, in Spanish: why they cannot be built here, or make setup."""
+    for role in roles:
+        why = standin_reason(role)
+        if why:
+            return f"no se puede construir aquí: {why.rstrip('.')}"
+    return "ejecuta «make setup» para prepararlas"
 
 
 def build_standin(role: str, log: Callable[[str], None] = print) -> Path:
