@@ -10,7 +10,8 @@ interleaved round-robin:
 - `docker run` / `podman run`, with `--network none` and with the default network;
 - the engine's phases apart: create, start, wait, remove (Docker through the SDK's low-level API,
   Podman through its CLI);
-- the warm pool: a container created beforehand, started on demand (`start -a`).
+- the warm pool: a container created beforehand, started on demand (`start -a`), and a container kept
+  running, entered with `exec`.
 Then, for one run per engine, the chain of processes the launch creates (the kernel's proc connector).
 
 Every share of the total that is a difference of two rungs is an inference, reported with a bootstrap
@@ -56,7 +57,7 @@ GROUP_LABEL = {
     "runsc": "runsc (gVisor) sobre el mismo bundle",
     "motor": "docker/podman run, con y sin red",
     "fases": "las fases del motor: crear, iniciar, esperar, borrar",
-    "pool": "pool caliente: contenedor ya creado, start -a",
+    "pool": "pool caliente: start -a de un contenedor ya creado, y exec en uno ya en marcha",
     "cadena": "la cadena de procesos de un run (eventos del kernel)",
 }
 
@@ -82,7 +83,8 @@ RUNG_LABEL = {
     "run_sin_red": "run --network none",
     "run_red": "run, red por defecto",
     "fases": "crear + iniciar + esperar + borrar",
-    "pool": "start -a (pool caliente)",
+    "pool": "start -a de un contenedor ya creado (pool caliente)",
+    "pool_exec": "exec en un contenedor ya en marcha (pool caliente)",
 }
 PHASES = (("fase_crear", "crear"), ("fase_iniciar", "iniciar"), ("fase_esperar", "esperar"),
           ("fase_borrar", "borrar"))
@@ -168,6 +170,7 @@ def plan(cfg: Config, engines_ok: list[str], image_names: dict[str, str]) -> lis
             add(engine, "fases", image)
         if "pool" in wanted:
             add(engine, "pool", image)
+            add(engine, "pool_exec", image)
     return arms
 
 
@@ -181,6 +184,7 @@ class Setup:
     bundles: dict = field(default_factory=dict)  # variant -> oci.Bundle
     runsc: Path | None = None
     envs: dict = field(default_factory=dict)
+    running: dict = field(default_factory=dict)  # engine -> name of a container kept running (pool_exec)
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
     names: object = None  # ctx.container_name
 
@@ -258,6 +262,9 @@ def measure_arm(arm: Arm, setup: Setup) -> list[tuple]:
         return measure_phases(engine, arm.image, name, setup.run_id, env)
     if arm.variant == "pool":
         return [(METRIC, round(measure_pool(engine, arm.image, name, setup.run_id, env), 4), "ms")]
+    if arm.variant == "pool_exec":
+        argv = engine.exec_argv(setup.running[arm.engine], COMMAND)
+        return [(METRIC, round(measure.time_command(argv, env), 4), "ms")]
     raise KeyError(arm.variant)
 
 
@@ -331,6 +338,13 @@ def _prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
             reason = _try_once(bare_argv(arm, setup, 0))
             if reason:
                 skip[arm.variant] = reason
+    # The running half of the warm pool: one container per engine, started now (not timed); the run's
+    # label removes it at the end, as every container.
+    for arm in arms:
+        if arm.variant == "pool_exec":
+            name = ctx.container_name(arm.engine, "en-marcha")
+            eng.get_engine(arm.engine).launch(arm.image, ["sleep", "86400"], run_id=ctx.run_id, name=name)
+            setup.running[arm.engine] = name
     for variant, reason in skip.items():
         ctx.skip_arm(RUNG_LABEL.get(variant, variant), reason)
     return setup, [a for a in arms if not (a.engine == "bare" and a.variant in skip)]
@@ -418,7 +432,7 @@ def _values(df: pd.DataFrame, engine: str, variant: str, metric: str = METRIC) -
 
 def _ladder_order(engine: str, variant: str) -> tuple:
     order = ["proceso", *[k for k, _, _ in NAMESPACES], "chroot", "runc_sin_netns", "runc_con_netns", "runsc",
-             "run_sin_red", "run_red", "pool", "fases"]
+             "run_sin_red", "run_red", "pool", "pool_exec", "fases"]
     return ({"bare": 0, "docker": 1, "podman": 2}.get(engine, 3), order.index(variant) if variant in order else 99)
 
 
@@ -532,7 +546,7 @@ STATEMENTS = {
                    "la API de Docker."),
     "red_grande": "Configurar la red virtual es una parte grande del arranque de un contenedor.",
     "runtime_pequeno": "El runtime OCI (runc) es una parte pequeña del arranque.",
-    "pool": "Un pool caliente (contenedores ya creados) elimina la mayor parte del arranque.",
+    "pool": "Un pool caliente, con contenedores preparados de antemano, elimina la mayor parte del arranque.",
 }
 # Margins: "eliminates" = Podman's own engine share at most half of Docker's; "large" = at least a quarter;
 # "small" = at most a fifth; "most" = more than half. The claimed value is the margin's edge.
@@ -562,7 +576,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
         out.append(no_data(key, STATEMENTS[key], SEED,
                            {"falta": "runc con espacio de red y run --network none de Docker y Podman"}))
     for engine in eng.CONTAINER_ENGINES:
-        total, none, pool = (_values(df, engine, v) for v in ("run_red", "run_sin_red", "pool"))
+        total, none = _values(df, engine, "run_red"), _values(df, engine, "run_sin_red")
         n = int(total.size)
         if not total.size:
             continue
@@ -579,11 +593,15 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
                              region=(float("-inf"), MARGINS[key]), n=min(n, runc.size), unit="fracción",
                              unstable=_unstable(runc, total), detail={"engine": engine}))
         key = "pool"
-        if pool.size:
-            value, lo, hi = measure.bootstrap_medians_ci(lambda p, t: 1 - p / t, pool, total)
-            out.append(judge(key, STATEMENTS[key], COMMON, value, lo, hi, claimed=MARGINS[key],
-                             region=(MARGINS[key], float("inf")), n=min(n, pool.size), unit="fracción",
-                             unstable=_unstable(pool, total), detail={"engine": engine}))
+        for variant in ("pool", "pool_exec"):
+            pool = _values(df, engine, variant)
+            if pool.size:
+                value, lo, hi = measure.bootstrap_medians_ci(lambda p, t: 1 - p / t, pool, total)
+                out.append(judge(key, STATEMENTS[key], COMMON, value, lo, hi, claimed=MARGINS[key],
+                                 region=(MARGINS[key], float("inf")), n=min(n, pool.size), unit="fracción",
+                                 unstable=_unstable(pool, total),
+                                 detail={"engine": engine, "variante": variant,
+                                         "como": RUNG_LABEL[variant]}))
     return out
 
 
@@ -657,6 +675,7 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         label = eng.DISPLAY[engine]
         add("run --network none", label, _values(df, engine, "run_sin_red"))
         add("start -a de un contenedor ya creado (pool caliente)", label, _values(df, engine, "pool"))
+        add("exec en un contenedor ya en marcha (pool caliente)", label, _values(df, engine, "pool_exec"))
         share = network_share(Resultado(EXPERIMENT, df, Path("."), meta or {})).get(engine)
         if share and np.isfinite(share["red_ms"]):
             rows.append({"concepto": "configurar la red (diferencia inferida)", "tipo": "LAUNCH", "entorno": label,

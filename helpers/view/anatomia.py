@@ -175,9 +175,17 @@ def cascada(resultado: Resultado):
     return None
 
 
-def _short_cmd(cmdline: str, width: int = 60) -> str:
-    cmd = " ".join(str(cmdline).split())
-    return cmd if len(cmd) <= width else cmd[: width - 1] + "…"
+SUBCOMMANDS = ("create", "start", "delete", "init", "run", "kill", "cleanup", "setup", "teardown", "--version")
+
+
+def _proc_label(name: str, cmdline: str) -> str:
+    """A process's program plus its subcommand where it tells the story (runc create / start / delete…);
+    «?» for one that was gone before its name could be read."""
+    if not name or name == "?":
+        return "? (terminó antes de leer su nombre)"
+    words = str(cmdline or "").split()
+    sub = next((w for w in words[1:] if w in SUBCOMMANDS), "")
+    return f"{name} {sub}".strip()
 
 
 @needs_result
@@ -203,7 +211,8 @@ def cadena(resultado: Resultado) -> None:
             if _finite(p["exec_ms"]):
                 ax.plot(p["exec_ms"], i, "o", color="black", ms=4)
         ax.set_yticks(range(len(procs)),
-                      [f"{p['name']} ({p['pid']})" for _, p in procs.iterrows()], fontsize=9)
+                      [f"{_proc_label(p['name'], p['cmdline'])} ({p['pid']})" for _, p in procs.iterrows()],
+                      fontsize=9)
         ax.invert_yaxis()
         ax.axvline(total, color="grey", ls="--", lw=1)
         ax.text(total, -0.8, f" el CLI termina: {fmt(total, 0, 'ms')}", fontsize=10, color="grey")
@@ -265,6 +274,8 @@ def veredictos(resultado: Resultado) -> None:
     lines = []
     for claim in anatomia.claims(resultado.df, resultado.meta):
         who = ENGINE_LABEL.get(claim.detail.get("engine", ""), "")
+        if claim.detail.get("como"):
+            who += f", {claim.detail['como']}"
         word = VERDICT.get(claim.status, claim.status)
         head = f"- **«{claim.statement}»** ({claim.source}{', ' + who if who else ''}): **{word}**."
         if claim.status == "sin_datos":
@@ -298,5 +309,13 @@ def cita_red(resultado: Resultado | None = None) -> str:
                 "una corrida suya en esta máquina.")
     parts = [f"en {ENGINE_LABEL[e]}, {fmt(s['red_ms'], 0, 'ms')} {fmt_interval(*s['red_ic'], 0)} de "
              f"{fmt(s['con_red_ms'], 0, 'ms')} ({_pct(s['fraccion'])})" for e, s in share.items()]
-    return ("Según la última corrida del cuaderno 04, configurar la red por defecto cuesta " + "; ".join(parts) +
-            ". Por eso un `run` con la red por defecto y otro con `--network none` no dan lo mismo.")
+    text = ("Según la última corrida del cuaderno 04, configurar la red por defecto cuesta " + "; ".join(parts) +
+            " (IC 95 % entre corchetes).")
+    clear = [ENGINE_LABEL[e] for e, s in share.items() if _finite(s["red_ic"][0]) and s["red_ic"][0] > 0]
+    noisy = [ENGINE_LABEL[e] for e in share if ENGINE_LABEL[e] not in clear]
+    if clear:
+        text += (f" En {' y '.join(clear)}, un `run` con la red por defecto y otro con `--network none` no miden "
+                 "lo mismo: el primero paga además la red.")
+    if noisy:
+        text += (f" En {' y '.join(noisy)}, con esas repeticiones la diferencia aún no se distingue del ruido.")
+    return text
