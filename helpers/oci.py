@@ -42,8 +42,25 @@ class Bundle:
     rootless: bool
 
     def remove(self) -> None:
-        shutil.rmtree(self.path, ignore_errors=True)
-        shutil.rmtree(self.state, ignore_errors=True)
+        """Delete the bundle and the state directory, unmounting first what a runtime left mounted
+        there (runsc keeps a `null-netns` bind mount in its state directory)."""
+        for path in (self.state, self.path):
+            unmount_under(path)
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def unmount_under(directory: Path) -> list[str]:
+    """Lazily unmount every mount point at or below `directory` (deepest first); returns them."""
+    root = str(Path(directory).resolve())
+    try:
+        with open("/proc/self/mounts", encoding="utf-8") as fh:
+            points = [line.split()[1].replace("\\040", " ") for line in fh]
+    except OSError:
+        return []
+    inside = sorted({p for p in points if p == root or p.startswith(root + "/")}, key=len, reverse=True)
+    for point in inside:
+        subprocess.run(["umount", "-l", point], capture_output=True, timeout=30)
+    return inside
 
 
 def make_bundle(rootfs: Path, command: Sequence[str], *, network_namespace: bool = True,
