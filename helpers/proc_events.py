@@ -17,8 +17,8 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 NETLINK_CONNECTOR = 11
 CN_IDX_PROC = 1
@@ -141,7 +141,7 @@ class Listener:
         self._sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
 
-    def __enter__(self) -> "Listener":
+    def __enter__(self) -> Listener:
         self._sock = _open()
         self._thread = threading.Thread(target=self._loop, name="proc-events", daemon=True)
         self._thread.start()

@@ -34,8 +34,19 @@ import pandas as pd
 from .. import engines as eng
 from .. import images, measure, oci, proc_events, validate
 from ..errors import ComandoFallido, ErrorDelCurso, ParametroInvalido
-from .base import (Arm, Claim, Log, Progress, Resultado, experiment_run, judge, measure_rounds, no_data,
-                   no_progress, print_log)
+from .base import (
+    Arm,
+    Claim,
+    Log,
+    Progress,
+    Resultado,
+    experiment_run,
+    judge,
+    measure_rounds,
+    no_data,
+    no_progress,
+    print_log,
+)
 
 EXPERIMENT = "anatomia"
 TITLE = "Anatomía del arranque: ¿en qué se van los milisegundos de LAUNCH?"
@@ -108,7 +119,7 @@ class Config:
     imagen: str = "alpine"
     motores: list = field(default_factory=lambda: list(eng.CONTAINER_ENGINES))
 
-    def validated(self) -> "Config":
+    def validated(self) -> Config:
         """A checked copy; raises ParametroInvalido (Spanish) before anything is launched."""
         imagen = validate.as_list("IMAGEN", self.imagen)
         if len(imagen) != 1:
@@ -217,22 +228,26 @@ def _timed(fn, *args, **kw) -> float:
 def measure_phases(engine: eng.Engine, image: str, name: str, run_id: str, env: dict) -> list[tuple]:
     """create, start, wait, remove, each timed on its own. Docker: the SDK's low-level API (what the
     docker CLI itself calls); Podman: its CLI (it has no daemon to call)."""
-    if engine.name == "docker":
-        holder = {}
-        create = _timed(lambda: holder.setdefault("id", engine.api_create(image, COMMAND, run_id=run_id,
-                                                                          name=name)))
-        cid = holder["id"]
-        start = _timed(engine.api_start, cid)
-        code = {}
-        wait = _timed(lambda: code.setdefault("rc", engine.api_wait(cid)))
-        if code["rc"] != 0:
-            raise ComandoFallido(f"El contenedor {name} terminó con código {code['rc']}.")
-        remove = _timed(engine.api_remove, cid)
-    else:
-        create = measure.time_command(engine.create_argv(image, COMMAND, run_id=run_id, name=name), env)
-        start = measure.time_command(engine.start_argv(name), env)
-        wait = measure.time_command(engine.wait_argv(name), env)
-        remove = measure.time_command(engine.rm_argv([name]), env)
+    removed = False
+    try:
+        if engine.name == "docker":
+            holder = {}
+            create = _timed(lambda: holder.setdefault("id", engine.api_create(image, COMMAND, run_id=run_id,
+                                                                              name=name)))
+            start = _timed(engine.api_start, holder["id"])
+            wait = _timed(lambda: holder.setdefault("rc", engine.api_wait(holder["id"])))
+            if holder["rc"] != 0:
+                raise ComandoFallido(f"El contenedor {name} terminó con código {holder['rc']}.")
+            remove = _timed(engine.api_remove, holder["id"])
+        else:
+            create = measure.time_command(engine.create_argv(image, COMMAND, run_id=run_id, name=name), env)
+            start = measure.time_command(engine.start_argv(name), env)
+            wait = measure.time_command(engine.wait_argv(name), env)
+            remove = measure.time_command(engine.rm_argv([name]), env)
+        removed = True
+    finally:
+        if not removed:  # a phase failed: do not leave the container for the next repetition's name
+            engine.remove([name])
     values = dict(zip([m for m, _ in PHASES], (create, start, wait, remove)))
     rows = [(metric, round(value, 4), "ms") for metric, value in values.items()]
     rows.append((PHASE_TOTAL, round(sum(values.values()), 4), "ms"))
@@ -268,14 +283,17 @@ def measure_arm(arm: Arm, setup: Setup) -> list[tuple]:
     raise KeyError(arm.variant)
 
 
-def _try_once(argv: list[str], env: dict | None = None) -> str | None:
-    """Run a rung once, untimed: None if it works, else the Spanish reason it cannot run here."""
+def try_once(arm: Arm, setup: Setup) -> str | None:
+    """Run a rung once, untimed (its result is discarded): None if it works here, else the Spanish
+    reason it cannot (a missing tool, no root, an engine that cannot set up its network…)."""
     try:
-        measure.time_command(argv, env)
-    except ComandoFallido as exc:
+        measure_arm(arm, setup)
+    except ErrorDelCurso as exc:
         return f"no funciona en esta máquina: {exc}"
     except OSError as exc:
-        return f"no se puede ejecutar «{argv[0]}»: {exc.strerror or exc}."
+        return f"no se puede ejecutar: {exc.strerror or exc}."
+    except Exception as exc:  # noqa: BLE001 - an SDK error (docker.errors.APIError) says why in its text
+        return f"no funciona en esta máquina: {type(exc).__name__}: {str(exc)[-300:]}"
     return None
 
 
@@ -289,27 +307,27 @@ def _prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
     arms = plan(cfg, [e for e in ctx.engines if e in image_names], image_names)
     wanted = set(cfg.peldanos)
     needs_rootfs = [a for a in arms if a.variant in ("chroot", "runc_sin_netns", "runc_con_netns", "runsc")]
-    skip: dict[str, str] = {}
+    skip: dict[tuple[str, str], str] = {}  # (engine, variant) -> Spanish reason
     if needs_rootfs:
         source = next(iter(image_names), None)
         if source is None:
             for arm in needs_rootfs:
-                skip[arm.variant] = "no hay motor del que exportar el sistema de archivos de la imagen."
+                skip[("bare", arm.variant)] = "no hay motor del que exportar el sistema de archivos de la imagen."
         else:
             try:
                 setup.rootfs = exported_rootfs(source, ctx.images[source][cfg.imagen], ctx.run_id, log)
             except ErrorDelCurso as exc:
                 for arm in needs_rootfs:
-                    skip[arm.variant] = f"no pude exportar la imagen: {exc}"
+                    skip[("bare", arm.variant)] = f"no pude exportar la imagen: {exc}"
     if setup.rootfs is not None:
         reason = chroot_unavailable_reason()
         if reason and "chroot" in wanted:
-            skip["chroot"] = reason
+            skip[("bare", "chroot")] = reason
         if "runc" in wanted or "runsc" in wanted:
             ok, why = oci.runc_availability()
             if not ok:
                 for variant in ("runc_sin_netns", "runc_con_netns", "runsc"):
-                    skip[variant] = why
+                    skip[("bare", variant)] = why
             else:
                 workdir = Path(tempfile.mkdtemp(prefix=f"curso-anatomia-{ctx.run_id.lower()}-"))
                 ctx.defer(shutil.rmtree, workdir, True)
@@ -323,7 +341,7 @@ def _prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
                     ctx.defer(bundle.remove)
                     ctx.defer(oci.delete_leftovers, bundle)
                     setup.bundles[variant] = bundle
-        if "runsc" in wanted and "runsc" not in skip:
+        if "runsc" in wanted and ("bare", "runsc") not in skip:
             from .. import runtimes
 
             ok, why = runtimes.runsc_availability()
@@ -331,23 +349,28 @@ def _prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
                 setup.runsc = runtimes.runsc_path()
                 ctx.defer(oci.delete_leftovers, setup.bundles["runsc"], str(setup.runsc))
             else:
-                skip["runsc"] = why
-    # One untimed try of each bare rung: a rung that fails here is skipped with its reason.
-    for arm in arms:
-        if arm.engine == "bare" and arm.variant not in skip:
-            reason = _try_once(bare_argv(arm, setup, 0))
-            if reason:
-                skip[arm.variant] = reason
-    # The running half of the warm pool: one container per engine, started now (not timed); the run's
-    # label removes it at the end, as every container.
+                skip[("bare", "runsc")] = why
+    # The running half of the warm pool: one container per engine, started now (not timed, no network:
+    # exec does not use it); the run's label removes it at the end, as every container.
     for arm in arms:
         if arm.variant == "pool_exec":
             name = ctx.container_name(arm.engine, "en-marcha")
-            eng.get_engine(arm.engine).launch(arm.image, ["sleep", "86400"], run_id=ctx.run_id, name=name)
-            setup.running[arm.engine] = name
-    for variant, reason in skip.items():
-        ctx.skip_arm(RUNG_LABEL.get(variant, variant), reason)
-    return setup, [a for a in arms if not (a.engine == "bare" and a.variant in skip)]
+            try:
+                eng.get_engine(arm.engine).launch(arm.image, ["sleep", "86400"], run_id=ctx.run_id, name=name,
+                                                  opts=eng.RunOptions(network="none"))
+                setup.running[arm.engine] = name
+            except ErrorDelCurso as exc:
+                skip[(arm.engine, arm.variant)] = f"no pude dejar un contenedor en marcha: {exc}"
+    # One untimed try of each rung: a rung that fails here is skipped with its reason, the rest runs.
+    for arm in arms:
+        if (arm.engine, arm.variant) not in skip:
+            reason = try_once(arm, setup)
+            if reason:
+                skip[(arm.engine, arm.variant)] = reason
+    for (engine, variant), reason in skip.items():
+        label = RUNG_LABEL.get(variant, variant)
+        ctx.skip_arm(label if engine == "bare" else f"{eng.DISPLAY[engine]}: {label}", reason)
+    return setup, [a for a in arms if (a.engine, a.variant) not in skip]
 
 
 def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, root=None) -> Resultado:
@@ -539,7 +562,6 @@ def network_share(result: Resultado | None = None, *, root=None) -> dict:
 # ---------------------------------------------------------------- claims
 SEED = "el capítulo original"
 COMMON = "idea extendida"
-REDHAT = "Red Hat, «How we achieved a 6-fold increase in Podman startup speed»"
 
 STATEMENTS = {
     "api_daemon": ("El modelo fork-exec de Podman, sin daemon, elimina el cuello de botella central que es "
@@ -583,7 +605,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
         key = "red_grande"
         if none.size:
             value, lo, hi = measure.bootstrap_medians_ci(lambda a, b: (a - b) / a, total, none)
-            out.append(judge(key, STATEMENTS[key], REDHAT, value, lo, hi, claimed=MARGINS[key],
+            out.append(judge(key, STATEMENTS[key], COMMON, value, lo, hi, claimed=MARGINS[key],
                              region=(MARGINS[key], float("inf")), n=min(n, none.size), unit="fracción",
                              unstable=_unstable(total, none), detail={"engine": engine}))
         key = "runtime_pequeno"

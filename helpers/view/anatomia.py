@@ -11,8 +11,19 @@ import pandas as pd
 from .. import reference
 from ..experiments import anatomia
 from ..experiments.base import Resultado
-from .common import (ENGINE_LABEL, VERDICT, fmt, fmt_interval, fmt_ratio, markdown, needs_result, num,
-                     run_caption, show, table)
+from .common import (
+    ENGINE_LABEL,
+    VERDICT,
+    fmt,
+    fmt_interval,
+    fmt_ratio,
+    markdown,
+    needs_result,
+    num,
+    run_caption,
+    show,
+    table,
+)
 
 ENGINE_COLOR = {"bare": "#4c72b0", "docker": "#dd8452", "podman": "#55a868"}
 PART_COLOR = {"proceso": "#4c72b0", "espacios": "#8172b3", "runtime": "#937860", "motor": "#dd8452",
@@ -256,14 +267,15 @@ def referencia(resultado: Resultado):
     first = c.iloc[0]
     if _finite(first["tu_valor"], first["tu_ic_bajo"], first["tu_ic_alto"]):
         inside = first["tu_ic_bajo"] <= first["referencia"] <= first["tu_ic_alto"]
-        lines.append(f"- El espacio de red le cuesta a runc {fmt_ratio(first['tu_valor'], digits=2)} aquí frente a "
-                     f"{fmt_ratio(first['referencia'], digits=2)} en el README de crun: "
+        lines.append(f"- `runc run` con espacio de red tarda {fmt_ratio(first['tu_valor'], digits=2)} lo que sin él "
+                     f"aquí, frente a {fmt_ratio(first['referencia'], digits=2)} en el README de crun: "
                      + ("tu intervalo contiene la cifra publicada." if inside else
                         "tu intervalo no contiene la cifra publicada."))
     redhat = c.iloc[2]
     if _finite(redhat["tu_valor"]):
-        lines.append(f"- Red Hat aceleró el arranque de Podman unas {fmt(redhat['referencia'], 0)} veces sumando "
-                     f"muchos cambios; aquí, quitar solo la red ya lo acelera {fmt_ratio(redhat['tu_valor'], digits=2)}.")
+        lines.append(f"- Red Hat aceleró el arranque de Podman en una Raspberry Pi al menos {fmt(redhat['referencia'], 1)} "
+                     "veces (de unos 2 s a menos de 0.3 s) sumando muchos cambios, uno de ellos quitar la red virtual; "
+                     f"aquí, quitar solo la red lo acelera {fmt_ratio(redhat['tu_valor'], digits=2)}.")
     markdown("\n".join(lines))
     return None
 
@@ -276,7 +288,7 @@ def veredictos(resultado: Resultado) -> None:
         who = ENGINE_LABEL.get(claim.detail.get("engine", ""), "")
         if claim.detail.get("como"):
             who += f", {claim.detail['como']}"
-        word = VERDICT.get(claim.status, claim.status)
+        word = VERDICT.get(claim.status) or claim.status.replace("_", " ")
         head = f"- **«{claim.statement}»** ({claim.source}{', ' + who if who else ''}): **{word}**."
         if claim.status == "sin_datos":
             lines.append(head + " Faltan peldaños para juzgarla.")
@@ -289,9 +301,9 @@ def veredictos(resultado: Resultado) -> None:
                     f"{fmt_ratio(claim.claimed, digits=1)}).")
         else:
             what = {"red_grande": "la red es", "runtime_pequeno": "runc es", "pool": "el pool ahorra"}[claim.key]
-            edge = {"red_grande": "al menos", "runtime_pequeno": "como mucho", "pool": "más de"}[claim.key]
+            edge = {"red_grande": "al menos el", "runtime_pequeno": "como mucho el", "pool": "más del"}[claim.key]
             body = (f" Aquí {what} el {_pct(claim.value, claim.low, claim.high)} del `run` con red "
-                    f"(margen: {edge} el {_pct(claim.claimed)}).")
+                    f"(margen: {edge} {_pct(claim.claimed)}).")
         if claim.status == "no_concluyente" and claim.more_reps:
             body += f" Con unas {claim.more_reps} repeticiones se podría decidir."
         if claim.status == "inestable":
