@@ -208,3 +208,13 @@ def test_bare_argv_for_each_rung(tmp_path):
     assert anatomia.bare_argv(Arm("bare", "proceso"), setup, 1) == ["echo", "ok"]
     assert anatomia.bare_argv(Arm("bare", "chroot"), setup, 1) == ["chroot", str(tmp_path), "echo", "ok"]
     assert anatomia.bare_argv(Arm("bare", "ns_red"), setup, 1)[:2] == ["unshare", "-m"]
+
+
+def test_engine_verbs_for_the_phases():
+    from helpers import engines as eng
+    from helpers.errors import ErrorDelCurso
+
+    assert eng.get_engine("podman").wait_argv("c1") == ["podman", "wait", "c1"]
+    assert eng.get_engine("docker").wait_argv("c1") == ["docker", "wait", "c1"]
+    with pytest.raises(ErrorDelCurso, match="solo admite la opción de red"):
+        eng.Docker().api_create("img", ["true"], run_id="r", opts=eng.RunOptions(privileged=True))
