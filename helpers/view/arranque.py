@@ -11,6 +11,7 @@ from ..experiments.base import Resultado
 from .common import (
     ENGINE_LABEL,
     NO_RESULT,
+    engine_label,
     fmt,
     fmt_interval,
     fmt_ratio,
@@ -33,10 +34,10 @@ LAUNCH_OPTIONS = ("`run --rm IMAGEN echo ok` en primer plano (la terminal espera
                   "red por defecto (puente)")
 
 
-def _combo(row) -> str:
+def _combo(row, meta: dict | None = None) -> str:
     if row["engine"] == "bare":
         return f"bare metal — {VARIANT_LABEL.get(row['variant'], row['variant'])}"
-    return f"{ENGINE_LABEL[row['engine']]} / {row['role']}"
+    return f"{engine_label(row['engine'], meta)} / {row['role']}"
 
 
 @needs_result
@@ -46,7 +47,7 @@ def tabla(resultado: Resultado):
     if s.empty:
         return "Esta corrida no tiene filas todavía."
     out = pd.DataFrame({
-        "Combinación": [_combo(r).replace("`", "") for _, r in s.iterrows()],
+        "Combinación": [_combo(r, resultado.meta).replace("`", "") for _, r in s.iterrows()],
         "Imagen real": [r["image"] or "—" for _, r in s.iterrows()],
         "n": s["n"],
         "Mediana (ms)": [fmt(v, 2) for v in s["mediana_ms"]],
@@ -71,7 +72,7 @@ def grafico(resultado: Resultado):
     if df.empty:
         markdown("_No hay repeticiones que dibujar._")
         return None
-    df["Combinación"] = [_combo(r).replace("`", "") for _, r in df.iterrows()]
+    df["Combinación"] = [_combo(r, resultado.meta).replace("`", "") for _, r in df.iterrows()]
     order = list(dict.fromkeys(df.sort_values(["engine", "role", "variant"])["Combinación"]))
     fig, ax = plt.subplots(figsize=(10, 0.55 * len(order) + 1.5))
     sns.stripplot(data=df, x="value", y="Combinación", order=order, hue="engine", palette="deep",
@@ -131,7 +132,7 @@ def comparacion(resultado: Resultado):
                 zip(c[f"{prefix}{col}"], c[f"{prefix}{col}_ic_bajo"], c[f"{prefix}{col}_ic_alto"])]
 
     out = pd.DataFrame({
-        "Combinación": [f"{ENGINE_LABEL[e]} / {r}" for e, r in zip(c["engine"], c["role"])],
+        "Combinación": [f"{engine_label(e, resultado.meta)} / {r}" for e, r in zip(c["engine"], c["role"])],
         "Referencia: mediana (ms)": [fmt(v, 1) for v in c["ref_mediana_ms"]],
         "Tú: mediana (ms)": [fmt(v, 1) for v in c["tu_mediana_ms"]],
         "Referencia: × bare (método del capítulo)": [

@@ -11,14 +11,16 @@ import seaborn as sns
 from .. import reference
 from ..experiments import escala
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, fmt, fmt_ratio, markdown, needs_result, num, table, verdict_words
+from .common import engine_label, fmt, fmt_ratio, markdown, needs_result, num, table, verdict_words
 
 MB = 1024  # KiB per MiB: sizes in raw.csv are KB of 1024 bytes, shown as KiB / MiB (see view.common)
 # How this notebook launches, said in its tables (01 launches differently, and it shows).
 LAUNCH_OPTIONS = ("`run -d IMAGEN sleep 3600` en segundo plano (el cliente vuelve en cuanto el contenedor "
                   "arranca) y sin red (`--network none`)")
-def _engine(name: str) -> str:
-    return ENGINE_LABEL.get(name, name)
+
+
+def _engine(name: str, meta: dict | None = None) -> str:
+    return engine_label(name, meta)
 
 
 # ---------------------------------------------------------------- tables
@@ -29,7 +31,7 @@ def tabla(resultado: Resultado):
     if s.empty:
         return table(pd.DataFrame({"aviso": ["La corrida no tiene filas."]}))
     out = pd.DataFrame({
-        "motor": s["engine"].map(_engine),
+        "motor": [_engine(e, resultado.meta) for e in s["engine"]],
         "N": s["n"],
         "repeticiones": s["repeticiones"],
         "lanzamiento total (s)": s["lanzamiento_total"].round(2),
