@@ -185,9 +185,9 @@ SOURCE = "el capítulo original"
 # The chapter's claims, in its words, with the margin each is judged within (see base.judge).
 # Ratios keep the direction of the notebook's tables: Podman/Docker and Ubuntu/Alpine.
 PODMAN_2X = {  # «Podman es ~2x más rápido que Docker en startup» (2x with Ubuntu, 2.2x with Alpine)
-    "ubuntu": {"statement": "Podman es ~2x más rápido que Docker en el arranque (con Ubuntu, «2x»)",
+    "ubuntu": {"statement": "Podman es ~2x más rápido que Docker en el arranque (con Ubuntu: 2x)",
                "claimed": 1 / 2.0},
-    "alpine": {"statement": "Podman es ~2x más rápido que Docker en el arranque (con Alpine, «2.2x»)",
+    "alpine": {"statement": "Podman es ~2x más rápido que Docker en el arranque (con Alpine: 2.2x)",
                "claimed": 1 / 2.2},
 }
 PODMAN_2X_REGION = (1 / 2.5, 1 / 1.6)  # «~2x»: Docker takes between 1.6 and 2.5 times Podman's time

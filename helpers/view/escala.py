@@ -288,7 +288,7 @@ def frase_afirmacion(claim) -> str:
         return head + " Faltan datos para calcularla."
     what = RATIO_NAME.get(claim.detail.get("ratio"), "proporción")
     if claim.detail.get("ratio") == "n_mayor_sobre_n_menor":
-        what = f"por contenedor con N = {claim.detail['n_mayor']} / con N = {claim.detail['n_menor']}"
+        what = f"Memoria por contenedor con N = {claim.detail['n_mayor']} / con N = {claim.detail['n_menor']}"
     return (f"{head} {what} = {fmt_ratio(claim.value, claim.low, claim.high)} (n = {claim.n}); el capítulo "
             f"dice {fmt_ratio(claim.claimed)} y aceptamos de {fmt_ratio(claim.region[0])} a "
             f"{fmt_ratio(claim.region[1])}.")
