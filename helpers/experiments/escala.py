@@ -625,6 +625,14 @@ def _compared_values(w: pd.DataFrame, engine_name: str, metric: str | None) -> n
     return _col(g, metric).dropna().to_numpy(float)
 
 
+def launch_ratio(df: pd.DataFrame) -> tuple[float, float, float]:
+    """Podman/Docker of the launch time per container, every N and repetition pooled, with its IC 95 %
+    (what notebook 01 sets beside its own Podman/Docker: same question, other launch options)."""
+    w = wide(df)
+    return measure.bootstrap_ratio_ci(_compared_values(w, "podman", "lanzamiento_por_contenedor"),
+                                      _compared_values(w, "docker", "lanzamiento_por_contenedor"))
+
+
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
     """Live figures next to the chapter's, with the ratio Podman/Docker and its IC 95 % on both sides
     (the reference's bootstrapped from its own rows: one per N), and whether the intervals overlap.
