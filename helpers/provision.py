@@ -137,6 +137,7 @@ def main(argv=None) -> int:
             available.append(name)
         else:
             say(f"[AVISO] {engine.display} no está disponible: {why} Sigo con lo demás.")
+    engines.reap_orphans(available, log=lambda line: say(f"[ OK ] {line}"))
     if not args.sin_imagenes and available:
         images.ensure(images.ROLE_NAMES, available, log=say)
         if "podman" in available:

@@ -16,7 +16,7 @@ VERDICT = {
     "sin_datos": "no se puede juzgar (faltan datos)",
 }
 STATUS_LABEL = {"complete": "completa", "interrupted": "interrumpida", "failed": "fallida",
-                "running": "en curso (o cortada sin aviso)"}
+                "partial": "parcial (se perdió un motor)", "running": "en curso (o cortada sin aviso)"}
 
 
 def show(obj) -> None:
