@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.instalado
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup python motores probes course pack test lint lab bench-harness bench-escala clean
+.PHONY: setup python motores probes course pack test lint lab bench-harness bench-escala bench-anatomia clean
 
 setup: python motores
 
@@ -48,6 +48,10 @@ bench-harness: setup
 # Experiment 2: reading the memory of 20 containers vs `stats --no-stream`, and removing 20, per engine.
 bench-escala: setup
 	$(BIN)/python -m helpers.bench_escala
+
+# Experiment 4: the ladder of LAUNCH, and three of its rungs (process, runc run, docker run) next to hyperfine -N.
+bench-anatomia: setup
+	$(BIN)/python -m helpers.bench_anatomia
 
 clean:
 	rm -rf build probes/bin

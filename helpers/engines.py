@@ -115,6 +115,12 @@ def register_run(run_id: str, run_dir: Path | str) -> None:
     _RUN_DIRS[run_id] = str(run_dir)
 
 
+def _changed_fields(opts: RunOptions) -> list[str]:
+    """The RunOptions fields that differ from their defaults."""
+    default = RunOptions()
+    return [name for name in RunOptions.__dataclass_fields__ if getattr(opts, name) != getattr(default, name)]
+
+
 def labels_for(run_id: str | None) -> dict[str, str]:
     """Every label a course container carries (built here and nowhere else): the course mark, the run,
     and who owns it (process, its start time, this boot, the run folder), so that a later run can tell
@@ -347,6 +353,10 @@ class CliEngine(Engine):
     def rm_argv(self, containers: Sequence[str]) -> list[str]:
         return [self.name, "rm", "-f", *containers]
 
+    def wait_argv(self, container: str) -> list[str]:
+        """`wait`: block until the container stops (prints its exit code)."""
+        return [self.name, "wait", container]
+
     # -- verbs built on the CLI
     def launch(self, image: str, command: Sequence[str], *, run_id: str, name: str,
                opts: RunOptions | None = None) -> Container:
@@ -512,6 +522,30 @@ class Docker(CliEngine):
 
     def inspect_container(self, container: str) -> dict:
         return self.client().api.inspect_container(container)
+
+    # -- the lifecycle through the SDK's low-level API (what the docker CLI itself calls), one call each,
+    # so an experiment can time the phases of a `docker run` apart.
+    def api_create(self, image: str, command: Sequence[str], *, run_id: str | None, name: str | None = None,
+                   opts: RunOptions | None = None) -> str:
+        """POST /containers/create with the course's labels; returns the id. Of RunOptions, only
+        `network` is supported here (a Spanish error for any other)."""
+        if opts is not None and set(_changed_fields(opts)) - {"network"}:
+            raise ErrorDelCurso("La creación por la API de Docker solo admite la opción de red de RunOptions.")
+        api = self.client().api
+        host_config = api.create_host_config(network_mode=opts.network) if opts and opts.network else None
+        created = api.create_container(image, list(command), name=name, labels=labels_for(run_id),
+                                       host_config=host_config)
+        return created["Id"]
+
+    def api_start(self, container: str) -> None:
+        self.client().api.start(container)
+
+    def api_wait(self, container: str, timeout: float = CLI_TIMEOUT) -> int:
+        """Block until the container stops; returns its exit code."""
+        return int(self.client().api.wait(container, timeout=timeout).get("StatusCode", -1))
+
+    def api_remove(self, container: str) -> None:
+        self.client().api.remove_container(container, force=True)
 
     def inspect_many(self, containers):
         return [self.client().api.inspect_container(c) for c in containers]
