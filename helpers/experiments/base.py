@@ -210,6 +210,43 @@ def no_data(key: str, statement: str, source: str, detail: dict | None = None) -
     return Claim(key, statement, SIN_DATOS, detail=dict(detail or {}), source=source)
 
 
+def ratio_claim(key: str, statement: str, source: str, numerator, denominator, *, claimed: float,
+                region: tuple[float, float], detail: dict | None = None) -> Claim:
+    """A claim about the ratio of medians numerator/denominator (raw repetitions of two arms), judged
+    by the one rule on its bootstrap IC; «inestable» when either arm's spread dwarfs its median."""
+    num, den = measure_mod._values(numerator), measure_mod._values(denominator)
+    if num.size == 0 or den.size == 0:
+        return no_data(key, statement, source, detail)
+    value, low, high = measure_mod.bootstrap_ratio_ci(num, den)
+    shaky = measure_mod.unstable(num) or measure_mod.unstable(den)
+    return judge(key, statement, source, value, low, high, claimed=claimed, region=region,
+                 n=int(min(num.size, den.size)), unstable=shaky, detail=detail)
+
+
+# ---------------------------------------------------------------- agreement with the reference
+COINCIDE = "coincide"
+NO_COINCIDE = "no_coincide"
+
+
+def agreement(live: tuple[float, float, float], ref: tuple[float, float, float]) -> str:
+    """Does a live figure agree with the reference's? Both are (value, low, high) with their IC 95 %
+    (the reference's bootstrapped from its own raw repetitions where it has them; a single published
+    figure is its own degenerate interval). They agree when the intervals overlap: «coincide»;
+    disjoint intervals: «no_coincide»; a missing side: «sin_datos»."""
+    (_, a_low, a_high), (ref_value, b_low, b_high) = live, ref
+    if _nan(b_low, b_high) and not _nan(ref_value):
+        b_low = b_high = ref_value
+    if _nan(a_low, a_high, b_low, b_high):
+        return SIN_DATOS
+    return COINCIDE if measure_mod.intervals_overlap((a_low, a_high), (b_low, b_high)) else NO_COINCIDE
+
+
+def interval_of(values) -> tuple[float, float, float]:
+    """(median, IC low, IC high) of raw repetitions: the same bootstrap for live and reference data."""
+    s = measure_mod.summarize(values)
+    return s.median, s.ci_low, s.ci_high
+
+
 # ---------------------------------------------------------------- arms and measuring rounds
 @dataclass(frozen=True)
 class Arm:
