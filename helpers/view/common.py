@@ -33,7 +33,7 @@ VERDICT = {
 VERDICT.update({"confirmada": "se confirma", "refutada": "no se sostiene", "parcial": "no concluyente",
                 "ruido": "no concluyente"})
 STATUS_LABEL = {"complete": "completa", "interrupted": "interrumpida", "failed": "fallida",
-                "running": "en curso (o cortada sin aviso)"}
+                "partial": "parcial (se perdió un motor)", "running": "en curso (o cortada sin aviso)"}
 
 
 def verdict_words(claim) -> str:
