@@ -257,7 +257,7 @@ def dos_respuestas(resultado: Resultado | None = None, *, root=None) -> pd.DataF
             runs[name] = Resultado.latest(name, root)
     rows = _launch_rows(runs["arranque"], runs["escala"])
     if not rows:
-        markdown("_Aún no hay corridas de 01 ni de 02 con Docker y Podman en esta máquina._")
+        markdown("**Aún no hay resultados** de 01 ni de 02 con Docker y Podman en esta máquina.")
         return None
     out = pd.DataFrame(rows)
     show(table(out.drop(columns="valor"), "La misma pregunta con dos formas de lanzar: Podman/Docker "
