@@ -49,6 +49,9 @@ EXPERIMENT = "escala"
 TITLE = "Experimento 2: escala y factura de memoria"
 NOTEBOOK = "02_escala"
 BASELINE = None  # no bare-metal arm: the ratios here are Podman/Docker, not x bare metal
+# What the class comparison may set side by side (as Podman/Docker): launch per container and the memory of
+# each container and of its helper. Totals grow with N and fixed RSS with the host's libraries: left out.
+COMPARABLE = ["lanzamiento_por_contenedor", "memoria_cgroup_por_contenedor", "memoria_stats_por_contenedor"]
 QUICK = {"REPETICIONES": 2, "CANTIDADES": [1, 2]}
 MAX_N = 200
 SLEEP_SECONDS = 3600
