@@ -518,7 +518,9 @@ class Podman(CliEngine):
     @property
     def rootless(self) -> bool:
         # Podman run by a user other than root is rootless (there is no daemon to reach instead).
-        return hasattr(os, "geteuid") and os.geteuid() != 0
+        from . import system
+
+        return not system.is_root()
 
     def __init__(self):
         self._avail: tuple[bool, str | None] | None = None
