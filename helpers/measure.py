@@ -166,6 +166,19 @@ class Child:
     def tail(self, n: int = 8) -> str:
         return " | ".join(self.lines[-n:] + ([self._pending.decode("utf-8", "replace")] if self._pending else []))
 
+    def detach(self) -> None:
+        """Kill this process alone (SIGKILL, not its group) and reap it: an attached `docker run` /
+        `podman run` client dies and its container keeps running (SIGKILL is never forwarded)."""
+        if self.proc.returncode is None:
+            try:
+                os.kill(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream:
+                stream.close()
+
     def stop(self, grace: float = 1.0) -> None:
         """SIGTERM to the whole process group, a short grace, SIGKILL, reap. Safe to call twice."""
         if self.proc.returncode is not None:

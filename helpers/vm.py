@@ -454,6 +454,15 @@ class VM:
             raise ComandoFallido(f"En la VM, «{command}» terminó con código {code}: {' | '.join(out[-5:])}")
         return out
 
+    def send(self, command: str) -> None:
+        """Type a command on the guest's console without waiting (read its output with wait_for)."""
+        if not self.child or not self.child.alive():
+            raise ComandoFallido(f"La VM {self.name} no está corriendo.")
+        self.child.send(command + "\n")
+
+    def wait_for(self, marker: str, timeout: float) -> str:
+        return self.child.wait_for(marker, timeout)
+
     def overlay_bytes(self) -> int:
         """Bytes the overlay really occupies on the host's disk (allocated blocks)."""
         try:
