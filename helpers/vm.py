@@ -43,7 +43,9 @@ VM_DIR = CACHE_DIR / "vm"
 KERNEL_PACKAGE = "linux-image-cloud-amd64"
 DEBIAN_PACKAGES = ["qemu-system-x86", "qemu-utils", "lz4", "e2fsprogs", "busybox-static"]
 QEMU = "qemu-system-x86_64"
-# microvm with the legacy PIC, PIT and RTC: without them a TCG guest cannot calibrate its clock and hangs.
+# microvm with the legacy PIC, PIT and RTC. microvm has no HPET nor ACPI PM timer: under TCG on a loaded
+# host the guest's PIT-based TSC calibration fails and the boot hangs, so the guest is told the TSC
+# frequency (under TCG the guest reads the host's TSC).
 MACHINE = "microvm,pit=on,pic=on,rtc=on"
 READY = "CURSO-LISTO"
 FORMAT_VERSION = 2  # bump when the guest's layout changes: provision() rebuilds
@@ -265,21 +267,10 @@ def build_disk(rootfs: Path, dest: Path) -> Path:
     return dest
 
 
-def _probe(name: str, log: Log) -> Path:
-    try:
-        from . import probes
-    except ImportError:  # TODO(contract): helpers.probes lands with the experiment contract
-        target = Path(__file__).resolve().parents[1] / "probes" / "bin" / name
-        if not target.exists():
-            subprocess.run(["make", "-s", "-C", str(target.parents[1])], check=False)
-        return target
-    return probes.ensure(name, log)
-
-
 def provision(log: Log = print, *, force: bool = False) -> Assets | None:
     """Build the guest once into ~/.cache/curso-contenedores/vm. Never raises for a missing tool:
     says what is missing in Spanish and returns None."""
-    from . import images
+    from . import images, probes
 
     if not force and assets() is not None:
         log("VM del curso: ya construida.")
@@ -295,7 +286,7 @@ def provision(log: Log = print, *, force: bool = False) -> Assets | None:
             f"(paquetes de Debian: {', '.join(DEBIAN_PACKAGES)}). El cuaderno 08 omitirá la VM.")
         return None
     try:
-        probe_paths = {name: _probe(name, log) for name in ("memtoca", "cronometro")}
+        probe_paths = {name: probes.ensure(name, log) for name in ("memtoca", "cronometro")}
     except Exception as exc:  # noqa: BLE001 - provisioning never stops setup
         log(f"[AVISO] No construyo la VM del curso: faltan las sondas ({exc}).")
         return None
@@ -385,6 +376,26 @@ def resolve_acceleration(requested: str) -> tuple[str, str]:
     return "tcg", f"KVM no funciona aquí: {why} Se usa la emulación por software (TCG)."
 
 
+def host_tsc_khz() -> int | None:
+    """The host's TSC frequency in kHz as /proc/cpuinfo reports it (constant on machines with a TSC
+    that does not follow the CPU's frequency; good enough for the guest's early calibration)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("cpu MHz"):
+                return int(float(line.split(":", 1)[1]) * 1000)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def kernel_cmdline() -> str:
+    args = ["console=ttyS0", "quiet", "panic=-1", "reboot=t"]
+    khz = host_tsc_khz()
+    if khz:
+        args += [f"tsc_early_khz={khz}", "tsc=reliable"]
+    return " ".join(args)
+
+
 # ---------------------------------------------------------------- a running VM
 class VM:
     """One guest: a qcow2 overlay on the base disk and a QEMU child process with its serial console
@@ -413,7 +424,7 @@ class VM:
         return [QEMU, "-M", MACHINE, *accel, "-m", str(self.memory_mb), "-smp", "1",
                 "-nodefaults", "-no-user-config", "-display", "none", "-serial", "stdio", "-monitor", "none",
                 "-no-reboot", "-kernel", str(self.assets.kernel), "-initrd", str(self.assets.initramfs),
-                "-append", "console=ttyS0 quiet panic=-1 reboot=t pci=off",
+                "-append", kernel_cmdline(),
                 "-drive", f"id=d0,file={self.overlay},format=qcow2,if=none,cache=writeback",
                 "-device", "virtio-blk-device,drive=d0", "-device", balloon,
                 "-name", f"curso-{self.name}"]
