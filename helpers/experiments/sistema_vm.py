@@ -53,6 +53,7 @@ CONTROLS = [
     {"name": "repeticiones", "kind": "int", "label": "Repeticiones", "min": 1, "max": 50},
     {"name": "memoria_mb", "kind": "int", "label": "Memoria a tocar (MB)", "min": 16, "max": 1024},
     {"name": "aceleracion", "kind": "choice", "label": "Aceleración de la VM", "options": ["auto", "kvm", "tcg"]},
+    {"name": "motor", "kind": "choice", "label": "Motor de los contenedores", "options": list(eng.CONTAINER_ENGINES)},
 ]
 
 # Metrics (unit)
@@ -384,7 +385,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
 
         # 3. gzip in one instance of each kind and on bare metal, interleaved
         log("3/3 Trabajo de CPU: gzip del mismo archivo de 8 MB con busybox, dentro de cada instancia.")
-        for arm, group in running.items():
+        for group in running.values():
             for instance in group[1:]:
                 instance.stop()
         first = {arm.variant: group[0] for arm, group in running.items()}

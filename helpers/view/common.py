@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-ENGINE_LABEL = {"bare": "bare metal", "docker": "Docker", "podman": "Podman"}
+ENGINE_LABEL = {"bare": "bare metal", "docker": "Docker", "podman": "Podman", "qemu": "QEMU"}
 # How every notebook words a verdict on a seed claim (one term per idea).
 VERDICT = {
     "confirmada": "se confirma",
@@ -14,6 +14,10 @@ VERDICT = {
     "refutada": "no se sostiene",
     "ruido": "indistinguible del ruido",
     "sin_datos": "no se puede juzgar (faltan datos)",
+    "se_confirma": "se confirma",
+    "no_se_sostiene": "no se sostiene",
+    "no_concluyente": "no concluyente",
+    "inestable": "medición inestable: repite",
 }
 STATUS_LABEL = {"complete": "completa", "interrupted": "interrumpida", "failed": "fallida",
                 "running": "en curso (o cortada sin aviso)"}
