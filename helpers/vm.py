@@ -460,6 +460,8 @@ class VM:
         line = self.child.wait_for(f"{tag}:", timeout, start=start)
         end = self.child.lines.index(line, start)
         out = [x for x in self.child.lines[start:end] if tag[5:] not in x]
+        if line.index(f"{tag}:") > 0:  # output without a final newline shares the marker's line
+            out.append(line[:line.index(f"{tag}:")])
         code = int(line.rsplit(":", 1)[1].strip() or 0)
         if code != 0:
             raise ComandoFallido(f"En la VM, «{command}» terminó con código {code}: {' | '.join(out[-5:])}")
