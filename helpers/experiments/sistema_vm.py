@@ -39,11 +39,11 @@ from .base import Log, Progress, Resultado, experiment_run, no_progress, print_l
 EXPERIMENT = "sistema_vm"
 TITLE = "Experimento 8: contenedores de sistema frente a máquinas virtuales"
 NOTEBOOK = "08_sistema_vs_vm"
-SOURCE = "«Sysbox: System Containers vs VMs» (documento de origen 002)"
+SOURCE = "el artículo sobre el rendimiento de Sysbox"
 KINDS = ("aplicacion", "sistema", "vm")
 VM_ENGINE = "qemu"
 BASELINE = ("bare", "proceso")
-QUICK = {"REPETICIONES": 2, "INSTANCIAS": 1, "MEMORIA_MB": 64, "CALENTAMIENTO": 0}
+QUICK = {"REPETICIONES": 1, "INSTANCIAS": 1, "MEMORIA_MB": 32, "CALENTAMIENTO": 0}
 DEBIAN_PACKAGES = list(vm.DEBIAN_PACKAGES)
 COMPARABLE = ["arranque_listo", "gzip", "memoria_retenida_pct", "memoria_pss_instancia", "disco_instancia"]
 
@@ -497,7 +497,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
         detail = {"variante_vm": vmv, "emulada": emulated}
         if emulated:
             detail["motivo"] = defer
-            out.append(base.Claim("arranque_10x", statement, base.SIN_DATOS, value, low, high, detail,
+            out.append(base.Claim("arranque_10x", statement, base.NO_CONCLUYENTE, value, low, high, detail,
                                   SOURCE, 10.0, (7.5, 13.3), "x", n))
         else:
             out.append(base.judge("arranque_10x", statement, SOURCE, value, low, high, claimed=10.0,
@@ -558,7 +558,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
         detail = {"tipo": vmv, "emulada": emulated}
         if emulated:
             detail["motivo"] = defer + " La proporción medida es el costo de emular la CPU, no el de una VM."
-            out.append(base.Claim(f"gzip_{vmv}", statement, base.SIN_DATOS, value, low, high, detail, SOURCE,
+            out.append(base.Claim(f"gzip_{vmv}", statement, base.NO_CONCLUYENTE, value, low, high, detail, SOURCE,
                                   1.0, (0.95, 1.05), "x bare metal", n))
         else:
             out.append(base.judge(f"gzip_{vmv}", statement, SOURCE, value, low, high, claimed=1.0,
