@@ -15,7 +15,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -281,6 +281,35 @@ def bootstrap_ratio_ci(numerator, denominator, *, level: float = 0.95,
     alpha = (1 - level) / 2
     lo, hi = np.quantile(ratios, [alpha, 1 - alpha])
     return ratio, float(lo), float(hi)
+
+
+def bootstrap_medians_ci(fn: Callable[..., float], *samples, level: float = 0.95,
+                         resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+                         ) -> tuple[float, float, float]:
+    """Any figure computed from the medians of several independent samples (a difference of two
+    medians, a share such as (a - b) / a), with a percentile-bootstrap interval: each sample is
+    resampled on its own, `fn(*medians)` is computed for every resample. Returns (value, low, high);
+    NaN where a sample is empty or fn is undefined."""
+    arrays = [_values(s) for s in samples]
+    nan = float("nan")
+    if not arrays or any(a.size == 0 for a in arrays):
+        return nan, nan, nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = float(fn(*[np.median(a) for a in arrays]))
+        rng = np.random.default_rng(seed)
+        medians = [np.median(rng.choice(a, size=(resamples, a.size), replace=True), axis=1) for a in arrays]
+        stats = np.asarray(fn(*medians), dtype=float)
+    stats = stats[np.isfinite(stats)]
+    if stats.size == 0 or not np.isfinite(value):
+        return value, nan, nan
+    alpha = (1 - level) / 2
+    lo, hi = np.quantile(stats, [alpha, 1 - alpha])
+    return value, float(lo), float(hi)
+
+
+def bootstrap_diff_ci(a, b, **kw) -> tuple[float, float, float]:
+    """median(a) - median(b) with a percentile-bootstrap interval (independent samples)."""
+    return bootstrap_medians_ci(lambda x, y: x - y, a, b, **kw)
 
 
 @dataclass(frozen=True)
