@@ -11,7 +11,7 @@ import pandas as pd
 from .. import reference
 from ..experiments import sistema_vm as exp
 from ..experiments.base import Resultado
-from .common import VERDICT, fmt, fmt_interval, fmt_ratio, markdown, needs_result, table
+from .common import fmt, fmt_interval, fmt_ratio, markdown, needs_result, table, verdict_words
 
 METRIC_LABEL = {
     exp.ARRANQUE: "arranque hasta «listo»",
@@ -185,7 +185,9 @@ def comparacion(resultado: Resultado):
 
 
 def frase(claim) -> str:
-    word = VERDICT.get(claim.status, claim.status.replace("_", " "))
+    word = verdict_words(claim)
+    if claim.detail.get("emulada") and claim.detail.get("motivo"):
+        word = "no se decide con una VM emulada"
     unit = f" {claim.unit}" if claim.unit and claim.unit not in ("x", "%") else ("" if claim.unit == "x" else " %")
     value = "—" if math.isnan(claim.value) else (
         f"{fmt_ratio(claim.value, claim.low, claim.high)}" if claim.unit.startswith("x")
@@ -197,8 +199,6 @@ def frase(claim) -> str:
         text += f" Medido: {value}, n = {claim.n}."
     if claim.detail.get("motivo"):
         text += f" {claim.detail['motivo']}"
-    if claim.more_reps:
-        text += f" Harían falta unas {claim.more_reps} repeticiones para decidir."
     return text
 
 
