@@ -108,13 +108,13 @@ CONTROLS = [
     {"name": "imagen", "kind": "choice", "label": "Imagen", "options": list(images.ROLE_NAMES)},
     {"name": "motores", "kind": "multi", "label": "Motores", "options": list(eng.CONTAINER_ENGINES)},
 ]
-QUICK = {"REPETICIONES": 3, "CALENTAMIENTO": 0}
+QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0}
 
 
 @dataclass
 class Config:
-    repeticiones: int = 15
-    calentamiento: int = 2
+    repeticiones: int = 12
+    calentamiento: int = 1
     peldanos: list = field(default_factory=lambda: list(GROUPS))
     imagen: str = "alpine"
     motores: list = field(default_factory=lambda: list(eng.CONTAINER_ENGINES))
