@@ -289,6 +289,8 @@ def try_once(arm: Arm, setup: Setup) -> str | None:
     try:
         measure_arm(arm, setup)
     except ErrorDelCurso as exc:
+        if os.geteuid() != 0 and arm.engine == "bare":
+            return f"necesita privilegios de root en esta máquina ({exc})"
         return f"no funciona en esta máquina: {exc}"
     except OSError as exc:
         return f"no se puede ejecutar: {exc.strerror or exc}."
@@ -424,7 +426,7 @@ def capture_chains(ctx, cfg: Config, setup: Setup, log: Log) -> None:
         if cap.exit_code != 0:
             log(f"Aviso: el «{engine_name} run» de la cadena terminó con código {cap.exit_code}.")
         frames.append(pd.DataFrame([{
-            "engine": engine_name, "pid": p.pid, "ppid": p.ppid, "name": p.name, "cmdline": p.cmdline[:300],
+            "engine": engine_name, "pid": p.pid, "ppid": p.ppid, "name": p.name, "cmdline": p.cmdline[:2000],
             "start_ms": p.start_ms, "exec_ms": p.execs[-1][0] if p.execs else np.nan,
             "end_ms": p.end_ms if p.end_ms is not None else np.nan} for p in procs], columns=CHAIN_COLUMNS))
         ctx.run.append(engine=engine_name, image=image, variant="cadena", rep=1, metric="cadena_procesos",
