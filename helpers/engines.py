@@ -710,7 +710,7 @@ def docker_permission_reason(socket: str = "/var/run/docker.sock") -> str:
     return (f"el daemon de Docker está, pero «{user}» no tiene permiso para usar su socket ({socket}): "
             "solo root y el grupo «docker» pueden. Un administrador puede añadirte con "
             f"«sudo usermod -aG docker {user}» (y vuelves a iniciar sesión); ojo, ese grupo equivale a "
-            "ser root en la máquina. Mientras tanto, el curso sigue con Podman sin root y bare metal.")
+            "ser root en la máquina.")
 
 
 def podman_mode(data: dict) -> dict:

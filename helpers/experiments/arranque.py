@@ -92,7 +92,8 @@ def plan(cfg: Config, engines_ok: list[str], imgs: dict) -> list[Arm]:
         if engine_name == "bare":
             continue
         for role in cfg.imagenes:
-            arms.append(Arm(engine_name, role, imgs[engine_name][role]["name"], CONTAINER_VARIANT))
+            if role in imgs.get(engine_name, {}):  # a missing role is a skipped arm (experiment_run)
+                arms.append(Arm(engine_name, role, imgs[engine_name][role]["name"], CONTAINER_VARIANT))
     return arms
 
 

@@ -15,6 +15,8 @@ and optionally
     closing_rows(df, meta) -> DataFrame   rows of the closing LAUNCH vs RUNNING table (CLOSING_COLUMNS)
     COMPARABLE  metrics the class comparison may put side by side across machines (default: all)
     DEBIAN_PACKAGES, provision(log)      what `make setup` installs / builds for this experiment
+    NEEDS_ROOT  {arm key: Spanish description} of the arms only root can run: each is skipped through
+                ctx.require_root(key, what) for a user without root, and notebook 00 lists them
 
 `Experiment` below is that contract as a typing.Protocol; the registry (experiments/__init__.py) checks
 each module against it.
@@ -251,6 +253,16 @@ class RunContext:
                 failures.append(f"{getattr(fn, '__name__', fn)}: {type(exc).__name__}: {exc}")
         return failures
 
+    def require_root(self, key: str, what: str) -> bool:
+        """The standard way to run an arm only as root: True as root; otherwise the arm is skipped with
+        one Spanish line (system.needs_root_reason) in meta["skipped_arms"][key], and False. Declare the
+        arm in the module's NEEDS_ROOT = {key: what} too, so notebook 00 can list it for a student."""
+        reason = system.needs_root_reason(what)
+        if reason is None:
+            return True
+        self.skip_arm(key, reason)
+        return False
+
     def skip_arm(self, key: str, reason: str) -> None:
         """An arm that cannot run here: one Spanish line, and meta["skipped_arms"][key] = reason."""
         skipped = self.run.meta.setdefault("skipped_arms", {})
@@ -325,19 +337,26 @@ def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *
         log(f"Se omite {eng.DISPLAY.get(name, name)}: {reason}")
     containers = [n for n in available if eng.get_engine(n).is_container]
     imgs: dict[str, dict[str, dict]] = {}
+    skipped_roles: dict[str, str] = {}
     if image_roles and containers:
         found = images.resolve_all(image_roles, containers)
         for name in list(containers):
+            display = eng.get_engine(name).display
             missing = [r for r, info in found.get(name, {}).items() if info is None]
-            if missing:
-                reason = (f"no tiene las imágenes {', '.join(missing)} "
-                          "(ejecuta «make setup» para prepararlas).")
+            present = {r: info for r, info in found.get(name, {}).items() if info is not None}
+            if not present:
+                reason = (f"no tiene {'la imagen' if len(missing) == 1 else 'las imágenes'} "
+                          f"{', '.join(missing)} ({images.missing_hint(missing)}).")
                 skipped[name] = reason
-                log(f"Se omite {eng.DISPLAY[name]}: {reason}")
+                log(f"Se omite {display}: {reason}")
                 available.remove(name)
                 containers.remove(name)
-            else:
-                imgs[name] = found[name]
+                continue
+            # Some roles only (a student without root may lack the "ubuntu" stand-in): the engine
+            # stays, with the roles it has; each missing one is a skipped arm with its reason.
+            for role in missing:
+                skipped_roles[f"{display} / {role}"] = f"no está la imagen «{role}» ({images.missing_hint([role])})."
+            imgs[name] = present
     run = results.Run(experiment, params, root)
     run.update_meta(
         host=system.host_metadata(),
@@ -348,6 +367,8 @@ def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *
         labels=eng.labels_for(run.id),
     )
     ctx = RunContext(run, available, skipped, imgs, log)
+    for key, reason in skipped_roles.items():
+        ctx.skip_arm(key, reason)
     with _sigterm_as_interrupt(), run:
         aborted = False
         try:

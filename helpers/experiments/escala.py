@@ -29,7 +29,7 @@ import psutil
 
 from .. import cgroups, images, measure, system, validate
 from .. import engines as eng
-from ..errors import ComandoFallido, ParametroInvalido
+from ..errors import ParametroInvalido
 from .base import Claim, Log, Progress, Resultado, experiment_run, no_progress, print_log
 
 EXPERIMENT = "escala"
@@ -298,18 +298,20 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
 
                 time.sleep(SETTLE_SECONDS)
                 containers = inspect_all(engine, names)
-                missing = [c.name for c in containers if not c.cgroup]
-                if missing:
-                    raise ComandoFallido(f"No encuentro el cgroup de {len(missing)} contenedores de "
-                                         f"{engine.display} en sus datos de inspect (p. ej. {missing[0]}).")
-                readings, seconds = cgroups.read_many([c.cgroup for c in containers])
-                add("tiempo_lectura_cgroup", seconds, "s")
-                usage = np.array([r.usage for r in readings], dtype=float) / KB
-                add("memoria_cgroup_por_contenedor", usage.mean(), "KB")
-                add("memoria_cgroup_total", usage.sum(), "KB")
-                add("memoria_stats_por_contenedor", np.mean([r.stats_view for r in readings]) / KB, "KB")
-                add("memoria_anon_por_contenedor", np.mean([r.anon for r in readings]) / KB, "KB")
-                add("memoria_cache_por_contenedor", np.mean([r.file for r in readings]) / KB, "KB")
+                # Rootless Podman on cgroup v1 gives its containers no cgroup of their own: reading the
+                # user's cgroup instead would bill the whole session to each container. Skip, saying why.
+                no_cgroup = cgroups.per_container_reason(engine, [c.cgroup for c in containers])
+                if no_cgroup:
+                    ctx.skip_arm(f"{engine.display}: memoria de cada cgroup y «stats»", no_cgroup)
+                else:
+                    readings, seconds = cgroups.read_many([c.cgroup for c in containers])
+                    add("tiempo_lectura_cgroup", seconds, "s")
+                    usage = np.array([r.usage for r in readings], dtype=float) / KB
+                    add("memoria_cgroup_por_contenedor", usage.mean(), "KB")
+                    add("memoria_cgroup_total", usage.sum(), "KB")
+                    add("memoria_stats_por_contenedor", np.mean([r.stats_view for r in readings]) / KB, "KB")
+                    add("memoria_anon_por_contenedor", np.mean([r.anon for r in readings]) / KB, "KB")
+                    add("memoria_cache_por_contenedor", np.mean([r.file for r in readings]) / KB, "KB")
 
                 helpers, helper_names = helper_memory(containers)
                 ctx.run.meta["helpers"][arm.engine] = helper_names
@@ -323,7 +325,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                         add(f"pss_{key}", totals["pss"] / KB, "KB")
                 add("memoria_sistema_delta", (used_memory_bytes() - used_before) / KB, "KB")
 
-                if cfg.comparar_stats and arm.n == max(cfg.cantidades):
+                if cfg.comparar_stats and arm.n == max(cfg.cantidades) and not no_cgroup:
                     seconds, sizes = stats_cli(engine, names)
                     add("tiempo_stats_cli", seconds, "s")
                     if sizes:

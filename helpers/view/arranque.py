@@ -14,6 +14,7 @@ from .common import (
     ENGINE_LABEL,
     NO_RESULT,
     VERDICT,
+    engine_label,
     fmt,
     fmt_interval,
     fmt_ratio,
@@ -32,10 +33,10 @@ VARIANT_LABEL = {
 }
 
 
-def _combo(row) -> str:
+def _combo(row, meta: dict | None = None) -> str:
     if row["engine"] == "bare":
         return f"bare metal — {VARIANT_LABEL.get(row['variant'], row['variant'])}"
-    return f"{ENGINE_LABEL[row['engine']]} / {row['role']}"
+    return f"{engine_label(row['engine'], meta)} / {row['role']}"
 
 
 @needs_result
@@ -45,7 +46,7 @@ def tabla(resultado: Resultado):
     if s.empty:
         return "Esta corrida no tiene filas todavía."
     out = pd.DataFrame({
-        "Combinación": [_combo(r).replace("`", "") for _, r in s.iterrows()],
+        "Combinación": [_combo(r, resultado.meta).replace("`", "") for _, r in s.iterrows()],
         "Imagen real": [r["image"] or "—" for _, r in s.iterrows()],
         "n": s["n"],
         "Mediana (ms)": [fmt(v, 2) for v in s["mediana_ms"]],
@@ -66,7 +67,7 @@ def grafico(resultado: Resultado):
     if df.empty:
         markdown("_No hay repeticiones que dibujar._")
         return None
-    df["Combinación"] = [_combo(r).replace("`", "") for _, r in df.iterrows()]
+    df["Combinación"] = [_combo(r, resultado.meta).replace("`", "") for _, r in df.iterrows()]
     order = list(dict.fromkeys(df.sort_values(["engine", "role", "variant"])["Combinación"]))
     fig, ax = plt.subplots(figsize=(10, 0.55 * len(order) + 1.5))
     sns.stripplot(data=df, x="value", y="Combinación", order=order, hue="engine", palette="deep",
@@ -116,7 +117,7 @@ def comparacion(resultado: Resultado):
     ref = reference.load("arranque")
     c = arranque.compare(resultado.df, resultado.meta, ref)
     out = pd.DataFrame({
-        "Combinación": [f"{ENGINE_LABEL[e]} / {r}" for e, r in zip(c["engine"], c["role"])],
+        "Combinación": [f"{engine_label(e, resultado.meta)} / {r}" for e, r in zip(c["engine"], c["role"])],
         "Referencia: mediana (ms)": [fmt(v, 1) for v in c["ref_mediana_ms"]],
         "Tú: mediana (ms)": [fmt(v, 1) for v in c["tu_mediana_ms"]],
         "Referencia: × bare (método semilla)": [fmt_ratio(v, digits=0) for v in c["ref_x_bare"]],

@@ -78,10 +78,26 @@ def run_caption(resultado) -> str:
             f"{host.get('cpu_model', '?')}, {host.get('cpu_cores', '?')} núcleos, kernel {host.get('kernel', '?')}.")
     if meta.get("reason"):
         line += f" Motivo: {meta['reason']}."
+    for name, info in (meta.get("engines") or {}).items():
+        if isinstance(info, dict) and info.get("rootless"):
+            line += (f" {engine_label(name, meta)}: red {info.get('network_backend', '?')}, "
+                     f"almacenamiento {info.get('storage') or info.get('storage_driver', '?')}.")
     skipped = meta.get("skipped_engines") or {}
     for name, why in skipped.items():
         line += f" Se omitió {ENGINE_LABEL.get(name, name)}: {why}"
+    for arm, why in (meta.get("skipped_arms") or {}).items():
+        line += f" Se omitió {arm}: {why}"
     return line
+
+
+def engine_label(name: str, meta: dict | None = None) -> str:
+    """The engine's name for tables; «Podman sin root» when the run's metadata says it ran rootless
+    (another network and storage than rootful Podman: not the same engine for the comparison)."""
+    label = ENGINE_LABEL.get(name, name)
+    info = ((meta or {}).get("engines") or {}).get(name)
+    if isinstance(info, dict) and info.get("rootless"):
+        label += " sin root"
+    return label
 
 
 def table(df: pd.DataFrame, caption: str | None = None):

@@ -11,11 +11,11 @@ import seaborn as sns
 from .. import reference
 from ..experiments import escala
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, VERDICT, fmt, markdown, needs_result, num, table
+from .common import VERDICT, engine_label, fmt, markdown, needs_result, num, table
 
 MB = 1024  # KB per MB (sizes are KB of 1024 bytes)
-def _engine(name: str) -> str:
-    return ENGINE_LABEL.get(name, name)
+def _engine(name: str, meta: dict | None = None) -> str:
+    return engine_label(name, meta)
 
 
 # ---------------------------------------------------------------- tables
@@ -26,7 +26,7 @@ def tabla(resultado: Resultado):
     if s.empty:
         return table(pd.DataFrame({"aviso": ["La corrida no tiene filas."]}))
     out = pd.DataFrame({
-        "motor": s["engine"].map(_engine),
+        "motor": [_engine(e, resultado.meta) for e in s["engine"]],
         "N": s["n"],
         "repeticiones": s["repeticiones"],
         "lanzamiento total (s)": s["lanzamiento_total"].round(2),
