@@ -106,6 +106,13 @@ PHASES = (
 )
 PHASE_TOTAL = "fases_total"
 
+# Arms only root can run (notebook 00 lists them for a student without root).
+NEEDS_ROOT = {
+    "espacios": "crear espacios de nombres con «unshare» (los peldaños de espacios)",
+    "chroot": "el peldaño chroot (chroot a la imagen exportada)",
+    "cadena": "escuchar los eventos de procesos del kernel (la cadena de procesos)",
+}
+
 CONTROLS = [
     {"name": "repeticiones", "kind": "int", "label": "Repeticiones", "min": 1, "max": 200},
     {"name": "calentamiento", "kind": "int", "label": "Calentamiento", "min": 0, "max": 20},
@@ -310,7 +317,7 @@ def try_once(arm: Arm, setup: Setup) -> str | None:
 
 def _prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
     """Rootfs, bundles and a first untimed try of every bare rung; what cannot run here is skipped."""
-    from .ejecucion import chroot_unavailable_reason, exported_rootfs
+    from .ejecucion import exported_rootfs
 
     image_names = {e: ctx.images[e][cfg.imagen]["name"] for e in ctx.engines if e in ctx.images}
     setup = Setup(
@@ -335,10 +342,13 @@ def _prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
             except ErrorDelCurso as exc:
                 for arm in needs_rootfs:
                     skip[("bare", arm.variant)] = f"no pude exportar la imagen: {exc}"
+    # Root-only rungs, the standard way (ctx.require_root: one Spanish line and meta["skipped_arms"]).
+    dropped: set[tuple[str, str]] = set()
+    for arm in arms:
+        group = "chroot" if arm.variant == "chroot" else "espacios" if arm.variant.startswith("ns_") else None
+        if group and ("bare", arm.variant) not in skip and not ctx.require_root(arm.label, NEEDS_ROOT[group]):
+            dropped.add(("bare", arm.variant))
     if setup.rootfs is not None:
-        reason = chroot_unavailable_reason()
-        if reason and "chroot" in wanted:
-            skip[("bare", "chroot")] = reason
         if "runc" in wanted or "runsc" in wanted:
             ok, why = oci.runc_availability()
             if not ok:
@@ -385,14 +395,16 @@ def _prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
                 skip[(arm.engine, arm.variant)] = f"no pude dejar un contenedor en marcha: {exc}"
     # One untimed try of each rung: a rung that fails here is skipped with its reason, the rest runs.
     for arm in arms:
-        if (arm.engine, arm.variant) not in skip:
+        if (arm.engine, arm.variant) not in skip and (arm.engine, arm.variant) not in dropped:
             reason = try_once(arm, setup)
             if reason:
                 skip[(arm.engine, arm.variant)] = reason
     for (engine, variant), reason in skip.items():
         label = RUNG_LABEL.get(variant, variant)
         ctx.skip_arm(label if engine == "bare" else f"{eng.DISPLAY[engine]}: {label}", reason)
-    return setup, [a for a in arms if (a.engine, a.variant) not in skip]
+    return setup, [
+        a for a in arms if (a.engine, a.variant) not in skip and (a.engine, a.variant) not in dropped
+    ]
 
 
 def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, root=None) -> Resultado:
@@ -409,6 +421,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             warmup=cfg.calentamiento,
             measure=functools.partial(measure_arm, setup=setup),
             progress=progress,
+            shuffle=True,
             meta={
                 "command": " ".join(COMMAND),
                 "rootfs": str(setup.rootfs or ""),
@@ -431,6 +444,8 @@ CHAIN_COLUMNS = ["engine", "pid", "ppid", "name", "cmdline", "start_ms", "exec_m
 def capture_chains(ctx, cfg: Config, setup: Setup, log: Log) -> None:
     """One `run` per engine (default network, as a student types it) under the proc connector: every
     process it creates, with when it starts, execs and ends. Written to cadena.csv in the run folder."""
+    if not ctx.require_root("la cadena de procesos", NEEDS_ROOT["cadena"]):
+        return
     ok, why = proc_events.availability()
     if not ok:
         ctx.skip_arm("la cadena de procesos", why)
