@@ -135,11 +135,16 @@ def parse(data: bytes) -> Iterable[Event]:
 
 
 class Listener:
-    """Listens in a background thread; `events` fills while the block runs."""
+    """Listens in a background thread; `events` fills while the block runs.
 
-    def __init__(self):
+    roots: if given, only processes descending from these pids (followed live through fork events)
+    have their command line read at exec; on a busy machine reading /proc for every other process's
+    exec makes the thread fall behind, and a short-lived process is gone before it is read."""
+
+    def __init__(self, roots: Iterable[int] | None = None):
         self.events: list[Event] = []
         self.lost = False
+        self._tracked: set[int] | None = set(roots) if roots is not None else None
         self._stop = threading.Event()
         self._sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
@@ -161,8 +166,11 @@ class Listener:
             except OSError:  # ENOBUFS: the kernel dropped events; say so, keep going
                 self.lost = True
                 continue
+            tracked = self._tracked
             for event in parse(data):
-                if event.kind == "exec":
+                if tracked is not None and event.kind == "fork" and event.ppid in tracked:
+                    tracked.add(event.pid)
+                if event.kind == "exec" and (tracked is None or event.pid in tracked):
                     # Read at once: a short-lived process (echo) may be gone a moment later.
                     event.cmdline = _read(f"/proc/{event.pid}/cmdline")
                     event.comm = _read(f"/proc/{event.pid}/comm")
@@ -200,13 +208,16 @@ class Capture:
     lost: bool  # the kernel dropped events (socket buffer full)
 
 
-def capture(argv: Sequence[str], env: dict | None = None, *, settle: float = 0.3) -> Capture:
+def capture(
+    argv: Sequence[str], env: dict | None = None, *, settle: float = 0.3, roots: Iterable[int] = ()
+) -> Capture:
     """Spawn argv (stdout to /dev/null), wait for it, and keep listening `settle` s more for the
-    processes it left behind (a shim, a clean-up) to exit."""
+    processes it left behind (a shim, a clean-up) to exit. Command lines are read for this process's
+    descendants and for those of `roots` (an engine's daemons, whose children run a container)."""
     before = snapshot_names()
     devnull = os.open(os.devnull, os.O_RDWR)
     try:
-        with Listener() as listener:
+        with Listener(roots={os.getpid(), *roots}) as listener:
             actions = [
                 (os.POSIX_SPAWN_DUP2, devnull, 0),
                 (os.POSIX_SPAWN_DUP2, devnull, 1),
@@ -230,6 +241,10 @@ def capture(argv: Sequence[str], env: dict | None = None, *, settle: float = 0.3
     return Capture(
         pid, t0, t_end, os.waitstatus_to_exitcode(status), list(listener.events), before, listener.lost
     )
+
+
+RUNTIMES = ("runc", "runsc", "crun")
+CONTAINER_PROCESS = "proceso del contenedor"
 
 
 def _short(cmdline: str) -> str:
@@ -284,7 +299,11 @@ def chain(cap: Capture, *, markers: Sequence[str] = ()) -> list[Process]:
             (round((e.ts_ns - cap.t0_ns) / 1e6, 3), _short(e.cmdline) or e.comm or "?")
             for e in execs.get(pid, [])
         ]
-        if names:
+        if names and names[-1][1] == "?" and _short(cmd_of(parent.get(pid, 0))) in RUNTIMES:
+            # Forked by the OCI runtime and exec'd too fast to read: the container's own process.
+            name = CONTAINER_PROCESS
+            names[-1] = (names[-1][0], name)
+        elif names:
             name = names[-1][1]
         else:  # a fork that never exec'd: named after its parent (e.g. a Go runtime helper)
             ppid = parent.get(pid, 0)

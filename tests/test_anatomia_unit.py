@@ -125,10 +125,12 @@ def test_chain_keeps_descendants_and_processes_naming_the_container():
         E("exec", 4 * ms, 70, cmdline="containerd-shim -id other start"),
         E("exit", 9 * ms, 50),
     ]
+    events += [E("fork", 7 * ms, 63, ppid=61), E("exec", 8 * ms, 63, cmdline=""), E("exit", 8 * ms, 63)]
     cap = proc_events.Capture(50, 0, 9 * ms, 0, events, {900: "containerd"}, False)
     chain = proc_events.chain(cap, markers=["abc123"])
-    assert [p.pid for p in chain] == [50, 60, 61, 62]
-    echo = chain[-1]
+    assert [p.pid for p in chain] == [50, 60, 61, 62, 63]
+    assert chain[-1].name == proc_events.CONTAINER_PROCESS  # exec'd by runc, gone before it was read
+    echo = chain[-2]
     assert (echo.name, echo.start_ms, echo.end_ms, echo.execs) == ("echo", 4.0, 6.0, [(5.0, "echo")])
     assert chain[0].end_ms == 9.0 and chain[1].name == "containerd-shim"
 

@@ -469,7 +469,8 @@ def capture_chains(ctx, cfg: Config, setup: Setup, log: Log) -> None:
             opts=eng.RunOptions(extra=["--cidfile", str(cidfile)]),
         )
         log(f"Capturando la cadena de procesos de un «{engine_name} run»…")
-        cap = proc_events.capture(argv, setup.envs[engine_name])
+        daemons = [proc.pid for procs in engine.daemon_processes().values() for proc in procs]
+        cap = proc_events.capture(argv, setup.envs[engine_name], roots=daemons)
         cid = cidfile.read_text().strip() if cidfile.exists() else ""
         procs = proc_events.chain(cap, markers=[cid] if cid else [])
         total_ms = (cap.t_end_ns - cap.t0_ns) / 1e6
