@@ -114,8 +114,22 @@ def check_probes(directory: Path = PROBES_DIR) -> list[Check]:
     return out
 
 
+def check_leftovers() -> list[Check]:
+    """Containers left by runs that died (a killed kernel, a lost engine): removed now, and said."""
+    present = [n for n in engines.CONTAINER_ENGINES if engines.get_engine(n).available]
+    if not present:
+        return []
+    reaped = engines.reap_orphans(present)
+    if not reaped:
+        return [Check(True, "contenedores abandonados", "ninguno")]
+    total = sum(r["removed"] for r in reaped.values())
+    runs = ", ".join(f"{r['run']} ({engines.DISPLAY[r['engine']]}: {r['reason']})" for r in reaped.values())
+    noun = "contenedor abandonado" if total == 1 else "contenedores abandonados"
+    return [Check(True, "contenedores abandonados", f"eliminé {total} {noun} de corridas que ya no viven: {runs}")]
+
+
 def all_checks() -> list[Check]:
-    return (check_user() + check_packages() + check_engines() + check_images() + check_cgroups()
+    return (check_user() + check_packages() + check_engines() + check_images() + check_leftovers() + check_cgroups()
             + check_probes())
 
 

@@ -181,6 +181,7 @@ def main(argv=None) -> int:
                     f"{info.get('storage')}.")
         else:
             say(f"[AVISO] {engine.display} no está disponible: {why} Sigo con lo demás.")
+    engines.reap_orphans(available, log=lambda line: say(f"[ OK ] {line}"))
     if "podman" in available:
         step("La revisión de Podman sin root", rootless_podman_check)
     if not args.sin_imagenes and available:
