@@ -129,16 +129,24 @@ def build_rootfs(role: str, log: Callable[[str], None] = print) -> Path:
     return target
 
 
-def _import(engine: Engine, role: str, tag: str, log: Callable[[str], None]) -> None:
-    source = build_rootfs(role, log)
-    log(f"    importando {tag} en {engine.display}…")
+def import_dir(engine: Engine, source: Path, tag: str, changes: Sequence[str] = ('CMD ["/bin/sh"]',)) -> None:
+    """Import a directory tree as image `tag` into one engine (`docker/podman import`), with Dockerfile
+    instructions `changes` (e.g. CMD or ENTRYPOINT)."""
     tar = subprocess.Popen(["tar", "-C", str(source), "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
-    result = subprocess.run([engine.name, "import", "--change", 'CMD ["/bin/sh"]', "-", tag],
-                            stdin=tar.stdout, capture_output=True, text=True, env=engine.env())
+    argv = [engine.name, "import"]
+    for change in changes:
+        argv += ["--change", change]
+    result = subprocess.run(argv + ["-", tag], stdin=tar.stdout, capture_output=True, text=True, env=engine.env())
     tar.stdout.close()
     tar.wait()
     if result.returncode != 0:
         raise ErrorDelCurso(f"{engine.display} no pudo importar {tag}: {result.stderr.strip()[-300:]}")
+
+
+def _import(engine: Engine, role: str, tag: str, log: Callable[[str], None]) -> None:
+    source = build_rootfs(role, log)
+    log(f"    importando {tag} en {engine.display}…")
+    import_dir(engine, source, tag)
 
 
 def ensure(roles: Sequence[str] = ROLE_NAMES, engines: Sequence[str] = ("docker", "podman"),
