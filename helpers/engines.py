@@ -60,6 +60,7 @@ class Engine:
 
     name = "?"
     is_container = True
+    rootless = False  # True where the engine runs without root (Podman as a user, rootless Docker)
 
     @property
     def display(self) -> str:
@@ -171,6 +172,8 @@ class Docker(CliEngine):
         try:
             self.client().ping()
         except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
+            if _permission_denied(exc):
+                return False, docker_permission_reason()
             return False, ("el cliente de Docker está, pero ningún daemon responde "
                            f"(¿dockerd está corriendo?): {type(exc).__name__}.")
         return True, None
@@ -190,6 +193,10 @@ class Docker(CliEngine):
             "storage_driver": info.get("Driver"),
             "cgroup_driver": info.get("CgroupDriver"),
             "cgroup_version": info.get("CgroupVersion"),
+            # Rootless Docker says so in its security options; a user in the docker group talks to a
+            # daemon that runs as root (that is what makes the group equivalent to root).
+            "rootless": any("rootless" in str(opt) for opt in info.get("SecurityOptions") or []),
+            "network_backend": "bridge (docker0)",
         }
 
     def image_info(self, ref):
@@ -231,6 +238,16 @@ class Docker(CliEngine):
 
 class Podman(CliEngine):
     name = "podman"
+
+    @property
+    def display(self) -> str:
+        """«Podman sin root» when it runs rootless: a different engine in network and storage."""
+        return "Podman sin root" if self.rootless else "Podman"
+
+    @property
+    def rootless(self) -> bool:
+        # Podman run by a user other than root is rootless (there is no daemon to reach instead).
+        return hasattr(os, "geteuid") and os.geteuid() != 0
 
     def __init__(self):
         self._avail: tuple[bool, str | None] | None = None
@@ -357,6 +374,7 @@ class Podman(CliEngine):
             "cgroup_driver": host.get("cgroupManager"),
             "cgroup_version": host.get("cgroupVersion"),
             "workarounds": self.workarounds(),
+            **podman_mode(data),
         }
 
     def image_info(self, ref):
@@ -384,6 +402,67 @@ class Podman(CliEngine):
             # -t 0: a PID 1 that ignores SIGTERM (sleep) would otherwise cost the full 10 s timeout.
             _run(["podman", "rm", "-f", "-t", "0"] + ids, env=self.env(), timeout=300)
         return len(ids)
+
+
+def _permission_denied(exc: BaseException) -> bool:
+    """True if this error (or one it wraps) is a refused connection to the socket for lack of permission."""
+    seen = 0
+    while exc is not None and seen < 6:
+        if isinstance(exc, PermissionError) or "Permission denied" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__ or (exc.args[0] if exc.args and isinstance(exc.args[0],
+                                                                                             BaseException) else None)
+        seen += 1
+    return False
+
+
+def docker_permission_reason(socket: str = "/var/run/docker.sock") -> str:
+    """Spanish: Docker answers only root and the docker group, and what an administrator can do."""
+    import getpass
+
+    user = getpass.getuser()
+    return (f"el daemon de Docker está, pero «{user}» no tiene permiso para usar su socket ({socket}): "
+            "solo root y el grupo «docker» pueden. Un administrador puede añadirte con "
+            f"«sudo usermod -aG docker {user}» (y vuelves a iniciar sesión); ojo, ese grupo equivale a "
+            "ser root en la máquina. Mientras tanto, el curso sigue con Podman sin root y bare metal.")
+
+
+def podman_mode(data: dict) -> dict:
+    """Rootful or rootless, and what that changes, from `podman info --format json`.
+
+    Without root Podman runs in a user namespace: its network goes through a user-space TCP/IP stack
+    (slirp4netns, or pasta from Podman 5 on) instead of a bridge, and its storage is the user's own
+    (vfs, fuse-overlayfs, or the kernel's overlay inside a user namespace)."""
+    host, store = data.get("host") or {}, data.get("store") or {}
+    rootless = bool((host.get("security") or {}).get("rootless"))
+    major = str((data.get("version") or {}).get("Version") or "0").split(".")[0]
+    if not rootless:
+        network = host.get("networkBackend") or "cni"
+    elif (host.get("pasta") or {}).get("executable") and major.isdigit() and int(major) >= 5:
+        network = "pasta"
+    elif (host.get("slirp4netns") or {}).get("executable"):
+        network = "slirp4netns"
+    else:
+        network = "desconocida"
+    driver = store.get("graphDriverName") or "?"
+    options = store.get("graphOptions") or {}
+    status = store.get("graphStatus") or {}
+    if driver == "overlay":
+        mount_program = next((str(v.get("Executable", v) if isinstance(v, dict) else v)
+                              for k, v in options.items() if "mount_program" in k), "")
+        if "fuse-overlayfs" in mount_program:
+            storage = "overlay con fuse-overlayfs"
+        elif rootless:
+            storage = "overlay nativo del kernel (en un espacio de usuarios)"
+        else:
+            storage = "overlay nativo del kernel"
+    elif driver == "vfs":
+        storage = "vfs (copia completa de la imagen por contenedor)"
+    else:
+        storage = driver
+    return {"rootless": rootless, "network_backend": network,
+            "network_stack": host.get("networkBackend"), "storage": storage,
+            "storage_backing": status.get("Backing Filesystem")}
 
 
 def _runtime_version(runtime: str | None) -> str | None:

@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import subprocess
+import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -233,10 +234,16 @@ def ensure_image(engine_name: str, key: str, log: Log = print) -> dict | None:
             return {"server": key, "engine": engine_name, "name": name, "id": info["id"],
                     "size_bytes": info["size_bytes"]}
     with tempfile.TemporaryDirectory(prefix="curso-servidor-") as tmp:
-        root = Path(tmp)
-        shutil.copy2(server.path, root / server.binary)
+        tar_path = Path(tmp) / "imagen.tar"
+        with tarfile.open(tar_path, "w") as tar:   # the binary alone, owned by root, like FROM scratch
+            info = tar.gettarinfo(str(server.path), arcname=server.binary)
+            info.uid = info.gid = 0
+            info.uname = info.gname = "root"
+            info.mode = 0o755
+            with open(server.path, "rb") as fh:
+                tar.addfile(info, fh)
         log(f"    importando {tag} en {engine.display} (solo el binario)…")
-        images.import_dir(engine, root, tag, [f'ENTRYPOINT ["/{server.binary}"]'])
+        images.import_tar(engine, tar_path, tag, [f'ENTRYPOINT ["/{server.binary}"]'])
     for name in images._names_for(engine, tag):
         info = engine.image_info(name)
         if info:
