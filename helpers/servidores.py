@@ -10,6 +10,7 @@ Sources live in `probes/servidores/` with pinned versions (go.mod + go.sum; Carg
 when a source file changes), and `ensure_images(...)` packs each binary alone into an image (no base
 image, like the original's `FROM scratch`) imported into each engine.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -19,9 +20,9 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from . import PROJECT_ROOT
 from .engines import CACHE_DIR, get_engine
@@ -30,7 +31,7 @@ SOURCES_DIR = PROJECT_ROOT / "probes" / "servidores"
 BUILD_DIR = CACHE_DIR / "servidores"
 BODY = "Hola desde el servidor del curso"
 CONTAINER_PORT = 8080
-GO_MIN = (1, 21)       # go.mod says go 1.22: a Go >= 1.21 fetches that toolchain itself (GOTOOLCHAIN)
+GO_MIN = (1, 21)  # go.mod says go 1.22: a Go >= 1.21 fetches that toolchain itself (GOTOOLCHAIN)
 GO_FALLBACK_TOOLCHAIN = "v0.0.1-go1.22.12.linux-amd64"  # golang.org/toolchain on the Go module proxy
 
 Log = Callable[[str], None]
@@ -38,11 +39,11 @@ Log = Callable[[str], None]
 
 @dataclass(frozen=True)
 class Server:
-    key: str            # what SERVIDORES names
-    label: str          # what the reader sees
-    binary: str         # file name in BUILD_DIR and in the image
-    toolchain: str      # "go" or "rust"
-    source: str         # folder under probes/servidores
+    key: str  # what SERVIDORES names
+    label: str  # what the reader sees
+    binary: str  # file name in BUILD_DIR and in the image
+    toolchain: str  # "go" or "rust"
+    source: str  # folder under probes/servidores
 
     def args(self, address: str) -> list[str]:
         if self.binary == "servidor-http":
@@ -86,7 +87,9 @@ def _stamp(server: Server) -> Path:
 
 def is_built(server: Server) -> bool:
     stamp = _stamp(server)
-    return server.path.is_file() and stamp.is_file() and stamp.read_text().strip() == source_hash(server.source)
+    return (
+        server.path.is_file() and stamp.is_file() and stamp.read_text().strip() == source_hash(server.source)
+    )
 
 
 def availability(key: str) -> tuple[bool, str | None]:
@@ -97,8 +100,10 @@ def availability(key: str) -> tuple[bool, str | None]:
     tool = "Go" if server.toolchain == "go" else "Rust (cargo)"
     found = find_go() if server.toolchain == "go" else find_cargo()
     if found is None:
-        return False, (f"{server.label} no está disponible: no hay {tool} en esta máquina para compilarlo "
-                       "(«make setup» lo compila donde lo hay).")
+        return False, (
+            f"{server.label} no está disponible: no hay {tool} en esta máquina para compilarlo "
+            "(«make setup» lo compila donde lo hay)."
+        )
     return False, f"{server.label} no está compilado todavía: ejecuta «make setup»."
 
 
@@ -134,11 +139,17 @@ def _go_for_module(go: str, env: dict, log: Log) -> str | None:
         return None
     if version >= GO_MIN:
         return go
-    log(f"    Go {version[0]}.{version[1]} es anterior a 1.21: descargo la cadena de Go 1.22 del proxy de módulos…")
+    log(
+        f"    Go {version[0]}.{version[1]} es anterior a 1.21: descargo la cadena de Go 1.22 del proxy de módulos…"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "go.mod").write_text("module descarga\n")
-        result = _run([go, "mod", "download", "-json", f"golang.org/toolchain@{GO_FALLBACK_TOOLCHAIN}"],
-                      cwd=tmp, env=env, timeout=600)
+        result = _run(
+            [go, "mod", "download", "-json", f"golang.org/toolchain@{GO_FALLBACK_TOOLCHAIN}"],
+            cwd=tmp,
+            env=env,
+            timeout=600,
+        )
     m = re.search(r'"Dir":\s*"([^"]+)"', result.stdout)
     if result.returncode != 0 or not m:
         return None
@@ -168,8 +179,12 @@ def _build_go(server: Server, log: Log) -> tuple[bool, str]:
         return False, "no encontré un Go 1.21 o más nuevo, ni pude descargarlo"
     out = BUILD_DIR / f"{server.binary}.compilando"
     BUILD_DIR.mkdir(parents=True, exist_ok=True)
-    result = _run([go, "build", "-trimpath", "-ldflags", "-s -w", "-o", str(out), "."],
-                  cwd=SOURCES_DIR / server.source, env=env, timeout=900)
+    result = _run(
+        [go, "build", "-trimpath", "-ldflags", "-s -w", "-o", str(out), "."],
+        cwd=SOURCES_DIR / server.source,
+        env=env,
+        timeout=900,
+    )
     if result.returncode != 0:
         return False, f"go build falló: {result.stderr.strip()[-300:]}"
     _install(out, server)
@@ -207,8 +222,10 @@ def build(log: Log = print, keys: Sequence[str] = SERVER_NAMES) -> dict[str, tup
         if is_built(server):
             outcome = (True, "")
         else:
-            log(f"    compilando {server.binary} ({'Go' if server.toolchain == 'go' else 'Rust'}; "
-                "unos minutos la primera vez)…")
+            log(
+                f"    compilando {server.binary} ({'Go' if server.toolchain == 'go' else 'Rust'}; "
+                "unos minutos la primera vez)…"
+            )
             builder = _build_go if server.toolchain == "go" else _build_rust
             try:
                 outcome = builder(server, log)
@@ -231,11 +248,16 @@ def ensure_image(engine_name: str, key: str, log: Log = print) -> dict | None:
     for name in images._names_for(engine, tag):
         info = engine.image_info(name)
         if info:
-            return {"server": key, "engine": engine_name, "name": name, "id": info["id"],
-                    "size_bytes": info["size_bytes"]}
+            return {
+                "server": key,
+                "engine": engine_name,
+                "name": name,
+                "id": info["id"],
+                "size_bytes": info["size_bytes"],
+            }
     with tempfile.TemporaryDirectory(prefix="curso-servidor-") as tmp:
         tar_path = Path(tmp) / "imagen.tar"
-        with tarfile.open(tar_path, "w") as tar:   # the binary alone, owned by root, like FROM scratch
+        with tarfile.open(tar_path, "w") as tar:  # the binary alone, owned by root, like FROM scratch
             info = tar.gettarinfo(str(server.path), arcname=server.binary)
             info.uid = info.gid = 0
             info.uname = info.gname = "root"
@@ -247,6 +269,11 @@ def ensure_image(engine_name: str, key: str, log: Log = print) -> dict | None:
     for name in images._names_for(engine, tag):
         info = engine.image_info(name)
         if info:
-            return {"server": key, "engine": engine_name, "name": name, "id": info["id"],
-                    "size_bytes": info["size_bytes"]}
+            return {
+                "server": key,
+                "engine": engine_name,
+                "name": name,
+                "id": info["id"],
+                "size_bytes": info["size_bytes"],
+            }
     return None

@@ -5,6 +5,7 @@ SAFETY: the only way to get a load target is `target_url(port, published)`, whic
 anything else. `run()` accepts only a `Target` built by it and checks its address again right
 before starting wrk. Every load run is bounded by wrk's `-d` plus a hard timeout.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -15,8 +16,8 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Callable, Collection
 from urllib.parse import urlsplit
 
 from .errors import ErrorDelCurso, ParametroInvalido
@@ -40,13 +41,15 @@ def target_url(port, published: Collection[int], host: str = LOOPBACK) -> Target
     address, no name to resolve) and any port the experiment did not publish on 127.0.0.1."""
     if host != LOOPBACK:
         raise ErrorDelCurso(
-            f"Por seguridad, la carga solo se dirige a {LOOPBACK}; rechazo la dirección {host!r}.")
+            f"Por seguridad, la carga solo se dirige a {LOOPBACK}; rechazo la dirección {host!r}."
+        )
     if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
         raise ErrorDelCurso(f"Puerto de carga inválido: {port!r}.")
     if port not in set(published):
         raise ErrorDelCurso(
             f"Por seguridad, la carga solo va a puertos que el experimento publicó en {LOOPBACK}; "
-            f"el puerto {port} no es uno de ellos.")
+            f"el puerto {port} no es uno de ellos."
+        )
     return Target(url=f"http://{LOOPBACK}:{port}/", port=port)
 
 
@@ -59,8 +62,13 @@ def _check_target(target) -> str:
         address = ipaddress.ip_address(parts.hostname or "")
     except ValueError:
         address = None
-    if (parts.scheme != "http" or address is None or str(address) != LOOPBACK
-            or parts.port != target.port or target.url != f"http://{LOOPBACK}:{target.port}/"):
+    if (
+        parts.scheme != "http"
+        or address is None
+        or str(address) != LOOPBACK
+        or parts.port != target.port
+        or target.url != f"http://{LOOPBACK}:{target.port}/"
+    ):
         raise ErrorDelCurso(f"Por seguridad, rechazo el objetivo de carga {target.url!r}.")
     return target.url
 
@@ -88,8 +96,9 @@ def free_port(preferred: int | None = None, exclude: Collection[int] = ()) -> in
     raise ErrorDelCurso("No encontré un puerto libre en 127.0.0.1.")
 
 
-def wait_ready(target: Target, timeout: float = 8.0, expect: str | None = None,
-               alive: Callable[[], bool] | None = None) -> tuple[bool, str]:
+def wait_ready(
+    target: Target, timeout: float = 8.0, expect: str | None = None, alive: Callable[[], bool] | None = None
+) -> tuple[bool, str]:
     """Poll GET / until the server answers 200 (and `expect` is in the body). (ok, Spanish reason)."""
     url = _check_target(target)
     deadline = time.monotonic() + timeout
@@ -125,14 +134,32 @@ def validate_load(threads, connections, duration_s) -> None:
     if connections < threads:
         raise ParametroInvalido(
             f"CONEXIONES ({connections}) debe ser al menos HILOS ({threads}): wrk reparte las conexiones "
-            "entre los hilos.")
+            "entre los hilos."
+        )
 
 
-def argv(target: Target, threads: int, connections: int, duration_s: int, cpus: str | None = None,
-         timeout_s: int = 2) -> list[str]:
+def argv(
+    target: Target,
+    threads: int,
+    connections: int,
+    duration_s: int,
+    cpus: str | None = None,
+    timeout_s: int = 2,
+) -> list[str]:
     url = _check_target(target)
-    cmd = ["wrk", "-t", str(threads), "-c", str(connections), "-d", f"{duration_s}s", "--latency",
-           "--timeout", f"{timeout_s}s", url]
+    cmd = [
+        "wrk",
+        "-t",
+        str(threads),
+        "-c",
+        str(connections),
+        "-d",
+        f"{duration_s}s",
+        "--latency",
+        "--timeout",
+        f"{timeout_s}s",
+        url,
+    ]
     if cpus is not None and shutil.which("taskset"):
         cmd = ["taskset", "-c", cpus] + cmd
     return cmd
@@ -147,8 +174,15 @@ class WrkRun:
     extra: dict = field(default_factory=dict)
 
 
-def run(target: Target, threads: int, connections: int, duration_s: int, *, cpus: str | None = None,
-        during: Callable[[int], None] | None = None) -> WrkRun:
+def run(
+    target: Target,
+    threads: int,
+    connections: int,
+    duration_s: int,
+    *,
+    cpus: str | None = None,
+    during: Callable[[int], None] | None = None,
+) -> WrkRun:
     """Run wrk once against a loopback target and parse it. `during(pid)` is called right after wrk
     starts (to sample other processes' CPU). wrk's own CPU time comes from its rusage."""
     import resource
@@ -236,10 +270,26 @@ def parse(text: str) -> dict:
 
 
 UNITS = {
-    "req_s": "req/s", "req_s_hilo": "req/s", "req_s_hilo_desv": "req/s", "req_s_hilo_max": "req/s",
-    "latencia_media": "ms", "latencia_desv": "ms", "latencia_max": "ms", "latencia_p50": "ms",
-    "latencia_p75": "ms", "latencia_p90": "ms", "latencia_p99": "ms", "peticiones": "peticiones",
-    "duracion": "s", "leido": "MB", "errores_connect": "errores", "errores_read": "errores",
-    "errores_write": "errores", "errores_timeout": "errores", "errores_socket": "errores",
-    "respuestas_no_2xx": "respuestas", "hilos": "hilos", "conexiones": "conexiones",
+    "req_s": "req/s",
+    "req_s_hilo": "req/s",
+    "req_s_hilo_desv": "req/s",
+    "req_s_hilo_max": "req/s",
+    "latencia_media": "ms",
+    "latencia_desv": "ms",
+    "latencia_max": "ms",
+    "latencia_p50": "ms",
+    "latencia_p75": "ms",
+    "latencia_p90": "ms",
+    "latencia_p99": "ms",
+    "peticiones": "peticiones",
+    "duracion": "s",
+    "leido": "MB",
+    "errores_connect": "errores",
+    "errores_read": "errores",
+    "errores_write": "errores",
+    "errores_timeout": "errores",
+    "errores_socket": "errores",
+    "respuestas_no_2xx": "respuestas",
+    "hilos": "hilos",
+    "conexiones": "conexiones",
 }

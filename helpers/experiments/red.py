@@ -17,11 +17,13 @@ Each measurement is one wrk run (`--latency`): total req/s, the per-thread Req/S
 table reported as "Requests/s"), latency p50/p90/p99, socket errors, and the CPU time (psutil) that the
 server, wrk, the proxy and the engine's per-container helper spent while it ran.
 """
+
 from __future__ import annotations
 
 import os
 import subprocess
-import time
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -52,15 +54,15 @@ DEBIAN_PACKAGES = ["wrk"]
 SOURCE = "«Container Performance Testing» (el documento de los servidores Go)"
 REFERENCE_SOURCE = "seed003"
 
-SEED_PRESET = {"hilos": 12, "conexiones": 400, "duracion_s": 30}   # the seed's `wrk -t12 -c400 -d30s`
+SEED_PRESET = {"hilos": 12, "conexiones": 400, "duracion_s": 30}  # the seed's `wrk -t12 -c400 -d30s`
 
 
 @dataclass(frozen=True)
 class ArmSpec:
-    key: str                 # what BRAZOS names
-    engine: str              # bare / docker / podman
-    variant: str             # the `variant` column
-    label: str               # what the reader sees
+    key: str  # what BRAZOS names
+    engine: str  # bare / docker / podman
+    variant: str  # the `variant` column
+    label: str  # what the reader sees
     network: str | None = None
     publish: bool = False
     runtime: str | None = None
@@ -72,17 +74,35 @@ ARM_SPECS = {
     "docker-host": ArmSpec("docker-host", "docker", "host", "Docker --network host", network="host"),
     "podman-puerto": ArmSpec("podman-puerto", "podman", "puerto", "Podman -p (reglas NAT)", publish=True),
     "podman-host": ArmSpec("podman-host", "podman", "host", "Podman --network host", network="host"),
-    "gvisor": ArmSpec("gvisor", "docker", "gvisor", "gVisor -p (su propia pila de red)", publish=True,
-                      runtime="runsc"),
-    "docker-sin-proxy": ArmSpec("docker-sin-proxy", "docker", "sin_proxy", "Docker -p sin docker-proxy (NAT)",
-                                publish=True),
+    "gvisor": ArmSpec(
+        "gvisor", "docker", "gvisor", "gVisor -p (su propia pila de red)", publish=True, runtime="runsc"
+    ),
+    "docker-sin-proxy": ArmSpec(
+        "docker-sin-proxy", "docker", "sin_proxy", "Docker -p sin docker-proxy (NAT)", publish=True
+    ),
 }
 ARM_NAMES = tuple(ARM_SPECS)
-VARIANT_LABEL = {s.variant: s.label for s in ARM_SPECS.values()}
-ARM_ORDER = ["nativo", "docker-host", "podman-host", "docker-sin-proxy", "podman-puerto", "docker-puerto", "gvisor"]
+ARM_LABEL = {(s.engine, s.variant): s.label for s in ARM_SPECS.values()} | {
+    ("podman", "gvisor"): "gVisor -p con Podman (su propia pila de red)"
+}
 
-METRICS_FROM_WRK = ("req_s", "req_s_hilo", "latencia_media", "latencia_p50", "latencia_p90", "latencia_p99",
-                    "errores_socket", "respuestas_no_2xx", "peticiones", "duracion")
+
+def arm_label(engine: str, variant: str) -> str:
+    return ARM_LABEL.get((engine, variant), f"{eng.DISPLAY.get(engine, engine)} {variant}")
+
+
+METRICS_FROM_WRK = (
+    "req_s",
+    "req_s_hilo",
+    "latencia_media",
+    "latencia_p50",
+    "latencia_p90",
+    "latencia_p99",
+    "errores_socket",
+    "respuestas_no_2xx",
+    "peticiones",
+    "duracion",
+)
 CPU_METRICS = ("cpu_servidor", "cpu_carga", "cpu_proxy", "cpu_ayudante")
 COMPARABLE = ["req_s", "latencia_p50", "latencia_p99"]
 
@@ -96,10 +116,18 @@ CONTROLS = [
     {"name": "motores", "kind": "multi", "label": "Motores", "options": list(eng.CONTAINER_ENGINES)},
 ]
 QUICK = {"SERVIDORES": ["nethttp"], "DURACION_S": 1, "REPETICIONES": 2, "CALENTAMIENTO": 0}
-DEFAULT_ARMS = ["nativo", "docker-puerto", "docker-host", "podman-puerto", "podman-host", "gvisor",
-                "docker-sin-proxy"]
+DEFAULT_ARMS = [
+    "nativo",
+    "docker-puerto",
+    "docker-host",
+    "podman-puerto",
+    "podman-host",
+    "gvisor",
+    "docker-sin-proxy",
+]
 READY_TIMEOUT_S = 8.0
-MAX_RUN_S = 20 * 60   # refuse a plan longer than this before launching anything
+START_WORKERS = 4  # servers started in parallel (each waits on its engine's CLI)
+MAX_RUN_S = 20 * 60  # refuse a plan longer than this before launching anything
 
 
 @dataclass
@@ -122,8 +150,11 @@ class Config:
             duracion_s=validate.positive_int("DURACION_S", self.duracion_s, maximum=120),
             repeticiones=validate.positive_int("REPETICIONES", self.repeticiones, maximum=50),
             calentamiento=validate.non_negative_int("CALENTAMIENTO", self.calentamiento, maximum=5),
-            motores=[m for m in validate.choices("MOTORES", self.motores, eng.ENGINE_NAMES, allow_empty=True)
-                     if m != "bare"],
+            motores=[
+                m
+                for m in validate.choices("MOTORES", self.motores, eng.ENGINE_NAMES, allow_empty=True)
+                if m != "bare"
+            ],
         )
         wrk.validate_load(cfg.hilos, cfg.conexiones, cfg.duracion_s)
         seconds = estimated_seconds(cfg)
@@ -131,7 +162,8 @@ class Config:
             raise ParametroInvalido(
                 f"Ese plan duraría unos {seconds / 60:.0f} minutos ({len(cfg.servidores)} servidores × "
                 f"{len(cfg.brazos)} brazos × {cfg.repeticiones + cfg.calentamiento} rondas × {cfg.duracion_s} s); "
-                f"el máximo es {MAX_RUN_S // 60} minutos. Baja REPETICIONES, DURACION_S o la lista de brazos.")
+                f"el máximo es {MAX_RUN_S // 60} minutos. Baja REPETICIONES, DURACION_S o la lista de brazos."
+            )
         return cfg
 
 
@@ -206,7 +238,8 @@ def userland_proxy_disabled() -> bool | None:
 
 SIN_PROXY_REASON = (
     "el daemon de Docker compartido tiene el proxy de usuario activo, y este curso nunca reinicia un "
-    "daemon en uso; el brazo «podman-puerto» muestra el mismo mecanismo (reglas NAT, sin proceso proxy).")
+    "daemon en uso; el brazo «podman-puerto» muestra el mismo mecanismo (reglas NAT, sin proceso proxy)."
+)
 
 
 # ------------------------------------------------------------------ live arms
@@ -222,9 +255,9 @@ class Brazo:
     spec: ArmSpec
     port: int = 0
     target: wrk.Target | None = None
-    server: list = field(default_factory=list)      # psutil processes of the server
-    proxies: list = field(default_factory=list)     # docker-proxy / rootlessport / slirp4netns / pasta
-    helpers: list = field(default_factory=list)     # containerd shim / conmon
+    server: list = field(default_factory=list)  # psutil processes of the server
+    proxies: list = field(default_factory=list)  # docker-proxy / rootlessport / slirp4netns / pasta
+    helpers: list = field(default_factory=list)  # containerd shim / conmon
     popen: subprocess.Popen | None = None
     container: str | None = None
     image_ref: str = ""
@@ -261,7 +294,7 @@ def proxy_processes(port: int) -> list[psutil.Process]:
             continue
         cmd = proc.info["cmdline"] or []
         if name == "docker-proxy":
-            if "-host-port" in cmd and cmd[cmd.index("-host-port") + 1:][:1] == [str(port)]:
+            if "-host-port" in cmd and cmd[cmd.index("-host-port") + 1 :][:1] == [str(port)]:
                 found.append(proc)
         else:
             found.append(proc)
@@ -288,23 +321,36 @@ def start_native(arm: Brazo, server: servidores.Server, port: int, cpu: str | No
     if cpu is not None:
         argv = ["taskset", "-c", cpu, *argv]
     env = dict(os.environ, **server.env())
-    arm.popen = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                 stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+    arm.popen = subprocess.Popen(
+        argv,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
     ctx.defer(measure.stop_child, arm.popen.pid)
     arm.server = _tree(arm.popen.pid)
 
 
-def start_container(arm: Brazo, server: servidores.Server, port: int, cpu: str | None, ctx, image: str,
-                    engine_name: str) -> None:
+def start_container(
+    arm: Brazo, server: servidores.Server, port: int, cpu: str | None, ctx, image: str, engine_name: str
+) -> None:
     engine = eng.get_engine(engine_name)
     spec = arm.spec
     if spec.publish:
         address = f"0.0.0.0:{servidores.CONTAINER_PORT}"
         publish = [(port, servidores.CONTAINER_PORT)]
     else:
-        address, publish = f"{wrk.LOOPBACK}:{port}", []   # host network: listen on loopback only
-    opts = eng.RunOptions(network=spec.network, publish=publish, runtime=spec.runtime, cpuset=cpu,
-                          env=server.env(), stop_timeout=0 if engine_name == "podman" else None)
+        address, publish = f"{wrk.LOOPBACK}:{port}", []  # host network: listen on loopback only
+    opts = eng.RunOptions(
+        network=spec.network,
+        publish=publish,
+        runtime=spec.runtime,
+        cpuset=cpu,
+        env=server.env(),
+        stop_timeout=0 if engine_name == "podman" else None,
+    )
     name = ctx.container_name(spec.key, arm.image)
     arm.container = name
     launched = engine.launch(image, _server_args(server, address), run_id=ctx.run_id, name=name, opts=opts)
@@ -313,14 +359,20 @@ def start_container(arm: Brazo, server: servidores.Server, port: int, cpu: str |
     arm.helpers = [helper] if helper is not None else []
 
 
-def start_arm(arm: Brazo, server: servidores.Server, cpu: str | None, ctx, published: set[int],
-              image: str = "") -> None:
+_PORT_LOCK = threading.Lock()
+
+
+def start_arm(
+    arm: Brazo, server: servidores.Server, cpu: str | None, ctx, published: set[int], image: str = ""
+) -> None:
     """Start the server of one arm on a free 127.0.0.1 port and wait until it answers; on failure set
-    arm.failed to a Spanish reason (the run goes on without this arm)."""
+    arm.failed to a Spanish reason (the run goes on without this arm). Safe to call from several
+    threads at once (the port choice is serialised)."""
     last_error = ""
-    for _attempt in range(3):      # a port taken between the check and the bind: take another one
-        port = wrk.free_port(8080, exclude=published)
-        published.add(port)
+    for _attempt in range(3):  # a port taken between the check and the bind: take another one
+        with _PORT_LOCK:
+            port = wrk.free_port(8080, exclude=published)
+            published.add(port)
         try:
             if arm.engine == "bare":
                 start_native(arm, server, port, cpu, ctx)
@@ -354,15 +406,21 @@ def measure_arm(arm: Brazo, cfg: Config, load_cpu: str | None, log: Log) -> list
     """One wrk run against one arm, with the CPU time of everyone involved."""
     if arm.failed or arm.target is None:
         return []
-    before = {"cpu_servidor": cpu_seconds(arm.server), "cpu_proxy": cpu_seconds(arm.proxies),
-              "cpu_ayudante": cpu_seconds(arm.helpers)}
+    before = {
+        "cpu_servidor": cpu_seconds(arm.server),
+        "cpu_proxy": cpu_seconds(arm.proxies),
+        "cpu_ayudante": cpu_seconds(arm.helpers),
+    }
     try:
         result = wrk.run(arm.target, cfg.hilos, cfg.conexiones, cfg.duracion_s, cpus=load_cpu)
     except (ErrorDelCurso, ValueError) as exc:
         log(f"Falló una medición de {arm.label} ({arm.image}): {exc}")
         return []
-    after = {"cpu_servidor": cpu_seconds(arm.server), "cpu_proxy": cpu_seconds(arm.proxies),
-             "cpu_ayudante": cpu_seconds(arm.helpers)}
+    after = {
+        "cpu_servidor": cpu_seconds(arm.server),
+        "cpu_proxy": cpu_seconds(arm.proxies),
+        "cpu_ayudante": cpu_seconds(arm.helpers),
+    }
     rows = [(m, result.stats[m], wrk.UNITS[m]) for m in METRICS_FROM_WRK if m in result.stats]
     rows += [(m, round(after[m] - before[m], 4), "s") for m in before]
     rows.append(("cpu_carga", round(result.cpu_s, 4), "s"))
@@ -391,7 +449,7 @@ def plan(cfg: Config, engines_ok: list[str], log: Log) -> tuple[list[Brazo], dic
         elif engine_name != "bare" and engine_name not in engines_ok:
             if engine_name in cfg.motores:
                 skipped[arm_key] = f"{eng.DISPLAY[engine_name]} no está disponible aquí."
-            continue   # not asked for in MOTORES: silently out
+            continue  # not asked for in MOTORES: silently out
         if arm_key == "docker-sin-proxy" and not userland_proxy_disabled():
             skipped[arm_key] = SIN_PROXY_REASON
             continue
@@ -401,8 +459,15 @@ def plan(cfg: Config, engines_ok: list[str], log: Log) -> tuple[list[Brazo], dic
                 skipped[arm_key] = why or "runtime no disponible"
                 continue
         for key in servers:
-            arms.append(Brazo(engine_name, spec.variant, key, f"{spec.label} · {servidores.SERVERS[key].label}",
-                              spec))
+            arms.append(
+                Brazo(
+                    engine_name,
+                    spec.variant,
+                    key,
+                    f"{arm_label(engine_name, spec.variant)} · {servidores.SERVERS[key].label}",
+                    spec,
+                )
+            )
     return arms, skipped
 
 
@@ -440,10 +505,8 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         published: set[int] = set()
         image_refs: dict[str, dict[str, dict]] = {}
         live: list[Brazo] = []
-        for number, arm in enumerate(arms, 1):
-            progress(0, 1, f"arrancando {arm.label} ({number}/{len(arms)})")
-            server = servidores.SERVERS[arm.image]
-            image = ""
+        images: dict[int, str] = {}
+        for arm in arms:  # images first, one at a time (an import must not run twice in parallel)
             if arm.engine != "bare":
                 info = image_refs.setdefault(arm.engine, {}).get(arm.image)
                 if info is None:
@@ -452,9 +515,25 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 if info is None:
                     arm.failed = "falta su imagen (ejecuta «make setup»)."
                 else:
-                    image = info["name"]
-            if not arm.failed:
-                start_arm(arm, server, server_cpu, ctx, published, image)
+                    images[id(arm)] = info["name"]
+        progress(0, 1, f"arrancando {len(arms)} servidores")
+        with ThreadPoolExecutor(max_workers=START_WORKERS) as pool:
+            started = [
+                pool.submit(
+                    start_arm,
+                    arm,
+                    servidores.SERVERS[arm.image],
+                    server_cpu,
+                    ctx,
+                    published,
+                    images.get(id(arm), ""),
+                )
+                for arm in arms
+                if not arm.failed
+            ]
+            for future in started:
+                future.result()
+        for arm in arms:
             if arm.failed:
                 ctx.skip_arm(arm.label, arm.failed)
                 if arm.container:
@@ -464,8 +543,10 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         ctx.run.update_meta(
             cpus={"servidor": server_cpu, "carga": load_cpu},
             server_images=image_refs,
-            servers={k: {"label": servidores.SERVERS[k].label, "binary": str(servidores.SERVERS[k].path)}
-                     for k in cfg.servidores},
+            servers={
+                k: {"label": servidores.SERVERS[k].label, "binary": str(servidores.SERVERS[k].path)}
+                for k in cfg.servidores
+            },
             load_tool="wrk --latency",
             userland_proxy_disabled=userland_proxy_disabled(),
             ports={a.label: a.port for a in live},
@@ -473,25 +554,35 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         if not live:
             log("Ningún brazo pudo arrancar: no hay nada que medir.")
         else:
-            measure_rounds(ctx, live, repetitions=cfg.repeticiones, warmup=cfg.calentamiento,
-                           measure=lambda arm: measure_arm(arm, cfg, load_cpu, log), progress=progress)
+            measure_rounds(
+                ctx,
+                live,
+                repetitions=cfg.repeticiones,
+                warmup=cfg.calentamiento,
+                measure=lambda arm: measure_arm(arm, cfg, load_cpu, log),
+                progress=progress,
+            )
     return Resultado.load(ctx.run.dir)
 
 
 # ------------------------------------------------------------------ analysis
 def _values(df: pd.DataFrame, metric: str, engine: str, variant: str, server: str) -> np.ndarray:
-    sel = df[(df["metric"] == metric) & (df["engine"] == engine) & (df["variant"] == variant)
-             & (df["image"] == server)]
+    sel = df[
+        (df["metric"] == metric)
+        & (df["engine"] == engine)
+        & (df["variant"] == variant)
+        & (df["image"] == server)
+    ]
     return pd.to_numeric(sel["value"], errors="coerce").dropna().to_numpy(dtype=float)
 
 
 def _combos(df: pd.DataFrame) -> list[tuple[str, str, str]]:
     if df is None or df.empty:
         return []
-    order = {s.variant: i for i, s in enumerate(ARM_SPECS[k] for k in ARM_ORDER)}
+    order = {(s.engine, s.variant): i for i, s in enumerate(ARM_SPECS.values())}
     servers = {k: i for i, k in enumerate(servidores.SERVER_NAMES)}
     combos = df[["engine", "variant", "image"]].drop_duplicates().itertuples(index=False, name=None)
-    return sorted(combos, key=lambda c: (servers.get(c[2], 99), order.get(c[1], 99), c[0]))
+    return sorted(combos, key=lambda c: (servers.get(c[2], 99), order.get((c[0], c[1]), 99), c[0]))
 
 
 def _per_request_us(df: pd.DataFrame, metric: str, engine: str, variant: str, server: str) -> float:
@@ -525,22 +616,32 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         p99 = _values(df, "latencia_p99", engine, variant, server)
         hilo = _values(df, "req_s_hilo", engine, variant, server)
         errors = _values(df, "errores_socket", engine, variant, server)
-        rows.append({
-            "servidor": server, "engine": engine, "variant": variant,
-            "brazo": VARIANT_LABEL.get(variant, variant) if engine != "podman" or variant != "gvisor"
-            else "gVisor (Podman)",
-            "n": s.n, "req_s": s.median, "q1": s.q1, "q3": s.q3, "ic_bajo": s.ci_low, "ic_alto": s.ci_high,
-            "frente_nativo": ratio, "frente_nativo_ic_bajo": lo, "frente_nativo_ic_alto": hi,
-            "req_s_hilo": float(np.median(hilo)) if hilo.size else float("nan"),
-            "latencia_p50_ms": float(np.median(p50)) if p50.size else float("nan"),
-            "latencia_p99_ms": float(np.median(p99)) if p99.size else float("nan"),
-            "errores_socket": float(np.sum(errors)) if errors.size else 0.0,
-            "us_cpu_servidor": _per_request_us(df, "cpu_servidor", engine, variant, server),
-            "us_cpu_proxy": _per_request_us(df, "cpu_proxy", engine, variant, server),
-            "us_cpu_ayudante": _per_request_us(df, "cpu_ayudante", engine, variant, server),
-            "us_cpu_carga": _per_request_us(df, "cpu_carga", engine, variant, server),
-            "inestable": measure.unstable(total),
-        })
+        rows.append(
+            {
+                "servidor": server,
+                "engine": engine,
+                "variant": variant,
+                "brazo": arm_label(engine, variant),
+                "n": s.n,
+                "req_s": s.median,
+                "q1": s.q1,
+                "q3": s.q3,
+                "ic_bajo": s.ci_low,
+                "ic_alto": s.ci_high,
+                "frente_nativo": ratio,
+                "frente_nativo_ic_bajo": lo,
+                "frente_nativo_ic_alto": hi,
+                "req_s_hilo": float(np.median(hilo)) if hilo.size else float("nan"),
+                "latencia_p50_ms": float(np.median(p50)) if p50.size else float("nan"),
+                "latencia_p99_ms": float(np.median(p99)) if p99.size else float("nan"),
+                "errores_socket": float(np.sum(errors)) if errors.size else 0.0,
+                "us_cpu_servidor": _per_request_us(df, "cpu_servidor", engine, variant, server),
+                "us_cpu_proxy": _per_request_us(df, "cpu_proxy", engine, variant, server),
+                "us_cpu_ayudante": _per_request_us(df, "cpu_ayudante", engine, variant, server),
+                "us_cpu_carga": _per_request_us(df, "cpu_carga", engine, variant, server),
+                "inestable": measure.unstable(total),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -552,7 +653,9 @@ def _main_server(df: pd.DataFrame) -> str | None:
     return None
 
 
-def _per_rep_ratio(df: pd.DataFrame, num: str, den: str, engine: str, variant: str, server: str) -> np.ndarray:
+def _per_rep_ratio(
+    df: pd.DataFrame, num: str, den: str, engine: str, variant: str, server: str
+) -> np.ndarray:
     sel = df[(df["engine"] == engine) & (df["variant"] == variant) & (df["image"] == server)]
     wide = sel.pivot_table(index="rep", columns="metric", values="value", aggfunc="first")
     if num not in wide or den not in wide:
@@ -568,16 +671,22 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     k_loss = "docker_pierde_66"
     s_loss = "Docker pierde alrededor del 66 % del rendimiento HTTP frente a la ejecución nativa."
     k_cause = "causa_seguridad"
-    s_cause = ("La causa no se conoce; quizá sea el «procesamiento de seguridad» que Docker añade a cada "
-               "petición (si fuera eso, --network host perdería lo mismo que -p).")
+    s_cause = (
+        "La causa no se conoce; quizá sea el «procesamiento de seguridad» que Docker añade a cada "
+        "petición (si fuera eso, --network host perdería lo mismo que -p)."
+    )
     k_gin = "gin_igual_nethttp"
     s_gin = "gin y net/http rinden prácticamente igual (8,78k y 9,01k nativo en la tabla)."
     k_thread = "columna_por_hilo"
-    s_thread = ("La columna «Requests/s» de la tabla (8,78k nativo) es el rendimiento del servidor "
-                "(en realidad es el Req/Sec de un solo hilo de wrk).")
+    s_thread = (
+        "La columna «Requests/s» de la tabla (8,78k nativo) es el rendimiento del servidor "
+        "(en realidad es el Req/Sec de un solo hilo de wrk)."
+    )
     if server is None:
-        return [no_data(k, s, SOURCE) for k, s in ((k_loss, s_loss), (k_cause, s_cause), (k_gin, s_gin),
-                                                    (k_thread, s_thread))]
+        return [
+            no_data(k, s, SOURCE)
+            for k, s in ((k_loss, s_loss), (k_cause, s_cause), (k_gin, s_gin), (k_thread, s_thread))
+        ]
     native = _values(df, "req_s", *BASELINE, server)
     docker_p = _values(df, "req_s", "docker", "puerto", server)
     docker_h = _values(df, "req_s", "docker", "host", server)
@@ -585,11 +694,25 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     # 1. "Docker loses 66 %": loss (%) of Docker -p against native, IC from the bootstrap ratio.
     if native.size and docker_p.size:
         ratio, lo, hi = measure.bootstrap_ratio_ci(docker_p, native)
-        host_loss = (100 * (1 - measure.bootstrap_ratio_ci(docker_h, native)[0])) if docker_h.size else float("nan")
-        out.append(judge(k_loss, s_loss, SOURCE, 100 * (1 - ratio), 100 * (1 - hi), 100 * (1 - lo),
-                         claimed=66.0, region=(61.0, 71.0), n=min(native.size, docker_p.size), unit="%",
-                         unstable=measure.unstable(docker_p) or measure.unstable(native),
-                         detail={"servidor": server, "perdida_host_pct": host_loss}))
+        host_loss = (
+            (100 * (1 - measure.bootstrap_ratio_ci(docker_h, native)[0])) if docker_h.size else float("nan")
+        )
+        out.append(
+            judge(
+                k_loss,
+                s_loss,
+                SOURCE,
+                100 * (1 - ratio),
+                100 * (1 - hi),
+                100 * (1 - lo),
+                claimed=66.0,
+                region=(61.0, 71.0),
+                n=min(native.size, docker_p.size),
+                unit="%",
+                unstable=measure.unstable(docker_p) or measure.unstable(native),
+                detail={"servidor": server, "perdida_host_pct": host_loss},
+            )
+        )
     else:
         out.append(no_data(k_loss, s_loss, SOURCE, {"servidor": server}))
 
@@ -599,11 +722,26 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
         ratio, lo, hi = measure.bootstrap_ratio_ci(docker_h, docker_p)
         summary = summarize(df[df["image"] == server], meta)
         proxy = summary[(summary["engine"] == "docker") & (summary["variant"] == "puerto")]
-        detail = {"servidor": server,
-                  "us_cpu_proxy": float(proxy["us_cpu_proxy"].iloc[0]) if len(proxy) else float("nan")}
-        out.append(judge(k_cause, s_cause, SOURCE, ratio, lo, hi, claimed=1.0, region=(0.9, 1.1),
-                         n=min(docker_p.size, docker_h.size), unit="×",
-                         unstable=measure.unstable(docker_h), detail=detail))
+        detail = {
+            "servidor": server,
+            "us_cpu_proxy": float(proxy["us_cpu_proxy"].iloc[0]) if len(proxy) else float("nan"),
+        }
+        out.append(
+            judge(
+                k_cause,
+                s_cause,
+                SOURCE,
+                ratio,
+                lo,
+                hi,
+                claimed=1.0,
+                region=(0.9, 1.1),
+                n=min(docker_p.size, docker_h.size),
+                unit="×",
+                unstable=measure.unstable(docker_h),
+                detail=detail,
+            )
+        )
     else:
         out.append(no_data(k_cause, s_cause, SOURCE, {"servidor": server}))
 
@@ -611,9 +749,21 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     gin, nethttp = _values(df, "req_s", *BASELINE, "gin"), _values(df, "req_s", *BASELINE, "nethttp")
     if gin.size and nethttp.size:
         ratio, lo, hi = measure.bootstrap_ratio_ci(gin, nethttp)
-        out.append(judge(k_gin, s_gin, SOURCE, ratio, lo, hi, claimed=1.0, region=(0.9, 1.1),
-                         n=min(gin.size, nethttp.size), unit="×",
-                         unstable=measure.unstable(gin) or measure.unstable(nethttp)))
+        out.append(
+            judge(
+                k_gin,
+                s_gin,
+                SOURCE,
+                ratio,
+                lo,
+                hi,
+                claimed=1.0,
+                region=(0.9, 1.1),
+                n=min(gin.size, nethttp.size),
+                unit="×",
+                unstable=measure.unstable(gin) or measure.unstable(nethttp),
+            )
+        )
     else:
         out.append(no_data(k_gin, s_gin, SOURCE, {"falta": "gin o nethttp en nativo"}))
 
@@ -622,10 +772,21 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     if ratios.size:
         lo, hi = measure.bootstrap_median_ci(ratios)
         threads = ((meta or {}).get("parameters") or {}).get("hilos")
-        out.append(judge(k_thread, s_thread, SOURCE, float(np.median(ratios)), lo, hi, claimed=1.0,
-                         region=(0.9, 1.1), n=int(ratios.size), unit="×",
-                         detail={"servidor": server, "hilos": threads,
-                                 "referencia": 104418.14 / 8780.0}))
+        out.append(
+            judge(
+                k_thread,
+                s_thread,
+                SOURCE,
+                float(np.median(ratios)),
+                lo,
+                hi,
+                claimed=1.0,
+                region=(0.9, 1.1),
+                n=int(ratios.size),
+                unit="×",
+                detail={"servidor": server, "hilos": threads, "referencia": 104418.14 / 8780.0},
+            )
+        )
     else:
         out.append(no_data(k_thread, s_thread, SOURCE))
     return out
@@ -640,8 +801,15 @@ def reference_ratios(reference: pd.DataFrame) -> pd.DataFrame:
         if base.empty:
             continue
         for _, r in ref[ref["image"] == server].iterrows():
-            rows.append({"servidor": server, "engine": r["engine"], "variant": r["variant"],
-                         "req_s": float(r["value"]), "frente_nativo": float(r["value"]) / float(base.iloc[0])})
+            rows.append(
+                {
+                    "servidor": server,
+                    "engine": r["engine"],
+                    "variant": r["variant"],
+                    "req_s": float(r["value"]),
+                    "frente_nativo": float(r["value"]) / float(base.iloc[0]),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -657,17 +825,33 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
         for _, r in ref_server.iterrows():
             if r["engine"] == "bare":
                 continue
-            row = {"servidor": server, "nivel": r["engine"], "ref_req_s": r["req_s"],
-                   "ref_frente_nativo": r["frente_nativo"], "brazo_en_vivo": "", "tu_frente_nativo": np.nan,
-                   "tu_ic_bajo": np.nan, "tu_ic_alto": np.nan, "coincide": None}
-            match = live_server[(live_server["engine"] == r["engine"]) & (live_server["variant"] == "puerto")] \
-                if len(live_server) else live_server
+            row = {
+                "servidor": server,
+                "nivel": r["engine"],
+                "ref_req_s": r["req_s"],
+                "ref_frente_nativo": r["frente_nativo"],
+                "brazo_en_vivo": "",
+                "tu_frente_nativo": np.nan,
+                "tu_ic_bajo": np.nan,
+                "tu_ic_alto": np.nan,
+                "coincide": None,
+            }
+            match = (
+                live_server[(live_server["engine"] == r["engine"]) & (live_server["variant"] == "puerto")]
+                if len(live_server)
+                else live_server
+            )
             if len(match):
                 m = match.iloc[0]
-                row.update(brazo_en_vivo=m["brazo"], tu_frente_nativo=m["frente_nativo"],
-                           tu_ic_bajo=m["frente_nativo_ic_bajo"], tu_ic_alto=m["frente_nativo_ic_alto"],
-                           coincide=bool(m["frente_nativo_ic_bajo"] <= r["frente_nativo"]
-                                         <= m["frente_nativo_ic_alto"]))
+                row.update(
+                    brazo_en_vivo=m["brazo"],
+                    tu_frente_nativo=m["frente_nativo"],
+                    tu_ic_bajo=m["frente_nativo_ic_bajo"],
+                    tu_ic_alto=m["frente_nativo_ic_alto"],
+                    coincide=bool(
+                        m["frente_nativo_ic_bajo"] <= r["frente_nativo"] <= m["frente_nativo_ic_alto"]
+                    ),
+                )
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -681,7 +865,15 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     rows = []
     if server is not None and not live.empty:
         for _, r in live[(live["servidor"] == server) & ~live["inestable"]].iterrows():
-            rows.append({"concepto": f"HTTP {servidores.SERVERS[server].label} ({r['brazo']})", "tipo": "RUNNING",
-                         "entorno": r["engine"], "valor": r["req_s"], "ic_bajo": r["ic_bajo"],
-                         "ic_alto": r["ic_alto"], "unidad": "req/s"})
+            rows.append(
+                {
+                    "concepto": f"HTTP {servidores.SERVERS[server].label} ({r['brazo']})",
+                    "tipo": "RUNNING",
+                    "entorno": r["engine"],
+                    "valor": r["req_s"],
+                    "ic_bajo": r["ic_bajo"],
+                    "ic_alto": r["ic_alto"],
+                    "unidad": "req/s",
+                }
+            )
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)

@@ -3,6 +3,7 @@
 Every function that shows a result takes a Resultado (or None: it then says so in Spanish) and never
 launches anything.
 """
+
 from __future__ import annotations
 
 import math
@@ -12,13 +13,28 @@ import pandas as pd
 from .. import reference, servidores
 from ..experiments import red as exp
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, VERDICT, fmt, fmt_interval, fmt_ratio, markdown, needs_result, num, show, table
+from .common import (
+    ENGINE_LABEL,
+    VERDICT,
+    fmt,
+    fmt_interval,
+    fmt_ratio,
+    markdown,
+    needs_result,
+    num,
+    show,
+    table,
+)
 
 SERVIDOR = {k: s.label for k, s in servidores.SERVERS.items()} | {"rocket": "Rust rocket"}
 NIVEL = {"bare": "nativo", "docker": "Docker (-p)", "kubernetes": "Kubernetes"}
 COLORS = {"nethttp": "#1f77b4", "gin": "#ff7f0e", "actix": "#2ca02c"}
-CPU_PARTS = [("us_cpu_servidor", "servidor"), ("us_cpu_proxy", "proxy (docker-proxy…)"),
-             ("us_cpu_ayudante", "shim / conmon"), ("us_cpu_carga", "wrk (la carga)")]
+CPU_PARTS = [
+    ("us_cpu_servidor", "servidor"),
+    ("us_cpu_proxy", "proxy (docker-proxy…)"),
+    ("us_cpu_ayudante", "shim / conmon"),
+    ("us_cpu_carga", "wrk (la carga)"),
+]
 
 
 def _nan(value) -> bool:
@@ -39,22 +55,27 @@ def tabla(resultado: Resultado):
         return None
     rows = []
     for _, r in s.iterrows():
-        rows.append({
-            "servidor": SERVIDOR.get(r["servidor"], r["servidor"]),
-            "brazo": r["brazo"],
-            "req/s total (mediana)": fmt(r["req_s"], 0) + (" ⚠ inestable" if r["inestable"] else ""),
-            "IC 95 %": fmt_interval(r["ic_bajo"], r["ic_alto"], 0),
-            "frente a nativo": fmt_ratio(r["frente_nativo"], r["frente_nativo_ic_bajo"],
-                                         r["frente_nativo_ic_alto"]),
-            "req/s por hilo": fmt(r["req_s_hilo"], 0),
-            "p50 (ms)": fmt(r["latencia_p50_ms"], 2),
-            "p99 (ms)": fmt(r["latencia_p99_ms"], 2),
-            "errores de socket": fmt(r["errores_socket"], 0),
-            "n": int(r["n"]),
-        })
+        rows.append(
+            {
+                "servidor": SERVIDOR.get(r["servidor"], r["servidor"]),
+                "brazo": r["brazo"],
+                "req/s total (mediana)": fmt(r["req_s"], 0) + (" ⚠ inestable" if r["inestable"] else ""),
+                "IC 95 %": fmt_interval(r["ic_bajo"], r["ic_alto"], 0),
+                "frente a nativo": fmt_ratio(
+                    r["frente_nativo"], r["frente_nativo_ic_bajo"], r["frente_nativo_ic_alto"]
+                ),
+                "req/s por hilo": fmt(r["req_s_hilo"], 0),
+                "p50 (ms)": fmt(r["latencia_p50_ms"], 2),
+                "p99 (ms)": fmt(r["latencia_p99_ms"], 2),
+                "errores de socket": fmt(r["errores_socket"], 0),
+                "n": int(r["n"]),
+            }
+        )
     params = resultado.meta.get("parameters") or {}
-    caption = (f"Rendimiento HTTP con wrk -t{params.get('hilos', '?')} -c{params.get('conexiones', '?')} "
-               f"-d{params.get('duracion_s', '?')}s (mediana de {int(s['n'].max())} repeticiones)")
+    caption = (
+        f"Rendimiento HTTP con wrk -t{params.get('hilos', '?')} -c{params.get('conexiones', '?')} "
+        f"-d{params.get('duracion_s', '?')}s (mediana de {int(s['n'].max())} repeticiones)"
+    )
     return table(pd.DataFrame(rows), caption)
 
 
@@ -80,14 +101,25 @@ def por_hilo(resultado: Resultado):
         markdown("Sin brazo nativo no hay con qué enseñar la diferencia entre «por hilo» y «total».")
         return None
     hilos = (resultado.meta.get("parameters") or {}).get("hilos", "?")
-    rows = [{"servidor": SERVIDOR.get(r["servidor"], r["servidor"]),
-             "Req/Sec por hilo (lo que copió la tabla)": fmt(r["req_s_hilo"], 0),
-             "Requests/sec total (lo que atiende el servidor)": fmt(r["req_s"], 0),
-             "total ÷ por hilo": fmt(r["req_s"] / r["req_s_hilo"] if r["req_s_hilo"] else float("nan"), 1),
-             "hilos de wrk": hilos} for _, r in native.iterrows()]
-    rows.append({"servidor": "referencia: Go net/http (12 hilos)", "Req/Sec por hilo (lo que copió la tabla)": "8 780",
-                 "Requests/sec total (lo que atiende el servidor)": num(104418.14, 0),
-                 "total ÷ por hilo": fmt(104418.14 / 8780, 1), "hilos de wrk": 12})
+    rows = [
+        {
+            "servidor": SERVIDOR.get(r["servidor"], r["servidor"]),
+            "Req/Sec por hilo (lo que copió la tabla)": fmt(r["req_s_hilo"], 0),
+            "Requests/sec total (lo que atiende el servidor)": fmt(r["req_s"], 0),
+            "total ÷ por hilo": fmt(r["req_s"] / r["req_s_hilo"] if r["req_s_hilo"] else float("nan"), 1),
+            "hilos de wrk": hilos,
+        }
+        for _, r in native.iterrows()
+    ]
+    rows.append(
+        {
+            "servidor": "referencia: Go net/http (12 hilos)",
+            "Req/Sec por hilo (lo que copió la tabla)": "8 780",
+            "Requests/sec total (lo que atiende el servidor)": num(104418.14, 0),
+            "total ÷ por hilo": fmt(104418.14 / 8780, 1),
+            "hilos de wrk": 12,
+        }
+    )
     return table(pd.DataFrame(rows), "Por hilo frente a total, sin contenedor")
 
 
@@ -120,8 +152,15 @@ def grafico(resultado: Resultado):
             xs.append(r["req_s"])
             err_lo.append(max(r["req_s"] - r["ic_bajo"], 0))
             err_hi.append(max(r["ic_alto"] - r["req_s"], 0))
-        ax.barh(ys, xs, height=height, xerr=[err_lo, err_hi], capsize=3,
-                color=COLORS.get(server, "#7f7f7f"), label=SERVIDOR.get(server, server))
+        ax.barh(
+            ys,
+            xs,
+            height=height,
+            xerr=[err_lo, err_hi],
+            capsize=3,
+            color=COLORS.get(server, "#7f7f7f"),
+            label=SERVIDOR.get(server, server),
+        )
     ax.set_yticks([i + height * (len(servers) - 1) / 2 for i in range(len(arms))])
     ax.set_yticklabels(arms, fontsize=12)
     ax.invert_yaxis()
@@ -168,8 +207,12 @@ def grafico_cpu(resultado: Resultado):
 
 
 # ------------------------------------------------------------------ verdicts and reference
-_NAMES = {"docker_pierde_66": "Docker pierde un 66 %", "causa_seguridad": "la causa: «seguridad» de Docker",
-          "gin_igual_nethttp": "gin ≈ net/http", "columna_por_hilo": "la columna «Requests/s»"}
+_NAMES = {
+    "docker_pierde_66": "Docker pierde un 66 %",
+    "causa_seguridad": "la causa: «seguridad» de Docker",
+    "gin_igual_nethttp": "gin ≈ net/http",
+    "columna_por_hilo": "la columna «Requests/s»",
+}
 
 
 def _claim_text(c) -> str:
@@ -184,16 +227,22 @@ def _claim_text(c) -> str:
     if c.key == "docker_pierde_66" and not _nan(c.detail.get("perdida_host_pct")):
         extra = f" Con `--network host`, el mismo contenedor pierde {fmt(c.detail['perdida_host_pct'], 1)} %."
     if c.key == "causa_seguridad":
-        extra = (" El contenedor con `--network host` conserva namespaces, seccomp y cgroups; solo se salta "
-                 "docker-proxy.")
+        extra = (
+            " El contenedor con `--network host` conserva namespaces, seccomp y cgroups; solo se salta "
+            "docker-proxy."
+        )
         if not _nan(c.detail.get("us_cpu_proxy")):
             extra += f" docker-proxy gastó {fmt(c.detail['us_cpu_proxy'], 1)} µs de CPU por petición."
     if c.key == "columna_por_hilo" and c.detail.get("hilos"):
-        extra = (f" Con {c.detail['hilos']} hilos, el total es unas {fmt(c.value, 1)} veces la cifra por hilo; "
-                 f"en el apéndice del documento, {fmt(c.detail['referencia'], 1)} veces con 12 hilos.")
+        extra = (
+            f" Con {c.detail['hilos']} hilos, el total es unas {fmt(c.value, 1)} veces la cifra por hilo; "
+            f"en el apéndice del documento, {fmt(c.detail['referencia'], 1)} veces con 12 hilos."
+        )
     more = f" Harían falta unas {c.more_reps} repeticiones para decidir." if c.more_reps else ""
-    return (f"**{_NAMES.get(c.key, c.key)}** — {c.source} dice: «{c.statement}» → **{verdict}**: "
-            f"{measured}.{extra}{more}")
+    return (
+        f"**{_NAMES.get(c.key, c.key)}** — {c.source} dice: «{c.statement}» → **{verdict}**: "
+        f"{measured}.{extra}{more}"
+    )
 
 
 @needs_result
@@ -208,14 +257,20 @@ def tabla_referencia():
     wide = ref.pivot_table(index=["image", "engine"], columns="metric", values="value", aggfunc="first")
     rows = []
     for (server, engine), r in wide.iterrows():
-        rows.append({"servidor": SERVIDOR.get(server, server), "nivel": NIVEL.get(engine, engine),
-                     "Req/Sec por hilo": fmt(r["req_s_hilo"], 0),
-                     "Requests/sec total": fmt(r["req_s"], 0),
-                     "latencia media (ms)": fmt(r["latencia_media"], 2),
-                     "errores de lectura": fmt(r["errores_read"], 0)})
+        rows.append(
+            {
+                "servidor": SERVIDOR.get(server, server),
+                "nivel": NIVEL.get(engine, engine),
+                "Req/Sec por hilo": fmt(r["req_s_hilo"], 0),
+                "Requests/sec total": fmt(r["req_s"], 0),
+                "latencia media (ms)": fmt(r["latencia_media"], 2),
+                "errores de lectura": fmt(r["errores_read"], 0),
+            }
+        )
     order = {"nativo": 0, "Docker (-p)": 1, "Kubernetes": 2}
-    frame = pd.DataFrame(rows).sort_values(["servidor", "nivel"], key=lambda c: c.map(order).fillna(c)
-                                           if c.name == "nivel" else c)
+    frame = pd.DataFrame(rows).sort_values(
+        ["servidor", "nivel"], key=lambda c: c.map(order).fillna(c) if c.name == "nivel" else c
+    )
     return table(frame, "El apéndice del documento: wrk -t12 -c400 -d30s (una corrida por fila)")
 
 
@@ -229,11 +284,20 @@ def comparacion(resultado: Resultado):
         return None
     rows, agree, disagree = [], [], []
     for _, r in table_.iterrows():
-        live = (fmt_ratio(r["tu_frente_nativo"], r["tu_ic_bajo"], r["tu_ic_alto"])
-                if not _nan(r["tu_frente_nativo"]) else "— (solo referencia)")
-        rows.append({"servidor": SERVIDOR.get(r["servidor"], r["servidor"]), "nivel": NIVEL.get(r["nivel"], r["nivel"]),
-                     "documento: frente a nativo": fmt_ratio(r["ref_frente_nativo"]),
-                     "tu brazo": r["brazo_en_vivo"] or "—", "tú: frente a nativo [IC 95 %]": live})
+        live = (
+            fmt_ratio(r["tu_frente_nativo"], r["tu_ic_bajo"], r["tu_ic_alto"])
+            if not _nan(r["tu_frente_nativo"])
+            else "— (solo referencia)"
+        )
+        rows.append(
+            {
+                "servidor": SERVIDOR.get(r["servidor"], r["servidor"]),
+                "nivel": NIVEL.get(r["nivel"], r["nivel"]),
+                "documento: frente a nativo": fmt_ratio(r["ref_frente_nativo"]),
+                "tu brazo": r["brazo_en_vivo"] or "—",
+                "tú: frente a nativo [IC 95 %]": live,
+            }
+        )
         if r["coincide"] is True:
             agree.append(SERVIDOR.get(r["servidor"], r["servidor"]))
         elif r["coincide"] is False:
@@ -241,27 +305,44 @@ def comparacion(resultado: Resultado):
     show(table(pd.DataFrame(rows), "Proporción frente a nativo: el documento y tu máquina"))
     parts = []
     if agree:
-        parts.append(f"Con `-p`, la proporción del documento cae dentro de tu intervalo para {', '.join(agree)}.")
+        parts.append(
+            f"Con `-p`, la proporción del documento cae dentro de tu intervalo para {', '.join(agree)}."
+        )
     if disagree:
-        parts.append(f"Para {', '.join(disagree)}, tu intervalo no contiene la proporción del documento: "
-                     "tu máquina, tu versión de Docker o tu carga reparten distinto el costo del proxy.")
-    parts.append("Kubernetes no se puede medir aquí: sus cifras quedan como referencia (ver la tabla de mecanismos).")
+        parts.append(
+            f"Para {', '.join(disagree)}, tu intervalo no contiene la proporción del documento: "
+            "tu máquina, tu versión de Docker o tu carga reparten distinto el costo del proxy."
+        )
+    parts.append(
+        "Kubernetes no se puede medir aquí: sus cifras quedan como referencia (ver la tabla de mecanismos)."
+    )
     markdown(" ".join(parts))
     return None
 
 
 KUBERNETES = [
-    ("Service (ClusterIP/NodePort)", "reglas NAT de kube-proxy (iptables/IPVS) en el kernel",
-     "podman-puerto (NAT de netavark, sin proceso intermedio)"),
-    ("red del pod", "un par veth y un puente (o la CNI que toque) entre el host y el pod",
-     "podman-puerto y docker-puerto (veth + puente docker0/podman0)"),
-    ("kubectl port-forward", "cada conexión sube al servidor de la API, baja al kubelet y entra al pod por un "
-     "túnel; todo en espacio de usuario",
-     "docker-puerto (docker-proxy: copia en espacio de usuario), pero con más saltos"),
+    (
+        "Service (ClusterIP/NodePort)",
+        "reglas NAT de kube-proxy (iptables/IPVS) en el kernel",
+        "podman-puerto (NAT de netavark, sin proceso intermedio)",
+    ),
+    (
+        "red del pod",
+        "un par veth y un puente (o la CNI que toque) entre el host y el pod",
+        "podman-puerto y docker-puerto (veth + puente docker0/podman0)",
+    ),
+    (
+        "kubectl port-forward",
+        "cada conexión sube al servidor de la API, baja al kubelet y entra al pod por un "
+        "túnel; todo en espacio de usuario",
+        "docker-puerto (docker-proxy: copia en espacio de usuario), pero con más saltos",
+    ),
 ]
 
 
 def kubernetes() -> None:
     """Which mechanism each Kubernetes path adds, and which live arm shows the same one."""
-    frame = pd.DataFrame(KUBERNETES, columns=["camino de Kubernetes", "qué añade", "brazo en vivo con el mismo mecanismo"])
+    frame = pd.DataFrame(
+        KUBERNETES, columns=["camino de Kubernetes", "qué añade", "brazo en vivo con el mismo mecanismo"]
+    )
     show(table(frame, "Kubernetes: referencia, no medido aquí"))
