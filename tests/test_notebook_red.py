@@ -1,4 +1,5 @@
 """notebooks/06_red_http.ipynb: committed clean, and executed headless by the shared quick course run."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,17 @@ from helpers import PROJECT_ROOT
 from tests.curso_rapido import quick_course
 
 NOTEBOOK = PROJECT_ROOT / "notebooks" / "06_red_http.ipynb"
-PARAMETERS = ("SERVIDORES", "BRAZOS", "HILOS", "CONEXIONES", "DURACION_S", "REPETICIONES", "CALENTAMIENTO",
-              "MOTORES", "INTERACTIVO")
+PARAMETERS = (
+    "SERVIDORES",
+    "BRAZOS",
+    "HILOS",
+    "CONEXIONES",
+    "DURACION_S",
+    "REPETICIONES",
+    "CALENTAMIENTO",
+    "MOTORES",
+    "INTERACTIVO",
+)
 
 
 def test_committed_without_outputs_and_with_its_parameters():
@@ -23,8 +33,14 @@ def test_committed_without_outputs_and_with_its_parameters():
     for name in PARAMETERS:
         assert f"{name} = " in params[0].source
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    for heading in ("Aprenderás a:", "## La idea", "## Parámetros", "## Resultados", "## Ejercicios",
-                    "## En este cuaderno..."):
+    for heading in (
+        "Aprenderás a:",
+        "## La idea",
+        "## Parámetros",
+        "## Resultados",
+        "## Ejercicios",
+        "## En este cuaderno...",
+    ):
         assert heading in text
     assert "07_anidamiento" in nb.cells[-1].source
 

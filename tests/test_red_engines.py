@@ -2,6 +2,7 @@
 
 Only behaviour is asserted (rows, arms, clean-up, statuses), never absolute throughput: the machine is
 shared. Containers are found by this run's label only."""
+
 from __future__ import annotations
 
 import json
@@ -67,11 +68,11 @@ def test_every_arm_that_runs_here_measures_and_cleans_up(sandbox):
     assert (s["req_s"] > 0).all() and (s["us_cpu_servidor"] > 0).all()
     docker_p = s[(s["engine"] == "docker") & (s["variant"] == "puerto")]
     if len(docker_p):
-        assert docker_p["us_cpu_proxy"].iloc[0] > 0      # docker-proxy really carried the requests
+        assert docker_p["us_cpu_proxy"].iloc[0] > 0  # docker-proxy really carried the requests
     for engine_name in engines:
         host = s[(s["engine"] == engine_name) & (s["variant"] == "host")]
         if len(host):
-            assert host["us_cpu_proxy"].iloc[0] == 0     # no forwarder with --network host
+            assert host["us_cpu_proxy"].iloc[0] == 0  # no forwarder with --network host
     assert all(1 <= port <= 65535 for port in res.meta["ports"].values())
     assert leftovers(res.meta["run_id"]) == {n: [] for n in engines}
     assert res.meta["cleanup_leftovers"] == {n: 0 for n in engines}
@@ -84,8 +85,14 @@ def test_a_server_that_does_not_answer_fails_its_arm_not_the_run(sandbox, monkey
     monkeypatch.setattr(servidores, "BODY", "una respuesta que ningún servidor envía")
     monkeypatch.setattr(exp, "READY_TIMEOUT_S", 1.0)
     engines = available_engines()[:1]
-    res = exp.run(exp.config(motores=engines, brazos=["nativo", "docker-puerto", "podman-puerto"], **{
-        k: v for k, v in SHORT.items()}), log=lambda _: None)
+    res = exp.run(
+        exp.config(
+            motores=engines,
+            brazos=["nativo", "docker-puerto", "podman-puerto"],
+            **{k: v for k, v in SHORT.items()},
+        ),
+        log=lambda _: None,
+    )
     assert res.status == "complete" and res.df.empty
     reasons = res.meta["skipped_arms"]
     assert any("no respondió" in why for why in reasons.values())
@@ -106,8 +113,15 @@ def test_ctrl_c_stops_servers_and_removes_containers(sandbox):
         f"motores={engines!r}, hilos=1, conexiones=4, duracion_s=2, repeticiones=20, calentamiento=0))\n"
     )
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=PROJECT_ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         run_id, deadline = None, time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
@@ -120,7 +134,9 @@ def test_ctrl_c_stops_servers_and_removes_containers(sandbox):
                 if rows >= 2 and all(leftovers(run_id).values()):
                     break
             time.sleep(0.3)
-        assert run_id and proc.poll() is None, proc.stdout.read() if proc.poll() is not None else "sin corrida"
+        assert run_id and proc.poll() is None, (
+            proc.stdout.read() if proc.poll() is not None else "sin corrida"
+        )
         assert server_processes()
         proc.send_signal(signal.SIGINT)
         output, _ = proc.communicate(timeout=120)

@@ -1,6 +1,7 @@
 """Network experiment (notebook 06): wrk parsing, the loopback-only rule, validation and analysis.
 
 No engine and no load here; the real runs are in test_red_engines.py."""
+
 from __future__ import annotations
 
 import socket
@@ -50,8 +51,8 @@ def test_parse_live_report_with_percentiles_and_units():
     assert s["req_s"] == pytest.approx(18777.69)
     assert s["req_s_hilo"] == pytest.approx(9550) and s["req_s_hilo_max"] == pytest.approx(15720)
     assert s["latencia_media"] == pytest.approx(3.94)
-    assert s["latencia_p50"] == pytest.approx(0.812)     # us -> ms
-    assert s["latencia_p99"] == pytest.approx(1200.0)    # s -> ms
+    assert s["latencia_p50"] == pytest.approx(0.812)  # us -> ms
+    assert s["latencia_p99"] == pytest.approx(1200.0)  # s -> ms
     assert s["peticiones"] == 57949 and s["duracion"] == pytest.approx(3.09)
     assert s["errores_socket"] == 10 and s["errores_timeout"] == 2
     assert s["respuestas_no_2xx"] == 3
@@ -71,8 +72,10 @@ def test_parse_refuses_a_truncated_report():
 
 
 # ------------------------------------------------------------------ safety: load only to 127.0.0.1
-@pytest.mark.parametrize("host", ["172.17.0.2", "10.88.0.5", "192.168.1.10", "8.8.8.8", "localhost",
-                                  "::1", "127.0.0.2", "0.0.0.0", ""])
+@pytest.mark.parametrize(
+    "host",
+    ["172.17.0.2", "10.88.0.5", "192.168.1.10", "8.8.8.8", "localhost", "::1", "127.0.0.2", "0.0.0.0", ""],
+)
 def test_target_refuses_any_address_but_loopback(host):
     with pytest.raises(ErrorDelCurso, match="127.0.0.1"):
         wrk.target_url(8080, {8080}, host=host)
@@ -91,8 +94,16 @@ def test_target_refuses_a_port_the_experiment_did_not_publish():
     assert target.url == "http://127.0.0.1:8080/"
 
 
-@pytest.mark.parametrize("url", ["http://172.17.0.2:8080/", "http://127.0.0.1:9999/", "https://127.0.0.1:8080/",
-                                 "http://127.0.0.1.example.org:8080/", "http://localhost:8080/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://172.17.0.2:8080/",
+        "http://127.0.0.1:9999/",
+        "https://127.0.0.1:8080/",
+        "http://127.0.0.1.example.org:8080/",
+        "http://localhost:8080/",
+    ],
+)
 def test_a_forged_target_never_reaches_wrk(url, monkeypatch):
     def no_spawn(*args, **kwargs):  # fault injection: fail loudly if anything would be started
         raise AssertionError("se lanzó un proceso con un objetivo no permitido")
@@ -131,32 +142,40 @@ def test_wait_ready_gives_a_spanish_reason_when_nothing_answers():
 
 
 # ------------------------------------------------------------------ parameters
-@pytest.mark.parametrize("params, match", [
-    ({"repeticiones": 0}, "REPETICIONES"),
-    ({"servidores": ["nginx"]}, "SERVIDORES"),
-    ({"servidores": []}, "SERVIDORES"),
-    ({"brazos": ["kubernetes"]}, "BRAZOS"),
-    ({"hilos": 4, "conexiones": 2}, "CONEXIONES"),
-    ({"duracion_s": 0}, "DURACION_S"),
-    ({"duracion_s": "5"}, "DURACION_S"),
-    ({"motores": ["lxc"]}, "MOTORES"),
-    ({"duracion_s": 120, "repeticiones": 50, "servidores": ["nethttp", "gin", "actix"]}, "minutos"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"repeticiones": 0}, "REPETICIONES"),
+        ({"servidores": ["nginx"]}, "SERVIDORES"),
+        ({"servidores": []}, "SERVIDORES"),
+        ({"brazos": ["kubernetes"]}, "BRAZOS"),
+        ({"hilos": 4, "conexiones": 2}, "CONEXIONES"),
+        ({"duracion_s": 0}, "DURACION_S"),
+        ({"duracion_s": "5"}, "DURACION_S"),
+        ({"motores": ["lxc"]}, "MOTORES"),
+        ({"duracion_s": 120, "repeticiones": 50, "servidores": ["nethttp", "gin", "actix"]}, "minutos"),
+    ],
+)
 def test_bad_parameters_are_refused_in_spanish(params, match):
     with pytest.raises(ParametroInvalido, match=match):
         exp.config(**params)
 
 
 def test_defaults_and_quick_profile_fit_their_time():
-    assert exp.estimated_seconds(exp.config()) <= 4 * 60 - 30   # room for starting the servers
+    assert exp.estimated_seconds(exp.config()) <= 4 * 60 - 30  # room for starting the servers
     quick = exp.config(**{k.lower(): v for k, v in exp.QUICK.items()})
     assert exp.estimated_seconds(quick) <= 45
     assert exp.config(servidores='["gin"]', brazos="nativo").brazos == ["nativo"]
 
 
 def test_the_seed_preset_is_valid():
-    cfg = exp.config(servidores=["nethttp"], brazos=["nativo", "docker-puerto"], repeticiones=2,
-                     calentamiento=0, **exp.SEED_PRESET)
+    cfg = exp.config(
+        servidores=["nethttp"],
+        brazos=["nativo", "docker-puerto"],
+        repeticiones=2,
+        calentamiento=0,
+        **exp.SEED_PRESET,
+    )
     assert (cfg.hilos, cfg.conexiones, cfg.duracion_s) == (12, 400, 30)
 
 
@@ -172,23 +191,42 @@ def _rows(engine, variant, server, values, per_thread_div=2.0, proxy_us=0.0):
     out = []
     for rep, v in enumerate(values, 1):
         requests = v * 3
-        for metric, value, unit in (("req_s", v, "req/s"), ("req_s_hilo", v / per_thread_div, "req/s"),
-                                    ("latencia_p50", 1e3 / v * 50, "ms"), ("latencia_p99", 5e3 / v * 50, "ms"),
-                                    ("peticiones", requests, "peticiones"), ("errores_socket", 0, "errores"),
-                                    ("cpu_servidor", requests * 20e-6, "s"),
-                                    ("cpu_proxy", requests * proxy_us * 1e-6, "s"),
-                                    ("cpu_ayudante", 0.0, "s"), ("cpu_carga", requests * 10e-6, "s")):
-            out.append({"experiment": "red", "engine": engine, "image": server, "variant": variant, "rep": rep,
-                        "metric": metric, "value": value, "unit": unit})
+        for metric, value, unit in (
+            ("req_s", v, "req/s"),
+            ("req_s_hilo", v / per_thread_div, "req/s"),
+            ("latencia_p50", 1e3 / v * 50, "ms"),
+            ("latencia_p99", 5e3 / v * 50, "ms"),
+            ("peticiones", requests, "peticiones"),
+            ("errores_socket", 0, "errores"),
+            ("cpu_servidor", requests * 20e-6, "s"),
+            ("cpu_proxy", requests * proxy_us * 1e-6, "s"),
+            ("cpu_ayudante", 0.0, "s"),
+            ("cpu_carga", requests * 10e-6, "s"),
+        ):
+            out.append(
+                {
+                    "experiment": "red",
+                    "engine": engine,
+                    "image": server,
+                    "variant": variant,
+                    "rep": rep,
+                    "metric": metric,
+                    "value": value,
+                    "unit": unit,
+                }
+            )
     return out
 
 
 def synthetic() -> pd.DataFrame:
     rng = np.random.default_rng(3)
     noise = lambda m: list(m * (1 + rng.normal(0, 0.005, 8)))  # noqa: E731
-    rows = (_rows("bare", "nativo", "nethttp", noise(100_000)) + _rows("bare", "nativo", "gin", noise(101_000))
-            + _rows("docker", "puerto", "nethttp", noise(34_000), proxy_us=30)
-            + _rows("docker", "host", "nethttp", noise(97_000)))
+    rows = (
+        _rows("bare", "nativo", "nethttp", noise(100_000))
+        + _rows("bare", "nativo", "gin", noise(101_000))
+        + _rows("docker", "puerto", "nethttp", noise(34_000), proxy_us=30)
+        + _rows("docker", "host", "nethttp", noise(97_000))
+    )
     return pd.DataFrame(rows, columns=results.COLUMNS)
 
 
@@ -204,9 +242,9 @@ def test_summary_ratios_and_cpu_per_request():
 
 def test_claims_follow_the_one_rule():
     claims = {c.key: c for c in exp.claims(synthetic(), {"parameters": {"hilos": 2}})}
-    assert claims["docker_pierde_66"].status == base.SE_CONFIRMA           # 66 % loss, tight IC
+    assert claims["docker_pierde_66"].status == base.SE_CONFIRMA  # 66 % loss, tight IC
     assert claims["docker_pierde_66"].value == pytest.approx(66, abs=1)
-    assert claims["causa_seguridad"].status == base.NO_SE_SOSTIENE         # host arm barely loses
+    assert claims["causa_seguridad"].status == base.NO_SE_SOSTIENE  # host arm barely loses
     assert claims["gin_igual_nethttp"].status == base.SE_CONFIRMA
     assert claims["columna_por_hilo"].status == base.NO_SE_SOSTIENE
     assert claims["columna_por_hilo"].value == pytest.approx(2.0)
@@ -219,7 +257,9 @@ def test_claims_without_data_say_so():
     only_native = synthetic()
     only_native = only_native[only_native["engine"] == "bare"]
     statuses = {c.key: c.status for c in exp.claims(only_native)}
-    assert statuses["docker_pierde_66"] == base.SIN_DATOS and statuses["gin_igual_nethttp"] == base.SE_CONFIRMA
+    assert (
+        statuses["docker_pierde_66"] == base.SIN_DATOS and statuses["gin_igual_nethttp"] == base.SE_CONFIRMA
+    )
 
 
 # ------------------------------------------------------------------ reference
@@ -232,7 +272,9 @@ def test_reference_holds_the_whole_appendix():
     per_thread = ref[ref["metric"] == "req_s_hilo"].set_index(["engine", "image"])["value"]
     # The seed's table: 8.78k native, 3.00k Docker, a 65.83 % loss, all per thread.
     assert per_thread[("bare", "nethttp")] == 8780 and per_thread[("docker", "nethttp")] == 3000
-    assert 1 - per_thread[("docker", "nethttp")] / per_thread[("bare", "nethttp")] == pytest.approx(0.6583, abs=1e-4)
+    assert 1 - per_thread[("docker", "nethttp")] / per_thread[("bare", "nethttp")] == pytest.approx(
+        0.6583, abs=1e-4
+    )
     ratios = exp.reference_ratios(ref).set_index(["servidor", "engine"])["frente_nativo"]
     assert ratios[("nethttp", "docker")] == pytest.approx(35839.72 / 104418.14)
     assert ratios[("gin", "kubernetes")] == pytest.approx(17427.49 / 107115.65)
@@ -257,7 +299,7 @@ def test_compare_and_closing_rows():
     nethttp_docker = table[(table["servidor"] == "nethttp") & (table["nivel"] == "docker")].iloc[0]
     assert nethttp_docker["tu_frente_nativo"] == pytest.approx(0.34, abs=0.01)
     kube = table[table["nivel"] == "kubernetes"]
-    assert len(kube) == 2 and kube["tu_frente_nativo"].isna().all()      # reference only, never live
+    assert len(kube) == 2 and kube["tu_frente_nativo"].isna().all()  # reference only, never live
     closing = exp.closing_rows(synthetic())
     assert list(closing.columns) == base.CLOSING_COLUMNS and set(closing["tipo"]) == {"RUNNING"}
     assert len(closing) == 3

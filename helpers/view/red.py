@@ -15,7 +15,6 @@ from ..experiments import red as exp
 from ..experiments.base import Resultado
 from .common import (
     ENGINE_LABEL,
-    VERDICT,
     fmt,
     fmt_interval,
     fmt_ratio,
@@ -24,6 +23,7 @@ from .common import (
     num,
     show,
     table,
+    verdict_words,
 )
 
 SERVIDOR = {k: s.label for k, s in servidores.SERVERS.items()} | {"rocket": "Rust rocket"}
@@ -216,33 +216,36 @@ _NAMES = {
 
 
 def _claim_text(c) -> str:
-    verdict = VERDICT.get(c.status, c.status)
+    verdict = verdict_words(c)
+    name = _NAMES.get(c.key, c.key)
     if c.status == "sin_datos":
-        return f"**{_NAMES.get(c.key, c.key)}** — {verdict}."
+        return f"**{name}**: {verdict} (faltan brazos en esta corrida)."
     if c.unit == "%":
         measured = f"pérdida medida {fmt(c.value, 1)} % (IC 95 % {fmt_interval(c.low, c.high, 1)} %)"
     else:
         measured = f"medido {fmt_ratio(c.value, c.low, c.high)}"
     extra = ""
-    if c.key == "docker_pierde_66" and not _nan(c.detail.get("perdida_host_pct")):
-        extra = f" Con `--network host`, el mismo contenedor pierde {fmt(c.detail['perdida_host_pct'], 1)} %."
+    host = c.detail.get("perdida_host_pct")
+    if c.key == "docker_pierde_66" and not _nan(host):
+        word = "pierde" if host >= 0 else "gana"
+        extra = f" Con `--network host`, el mismo contenedor {word} {fmt(abs(host), 1)} % frente a nativo."
     if c.key == "causa_seguridad":
         extra = (
-            " El contenedor con `--network host` conserva namespaces, seccomp y cgroups; solo se salta "
-            "docker-proxy."
+            " La cifra es `--network host` ÷ `-p` en Docker: el contenedor con `--network host` conserva "
+            "namespaces, seccomp y cgroups y solo se salta docker-proxy; si la pérdida fuera seguridad, "
+            "daría 1."
         )
         if not _nan(c.detail.get("us_cpu_proxy")):
             extra += f" docker-proxy gastó {fmt(c.detail['us_cpu_proxy'], 1)} µs de CPU por petición."
+    if c.key == "gin_igual_nethttp":
+        extra = " La cifra es gin ÷ net/http sin contenedor."
     if c.key == "columna_por_hilo" and c.detail.get("hilos"):
         extra = (
-            f" Con {c.detail['hilos']} hilos, el total es unas {fmt(c.value, 1)} veces la cifra por hilo; "
-            f"en el apéndice del documento, {fmt(c.detail['referencia'], 1)} veces con 12 hilos."
+            f" La cifra es el total de wrk ÷ su Req/Sec por hilo: con {c.detail['hilos']} hilos, el total es "
+            f"{fmt(c.value, 1)} veces la cifra por hilo; en el apéndice del documento, "
+            f"{fmt(c.detail['referencia'], 1)} veces con 12 hilos."
         )
-    more = f" Harían falta unas {c.more_reps} repeticiones para decidir." if c.more_reps else ""
-    return (
-        f"**{_NAMES.get(c.key, c.key)}** — {c.source} dice: «{c.statement}» → **{verdict}**: "
-        f"{measured}.{extra}{more}"
-    )
+    return f"**{name}**: {c.source} dice «{c.statement}» → **{verdict}**: {measured}.{extra}"
 
 
 @needs_result
