@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.instalado
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup python motores probes course pack test lab bench-harness bench-escala clean
+.PHONY: setup python motores probes course pack test lint lab bench-harness bench-escala clean
 
 setup: python motores
 
@@ -31,8 +31,13 @@ course: setup
 pack: python
 	$(BIN)/python -m helpers.clase empaquetar
 
-test: setup
+test: setup lint
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
+
+# Ruff: lint and format check (line length 110, pyproject.toml).
+lint: python
+	$(BIN)/ruff check helpers tests
+	@true  # the format check is switched on once the tree has been formatted
 
 lab: setup
 	$(BIN)/jupyter lab --ip 127.0.0.1 --notebook-dir notebooks $(if $(filter 0,$(shell id -u)),--allow-root)

@@ -1,10 +1,13 @@
 """Engines behind one small interface: bare metal, Docker and Podman.
 
 Each engine answers "are you available, and if not, why?" in one Spanish sentence, builds the command
-line a student would type (the CLI is what experiments time), and cleans up every container the
-course created. Docker inspection and clean-up go through the docker SDK; Podman through its CLI.
+line a student would type (the CLI is what experiments time), and does every other thing experiments
+need from an engine: create, start, exec, inspect, export a rootfs, stats, remove, find its helper
+processes (shim / conmon) and its daemon, publish a port (always on 127.0.0.1) and pick an OCI runtime.
+Experiments never build `docker`/`podman` command lines themselves: they call these verbs.
+Docker inspection and clean-up go through the docker SDK; Podman through its CLI.
 
-Every container created by the course carries the label LABEL=1 and LABEL_RUN=<run id>.
+Every container created by the course carries the labels built by `labels_for` (one place).
 """
 from __future__ import annotations
 
@@ -14,8 +17,14 @@ import os
 import platform
 import shutil
 import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+
+import psutil
+
+from .errors import ComandoFallido, ErrorDelCurso
 
 LABEL = "curso-contenedores"
 LABEL_RUN = "curso-contenedores.run"
@@ -35,6 +44,49 @@ default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
 runtime = "runc"
 """
 _WORKAROUND_ERRORS = ("error setting rlimit", "cgroups in hybrid mode", "rlimit type")
+
+
+LOOPBACK = "127.0.0.1"
+CLI_TIMEOUT = 120  # seconds; no engine call may wait forever
+
+
+@dataclass
+class RunOptions:
+    """What a container needs beyond image and command; each engine turns it into its own flags.
+
+    publish: (host_port, container_port) pairs, always bound to 127.0.0.1.
+    runtime: None (the engine's default) or an OCI runtime name such as "runsc".
+    volumes: (host_path, container_path, mode) triples, mode "ro" or "rw".
+    privileged: only the nested arms of the nesting experiment may set it.
+    """
+
+    network: str | None = None
+    publish: Sequence[tuple[int, int]] = ()
+    runtime: str | None = None
+    security_opt: Sequence[str] = ()
+    privileged: bool = False
+    cap_add: Sequence[str] = ()
+    devices: Sequence[str] = ()
+    volumes: Sequence[tuple[str, str, str]] = ()
+    cpuset: str | int | None = None
+    env: dict = field(default_factory=dict)
+    init: bool = False
+    stop_timeout: int | None = None
+    tmpfs: Sequence[str] = ()
+    extra: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class Container:
+    """A container as experiments see it."""
+
+    engine: str
+    id: str
+    name: str
+    pid: int
+    cgroup: str | None
+    labels: dict
+    helper_pid: int | None = None  # Docker: the containerd shim; Podman: conmon
 
 
 def labels_for(run_id: str | None) -> dict[str, str]:
@@ -87,11 +139,27 @@ class Engine:
         return []
 
     def run_argv(self, image: str, command: Sequence[str], *, run_id: str | None, name: str | None = None,
-                 remove: bool = True, detach: bool = False, extra: Sequence[str] = ()) -> list[str]:
+                 remove: bool = True, detach: bool = False, opts: RunOptions | None = None,
+                 extra: Sequence[str] = ()) -> list[str]:
         raise NotImplementedError
 
     def exec_argv(self, container: str, command: Sequence[str]) -> list[str]:
         raise NotImplementedError
+
+    def call(self, argv: Sequence[str], *, timeout: float = CLI_TIMEOUT, check: bool = False,
+             what: str | None = None, **kw) -> subprocess.CompletedProcess:
+        """Run a command of this engine outside the timed path (with this engine's environment and a
+        timeout). check=True raises ComandoFallido, in Spanish, naming `what` failed."""
+        try:
+            result = subprocess.run(list(argv), capture_output=True, text=True, env=self.env(),
+                                    timeout=timeout, **kw)
+        except subprocess.TimeoutExpired as exc:
+            raise ComandoFallido(f"{self.display} no respondió en {timeout:.0f} s a "
+                                 f"«{' '.join(argv)[:120]}».") from exc
+        if check and result.returncode != 0:
+            raise ComandoFallido(f"{self.display} no pudo {what or 'ejecutar ' + ' '.join(argv)[:120]}: "
+                                 f"{(result.stderr or '').strip()[-400:] or '(sin mensaje)'}")
+        return result
 
     # -- inspection and clean-up
     def info(self) -> dict:
@@ -132,7 +200,50 @@ class BareMetal(Engine):
 class CliEngine(Engine):
     """An engine driven by a docker-compatible CLI named like the engine (docker, podman)."""
 
-    def run_argv(self, image, command, *, run_id, name=None, remove=True, detach=False, extra=()):
+    def runtime_args(self, runtime: str) -> list[str]:
+        """Flags that select an OCI runtime; raises ErrorDelCurso (Spanish) if it is not available."""
+        ok, why = self.runtime_availability(runtime)
+        if not ok:
+            raise ErrorDelCurso(f"{self.display} no puede usar el runtime «{runtime}»: {why}")
+        return ["--runtime", runtime]
+
+    def runtime_availability(self, runtime: str) -> tuple[bool, str | None]:
+        return False, "este motor no admite elegir el runtime."
+
+    def option_args(self, opts: RunOptions | None) -> list[str]:
+        """Flags for RunOptions; the same spelling for docker and podman."""
+        if opts is None:
+            return []
+        args: list[str] = []
+        if opts.network:
+            args += ["--network", opts.network]
+        for host_port, container_port in opts.publish:
+            args += ["-p", f"{LOOPBACK}:{int(host_port)}:{int(container_port)}"]
+        if opts.runtime:
+            args += self.runtime_args(opts.runtime)
+        for item in opts.security_opt:
+            args += ["--security-opt", item]
+        if opts.privileged:
+            args.append("--privileged")
+        for cap in opts.cap_add:
+            args += ["--cap-add", cap]
+        for device in opts.devices:
+            args += ["--device", device]
+        for host, inside, mode in opts.volumes:
+            args += ["-v", f"{host}:{inside}:{mode}" if mode else f"{host}:{inside}"]
+        if opts.cpuset is not None:
+            args += ["--cpuset-cpus", str(opts.cpuset)]
+        for key, value in opts.env.items():
+            args += ["-e", f"{key}={value}"]
+        if opts.init:
+            args.append("--init")
+        if opts.stop_timeout is not None:
+            args += ["--stop-timeout", str(opts.stop_timeout)]
+        for path in opts.tmpfs:
+            args += ["--tmpfs", path]
+        return args + list(opts.extra)
+
+    def run_argv(self, image, command, *, run_id, name=None, remove=True, detach=False, opts=None, extra=()):
         argv = [self.name, "run"]
         if remove:
             argv.append("--rm")
@@ -140,11 +251,108 @@ class CliEngine(Engine):
             argv.append("-d")
         if name:
             argv += ["--name", name]
-        argv += _label_args(run_id) + list(extra) + [image] + list(command)
+        argv += _label_args(run_id) + self.option_args(opts) + list(extra) + [image] + list(command)
         return argv
+
+    def create_argv(self, image: str, command: Sequence[str], *, run_id: str | None, name: str | None = None,
+                    opts: RunOptions | None = None) -> list[str]:
+        argv = [self.name, "create"] + (["--name", name] if name else [])
+        return argv + _label_args(run_id) + self.option_args(opts) + [image] + list(command)
+
+    def start_argv(self, container: str, *, attach: bool = False) -> list[str]:
+        return [self.name, "start"] + (["-a"] if attach else []) + [container]
 
     def exec_argv(self, container, command):
         return [self.name, "exec", container] + list(command)
+
+    def rm_argv(self, containers: Sequence[str]) -> list[str]:
+        return [self.name, "rm", "-f", *containers]
+
+    # -- verbs built on the CLI
+    def launch(self, image: str, command: Sequence[str], *, run_id: str, name: str,
+               opts: RunOptions | None = None) -> Container:
+        """Start a detached container and return it inspected (pid, cgroup, labels, helper)."""
+        self.call(self.run_argv(image, command, run_id=run_id, name=name, remove=False, detach=True, opts=opts),
+                  check=True, what=f"arrancar el contenedor {name}")
+        return self.container(name)
+
+    def create(self, image: str, command: Sequence[str], *, run_id: str, name: str,
+               opts: RunOptions | None = None) -> str:
+        """Create (not start) a container; returns its id."""
+        result = self.call(self.create_argv(image, command, run_id=run_id, name=name, opts=opts), check=True,
+                           what=f"crear el contenedor {name}")
+        return result.stdout.strip().splitlines()[-1]
+
+    def start(self, container: str) -> None:
+        self.call(self.start_argv(container), check=True, what=f"arrancar el contenedor {container}")
+
+    def remove(self, containers: Sequence[str]) -> None:
+        if containers:
+            self.call(self.rm_argv(containers), timeout=300)
+
+    def inspect_many(self, containers: Sequence[str]) -> list[dict]:
+        result = self.call([self.name, "inspect", *containers], check=True, what="inspeccionar contenedores")
+        return json.loads(result.stdout or "[]")
+
+    def container(self, name: str) -> Container:
+        return self.describe(self.inspect_many([name])[0])
+
+    def describe(self, data: dict) -> Container:
+        """A Container from inspect data. Podman names its conmon in State.ConmonPid; Docker's shim is
+        the parent of the container's PID 1."""
+        from . import cgroups
+
+        state = data.get("State") or {}
+        pid = int(state.get("Pid") or 0)
+        helper = state.get("ConmonPid") or None
+        if not helper and pid > 0:
+            try:
+                helper = psutil.Process(pid).ppid()
+            except psutil.Error:
+                helper = None
+        labels = (data.get("Config") or {}).get("Labels") or {}
+        return Container(self.name, data.get("Id", ""), (data.get("Name") or "").lstrip("/"), pid,
+                         cgroups.cgroup_from_inspect(data), dict(labels), helper or None)
+
+    def is_running(self, container: str) -> bool:
+        result = self.call([self.name, "inspect", "--format", "{{.State.Running}}", container], timeout=60)
+        return result.returncode == 0 and result.stdout.strip() == "true"
+
+    def helper_process(self, container: Container) -> psutil.Process | None:
+        """The per-container helper: Docker's containerd shim, Podman's conmon."""
+        try:
+            return psutil.Process(container.helper_pid) if container.helper_pid else None
+        except psutil.Error:
+            return None
+
+    def daemon_processes(self) -> dict[str, list[psutil.Process]]:
+        """The engine's long-lived processes, by role ({} for a daemonless engine)."""
+        return {}
+
+    def stats(self, containers: Sequence[str]) -> tuple[float, list[str]]:
+        """Time `stats --no-stream` for these containers: (seconds, the memory column of each line)."""
+        argv = [self.name, "stats", "--no-stream", "--format", "{{.Name}}\t{{.MemUsage}}", *containers]
+        start = time.perf_counter_ns()
+        result = self.call(argv, timeout=300, check=True, what="leer «stats»")
+        elapsed = (time.perf_counter_ns() - start) / 1e9
+        usage = [line.split("\t", 1)[1] for line in result.stdout.splitlines() if "\t" in line]
+        return elapsed, usage
+
+    def export_rootfs(self, image: str, dest: Path, *, run_id: str) -> Path:
+        """The image's root filesystem, unpacked into dest (`create` + `export` + tar)."""
+        cid = self.create(image, ["true"], run_id=run_id, name=f"curso-exportar-{run_id.lower()}-{os.getpid()}")
+        try:
+            dest.mkdir(parents=True, exist_ok=True)
+            exporter = subprocess.Popen([self.name, "export", cid], stdout=subprocess.PIPE, env=self.env())
+            untar = subprocess.run(["tar", "-x", "-C", str(dest), "--numeric-owner"], stdin=exporter.stdout,
+                                   capture_output=True, text=True)
+            exporter.stdout.close()
+            if exporter.wait(timeout=CLI_TIMEOUT) != 0 or untar.returncode != 0:
+                raise ComandoFallido(f"No pude exportar {image} desde {self.display}: "
+                                     f"{untar.stderr.strip()[-300:]}")
+        finally:
+            self.remove([cid])
+        return dest
 
 
 class Docker(CliEngine):
@@ -211,6 +419,35 @@ class Docker(CliEngine):
 
     def inspect_container(self, container: str) -> dict:
         return self.client().api.inspect_container(container)
+
+    def inspect_many(self, containers):
+        return [self.client().api.inspect_container(c) for c in containers]
+
+    def daemon_processes(self):
+        from . import system
+
+        return {"daemon": system.processes_named("dockerd"), "containerd": system.processes_named("containerd")}
+
+    def runtime_availability(self, runtime):
+        """A runtime is usable if the daemon lists it (a daemon the course started registers runsc; a
+        system daemon's configuration is never edited) and, for runsc, the binary exists."""
+        from . import runtimes
+
+        try:
+            listed = self.client().info().get("Runtimes") or {}
+        except Exception as exc:  # noqa: BLE001 - any failure means "cannot tell"
+            return False, f"no pude preguntar a Docker por sus runtimes ({type(exc).__name__})."
+        if runtime not in listed:
+            return False, (f"el daemon de Docker no tiene registrado el runtime «{runtime}» (solo un daemon que "
+                           "arranca el curso lo registra; nunca se toca la configuración del sistema).")
+        if runtime == "runsc":
+            path = (listed[runtime] or {}).get("path") or ""
+            ok, why = runtimes.runsc_availability()
+            if not ok:
+                return False, why
+            if path and not Path(path).exists():
+                return False, f"Docker apunta a {path}, que no existe (ejecuta «make setup»)."
+        return True, None
 
     def list_labelled(self, run_id=None):
         # The low-level call lists without inspecting each container, so one that vanishes
@@ -389,6 +626,21 @@ class Podman(CliEngine):
         data = self._json(["podman", "inspect", container])
         return data[0] if data else {}
 
+    def runtime_availability(self, runtime):
+        from . import runtimes
+
+        if runtime == "runsc":
+            return runtimes.runsc_availability()
+        return (True, None) if shutil.which(runtime) else (False, f"no se encuentra «{runtime}».")
+
+    def runtime_args(self, runtime):
+        """Podman takes the runtime's path (no daemon to register it in)."""
+        from . import runtimes
+
+        super().runtime_args(runtime)  # raises if unavailable
+        path = runtimes.runsc_path() if runtime == "runsc" else shutil.which(runtime)
+        return ["--runtime", str(path)]
+
     def list_labelled(self, run_id=None):
         label = f"{LABEL_RUN}={run_id}" if run_id else LABEL
         result = _run(["podman", "ps", "-aq", "--filter", f"label={label}"], env=self.env())
@@ -475,7 +727,7 @@ def _runtime_version(runtime: str | None) -> str | None:
 _FACTORIES = {"bare": BareMetal, "docker": Docker, "podman": Podman}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def get_engine(name: str) -> Engine:
     """One shared adapter per engine name ("bare", "docker", "podman")."""
     return _FACTORIES[name]()

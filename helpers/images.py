@@ -22,9 +22,9 @@ import subprocess
 import sys
 import tarfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from . import system
 from .engines import CACHE_DIR, Engine, get_engine
@@ -161,7 +161,7 @@ def build_rootfs_tar(dest: Path | str, *, include: Sequence[str] = (), variant: 
         result = _run(argv, timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         partial.unlink(missing_ok=True)
-        raise ErrorDelCurso(f"mmdebstrap no terminó en {timeout:.0f} s (¿se alcanza el mirror de Debian?).")
+        raise ErrorDelCurso(f"mmdebstrap no terminó en {timeout:.0f} s (¿se alcanza el mirror de Debian?).") from None
     if result.returncode != 0 or not partial.is_file():
         partial.unlink(missing_ok=True)
         raise ErrorDelCurso(f"mmdebstrap falló: {(result.stderr or result.stdout).strip()[-400:]}")

@@ -13,8 +13,8 @@ import os
 import signal
 import tempfile
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -187,3 +187,27 @@ def summarize(values) -> Summary:
 
 def interval_contains(low: float, high: float, value: float) -> bool:
     return bool(low <= value <= high)
+
+
+UNSTABLE_SPREAD = 0.5  # IQR / median above this: the measurement is too spread out to summarise
+
+
+def unstable(values, *, threshold: float = UNSTABLE_SPREAD) -> bool:
+    """True when the spread dwarfs the median (IQR / median > threshold, or two clusters far apart:
+    max / min > 4 with a quarter of the values in each half). Such a measurement is flagged
+    «medición inestable: repite» and kept out of summaries and closing tables."""
+    arr = _values(values)
+    if arr.size < 3:
+        return False
+    median = float(np.median(arr))
+    if median <= 0:
+        return False
+    q1, q3 = iqr(arr)
+    if (q3 - q1) / median > threshold:
+        return True
+    lo, hi = float(arr.min()), float(arr.max())
+    if lo > 0 and hi / lo > 4:
+        mid = (lo * hi) ** 0.5
+        low_share = float(np.mean(arr < mid))
+        return 0.25 <= low_share <= 0.75
+    return False

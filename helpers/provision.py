@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import engines, images
+from . import engines, images, probes
 
 APT_PACKAGES = {
     # command -> Debian package
@@ -45,8 +45,23 @@ def can_apt() -> bool:
     return sys.platform.startswith("linux") and os.geteuid() == 0 and shutil.which("apt-get") is not None
 
 
+def package_installed(package: str) -> bool:
+    if not shutil.which("dpkg-query"):
+        return False
+    result = subprocess.run(["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True)
+    return result.returncode == 0 and "install ok installed" in result.stdout
+
+
+def experiment_packages() -> list[str]:
+    """Debian packages the registered experiments declare (DEBIAN_PACKAGES), not yet installed."""
+    from . import experiments
+
+    wanted = {pkg for module in experiments.all_experiments() for pkg in getattr(module, "DEBIAN_PACKAGES", ())}
+    return sorted(pkg for pkg in wanted if not package_installed(pkg))
+
+
 def install_missing() -> list[str]:
-    missing = sorted({pkg for cmd, pkg in APT_PACKAGES.items() if not _have(cmd)})
+    missing = sorted({pkg for cmd, pkg in APT_PACKAGES.items() if not _have(cmd)} | set(experiment_packages()))
     if cmd_static_busybox_missing():
         missing.append("busybox-static")
     missing = sorted(set(missing))
@@ -90,7 +105,9 @@ def start_dockerd(timeout: float = 60) -> bool:
         return False
     say("Arrancando dockerd en segundo plano…")
     log = open(DOCKERD_LOG, "ab")
-    subprocess.Popen([dockerd], stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
+    from . import runtimes
+
+    subprocess.Popen([dockerd, *runtimes.dockerd_args()], stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if docker_answers():
@@ -101,15 +118,8 @@ def start_dockerd(timeout: float = 60) -> bool:
 
 
 def build_probes() -> None:
-    probes = Path(__file__).resolve().parent.parent / "probes"
-    if (probes / "Makefile").exists() and shutil.which("make") and shutil.which("cc"):
-        result = subprocess.run(["make", "-s", "-C", str(probes)], capture_output=True, text=True)
-        if result.returncode != 0:
-            say(f"[AVISO] No se pudieron compilar las sondas: {result.stderr.strip()[-300:]}")
-        else:
-            say("[ OK ] sondas compiladas en probes/bin/")
-    else:
-        say("[AVISO] No hay compilador de C: las sondas no se compilan.")
+    ok, message = probes.build(say)
+    say(f"[ OK ] {message}" if ok else f"[AVISO] No se pudieron compilar las sondas: {message}")
 
 
 def main(argv=None) -> int:
@@ -136,7 +146,25 @@ def main(argv=None) -> int:
             say("[ OK ] Podman: " + ("este host necesita el arreglo de containers.conf (aplicado)."
                                      if needed else "funciona sin arreglos."))
     build_probes()
+    provision_experiments()
     return 0
+
+
+def provision_experiments() -> None:
+    """Each registered experiment's own provision(log) step (tools, images, kernels it builds once).
+    A failure is reported in one Spanish line and set-up goes on: that experiment will skip what it
+    lacks, saying why."""
+    from . import experiments
+
+    for module in experiments.all_experiments():
+        step = getattr(module, "provision", None)
+        if step is None:
+            continue
+        try:
+            step(say)
+        except Exception as exc:  # noqa: BLE001 - one experiment's set-up must not stop the others
+            say(f"[AVISO] {module.TITLE}: la preparación falló ({type(exc).__name__}: {exc}); "
+                "ese experimento omitirá lo que le falte.")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ import os
 import secrets
 import time
 from pathlib import Path
-from typing import Iterable
 
 import pandas as pd
 
@@ -105,7 +104,7 @@ class Run:
         return read_raw(self.raw_path)
 
     # -- context manager
-    def __enter__(self) -> "Run":
+    def __enter__(self) -> Run:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:

@@ -13,7 +13,7 @@ import pandas as pd
 import psutil
 import pytest
 
-from helpers import cgroups, system
+from helpers import cgroups, engines, system
 from helpers.errors import ParametroInvalido
 from helpers.experiments import escala
 
@@ -100,11 +100,11 @@ def test_memory_totals_sum_and_unknown_pss():
 def test_helper_of_a_container_is_the_parent_of_its_pid1():
     child = psutil.Popen(["sleep", "5"])
     try:
-        c = escala.describe("docker", {"Name": "/x", "Id": "i", "State": {"Pid": child.pid}})
+        c = engines.get_engine("docker").describe({"Name": "/x", "Id": "i", "State": {"Pid": child.pid}})
         assert c.helper_pid == os.getpid()
         totals, names = escala.helper_memory([c, c])  # the same helper counted once
         assert totals["count"] == 1 and totals["rss"] > 0
-        p = escala.describe("podman", {"State": {"Pid": child.pid, "ConmonPid": 1}})
+        p = engines.get_engine("podman").describe({"State": {"Pid": child.pid, "ConmonPid": 1}})
         assert p.helper_pid == 1
     finally:
         child.kill()

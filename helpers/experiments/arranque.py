@@ -16,10 +16,12 @@ import pandas as pd
 
 from .. import engines as eng
 from .. import images, measure, results, validate
-from ..errors import ComandoFallido
 from .base import Claim, Log, Progress, Resultado, experiment_run, no_progress, print_log
 
 EXPERIMENT = "arranque"
+TITLE = "Experimento 1: arranque de «echo ok»"
+NOTEBOOK = "01_arranque"
+QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0}
 METRIC = "arranque"
 BASELINE = ("bare", "proceso")
 BARE_VARIANTS = ("proceso", "metodo_semilla", "builtin")
@@ -47,7 +49,7 @@ class Config:
     motores: list = field(default_factory=lambda: ["docker", "podman"])
     variantes_bare: list = field(default_factory=lambda: list(BARE_VARIANTS))
 
-    def validated(self) -> "Config":
+    def validated(self) -> Config:
         """A checked copy; raises ParametroInvalido (Spanish) before anything is launched."""
         return Config(
             repeticiones=validate.positive_int("REPETICIONES", self.repeticiones, maximum=1000),

@@ -1,17 +1,40 @@
-"""What every experiment shares: engine selection, the run folder, metadata, clean-up, progress."""
+"""What every experiment shares: the contract, the run context, one way to measure, one verdict rule.
+
+The contract (see CONTRIBUTING.md): an experiment module provides
+
+    EXPERIMENT  its name: results/<name>/, data/reference/<name>*.csv
+    TITLE       Spanish title;  NOTEBOOK  the notebook's stem ("01_arranque")
+    CONTROLS    widget specs for view.panel.Panel
+    Config      a dataclass with .validated() (raises ParametroInvalido, in Spanish, before anything runs)
+    config(**params) -> Config
+    BASELINE    (engine, variant) of the arm every ratio is taken against
+    QUICK       {NOTEBOOK_PARAMETER: value}: the quick profile (`make course RAPIDO=1`)
+    run(cfg, *, progress, log, root) -> Resultado
+    summarize(df, meta) -> DataFrame;  claims(df, meta) -> list[Claim];  compare(df, meta, reference)
+and optionally
+    closing_rows(df, meta) -> DataFrame   rows of the closing LAUNCH vs RUNNING table (CLOSING_COLUMNS)
+    COMPARABLE  metrics the class comparison may put side by side across machines (default: all)
+    DEBIAN_PACKAGES, provision(log)      what `make setup` installs / builds for this experiment
+
+`Experiment` below is that contract as a typing.Protocol; the registry (experiments/__init__.py) checks
+each module against it.
+"""
 from __future__ import annotations
 
 import contextlib
+import math
 import signal
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 import pandas as pd
 
 from .. import engines as eng
 from .. import images, results, system
+from .. import measure as measure_mod
 
 Progress = Callable[[int, int, str], None]
 Log = Callable[[str], None]
@@ -43,12 +66,12 @@ class Resultado:
         return self.meta.get("skipped_engines", {})
 
     @classmethod
-    def load(cls, run_dir: Path | str) -> "Resultado":
+    def load(cls, run_dir: Path | str) -> Resultado:
         df, meta = results.load_run(run_dir)
         return cls(meta.get("experiment", Path(run_dir).parent.name), df, Path(run_dir), meta)
 
     @classmethod
-    def latest(cls, experiment: str, root=None) -> "Resultado | None":
+    def latest(cls, experiment: str, root=None) -> Resultado | None:
         run_dir = results.latest_run(experiment, root)
         return cls.load(run_dir) if run_dir else None
 
@@ -76,13 +99,46 @@ def engine_metadata(names: Sequence[str]) -> dict[str, dict]:
     return out
 
 
+CLOSING_COLUMNS = ["concepto", "tipo", "entorno", "valor", "ic_bajo", "ic_alto", "unidad"]
+
+
+@runtime_checkable
+class Experiment(Protocol):
+    """What an experiment module provides (module attributes; see the module docstring)."""
+
+    EXPERIMENT: str
+    TITLE: str
+    NOTEBOOK: str
+    CONTROLS: list
+    BASELINE: tuple
+    QUICK: dict
+    Config: type
+
+    def config(self, **params) -> Any: ...
+    def run(self, cfg, *, progress=..., log=..., root=...) -> Resultado: ...
+    def summarize(self, df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame: ...
+    def claims(self, df: pd.DataFrame, meta: dict | None = None) -> list: ...
+    def compare(self, df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame: ...
+
+
+# ---------------------------------------------------------------- the verdict rule
+SE_CONFIRMA = "se_confirma"
+NO_SE_SOSTIENE = "no_se_sostiene"
+NO_CONCLUYENTE = "no_concluyente"
+INESTABLE = "inestable"
+SIN_DATOS = "sin_datos"
+
+
 @dataclass
 class Claim:
-    """A seed claim tested against live data.
+    """A claim from a source, tested against live data (see `judge`, the one verdict rule).
 
-    status: confirmada / parcial / refutada / ruido (the interval cannot tell) / sin_datos.
-    value, low, high: the deciding figure and its IC 95 % (a ratio, a percentage, a count...);
-    detail: whatever the experiment's view needs to explain the verdict."""
+    statement: the claim as its source stated it (Spanish); source: the source as the reader sees it
+    («el capítulo original», a document's title); status: se_confirma / no_se_sostiene /
+    no_concluyente / inestable / sin_datos. value, low, high: the deciding figure and its IC 95 %;
+    claimed and region: the claimed value and its equivalence margin; n: repetitions behind the IC;
+    more_reps: for no_concluyente, about how many repetitions would decide it; detail: whatever the
+    experiment's view needs to explain the verdict."""
 
     key: str
     statement: str
@@ -91,6 +147,75 @@ class Claim:
     low: float = float("nan")
     high: float = float("nan")
     detail: dict = field(default_factory=dict)
+    source: str = ""
+    claimed: float = float("nan")
+    region: tuple[float, float] = (float("-inf"), float("inf"))
+    unit: str = ""
+    n: int = 0
+    more_reps: int | None = None
+
+
+def _nan(*values) -> bool:
+    return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
+
+
+def decide(low: float, high: float, *, claimed: float, region: tuple[float, float]) -> str:
+    """The one verdict rule. The IC [low, high] lies inside the claim's margin `region` → se_confirma;
+    otherwise, the IC excludes the claimed value → no_se_sostiene; otherwise → no_concluyente.
+    A claim of "no difference" (claimed 1, region (0.95, 1.05) say) is confirmed only when the whole
+    IC lies inside the margin: an IC that merely contains 1 is no_concluyente."""
+    if _nan(low, high, claimed):
+        return SIN_DATOS
+    lo_r, hi_r = region
+    if lo_r <= low and high <= hi_r:
+        return SE_CONFIRMA
+    if claimed < low or claimed > high:
+        return NO_SE_SOSTIENE
+    return NO_CONCLUYENTE
+
+
+def repetitions_to_decide(value: float, low: float, high: float, n: int, *, claimed: float,
+                          region: tuple[float, float], cap: int = 10_000) -> int | None:
+    """About how many repetitions would make an inconclusive IC decisive, assuming its width shrinks
+    like 1/sqrt(n): enough to fit inside the margin around `value`, or to exclude `claimed`."""
+    if _nan(value, low, high) or n <= 0 or high <= low:
+        return None
+    half = (high - low) / 2
+    targets = [abs(value - claimed)]                       # exclude the claimed value
+    if region[0] <= value <= region[1]:
+        targets.append(min(value - region[0], region[1] - value))  # fit inside the margin
+    target = max(targets)
+    if target <= 0 or not math.isfinite(target):
+        return None if target <= 0 else n
+    needed = math.ceil(n * (half / target) ** 2)
+    return min(max(needed, n + 1), cap)
+
+
+def judge(key: str, statement: str, source: str, value: float, low: float, high: float, *,
+          claimed: float, region: tuple[float, float], n: int = 0, unit: str = "",
+          unstable: bool = False, detail: dict | None = None) -> Claim:
+    """A Claim decided by the one rule. unstable=True (the measurement's spread dwarfs its median,
+    see measure.unstable) gives «inestable» whatever the interval says."""
+    status = INESTABLE if unstable else decide(low, high, claimed=claimed, region=region)
+    more = (repetitions_to_decide(value, low, high, n, claimed=claimed, region=region)
+            if status == NO_CONCLUYENTE else None)
+    return Claim(key, statement, status, value, low, high, dict(detail or {}), source, claimed,
+                 tuple(region), unit, n, more)
+
+
+def no_data(key: str, statement: str, source: str, detail: dict | None = None) -> Claim:
+    return Claim(key, statement, SIN_DATOS, detail=dict(detail or {}), source=source)
+
+
+# ---------------------------------------------------------------- arms and measuring rounds
+@dataclass(frozen=True)
+class Arm:
+    """One combination measured each round: engine, variant, image (real name) and a Spanish label."""
+
+    engine: str
+    variant: str
+    image: str = ""
+    label: str = ""
 
 
 @dataclass
@@ -100,6 +225,7 @@ class RunContext:
     skipped: dict[str, str]
     images: dict[str, dict[str, dict]] = field(default_factory=dict)
     log: Log = print_log
+    _deferred: list = field(default_factory=list)
 
     @property
     def run_id(self) -> str:
@@ -107,6 +233,67 @@ class RunContext:
 
     def container_name(self, *parts) -> str:
         return "-".join(["curso", self.run.experiment, self.run.id.lower(), *map(str, parts)])
+
+    def defer(self, fn: Callable, *args, **kwargs) -> None:
+        """Register a clean-up step (temporary files, bundles, VMs...). They run last-in first-out when
+        the run ends: on success, on error, on Ctrl-C and on SIGTERM. Containers need none: every
+        container of the run is removed by its label afterwards."""
+        self._deferred.append((fn, args, kwargs))
+
+    def run_deferred(self) -> list[str]:
+        """Run the clean-up steps (LIFO); never raises; returns the Spanish description of failures."""
+        failures = []
+        while self._deferred:
+            fn, args, kwargs = self._deferred.pop()
+            try:
+                fn(*args, **kwargs)
+            except BaseException as exc:  # noqa: BLE001 - every step must get its chance
+                failures.append(f"{getattr(fn, '__name__', fn)}: {type(exc).__name__}: {exc}")
+        return failures
+
+    def skip_arm(self, key: str, reason: str) -> None:
+        """An arm that cannot run here: one Spanish line, and meta["skipped_arms"][key] = reason."""
+        skipped = self.run.meta.setdefault("skipped_arms", {})
+        if key not in skipped:
+            self.log(f"Se omite {key}: {reason}")
+        skipped[key] = reason
+        self.run.write_meta()
+
+
+Measure = Callable[[Any], Iterable[tuple[str, float, str]]]
+
+
+def arm_label(arm) -> str:
+    label = getattr(arm, "label", "") or ""
+    if label:
+        return label
+    engine = eng.DISPLAY.get(arm.engine, arm.engine)
+    return f"{engine} {arm.variant}".strip()
+
+
+def measure_rounds(ctx: RunContext, arms: Sequence, *, repetitions: int, warmup: int, measure: Measure,
+                   progress: Progress = no_progress, meta: dict | None = None) -> None:
+    """The one way experiments measure: warm-up rounds first (discarded, and recorded as such), then
+    `repetitions` rounds, every round visiting each arm once (A B C A B C ...), so drift and noise fall on
+    every arm alike. `measure(arm)` returns (metric, value, unit) triples; each becomes one row of
+    raw.csv, written (and flushed) as soon as it is measured."""
+    steps = measure_mod.round_robin(list(arms), repetitions, warmup)
+    ctx.run.update_meta(
+        arms=[{"engine": a.engine, "variant": a.variant, "image": getattr(a, "image", ""),
+               "label": arm_label(a)} for a in arms],
+        repetitions=repetitions, warmup_discarded=warmup, schedule="round-robin",
+        timer="time.perf_counter_ns", quantile_method=measure_mod.QUANTILE_METHOD, **(meta or {}))
+    total = len(steps)
+    for done, step in enumerate(steps):
+        tag = " (calentamiento)" if step.warmup else f" #{step.rep}"
+        progress(done, total, arm_label(step.arm) + tag)
+        rows = list(measure(step.arm))
+        if step.warmup:
+            continue
+        for metric, value, unit in rows:
+            ctx.run.append(engine=step.arm.engine, image=getattr(step.arm, "image", ""),
+                           variant=step.arm.variant, rep=step.rep, metric=metric, value=value, unit=unit)
+    progress(total, total, "listo")
 
 
 @contextlib.contextmanager
@@ -169,7 +356,12 @@ def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *
             aborted = True
             raise
         finally:
+            # Containers first (a bind-mounted directory or a bundle is in use until then), then the
+            # experiment's own clean-up steps, then containers again in case a step created one.
             removed, leftovers = cleanup_run(run.id, containers, settle=aborted)
+            failures = ctx.run_deferred()
+            if failures:
+                run.meta["cleanup_failures"] = failures
             run.meta["cleanup_removed"] = removed
             run.meta["cleanup_leftovers"] = leftovers
 

@@ -17,9 +17,7 @@ imports ipywidgets or matplotlib.
 """
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -35,6 +33,10 @@ from ..errors import ComandoFallido, ParametroInvalido
 from .base import Claim, Log, Progress, Resultado, experiment_run, no_progress, print_log
 
 EXPERIMENT = "escala"
+TITLE = "Experimento 2: escala y factura de memoria"
+NOTEBOOK = "02_escala"
+BASELINE = None  # no bare-metal arm: the ratios here are Podman/Docker, not x bare metal
+QUICK = {"REPETICIONES": 2, "CANTIDADES": [1, 2]}
 MAX_N = 200
 SLEEP_SECONDS = 3600
 SETTLE_SECONDS = 0.5
@@ -45,7 +47,6 @@ ESTIMATE_KB = {"docker": 16 * 1024, "podman": 6 * 1024}
 SAFETY_FACTOR = 2.0  # never plan to use more than half of the available memory
 HELPER = {"docker": "shims", "podman": "conmon"}
 FIXED = {"docker": ("daemon", "containerd"), "podman": ()}
-FIXED_PROCESSES = {"daemon": "dockerd", "containerd": "containerd"}
 SEED_CROSSOVER = 102
 
 CONTROLS = [
@@ -111,7 +112,7 @@ class Config:
     concurrencia: int = 1
     comparar_stats: bool = True
 
-    def validated(self, available_bytes: int | None = None) -> "Config":
+    def validated(self, available_bytes: int | None = None) -> Config:
         """A checked copy; raises ParametroInvalido (Spanish) before anything is launched."""
         cantidades = validate_cantidades(self.cantidades)
         motores = validate.choices("MOTORES", self.motores, eng.CONTAINER_ENGINES)
@@ -137,49 +138,20 @@ def config(**params) -> Config:
 
 
 # ---------------------------------------------------------------- probing the engines
+LAUNCH_OPTIONS = eng.RunOptions(network="none", stop_timeout=0)  # `sleep` as PID 1 ignores SIGTERM
+
+
 def launch_argv(engine: eng.Engine, image: str, *, run_id: str, name: str) -> list[str]:
-    # --stop-timeout 0: `sleep` as PID 1 ignores SIGTERM, so removal must not wait for it.
     return engine.run_argv(image, ["sleep", str(SLEEP_SECONDS)], run_id=run_id, name=name, remove=False,
-                           detach=True, extra=["--network", "none", "--stop-timeout", "0"])
+                           detach=True, opts=LAUNCH_OPTIONS)
 
 
-def inspect_all(engine: eng.Engine, names: list[str]) -> list[dict]:
-    """Inspect data of each container: the docker SDK for Docker, one `podman inspect` for Podman."""
-    if engine.name == "podman":
-        result = subprocess.run(["podman", "inspect", *names], capture_output=True, text=True,
-                                env=engine.env(), timeout=120)
-        if result.returncode != 0:
-            raise ComandoFallido(f"«podman inspect» falló: {result.stderr.strip()[-300:]}")
-        return json.loads(result.stdout)
-    return [engine.inspect_container(n) for n in names]
+def inspect_all(engine: eng.Engine, names: list[str]) -> list[eng.Container]:
+    """Every container inspected, with its cgroup and its helper process (shim / conmon)."""
+    return [engine.describe(d) for d in engine.inspect_many(names)]
 
 
-@dataclass(frozen=True)
-class Container:
-    name: str
-    id: str
-    pid: int
-    cgroup: str | None
-    helper_pid: int | None
-
-
-def describe(engine_name: str, data: dict) -> Container:
-    """Cgroup and helper process of one inspected container.
-
-    Podman names its conmon in `State.ConmonPid`; Docker's shim is the parent of the container's PID 1."""
-    state = data.get("State") or {}
-    pid = int(state.get("Pid") or 0)
-    helper = state.get("ConmonPid") if engine_name == "podman" else None
-    if not helper and pid > 0:
-        try:
-            helper = psutil.Process(pid).ppid()
-        except psutil.Error:
-            helper = None
-    name = (data.get("Name") or "").lstrip("/")
-    return Container(name, data.get("Id", ""), pid, cgroups.cgroup_from_inspect(data), helper or None)
-
-
-def helper_memory(containers: list[Container]) -> tuple[dict, list[str]]:
+def helper_memory(containers: list[eng.Container]) -> tuple[dict, list[str]]:
     """Summed RSS/PSS (bytes) of the distinct helper processes, and their names."""
     readings = []
     for pid in dict.fromkeys(c.helper_pid for c in containers if c.helper_pid):
@@ -192,11 +164,9 @@ def helper_memory(containers: list[Container]) -> tuple[dict, list[str]]:
 
 def fixed_memory(engine_name: str) -> dict[str, dict]:
     """{"daemon": totals, "containerd": totals} for Docker; {} for Podman (no daemon)."""
-    out = {}
-    for key in FIXED[engine_name]:
-        procs = system.processes_named(FIXED_PROCESSES[key])
-        out[key] = system.memory_totals([system.process_memory(p) for p in procs])
-    return out
+    procs = eng.get_engine(engine_name).daemon_processes()
+    return {key: system.memory_totals([system.process_memory(p) for p in procs.get(key, [])])
+            for key in FIXED[engine_name]}
 
 
 def used_memory_bytes() -> int:
@@ -219,19 +189,9 @@ def parse_size(text: str) -> float | None:
 
 def stats_cli(engine: eng.Engine, names: list[str]) -> tuple[float, list[float]]:
     """Time `docker/podman stats --no-stream` for these containers; (seconds, bytes per container)."""
-    argv = [engine.name, "stats", "--no-stream", "--format", "{{.Name}}\t{{.MemUsage}}", *names]
-    start = time.perf_counter_ns()
-    result = subprocess.run(argv, capture_output=True, text=True, env=engine.env(), timeout=300)
-    elapsed = (time.perf_counter_ns() - start) / 1e9
-    if result.returncode != 0:
-        raise ComandoFallido(f"«{engine.name} stats» falló: {result.stderr.strip()[-300:]}")
-    sizes = []
-    for line in result.stdout.splitlines():
-        if "\t" in line:
-            value = parse_size(line.split("\t", 1)[1].split("/")[0])
-            if value is not None:
-                sizes.append(value)
-    return elapsed, sizes
+    elapsed, usage = engine.stats(names)
+    sizes = [parse_size(u.split("/")[0]) for u in usage]
+    return elapsed, [v for v in sizes if v is not None]
 
 
 # ---------------------------------------------------------------- launching
@@ -337,7 +297,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 add("lanzamiento_mediana_individual", float(np.median(per)), "ms")
 
                 time.sleep(SETTLE_SECONDS)
-                containers = [describe(arm.engine, d) for d in inspect_all(engine, names)]
+                containers = inspect_all(engine, names)
                 missing = [c.name for c in containers if not c.cgroup]
                 if missing:
                     raise ComandoFallido(f"No encuentro el cgroup de {len(missing)} contenedores de "

@@ -10,7 +10,19 @@ import seaborn as sns
 from .. import reference
 from ..experiments import arranque
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, NO_RESULT, VERDICT, fmt, fmt_interval, fmt_ratio, markdown, needs_result, run_caption, show, table
+from .common import (
+    ENGINE_LABEL,
+    NO_RESULT,
+    VERDICT,
+    fmt,
+    fmt_interval,
+    fmt_ratio,
+    markdown,
+    needs_result,
+    run_caption,
+    show,
+    table,
+)
 
 VARIANT_LABEL = {
     "proceso": "proceso real (`echo ok` como programa)",
