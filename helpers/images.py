@@ -226,10 +226,7 @@ def build_standin(role: str, log: Callable[[str], None] = print) -> Path:
 def _import(engine: Engine, role: str, tag: str, log: Callable[[str], None]) -> None:
     source = build_standin(role, log)
     log(f"    importando {tag} en {engine.display}…")
-    result = _run([engine.name, "import", "--change", 'CMD ["/bin/sh"]', str(source), tag],
-                  env=engine.env(), timeout=600)
-    if result.returncode != 0:
-        raise ErrorDelCurso(f"{engine.display} no pudo importar {tag}: {result.stderr.strip()[-300:]}")
+    engine.import_rootfs(source, tag)  # ComandoFallido is an ErrorDelCurso: the caller reports it
 
 
 def _pull(engine: Engine, role: str) -> dict | None:

@@ -13,6 +13,7 @@ REGISTRY: list[str] = [
     "arranque",
     "escala",
     "ejecucion",
+    "anidamiento",
 ]
 
 _extra: dict[str, ModuleType] = {}  # registered at run time (tests register a toy experiment)

@@ -12,7 +12,7 @@ import seaborn as sns
 from .. import reference
 from ..experiments import anidamiento as exp
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, VERDICT, fmt, fmt_interval, fmt_ratio, markdown, needs_result, show, table
+from .common import ENGINE_LABEL, VERDICT, fmt, fmt_ratio, markdown, needs_result, show, table
 
 BRAZO = {
     "nivel0": "bare metal",
