@@ -441,12 +441,13 @@ def nested_options(engine_name: str, *, mode: dict, store: str, inner: bool) -> 
         devices=tuple(mode.get("devices", ())), cap_add=tuple(mode.get("cap_add", ())),
         volumes=[(share, SHARE_IN_CONTAINER, "ro"), (probe, PROBE_IN_CONTAINER, "ro"), (store, spec.store, "")],
         env={"CONTAINERS_CONF": f"{SHARE_IN_CONTAINER}/{INNER_CONF.name}"} if engine_name == "podman" else {},
-        extra=tuple(mode.get("extra", ())))
+        stop_timeout=0, extra=tuple(mode.get("extra", ())))
 
 
 def worker_options(depth: int) -> eng.RunOptions:
     probe = probe_path(depth)
-    return eng.RunOptions(network="none", volumes=[(probe, PROBE_IN_CONTAINER, "ro")])
+    # stop_timeout 0: `sleep` as PID 1 ignores SIGTERM, and `podman rm -f` would wait 10 s for it.
+    return eng.RunOptions(network="none", volumes=[(probe, PROBE_IN_CONTAINER, "ro")], stop_timeout=0)
 
 
 def startup_argv(engine_name: str, image: str, run_id: str) -> list[str]:
@@ -476,20 +477,29 @@ def _wait_inner_engine(chain: Chain, depth: int, timeout: float = 90) -> None:
 
 
 def build_chain(ctx, engine_name: str, level: int, mode: dict, busybox: str, nested_image: str,
-                workdir: Path, tag: str, log: Log) -> Chain:
+                workdir: Path, tag: str, log: Log, adopt: tuple[str, Path] | None = None) -> Chain:
     """Start the containers of one arm: level-1 arms get a worker on the host; deeper arms get
-    `level - 1` nesting containers, each one inside the previous, then the worker inside the last."""
+    `level - 1` nesting containers, each one inside the previous, then the worker inside the last.
+    `adopt`: (name, store) of a level-2 container already running with busybox loaded (the attempt
+    without --privileged that worked), used as the outer container instead of starting another."""
     chain = Chain(engine_name, opts=dict(mode))
     cli = chain.cli
     spec = NESTED[engine_name]
     for depth in range(level - 1):  # start the container at level depth+1
         name = ctx.container_name(tag, f"n{depth + 1}")
+        if depth == 0 and adopt and level == 2:
+            name, chain.store_dir = adopt
+            chain.outer_pid = cli.container(name).pid
+            ctx.run.meta.setdefault("pids_exteriores", []).append(chain.outer_pid)
+            chain.outer.append(name)
+            continue
         if depth == 0:
             chain.store_dir = workdir / f"almacen-{tag}"
             chain.store_dir.mkdir(parents=True, exist_ok=True)
             opts = nested_options(engine_name, mode=mode, store=str(chain.store_dir), inner=False)
             container = cli.launch(nested_image, _entry(engine_name), run_id=ctx.run_id, name=name, opts=opts)
             chain.outer_pid = container.pid
+            ctx.run.meta.setdefault("pids_exteriores", []).append(container.pid)
         else:
             inner_store = f"{spec.store}/curso-nivel{depth + 2}"
             chain.call(["mkdir", "-p", inner_store], what="preparar el almacén del nivel siguiente")
@@ -506,12 +516,35 @@ def build_chain(ctx, engine_name: str, level: int, mode: dict, busybox: str, nes
     argv = cli.run_argv(busybox, SLEEP, run_id=ctx.run_id, name=chain.worker, remove=False, detach=True,
                         opts=worker_options(level - 1))
     chain.call(argv, what="arrancar el contenedor de trabajo")
+    if chain.outer_pid:
+        # Recorded so anyone can check afterwards that every nested process died with its outer container.
+        ctx.run.meta.setdefault("procesos_anidados", []).extend(process_tree(chain.outer_pid))
+        ctx.run.write_meta()
     return chain
 
 
-def try_unprivileged(ctx, busybox: str, nested_image: str, workdir: Path, log: Log) -> tuple[list[dict], dict | None]:
+def process_tree(pid: int) -> list[list]:
+    """[pid, name, create_time] of a process and all its descendants (an outer container: its PID 1, the
+    inner engine, the inner containers' processes, all reparented inside its PID namespace)."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return []
+    out = []
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            out.append([p.pid, p.name(), p.create_time()])
+    return out
+
+
+def try_unprivileged(ctx, busybox: str, nested_image: str, workdir: Path, log: Log
+                     ) -> tuple[list[dict], dict | None, tuple[str, Path] | None]:
     """Climb LADDER (Podman in Podman without --privileged) until an inner `run` works. Returns every
-    attempt (opciones, ok, error, explicacion) and the mode that worked (or None)."""
+    attempt (opciones, ok, error, explicacion), the mode that worked (or None) and that attempt's
+    container (name, store), left running for the measured arm."""
     cli = eng.get_engine("podman")
     attempts: list[dict] = []
     for step in LADDER:
@@ -539,15 +572,16 @@ def try_unprivileged(ctx, busybox: str, nested_image: str, workdir: Path, log: L
         except ComandoFallido as exc:
             record["error"] = short_error(str(exc))
         finally:
-            cli.remove([name])
+            if not record["ok"]:
+                cli.remove([name])
         if not record["ok"]:
             record["explicacion"] = explain(record["error"])
         attempts.append(record)
         verdict = "funciona" if record["ok"] else f"falla: {record['error'][:160]}"
         log(f"  Podman dentro de Podman sin --privileged, con {step.label}: {verdict}")
         if record["ok"]:
-            return attempts, mode
-    return attempts, None
+            return attempts, mode, (name, store)
+    return attempts, None, None
 
 
 def privileged_mode(ctx, engine_name: str, nested_image: str, workdir: Path, log: Log) -> tuple[dict, dict]:
@@ -670,8 +704,9 @@ def _run_in(cfg: Config, ctx, workdir: Path, progress: Progress, log: Log) -> No
         try:
             info = prepare(arm.engine, arm.image, level3=3 in cfg.niveles and cfg.privilegiado, log=log)
             nesting_meta["imagenes_anidadas"][arm.engine] = info
+            adopt = None
             if arm.variant == UNPRIV:
-                attempts, mode = try_unprivileged(ctx, arm.image, info["name"], workdir, log)
+                attempts, mode, adopt = try_unprivileged(ctx, arm.image, info["name"], workdir, log)
                 nesting_meta["intentos_sin_privilegios"] = attempts
                 ctx.run.update_meta(anidamiento=nesting_meta)
                 if mode is None:
@@ -685,7 +720,7 @@ def _run_in(cfg: Config, ctx, workdir: Path, progress: Progress, log: Log) -> No
                 mode = nesting_meta["modos"][arm.engine]["mode"]
             log(f"Preparando {arm.label}…")
             chain = build_chain(ctx, arm.engine, arm.level, mode, arm.image, info["name"], workdir,
-                                f"{arm.engine}-{arm.variant}", log)
+                                f"{arm.engine}-{arm.variant}", log, adopt=adopt)
             chains[arm] = chain
             # Check the chain once before measuring, so a broken arm is skipped, not half-measured.
             chain.call(startup_argv(arm.engine, arm.image, ctx.run_id), what="arrancar `echo ok` dentro")
