@@ -98,10 +98,12 @@ def test_missing_capabilities_from_the_bounding_set():
 @pytest.mark.parametrize("error, word", [
     ('error mounting "proc" to rootfs at "/proc": mount proc:/proc (via /proc/self/fd/6), flags: 0xe: '
      "operation not permitted", "capítulo original"),
-    ("error during container init: sethostname: operation not permitted", "seccomp"),
+    ("runc create failed: unable to start container process: error during container init: sethostname: "
+     "operation not permitted: OCI permission denied", "seccomp"),
     ("fuse: device not found, try 'modprobe fuse' first", "/dev/fuse"),
     ("mkdir /sys/fs/cgroup/cpuset/docker: read-only file system", "cgroups"),
-    ("runc create failed: unable to apply caps: operation not permitted", "CAP_SYS_RESOURCE"),
+    ("runc create failed: unable to start container process: unable to apply caps: operation not permitted",
+     "CAP_SYS_RESOURCE"),
     ("algo raro", "no reconocido"),
 ])
 def test_errors_are_explained_in_spanish(error, word):

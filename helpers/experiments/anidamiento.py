@@ -101,11 +101,15 @@ cgroup_manager = "cgroupfs"
 events_logger = "file"
 """
 
+# PID 1 of a container with an engine inside must reap: each inner `run --rm` leaves its conmon (or shim)
+# reparented to PID 1, and a bare `sleep` would keep them as zombies. The shell's `wait` reaps any child.
+REAPER = 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait; done'
 # The inner Docker daemon: cgroup v1 hierarchies are bind-mounted read-only into a container that is not
 # fully privileged, so they are remounted read-write first (harmless where they already are), then the
 # daemon runs without touching the network (every container of this experiment runs with --network none).
 DIND_ENTRY = ('for d in /sys/fs/cgroup/*; do mount -o remount,bind,rw "$d" 2>/dev/null; done; '
-              "exec dockerd --iptables=false --bridge=none --log-level=error")
+              "dockerd --iptables=false --bridge=none --log-level=error & "
+              'trap "exit 0" TERM INT; while :; do wait; sleep 1; done')
 
 
 @dataclass(frozen=True)
@@ -184,28 +188,28 @@ LADDER = (
 
 # Known errors of a nested engine and what they mean (pattern, Spanish explanation).
 ERROR_EXPLANATIONS = (
-    (r"fuse: device not found|fuse-overlayfs: cannot mount",
-     "El Podman de dentro no puede montar su almacén de imágenes. Sin CAP_SYS_ADMIN no puede usar el overlay "
-     "del kernel directamente y recurre a fuse-overlayfs, que necesita el dispositivo /dev/fuse, y el "
-     "contenedor exterior no lo tiene."),
-    (r"mount proc|proc.*operation not permitted",
-     "Es el error que registró el capítulo original. runc, dentro, intenta montar un /proc nuevo para el "
-     "contenedor interior y el kernel se niega: el /proc del contenedor exterior tiene rutas tapadas (por "
-     "ejemplo /proc/kcore o /proc/sys) y el kernel no deja montar un proc que mostraría más de lo que ya "
-     "se ve."),
+    (r"unable to apply caps",
+     "--privileged pide todas las capacidades del kernel, y el host mismo no las tiene todas (aquí falta "
+     "CAP_SYS_RESOURCE, la de subir límites de recursos): runc no puede dar lo que no tiene."),
     (r"sethostname",
      "El filtro seccomp por defecto del contenedor exterior bloquea sethostname (y otras llamadas al sistema "
      "de administración) a un proceso sin CAP_SYS_ADMIN: runc, dentro, no puede dar nombre al contenedor "
      "interior."),
+    (r"mount proc|mounting \"proc\"",
+     "Es el error que registró el capítulo original. runc, dentro, intenta montar un /proc nuevo para el "
+     "contenedor interior y el kernel se niega: el /proc del contenedor exterior tiene rutas tapadas (por "
+     "ejemplo /proc/kcore o /proc/sys) y el kernel no deja montar un proc que mostraría más de lo que ya "
+     "se ve."),
+    (r"fuse: device not found|fuse-overlayfs: cannot mount",
+     "El Podman de dentro no puede montar su almacén de imágenes. Sin CAP_SYS_ADMIN no puede usar el overlay "
+     "del kernel directamente y recurre a fuse-overlayfs, que necesita el dispositivo /dev/fuse, y el "
+     "contenedor exterior no lo tiene."),
     (r"read-only file system",
      "Los cgroups del contenedor exterior están montados solo lectura: el motor de dentro no puede crear el "
      "cgroup del contenedor interior."),
-    (r"unable to apply caps",
-     "--privileged pide todas las capacidades del kernel, y el host mismo no las tiene todas (aquí falta "
-     "CAP_SYS_RESOURCE, la de subir límites de recursos): runc no puede dar lo que no tiene."),
     (r"newuidmap|uid_map",
      "No se pudo crear el espacio de nombres de usuario: newuidmap no pudo escribir el mapa de UID."),
-    (r"Cannot connect to the Docker daemon|docker daemon",
+    (r"Cannot connect to the Docker daemon|daemon de Docker de dentro",
      "El daemon de Docker de dentro no respondió."),
 )
 
@@ -457,7 +461,8 @@ def startup_argv(engine_name: str, image: str, run_id: str) -> list[str]:
 
 
 def _entry(engine_name: str) -> list[str]:
-    return ["sh", "-c", DIND_ENTRY] if engine_name == "docker" else SLEEP
+    """PID 1 of a container that holds an engine (see REAPER)."""
+    return ["sh", "-c", DIND_ENTRY if engine_name == "docker" else REAPER]
 
 
 def _wait_inner_engine(chain: Chain, depth: int, timeout: float = 90) -> None:
@@ -555,7 +560,7 @@ def try_unprivileged(ctx, busybox: str, nested_image: str, workdir: Path, log: L
         record = {"clave": step.key, "opciones": step.label, "security_opt": list(step.security_opt),
                   "devices": list(step.devices), "ok": False, "error": "", "explicacion": ""}
         try:
-            cli.launch(nested_image, SLEEP, run_id=ctx.run_id, name=name,
+            cli.launch(nested_image, _entry("podman"), run_id=ctx.run_id, name=name,
                        opts=nested_options("podman", mode=mode, store=str(store), inner=False))
             chain = Chain("podman", outer=[name])
             chain.call(["podman", "load", "-q", "-i", f"{SHARE_IN_CONTAINER}/{busybox_tar('podman').name}"],
@@ -610,9 +615,12 @@ def privileged_mode(ctx, engine_name: str, nested_image: str, workdir: Path, log
 
 
 # ---------------------------------------------------------------- memory and disk of an inner engine
+IDLE = ("sleep", "sh")  # the outer container's PID 1 (REAPER) and the idle workers
+
+
 def inner_engine_memory(outer_pid: int) -> dict:
-    """PSS (and RSS) of every process in the outer container except the idle `sleep`s: the inner
-    engine's processes (dockerd, containerd, shims / conmon)."""
+    """PSS (and RSS) of every process in the outer container except the idle shell and `sleep`s: the
+    inner engine's processes (dockerd, containerd, shims / conmon)."""
     import psutil
 
     try:
@@ -620,8 +628,8 @@ def inner_engine_memory(outer_pid: int) -> dict:
         procs = [root, *root.children(recursive=True)]
     except psutil.Error:
         return {"pss": None, "procesos": []}
-    readings = [system.process_memory(p) for p in procs]
-    kept = [r for r in readings if r.get("name") != "sleep"]
+    readings = [system.process_memory(p) for p in procs if p.status() != psutil.STATUS_ZOMBIE]
+    kept = [r for r in readings if r.get("name") not in IDLE]
     totals = system.memory_totals(kept)
     return {"pss": totals.get("pss"), "rss": totals.get("rss"),
             "procesos": [{"nombre": r.get("name"), "pss_kb": (r.get("pss") or 0) // 1024,
