@@ -24,7 +24,7 @@ from pathlib import Path
 
 import psutil
 
-from .errors import ComandoFallido, ErrorDelCurso
+from .errors import ComandoFallido, ErrorDelCurso, summarize_engine_error
 
 LABEL = "curso-contenedores"
 LABEL_RUN = "curso-contenedores.run"
@@ -89,11 +89,80 @@ class Container:
     helper_pid: int | None = None  # Docker: the containerd shim; Podman: conmon
 
 
+LABEL_PID = "curso-contenedores.pid"          # the process that owns the run (a kernel, a terminal)
+LABEL_PID_START = "curso-contenedores.inicio"  # its start time: a reused pid is not the owner
+LABEL_BOOT = "curso-contenedores.arranque"     # this boot: after a reboot no owner is alive
+LABEL_DIR = "curso-contenedores.dir"           # the run folder: its meta.json says if the run still runs
+_RUN_DIRS: dict[str, str] = {}
+
+
+def boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return "desconocido"
+
+
+def _start_time(pid: int) -> str | None:
+    try:
+        return f"{psutil.Process(pid).create_time():.2f}"
+    except psutil.Error:
+        return None
+
+
+def register_run(run_id: str, run_dir: Path | str) -> None:
+    """Remember where a run lives, so its containers carry the folder in a label."""
+    _RUN_DIRS[run_id] = str(run_dir)
+
+
+def _changed_fields(opts: RunOptions) -> list[str]:
+    """The RunOptions fields that differ from their defaults."""
+    default = RunOptions()
+    return [name for name in RunOptions.__dataclass_fields__ if getattr(opts, name) != getattr(default, name)]
+
+
 def labels_for(run_id: str | None) -> dict[str, str]:
+    """Every label a course container carries (built here and nowhere else): the course mark, the run,
+    and who owns it (process, its start time, this boot, the run folder), so that a later run can tell
+    a live run's container from an orphan."""
     labels = {LABEL: "1"}
     if run_id:
         labels[LABEL_RUN] = run_id
+    labels[LABEL_PID] = str(os.getpid())
+    labels[LABEL_PID_START] = _start_time(os.getpid()) or ""
+    labels[LABEL_BOOT] = boot_id()
+    if run_id and run_id in _RUN_DIRS:
+        labels[LABEL_DIR] = _RUN_DIRS[run_id]
     return labels
+
+
+def orphan_reason(labels: dict, *, created: float | None = None, now: float | None = None,
+                  legacy_age: float = 6 * 3600) -> str | None:
+    """Why a course container is an orphan (Spanish), or None if its run may still be alive.
+
+    Orphan: made in another boot; its owner process is gone (or the pid now belongs to another
+    process); or its run has ended (meta.json no longer says "running") while the owner lives on, as
+    when the engine died mid-run and came back. A container from before owner labels existed counts
+    as an orphan only when it is older than `legacy_age`."""
+    if LABEL_PID not in labels:
+        if created is not None and (now or time.time()) - created > legacy_age:
+            return "es de una versión anterior del curso y tiene más de 6 horas"
+        return None
+    if labels.get(LABEL_BOOT) and labels[LABEL_BOOT] != boot_id():
+        return "se creó antes del último arranque de la máquina"
+    pid = int(labels.get(LABEL_PID) or 0)
+    started = _start_time(pid) if pid > 0 else None
+    if started is None or (labels.get(LABEL_PID_START) and started != labels[LABEL_PID_START]):
+        return f"su proceso dueño (pid {pid}) ya no existe"
+    run_dir = labels.get(LABEL_DIR)
+    if run_dir:
+        try:
+            status = json.loads((Path(run_dir) / "meta.json").read_text()).get("status")
+        except (OSError, ValueError):
+            status = None
+        if status not in (None, "running"):
+            return f"su corrida ya terminó (estado «{status}»)"
+    return None
 
 
 def _label_args(run_id: str | None) -> list[str]:
@@ -127,6 +196,14 @@ class Engine:
     def available(self) -> bool:
         return self.availability()[0]
 
+    def healthy(self, timeout: float = 10.0) -> bool:
+        """Does the engine answer right now (a quick, uncached check)? Used when a command fails
+        mid-run, to tell "the engine died" from "this command failed"."""
+        return True
+
+    def forget(self) -> None:
+        """Drop cached answers (availability, clients): the engine changed state."""
+
     @property
     def reason(self) -> str | None:
         return self.availability()[1]
@@ -155,10 +232,11 @@ class Engine:
                                     timeout=timeout, **kw)
         except subprocess.TimeoutExpired as exc:
             raise ComandoFallido(f"{self.display} no respondió en {timeout:.0f} s a "
-                                 f"«{' '.join(argv)[:120]}».") from exc
+                                 f"«{' '.join(argv)[:120]}».", detail=str(exc)) from exc
         if check and result.returncode != 0:
             raise ComandoFallido(f"{self.display} no pudo {what or 'ejecutar ' + ' '.join(argv)[:120]}: "
-                                 f"{(result.stderr or '').strip()[-400:] or '(sin mensaje)'}")
+                                 f"{summarize_engine_error(result.stderr)}.",
+                                 detail=(result.stderr or "").strip()[-2000:])
         return result
 
     # -- inspection and clean-up
@@ -170,6 +248,13 @@ class Engine:
 
     def list_labelled(self, run_id: str | None = None) -> list[str]:
         return []
+
+    def course_containers(self) -> list[tuple[str, dict, float | None]]:
+        """Every course container: (id, labels, created as a Unix time or None)."""
+        return []
+
+    def remove_ids(self, ids: Sequence[str]) -> int:
+        return 0
 
     def cleanup(self, run_id: str | None) -> int:
         """Remove the course containers of one run; run_id=None (explicitly) means every course
@@ -267,6 +352,10 @@ class CliEngine(Engine):
 
     def rm_argv(self, containers: Sequence[str]) -> list[str]:
         return [self.name, "rm", "-f", *containers]
+
+    def wait_argv(self, container: str) -> list[str]:
+        """`wait`: block until the container stops (prints its exit code)."""
+        return [self.name, "wait", container]
 
     # -- verbs built on the CLI
     def launch(self, image: str, command: Sequence[str], *, run_id: str, name: str,
@@ -392,6 +481,20 @@ class Docker(CliEngine):
             self._avail = self._check()
         return self._avail
 
+    def healthy(self, timeout=10.0):
+        import docker
+
+        try:
+            client = docker.APIClient(version="auto", timeout=timeout, **docker.utils.kwargs_from_env())
+            client.ping()
+            client.close()
+            return True
+        except Exception:  # noqa: BLE001 - any failure means "not answering"
+            return False
+
+    def forget(self):
+        self._avail, self._client = None, None
+
     def _check(self):
         if not shutil.which("docker"):
             return False, "Docker no está instalado (no se encuentra el comando «docker»)."
@@ -438,6 +541,30 @@ class Docker(CliEngine):
     def inspect_container(self, container: str) -> dict:
         return self.client().api.inspect_container(container)
 
+    # -- the lifecycle through the SDK's low-level API (what the docker CLI itself calls), one call each,
+    # so an experiment can time the phases of a `docker run` apart.
+    def api_create(self, image: str, command: Sequence[str], *, run_id: str | None, name: str | None = None,
+                   opts: RunOptions | None = None) -> str:
+        """POST /containers/create with the course's labels; returns the id. Of RunOptions, only
+        `network` is supported here (a Spanish error for any other)."""
+        if opts is not None and set(_changed_fields(opts)) - {"network"}:
+            raise ErrorDelCurso("La creación por la API de Docker solo admite la opción de red de RunOptions.")
+        api = self.client().api
+        host_config = api.create_host_config(network_mode=opts.network) if opts and opts.network else None
+        created = api.create_container(image, list(command), name=name, labels=labels_for(run_id),
+                                       host_config=host_config)
+        return created["Id"]
+
+    def api_start(self, container: str) -> None:
+        self.client().api.start(container)
+
+    def api_wait(self, container: str, timeout: float = CLI_TIMEOUT) -> int:
+        """Block until the container stops; returns its exit code."""
+        return int(self.client().api.wait(container, timeout=timeout).get("StatusCode", -1))
+
+    def api_remove(self, container: str) -> None:
+        self.client().api.remove_container(container, force=True)
+
     def inspect_many(self, containers):
         return [self.client().api.inspect_container(c) for c in containers]
 
@@ -472,6 +599,22 @@ class Docker(CliEngine):
         # meanwhile (--rm, another clean-up) cannot make the listing fail.
         label = f"{LABEL_RUN}={run_id}" if run_id else LABEL
         return [c["Id"] for c in self.client().api.containers(all=True, filters={"label": label})]
+
+    def course_containers(self):
+        found = self.client().api.containers(all=True, filters={"label": LABEL})
+        return [(c["Id"], c.get("Labels") or {}, c.get("Created")) for c in found]
+
+    def remove_ids(self, ids):
+        import docker
+
+        removed = 0
+        for container_id in ids:
+            try:
+                self.client().api.remove_container(container_id, force=True)
+                removed += 1
+            except docker.errors.NotFound:
+                pass
+        return removed
 
     def cleanup(self, run_id):
         if not self.available:
@@ -512,6 +655,16 @@ class Podman(CliEngine):
         if self._avail is None:
             self._avail = self._check()
         return self._avail
+
+    def healthy(self, timeout=10.0):
+        try:
+            return _run(["podman", "version", "--format", "{{.Client.Version}}"], env=self._base_env(),
+                        timeout=timeout).returncode == 0
+        except subprocess.TimeoutExpired:
+            return False
+
+    def forget(self):
+        self._avail = None
 
     def _check(self):
         if not shutil.which("podman"):
@@ -664,6 +817,17 @@ class Podman(CliEngine):
         result = _run(["podman", "ps", "-aq", "--filter", f"label={label}"], env=self.env())
         return result.stdout.split() if result.returncode == 0 else []
 
+    def course_containers(self):
+        result = _run(["podman", "ps", "-a", "--filter", f"label={LABEL}", "--format", "json"], env=self.env())
+        if result.returncode != 0:
+            return []
+        return [(c.get("Id", ""), c.get("Labels") or {}, c.get("Created")) for c in json.loads(result.stdout or "[]")]
+
+    def remove_ids(self, ids):
+        if ids:
+            _run(["podman", "rm", "-f", "-t", "0", *ids], env=self.env(), timeout=300)
+        return len(ids)
+
     def cleanup(self, run_id):
         if not self.available:
             return 0
@@ -694,7 +858,7 @@ def docker_permission_reason(socket: str = "/var/run/docker.sock") -> str:
     return (f"el daemon de Docker está, pero «{user}» no tiene permiso para usar su socket ({socket}): "
             "solo root y el grupo «docker» pueden. Un administrador puede añadirte con "
             f"«sudo usermod -aG docker {user}» (y vuelves a iniciar sesión); ojo, ese grupo equivale a "
-            "ser root en la máquina. Mientras tanto, el curso sigue con Podman sin root y bare metal.")
+            "ser root en la máquina.")
 
 
 def podman_mode(data: dict) -> dict:
@@ -765,3 +929,48 @@ def cleanup_all(run_id: str | None, engines: Sequence[str] = CONTAINER_ENGINES) 
         except Exception:  # noqa: BLE001 - clean-up must not mask the original error
             removed[name] = -1
     return removed
+
+
+def reap_orphans(engines: Sequence[str] = CONTAINER_ENGINES, log=None) -> dict[str, dict]:
+    """Remove the course containers whose run is gone (see orphan_reason), on every available engine.
+
+    Returns {run_id: {"engine": name, "removed": n, "reason": Spanish}} and logs one Spanish line per
+    run. A container of a run that is still alive (in another kernel or terminal) is never touched.
+    Never raises: an engine that does not answer is skipped."""
+    reaped: dict[str, dict] = {}
+    for name in engines:
+        engine = get_engine(name)
+        try:
+            if not engine.available:
+                continue
+            by_run: dict[str, tuple[list[str], str]] = {}
+            now = time.time()
+            for cid, labels, created in engine.course_containers():
+                why = orphan_reason(labels, created=_unix_time(created), now=now)
+                if why:
+                    run = labels.get(LABEL_RUN) or "(sin corrida)"
+                    ids, _ = by_run.get(run, ([], why))
+                    by_run[run] = (ids + [cid], why)
+            for run, (ids, why) in by_run.items():
+                removed = engine.remove_ids(ids)
+                reaped[f"{name}:{run}"] = {"engine": name, "run": run, "removed": removed, "reason": why}
+                if log:
+                    noun = "contenedor huérfano" if removed == 1 else "contenedores huérfanos"
+                    log(f"Eliminé {removed} {noun} de {engine.display} de la corrida {run}: {why}.")
+        except Exception:  # noqa: BLE001 - reaping must never stop a run or the set-up
+            continue
+    return reaped
+
+
+def _unix_time(created) -> float | None:
+    """Docker gives seconds since the epoch; Podman's JSON a number or an ISO date."""
+    if isinstance(created, (int, float)):
+        return float(created)
+    if isinstance(created, str):
+        import datetime as _dt
+
+        try:
+            return _dt.datetime.fromisoformat(created.replace("Z", "+00:00")[:26]).timestamp()
+        except ValueError:
+            return None
+    return None

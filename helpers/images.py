@@ -211,6 +211,15 @@ def standin_reason(role: str) -> str | None:
     return rootfs_builder_reason()
 
 
+def missing_hint(roles: Sequence[str]) -> str:
+    """What to do about missing image roles, in Spanish: why they cannot be built here, or make setup."""
+    for role in roles:
+        why = standin_reason(role)
+        if why:
+            return f"no se puede construir aquí: {why.rstrip('.')}"
+    return "ejecuta «make setup» para prepararlas"
+
+
 def build_standin(role: str, log: Callable[[str], None] = print) -> Path:
     """Build (once) the stand-in tarball of `role`; return its path."""
     dest = standin_tar(role)

@@ -26,6 +26,17 @@ def user_name() -> str:
         return os.environ.get("USER") or os.environ.get("LOGNAME") or "usuario"
 
 
+def in_group(group: str) -> bool:
+    """True if this process carries `group` among its groups (as the docker socket checks)."""
+    try:
+        import grp
+
+        gid = grp.getgrnam(group).gr_gid
+    except (ImportError, KeyError):
+        return False
+    return gid in os.getgroups() or gid == os.getgid()
+
+
 def needs_root_reason(what: str) -> str | None:
     """None as root; otherwise one Spanish sentence: «<what> necesita privilegios de root, y …»."""
     if is_root():

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import engines, images, system
+from helpers import cgroups, engines, environment, experiments, images, system
+from helpers.experiments import base
 
 FIXTURES = Path(__file__).parent / "fixtures" / "podman_info"
 
@@ -113,3 +114,68 @@ def test_docker_socket_permission_error_is_explained():
     assert not engines._permission_denied(ConnectionRefusedError(111, "Connection refused"))
     reason = engines.docker_permission_reason()
     assert "grupo «docker»" in reason and "usermod -aG docker" in reason
+
+
+def test_a_cgroup_that_holds_the_measuring_process_is_not_the_containers(tmp_path):
+    (tmp_path / "4242").mkdir()
+    (tmp_path / "4242" / "cgroup").write_text("12:memory:/user.slice/session-3.scope\n0::/\n")
+    assert cgroups.contains_process("/user.slice/session-3.scope", 4242, proc_root=tmp_path)
+    assert cgroups.contains_process("/user.slice", 4242, proc_root=tmp_path)
+    assert cgroups.contains_process("/", 4242, proc_root=tmp_path)
+    assert not cgroups.contains_process("/libpod_parent/libpod-abc", 4242, proc_root=tmp_path)
+    assert not cgroups.contains_process("/user.slice/session-3", 4242, proc_root=tmp_path)
+
+
+def test_rootless_engine_on_cgroup_v1_has_no_cgroup_per_container(monkeypatch):
+    class RootlessPodman(engines.Engine):
+        name, rootless = "podman", True
+
+    monkeypatch.setattr(cgroups, "layout", lambda root=cgroups.CGROUP_ROOT: "v1")
+    reason = cgroups.per_container_reason(RootlessPodman(), ["/libpod_parent/libpod-abc"])
+    assert "no crea un cgroup por contenedor" in reason and "stats" in reason
+    monkeypatch.setattr(cgroups, "layout", lambda root=cgroups.CGROUP_ROOT: "v2")
+    assert cgroups.per_container_reason(RootlessPodman(), ["/user.slice/libpod-abc.scope"]) is None
+    assert "inspect" in cgroups.per_container_reason(RootlessPodman(), [None])
+
+
+def test_require_root_skips_the_arm_with_a_spanish_reason(monkeypatch, tmp_path):
+    lines = []
+    monkeypatch.setattr(system, "is_root", lambda: False)
+    with base.experiment_run("prueba_sinroot", {}, ["bare"], root=tmp_path, log=lines.append) as ctx:
+        assert ctx.require_root("chroot", "la línea base chroot") is False
+    meta = json.loads(next(tmp_path.rglob("meta.json")).read_text())
+    assert meta["skipped_arms"]["chroot"].startswith("la línea base chroot necesita privilegios de root")
+    assert any("Se omite chroot" in line for line in lines)
+    monkeypatch.setattr(system, "is_root", lambda: True)
+    with base.experiment_run("prueba_sinroot", {}, ["bare"], root=tmp_path, log=lines.append) as ctx:
+        assert ctx.require_root("chroot", "la línea base chroot") is True
+
+
+def test_a_missing_image_role_skips_that_arm_and_keeps_the_engine(monkeypatch, tmp_path):
+    """Fault injection: the engine has the "alpine" image but not the "ubuntu" one."""
+
+    class HasAlpineOnly(engines.Engine):
+        name = "podman"
+
+        def availability(self):
+            return True, None
+
+    alpine = {"role": "alpine", "name": "curso/busybox-estatico:1", "id": "x", "size_bytes": 1, "origin": "sustituto"}
+    monkeypatch.setattr(base.eng, "get_engine", lambda name: HasAlpineOnly())
+    monkeypatch.setattr(base.images, "resolve_all",
+                        lambda roles, names: {"podman": {"alpine": alpine, "ubuntu": None}})
+    monkeypatch.setattr(images, "standin_reason", lambda role: "no está mmdebstrap." if role == "ubuntu" else None)
+    with base.experiment_run("prueba_sinroot", {}, ["podman"], image_roles=["alpine", "ubuntu"],
+                             root=tmp_path, log=lambda line: None) as ctx:
+        assert ctx.engines == ["podman"] and list(ctx.images["podman"]) == ["alpine"]
+    meta = json.loads(next(tmp_path.rglob("meta.json")).read_text())
+    assert "mmdebstrap" in meta["skipped_arms"]["Podman / ubuntu"]
+    assert "podman" not in meta["skipped_engines"]
+
+
+def test_every_root_only_arm_is_listed_for_notebook_00(monkeypatch):
+    monkeypatch.setattr(system, "is_root", lambda: False)
+    parts = environment.root_only_parts()
+    chroot = [p for p in parts if "chroot" in p.part]
+    assert chroot and not chroot[0].ok and "root" in chroot[0].detail and chroot[0].admin
+    assert all(p.part.split(":")[0] in {m.NOTEBOOK for m in experiments.all_experiments()} for p in parts)

@@ -13,6 +13,7 @@ REGISTRY: list[str] = [
     "arranque",
     "escala",
     "ejecucion",
+    "anatomia",
     "anidamiento",
 ]
 

@@ -15,6 +15,8 @@ and optionally
     closing_rows(df, meta) -> DataFrame   rows of the closing LAUNCH vs RUNNING table (CLOSING_COLUMNS)
     COMPARABLE  metrics the class comparison may put side by side across machines (default: all)
     DEBIAN_PACKAGES, provision(log)      what `make setup` installs / builds for this experiment
+    NEEDS_ROOT  {arm key: Spanish description} of the arms only root can run: each is skipped through
+                ctx.require_root(key, what) for a user without root, and notebook 00 lists them
 
 `Experiment` below is that contract as a typing.Protocol; the registry (experiments/__init__.py) checks
 each module against it.
@@ -35,6 +37,7 @@ import pandas as pd
 from .. import engines as eng
 from .. import images, results, system
 from .. import measure as measure_mod
+from ..errors import ErrorDelCurso
 
 Progress = Callable[[int, int, str], None]
 Log = Callable[[str], None]
@@ -207,6 +210,43 @@ def no_data(key: str, statement: str, source: str, detail: dict | None = None) -
     return Claim(key, statement, SIN_DATOS, detail=dict(detail or {}), source=source)
 
 
+def ratio_claim(key: str, statement: str, source: str, numerator, denominator, *, claimed: float,
+                region: tuple[float, float], detail: dict | None = None) -> Claim:
+    """A claim about the ratio of medians numerator/denominator (raw repetitions of two arms), judged
+    by the one rule on its bootstrap IC; «inestable» when either arm's spread dwarfs its median."""
+    num, den = measure_mod._values(numerator), measure_mod._values(denominator)
+    if num.size == 0 or den.size == 0:
+        return no_data(key, statement, source, detail)
+    value, low, high = measure_mod.bootstrap_ratio_ci(num, den)
+    shaky = measure_mod.unstable(num) or measure_mod.unstable(den)
+    return judge(key, statement, source, value, low, high, claimed=claimed, region=region,
+                 n=int(min(num.size, den.size)), unstable=shaky, detail=detail)
+
+
+# ---------------------------------------------------------------- agreement with the reference
+COINCIDE = "coincide"
+NO_COINCIDE = "no_coincide"
+
+
+def agreement(live: tuple[float, float, float], ref: tuple[float, float, float]) -> str:
+    """Does a live figure agree with the reference's? Both are (value, low, high) with their IC 95 %
+    (the reference's bootstrapped from its own raw repetitions where it has them; a single published
+    figure is its own degenerate interval). They agree when the intervals overlap: «coincide»;
+    disjoint intervals: «no_coincide»; a missing side: «sin_datos»."""
+    (_, a_low, a_high), (ref_value, b_low, b_high) = live, ref
+    if _nan(b_low, b_high) and not _nan(ref_value):
+        b_low = b_high = ref_value
+    if _nan(a_low, a_high, b_low, b_high):
+        return SIN_DATOS
+    return COINCIDE if measure_mod.intervals_overlap((a_low, a_high), (b_low, b_high)) else NO_COINCIDE
+
+
+def interval_of(values) -> tuple[float, float, float]:
+    """(median, IC low, IC high) of raw repetitions: the same bootstrap for live and reference data."""
+    s = measure_mod.summarize(values)
+    return s.median, s.ci_low, s.ci_high
+
+
 # ---------------------------------------------------------------- arms and measuring rounds
 @dataclass(frozen=True)
 class Arm:
@@ -226,6 +266,7 @@ class RunContext:
     images: dict[str, dict[str, dict]] = field(default_factory=dict)
     log: Log = print_log
     _deferred: list = field(default_factory=list)
+    lost: dict[str, dict] = field(default_factory=dict)
 
     @property
     def run_id(self) -> str:
@@ -250,6 +291,53 @@ class RunContext:
             except BaseException as exc:  # noqa: BLE001 - every step must get its chance
                 failures.append(f"{getattr(fn, '__name__', fn)}: {type(exc).__name__}: {exc}")
         return failures
+
+    def engine_ok(self, name: str) -> bool:
+        """False once an engine was lost in this run: its remaining arms are skipped."""
+        return name not in self.lost
+
+    def lose_engine(self, name: str, exc: BaseException) -> None:
+        """Record that an engine stopped answering mid-run: one Spanish line for the student, the
+        engine's own words in meta.json and the run's log; the run will end «partial»."""
+        engine = eng.get_engine(name)
+        engine.forget()
+        when = time.strftime("%H:%M:%S")
+        what = str(exc) if isinstance(exc, ErrorDelCurso) else type(exc).__name__
+        detail = getattr(exc, "detail", None) or f"{type(exc).__name__}: {exc}"
+        self.lost[name] = {"motivo": f"{engine.display} dejó de responder a las {when}", "hora": when,
+                           "error": what, "detalle": detail[-2000:]}
+        self.run.meta["engines_lost"] = self.lost
+        self.run.partial_reason = ("corrida parcial: se perdió " + ", ".join(
+            eng.DISPLAY.get(n, n) for n in self.lost) + " a mitad de la medición")
+        self.run.log_detail(f"engine lost: {name}: {detail}")
+        self.run.write_meta()
+        others = [eng.DISPLAY.get(n, n) for n in self.engines if n != name and n not in self.lost]
+        self.log(f"{engine.display} dejó de responder a mitad de la corrida ({what}). Se detienen sus "
+                 "mediciones" + (f"; {' y '.join(others)} sigue midiendo." if others else ".")
+                 + " Lo medido hasta ahora queda guardado.")
+
+    @contextlib.contextmanager
+    def guard(self, name: str) -> Iterator[None]:
+        """Around any step that talks to engine `name`: if the step fails and the engine no longer
+        answers, the engine is marked lost and the run goes on without it; any other failure (or
+        Ctrl-C) propagates as usual."""
+        try:
+            yield
+        except Exception as exc:
+            engine = eng.get_engine(name)
+            if not engine.is_container or engine.healthy():
+                raise
+            self.lose_engine(name, exc)
+
+    def require_root(self, key: str, what: str) -> bool:
+        """The standard way to run an arm only as root: True as root; otherwise the arm is skipped with
+        one Spanish line (system.needs_root_reason) in meta["skipped_arms"][key], and False. Declare the
+        arm in the module's NEEDS_ROOT = {key: what} too, so notebook 00 can list it for a student."""
+        reason = system.needs_root_reason(what)
+        if reason is None:
+            return True
+        self.skip_arm(key, reason)
+        return False
 
     def skip_arm(self, key: str, reason: str) -> None:
         """An arm that cannot run here: one Spanish line, and meta["skipped_arms"][key] = reason."""
@@ -285,10 +373,14 @@ def measure_rounds(ctx: RunContext, arms: Sequence, *, repetitions: int, warmup:
         timer="time.perf_counter_ns", quantile_method=measure_mod.QUANTILE_METHOD, **(meta or {}))
     total = len(steps)
     for done, step in enumerate(steps):
+        if not ctx.engine_ok(step.arm.engine):
+            continue  # that engine was lost: the other engines' arms go on
         tag = " (calentamiento)" if step.warmup else f" #{step.rep}"
         progress(done, total, arm_label(step.arm) + tag)
-        rows = list(measure(step.arm))
-        if step.warmup:
+        rows = None
+        with ctx.guard(step.arm.engine):
+            rows = list(measure(step.arm))
+        if rows is None or step.warmup:
             continue
         for metric, value, unit in rows:
             ctx.run.append(engine=step.arm.engine, image=getattr(step.arm, "image", ""),
@@ -319,27 +411,38 @@ def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *
     Containers carrying this run's label are removed on success, on error and on Ctrl-C; the run's
     status becomes complete / failed / interrupted and its rows stay on disk.
     """
+    results.check_writable(root)  # a clear Spanish error before anything is launched
     wanted = list(dict.fromkeys(engine_names))
     available, skipped = split_engines(wanted)
+    reaped = eng.reap_orphans([n for n in available if eng.get_engine(n).is_container], log=log)
     for name, reason in skipped.items():
         log(f"Se omite {eng.DISPLAY.get(name, name)}: {reason}")
     containers = [n for n in available if eng.get_engine(n).is_container]
     imgs: dict[str, dict[str, dict]] = {}
+    skipped_roles: dict[str, str] = {}
     if image_roles and containers:
         found = images.resolve_all(image_roles, containers)
         for name in list(containers):
+            display = eng.get_engine(name).display
             missing = [r for r, info in found.get(name, {}).items() if info is None]
-            if missing:
-                reason = (f"no tiene las imágenes {', '.join(missing)} "
-                          "(ejecuta «make setup» para prepararlas).")
+            present = {r: info for r, info in found.get(name, {}).items() if info is not None}
+            if not present:
+                reason = (f"no tiene {'la imagen' if len(missing) == 1 else 'las imágenes'} "
+                          f"{', '.join(missing)} ({images.missing_hint(missing)}).")
                 skipped[name] = reason
-                log(f"Se omite {eng.DISPLAY[name]}: {reason}")
+                log(f"Se omite {display}: {reason}")
                 available.remove(name)
                 containers.remove(name)
-            else:
-                imgs[name] = found[name]
+                continue
+            # Some roles only (a student without root may lack the "ubuntu" stand-in): the engine
+            # stays, with the roles it has; each missing one is a skipped arm with its reason.
+            for role in missing:
+                skipped_roles[f"{display} / {role}"] = f"no está la imagen «{role}» ({images.missing_hint([role])})."
+            imgs[name] = present
     run = results.Run(experiment, params, root)
+    eng.register_run(run.id, run.dir)
     run.update_meta(
+        orphans_reaped=reaped,
         host=system.host_metadata(),
         engines=engine_metadata(available),
         skipped_engines=skipped,
@@ -348,6 +451,8 @@ def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *
         labels=eng.labels_for(run.id),
     )
     ctx = RunContext(run, available, skipped, imgs, log)
+    for key, reason in skipped_roles.items():
+        ctx.skip_arm(key, reason)
     with _sigterm_as_interrupt(), run:
         aborted = False
         try:
@@ -358,7 +463,8 @@ def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *
         finally:
             # Containers first (a bind-mounted directory or a bundle is in use until then), then the
             # experiment's own clean-up steps, then containers again in case a step created one.
-            removed, leftovers = cleanup_run(run.id, containers, settle=aborted)
+            alive = [n for n in containers if ctx.engine_ok(n)]  # a lost engine is reaped when back
+            removed, leftovers = cleanup_run(run.id, alive, settle=aborted)
             failures = ctx.run_deferred()
             if failures:
                 run.meta["cleanup_failures"] = failures

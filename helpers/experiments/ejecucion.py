@@ -236,10 +236,8 @@ def _make_dev_nodes(root: Path) -> None:
     tmp.chmod(0o1777)
 
 
-def chroot_unavailable_reason() -> str | None:
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return "la línea base chroot necesita privilegios de root (chroot y mknod)."
-    return None
+CHROOT_WHAT = "la línea base chroot (chroot y mknod)"
+NEEDS_ROOT = {"chroot": CHROOT_WHAT}  # listed for a student without root in notebook 00
 
 
 def exported_rootfs(engine_name: str, image: dict, run_id: str, log: Log = print_log) -> Path:
@@ -339,9 +337,12 @@ def _measure_all(cfg: Config, ctx, containers: list[str], image_names: dict[str,
     # Chroot baseline: the image's own binaries, exported from the first engine that has the image.
     rootfs, chroot_meta = None, {"usada": False}
     if cfg.chroot and any(w in CPU_WORKLOADS for w in cfg.cargas):
-        reason = chroot_unavailable_reason() or (None if containers else
-                                                 "no hay motor del que exportar la imagen.")
-        if reason is None:
+        if not containers:
+            chroot_meta["motivo"] = "no hay motor del que exportar la imagen."
+            ctx.skip_arm("chroot", chroot_meta["motivo"])
+        elif not ctx.require_root("chroot", CHROOT_WHAT):
+            chroot_meta["motivo"] = ctx.run.meta["skipped_arms"]["chroot"]
+        else:
             source = containers[0]
             image = ctx.images[source][cfg.imagen]
             rootfs = exported_rootfs(source, image, ctx.run_id, log)
@@ -349,9 +350,6 @@ def _measure_all(cfg: Config, ctx, containers: list[str], image_names: dict[str,
                            "imagen": image["name"], "imagen_id": image["id"], "imagen_origen": image["origin"],
                            "directorio": str(rootfs), "dispositivos": "mknod null, zero, random, urandom",
                            "sin": "namespaces, cgroups, seccomp, overlay"}
-        else:
-            chroot_meta["motivo"] = reason
-            log(f"Se omite la línea base chroot: {reason}")
     chroot_image = chroot_meta.get("imagen") if rootfs else None
     # Containers: started once, measured through exec.
     running: dict[str, str] = {}
