@@ -350,12 +350,14 @@ def prepare(engine_name: str, busybox_name: str, *, level3: bool, log: Log = pri
     return info
 
 
+NESTED_WHAT = ("anidar un motor dentro de un contenedor (niveles 2 y 3: el contenedor exterior monta sistemas "
+               "de archivos y crea contenedores)")
+NEEDS_ROOT = {"anidados": NESTED_WHAT, "chroot": ejecucion.CHROOT_WHAT}  # listed in notebook 00
+
+
 def unavailable_reason() -> str | None:
     """Why nesting cannot be tried here at all (Spanish), or None."""
-    if not system.is_root():
-        return ("los brazos anidados necesitan root: el contenedor exterior debe poder montar sistemas de "
-                "archivos y crear contenedores (y Podman sin root no puede dar --privileged de verdad).")
-    return None
+    return system.needs_root_reason(NESTED_WHAT)
 
 
 def provision(log: Log = print_log) -> None:
@@ -686,19 +688,18 @@ def _run_in(cfg: Config, ctx, workdir: Path, progress: Progress, log: Log) -> No
     chains: dict[NestArm, Chain] = {}
     nesting_meta: dict = {"imagenes_anidadas": {}, "modos": {}, "intentos_sin_privilegios": [],
                           "socket_del_motor": "nunca se monta (el cuaderno explica el patrón sin ejecutarlo)"}
-    reason = unavailable_reason()
     rootfs = None
     for arm in wanted:
         if arm.level == 0:
-            why = ejecucion.chroot_unavailable_reason()
-            if why is None and engines_ok:
+            why = None if engines_ok else "no hay motor del que exportar la imagen"
+            if engines_ok and ctx.require_root("chroot", ejecucion.CHROOT_WHAT):
                 source = engines_ok[0]
                 rootfs = ejecucion.exported_rootfs(source, ctx.images[source]["alpine"], ctx.run_id, log)
                 nesting_meta["linea_base_cpu"] = {"tipo": "chroot a la imagen busybox exportada", "motor": source,
                                                   "imagen": ctx.images[source]["alpine"]["name"]}
             else:
                 nesting_meta["linea_base_cpu"] = {"tipo": "binarios del host (sin chroot)",
-                                                  "motivo": why or "no hay motor del que exportar la imagen"}
+                                                  "motivo": why or ctx.run.meta["skipped_arms"]["chroot"]}
             chains[arm] = Chain("bare")
             continue
         key = f"{arm.label} [{arm.engine}:{arm.variant}]"
@@ -706,8 +707,7 @@ def _run_in(cfg: Config, ctx, workdir: Path, progress: Progress, log: Log) -> No
         if arm.level == 1:
             chains[arm] = build_chain(ctx, arm.engine, 1, {}, arm.image, "", workdir, f"{arm.engine}-1", log)
             continue
-        if reason:
-            ctx.skip_arm(key, reason)
+        if not ctx.require_root(key, NESTED_WHAT):
             continue
         try:
             info = prepare(arm.engine, arm.image, level3=3 in cfg.niveles and cfg.privilegiado, log=log)
@@ -937,7 +937,7 @@ def _syscall_claim(work: pd.DataFrame) -> Claim:
 
 
 def _privileged_claim(meta: dict | None) -> Claim:
-    statement = "Podman dentro de Podman sin --privileged falla («mount proc: Operation not permitted»)."
+    statement = "Podman dentro de Podman sin --privileged falla (mount proc: Operation not permitted)."
     attempts = ((meta or {}).get("anidamiento") or {}).get("intentos_sin_privilegios") or []
     if not attempts:
         return no_data("pip_necesita_privileged", statement, SOURCE)

@@ -12,7 +12,7 @@ import seaborn as sns
 from .. import reference
 from ..experiments import anidamiento as exp
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, VERDICT, fmt, fmt_ratio, markdown, needs_result, show, table
+from .common import ENGINE_LABEL, fmt, fmt_ratio, markdown, needs_result, show, table, verdict_words
 
 BRAZO = {
     "nivel0": "bare metal",
@@ -178,7 +178,7 @@ def veredictos(resultado: Resultado):
     """The chapter's four claims, each with its verdict and the data behind it."""
     lines = []
     for c in exp.claims(resultado.df, resultado.meta):
-        verdict = VERDICT.get(c.status, c.status)
+        verdict = verdict_words(c)
         line = f"- «{c.statement}» ({c.source}): **{verdict}**"
         if c.key in ("arranque_aditivo", "cpu_acumula") and not math.isnan(c.value):
             line += (f". Nivel 2 / nivel 1 = {fmt_ratio(c.value, c.low, c.high)}; el capítulo midió "
@@ -189,11 +189,9 @@ def veredictos(resultado: Resultado):
             if c.detail.get("extremo_a_extremo"):
                 r, lo, hi = c.detail["extremo_a_extremo"]
                 line += f"; desde el host, con los exec: {fmt_ratio(r, lo, hi)}"
-            if c.more_reps:
-                line += f". Con unas {c.more_reps} repeticiones se podría decidir"
         elif c.key == "causa_syscalls":
             if c.status == "sin_datos":
-                line += f". {c.detail.get('motivo', '')}"
+                line += f". Falta {c.detail.get('motivo', '').removeprefix('falta ').rstrip('.')}"
             else:
                 theirs = c.detail.get("de_llamadas", {})
                 line += (f". Según el cuaderno 05: «{theirs.get('afirmacion', '')}», "
