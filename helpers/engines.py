@@ -386,6 +386,13 @@ class CliEngine(Engine):
     def container(self, name: str) -> Container:
         return self.describe(self.inspect_many([name])[0])
 
+    def writable_layer_bytes(self, container: str) -> int:
+        """Bytes the container has written to its own writable layer (`container inspect --size`, SizeRw)."""
+        result = self.call([self.name, "container", "inspect", "--size", "--format", "{{.SizeRw}}", container],
+                           check=True, what=f"medir la capa escribible de {container}")
+        text = result.stdout.strip()
+        return int(text) if text.lstrip("-").isdigit() else 0
+
     def describe(self, data: dict) -> Container:
         """A Container from inspect data. Podman names its conmon in State.ConmonPid; Docker's shim is
         the parent of the container's PID 1."""
@@ -645,7 +652,9 @@ class Podman(CliEngine):
     @property
     def rootless(self) -> bool:
         # Podman run by a user other than root is rootless (there is no daemon to reach instead).
-        return hasattr(os, "geteuid") and os.geteuid() != 0
+        from . import system
+
+        return not system.is_root()
 
     def __init__(self):
         self._avail: tuple[bool, str | None] | None = None

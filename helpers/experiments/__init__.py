@@ -15,6 +15,7 @@ REGISTRY: list[str] = [
     "ejecucion",
     "anatomia",
     "anidamiento",
+    "sistema_vm",
 ]
 
 _extra: dict[str, ModuleType] = {}  # registered at run time (tests register a toy experiment)

@@ -20,7 +20,7 @@ import math
 
 import pandas as pd
 
-ENGINE_LABEL = {"bare": "bare metal", "docker": "Docker", "podman": "Podman"}
+ENGINE_LABEL = {"bare": "bare metal", "docker": "Docker", "podman": "Podman", "qemu": "QEMU"}
 # How every notebook words a verdict (experiments.base.judge, the one rule), one term per idea.
 VERDICT = {
     "se_confirma": "se confirma",
