@@ -450,11 +450,6 @@ class CliEngine(Engine):
             self.remove([cid])
         return dest
 
-    def import_rootfs(self, tar: Path | str, tag: str) -> None:
-        """`import` a root-filesystem tarball as image `tag` (default command /bin/sh)."""
-        self.call([self.name, "import", "--change", 'CMD ["/bin/sh"]', str(tar), tag], timeout=600, check=True,
-                  what=f"importar {tag}")
-
     def save_image(self, image: str, dest: Path | str) -> Path:
         """`save` an image into a tarball another engine of the same kind can `load` (written under a
         temporary name, then renamed, so a half-written tarball is never taken for a good one)."""

@@ -313,7 +313,7 @@ def ensure_nested_image(engine_name: str, log: Log = print_log) -> dict:
         log(f"    sistema de archivos listo en {time.monotonic() - start:.0f} s "
             f"({spec.rootfs_tar.stat().st_size / 1e6:.0f} MB).")
     log(f"    importando {spec.tag} en {engine.display}…")
-    engine.import_rootfs(spec.rootfs_tar, spec.tag)
+    images.import_tar(engine, spec.rootfs_tar, spec.tag)
     spec.rootfs_tar.unlink(missing_ok=True)  # the engine holds it now; a rebuild takes a minute or two
     info = nested_image_info(engine_name)
     if info is None:
