@@ -14,6 +14,8 @@ REGISTRY: list[str] = [
     "escala",
     "ejecucion",
     "anatomia",
+    "red",
+    "anidamiento",
     "sistema_vm",
 ]
 

@@ -14,16 +14,17 @@ from ..experiments import anatomia
 from ..experiments.base import Resultado
 from .common import (
     ENGINE_LABEL,
-    VERDICT,
+    engine_label,
     fmt,
     fmt_interval,
+    fmt_pct,
     fmt_ratio,
     markdown,
     needs_result,
-    num,
     run_caption,
     show,
     table,
+    verdict_words,
 )
 
 ENGINE_COLOR = {"bare": "#4c72b0", "docker": "#dd8452", "podman": "#55a868"}
@@ -41,29 +42,27 @@ def _finite(*values) -> bool:
 
 
 def _pct(value: float, low: float | None = None, high: float | None = None) -> str:
+    """A share (0-1) as a percentage, with its interval when given: «18 % [4, 53]»."""
     if not _finite(value):
         return "—"
-    text = f"{num(100 * value, 0)} %"
+    text = fmt_pct(100 * value, 0, sign=False)
     if _finite(low, high):
-        text += f" [{num(100 * low, 0)}, {num(100 * high, 0)}]"
+        text += " " + fmt_interval(100 * low, 100 * high, 0)
     return text
 
 
-def _rung(row) -> str:
-    who = "sin motor" if row["engine"] == "bare" else ENGINE_LABEL[row["engine"]]
-    return f"{who}: {row['peldano']}"
+def _who(engine: str, meta: dict | None) -> str:
+    return "sin motor" if engine == "bare" else engine_label(engine, meta)
+
+
+def _rung(row, meta: dict | None) -> str:
+    return f"{_who(row['engine'], meta)}: {row['peldano']}"
 
 
 @needs_result
 def encabezado(resultado: Resultado) -> None:
-    """Which run is shown, and every rung that could not run here, with its reason."""
+    """Which run is shown, on which machine, and every rung that could not run here, with its reason."""
     markdown(run_caption(resultado))
-    skipped = resultado.meta.get("skipped_arms") or {}
-    if skipped:
-        markdown(
-            "**Peldaños omitidos en esta máquina:**\n\n"
-            + "\n".join(f"- {key}: {why}" for key, why in skipped.items())
-        )
 
 
 @needs_result
@@ -76,7 +75,7 @@ def escalera(resultado: Resultado):
         return None
     out = pd.DataFrame(
         {
-            "Peldaño": [_rung(r) for _, r in s.iterrows()],
+            "Peldaño": [_rung(r, resultado.meta) for _, r in s.iterrows()],
             "n": s["n"].to_numpy(),
             "Mediana (ms)": [fmt(v, 2) for v in s["mediana_ms"]],
             "IQR (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["q1_ms"], s["q3_ms"])],
@@ -104,7 +103,7 @@ def grafico_escalera(resultado: Resultado) -> None:
     if s.empty:
         markdown("_No hay peldaños que dibujar._")
         return
-    labels = [_rung(r) for _, r in s.iterrows()]
+    labels = [_rung(r, resultado.meta) for _, r in s.iterrows()]
     y = np.arange(len(s))[::-1]
     fig, ax = plt.subplots(figsize=(11, 0.45 * len(s) + 1.6))
     err = np.array([s["mediana_ms"] - s["ic_bajo_ms"], s["ic_alto_ms"] - s["mediana_ms"]]).clip(min=0)
@@ -130,11 +129,7 @@ def grafico_escalera(resultado: Resultado) -> None:
     ]
     ax.legend(
         handles,
-        [
-            ("sin motor" if e == "bare" else ENGINE_LABEL[e])
-            for e in ("bare", "docker", "podman")
-            if e in set(s["engine"])
-        ],
+        [_who(e, resultado.meta) for e in ("bare", "docker", "podman") if e in set(s["engine"])],
         loc="lower right",
         fontsize=11,
     )
@@ -153,7 +148,7 @@ def fases(resultado: Resultado):
         return None
     out = pd.DataFrame(
         {
-            "Motor": [ENGINE_LABEL[e] for e in s["engine"]],
+            "Motor": [engine_label(e, resultado.meta) for e in s["engine"]],
             "Fase": [dict(anatomia.PHASES).get(m, "total (suma)") for m in s["metric"]],
             "n": s["n"].to_numpy(),
             "Mediana (ms)": [fmt(v, 1) for v in s["mediana_ms"]],
@@ -167,7 +162,7 @@ def fases(resultado: Resultado):
         top = group.loc[group["mediana_ms"].idxmax()]
         total = group["mediana_ms"].sum()
         lines.append(
-            f"- {ENGINE_LABEL[engine]}: la fase más larga es «{dict(anatomia.PHASES)[top['metric']]}», "
+            f"- {engine_label(engine, resultado.meta)}: la fase más larga es «{dict(anatomia.PHASES)[top['metric']]}», "
             f"con {fmt(top['mediana_ms'], 1, 'ms')} de {fmt(total, 1, 'ms')} "
             f"({_pct(top['mediana_ms'] / total)} de la suma de medianas)."
         )
@@ -207,7 +202,9 @@ def cascada(resultado: Resultado):
                     left + width / 2, i, fmt(width, 0), ha="center", va="center", fontsize=10, color="white"
                 )
             left += max(width, 0)
-    ax.set_yticks(range(len(engines)), [f"{ENGINE_LABEL[e]} run" for e in engines], fontsize=12)
+    ax.set_yticks(
+        range(len(engines)), [f"{engine_label(e, resultado.meta)} run" for e in engines], fontsize=12
+    )
     ax.invert_yaxis()
     ax.set_xlabel("ms (medianas; las partes rayadas son diferencias entre peldaños: inferidas)", fontsize=12)
     ax.set_title("¿En qué se va el arranque?", fontsize=14)
@@ -217,7 +214,7 @@ def cascada(resultado: Resultado):
     w = pd.concat(frames, ignore_index=True)
     out = pd.DataFrame(
         {
-            "Motor": [ENGINE_LABEL[e] for e in w["engine"]],
+            "Motor": [engine_label(e, resultado.meta) for e in w["engine"]],
             "Parte": w["etiqueta"].to_numpy(),
             "Cómo se obtiene": [
                 ("medida directa" if not inf else f"inferida: «{hasta}» − «{desde}»")
@@ -301,7 +298,8 @@ def cadena(resultado: Resultado) -> None:
         ax.text(total, -0.8, f" el CLI termina: {fmt(total, 0, 'ms')}", fontsize=10, color="grey")
         ax.set_xlabel("ms desde que se lanzó el comando (punto negro: exec)", fontsize=12)
         ax.set_title(
-            f"{ENGINE_LABEL[engine]}: los procesos de un `{engine} run` ({len(procs)} procesos)", fontsize=14
+            f"{engine_label(engine, resultado.meta)}: los procesos de un `{engine} run` ({len(procs)} procesos)",
+            fontsize=14,
         )
         fig.tight_layout()
         plt.show()
@@ -314,7 +312,7 @@ def cadena(resultado: Resultado) -> None:
     counts = chain.groupby(["engine", "name"]).size().rename("procesos").reset_index()
     out = pd.DataFrame(
         {
-            "Motor": [ENGINE_LABEL[e] for e in counts["engine"]],
+            "Motor": [engine_label(e, resultado.meta) for e in counts["engine"]],
             "Programa": counts["name"],
             "Procesos": counts["procesos"].to_numpy(),
         }
@@ -382,10 +380,11 @@ def veredictos(resultado: Resultado) -> None:
     """The four claims, each with its verdict by the one rule and the figure that decides it."""
     lines = []
     for claim in anatomia.claims(resultado.df, resultado.meta):
-        who = ENGINE_LABEL.get(claim.detail.get("engine", ""), "")
+        engine = claim.detail.get("engine", "")
+        who = engine_label(engine, resultado.meta) if engine else ""
         if claim.detail.get("como"):
             who += f", {claim.detail['como']}"
-        word = VERDICT.get(claim.status) or claim.status.replace("_", " ")
+        word = verdict_words(claim)
         head = f"- **«{claim.statement}»** ({claim.source}{', ' + who if who else ''}): **{word}**."
         if claim.status == "sin_datos":
             lines.append(head + " Faltan peldaños para juzgarla.")
@@ -409,10 +408,6 @@ def veredictos(resultado: Resultado) -> None:
                 f" Aquí {what} el {_pct(claim.value, claim.low, claim.high)} del `run` con red "
                 f"(margen: {edge} {_pct(claim.claimed)})."
             )
-        if claim.status == "no_concluyente" and claim.more_reps:
-            body += f" Con unas {claim.more_reps} repeticiones se podría decidir."
-        if claim.status == "inestable":
-            body += " La medición está demasiado dispersa: repite la corrida."
         lines.append(head + body)
     markdown("\n".join(lines) if lines else "_No hay afirmaciones que juzgar con esta corrida._")
 
