@@ -450,6 +450,19 @@ class CliEngine(Engine):
             self.remove([cid])
         return dest
 
+    def save_image(self, image: str, dest: Path | str) -> Path:
+        """`save` an image into a tarball another engine of the same kind can `load` (written under a
+        temporary name, then renamed, so a half-written tarball is never taken for a good one)."""
+        dest = Path(dest)
+        partial = dest.with_name(dest.name + ".parcial")
+        try:
+            self.call([self.name, "save", "-o", str(partial), image], timeout=600, check=True,
+                      what=f"guardar {image} en {dest.name}")
+            partial.replace(dest)
+        finally:
+            partial.unlink(missing_ok=True)
+        return dest
+
 
 class Docker(CliEngine):
     name = "docker"

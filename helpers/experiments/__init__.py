@@ -15,6 +15,7 @@ REGISTRY: list[str] = [
     "ejecucion",
     "anatomia",
     "red",
+    "anidamiento",
     "sistema_vm",
 ]
 
