@@ -14,7 +14,10 @@
  *   PATH       file for open_close and stat (default /dev/null, present in every container)
  *
  * Prints one line per operation on stdout (n = calls actually timed):
- *   llamadas operacion=OP n=N cpu=CPU ns_total=T ns_por_llamada=X pid=P niveles_pid=L
+ *   llamadas operacion=OP n=N cpu=CPU ns_total=T ns_por_llamada=X ns_cpu_por_llamada=C pid=P niveles_pid=L
+ * ns_por_llamada is wall-clock time (CLOCK_MONOTONIC) per call: it grows when another process takes the
+ * CPU. ns_cpu_por_llamada is this thread's CPU time (CLOCK_THREAD_CPUTIME_ID, user + kernel) per call:
+ * on a shared machine it leaves out the time the thread was waiting for the CPU.
  * niveles_pid = how many PID namespaces the process sees itself in (fields of NSpid in
  * /proc/self/status; 1 = the host's; -1 = unknown, e.g. a kernel without NSpid).
  * A warm-up of min(N/10, 1000) calls runs before each timed loop. Exit 2 = bad usage, 3 = setup error.
@@ -90,9 +93,9 @@ static int parse_op(const char *name, enum op *op) {
     return -1;
 }
 
-static long long now_ns(void) {
+static long long now_ns(clockid_t clock) {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(clock, &ts);
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
@@ -110,24 +113,28 @@ static int bench(const char *name, enum op op, long n, long cpu, long max_ms, co
             return 3;
         }
     }
-    long long limit = max_ms > 0 ? max_ms * 1000000LL : 0, start = now_ns(), stop;
+    long long limit = max_ms > 0 ? max_ms * 1000000LL : 0;
+    long long cpu_start = now_ns(CLOCK_THREAD_CPUTIME_ID), start = now_ns(CLOCK_MONOTONIC), stop, cpu_stop;
     long done = 0, failures = 0;
     while (done < n) {
         long chunk = n - done < 1024 ? n - done : 1024;
         for (long i = 0; i < chunk; i++)
             failures += once(op, fd, path) != 0;
         done += chunk;
-        if (limit && now_ns() - start >= limit) break;
+        if (limit && now_ns(CLOCK_MONOTONIC) - start >= limit) break;
     }
-    stop = now_ns();
+    stop = now_ns(CLOCK_MONOTONIC);
+    cpu_stop = now_ns(CLOCK_THREAD_CPUTIME_ID);
     if (fd >= 0) close(fd);
     if (failures) {
         fprintf(stderr, "llamadas: %ld de %ld llamadas %s fallaron\n", failures, done, name);
         return 3;
     }
     long long total = stop - start;
-    printf("llamadas operacion=%s n=%ld cpu=%ld ns_total=%lld ns_por_llamada=%.3f pid=%d niveles_pid=%d\n",
-           name, done, cpu, total, (double)total / (double)done, (int)getpid(), pid_levels());
+    long long cpu_total = cpu_stop - cpu_start;
+    printf("llamadas operacion=%s n=%ld cpu=%ld ns_total=%lld ns_por_llamada=%.3f ns_cpu_por_llamada=%.3f pid=%d "
+           "niveles_pid=%d\n", name, done, cpu, total, (double)total / (double)done, (double)cpu_total / (double)done,
+           (int)getpid(), pid_levels());
     fflush(stdout);
     return 0;
 }

@@ -12,7 +12,9 @@ call, pinned to one CPU. The same binary runs in every arm, and every arm is vis
 
 Containers are started once (`sleep`) with the probe mounted read-only, and the probe runs in them by
 `exec`: LAUNCH is outside the figure, and the probe times its own loop. One measurement runs every chosen
-operation one after the other; each gives a row (metric = the operation, value = ns per call), plus a
+operation one after the other; each gives two rows: metric `<op>` = the thread's CPU time per call
+(CLOCK_THREAD_CPUTIME_ID: on a shared machine it leaves out the time spent waiting for a CPU, which
+the wall clock counts) and `<op>:pared` = wall-clock ns per call (the seed's clock); plus a
 row `niveles_pid` (how many PID namespaces the probe saw itself in: the proof that nesting happened).
 """
 from __future__ import annotations
@@ -74,7 +76,9 @@ UNIT = "ns"
 MAX_CALLS = 50_000_000
 PROBE_IN_CONTAINER = probes.in_container(PROBE)
 PROBE_LINE = re.compile(r"^llamadas operacion=(\S+) n=(\d+) cpu=(-?\d+) ns_total=(\d+) "
-                        r"ns_por_llamada=([\d.]+) pid=(\d+) niveles_pid=(-?\d+)\s*$", re.MULTILINE)
+                        r"ns_por_llamada=([\d.]+) ns_cpu_por_llamada=([\d.]+) pid=(\d+) niveles_pid=(-?\d+)\s*$",
+                        re.MULTILINE)
+WALL_SUFFIX = ":pared"  # metric "<op>:pared": wall-clock ns per call (the seed's clock)
 PID_ARMS = ["unshare", "--pid", "--fork"]
 USER_PID_ARMS = ["unshare", "--user", "--map-root-user", "--pid", "--fork"]
 COMPARABLE = ["getpid"]  # the class comparison puts this metric's ratios (x host) side by side
@@ -221,10 +225,11 @@ def argv_for(arm: Arm, cfg: Config, *, probe_path: str, containers: dict[tuple[s
 
 
 def parse_probe(stdout: str) -> dict[str, dict]:
-    """{operation: {ns, n, cpu, niveles_pid}} from the probe's lines; other lines are ignored."""
+    """{operation: {ns_cpu, ns_pared, n, cpu, niveles_pid}} from the probe's lines; other lines are ignored."""
     out = {}
-    for op, n, cpu, _total, ns, _pid, levels in PROBE_LINE.findall(stdout or ""):
-        out[op] = {"ns": float(ns), "n": int(n), "cpu": int(cpu), "niveles_pid": int(levels)}
+    for op, n, cpu, _total, wall, cpu_ns, _pid, levels in PROBE_LINE.findall(stdout or ""):
+        out[op] = {"ns_cpu": float(cpu_ns), "ns_pared": float(wall), "n": int(n), "cpu": int(cpu),
+                   "niveles_pid": int(levels)}
     return out
 
 
@@ -301,7 +306,8 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         def measure_arm(arm: Arm):
             argv = argv_for(arm, cfg, probe_path=str(probe_path), containers=containers)
             found = run_probe(argv, arm.engine, cfg.operaciones)
-            rows = [(op, found[op]["ns"], UNIT) for op in cfg.operaciones]
+            rows = [(op, found[op]["ns_cpu"], UNIT) for op in cfg.operaciones]
+            rows += [(op + WALL_SUFFIX, found[op]["ns_pared"], UNIT) for op in cfg.operaciones]
             levels = found[cfg.operaciones[0]]["niveles_pid"]
             return rows + [(LEVELS_METRIC, float(levels), "niveles")]
 
@@ -311,6 +317,17 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
 
 
 # ---------------------------------------------------------------- summaries
+def wall_clock(df: pd.DataFrame) -> pd.DataFrame:
+    """The same run seen through the wall clock: the `<op>:pared` rows renamed to `<op>` (and the CPU-time
+    rows dropped), so every function below can summarise either clock."""
+    if df is None or not len(df):
+        return df
+    wall = df[df["metric"].str.endswith(WALL_SUFFIX)].copy()
+    wall["metric"] = wall["metric"].str.removesuffix(WALL_SUFFIX)
+    return pd.concat([df[~df["metric"].isin(OPERATIONS) & ~df["metric"].str.endswith(WALL_SUFFIX)], wall],
+                     ignore_index=True)
+
+
 def _ops(df: pd.DataFrame) -> pd.DataFrame:
     if df is None or not len(df):
         return pd.DataFrame(columns=["engine", "variant", "metric", "value"])
