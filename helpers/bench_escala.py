@@ -33,7 +33,7 @@ def bench_engine(name: str, n: int, role: str = "alpine") -> dict:
         out["lanzamiento_s"], _ = escala.launch(engine, argvs, 1, env)
         time.sleep(escala.SETTLE_SECONDS)
         start = time.perf_counter_ns()
-        containers = [escala.describe(name, d) for d in escala.inspect_all(engine, names)]
+        containers = escala.inspect_all(engine, names)
         readings, out["solo_cgroup_s"] = cgroups.read_many([c.cgroup for c in containers])
         out["inspect_y_cgroup_s"] = (time.perf_counter_ns() - start) / 1e9
         out["kb_por_contenedor"] = sum(r.usage for r in readings) / len(readings) / 1024

@@ -16,10 +16,11 @@ What the files hold:
 """
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 PROC_ROOT = Path("/proc")
@@ -69,6 +70,33 @@ def cgroup_of_pid(pid: int, *, proc_root: Path | str = PROC_ROOT, controller: st
     except OSError:
         return None
     return parse_proc_cgroup(text, controller)
+
+
+def contains_process(cgroup_path: str, pid: int | None = None, *, proc_root: Path | str = PROC_ROOT) -> bool:
+    """True if `pid` (default: this process) lives in `cgroup_path` or below it. A container "cgroup"
+    that also holds the process measuring it is not the container's own (rootless Podman on cgroup v1
+    creates none: its containers stay in the user's cgroup), so its memory is not the container's."""
+    own = cgroup_of_pid(os.getpid() if pid is None else pid, proc_root=proc_root)
+    if own is None:
+        return False
+    path = "/" + cgroup_path.strip("/")
+    own = "/" + own.strip("/")
+    return own == path or path == "/" or own.startswith(path + "/")
+
+
+def per_container_reason(engine, container_cgroups: Iterable[str | None]) -> str | None:
+    """Why these containers have no cgroup of their own to read (Spanish), or None if they have."""
+    if getattr(engine, "rootless", False) and layout() != "v2":
+        return (f"{engine.display} en cgroups {layout()} no crea un cgroup por contenedor (sin root, solo "
+                "cgroups v2 con delegación lo permite): sus procesos quedan en el cgroup de tu sesión, así "
+                "que no hay memoria por contenedor que leer, ni «stats».")
+    paths = list(container_cgroups)
+    if any(not p for p in paths):
+        return f"{engine.display} no dice el cgroup de algún contenedor en sus datos de inspect."
+    if any(contains_process(p) for p in paths):
+        return (f"el cgroup que {engine.display} da para sus contenedores también contiene a este proceso: "
+                "no es de cada contenedor, y su memoria no se le puede atribuir.")
+    return None
 
 
 def cgroup_from_inspect(data: dict, *, proc_root: Path | str = PROC_ROOT) -> str | None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import getpass
-import importlib
 import io
 import json
 import os
@@ -29,9 +28,9 @@ import re
 import shutil
 import sys
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -316,15 +315,16 @@ def con_referencia(clase: Clase) -> pd.DataFrame:
 # ---------------------------------------------------------------- ratios
 def _baseline_preference(experiment: str) -> list[str]:
     """Bare-metal variants to use as baseline, best first: the experiment module's BASELINE."""
+    from . import experiments
+
     prefs = []
     try:
-        module = importlib.import_module(f"{__package__}.experiments.{experiment}")
-        base = getattr(module, "BASELINE", None)
-        if base and base[0] == "bare":
-            prefs.append(base[1])
-    except ImportError:
-        pass
-    return prefs + ["proceso", "metodo_semilla"]
+        base = experiments.get(experiment).BASELINE
+    except KeyError:  # an experiment this version of the course does not know
+        base = None
+    if base and base[0] == "bare":
+        prefs.append(base[1])
+    return prefs
 
 
 def _pick_baseline(bare: pd.DataFrame, variant: str, prefs: list[str]) -> str | None:
@@ -479,9 +479,10 @@ def empaquetar(destino: Path | str | None = None, *, root: Path | str | None = N
     latest one), with raw.csv, meta.json and an entrega.json manifest. Returns the zip's path."""
     root = Path(root) if root is not None else results.results_root()
     alumno = re.sub(r"[^A-Za-z0-9@._-]+", "_", alumno) if alumno else _student_name()
-    experiments = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    from . import experiments
+
     picked = {}
-    for experiment in experiments:
+    for experiment in experiments.names():
         run = results.latest_run(experiment, root, complete_only=True) or results.latest_run(experiment, root)
         if run:
             picked[experiment] = run
@@ -516,15 +517,16 @@ def demo(carpeta: Path | str | None = None, *, maquinas: int = 6, seed: int = 7)
     for i in range(1, maquinas + 1):
         machine = carpeta / f"demo-maquina-{i:02d}"
         speed = {"bare": rng.uniform(0.6, 1.6), "docker": rng.uniform(0.6, 1.8), "podman": rng.uniform(0.6, 1.8)}
-        for number, experiment in enumerate(reference.available()):
-            if i == maquinas and experiment == "escala":
-                continue   # a machine that never ran experiment 2
+        available = reference.available()
+        for number, experiment in enumerate(available):
+            if i == maquinas and number == 1:
+                continue   # a machine that never ran the second experiment
             ref = reference.load(experiment)
             noise = rng.lognormal(0, 0.08, len(ref))
             df = ref.drop(columns=["source"]).copy()
             df["value"] = (df["value"] * df["engine"].map(speed) * noise).round(4)
             status, reason = results.STATUS_COMPLETE, None
-            if i == 3 and experiment == "arranque":
+            if i == 3 and number == 0:
                 df = df.iloc[: len(df) // 2]
                 status, reason = results.STATUS_INTERRUPTED, "interrumpido por el usuario (Ctrl-C)"
             run_id = f"2026010{number + 1}T10{i:02d}00Z-demo{i:02d}"
@@ -544,10 +546,11 @@ def demo(carpeta: Path | str | None = None, *, maquinas: int = 6, seed: int = 7)
             if path.is_file():
                 archive.write(path, f"demo-maquina-02/{path.relative_to(zipped).as_posix()}")
     shutil.rmtree(zipped)
-    broken = carpeta / "demo-rota" / "arranque" / "20260101T000000Z-rota00"
+    first = reference.available()[0]
+    broken = carpeta / "demo-rota" / first / "20260101T000000Z-rota00"
     broken.mkdir(parents=True)
     (broken / "raw.csv").write_text("motor,tiempo\ndocker,1\n", encoding="utf-8")
-    (broken / "meta.json").write_text('{"experiment": "arranque", "status": "complete"}', encoding="utf-8")
+    (broken / "meta.json").write_text(json.dumps({"experiment": first, "status": "complete"}), encoding="utf-8")
     (carpeta / "notas_del_profesor.txt").write_text("Entregas de la clase de demostración.\n", encoding="utf-8")
     return carpeta
 

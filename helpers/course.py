@@ -32,15 +32,6 @@ from pathlib import Path
 from . import PROJECT_ROOT
 
 NOTEBOOK_PATTERN = re.compile(r"^\d{2}_.+\.ipynb$")
-# The quick profile: small values, injected only into notebooks that declare the name.
-QUICK_PROFILE = {
-    "REPETICIONES": 2,
-    "CALENTAMIENTO": 0,
-    "CANTIDADES": [1, 2],
-    "TAMANO_MB": 8,
-    "DURACION_S": 2,
-    "PETICIONES": 200,
-}
 ALWAYS = {"INTERACTIVO": False}
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[\]PX^_][^\x1b]*\x1b\\|\r")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -66,10 +57,18 @@ def declared_parameters(path: Path) -> dict:
     return {name: info.get("default") for name, info in pm.inspect_notebook(str(path)).items()}
 
 
+def quick_profile(path: Path) -> dict:
+    """The quick profile of the experiment this notebook runs (its module's QUICK), or {}."""
+    from . import experiments
+
+    module = experiments.by_notebook(Path(path).stem)
+    return dict(module.QUICK) if module is not None else {}
+
+
 def parameters_for(path: Path, *, quick: bool, overrides: dict) -> dict:
     """What to inject into one notebook: only names its parameters cell declares."""
     declared = declared_parameters(path)
-    wanted = {**(QUICK_PROFILE if quick else {}), **overrides, **ALWAYS}
+    wanted = {**(quick_profile(path) if quick else {}), **overrides, **ALWAYS}
     return {name: value for name, value in wanted.items() if name in declared}
 
 

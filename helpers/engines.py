@@ -1,10 +1,13 @@
 """Engines behind one small interface: bare metal, Docker and Podman.
 
 Each engine answers "are you available, and if not, why?" in one Spanish sentence, builds the command
-line a student would type (the CLI is what experiments time), and cleans up every container the
-course created. Docker inspection and clean-up go through the docker SDK; Podman through its CLI.
+line a student would type (the CLI is what experiments time), and does every other thing experiments
+need from an engine: create, start, exec, inspect, export a rootfs, stats, remove, find its helper
+processes (shim / conmon) and its daemon, publish a port (always on 127.0.0.1) and pick an OCI runtime.
+Experiments never build `docker`/`podman` command lines themselves: they call these verbs.
+Docker inspection and clean-up go through the docker SDK; Podman through its CLI.
 
-Every container created by the course carries the label LABEL=1 and LABEL_RUN=<run id>.
+Every container created by the course carries the labels built by `labels_for` (one place).
 """
 from __future__ import annotations
 
@@ -14,8 +17,14 @@ import os
 import platform
 import shutil
 import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+
+import psutil
+
+from .errors import ComandoFallido, ErrorDelCurso, summarize_engine_error
 
 LABEL = "curso-contenedores"
 LABEL_RUN = "curso-contenedores.run"
@@ -37,11 +46,123 @@ runtime = "runc"
 _WORKAROUND_ERRORS = ("error setting rlimit", "cgroups in hybrid mode", "rlimit type")
 
 
+LOOPBACK = "127.0.0.1"
+CLI_TIMEOUT = 120  # seconds; no engine call may wait forever
+
+
+@dataclass
+class RunOptions:
+    """What a container needs beyond image and command; each engine turns it into its own flags.
+
+    publish: (host_port, container_port) pairs, always bound to 127.0.0.1.
+    runtime: None (the engine's default) or an OCI runtime name such as "runsc".
+    volumes: (host_path, container_path, mode) triples, mode "ro" or "rw".
+    privileged: only the nested arms of the nesting experiment may set it.
+    """
+
+    network: str | None = None
+    publish: Sequence[tuple[int, int]] = ()
+    runtime: str | None = None
+    security_opt: Sequence[str] = ()
+    privileged: bool = False
+    cap_add: Sequence[str] = ()
+    devices: Sequence[str] = ()
+    volumes: Sequence[tuple[str, str, str]] = ()
+    cpuset: str | int | None = None
+    env: dict = field(default_factory=dict)
+    init: bool = False
+    stop_timeout: int | None = None
+    tmpfs: Sequence[str] = ()
+    extra: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class Container:
+    """A container as experiments see it."""
+
+    engine: str
+    id: str
+    name: str
+    pid: int
+    cgroup: str | None
+    labels: dict
+    helper_pid: int | None = None  # Docker: the containerd shim; Podman: conmon
+
+
+LABEL_PID = "curso-contenedores.pid"          # the process that owns the run (a kernel, a terminal)
+LABEL_PID_START = "curso-contenedores.inicio"  # its start time: a reused pid is not the owner
+LABEL_BOOT = "curso-contenedores.arranque"     # this boot: after a reboot no owner is alive
+LABEL_DIR = "curso-contenedores.dir"           # the run folder: its meta.json says if the run still runs
+_RUN_DIRS: dict[str, str] = {}
+
+
+def boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return "desconocido"
+
+
+def _start_time(pid: int) -> str | None:
+    try:
+        return f"{psutil.Process(pid).create_time():.2f}"
+    except psutil.Error:
+        return None
+
+
+def register_run(run_id: str, run_dir: Path | str) -> None:
+    """Remember where a run lives, so its containers carry the folder in a label."""
+    _RUN_DIRS[run_id] = str(run_dir)
+
+
+def _changed_fields(opts: RunOptions) -> list[str]:
+    """The RunOptions fields that differ from their defaults."""
+    default = RunOptions()
+    return [name for name in RunOptions.__dataclass_fields__ if getattr(opts, name) != getattr(default, name)]
+
+
 def labels_for(run_id: str | None) -> dict[str, str]:
+    """Every label a course container carries (built here and nowhere else): the course mark, the run,
+    and who owns it (process, its start time, this boot, the run folder), so that a later run can tell
+    a live run's container from an orphan."""
     labels = {LABEL: "1"}
     if run_id:
         labels[LABEL_RUN] = run_id
+    labels[LABEL_PID] = str(os.getpid())
+    labels[LABEL_PID_START] = _start_time(os.getpid()) or ""
+    labels[LABEL_BOOT] = boot_id()
+    if run_id and run_id in _RUN_DIRS:
+        labels[LABEL_DIR] = _RUN_DIRS[run_id]
     return labels
+
+
+def orphan_reason(labels: dict, *, created: float | None = None, now: float | None = None,
+                  legacy_age: float = 6 * 3600) -> str | None:
+    """Why a course container is an orphan (Spanish), or None if its run may still be alive.
+
+    Orphan: made in another boot; its owner process is gone (or the pid now belongs to another
+    process); or its run has ended (meta.json no longer says "running") while the owner lives on, as
+    when the engine died mid-run and came back. A container from before owner labels existed counts
+    as an orphan only when it is older than `legacy_age`."""
+    if LABEL_PID not in labels:
+        if created is not None and (now or time.time()) - created > legacy_age:
+            return "es de una versión anterior del curso y tiene más de 6 horas"
+        return None
+    if labels.get(LABEL_BOOT) and labels[LABEL_BOOT] != boot_id():
+        return "se creó antes del último arranque de la máquina"
+    pid = int(labels.get(LABEL_PID) or 0)
+    started = _start_time(pid) if pid > 0 else None
+    if started is None or (labels.get(LABEL_PID_START) and started != labels[LABEL_PID_START]):
+        return f"su proceso dueño (pid {pid}) ya no existe"
+    run_dir = labels.get(LABEL_DIR)
+    if run_dir:
+        try:
+            status = json.loads((Path(run_dir) / "meta.json").read_text()).get("status")
+        except (OSError, ValueError):
+            status = None
+        if status not in (None, "running"):
+            return f"su corrida ya terminó (estado «{status}»)"
+    return None
 
 
 def _label_args(run_id: str | None) -> list[str]:
@@ -60,6 +181,7 @@ class Engine:
 
     name = "?"
     is_container = True
+    rootless = False  # True where the engine runs without root (Podman as a user, rootless Docker)
 
     @property
     def display(self) -> str:
@@ -74,6 +196,14 @@ class Engine:
     def available(self) -> bool:
         return self.availability()[0]
 
+    def healthy(self, timeout: float = 10.0) -> bool:
+        """Does the engine answer right now (a quick, uncached check)? Used when a command fails
+        mid-run, to tell "the engine died" from "this command failed"."""
+        return True
+
+    def forget(self) -> None:
+        """Drop cached answers (availability, clients): the engine changed state."""
+
     @property
     def reason(self) -> str | None:
         return self.availability()[1]
@@ -86,11 +216,28 @@ class Engine:
         return []
 
     def run_argv(self, image: str, command: Sequence[str], *, run_id: str | None, name: str | None = None,
-                 remove: bool = True, detach: bool = False, extra: Sequence[str] = ()) -> list[str]:
+                 remove: bool = True, detach: bool = False, opts: RunOptions | None = None,
+                 extra: Sequence[str] = ()) -> list[str]:
         raise NotImplementedError
 
     def exec_argv(self, container: str, command: Sequence[str]) -> list[str]:
         raise NotImplementedError
+
+    def call(self, argv: Sequence[str], *, timeout: float = CLI_TIMEOUT, check: bool = False,
+             what: str | None = None, **kw) -> subprocess.CompletedProcess:
+        """Run a command of this engine outside the timed path (with this engine's environment and a
+        timeout). check=True raises ComandoFallido, in Spanish, naming `what` failed."""
+        try:
+            result = subprocess.run(list(argv), capture_output=True, text=True, env=self.env(),
+                                    timeout=timeout, **kw)
+        except subprocess.TimeoutExpired as exc:
+            raise ComandoFallido(f"{self.display} no respondió en {timeout:.0f} s a "
+                                 f"«{' '.join(argv)[:120]}».", detail=str(exc)) from exc
+        if check and result.returncode != 0:
+            raise ComandoFallido(f"{self.display} no pudo {what or 'ejecutar ' + ' '.join(argv)[:120]}: "
+                                 f"{summarize_engine_error(result.stderr)}.",
+                                 detail=(result.stderr or "").strip()[-2000:])
+        return result
 
     # -- inspection and clean-up
     def info(self) -> dict:
@@ -101,6 +248,13 @@ class Engine:
 
     def list_labelled(self, run_id: str | None = None) -> list[str]:
         return []
+
+    def course_containers(self) -> list[tuple[str, dict, float | None]]:
+        """Every course container: (id, labels, created as a Unix time or None)."""
+        return []
+
+    def remove_ids(self, ids: Sequence[str]) -> int:
+        return 0
 
     def cleanup(self, run_id: str | None) -> int:
         """Remove the course containers of one run; run_id=None (explicitly) means every course
@@ -131,7 +285,50 @@ class BareMetal(Engine):
 class CliEngine(Engine):
     """An engine driven by a docker-compatible CLI named like the engine (docker, podman)."""
 
-    def run_argv(self, image, command, *, run_id, name=None, remove=True, detach=False, extra=()):
+    def runtime_args(self, runtime: str) -> list[str]:
+        """Flags that select an OCI runtime; raises ErrorDelCurso (Spanish) if it is not available."""
+        ok, why = self.runtime_availability(runtime)
+        if not ok:
+            raise ErrorDelCurso(f"{self.display} no puede usar el runtime «{runtime}»: {why}")
+        return ["--runtime", runtime]
+
+    def runtime_availability(self, runtime: str) -> tuple[bool, str | None]:
+        return False, "este motor no admite elegir el runtime."
+
+    def option_args(self, opts: RunOptions | None) -> list[str]:
+        """Flags for RunOptions; the same spelling for docker and podman."""
+        if opts is None:
+            return []
+        args: list[str] = []
+        if opts.network:
+            args += ["--network", opts.network]
+        for host_port, container_port in opts.publish:
+            args += ["-p", f"{LOOPBACK}:{int(host_port)}:{int(container_port)}"]
+        if opts.runtime:
+            args += self.runtime_args(opts.runtime)
+        for item in opts.security_opt:
+            args += ["--security-opt", item]
+        if opts.privileged:
+            args.append("--privileged")
+        for cap in opts.cap_add:
+            args += ["--cap-add", cap]
+        for device in opts.devices:
+            args += ["--device", device]
+        for host, inside, mode in opts.volumes:
+            args += ["-v", f"{host}:{inside}:{mode}" if mode else f"{host}:{inside}"]
+        if opts.cpuset is not None:
+            args += ["--cpuset-cpus", str(opts.cpuset)]
+        for key, value in opts.env.items():
+            args += ["-e", f"{key}={value}"]
+        if opts.init:
+            args.append("--init")
+        if opts.stop_timeout is not None:
+            args += ["--stop-timeout", str(opts.stop_timeout)]
+        for path in opts.tmpfs:
+            args += ["--tmpfs", path]
+        return args + list(opts.extra)
+
+    def run_argv(self, image, command, *, run_id, name=None, remove=True, detach=False, opts=None, extra=()):
         argv = [self.name, "run"]
         if remove:
             argv.append("--rm")
@@ -139,11 +336,112 @@ class CliEngine(Engine):
             argv.append("-d")
         if name:
             argv += ["--name", name]
-        argv += _label_args(run_id) + list(extra) + [image] + list(command)
+        argv += _label_args(run_id) + self.option_args(opts) + list(extra) + [image] + list(command)
         return argv
+
+    def create_argv(self, image: str, command: Sequence[str], *, run_id: str | None, name: str | None = None,
+                    opts: RunOptions | None = None) -> list[str]:
+        argv = [self.name, "create"] + (["--name", name] if name else [])
+        return argv + _label_args(run_id) + self.option_args(opts) + [image] + list(command)
+
+    def start_argv(self, container: str, *, attach: bool = False) -> list[str]:
+        return [self.name, "start"] + (["-a"] if attach else []) + [container]
 
     def exec_argv(self, container, command):
         return [self.name, "exec", container] + list(command)
+
+    def rm_argv(self, containers: Sequence[str]) -> list[str]:
+        return [self.name, "rm", "-f", *containers]
+
+    def wait_argv(self, container: str) -> list[str]:
+        """`wait`: block until the container stops (prints its exit code)."""
+        return [self.name, "wait", container]
+
+    # -- verbs built on the CLI
+    def launch(self, image: str, command: Sequence[str], *, run_id: str, name: str,
+               opts: RunOptions | None = None) -> Container:
+        """Start a detached container and return it inspected (pid, cgroup, labels, helper)."""
+        self.call(self.run_argv(image, command, run_id=run_id, name=name, remove=False, detach=True, opts=opts),
+                  check=True, what=f"arrancar el contenedor {name}")
+        return self.container(name)
+
+    def create(self, image: str, command: Sequence[str], *, run_id: str, name: str,
+               opts: RunOptions | None = None) -> str:
+        """Create (not start) a container; returns its id."""
+        result = self.call(self.create_argv(image, command, run_id=run_id, name=name, opts=opts), check=True,
+                           what=f"crear el contenedor {name}")
+        return result.stdout.strip().splitlines()[-1]
+
+    def start(self, container: str) -> None:
+        self.call(self.start_argv(container), check=True, what=f"arrancar el contenedor {container}")
+
+    def remove(self, containers: Sequence[str]) -> None:
+        if containers:
+            self.call(self.rm_argv(containers), timeout=300)
+
+    def inspect_many(self, containers: Sequence[str]) -> list[dict]:
+        result = self.call([self.name, "inspect", *containers], check=True, what="inspeccionar contenedores")
+        return json.loads(result.stdout or "[]")
+
+    def container(self, name: str) -> Container:
+        return self.describe(self.inspect_many([name])[0])
+
+    def describe(self, data: dict) -> Container:
+        """A Container from inspect data. Podman names its conmon in State.ConmonPid; Docker's shim is
+        the parent of the container's PID 1."""
+        from . import cgroups
+
+        state = data.get("State") or {}
+        pid = int(state.get("Pid") or 0)
+        helper = state.get("ConmonPid") or None
+        if not helper and pid > 0:
+            try:
+                helper = psutil.Process(pid).ppid()
+            except psutil.Error:
+                helper = None
+        labels = (data.get("Config") or {}).get("Labels") or {}
+        return Container(self.name, data.get("Id", ""), (data.get("Name") or "").lstrip("/"), pid,
+                         cgroups.cgroup_from_inspect(data), dict(labels), helper or None)
+
+    def is_running(self, container: str) -> bool:
+        result = self.call([self.name, "inspect", "--format", "{{.State.Running}}", container], timeout=60)
+        return result.returncode == 0 and result.stdout.strip() == "true"
+
+    def helper_process(self, container: Container) -> psutil.Process | None:
+        """The per-container helper: Docker's containerd shim, Podman's conmon."""
+        try:
+            return psutil.Process(container.helper_pid) if container.helper_pid else None
+        except psutil.Error:
+            return None
+
+    def daemon_processes(self) -> dict[str, list[psutil.Process]]:
+        """The engine's long-lived processes, by role ({} for a daemonless engine)."""
+        return {}
+
+    def stats(self, containers: Sequence[str]) -> tuple[float, list[str]]:
+        """Time `stats --no-stream` for these containers: (seconds, the memory column of each line)."""
+        argv = [self.name, "stats", "--no-stream", "--format", "{{.Name}}\t{{.MemUsage}}", *containers]
+        start = time.perf_counter_ns()
+        result = self.call(argv, timeout=300, check=True, what="leer «stats»")
+        elapsed = (time.perf_counter_ns() - start) / 1e9
+        usage = [line.split("\t", 1)[1] for line in result.stdout.splitlines() if "\t" in line]
+        return elapsed, usage
+
+    def export_rootfs(self, image: str, dest: Path, *, run_id: str) -> Path:
+        """The image's root filesystem, unpacked into dest (`create` + `export` + tar)."""
+        cid = self.create(image, ["true"], run_id=run_id, name=f"curso-exportar-{run_id.lower()}-{os.getpid()}")
+        try:
+            dest.mkdir(parents=True, exist_ok=True)
+            exporter = subprocess.Popen([self.name, "export", cid], stdout=subprocess.PIPE, env=self.env())
+            untar = subprocess.run(["tar", "-x", "-C", str(dest), "--numeric-owner"], stdin=exporter.stdout,
+                                   capture_output=True, text=True)
+            exporter.stdout.close()
+            if exporter.wait(timeout=CLI_TIMEOUT) != 0 or untar.returncode != 0:
+                raise ComandoFallido(f"No pude exportar {image} desde {self.display}: "
+                                     f"{untar.stderr.strip()[-300:]}")
+        finally:
+            self.remove([cid])
+        return dest
 
 
 class Docker(CliEngine):
@@ -165,12 +463,28 @@ class Docker(CliEngine):
             self._avail = self._check()
         return self._avail
 
+    def healthy(self, timeout=10.0):
+        import docker
+
+        try:
+            client = docker.APIClient(version="auto", timeout=timeout, **docker.utils.kwargs_from_env())
+            client.ping()
+            client.close()
+            return True
+        except Exception:  # noqa: BLE001 - any failure means "not answering"
+            return False
+
+    def forget(self):
+        self._avail, self._client = None, None
+
     def _check(self):
         if not shutil.which("docker"):
             return False, "Docker no está instalado (no se encuentra el comando «docker»)."
         try:
             self.client().ping()
         except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
+            if _permission_denied(exc):
+                return False, docker_permission_reason()
             return False, ("el cliente de Docker está, pero ningún daemon responde "
                            f"(¿dockerd está corriendo?): {type(exc).__name__}.")
         return True, None
@@ -190,6 +504,10 @@ class Docker(CliEngine):
             "storage_driver": info.get("Driver"),
             "cgroup_driver": info.get("CgroupDriver"),
             "cgroup_version": info.get("CgroupVersion"),
+            # Rootless Docker says so in its security options; a user in the docker group talks to a
+            # daemon that runs as root (that is what makes the group equivalent to root).
+            "rootless": any("rootless" in str(opt) for opt in info.get("SecurityOptions") or []),
+            "network_backend": "bridge (docker0)",
         }
 
     def image_info(self, ref):
@@ -205,11 +523,80 @@ class Docker(CliEngine):
     def inspect_container(self, container: str) -> dict:
         return self.client().api.inspect_container(container)
 
+    # -- the lifecycle through the SDK's low-level API (what the docker CLI itself calls), one call each,
+    # so an experiment can time the phases of a `docker run` apart.
+    def api_create(self, image: str, command: Sequence[str], *, run_id: str | None, name: str | None = None,
+                   opts: RunOptions | None = None) -> str:
+        """POST /containers/create with the course's labels; returns the id. Of RunOptions, only
+        `network` is supported here (a Spanish error for any other)."""
+        if opts is not None and set(_changed_fields(opts)) - {"network"}:
+            raise ErrorDelCurso("La creación por la API de Docker solo admite la opción de red de RunOptions.")
+        api = self.client().api
+        host_config = api.create_host_config(network_mode=opts.network) if opts and opts.network else None
+        created = api.create_container(image, list(command), name=name, labels=labels_for(run_id),
+                                       host_config=host_config)
+        return created["Id"]
+
+    def api_start(self, container: str) -> None:
+        self.client().api.start(container)
+
+    def api_wait(self, container: str, timeout: float = CLI_TIMEOUT) -> int:
+        """Block until the container stops; returns its exit code."""
+        return int(self.client().api.wait(container, timeout=timeout).get("StatusCode", -1))
+
+    def api_remove(self, container: str) -> None:
+        self.client().api.remove_container(container, force=True)
+
+    def inspect_many(self, containers):
+        return [self.client().api.inspect_container(c) for c in containers]
+
+    def daemon_processes(self):
+        from . import system
+
+        return {"daemon": system.processes_named("dockerd"), "containerd": system.processes_named("containerd")}
+
+    def runtime_availability(self, runtime):
+        """A runtime is usable if the daemon lists it (a daemon the course started registers runsc; a
+        system daemon's configuration is never edited) and, for runsc, the binary exists."""
+        from . import runtimes
+
+        try:
+            listed = self.client().info().get("Runtimes") or {}
+        except Exception as exc:  # noqa: BLE001 - any failure means "cannot tell"
+            return False, f"no pude preguntar a Docker por sus runtimes ({type(exc).__name__})."
+        if runtime not in listed:
+            return False, (f"el daemon de Docker no tiene registrado el runtime «{runtime}» (solo un daemon que "
+                           "arranca el curso lo registra; nunca se toca la configuración del sistema).")
+        if runtime == "runsc":
+            path = (listed[runtime] or {}).get("path") or ""
+            ok, why = runtimes.runsc_availability()
+            if not ok:
+                return False, why
+            if path and not Path(path).exists():
+                return False, f"Docker apunta a {path}, que no existe (ejecuta «make setup»)."
+        return True, None
+
     def list_labelled(self, run_id=None):
         # The low-level call lists without inspecting each container, so one that vanishes
         # meanwhile (--rm, another clean-up) cannot make the listing fail.
         label = f"{LABEL_RUN}={run_id}" if run_id else LABEL
         return [c["Id"] for c in self.client().api.containers(all=True, filters={"label": label})]
+
+    def course_containers(self):
+        found = self.client().api.containers(all=True, filters={"label": LABEL})
+        return [(c["Id"], c.get("Labels") or {}, c.get("Created")) for c in found]
+
+    def remove_ids(self, ids):
+        import docker
+
+        removed = 0
+        for container_id in ids:
+            try:
+                self.client().api.remove_container(container_id, force=True)
+                removed += 1
+            except docker.errors.NotFound:
+                pass
+        return removed
 
     def cleanup(self, run_id):
         if not self.available:
@@ -232,6 +619,16 @@ class Docker(CliEngine):
 class Podman(CliEngine):
     name = "podman"
 
+    @property
+    def display(self) -> str:
+        """«Podman sin root» when it runs rootless: a different engine in network and storage."""
+        return "Podman sin root" if self.rootless else "Podman"
+
+    @property
+    def rootless(self) -> bool:
+        # Podman run by a user other than root is rootless (there is no daemon to reach instead).
+        return hasattr(os, "geteuid") and os.geteuid() != 0
+
     def __init__(self):
         self._avail: tuple[bool, str | None] | None = None
         self._workaround: bool | None = None
@@ -240,6 +637,16 @@ class Podman(CliEngine):
         if self._avail is None:
             self._avail = self._check()
         return self._avail
+
+    def healthy(self, timeout=10.0):
+        try:
+            return _run(["podman", "version", "--format", "{{.Client.Version}}"], env=self._base_env(),
+                        timeout=timeout).returncode == 0
+        except subprocess.TimeoutExpired:
+            return False
+
+    def forget(self):
+        self._avail = None
 
     def _check(self):
         if not shutil.which("podman"):
@@ -357,6 +764,7 @@ class Podman(CliEngine):
             "cgroup_driver": host.get("cgroupManager"),
             "cgroup_version": host.get("cgroupVersion"),
             "workarounds": self.workarounds(),
+            **podman_mode(data),
         }
 
     def image_info(self, ref):
@@ -371,10 +779,36 @@ class Podman(CliEngine):
         data = self._json(["podman", "inspect", container])
         return data[0] if data else {}
 
+    def runtime_availability(self, runtime):
+        from . import runtimes
+
+        if runtime == "runsc":
+            return runtimes.runsc_availability()
+        return (True, None) if shutil.which(runtime) else (False, f"no se encuentra «{runtime}».")
+
+    def runtime_args(self, runtime):
+        """Podman takes the runtime's path (no daemon to register it in)."""
+        from . import runtimes
+
+        super().runtime_args(runtime)  # raises if unavailable
+        path = runtimes.runsc_path() if runtime == "runsc" else shutil.which(runtime)
+        return ["--runtime", str(path)]
+
     def list_labelled(self, run_id=None):
         label = f"{LABEL_RUN}={run_id}" if run_id else LABEL
         result = _run(["podman", "ps", "-aq", "--filter", f"label={label}"], env=self.env())
         return result.stdout.split() if result.returncode == 0 else []
+
+    def course_containers(self):
+        result = _run(["podman", "ps", "-a", "--filter", f"label={LABEL}", "--format", "json"], env=self.env())
+        if result.returncode != 0:
+            return []
+        return [(c.get("Id", ""), c.get("Labels") or {}, c.get("Created")) for c in json.loads(result.stdout or "[]")]
+
+    def remove_ids(self, ids):
+        if ids:
+            _run(["podman", "rm", "-f", "-t", "0", *ids], env=self.env(), timeout=300)
+        return len(ids)
 
     def cleanup(self, run_id):
         if not self.available:
@@ -384,6 +818,67 @@ class Podman(CliEngine):
             # -t 0: a PID 1 that ignores SIGTERM (sleep) would otherwise cost the full 10 s timeout.
             _run(["podman", "rm", "-f", "-t", "0"] + ids, env=self.env(), timeout=300)
         return len(ids)
+
+
+def _permission_denied(exc: BaseException) -> bool:
+    """True if this error (or one it wraps) is a refused connection to the socket for lack of permission."""
+    seen = 0
+    while exc is not None and seen < 6:
+        if isinstance(exc, PermissionError) or "Permission denied" in str(exc):
+            return True
+        exc = exc.__cause__ or exc.__context__ or (exc.args[0] if exc.args and isinstance(exc.args[0],
+                                                                                             BaseException) else None)
+        seen += 1
+    return False
+
+
+def docker_permission_reason(socket: str = "/var/run/docker.sock") -> str:
+    """Spanish: Docker answers only root and the docker group, and what an administrator can do."""
+    import getpass
+
+    user = getpass.getuser()
+    return (f"el daemon de Docker está, pero «{user}» no tiene permiso para usar su socket ({socket}): "
+            "solo root y el grupo «docker» pueden. Un administrador puede añadirte con "
+            f"«sudo usermod -aG docker {user}» (y vuelves a iniciar sesión); ojo, ese grupo equivale a "
+            "ser root en la máquina.")
+
+
+def podman_mode(data: dict) -> dict:
+    """Rootful or rootless, and what that changes, from `podman info --format json`.
+
+    Without root Podman runs in a user namespace: its network goes through a user-space TCP/IP stack
+    (slirp4netns, or pasta from Podman 5 on) instead of a bridge, and its storage is the user's own
+    (vfs, fuse-overlayfs, or the kernel's overlay inside a user namespace)."""
+    host, store = data.get("host") or {}, data.get("store") or {}
+    rootless = bool((host.get("security") or {}).get("rootless"))
+    major = str((data.get("version") or {}).get("Version") or "0").split(".")[0]
+    if not rootless:
+        network = host.get("networkBackend") or "cni"
+    elif (host.get("pasta") or {}).get("executable") and major.isdigit() and int(major) >= 5:
+        network = "pasta"
+    elif (host.get("slirp4netns") or {}).get("executable"):
+        network = "slirp4netns"
+    else:
+        network = "desconocida"
+    driver = store.get("graphDriverName") or "?"
+    options = store.get("graphOptions") or {}
+    status = store.get("graphStatus") or {}
+    if driver == "overlay":
+        mount_program = next((str(v.get("Executable", v) if isinstance(v, dict) else v)
+                              for k, v in options.items() if "mount_program" in k), "")
+        if "fuse-overlayfs" in mount_program:
+            storage = "overlay con fuse-overlayfs"
+        elif rootless:
+            storage = "overlay nativo del kernel (en un espacio de usuarios)"
+        else:
+            storage = "overlay nativo del kernel"
+    elif driver == "vfs":
+        storage = "vfs (copia completa de la imagen por contenedor)"
+    else:
+        storage = driver
+    return {"rootless": rootless, "network_backend": network,
+            "network_stack": host.get("networkBackend"), "storage": storage,
+            "storage_backing": status.get("Backing Filesystem")}
 
 
 def _runtime_version(runtime: str | None) -> str | None:
@@ -396,7 +891,7 @@ def _runtime_version(runtime: str | None) -> str | None:
 _FACTORIES = {"bare": BareMetal, "docker": Docker, "podman": Podman}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def get_engine(name: str) -> Engine:
     """One shared adapter per engine name ("bare", "docker", "podman")."""
     return _FACTORIES[name]()
@@ -416,3 +911,48 @@ def cleanup_all(run_id: str | None, engines: Sequence[str] = CONTAINER_ENGINES) 
         except Exception:  # noqa: BLE001 - clean-up must not mask the original error
             removed[name] = -1
     return removed
+
+
+def reap_orphans(engines: Sequence[str] = CONTAINER_ENGINES, log=None) -> dict[str, dict]:
+    """Remove the course containers whose run is gone (see orphan_reason), on every available engine.
+
+    Returns {run_id: {"engine": name, "removed": n, "reason": Spanish}} and logs one Spanish line per
+    run. A container of a run that is still alive (in another kernel or terminal) is never touched.
+    Never raises: an engine that does not answer is skipped."""
+    reaped: dict[str, dict] = {}
+    for name in engines:
+        engine = get_engine(name)
+        try:
+            if not engine.available:
+                continue
+            by_run: dict[str, tuple[list[str], str]] = {}
+            now = time.time()
+            for cid, labels, created in engine.course_containers():
+                why = orphan_reason(labels, created=_unix_time(created), now=now)
+                if why:
+                    run = labels.get(LABEL_RUN) or "(sin corrida)"
+                    ids, _ = by_run.get(run, ([], why))
+                    by_run[run] = (ids + [cid], why)
+            for run, (ids, why) in by_run.items():
+                removed = engine.remove_ids(ids)
+                reaped[f"{name}:{run}"] = {"engine": name, "run": run, "removed": removed, "reason": why}
+                if log:
+                    noun = "contenedor huérfano" if removed == 1 else "contenedores huérfanos"
+                    log(f"Eliminé {removed} {noun} de {engine.display} de la corrida {run}: {why}.")
+        except Exception:  # noqa: BLE001 - reaping must never stop a run or the set-up
+            continue
+    return reaped
+
+
+def _unix_time(created) -> float | None:
+    """Docker gives seconds since the epoch; Podman's JSON a number or an ISO date."""
+    if isinstance(created, (int, float)):
+        return float(created)
+    if isinstance(created, str):
+        import datetime as _dt
+
+        try:
+            return _dt.datetime.fromisoformat(created.replace("Z", "+00:00")[:26]).timestamp()
+        except ValueError:
+            return None
+    return None

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import shutil
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -54,11 +56,23 @@ def check_engines() -> list[Check]:
             continue
         info = engine.info()
         detail = (f"versión {info.get('server_version')}, runtime {info.get('runtime')}, "
-                  f"almacenamiento {info.get('storage_driver')}, cgroups {info.get('cgroup_version')}")
+                  f"almacenamiento {info.get('storage') or info.get('storage_driver')}, "
+                  f"red {info.get('network_backend') or '?'}, cgroups {info.get('cgroup_version')}")
+        if info.get("rootless"):
+            detail += "; corre sin root, dentro de un espacio de usuarios"
         if engine.workarounds():
             detail += " (con el arreglo de containers.conf para este kernel)"
         out.append(Check(True, f"motor {engine.display}", detail))
     return out
+
+
+def check_user() -> list[Check]:
+    """Who runs the course: root, or a user (in the docker group or not)."""
+    if system.is_root():
+        return [Check(True, "usuario", "root: el curso entero está a tu alcance")]
+    user = system.user_name()
+    groups = "en el grupo «docker»" if system.in_group("docker") else "fuera del grupo «docker»"
+    return [Check(True, "usuario", f"«{user}», sin root ({groups}): mira abajo qué partes del curso tienes")]
 
 
 def check_images() -> list[Check]:
@@ -100,5 +114,112 @@ def check_probes(directory: Path = PROBES_DIR) -> list[Check]:
     return out
 
 
+def check_leftovers() -> list[Check]:
+    """Containers left by runs that died (a killed kernel, a lost engine): removed now, and said."""
+    present = [n for n in engines.CONTAINER_ENGINES if engines.get_engine(n).available]
+    if not present:
+        return []
+    reaped = engines.reap_orphans(present)
+    if not reaped:
+        return [Check(True, "contenedores abandonados", "ninguno")]
+    total = sum(r["removed"] for r in reaped.values())
+    runs = ", ".join(f"{r['run']} ({engines.DISPLAY[r['engine']]}: {r['reason']})" for r in reaped.values())
+    noun = "contenedor abandonado" if total == 1 else "contenedores abandonados"
+    return [Check(True, "contenedores abandonados", f"eliminé {total} {noun} de corridas que ya no viven: {runs}")]
+
+
 def all_checks() -> list[Check]:
-    return check_packages() + check_engines() + check_images() + check_cgroups() + check_probes()
+    return (check_user() + check_packages() + check_engines() + check_images() + check_leftovers() + check_cgroups()
+            + check_probes())
+
+
+# ---------------------------------------------------------------- what a user without root gets
+@dataclass
+class Part:
+    """One part of the course: does this user get it, why not, and what an administrator would run."""
+
+    part: str
+    ok: bool
+    detail: str
+    admin: str = ""
+
+
+def _docker_part() -> Part:
+    engine = engines.get_engine("docker")
+    ok, why = engine.availability()
+    if ok:
+        how = "como root" if system.is_root() else "por el grupo «docker» (equivale a root)"
+        return Part("Docker", True, f"disponible {how}")
+    user = system.user_name()
+    if not shutil.which("docker"):
+        admin = "sudo apt-get install docker.io && sudo make setup"
+    elif Path("/var/run/docker.sock").is_socket() and not system.is_root():
+        admin = f"sudo usermod -aG docker {user}"
+    else:
+        admin = "sudo make setup   (arranca dockerd)"
+    return Part("Docker", False, why or "no disponible", admin)
+
+
+def _podman_part() -> Part:
+    engine = engines.get_engine("podman")
+    ok, why = engine.availability()
+    if not ok:
+        return Part("Podman", False, why or "no disponible", "sudo apt-get install podman uidmap slirp4netns")
+    if not engine.rootless:
+        return Part("Podman", True, "disponible como root")
+    info = engine.info()
+    detail = f"sin root: red {info.get('network_backend')}, almacenamiento {info.get('storage')}"
+    user = system.user_name()
+    if not (images._subid_range(Path("/etc/subuid"), user, os.getuid())
+            and images._subid_range(Path("/etc/subgid"), user, os.getuid())):
+        return Part("Podman", True, detail + "; sin UID subordinados solo puede mapear tu propio usuario",
+                    system.subid_command(user))
+    return Part("Podman", True, detail)
+
+
+def _image_part() -> Part:
+    for name in engines.CONTAINER_ENGINES:
+        engine = engines.get_engine(name)
+        info = images.resolve("ubuntu", engine) if engine.available else None
+        if info:
+            return Part("imagen «ubuntu» (Debian minbase)", True, f"lista en {engine.display} ({info['name']})")
+    why = images.standin_reason("ubuntu")
+    if why is None:
+        how = "con mmdebstrap" + ("" if system.is_root() else " --mode=unshare, sin root")
+        return Part("imagen «ubuntu» (Debian minbase)", True, f"se construye {how} si no está ya")
+    admin = "sudo apt-get install mmdebstrap uidmap" if "apt-get" in why or "mmdebstrap" in why else ""
+    if "subordinados" in why:
+        admin = system.subid_command()
+    return Part("imagen «ubuntu» (Debian minbase)", False, why, admin)
+
+
+def root_only_parts() -> list[Part]:
+    """Every arm an experiment declares as root-only (NEEDS_ROOT = {key: what}), from the registry."""
+    from . import experiments
+
+    out = []
+    for module in experiments.all_experiments():
+        for what in getattr(module, "NEEDS_ROOT", {}).values():
+            label = f"{module.NOTEBOOK}: {what}"
+            if system.is_root():
+                out.append(Part(label, True, "eres root"))
+            else:
+                out.append(Part(label, False, system.needs_root_reason(what),
+                                "sudo make course   (o correr ese cuaderno como root)"))
+    return out
+
+
+def course_parts() -> list[Part]:
+    """Which parts of the course this user gets, and for each missing one the administrator's command."""
+    parts = [Part("bare metal y datos de referencia", True, "funcionan siempre, con o sin root")]
+    parts += [_docker_part(), _podman_part(), _image_part()]
+    try:
+        parts += root_only_parts()
+    except Exception as exc:  # noqa: BLE001 - the report must never break notebook 00
+        parts.append(Part("partes que necesitan root", False, f"no pude leerlas ({type(exc).__name__})"))
+    return parts
+
+
+def admin_commands(parts: list[Part]) -> list[str]:
+    """The distinct commands an administrator would run, in order."""
+    return list(dict.fromkeys(p.admin for p in parts if p.admin))

@@ -7,19 +7,26 @@ role and engine we use, in order:
 3. the official image pulled from a registry (fails at once when none is reachable);
 4. a stand-in built now and imported into the engine:
    - alpine role: a root filesystem with Debian's busybox-static and its applet links (~2 MB);
-   - ubuntu role: `debootstrap --variant=minbase bookworm` (~200 MB, about 40 s).
+   - ubuntu role: `mmdebstrap --variant=minbase bookworm` (~170 MB, 15 s to 2 min), as root or, for a user
+     without root, in a user namespace (--mode=unshare). Where neither can run, the role is skipped
+     with a Spanish line and the course goes on with the other role.
 
 Results always record the real image used (name, ID, size, origin), never the role's name alone.
 """
 from __future__ import annotations
 
+import io
+import os
 import shutil
 import subprocess
+import sys
 import tarfile
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
+from . import system
 from .engines import CACHE_DIR, Engine, get_engine
 from .errors import ErrorDelCurso
 
@@ -86,64 +93,171 @@ def busybox_binary() -> Path | None:
     return None
 
 
-def rootfs_dir(role: str) -> Path:
-    return IMAGES_CACHE / role / "rootfs"
+def standin_tar(role: str) -> Path:
+    """Where the stand-in root filesystem of `role` is cached, as a tarball ready to import."""
+    return IMAGES_CACHE / role / "rootfs.tar"
 
 
-def build_rootfs(role: str, log: Callable[[str], None] = print) -> Path:
-    """Build (once) the stand-in root filesystem of `role`; return its directory."""
-    target = rootfs_dir(role)
-    done = target.parent / "rootfs.ok"
-    if done.exists() and target.is_dir():
-        return target
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
-    if role == "alpine":
-        busybox = busybox_binary()
-        if busybox is None:
-            raise ErrorDelCurso("No encuentro busybox estático: instala el paquete Debian «busybox-static».")
-        for sub in ("bin", "tmp", "etc", "proc", "sys", "dev", "root", "var/tmp"):
-            (target / sub).mkdir(parents=True, exist_ok=True)
-        shutil.copy2(busybox, target / "bin" / "busybox")
-        applets = _run([str(busybox), "--list"]).stdout.split()
+def _subid_range(path: Path, user: str, uid: int) -> bool:
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return False
+    for line in lines:
+        fields = line.strip().split(":")
+        if len(fields) == 3 and fields[0] in (user, str(uid)) and fields[2].isdigit() and int(fields[2]) >= 65536:
+            return True
+    return False
+
+
+def rootfs_builder_reason() -> str | None:
+    """Why `build_rootfs_tar` cannot run for this user here (one Spanish sentence), or None if it can.
+
+    As root mmdebstrap builds directly; without root it uses --mode=unshare, which needs newuidmap and
+    newgidmap (Debian package uidmap) and a range of 65536 subordinate ids in /etc/subuid and /etc/subgid.
+    """
+    if not sys.platform.startswith("linux"):
+        return "construir una imagen Debian con mmdebstrap solo funciona en Linux."
+    if _tool("mmdebstrap") is None:
+        return ("no está mmdebstrap (paquete Debian «mmdebstrap»; un administrador puede instalarlo con "
+                "«sudo apt-get install mmdebstrap»).")
+    if system.is_root():
+        return None
+    if not (_tool("newuidmap") and _tool("newgidmap")):
+        return ("sin root, mmdebstrap necesita newuidmap y newgidmap (paquete «uidmap»; un administrador "
+                "puede instalarlo con «sudo apt-get install uidmap»).")
+    user, uid = system.user_name(), os.getuid()
+    if not (_subid_range(Path("/etc/subuid"), user, uid) and _subid_range(Path("/etc/subgid"), user, uid)):
+        return (f"sin root, mmdebstrap necesita un rango de 65536 UID y GID subordinados para «{user}» en "
+                f"/etc/subuid y /etc/subgid (un administrador: {system.subid_command(user)}).")
+    return None
+
+
+def build_rootfs_tar(dest: Path | str, *, include: Sequence[str] = (), variant: str = "minbase",
+                     suite: str = "bookworm", log: Callable[[str], None] = print,
+                     timeout: float = 900) -> Path:
+    """Build a Debian root filesystem as a tarball at `dest` with mmdebstrap, with or without root.
+
+    One builder for everybody: as root mmdebstrap works directly; without root it runs in a user
+    namespace (--mode=unshare), so a student without root gets the same image. `include` adds Debian
+    packages (the nesting experiment's level-2 image adds podman, runc...). The tarball is written
+    under a temporary name and renamed at the end, so a half-built one is never mistaken for a good one.
+    Raises ErrorDelCurso (Spanish) if it cannot be built here; `rootfs_builder_reason()` says why first.
+    """
+    reason = rootfs_builder_reason()
+    if reason:
+        raise ErrorDelCurso(f"No puedo construir la imagen Debian: {reason}")
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    partial = dest.with_name(dest.name + ".parcial.tar")
+    mode = "root" if system.is_root() else "unshare"
+    argv = [_tool("mmdebstrap"), f"--mode={mode}", f"--variant={variant}", "--quiet"]
+    if include:
+        argv.append("--include=" + ",".join(include))
+    argv += [suite, str(partial)]
+    extra = f" con {', '.join(include)}" if include else ""
+    log(f"    mmdebstrap --mode={mode} --variant={variant} {suite}{extra} (entre 15 s y 2 min la primera vez)…")
+    try:
+        result = _run(argv, timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        partial.unlink(missing_ok=True)
+        raise ErrorDelCurso(f"mmdebstrap no terminó en {timeout:.0f} s (¿se alcanza el mirror de Debian?).") from None
+    if result.returncode != 0 or not partial.is_file():
+        partial.unlink(missing_ok=True)
+        raise ErrorDelCurso(f"mmdebstrap falló: {(result.stderr or result.stdout).strip()[-400:]}")
+    partial.replace(dest)
+    return dest
+
+
+def _busybox_tar(dest: Path) -> Path:
+    """The "alpine" stand-in: busybox-static and its applet links, written straight into a tarball
+    (every file owned by root inside the image, whoever builds it)."""
+    busybox = busybox_binary()
+    if busybox is None:
+        raise ErrorDelCurso("No encuentro busybox estático: instala el paquete Debian «busybox-static».")
+    applets = [a for a in _run([str(busybox), "--list"]).stdout.split() if a != "busybox"]
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    partial = dest.with_name(dest.name + ".parcial.tar")
+
+    def entry(name: str, kind: bytes = tarfile.DIRTYPE, mode: int = 0o755, **kw) -> tarfile.TarInfo:
+        info = tarfile.TarInfo(name)
+        info.type, info.mode, info.uid, info.gid, info.uname, info.gname = kind, mode, 0, 0, "root", "root"
+        info.mtime = int(time.time())
+        for key, value in kw.items():
+            setattr(info, key, value)
+        return info
+
+    with tarfile.open(partial, "w") as tar:
+        for sub in ("bin", "etc", "proc", "sys", "dev", "root", "var", "var/tmp"):
+            tar.addfile(entry(sub))
+        tar.addfile(entry("tmp", mode=0o1777))
+        data = busybox.read_bytes()
+        tar.addfile(entry("bin/busybox", tarfile.REGTYPE, size=len(data)), io.BytesIO(data))
         for applet in applets:
-            if applet != "busybox":
-                (target / "bin" / applet).symlink_to("busybox")
-        (target / "etc" / "passwd").write_text("root:x:0:0:root:/root:/bin/sh\n")
-        (target / "etc" / "group").write_text("root:x:0:\n")
-        (target / "tmp").chmod(0o1777)
-    elif role == "ubuntu":
-        debootstrap = _tool("debootstrap")
-        if debootstrap is None:
-            raise ErrorDelCurso("No encuentro debootstrap: instala el paquete Debian «debootstrap».")
-        log("    debootstrap --variant=minbase bookworm (unos 40 s la primera vez)…")
-        result = _run([debootstrap, "--variant=minbase", "bookworm", str(target)])
-        if result.returncode != 0:
-            shutil.rmtree(target, ignore_errors=True)
-            raise ErrorDelCurso(f"debootstrap falló: {(result.stderr or result.stdout)[-400:]}")
-        _run(["rm", "-rf", str(target / "var/cache/apt/archives"), str(target / "var/lib/apt/lists")])
-    else:
-        raise KeyError(role)
-    done.write_text("ok\n")
-    return target
+            tar.addfile(entry(f"bin/{applet}", tarfile.SYMTYPE, mode=0o777, linkname="busybox"))
+        for name, text in (("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n"), ("etc/group", "root:x:0:\n")):
+            raw = text.encode()
+            tar.addfile(entry(name, tarfile.REGTYPE, mode=0o644, size=len(raw)), io.BytesIO(raw))
+    partial.replace(dest)
+    return dest
+
+
+def standin_reason(role: str) -> str | None:
+    """Why the stand-in of `role` cannot be built here (Spanish), or None."""
+    if standin_tar(role).is_file():
+        return None
+    if role == "alpine":
+        return None if busybox_binary() else "no encuentro busybox estático (paquete Debian «busybox-static»)."
+    return rootfs_builder_reason()
+
+
+def missing_hint(roles: Sequence[str]) -> str:
+    """What to do about missing image roles, in Spanish: why they cannot be built here, or make setup."""
+    for role in roles:
+        why = standin_reason(role)
+        if why:
+            return f"no se puede construir aquí: {why.rstrip('.')}"
+    return "ejecuta «make setup» para prepararlas"
+
+
+def build_standin(role: str, log: Callable[[str], None] = print) -> Path:
+    """Build (once) the stand-in tarball of `role`; return its path."""
+    dest = standin_tar(role)
+    if dest.is_file():
+        return dest
+    if role == "alpine":
+        return _busybox_tar(dest)
+    if role == "ubuntu":
+        return build_rootfs_tar(dest, variant="minbase", suite="bookworm", log=log)
+    raise KeyError(role)
 
 
 def _import(engine: Engine, role: str, tag: str, log: Callable[[str], None]) -> None:
-    source = build_rootfs(role, log)
+    source = build_standin(role, log)
     log(f"    importando {tag} en {engine.display}…")
-    tar = subprocess.Popen(["tar", "-C", str(source), "--numeric-owner", "-c", "."], stdout=subprocess.PIPE)
-    result = subprocess.run([engine.name, "import", "--change", 'CMD ["/bin/sh"]', "-", tag],
-                            stdin=tar.stdout, capture_output=True, text=True, env=engine.env())
-    tar.stdout.close()
-    tar.wait()
+    result = _run([engine.name, "import", "--change", 'CMD ["/bin/sh"]', str(source), tag],
+                  env=engine.env(), timeout=600)
     if result.returncode != 0:
         raise ErrorDelCurso(f"{engine.display} no pudo importar {tag}: {result.stderr.strip()[-300:]}")
 
 
+def _pull(engine: Engine, role: str) -> dict | None:
+    for ref in ROLES[role].official:
+        try:
+            pulled = _run([engine.name, "pull", "-q", ref], env=engine.env(), timeout=120)
+        except subprocess.TimeoutExpired:
+            return None
+        if pulled.returncode == 0:
+            return resolve(role, engine)
+    return None
+
+
 def ensure(roles: Sequence[str] = ROLE_NAMES, engines: Sequence[str] = ("docker", "podman"),
            log: Callable[[str], None] = print, try_pull: bool = True) -> dict[str, dict[str, dict]]:
-    """Make every role available in every available engine. Returns {engine: {role: image info}}."""
+    """Make every role available in every available engine. Returns {engine: {role: image info}}.
+
+    A role whose stand-in cannot be built here (no mmdebstrap, no subordinate ids without root...) is
+    left out with one Spanish line: the experiments then skip that image and run with the other one."""
     out: dict[str, dict[str, dict]] = {}
     for engine_name in engines:
         engine = get_engine(engine_name)
@@ -152,19 +266,22 @@ def ensure(roles: Sequence[str] = ROLE_NAMES, engines: Sequence[str] = ("docker"
             continue
         out[engine_name] = {}
         for role in roles:
-            info = resolve(role, engine)
-            if info is None and try_pull:
-                for ref in ROLES[role].official:
-                    pulled = _run([engine.name, "pull", "-q", ref], env=engine.env(), timeout=120)
-                    if pulled.returncode == 0:
-                        info = resolve(role, engine)
-                        break
+            info = resolve(role, engine) or (_pull(engine, role) if try_pull else None)
             if info is None:
+                why = standin_reason(role)
+                if why:
+                    log(f"[AVISO] {engine.display}: se omite la imagen «{role}»: {why}")
+                    continue
                 log(f"  {engine.display}: no hay imagen «{role}» ni registro alcanzable; construyo un sustituto local.")
-                _import(engine, role, ROLES[role].standin, log)
+                try:
+                    _import(engine, role, ROLES[role].standin, log)
+                except ErrorDelCurso as exc:
+                    log(f"[AVISO] {engine.display}: se omite la imagen «{role}»: {exc}")
+                    continue
                 info = resolve(role, engine)
             if info is None:
-                raise ErrorDelCurso(f"No pude preparar la imagen «{role}» en {engine.display}.")
+                log(f"[AVISO] {engine.display}: se omite la imagen «{role}»: importada, pero el motor no la encuentra.")
+                continue
             out[engine_name][role] = info
             log(f"[ OK ] {engine.display}: {role} -> {info['name']} ({info['origin']}, "
                 f"{(info['size_bytes'] or 0) / 1e6:.1f} MB)")

@@ -12,13 +12,16 @@ from __future__ import annotations
 import os
 import signal
 import tempfile
+import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .errors import ComandoFallido
+from .errors import ComandoFallido, summarize_engine_error
+
+COMMAND_TIMEOUT = 600.0  # seconds: no measured command may wait forever (a hung engine)
 
 QUANTILE_METHOD = "linear"  # numpy default; Hyndman & Fan type 7
 BOOTSTRAP_RESAMPLES = 2000
@@ -26,12 +29,14 @@ BOOTSTRAP_SEED = 20261122
 
 
 # ---------------------------------------------------------------- timing
-def spawn_and_wait(argv: Sequence[str], env: dict | None = None, *, keep_stderr: bool = False
-                   ) -> tuple[int, int, str]:
+def spawn_and_wait(argv: Sequence[str], env: dict | None = None, *, keep_stderr: bool = False,
+                   timeout: float | None = COMMAND_TIMEOUT) -> tuple[int, int, str]:
     """Run argv, return (elapsed_ns, exit_code, stderr_text). stdout goes to /dev/null.
 
     The clock starts right before the spawn and stops right after the child is reaped. stderr is
-    returned on failure, or always with keep_stderr=True (for probes that report on stderr).
+    returned on failure, or always with keep_stderr=True (for probes that report on stderr). A child
+    still running after `timeout` seconds is stopped (SIGTERM, then SIGKILL) and ComandoFallido is
+    raised: a hung engine never blocks a notebook forever.
     """
     devnull = os.open(os.devnull, os.O_WRONLY)
     err = tempfile.TemporaryFile()
@@ -44,13 +49,20 @@ def spawn_and_wait(argv: Sequence[str], env: dict | None = None, *, keep_stderr:
         environment = dict(os.environ if env is None else env)
         start = time.perf_counter_ns()
         pid = os.posix_spawnp(argv[0], list(argv), environment, file_actions=actions)
+        watchdog = _Watchdog(pid, timeout) if timeout else None
         try:
             _, status = os.waitpid(pid, 0)
         except BaseException:
             # Interrupted (Ctrl-C): do not leave the child behind.
             stop_child(pid)
             raise
+        finally:
+            if watchdog:
+                watchdog.cancel()
         elapsed = time.perf_counter_ns() - start
+        if watchdog and watchdog.fired:
+            raise ComandoFallido(f"«{' '.join(argv)[:120]}» no terminó en {timeout:.0f} s y lo detuve: "
+                                 "el motor parece colgado.", detail=f"timeout after {timeout} s")
         code = os.waitstatus_to_exitcode(status)
         stderr = ""
         if code != 0 or keep_stderr:
@@ -79,13 +91,40 @@ def stop_child(pid: int, grace: float = 2.0) -> None:
         pass
 
 
+class _Watchdog:
+    """Stops a child that outlives its timeout (SIGTERM, then SIGKILL 2 s later) from a timer thread;
+    the waiting thread then reaps it as usual."""
+
+    def __init__(self, pid: int, timeout: float):
+        self.pid, self.fired = pid, False
+        self._timer = threading.Timer(timeout, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self) -> None:
+        self.fired = True
+        for sig, pause in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 0)):
+            try:
+                os.kill(self.pid, sig)
+            except ProcessLookupError:
+                return
+            time.sleep(pause)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def command_failed(argv: Sequence[str], code: int, stderr: str) -> ComandoFallido:
+    """The Spanish error for a command that exited non-zero; the engine's own words go to `detail`."""
+    return ComandoFallido(f"«{' '.join(argv)[:120]}» terminó con código {code}: "
+                          f"{summarize_engine_error(stderr)}.", detail=(stderr or "")[-2000:])
+
+
 def time_command(argv: Sequence[str], env: dict | None = None) -> float:
     """Elapsed milliseconds of one run of argv; raises ComandoFallido on a non-zero exit."""
     elapsed, code, stderr = spawn_and_wait(argv, env)
     if code != 0:
-        raise ComandoFallido(
-            f"El comando «{' '.join(argv)}» terminó con código {code}: {stderr[-500:] or '(sin mensaje)'}"
-        )
+        raise command_failed(argv, code, stderr)
     return elapsed / 1e6
 
 
@@ -164,6 +203,35 @@ def bootstrap_ratio_ci(numerator, denominator, *, level: float = 0.95,
     return ratio, float(lo), float(hi)
 
 
+def bootstrap_medians_ci(fn: Callable[..., float], *samples, level: float = 0.95,
+                         resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+                         ) -> tuple[float, float, float]:
+    """Any figure computed from the medians of several independent samples (a difference of two
+    medians, a share such as (a - b) / a), with a percentile-bootstrap interval: each sample is
+    resampled on its own, `fn(*medians)` is computed for every resample. Returns (value, low, high);
+    NaN where a sample is empty or fn is undefined."""
+    arrays = [_values(s) for s in samples]
+    nan = float("nan")
+    if not arrays or any(a.size == 0 for a in arrays):
+        return nan, nan, nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = float(fn(*[np.median(a) for a in arrays]))
+        rng = np.random.default_rng(seed)
+        medians = [np.median(rng.choice(a, size=(resamples, a.size), replace=True), axis=1) for a in arrays]
+        stats = np.asarray(fn(*medians), dtype=float)
+    stats = stats[np.isfinite(stats)]
+    if stats.size == 0 or not np.isfinite(value):
+        return value, nan, nan
+    alpha = (1 - level) / 2
+    lo, hi = np.quantile(stats, [alpha, 1 - alpha])
+    return value, float(lo), float(hi)
+
+
+def bootstrap_diff_ci(a, b, **kw) -> tuple[float, float, float]:
+    """median(a) - median(b) with a percentile-bootstrap interval (independent samples)."""
+    return bootstrap_medians_ci(lambda x, y: x - y, a, b, **kw)
+
+
 @dataclass(frozen=True)
 class Summary:
     n: int
@@ -187,3 +255,32 @@ def summarize(values) -> Summary:
 
 def interval_contains(low: float, high: float, value: float) -> bool:
     return bool(low <= value <= high)
+
+
+def intervals_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """True when the closed intervals a and b share at least one point."""
+    return bool(max(a[0], b[0]) <= min(a[1], b[1]))
+
+
+UNSTABLE_SPREAD = 0.5  # IQR / median above this: the measurement is too spread out to summarise
+
+
+def unstable(values, *, threshold: float = UNSTABLE_SPREAD) -> bool:
+    """True when the spread dwarfs the median (IQR / median > threshold, or two clusters far apart:
+    max / min > 4 with a quarter of the values in each half). Such a measurement is flagged
+    «medición inestable: repite» and kept out of summaries and closing tables."""
+    arr = _values(values)
+    if arr.size < 3:
+        return False
+    median = float(np.median(arr))
+    if median <= 0:
+        return False
+    q1, q3 = iqr(arr)
+    if (q3 - q1) / median > threshold:
+        return True
+    lo, hi = float(arr.min()), float(arr.max())
+    if lo > 0 and hi / lo > 4:
+        mid = (lo * hi) ** 0.5
+        low_share = float(np.mean(arr < mid))
+        return 0.25 <= low_share <= 0.75
+    return False

@@ -1,12 +1,13 @@
 """Set up the engines and images this machine can have. Run by `make setup` (python -m helpers.provision).
 
 - Root on an apt system with an engine missing: install Debian's docker.io and podman (plus the
-  tools the course uses: debootstrap, busybox-static, hyperfine).
+  tools the course uses: mmdebstrap, uidmap, slirp4netns, busybox-static, hyperfine).
 - No Docker daemon answering: start dockerd in the background and wait for it.
 - Podman: probe whether this host needs the containers.conf workaround; apply it only then.
 - Images: make the "alpine" and "ubuntu" roles available in each engine (see helpers.images).
 Where an engine cannot be had (not root, no apt, macOS) it prints one Spanish line and goes on:
-bare metal plus reference data always work.
+bare metal plus reference data always work. Every step that needs root says so in one Spanish line
+(with the command an administrator would run) and steps aside; set-up always exits 0.
 """
 from __future__ import annotations
 
@@ -18,13 +19,15 @@ import sys
 import time
 from pathlib import Path
 
-from . import engines, images
+from . import engines, images, probes, system
 
 APT_PACKAGES = {
     # command -> Debian package
     "dockerd": "docker.io",
     "podman": "podman",
-    "debootstrap": "debootstrap",
+    "mmdebstrap": "mmdebstrap",     # the "ubuntu" stand-in, with or without root (helpers.images)
+    "newuidmap": "uidmap",          # rootless Podman and mmdebstrap --mode=unshare
+    "slirp4netns": "slirp4netns",   # rootless Podman's network
     "busybox": "busybox-static",
     "hyperfine": "hyperfine",
     "file": "file",
@@ -45,18 +48,35 @@ def can_apt() -> bool:
     return sys.platform.startswith("linux") and os.geteuid() == 0 and shutil.which("apt-get") is not None
 
 
+def package_installed(package: str) -> bool:
+    if not shutil.which("dpkg-query"):
+        return False
+    result = subprocess.run(["dpkg-query", "-W", "-f=${Status}", package], capture_output=True, text=True)
+    return result.returncode == 0 and "install ok installed" in result.stdout
+
+
+def experiment_packages() -> list[str]:
+    """Debian packages the registered experiments declare (DEBIAN_PACKAGES), not yet installed."""
+    from . import experiments
+
+    wanted = {pkg for module in experiments.all_experiments() for pkg in getattr(module, "DEBIAN_PACKAGES", ())}
+    return sorted(pkg for pkg in wanted if not package_installed(pkg))
+
+
 def install_missing() -> list[str]:
-    missing = sorted({pkg for cmd, pkg in APT_PACKAGES.items() if not _have(cmd)})
+    missing = sorted({pkg for cmd, pkg in APT_PACKAGES.items() if not _have(cmd)} | set(experiment_packages()))
     if cmd_static_busybox_missing():
         missing.append("busybox-static")
     missing = sorted(set(missing))
     if not missing:
         return []
     if not can_apt():
-        why = "no eres root" if sys.platform.startswith("linux") and shutil.which("apt-get") else \
-              "este sistema no usa apt"
-        say(f"[AVISO] Faltan {', '.join(missing)} y no puedo instalarlos ({why}); sigo con lo que hay: "
-            "bare metal y datos de referencia.")
+        if sys.platform.startswith("linux") and shutil.which("apt-get"):
+            say(f"[AVISO] Faltan {', '.join(missing)} e instalarlos necesita root; sigo con lo que hay. "
+                f"Un administrador puede instalarlos con «sudo apt-get install {' '.join(missing)}».")
+        else:
+            say(f"[AVISO] Faltan {', '.join(missing)} y este sistema no usa apt; sigo con lo que hay: "
+                "bare metal y datos de referencia.")
         return []
     say(f"Instalando con apt: {', '.join(missing)} (unos 30 s)…")
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
@@ -75,7 +95,14 @@ def cmd_static_busybox_missing() -> bool:
 def docker_answers() -> bool:
     if not shutil.which("docker"):
         return False
-    return subprocess.run(["docker", "info"], capture_output=True, timeout=30).returncode == 0
+    try:
+        return subprocess.run(["docker", "info"], capture_output=True, timeout=30).returncode == 0
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def docker_socket_exists() -> bool:
+    return Path("/var/run/docker.sock").is_socket()
 
 
 def start_dockerd(timeout: float = 60) -> bool:
@@ -85,12 +112,18 @@ def start_dockerd(timeout: float = 60) -> bool:
     if dockerd is None:
         say("[AVISO] No hay daemon de Docker ni dockerd instalado: sigo sin Docker.")
         return False
-    if os.geteuid() != 0:
-        say("[AVISO] Docker no responde y solo root puede arrancar dockerd aquí: sigo sin Docker.")
+    if not system.is_root():
+        if docker_socket_exists():
+            return False  # a daemon runs, but not for this user: the engine check below says why
+        else:
+            say("[AVISO] Docker no responde y arrancar dockerd necesita root: sigo sin Docker. Un "
+                "administrador puede arrancarlo con «sudo make setup» (o «sudo systemctl start docker»).")
         return False
     say("Arrancando dockerd en segundo plano…")
     log = open(DOCKERD_LOG, "ab")
-    subprocess.Popen([dockerd], stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
+    from . import runtimes
+
+    subprocess.Popen([dockerd, *runtimes.dockerd_args()], stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if docker_answers():
@@ -101,23 +134,40 @@ def start_dockerd(timeout: float = 60) -> bool:
 
 
 def build_probes() -> None:
-    probes = Path(__file__).resolve().parent.parent / "probes"
-    if (probes / "Makefile").exists() and shutil.which("make") and shutil.which("cc"):
-        result = subprocess.run(["make", "-s", "-C", str(probes)], capture_output=True, text=True)
-        if result.returncode != 0:
-            say(f"[AVISO] No se pudieron compilar las sondas: {result.stderr.strip()[-300:]}")
-        else:
-            say("[ OK ] sondas compiladas en probes/bin/")
-    else:
-        say("[AVISO] No hay compilador de C: las sondas no se compilan.")
+    ok, message = probes.build(say)
+    say(f"[ OK ] {message}" if ok else f"[AVISO] No se pudieron compilar las sondas: {message}")
+
+
+def rootless_podman_check() -> None:
+    """Without root, Podman maps the container's users onto the user's subordinate ids: without a range
+    in /etc/subuid and /etc/subgid it can only map one user, and a Debian image fails to import."""
+    if system.is_root() or not shutil.which("podman"):
+        return
+    user = system.user_name()
+    if not (images._subid_range(Path("/etc/subuid"), user, os.getuid())
+            and images._subid_range(Path("/etc/subgid"), user, os.getuid())):
+        say(f"[AVISO] Podman sin root: «{user}» no tiene UID/GID subordinados en /etc/subuid y /etc/subgid; "
+            f"un administrador puede dárselos con «{system.subid_command(user)}».")
+
+
+def step(what: str, fn, *args, **kwargs):
+    """Run one set-up step; an unexpected failure is one Spanish line, never a traceback."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - set-up goes on with what it has
+        say(f"[AVISO] {what} falló ({type(exc).__name__}: {str(exc)[-300:]}); sigo con lo demás.")
+        return None
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Prepara motores, imágenes y sondas del curso.")
     parser.add_argument("--sin-imagenes", action="store_true", help="no preparar imágenes")
     args = parser.parse_args(argv)
-    install_missing()
-    start_dockerd()
+    if not system.is_root():
+        say(f"Preparando el curso como «{system.user_name()}», sin root: lo que necesita root lo digo y lo "
+            "salto; el resto funciona igual.")
+    step("La instalación de paquetes", install_missing)
+    step("El arranque de dockerd", start_dockerd)
     engines.reset_cache()
     available = []
     for name in engines.CONTAINER_ENGINES:
@@ -125,18 +175,47 @@ def main(argv=None) -> int:
         ok, why = engine.availability()
         if ok:
             available.append(name)
+            if engine.rootless:
+                info = engine.info()
+                say(f"[ OK ] {engine.display}: red {info.get('network_backend')}, almacenamiento "
+                    f"{info.get('storage')}.")
         else:
             say(f"[AVISO] {engine.display} no está disponible: {why} Sigo con lo demás.")
+    engines.reap_orphans(available, log=lambda line: say(f"[ OK ] {line}"))
+    if "podman" in available:
+        step("La revisión de Podman sin root", rootless_podman_check)
     if not args.sin_imagenes and available:
-        images.ensure(images.ROLE_NAMES, available, log=say)
+        step("La preparación de imágenes", images.ensure, images.ROLE_NAMES, available, log=say)
         if "podman" in available:
-            podman = engines.get_engine("podman")
-            probe_image = images.resolve("alpine", podman)
-            needed = podman.probe_workaround(probe_image["name"] if probe_image else None)
-            say("[ OK ] Podman: " + ("este host necesita el arreglo de containers.conf (aplicado)."
-                                     if needed else "funciona sin arreglos."))
-    build_probes()
+            step("La prueba del arreglo de Podman", podman_workaround)
+    step("La compilación de sondas", build_probes)
+    provision_experiments()
     return 0
+
+
+def podman_workaround() -> None:
+    podman = engines.get_engine("podman")
+    probe_image = images.resolve("alpine", podman)
+    needed = podman.probe_workaround(probe_image["name"] if probe_image else None)
+    say(f"[ OK ] {podman.display}: " + ("este host necesita el arreglo de containers.conf (aplicado)."
+                                        if needed else "funciona sin arreglos."))
+
+
+def provision_experiments() -> None:
+    """Each registered experiment's own provision(log) step (tools, images, kernels it builds once).
+    A failure is reported in one Spanish line and set-up goes on: that experiment will skip what it
+    lacks, saying why."""
+    from . import experiments
+
+    for module in experiments.all_experiments():
+        prepare = getattr(module, "provision", None)
+        if prepare is None:
+            continue
+        try:
+            prepare(say)
+        except Exception as exc:  # noqa: BLE001 - one experiment's set-up must not stop the others
+            say(f"[AVISO] {module.TITLE}: la preparación falló ({type(exc).__name__}: {exc}); "
+                "ese experimento omitirá lo que le falte.")
 
 
 if __name__ == "__main__":

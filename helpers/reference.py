@@ -1,4 +1,8 @@
-"""Bundled reference data (data/reference/*.csv): the seed documents' figures, tidy, with `source`."""
+"""Bundled reference data: the seed documents' figures, tidy, with `source`.
+
+An experiment's reference rows are every `data/reference/<experiment>*.csv` (found by name; one
+section per file in SOURCES.md), with the live-run columns plus `source`.
+"""
 from __future__ import annotations
 
 from pathlib import Path
@@ -9,29 +13,38 @@ from . import PROJECT_ROOT
 from .results import COLUMNS
 
 REFERENCE_DIR = PROJECT_ROOT / "data" / "reference"
-FILES = {
-    "arranque": "exp1_arranque.csv",
-    "escala": "exp2_escala.csv",
-    "ejecucion": "exp3_ejecucion.csv",
-}
 VERSIONS = {"seed000": {"docker": "28.4.0", "podman": "4.6.2", "kernel": "6.12"}}
 
 
-def available() -> list[str]:
-    return [exp for exp, name in FILES.items() if (REFERENCE_DIR / name).is_file()]
+def files(experiment: str, directory: Path | None = None) -> list[Path]:
+    """The reference files of one experiment: <experiment>.csv and <experiment>_*.csv."""
+    folder = directory or REFERENCE_DIR
+    return sorted(p for p in folder.glob(f"{experiment}*.csv")
+                  if p.stem == experiment or p.stem.startswith(f"{experiment}_"))
+
+
+def available(directory: Path | None = None) -> list[str]:
+    """Registered experiments that have reference data, in registry order."""
+    from . import experiments
+
+    return [name for name in experiments.names() if files(name, directory)]
 
 
 def load(experiment: str, directory: Path | None = None) -> pd.DataFrame:
     """Reference rows of one experiment, with the live-run columns plus `source`."""
-    if experiment not in FILES:
+    found = files(experiment, directory)
+    if not found:
         raise KeyError(f"No hay datos de referencia para el experimento «{experiment}». "
-                       f"Hay: {', '.join(FILES)}.")
-    path = (directory or REFERENCE_DIR) / FILES[experiment]
-    df = pd.read_csv(path, dtype={"image": str, "variant": str, "source": str})
+                       f"Hay: {', '.join(available(directory)) or 'ninguno'}.")
     expected = COLUMNS + ["source"]
-    missing = [c for c in expected if c not in df.columns]
-    if missing:
-        raise ValueError(f"{path}: faltan columnas {missing}")
+    frames = []
+    for path in found:
+        df = pd.read_csv(path, dtype={"image": str, "variant": str, "source": str})
+        missing = [c for c in expected if c not in df.columns]
+        if missing:
+            raise ValueError(f"{path}: faltan columnas {missing}")
+        frames.append(df[expected])
+    df = pd.concat(frames, ignore_index=True)
     df["image"] = df["image"].fillna("")
     df["variant"] = df["variant"].fillna("")
-    return df[expected]
+    return df

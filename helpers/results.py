@@ -11,9 +11,9 @@ import datetime as _dt
 import json
 import os
 import secrets
+import shutil
 import time
 from pathlib import Path
-from typing import Iterable
 
 import pandas as pd
 
@@ -24,6 +24,31 @@ STATUS_RUNNING = "running"
 STATUS_COMPLETE = "complete"
 STATUS_INTERRUPTED = "interrupted"
 STATUS_FAILED = "failed"
+STATUS_PARTIAL = "partial"  # finished, but an engine was lost on the way (meta["engines_lost"])
+MIN_FREE_MB = 50
+
+
+def check_writable(root: Path | str | None = None, min_free_mb: int = MIN_FREE_MB) -> Path:
+    """The results folder, if it can be written and has room; else ErrorDelCurso (Spanish), raised
+    before anything is launched."""
+    from .errors import ErrorDelCurso
+
+    base = Path(root) if root is not None else results_root()
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        probe = base / f".escritura-{os.getpid()}-{secrets.token_hex(3)}"
+        probe.write_bytes(b"ok")
+        probe.unlink()
+    except OSError as exc:
+        raise ErrorDelCurso(f"No puedo escribir en la carpeta de resultados {base} ({exc.strerror or exc}). "
+                            "Elige otra con la variable CURSO_RESULTADOS o corrige sus permisos; "
+                            "no se lanzó nada.") from None
+    free_mb = shutil.disk_usage(base).free / 2**20
+    if free_mb < min_free_mb:
+        raise ErrorDelCurso(f"Queda muy poco espacio en el disco de {base}: {free_mb:.0f} MiB libres, y una "
+                            f"corrida necesita al menos {min_free_mb} MiB. Libera espacio o usa otra carpeta "
+                            "(CURSO_RESULTADOS); no se lanzó nada.")
+    return base
 
 
 def results_root() -> Path:
@@ -70,6 +95,7 @@ class Run:
             "reason": None,
             "rows": 0,
         }
+        self.partial_reason: str | None = None  # set when an engine is lost: the run ends "partial"
         self._fh = open(self.raw_path, "w", newline="", encoding="utf-8")
         self._writer = csv.DictWriter(self._fh, fieldnames=COLUMNS)
         self._writer.writeheader()
@@ -85,6 +111,12 @@ class Run:
         self._fh.flush()
         os.fsync(self._fh.fileno())
         self.meta["rows"] += 1
+
+    def log_detail(self, text: str) -> None:
+        """The engines' own words (often English) go to the run's log file, not to the student."""
+        stamp = _iso(_utc_now())
+        with open(self.dir / "registro.log", "a", encoding="utf-8") as fh:
+            fh.write(f"{stamp} {text.rstrip()}\n")
 
     def update_meta(self, **fields) -> None:
         self.meta.update(fields)
@@ -105,16 +137,27 @@ class Run:
         return read_raw(self.raw_path)
 
     # -- context manager
-    def __enter__(self) -> "Run":
+    def __enter__(self) -> Run:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
+        from .errors import ErrorDelCurso
+
         if exc_type is None:
-            self.finish(STATUS_COMPLETE)
+            if self.partial_reason:
+                self.finish(STATUS_PARTIAL, self.partial_reason)
+            else:
+                self.finish(STATUS_COMPLETE)
         elif issubclass(exc_type, KeyboardInterrupt):
             self.finish(STATUS_INTERRUPTED, "interrumpido por el usuario (Ctrl-C)")
+        elif isinstance(exc, ErrorDelCurso):
+            if exc.detail:
+                self.meta["error_detail"] = exc.detail
+                self.log_detail(f"{exc_type.__name__}: {exc}\n{exc.detail}")
+            self.finish(STATUS_FAILED, str(exc))
         else:
-            self.finish(STATUS_FAILED, f"{exc_type.__name__}: {exc}")
+            self.log_detail(f"{exc_type.__name__}: {exc}")
+            self.finish(STATUS_FAILED, f"error interno del curso ({exc_type.__name__}: {exc})")
         return False
 
 

@@ -12,6 +12,60 @@ import psutil
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 
+def is_root() -> bool:
+    """True when this process runs as root (uid 0). The one check every root-only step uses."""
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def user_name() -> str:
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError):
+        return os.environ.get("USER") or os.environ.get("LOGNAME") or "usuario"
+
+
+def in_group(group: str) -> bool:
+    """True if this process carries `group` among its groups (as the docker socket checks)."""
+    try:
+        import grp
+
+        gid = grp.getgrnam(group).gr_gid
+    except (ImportError, KeyError):
+        return False
+    return gid in os.getgroups() or gid == os.getgid()
+
+
+def needs_root_reason(what: str) -> str | None:
+    """None as root; otherwise one Spanish sentence: «<what> necesita privilegios de root, y …»."""
+    if is_root():
+        return None
+    return f"{what} necesita privilegios de root, y este curso corre como «{user_name()}», sin root."
+
+
+def free_subid_start(path: Path = Path("/etc/subuid"), floor: int = 100000) -> int:
+    """The first id after every range already given in /etc/subuid (or /etc/subgid)."""
+    start = floor
+    try:
+        for line in Path(path).read_text().splitlines():
+            fields = line.strip().split(":")
+            if len(fields) == 3 and fields[1].isdigit() and fields[2].isdigit():
+                start = max(start, int(fields[1]) + int(fields[2]))
+    except OSError:
+        pass
+    return start
+
+
+def subid_command(user: str | None = None) -> str:
+    """The command an administrator runs to give `user` the 65536 subordinate ids rootless containers
+    (and mmdebstrap without root) need, in a range nobody else has."""
+    user = user or user_name()
+    start = max(free_subid_start(Path("/etc/subuid")), free_subid_start(Path("/etc/subgid")))
+    span = f"{start}-{start + 65535}"
+    return f"sudo usermod --add-subuids {span} --add-subgids {span} {user}"
+
+
 def cgroup_version(root: Path = CGROUP_ROOT) -> str:
     """"v2" (unified), "v1 (híbrido)" (v1 controllers plus an empty cgroup2 tree), "v1", or
     "desconocido"."""
@@ -58,7 +112,8 @@ def host_metadata() -> dict:
         "memory_available_bytes": mem.available,
         "cgroup_version": cgroup_version(),
         "python": sys.version.split()[0],
-        "is_root": hasattr(os, "geteuid") and os.geteuid() == 0,
+        "is_root": is_root(),
+        "user": user_name(),
     }
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 import numbers
-from typing import Iterable, Sequence
+from collections.abc import Sequence
 
 from .errors import ParametroInvalido
 

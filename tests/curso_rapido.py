@@ -25,7 +25,7 @@ class CourseRun:
     seconds: float
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def quick_course() -> CourseRun:
     """`python -m helpers.course --rapido` into a temporary build/ with its own CURSO_RESULTADOS."""
     base = Path(tempfile.mkdtemp(prefix="curso-rapido-"))

@@ -1,12 +1,9 @@
 """Experiment 1 against the real Docker and Podman engines."""
-import json
 import os
 import signal
 import subprocess
 import sys
-import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -24,7 +21,7 @@ def test_a_small_run_measures_every_combination_and_records_real_images(containe
     for name in container_engines:
         used = res.meta["images"][name]
         assert set(used) == {"ubuntu", "alpine"}
-        for role, info in used.items():
+        for _role, info in used.items():
             assert info["id"] and info["size_bytes"] > 0
             # The row holds the image's real name, which the engine really has.
             assert engines.get_engine(name).image_info(info["name"]) is not None

@@ -61,20 +61,46 @@ def test_summary_ratios_against_a_real_process():
 
 
 @pytest.mark.parametrize("docker_ms,podman_ms,expected", [
-    (400, 200, "confirmada"), (300, 400, "refutada"), (300, 300, "ruido"), (300, 250, "parcial")])
+    (400, 200, "se_confirma"), (300, 400, "no_se_sostiene"), (300, 300, "no_se_sostiene"),
+    (300, 250, "no_se_sostiene")])
 def test_podman_twice_as_fast_verdict(docker_ms, podman_ms, expected):
     df, meta = _synthetic(docker_ms, podman_ms)
     verdicts = [c for c in arranque.claims(df, meta) if c.key == "podman_2x"]
     assert {c.status for c in verdicts} == {expected}
-    assert all(vista.frase_veredicto(c) for c in verdicts)
+    assert all(c.source == "el capítulo original" and c.n == 15 for c in verdicts)
+    for c in verdicts:
+        sentence = vista.frase_veredicto(c)
+        assert "Podman/Docker" in sentence and "Docker/Podman" not in sentence
+        assert "semilla" not in sentence
+
+
+def test_podman_twice_as_fast_is_inconclusive_with_few_noisy_repetitions():
+    df, meta = _synthetic(400, 200, reps=5)
+    for role in ("ubuntu", "alpine"):
+        df.loc[(df.engine == "podman") & (df.image == f"p-{role}"), "value"] = [140, 170, 200, 230, 260]
+    c = [c for c in arranque.claims(df, meta) if c.key == "podman_2x"][0]
+    assert c.low < c.claimed < c.high
+    assert c.status == "no_concluyente" and c.more_reps > 3
+    assert "harían falta unas" in vista.frase_veredicto(c)
+
+
+def test_an_unstable_arm_is_flagged_not_judged():
+    df, meta = _synthetic(400, 200)
+    at = (df.engine == "docker") & (df.image == "d-ubuntu")
+    df.loc[at, "value"] = [130.0, 140.0, 135.0, 2100.0, 2000.0, 2050.0] * 2 + [135.0, 2080.0, 138.0]
+    by_role = {c.detail["role"]: c.status for c in arranque.claims(df, meta) if c.key == "podman_2x"}
+    assert by_role == {"ubuntu": "inestable", "alpine": "se_confirma"}
+    assert ("docker", "ubuntu", "por_defecto") in arranque.unstable_arms(df, meta)
 
 
 def test_alpine_versus_ubuntu_verdict_detects_a_big_difference():
     df, meta = _synthetic(300, 300)
     bigger = (df.engine == "docker") & (df.image == "d-ubuntu")
     df.loc[bigger, "value"] *= 1.5
+    podman_ubuntu = (df.engine == "podman") & (df.image == "p-ubuntu")
+    df.loc[podman_ubuntu, "value"] *= 1.1
     by_engine = {c.detail["engine"]: c.status for c in arranque.claims(df, meta) if c.key == "alpine_ubuntu"}
-    assert by_engine == {"docker": "refutada", "podman": "confirmada"}
+    assert by_engine == {"docker": "no_se_sostiene", "podman": "se_confirma"}
 
 
 def test_comparison_with_reference_gives_podman_over_docker_per_image():
@@ -86,8 +112,23 @@ def test_comparison_with_reference_gives_podman_over_docker_per_image():
                                           ("podman", "ubuntu"), ("podman", "alpine")}
     assert c["tu_podman_sobre_docker"].iloc[0] == pytest.approx(1.5, rel=0.1)
     assert c["ref_podman_sobre_docker"].iloc[0] < 0.6
+    # the reference's own interval comes from its ten repetitions
+    assert c["ref_podman_sobre_docker_ic_bajo"].iloc[0] < c["ref_podman_sobre_docker"].iloc[0] \
+        < c["ref_podman_sobre_docker_ic_alto"].iloc[0]
+    assert set(c["acuerdo_podman_sobre_docker"]) == {"no_coincide"}
     sentence = vista.frase_comparacion(c)
     assert "No coincide" in sentence and "Docker" in sentence
+
+
+def test_agreement_with_the_reference_is_by_interval_overlap():
+    from helpers import reference
+
+    ref = reference.load("arranque")
+    # Podman/Docker near the reference's own (about 0.5): the intervals overlap
+    df, meta = _synthetic(430, 215)
+    c = arranque.compare(df, meta, ref)
+    assert set(c["acuerdo_podman_sobre_docker"]) == {"coincide"}
+    assert "Coincide con la referencia" in vista.frase_comparacion(c)
 
 
 def test_an_engine_that_is_down_is_skipped_with_its_reason(monkeypatch, capsys):

@@ -20,13 +20,12 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import psutil
 import pytest
-from tests.curso_rapido import quick_course
 
 from helpers import PROJECT_ROOT
+from tests.curso_rapido import quick_course
 
 pytestmark = pytest.mark.browser
 

@@ -10,9 +10,9 @@ from html.parser import HTMLParser
 
 import nbformat
 import pytest
-from tests.curso_rapido import quick_course
 
 from helpers import PROJECT_ROOT, course
+from tests.curso_rapido import quick_course
 
 ESCAPE = re.compile(r"\x1b|\r")
 
@@ -62,9 +62,12 @@ def test_discovers_course_notebooks_in_name_order(tmp_path):
 
 
 def test_injects_only_declared_parameters(tmp_path):
-    nb = make_notebook(tmp_path / "01_a.ipynb", "REPETICIONES = 10\nIMAGENES = ['ubuntu']\nINTERACTIVO = True")
+    # The quick profile comes from the experiment the notebook runs (arranque.QUICK), by its name.
+    nb = make_notebook(tmp_path / "01_arranque.ipynb", "REPETICIONES = 10\nIMAGENES = ['ubuntu']\nINTERACTIVO = True")
     quick = course.parameters_for(nb, quick=True, overrides={"NO_EXISTE": 1})
     assert quick == {"REPETICIONES": 2, "INTERACTIVO": False}
+    other = make_notebook(tmp_path / "01_otro.ipynb", "REPETICIONES = 10\nINTERACTIVO = True")
+    assert course.parameters_for(other, quick=True, overrides={}) == {"INTERACTIVO": False}
     full = course.parameters_for(nb, quick=False, overrides={"REPETICIONES": 7})
     assert full == {"REPETICIONES": 7, "INTERACTIVO": False}
     assert course.parameters_for(nb, quick=True, overrides={"REPETICIONES": 5})["REPETICIONES"] == 5

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import reference
+from helpers import probes, reference
 from helpers.errors import ComandoFallido, ParametroInvalido
 from helpers.experiments import ejecucion as exp
 
@@ -23,19 +23,19 @@ def noisy(center, n=12, spread=0.01):
 
 # ---------------------------------------------------------------- probe output
 def test_parse_probe_reads_the_report_line():
-    assert exp.parse_probe("cronometro ns=123456789 estado=0\n") == (123456789, 0)
+    assert probes.parse_cronometro("cronometro ns=123456789 estado=0\n") == (123456789, 0)
 
 
 def test_parse_probe_ignores_other_lines_and_keeps_the_last_report():
     text = "dd: aviso\ncronometro ns=5 estado=0\nalgo más\ncronometro ns=42 estado=3\n"
-    assert exp.parse_probe(text) == (42, 3)
+    assert probes.parse_cronometro(text) == (42, 3)
 
 
 @pytest.mark.parametrize("text", ["", "Error response from daemon: No such container: x",
                                   "cronometro ns=abc estado=0", "cronometro ns=12"])
 def test_parse_probe_without_a_report_raises_a_spanish_error(text):
     with pytest.raises(ComandoFallido, match="no informó el tiempo"):
-        exp.parse_probe(text)
+        probes.parse_cronometro(text)
 
 
 def test_workload_scripts_use_the_parameters():
@@ -195,7 +195,7 @@ def test_run_validates_before_launching_anything(monkeypatch):
         raise AssertionError("no debería lanzar nada")
 
     monkeypatch.setattr(exp, "experiment_run", boom)
-    monkeypatch.setattr(exp, "ensure_probe", boom)
+    monkeypatch.setattr(exp.probes, "ensure", boom)
     with pytest.raises(ParametroInvalido):
         exp.run(exp.Config(repeticiones=-1))
 

@@ -6,14 +6,16 @@ The v2 fixture follows the kernel's cgroup-v2 documentation (memory.current, mem
 """
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import psutil
 import pytest
 
-from helpers import cgroups, system
+from helpers import cgroups, engines, system
 from helpers.errors import ParametroInvalido
 from helpers.experiments import escala
 
@@ -100,11 +102,11 @@ def test_memory_totals_sum_and_unknown_pss():
 def test_helper_of_a_container_is_the_parent_of_its_pid1():
     child = psutil.Popen(["sleep", "5"])
     try:
-        c = escala.describe("docker", {"Name": "/x", "Id": "i", "State": {"Pid": child.pid}})
+        c = engines.get_engine("docker").describe({"Name": "/x", "Id": "i", "State": {"Pid": child.pid}})
         assert c.helper_pid == os.getpid()
         totals, names = escala.helper_memory([c, c])  # the same helper counted once
         assert totals["count"] == 1 and totals["rss"] > 0
-        p = escala.describe("podman", {"State": {"Pid": child.pid, "ConmonPid": 1}})
+        p = engines.get_engine("podman").describe({"State": {"Pid": child.pid, "ConmonPid": 1}})
         assert p.helper_pid == 1
     finally:
         child.kill()
@@ -167,4 +169,54 @@ def test_crossover_with_and_without_helpers():
     c2 = escala.crossover(cheap, "rss")
     assert c2["n_cruce"] == pytest.approx(130_000 / (2_300 - 600))
     status = {c.key: c.status for c in escala.claims(df)}
-    assert status["cruce_rss"] == "refutada" and status["cruce_pss"] == "sin_datos"
+    assert status["cruce_rss"] == "no_se_sostiene" and status["cruce_pss"] == "sin_datos"
+
+
+def _noisy_class(reps=5, seed=0, shim_kb=13_000, conmon_kb=2_000):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for rep in range(1, reps + 1):
+        for n in (1, 5, 10, 20):
+            rows += _rows("docker", n, rep, rss_daemon=rng.normal(90_000, 500), rss_containerd=40_000,
+                          rss_shims_total=shim_kb * n * rng.normal(1, 0.02),
+                          memoria_cgroup_total=600 * n, memoria_cgroup_por_contenedor=rng.normal(600, 5),
+                          memoria_stats_por_contenedor=rng.normal(440, 5),
+                          lanzamiento_por_contenedor=rng.normal(300, 10))
+            rows += _rows("podman", n, rep, rss_conmon_total=conmon_kb * n * rng.normal(1, 0.02),
+                          memoria_cgroup_total=300 * n, memoria_cgroup_por_contenedor=rng.normal(300, 3),
+                          memoria_stats_por_contenedor=rng.normal(97, 2),
+                          lanzamiento_por_contenedor=rng.normal(150, 10))
+    return pd.DataFrame(rows)
+
+
+def test_crossover_has_an_interval_and_is_judged_by_the_rule():
+    # no shims: Docker 130 MB fixed + 0.6 MB/container, Podman 2.3 MB/container -> N ≈ 76, inside 51-204
+    df = _noisy_class(shim_kb=0)
+    value, low, high = escala.crossover_interval(df, "rss")
+    assert low < value < high and value == pytest.approx(130_000 / 1_700, rel=0.05)
+    claims = {c.key: c for c in escala.claims(df)}
+    assert claims["cruce_rss"].status == "se_confirma" and claims["cruce_rss"].n == 5
+    # with the shims the lines never cross: the interval is [inf, inf] and excludes ~102
+    df = _noisy_class()
+    assert escala.crossover_interval(df, "rss")[1] == float("inf")
+    assert {c.key: c.status for c in escala.claims(df)}["cruce_rss"] == "no_se_sostiene"
+
+
+def test_scale_claims_in_the_chapter_words():
+    claims = escala.claims(_noisy_class())
+    by_key = {(c.key, c.detail.get("engine")): c for c in claims}
+    assert by_key[("lanzamiento_2x", None)].status == "se_confirma"
+    assert by_key[("cgroup_4x", None)].status == "se_confirma"
+    assert by_key[("cgroup_estable", "docker")].status == "se_confirma"
+    assert all(c.source == "el capítulo original" for c in claims)
+    assert all(not math.isnan(c.low) for c in claims if c.status != "sin_datos")
+
+
+def test_comparison_with_the_chapter_overlaps_intervals():
+    from helpers import reference
+
+    c = escala.compare(_noisy_class(), None, reference.load("escala")).set_index("medida")
+    assert c.loc["ms_por_contenedor", "acuerdo"] == "coincide"         # 0.5 here, ~0.55 there
+    assert c.loc["kb_por_contenedor", "acuerdo"] == "coincide"
+    assert c.loc["ms_por_contenedor", "ref_podman_sobre_docker_ic_bajo"] < \
+        c.loc["ms_por_contenedor", "ref_podman_sobre_docker_ic_alto"]

@@ -8,7 +8,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-from helpers.view import arranque, common, ejecucion, escala  # noqa: E402
+from helpers.view import arranque, ejecucion, escala  # noqa: E402
 
 
 def _result_views():

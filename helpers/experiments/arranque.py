@@ -16,10 +16,22 @@ import pandas as pd
 
 from .. import engines as eng
 from .. import images, measure, results, validate
-from ..errors import ComandoFallido
-from .base import Claim, Log, Progress, Resultado, experiment_run, no_progress, print_log
+from .base import (
+    Claim,
+    Log,
+    Progress,
+    Resultado,
+    agreement,
+    experiment_run,
+    no_progress,
+    print_log,
+    ratio_claim,
+)
 
 EXPERIMENT = "arranque"
+TITLE = "Experimento 1: arranque de «echo ok»"
+NOTEBOOK = "01_arranque"
+QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0}
 METRIC = "arranque"
 BASELINE = ("bare", "proceso")
 BARE_VARIANTS = ("proceso", "metodo_semilla", "builtin")
@@ -47,7 +59,7 @@ class Config:
     motores: list = field(default_factory=lambda: ["docker", "podman"])
     variantes_bare: list = field(default_factory=lambda: list(BARE_VARIANTS))
 
-    def validated(self) -> "Config":
+    def validated(self) -> Config:
         """A checked copy; raises ParametroInvalido (Spanish) before anything is launched."""
         return Config(
             repeticiones=validate.positive_int("REPETICIONES", self.repeticiones, maximum=1000),
@@ -90,7 +102,8 @@ def plan(cfg: Config, engines_ok: list[str], imgs: dict) -> list[Arm]:
         if engine_name == "bare":
             continue
         for role in cfg.imagenes:
-            arms.append(Arm(engine_name, role, imgs[engine_name][role]["name"], CONTAINER_VARIANT))
+            if role in imgs.get(engine_name, {}):  # a missing role is a skipped arm (experiment_run)
+                arms.append(Arm(engine_name, role, imgs[engine_name][role]["name"], CONTAINER_VARIANT))
     return arms
 
 
@@ -153,86 +166,109 @@ def summarize(df: pd.DataFrame, meta: dict | None = None, *, baseline=BASELINE) 
                            ).reset_index(drop=True)
 
 
+def arm_values(df: pd.DataFrame, meta: dict | None, key: tuple[str, str]) -> np.ndarray:
+    """Raw repetitions of one arm: (engine, role) for a container arm, ("bare", variant) on bare metal."""
+    df = with_roles(df[df["metric"] == METRIC], meta)
+    engine_name, what = key
+    col = "variant" if engine_name == "bare" else "role"
+    return df[(df["engine"] == engine_name) & (df[col] == what)]["value"].to_numpy()
+
+
 def pair_ratio(df: pd.DataFrame, meta: dict | None, a: tuple[str, str], b: tuple[str, str]
                ) -> tuple[float, float, float]:
     """Median ratio a/b with a bootstrap IC; a and b are (engine, role) of container arms, or
     ("bare", variant)."""
-    df = with_roles(df[df["metric"] == METRIC], meta)
+    return measure.bootstrap_ratio_ci(arm_values(df, meta, a), arm_values(df, meta, b))
 
-    def values(key):
-        engine_name, what = key
-        col = "variant" if engine_name == "bare" else "role"
-        return df[(df["engine"] == engine_name) & (df[col] == what)]["value"].to_numpy()
 
-    return measure.bootstrap_ratio_ci(values(a), values(b))
+SOURCE = "el capítulo original"
+# The chapter's claims, in its words, with the margin each is judged within (see base.judge).
+# Ratios keep the direction of the notebook's tables: Podman/Docker and Ubuntu/Alpine.
+PODMAN_2X = {  # «Podman es ~2x más rápido que Docker en startup» (2x with Ubuntu, 2.2x with Alpine)
+    "ubuntu": {"statement": "Podman es ~2x más rápido que Docker en el arranque (con Ubuntu: 2x)",
+               "claimed": 1 / 2.0},
+    "alpine": {"statement": "Podman es ~2x más rápido que Docker en el arranque (con Alpine: 2.2x)",
+               "claimed": 1 / 2.2},
+}
+PODMAN_2X_REGION = (1 / 2.5, 1 / 1.6)  # «~2x»: Docker takes between 1.6 and 2.5 times Podman's time
+ALPINE_UBUNTU = {
+    # «Alpine vs Ubuntu: poca diferencia en Docker, algo en Podman» (~428 vs ~430 ms; ~213 vs ~193 ms)
+    "docker": {"statement": "Alpine frente a Ubuntu: poca diferencia en Docker",
+               "claimed": 1.0, "region": (0.9, 1.1)},
+    "podman": {"statement": "Alpine frente a Ubuntu: algo de diferencia en Podman (~213 frente a ~193 ms)",
+               "claimed": 212.7 / 193.3, "region": (1.02, 1.25)},
+}
 
 
 def claims(df: pd.DataFrame, meta: dict | None) -> list[Claim]:
-    """The seed's two claims, per image and per engine, with bootstrap intervals."""
+    """The chapter's claims on startup, per image and per engine, judged by the one rule
+    (base.ratio_claim: bootstrap IC of the ratio of medians; unstable arms flagged)."""
     out: list[Claim] = []
-    roles = with_roles(df, meta)
-    present = set(zip(roles["engine"], roles["role"]))
     for role in ("ubuntu", "alpine"):
-        if ("docker", role) in present and ("podman", role) in present:
-            r, lo, hi = pair_ratio(df, meta, ("docker", role), ("podman", role))
-            if lo >= 1.5:
-                status = "confirmada"     # Podman clearly faster, by a factor near 2 or more
-            elif hi < 1:
-                status = "refutada"       # Docker is faster
-            elif lo > 1:
-                status = "parcial"        # Podman faster, but well short of 2x
-            else:
-                status = "ruido"
-            out.append(Claim("podman_2x", f"Podman arranca ~2x más rápido que Docker ({role})", status,
-                             r, lo, hi, {"role": role, "docker_sobre_podman": r}))
-        else:
-            out.append(Claim("podman_2x", f"Podman arranca ~2x más rápido que Docker ({role})", "sin_datos",
-                             detail={"role": role}))
+        spec = PODMAN_2X[role]
+        out.append(ratio_claim("podman_2x", spec["statement"], SOURCE,
+                               arm_values(df, meta, ("podman", role)), arm_values(df, meta, ("docker", role)),
+                               claimed=spec["claimed"], region=PODMAN_2X_REGION,
+                               detail={"role": role, "ratio": "podman_sobre_docker"}))
     for engine_name in ("docker", "podman"):
-        if (engine_name, "ubuntu") in present and (engine_name, "alpine") in present:
-            r, lo, hi = pair_ratio(df, meta, (engine_name, "ubuntu"), (engine_name, "alpine"))
-            if 0.9 <= lo and hi <= 1.1:
-                status = "confirmada"     # within +-10 %, measurably
-            elif lo <= 1 <= hi:
-                status = "ruido"          # indistinguishable from noise: consistent with the claim
-            elif lo > 1.1 or hi < 0.9:
-                status = "refutada"       # a difference of more than 10 %, beyond doubt
-            else:
-                status = "parcial"        # measurable, but the interval straddles the 10 % line
-            out.append(Claim("alpine_ubuntu", f"Alpine frente a Ubuntu casi no importa ({engine_name})", status,
-                             r, lo, hi, {"engine": engine_name, "ubuntu_sobre_alpine": r}))
+        spec = ALPINE_UBUNTU[engine_name]
+        ubuntu, alpine = arm_values(df, meta, (engine_name, "ubuntu")), arm_values(df, meta, (engine_name, "alpine"))
+        if not (ubuntu.size and alpine.size):
+            continue
+        out.append(ratio_claim("alpine_ubuntu", spec["statement"], SOURCE, ubuntu, alpine,
+                               claimed=spec["claimed"], region=spec["region"],
+                               detail={"engine": engine_name, "ratio": "ubuntu_sobre_alpine"}))
     return out
 
 
-def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
-    """Live ratios next to the reference's, per container combination.
+def unstable_arms(df: pd.DataFrame, meta: dict | None) -> set[tuple[str, str, str]]:
+    """(engine, role, variant) of the arms whose spread dwarfs their median (measure.unstable)."""
+    d = with_roles(df[df["metric"] == METRIC], meta)
+    return {key for key, g in d.groupby(["engine", "role", "variant"]) if measure.unstable(g["value"])}
 
-    The reference's bare-metal row was measured with the seed's method, so the live side shows both
-    baselines: the same method (fair comparison with the seed) and a real process (the honest one)."""
+
+def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
+    """Live ratios next to the reference's, per container combination, each with its IC 95 %.
+
+    The reference's intervals are bootstrapped from its own raw repetitions, the same way as the live
+    ones, and `acuerdo_*` says whether the two intervals overlap (base.agreement). The reference's
+    bare-metal row was measured with the chapter's method, so x bare metal is compared against the same
+    method measured here (`tu_x_bare_metodo_semilla`); the real process is shown beside it."""
     live = summarize(df, meta)
     ref = summarize(reference, None, baseline=("bare", "metodo_semilla"))
-    live_seed = summarize(df, meta, baseline=("bare", "metodo_semilla")) \
-        if ((df["engine"] == "bare") & (df["variant"] == "metodo_semilla")).any() else None
+    has_seed_way = bool(((df["engine"] == "bare") & (df["variant"] == "metodo_semilla")).any())
+    live_seed = summarize(df, meta, baseline=("bare", "metodo_semilla")) if has_seed_way else None
+    nan3 = (np.nan, np.nan, np.nan)
     rows = []
     for _, r in ref[ref["engine"] != "bare"].iterrows():
-        match = live[(live["engine"] == r["engine"]) & (live["role"] == r["role"])]
         row = {"engine": r["engine"], "role": r["role"],
                "ref_mediana_ms": r["mediana_ms"], "ref_x_bare": r["x_bare"],
-               "tu_mediana_ms": np.nan, "tu_x_bare_metodo_semilla": np.nan, "tu_x_bare_proceso": np.nan}
+               "ref_x_bare_ic_bajo": r["x_bare_ic_bajo"], "ref_x_bare_ic_alto": r["x_bare_ic_alto"],
+               "tu_mediana_ms": np.nan, "tu_x_bare_proceso": np.nan}
+        seed_way = nan3
+        match = live[(live["engine"] == r["engine"]) & (live["role"] == r["role"])]
         if not match.empty:
-            m = match.iloc[0]
-            row["tu_mediana_ms"] = m["mediana_ms"]
-            row["tu_x_bare_proceso"] = m["x_bare"]
+            row["tu_mediana_ms"] = match.iloc[0]["mediana_ms"]
+            row["tu_x_bare_proceso"] = match.iloc[0]["x_bare"]
             if live_seed is not None:
                 ms = live_seed[(live_seed["engine"] == r["engine"]) & (live_seed["role"] == r["role"])]
-                row["tu_x_bare_metodo_semilla"] = ms["x_bare"].iloc[0] if not ms.empty else np.nan
+                if not ms.empty:
+                    seed_way = tuple(ms.iloc[0][["x_bare", "x_bare_ic_bajo", "x_bare_ic_alto"]])
+        row["tu_x_bare_metodo_semilla"], row["tu_x_bare_metodo_semilla_ic_bajo"], \
+            row["tu_x_bare_metodo_semilla_ic_alto"] = seed_way
+        row["acuerdo_x_bare"] = agreement(seed_way, (r["x_bare"], r["x_bare_ic_bajo"], r["x_bare_ic_alto"]))
         rows.append(row)
     out = pd.DataFrame(rows)
-    # Podman/Docker per image: the machine-independent ratio.
+    # Podman/Docker per image, with both intervals and whether they overlap.
     for role in out["role"].unique():
-        for prefix, source in (("ref", ref), ("tu", live)):
-            d = source[(source["engine"] == "docker") & (source["role"] == role)]["mediana_ms"]
-            p = source[(source["engine"] == "podman") & (source["role"] == role)]["mediana_ms"]
-            value = float(p.iloc[0] / d.iloc[0]) if len(d) and len(p) else np.nan
-            out.loc[out["role"] == role, f"{prefix}_podman_sobre_docker"] = value
+        ref_pd = measure.bootstrap_ratio_ci(arm_values(reference, None, ("podman", role)),
+                                            arm_values(reference, None, ("docker", role)))
+        live_pd = measure.bootstrap_ratio_ci(arm_values(df, meta, ("podman", role)),
+                                             arm_values(df, meta, ("docker", role)))
+        at = out["role"] == role
+        for prefix, (value, low, high) in (("ref", ref_pd), ("tu", live_pd)):
+            out.loc[at, f"{prefix}_podman_sobre_docker"] = value
+            out.loc[at, f"{prefix}_podman_sobre_docker_ic_bajo"] = low
+            out.loc[at, f"{prefix}_podman_sobre_docker_ic_alto"] = high
+        out.loc[at, "acuerdo_podman_sobre_docker"] = agreement(live_pd, ref_pd)
     return out

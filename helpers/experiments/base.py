@@ -1,17 +1,43 @@
-"""What every experiment shares: engine selection, the run folder, metadata, clean-up, progress."""
+"""What every experiment shares: the contract, the run context, one way to measure, one verdict rule.
+
+The contract (see CONTRIBUTING.md): an experiment module provides
+
+    EXPERIMENT  its name: results/<name>/, data/reference/<name>*.csv
+    TITLE       Spanish title;  NOTEBOOK  the notebook's stem ("01_arranque")
+    CONTROLS    widget specs for view.panel.Panel
+    Config      a dataclass with .validated() (raises ParametroInvalido, in Spanish, before anything runs)
+    config(**params) -> Config
+    BASELINE    (engine, variant) of the arm every ratio is taken against
+    QUICK       {NOTEBOOK_PARAMETER: value}: the quick profile (`make course RAPIDO=1`)
+    run(cfg, *, progress, log, root) -> Resultado
+    summarize(df, meta) -> DataFrame;  claims(df, meta) -> list[Claim];  compare(df, meta, reference)
+and optionally
+    closing_rows(df, meta) -> DataFrame   rows of the closing LAUNCH vs RUNNING table (CLOSING_COLUMNS)
+    COMPARABLE  metrics the class comparison may put side by side across machines (default: all)
+    DEBIAN_PACKAGES, provision(log)      what `make setup` installs / builds for this experiment
+    NEEDS_ROOT  {arm key: Spanish description} of the arms only root can run: each is skipped through
+                ctx.require_root(key, what) for a user without root, and notebook 00 lists them
+
+`Experiment` below is that contract as a typing.Protocol; the registry (experiments/__init__.py) checks
+each module against it.
+"""
 from __future__ import annotations
 
 import contextlib
+import math
 import signal
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 import pandas as pd
 
 from .. import engines as eng
 from .. import images, results, system
+from .. import measure as measure_mod
+from ..errors import ErrorDelCurso
 
 Progress = Callable[[int, int, str], None]
 Log = Callable[[str], None]
@@ -43,12 +69,12 @@ class Resultado:
         return self.meta.get("skipped_engines", {})
 
     @classmethod
-    def load(cls, run_dir: Path | str) -> "Resultado":
+    def load(cls, run_dir: Path | str) -> Resultado:
         df, meta = results.load_run(run_dir)
         return cls(meta.get("experiment", Path(run_dir).parent.name), df, Path(run_dir), meta)
 
     @classmethod
-    def latest(cls, experiment: str, root=None) -> "Resultado | None":
+    def latest(cls, experiment: str, root=None) -> Resultado | None:
         run_dir = results.latest_run(experiment, root)
         return cls.load(run_dir) if run_dir else None
 
@@ -76,13 +102,46 @@ def engine_metadata(names: Sequence[str]) -> dict[str, dict]:
     return out
 
 
+CLOSING_COLUMNS = ["concepto", "tipo", "entorno", "valor", "ic_bajo", "ic_alto", "unidad"]
+
+
+@runtime_checkable
+class Experiment(Protocol):
+    """What an experiment module provides (module attributes; see the module docstring)."""
+
+    EXPERIMENT: str
+    TITLE: str
+    NOTEBOOK: str
+    CONTROLS: list
+    BASELINE: tuple
+    QUICK: dict
+    Config: type
+
+    def config(self, **params) -> Any: ...
+    def run(self, cfg, *, progress=..., log=..., root=...) -> Resultado: ...
+    def summarize(self, df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame: ...
+    def claims(self, df: pd.DataFrame, meta: dict | None = None) -> list: ...
+    def compare(self, df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame: ...
+
+
+# ---------------------------------------------------------------- the verdict rule
+SE_CONFIRMA = "se_confirma"
+NO_SE_SOSTIENE = "no_se_sostiene"
+NO_CONCLUYENTE = "no_concluyente"
+INESTABLE = "inestable"
+SIN_DATOS = "sin_datos"
+
+
 @dataclass
 class Claim:
-    """A seed claim tested against live data.
+    """A claim from a source, tested against live data (see `judge`, the one verdict rule).
 
-    status: confirmada / parcial / refutada / ruido (the interval cannot tell) / sin_datos.
-    value, low, high: the deciding figure and its IC 95 % (a ratio, a percentage, a count...);
-    detail: whatever the experiment's view needs to explain the verdict."""
+    statement: the claim as its source stated it (Spanish); source: the source as the reader sees it
+    («el capítulo original», a document's title); status: se_confirma / no_se_sostiene /
+    no_concluyente / inestable / sin_datos. value, low, high: the deciding figure and its IC 95 %;
+    claimed and region: the claimed value and its equivalence margin; n: repetitions behind the IC;
+    more_reps: for no_concluyente, about how many repetitions would decide it; detail: whatever the
+    experiment's view needs to explain the verdict."""
 
     key: str
     statement: str
@@ -91,6 +150,112 @@ class Claim:
     low: float = float("nan")
     high: float = float("nan")
     detail: dict = field(default_factory=dict)
+    source: str = ""
+    claimed: float = float("nan")
+    region: tuple[float, float] = (float("-inf"), float("inf"))
+    unit: str = ""
+    n: int = 0
+    more_reps: int | None = None
+
+
+def _nan(*values) -> bool:
+    return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
+
+
+def decide(low: float, high: float, *, claimed: float, region: tuple[float, float]) -> str:
+    """The one verdict rule. The IC [low, high] lies inside the claim's margin `region` → se_confirma;
+    otherwise, the IC excludes the claimed value → no_se_sostiene; otherwise → no_concluyente.
+    A claim of "no difference" (claimed 1, region (0.95, 1.05) say) is confirmed only when the whole
+    IC lies inside the margin: an IC that merely contains 1 is no_concluyente."""
+    if _nan(low, high, claimed):
+        return SIN_DATOS
+    lo_r, hi_r = region
+    if lo_r <= low and high <= hi_r:
+        return SE_CONFIRMA
+    if claimed < low or claimed > high:
+        return NO_SE_SOSTIENE
+    return NO_CONCLUYENTE
+
+
+def repetitions_to_decide(value: float, low: float, high: float, n: int, *, claimed: float,
+                          region: tuple[float, float], cap: int = 10_000) -> int | None:
+    """About how many repetitions would make an inconclusive IC decisive, assuming its width shrinks
+    like 1/sqrt(n): enough to fit inside the margin around `value`, or to exclude `claimed`."""
+    if _nan(value, low, high) or n <= 0 or high <= low:
+        return None
+    half = (high - low) / 2
+    targets = [abs(value - claimed)]                       # exclude the claimed value
+    if region[0] <= value <= region[1]:
+        targets.append(min(value - region[0], region[1] - value))  # fit inside the margin
+    target = max(targets)
+    if target <= 0 or not math.isfinite(target):
+        return None if target <= 0 else n
+    needed = math.ceil(n * (half / target) ** 2)
+    return min(max(needed, n + 1), cap)
+
+
+def judge(key: str, statement: str, source: str, value: float, low: float, high: float, *,
+          claimed: float, region: tuple[float, float], n: int = 0, unit: str = "",
+          unstable: bool = False, detail: dict | None = None) -> Claim:
+    """A Claim decided by the one rule. unstable=True (the measurement's spread dwarfs its median,
+    see measure.unstable) gives «inestable» whatever the interval says."""
+    status = INESTABLE if unstable else decide(low, high, claimed=claimed, region=region)
+    more = (repetitions_to_decide(value, low, high, n, claimed=claimed, region=region)
+            if status == NO_CONCLUYENTE else None)
+    return Claim(key, statement, status, value, low, high, dict(detail or {}), source, claimed,
+                 tuple(region), unit, n, more)
+
+
+def no_data(key: str, statement: str, source: str, detail: dict | None = None) -> Claim:
+    return Claim(key, statement, SIN_DATOS, detail=dict(detail or {}), source=source)
+
+
+def ratio_claim(key: str, statement: str, source: str, numerator, denominator, *, claimed: float,
+                region: tuple[float, float], detail: dict | None = None) -> Claim:
+    """A claim about the ratio of medians numerator/denominator (raw repetitions of two arms), judged
+    by the one rule on its bootstrap IC; «inestable» when either arm's spread dwarfs its median."""
+    num, den = measure_mod._values(numerator), measure_mod._values(denominator)
+    if num.size == 0 or den.size == 0:
+        return no_data(key, statement, source, detail)
+    value, low, high = measure_mod.bootstrap_ratio_ci(num, den)
+    shaky = measure_mod.unstable(num) or measure_mod.unstable(den)
+    return judge(key, statement, source, value, low, high, claimed=claimed, region=region,
+                 n=int(min(num.size, den.size)), unstable=shaky, detail=detail)
+
+
+# ---------------------------------------------------------------- agreement with the reference
+COINCIDE = "coincide"
+NO_COINCIDE = "no_coincide"
+
+
+def agreement(live: tuple[float, float, float], ref: tuple[float, float, float]) -> str:
+    """Does a live figure agree with the reference's? Both are (value, low, high) with their IC 95 %
+    (the reference's bootstrapped from its own raw repetitions where it has them; a single published
+    figure is its own degenerate interval). They agree when the intervals overlap: «coincide»;
+    disjoint intervals: «no_coincide»; a missing side: «sin_datos»."""
+    (_, a_low, a_high), (ref_value, b_low, b_high) = live, ref
+    if _nan(b_low, b_high) and not _nan(ref_value):
+        b_low = b_high = ref_value
+    if _nan(a_low, a_high, b_low, b_high):
+        return SIN_DATOS
+    return COINCIDE if measure_mod.intervals_overlap((a_low, a_high), (b_low, b_high)) else NO_COINCIDE
+
+
+def interval_of(values) -> tuple[float, float, float]:
+    """(median, IC low, IC high) of raw repetitions: the same bootstrap for live and reference data."""
+    s = measure_mod.summarize(values)
+    return s.median, s.ci_low, s.ci_high
+
+
+# ---------------------------------------------------------------- arms and measuring rounds
+@dataclass(frozen=True)
+class Arm:
+    """One combination measured each round: engine, variant, image (real name) and a Spanish label."""
+
+    engine: str
+    variant: str
+    image: str = ""
+    label: str = ""
 
 
 @dataclass
@@ -100,6 +265,8 @@ class RunContext:
     skipped: dict[str, str]
     images: dict[str, dict[str, dict]] = field(default_factory=dict)
     log: Log = print_log
+    _deferred: list = field(default_factory=list)
+    lost: dict[str, dict] = field(default_factory=dict)
 
     @property
     def run_id(self) -> str:
@@ -107,6 +274,118 @@ class RunContext:
 
     def container_name(self, *parts) -> str:
         return "-".join(["curso", self.run.experiment, self.run.id.lower(), *map(str, parts)])
+
+    def defer(self, fn: Callable, *args, **kwargs) -> None:
+        """Register a clean-up step (temporary files, bundles, VMs...). They run last-in first-out when
+        the run ends: on success, on error, on Ctrl-C and on SIGTERM. Containers need none: every
+        container of the run is removed by its label afterwards."""
+        self._deferred.append((fn, args, kwargs))
+
+    def run_deferred(self) -> list[str]:
+        """Run the clean-up steps (LIFO); never raises; returns the Spanish description of failures."""
+        failures = []
+        while self._deferred:
+            fn, args, kwargs = self._deferred.pop()
+            try:
+                fn(*args, **kwargs)
+            except BaseException as exc:  # noqa: BLE001 - every step must get its chance
+                failures.append(f"{getattr(fn, '__name__', fn)}: {type(exc).__name__}: {exc}")
+        return failures
+
+    def engine_ok(self, name: str) -> bool:
+        """False once an engine was lost in this run: its remaining arms are skipped."""
+        return name not in self.lost
+
+    def lose_engine(self, name: str, exc: BaseException) -> None:
+        """Record that an engine stopped answering mid-run: one Spanish line for the student, the
+        engine's own words in meta.json and the run's log; the run will end «partial»."""
+        engine = eng.get_engine(name)
+        engine.forget()
+        when = time.strftime("%H:%M:%S")
+        what = str(exc) if isinstance(exc, ErrorDelCurso) else type(exc).__name__
+        detail = getattr(exc, "detail", None) or f"{type(exc).__name__}: {exc}"
+        self.lost[name] = {"motivo": f"{engine.display} dejó de responder a las {when}", "hora": when,
+                           "error": what, "detalle": detail[-2000:]}
+        self.run.meta["engines_lost"] = self.lost
+        self.run.partial_reason = ("corrida parcial: se perdió " + ", ".join(
+            eng.DISPLAY.get(n, n) for n in self.lost) + " a mitad de la medición")
+        self.run.log_detail(f"engine lost: {name}: {detail}")
+        self.run.write_meta()
+        others = [eng.DISPLAY.get(n, n) for n in self.engines if n != name and n not in self.lost]
+        self.log(f"{engine.display} dejó de responder a mitad de la corrida ({what}). Se detienen sus "
+                 "mediciones" + (f"; {' y '.join(others)} sigue midiendo." if others else ".")
+                 + " Lo medido hasta ahora queda guardado.")
+
+    @contextlib.contextmanager
+    def guard(self, name: str) -> Iterator[None]:
+        """Around any step that talks to engine `name`: if the step fails and the engine no longer
+        answers, the engine is marked lost and the run goes on without it; any other failure (or
+        Ctrl-C) propagates as usual."""
+        try:
+            yield
+        except Exception as exc:
+            engine = eng.get_engine(name)
+            if not engine.is_container or engine.healthy():
+                raise
+            self.lose_engine(name, exc)
+
+    def require_root(self, key: str, what: str) -> bool:
+        """The standard way to run an arm only as root: True as root; otherwise the arm is skipped with
+        one Spanish line (system.needs_root_reason) in meta["skipped_arms"][key], and False. Declare the
+        arm in the module's NEEDS_ROOT = {key: what} too, so notebook 00 can list it for a student."""
+        reason = system.needs_root_reason(what)
+        if reason is None:
+            return True
+        self.skip_arm(key, reason)
+        return False
+
+    def skip_arm(self, key: str, reason: str) -> None:
+        """An arm that cannot run here: one Spanish line, and meta["skipped_arms"][key] = reason."""
+        skipped = self.run.meta.setdefault("skipped_arms", {})
+        if key not in skipped:
+            self.log(f"Se omite {key}: {reason}")
+        skipped[key] = reason
+        self.run.write_meta()
+
+
+Measure = Callable[[Any], Iterable[tuple[str, float, str]]]
+
+
+def arm_label(arm) -> str:
+    label = getattr(arm, "label", "") or ""
+    if label:
+        return label
+    engine = eng.DISPLAY.get(arm.engine, arm.engine)
+    return f"{engine} {arm.variant}".strip()
+
+
+def measure_rounds(ctx: RunContext, arms: Sequence, *, repetitions: int, warmup: int, measure: Measure,
+                   progress: Progress = no_progress, meta: dict | None = None) -> None:
+    """The one way experiments measure: warm-up rounds first (discarded, and recorded as such), then
+    `repetitions` rounds, every round visiting each arm once (A B C A B C ...), so drift and noise fall on
+    every arm alike. `measure(arm)` returns (metric, value, unit) triples; each becomes one row of
+    raw.csv, written (and flushed) as soon as it is measured."""
+    steps = measure_mod.round_robin(list(arms), repetitions, warmup)
+    ctx.run.update_meta(
+        arms=[{"engine": a.engine, "variant": a.variant, "image": getattr(a, "image", ""),
+               "label": arm_label(a)} for a in arms],
+        repetitions=repetitions, warmup_discarded=warmup, schedule="round-robin",
+        timer="time.perf_counter_ns", quantile_method=measure_mod.QUANTILE_METHOD, **(meta or {}))
+    total = len(steps)
+    for done, step in enumerate(steps):
+        if not ctx.engine_ok(step.arm.engine):
+            continue  # that engine was lost: the other engines' arms go on
+        tag = " (calentamiento)" if step.warmup else f" #{step.rep}"
+        progress(done, total, arm_label(step.arm) + tag)
+        rows = None
+        with ctx.guard(step.arm.engine):
+            rows = list(measure(step.arm))
+        if rows is None or step.warmup:
+            continue
+        for metric, value, unit in rows:
+            ctx.run.append(engine=step.arm.engine, image=getattr(step.arm, "image", ""),
+                           variant=step.arm.variant, rep=step.rep, metric=metric, value=value, unit=unit)
+    progress(total, total, "listo")
 
 
 @contextlib.contextmanager
@@ -132,27 +411,38 @@ def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *
     Containers carrying this run's label are removed on success, on error and on Ctrl-C; the run's
     status becomes complete / failed / interrupted and its rows stay on disk.
     """
+    results.check_writable(root)  # a clear Spanish error before anything is launched
     wanted = list(dict.fromkeys(engine_names))
     available, skipped = split_engines(wanted)
+    reaped = eng.reap_orphans([n for n in available if eng.get_engine(n).is_container], log=log)
     for name, reason in skipped.items():
         log(f"Se omite {eng.DISPLAY.get(name, name)}: {reason}")
     containers = [n for n in available if eng.get_engine(n).is_container]
     imgs: dict[str, dict[str, dict]] = {}
+    skipped_roles: dict[str, str] = {}
     if image_roles and containers:
         found = images.resolve_all(image_roles, containers)
         for name in list(containers):
+            display = eng.get_engine(name).display
             missing = [r for r, info in found.get(name, {}).items() if info is None]
-            if missing:
-                reason = (f"no tiene las imágenes {', '.join(missing)} "
-                          "(ejecuta «make setup» para prepararlas).")
+            present = {r: info for r, info in found.get(name, {}).items() if info is not None}
+            if not present:
+                reason = (f"no tiene {'la imagen' if len(missing) == 1 else 'las imágenes'} "
+                          f"{', '.join(missing)} ({images.missing_hint(missing)}).")
                 skipped[name] = reason
-                log(f"Se omite {eng.DISPLAY[name]}: {reason}")
+                log(f"Se omite {display}: {reason}")
                 available.remove(name)
                 containers.remove(name)
-            else:
-                imgs[name] = found[name]
+                continue
+            # Some roles only (a student without root may lack the "ubuntu" stand-in): the engine
+            # stays, with the roles it has; each missing one is a skipped arm with its reason.
+            for role in missing:
+                skipped_roles[f"{display} / {role}"] = f"no está la imagen «{role}» ({images.missing_hint([role])})."
+            imgs[name] = present
     run = results.Run(experiment, params, root)
+    eng.register_run(run.id, run.dir)
     run.update_meta(
+        orphans_reaped=reaped,
         host=system.host_metadata(),
         engines=engine_metadata(available),
         skipped_engines=skipped,
@@ -161,6 +451,8 @@ def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *
         labels=eng.labels_for(run.id),
     )
     ctx = RunContext(run, available, skipped, imgs, log)
+    for key, reason in skipped_roles.items():
+        ctx.skip_arm(key, reason)
     with _sigterm_as_interrupt(), run:
         aborted = False
         try:
@@ -169,7 +461,13 @@ def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *
             aborted = True
             raise
         finally:
-            removed, leftovers = cleanup_run(run.id, containers, settle=aborted)
+            # Containers first (a bind-mounted directory or a bundle is in use until then), then the
+            # experiment's own clean-up steps, then containers again in case a step created one.
+            alive = [n for n in containers if ctx.engine_ok(n)]  # a lost engine is reaped when back
+            removed, leftovers = cleanup_run(run.id, alive, settle=aborted)
+            failures = ctx.run_deferred()
+            if failures:
+                run.meta["cleanup_failures"] = failures
             run.meta["cleanup_removed"] = removed
             run.meta["cleanup_leftovers"] = leftovers
 

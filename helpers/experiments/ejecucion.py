@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import stat
 import subprocess
@@ -33,13 +32,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import PROJECT_ROOT
 from .. import engines as eng
-from .. import images, measure, validate
-from ..errors import ComandoFallido, ErrorDelCurso, ParametroInvalido
+from .. import images, measure, probes, validate
+from ..errors import ComandoFallido, ParametroInvalido
 from .base import Claim, Log, Progress, Resultado, experiment_run, no_progress, print_log
 
 EXPERIMENT = "ejecucion"
+TITLE = "Experimento 3: costo de ejecución (RUNNING)"
+NOTEBOOK = "03_ejecucion"
+QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0, "TAMANO_MB": 8}
+BASELINE = ("bare", "hash")  # each workload against the same workload on bare metal; hash by default
 WORKLOADS = ("hash", "sort", "archivos", "escritura")
 CPU_WORKLOADS = ("hash", "sort", "archivos")  # the ones that also run under chroot
 PLACES = ("capa", "volumen", "host")
@@ -48,13 +50,11 @@ METRIC_E2E = "extremo_a_extremo"
 METRIC_WORK = "trabajo"
 ENVIRONMENTS = ("bare", "chroot", "docker", "podman")
 
-PROBES_DIR = PROJECT_ROOT / "probes"
-PROBE = PROBES_DIR / "bin" / "cronometro"
-PROBE_IN_CONTAINER = "/opt/curso/cronometro"
+PROBE = probes.path("cronometro")
+PROBE_IN_CONTAINER = probes.in_container("cronometro")
 VOLUME_IN_CONTAINER = "/datos"
 SCRATCH_IN_CONTAINER = "/tmp"  # on the container's writable (overlay) layer
 ROOTFS_CACHE = eng.CACHE_DIR / "rootfs-exportado"
-PROBE_LINE = re.compile(r"^cronometro ns=(\d+) estado=(-?\d+)\s*$", re.MULTILINE)
 FS_MAGIC = {"794c7630": "overlay", "ef53": "ext4", "58465342": "xfs", "1021994": "tmpfs",
             "9123683e": "btrfs", "65735546": "fuse"}
 
@@ -82,7 +82,7 @@ class Config:
     fijar_cpu: int | None = None
     chroot: bool = True
 
-    def validated(self) -> "Config":
+    def validated(self) -> Config:
         """A checked copy; raises ParametroInvalido (Spanish) before anything is launched."""
         imagen = validate.choices("IMAGEN", self.imagen, images.ROLE_NAMES)
         if len(imagen) != 1:
@@ -118,28 +118,6 @@ def _valid_cpu(value) -> int | None:
 def config(**params) -> Config:
     """Build and validate a Config from the notebook's parameters (lower-case names)."""
     return Config(**params).validated()
-
-
-# ---------------------------------------------------------------- the probe and its output
-def ensure_probe(log: Log = print_log) -> Path:
-    """probes/bin/cronometro, built now if needed (make -C probes)."""
-    if not PROBE.exists() and shutil.which("make") and shutil.which("cc"):
-        log("Compilando la sonda «cronometro» (make -C probes)…")
-        subprocess.run(["make", "-s", "-C", str(PROBES_DIR)], capture_output=True, text=True)
-    if not PROBE.exists():
-        raise ErrorDelCurso("Falta la sonda probes/bin/cronometro y no se pudo compilar: "
-                            "instala un compilador de C (paquete «gcc») y ejecuta «make probes».")
-    return PROBE
-
-
-def parse_probe(stderr: str) -> tuple[int, int]:
-    """(elapsed_ns, exit status) from the probe's last report line; other lines are ignored."""
-    found = PROBE_LINE.findall(stderr or "")
-    if not found:
-        tail = (stderr or "").strip()[-300:] or "(nada)"
-        raise ComandoFallido(f"La sonda «cronometro» no informó el tiempo del trabajo. Salida de error: {tail}")
-    ns, code = found[-1]
-    return int(ns), int(code)
 
 
 # ---------------------------------------------------------------- workloads
@@ -235,17 +213,13 @@ def measure_arm(argv: list[str], env: dict, *, probe: bool = True) -> tuple[floa
                              f"{stderr[-400:] or '(sin mensaje)'}")
     if not probe:
         return elapsed / 1e9, None
-    work_ns, status = parse_probe(stderr)
+    work_ns, status = probes.parse_cronometro(stderr)
     if status != 0:
         raise ComandoFallido(f"La carga terminó con código {status} dentro de «{' '.join(argv)[:200]}».")
     return elapsed / 1e9, work_ns / 1e9
 
 
 # ---------------------------------------------------------------- environments
-def _label_args(run_id: str) -> list[str]:
-    return [arg for key, value in eng.labels_for(run_id).items() for arg in ("--label", f"{key}={value}")]
-
-
 def _make_dev_nodes(root: Path) -> None:
     """The character devices the workloads need, so chroot works without mounting anything."""
     dev = root / "dev"
@@ -262,14 +236,13 @@ def _make_dev_nodes(root: Path) -> None:
     tmp.chmod(0o1777)
 
 
-def chroot_unavailable_reason() -> str | None:
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return "la línea base chroot necesita privilegios de root (chroot y mknod)."
-    return None
+CHROOT_WHAT = "la línea base chroot (chroot y mknod)"
+NEEDS_ROOT = {"chroot": CHROOT_WHAT}  # listed for a student without root in notebook 00
 
 
 def exported_rootfs(engine_name: str, image: dict, run_id: str, log: Log = print_log) -> Path:
-    """The image's root filesystem, exported from the engine (`create` + `export`), cached by image ID."""
+    """The image's root filesystem, exported from the engine, with the device nodes the workloads need;
+    cached by image ID (CACHE_DIR/rootfs-exportado)."""
     engine = eng.get_engine(engine_name)
     key = str(image["id"]).split(":")[-1][:16]
     target = ROOTFS_CACHE / f"{engine_name}-{key}"
@@ -278,22 +251,9 @@ def exported_rootfs(engine_name: str, image: dict, run_id: str, log: Log = print
         return target
     ROOTFS_CACHE.mkdir(parents=True, exist_ok=True)
     log(f"Exportando el sistema de archivos de {image['name']} desde {engine.display} (una sola vez)…")
-    env = engine.env()
-    created = subprocess.run([engine_name, "create", *_label_args(run_id), image["name"], "true"],
-                             capture_output=True, text=True, env=env, timeout=120)
-    if created.returncode != 0:
-        raise ErrorDelCurso(f"{engine.display} no pudo crear un contenedor para exportar {image['name']}: "
-                            f"{created.stderr.strip()[-300:]}")
-    cid = created.stdout.strip().splitlines()[-1]
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=ROOTFS_CACHE))
     try:
-        exporter = subprocess.Popen([engine_name, "export", cid], stdout=subprocess.PIPE, env=env)
-        untar = subprocess.run(["tar", "-x", "-C", str(tmp), "--numeric-owner"], stdin=exporter.stdout,
-                               capture_output=True, text=True)
-        exporter.stdout.close()
-        if exporter.wait() != 0 or untar.returncode != 0:
-            raise ErrorDelCurso(f"No pude exportar {image['name']} desde {engine.display}: "
-                                f"{untar.stderr.strip()[-300:]}")
+        engine.export_rootfs(image["name"], tmp, run_id=run_id)
         _make_dev_nodes(tmp)
         if target.exists():
             shutil.rmtree(target)
@@ -301,51 +261,48 @@ def exported_rootfs(engine_name: str, image: dict, run_id: str, log: Log = print
         stamp.write_text(f"{image['name']} {image['id']}\n")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        subprocess.run([engine_name, "rm", "-f", cid], capture_output=True, env=env, timeout=120)
     return target
+
+
+def container_options(volume_dir: Path, cpu: int | None) -> eng.RunOptions:
+    return eng.RunOptions(network="none", volumes=[(str(PROBE), PROBE_IN_CONTAINER, "ro"),
+                                                   (str(volume_dir), VOLUME_IN_CONTAINER, "")],
+                          cpuset=cpu)
 
 
 def start_container(engine_name: str, image: str, name: str, run_id: str, volume_dir: Path,
                     cpu: int | None) -> str:
-    engine = eng.get_engine(engine_name)
-    extra = ["--network", "none", "-v", f"{PROBE}:{PROBE_IN_CONTAINER}:ro",
-             "-v", f"{volume_dir}:{VOLUME_IN_CONTAINER}"]
-    if cpu is not None:
-        extra += ["--cpuset-cpus", str(cpu)]
     # No --rm: Podman mounts the overlay of a --rm container with fsync=volatile (fsync becomes a
     # no-op), which would fake the writable-layer write speed. Clean-up removes it by the run's label.
-    argv = engine.run_argv(image, ["sleep", "86400"], run_id=run_id, name=name, remove=False, detach=True,
-                           extra=extra)
-    result = subprocess.run(argv, capture_output=True, text=True, env=engine.env(), timeout=120)
-    if result.returncode != 0:
-        raise ComandoFallido(f"{engine.display} no pudo arrancar el contenedor de la prueba: "
-                             f"{result.stderr.strip()[-400:]}")
+    eng.get_engine(engine_name).launch(image, ["sleep", "86400"], run_id=run_id, name=name,
+                                       opts=container_options(volume_dir, cpu))
     return name
 
 
 def container_alive(engine_name: str, name: str) -> bool:
+    return eng.get_engine(engine_name).is_running(name)
+
+
+def _inside(engine_name: str | None, container: str | None, argv: list[str]) -> str:
+    """stdout of argv, on the host (engine_name None) or by exec in a container."""
+    if engine_name is None:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout
     engine = eng.get_engine(engine_name)
-    result = subprocess.run([engine_name, "inspect", "--format", "{{.State.Running}}", name],
-                            capture_output=True, text=True, env=engine.env(), timeout=60)
-    return result.returncode == 0 and result.stdout.strip() == "true"
+    return engine.call(engine.exec_argv(container, argv), timeout=60).stdout
 
 
-def root_mount_options(argv_prefix: list[str], env: dict | None = None) -> str:
+def root_mount_options(engine_name: str, container: str) -> str:
     """Mount options of / inside a container (e.g. to spot overlay's fsync=volatile)."""
-    out = subprocess.run(argv_prefix + ["cat", "/proc/mounts"], capture_output=True, text=True, env=env,
-                         timeout=60)
-    for line in out.stdout.splitlines():
+    for line in _inside(engine_name, container, ["cat", "/proc/mounts"]).splitlines():
         parts = line.split()
         if len(parts) >= 4 and parts[1] == "/":
             return ",".join(o for o in parts[3].split(",") if not o.startswith(("lowerdir", "upperdir", "workdir")))
     return "desconocido"
 
 
-def filesystem_type(argv_prefix: list[str], path: str, env: dict | None = None) -> str:
-    """Filesystem type of `path` (via `stat -f`, run on the host or through exec)."""
-    out = subprocess.run(argv_prefix + ["stat", "-f", "-c", "%t", path], capture_output=True, text=True,
-                         env=env, timeout=60)
-    magic = out.stdout.strip().lower()
+def filesystem_type(path: str, engine_name: str | None = None, container: str | None = None) -> str:
+    """Filesystem type of `path` (via `stat -f`, on the host or through exec)."""
+    magic = _inside(engine_name, container, ["stat", "-f", "-c", "%t", path]).strip().lower()
     return FS_MAGIC.get(magic, f"0x{magic}" if magic else "desconocido")
 
 
@@ -353,7 +310,7 @@ def filesystem_type(argv_prefix: list[str], path: str, env: dict | None = None) 
 def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, root=None) -> Resultado:
     """Measure every arm round-robin; rows are written as they are measured. Returns the Resultado."""
     cfg = cfg.validated()
-    ensure_probe(log)
+    probes.ensure("cronometro", log)
     with experiment_run(EXPERIMENT, asdict(cfg), cfg.motores, image_roles=[cfg.imagen],
                         root=root, log=log) as ctx:
         containers = [e for e in ctx.engines if e != "bare"]
@@ -380,9 +337,12 @@ def _measure_all(cfg: Config, ctx, containers: list[str], image_names: dict[str,
     # Chroot baseline: the image's own binaries, exported from the first engine that has the image.
     rootfs, chroot_meta = None, {"usada": False}
     if cfg.chroot and any(w in CPU_WORKLOADS for w in cfg.cargas):
-        reason = chroot_unavailable_reason() or (None if containers else
-                                                 "no hay motor del que exportar la imagen.")
-        if reason is None:
+        if not containers:
+            chroot_meta["motivo"] = "no hay motor del que exportar la imagen."
+            ctx.skip_arm("chroot", chroot_meta["motivo"])
+        elif not ctx.require_root("chroot", CHROOT_WHAT):
+            chroot_meta["motivo"] = ctx.run.meta["skipped_arms"]["chroot"]
+        else:
             source = containers[0]
             image = ctx.images[source][cfg.imagen]
             rootfs = exported_rootfs(source, image, ctx.run_id, log)
@@ -390,9 +350,6 @@ def _measure_all(cfg: Config, ctx, containers: list[str], image_names: dict[str,
                            "imagen": image["name"], "imagen_id": image["id"], "imagen_origen": image["origin"],
                            "directorio": str(rootfs), "dispositivos": "mknod null, zero, random, urandom",
                            "sin": "namespaces, cgroups, seccomp, overlay"}
-        else:
-            chroot_meta["motivo"] = reason
-            log(f"Se omite la línea base chroot: {reason}")
     chroot_image = chroot_meta.get("imagen") if rootfs else None
     # Containers: started once, measured through exec.
     running: dict[str, str] = {}
@@ -404,12 +361,11 @@ def _measure_all(cfg: Config, ctx, containers: list[str], image_names: dict[str,
         running[e] = start_container(e, image_names[e], ctx.container_name(e), ctx.run_id, vol, cfg.fijar_cpu)
         log(f"{eng.DISPLAY[e]}: contenedor {running[e]} en marcha ({image_names[e]}).")
     envs = {e: eng.get_engine(e).env() for e in ["bare", *containers]}
-    filesystems = {"host": filesystem_type([], host_dirs["escritura"])}
+    filesystems = {"host": filesystem_type(host_dirs["escritura"])}
     for e in containers:
-        prefix = eng.get_engine(e).exec_argv(running[e], [])
-        filesystems[f"{e}:capa"] = filesystem_type(prefix, SCRATCH_IN_CONTAINER, envs[e])
-        filesystems[f"{e}:volumen"] = filesystem_type(prefix, VOLUME_IN_CONTAINER, envs[e])
-        filesystems[f"{e}:opciones_de_/"] = root_mount_options(prefix, envs[e])
+        filesystems[f"{e}:capa"] = filesystem_type(SCRATCH_IN_CONTAINER, e, running[e])
+        filesystems[f"{e}:volumen"] = filesystem_type(VOLUME_IN_CONTAINER, e, running[e])
+        filesystems[f"{e}:opciones_de_/"] = root_mount_options(e, running[e])
     arms = plan(cfg, ["bare", *containers], image_names, chroot_image)
     steps = measure.round_robin(arms, cfg.repeticiones, cfg.calentamiento)
     ctx.run.update_meta(

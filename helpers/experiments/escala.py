@@ -17,9 +17,8 @@ imports ipywidgets or matplotlib.
 """
 from __future__ import annotations
 
-import json
+import math
 import re
-import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -31,10 +30,26 @@ import psutil
 
 from .. import cgroups, images, measure, system, validate
 from .. import engines as eng
-from ..errors import ComandoFallido, ParametroInvalido
-from .base import Claim, Log, Progress, Resultado, experiment_run, no_progress, print_log
+from ..errors import ParametroInvalido
+from .base import (
+    Claim,
+    Log,
+    Progress,
+    Resultado,
+    agreement,
+    experiment_run,
+    judge,
+    no_data,
+    no_progress,
+    print_log,
+    ratio_claim,
+)
 
 EXPERIMENT = "escala"
+TITLE = "Experimento 2: escala y factura de memoria"
+NOTEBOOK = "02_escala"
+BASELINE = None  # no bare-metal arm: the ratios here are Podman/Docker, not x bare metal
+QUICK = {"REPETICIONES": 2, "CANTIDADES": [1, 2]}
 MAX_N = 200
 SLEEP_SECONDS = 3600
 SETTLE_SECONDS = 0.5
@@ -45,7 +60,6 @@ ESTIMATE_KB = {"docker": 16 * 1024, "podman": 6 * 1024}
 SAFETY_FACTOR = 2.0  # never plan to use more than half of the available memory
 HELPER = {"docker": "shims", "podman": "conmon"}
 FIXED = {"docker": ("daemon", "containerd"), "podman": ()}
-FIXED_PROCESSES = {"daemon": "dockerd", "containerd": "containerd"}
 SEED_CROSSOVER = 102
 
 CONTROLS = [
@@ -107,11 +121,11 @@ class Config:
     cantidades: list = field(default_factory=lambda: [1, 5, 10, 20])
     motores: list = field(default_factory=lambda: list(eng.CONTAINER_ENGINES))
     imagen: str = "ubuntu"
-    repeticiones: int = 2
+    repeticiones: int = 5
     concurrencia: int = 1
     comparar_stats: bool = True
 
-    def validated(self, available_bytes: int | None = None) -> "Config":
+    def validated(self, available_bytes: int | None = None) -> Config:
         """A checked copy; raises ParametroInvalido (Spanish) before anything is launched."""
         cantidades = validate_cantidades(self.cantidades)
         motores = validate.choices("MOTORES", self.motores, eng.CONTAINER_ENGINES)
@@ -137,49 +151,20 @@ def config(**params) -> Config:
 
 
 # ---------------------------------------------------------------- probing the engines
+LAUNCH_OPTIONS = eng.RunOptions(network="none", stop_timeout=0)  # `sleep` as PID 1 ignores SIGTERM
+
+
 def launch_argv(engine: eng.Engine, image: str, *, run_id: str, name: str) -> list[str]:
-    # --stop-timeout 0: `sleep` as PID 1 ignores SIGTERM, so removal must not wait for it.
     return engine.run_argv(image, ["sleep", str(SLEEP_SECONDS)], run_id=run_id, name=name, remove=False,
-                           detach=True, extra=["--network", "none", "--stop-timeout", "0"])
+                           detach=True, opts=LAUNCH_OPTIONS)
 
 
-def inspect_all(engine: eng.Engine, names: list[str]) -> list[dict]:
-    """Inspect data of each container: the docker SDK for Docker, one `podman inspect` for Podman."""
-    if engine.name == "podman":
-        result = subprocess.run(["podman", "inspect", *names], capture_output=True, text=True,
-                                env=engine.env(), timeout=120)
-        if result.returncode != 0:
-            raise ComandoFallido(f"«podman inspect» falló: {result.stderr.strip()[-300:]}")
-        return json.loads(result.stdout)
-    return [engine.inspect_container(n) for n in names]
+def inspect_all(engine: eng.Engine, names: list[str]) -> list[eng.Container]:
+    """Every container inspected, with its cgroup and its helper process (shim / conmon)."""
+    return [engine.describe(d) for d in engine.inspect_many(names)]
 
 
-@dataclass(frozen=True)
-class Container:
-    name: str
-    id: str
-    pid: int
-    cgroup: str | None
-    helper_pid: int | None
-
-
-def describe(engine_name: str, data: dict) -> Container:
-    """Cgroup and helper process of one inspected container.
-
-    Podman names its conmon in `State.ConmonPid`; Docker's shim is the parent of the container's PID 1."""
-    state = data.get("State") or {}
-    pid = int(state.get("Pid") or 0)
-    helper = state.get("ConmonPid") if engine_name == "podman" else None
-    if not helper and pid > 0:
-        try:
-            helper = psutil.Process(pid).ppid()
-        except psutil.Error:
-            helper = None
-    name = (data.get("Name") or "").lstrip("/")
-    return Container(name, data.get("Id", ""), pid, cgroups.cgroup_from_inspect(data), helper or None)
-
-
-def helper_memory(containers: list[Container]) -> tuple[dict, list[str]]:
+def helper_memory(containers: list[eng.Container]) -> tuple[dict, list[str]]:
     """Summed RSS/PSS (bytes) of the distinct helper processes, and their names."""
     readings = []
     for pid in dict.fromkeys(c.helper_pid for c in containers if c.helper_pid):
@@ -192,11 +177,9 @@ def helper_memory(containers: list[Container]) -> tuple[dict, list[str]]:
 
 def fixed_memory(engine_name: str) -> dict[str, dict]:
     """{"daemon": totals, "containerd": totals} for Docker; {} for Podman (no daemon)."""
-    out = {}
-    for key in FIXED[engine_name]:
-        procs = system.processes_named(FIXED_PROCESSES[key])
-        out[key] = system.memory_totals([system.process_memory(p) for p in procs])
-    return out
+    procs = eng.get_engine(engine_name).daemon_processes()
+    return {key: system.memory_totals([system.process_memory(p) for p in procs.get(key, [])])
+            for key in FIXED[engine_name]}
 
 
 def used_memory_bytes() -> int:
@@ -219,19 +202,9 @@ def parse_size(text: str) -> float | None:
 
 def stats_cli(engine: eng.Engine, names: list[str]) -> tuple[float, list[float]]:
     """Time `docker/podman stats --no-stream` for these containers; (seconds, bytes per container)."""
-    argv = [engine.name, "stats", "--no-stream", "--format", "{{.Name}}\t{{.MemUsage}}", *names]
-    start = time.perf_counter_ns()
-    result = subprocess.run(argv, capture_output=True, text=True, env=engine.env(), timeout=300)
-    elapsed = (time.perf_counter_ns() - start) / 1e9
-    if result.returncode != 0:
-        raise ComandoFallido(f"«{engine.name} stats» falló: {result.stderr.strip()[-300:]}")
-    sizes = []
-    for line in result.stdout.splitlines():
-        if "\t" in line:
-            value = parse_size(line.split("\t", 1)[1].split("/")[0])
-            if value is not None:
-                sizes.append(value)
-    return elapsed, sizes
+    elapsed, usage = engine.stats(names)
+    sizes = [parse_size(u.split("/")[0]) for u in usage]
+    return elapsed, [v for v in sizes if v is not None]
 
 
 # ---------------------------------------------------------------- launching
@@ -337,19 +310,21 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 add("lanzamiento_mediana_individual", float(np.median(per)), "ms")
 
                 time.sleep(SETTLE_SECONDS)
-                containers = [describe(arm.engine, d) for d in inspect_all(engine, names)]
-                missing = [c.name for c in containers if not c.cgroup]
-                if missing:
-                    raise ComandoFallido(f"No encuentro el cgroup de {len(missing)} contenedores de "
-                                         f"{engine.display} en sus datos de inspect (p. ej. {missing[0]}).")
-                readings, seconds = cgroups.read_many([c.cgroup for c in containers])
-                add("tiempo_lectura_cgroup", seconds, "s")
-                usage = np.array([r.usage for r in readings], dtype=float) / KB
-                add("memoria_cgroup_por_contenedor", usage.mean(), "KB")
-                add("memoria_cgroup_total", usage.sum(), "KB")
-                add("memoria_stats_por_contenedor", np.mean([r.stats_view for r in readings]) / KB, "KB")
-                add("memoria_anon_por_contenedor", np.mean([r.anon for r in readings]) / KB, "KB")
-                add("memoria_cache_por_contenedor", np.mean([r.file for r in readings]) / KB, "KB")
+                containers = inspect_all(engine, names)
+                # Rootless Podman on cgroup v1 gives its containers no cgroup of their own: reading the
+                # user's cgroup instead would bill the whole session to each container. Skip, saying why.
+                no_cgroup = cgroups.per_container_reason(engine, [c.cgroup for c in containers])
+                if no_cgroup:
+                    ctx.skip_arm(f"{engine.display}: memoria de cada cgroup y «stats»", no_cgroup)
+                else:
+                    readings, seconds = cgroups.read_many([c.cgroup for c in containers])
+                    add("tiempo_lectura_cgroup", seconds, "s")
+                    usage = np.array([r.usage for r in readings], dtype=float) / KB
+                    add("memoria_cgroup_por_contenedor", usage.mean(), "KB")
+                    add("memoria_cgroup_total", usage.sum(), "KB")
+                    add("memoria_stats_por_contenedor", np.mean([r.stats_view for r in readings]) / KB, "KB")
+                    add("memoria_anon_por_contenedor", np.mean([r.anon for r in readings]) / KB, "KB")
+                    add("memoria_cache_por_contenedor", np.mean([r.file for r in readings]) / KB, "KB")
 
                 helpers, helper_names = helper_memory(containers)
                 ctx.run.meta["helpers"][arm.engine] = helper_names
@@ -363,7 +338,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                         add(f"pss_{key}", totals["pss"] / KB, "KB")
                 add("memoria_sistema_delta", (used_memory_bytes() - used_before) / KB, "KB")
 
-                if cfg.comparar_stats and arm.n == max(cfg.cantidades):
+                if cfg.comparar_stats and arm.n == max(cfg.cantidades) and not no_cgroup:
                     seconds, sizes = stats_cli(engine, names)
                     add("tiempo_stats_cli", seconds, "s")
                     if sizes:
@@ -515,41 +490,106 @@ def noise(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    out = []
-    engines_present = set(df["engine"])
-    for basis in ("rss", "pss"):
-        statement = (f"Con el daemon como único costo fijo, Podman gasta más memoria que Docker desde unos "
-                     f"{SEED_CROSSOVER} contenedores (cuenta con {basis.upper()})")
-        if not {"docker", "podman"} <= engines_present:
-            out.append(Claim(f"cruce_{basis}", statement, "sin_datos"))
-            continue
-        c = crossover(df, basis)
-        if not {"docker", "podman"} <= set(c["fit"]):
-            out.append(Claim(f"cruce_{basis}", statement, "sin_datos", detail=c))
-            continue
-        n = c["n_cruce"]
-        if n is None:
-            status = "refutada"
-        elif SEED_CROSSOVER / 2 <= n <= SEED_CROSSOVER * 2:
-            status = "confirmada"
-        else:
-            status = "parcial"
-        out.append(Claim(f"cruce_{basis}", statement, status, value=n if n is not None else float("inf"),
-                         detail=c))
-    # KB per container stays flat with N (the cgroup is a precise instrument).
+def crossover_interval(df: pd.DataFrame, basis: str = "rss", *, resamples: int = 1000,
+                       seed: int = measure.BOOTSTRAP_SEED) -> tuple[float, float, float]:
+    """The crossover N (whole bill, see crossover) with a percentile-bootstrap IC 95 %: the repetitions
+    of every (engine, N) are resampled, the bill's medians and the two lines refitted each time. "The
+    lines never cross" counts as N = +inf. Returns (n, low, high); NaN when an engine is missing."""
+    nan = float("nan")
+    point = crossover(df, basis)
+    if not {"docker", "podman"} <= set(point["fit"]):
+        return nan, nan, nan
     w = wide(df)
-    for engine_name in sorted(engines_present):
-        g = w[w["engine"] == engine_name].groupby("n")["memoria_cgroup_por_contenedor"].median() \
-            if "memoria_cgroup_por_contenedor" in w.columns else pd.Series(dtype=float)
-        statement = f"La memoria de cgroup por contenedor no cambia con N ({eng.DISPLAY[engine_name]})"
-        if len(g) < 2:
-            out.append(Claim("cgroup_estable", statement, "sin_datos", detail={"engine": engine_name}))
+    rng = np.random.default_rng(seed)
+    lines = {}
+    for engine_name in ("docker", "podman"):
+        fixed_keys = FIXED.get(engine_name, ())
+        helper = f"{basis}_{HELPER[engine_name]}_total"
+        fixed_b, ns, variable_b = [], [], []
+        for n, g in w[w["engine"] == engine_name].groupby("n"):
+            fixed = sum(_col(g, f"{basis}_{k}") for k in fixed_keys) if fixed_keys else pd.Series(0.0, index=g.index)
+            variable = _col(g, helper) + _col(g, "memoria_cgroup_total")
+            pairs = np.column_stack([fixed.to_numpy(float), variable.to_numpy(float)])
+            pairs = pairs[~np.isnan(pairs[:, 1])]
+            if not len(pairs):
+                continue
+            idx = rng.integers(0, len(pairs), size=(resamples, len(pairs)))
+            fixed_b.append(np.nanmedian(pairs[:, 0][idx], axis=1))
+            variable_b.append(np.median(pairs[:, 1][idx], axis=1))
+            ns.append(float(n))
+        n_arr = np.array(ns)
+        lines[engine_name] = (np.nanmedian(np.vstack(fixed_b), axis=0),
+                              (n_arr[:, None] * np.vstack(variable_b)).sum(axis=0) / (n_arr ** 2).sum())
+    (d_fixed, d_slope), (p_fixed, p_slope) = lines["docker"], lines["podman"]
+    slope = p_slope - d_slope
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_b = np.where(slope > 0, (d_fixed - p_fixed) / slope, np.inf)
+    n_b = np.where(n_b > 0, n_b, np.inf)
+    low, high = np.quantile(n_b, [0.025, 0.975], method="inverted_cdf")  # no interpolation across +inf
+    value = point["n_cruce"] if point["n_cruce"] is not None else float("inf")
+    return float(value), float(low), float(high)
+
+
+SOURCE = "el capítulo original"
+# The chapter's claims on scale, in its words, each with the margin it is judged within (base.judge).
+CROSSOVER_REGION = (SEED_CROSSOVER / 2, SEED_CROSSOVER * 2)  # «a partir de ~100»: within a factor 2
+PODMAN_FASTER_REGION = (1 / 2.5, 1 / 1.6)  # «~2x más rápido», as in experiment 1
+CGROUP_RATIO = 97 / 437                   # «Podman 4.5x menos» (97 frente a 437 KB por contenedor)
+CGROUP_RATIO_REGION = (1 / 6.75, 1 / 3.0)  # 4.5x give or take half: 3x to 6.75x less
+FLAT_REGION = (0.9, 1.1)                  # «estables con 1, 5, 10 o 20 contenedores» (434-442 KB: ±1 %)
+
+
+def _metric_values(w: pd.DataFrame, engine_name: str, metric: str, n: int | None = None) -> np.ndarray:
+    g = w[w["engine"] == engine_name]
+    if n is not None:
+        g = g[g["n"] == n]
+    return _col(g, metric).dropna().to_numpy(float)
+
+
+def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
+    """The chapter's claims about launching N containers and their memory, judged by the one rule."""
+    out = []
+    w = wide(df)
+    engines_present = set(df["engine"])
+    both = {"docker", "podman"} <= engines_present
+    for basis in ("rss", "pss"):
+        statement = (f"A partir de unos {SEED_CROSSOVER} contenedores, Podman gasta más memoria que el "
+                     f"daemon fijo de Docker (contando {basis.upper()})")
+        key = f"cruce_{basis}"
+        value, low, high = crossover_interval(df, basis) if both else (float("nan"),) * 3
+        if math.isnan(value):
+            out.append(no_data(key, statement, SOURCE, {"basis": basis}))
             continue
-        spread = float((g.max() - g.min()) / g.median())
-        status = "confirmada" if spread <= 0.25 else "refutada"
-        out.append(Claim("cgroup_estable", statement, status, value=spread,
-                         detail={"engine": engine_name, "min_kb": float(g.min()), "max_kb": float(g.max())}))
+        detail = crossover(df, basis)
+        n_reps = int(w.groupby(["engine", "n"])["rep"].nunique().min())
+        out.append(judge(key, statement, SOURCE, value, low, high, claimed=SEED_CROSSOVER,
+                         region=CROSSOVER_REGION, n=n_reps, unit="contenedores", detail=detail))
+    # Launch time per container, every N pooled: «Podman 2x más rápido» (5.52 s frente a 2.74 s con 20).
+    statement = "Lanzar contenedores: Podman es 2x más rápido que Docker"
+    out.append(ratio_claim("lanzamiento_2x", statement, SOURCE,
+                           _metric_values(w, "podman", "lanzamiento_por_contenedor"),
+                           _metric_values(w, "docker", "lanzamiento_por_contenedor"),
+                           claimed=0.5, region=PODMAN_FASTER_REGION, detail={"ratio": "podman_sobre_docker"}))
+    # cgroup memory per container, every N pooled, the way the chapter read it (stats' view).
+    statement = "Memoria de cgroup por contenedor: Podman usa 4.5x menos que Docker"
+    metric = "memoria_stats_por_contenedor"
+    out.append(ratio_claim("cgroup_4x", statement, SOURCE, _metric_values(w, "podman", metric),
+                           _metric_values(w, "docker", metric), claimed=CGROUP_RATIO,
+                           region=CGROUP_RATIO_REGION, detail={"ratio": "podman_sobre_docker"}))
+    # KB per container stays flat with N: largest N over smallest N.
+    for engine_name in sorted(engines_present):
+        statement = (f"La memoria de cgroup por contenedor es estable con 1, 5, 10 o 20 contenedores "
+                     f"({eng.DISPLAY[engine_name]})")
+        ns = sorted(w[w["engine"] == engine_name]["n"].unique())
+        detail = {"engine": engine_name, "ratio": "n_mayor_sobre_n_menor"}
+        if len(ns) < 2:
+            out.append(no_data("cgroup_estable", statement, SOURCE, detail))
+            continue
+        detail.update(n_menor=int(ns[0]), n_mayor=int(ns[-1]))
+        out.append(ratio_claim("cgroup_estable", statement, SOURCE,
+                               _metric_values(w, engine_name, "memoria_cgroup_por_contenedor", ns[-1]),
+                               _metric_values(w, engine_name, "memoria_cgroup_por_contenedor", ns[0]),
+                               claimed=1.0, region=FLAT_REGION, detail=detail))
     return out
 
 
@@ -573,10 +613,23 @@ def _engine_value(w: pd.DataFrame, engine_name: str, metric: str | None, how: st
     return float(g.groupby("n")[metric].median().median())
 
 
-def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
-    """Live figures next to the seed's, with the machine-independent ratio Podman/Docker.
+def _compared_values(w: pd.DataFrame, engine_name: str, metric: str | None) -> np.ndarray:
+    """The raw values behind one compared figure: every (N, repetition), or for the process memory the
+    repetitions at the largest N."""
+    g = w[w["engine"] == engine_name]
+    if g.empty:
+        return np.array([])
+    if metric is None:
+        metric = "rss_daemon" if engine_name == "docker" else "rss_conmon_total"
+        g = g[g["n"] == g["n"].max()]
+    return _col(g, metric).dropna().to_numpy(float)
 
-    KB per container: the seed read `stats`, so the live side uses the same view (usage minus inactive
+
+def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
+    """Live figures next to the chapter's, with the ratio Podman/Docker and its IC 95 % on both sides
+    (the reference's bootstrapped from its own rows: one per N), and whether the intervals overlap.
+
+    KB per container: the chapter read `stats`, so the live side uses the same view (usage minus inactive
     file cache). Process memory: dockerd for Docker, all conmon for Podman, at the largest N."""
     w, ref = wide(df), wide(reference)
     rows = []
@@ -585,6 +638,13 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
         for prefix, frame, metric in (("ref", ref, ref_metric), ("tu", w, live_metric)):
             for engine_name in ("docker", "podman"):
                 row[f"{prefix}_{engine_name}"] = _engine_value(frame, engine_name, metric, how)
-            row[f"{prefix}_podman_sobre_docker"] = row[f"{prefix}_podman"] / row[f"{prefix}_docker"]
+            value, low, high = measure.bootstrap_ratio_ci(_compared_values(frame, "podman", metric),
+                                                          _compared_values(frame, "docker", metric))
+            row[f"{prefix}_podman_sobre_docker"] = value
+            row[f"{prefix}_podman_sobre_docker_ic_bajo"] = low
+            row[f"{prefix}_podman_sobre_docker_ic_alto"] = high
+        row["acuerdo"] = agreement(
+            tuple(row[f"tu_podman_sobre_docker{s}"] for s in ("", "_ic_bajo", "_ic_alto")),
+            tuple(row[f"ref_podman_sobre_docker{s}"] for s in ("", "_ic_bajo", "_ic_alto")))
         rows.append(row)
     return pd.DataFrame(rows)

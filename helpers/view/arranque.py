@@ -1,8 +1,6 @@
 """Experiment 1 as a person sees it: tables, plot, reference comparison and verdicts, in Spanish."""
 from __future__ import annotations
 
-import math
-
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
@@ -10,20 +8,36 @@ import seaborn as sns
 from .. import reference
 from ..experiments import arranque
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, NO_RESULT, VERDICT, fmt, fmt_interval, fmt_ratio, markdown, needs_result, run_caption, show, table
+from .common import (
+    ENGINE_LABEL,
+    NO_RESULT,
+    engine_label,
+    fmt,
+    fmt_interval,
+    fmt_ratio,
+    markdown,
+    needs_result,
+    run_caption,
+    show,
+    table,
+    verdict_words,
+)
 
 VARIANT_LABEL = {
     "proceso": "proceso real (`echo ok` como programa)",
-    "metodo_semilla": "método de la semilla (builtin entre dos `date`)",
+    "metodo_semilla": "método del capítulo original (builtin entre dos `date`)",
     "builtin": "solo el builtin `echo` (sin procesos)",
     "por_defecto": "`run --rm IMAGEN echo ok`",
 }
+# How this notebook launches, said in every table (02 launches differently, and it shows).
+LAUNCH_OPTIONS = ("`run --rm IMAGEN echo ok` en primer plano (la terminal espera a que termine) y con la "
+                  "red por defecto (puente)")
 
 
-def _combo(row) -> str:
+def _combo(row, meta: dict | None = None) -> str:
     if row["engine"] == "bare":
         return f"bare metal — {VARIANT_LABEL.get(row['variant'], row['variant'])}"
-    return f"{ENGINE_LABEL[row['engine']]} / {row['role']}"
+    return f"{engine_label(row['engine'], meta)} / {row['role']}"
 
 
 @needs_result
@@ -33,7 +47,7 @@ def tabla(resultado: Resultado):
     if s.empty:
         return "Esta corrida no tiene filas todavía."
     out = pd.DataFrame({
-        "Combinación": [_combo(r).replace("`", "") for _, r in s.iterrows()],
+        "Combinación": [_combo(r, resultado.meta).replace("`", "") for _, r in s.iterrows()],
         "Imagen real": [r["image"] or "—" for _, r in s.iterrows()],
         "n": s["n"],
         "Mediana (ms)": [fmt(v, 2) for v in s["mediana_ms"]],
@@ -43,7 +57,11 @@ def tabla(resultado: Resultado):
         "× bare metal [IC 95 %]": [fmt_ratio(r, lo, hi, 2 if r < 10 else 0) for r, lo, hi in
                                    zip(s["x_bare"], s["x_bare_ic_bajo"], s["x_bare_ic_alto"])],
     })
-    return table(out, "Arranque: tiempo de `echo ok` (IQR con cuantiles lineales; IC 95 % por bootstrap)")
+    unstable = arranque.unstable_arms(resultado.df, resultado.meta)
+    out.insert(1, "Estable", ["no: repite" if (r["engine"], r["role"], r["variant"]) in unstable else "sí"
+                              for _, r in s.iterrows()])
+    return table(out, "Arranque: tiempo de `echo ok` (IQR con cuantiles lineales; IC 95 % por bootstrap). "
+                      f"Contenedores: {LAUNCH_OPTIONS.replace('`', '')}.")
 
 
 @needs_result
@@ -54,7 +72,7 @@ def grafico(resultado: Resultado):
     if df.empty:
         markdown("_No hay repeticiones que dibujar._")
         return None
-    df["Combinación"] = [_combo(r).replace("`", "") for _, r in df.iterrows()]
+    df["Combinación"] = [_combo(r, resultado.meta).replace("`", "") for _, r in df.iterrows()]
     order = list(dict.fromkeys(df.sort_values(["engine", "role", "variant"])["Combinación"]))
     fig, ax = plt.subplots(figsize=(10, 0.55 * len(order) + 1.5))
     sns.stripplot(data=df, x="value", y="Combinación", order=order, hue="engine", palette="deep",
@@ -82,15 +100,16 @@ def leccion_bare_metal(resultado: Resultado) -> str:
         parts.append(f"Lanzar `echo ok` como proceso real cuesta **{fmt(bare['proceso']['mediana_ms'], 2)} ms** "
                      "(mediana): esa es la línea base justa, porque un contenedor también es un proceso nuevo.")
     if "metodo_semilla" in bare:
-        parts.append(f"El método de la semilla (el builtin `echo` entre dos `date +%s%N`) da "
+        parts.append(f"El método del capítulo original (el builtin `echo` entre dos `date +%s%N`) da "
                      f"**{fmt(bare['metodo_semilla']['mediana_ms'], 2)} ms**.")
     if "builtin" in bare:
-        us = bare["builtin"]["mediana_ms"] * 1000
-        parts.append(f"Pero el builtin solo tarda **{fmt(us, 1)} µs**: casi todo lo que mide la semilla es "
-                     "el arranque del segundo `date` (fork, exec y carga de la biblioteca de C), no el `echo`.")
+        ms = bare["builtin"]["mediana_ms"]
+        parts.append(f"Pero el builtin solo tarda **{fmt(ms, 4)} ms** ({fmt(ms * 1000, 1)} µs): casi todo lo "
+                     "que mide el capítulo es el arranque del segundo `date` (fork, exec y carga de la "
+                     "biblioteca de C), no el `echo`.")
     if "proceso" in bare and "metodo_semilla" in bare:
         r = bare["metodo_semilla"]["mediana_ms"] / bare["proceso"]["mediana_ms"]
-        parts.append(f"Por casualidad, el método de la semilla queda a {fmt(r, 2)}x del proceso real: "
+        parts.append(f"Por casualidad, el método del capítulo queda a {fmt_ratio(r)} del proceso real: "
                      "mide otra cosa, pero del mismo orden. Por eso los multiplicadores «× bare metal» "
                      "dependen de qué línea base se elige: elige siempre el mismo tipo de trabajo.")
     text = " ".join(parts) or "Esta corrida no midió bare metal."
@@ -98,81 +117,98 @@ def leccion_bare_metal(resultado: Resultado) -> str:
     return text
 
 
+AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
+
+
 @needs_result
 def comparacion(resultado: Resultado):
-    """Your ratios next to the reference's (the seed: Docker 28.4.0, Podman 4.6.2, Linux 6.12)."""
+    """Your ratios next to the reference's (the original chapter: Docker 28.4.0, Podman 4.6.2, Linux 6.12),
+    each with its IC 95 % (the reference's bootstrapped from its own ten repetitions)."""
     ref = reference.load("arranque")
     c = arranque.compare(resultado.df, resultado.meta, ref)
+
+    def ratio(prefix, col, digits=2):
+        return [fmt_ratio(v, lo, hi, digits) for v, lo, hi in
+                zip(c[f"{prefix}{col}"], c[f"{prefix}{col}_ic_bajo"], c[f"{prefix}{col}_ic_alto"])]
+
     out = pd.DataFrame({
-        "Combinación": [f"{ENGINE_LABEL[e]} / {r}" for e, r in zip(c["engine"], c["role"])],
+        "Combinación": [f"{engine_label(e, resultado.meta)} / {r}" for e, r in zip(c["engine"], c["role"])],
         "Referencia: mediana (ms)": [fmt(v, 1) for v in c["ref_mediana_ms"]],
         "Tú: mediana (ms)": [fmt(v, 1) for v in c["tu_mediana_ms"]],
-        "Referencia: × bare (método semilla)": [fmt_ratio(v, digits=0) for v in c["ref_x_bare"]],
-        "Tú: × bare (método semilla)": [fmt_ratio(v, digits=0) for v in c["tu_x_bare_metodo_semilla"]],
-        "Tú: × bare (proceso real)": [fmt_ratio(v, digits=0) for v in c["tu_x_bare_proceso"]],
-        "Referencia: Podman/Docker": [fmt_ratio(v) for v in c["ref_podman_sobre_docker"]],
-        "Tú: Podman/Docker": [fmt_ratio(v) for v in c["tu_podman_sobre_docker"]],
+        "Referencia: × bare (método del capítulo)": [
+            fmt_ratio(v, lo, hi, 0) for v, lo, hi in
+            zip(c["ref_x_bare"], c["ref_x_bare_ic_bajo"], c["ref_x_bare_ic_alto"])],
+        "Tú: × bare (método del capítulo)": ratio("tu_x_bare_", "metodo_semilla", 0),
+        "¿Coinciden? (× bare)": [AGREEMENT[a] for a in c["acuerdo_x_bare"]],
+        "Referencia: Podman/Docker": ratio("ref_", "podman_sobre_docker"),
+        "Tú: Podman/Docker": ratio("tu_", "podman_sobre_docker"),
+        "¿Coinciden? (Podman/Docker)": [AGREEMENT[a] for a in c["acuerdo_podman_sobre_docker"]],
     })
-    show(table(out, "Tu máquina frente a la referencia (las proporciones se comparan; los ms, no)"))
+    show(table(out, "Tu máquina frente a la referencia: proporciones con su IC 95 %; «coincide» si los dos "
+                    "intervalos se tocan (los ms absolutos no se comparan)"))
     markdown(frase_comparacion(c))
     return c
 
 
 def frase_comparacion(c: pd.DataFrame) -> str:
-    """One generated sentence: what agrees with the reference and what does not."""
+    """One generated sentence: what agrees with the reference (overlapping intervals) and what does not."""
     agree, differ = [], []
     for role in c["role"].unique():
         sub = c[c["role"] == role].iloc[0]
-        ref, tu = sub["ref_podman_sobre_docker"], sub["tu_podman_sobre_docker"]
-        if math.isnan(tu):
+        status = sub["acuerdo_podman_sobre_docker"]
+        if status == "sin_datos":
             continue
-        if (ref < 1) == (tu < 1) and abs(math.log(tu / ref)) < math.log(1.25):
-            agree.append(f"Podman/Docker con {role} ({fmt(tu, 2)}x frente a {fmt(ref, 2)}x)")
+        tu = fmt_ratio(sub["tu_podman_sobre_docker"], sub["tu_podman_sobre_docker_ic_bajo"],
+                       sub["tu_podman_sobre_docker_ic_alto"])
+        ref = fmt_ratio(sub["ref_podman_sobre_docker"], sub["ref_podman_sobre_docker_ic_bajo"],
+                        sub["ref_podman_sobre_docker_ic_alto"])
+        if status == "coincide":
+            agree.append(f"Podman/Docker con {role}: {tu} frente a {ref}")
         else:
-            faster = "Podman" if tu < 1 else "Docker"
-            differ.append(f"con {role} Podman/Docker es {fmt(tu, 2)}x (en la referencia {fmt(ref, 2)}x: "
-                          f"aquí arranca antes {faster})")
-    x = c["tu_x_bare_metodo_semilla"].dropna()
-    xr = c["ref_x_bare"][c["tu_x_bare_metodo_semilla"].notna()]
+            quicker = "Podman" if sub["tu_podman_sobre_docker"] < 1 else "Docker"
+            differ.append(f"Podman/Docker con {role}: {tu} frente a {ref} (aquí tarda menos {quicker})")
+    seen = c[c["acuerdo_x_bare"] != "sin_datos"]
     scale = ""
-    if len(x):
-        scale = (f" Los contenedores cuestan aquí entre {fmt(x.min(), 0)}x y {fmt(x.max(), 0)}x el método de la "
-                 f"semilla (en la referencia, entre {fmt(xr.min(), 0)}x y {fmt(xr.max(), 0)}x).")
+    if len(seen):
+        scale = (f" Con la línea base del capítulo, un contenedor cuesta aquí entre "
+                 f"{fmt_ratio(seen['tu_x_bare_metodo_semilla'].min(), digits=0)} y "
+                 f"{fmt_ratio(seen['tu_x_bare_metodo_semilla'].max(), digits=0)} lo que cuesta bare metal "
+                 f"(en la referencia, entre {fmt_ratio(seen['ref_x_bare'].min(), digits=0)} y "
+                 f"{fmt_ratio(seen['ref_x_bare'].max(), digits=0)}).")
     if not agree and not differ:
         return "No hay combinaciones de contenedores medidas para comparar con la referencia." + scale
     text = ""
     if agree:
-        text += "Coincide con la referencia: " + "; ".join(agree) + "."
+        text += "Coincide con la referencia (los intervalos se solapan): " + "; ".join(agree) + "."
     if differ:
-        text += (" " if text else "") + "No coincide: " + "; ".join(differ) + "."
+        text += (" " if text else "") + "No coincide (intervalos separados): " + "; ".join(differ) + "."
     return text + scale
 
 
 def frase_veredicto(claim: arranque.Claim) -> str:
+    """One verdict sentence: the claim in the chapter's words, the verdict, and the figure behind it,
+    in the direction of the tables (Podman/Docker, Ubuntu/Alpine)."""
+    head = f"**«{claim.statement}» ({claim.source}) — {verdict_words(claim)}.**"
+    if claim.status == "sin_datos":
+        role = claim.detail.get("role") or ENGINE_LABEL.get(claim.detail.get("engine"), "")
+        return f"{head} Hacen falta los dos brazos ({role}) en la misma corrida."
     interval = fmt_ratio(claim.value, claim.low, claim.high)
+    margin = f"{fmt_ratio(claim.region[0])} a {fmt_ratio(claim.region[1])}"
     if claim.key == "podman_2x":
-        role = claim.detail.get("role")
-        if claim.status == "sin_datos":
-            return f"«Podman arranca el doble de rápido que Docker» ({role}): {VERDICT['sin_datos']}."
-        what = {"confirmada": "Podman arranca mucho más rápido, en línea con el «2x» de la semilla",
-                "parcial": "Podman es más rápido, pero lejos del doble",
-                "refutada": "aquí Docker arranca **antes** que Podman",
-                "ruido": "la diferencia entre los dos motores no se distingue del ruido"}[claim.status]
-        return (f"**«Podman arranca el doble de rápido que Docker» ({role}) — {VERDICT[claim.status]}.** "
-                f"Docker/Podman = {interval} (mediana, IC 95 %; la semilla afirma ≈2x): {what}.")
-    engine = ENGINE_LABEL.get(claim.detail.get("engine"), "?")
-    pct = (claim.value - 1) * 100
-    if claim.status == "refutada":
-        what = f"la imagen grande cambia el arranque un {fmt(pct, 0)} %, claramente más del 10 %"
-    elif claim.status == "parcial":
-        what = (f"hay una diferencia medible ({fmt(pct, 0)} %), pero el IC 95 % no permite decir si "
-                "supera el 10 %")
-    elif claim.status == "confirmada":
-        what = "la diferencia cabe dentro de ±10 % con un IC 95 % estrecho"
+        figure = (f"Podman/Docker = {interval} (mediana e IC 95 %, n = {claim.n}); «~2x más rápido» equivale "
+                  f"a {fmt_ratio(claim.claimed)}, y aceptamos de {margin}.")
     else:
-        what = "el IC 95 % incluye 1: con estas repeticiones no hay diferencia medible, como dice la semilla"
-    return (f"**«Alpine o Ubuntu casi no importa» ({engine}) — {VERDICT[claim.status]}.** "
-            f"Ubuntu/Alpine = {interval}: {what}.")
+        figure = (f"Ubuntu/Alpine = {interval} (mediana e IC 95 %, n = {claim.n}); el capítulo dice "
+                  f"{fmt_ratio(claim.claimed)}, y aceptamos de {margin}.")
+    why = {
+        "se_confirma": "Todo el intervalo cae dentro de ese margen.",
+        "no_se_sostiene": "El intervalo deja fuera el valor del capítulo.",
+        "no_concluyente": "El intervalo contiene el valor del capítulo pero se sale del margen: con más "
+                          "repeticiones se estrecharía.",
+        "inestable": "Alguno de los dos brazos tiene una dispersión tan grande frente a su mediana que "
+                     "la mediana no lo resume: vuelve a ejecutar.",
+    }[claim.status]
+    return f"{head} {figure} {why}"
 
 
 @needs_result

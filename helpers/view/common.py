@@ -1,4 +1,18 @@
-"""Small display helpers shared by every experiment's view."""
+"""Small display helpers shared by every experiment's view.
+
+Number format (one decision for prose, tables and plots; every view formats through `num`/`fmt`):
+- Decimal point, as the course's tables and the original chapter write it: «1.8 ms».
+- Thousands grouped with a narrow no-break space (U+202F), never a comma or a point, so no reader
+  takes it for a decimal: «183 540 KiB».
+- A multiplier or ratio is written with «×» right after the number: «1.26×», «238×»
+  (`fmt_ratio`). On one screen a ratio keeps one direction (Podman/Docker, container/bare metal):
+  the verdict under a table uses the table's direction.
+- Memory in binary units, named as such: KiB (1024 bytes, what `ps -o rss=` and the cgroup files give
+  once divided by 1024) and MiB (1024 KiB). raw.csv keeps its historical unit label "KB" for KiB.
+- Times in the unit of the quantity's table; the prose under a table uses the same unit (`fmt_time`
+  picks ms or µs once for a whole column).
+- Percentages with a space before «%»: «+7.6 %».
+"""
 from __future__ import annotations
 
 import functools
@@ -7,16 +21,28 @@ import math
 import pandas as pd
 
 ENGINE_LABEL = {"bare": "bare metal", "docker": "Docker", "podman": "Podman"}
-# How every notebook words a verdict on a seed claim (one term per idea).
+# How every notebook words a verdict (experiments.base.judge, the one rule), one term per idea.
 VERDICT = {
-    "confirmada": "se confirma",
-    "parcial": "se confirma solo en parte",
-    "refutada": "no se sostiene",
-    "ruido": "indistinguible del ruido",
-    "sin_datos": "no se puede juzgar (faltan datos)",
+    "se_confirma": "se confirma",
+    "no_se_sostiene": "no se sostiene",
+    "no_concluyente": "no concluyente con estas repeticiones",
+    "inestable": "medición inestable: repite",
+    "sin_datos": "no se puede juzgar",
 }
+# Until experiment 3's claims move onto base.judge (its package split is in flight): its old statuses.
+VERDICT.update({"confirmada": "se confirma", "refutada": "no se sostiene", "parcial": "no concluyente",
+                "ruido": "no concluyente"})
 STATUS_LABEL = {"complete": "completa", "interrupted": "interrumpida", "failed": "fallida",
-                "running": "en curso (o cortada sin aviso)"}
+                "partial": "parcial (se perdió un motor)", "running": "en curso (o cortada sin aviso)"}
+
+
+def verdict_words(claim) -> str:
+    """The verdict's words; an inconclusive one says about how many repetitions would decide it."""
+    words = VERDICT.get(claim.status, claim.status)
+    more = getattr(claim, "more_reps", None)
+    if claim.status == "no_concluyente" and more:
+        words += f" (harían falta unas {num(more)})"
+    return words
 
 
 def show(obj) -> None:
@@ -40,6 +66,7 @@ def markdown(text: str | None) -> None:
         print(text)
 
 
+TIMES = "×"
 THOUSANDS = "\u202f"  # narrow no-break space: "1 715", never "1,715" (a decimal to a Spanish reader)
 
 
@@ -60,10 +87,25 @@ def fmt_interval(low: float, high: float, digits: int = 1, unit: str = "") -> st
     return f"[{num(low, digits)}, {num(high, digits)}] {unit}".strip()
 
 
+def _missing(*values) -> bool:
+    return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
+
+
+def fmt_pct(value: float, digits: int = 1, sign: bool = True) -> str:
+    """A percentage: «+7.6 %»."""
+    if _missing(value):
+        return "—"
+    text = num(value, digits)
+    if sign and value > 0 and text.strip("0.") != "":
+        text = "+" + text
+    return f"{text} %"
+
+
 def fmt_ratio(value: float, low: float | None = None, high: float | None = None, digits: int = 2) -> str:
+    """A ratio or multiplier: «1.26× [1.10, 1.45]»."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
-    text = f"{num(value, digits)}x"
+    text = f"{num(value, digits)}{TIMES}"
     if low is not None and high is not None and not (math.isnan(low) or math.isnan(high)):
         text += f" [{num(low, digits)}, {num(high, digits)}]"
     return text
@@ -78,10 +120,26 @@ def run_caption(resultado) -> str:
             f"{host.get('cpu_model', '?')}, {host.get('cpu_cores', '?')} núcleos, kernel {host.get('kernel', '?')}.")
     if meta.get("reason"):
         line += f" Motivo: {meta['reason']}."
+    for name, info in (meta.get("engines") or {}).items():
+        if isinstance(info, dict) and info.get("rootless"):
+            line += (f" {engine_label(name, meta)}: red {info.get('network_backend', '?')}, "
+                     f"almacenamiento {info.get('storage') or info.get('storage_driver', '?')}.")
     skipped = meta.get("skipped_engines") or {}
     for name, why in skipped.items():
         line += f" Se omitió {ENGINE_LABEL.get(name, name)}: {why}"
+    for arm, why in (meta.get("skipped_arms") or {}).items():
+        line += f" Se omitió {arm}: {why}"
     return line
+
+
+def engine_label(name: str, meta: dict | None = None) -> str:
+    """The engine's name for tables; «Podman sin root» when the run's metadata says it ran rootless
+    (another network and storage than rootful Podman: not the same engine for the comparison)."""
+    label = ENGINE_LABEL.get(name, name)
+    info = ((meta or {}).get("engines") or {}).get(name)
+    if isinstance(info, dict) and info.get("rootless"):
+        label += " sin root"
+    return label
 
 
 def table(df: pd.DataFrame, caption: str | None = None):

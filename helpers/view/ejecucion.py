@@ -100,8 +100,8 @@ def _plot_frame(df: pd.DataFrame) -> pd.DataFrame:
     data = exp.tidy(df)
     data = data[data["carga"] != exp.EXEC_TRUE].copy()
     data["medida"] = data["metric"].map(METRICA)
-    data["entorno_es"] = [ENTORNO_CORTO.get(e, e) + (f"\n{LUGAR_CORTO[l]}" if l else "")
-                          for e, l in zip(data["entorno"], data["lugar"])]
+    data["entorno_es"] = [ENTORNO_CORTO.get(e, e) + (f"\n{LUGAR_CORTO[lugar]}" if lugar else "")
+                          for e, lugar in zip(data["entorno"], data["lugar"])]
     return data
 
 
@@ -147,8 +147,8 @@ def grafico_sobrecarga(resultado: Resultado | None = None):
               (b == "bare" and e == "chroot") for c, b, e in zip(o["carga"], o["base"], o["entorno"])]]
     if keep.empty:
         return None
-    labels = [f"{_nombre(c, l)}\n{ENTORNO_CORTO[e]} frente a {BASE[b]}"
-              for c, l, e, b in zip(keep["carga"], keep["lugar"], keep["entorno"], keep["base"])]
+    labels = [f"{_nombre(c, lugar)}\n{ENTORNO_CORTO[e]} frente a {BASE[b]}"
+              for c, lugar, e, b in zip(keep["carga"], keep["lugar"], keep["entorno"], keep["base"])]
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(keep) + 1.5))
     y = list(range(len(keep)))[::-1]
     colors = ["tab:gray" if v == "indistinguible del ruido" else "tab:red" if v == "más lento" else "tab:green"

@@ -19,4 +19,24 @@ def informe() -> list[environment.Check]:
               "verás bare metal y los datos de referencia.")
     else:
         print("Todo listo: puedes pasar al cuaderno 01.")
+    print()
+    partes()
     return checks
+
+
+def partes() -> list[environment.Part]:
+    """Which parts of the course this user gets and, for the others, what an administrator should run."""
+    parts = environment.course_parts()
+    who = "root" if system.is_root() else f"«{system.user_name()}», sin root"
+    print(f"Qué partes del curso tienes como {who}:")
+    for part in parts:
+        mark = "[ OK ]" if part.ok else "[NO]  "
+        print(f"{mark} {part.part}: {part.detail}")
+    commands = environment.admin_commands(parts)
+    if commands:
+        print()
+        print("Lo que falta lo puede dar un administrador de la máquina con:")
+        for command in commands:
+            print(f"    {command}")
+        print("Después, vuelve a ejecutar «make setup» con tu usuario y este cuaderno.")
+    return parts

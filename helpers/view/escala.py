@@ -11,11 +11,16 @@ import seaborn as sns
 from .. import reference
 from ..experiments import escala
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, VERDICT, fmt, markdown, needs_result, num, table
+from .common import engine_label, fmt, fmt_ratio, markdown, needs_result, num, table, verdict_words
 
-MB = 1024  # KB per MB (sizes are KB of 1024 bytes)
-def _engine(name: str) -> str:
-    return ENGINE_LABEL.get(name, name)
+MB = 1024  # KiB per MiB: sizes in raw.csv are KB of 1024 bytes, shown as KiB / MiB (see view.common)
+# How this notebook launches, said in its tables (01 launches differently, and it shows).
+LAUNCH_OPTIONS = ("`run -d IMAGEN sleep 3600` en segundo plano (el cliente vuelve en cuanto el contenedor "
+                  "arranca) y sin red (`--network none`)")
+
+
+def _engine(name: str, meta: dict | None = None) -> str:
+    return engine_label(name, meta)
 
 
 # ---------------------------------------------------------------- tables
@@ -26,19 +31,19 @@ def tabla(resultado: Resultado):
     if s.empty:
         return table(pd.DataFrame({"aviso": ["La corrida no tiene filas."]}))
     out = pd.DataFrame({
-        "motor": s["engine"].map(_engine),
+        "motor": [_engine(e, resultado.meta) for e in s["engine"]],
         "N": s["n"],
         "repeticiones": s["repeticiones"],
         "lanzamiento total (s)": s["lanzamiento_total"].round(2),
         "ms por contenedor": s["lanzamiento_por_contenedor"].round(0),
-        "KB de cgroup por contenedor": escala._col(s, "memoria_cgroup_por_contenedor").round(0),
-        "RSS dockerd + containerd (MB)": ((escala._col(s, "rss_daemon") + escala._col(s, "rss_containerd")) / MB).round(1),
-        "RSS ayudantes (MB)": (escala._col(s, "rss_shims_total").fillna(escala._col(s, "rss_conmon_total")) / MB).round(1),
-        "PSS ayudantes (MB)": (escala._col(s, "pss_shims_total").fillna(escala._col(s, "pss_conmon_total")) / MB).round(1),
+        "KiB de cgroup por contenedor": escala._col(s, "memoria_cgroup_por_contenedor").round(0),
+        "RSS dockerd + containerd (MiB)": ((escala._col(s, "rss_daemon") + escala._col(s, "rss_containerd")) / MB).round(1),
+        "RSS ayudantes (MiB)": (escala._col(s, "rss_shims_total").fillna(escala._col(s, "rss_conmon_total")) / MB).round(1),
+        "PSS ayudantes (MiB)": (escala._col(s, "pss_shims_total").fillna(escala._col(s, "pss_conmon_total")) / MB).round(1),
         "borrado (s)": escala._col(s, "eliminacion_total").round(2),
     })
     return table(out, "Escala: medianas por motor y N (ayudantes: un shim por contenedor en Docker, "
-                      "un conmon por contenedor en Podman)")
+                      f"un conmon por contenedor en Podman). Lanzamiento: {LAUNCH_OPTIONS.replace('`', '')}.")
 
 
 @needs_result
@@ -46,10 +51,10 @@ def tabla_factura(resultado: Resultado, base: str = "rss"):
     bill = escala.memory_bill(resultado.df, base)
     out = pd.DataFrame({
         "motor": bill["engine"].map(_engine), "N": bill["n"],
-        "procesos fijos (MB)": (bill["fijo_kb"] / MB).round(1),
-        "ayudantes por contenedor (MB)": (bill["ayudantes_kb"] / MB).round(1),
-        "cgroups (MB)": (bill["cgroup_kb"] / MB).round(1),
-        "total (MB)": (bill["total_kb"] / MB).round(1),
+        "procesos fijos (MiB)": (bill["fijo_kb"] / MB).round(1),
+        "ayudantes, uno por contenedor (MiB)": (bill["ayudantes_kb"] / MB).round(1),
+        "cgroups (MiB)": (bill["cgroup_kb"] / MB).round(1),
+        "total (MiB)": (bill["total_kb"] / MB).round(1),
     })
     return table(out, f"La factura completa de memoria, contando procesos con {base.upper()}")
 
@@ -64,9 +69,9 @@ def tabla_stats(resultado: Resultado):
         "«stats --no-stream» (s)": s["tiempo_stats_cli"].round(3),
         "lectura directa del cgroup (s)": s["tiempo_lectura_cgroup"].round(4),
         "veces más lento": s["veces_mas_lento"].round(0),
-        "KB/contenedor según «stats»": s["memoria_stats_cli_por_contenedor"].round(0),
-        "KB/contenedor uso bruto del cgroup": s["memoria_cgroup_por_contenedor"].round(0),
-        "KB/contenedor uso − caché inactiva": s["memoria_stats_por_contenedor"].round(0),
+        "KiB por contenedor según «stats»": s["memoria_stats_cli_por_contenedor"].round(0),
+        "KiB por contenedor, uso bruto del cgroup": s["memoria_cgroup_por_contenedor"].round(0),
+        "KiB por contenedor, uso − caché inactiva": s["memoria_stats_por_contenedor"].round(0),
     })
     return table(out, "«stats» del motor frente a leer el cgroup directamente (mismos contenedores)")
 
@@ -76,40 +81,63 @@ def tabla_ruido(resultado: Resultado):
     r = escala.noise(resultado.df)
     out = pd.DataFrame({
         "motor": r["engine"].map(_engine), "N": r["n"],
-        "suma de cgroups (MB)": (r["cgroup_total_kb"] / MB).round(2),
-        "delta de «usada» del sistema (MB)": (r["delta_sistema_kb"] / MB).round(1),
-        "rango del delta (MB)": [f"{num(a / MB, 1)} … {num(b / MB, 1)}" for a, b in
-                                 zip(r["delta_sistema_min_kb"], r["delta_sistema_max_kb"])],
-        "delta tras borrar todo (MB, debería ser 0)": (r["ruido_sistema_kb"] / MB).round(1),
+        "suma de cgroups (MiB)": (r["cgroup_total_kb"] / MB).round(2),
+        "cambio de «usada» del sistema (MiB)": (r["delta_sistema_kb"] / MB).round(1),
+        "rango de ese cambio (MiB)": [f"{num(a / MB, 1)} … {num(b / MB, 1)}" for a, b in
+                                      zip(r["delta_sistema_min_kb"], r["delta_sistema_max_kb"])],
+        "cambio tras borrar todo (MiB, debería ser 0)": (r["ruido_sistema_kb"] / MB).round(1),
     })
     return table(out, "Báscula de baño frente a báscula postal: memoria del sistema contra la suma de cgroups")
+
+
+AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
+COMPARED_NAMES = {"ms_por_contenedor": "arranque por contenedor (ms)",
+                  "kb_por_contenedor": "memoria por contenedor, vista de «stats» (KiB)",
+                  "memoria_proceso_kb": "dockerd (Docker) / todos los conmon (Podman) al N mayor (KiB)"}
+
+
+def _ratio_cells(c: pd.DataFrame, prefix: str) -> list[str]:
+    return [fmt_ratio(v, lo, hi) for v, lo, hi in zip(c[f"{prefix}_podman_sobre_docker"],
+                                                     c[f"{prefix}_podman_sobre_docker_ic_bajo"],
+                                                     c[f"{prefix}_podman_sobre_docker_ic_alto"])]
 
 
 @needs_result
 def tabla_referencia(resultado: Resultado):
     c = escala.compare(resultado.df, resultado.meta, reference.load("escala"))
-    names = {"ms_por_contenedor": "arranque por contenedor (ms)",
-             "kb_por_contenedor": "memoria por contenedor, vista de «stats» (KB)",
-             "memoria_proceso_kb": "dockerd (Docker) / todos los conmon (Podman) al N mayor (KB)"}
     out = pd.DataFrame({
-        "medida": c["medida"].map(names),
-        "semilla Docker": c["ref_docker"].round(0), "semilla Podman": c["ref_podman"].round(0),
-        "semilla Podman/Docker": c["ref_podman_sobre_docker"].round(2),
-        "tu Docker": c["tu_docker"].round(0), "tu Podman": c["tu_podman"].round(0),
-        "tu Podman/Docker": c["tu_podman_sobre_docker"].round(2),
+        "medida": c["medida"].map(COMPARED_NAMES),
+        "capítulo: Docker": [fmt(v, 0) for v in c["ref_docker"]],
+        "capítulo: Podman": [fmt(v, 0) for v in c["ref_podman"]],
+        "capítulo: Podman/Docker": _ratio_cells(c, "ref"),
+        "tú: Docker": [fmt(v, 0) for v in c["tu_docker"]],
+        "tú: Podman": [fmt(v, 0) for v in c["tu_podman"]],
+        "tú: Podman/Docker": _ratio_cells(c, "tu"),
+        "¿coinciden?": c["acuerdo"].map(AGREEMENT),
     })
-    return table(out, "Tu máquina frente a la semilla 000 (los cocientes Podman/Docker no dependen de la máquina)")
+    return table(out, "Tu máquina frente al capítulo original: proporciones Podman/Docker con su IC 95 %; "
+                      "«coincide» si los dos intervalos se tocan. Una proporción depende también de las "
+                      "versiones de los motores, del runtime, de la versión de cgroups y de la red: ver abajo.")
 
 
 # ---------------------------------------------------------------- plots
-def _style():
-    sns.set_theme(style="whitegrid", context="notebook")
+def _themed(func):
+    """Draw inside seaborn's whitegrid style and a projector-sized context, without touching the global
+    matplotlib settings."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        with sns.axes_style("whitegrid"), sns.plotting_context("notebook", font_scale=1.25):
+            return func(*args, **kwargs)
+
+    return wrapper
 
 
 @needs_result
+@_themed
 def grafico_lanzamiento(resultado: Resultado):
     """Total launch time and ms per container against N, per engine (each repetition a point)."""
-    _style()
     w = escala.wide(resultado.df)
     w["motor"] = w["engine"].map(_engine)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
@@ -131,10 +159,10 @@ def grafico_lanzamiento(resultado: Resultado):
 
 
 @needs_result
+@_themed
 def grafico_memoria(resultado: Resultado):
     """Stacked memory bill (fixed, helpers, cgroups) against N, per engine, with RSS and with PSS;
     plus the fitted totals extended until they cross (or clearly do not)."""
-    _style()
     df = resultado.df
     fig, axes = plt.subplots(2, 2, figsize=(12, 8))
     colors = {"fijo_kb": "#4c72b0", "ayudantes_kb": "#dd8452", "cgroup_kb": "#55a868"}
@@ -158,11 +186,11 @@ def grafico_memoria(resultado: Resultado):
                 bottom += values
             for xi, total in zip(x, bottom):
                 ax.text(xi + (i - 0.5) * width, total, _engine(engine_name)[0], ha="center", va="bottom",
-                        fontsize=8)
+                        fontsize=10)
         ax.set_xticks(x, [str(n) for n in ns])
-        ax.set(xlabel="contenedores (N)  —  D = Docker, P = Podman (rayado)", ylabel="memoria (MB)",
+        ax.set(xlabel="contenedores (N)  —  D = Docker, P = Podman (rayado)", ylabel="memoria (MiB)",
                title=f"Factura de memoria medida ({base.upper()})")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=10)
         # fitted lines and the crossover
         ax2 = axes[row, 1]
         c = escala.crossover(df, base)
@@ -173,66 +201,97 @@ def grafico_memoria(resultado: Resultado):
         grid = np.linspace(0, horizon, 200)
         for engine_name, params in fit.items():
             ax2.plot(grid, (params["fijo_kb"] + params["por_contenedor_kb"] * grid) / MB,
-                     label=f"{_engine(engine_name)}: {num(params['fijo_kb'] / MB, 0)} MB + "
-                           f"{num(params['por_contenedor_kb'] / MB, 1)} MB × N")
+                     label=f"{_engine(engine_name)}: {num(params['fijo_kb'] / MB, 0)} MiB + "
+                           f"{num(params['por_contenedor_kb'] / MB, 1)} MiB × N")
             g = bill[bill["engine"] == engine_name]
             ax2.scatter(g["n"], g["total_kb"] / MB, s=20)
-        ax2.axvline(escala.SEED_CROSSOVER, color="grey", ls=":", label=f"cruce según la semilla (≈{escala.SEED_CROSSOVER})")
+        ax2.axvline(escala.SEED_CROSSOVER, color="grey", ls=":", label=f"cruce según el capítulo (≈{escala.SEED_CROSSOVER})")
         if n_cross is not None:
             ax2.axvline(n_cross, color="red", ls="--", label=f"cruce medido: N ≈ {num(n_cross, 0)}")
         else:
             ax2.text(0.98, 0.04, "las rectas no se cruzan: Podman gasta menos para todo N",
                      transform=ax2.transAxes, ha="right", va="bottom", fontsize=9, color="red")
-        ax2.set(xlabel="contenedores (N)", ylabel="memoria total estimada (MB)",
+        ax2.set(xlabel="contenedores (N)", ylabel="memoria total estimada (MiB)",
                 title=f"Total ajustado y punto de cruce ({base.upper()})")
         ax2.set_xlim(0, horizon)
         ax2.set_ylim(bottom=0)
-        ax2.legend(fontsize=8)
+        ax2.legend(fontsize=10)
     fig.tight_layout()
     return fig
 
 
 # ---------------------------------------------------------------- sentences
 def _mb(kb: float, digits: int = 0) -> str:
-    return fmt(kb / MB, digits, "MB")
+    return fmt(kb / MB, digits, "MiB")
+
+
+def _n(value: float) -> str:
+    return "nunca (las rectas no se cruzan)" if math.isinf(value) else f"N ≈ {num(value, 0)}"
+
+
+def _interval_n(claim) -> str:
+    if math.isinf(claim.low):
+        return "[nunca, nunca]"
+    high = "nunca" if math.isinf(claim.high) else num(claim.high, 0)
+    return f"[{num(claim.low, 0)}, {high}]"
 
 
 @needs_result
 def veredicto(resultado: Resultado) -> str:
-    """The verdict on the seed's crossover claim, with RSS and with PSS, in Spanish (Markdown)."""
+    """The verdicts on the chapter's claims about scale, in Spanish (Markdown), from base.judge."""
     df = resultado.df
     lines = []
     seed_n = escala.reference_crossover(reference.load("escala"))
-    lines.append(f"**Afirmación de la semilla:** Docker paga un impuesto fijo de memoria (el daemon, unos 184 MB) "
-                 f"y Podman un conmon por contenedor, así que Podman pasaría a gastar más a partir de unos "
-                 f"{escala.SEED_CROSSOVER} contenedores (con su propia tabla, la cuenta da {num(seed_n, 0)}).")
-    for claim in escala.claims(df, resultado.meta):
+    lines.append(f"**Lo que afirma el capítulo original:** Docker paga un impuesto fijo de memoria (el daemon, "
+                 f"183 540 KiB en su tabla, unos 179 MiB) y Podman un conmon por contenedor, así que Podman pasaría a gastar más a partir "
+                 f"de unos {escala.SEED_CROSSOVER} contenedores (con su propia tabla, la cuenta da "
+                 f"{num(seed_n, 0)}). Aceptamos como «unos {escala.SEED_CROSSOVER}» cualquier N entre "
+                 f"{num(escala.CROSSOVER_REGION[0], 0)} y {num(escala.CROSSOVER_REGION[1], 0)}.")
+    claims = escala.claims(df, resultado.meta)
+    for claim in claims:
         if not claim.key.startswith("cruce_"):
             continue
         base = claim.key.split("_")[1].upper()
         if claim.status == "sin_datos":
-            lines.append(f"- Con {base}: {VERDICT['sin_datos']}; hacen falta Docker y Podman en la misma corrida.")
+            lines.append(f"- Con {base}: {verdict_words(claim)}; hacen falta Docker y Podman en la misma corrida.")
             continue
         fit = claim.detail["fit"]
         d, p = fit["docker"], fit["podman"]
         seed_model = claim.detail.get("n_cruce_modelo_semilla")
         text = (f"- Con {base}: Docker cuesta {_mb(d['fijo_kb'])} fijos más {_mb(d['por_contenedor_kb'], 1)} por "
                 f"contenedor (shim + cgroup); Podman, {_mb(p['fijo_kb'])} fijos más "
-                f"{_mb(p['por_contenedor_kb'], 1)} por contenedor (conmon + cgroup). ")
-        if claim.detail["n_cruce"] is None:
-            text += ("Como cada contenedor de Docker cuesta más que uno de Podman, las rectas **no se cruzan**: "
-                     "Podman gasta menos memoria para cualquier N. ")
-        else:
-            text += f"Las rectas se cruzan en N ≈ {num(claim.detail['n_cruce'], 0)}. "
+                f"{_mb(p['por_contenedor_kb'], 1)} por contenedor (conmon + cgroup). Cruce: {_n(claim.value)}, "
+                f"IC 95 % {_interval_n(claim)} (remuestreando tus {claim.n} repeticiones). ")
         if seed_model:
-            text += (f"Con la cuenta de la semilla (solo dockerd frente a conmon) tus datos darían N ≈ "
+            text += (f"Con la cuenta del capítulo (solo dockerd frente a conmon) tus datos darían N ≈ "
                      f"{num(seed_model, 0)}. ")
-        text += f"Veredicto: la afirmación **{VERDICT[claim.status]}**."
+        text += f"Veredicto: **{verdict_words(claim)}**."
         lines.append(text)
-    lines.append("La semilla olvidó los shims de containerd: uno por contenedor de Docker, y cada uno pesa "
+    lines.append("El capítulo dejó fuera los shims de containerd: uno por contenedor de Docker, y cada uno pesa "
                  "varias veces lo que un conmon. Con PSS (memoria compartida repartida entre quienes la "
                  "comparten) el shim pesa menos que con RSS, pero sigue pesando más que un conmon.")
+    others = [c for c in claims if not c.key.startswith("cruce_")]
+    if others:
+        lines.append("**Las otras afirmaciones del capítulo sobre la escala** (proporciones con su IC 95 %):")
+        for c in others:
+            lines.append("- " + frase_afirmacion(c))
     return "\n\n".join(lines)
+
+
+RATIO_NAME = {"podman_sobre_docker": "Podman/Docker", "n_mayor_sobre_n_menor": "N mayor / N menor"}
+
+
+def frase_afirmacion(claim) -> str:
+    """One verdict sentence for a ratio claim: the chapter's words, the verdict, the figure."""
+    head = f"**«{claim.statement}»** ({claim.source}): **{verdict_words(claim)}**."
+    if claim.status == "sin_datos":
+        return head + " Faltan datos para calcularla."
+    what = RATIO_NAME.get(claim.detail.get("ratio"), "proporción")
+    if claim.detail.get("ratio") == "n_mayor_sobre_n_menor":
+        what = f"Memoria por contenedor con N = {claim.detail['n_mayor']} / con N = {claim.detail['n_menor']}"
+    return (f"{head} {what} = {fmt_ratio(claim.value, claim.low, claim.high)} (n = {claim.n}); el capítulo "
+            f"dice {fmt_ratio(claim.claimed)} y aceptamos de {fmt_ratio(claim.region[0])} a "
+            f"{fmt_ratio(claim.region[1])}.")
 
 
 @needs_result
@@ -249,6 +308,10 @@ def frase_stats(resultado: Resultado) -> str:
             "a través del daemon (espera un intervalo para la CPU); Podman, sin daemon, lee el cgroup como los helpers.")
 
 
+def _containers(n: int) -> str:
+    return "1 contenedor" if n == 1 else f"{n} contenedores"
+
+
 @needs_result
 def frase_ruido(resultado: Resultado) -> str:
     r = escala.noise(resultado.df)
@@ -258,30 +321,33 @@ def frase_ruido(resultado: Resultado) -> str:
                                 .to_numpy(dtype=float))) / MB
     small = r.sort_values("cgroup_total_kb").iloc[0]
     return (f"Tras borrar todos los contenedores, la memoria «usada» del sistema llegó a moverse "
-            f"{num(noise_mb, 1)} MB, cuando debería haber vuelto a su valor inicial; mientras tanto, "
-            f"{int(small['n'])} contenedor(es) de {_engine(small['engine'])} sumaban apenas "
-            f"{num(small['cgroup_total_kb'], 0)} KB en sus cgroups. Con ese ruido, `free -m` no sirve para "
+            f"{num(noise_mb, 1)} MiB, cuando debería haber vuelto a su valor inicial; mientras tanto, "
+            f"{_containers(int(small['n']))} de {_engine(small['engine'])} {'sumaban' if small['n'] > 1 else 'ocupaba'} "
+            f"apenas {num(small['cgroup_total_kb'], 0)} KiB en {'sus cgroups' if small['n'] > 1 else 'su cgroup'}. Con ese ruido, `free -m` no sirve para "
             "medir contenedores; la suma de cgroups sí.")
 
 
 @needs_result
 def frase_referencia(resultado: Resultado) -> str:
+    """What agrees with the chapter (overlapping intervals of Podman/Docker) and what does not."""
     c = escala.compare(resultado.df, resultado.meta, reference.load("escala")).set_index("medida")
-    out = []
-    labels = {"ms_por_contenedor": "el arranque por contenedor", "kb_por_contenedor": "la memoria de cgroup por contenedor",
+    labels = {"ms_por_contenedor": "el arranque por contenedor",
+              "kb_por_contenedor": "la memoria de cgroup por contenedor",
               "memoria_proceso_kb": "la memoria del daemon frente a la de los conmon"}
     agree, disagree = [], []
     for key, label in labels.items():
-        ref, live = c.loc[key, "ref_podman_sobre_docker"], c.loc[key, "tu_podman_sobre_docker"]
-        if any(isinstance(v, float) and math.isnan(v) for v in (ref, live)):
+        if c.loc[key, "acuerdo"] == "sin_datos":
             continue
-        text = f"{label} (Podman/Docker: semilla {ref:.2f}, tú {live:.2f})"
-        (agree if 0.5 <= live / ref <= 2 and (ref < 1) == (live < 1) else disagree).append(text)
+        ratios = {p: fmt_ratio(c.loc[key, f"{p}_podman_sobre_docker"], c.loc[key, f"{p}_podman_sobre_docker_ic_bajo"],
+                               c.loc[key, f"{p}_podman_sobre_docker_ic_alto"]) for p in ("ref", "tu")}
+        text = f"{label} (Podman/Docker: capítulo {ratios['ref']}, tú {ratios['tu']})"
+        (agree if c.loc[key, "acuerdo"] == "coincide" else disagree).append(text)
+    out = []
     if agree:
-        out.append("Coincide con la semilla, dentro de un factor 2: " + "; ".join(agree) + ".")
+        out.append("Coincide con el capítulo original (los intervalos se solapan): " + "; ".join(agree) + ".")
     if disagree:
-        out.append("No coincide: " + "; ".join(disagree) + ".")
-    return " ".join(out) or "Faltan datos de Docker o de Podman para comparar con la semilla."
+        out.append("No coincide (intervalos separados): " + "; ".join(disagree) + ".")
+    return " ".join(out) or "Faltan datos de Docker o de Podman para comparar con el capítulo original."
 
 
 @needs_result

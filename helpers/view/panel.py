@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from types import ModuleType
-from typing import Callable
 
 import psutil
 

@@ -1,0 +1,65 @@
+"""The course's probes: small static C programs in probes/, built once into probes/bin/.
+
+One place locates them, builds them (`make -C probes`, also called by `make setup`) and parses what
+they print. PROBES_DIR is defined here only.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from . import PROJECT_ROOT
+from .errors import ComandoFallido, ErrorDelCurso
+
+PROBES_DIR = PROJECT_ROOT / "probes"
+BIN_DIR = PROBES_DIR / "bin"
+IN_CONTAINER_DIR = "/opt/curso"  # where experiments mount a probe read-only inside a container
+
+_CRONOMETRO_LINE = re.compile(r"^cronometro ns=(\d+) estado=(-?\d+)\s*$", re.MULTILINE)
+
+
+def path(name: str) -> Path:
+    return BIN_DIR / name
+
+
+def in_container(name: str) -> str:
+    return f"{IN_CONTAINER_DIR}/{name}"
+
+
+def build(log: Callable[[str], None] = print) -> tuple[bool, str]:
+    """`make -s -C probes`: (ok, Spanish message)."""
+    if not (PROBES_DIR / "Makefile").exists():
+        return False, "no está probes/Makefile."
+    if not (shutil.which("make") and shutil.which("cc")):
+        return False, "no hay compilador de C (instala el paquete «gcc» y «make»)."
+    result = subprocess.run(["make", "-s", "-C", str(PROBES_DIR)], capture_output=True, text=True)
+    if result.returncode != 0:
+        return False, f"la compilación falló: {result.stderr.strip()[-300:]}"
+    return True, "sondas compiladas en probes/bin/"
+
+
+def ensure(name: str, log: Callable[[str], None] = print) -> Path:
+    """probes/bin/<name>, built now if needed; ErrorDelCurso (Spanish) if it cannot be built."""
+    target = path(name)
+    if not target.exists():
+        log(f"Compilando la sonda «{name}» (make -C probes)…")
+        ok, message = build(log)
+        if not ok and not target.exists():
+            raise ErrorDelCurso(f"Falta la sonda probes/bin/{name} y no se pudo compilar: {message} "
+                                "Ejecuta «make probes».")
+    if not target.exists():
+        raise ErrorDelCurso(f"Falta la sonda probes/bin/{name}: ejecuta «make probes».")
+    return target
+
+
+def parse_cronometro(stderr: str) -> tuple[int, int]:
+    """(elapsed_ns, exit status) from `cronometro`'s last report line; other lines are ignored."""
+    found = _CRONOMETRO_LINE.findall(stderr or "")
+    if not found:
+        tail = (stderr or "").strip()[-300:] or "(nada)"
+        raise ComandoFallido(f"La sonda «cronometro» no informó el tiempo del trabajo. Salida de error: {tail}")
+    ns, code = found[-1]
+    return int(ns), int(code)

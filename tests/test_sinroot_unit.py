@@ -1,0 +1,181 @@
+"""A student without root: image builders, root checks, rootless Podman metadata, the docker group."""
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from helpers import cgroups, engines, environment, experiments, images, system
+from helpers.experiments import base
+
+FIXTURES = Path(__file__).parent / "fixtures" / "podman_info"
+
+
+def test_busybox_standin_is_a_root_owned_tarball_whoever_builds_it(tmp_path):
+    if images.busybox_binary() is None:
+        pytest.skip("no hay busybox estático en esta máquina")
+    tar_path = images._busybox_tar(tmp_path / "bb.tar")
+    with tarfile.open(tar_path) as tar:
+        members = {m.name: m for m in tar.getmembers()}
+    assert {m.uid for m in members.values()} == {0} and {m.gid for m in members.values()} == {0}
+    assert members["bin/busybox"].isfile() and members["bin/busybox"].mode & 0o111
+    assert members["bin/sh"].issym() and members["bin/sh"].linkname == "busybox"
+    assert members["tmp"].mode == 0o1777
+    assert not (tmp_path / "bb.tar.parcial.tar").exists()
+
+
+def test_rootfs_builder_without_root_names_what_is_missing(monkeypatch, tmp_path):
+    monkeypatch.setattr(system, "is_root", lambda: False)
+    monkeypatch.setattr(images, "_tool", lambda name: None if name == "newuidmap" else f"/usr/bin/{name}")
+    reason = images.rootfs_builder_reason()
+    assert "uidmap" in reason and "apt-get install uidmap" in reason
+
+    monkeypatch.setattr(images, "_tool", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(images, "_subid_range", lambda path, user, uid: False)
+    reason = images.rootfs_builder_reason()
+    assert "/etc/subuid" in reason and "usermod --add-subuids" in reason
+
+    monkeypatch.setattr(images, "_tool", lambda name: None)
+    assert "mmdebstrap" in images.rootfs_builder_reason()
+    with pytest.raises(images.ErrorDelCurso, match="mmdebstrap"):
+        images.build_rootfs_tar(tmp_path / "x.tar", log=lambda line: None)
+
+
+def test_subid_ranges_are_read_by_user_name_or_uid(tmp_path):
+    subuid = tmp_path / "subuid"
+    subuid.write_text("ana:100000:65536\n1002:165536:65536\npepe:231072:1000\n")
+    assert images._subid_range(subuid, "ana", 1001)
+    assert images._subid_range(subuid, "luis", 1002)
+    assert not images._subid_range(subuid, "pepe", 1003)  # too small for a whole image
+    assert not images._subid_range(tmp_path / "no-existe", "ana", 1001)
+    assert system.free_subid_start(subuid) == 232072
+
+
+def test_needs_root_reason_is_one_spanish_sentence(monkeypatch):
+    monkeypatch.setattr(system, "is_root", lambda: True)
+    assert system.needs_root_reason("la línea base chroot") is None
+    monkeypatch.setattr(system, "is_root", lambda: False)
+    reason = system.needs_root_reason("la línea base chroot")
+    assert reason.startswith("la línea base chroot necesita privilegios de root") and reason.endswith(".")
+
+
+def test_ensure_skips_a_role_that_cannot_be_built_and_keeps_the_other(monkeypatch):
+    """Fault injection: no image anywhere and no way to build the "ubuntu" stand-in."""
+
+    class NoImages(engines.Engine):
+        name = "podman"
+
+        def availability(self):
+            return True, None
+
+    lines = []
+    monkeypatch.setattr(images, "get_engine", lambda name: NoImages())
+    monkeypatch.setattr(images, "standin_reason",
+                        lambda role: "no está mmdebstrap." if role == "ubuntu" else None)
+    imported = []
+    monkeypatch.setattr(images, "_import", lambda engine, role, tag, log: imported.append(role))
+    out = images.ensure(("alpine", "ubuntu"), ("podman",), log=lines.append, try_pull=False)
+    assert imported == ["alpine"]
+    assert out == {"podman": {}}  # the fake engine never finds what was "imported"
+    skipped = [line for line in lines if "se omite la imagen «ubuntu»" in line]
+    assert skipped and "mmdebstrap" in skipped[0]
+
+
+@pytest.mark.parametrize("fixture, rootless, network, storage", [
+    ("rootless_vfs.json", True, "slirp4netns", "vfs"),
+    ("rootful_overlay.json", False, "netavark", "overlay nativo"),
+])
+def test_podman_mode_names_rootless_network_and_storage(fixture, rootless, network, storage):
+    mode = engines.podman_mode(json.loads((FIXTURES / fixture).read_text()))
+    assert mode["rootless"] is rootless
+    assert mode["network_backend"] == network
+    assert mode["storage"].startswith(storage)
+
+
+def test_podman_mode_recognises_fuse_overlayfs_and_pasta():
+    data = json.loads((FIXTURES / "rootless_vfs.json").read_text())
+    data["store"] = {"graphDriverName": "overlay",
+                     "graphOptions": {"overlay.mount_program": {"Executable": "/usr/bin/fuse-overlayfs"}}}
+    assert engines.podman_mode(data)["storage"] == "overlay con fuse-overlayfs"
+    data["host"]["pasta"] = {"executable": "/usr/bin/pasta"}
+    data["version"]["Version"] = "5.0.2"
+    assert engines.podman_mode(data)["network_backend"] == "pasta"
+
+
+def test_docker_socket_permission_error_is_explained():
+    inner = PermissionError(13, "Permission denied")
+    try:
+        try:
+            raise inner
+        except PermissionError as exc:
+            raise ConnectionError("Connection aborted.") from exc
+    except ConnectionError as outer:
+        assert engines._permission_denied(outer)
+    assert not engines._permission_denied(ConnectionRefusedError(111, "Connection refused"))
+    reason = engines.docker_permission_reason()
+    assert "grupo «docker»" in reason and "usermod -aG docker" in reason
+
+
+def test_a_cgroup_that_holds_the_measuring_process_is_not_the_containers(tmp_path):
+    (tmp_path / "4242").mkdir()
+    (tmp_path / "4242" / "cgroup").write_text("12:memory:/user.slice/session-3.scope\n0::/\n")
+    assert cgroups.contains_process("/user.slice/session-3.scope", 4242, proc_root=tmp_path)
+    assert cgroups.contains_process("/user.slice", 4242, proc_root=tmp_path)
+    assert cgroups.contains_process("/", 4242, proc_root=tmp_path)
+    assert not cgroups.contains_process("/libpod_parent/libpod-abc", 4242, proc_root=tmp_path)
+    assert not cgroups.contains_process("/user.slice/session-3", 4242, proc_root=tmp_path)
+
+
+def test_rootless_engine_on_cgroup_v1_has_no_cgroup_per_container(monkeypatch):
+    class RootlessPodman(engines.Engine):
+        name, rootless = "podman", True
+
+    monkeypatch.setattr(cgroups, "layout", lambda root=cgroups.CGROUP_ROOT: "v1")
+    reason = cgroups.per_container_reason(RootlessPodman(), ["/libpod_parent/libpod-abc"])
+    assert "no crea un cgroup por contenedor" in reason and "stats" in reason
+    monkeypatch.setattr(cgroups, "layout", lambda root=cgroups.CGROUP_ROOT: "v2")
+    assert cgroups.per_container_reason(RootlessPodman(), ["/user.slice/libpod-abc.scope"]) is None
+    assert "inspect" in cgroups.per_container_reason(RootlessPodman(), [None])
+
+
+def test_require_root_skips_the_arm_with_a_spanish_reason(monkeypatch, tmp_path):
+    lines = []
+    monkeypatch.setattr(system, "is_root", lambda: False)
+    with base.experiment_run("prueba_sinroot", {}, ["bare"], root=tmp_path, log=lines.append) as ctx:
+        assert ctx.require_root("chroot", "la línea base chroot") is False
+    meta = json.loads(next(tmp_path.rglob("meta.json")).read_text())
+    assert meta["skipped_arms"]["chroot"].startswith("la línea base chroot necesita privilegios de root")
+    assert any("Se omite chroot" in line for line in lines)
+    monkeypatch.setattr(system, "is_root", lambda: True)
+    with base.experiment_run("prueba_sinroot", {}, ["bare"], root=tmp_path, log=lines.append) as ctx:
+        assert ctx.require_root("chroot", "la línea base chroot") is True
+
+
+def test_a_missing_image_role_skips_that_arm_and_keeps_the_engine(monkeypatch, tmp_path):
+    """Fault injection: the engine has the "alpine" image but not the "ubuntu" one."""
+
+    class HasAlpineOnly(engines.Engine):
+        name = "podman"
+
+        def availability(self):
+            return True, None
+
+    alpine = {"role": "alpine", "name": "curso/busybox-estatico:1", "id": "x", "size_bytes": 1, "origin": "sustituto"}
+    monkeypatch.setattr(base.eng, "get_engine", lambda name: HasAlpineOnly())
+    monkeypatch.setattr(base.images, "resolve_all",
+                        lambda roles, names: {"podman": {"alpine": alpine, "ubuntu": None}})
+    monkeypatch.setattr(images, "standin_reason", lambda role: "no está mmdebstrap." if role == "ubuntu" else None)
+    with base.experiment_run("prueba_sinroot", {}, ["podman"], image_roles=["alpine", "ubuntu"],
+                             root=tmp_path, log=lambda line: None) as ctx:
+        assert ctx.engines == ["podman"] and list(ctx.images["podman"]) == ["alpine"]
+    meta = json.loads(next(tmp_path.rglob("meta.json")).read_text())
+    assert "mmdebstrap" in meta["skipped_arms"]["Podman / ubuntu"]
+    assert "podman" not in meta["skipped_engines"]
+
+
+def test_every_root_only_arm_is_listed_for_notebook_00(monkeypatch):
+    monkeypatch.setattr(system, "is_root", lambda: False)
+    parts = environment.root_only_parts()
+    chroot = [p for p in parts if "chroot" in p.part]
+    assert chroot and not chroot[0].ok and "root" in chroot[0].detail and chroot[0].admin
+    assert all(p.part.split(":")[0] in {m.NOTEBOOK for m in experiments.all_experiments()} for p in parts)
