@@ -14,6 +14,7 @@ REGISTRY: list[str] = [
     "escala",
     "ejecucion",
     "anatomia",
+    "llamadas",
 ]
 
 _extra: dict[str, ModuleType] = {}  # registered at run time (tests register a toy experiment)

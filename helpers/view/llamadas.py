@@ -13,7 +13,6 @@ from ..experiments.base import Claim, Resultado
 from .common import (
     ENGINE_LABEL,
     NO_RESULT,
-    VERDICT,
     fmt,
     fmt_interval,
     fmt_ratio,
@@ -22,6 +21,7 @@ from .common import (
     run_caption,
     show,
     table,
+    verdict_words,
 )
 
 OPERACION_CORTA = {"getpid": "getpid", "clock_gettime": "clock_gettime (vDSO)", "read": "read 1 byte",
@@ -41,10 +41,6 @@ def _digits(value: float) -> int:
 
 def _ns(value: float) -> str:
     return fmt(value, _digits(value) if value == value else 0, "ns")
-
-
-def _verdict(status: str) -> str:
-    return VERDICT.get(status, status)
 
 
 @needs_result
@@ -225,7 +221,7 @@ def _ratio_text(claim: Claim) -> str:
 
 
 def frase_veredicto(claim: Claim) -> str:
-    head = f"**«{claim.statement}»** ({claim.source}) — **{_verdict(claim.status)}**."
+    head = f"**«{claim.statement}»** ({claim.source}) — **{verdict_words(claim)}**."
     if claim.key == "entre_cpus":
         return (f"**«{claim.statement}»** ({claim.source}) — una sola máquina no puede decidirlo: lo decide el "
                 "cuaderno `90_comparar_clase`, que pone lado a lado la proporción contenedor/host de cada máquina "
@@ -239,36 +235,36 @@ def frase_veredicto(claim: Claim) -> str:
         return f"{head} Faltan los brazos que hacen falta para juzgarla (revisa BRAZOS y MOTORES)."
     if claim.status == "inestable":
         return f"{head} La dispersión de las repeticiones es tan grande como la mediana: repite con más REPETICIONES."
-    more = (f" Con unas {claim.more_reps} repeticiones probablemente se decidiría." if claim.more_reps else "")
     if claim.key == "contenedor_11":
         engine = ENGINE_LABEL.get(claim.detail.get("engine"), "?")
         sin = claim.detail.get("sin_seccomp") or (math.nan,) * 3
         text = (f"{head} En {engine}, getpid cuesta {_ratio_text(claim)} lo del host (el documento: "
-                f"{fmt(exp.SEED_OVERHEAD, 2)}x; margen de la afirmación: de {fmt(exp.OVERHEAD_REGION[0], 2)}x a "
-                f"{fmt(exp.OVERHEAD_REGION[1], 2)}x).")
+                f"{fmt_ratio(exp.SEED_RUN_RATIO)} en su corrida y de {fmt_ratio(exp.SEED_TABLE_RATIOS[0])} a "
+                f"{fmt_ratio(exp.SEED_TABLE_RATIOS[1])} en su tabla; se toma {fmt_ratio(exp.SEED_OVERHEAD)} como valor "
+                f"afirmado y como margen de {fmt_ratio(exp.OVERHEAD_REGION[0])} a {fmt_ratio(exp.OVERHEAD_REGION[1])}).")
         if sin[0] == sin[0]:
             text += (f" El mismo contenedor **sin seccomp** cuesta {fmt_ratio(*sin)} lo del host: ahí se ve qué "
                      "parte de la sobrecarga es el filtro.")
-        return text + (more if claim.status == "no_concluyente" else "")
+        return text
     if claim.key == "causa_pid":
         text = (f"{head} Un namespace PID solo, sin contenedor, cuesta {_ratio_text(claim)} lo del host en getpid; "
-                f"si la traducción de PID fuera la causa, costaría como el contenedor (≈{fmt(exp.SEED_OVERHEAD, 2)}x).")
+                f"si la traducción de PID fuera la causa, costaría como el contenedor (≈{fmt_ratio(exp.SEED_OVERHEAD)}).")
         for engine, (r, lo, hi) in (claim.detail.get("seccomp_vs_sin") or {}).items():
             text += (f" En {ENGINE_LABEL.get(engine, engine)}, activar el perfil seccomp multiplica el costo por "
                      f"{fmt_ratio(r, lo, hi)}.")
-        return text + (more if claim.status == "no_concluyente" else "")
+        return text
     if claim.key == "anidamiento":
         return (f"{head} Cada nivel añade {fmt(claim.value, 1)} ns {fmt_interval(claim.low, claim.high, 1)} "
                 f"(pendiente de la recta mediana–profundidad, IC 95 %); el documento atribuye "
                 f"{fmt(claim.claimed, 1)} ns a un nivel, y aquí contaría como costo real desde "
                 f"{fmt(claim.detail.get('piso_ns', math.nan), 1)} ns por nivel (1 % de una llamada en el host)."
-                + (more if claim.status == "no_concluyente" else ""))
+               )
     if claim.key == "exec_1_9ms":
         engine = ENGINE_LABEL.get(claim.detail.get("engine"), "?")
         return (f"{head} `{claim.detail.get('engine', 'docker')} exec true` costó en esta máquina "
                 f"{fmt(claim.value, 1)} ms {fmt_interval(claim.low, claim.high, 1)} ({engine}, mediana e IC 95 % "
                 "del experimento 3), frente a los 1,9 ms del documento."
-                + (more if claim.status == "no_concluyente" else ""))
+               )
     return head
 
 
@@ -310,9 +306,10 @@ def frase_comparacion(c: pd.DataFrame) -> str:
         where = ("dentro del rango del documento" if lo_ref <= r["x_host"] <= hi_ref else
                  "por debajo de todo lo que publica el documento" if r["x_host"] < lo_ref else
                  "por encima de todo lo que publica el documento")
-        parts.append(f"{r['fuente'].removeprefix('tu máquina ')}: {fmt_ratio(r['x_host'], r['ic_bajo'], r['ic_alto'])}, "
+        engine = r["fuente"].removeprefix("tu máquina (").removesuffix(")")
+        parts.append(f"con {engine}, {fmt_ratio(r['x_host'], r['ic_bajo'], r['ic_alto'])}, "
                      f"{where}")
-    return (f"El documento publica proporciones contenedor/host entre {fmt(lo_ref, 2)}x y {fmt(hi_ref, 2)}x. "
+    return (f"El documento publica proporciones contenedor/host entre {fmt_ratio(lo_ref)} y {fmt_ratio(hi_ref)}. "
             f"En tu máquina: " + "; ".join(parts) + ". Los nanosegundos no se comparan: cambian con la CPU.")
 
 
