@@ -386,6 +386,13 @@ class CliEngine(Engine):
     def container(self, name: str) -> Container:
         return self.describe(self.inspect_many([name])[0])
 
+    def writable_layer_bytes(self, container: str) -> int:
+        """Bytes the container has written to its own writable layer (`container inspect --size`, SizeRw)."""
+        result = self.call([self.name, "container", "inspect", "--size", "--format", "{{.SizeRw}}", container],
+                           check=True, what=f"medir la capa escribible de {container}")
+        text = result.stdout.strip()
+        return int(text) if text.lstrip("-").isdigit() else 0
+
     def describe(self, data: dict) -> Container:
         """A Container from inspect data. Podman names its conmon in State.ConmonPid; Docker's shim is
         the parent of the container's PID 1."""
@@ -441,6 +448,19 @@ class CliEngine(Engine):
                                      f"{untar.stderr.strip()[-300:]}")
         finally:
             self.remove([cid])
+        return dest
+
+    def save_image(self, image: str, dest: Path | str) -> Path:
+        """`save` an image into a tarball another engine of the same kind can `load` (written under a
+        temporary name, then renamed, so a half-written tarball is never taken for a good one)."""
+        dest = Path(dest)
+        partial = dest.with_name(dest.name + ".parcial")
+        try:
+            self.call([self.name, "save", "-o", str(partial), image], timeout=600, check=True,
+                      what=f"guardar {image} en {dest.name}")
+            partial.replace(dest)
+        finally:
+            partial.unlink(missing_ok=True)
         return dest
 
 
@@ -627,7 +647,9 @@ class Podman(CliEngine):
     @property
     def rootless(self) -> bool:
         # Podman run by a user other than root is rootless (there is no daemon to reach instead).
-        return hasattr(os, "geteuid") and os.geteuid() != 0
+        from . import system
+
+        return not system.is_root()
 
     def __init__(self):
         self._avail: tuple[bool, str | None] | None = None

@@ -10,7 +10,9 @@ percentile-bootstrap 95 % intervals for the median and for ratios of medians.
 from __future__ import annotations
 
 import os
+import select
 import signal
+import subprocess
 import tempfile
 import threading
 import time
@@ -128,6 +130,123 @@ def time_command(argv: Sequence[str], env: dict | None = None) -> float:
     return elapsed / 1e6
 
 
+class Child:
+    """A child process read line by line as it writes: an attached `docker run`, a VM's serial console.
+
+    The clock starts right before the spawn; `wait_for(marker)` returns when a line holding the marker
+    has arrived, and `elapsed_ms` is then the time from spawn to that line. The child runs in its own
+    process group (so Ctrl-C reaches only this program, which then stops it) and receives SIGKILL if
+    this program dies first. `stop()` kills the whole group and reaps it.
+    """
+
+    def __init__(self, argv: Sequence[str], env: dict | None = None, *, stdin: bool = False,
+                 cwd: str | None = None):
+        self.argv = list(argv)
+        self._pending = b""
+        self.lines: list[str] = []
+        self.marked_ns: int | None = None
+        self.start_ns = time.perf_counter_ns()
+        self.proc = subprocess.Popen(
+            self.argv, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, env=env, cwd=cwd, start_new_session=True, preexec_fn=_die_with_parent)
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def _read(self, timeout: float) -> bool:
+        """Read what is available within `timeout` s; False at end of output."""
+        ready, _, _ = select.select([self.proc.stdout], [], [], max(timeout, 0))
+        if not ready:
+            return True
+        chunk = os.read(self.proc.stdout.fileno(), 65536)
+        if not chunk:
+            return False
+        self._pending += chunk.replace(b"\r", b"")
+        *complete, self._pending = self._pending.split(b"\n")
+        self.lines += [line.decode("utf-8", "replace") for line in complete]
+        return True
+
+    def wait_for(self, marker: str, timeout: float, *, start: int | None = None) -> str:
+        """The first line (from index `start`, default: lines not yet consumed) that holds `marker`.
+        Raises TimeoutError, or ComandoFallido if the child ends first."""
+        index = self._consumed if start is None else start
+        deadline = time.monotonic() + timeout
+        while True:
+            for i in range(index, len(self.lines)):
+                if marker in self.lines[i]:
+                    if self.marked_ns is None:
+                        self.marked_ns = time.perf_counter_ns()
+                    self._consumed = i + 1
+                    return self.lines[i]
+            index = len(self.lines)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"«{marker}» no apareció en {timeout:.0f} s; salida: {self.tail()}")
+            if not self._read(min(left, 0.5)):
+                self.proc.wait()
+                raise ComandoFallido(f"El proceso «{' '.join(self.argv[:3])} …» terminó (código "
+                                     f"{self.proc.returncode}) antes de «{marker}»: {self.tail()}")
+
+    _consumed = 0
+
+    @property
+    def elapsed_ms(self) -> float:
+        """Spawn to the first marker found, in ms."""
+        return float("nan") if self.marked_ns is None else (self.marked_ns - self.start_ns) / 1e6
+
+    def send(self, text: str) -> None:
+        self.proc.stdin.write(text.encode())
+        self.proc.stdin.flush()
+
+    def tail(self, n: int = 8) -> str:
+        return " | ".join(self.lines[-n:] + ([self._pending.decode("utf-8", "replace")] if self._pending else []))
+
+    def detach(self) -> None:
+        """Kill this process alone (SIGKILL, not its group) and reap it: an attached `docker run` /
+        `podman run` client dies and its container keeps running (SIGKILL is never forwarded)."""
+        if self.proc.returncode is None:
+            try:
+                os.kill(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream:
+                stream.close()
+
+    def stop(self, grace: float = 1.0) -> None:
+        """SIGTERM to the whole process group, a short grace, SIGKILL, reap. Safe to call twice."""
+        if self.proc.returncode is not None:
+            return
+        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10.0)):
+            try:
+                os.killpg(self.proc.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                self.proc.wait(timeout=wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream:
+                stream.close()
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    """Linux: the child gets SIGKILL if the process that started it dies (prctl PR_SET_PDEATHSIG)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
+    except Exception:  # noqa: BLE001 - best effort: not on Linux, no libc
+        pass
+
+
 # ---------------------------------------------------------------- scheduling
 @dataclass(frozen=True)
 class Step:
@@ -138,10 +257,19 @@ class Step:
     warmup: bool
 
 
-def round_robin(arms: Sequence, repetitions: int, warmup: int = 0) -> list[Step]:
-    """A B C A B C ...: warm-up rounds first (also interleaved), then measured rounds."""
-    steps = [Step(a, i + 1, True) for i in range(warmup) for a in arms]
-    steps += [Step(a, i + 1, False) for i in range(repetitions) for a in arms]
+def round_robin(arms: Sequence, repetitions: int, warmup: int = 0, *, shuffle_seed: int | None = None
+                ) -> list[Step]:
+    """A B C A B C ...: warm-up rounds first (also interleaved), then measured rounds.
+
+    With shuffle_seed, every round visits the arms in its own seeded random order (B A C, C B A, ...):
+    an arm that always follows the same heavy one would otherwise carry its after-effects every round."""
+    rng = np.random.default_rng(shuffle_seed) if shuffle_seed is not None else None
+
+    def order() -> list:
+        return [arms[i] for i in rng.permutation(len(arms))] if rng is not None else list(arms)
+
+    steps = [Step(a, i + 1, True) for i in range(warmup) for a in order()]
+    steps += [Step(a, i + 1, False) for i in range(repetitions) for a in order()]
     return steps
 
 

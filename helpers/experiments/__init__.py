@@ -15,6 +15,9 @@ REGISTRY: list[str] = [
     "ejecucion",
     "anatomia",
     "llamadas",
+    "red",
+    "anidamiento",
+    "sistema_vm",
 ]
 
 _extra: dict[str, ModuleType] = {}  # registered at run time (tests register a toy experiment)

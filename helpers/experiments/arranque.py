@@ -34,6 +34,7 @@ NOTEBOOK = "01_arranque"
 QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0}
 METRIC = "arranque"
 BASELINE = ("bare", "proceso")
+COMPARABLE = [METRIC]  # ratios (x bare metal, Podman/Docker) of the launch time travel across machines
 BARE_VARIANTS = ("proceso", "metodo_semilla", "builtin")
 CONTAINER_VARIANT = "por_defecto"
 

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .. import engines as eng
-from .. import images, measure, probes, validate
+from .. import images, measure, probes, system, validate
 from ..errors import ComandoFallido, ParametroInvalido
 from .base import Claim, Log, Progress, Resultado, experiment_run, no_progress, print_log
 
@@ -238,6 +238,11 @@ def _make_dev_nodes(root: Path) -> None:
 
 CHROOT_WHAT = "la línea base chroot (chroot y mknod)"
 NEEDS_ROOT = {"chroot": CHROOT_WHAT}  # listed for a student without root in notebook 00
+
+
+def chroot_unavailable_reason() -> str | None:
+    """Why the chroot baseline cannot run here (Spanish), or None as root (also used by anatomia)."""
+    return system.needs_root_reason(CHROOT_WHAT)
 
 
 def exported_rootfs(engine_name: str, image: dict, run_id: str, log: Log = print_log) -> Path:

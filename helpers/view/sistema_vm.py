@@ -1,0 +1,209 @@
+"""Experiment 8 as a person sees it: system containers vs VMs. Every figure of an emulated VM (TCG)
+says «emulada» in its label."""
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from .. import reference
+from ..experiments import sistema_vm as exp
+from ..experiments.base import Resultado
+from .common import fmt, fmt_interval, fmt_ratio, markdown, needs_result, table, verdict_words
+
+METRIC_LABEL = {
+    exp.ARRANQUE: "arranque hasta «listo»",
+    exp.DISCO: "disco que añade una instancia",
+    exp.PSS: "memoria en reposo por instancia (PSS)",
+    "memoria_rss_instancia": "memoria en reposo por instancia (RSS)",
+    exp.DISPONIBLE: "caída de la memoria disponible del host por instancia",
+    exp.ANTES: "memoria antes de tocar",
+    exp.DURANTE: "memoria con el bloque tocado",
+    exp.DESPUES: "memoria después de liberarlo",
+    exp.RETENIDA: "memoria liberada que el host no recupera",
+    exp.GZIP: "gzip de 8 MB (solo el trabajo)",
+}
+ORDER = ["proceso", "aplicacion", "sistema", "vm_kvm", "vm_emulada"]
+COLOR = {"proceso": "#555555", "aplicacion": "#4C72B0", "sistema": "#55A868", "vm_kvm": "#C44E52",
+         "vm_emulada": "#DD8452"}
+DIGITS = {"ms": 1, "MB": 2, "%": 1}
+
+
+def etiqueta(variant: str) -> str:
+    """The Spanish name of a kind of instance; an emulated VM always says so."""
+    return exp.kind_label(variant)
+
+
+def _present(df: pd.DataFrame, metric: str) -> list[str]:
+    have = set(df.loc[df["metric"] == metric, "variant"])
+    return [v for v in ORDER if v in have]
+
+
+@needs_result
+def aceleracion(resultado: Resultado) -> str:
+    """One line: KVM or emulation, and why."""
+    info = resultado.meta.get("vm") or {}
+    skipped = (resultado.meta.get("skipped_arms") or {}).get("VM")
+    if skipped:
+        text = f"**Sin VM en esta corrida:** {skipped}"
+    elif info.get("acceleration") == "kvm":
+        text = f"**VM acelerada (KVM).** {info.get('reason', '')}"
+    elif info:
+        text = (f"**VM emulada (TCG).** {info.get('reason', '')} Sus cifras llevan la marca «emulada»: "
+                "sirven para ver los mecanismos (memoria retenida, disco), no para juzgar la velocidad de una VM.")
+    else:
+        text = "Esta corrida no midió ninguna VM."
+    markdown(text)
+    return text
+
+
+@needs_result
+def tabla(resultado: Resultado):
+    """Median, IQR, IC 95 % per metric and kind of instance; gzip also × bare metal."""
+    s = exp.summarize(resultado.df, resultado.meta)
+    if s.empty:
+        markdown("_Esta corrida no tiene filas todavía._")
+        return None
+    s = s[s["metrica"] != "memoria_rss_instancia"]
+    rows = []
+    for _, r in s.iterrows():
+        digits = DIGITS.get(r["unidad"], 2)
+        ratio = fmt_ratio(r.get("x_bare", math.nan), r.get("x_bare_bajo"), r.get("x_bare_alto")) \
+            if r["metrica"] == exp.GZIP and r["tipo"] != exp.BASELINE[1] else ""
+        rows.append({
+            "Medida": METRIC_LABEL.get(r["metrica"], r["metrica"]),
+            "Instancia": etiqueta(r["tipo"]),
+            "n": int(r["n"]),
+            "Mediana": fmt(r["mediana"], digits, r["unidad"]) + (" (inestable)" if r["inestable"] else ""),
+            "IQR": fmt_interval(r["q1"], r["q3"], digits),
+            "IC 95 %": fmt_interval(r["ic_bajo"], r["ic_alto"], digits),
+            "× bare metal [IC 95 %]": ratio,
+        })
+    out = pd.DataFrame(rows)
+    return table(out, "Contenedores y VM: medianas (IQR con cuantiles lineales; IC 95 % por bootstrap)")
+
+
+def _strip(ax, df: pd.DataFrame, metric: str, xlabel: str, log: bool = False) -> None:
+    variants = _present(df, metric)
+    for i, variant in enumerate(variants):
+        values = df[(df["metric"] == metric) & (df["variant"] == variant)]["value"].astype(float).to_numpy()
+        jitter = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else np.zeros(1)
+        ax.scatter(values, i + jitter, color=COLOR.get(variant, "gray"), alpha=0.7, s=40)
+        ax.plot([np.median(values)] * 2, [i - 0.3, i + 0.3], color="black", lw=2)
+    ax.set_yticks(range(len(variants)), [etiqueta(v) for v in variants], fontsize=12)
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel, fontsize=12)
+    ax.grid(axis="x", which="both", alpha=0.3)
+
+
+@needs_result
+def grafico_arranque(resultado: Resultado):
+    """Provisioning time to ready, every repetition a dot, the median a bar (log scale)."""
+    df = resultado.df
+    if not _present(df, exp.ARRANQUE):
+        markdown("_No hay arranques que dibujar._")
+        return None
+    fig, ax = plt.subplots(figsize=(10, 3.5))
+    _strip(ax, df, exp.ARRANQUE, "tiempo hasta «listo» (ms, escala logarítmica)", log=True)
+    ax.set_title("Arranque: cada punto es una instancia nueva; la barra negra, la mediana", fontsize=13)
+    fig.tight_layout()
+    plt.show()
+    return fig
+
+
+@needs_result
+def grafico_memoria(resultado: Resultado):
+    """Left: memory of one idle instance (PSS). Right: the host's view before touching, while touched
+    and after freeing the block inside the instance."""
+    df = resultado.df
+    variants = [v for v in _present(df, exp.ANTES)]
+    if not variants:
+        markdown("_No hay mediciones de memoria que dibujar._")
+        return None
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.2))
+    idle = [float(df[(df["metric"] == exp.PSS) & (df["variant"] == v)]["value"].median()) for v in variants]
+    left.barh(range(len(variants)), idle, color=[COLOR.get(v, "gray") for v in variants])
+    left.set_yticks(range(len(variants)), [etiqueta(v) for v in variants], fontsize=12)
+    left.set_xlabel("MB por instancia en reposo (PSS de todos sus procesos)", fontsize=12)
+    left.set_title("En reposo", fontsize=13)
+    for i, value in enumerate(idle):
+        left.text(value, i, f" {fmt(value, 1)} MB", va="center", fontsize=11)
+    phases = [(exp.ANTES, "antes"), (exp.DURANTE, "tocado"), (exp.DESPUES, "liberado")]
+    width = 0.25
+    for j, (metric, label) in enumerate(phases):
+        values = [float(df[(df["metric"] == metric) & (df["variant"] == v)]["value"].median()) for v in variants]
+        right.bar(np.arange(len(variants)) + (j - 1) * width, values, width, label=label,
+                  color=["#BBBBBB", "#4C4C4C", "#8C8C8C"][j])
+    right.set_xticks(range(len(variants)), [etiqueta(v) for v in variants], fontsize=11)
+    right.set_ylabel("MB que el host tiene asignados\n(cgroup: anónima; VM: RSS de QEMU)", fontsize=11)
+    right.set_title("Tocar y liberar un bloque dentro de la instancia", fontsize=13)
+    right.legend(fontsize=11)
+    fig.tight_layout()
+    plt.show()
+    return fig
+
+
+@needs_result
+def grafico_gzip(resultado: Resultado):
+    """gzip time per kind as × bare metal, with its IC 95 %."""
+    s = exp.summarize(resultado.df, resultado.meta)
+    s = s[(s["metrica"] == exp.GZIP) & (s["tipo"] != exp.BASELINE[1])] if not s.empty else s
+    if s.empty or "x_bare" not in s:
+        markdown("_No hay gzip que dibujar._")
+        return None
+    s = s.set_index("tipo").loc[[v for v in ORDER if v in set(s["tipo"])]]
+    fig, ax = plt.subplots(figsize=(10, 3.2))
+    y = np.arange(len(s))
+    err = np.array([s["x_bare"] - s["x_bare_bajo"], s["x_bare_alto"] - s["x_bare"]])
+    ax.barh(y, s["x_bare"], xerr=err, color=[COLOR.get(v, "gray") for v in s.index], capsize=5)
+    ax.axvline(1, color="black", lw=1, ls="--")
+    ax.set_yticks(y, [etiqueta(v) for v in s.index], fontsize=12)
+    ax.set_xlabel("tiempo de gzip × bare metal (barra: IC 95 %)", fontsize=12)
+    ax.set_title("Trabajo de CPU: 1 = igual que sin contenedor", fontsize=13)
+    fig.tight_layout()
+    plt.show()
+    return fig
+
+
+@needs_result
+def comparacion(resultado: Resultado):
+    """Your figures next to the post's (which it gives in its prose; see SOURCES.md)."""
+    c = exp.compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
+    if c.empty:
+        markdown("_Esta corrida no tiene con qué compararse._")
+        return None
+    rows = []
+    for _, r in c.iterrows():
+        digits = 2 if r["unidad"] in ("x", "MB") else 1
+        rows.append({"Qué": r["concepto"], "Aquí (mediana)": fmt(r["aquí"], digits, r["unidad"]),
+                     "IC 95 %": fmt_interval(r["ic_bajo"], r["ic_alto"], digits),
+                     "Sysbox (texto del artículo)": fmt(r["referencia"], 0, r["unidad"])})
+    return table(pd.DataFrame(rows), "Frente a la referencia (las cifras de la fuente se leen de su texto)")
+
+
+def frase(claim) -> str:
+    word = verdict_words(claim)
+    if claim.detail.get("emulada") and claim.detail.get("motivo"):
+        word = "no se decide con una VM emulada"
+    unit = f" {claim.unit}" if claim.unit and claim.unit not in ("x", "%") else ("" if claim.unit == "x" else " %")
+    value = "—" if math.isnan(claim.value) else (
+        f"{fmt_ratio(claim.value, claim.low, claim.high)}" if claim.unit.startswith("x")
+        else f"{fmt(claim.value, 1)}{unit} (IC 95 % {fmt_interval(claim.low, claim.high, 1)})")
+    text = f"**«{claim.statement}»** ({claim.source}) — **{word}**."
+    if claim.detail.get("emulada"):
+        text += f" Medido con una VM **emulada** (TCG): {value}."
+    elif not math.isnan(claim.value):
+        text += f" Medido: {value}, n = {claim.n}."
+    if claim.detail.get("motivo"):
+        text += f" {claim.detail['motivo']}"
+    return text
+
+
+@needs_result
+def veredictos(resultado: Resultado) -> list[str]:
+    sentences = [frase(c) for c in exp.claims(resultado.df, resultado.meta)]
+    markdown("\n\n".join(f"- {s}" for s in sentences) if sentences else "_Sin datos para un veredicto._")
+    return sentences

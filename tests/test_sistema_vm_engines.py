@@ -1,0 +1,121 @@
+"""Experiment 8 with the real things: the course's VM under TCG (or KVM where it boots), real Docker or
+Podman containers, the memory-given-back measurement on both, and clean-up of QEMU processes and
+overlays on Ctrl-C."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from helpers import PROJECT_ROOT, vm
+from helpers import engines as eng
+from helpers.experiments import sistema_vm as exp
+from helpers.experiments.base import Resultado
+
+pytestmark = pytest.mark.engines
+
+
+def require_vm():
+    ok, why = vm.availability()
+    if not ok:
+        print(f"\n[omitido] la VM del curso no está disponible: {why}", file=sys.stderr)
+        pytest.skip(f"la VM del curso no está disponible: {why}")
+
+
+def first_engine() -> str:
+    for name in eng.CONTAINER_ENGINES:
+        if eng.get_engine(name).available:
+            return name
+    pytest.skip("no hay ningún motor de contenedores disponible")
+
+
+def qemu_of(tag: str) -> list[int]:
+    return vm.leftover_processes(tag)
+
+
+def test_the_vm_boots_runs_commands_and_leaves_nothing(tmp_path):
+    require_vm()
+    machine = vm.VM("prueba-unidad", accel="tcg", workdir=tmp_path)
+    try:
+        elapsed = machine.boot()
+        assert elapsed > 0 and machine.overlay.exists()
+        machine.sh("stty -echo; PS1=''")
+        assert machine.sh("uname -r")[-1].strip() == vm.assets().kernel_version   # the guest's own kernel
+        assert machine.sh("cat /proc/1/cmdline")[-1].replace("\0", " ").strip() == "/bin/busybox init"  # PID 1
+        machine.sh("dd if=/dev/zero of=/x bs=1M count=4 2>/dev/null; sync")
+        assert machine.overlay_bytes() >= 4 << 20                                    # copy-on-write grew
+        assert psutil.Process(machine.pid).is_running()
+    finally:
+        machine.stop()
+    assert not machine.overlay.exists()
+    assert qemu_of("curso-prueba-unidad") == []
+
+
+def test_a_short_run_measures_every_kind_and_cleans_up(results_tmp):
+    require_vm()
+    motor = first_engine()
+    cfg = exp.config(tipos=list(exp.KINDS), instancias=1, repeticiones=2, calentamiento=0, memoria_mb=48,
+                     motor=motor)
+    res: Resultado = exp.run(cfg, root=results_tmp, log=lambda line: None)
+    assert res.status == "complete"
+    df = res.df
+    vm_variant = exp.vm_variant(df)
+    assert vm_variant in ("vm_emulada", "vm_kvm")
+    for kind in ("aplicacion", "sistema", vm_variant):
+        assert (df[(df["variant"] == kind) & (df["metric"] == exp.ARRANQUE)]["value"] > 0).sum() == 2
+        assert (df[(df["variant"] == kind) & (df["metric"] == exp.GZIP)]["value"] > 0).sum() == 2
+    # memory given back: the container's cgroup returns the block at once, QEMU keeps it
+    kept = df[df["metric"] == exp.RETENIDA].set_index("variant")["value"]
+    assert kept["sistema"] < 20 and kept["aplicacion"] < 20
+    assert kept[vm_variant] > 70
+    during = df[(df["metric"] == exp.DURANTE) & (df["variant"] == "sistema")]["value"].iloc[0]
+    before = df[(df["metric"] == exp.ANTES) & (df["variant"] == "sistema")]["value"].iloc[0]
+    assert during - before > 40                 # the 48 MB block was really touched and seen
+    assert df[(df["metric"] == exp.DISCO) & (df["variant"] == vm_variant)]["value"].min() > 0
+    assert res.meta["vm"]["acceleration"] in ("tcg", "kvm")
+    assert qemu_of(f"curso-{exp.EXPERIMENT}-{res.meta['run_id'].lower()}") == []
+    assert not (vm.VM_DIR / "instancias" / res.meta["run_id"]).exists() or \
+        not any((vm.VM_DIR / "instancias" / res.meta["run_id"]).iterdir())
+    assert eng.get_engine(motor).list_labelled(res.meta["run_id"]) == []
+
+
+def test_ctrl_c_while_a_vm_boots_kills_qemu_and_removes_its_overlay(results_tmp):
+    require_vm()
+    script = ("from helpers.experiments import sistema_vm as s\n"
+              "s.run(s.config(tipos=['vm'], instancias=1, repeticiones=3, calentamiento=0, memoria_mb=32,"
+              " aceleracion='tcg'))\n")
+    env = dict(os.environ, CURSO_RESULTADOS=str(results_tmp), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=PROJECT_ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        pids: list[int] = []
+        while time.monotonic() < deadline and not pids:
+            time.sleep(0.1)
+            pids = [p.pid for p in psutil.Process(proc.pid).children(recursive=True)
+                    if p.name().startswith("qemu-system")]
+        assert pids, "no apareció ningún proceso de QEMU"
+        overlays = list((vm.VM_DIR / "instancias").rglob("*.qcow2"))
+        proc.send_signal(signal.SIGINT)      # mid-boot: the marker has not appeared yet
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode != 0, out
+    assert "KeyboardInterrupt" in out
+    for pid in pids:
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    metas = list(results_tmp.rglob("meta.json"))
+    assert len(metas) == 1
+    meta = json.loads(metas[0].read_text())
+    assert meta["status"] == "interrupted"
+    run_dir = vm.VM_DIR / "instancias" / meta["run_id"]
+    assert not any(run_dir.rglob("*.qcow2")) if run_dir.exists() else True
+    assert all(not p.exists() for p in overlays if meta["run_id"] in str(p))
+    assert qemu_of(f"curso-{exp.EXPERIMENT}-{meta['run_id'].lower()}") == []
