@@ -313,3 +313,32 @@ def test_server_catalogue_and_sources():
     assert 'version = "=' in cargo and (servidores.SOURCES_DIR / "actix" / "Cargo.lock").exists()
     ok, why = servidores.availability("actix")
     assert ok or "actix" in why or "Rust" in why
+
+
+# ------------------------------------------------------------------ views on a synthetic run
+def test_every_view_renders_a_run(monkeypatch, tmp_path):
+    import IPython.display
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from helpers.view import red as vista
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    monkeypatch.setattr("matplotlib.pyplot.show", lambda *a, **k: None)
+    meta = {
+        "parameters": {"hilos": 2, "conexiones": 50, "duracion_s": 3},
+        "skipped_arms": {"docker-sin-proxy": exp.SIN_PROXY_REASON},
+    }
+    resultado = base.Resultado("red", synthetic(), tmp_path, meta)
+    for name in ("tabla", "por_hilo"):
+        html = getattr(vista, name)(resultado).to_html()
+        assert "Go net/http" in html
+    for name in ("omitidos", "grafico", "grafico_cpu", "veredictos", "comparacion"):
+        getattr(vista, name)(resultado)
+    vista.kubernetes()
+    html = vista.tabla_referencia().to_html()
+    assert "Kubernetes" in html and "Rust rocket" in html
+    text = " ".join(str(getattr(o, "data", "")) for o in shown)
+    assert "se confirma" in text and "no se sostiene" in text and "docker-sin-proxy" in text
+    assert "port-forward" in " ".join(o.to_html() for o in shown if hasattr(o, "to_html"))

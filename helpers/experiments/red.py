@@ -381,6 +381,8 @@ def start_arm(
         except ErrorDelCurso as exc:
             last_error = str(exc)
             if "address already in use" in last_error or "port is already allocated" in last_error:
+                if arm.container:  # created but not started: free its name for the next try
+                    eng.get_engine(arm.engine).remove([arm.container])
                 continue
             arm.failed = f"no arrancó: {last_error[-300:]}"
             return
@@ -613,6 +615,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         else:
             ratio = lo = hi = float("nan")
         p50 = _values(df, "latencia_p50", engine, variant, server)
+        p90 = _values(df, "latencia_p90", engine, variant, server)
         p99 = _values(df, "latencia_p99", engine, variant, server)
         hilo = _values(df, "req_s_hilo", engine, variant, server)
         errors = _values(df, "errores_socket", engine, variant, server)
@@ -633,6 +636,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                 "frente_nativo_ic_alto": hi,
                 "req_s_hilo": float(np.median(hilo)) if hilo.size else float("nan"),
                 "latencia_p50_ms": float(np.median(p50)) if p50.size else float("nan"),
+                "latencia_p90_ms": float(np.median(p90)) if p90.size else float("nan"),
                 "latencia_p99_ms": float(np.median(p99)) if p99.size else float("nan"),
                 "errores_socket": float(np.sum(errors)) if errors.size else 0.0,
                 "us_cpu_servidor": _per_request_us(df, "cpu_servidor", engine, variant, server),

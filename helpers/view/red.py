@@ -66,6 +66,7 @@ def tabla(resultado: Resultado):
                 ),
                 "req/s por hilo": fmt(r["req_s_hilo"], 0),
                 "p50 (ms)": fmt(r["latencia_p50_ms"], 2),
+                "p90 (ms)": fmt(r["latencia_p90_ms"], 2),
                 "p99 (ms)": fmt(r["latencia_p99_ms"], 2),
                 "errores de socket": fmt(r["errores_socket"], 0),
                 "n": int(r["n"]),
