@@ -129,7 +129,7 @@ QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0}
 
 @dataclass
 class Config:
-    repeticiones: int = 12
+    repeticiones: int = 10
     calentamiento: int = 1
     peldanos: list = field(default_factory=lambda: list(GROUPS))
     imagen: str = "alpine"
