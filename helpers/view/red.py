@@ -219,6 +219,8 @@ _NAMES = {
 def _claim_text(c) -> str:
     verdict = verdict_words(c)
     name = _NAMES.get(c.key, c.key)
+    if c.status == "sin_datos" and c.detail.get("motivo") == "un_hilo":
+        return f"**{name}**: {verdict}: con `HILOS = 1` el total y la cifra por hilo coinciden; usa 2 o más hilos."
     if c.status == "sin_datos":
         return f"**{name}**: {verdict} (faltan brazos en esta corrida)."
     if c.unit == "%":
