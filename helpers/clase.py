@@ -99,7 +99,7 @@ class Clase:
             row = rows.setdefault(c.machine, {
                 "máquina": c.machine, "host": host.get("hostname", "?"), "CPU": host.get("cpu_model", "?"),
                 "núcleos": host.get("cpu_cores", "?"), "kernel": host.get("kernel", "?"),
-                "cgroup": host.get("cgroup_version", "?"), "motores": "", "experimentos": ""})
+                "cgroup": host.get("cgroup_version", "?"), "VM": _vm(host), "motores": "", "experimentos": ""})
             versions = [f"{name} {info.get('version') or info.get('server_version') or info.get('client_version') or '?'}"
                         for name, info in (c.meta.get("engines") or {}).items()
                         if isinstance(info, dict) and name != "bare"]
@@ -116,6 +116,15 @@ class Clase:
 
 # ---------------------------------------------------------------- reading a class folder
 Loader = Callable[[], bytes]
+
+
+def _vm(host: dict) -> str:
+    """«sí (Firecracker)» / «no» / «?» (a run from before the course detected virtualisation)."""
+    virt = host.get("virtualization")
+    if not isinstance(virt, dict):
+        return "?"
+    return f"sí ({virt.get('tecnologia')})" if virt.get("es_vm") and virt.get("tecnologia") else \
+        ("sí" if virt.get("es_vm") else "no")
 
 
 def _is_results_root(folder: Path) -> bool:

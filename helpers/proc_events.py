@@ -197,6 +197,17 @@ def snapshot_names() -> dict[int, str]:
     return names
 
 
+def cpu_ms(pid: int) -> float | None:
+    """CPU time (user + system, all threads) a process has used so far, in ms; None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5))
+    return ticks * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Capture:
     root_pid: int
@@ -206,6 +217,7 @@ class Capture:
     events: list
     before: dict  # {pid: cmdline} of the processes alive before the spawn
     lost: bool  # the kernel dropped events (socket buffer full)
+    roots_cpu_ms: dict = field(default_factory=dict)  # {root pid: CPU ms it used during the window}
 
 
 def capture(
@@ -214,7 +226,9 @@ def capture(
     """Spawn argv (stdout to /dev/null), wait for it, and keep listening `settle` s more for the
     processes it left behind (a shim, a clean-up) to exit. Command lines are read for this process's
     descendants and for those of `roots` (an engine's daemons, whose children run a container)."""
+    roots = list(roots)
     before = snapshot_names()
+    cpu_before = {pid: cpu_ms(pid) for pid in roots}
     devnull = os.open(os.devnull, os.O_RDWR)
     try:
         with Listener(roots={os.getpid(), *roots}) as listener:
@@ -238,8 +252,13 @@ def capture(
             time.sleep(settle)
     finally:
         os.close(devnull)
+    used = {}
+    for root, start in cpu_before.items():
+        end = cpu_ms(root)
+        if start is not None and end is not None:
+            used[root] = end - start
     return Capture(
-        pid, t0, t_end, os.waitstatus_to_exitcode(status), list(listener.events), before, listener.lost
+        pid, t0, t_end, os.waitstatus_to_exitcode(status), list(listener.events), before, listener.lost, used
     )
 
 

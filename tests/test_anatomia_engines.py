@@ -58,6 +58,9 @@ def test_every_rung_runs_and_leaves_nothing_behind(container_engines):
         assert "runc" in names and names & {"echo", proc_events.CONTAINER_PROCESS}, names
     if "podman" in container_engines:
         assert "conmon" in set(chain[chain["engine"] == "podman"]["name"])
+    if "docker" in container_engines:  # dockerd and containerd: no new process, their CPU time instead
+        daemons = chain[(chain["engine"] == "docker") & chain["start_ms"].isna()]
+        assert set(daemons["name"]) == {"dockerd", "containerd"} and (daemons["cpu_ms"] >= 0).all()
     # Clean-up: containers by label, bundles, runtime state, cidfiles.
     for engine in container_engines:
         assert eng.get_engine(engine).list_labelled(res.meta["run_id"]) == []
@@ -201,3 +204,15 @@ def test_bad_input_fails_before_launching(results_tmp):
     with pytest.raises(Exception, match="PELDANOS"):
         anatomia.run(anatomia.Config(peldanos=["proceso", "nada"]))
     assert not results_tmp.exists()
+
+
+def test_docker_daemons_are_the_ones_serving_this_client(docker_engine):
+    procs = docker_engine.daemon_processes()
+    assert len(procs["daemon"]) >= 1 and procs["containerd"]
+    if os.geteuid() == 0:  # root can see which dockerd has the socket open
+        assert len(procs["daemon"]) == 1
+        from helpers import system
+
+        others = {p.pid for p in system.processes_named("dockerd")} - {procs["daemon"][0].pid}
+        assert not [p for p in procs["containerd"] if p.ppid() in others]
+        assert docker_engine._socket_path() in eng._unix_sockets(procs["daemon"][0])

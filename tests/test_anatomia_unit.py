@@ -279,3 +279,11 @@ def test_shuffled_rounds_visit_every_arm_once_in_a_seeded_order():
     assert len({tuple(r) for r in rounds}) > 1
     assert [s.warmup for s in steps] == [True] * 8 + [False] * 24
     assert [s.rep for s in steps[8:]] == [1] * 8 + [2] * 8 + [3] * 8
+
+
+def test_cpu_time_of_a_process():
+    import os
+
+    sum(i * i for i in range(200_000))  # burn a little CPU
+    assert proc_events.cpu_ms(os.getpid()) > 0
+    assert proc_events.cpu_ms(2**22 + 12345) is None

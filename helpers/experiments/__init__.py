@@ -14,6 +14,7 @@ REGISTRY: list[str] = [
     "escala",
     "ejecucion",
     "anatomia",
+    "llamadas",
     "red",
     "anidamiento",
     "sistema_vm",

@@ -438,7 +438,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
 
 
 # ---------------------------------------------------------------- the process chain
-CHAIN_COLUMNS = ["engine", "pid", "ppid", "name", "cmdline", "start_ms", "exec_ms", "end_ms"]
+CHAIN_COLUMNS = ["engine", "pid", "ppid", "name", "cmdline", "start_ms", "exec_ms", "end_ms", "cpu_ms"]
 
 
 def capture_chains(ctx, cfg: Config, setup: Setup, log: Log) -> None:
@@ -469,8 +469,8 @@ def capture_chains(ctx, cfg: Config, setup: Setup, log: Log) -> None:
             opts=eng.RunOptions(extra=["--cidfile", str(cidfile)]),
         )
         log(f"Capturando la cadena de procesos de un «{engine_name} run»…")
-        daemons = [proc.pid for procs in engine.daemon_processes().values() for proc in procs]
-        cap = proc_events.capture(argv, setup.envs[engine_name], roots=daemons)
+        daemons = {proc.pid: role for role, procs in engine.daemon_processes().items() for proc in procs}
+        cap = proc_events.capture(argv, setup.envs[engine_name], roots=list(daemons))
         cid = cidfile.read_text().strip() if cidfile.exists() else ""
         procs = proc_events.chain(cap, markers=[cid] if cid else [])
         total_ms = (cap.t_end_ns - cap.t0_ns) / 1e6
@@ -498,6 +498,23 @@ def capture_chains(ctx, cfg: Config, setup: Setup, log: Log) -> None:
                         "end_ms": p.end_ms if p.end_ms is not None else np.nan,
                     }
                     for p in procs
+                ]
+                # The engine's long-lived daemons: no new process, but CPU time spent in their threads
+                # during the launch (it includes any other container the machine ran meanwhile).
+                + [
+                    {
+                        "engine": engine_name,
+                        "pid": pid,
+                        "ppid": 0,
+                        "name": DAEMON_NAME.get(daemons[pid], daemons[pid]),
+                        "cmdline": cap.before.get(pid, "")[:2000],
+                        "start_ms": np.nan,
+                        "exec_ms": np.nan,
+                        "end_ms": np.nan,
+                        "cpu_ms": round(used, 3),
+                    }
+                    for pid, used in cap.roots_cpu_ms.items()
+                    if pid in daemons
                 ],
                 columns=CHAIN_COLUMNS,
             )
@@ -526,6 +543,9 @@ def capture_chains(ctx, cfg: Config, setup: Setup, log: Log) -> None:
     )
 
 
+DAEMON_NAME = {"daemon": "dockerd", "containerd": "containerd"}
+
+
 def load_chain(result: Resultado | None) -> pd.DataFrame:
     """The captured chain of a run (empty if there is none)."""
     if result is None:
@@ -533,12 +553,17 @@ def load_chain(result: Resultado | None) -> pd.DataFrame:
     path = Path(result.run_dir) / CHAIN_FILE
     if not path.exists():
         return pd.DataFrame(columns=CHAIN_COLUMNS)
-    return pd.read_csv(
+    numeric = ("start_ms", "exec_ms", "end_ms", "cpu_ms")
+    df = pd.read_csv(
         path,
         dtype={"name": str, "cmdline": str},
         keep_default_na=False,
-        na_values={"exec_ms": [""], "end_ms": [""]},
+        na_values={c: [""] for c in numeric},
     )
+    for column in CHAIN_COLUMNS:
+        if column not in df:
+            df[column] = np.nan
+    return df[CHAIN_COLUMNS]
 
 
 # ---------------------------------------------------------------- analysis

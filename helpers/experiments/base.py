@@ -369,12 +369,13 @@ def measure_rounds(ctx: RunContext, arms: Sequence, *, repetitions: int, warmup:
     launch's clean-up in the kernel) would otherwise always fall on the same next arm."""
     seed = measure_mod.BOOTSTRAP_SEED if shuffle else None
     steps = measure_mod.round_robin(list(arms), repetitions, warmup, shuffle_seed=seed)
-    ctx.run.update_meta(
-        arms=[{"engine": a.engine, "variant": a.variant, "image": getattr(a, "image", ""),
-               "label": arm_label(a)} for a in arms],
-        repetitions=repetitions, warmup_discarded=warmup,
-        schedule="round-robin" + (f", orden barajado en cada ronda (semilla {seed})" if shuffle else ""),
-        timer="time.perf_counter_ns", quantile_method=measure_mod.QUANTILE_METHOD, **(meta or {}))
+    ctx.run.update_meta(**{
+        "arms": [{"engine": a.engine, "variant": a.variant, "image": getattr(a, "image", ""),
+                  "label": arm_label(a)} for a in arms],
+        "repetitions": repetitions, "warmup_discarded": warmup,
+        "schedule": "round-robin" + (f", orden barajado en cada ronda (semilla {seed})" if shuffle else ""),
+        "timer": "time.perf_counter_ns", "quantile_method": measure_mod.QUANTILE_METHOD,
+        **(meta or {})})  # `meta` may override the defaults (a different timer, say)
     total = len(steps)
     for done, step in enumerate(steps):
         if not ctx.engine_ok(step.arm.engine):

@@ -267,7 +267,9 @@ def _proc_label(name: str, cmdline: str) -> str:
 @needs_result
 def cadena(resultado: Resultado) -> None:
     """The process chain of one `run` per engine, as a Gantt-like timeline: one line per process, from
-    the fork that created it to its exit; the dot marks its exec."""
+    the fork that created it to its exit; the dot marks its exec. An engine's daemons (dockerd,
+    containerd) create no process: they are drawn on top as a band, with the CPU time their threads
+    used during the launch."""
     chain = anatomia.load_chain(resultado)
     if chain.empty:
         why = (resultado.meta.get("skipped_arms") or {}).get("la cadena de procesos")
@@ -276,23 +278,36 @@ def cadena(resultado: Resultado) -> None:
         )
         return
     info = (resultado.meta.get("chain") or {}).get("per_engine", {})
-    for engine, procs in chain.groupby("engine", sort=False):
-        procs = procs.sort_values("start_ms").reset_index(drop=True)
+    for engine, group in chain.groupby("engine", sort=False):
+        daemons = group[group["start_ms"].isna()].reset_index(drop=True)
+        procs = group[group["start_ms"].notna()].sort_values("start_ms").reset_index(drop=True)
         total = info.get(engine, {}).get("total_ms", float(procs["end_ms"].max()))
-        fig, ax = plt.subplots(figsize=(12, 0.32 * len(procs) + 1.8))
+        rows = len(daemons) + len(procs)
+        fig, ax = plt.subplots(figsize=(12, 0.32 * rows + 1.8))
         names = sorted(set(procs["name"]))
         cmap = plt.get_cmap("tab20")
         colors = {n: cmap(i % 20) for i, n in enumerate(names)}
+        labels = []
+        for i, d in daemons.iterrows():
+            ax.plot([0, total], [i, i], lw=6, color="lightgrey", ls=(0, (4, 2)), solid_capstyle="butt")
+            labels.append(f"{d['name']} ({d['pid']}), ya en marcha")
+            if _finite(d["cpu_ms"]):
+                ax.text(
+                    total / 2,
+                    i,
+                    f"{fmt(d['cpu_ms'], 0, 'ms')} de CPU en sus hilos",
+                    ha="center",
+                    va="center",
+                    fontsize=9,
+                )
         for i, p in procs.iterrows():
+            y = len(daemons) + i
             end = p["end_ms"] if _finite(p["end_ms"]) else total
-            ax.plot([p["start_ms"], end], [i, i], lw=6, color=colors[p["name"]], solid_capstyle="butt")
+            ax.plot([p["start_ms"], end], [y, y], lw=6, color=colors[p["name"]], solid_capstyle="butt")
             if _finite(p["exec_ms"]):
-                ax.plot(p["exec_ms"], i, "o", color="black", ms=4)
-        ax.set_yticks(
-            range(len(procs)),
-            [f"{_proc_label(p['name'], p['cmdline'])} ({p['pid']})" for _, p in procs.iterrows()],
-            fontsize=9,
-        )
+                ax.plot(p["exec_ms"], y, "o", color="black", ms=4)
+            labels.append(f"{_proc_label(p['name'], p['cmdline'])} ({p['pid']})")
+        ax.set_yticks(range(rows), labels, fontsize=9)
         ax.invert_yaxis()
         ax.axvline(total, color="grey", ls="--", lw=1)
         ax.text(total, -0.8, f" el CLI termina: {fmt(total, 0, 'ms')}", fontsize=10, color="grey")
@@ -303,13 +318,18 @@ def cadena(resultado: Resultado) -> None:
         )
         fig.tight_layout()
         plt.show()
-        lost = info.get(engine, {}).get("lost_events")
-        if lost:
+        if info.get(engine, {}).get("lost_events"):
             markdown(
                 "_Aviso: el kernel descartó eventos durante la captura (búfer lleno); puede faltar algún "
                 "proceso._"
             )
-    counts = chain.groupby(["engine", "name"]).size().rename("procesos").reset_index()
+        if not daemons.empty:
+            markdown(
+                "_La franja gris es el tiempo de CPU que usaron los daemons mientras duró el arranque: incluye "
+                "lo que hicieran a la vez para otros contenedores de la máquina._"
+            )
+    procs = chain[chain["start_ms"].notna()]
+    counts = procs.groupby(["engine", "name"]).size().rename("procesos").reset_index()
     out = pd.DataFrame(
         {
             "Motor": [engine_label(e, resultado.meta) for e in counts["engine"]],
