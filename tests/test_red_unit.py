@@ -251,6 +251,11 @@ def test_claims_follow_the_one_rule():
     assert all(c.source == exp.SOURCE for c in claims.values())
 
 
+def test_one_wrk_thread_cannot_tell_per_thread_from_total():
+    claims = {c.key: c for c in exp.claims(synthetic(), {"parameters": {"hilos": 1}})}
+    assert claims["columna_por_hilo"].status == base.SIN_DATOS
+
+
 def test_claims_without_data_say_so():
     empty = pd.DataFrame(columns=results.COLUMNS)
     assert {c.status for c in exp.claims(empty)} == {base.SIN_DATOS}
@@ -342,3 +347,15 @@ def test_every_view_renders_a_run(monkeypatch, tmp_path):
     text = " ".join(str(getattr(o, "data", "")) for o in shown)
     assert "se confirma" in text and "no se sostiene" in text and "docker-sin-proxy" in text
     assert "port-forward" in " ".join(o.to_html() for o in shown if hasattr(o, "to_html"))
+
+
+def test_gvisor_without_root_is_skipped_with_the_standard_reason(monkeypatch):
+    from helpers import system
+
+    monkeypatch.setattr(system, "is_root", lambda: False)
+    monkeypatch.setattr(exp, "userland_proxy_disabled", lambda: False)
+    cfg = exp.config(brazos=["nativo", "gvisor"], motores=[])
+    arms, skipped = exp.plan(cfg, [], print)
+    assert {a.variant for a in arms} <= {"nativo"}
+    assert "root" in skipped["gvisor"] and "gVisor" in skipped["gvisor"]
+    assert "gvisor" in exp.NEEDS_ROOT
