@@ -177,7 +177,7 @@ def grafico_sobrecarga(resultado: Resultado | None = None):
               for c, lugar, e, b in zip(keep["carga"], keep["lugar"], keep["entorno"], keep["base"])]
     fig, ax = plt.subplots(figsize=(10, 0.6 * len(keep) + 1.8))
     y = list(range(len(keep)))[::-1]
-    colors = ["tab:orange" if v == exp.UNSTABLE else "tab:gray" if v == "indistinguible del ruido"
+    colors = ["tab:orange" if v == exp.analysis.UNSTABLE else "tab:gray" if v == "indistinguible del ruido"
               else "tab:red" if v == "más lento" else "tab:green" for v in keep["veredicto"]]
     for yi, color, (_, r) in zip(y, colors, keep.iterrows()):
         ax.errorbar([r["sobrecarga_pct"]], [yi], xerr=[[r["sobrecarga_pct"] - r["ic_bajo_pct"]],
