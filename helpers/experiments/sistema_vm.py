@@ -89,7 +89,7 @@ def is_emulated(variant: str) -> bool:
 @dataclass
 class Config:
     tipos: list = field(default_factory=lambda: list(KINDS))
-    instancias: int = 3
+    instancias: int = 2
     repeticiones: int = 5
     calentamiento: int = 1
     memoria_mb: int = 256
@@ -179,21 +179,55 @@ class ContainerInstance:
         self.container = self.engine.container(self.name)
         return child.elapsed_ms
 
-    def pids(self) -> list[int]:
-        procs = []
-        if self.container and self.container.cgroup:
-            procs_file = cgroups.memory_dir(self.container.cgroup) / "cgroup.procs"
+    def _cgroup_procs(self) -> list[int] | None:
+        """The PIDs in the container's memory cgroup, or None where it cannot be read (rootless Podman
+        on cgroup v1 has no cgroup of its own)."""
+        if not (self.container and self.container.cgroup):
+            return None
+        try:
+            text = (cgroups.memory_dir(self.container.cgroup) / "cgroup.procs").read_text()
+        except OSError:
+            return None
+        return [int(x) for x in text.split()] or None
+
+    def _namespace_procs(self) -> list[int]:
+        """The processes that share the PID namespace of the container's PID 1 (without a cgroup)."""
+        try:
+            target = os.readlink(f"/proc/{self.container.pid}/ns/pid")
+        except OSError:
+            return [self.container.pid]
+        found = []
+        for proc in psutil.process_iter():
             try:
-                procs = [int(x) for x in procs_file.read_text().split()]
+                if os.readlink(f"/proc/{proc.pid}/ns/pid") == target:
+                    found.append(proc.pid)
             except OSError:
-                procs = [self.container.pid]
+                continue
+        return found
+
+    def processes(self) -> list[int]:
+        """Every process of the container itself (not its shim / conmon)."""
+        return self._cgroup_procs() or self._namespace_procs()
+
+    def pids(self) -> list[int]:
+        procs = self.processes()
         if self.container and self.container.helper_pid:
             procs.append(self.container.helper_pid)
         return procs
 
+    @property
+    def memory_basis(self) -> str:
+        return "cgroup (memoria anónima)" if self._cgroup_procs() else "RSS de sus procesos (sin cgroup legible)"
+
     def host_memory(self) -> int:
-        """What the host holds for this instance's work: its cgroup's anonymous memory (bytes)."""
-        return cgroups.read_memory(self.container.cgroup).anon
+        """What the host holds for this instance's work: its cgroup's anonymous memory, or, where the
+        cgroup cannot be read, the RSS of its processes (bytes)."""
+        if self._cgroup_procs():
+            try:
+                return cgroups.read_memory(self.container.cgroup).anon
+            except OSError:
+                pass
+        return _pss(self.processes())[1]
 
     def disk_bytes(self) -> int:
         return self.engine.writable_layer_bytes(self.name)
@@ -372,6 +406,10 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 _append(ctx, arm, i, PSS, pss / MB, "MB")
                 _append(ctx, arm, i, "memoria_rss_instancia", rss / MB, "MB")
             _append(ctx, arm, 1, DISPONIBLE, (before - after) / MB / cfg.instancias, "MB")
+            basis = getattr(group[0], "memory_basis", "RSS del proceso de QEMU")
+            ctx.run.meta.setdefault("memory_basis", {})[arm.variant] = basis
+            if arm.kind != "vm" and not basis.startswith("cgroup"):
+                log(f"{arm.label}: sin cgroup legible (¿sin root?); su memoria se lee como RSS de sus procesos.")
             for i, instance in enumerate(group, 1):
                 progress(done, total, f"{arm.label}: toca y libera {cfg.memoria_mb} MB ({i}/{cfg.instancias})")
                 for metric, value in memory_given_back(instance, cfg.memoria_mb).items():
