@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.instalado
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup python motores probes course pack test test-sinroot lint lab bench-harness bench-escala bench-anatomia clean
+.PHONY: setup python motores probes course pack test test-sinroot lint lab bench-harness bench-escala bench-anatomia bench-llamadas bench-http clean
 
 setup: python motores
 
@@ -57,6 +57,14 @@ bench-escala: setup
 # Experiment 4: the ladder of LAUNCH, and three of its rungs (process, runc run, docker run) next to hyperfine -N.
 bench-anatomia: setup
 	$(BIN)/python -m helpers.bench_anatomia
+
+# Experiment 5: getpid per arm measured by the experiment (exec) next to the probe run by hand (run --rm).
+bench-llamadas: setup
+	$(BIN)/python -m helpers.bench_llamadas
+
+# Network experiment: the helpers' req/s next to wrk typed by hand, on the same arms (native, -p, host).
+bench-http: setup
+	$(BIN)/python -m helpers.bench_http
 
 clean:
 	rm -rf build probes/bin

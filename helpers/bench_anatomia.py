@@ -5,6 +5,7 @@ the namespaces, runc, docker run); then, in the same run, three rungs timed in a
 course's timer and by `hyperfine -N` (no shell): `echo ok`, `runc run` on the course's bundle, and
 `docker run --rm IMAGE echo ok`. Their medians should agree within the machine's noise.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,9 @@ from .experiments import anatomia
 
 def _row(label: str, ours: list[float], theirs: list[float]) -> None:
     a, b = statistics.median(ours), statistics.median(theirs)
-    print(f"{label:50s} curso {a:9.2f} ms   hyperfine -N {b:9.2f} ms   diferencia {100 * (a - b) / b:+6.1f} %")
+    print(
+        f"{label:50s} curso {a:9.2f} ms   hyperfine -N {b:9.2f} ms   diferencia {100 * (a - b) / b:+6.1f} %"
+    )
 
 
 def main(argv=None) -> int:
@@ -38,14 +41,20 @@ def main(argv=None) -> int:
     motores = ["docker"] if docker.available else []
     root = Path(tempfile.mkdtemp(prefix="curso-bench-anatomia-"))
     try:
-        cfg = anatomia.config(repeticiones=args.repeticiones, calentamiento=1, motores=motores,
-                              peldanos=["proceso", "espacios", "runc", "motor"])
+        cfg = anatomia.config(
+            repeticiones=args.repeticiones,
+            calentamiento=1,
+            motores=motores,
+            peldanos=["proceso", "espacios", "runc", "motor"],
+        )
         res = anatomia.run(cfg, root=root, log=lambda line: print(f"  {line}"))
         table = anatomia.summarize(res.df, res.meta)
         print(f"\nLa escalera ({args.repeticiones} repeticiones por peldaño, intercaladas):")
         for _, r in table.iterrows():
-            print(f"  {r['engine']:7s} {r['peldano']:40s} mediana {r['mediana_ms']:9.2f} ms  "
-                  f"IC 95 % [{r['ic_bajo_ms']:.2f}, {r['ic_alto_ms']:.2f}]")
+            print(
+                f"  {r['engine']:7s} {r['peldano']:40s} mediana {r['mediana_ms']:9.2f} ms  "
+                f"IC 95 % [{r['ic_bajo_ms']:.2f}, {r['ic_alto_ms']:.2f}]"
+            )
         for why in (res.meta.get("skipped_arms") or {}).items():
             print(f"  omitido: {why[0]}: {why[1]}")
 
@@ -54,12 +63,24 @@ def main(argv=None) -> int:
         bundle = None
         if res.meta.get("rootfs") and oci.runc_availability()[0]:
             bundle = oci.make_bundle(Path(res.meta["rootfs"]), anatomia.COMMAND, parent=root)
-            rungs.append(("runc run (bundle del curso, con espacio de red)",
-                          oci.runc_argv(bundle, f"curso-bench-{secrets.token_hex(3)}"), args.corridas, None))
+            rungs.append(
+                (
+                    "runc run (bundle del curso, con espacio de red)",
+                    oci.runc_argv(bundle, f"curso-bench-{secrets.token_hex(3)}"),
+                    args.corridas,
+                    None,
+                )
+            )
         run_id = f"bench-{secrets.token_hex(3)}"
         if docker.available and (info := images.resolve("alpine", docker)):
-            rungs.append((f"docker run --rm {info['name']} echo ok",
-                          docker.run_argv(info["name"], anatomia.COMMAND, run_id=run_id), args.corridas, docker.env()))
+            rungs.append(
+                (
+                    f"docker run --rm {info['name']} echo ok",
+                    docker.run_argv(info["name"], anatomia.COMMAND, run_id=run_id),
+                    args.corridas,
+                    docker.env(),
+                )
+            )
         try:
             for label, command, runs, env in rungs:
                 ours, theirs = [], []

@@ -99,7 +99,7 @@ class Clase:
             row = rows.setdefault(c.machine, {
                 "máquina": c.machine, "host": host.get("hostname", "?"), "CPU": host.get("cpu_model", "?"),
                 "núcleos": host.get("cpu_cores", "?"), "kernel": host.get("kernel", "?"),
-                "cgroup": host.get("cgroup_version", "?"), "motores": "", "experimentos": ""})
+                "cgroup": host.get("cgroup_version", "?"), "VM": _vm(host), "motores": "", "experimentos": ""})
             versions = [f"{name} {info.get('version') or info.get('server_version') or info.get('client_version') or '?'}"
                         for name, info in (c.meta.get("engines") or {}).items()
                         if isinstance(info, dict) and name != "bare"]
@@ -116,6 +116,15 @@ class Clase:
 
 # ---------------------------------------------------------------- reading a class folder
 Loader = Callable[[], bytes]
+
+
+def _vm(host: dict) -> str:
+    """«sí (Firecracker)» / «no» / «?» (a run from before the course detected virtualisation)."""
+    virt = host.get("virtualization")
+    if not isinstance(virt, dict):
+        return "?"
+    return f"sí ({virt.get('tecnologia')})" if virt.get("es_vm") and virt.get("tecnologia") else \
+        ("sí" if virt.get("es_vm") else "no")
 
 
 def _is_results_root(folder: Path) -> bool:
@@ -416,23 +425,49 @@ def dispersion(tabla: pd.DataFrame, value: str = "proporcion") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _verdict(lo: float, hi: float, ref: float, n: int) -> str:
+def _verdict(lo: float, hi: float, ref: float, ref_lo: float, ref_hi: float, n: int) -> str:
+    """The shared rule (experiments.base.agreement): the machine's IC 95 % and the reference's (from its
+    own raw repetitions) overlap → «coincide»; else «más alta» / «más baja»."""
+    from .experiments.base import COINCIDE, agreement
+
     if not np.isfinite(ref):
         return "sin referencia"
     if n < 2:
         return "una sola medición (sin IC)"
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return "sin IC"
-    if lo <= ref <= hi:
+    if agreement((np.nan, lo, hi), (ref, ref_lo, ref_hi)) == COINCIDE:
         return "coincide"
     return "más alta" if lo > ref else "más baja"
 
 
+def comparable(experiment: str) -> list[str] | None:
+    """The metrics an experiment declares comparable across machines (COMPARABLE), None for all."""
+    from . import experiments
+
+    try:
+        return list(getattr(experiments.get(experiment), "COMPARABLE", None) or []) or None
+    except KeyError:
+        return None
+
+
+def only_comparable(datos: pd.DataFrame) -> pd.DataFrame:
+    """The rows of metrics their experiment declares comparable across machines."""
+    keep = pd.Series(True, index=datos.index)
+    for experiment in datos["experiment"].unique():
+        metrics = comparable(experiment)
+        if metrics is not None:
+            at = datos["experiment"] == experiment
+            keep &= ~at | datos["metric"].isin(metrics)
+    return datos[keep]
+
+
 def frente_a_referencia(clase: Clase) -> pd.DataFrame:
-    """Each machine's ratios next to the reference's: «coincide» when the reference value lies in
-    the machine's IC 95 %, else «más alta» / «más baja». x bare metal uses the reference's
-    baseline variant, so both sides time the same kind of work."""
-    todo = con_referencia(clase)
+    """Each machine's ratios next to the reference's: «coincide» when the two IC 95 % overlap (the
+    reference's bootstrapped from its own raw repetitions), else «más alta» / «más baja». Only the
+    metrics each experiment declares COMPARABLE. x bare metal uses the reference's baseline variant, so
+    both sides time the same kind of work."""
+    todo = only_comparable(con_referencia(clase))
     ref = todo[todo["machine"] == REFERENCE_MACHINE]
     if ref.empty:
         return pd.DataFrame()
@@ -444,12 +479,15 @@ def frente_a_referencia(clase: Clase) -> pd.DataFrame:
         if table.empty:
             continue
         key = [c for c in table.columns if c in KEY]
-        refs = table[table["machine"] == REFERENCE_MACHINE].set_index(key)["proporcion"]
+        refs = table[table["machine"] == REFERENCE_MACHINE].set_index(key)[["proporcion", "ic_bajo", "ic_alto"]]
         mine = table[table["machine"] != REFERENCE_MACHINE].copy()
-        mine["referencia"] = [refs.get(tuple(r[k] for k in key), np.nan) for _, r in mine.iterrows()]
+        for col, src in (("referencia", "proporcion"), ("referencia_ic_bajo", "ic_bajo"),
+                         ("referencia_ic_alto", "ic_alto")):
+            mine[col] = [refs[src].get(tuple(r[k] for k in key), np.nan) for _, r in mine.iterrows()]
         mine = mine.dropna(subset=["referencia"])
-        mine["veredicto"] = [_verdict(lo, hi, r, n) for lo, hi, r, n in zip(
-            mine["ic_bajo"], mine["ic_alto"], mine["referencia"], mine["n"])]
+        mine["veredicto"] = [_verdict(lo, hi, r, rlo, rhi, n) for lo, hi, r, rlo, rhi, n in zip(
+            mine["ic_bajo"], mine["ic_alto"], mine["referencia"], mine["referencia_ic_bajo"],
+            mine["referencia_ic_alto"], mine["n"])]
         mine.insert(1, "proporcion_de", label)
         frames.append(mine)
     if not frames:

@@ -184,10 +184,13 @@ def _failed_cell(nb) -> tuple[int | None, int | None, str | None]:
 
 def for_html(nb):
     """A copy for HTML: widget outputs keep only their text fallback, no widget state (so the page
-    never tries to load the widget manager from the network), no papermill banner in English."""
+    never tries to load the widget manager from the network), no papermill banner in English, and no
+    cell of the parameters papermill injected (the notebook's own `parameters` cell stays; the index
+    lists the injected values)."""
     import copy
 
     nb = copy.deepcopy(nb)
+    nb.cells = [c for c in nb.cells if "injected-parameters" not in c.get("metadata", {}).get("tags", [])]
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         for output in cell.get("outputs", []):
@@ -273,6 +276,50 @@ def run_notebook(path: Path, build: Path, parameters: dict, report: Reporter, *,
     return result
 
 
+# ---------------------------------------------------------------- the instructor's kit
+DOCS_DIR = PROJECT_ROOT / "docs"
+KIT_STYLE = """body { font-family: system-ui, sans-serif; max-width: 50em; margin: 2em auto; padding: 0 1em;
+color: #222; line-height: 1.5; } table { border-collapse: collapse; } td, th { border: 1px solid #ccc;
+padding: .3em .6em; text-align: left; vertical-align: top; } code { background: #f4f4f4; }
+.aviso { background: #fff6d6; border-left: 4px solid #c90; padding: .5em 1em; }"""
+KIT_NOTICE = ("<p class='aviso'>Solo para el profesor: guía de la clase y soluciones de los ejercicios. "
+              "No forma parte de las copias de los estudiantes.</p>")
+
+
+def _kit_page(title: str, body: str, back: str) -> str:
+    return (f"<!DOCTYPE html>\n<html lang='es'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{KIT_STYLE}</style></head><body>{KIT_NOTICE}{body}"
+            f"<p><a href='{back}'>Volver al índice del profesor</a></p></body></html>\n")
+
+
+def render_instructor_kit(target: Path, docs_dir: Path | None = None) -> str | None:
+    """docs/guia_docente.md and docs/soluciones/*.md (not the template, `_*.md`) rendered into
+    target/ (build/html/docente/) with an index. Returns the index's path relative to build/html/,
+    or None when there are no docs."""
+    import mistune
+
+    docs_dir = Path(docs_dir or DOCS_DIR)
+    guide = docs_dir / "guia_docente.md"
+    solutions = sorted(p for p in (docs_dir / "soluciones").glob("*.md") if not p.name.startswith("_"))
+    if not guide.is_file() and not solutions:
+        return None
+    target.mkdir(parents=True, exist_ok=True)
+    links = []
+    render = mistune.create_markdown(plugins=["table"])
+    for source, out in ([(guide, target / "guia_docente.html")] if guide.is_file() else []) + \
+            [(p, target / "soluciones" / f"{p.stem}.html") for p in solutions]:
+        text = source.read_text(encoding="utf-8")
+        title = next((line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")), source.stem)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        back = "index.html" if out.parent == target else "../index.html"
+        out.write_text(_kit_page(title, render(text), back), encoding="utf-8")
+        links.append((out.relative_to(target).as_posix(), title))
+    items = "".join(f"<li><a href='{html.escape(href)}'>{html.escape(title)}</a></li>" for href, title in links)
+    (target / "index.html").write_text(_kit_page("Para el profesor", f"<h1>Para el profesor</h1><ul>{items}</ul>",
+                                                 "../index.html"), encoding="utf-8")
+    return f"{target.name}/index.html"
+
+
 # ---------------------------------------------------------------- index.html
 def run_metadata() -> dict:
     """Host and engine facts of the machine that ran the course."""
@@ -324,7 +371,7 @@ def _facts_table(facts: dict) -> str:
 
 
 def write_index(target: Path, results: list[NotebookResult], meta: dict, *, quick: bool,
-                overrides: dict, started: str, seconds: float) -> None:
+                overrides: dict, started: str, seconds: float, docente: str | None = None) -> None:
     rows = []
     for r in results:
         link = f"<a href='{html.escape(r.html)}'>{html.escape(r.name)}</a>" if r.html else html.escape(r.name)
@@ -348,6 +395,10 @@ def write_index(target: Path, results: list[NotebookResult], meta: dict, *, quic
     profile = "rápido (pocas repeticiones, solo para probar el recorrido)" if quick else "completo"
     engines_html = "".join(f"<h3>{html.escape(name.capitalize())}</h3>{_facts_table(info)}"
                            for name, info in meta.get("engines", {}).items())
+    kit = (f"<h2>Para el profesor</h2><p id='docente'>La guía docente (plan de 90 minutos, qué esperar en "
+           f"cada tipo de máquina, qué decir cuando un resultado contradice al capítulo) y las soluciones de los "
+           f"ejercicios están en <a href='{html.escape(docente)}'>el material del profesor</a>. No se reparte a "
+           f"los estudiantes.</p>" if docente else "")
     page = f"""<!DOCTYPE html>
 <html lang="es">
 <head>
@@ -385,6 +436,7 @@ para usarlos, abre los cuadernos en JupyterLab.</p>
 {engines_html}
 <p>Parámetros pasados a todos los cuadernos: <code>{html.escape(json.dumps(overrides, ensure_ascii=False))}</code>
 (cada cuaderno recibe solo los que declara en su celda <code>parameters</code>).</p>
+{kit}
 </body>
 </html>
 """
@@ -426,8 +478,9 @@ def run_course(*, notebooks_dir: Path | str | None = None, build: Path | str | N
         report("Metadatos de la máquina y los motores")
         meta = run_metadata()
         elapsed = time.monotonic() - t0
+        docente = render_instructor_kit(build / "html" / "docente")
         write_index(build / "html" / "index.html", results, meta, quick=quick, overrides=overrides,
-                    started=f"{started:%Y-%m-%d %H:%M} UTC", seconds=elapsed)
+                    started=f"{started:%Y-%m-%d %H:%M} UTC", seconds=elapsed, docente=docente)
         (build / "course.json").write_text(json.dumps(
             {"started": started.isoformat(timespec="seconds"), "seconds": round(elapsed, 1), "quick": quick,
              "overrides": overrides, "notebooks": [asdict(r) for r in results], **meta},

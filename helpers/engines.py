@@ -450,6 +450,19 @@ class CliEngine(Engine):
             self.remove([cid])
         return dest
 
+    def save_image(self, image: str, dest: Path | str) -> Path:
+        """`save` an image into a tarball another engine of the same kind can `load` (written under a
+        temporary name, then renamed, so a half-written tarball is never taken for a good one)."""
+        dest = Path(dest)
+        partial = dest.with_name(dest.name + ".parcial")
+        try:
+            self.call([self.name, "save", "-o", str(partial), image], timeout=600, check=True,
+                      what=f"guardar {image} en {dest.name}")
+            partial.replace(dest)
+        finally:
+            partial.unlink(missing_ok=True)
+        return dest
+
 
 class Docker(CliEngine):
     name = "docker"
@@ -558,9 +571,24 @@ class Docker(CliEngine):
         return [self.client().api.inspect_container(c) for c in containers]
 
     def daemon_processes(self):
+        """The dockerd that serves this client's socket and its containerd. Other dockerd processes on
+        the machine (a nested engine inside a container, a test daemon) are left out when the serving one
+        can be told apart by its socket; if it cannot (no permission to look), every dockerd is listed."""
         from . import system
 
-        return {"daemon": system.processes_named("dockerd"), "containerd": system.processes_named("containerd")}
+        daemons, containerds = system.processes_named("dockerd"), system.processes_named("containerd")
+        serving = [p for p in daemons if self._socket_path() in _unix_sockets(p)]
+        if len(serving) == 1:
+            others = {p.pid for p in daemons} - {serving[0].pid}
+            daemons = serving
+            containerds = [p for p in containerds if _ppid(p) not in others]
+        return {"daemon": daemons, "containerd": containerds}
+
+    @staticmethod
+    def _socket_path() -> str:
+        host = os.environ.get("DOCKER_HOST", "")
+        path = host[len("unix://"):] if host.startswith("unix://") else "/var/run/docker.sock"
+        return os.path.realpath(path)
 
     def runtime_availability(self, runtime):
         """A runtime is usable if the daemon lists it (a daemon the course started registers runsc; a
@@ -634,7 +662,9 @@ class Podman(CliEngine):
     @property
     def rootless(self) -> bool:
         # Podman run by a user other than root is rootless (there is no daemon to reach instead).
-        return hasattr(os, "geteuid") and os.geteuid() != 0
+        from . import system
+
+        return not system.is_root()
 
     def __init__(self):
         self._avail: tuple[bool, str | None] | None = None
@@ -886,6 +916,22 @@ def podman_mode(data: dict) -> dict:
     return {"rootless": rootless, "network_backend": network,
             "network_stack": host.get("networkBackend"), "storage": storage,
             "storage_backing": status.get("Backing Filesystem")}
+
+
+def _unix_sockets(proc: psutil.Process) -> set[str]:
+    """Paths of the unix sockets a process has bound (real paths); empty if it cannot be read."""
+    try:
+        listing = getattr(proc, "net_connections", None) or proc.connections  # psutil < 6 has only the latter
+        return {os.path.realpath(c.laddr) for c in listing(kind="unix") if c.laddr}
+    except (psutil.Error, OSError):
+        return set()
+
+
+def _ppid(proc: psutil.Process) -> int | None:
+    try:
+        return proc.ppid()
+    except psutil.Error:
+        return None
 
 
 def _runtime_version(runtime: str | None) -> str | None:

@@ -232,13 +232,21 @@ def build_standin(role: str, log: Callable[[str], None] = print) -> Path:
     raise KeyError(role)
 
 
+def import_tar(engine: Engine, source: Path, tag: str, changes: Sequence[str] = ('CMD ["/bin/sh"]',)) -> None:
+    """Import a root filesystem tarball as image `tag` into one engine (`docker/podman import`), with
+    Dockerfile instructions `changes` (CMD, ENTRYPOINT...)."""
+    argv = [engine.name, "import"]
+    for change in changes:
+        argv += ["--change", change]
+    result = _run(argv + [str(source), tag], env=engine.env(), timeout=600)
+    if result.returncode != 0:
+        raise ErrorDelCurso(f"{engine.display} no pudo importar {tag}: {result.stderr.strip()[-300:]}")
+
+
 def _import(engine: Engine, role: str, tag: str, log: Callable[[str], None]) -> None:
     source = build_standin(role, log)
     log(f"    importando {tag} en {engine.display}…")
-    result = _run([engine.name, "import", "--change", 'CMD ["/bin/sh"]', str(source), tag],
-                  env=engine.env(), timeout=600)
-    if result.returncode != 0:
-        raise ErrorDelCurso(f"{engine.display} no pudo importar {tag}: {result.stderr.strip()[-300:]}")
+    import_tar(engine, source, tag)
 
 
 def _pull(engine: Engine, role: str) -> dict | None:

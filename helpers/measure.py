@@ -257,10 +257,19 @@ class Step:
     warmup: bool
 
 
-def round_robin(arms: Sequence, repetitions: int, warmup: int = 0) -> list[Step]:
-    """A B C A B C ...: warm-up rounds first (also interleaved), then measured rounds."""
-    steps = [Step(a, i + 1, True) for i in range(warmup) for a in arms]
-    steps += [Step(a, i + 1, False) for i in range(repetitions) for a in arms]
+def round_robin(arms: Sequence, repetitions: int, warmup: int = 0, *, shuffle_seed: int | None = None
+                ) -> list[Step]:
+    """A B C A B C ...: warm-up rounds first (also interleaved), then measured rounds.
+
+    With shuffle_seed, every round visits the arms in its own seeded random order (B A C, C B A, ...):
+    an arm that always follows the same heavy one would otherwise carry its after-effects every round."""
+    rng = np.random.default_rng(shuffle_seed) if shuffle_seed is not None else None
+
+    def order() -> list:
+        return [arms[i] for i in rng.permutation(len(arms))] if rng is not None else list(arms)
+
+    steps = [Step(a, i + 1, True) for i in range(warmup) for a in order()]
+    steps += [Step(a, i + 1, False) for i in range(repetitions) for a in order()]
     return steps
 
 

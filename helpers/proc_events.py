@@ -9,6 +9,7 @@ keeps the processes that belong to that command: its descendants, plus (for an e
 the processes whose command line names the container, and their descendants. Threads are left out:
 only new processes (pid == tgid) count.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,19 +32,19 @@ PROC_EVENT_FORK = 0x00000001
 PROC_EVENT_EXEC = 0x00000002
 PROC_EVENT_EXIT = 0x80000000
 
-_NLMSGHDR = struct.Struct("=IHHII")      # len, type, flags, seq, pid
-_CN_MSG = struct.Struct("=IIIIHH")       # idx, val, seq, ack, len, flags
-_EVENT_HEAD = struct.Struct("=IIQ")      # what, cpu, timestamp_ns
-_HEAD = _NLMSGHDR.size + _CN_MSG.size    # where struct proc_event starts
+_NLMSGHDR = struct.Struct("=IHHII")  # len, type, flags, seq, pid
+_CN_MSG = struct.Struct("=IIIIHH")  # idx, val, seq, ack, len, flags
+_EVENT_HEAD = struct.Struct("=IIQ")  # what, cpu, timestamp_ns
+_HEAD = _NLMSGHDR.size + _CN_MSG.size  # where struct proc_event starts
 _RCVBUF = 8 * 1024 * 1024
 
 
 @dataclass
 class Event:
-    kind: str          # "fork", "exec" or "exit"
-    ts_ns: int         # CLOCK_MONOTONIC (time.monotonic_ns), from the kernel
-    pid: int           # the process (tgid); for fork, the child
-    ppid: int = 0      # fork: the parent process
+    kind: str  # "fork", "exec" or "exit"
+    ts_ns: int  # CLOCK_MONOTONIC (time.monotonic_ns), from the kernel
+    pid: int  # the process (tgid); for fork, the child
+    ppid: int = 0  # fork: the parent process
     cmdline: str = ""  # exec: read from /proc right after the event ("" if it was already gone)
     comm: str = ""
 
@@ -89,8 +90,10 @@ def availability() -> tuple[bool, str | None]:
     try:
         sock = _open()
     except PermissionError:
-        return False, ("escuchar los eventos de procesos del kernel (conector de procesos, netlink) "
-                       "necesita privilegios de root (CAP_NET_ADMIN).")
+        return False, (
+            "escuchar los eventos de procesos del kernel (conector de procesos, netlink) "
+            "necesita privilegios de root (CAP_NET_ADMIN)."
+        )
     except OSError as exc:
         return False, f"el kernel no ofrece el conector de procesos (CONFIG_PROC_EVENTS): {exc.strerror}."
     try:
@@ -132,11 +135,16 @@ def parse(data: bytes) -> Iterable[Event]:
 
 
 class Listener:
-    """Listens in a background thread; `events` fills while the block runs."""
+    """Listens in a background thread; `events` fills while the block runs.
 
-    def __init__(self):
+    roots: if given, only processes descending from these pids (followed live through fork events)
+    have their command line read at exec; on a busy machine reading /proc for every other process's
+    exec makes the thread fall behind, and a short-lived process is gone before it is read."""
+
+    def __init__(self, roots: Iterable[int] | None = None):
         self.events: list[Event] = []
         self.lost = False
+        self._tracked: set[int] | None = set(roots) if roots is not None else None
         self._stop = threading.Event()
         self._sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
@@ -158,8 +166,11 @@ class Listener:
             except OSError:  # ENOBUFS: the kernel dropped events; say so, keep going
                 self.lost = True
                 continue
+            tracked = self._tracked
             for event in parse(data):
-                if event.kind == "exec":
+                if tracked is not None and event.kind == "fork" and event.ppid in tracked:
+                    tracked.add(event.pid)
+                if event.kind == "exec" and (tracked is None or event.pid in tracked):
                     # Read at once: a short-lived process (echo) may be gone a moment later.
                     event.cmdline = _read(f"/proc/{event.pid}/cmdline")
                     event.comm = _read(f"/proc/{event.pid}/comm")
@@ -186,29 +197,50 @@ def snapshot_names() -> dict[int, str]:
     return names
 
 
+def cpu_ms(pid: int) -> float | None:
+    """CPU time (user + system, all threads) a process has used so far, in ms; None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    ticks = int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5))
+    return ticks * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Capture:
     root_pid: int
-    t0_ns: int           # monotonic time right before the spawn
-    t_end_ns: int        # monotonic time right after the reap
+    t0_ns: int  # monotonic time right before the spawn
+    t_end_ns: int  # monotonic time right after the reap
     exit_code: int
     events: list
-    before: dict         # {pid: cmdline} of the processes alive before the spawn
-    lost: bool           # the kernel dropped events (socket buffer full)
+    before: dict  # {pid: cmdline} of the processes alive before the spawn
+    lost: bool  # the kernel dropped events (socket buffer full)
+    roots_cpu_ms: dict = field(default_factory=dict)  # {root pid: CPU ms it used during the window}
 
 
-def capture(argv: Sequence[str], env: dict | None = None, *, settle: float = 0.3) -> Capture:
+def capture(
+    argv: Sequence[str], env: dict | None = None, *, settle: float = 0.3, roots: Iterable[int] = ()
+) -> Capture:
     """Spawn argv (stdout to /dev/null), wait for it, and keep listening `settle` s more for the
-    processes it left behind (a shim, a clean-up) to exit."""
+    processes it left behind (a shim, a clean-up) to exit. Command lines are read for this process's
+    descendants and for those of `roots` (an engine's daemons, whose children run a container)."""
+    roots = list(roots)
     before = snapshot_names()
+    cpu_before = {pid: cpu_ms(pid) for pid in roots}
     devnull = os.open(os.devnull, os.O_RDWR)
     try:
-        with Listener() as listener:
-            actions = [(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, devnull, 1),
-                       (os.POSIX_SPAWN_DUP2, devnull, 2)]
+        with Listener(roots={os.getpid(), *roots}) as listener:
+            actions = [
+                (os.POSIX_SPAWN_DUP2, devnull, 0),
+                (os.POSIX_SPAWN_DUP2, devnull, 1),
+                (os.POSIX_SPAWN_DUP2, devnull, 2),
+            ]
             t0 = time.monotonic_ns()
-            pid = os.posix_spawnp(argv[0], list(argv), dict(os.environ if env is None else env),
-                                  file_actions=actions)
+            pid = os.posix_spawnp(
+                argv[0], list(argv), dict(os.environ if env is None else env), file_actions=actions
+            )
             try:
                 _, status = os.waitpid(pid, 0)
             except BaseException:
@@ -220,8 +252,18 @@ def capture(argv: Sequence[str], env: dict | None = None, *, settle: float = 0.3
             time.sleep(settle)
     finally:
         os.close(devnull)
-    return Capture(pid, t0, t_end, os.waitstatus_to_exitcode(status), list(listener.events), before,
-                   listener.lost)
+    used = {}
+    for root, start in cpu_before.items():
+        end = cpu_ms(root)
+        if start is not None and end is not None:
+            used[root] = end - start
+    return Capture(
+        pid, t0, t_end, os.waitstatus_to_exitcode(status), list(listener.events), before, listener.lost, used
+    )
+
+
+RUNTIMES = ("runc", "runsc", "crun")
+CONTAINER_PROCESS = "proceso del contenedor"
 
 
 def _short(cmdline: str) -> str:
@@ -272,14 +314,29 @@ def chain(cap: Capture, *, markers: Sequence[str] = ()) -> list[Process]:
     out = []
     for pid in sorted(keep, key=lambda p: start[p]):
         cmd = cmd_of(pid)
-        names = [(round((e.ts_ns - cap.t0_ns) / 1e6, 3), _short(e.cmdline) or e.comm or "?")
-                 for e in execs.get(pid, [])]
-        if names:
+        names = [
+            (round((e.ts_ns - cap.t0_ns) / 1e6, 3), _short(e.cmdline) or e.comm or "?")
+            for e in execs.get(pid, [])
+        ]
+        if names and names[-1][1] == "?" and _short(cmd_of(parent.get(pid, 0))) in RUNTIMES:
+            # Forked by the OCI runtime and exec'd too fast to read: the container's own process.
+            name = CONTAINER_PROCESS
+            names[-1] = (names[-1][0], name)
+        elif names:
             name = names[-1][1]
         else:  # a fork that never exec'd: named after its parent (e.g. a Go runtime helper)
             ppid = parent.get(pid, 0)
             name = _short(cmd_of(ppid) or cap.before.get(ppid, "")) or "?"
             cmd = cmd or cap.before.get(pid, "")
-        out.append(Process(pid, parent.get(pid, 0), name, cmd, round((start[pid] - cap.t0_ns) / 1e6, 3),
-                           round((end[pid] - cap.t0_ns) / 1e6, 3) if pid in end else None, names))
+        out.append(
+            Process(
+                pid,
+                parent.get(pid, 0),
+                name,
+                cmd,
+                round((start[pid] - cap.t0_ns) / 1e6, 3),
+                round((end[pid] - cap.t0_ns) / 1e6, 3) if pid in end else None,
+                names,
+            )
+        )
     return out

@@ -45,7 +45,7 @@ def _have(cmd: str) -> bool:
 
 
 def can_apt() -> bool:
-    return sys.platform.startswith("linux") and os.geteuid() == 0 and shutil.which("apt-get") is not None
+    return sys.platform.startswith("linux") and system.is_root() and shutil.which("apt-get") is not None
 
 
 def package_installed(package: str) -> bool:

@@ -99,6 +99,84 @@ def os_name() -> str:
     return f"{platform.system()} {platform.release()}"
 
 
+DMI_DIR = Path("/sys/class/dmi/id")
+# DMI vendor / product strings that name a hypervisor (lower case, substring match).
+DMI_HYPERVISORS = {"qemu": "QEMU", "kvm": "KVM", "vmware": "VMware", "virtualbox": "VirtualBox",
+                   "innotek": "VirtualBox", "xen": "Xen", "microsoft corporation": "Hyper-V",
+                   "amazon ec2": "Amazon EC2", "google compute engine": "Google Compute Engine",
+                   "bochs": "Bochs", "parallels": "Parallels", "openstack": "OpenStack",
+                   "cloud hypervisor": "Cloud Hypervisor", "firecracker": "Firecracker"}
+
+
+def _read(path: Path) -> str:
+    try:
+        return Path(path).read_text(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def cpu_hypervisor_flag(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """The CPUID "hypervisor" bit, as the kernel lists it among the CPU flags."""
+    for line in _read(cpuinfo).splitlines():
+        if line.lower().startswith("flags"):
+            return "hypervisor" in line.split(":", 1)[-1].split()
+    return False
+
+
+def dmi_hypervisor(dmi_dir: Path = DMI_DIR) -> str | None:
+    """The hypervisor named by the firmware's DMI tables (sys_vendor, product_name, bios_vendor)."""
+    text = " ".join(_read(Path(dmi_dir) / f) for f in ("sys_vendor", "product_name", "bios_vendor")).lower()
+    for needle, name in DMI_HYPERVISORS.items():
+        if needle in text:
+            return name
+    return None
+
+
+def systemd_detect_virt(program: str = "systemd-detect-virt") -> str | None:
+    """`systemd-detect-virt --vm` where the program exists: the VM technology, or None ("none",
+    missing program, error)."""
+    import subprocess
+
+    path = shutil.which(program)
+    if not path:
+        return None
+    try:
+        out = subprocess.run([path, "--vm"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    answer = out.stdout.strip()
+    return answer if out.returncode == 0 and answer and answer != "none" else None
+
+
+def virtualization(*, cpuinfo: Path = Path("/proc/cpuinfo"), dmi_dir: Path = DMI_DIR,
+                   cmdline: Path = Path("/proc/cmdline"), detect_program: str = "systemd-detect-virt") -> dict:
+    """Is this "bare metal" a virtual machine? Three independent witnesses: the CPUID hypervisor flag,
+    the DMI tables, and `systemd-detect-virt --vm` where present (plus Firecracker's own boot line,
+    which has no DMI). Returns {"es_vm", "tecnologia", "pistas", "descripcion" (one Spanish sentence)}."""
+    clues = {}
+    if cpu_hypervisor_flag(cpuinfo):
+        clues["cpuid"] = "la CPU anuncia el bit «hypervisor»"
+    dmi = dmi_hypervisor(dmi_dir)
+    if dmi:
+        clues["dmi"] = f"el firmware (DMI) se presenta como {dmi}"
+    detected = systemd_detect_virt(detect_program)
+    if detected:
+        clues["systemd-detect-virt"] = f"systemd-detect-virt --vm responde «{detected}»"
+    boot = _read(cmdline).lower()
+    firecracker = "firecracker" in boot
+    if firecracker:
+        clues["cmdline"] = "la línea de arranque del kernel menciona Firecracker"
+    technology = ("Firecracker" if firecracker else dmi or (detected.upper() if detected else None))
+    is_vm = bool(clues)
+    if is_vm:
+        what = f" ({technology})" if technology else ""
+        text = (f"Esta máquina es una máquina virtual{what}: {'; '.join(clues.values())}. Aquí «bare metal» "
+                "significa «sin contenedor, dentro de la VM»: la línea base ya paga la virtualización.")
+    else:
+        text = "No hay señales de virtualización: «bare metal» es la máquina física."
+    return {"es_vm": is_vm, "tecnologia": technology, "pistas": clues, "descripcion": text}
+
+
 def host_metadata() -> dict:
     mem = psutil.virtual_memory()
     return {
@@ -111,6 +189,7 @@ def host_metadata() -> dict:
         "memory_total_bytes": mem.total,
         "memory_available_bytes": mem.available,
         "cgroup_version": cgroup_version(),
+        "virtualization": virtualization(),
         "python": sys.version.split()[0],
         "is_root": is_root(),
         "user": user_name(),

@@ -1,4 +1,5 @@
 """notebooks/04_anatomia_arranque.ipynb: its shape, and its headless run inside the shared quick course."""
+
 from __future__ import annotations
 
 import json
@@ -21,15 +22,28 @@ def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
     for name in ("REPETICIONES", "CALENTAMIENTO", "PELDANOS", "IMAGEN", "MOTORES", "INTERACTIVO = True"):
         assert name in params[0].source
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    for heading in ("Aprenderás a:", "## La idea", "## Parámetros", "## Resultados", "## Ejercicios",
-                    "## En este cuaderno...", "05_llamadas_sistema", "el capítulo original"):
+    for heading in (
+        "Aprenderás a:",
+        "## La idea",
+        "## Parámetros",
+        "## Resultados",
+        "## Ejercicios",
+        "## En este cuaderno...",
+        "05_llamadas_sistema",
+        "el capítulo original",
+    ):
         assert heading in text
     assert "la semilla" not in text.lower()
     # The defaults of the parameters cell are the Config's defaults.
     scope: dict = {}
     exec(params[0].source, scope)  # plain literals only
-    cfg = anatomia.config(repeticiones=scope["REPETICIONES"], calentamiento=scope["CALENTAMIENTO"],
-                          peldanos=scope["PELDANOS"], imagen=scope["IMAGEN"], motores=scope["MOTORES"])
+    cfg = anatomia.config(
+        repeticiones=scope["REPETICIONES"],
+        calentamiento=scope["CALENTAMIENTO"],
+        peldanos=scope["PELDANOS"],
+        imagen=scope["IMAGEN"],
+        motores=scope["MOTORES"],
+    )
     assert cfg == anatomia.Config()
 
 
@@ -50,4 +64,6 @@ def test_notebook_runs_headless_in_the_quick_course():
     runs = list((run.results / anatomia.EXPERIMENT).iterdir())
     assert len(runs) == 1
     meta = json.loads((runs[0] / "meta.json").read_text())
-    assert meta["status"] == "complete" and meta["parameters"]["repeticiones"] == anatomia.QUICK["REPETICIONES"]
+    assert (
+        meta["status"] == "complete" and meta["parameters"]["repeticiones"] == anatomia.QUICK["REPETICIONES"]
+    )

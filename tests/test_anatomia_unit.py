@@ -1,5 +1,6 @@
 """Experiment 4 (anatomy of LAUNCH) without engines: parameters, the plan, statistics of differences,
 the proc connector's parser and chain, the waterfall, the claims and the reference."""
+
 from __future__ import annotations
 
 import struct
@@ -15,15 +16,18 @@ from helpers.experiments.base import Arm, Resultado
 
 
 # ---------------------------------------------------------------- parameters and plan
-@pytest.mark.parametrize("params, fragment", [
-    ({"peldanos": ["proceso", "escalera"]}, "PELDANOS"),
-    ({"peldanos": []}, "PELDANOS"),
-    ({"imagen": "fedora"}, "IMAGEN"),
-    ({"imagen": ["alpine", "ubuntu"]}, "una sola imagen"),
-    ({"motores": ["lxc"]}, "MOTORES"),
-    ({"repeticiones": 0}, "REPETICIONES"),
-    ({"calentamiento": -1}, "CALENTAMIENTO"),
-])
+@pytest.mark.parametrize(
+    "params, fragment",
+    [
+        ({"peldanos": ["proceso", "escalera"]}, "PELDANOS"),
+        ({"peldanos": []}, "PELDANOS"),
+        ({"imagen": "fedora"}, "IMAGEN"),
+        ({"imagen": ["alpine", "ubuntu"]}, "una sola imagen"),
+        ({"motores": ["lxc"]}, "MOTORES"),
+        ({"repeticiones": 0}, "REPETICIONES"),
+        ({"calentamiento": -1}, "CALENTAMIENTO"),
+    ],
+)
 def test_bad_parameters_raise_spanish_error_before_anything(params, fragment, results_tmp):
     with pytest.raises(ParametroInvalido, match=fragment):
         anatomia.config(**params)
@@ -40,7 +44,7 @@ def test_namespace_rungs_add_one_namespace_each():
     assert argvs[0] == ["unshare", "-m", "echo", "ok"]
     assert argvs[3] == ["unshare", "-m", "-u", "-i", "-p", "-f", "echo", "ok"]
     for shorter, longer in zip(argvs, argvs[1:]):
-        assert longer[:len(shorter) - 2] == shorter[:-2] and len(longer) > len(shorter)
+        assert longer[: len(shorter) - 2] == shorter[:-2] and len(longer) > len(shorter)
     assert argvs[-1][-4:] == ["-U", "-C", "echo", "ok"]
 
 
@@ -48,9 +52,19 @@ def test_plan_follows_the_ladder_and_the_chosen_groups():
     cfg = anatomia.config(peldanos=["pool", "proceso", "motor", "runc"], motores=["docker", "podman"])
     arms = anatomia.plan(cfg, ["docker", "podman"], {"docker": "img-d", "podman": "img-p"})
     keys = [(a.engine, a.variant) for a in arms]
-    assert keys == [("bare", "proceso"), ("bare", "runc_sin_netns"), ("bare", "runc_con_netns"),
-                    ("docker", "run_sin_red"), ("docker", "run_red"), ("docker", "pool"), ("docker", "pool_exec"),
-                    ("podman", "run_sin_red"), ("podman", "run_red"), ("podman", "pool"), ("podman", "pool_exec")]
+    assert keys == [
+        ("bare", "proceso"),
+        ("bare", "runc_sin_netns"),
+        ("bare", "runc_con_netns"),
+        ("docker", "run_sin_red"),
+        ("docker", "run_red"),
+        ("docker", "pool"),
+        ("docker", "pool_exec"),
+        ("podman", "run_sin_red"),
+        ("podman", "run_red"),
+        ("podman", "pool"),
+        ("podman", "pool_exec"),
+    ]
     assert all(a.image == "img-p" for a in arms if a.engine == "podman")
     assert all(a.label for a in arms)
 
@@ -88,32 +102,54 @@ def test_parser_reads_fork_exec_exit_and_ignores_threads():
     exit_ = _datagram(proc_events.PROC_EVENT_EXIT, 13, struct.pack("=IIII", 200, 200, 0, 17))
     events = [e for d in (fork, thread, exec_, exit_) for e in proc_events.parse(d)]
     assert [(e.kind, e.pid, e.ppid, e.ts_ns) for e in events] == [
-        ("fork", 200, 100, 10), ("exec", 200, 0, 12), ("exit", 200, 0, 13)]
+        ("fork", 200, 100, 10),
+        ("exec", 200, 0, 12),
+        ("exit", 200, 0, 13),
+    ]
 
 
 def test_chain_keeps_descendants_and_processes_naming_the_container():
     E = proc_events.Event
     ms = 1_000_000
     events = [
-        E("fork", 1 * ms, 50, ppid=1), E("exec", 1 * ms, 50, cmdline="docker run img"),
-        E("fork", 2 * ms, 60, ppid=900), E("exec", 2 * ms, 60, cmdline="containerd-shim -id abc123 start"),
-        E("fork", 3 * ms, 61, ppid=60), E("exec", 3 * ms, 61, cmdline="runc create abc123"),
-        E("fork", 4 * ms, 62, ppid=61), E("exec", 5 * ms, 62, cmdline="echo ok"), E("exit", 6 * ms, 62),
-        E("fork", 4 * ms, 70, ppid=900), E("exec", 4 * ms, 70, cmdline="containerd-shim -id other start"),
+        E("fork", 1 * ms, 50, ppid=1),
+        E("exec", 1 * ms, 50, cmdline="docker run img"),
+        E("fork", 2 * ms, 60, ppid=900),
+        E("exec", 2 * ms, 60, cmdline="containerd-shim -id abc123 start"),
+        E("fork", 3 * ms, 61, ppid=60),
+        E("exec", 3 * ms, 61, cmdline="runc create abc123"),
+        E("fork", 4 * ms, 62, ppid=61),
+        E("exec", 5 * ms, 62, cmdline="echo ok"),
+        E("exit", 6 * ms, 62),
+        E("fork", 4 * ms, 70, ppid=900),
+        E("exec", 4 * ms, 70, cmdline="containerd-shim -id other start"),
         E("exit", 9 * ms, 50),
     ]
+    events += [E("fork", 7 * ms, 63, ppid=61), E("exec", 8 * ms, 63, cmdline=""), E("exit", 8 * ms, 63)]
     cap = proc_events.Capture(50, 0, 9 * ms, 0, events, {900: "containerd"}, False)
     chain = proc_events.chain(cap, markers=["abc123"])
-    assert [p.pid for p in chain] == [50, 60, 61, 62]
-    echo = chain[-1]
+    assert [p.pid for p in chain] == [50, 60, 61, 62, 63]
+    assert chain[-1].name == proc_events.CONTAINER_PROCESS  # exec'd by runc, gone before it was read
+    echo = chain[-2]
     assert (echo.name, echo.start_ms, echo.end_ms, echo.execs) == ("echo", 4.0, 6.0, [(5.0, "echo")])
     assert chain[0].end_ms == 9.0 and chain[1].name == "containerd-shim"
 
 
 # ---------------------------------------------------------------- analysis on synthetic rows
 def _rows(engine, variant, values, metric=anatomia.METRIC):
-    return [{"experiment": "anatomia", "engine": engine, "image": "", "variant": variant, "rep": i + 1,
-             "metric": metric, "value": float(v), "unit": "ms"} for i, v in enumerate(values)]
+    return [
+        {
+            "experiment": "anatomia",
+            "engine": engine,
+            "image": "",
+            "variant": variant,
+            "rep": i + 1,
+            "metric": metric,
+            "value": float(v),
+            "unit": "ms",
+        }
+        for i, v in enumerate(values)
+    ]
 
 
 def _synthetic(n=20, seed=5) -> pd.DataFrame:
@@ -129,7 +165,12 @@ def _synthetic(n=20, seed=5) -> pd.DataFrame:
     for engine, none, net in (("docker", 250, 340), ("podman", 230, 400)):
         rows += _rows(engine, "run_sin_red", noisy(none)) + _rows(engine, "run_red", noisy(net))
         rows += _rows(engine, "pool", noisy(300)) + _rows(engine, "pool_exec", noisy(60))
-        for metric, center in (("fase_crear", 40), ("fase_iniciar", 200), ("fase_esperar", 5), ("fase_borrar", 30)):
+        for metric, center in (
+            ("fase_crear", 40),
+            ("fase_iniciar", 200),
+            ("fase_esperar", 5),
+            ("fase_borrar", 30),
+        ):
             rows += _rows(engine, "fases", noisy(center), metric)
     return pd.DataFrame(rows)
 
@@ -157,12 +198,14 @@ def test_waterfall_parts_add_up_to_the_run_and_are_marked_inferred():
 
 
 def test_claims_follow_the_one_rule():
-    claims = {(c.key, c.detail.get("engine"), c.detail.get("variante")): c for c in anatomia.claims(_synthetic())}
+    claims = {
+        (c.key, c.detail.get("engine"), c.detail.get("variante")): c for c in anatomia.claims(_synthetic())
+    }
     # Podman's own engine part (~200 ms) is not "eliminated" next to Docker's (~222 ms).
     assert claims[("api_daemon", None, None)].status == "no_se_sostiene"
     assert claims[("api_daemon", None, None)].source == "el capítulo original"
-    assert claims[("red_grande", "podman", None)].status == "se_confirma"   # 170 of 400 ms
-    assert claims[("red_grande", "docker", None)].status == "se_confirma"   # 90 of 340 ms
+    assert claims[("red_grande", "podman", None)].status == "se_confirma"  # 170 of 400 ms
+    assert claims[("red_grande", "docker", None)].status == "se_confirma"  # 90 of 340 ms
     assert claims[("runtime_pequeno", "docker", None)].status == "se_confirma"  # 28 of 340 ms
     assert claims[("pool", "docker", "pool_exec")].status == "se_confirma"  # 60 instead of 340 ms
     assert claims[("pool", "podman", "pool")].status == "no_se_sostiene"  # 300 instead of 400 ms
@@ -186,8 +229,13 @@ def test_network_share_reads_a_run(tmp_path):
 
 def test_reference_loads_and_compares_as_ratios():
     ref = reference.load("anatomia")
-    assert set(ref["source"]) == {"crun_readme", "crun_readme_anterior", "firecracker_spec", "kata_checkmetrics",
-                                  "redhat_rpi"}
+    assert set(ref["source"]) == {
+        "crun_readme",
+        "crun_readme_anterior",
+        "firecracker_spec",
+        "kata_checkmetrics",
+        "redhat_rpi",
+    }
     c = anatomia.compare(_synthetic(), {}, ref)
     first = c.iloc[0]
     assert first["referencia"] == pytest.approx(11.17 / 10.95)
@@ -218,3 +266,24 @@ def test_engine_verbs_for_the_phases():
     assert eng.get_engine("docker").wait_argv("c1") == ["docker", "wait", "c1"]
     with pytest.raises(ErrorDelCurso, match="solo admite la opción de red"):
         eng.Docker().api_create("img", ["true"], run_id="r", opts=eng.RunOptions(privileged=True))
+
+
+def test_shuffled_rounds_visit_every_arm_once_in_a_seeded_order():
+    arms = list("ABCDEFGH")
+    plain = measure.round_robin(arms, 3, 1)
+    assert [s.arm for s in plain] == arms * 4
+    steps = measure.round_robin(arms, 3, 1, shuffle_seed=7)
+    assert steps == measure.round_robin(arms, 3, 1, shuffle_seed=7)  # reproducible
+    rounds = [[s.arm for s in steps[i : i + 8]] for i in range(0, 32, 8)]
+    assert all(sorted(r) == arms for r in rounds)
+    assert len({tuple(r) for r in rounds}) > 1
+    assert [s.warmup for s in steps] == [True] * 8 + [False] * 24
+    assert [s.rep for s in steps[8:]] == [1] * 8 + [2] * 8 + [3] * 8
+
+
+def test_cpu_time_of_a_process():
+    import os
+
+    sum(i * i for i in range(200_000))  # burn a little CPU
+    assert proc_events.cpu_ms(os.getpid()) > 0
+    assert proc_events.cpu_ms(2**22 + 12345) is None

@@ -151,9 +151,21 @@ def test_each_machine_against_the_reference(class_folder):
     assert set(xbare["base"]) == {"metodo_semilla"}                          # the reference's own baseline
     row = xbare.query("machine == 'alumno-a' and engine == 'docker'").iloc[0]
     assert row["proporcion"] == pytest.approx(50)                           # 100 ms / 2 ms
-    assert row["veredicto"] == ("coincide" if row["ic_bajo"] <= row["referencia"] <= row["ic_alto"]
+    # the shared rule: the two intervals (the reference's from its own ten repetitions) overlap
+    assert row["referencia_ic_bajo"] < row["referencia"] < row["referencia_ic_alto"]
+    overlap = max(row["ic_bajo"], row["referencia_ic_bajo"]) <= min(row["ic_alto"], row["referencia_ic_alto"])
+    assert row["veredicto"] == ("coincide" if overlap
                                 else "más alta" if row["ic_bajo"] > row["referencia"] else "más baja")
     assert set(table["veredicto"]) <= {"coincide", "más alta", "más baja", "una sola medición (sin IC)", "sin IC"}
+
+
+def test_only_the_metrics_an_experiment_declares_comparable():
+    import pandas as pd
+
+    rows = pd.DataFrame({"experiment": ["escala", "escala", "arranque", "otro"],
+                         "metric": ["lanzamiento_por_contenedor", "rss_daemon", "arranque", "x"]})
+    kept = clase.only_comparable(rows)
+    assert list(kept["metric"]) == ["lanzamiento_por_contenedor", "arranque", "x"]
 
 
 def test_zero_medians_do_not_break_the_comparison(tmp_path):

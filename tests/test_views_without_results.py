@@ -8,11 +8,11 @@ import pytest
 
 matplotlib.use("Agg")
 
-from helpers.view import arranque, ejecucion, escala  # noqa: E402
+from helpers.view import arranque, ejecucion, escala, red  # noqa: E402
 
 
 def _result_views():
-    for module in (arranque, escala, ejecucion):
+    for module in (arranque, escala, ejecucion, red):
         for name, func in inspect.getmembers(module, inspect.isfunction):
             if name.startswith("_") or func.__module__ != module.__name__:
                 continue

@@ -14,6 +14,9 @@ REGISTRY: list[str] = [
     "escala",
     "ejecucion",
     "anatomia",
+    "llamadas",
+    "red",
+    "anidamiento",
     "sistema_vm",
 ]
 

@@ -8,6 +8,7 @@ and arms are interleaved round-robin. Two extra bare-metal variants teach what t
 """
 from __future__ import annotations
 
+import itertools
 import subprocess
 from dataclasses import asdict, dataclass, field
 
@@ -23,6 +24,7 @@ from .base import (
     Resultado,
     agreement,
     experiment_run,
+    measure_rounds,
     no_progress,
     print_log,
     ratio_claim,
@@ -34,6 +36,7 @@ NOTEBOOK = "01_arranque"
 QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0}
 METRIC = "arranque"
 BASELINE = ("bare", "proceso")
+COMPARABLE = [METRIC]  # ratios (x bare metal, Podman/Docker) of the launch time travel across machines
 BARE_VARIANTS = ("proceso", "metodo_semilla", "builtin")
 CONTAINER_VARIANT = "por_defecto"
 
@@ -95,6 +98,10 @@ class Arm:
     image: str       # the real image name, "" on bare metal
     variant: str
 
+    @property
+    def label(self) -> str:
+        return f"{eng.DISPLAY[self.engine]} {self.role or PROGRESS_LABEL.get(self.variant, self.variant)}"
+
 
 def plan(cfg: Config, engines_ok: list[str], imgs: dict) -> list[Arm]:
     arms = [Arm("bare", "", "", v) for v in cfg.variantes_bare]
@@ -114,27 +121,22 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                         root=root, log=log) as ctx:
         arms = plan(cfg, ctx.engines, ctx.images)
         envs = {a.engine: eng.get_engine(a.engine).env() for a in arms}
-        steps = measure.round_robin(arms, cfg.repeticiones, cfg.calentamiento)
-        ctx.run.update_meta(arms=[asdict(a) for a in arms], warmup_discarded=cfg.calentamiento,
-                            schedule="round-robin", timer="time.perf_counter_ns + os.posix_spawnp",
-                            quantile_method=measure.QUANTILE_METHOD)
-        for done, step in enumerate(steps, 1):
-            arm: Arm = step.arm
-            label = f"{eng.DISPLAY[arm.engine]} {arm.role or PROGRESS_LABEL.get(arm.variant, arm.variant)}"
-            progress(done - 1, len(steps), label + (" (calentamiento)" if step.warmup else f" #{step.rep}"))
+        launches = itertools.count(1)
+
+        def measure_one(arm: Arm) -> list[tuple[str, float, str]]:
             if arm.engine == "bare" and arm.variant == "metodo_semilla":
                 value = _seed_method_ms()
             elif arm.engine == "bare" and arm.variant == "builtin":
                 value = _builtin_ms()
             else:
                 engine = eng.get_engine(arm.engine)
-                name = ctx.container_name(arm.engine, arm.role or "bare", done)
+                name = ctx.container_name(arm.engine, arm.role or "bare", next(launches))
                 argv = engine.run_argv(arm.image, ["echo", "ok"], run_id=ctx.run_id, name=name)
                 value = measure.time_command(argv, env=envs[arm.engine])
-            if not step.warmup:
-                ctx.run.append(engine=arm.engine, image=arm.image, variant=arm.variant, rep=step.rep,
-                               metric=METRIC, value=round(value, 4), unit="ms")
-        progress(len(steps), len(steps), "listo")
+            return [(METRIC, round(value, 4), "ms")]
+
+        measure_rounds(ctx, arms, repetitions=cfg.repeticiones, warmup=cfg.calentamiento, measure=measure_one,
+                       progress=progress, meta={"timer": "time.perf_counter_ns + os.posix_spawnp"})
     return Resultado.load(ctx.run.dir)
 
 

@@ -360,17 +360,22 @@ def arm_label(arm) -> str:
 
 
 def measure_rounds(ctx: RunContext, arms: Sequence, *, repetitions: int, warmup: int, measure: Measure,
-                   progress: Progress = no_progress, meta: dict | None = None) -> None:
+                   progress: Progress = no_progress, meta: dict | None = None, shuffle: bool = False) -> None:
     """The one way experiments measure: warm-up rounds first (discarded, and recorded as such), then
     `repetitions` rounds, every round visiting each arm once (A B C A B C ...), so drift and noise fall on
     every arm alike. `measure(arm)` returns (metric, value, unit) triples; each becomes one row of
-    raw.csv, written (and flushed) as soon as it is measured."""
-    steps = measure_mod.round_robin(list(arms), repetitions, warmup)
-    ctx.run.update_meta(
-        arms=[{"engine": a.engine, "variant": a.variant, "image": getattr(a, "image", ""),
-               "label": arm_label(a)} for a in arms],
-        repetitions=repetitions, warmup_discarded=warmup, schedule="round-robin",
-        timer="time.perf_counter_ns", quantile_method=measure_mod.QUANTILE_METHOD, **(meta or {}))
+    raw.csv, written (and flushed) as soon as it is measured. shuffle=True gives every round its own
+    seeded order (recorded in meta), for arms of very different weight whose after-effects (a heavy
+    launch's clean-up in the kernel) would otherwise always fall on the same next arm."""
+    seed = measure_mod.BOOTSTRAP_SEED if shuffle else None
+    steps = measure_mod.round_robin(list(arms), repetitions, warmup, shuffle_seed=seed)
+    ctx.run.update_meta(**{
+        "arms": [{"engine": a.engine, "variant": a.variant, "image": getattr(a, "image", ""),
+                  "label": arm_label(a)} for a in arms],
+        "repetitions": repetitions, "warmup_discarded": warmup,
+        "schedule": "round-robin" + (f", orden barajado en cada ronda (semilla {seed})" if shuffle else ""),
+        "timer": "time.perf_counter_ns", "quantile_method": measure_mod.QUANTILE_METHOD,
+        **(meta or {})})  # `meta` may override the defaults (a different timer, say)
     total = len(steps)
     for done, step in enumerate(steps):
         if not ctx.engine_ok(step.arm.engine):

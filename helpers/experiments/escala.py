@@ -49,6 +49,9 @@ EXPERIMENT = "escala"
 TITLE = "Experimento 2: escala y factura de memoria"
 NOTEBOOK = "02_escala"
 BASELINE = None  # no bare-metal arm: the ratios here are Podman/Docker, not x bare metal
+# What the class comparison may set side by side (as Podman/Docker): launch per container and the memory of
+# each container and of its helper. Totals grow with N and fixed RSS with the host's libraries: left out.
+COMPARABLE = ["lanzamiento_por_contenedor", "memoria_cgroup_por_contenedor", "memoria_stats_por_contenedor"]
 QUICK = {"REPETICIONES": 2, "CANTIDADES": [1, 2]}
 MAX_N = 200
 SLEEP_SECONDS = 3600
@@ -623,6 +626,14 @@ def _compared_values(w: pd.DataFrame, engine_name: str, metric: str | None) -> n
         metric = "rss_daemon" if engine_name == "docker" else "rss_conmon_total"
         g = g[g["n"] == g["n"].max()]
     return _col(g, metric).dropna().to_numpy(float)
+
+
+def launch_ratio(df: pd.DataFrame) -> tuple[float, float, float]:
+    """Podman/Docker of the launch time per container, every N and repetition pooled, with its IC 95 %
+    (what notebook 01 sets beside its own Podman/Docker: same question, other launch options)."""
+    w = wide(df)
+    return measure.bootstrap_ratio_ci(_compared_values(w, "podman", "lanzamiento_por_contenedor"),
+                                      _compared_values(w, "docker", "lanzamiento_por_contenedor"))
 
 
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:

@@ -1,5 +1,6 @@
 """Experiment 4 as a person sees it: the ladder, the engine's phases, the waterfall, the process chain,
 the reference and the verdicts, in Spanish."""
+
 from __future__ import annotations
 
 import math
@@ -13,21 +14,27 @@ from ..experiments import anatomia
 from ..experiments.base import Resultado
 from .common import (
     ENGINE_LABEL,
-    VERDICT,
+    engine_label,
     fmt,
     fmt_interval,
+    fmt_pct,
     fmt_ratio,
     markdown,
     needs_result,
-    num,
     run_caption,
     show,
     table,
+    verdict_words,
 )
 
 ENGINE_COLOR = {"bare": "#4c72b0", "docker": "#dd8452", "podman": "#55a868"}
-PART_COLOR = {"proceso": "#4c72b0", "espacios": "#8172b3", "runtime": "#937860", "motor": "#dd8452",
-              "red": "#c44e52"}
+PART_COLOR = {
+    "proceso": "#4c72b0",
+    "espacios": "#8172b3",
+    "runtime": "#937860",
+    "motor": "#dd8452",
+    "red": "#c44e52",
+}
 
 
 def _finite(*values) -> bool:
@@ -35,27 +42,27 @@ def _finite(*values) -> bool:
 
 
 def _pct(value: float, low: float | None = None, high: float | None = None) -> str:
+    """A share (0-1) as a percentage, with its interval when given: «18 % [4, 53]»."""
     if not _finite(value):
         return "—"
-    text = f"{num(100 * value, 0)} %"
+    text = fmt_pct(100 * value, 0, sign=False)
     if _finite(low, high):
-        text += f" [{num(100 * low, 0)}, {num(100 * high, 0)}]"
+        text += " " + fmt_interval(100 * low, 100 * high, 0)
     return text
 
 
-def _rung(row) -> str:
-    who = "sin motor" if row["engine"] == "bare" else ENGINE_LABEL[row["engine"]]
-    return f"{who}: {row['peldano']}"
+def _who(engine: str, meta: dict | None) -> str:
+    return "sin motor" if engine == "bare" else engine_label(engine, meta)
+
+
+def _rung(row, meta: dict | None) -> str:
+    return f"{_who(row['engine'], meta)}: {row['peldano']}"
 
 
 @needs_result
 def encabezado(resultado: Resultado) -> None:
-    """Which run is shown, and every rung that could not run here, with its reason."""
+    """Which run is shown, on which machine, and every rung that could not run here, with its reason."""
     markdown(run_caption(resultado))
-    skipped = resultado.meta.get("skipped_arms") or {}
-    if skipped:
-        markdown("**Peldaños omitidos en esta máquina:**\n\n" +
-                 "\n".join(f"- {key}: {why}" for key, why in skipped.items()))
 
 
 @needs_result
@@ -66,19 +73,26 @@ def escalera(resultado: Resultado):
     if s.empty:
         markdown("_Esta corrida no tiene peldaños medidos todavía._")
         return None
-    out = pd.DataFrame({
-        "Peldaño": [_rung(r) for _, r in s.iterrows()],
-        "n": s["n"].to_numpy(),
-        "Mediana (ms)": [fmt(v, 2) for v in s["mediana_ms"]],
-        "IQR (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["q1_ms"], s["q3_ms"])],
-        "Mín (ms)": [fmt(v, 2) for v in s["min_ms"]],
-        "IC 95 % mediana (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["ic_bajo_ms"], s["ic_alto_ms"])],
-        "× proceso [IC 95 %]": [fmt_ratio(r, lo, hi, 1 if _finite(r) and r < 100 else 0) for r, lo, hi in
-                                zip(s["x_proceso"], s["x_proceso_ic_bajo"], s["x_proceso_ic_alto"])],
-        "Nota": ["medición inestable: repite" if u else "" for u in s["inestable"]],
-    })
-    return table(out, "La escalera del arranque: `echo ok` en cada peldaño (IQR con cuantiles lineales; "
-                      "IC 95 % por bootstrap)")
+    out = pd.DataFrame(
+        {
+            "Peldaño": [_rung(r, resultado.meta) for _, r in s.iterrows()],
+            "n": s["n"].to_numpy(),
+            "Mediana (ms)": [fmt(v, 2) for v in s["mediana_ms"]],
+            "IQR (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["q1_ms"], s["q3_ms"])],
+            "Mín (ms)": [fmt(v, 2) for v in s["min_ms"]],
+            "IC 95 % mediana (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["ic_bajo_ms"], s["ic_alto_ms"])],
+            "× proceso [IC 95 %]": [
+                fmt_ratio(r, lo, hi, 1 if _finite(r) and r < 100 else 0)
+                for r, lo, hi in zip(s["x_proceso"], s["x_proceso_ic_bajo"], s["x_proceso_ic_alto"])
+            ],
+            "Nota": ["medición inestable: repite" if u else "" for u in s["inestable"]],
+        }
+    )
+    return table(
+        out,
+        "La escalera del arranque: `echo ok` en cada peldaño (IQR con cuantiles lineales; "
+        "IC 95 % por bootstrap)",
+    )
 
 
 @needs_result
@@ -89,12 +103,18 @@ def grafico_escalera(resultado: Resultado) -> None:
     if s.empty:
         markdown("_No hay peldaños que dibujar._")
         return
-    labels = [_rung(r) for _, r in s.iterrows()]
+    labels = [_rung(r, resultado.meta) for _, r in s.iterrows()]
     y = np.arange(len(s))[::-1]
     fig, ax = plt.subplots(figsize=(11, 0.45 * len(s) + 1.6))
     err = np.array([s["mediana_ms"] - s["ic_bajo_ms"], s["ic_alto_ms"] - s["mediana_ms"]]).clip(min=0)
-    ax.barh(y, s["mediana_ms"], xerr=err, color=[ENGINE_COLOR.get(e, "grey") for e in s["engine"]],
-            alpha=0.85, capsize=3)
+    ax.barh(
+        y,
+        s["mediana_ms"],
+        xerr=err,
+        color=[ENGINE_COLOR.get(e, "grey") for e in s["engine"]],
+        alpha=0.85,
+        capsize=3,
+    )
     for yi, value in zip(y, s["mediana_ms"]):
         ax.text(value * 1.08, yi, fmt(value, 1 if value < 100 else 0, "ms"), va="center", fontsize=10)
     ax.set_yticks(y, labels, fontsize=11)
@@ -102,10 +122,17 @@ def grafico_escalera(resultado: Resultado) -> None:
     ax.set_xlabel("mediana de `echo ok` (ms, escala logarítmica); la línea es el IC 95 %", fontsize=12)
     ax.set_title("Cada peldaño añade una pieza del arranque", fontsize=14)
     ax.set_xlim(right=ax.get_xlim()[1] * 2.5)
-    handles = [plt.Rectangle((0, 0), 1, 1, color=ENGINE_COLOR[e]) for e in ("bare", "docker", "podman")
-               if e in set(s["engine"])]
-    ax.legend(handles, [("sin motor" if e == "bare" else ENGINE_LABEL[e]) for e in ("bare", "docker", "podman")
-                        if e in set(s["engine"])], loc="lower right", fontsize=11)
+    handles = [
+        plt.Rectangle((0, 0), 1, 1, color=ENGINE_COLOR[e])
+        for e in ("bare", "docker", "podman")
+        if e in set(s["engine"])
+    ]
+    ax.legend(
+        handles,
+        [_who(e, resultado.meta) for e in ("bare", "docker", "podman") if e in set(s["engine"])],
+        loc="lower right",
+        fontsize=11,
+    )
     fig.tight_layout()
     plt.show()
 
@@ -119,22 +146,26 @@ def fases(resultado: Resultado):
     if s.empty:
         markdown("_Esta corrida no midió las fases del motor (peldaño «fases»)._")
         return None
-    out = pd.DataFrame({
-        "Motor": [ENGINE_LABEL[e] for e in s["engine"]],
-        "Fase": [dict(anatomia.PHASES).get(m, "total (suma)") for m in s["metric"]],
-        "n": s["n"].to_numpy(),
-        "Mediana (ms)": [fmt(v, 1) for v in s["mediana_ms"]],
-        "IC 95 % (ms)": [fmt_interval(a, b, 1) for a, b in zip(s["ic_bajo_ms"], s["ic_alto_ms"])],
-        "IQR (ms)": [fmt_interval(a, b, 1) for a, b in zip(s["q1_ms"], s["q3_ms"])],
-    })
+    out = pd.DataFrame(
+        {
+            "Motor": [engine_label(e, resultado.meta) for e in s["engine"]],
+            "Fase": [dict(anatomia.PHASES).get(m, "total (suma)") for m in s["metric"]],
+            "n": s["n"].to_numpy(),
+            "Mediana (ms)": [fmt(v, 1) for v in s["mediana_ms"]],
+            "IC 95 % (ms)": [fmt_interval(a, b, 1) for a, b in zip(s["ic_bajo_ms"], s["ic_alto_ms"])],
+            "IQR (ms)": [fmt_interval(a, b, 1) for a, b in zip(s["q1_ms"], s["q3_ms"])],
+        }
+    )
     show(table(out, "Fases del motor: Docker por la API de bajo nivel del SDK, Podman por su CLI"))
     lines = []
     for engine, group in s[s["metric"] != anatomia.PHASE_TOTAL].groupby("engine", sort=False):
         top = group.loc[group["mediana_ms"].idxmax()]
         total = group["mediana_ms"].sum()
-        lines.append(f"- {ENGINE_LABEL[engine]}: la fase más larga es «{dict(anatomia.PHASES)[top['metric']]}», "
-                     f"con {fmt(top['mediana_ms'], 1, 'ms')} de {fmt(total, 1, 'ms')} "
-                     f"({_pct(top['mediana_ms'] / total)} de la suma de medianas).")
+        lines.append(
+            f"- {engine_label(engine, resultado.meta)}: la fase más larga es «{dict(anatomia.PHASES)[top['metric']]}», "
+            f"con {fmt(top['mediana_ms'], 1, 'ms')} de {fmt(total, 1, 'ms')} "
+            f"({_pct(top['mediana_ms'] / total)} de la suma de medianas)."
+        )
     markdown("\n".join(lines))
     return None
 
@@ -143,8 +174,11 @@ def fases(resultado: Resultado):
 def cascada(resultado: Resultado):
     """The waterfall: each engine's `run` (default network) split into process, namespaces, runtime,
     engine and network. Every part but the first is a difference of two rungs: an inference."""
-    engines = [e for e in ("docker", "podman") if ((resultado.df["engine"] == e)
-                                                   & (resultado.df["variant"] == "run_red")).any()]
+    engines = [
+        e
+        for e in ("docker", "podman")
+        if ((resultado.df["engine"] == e) & (resultado.df["variant"] == "run_red")).any()
+    ]
     if not engines:
         markdown("_Para la cascada hacen falta los peldaños «proceso», «espacios», «runc» y «motor»._")
         return None
@@ -154,12 +188,23 @@ def cascada(resultado: Resultado):
         left = 0.0
         for _, part in w.iterrows():
             width = part["ms"] if _finite(part["ms"]) else 0.0
-            ax.barh(i, max(width, 0), left=left, color=PART_COLOR[part["parte"]], edgecolor="white",
-                    hatch="//" if part["inferido"] else None, label=part["etiqueta"] if i == 0 else None)
+            ax.barh(
+                i,
+                max(width, 0),
+                left=left,
+                color=PART_COLOR[part["parte"]],
+                edgecolor="white",
+                hatch="//" if part["inferido"] else None,
+                label=part["etiqueta"] if i == 0 else None,
+            )
             if width > 0.06 * w["ms"].clip(lower=0).sum():
-                ax.text(left + width / 2, i, fmt(width, 0), ha="center", va="center", fontsize=10, color="white")
+                ax.text(
+                    left + width / 2, i, fmt(width, 0), ha="center", va="center", fontsize=10, color="white"
+                )
             left += max(width, 0)
-    ax.set_yticks(range(len(engines)), [f"{ENGINE_LABEL[e]} run" for e in engines], fontsize=12)
+    ax.set_yticks(
+        range(len(engines)), [f"{engine_label(e, resultado.meta)} run" for e in engines], fontsize=12
+    )
     ax.invert_yaxis()
     ax.set_xlabel("ms (medianas; las partes rayadas son diferencias entre peldaños: inferidas)", fontsize=12)
     ax.set_title("¿En qué se va el arranque?", fontsize=14)
@@ -167,26 +212,46 @@ def cascada(resultado: Resultado):
     fig.tight_layout()
     plt.show()
     w = pd.concat(frames, ignore_index=True)
-    out = pd.DataFrame({
-        "Motor": [ENGINE_LABEL[e] for e in w["engine"]],
-        "Parte": w["etiqueta"].to_numpy(),
-        "Cómo se obtiene": [("medida directa" if not inf else f"inferida: «{hasta}» − «{desde}»")
-                            for inf, desde, hasta in zip(w["inferido"], w["desde"], w["hasta"])],
-        "ms [IC 95 %]": [f"{fmt(v, 1)} {fmt_interval(a, b, 1)}" for v, a, b in
-                         zip(w["ms"], w["ic_bajo_ms"], w["ic_alto_ms"])],
-        "Parte del total [IC 95 %]": [_pct(v, a, b) for v, a, b in
-                                      zip(w["fraccion"], w["fraccion_ic_bajo"], w["fraccion_ic_alto"])],
-    })
+    out = pd.DataFrame(
+        {
+            "Motor": [engine_label(e, resultado.meta) for e in w["engine"]],
+            "Parte": w["etiqueta"].to_numpy(),
+            "Cómo se obtiene": [
+                ("medida directa" if not inf else f"inferida: «{hasta}» − «{desde}»")
+                for inf, desde, hasta in zip(w["inferido"], w["desde"], w["hasta"])
+            ],
+            "ms [IC 95 %]": [
+                f"{fmt(v, 1)} {fmt_interval(a, b, 1)}"
+                for v, a, b in zip(w["ms"], w["ic_bajo_ms"], w["ic_alto_ms"])
+            ],
+            "Parte del total [IC 95 %]": [
+                _pct(v, a, b) for v, a, b in zip(w["fraccion"], w["fraccion_ic_bajo"], w["fraccion_ic_alto"])
+            ],
+        }
+    )
     show(table(out, "La cascada en números: las diferencias de medianas llevan su IC 95 % por bootstrap"))
     negative = w[(w["ic_alto_ms"] < 0)]
     if not negative.empty:
-        markdown("_Una parte con IC por debajo de cero significa que el peldaño de arriba fue más rápido que el de "
-                 "abajo: los dos no son del todo comparables (por ejemplo, runc crea todos sus espacios de una "
-                 "vez, sin un `exec` intermedio)._")
+        markdown(
+            "_Una parte con IC por debajo de cero significa que el peldaño de arriba fue más rápido que el de "
+            "abajo: los dos no son del todo comparables (por ejemplo, runc crea todos sus espacios de una "
+            "vez, sin un `exec` intermedio)._"
+        )
     return None
 
 
-SUBCOMMANDS = ("create", "start", "delete", "init", "run", "kill", "cleanup", "setup", "teardown", "--version")
+SUBCOMMANDS = (
+    "create",
+    "start",
+    "delete",
+    "init",
+    "run",
+    "kill",
+    "cleanup",
+    "setup",
+    "teardown",
+    "--version",
+)
 
 
 def _proc_label(name: str, cmdline: str) -> str:
@@ -202,43 +267,76 @@ def _proc_label(name: str, cmdline: str) -> str:
 @needs_result
 def cadena(resultado: Resultado) -> None:
     """The process chain of one `run` per engine, as a Gantt-like timeline: one line per process, from
-    the fork that created it to its exit; the dot marks its exec."""
+    the fork that created it to its exit; the dot marks its exec. An engine's daemons (dockerd,
+    containerd) create no process: they are drawn on top as a band, with the CPU time their threads
+    used during the launch."""
     chain = anatomia.load_chain(resultado)
     if chain.empty:
         why = (resultado.meta.get("skipped_arms") or {}).get("la cadena de procesos")
-        markdown(f"_No hay cadena de procesos en esta corrida{': ' + why if why else ' (peldaño «cadena»)'}._")
+        markdown(
+            f"_No hay cadena de procesos en esta corrida{': ' + why if why else ' (peldaño «cadena»)'}._"
+        )
         return
     info = (resultado.meta.get("chain") or {}).get("per_engine", {})
-    for engine, procs in chain.groupby("engine", sort=False):
-        procs = procs.sort_values("start_ms").reset_index(drop=True)
+    for engine, group in chain.groupby("engine", sort=False):
+        daemons = group[group["start_ms"].isna()].reset_index(drop=True)
+        procs = group[group["start_ms"].notna()].sort_values("start_ms").reset_index(drop=True)
         total = info.get(engine, {}).get("total_ms", float(procs["end_ms"].max()))
-        fig, ax = plt.subplots(figsize=(12, 0.32 * len(procs) + 1.8))
+        rows = len(daemons) + len(procs)
+        fig, ax = plt.subplots(figsize=(12, 0.32 * rows + 1.8))
         names = sorted(set(procs["name"]))
         cmap = plt.get_cmap("tab20")
         colors = {n: cmap(i % 20) for i, n in enumerate(names)}
+        labels = []
+        for i, d in daemons.iterrows():
+            ax.plot([0, total], [i, i], lw=6, color="lightgrey", ls=(0, (4, 2)), solid_capstyle="butt")
+            labels.append(f"{d['name']} ({d['pid']}), ya en marcha")
+            if _finite(d["cpu_ms"]):
+                ax.text(
+                    total / 2,
+                    i,
+                    f"{fmt(d['cpu_ms'], 0, 'ms')} de CPU en sus hilos",
+                    ha="center",
+                    va="center",
+                    fontsize=9,
+                )
         for i, p in procs.iterrows():
+            y = len(daemons) + i
             end = p["end_ms"] if _finite(p["end_ms"]) else total
-            ax.plot([p["start_ms"], end], [i, i], lw=6, color=colors[p["name"]], solid_capstyle="butt")
+            ax.plot([p["start_ms"], end], [y, y], lw=6, color=colors[p["name"]], solid_capstyle="butt")
             if _finite(p["exec_ms"]):
-                ax.plot(p["exec_ms"], i, "o", color="black", ms=4)
-        ax.set_yticks(range(len(procs)),
-                      [f"{_proc_label(p['name'], p['cmdline'])} ({p['pid']})" for _, p in procs.iterrows()],
-                      fontsize=9)
+                ax.plot(p["exec_ms"], y, "o", color="black", ms=4)
+            labels.append(f"{_proc_label(p['name'], p['cmdline'])} ({p['pid']})")
+        ax.set_yticks(range(rows), labels, fontsize=9)
         ax.invert_yaxis()
         ax.axvline(total, color="grey", ls="--", lw=1)
         ax.text(total, -0.8, f" el CLI termina: {fmt(total, 0, 'ms')}", fontsize=10, color="grey")
         ax.set_xlabel("ms desde que se lanzó el comando (punto negro: exec)", fontsize=12)
-        ax.set_title(f"{ENGINE_LABEL[engine]}: los procesos de un `{engine} run` ({len(procs)} procesos)",
-                     fontsize=14)
+        ax.set_title(
+            f"{engine_label(engine, resultado.meta)}: los procesos de un `{engine} run` ({len(procs)} procesos)",
+            fontsize=14,
+        )
         fig.tight_layout()
         plt.show()
-        lost = info.get(engine, {}).get("lost_events")
-        if lost:
-            markdown("_Aviso: el kernel descartó eventos durante la captura (búfer lleno); puede faltar algún "
-                     "proceso._")
-    counts = chain.groupby(["engine", "name"]).size().rename("procesos").reset_index()
-    out = pd.DataFrame({"Motor": [ENGINE_LABEL[e] for e in counts["engine"]], "Programa": counts["name"],
-                        "Procesos": counts["procesos"].to_numpy()})
+        if info.get(engine, {}).get("lost_events"):
+            markdown(
+                "_Aviso: el kernel descartó eventos durante la captura (búfer lleno); puede faltar algún "
+                "proceso._"
+            )
+        if not daemons.empty:
+            markdown(
+                "_La franja gris es el tiempo de CPU que usaron los daemons mientras duró el arranque: incluye "
+                "lo que hicieran a la vez para otros contenedores de la máquina._"
+            )
+    procs = chain[chain["start_ms"].notna()]
+    counts = procs.groupby(["engine", "name"]).size().rename("procesos").reset_index()
+    out = pd.DataFrame(
+        {
+            "Motor": [engine_label(e, resultado.meta) for e in counts["engine"]],
+            "Programa": counts["name"],
+            "Procesos": counts["procesos"].to_numpy(),
+        }
+    )
     show(table(out, "Cuántos procesos de cada programa crea un solo arranque"))
 
 
@@ -251,31 +349,48 @@ def referencia(resultado: Resultado):
         markdown("_No hay datos de referencia para este experimento._")
         return None
     c = anatomia.compare(resultado.df, resultado.meta, ref)
-    names = {"firecracker_spec": "Especificación de Firecracker", "kata_checkmetrics": "Métricas de Kata Containers"}
-    out = pd.DataFrame({
-        "Fuente": [names.get(f, f) for f in c["fuente"]],
-        "Medida": c["medida"].to_numpy(),
-        "Referencia": [fmt(v, 2 if u == "x" else 0, u) for v, u in zip(c["referencia"], c["ref_unidad"])],
-        "Tú [IC 95 %]": [(f"{fmt(v, 2 if u == 'x' else 1)} {fmt_interval(a, b, 2 if u == 'x' else 1)} {u}")
-                         if _finite(v) else "—" for v, a, b, u in
-                         zip(c["tu_valor"], c["tu_ic_bajo"], c["tu_ic_alto"], c["tu_unidad"])],
-        "¿Comparable?": ["sí (proporción)" if x else "solo orientación (otra máquina, otra medida)"
-                         for x in c["comparable"]],
-    })
+    names = {
+        "firecracker_spec": "Especificación de Firecracker",
+        "kata_checkmetrics": "Métricas de Kata Containers",
+    }
+    out = pd.DataFrame(
+        {
+            "Fuente": [names.get(f, f) for f in c["fuente"]],
+            "Medida": c["medida"].to_numpy(),
+            "Referencia": [fmt(v, 2 if u == "x" else 0, u) for v, u in zip(c["referencia"], c["ref_unidad"])],
+            "Tú [IC 95 %]": [
+                (f"{fmt(v, 2 if u == 'x' else 1)} {fmt_interval(a, b, 2 if u == 'x' else 1)} {u}")
+                if _finite(v)
+                else "—"
+                for v, a, b, u in zip(c["tu_valor"], c["tu_ic_bajo"], c["tu_ic_alto"], c["tu_unidad"])
+            ],
+            "¿Comparable?": [
+                "sí (proporción)" if x else "solo orientación (otra máquina, otra medida)"
+                for x in c["comparable"]
+            ],
+        }
+    )
     show(table(out, "Tus cifras junto a las publicadas (ver data/reference/SOURCES.md)"))
     lines = []
     first = c.iloc[0]
     if _finite(first["tu_valor"], first["tu_ic_bajo"], first["tu_ic_alto"]):
         inside = first["tu_ic_bajo"] <= first["referencia"] <= first["tu_ic_alto"]
-        lines.append(f"- `runc run` con espacio de red tarda {fmt_ratio(first['tu_valor'], digits=2)} lo que sin él "
-                     f"aquí, frente a {fmt_ratio(first['referencia'], digits=2)} en el README de crun: "
-                     + ("tu intervalo contiene la cifra publicada." if inside else
-                        "tu intervalo no contiene la cifra publicada."))
+        lines.append(
+            f"- `runc run` con espacio de red tarda {fmt_ratio(first['tu_valor'], digits=2)} lo que sin él "
+            f"aquí, frente a {fmt_ratio(first['referencia'], digits=2)} en el README de crun: "
+            + (
+                "tu intervalo contiene la cifra publicada."
+                if inside
+                else "tu intervalo no contiene la cifra publicada."
+            )
+        )
     redhat = c.iloc[2]
     if _finite(redhat["tu_valor"]):
-        lines.append(f"- Red Hat aceleró el arranque de Podman en una Raspberry Pi al menos {fmt(redhat['referencia'], 1)} "
-                     "veces (de unos 2 s a menos de 0.3 s) sumando muchos cambios, uno de ellos quitar la red virtual; "
-                     f"aquí, quitar solo la red lo acelera {fmt_ratio(redhat['tu_valor'], digits=2)}.")
+        lines.append(
+            f"- Red Hat aceleró el arranque de Podman en una Raspberry Pi al menos {fmt(redhat['referencia'], 1)} "
+            "veces (de unos 2 s a menos de 0.3 s) sumando muchos cambios, uno de ellos quitar la red virtual; "
+            f"aquí, quitar solo la red lo acelera {fmt_ratio(redhat['tu_valor'], digits=2)}."
+        )
     markdown("\n".join(lines))
     return None
 
@@ -285,29 +400,34 @@ def veredictos(resultado: Resultado) -> None:
     """The four claims, each with its verdict by the one rule and the figure that decides it."""
     lines = []
     for claim in anatomia.claims(resultado.df, resultado.meta):
-        who = ENGINE_LABEL.get(claim.detail.get("engine", ""), "")
+        engine = claim.detail.get("engine", "")
+        who = engine_label(engine, resultado.meta) if engine else ""
         if claim.detail.get("como"):
             who += f", {claim.detail['como']}"
-        word = VERDICT.get(claim.status) or claim.status.replace("_", " ")
+        word = verdict_words(claim)
         head = f"- **«{claim.statement}»** ({claim.source}{', ' + who if who else ''}): **{word}**."
         if claim.status == "sin_datos":
             lines.append(head + " Faltan peldaños para juzgarla.")
             continue
         if claim.key == "api_daemon":
-            body = (f" La parte propia del motor (su `run --network none` menos `runc run`) es "
-                    f"{fmt(claim.detail['docker_propio_ms'], 0, 'ms')} en Docker y "
-                    f"{fmt(claim.detail['podman_propio_ms'], 0, 'ms')} en Podman: Podman/Docker = "
-                    f"{fmt_ratio(claim.value, claim.low, claim.high)} (margen: como mucho "
-                    f"{fmt_ratio(claim.claimed, digits=1)}).")
+            body = (
+                f" La parte propia del motor (su `run --network none` menos `runc run`) es "
+                f"{fmt(claim.detail['docker_propio_ms'], 0, 'ms')} en Docker y "
+                f"{fmt(claim.detail['podman_propio_ms'], 0, 'ms')} en Podman: Podman/Docker = "
+                f"{fmt_ratio(claim.value, claim.low, claim.high)} (margen: como mucho "
+                f"{fmt_ratio(claim.claimed, digits=1)})."
+            )
         else:
-            what = {"red_grande": "la red es", "runtime_pequeno": "runc es", "pool": "el pool ahorra"}[claim.key]
-            edge = {"red_grande": "al menos el", "runtime_pequeno": "como mucho el", "pool": "más del"}[claim.key]
-            body = (f" Aquí {what} el {_pct(claim.value, claim.low, claim.high)} del `run` con red "
-                    f"(margen: {edge} {_pct(claim.claimed)}).")
-        if claim.status == "no_concluyente" and claim.more_reps:
-            body += f" Con unas {claim.more_reps} repeticiones se podría decidir."
-        if claim.status == "inestable":
-            body += " La medición está demasiado dispersa: repite la corrida."
+            what = {"red_grande": "la red es", "runtime_pequeno": "runc es", "pool": "el pool ahorra"}[
+                claim.key
+            ]
+            edge = {"red_grande": "al menos el", "runtime_pequeno": "como mucho el", "pool": "más del"}[
+                claim.key
+            ]
+            body = (
+                f" Aquí {what} el {_pct(claim.value, claim.low, claim.high)} del `run` con red "
+                f"(margen: {edge} {_pct(claim.claimed)})."
+            )
         lines.append(head + body)
     markdown("\n".join(lines) if lines else "_No hay afirmaciones que juzgar con esta corrida._")
 
@@ -317,17 +437,27 @@ def cita_red(resultado: Resultado | None = None) -> str:
     (from the latest run of this notebook); says so if there is none yet."""
     share = anatomia.network_share(resultado)
     if not share:
-        return ("El cuaderno 04 (anatomía del arranque) mide cuánto del arranque es la red; todavía no hay "
-                "una corrida suya en esta máquina.")
-    parts = [f"en {ENGINE_LABEL[e]}, {fmt(s['red_ms'], 0, 'ms')} {fmt_interval(*s['red_ic'], 0)} de "
-             f"{fmt(s['con_red_ms'], 0, 'ms')} ({_pct(s['fraccion'])})" for e, s in share.items()]
-    text = ("Según la última corrida del cuaderno 04, configurar la red por defecto cuesta " + "; ".join(parts) +
-            " (IC 95 % entre corchetes).")
+        return (
+            "El cuaderno 04 (anatomía del arranque) mide cuánto del arranque es la red; todavía no hay "
+            "una corrida suya en esta máquina."
+        )
+    parts = [
+        f"en {ENGINE_LABEL[e]}, {fmt(s['red_ms'], 0, 'ms')} {fmt_interval(*s['red_ic'], 0)} de "
+        f"{fmt(s['con_red_ms'], 0, 'ms')} ({_pct(s['fraccion'])})"
+        for e, s in share.items()
+    ]
+    text = (
+        "Según la última corrida del cuaderno 04, configurar la red por defecto cuesta "
+        + "; ".join(parts)
+        + " (IC 95 % entre corchetes)."
+    )
     clear = [ENGINE_LABEL[e] for e, s in share.items() if _finite(s["red_ic"][0]) and s["red_ic"][0] > 0]
     noisy = [ENGINE_LABEL[e] for e in share if ENGINE_LABEL[e] not in clear]
     if clear:
-        text += (f" En {' y '.join(clear)}, un `run` con la red por defecto y otro con `--network none` no miden "
-                 "lo mismo: el primero paga además la red.")
+        text += (
+            f" En {' y '.join(clear)}, un `run` con la red por defecto y otro con `--network none` no miden "
+            "lo mismo: el primero paga además la red."
+        )
     if noisy:
-        text += (f" En {' y '.join(noisy)}, con esas repeticiones la diferencia aún no se distingue del ruido.")
+        text += f" En {' y '.join(noisy)}, con esas repeticiones la diferencia aún no se distingue del ruido."
     return text

@@ -1,6 +1,8 @@
 """Experiment 1 as a person sees it: tables, plot, reference comparison and verdicts, in Spanish."""
 from __future__ import annotations
 
+import math
+
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
@@ -19,6 +21,7 @@ from .common import (
     needs_result,
     run_caption,
     show,
+    tabla_contexto,
     table,
     verdict_words,
 )
@@ -112,12 +115,23 @@ def leccion_bare_metal(resultado: Resultado) -> str:
         parts.append(f"Por casualidad, el método del capítulo queda a {fmt_ratio(r)} del proceso real: "
                      "mide otra cosa, pero del mismo orden. Por eso los multiplicadores «× bare metal» "
                      "dependen de qué línea base se elige: elige siempre el mismo tipo de trabajo.")
+    virt = (resultado.meta.get("host") or {}).get("virtualization") or {}
+    if virt.get("es_vm"):
+        parts.append(virt["descripcion"])
     text = " ".join(parts) or "Esta corrida no midió bare metal."
     markdown(text)
     return text
 
 
 AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
+REFERENCE_NETWORK = "por defecto (puente), en primer plano"
+
+
+@needs_result
+def contexto(resultado: Resultado):
+    """What the reference machine and this one run, factor by factor (see view.common.tabla_contexto)."""
+    ref = dict(reference.VERSIONS["seed000"], red=REFERENCE_NETWORK)
+    show(tabla_contexto(resultado, "por defecto (puente), en primer plano", ref))
 
 
 @needs_result
@@ -209,6 +223,71 @@ def frase_veredicto(claim: arranque.Claim) -> str:
                      "la mediana no lo resume: vuelve a ejecutar.",
     }[claim.status]
     return f"{head} {figure} {why}"
+
+
+def _launch_rows(resultado: Resultado | None, escala_result: Resultado | None) -> list[dict]:
+    from ..experiments import escala
+    from .escala import LAUNCH_OPTIONS as ESCALA_OPTIONS
+
+    rows = []
+    if resultado is not None:
+        for role in ("ubuntu", "alpine"):
+            ratio = arranque.pair_ratio(resultado.df, resultado.meta, ("podman", role), ("docker", role))
+            if not math.isnan(ratio[0]):
+                rows.append({"Cuaderno": f"01 (arranque, {role})", "Cómo lanza": LAUNCH_OPTIONS.replace("`", ""),
+                             "Podman/Docker [IC 95 %]": fmt_ratio(*ratio), "valor": ratio[0]})
+    if escala_result is not None:
+        ratio = escala.launch_ratio(escala_result.df)
+        if not math.isnan(ratio[0]):
+            rows.append({"Cuaderno": "02 (escala, por contenedor)", "Cómo lanza": ESCALA_OPTIONS.replace("`", ""),
+                         "Podman/Docker [IC 95 %]": fmt_ratio(*ratio), "valor": ratio[0]})
+    return rows
+
+
+def dos_respuestas(resultado: Resultado | None = None, *, root=None) -> pd.DataFrame | None:
+    """One story for 01 and 02: the same question (Podman/Docker at launch) asked with two sets of launch
+    options, side by side, and the network's share measured in 04 where there is a run of it (else the
+    question, pointing to 04). `resultado` is a run of 01 or 02; the other notebook's latest run is
+    loaded from this machine."""
+    runs = {"arranque": None, "escala": None}
+    if resultado is not None and resultado.experiment in runs:
+        runs[resultado.experiment] = resultado
+    for name in runs:
+        if runs[name] is None:
+            runs[name] = Resultado.latest(name, root)
+    rows = _launch_rows(runs["arranque"], runs["escala"])
+    if not rows:
+        markdown("**Aún no hay resultados** de 01 ni de 02 con Docker y Podman en esta máquina.")
+        return None
+    out = pd.DataFrame(rows)
+    show(table(out.drop(columns="valor"), "La misma pregunta con dos formas de lanzar: Podman/Docker "
+                                          "(menos de 1× = Podman tarda menos)"))
+    lines = []
+    faster = {r["Cuaderno"][:2]: ("Podman" if r["valor"] < 1 else "Docker") for r in rows}
+    if len(set(faster.values())) > 1:
+        lines.append("Aquí los dos cuadernos **no** responden lo mismo: en uno tarda menos "
+                     f"{faster.get('01', '?')} y en el otro {faster.get('02', '?')}. No es una contradicción: "
+                     "01 lanza en primer plano con la red por defecto, 02 en segundo plano y sin red, y cada "
+                     "motor paga esas dos cosas de forma distinta.")
+    elif len(faster) > 1:
+        lines.append("Los dos cuadernos coinciden en qué motor tarda menos, aunque la proporción cambia con "
+                     "la forma de lanzar.")
+    try:
+        from ..experiments import anatomia
+
+        share = anatomia.network_share(root=root)
+    except (ImportError, AttributeError):
+        share = {}
+    if share:
+        parts = [f"en {ENGINE_LABEL[e]}, la red por defecto añade {fmt(v['red_ms'], 0)} ms "
+                 f"{fmt_interval(*v['red_ic'], 0, 'ms')} a un arranque de {fmt(v['con_red_ms'], 0)} ms "
+                 f"({fmt(v['fraccion'] * 100, 0)} %)" for e, v in share.items()]
+        lines.append("El cuaderno 04 (anatomía del arranque) lo midió en esta máquina: " + "; ".join(parts) + ".")
+    else:
+        lines.append("¿Cuánto de esa diferencia es la red? El cuaderno 04 (anatomía del arranque) mide cada "
+                     "motor con y sin red, en la misma corrida: ejecútalo y vuelve a esta celda.")
+    markdown(" ".join(lines))
+    return out
 
 
 @needs_result

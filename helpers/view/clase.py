@@ -10,15 +10,38 @@ import pandas as pd
 import seaborn as sns
 
 from .. import clase as cl
-from .common import ENGINE_LABEL, markdown, num, show, table
+from .common import ENGINE_LABEL, fmt_ratio, markdown, num, show, table
 
 COMBO_COLUMNS = ["engine", "role", "variant"]
+# Spanish names for the columns a table shows (never a raw column name on the page).
+COLUMN_NAMES = {"machine": "máquina", "engine": "motor", "role": "imagen", "variant": "variante",
+                "base": "línea base", "maquinas": "máquinas", "mediana": "mediana", "q1": "Q1", "q3": "Q3",
+                "min": "mín.", "max": "máx.", "max_sobre_min": "máx./mín.", "experiment": "experimento",
+                "metric": "métrica", "n": "n", "unit": "unidad"}
+
+
+def _natural(value) -> tuple:
+    """Sort key that puts n=5 before n=10 (numbers inside text compared as numbers)."""
+    import re
+
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(value)))
 
 
 def _combo(row) -> str:
     parts = [ENGINE_LABEL.get(row.get("engine", ""), row.get("engine", "")), row.get("role", ""),
              row.get("variant", "")]
     return " · ".join(p for p in parts if p and p != "por_defecto")
+
+
+def _spanish(df: pd.DataFrame) -> pd.DataFrame:
+    out = df.copy()
+    for col in ("engine",):
+        if col in out:
+            out[col] = out[col].map(lambda e: ENGINE_LABEL.get(e, e))
+    sort = [c for c in ("engine", "role", "variant") if c in out]
+    if sort:
+        out = out.sort_values(sort, key=lambda col: col.map(_natural)).reset_index(drop=True)
+    return out.rename(columns=COLUMN_NAMES)
 
 
 def encabezado(clase: cl.Clase) -> None:
@@ -50,8 +73,9 @@ def omitidos(clase: cl.Clase) -> None:
 def _ratio_plot(data: pd.DataFrame, title: str, xlabel: str, reference: pd.DataFrame | None = None,
                 log: bool = False) -> None:
     data = data.assign(combinación=[_combo(r) for _, r in data.iterrows()])
+    data = data.sort_values([c for c in COMBO_COLUMNS if c in data], key=lambda col: col.map(_natural))
     order = list(dict.fromkeys(data["combinación"]))
-    fig, ax = plt.subplots(figsize=(8, 0.5 + 0.45 * len(order) * max(1, min(3, data["machine"].nunique() / 4))))
+    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.5 * len(order) * max(1, min(3, data["machine"].nunique() / 4))))
     machines = sorted(data["machine"].unique())
     palette = dict(zip(machines, sns.color_palette("husl", len(machines))))
     offsets = np.linspace(-0.3, 0.3, len(machines)) if len(machines) > 1 else [0.0]
@@ -66,13 +90,14 @@ def _ratio_plot(data: pd.DataFrame, title: str, xlabel: str, reference: pd.DataF
         ax.scatter(ref["proporcion"], [order.index(c) for c in ref["combinación"]], marker="X", s=90,
                    color="black", zorder=5, label="referencia")
     ax.axvline(1, color="grey", lw=0.8, ls="--")
-    ax.set_yticks(range(len(order)), order)
+    ax.set_yticks(range(len(order)), order, fontsize=12)
     ax.invert_yaxis()
     if log:
         ax.set_xscale("log")
-    ax.set_xlabel(xlabel)
-    ax.set_title(title)
-    ax.legend(fontsize="small", bbox_to_anchor=(1.01, 1), loc="upper left")
+    ax.set_xlabel(xlabel, fontsize=12)
+    ax.set_title(title, fontsize=13)
+    ax.tick_params(axis="x", labelsize=11)
+    ax.legend(fontsize=11, bbox_to_anchor=(1.01, 1), loc="upper left")
     fig.tight_layout()
     plt.show()
 
@@ -81,13 +106,14 @@ def _fmt_table(df: pd.DataFrame, caption: str):
     def two_digits(v):
         return num(v, 2) if pd.notna(v) else "—"
 
+    df = _spanish(df)
     numeric = {c: two_digits for c in df.columns if pd.api.types.is_float_dtype(df[c])}
     return table(df, caption).format(numeric, na_rep="—")
 
 
 def experimento(clase: cl.Clase, experiment: str) -> None:
     """x bare metal and Podman/Docker per machine (with IC 95 %), the reference, and the spread."""
-    todo = cl.con_referencia(clase)
+    todo = cl.only_comparable(cl.con_referencia(clase))
     todo = todo[todo["experiment"] == experiment]
     markdown(f"### Experimento «{experiment}»")
     for metric, datos in todo.groupby("metric", sort=True):
@@ -141,8 +167,28 @@ def frente_a_referencia(clase: cl.Clase) -> pd.DataFrame:
         if single:
             text += f"; {single} sin IC porque se midieron una sola vez"
         markdown(text + ".")
-    detail = df.assign(combinación=[_combo(r) for _, r in df.iterrows()])[
-        ["machine", "proporcion_de", "experiment", "metric", "combinación", "proporcion", "ic_bajo", "ic_alto",
-         "referencia", "veredicto"]]
-    show(_fmt_table(detail, "Cada máquina frente a la referencia"))
+    for (label, experiment, metric), part in df.groupby(["proporcion_de", "experiment", "metric"], sort=True):
+        show(pivot_detalle(part, f"{label} · {experiment} · {metric}"))
     return df
+
+
+VERDICT_MARK = {"coincide": "✓", "más alta": "↑", "más baja": "↓"}
+
+
+def pivot_detalle(part: pd.DataFrame, caption: str):
+    """One row per machine, one column per arm: the machine's ratio [IC 95 %] and a mark (✓ coincides with
+    the reference, ↑ higher, ↓ lower); the reference's own ratio in the column header."""
+    part = part.sort_values([c for c in COMBO_COLUMNS if c in part], key=lambda col: col.map(_natural))
+    part = part.assign(combinación=[_combo(r) for _, r in part.iterrows()])
+    headers = {}
+    for combo, g in part.groupby("combinación", sort=False):
+        r = g.iloc[0]
+        headers[combo] = f"{combo} (ref. {fmt_ratio(r['referencia'], r['referencia_ic_bajo'], r['referencia_ic_alto'])})"
+    cells = part.assign(celda=[f"{fmt_ratio(v, lo, hi)} {VERDICT_MARK.get(ver, '·')}" for v, lo, hi, ver in
+                               zip(part["proporcion"], part["ic_bajo"], part["ic_alto"], part["veredicto"])])
+    wide = cells.pivot_table(index="machine", columns="combinación", values="celda", aggfunc="first",
+                             sort=False)
+    wide = wide[[c for c in headers if c in wide.columns]].rename(columns=headers).fillna("—")
+    wide = wide.reset_index().rename(columns={"machine": "máquina"})
+    wide.columns.name = None
+    return table(wide, f"{caption}: cada máquina frente a la referencia (✓ coincide, ↑ más alta, ↓ más baja)")

@@ -169,3 +169,47 @@ def needs_result(func):
         return func(resultado, *args, **kwargs)
 
     return wrapper
+
+
+# What can make a ratio differ between two machines, and why (shown under every comparison).
+CONTEXT_WHY = {
+    "Docker": "el camino cliente → dockerd → containerd → runc cambia entre versiones",
+    "Podman": "Podman 4 y 5 cambiaron la red (netavark/pasta) y el arranque de conmon",
+    "runtime": "runc y crun arrancan el contenedor con costos distintos",
+    "cgroups": "v1 y v2 cambian cómo se crea el cgroup y qué memoria se le cuenta",
+    "red": "la red por defecto (puente, veth, iptables) es una parte grande del arranque",
+    "kernel": "overlayfs, namespaces y cgroups dependen del kernel",
+    "virtualización": "dentro de una VM, bare metal y contenedores pagan la virtualización",
+}
+
+
+def tabla_contexto(resultado, red: str, reference_versions: dict | None = None):
+    """A table: what the reference machine and this one run, factor by factor, and why each factor can
+    move a ratio. Ratios (x bare metal, Podman/Docker) travel across machines better than milliseconds,
+    but only between machines that agree on these factors."""
+    meta = resultado.meta if resultado is not None else {}
+    ref = reference_versions or {}
+    engines = meta.get("engines", {})
+    host = meta.get("host", {})
+    unknown = "no lo dice"
+
+    def engine_version(name):
+        info = engines.get(name) or {}
+        return info.get("server_version") or "—"
+
+    runtimes = ", ".join(f"{ENGINE_LABEL.get(n, n)}: {i.get('runtime') or '?'}" for n, i in engines.items()
+                         if n != "bare" and isinstance(i, dict)) or "—"
+    virt = (host.get("virtualization") or {})
+    rows = [
+        ("Docker", ref.get("docker", unknown), engine_version("docker")),
+        ("Podman", ref.get("podman", unknown), engine_version("podman")),
+        ("runtime", unknown, runtimes),
+        ("cgroups", unknown, host.get("cgroup_version", "—")),
+        ("red", ref.get("red", unknown), red),
+        ("kernel", ref.get("kernel", unknown), host.get("kernel", "—")),
+        ("virtualización", unknown, ("VM " + (virt.get("tecnologia") or "")).strip() if virt.get("es_vm")
+         else ("ninguna detectada" if virt else "—")),
+    ]
+    out = pd.DataFrame([{"Factor": f, "Referencia": r, "Tu máquina": t, "Por qué puede cambiar la proporción":
+                         CONTEXT_WHY[f]} for f, r, t in rows])
+    return table(out, "Lo que una proporción arrastra de su máquina: compara solo donde estos factores coinciden")

@@ -9,6 +9,7 @@ def informe() -> list[environment.Check]:
     host = system.host_metadata()
     print(f"Máquina: {host['cpu_model']}, {host['cpu_cores']} núcleos, "
           f"{host['memory_total_bytes'] / 2**30:.1f} GiB, {host['os']}, kernel {host['kernel']}")
+    print(host["virtualization"]["descripcion"])
     print()
     for check in checks:
         print(check.line())

@@ -11,7 +11,18 @@ import seaborn as sns
 from .. import reference
 from ..experiments import escala
 from ..experiments.base import Resultado
-from .common import engine_label, fmt, fmt_ratio, markdown, needs_result, num, table, verdict_words
+from .common import (
+    engine_label,
+    fmt,
+    fmt_ratio,
+    markdown,
+    needs_result,
+    num,
+    show,
+    tabla_contexto,
+    table,
+    verdict_words,
+)
 
 MB = 1024  # KiB per MiB: sizes in raw.csv are KB of 1024 bytes, shown as KiB / MiB (see view.common)
 # How this notebook launches, said in its tables (01 launches differently, and it shows).
@@ -91,6 +102,14 @@ def tabla_ruido(resultado: Resultado):
 
 
 AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
+
+
+@needs_result
+def contexto(resultado: Resultado):
+    """What the chapter's machine and this one run, factor by factor (view.common.tabla_contexto). The
+    chapter launched with the default network; this notebook launches with --network none."""
+    ref = dict(reference.VERSIONS["seed000"], red="por defecto (puente), `run -d`")
+    show(tabla_contexto(resultado, "ninguna (`--network none`), `run -d`", ref))
 COMPARED_NAMES = {"ms_por_contenedor": "arranque por contenedor (ms)",
                   "kb_por_contenedor": "memoria por contenedor, vista de «stats» (KiB)",
                   "memoria_proceso_kb": "dockerd (Docker) / todos los conmon (Podman) al N mayor (KiB)"}

@@ -1,0 +1,103 @@
+"""Benchmark of the network experiment's machinery: prints figures, asserts nothing.
+
+The same arms as notebook 06 (native, Docker -p, Docker --network host; Go net/http), each loaded in
+turn by the helpers (helpers.wrk via experiments.red.measure_arm) and by a plain `wrk` command line as a
+student would type it, interleaved, on the same server and port. Prints both medians per arm.
+
+    python -m helpers.bench_http [--repeticiones 3] [--duracion 3] [--semilla]
+
+--semilla uses the seed's load (wrk -t12 -c400 -d30s) instead of -t2 -c50.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import tempfile
+
+from . import engines as eng
+from . import servidores
+from .experiments import red
+from .experiments.base import experiment_run
+from .view.common import num
+
+ARMS = ("nativo", "docker-puerto", "docker-host")
+
+
+def by_hand(url: str, threads: int, connections: int, duration: int, cpu: str | None) -> tuple[float, str]:
+    """`wrk` exactly as typed in a terminal; its Requests/sec read with a plain regular expression."""
+    argv = (["taskset", "-c", cpu] if cpu else []) + [
+        "wrk",
+        f"-t{threads}",
+        f"-c{connections}",
+        f"-d{duration}s",
+        url,
+    ]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=duration + 30).stdout
+    found = re.search(r"Requests/sec:\s+([0-9.]+)", out)
+    return (float(found.group(1)) if found else float("nan")), " ".join(argv)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Compara la cifra de los helpers con wrk a mano, brazo por brazo."
+    )
+    parser.add_argument("--repeticiones", type=int, default=3)
+    parser.add_argument("--duracion", type=int, default=3)
+    parser.add_argument("--semilla", action="store_true", help="carga del documento: -t12 -c400 -d30s")
+    args = parser.parse_args(argv)
+    load = (
+        dict(red.SEED_PRESET) if args.semilla else {"hilos": 2, "conexiones": 50, "duracion_s": args.duracion}
+    )
+    engines = [n for n in ("docker",) if eng.get_engine(n).available]
+    cfg = red.config(
+        servidores=["nethttp"],
+        brazos=list(ARMS),
+        motores=engines,
+        repeticiones=args.repeticiones,
+        calentamiento=0,
+        **load,
+    )
+    server_cpu, load_cpu = red.cpu_layout()
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-http-") as root,
+        experiment_run(red.EXPERIMENT, {"bench": True}, engines, root=root, log=print) as ctx,
+    ):
+        arms, skipped = red.plan(cfg, ctx.engines, print)
+        for key, why in skipped.items():
+            print(f"Se omite {key}: {why}")
+        published: set[int] = set()
+        for arm in arms:
+            image = servidores.ensure_image(arm.engine, arm.image)["name"] if arm.engine != "bare" else ""
+            red.start_arm(arm, servidores.SERVERS[arm.image], server_cpu, ctx, published, image)
+        live = [a for a in arms if not a.failed]
+        figures = {a.label: {"helpers": [], "a_mano": [], "comando": ""} for a in live}
+        for rep in range(1, args.repeticiones + 1):
+            for arm in live:
+                rows = dict((m, v) for m, v, _u in red.measure_arm(arm, cfg, load_cpu, print))
+                figures[arm.label]["helpers"].append(rows.get("req_s", float("nan")))
+                value, command = by_hand(arm.target.url, cfg.hilos, cfg.conexiones, cfg.duracion_s, load_cpu)
+                figures[arm.label]["a_mano"].append(value)
+                figures[arm.label]["comando"] = command
+                print(
+                    f"  ronda {rep}: {arm.label}: helpers {num(rows.get('req_s', 0))} req/s, "
+                    f"a mano {num(value)} req/s"
+                )
+    print(
+        f"\nwrk -t{cfg.hilos} -c{cfg.conexiones} -d{cfg.duracion_s}s, {args.repeticiones} rondas intercaladas, "
+        "medianas de peticiones por segundo:"
+    )
+    for label, f in figures.items():
+        helpers, hand = statistics.median(f["helpers"]), statistics.median(f["a_mano"])
+        print(
+            f"  {label:50s} helpers {num(helpers):>10}   a mano {num(hand):>10}   "
+            f"diferencia {100 * (helpers / hand - 1):+.1f} %"
+        )
+        print(f"      a mano: {f['comando']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,284 @@
+"""Experiment 3's analysis: summaries, the cost of `exec`, overheads against both baselines, the seed's
+claims and the comparison with the reference. Pure functions of the rows (raw.csv or the reference)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ... import engines as eng
+from ... import measure
+from ..base import Claim
+from .environments import ENVIRONMENTS
+from .workloads import EXEC_TRUE, METRIC_E2E, METRIC_WORK, PLACES, WORKLOADS
+
+
+def tidy(df: pd.DataFrame) -> pd.DataFrame:
+    """Add carga, lugar and entorno (bare / chroot / docker / podman) to raw or reference rows."""
+    df = df.copy()
+    split = df["variant"].fillna("").str.partition(":")
+    df["carga"], df["lugar"] = split[0], split[2]
+    image = df["image"].fillna("")
+    df["entorno"] = np.where((df["engine"] == "bare") & (image != ""), "chroot", df["engine"])
+    return df
+
+
+def _values(df: pd.DataFrame, metric: str, carga: str, entorno: str, lugar: str = "") -> np.ndarray:
+    sel = df[(df["metric"] == metric) & (df["carga"] == carga) & (df["entorno"] == entorno) & (df["lugar"] == lugar)]
+    return sel["value"].to_numpy(dtype=float)
+
+
+def _order(frame: pd.DataFrame) -> pd.DataFrame:
+    rank = {name: i for i, name in enumerate((EXEC_TRUE, *WORKLOADS, *PLACES, *ENVIRONMENTS))}
+    key = lambda col: col.map(lambda v: rank.get(v, 99)) if col.name in ("carga", "lugar", "entorno") else col
+    return frame.sort_values([c for c in ("carga", "lugar", "entorno", "metric") if c in frame], key=key
+                             ).reset_index(drop=True)
+
+
+def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """One row per (carga, lugar, entorno, metric): n, median, IQR, min and IC 95 % of the median, in
+    seconds; MB/s for `escritura` and `hash` when the size is known."""
+    data = tidy(df)
+    size = ((meta or {}).get("parameters") or {}).get("tamano_mb")
+    rows = []
+    for (carga, lugar, entorno, metric), group in data.groupby(["carga", "lugar", "entorno", "metric"], sort=False):
+        s = measure.summarize(group["value"].to_numpy(dtype=float))
+        rows.append({"carga": carga, "lugar": lugar, "entorno": entorno, "metric": metric,
+                     "image": group["image"].iloc[0], "n": s.n, "mediana_s": s.median, "q1_s": s.q1,
+                     "q3_s": s.q3, "min_s": s.minimum, "ic_bajo_s": s.ci_low, "ic_alto_s": s.ci_high,
+                     "mb_por_s": (size / s.median) if size and carga in ("hash", "escritura") and s.median
+                     else np.nan})
+    out = pd.DataFrame(rows)
+    return _order(out) if not out.empty else out
+
+
+def exec_costs(df: pd.DataFrame) -> pd.DataFrame:
+    """What `exec` costs, per environment, in ms: `exec true` end to end, and for each workload the
+    paired difference (end to end − work alone) of the same repetition."""
+    data = tidy(df)
+    rows = []
+    for entorno in ENVIRONMENTS:
+        values = _values(data, METRIC_E2E, EXEC_TRUE, entorno) * 1e3
+        if values.size:
+            s = measure.summarize(values)
+            rows.append({"entorno": entorno, "medida": EXEC_TRUE, "n": s.n, "mediana_ms": s.median,
+                         "ic_bajo_ms": s.ci_low, "ic_alto_ms": s.ci_high})
+    keys = ["engine", "image", "variant", "rep"]
+    wide = data[data["carga"] != EXEC_TRUE].pivot_table(index=keys + ["carga", "lugar", "entorno"],
+                                                        columns="metric", values="value", aggfunc="first")
+    if {METRIC_E2E, METRIC_WORK} <= set(wide.columns):
+        wide = wide.dropna(subset=[METRIC_E2E, METRIC_WORK]).reset_index()
+        wide["diff_ms"] = (wide[METRIC_E2E] - wide[METRIC_WORK]) * 1e3
+        for (carga, lugar, entorno), group in wide.groupby(["carga", "lugar", "entorno"], sort=False):
+            s = measure.summarize(group["diff_ms"].to_numpy())
+            rows.append({"entorno": entorno, "medida": f"{carga}:{lugar}" if lugar else carga, "n": s.n,
+                         "mediana_ms": s.median, "ic_bajo_ms": s.ci_low, "ic_alto_ms": s.ci_high})
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    rank = {e: i for i, e in enumerate(ENVIRONMENTS)}
+    return out.sort_values("entorno", key=lambda c: c.map(rank), kind="stable").reset_index(drop=True)
+
+
+def noise_verdict(low_pct: float, high_pct: float) -> str:
+    """Spanish verdict on an overhead interval (in %)."""
+    if any(np.isnan(v) for v in (low_pct, high_pct)):
+        return "sin datos"
+    if low_pct <= 0 <= high_pct:
+        return "indistinguible del ruido"
+    return "más lento" if low_pct > 0 else "más rápido"
+
+
+def overhead_pct(values, baseline) -> tuple[float, float, float]:
+    """Overhead % of the median against the baseline's, with a bootstrap IC 95 %."""
+    ratio, low, high = measure.bootstrap_ratio_ci(values, baseline)
+    return (ratio - 1) * 100, (low - 1) * 100, (high - 1) * 100
+
+
+def overheads(df: pd.DataFrame, metric: str = METRIC_WORK) -> pd.DataFrame:
+    """Overhead % against bare metal per workload and environment, with IC 95 % and a verdict.
+
+    CPU workloads: every environment against both baselines (base `bare` = host binaries, base
+    `chroot` = the image's binaries). escritura: each place against the host (bare metal, `host`)."""
+    data = tidy(df)
+    rows = []
+
+    def add(carga, lugar, entorno, base, values, base_values):
+        if values.size and base_values.size:
+            pct, lo, hi = overhead_pct(values, base_values)
+            rows.append({"carga": carga, "lugar": lugar, "entorno": entorno, "base": base, "metric": metric,
+                         "sobrecarga_pct": pct, "ic_bajo_pct": lo, "ic_alto_pct": hi,
+                         "veredicto": noise_verdict(lo, hi)})
+
+    for carga in [c for c in WORKLOADS if c in set(data["carga"])]:
+        if carga == "escritura":
+            host = _values(data, metric, carga, "bare", "host")
+            for entorno in ("docker", "podman"):
+                for lugar in ("capa", "volumen"):
+                    add(carga, lugar, entorno, "host", _values(data, metric, carga, entorno, lugar), host)
+            continue
+        for base in ("bare", "chroot"):
+            base_values = _values(data, metric, carga, base)
+            for entorno in ENVIRONMENTS:
+                if entorno != base and not (base == "chroot" and entorno == "bare"):
+                    add(carga, "", entorno, base, _values(data, metric, carga, entorno), base_values)
+    return pd.DataFrame(rows, columns=["carga", "lugar", "entorno", "base", "metric", "sobrecarga_pct",
+                                       "ic_bajo_pct", "ic_alto_pct", "veredicto"])
+
+
+def _pick(table: pd.DataFrame, **where) -> pd.Series | None:
+    sel = table
+    for column, value in where.items():
+        sel = sel[sel[column] == value]
+    return sel.iloc[0] if len(sel) else None
+
+
+def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
+    """The seed's three claims, tested per engine. status: confirmada / refutada / ruido / parcial / sin_datos."""
+    data = tidy(df)
+    out: list[Claim] = []
+    work, e2e = overheads(df, METRIC_WORK), overheads(df, METRIC_E2E)
+    for engine_name in eng.CONTAINER_ENGINES:
+        # 1. exec costs less than 1 ms
+        values = _values(data, METRIC_E2E, EXEC_TRUE, engine_name) * 1e3
+        statement = f"«exec» cuesta menos de 1 ms ({eng.DISPLAY[engine_name]})"
+        if values.size:
+            s = measure.summarize(values)
+            status = "confirmada" if s.ci_high < 1 else "refutada" if s.ci_low > 1 else "ruido"
+            out.append(Claim("exec_1ms", statement, status, s.median, s.ci_low, s.ci_high,
+                             {"engine": engine_name, "unidad": "ms"}))
+        else:
+            out.append(Claim("exec_1ms", statement, "sin_datos", detail={"engine": engine_name}))
+    for engine_name in eng.CONTAINER_ENGINES:
+        # 2. containers are ~24 % faster than bare metal on hash
+        statement = f"Los contenedores son ~24 % más rápidos que bare metal en hash ({eng.DISPLAY[engine_name]})"
+        seed_way = _pick(e2e, carga="hash", entorno=engine_name, base="bare")
+        if seed_way is None:
+            out.append(Claim("hash_24", statement, "sin_datos", detail={"engine": engine_name}))
+            continue
+        lo, hi = seed_way["ic_bajo_pct"], seed_way["ic_alto_pct"]
+        if hi < 0:
+            status = "confirmada" if lo <= -24 * 0.5 else "parcial"
+        else:
+            status = "ruido" if lo <= 0 else "refutada"
+        detail = {"engine": engine_name}
+        for key, table, base, entorno in (("e2e_vs_host", e2e, "bare", engine_name),
+                                          ("trabajo_vs_host", work, "bare", engine_name),
+                                          ("trabajo_vs_chroot", work, "chroot", engine_name),
+                                          ("chroot_vs_host", work, "bare", "chroot")):
+            row = _pick(table, carga="hash", entorno=entorno, base=base)
+            if row is not None:
+                detail[key] = (row["sobrecarga_pct"], row["ic_bajo_pct"], row["ic_alto_pct"])
+        detail["explicacion"] = _hash_explanation(detail)
+        out.append(Claim("hash_24", statement, status, seed_way["sobrecarga_pct"], lo, hi, detail))
+    for engine_name in eng.CONTAINER_ENGINES:
+        # 3. overlay writes ~20 % slower; volumes recover native speed
+        for key, place, statement, decide in (
+                ("overlay_20", "capa", "Escribir en la capa overlay es ~20 % más lento que en el host",
+                 _overlay_status),
+                ("volumen_nativo", "volumen", "Un volumen recupera la velocidad nativa de escritura",
+                 lambda lo, hi: "confirmada" if lo <= 0 <= hi or (lo > -5 and hi < 5) else "refutada")):
+            row = _pick(work, carga="escritura", lugar=place, entorno=engine_name)
+            statement = f"{statement} ({eng.DISPLAY[engine_name]})"
+            if row is None:
+                out.append(Claim(key, statement, "sin_datos", detail={"engine": engine_name}))
+                continue
+            lo, hi = row["ic_bajo_pct"], row["ic_alto_pct"]
+            out.append(Claim(key, statement, decide(lo, hi), row["sobrecarga_pct"], lo, hi, {"engine": engine_name}))
+    return out
+
+
+def _overlay_status(lo: float, hi: float) -> str:
+    if lo <= 0 <= hi:
+        return "ruido"
+    if hi < 0:
+        return "refutada"
+    return "confirmada" if lo <= 30 and hi >= 10 else "parcial"  # slower, and is it near +20 %?
+
+
+def _hash_explanation(detail: dict) -> str:
+    """Which baseline explains a hash difference: `userland` (the image's binaries differ from the host's),
+    `contenedor` (the container itself), `ninguna` (no measurable difference) or `sin_datos`."""
+    def differs(key):
+        value = detail.get(key)
+        return value is not None and not (value[1] <= 0 <= value[2])
+
+    if "trabajo_vs_chroot" not in detail or "chroot_vs_host" not in detail:
+        return "sin_datos"
+    if differs("trabajo_vs_chroot"):
+        return "contenedor"
+    if differs("chroot_vs_host"):
+        return "userland"
+    return "ninguna"
+
+
+def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
+    """Seed 000 next to this run for hash and sort: medians (s) and overhead % against bare metal.
+
+    The seed timed `exec` end to end against the host's binaries; this run adds the work alone against
+    the image's own binaries (chroot)."""
+    live, ref = summarize(df, meta), summarize(reference)
+    live_e2e, live_work, ref_e2e = overheads(df, METRIC_E2E), overheads(df, METRIC_WORK), overheads(reference, METRIC_E2E)
+    rows = []
+    for carga in ("hash", "sort"):
+        for entorno in ("bare", "docker", "podman"):
+            r = _pick(ref, carga=carga, entorno=entorno, metric=METRIC_E2E)
+            if r is None:
+                continue
+            row = {"carga": carga, "entorno": entorno, "ref_mediana_s": r["mediana_s"],
+                   "tu_mediana_e2e_s": np.nan, "tu_mediana_trabajo_s": np.nan,
+                   "ref_sobrecarga_pct": np.nan, "tu_sobrecarga_e2e_pct": np.nan,
+                   "tu_sobrecarga_e2e_ic": (np.nan, np.nan), "tu_sobrecarga_trabajo_chroot_pct": np.nan,
+                   "tu_sobrecarga_trabajo_chroot_ic": (np.nan, np.nan)}
+            for column, metric in (("tu_mediana_e2e_s", METRIC_E2E), ("tu_mediana_trabajo_s", METRIC_WORK)):
+                m = _pick(live, carga=carga, entorno=entorno, metric=metric)
+                if m is not None:
+                    row[column] = m["mediana_s"]
+            if entorno != "bare":
+                rr = _pick(ref_e2e, carga=carga, entorno=entorno, base="bare")
+                row["ref_sobrecarga_pct"] = rr["sobrecarga_pct"] if rr is not None else np.nan
+                le = _pick(live_e2e, carga=carga, entorno=entorno, base="bare")
+                if le is not None:
+                    row["tu_sobrecarga_e2e_pct"] = le["sobrecarga_pct"]
+                    row["tu_sobrecarga_e2e_ic"] = (le["ic_bajo_pct"], le["ic_alto_pct"])
+                lw = _pick(live_work, carga=carga, entorno=entorno, base="chroot")
+                if lw is not None:
+                    row["tu_sobrecarga_trabajo_chroot_pct"] = lw["sobrecarga_pct"]
+                    row["tu_sobrecarga_trabajo_chroot_ic"] = (lw["ic_bajo_pct"], lw["ic_alto_pct"])
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def launch_vs_running(arranque_df: pd.DataFrame | None, arranque_meta: dict | None,
+                      df: pd.DataFrame | None, meta: dict | None) -> pd.DataFrame:
+    """The closing numbers: LAUNCH (experiment 1) next to RUNNING (this experiment), per environment.
+
+    Rows: concepto, tipo (LAUNCH / RUNNING), entorno, valor, ic_bajo, ic_alto, unidad."""
+    from .. import arranque
+
+    rows = []
+    role = ((meta or {}).get("parameters") or {}).get("imagen", "ubuntu")
+    if arranque_df is not None and len(arranque_df):
+        summary = arranque.summarize(arranque_df, arranque_meta)
+        for _, r in summary.iterrows():
+            if (r["engine"] == "bare" and r["variant"] == arranque.BASELINE[1]) or \
+                    (r["engine"] != "bare" and r["role"] == role):
+                rows.append({"concepto": "arranque", "tipo": "LAUNCH", "entorno": r["engine"],
+                             "valor": r["mediana_ms"], "ic_bajo": r["ic_bajo_ms"], "ic_alto": r["ic_alto_ms"],
+                             "unidad": "ms"})
+    if df is not None and len(df):
+        for _, r in exec_costs(df).iterrows():
+            if r["medida"] == EXEC_TRUE:
+                rows.append({"concepto": EXEC_TRUE, "tipo": "RUNNING", "entorno": r["entorno"],
+                             "valor": r["mediana_ms"], "ic_bajo": r["ic_bajo_ms"], "ic_alto": r["ic_alto_ms"],
+                             "unidad": "ms"})
+        table = overheads(df, METRIC_WORK)
+        # Against the same userland (chroot) when it was measured, else against the host's binaries.
+        with_chroot = set(table.loc[table["base"] == "chroot", "carga"])
+        for _, r in table.iterrows():
+            wanted = "host" if r["carga"] == "escritura" else "chroot" if r["carga"] in with_chroot else "bare"
+            if r["entorno"] in eng.CONTAINER_ENGINES and r["base"] == wanted:
+                concepto = f"{r['carga']}:{r['lugar']}" if r["lugar"] else r["carga"]
+                rows.append({"concepto": concepto, "tipo": "RUNNING", "entorno": r["entorno"],
+                             "valor": r["sobrecarga_pct"], "ic_bajo": r["ic_bajo_pct"],
+                             "ic_alto": r["ic_alto_pct"], "unidad": "%"})
+    return pd.DataFrame(rows, columns=["concepto", "tipo", "entorno", "valor", "ic_bajo", "ic_alto", "unidad"])

@@ -1,0 +1,226 @@
+"""What a person sees of experiment 7 (anidamiento): tables, a plot, the attempts without --privileged,
+the memory and disk of an inner engine, and the verdicts. Every function takes a Resultado (or None) and
+never launches a container."""
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+
+from .. import reference
+from ..experiments import anidamiento as exp
+from ..experiments.base import Resultado
+from .common import ENGINE_LABEL, fmt, fmt_ratio, markdown, needs_result, show, table, verdict_words
+
+BRAZO = {
+    "nivel0": "bare metal",
+    "nivel1": "nivel 1 (contenedor normal)",
+    exp.PRIV: "nivel 2 (motor dentro de un contenedor privilegiado)",
+    exp.UNPRIV: "nivel 2 sin --privileged",
+    "nivel3": "nivel 3 (un motor más adentro)",
+}
+CORTO = {"nivel0": "bare\nmetal", "nivel1": "nivel 1", exp.PRIV: "nivel 2", exp.UNPRIV: "nivel 2\nsin priv.",
+         "nivel3": "nivel 3"}
+MEDIDA = {exp.METRIC_START: "arranque (desde el host, con los exec)",
+          exp.METRIC_START_INNER: "arranque (solo el run de dentro)",
+          exp.METRIC_WORK: "trabajo de CPU (medido dentro)",
+          exp.METRIC_WORK_E2E: "trabajo de CPU (desde el host, con los exec)"}
+
+
+def _brazo(engine: str, variant: str) -> str:
+    if engine == "bare":
+        return BRAZO["nivel0"]
+    return f"{ENGINE_LABEL.get(engine, engine)}: {BRAZO.get(variant, variant)}"
+
+
+def _cell(s: pd.DataFrame, engine: str, variant: str, metric: str, digits: int) -> str:
+    sel = s[(s["engine"] == engine) & (s["variant"] == variant) & (s["metric"] == metric)]
+    if sel.empty:
+        return "—"
+    r = sel.iloc[0]
+    text = f"{fmt(r['mediana'], digits)} [{fmt(r['q1'], digits)}–{fmt(r['q3'], digits)}]"
+    return text + (" (inestable)" if r["inestable"] else "")
+
+
+@needs_result
+def tabla(resultado: Resultado):
+    """Medians per arm, with the IQR (type-7 quantiles) in brackets."""
+    s = exp.summarize(resultado.df, resultado.meta)
+    timed = s[s["metric"].isin(list(MEDIDA))]
+    rows = []
+    for (engine, variant), _ in timed.groupby(["engine", "variant"], sort=False):
+        rows.append({
+            "brazo": _brazo(engine, variant),
+            "arranque desde el host (ms)": _cell(s, engine, variant, exp.METRIC_START, 1),
+            "arranque, solo el run (ms)": _cell(s, engine, variant, exp.METRIC_START_INNER, 1),
+            "trabajo de CPU dentro (s)": _cell(s, engine, variant, exp.METRIC_WORK, 3),
+            "trabajo desde el host (s)": _cell(s, engine, variant, exp.METRIC_WORK_E2E, 3),
+            "n": int(timed[(timed["engine"] == engine) & (timed["variant"] == variant)]["n"].max()),
+        })
+    show(table(pd.DataFrame(rows), "Medianas por brazo [rango intercuartílico]"))
+
+
+@needs_result
+def tabla_niveles(resultado: Resultado):
+    """What each added level costs: the ratio to the level right above, with its IC 95 %."""
+    rows = []
+    for metric in (exp.METRIC_START_INNER, exp.METRIC_START, exp.METRIC_WORK, exp.METRIC_WORK_E2E):
+        for _, r in exp.level_ratios(resultado.df, metric).iterrows():
+            base_engine, base_variant = r["base"].split(":")
+            rows.append({"medida": MEDIDA[metric], "brazo": _brazo(r["engine"], r["variant"]),
+                         "frente a": _brazo(base_engine, base_variant),
+                         "proporción [IC 95 %]": fmt_ratio(r["ratio"], r["ic_bajo"], r["ic_alto"]),
+                         "lectura": _lectura(r)})
+    show(table(pd.DataFrame(rows), "Cuánto cuesta cada nivel más (mediana del nivel / mediana del nivel de arriba)"))
+
+
+def _lectura(r) -> str:
+    if r["inestable"]:
+        return "medición inestable: repite"
+    if any(math.isnan(v) for v in (r["ic_bajo"], r["ic_alto"])):
+        return "—"
+    if r["ic_bajo"] <= 1 <= r["ic_alto"]:
+        return "indistinguible del ruido"
+    return "más lento" if r["ic_bajo"] > 1 else "más rápido"
+
+
+@needs_result
+def grafico(resultado: Resultado):
+    """Every repetition per level: startup (log axis: bare metal is a thousand times faster) and CPU work."""
+    df = resultado.df[resultado.df["metric"].isin([exp.METRIC_START_INNER, exp.METRIC_WORK])].copy()
+    if df.empty:
+        markdown("No hay mediciones de arranque ni de trabajo en esta corrida.")
+        return
+    order = [v for v in exp.VARIANTS if v in set(df["variant"])]
+    df["nivel"] = df["variant"].map(CORTO)
+    df["motor"] = df["engine"].map(lambda e: ENGINE_LABEL.get(e, e))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
+    for ax, metric, ylabel in ((axes[0], exp.METRIC_START_INNER, "arranque de «echo ok» (ms, escala log)"),
+                               (axes[1], exp.METRIC_WORK, "SHA-256 medido dentro (s)")):
+        part = df[df["metric"] == metric]
+        sns.stripplot(data=part, x="nivel", y="value", hue="motor", order=[CORTO[v] for v in order],
+                      dodge=True, alpha=0.7, size=6, ax=ax)
+        ax.set_xlabel("")
+        ax.set_ylabel(ylabel, fontsize=12)
+        ax.tick_params(labelsize=11)
+        if metric == exp.METRIC_START_INNER:
+            ax.set_yscale("log")
+        ax.legend(title="motor", fontsize=10)
+    axes[0].set_title("LAUNCH: arrancar un contenedor en cada nivel", fontsize=13)
+    axes[1].set_title("RUNNING: el mismo trabajo en cada nivel", fontsize=13)
+    fig.tight_layout()
+    show(fig)
+    plt.close(fig)
+
+
+@needs_result
+def modos(resultado: Resultado):
+    """How each engine's level-2 container was opened (--privileged, or what replaced it here)."""
+    nesting = resultado.meta.get("anidamiento") or {}
+    lines = []
+    for engine, note in (nesting.get("modos") or {}).items():
+        name = ENGINE_LABEL.get(engine, engine)
+        if note.get("modo") == "--privileged":
+            lines.append(f"- **{name}**: el contenedor exterior arrancó con `--privileged`.")
+        else:
+            lines.append(f"- **{name}**: `--privileged` falló aquí con «{note.get('error_de_privileged', '')}». "
+                         f"{note.get('explicacion', '')} Se usó en su lugar: `{' '.join(note.get('opciones', []))}`, "
+                         "que da lo mismo salvo las capacidades que el host no tiene y los dispositivos del host.")
+    skipped = resultado.meta.get("skipped_arms") or {}
+    for key, why in skipped.items():
+        lines.append(f"- Se omitió **{key}**: {why}")
+    markdown("\n".join(lines) if lines else "Esta corrida no tuvo brazos anidados.")
+
+
+@needs_result
+def intentos(resultado: Resultado):
+    """The ladder of attempts without --privileged: what was added at each step, and what happened."""
+    attempts = ((resultado.meta.get("anidamiento") or {}).get("intentos_sin_privilegios")) or []
+    if not attempts:
+        markdown("Esta corrida no intentó anidar sin `--privileged` (hace falta Podman y el nivel 2).")
+        return
+    rows = [{"paso": i + 1, "contenedor exterior con": a["opciones"],
+             "resultado": "funciona" if a["ok"] else "falla",
+             "error (última línea)": a.get("error") or "—"} for i, a in enumerate(attempts)]
+    show(table(pd.DataFrame(rows), "Podman dentro de Podman sin --privileged, paso a paso"))
+    lines = [f"**Paso {i + 1} ({a['opciones']})**: {a['explicacion']}" for i, a in enumerate(attempts)
+             if not a["ok"]]
+    markdown("\n\n".join(lines))
+
+
+@needs_result
+def memoria_disco(resultado: Resultado):
+    """What an inner engine adds: the PSS of its processes and the size of its image store."""
+    df = resultado.df[resultado.df["metric"].isin([exp.METRIC_PSS, exp.METRIC_STORE])]
+    if df.empty:
+        markdown("Esta corrida no midió memoria ni disco de un motor interior (no hubo brazos anidados).")
+        return
+    details = (resultado.meta.get("anidamiento") or {}).get("memoria_y_disco") or {}
+    rows = []
+    for (engine, variant), g in df.groupby(["engine", "variant"], sort=False):
+        pss = g[g["metric"] == exp.METRIC_PSS]["value"]
+        store = g[g["metric"] == exp.METRIC_STORE]["value"]
+        procs = details.get(f"{engine}:{variant}", {}).get("procesos", [])
+        names: dict[str, int] = {}
+        for p in procs:
+            names[p["nombre"]] = names.get(p["nombre"], 0) + 1
+        rows.append({"brazo": _brazo(engine, variant),
+                     "PSS del motor interior (MB)": fmt(pss.iloc[0], 1) if len(pss) else "—",
+                     "almacén de imágenes (MB)": fmt(store.iloc[0], 1) if len(store) else "—",
+                     "procesos": ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in names.items()) or "—"})
+    show(table(pd.DataFrame(rows), "Memoria y disco que agrega un motor dentro de un contenedor"))
+
+
+@needs_result
+def veredictos(resultado: Resultado):
+    """The chapter's four claims, each with its verdict and the data behind it."""
+    lines = []
+    for c in exp.claims(resultado.df, resultado.meta):
+        verdict = verdict_words(c)
+        line = f"- «{c.statement}» ({c.source}): **{verdict}**"
+        if c.key in ("arranque_aditivo", "cpu_acumula") and not math.isnan(c.value):
+            line += (f". Nivel 2 / nivel 1 = {fmt_ratio(c.value, c.low, c.high)}; el capítulo midió "
+                     f"{fmt_ratio(c.claimed)}")
+            if c.detail.get("nivel3_sobre_nivel2"):
+                r, lo, hi = c.detail["nivel3_sobre_nivel2"]
+                line += f"; nivel 3 / nivel 2 = {fmt_ratio(r, lo, hi)}"
+            if c.detail.get("extremo_a_extremo"):
+                r, lo, hi = c.detail["extremo_a_extremo"]
+                line += f"; desde el host, con los exec: {fmt_ratio(r, lo, hi)}"
+        elif c.key == "causa_syscalls":
+            if c.status == "sin_datos":
+                line += f". Falta {c.detail.get('motivo', '').removeprefix('falta ').rstrip('.')}"
+            else:
+                theirs = c.detail.get("de_llamadas", {})
+                line += (f". Según el cuaderno 05: «{theirs.get('afirmacion', '')}», "
+                         f"{fmt_ratio(c.value, c.low, c.high)}")
+            ours = c.detail.get("trabajo_nivel2_sobre_nivel1") or {}
+            for engine, (r, lo, hi) in ours.items():
+                line += f". Aquí, el trabajo de CPU en nivel 2 / nivel 1 con {ENGINE_LABEL[engine]}: {fmt_ratio(r, lo, hi)}"
+        elif c.key == "pip_necesita_privileged" and c.detail:
+            if c.detail.get("funciono_con"):
+                line += f". Sí funcionó sin `--privileged`, con {c.detail['funciono_con']}"
+            if c.detail.get("error_del_capitulo_visto"):
+                line += "; en el camino apareció el mismo error «mount proc» que registró el capítulo"
+        lines.append(line + ".")
+    markdown("\n".join(lines))
+
+
+@needs_result
+def comparacion(resultado: Resultado):
+    """The chapter's ratios per level next to this run's."""
+    ref = reference.load(exp.EXPERIMENT)
+    cmp = exp.compare(resultado.df, resultado.meta, ref)
+    if cmp.empty:
+        markdown("No hay proporciones que comparar con el capítulo en esta corrida.")
+        return cmp
+    rows = [{"medida": MEDIDA[r["medida"]], "brazo": _brazo(r["engine"], r["variant"]),
+             "frente a": _brazo(*r["base"].split(":")),
+             "capítulo": fmt_ratio(r["referencia"]),
+             "tus datos [IC 95 %]": fmt_ratio(r["tu_proporcion"], r["tu_ic_bajo"], r["tu_ic_alto"]),
+             "¿el IC contiene la cifra del capítulo?": {True: "sí", False: "no"}.get(r["coincide"], "—")}
+            for _, r in cmp.iterrows()]
+    show(table(pd.DataFrame(rows), "El capítulo frente a tus datos (proporciones entre niveles)"))
+    return cmp

@@ -1,0 +1,153 @@
+"""Experiment 7 (anidamiento) with the real engines: level 2 (and the attempts without --privileged),
+clean-up of outer and inner containers on success, on error and on Ctrl-C, and a host left clean.
+
+Only behaviour is asserted, never absolute times: the machine is shared."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import psutil
+import pytest
+
+from helpers import PROJECT_ROOT
+from helpers import engines as eng
+from helpers.errors import ComandoFallido
+from helpers.experiments import anidamiento as exp
+
+pytestmark = pytest.mark.engines
+
+SMALL = dict(repeticiones=1, calentamiento=0, tamano_mb=2, niveles=[1, 2])
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch, podman_engine):
+    """Results and the run's scratch folder (the inner image stores) go under tmp_path."""
+    if exp.unavailable_reason():
+        pytest.skip(exp.unavailable_reason())
+    if exp.nested_image_info("podman") is None:
+        pytest.skip("falta la imagen de nivel 2 de Podman: ejecuta «make setup».")
+    results = tmp_path / "resultados"
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("CURSO_RESULTADOS", str(results))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    return results, scratch
+
+
+def engines_here() -> list[str]:
+    return [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available and exp.nested_image_info(n)]
+
+
+def assert_host_clean(meta: dict, scratch) -> None:
+    run_id = meta["run_id"]
+    assert {n: eng.get_engine(n).list_labelled(run_id) for n in engines_here()} == {n: [] for n in engines_here()}
+    # Every process of the outer containers (inner engines and inner containers) died with them.
+    assert meta.get("pids_exteriores"), "la corrida no arrancó ningún contenedor exterior"
+    assert not [pid for pid in meta["pids_exteriores"] if psutil.pid_exists(pid)]
+    assert not [p.info for p in psutil.process_iter(["pid", "cmdline"])
+                if run_id.lower() in " ".join(p.info["cmdline"] or [])]
+    nested = meta.get("procesos_anidados") or []
+    assert any(name != "sleep" for _, name, _ in nested), "no se registró ningún proceso del motor de dentro"
+    alive = []
+    for pid, name, created in nested:
+        try:
+            if psutil.Process(pid).create_time() == created:
+                alive.append((pid, name))
+        except psutil.NoSuchProcess:
+            pass
+    assert alive == [], "quedaron procesos de dentro vivos"
+    assert list(scratch.iterdir()) == []  # the inner image stores are gone
+
+
+def test_level_two_runs_and_leaves_the_host_clean(sandbox):
+    _, scratch = sandbox
+    engines = engines_here()
+    res = exp.run(exp.config(motores=engines, **SMALL), log=lambda _: None)
+    assert res.status == "complete"
+    df = res.df
+    arms = set(zip(df["engine"], df["variant"]))
+    assert {("bare", "nivel0"), ("podman", "nivel1"), ("podman", "nivel2")} <= arms
+    nested = res.meta["anidamiento"]
+    # The attempts without --privileged: the default one fails with the chapter's error, explained.
+    attempts = nested["intentos_sin_privilegios"]
+    assert attempts and attempts[0]["clave"] == "por_defecto" and not attempts[0]["ok"]
+    assert attempts[0]["explicacion"] and attempts[0]["error"]
+    if attempts[-1]["ok"]:
+        assert ("podman", exp.UNPRIV) in arms
+        assert attempts[-1]["mapa_uid_interior"]
+    for engine_name, variant in arms:
+        part = df[(df["engine"] == engine_name) & (df["variant"] == variant)]
+        assert {exp.METRIC_START, exp.METRIC_START_INNER, exp.METRIC_WORK, exp.METRIC_WORK_E2E} <= set(part["metric"])
+        # The inner part is timed inside the host-timed command, so it can never be longer.
+        for outer, inner in ((exp.METRIC_START, exp.METRIC_START_INNER), (exp.METRIC_WORK_E2E, exp.METRIC_WORK)):
+            o = part[part["metric"] == outer]["value"].iloc[0] * (1e3 if outer == exp.METRIC_WORK_E2E else 1)
+            i = part[part["metric"] == inner]["value"].iloc[0] * (1e3 if inner == exp.METRIC_WORK else 1)
+            assert i <= o
+    # Memory and disk of the inner engine, once per nested arm.
+    store = df[(df["variant"] == exp.PRIV) & (df["metric"] == exp.METRIC_STORE)]
+    assert len(store) >= 1 and (store["value"] > 0).all()
+    assert len(df[(df["variant"] == exp.PRIV) & (df["metric"] == exp.METRIC_PSS)]) >= 1
+    if "docker" in engines:
+        assert ("docker", exp.PRIV) in arms or any("docker" in k for k in res.meta.get("skipped_arms", {}))
+        assert nested["modos"]["docker"]["modo"] in ("--privileged", "casi --privileged")
+    assert len(exp.claims(df, res.meta)) >= 4
+    assert_host_clean(res.meta, scratch)
+
+
+def test_error_midway_removes_outer_and_inner_containers(sandbox, monkeypatch):
+    results, scratch = sandbox
+    real = exp.probes.parse_cronometro
+    calls = {"n": 0}
+
+    def failing(stderr):
+        calls["n"] += 1
+        if calls["n"] == 5:  # the nested containers are up and measuring by now
+            raise ComandoFallido("fallo inyectado por la prueba")
+        return real(stderr)
+
+    monkeypatch.setattr(exp.probes, "parse_cronometro", failing)
+    with pytest.raises(ComandoFallido, match="fallo inyectado"):
+        exp.run(exp.config(motores=["podman"], **SMALL), log=lambda _: None)
+    meta = json.loads(next(results.glob(f"{exp.EXPERIMENT}/*/meta.json")).read_text())
+    assert meta["status"] == "failed" and "fallo inyectado" in meta["reason"]
+    assert_host_clean(meta, scratch)
+
+
+def test_ctrl_c_removes_outer_and_inner_containers(sandbox):
+    """A real SIGINT to a separate Python process while the nested containers are measuring."""
+    results, scratch = sandbox
+    script = (
+        "import tempfile, sys; tempfile.tempdir = sys.argv[1]\n"
+        "from helpers.experiments import anidamiento as exp\n"
+        "exp.run(exp.config(motores=['podman'], repeticiones=50, calentamiento=0, tamano_mb=2, niveles=[1, 2]))\n"
+    )
+    env = dict(os.environ, CURSO_RESULTADOS=str(results), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-c", script, str(scratch)], cwd=PROJECT_ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        meta, deadline = {}, time.monotonic() + 150
+        while time.monotonic() < deadline and proc.poll() is None:
+            raws = list(results.glob(f"{exp.EXPERIMENT}/*/raw.csv"))
+            if raws and len(raws[0].read_text().splitlines()) > 6:  # measuring: every chain is up
+                meta = json.loads((raws[0].parent / "meta.json").read_text())
+                break
+            time.sleep(0.3)
+        assert meta and proc.poll() is None, (
+            proc.stdout.read() if proc.poll() is not None else "la corrida no llegó a medir")
+        assert eng.get_engine("podman").list_labelled(meta["run_id"])
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode != 0, output
+    meta = json.loads(next(results.glob(f"{exp.EXPERIMENT}/*/meta.json")).read_text())
+    assert meta["status"] == "interrupted"
+    assert_host_clean(meta, scratch)

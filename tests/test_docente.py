@@ -1,0 +1,64 @@
+"""The instructor's kit: the guide and the worked answers, rendered apart from the students' pages; the
+parameters papermill injects hidden in the HTML."""
+import re
+
+import nbformat
+
+from helpers import PROJECT_ROOT, course
+
+DOCS = PROJECT_ROOT / "docs"
+NOTEBOOKS = PROJECT_ROOT / "notebooks"
+# Notebooks whose answers this kit owns; the others' authors add theirs from docs/soluciones/_plantilla.md.
+OWNED = ["00_entorno", "01_arranque", "02_escala", "03_ejecucion", "90_comparar_clase"]
+
+
+def _exercises(stem: str) -> list[int]:
+    nb = nbformat.read(str(NOTEBOOKS / f"{stem}.ipynb"), as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and cell.source.lstrip().startswith("## Ejercicios"):
+            return [int(n) for n in re.findall(r"^(\d+)\. ", cell.source, flags=re.M)]
+    return []
+
+
+def test_every_exercise_has_a_worked_answer():
+    for stem in OWNED:
+        numbers = _exercises(stem)
+        assert numbers, f"{stem} no tiene ejercicios numerados"
+        answers = (DOCS / "soluciones" / f"{stem}.md").read_text(encoding="utf-8")
+        answered = [int(n) for n in re.findall(r"^## Ejercicio (\d+)", answers, flags=re.M)]
+        assert answered == numbers, f"{stem}: ejercicios {numbers}, soluciones {answered}"
+
+
+def test_other_notebooks_answers_follow_the_template_when_present():
+    for path in sorted((DOCS / "soluciones").glob("[0-9]*.md")):
+        assert (NOTEBOOKS / f"{path.stem}.ipynb").is_file(), f"{path.name} no corresponde a ningún cuaderno"
+        numbers = _exercises(path.stem)
+        answered = [int(n) for n in re.findall(r"^## Ejercicio (\d+)", path.read_text(encoding="utf-8"), flags=re.M)]
+        assert answered == numbers, f"{path.stem}: ejercicios {numbers}, soluciones {answered}"
+
+
+def test_the_kit_renders_apart_from_the_students_pages(tmp_path):
+    href = course.render_instructor_kit(tmp_path / "html" / "docente")
+    assert href == "docente/index.html"
+    index = (tmp_path / "html" / "docente" / "index.html").read_text(encoding="utf-8")
+    assert "Solo para el profesor" in index and "guia_docente.html" in index
+    for stem in OWNED:
+        page = tmp_path / "html" / "docente" / "soluciones" / f"{stem}.html"
+        assert page.is_file() and "<h2>Ejercicio 1" in page.read_text(encoding="utf-8")
+    assert not (tmp_path / "html" / "docente" / "soluciones" / "_plantilla.html").exists()
+    guide = (tmp_path / "html" / "docente" / "guia_docente.html").read_text(encoding="utf-8")
+    assert "Plan de 90 minutos" in guide and "<table>" in guide
+    assert course.render_instructor_kit(tmp_path / "x", docs_dir=tmp_path / "sin-docs") is None
+
+
+def test_the_injected_parameters_cell_is_hidden_and_the_declared_one_stays():
+    nb = nbformat.v4.new_notebook()
+    declared = nbformat.v4.new_code_cell("REPETICIONES = 10")
+    declared.metadata["tags"] = ["parameters"]
+    injected = nbformat.v4.new_code_cell("# Parameters\nREPETICIONES = 2\n")
+    injected.metadata["tags"] = ["injected-parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# T"), declared, injected, nbformat.v4.new_code_cell("x = 1")]
+    shown = course.for_html(nb)
+    sources = [c.source for c in shown.cells]
+    assert "REPETICIONES = 10" in sources and not any("REPETICIONES = 2" in s for s in sources)
+    assert len(nb.cells) == 4   # the executed notebook itself is untouched

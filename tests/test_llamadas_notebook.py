@@ -1,0 +1,56 @@
+"""notebooks/05_llamadas_sistema.ipynb: its shape, and its headless run inside the shared quick course."""
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from helpers import PROJECT_ROOT
+from helpers.experiments import llamadas
+
+NOTEBOOK = PROJECT_ROOT / "notebooks" / f"{llamadas.NOTEBOOK}.ipynb"
+
+
+def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(not c.outputs and c.execution_count is None for c in code)
+    params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for heading in ("Aprenderás a:", "## La idea", "## Parámetros", "## Resultados", "## Ejercicios",
+                    "## En este cuaderno...", "06_", "90_comparar_clase", "vDSO", "gVisor"):
+        assert heading in text
+    assert "la semilla" not in text.lower()
+    scope: dict = {}
+    exec(params[0].source, scope)  # plain literals only
+    for name in ("LLAMADAS", "REPETICIONES", "OPERACIONES", "BRAZOS", "CPU", "MOTORES"):
+        assert name in scope
+    assert scope["INTERACTIVO"] is True
+    cfg = llamadas.config(llamadas=scope["LLAMADAS"], repeticiones=scope["REPETICIONES"],
+                          calentamiento=scope["CALENTAMIENTO"], operaciones=scope["OPERACIONES"],
+                          brazos=scope["BRAZOS"], motores=scope["MOTORES"], cpu=scope["CPU"])
+    assert cfg == llamadas.Config().validated()
+    assert set(llamadas.QUICK) <= set(scope)
+
+
+@pytest.mark.notebook
+def test_notebook_runs_headless_in_the_quick_course():
+    from tests.curso_rapido import quick_course
+
+    run = quick_course()
+    executed = run.build / "notebooks" / NOTEBOOK.name
+    assert executed.is_file(), run.output[-2000:]
+    nb = nbformat.read(executed, as_version=4)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    text = json.dumps(outputs, ensure_ascii=False)
+    assert "Benchmark 01: Namespace Syscall Overhead" in text
+    assert "se confirma" in text or "no se sostiene" in text or "no concluyente" in text
+    assert "90_comparar_clase" in text
+    assert sum("image/png" in o.get("data", {}) for o in outputs) >= 3  # decomposition, operations, nesting
+    runs = list((run.results / llamadas.EXPERIMENT).iterdir())
+    assert len(runs) == 1
+    meta = json.loads((runs[0] / "meta.json").read_text())
+    assert meta["status"] == "complete" and meta["parameters"]["llamadas"] == llamadas.QUICK["LLAMADAS"]

@@ -1,0 +1,153 @@
+"""Network experiment against the real engines and the real wrk, on short durations.
+
+Only behaviour is asserted (rows, arms, clean-up, statuses), never absolute throughput: the machine is
+shared. Containers are found by this run's label only."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from helpers import PROJECT_ROOT, servidores
+from helpers import engines as eng
+from helpers.experiments import red as exp
+
+pytestmark = pytest.mark.engines
+
+SHORT = dict(servidores=["nethttp"], hilos=1, conexiones=4, duracion_s=1, repeticiones=1, calentamiento=0)
+
+
+def available_engines() -> list[str]:
+    return [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available]
+
+
+@pytest.fixture
+def sandbox(tmp_path, monkeypatch):
+    if shutil.which("wrk") is None:
+        pytest.skip("wrk no está instalado (paquete Debian «wrk»).")
+    if not servidores.availability("nethttp")[0]:
+        pytest.skip(servidores.availability("nethttp")[1])
+    results = tmp_path / "resultados"
+    monkeypatch.setenv("CURSO_RESULTADOS", str(results))
+    return results
+
+
+def leftovers(run_id: str) -> dict[str, list[str]]:
+    return {n: eng.get_engine(n).list_labelled(run_id) for n in available_engines()}
+
+
+def server_processes() -> list[int]:
+    """Native server processes started from the course's cache (none may outlive a run)."""
+    binary = str(servidores.SERVERS["nethttp"].path)
+    return [p.pid for p in psutil.process_iter(["cmdline"]) if (p.info["cmdline"] or [""])[0] == binary]
+
+
+def test_every_arm_that_runs_here_measures_and_cleans_up(sandbox):
+    engines = available_engines()
+    res = exp.run(exp.config(motores=engines, **SHORT), log=lambda _: None)
+    assert res.status == "complete"
+    skipped = res.meta.get("skipped_arms", {})
+    measured = {(e, v) for e, v in res.df[["engine", "variant"]].drop_duplicates().itertuples(index=False)}
+    assert ("bare", "nativo") in measured
+    for key, spec in exp.ARM_SPECS.items():
+        ran = any(v == spec.variant and (e == spec.engine or key == "gvisor") for e, v in measured)
+        wanted = spec.engine == "bare" or key == "gvisor" or spec.engine in engines
+        if wanted:
+            # every arm either measured or says in Spanish why not
+            assert ran or any(key in k or spec.label in k for k in skipped), key
+    assert all(isinstance(why, str) and why for why in skipped.values())
+    s = exp.summarize(res.df, res.meta)
+    assert (s["req_s"] > 0).all() and (s["us_cpu_servidor"] > 0).all()
+    docker_p = s[(s["engine"] == "docker") & (s["variant"] == "puerto")]
+    if len(docker_p):
+        assert docker_p["us_cpu_proxy"].iloc[0] > 0  # docker-proxy really carried the requests
+    for engine_name in engines:
+        host = s[(s["engine"] == engine_name) & (s["variant"] == "host")]
+        if len(host):
+            assert host["us_cpu_proxy"].iloc[0] == 0  # no forwarder with --network host
+    assert all(1 <= port <= 65535 for port in res.meta["ports"].values())
+    assert leftovers(res.meta["run_id"]) == {n: [] for n in engines}
+    assert res.meta["cleanup_leftovers"] == {n: 0 for n in engines}
+    assert server_processes() == []
+    assert {c.key for c in exp.claims(res.df, res.meta)} >= {"docker_pierde_66", "columna_por_hilo"}
+
+
+def test_a_server_that_does_not_answer_fails_its_arm_not_the_run(sandbox, monkeypatch):
+    # Fault injection: wait for a body no server sends, with a short timeout.
+    monkeypatch.setattr(servidores, "BODY", "una respuesta que ningún servidor envía")
+    monkeypatch.setattr(exp, "READY_TIMEOUT_S", 1.0)
+    engines = available_engines()[:1]
+    res = exp.run(
+        exp.config(
+            motores=engines,
+            brazos=["nativo", "docker-puerto", "podman-puerto"],
+            **{k: v for k, v in SHORT.items()},
+        ),
+        log=lambda _: None,
+    )
+    assert res.status == "complete" and res.df.empty
+    reasons = res.meta["skipped_arms"]
+    assert any("no respondió" in why for why in reasons.values())
+    assert leftovers(res.meta["run_id"]) == {n: [] for n in available_engines()}
+    assert server_processes() == []
+
+
+def test_ctrl_c_stops_servers_and_removes_containers(sandbox):
+    """A real SIGINT to a separate Python process while wrk is loading the servers."""
+    engines = available_engines()
+    if not engines:
+        pytest.skip("No hay Docker ni Podman disponibles en esta máquina.")
+    script = (
+        # A background job may inherit SIGINT ignored; a terminal's Ctrl-C is not.
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "from helpers.experiments import red as exp\n"
+        f"exp.run(exp.config(servidores=['nethttp'], brazos=['nativo', 'docker-puerto', 'podman-puerto'], "
+        f"motores={engines!r}, hilos=1, conexiones=4, duracion_s=2, repeticiones=20, calentamiento=0))\n"
+    )
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        run_id, deadline = None, time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            metas = list(sandbox.glob(f"{exp.EXPERIMENT}/*/meta.json"))
+            if metas:
+                meta = json.loads(metas[0].read_text())
+                run_id = meta["run_id"]
+                raw = metas[0].parent / "raw.csv"
+                rows = len(raw.read_text().splitlines()) - 1 if raw.exists() else 0
+                if rows >= 2 and all(leftovers(run_id).values()):
+                    break
+            time.sleep(0.3)
+        assert run_id and proc.poll() is None, (
+            proc.stdout.read() if proc.poll() is not None else "sin corrida"
+        )
+        assert server_processes()
+        proc.send_signal(signal.SIGINT)
+        output, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode != 0, output
+    meta = json.loads(next(sandbox.glob(f"{exp.EXPERIMENT}/*/meta.json")).read_text())
+    assert meta["status"] == "interrupted" and meta["rows"] >= 2
+    assert leftovers(run_id) == {n: [] for n in engines}
+    assert server_processes() == []
+    children = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "wrk"]
+    assert all(p.ppid() != proc.pid for p in children)

@@ -1,0 +1,344 @@
+"""Network experiment (notebook 06): wrk parsing, the loopback-only rule, validation and analysis.
+
+No engine and no load here; the real runs are in test_red_engines.py."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers import reference, results, servidores, wrk
+from helpers.errors import ErrorDelCurso, ParametroInvalido
+from helpers.experiments import base
+from helpers.experiments import red as exp
+
+# A real `wrk --latency` report from this machine, and one in the seed's appendix style (no --latency).
+LIVE = """Running 3s test @ http://127.0.0.1:18080/
+  2 threads and 50 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     3.94ms    7.51ms  91.46ms   95.27%
+    Req/Sec     9.55k     3.33k   15.72k    65.00%
+  Latency Distribution
+     50%  812.00us
+     75%    4.50ms
+     90%    8.01ms
+     99%    1.20s
+  57949 requests in 3.09s, 8.23MB read
+  Socket errors: connect 0, read 7, write 1, timeout 2
+  Non-2xx or 3xx responses: 3
+Requests/sec:  18777.69
+Transfer/sec:      2.67MB
+"""
+SEED_STYLE = """Running 30s test @ http://localhost:8080
+  12 threads and 400 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency    11.16ms    4.78ms  95.97ms   78.89%
+    Req/Sec     3.00k   397.64     4.15k    71.00%
+  1076704 requests in 30.04s, 1.11GB read
+  Socket errors: connect 0, read 261, write 0, timeout 0
+Requests/sec:  35839.72
+Transfer/sec:      4.48MB
+"""
+
+
+# ------------------------------------------------------------------ parsing
+def test_parse_live_report_with_percentiles_and_units():
+    s = wrk.parse(LIVE)
+    assert s["req_s"] == pytest.approx(18777.69)
+    assert s["req_s_hilo"] == pytest.approx(9550) and s["req_s_hilo_max"] == pytest.approx(15720)
+    assert s["latencia_media"] == pytest.approx(3.94)
+    assert s["latencia_p50"] == pytest.approx(0.812)  # us -> ms
+    assert s["latencia_p99"] == pytest.approx(1200.0)  # s -> ms
+    assert s["peticiones"] == 57949 and s["duracion"] == pytest.approx(3.09)
+    assert s["errores_socket"] == 10 and s["errores_timeout"] == 2
+    assert s["respuestas_no_2xx"] == 3
+    assert (s["hilos"], s["conexiones"]) == (2, 50)
+
+
+def test_parse_seed_style_report():
+    s = wrk.parse(SEED_STYLE)
+    assert s["req_s"] == pytest.approx(35839.72) and s["req_s_hilo_desv"] == pytest.approx(397.64)
+    assert s["leido"] == pytest.approx(1110.0)
+    assert "latencia_p99" not in s and s["errores_read"] == 261
+
+
+def test_parse_refuses_a_truncated_report():
+    with pytest.raises(ValueError):
+        wrk.parse("Running 3s test @ http://127.0.0.1:1/\n  2 threads and 50 connections\n")
+
+
+# ------------------------------------------------------------------ safety: load only to 127.0.0.1
+@pytest.mark.parametrize(
+    "host",
+    ["172.17.0.2", "10.88.0.5", "192.168.1.10", "8.8.8.8", "localhost", "::1", "127.0.0.2", "0.0.0.0", ""],
+)
+def test_target_refuses_any_address_but_loopback(host):
+    with pytest.raises(ErrorDelCurso, match="127.0.0.1"):
+        wrk.target_url(8080, {8080}, host=host)
+
+
+@pytest.mark.parametrize("port", [0, 70000, "8080", 80.0, True, None])
+def test_target_refuses_bad_ports(port):
+    with pytest.raises(ErrorDelCurso):
+        wrk.target_url(port, {8080, port} if isinstance(port, int) else {8080})
+
+
+def test_target_refuses_a_port_the_experiment_did_not_publish():
+    with pytest.raises(ErrorDelCurso, match="no es uno de ellos"):
+        wrk.target_url(9090, {8080})
+    target = wrk.target_url(8080, {8080})
+    assert target.url == "http://127.0.0.1:8080/"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://172.17.0.2:8080/",
+        "http://127.0.0.1:9999/",
+        "https://127.0.0.1:8080/",
+        "http://127.0.0.1.example.org:8080/",
+        "http://localhost:8080/",
+    ],
+)
+def test_a_forged_target_never_reaches_wrk(url, monkeypatch):
+    def no_spawn(*args, **kwargs):  # fault injection: fail loudly if anything would be started
+        raise AssertionError("se lanzó un proceso con un objetivo no permitido")
+
+    monkeypatch.setattr(subprocess, "Popen", no_spawn)
+    forged = wrk.Target(url=url, port=8080)
+    with pytest.raises(ErrorDelCurso, match="rechazo"):
+        wrk.run(forged, 1, 1, 1)
+    with pytest.raises(ErrorDelCurso):
+        wrk.argv(forged, 1, 1, 1)
+    with pytest.raises(ErrorDelCurso, match="target_url"):
+        wrk.run(url, 1, 1, 1)
+
+
+def test_every_wrk_command_targets_loopback_and_is_bounded():
+    argv = wrk.argv(wrk.target_url(8080, {8080}), 2, 50, 3, cpus="1")
+    assert argv[-1] == "http://127.0.0.1:8080/"
+    assert argv[argv.index("-d") + 1] == "3s" and "--latency" in argv
+
+
+def test_a_busy_port_is_replaced_by_a_free_one():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        busy = sock.getsockname()[1]
+        assert not wrk.port_is_free(busy)
+        other = wrk.free_port(busy)
+        assert other != busy and wrk.port_is_free(other)
+    assert wrk.free_port(None, exclude={other}) != other
+
+
+def test_wait_ready_gives_a_spanish_reason_when_nothing_answers():
+    port = wrk.free_port()
+    ok, why = wrk.wait_ready(wrk.target_url(port, {port}), timeout=0.5)
+    assert not ok and "no respondió" in why
+
+
+# ------------------------------------------------------------------ parameters
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"repeticiones": 0}, "REPETICIONES"),
+        ({"servidores": ["nginx"]}, "SERVIDORES"),
+        ({"servidores": []}, "SERVIDORES"),
+        ({"brazos": ["kubernetes"]}, "BRAZOS"),
+        ({"hilos": 4, "conexiones": 2}, "CONEXIONES"),
+        ({"duracion_s": 0}, "DURACION_S"),
+        ({"duracion_s": "5"}, "DURACION_S"),
+        ({"motores": ["lxc"]}, "MOTORES"),
+        ({"duracion_s": 120, "repeticiones": 50, "servidores": ["nethttp", "gin", "actix"]}, "minutos"),
+    ],
+)
+def test_bad_parameters_are_refused_in_spanish(params, match):
+    with pytest.raises(ParametroInvalido, match=match):
+        exp.config(**params)
+
+
+def test_defaults_and_quick_profile_fit_their_time():
+    assert exp.estimated_seconds(exp.config()) <= 4 * 60 - 30  # room for starting the servers
+    quick = exp.config(**{k.lower(): v for k, v in exp.QUICK.items()})
+    assert exp.estimated_seconds(quick) <= 45
+    assert exp.config(servidores='["gin"]', brazos="nativo").brazos == ["nativo"]
+
+
+def test_the_seed_preset_is_valid():
+    cfg = exp.config(
+        servidores=["nethttp"],
+        brazos=["nativo", "docker-puerto"],
+        repeticiones=2,
+        calentamiento=0,
+        **exp.SEED_PRESET,
+    )
+    assert (cfg.hilos, cfg.conexiones, cfg.duracion_s) == (12, 400, 30)
+
+
+def test_cpu_layout_uses_two_different_cpus_when_there_are_two():
+    server, load = exp.cpu_layout()
+    if server is None:
+        pytest.skip("esta máquina tiene menos de dos CPU permitidas")
+    assert server != load
+
+
+# ------------------------------------------------------------------ analysis on synthetic rows
+def _rows(engine, variant, server, values, per_thread_div=2.0, proxy_us=0.0):
+    out = []
+    for rep, v in enumerate(values, 1):
+        requests = v * 3
+        for metric, value, unit in (
+            ("req_s", v, "req/s"),
+            ("req_s_hilo", v / per_thread_div, "req/s"),
+            ("latencia_p50", 1e3 / v * 50, "ms"),
+            ("latencia_p99", 5e3 / v * 50, "ms"),
+            ("peticiones", requests, "peticiones"),
+            ("errores_socket", 0, "errores"),
+            ("cpu_servidor", requests * 20e-6, "s"),
+            ("cpu_proxy", requests * proxy_us * 1e-6, "s"),
+            ("cpu_ayudante", 0.0, "s"),
+            ("cpu_carga", requests * 10e-6, "s"),
+        ):
+            out.append(
+                {
+                    "experiment": "red",
+                    "engine": engine,
+                    "image": server,
+                    "variant": variant,
+                    "rep": rep,
+                    "metric": metric,
+                    "value": value,
+                    "unit": unit,
+                }
+            )
+    return out
+
+
+def synthetic() -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    noise = lambda m: list(m * (1 + rng.normal(0, 0.005, 8)))  # noqa: E731
+    rows = (
+        _rows("bare", "nativo", "nethttp", noise(100_000))
+        + _rows("bare", "nativo", "gin", noise(101_000))
+        + _rows("docker", "puerto", "nethttp", noise(34_000), proxy_us=30)
+        + _rows("docker", "host", "nethttp", noise(97_000))
+    )
+    return pd.DataFrame(rows, columns=results.COLUMNS)
+
+
+def test_summary_ratios_and_cpu_per_request():
+    s = exp.summarize(synthetic())
+    row = s[(s["engine"] == "docker") & (s["variant"] == "puerto")].iloc[0]
+    assert row["frente_nativo"] == pytest.approx(0.34, abs=0.01)
+    assert row["frente_nativo_ic_bajo"] <= row["frente_nativo"] <= row["frente_nativo_ic_alto"]
+    assert row["us_cpu_proxy"] == pytest.approx(30) and row["us_cpu_servidor"] == pytest.approx(20)
+    assert row["brazo"] == "Docker -p (docker-proxy)"
+    assert list(s["servidor"])[:1] == ["nethttp"] and not s["inestable"].any()
+
+
+def test_claims_follow_the_one_rule():
+    claims = {c.key: c for c in exp.claims(synthetic(), {"parameters": {"hilos": 2}})}
+    assert claims["docker_pierde_66"].status == base.SE_CONFIRMA  # 66 % loss, tight IC
+    assert claims["docker_pierde_66"].value == pytest.approx(66, abs=1)
+    assert claims["causa_seguridad"].status == base.NO_SE_SOSTIENE  # host arm barely loses
+    assert claims["gin_igual_nethttp"].status == base.SE_CONFIRMA
+    assert claims["columna_por_hilo"].status == base.NO_SE_SOSTIENE
+    assert claims["columna_por_hilo"].value == pytest.approx(2.0)
+    assert all(c.source == exp.SOURCE for c in claims.values())
+
+
+def test_claims_without_data_say_so():
+    empty = pd.DataFrame(columns=results.COLUMNS)
+    assert {c.status for c in exp.claims(empty)} == {base.SIN_DATOS}
+    only_native = synthetic()
+    only_native = only_native[only_native["engine"] == "bare"]
+    statuses = {c.key: c.status for c in exp.claims(only_native)}
+    assert (
+        statuses["docker_pierde_66"] == base.SIN_DATOS and statuses["gin_igual_nethttp"] == base.SE_CONFIRMA
+    )
+
+
+# ------------------------------------------------------------------ reference
+def test_reference_holds_the_whole_appendix():
+    ref = reference.load("red")
+    totals = ref[ref["metric"] == "req_s"]
+    assert len(totals) == 8 and set(ref["source"]) == {"seed003"}
+    assert set(totals["engine"]) == {"bare", "docker", "kubernetes"}
+    assert set(totals["image"]) == {"nethttp", "gin", "actix", "rocket"}
+    per_thread = ref[ref["metric"] == "req_s_hilo"].set_index(["engine", "image"])["value"]
+    # The seed's table: 8.78k native, 3.00k Docker, a 65.83 % loss, all per thread.
+    assert per_thread[("bare", "nethttp")] == 8780 and per_thread[("docker", "nethttp")] == 3000
+    assert 1 - per_thread[("docker", "nethttp")] / per_thread[("bare", "nethttp")] == pytest.approx(
+        0.6583, abs=1e-4
+    )
+    ratios = exp.reference_ratios(ref).set_index(["servidor", "engine"])["frente_nativo"]
+    assert ratios[("nethttp", "docker")] == pytest.approx(35839.72 / 104418.14)
+    assert ratios[("gin", "kubernetes")] == pytest.approx(17427.49 / 107115.65)
+
+
+def test_reference_rows_parse_back_from_the_seed_text():
+    """Every total in red.csv is what helpers.wrk.parse reads from the seed's appendix."""
+    from pathlib import Path
+
+    seed = next((Path(__file__).resolve().parents[2] / "shared" / "seeds").glob("003_*.txt"), None)
+    if seed is None:
+        pytest.skip("los documentos de origen no están junto al repositorio")
+    blocks = seed.read_text().split("```")[1::2]
+    parsed = sorted(round(wrk.parse(b)["req_s"], 2) for b in blocks if "Requests/sec" in b)
+    ref = reference.load("red")
+    assert parsed == sorted(ref.loc[ref["metric"] == "req_s", "value"].round(2))
+
+
+def test_compare_and_closing_rows():
+    ref = reference.load("red")
+    table = exp.compare(synthetic(), {}, ref)
+    nethttp_docker = table[(table["servidor"] == "nethttp") & (table["nivel"] == "docker")].iloc[0]
+    assert nethttp_docker["tu_frente_nativo"] == pytest.approx(0.34, abs=0.01)
+    kube = table[table["nivel"] == "kubernetes"]
+    assert len(kube) == 2 and kube["tu_frente_nativo"].isna().all()  # reference only, never live
+    closing = exp.closing_rows(synthetic())
+    assert list(closing.columns) == base.CLOSING_COLUMNS and set(closing["tipo"]) == {"RUNNING"}
+    assert len(closing) == 3
+
+
+def test_server_catalogue_and_sources():
+    assert set(servidores.SERVER_NAMES) == {"nethttp", "gin", "actix"}
+    go_mod = (servidores.SOURCES_DIR / "go" / "go.mod").read_text()
+    assert "github.com/gin-gonic/gin v" in go_mod and (servidores.SOURCES_DIR / "go" / "go.sum").exists()
+    cargo = (servidores.SOURCES_DIR / "actix" / "Cargo.toml").read_text()
+    assert 'version = "=' in cargo and (servidores.SOURCES_DIR / "actix" / "Cargo.lock").exists()
+    ok, why = servidores.availability("actix")
+    assert ok or "actix" in why or "Rust" in why
+
+
+# ------------------------------------------------------------------ views on a synthetic run
+def test_every_view_renders_a_run(monkeypatch, tmp_path):
+    import IPython.display
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from helpers.view import red as vista
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    monkeypatch.setattr("matplotlib.pyplot.show", lambda *a, **k: None)
+    meta = {
+        "parameters": {"hilos": 2, "conexiones": 50, "duracion_s": 3},
+        "skipped_arms": {"docker-sin-proxy": exp.SIN_PROXY_REASON},
+    }
+    resultado = base.Resultado("red", synthetic(), tmp_path, meta)
+    for name in ("tabla", "por_hilo"):
+        html = getattr(vista, name)(resultado).to_html()
+        assert "Go net/http" in html
+    for name in ("omitidos", "grafico", "grafico_cpu", "veredictos", "comparacion"):
+        getattr(vista, name)(resultado)
+    vista.kubernetes()
+    html = vista.tabla_referencia().to_html()
+    assert "Kubernetes" in html and "Rust rocket" in html
+    text = " ".join(str(getattr(o, "data", "")) for o in shown)
+    assert "se confirma" in text and "no se sostiene" in text and "docker-sin-proxy" in text
+    assert "port-forward" in " ".join(o.to_html() for o in shown if hasattr(o, "to_html"))
