@@ -423,6 +423,9 @@ def provision_systemd(found: Assets, log: Log = print) -> Path | None:
                 root.mkdir()
                 _run(["tar", "-x", "--numeric-owner", "-f", str(tar), "-C", str(root)], timeout=600)
                 _add_unit(root, "curso-consola.service", UNIT_CONSOLE)
+                # The serial console belongs to the course's shell: the stock getty on ttyS0 would wait
+                # 90 s for a device unit that never appears on this machine type, delaying the boot.
+                (root / "etc" / "systemd" / "system" / "serial-getty@ttyS0.service").symlink_to("/dev/null")
                 shutil.copytree(found.probes, root / "sonda", dirs_exist_ok=True)
                 shutil.copytree(found.data_file.parent, root / "datos", dirs_exist_ok=True)
                 raw = Path(tmp) / "disco.raw"
