@@ -38,6 +38,7 @@ def test_every_rung_runs_and_leaves_nothing_behind(container_engines):
         ("bare", "chroot"),
         ("bare", "runc_sin_netns"),
         ("bare", "runc_con_netns"),
+        ("bare", "runc_overlay"),
     }
     expected |= {("bare", k) for k, _, _ in anatomia.NAMESPACES}
     for engine in container_engines:

@@ -56,6 +56,7 @@ def test_plan_follows_the_ladder_and_the_chosen_groups():
         ("bare", "proceso"),
         ("bare", "runc_sin_netns"),
         ("bare", "runc_con_netns"),
+        ("bare", "runc_overlay"),
         ("docker", "run_sin_red"),
         ("docker", "run_red"),
         ("docker", "pool"),
@@ -162,6 +163,7 @@ def _synthetic(n=20, seed=5) -> pd.DataFrame:
     for i, (key, _, _) in enumerate(anatomia.NAMESPACES):
         rows += _rows("bare", key, noisy(2.0 + i))
     rows += _rows("bare", "runc_sin_netns", noisy(25)) + _rows("bare", "runc_con_netns", noisy(28))
+    rows += _rows("bare", "runc_overlay", noisy(40))
     for engine, none, net in (("docker", 250, 340), ("podman", 230, 400)):
         rows += _rows(engine, "run_sin_red", noisy(none)) + _rows(engine, "run_red", noisy(net))
         rows += _rows(engine, "pool", noisy(300)) + _rows(engine, "pool_exec", noisy(60))
@@ -191,7 +193,8 @@ def test_waterfall_parts_add_up_to_the_run_and_are_marked_inferred():
         total = np.median(df[(df["engine"] == engine) & (df["variant"] == "run_red")]["value"])
         assert w["ms"].sum() == pytest.approx(total)
         assert w["fraccion"].sum() == pytest.approx(1)
-        assert list(w["inferido"]) == [False, True, True, True, True]
+        assert list(w["inferido"]) == [False, True, True, True, True, True]
+        assert list(w["parte"]) == ["proceso", "espacios", "runtime", "almacenamiento", "motor", "red"]
         assert (w["ic_bajo_ms"] <= w["ms"]).all() and (w["ms"] <= w["ic_alto_ms"]).all()
     red = anatomia.waterfall(df, "podman").set_index("parte").loc["red"]
     assert red["ms"] == pytest.approx(170, rel=0.1)
@@ -287,3 +290,12 @@ def test_cpu_time_of_a_process():
     sum(i * i for i in range(200_000))  # burn a little CPU
     assert proc_events.cpu_ms(os.getpid()) > 0
     assert proc_events.cpu_ms(2**22 + 12345) is None
+
+
+def test_waterfall_without_the_overlay_rung_keeps_storage_in_the_engine():
+    df = _synthetic()
+    df = df[df["variant"] != "runc_overlay"]
+    w = anatomia.waterfall(df, "docker")
+    assert "almacenamiento" not in set(w["parte"])
+    total = np.median(df[(df["engine"] == "docker") & (df["variant"] == "run_red")]["value"])
+    assert w["ms"].sum() == pytest.approx(total)

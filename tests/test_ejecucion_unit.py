@@ -8,6 +8,7 @@ import pytest
 from helpers import probes, reference
 from helpers.errors import ComandoFallido, ParametroInvalido
 from helpers.experiments import ejecucion as exp
+from helpers.experiments.base import CLOSING_COLUMNS
 
 RNG = np.random.default_rng(7)
 
@@ -148,20 +149,20 @@ def test_compare_recomputes_the_seed_overhead_from_its_raw_rows():
     assert docker_hash["tu_sobrecarga_e2e_pct"] > 0
 
 
-def test_launch_vs_running_joins_both_experiments():
-    arr = pd.DataFrame([{"experiment": "arranque", "engine": e, "image": i, "variant": v, "rep": r,
-                         "metric": "arranque", "value": val, "unit": "ms"}
-                        for e, i, v, val in (("bare", "", "proceso", 1.0), ("docker", "img", "por_defecto", 300.0))
-                        for r in (1, 2, 3)])
-    arr_meta = {"images": {"docker": {"ubuntu": {"name": "img"}}}}
+def test_closing_rows_give_exec_cost_and_overhead_against_the_same_userland():
     df = pd.DataFrame(rows("docker", "img", "exec_true", "extremo_a_extremo", noisy(0.07)) +
+                      rows("bare", "", "exec_true", "extremo_a_extremo", noisy(0.001)) +
                       rows("bare", "", "sort", "trabajo", noisy(1.0)) +
-                      rows("docker", "img", "sort", "trabajo", noisy(1.0)))
-    out = exp.launch_vs_running(arr, arr_meta, df, {"parameters": {"imagen": "ubuntu"}})
-    assert set(out["tipo"]) == {"LAUNCH", "RUNNING"}
-    launch = out[(out["concepto"] == "arranque") & (out["entorno"] == "docker")].iloc[0]
-    assert launch["valor"] == pytest.approx(300.0)
-    assert "sort" in set(out["concepto"])
+                      rows("bare", "img", "sort", "trabajo", noisy(1.0)) +
+                      rows("docker", "img", "sort", "trabajo", noisy(1.2)))
+    out = exp.closing_rows(df, {"parameters": {"imagen": "ubuntu"}})
+    assert list(out.columns) == CLOSING_COLUMNS and set(out["tipo"]) == {"RUNNING"}
+    exec_docker = out[(out["unidad"] == "ms") & (out["entorno"] == "docker")].iloc[0]
+    assert exec_docker["valor"] == pytest.approx(70, rel=0.05)
+    sort = out[out["unidad"] == "%"]
+    assert len(sort) == 1 and "chroot" in sort.iloc[0]["concepto"] and sort.iloc[0]["entorno"] == "docker"
+    assert sort.iloc[0]["valor"] == pytest.approx(20, abs=3)
+    assert exp.closing_rows(df.iloc[0:0], {}).empty
 
 
 # ---------------------------------------------------------------- validation

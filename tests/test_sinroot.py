@@ -19,7 +19,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from helpers import PROJECT_ROOT, engines, images, system
+from helpers import PROJECT_ROOT, cgroups, engines, images, system
 
 pytestmark = [pytest.mark.sinroot, pytest.mark.engines, pytest.mark.notebook]
 
@@ -112,7 +112,10 @@ def student():
         _root(["chown", "-R", f"{USER}:{USER}", str(home / "curso")])
         yield {"home": home, "uid": entry.pw_uid, "repo": home / "curso"}
     finally:
-        remove_user(entry.pw_uid, home)
+        if os.environ.get("CURSO_SINROOT_CONSERVAR"):  # keep the user to look at what happened
+            print(f"\n[sinroot] se conserva el usuario {USER} en {home}; bórralo con «userdel -r -f {USER}»")
+        else:
+            remove_user(entry.pw_uid, home)
 
 
 def _metas(repo: Path, experiment: str) -> list[dict]:
@@ -127,6 +130,13 @@ def test_quick_course_as_a_student_without_root(student):
     output = done.stdout + done.stderr
     print(f"\n[sinroot] make course RAPIDO=1 como {USER}: código {done.returncode} en {seconds:.0f} s")
     assert "Traceback" not in output.split("helpers.course")[0], output[-3000:]  # set-up: no traceback
+    summary_path = repo / "build" / "course.json"
+    if done.returncode != 0 and summary_path.is_file():
+        failed = {nb["name"]: nb["error"] for nb in json.loads(summary_path.read_text())["notebooks"]
+                  if nb["status"] != "ok"}
+        log = (repo / "build" / "course.log").read_text(errors="replace").splitlines()
+        context = [line for name in failed for line in log if f"[{name}]" in line][-40:]
+        pytest.fail(f"cuadernos fallidos como {USER}: {failed}\n" + "\n".join(context))
     assert done.returncode == 0, output[-4000:]
 
     # Every page of the course was produced.
@@ -161,6 +171,18 @@ def test_quick_course_as_a_student_without_root(student):
     assert exec_metas, "no hay corrida del experimento 3"
     reasons = {k: v for m in exec_metas for k, v in (m.get("skipped_arms") or {}).items()}
     assert any("root" in reason for key, reason in reasons.items() if "chroot" in key), reasons
+
+    # Notebook 00 told the student what they get and what an administrator should run.
+    page = (repo / "build" / "html" / "00_entorno.html").read_text(errors="replace")
+    assert "sin root" in page and f"usermod -aG docker {USER}" in page
+
+    # Rootless Podman on cgroup v1 has no cgroup per container: notebook 02 says so instead of billing
+    # the user's whole session to each container.
+    if cgroups.layout() != "v2":
+        scale = _metas(repo, "escala")
+        assert scale and any("cgroup" in r for m in scale for r in (m.get("skipped_arms") or {}).values())
+        rows = (sorted((repo / "results" / "escala").glob("*/raw.csv"))[-1]).read_text()
+        assert "memoria_cgroup_por_contenedor" not in rows
 
     # No container left: the user's rootless Podman, and the rootful engines for this user's runs.
     left = as_student(home, "podman ps -aq", timeout=120)

@@ -91,6 +91,7 @@ RUNG_LABEL = {
     "chroot": "chroot a la imagen",
     "runc_sin_netns": "runc run, sin espacio de red",
     "runc_con_netns": "runc run, con espacio de red",
+    "runc_overlay": "runc run sobre una capa overlay recién montada",
     "runsc": "runsc run (gVisor)",
     "run_sin_red": "run --network none",
     "run_red": "run, red por defecto",
@@ -111,7 +112,9 @@ NEEDS_ROOT = {
     "espacios": "crear espacios de nombres con «unshare» (los peldaños de espacios)",
     "chroot": "el peldaño chroot (chroot a la imagen exportada)",
     "cadena": "escuchar los eventos de procesos del kernel (la cadena de procesos)",
+    "overlay": "montar una capa overlay (el peldaño runc sobre overlay)",
 }
+RUNC_VARIANTS = ("runc_sin_netns", "runc_con_netns", "runc_overlay")
 
 CONTROLS = [
     {"name": "repeticiones", "kind": "int", "label": "Repeticiones", "min": 1, "max": 200},
@@ -183,6 +186,7 @@ def plan(cfg: Config, engines_ok: list[str], image_names: dict[str, str]) -> lis
     if "runc" in wanted:
         add("bare", "runc_sin_netns", rootfs_image)
         add("bare", "runc_con_netns", rootfs_image)
+        add("bare", "runc_overlay", rootfs_image)
     if "runsc" in wanted:
         add("bare", "runsc", rootfs_image)
     for engine in engines_ok:
@@ -209,6 +213,7 @@ class Setup:
     runsc: Path | None = None
     envs: dict = field(default_factory=dict)
     running: dict = field(default_factory=dict)  # engine -> name of a container kept running (pool_exec)
+    overlay: Path | None = None  # where runc_overlay mounts a fresh overlay each time
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
     names: object = None  # ctx.container_name
 
@@ -225,7 +230,7 @@ def bare_argv(arm: Arm, setup: Setup, n: int) -> list[str]:
     if arm.variant == "chroot":
         return ["chroot", str(setup.rootfs), *COMMAND]
     container_id = f"curso-anatomia-{setup.run_id.lower()}-{n}"
-    if arm.variant in ("runc_sin_netns", "runc_con_netns"):
+    if arm.variant in ("runc_sin_netns", "runc_con_netns", "runc_overlay"):
         return oci.runc_argv(setup.bundles[arm.variant], container_id)
     if arm.variant == "runsc":
         return oci.runsc_argv(setup.runsc, setup.bundles["runsc"], container_id)
@@ -268,6 +273,18 @@ def measure_phases(engine: eng.Engine, image: str, name: str, run_id: str, env: 
     return rows
 
 
+def measure_overlay_run(setup: Setup, argv: list[str]) -> float:
+    """What an engine does for storage, by hand: a fresh writable layer (upper and work directories)
+    over the image, mounted as overlay, the runtime run on it, unmounted and deleted; all timed."""
+    start = time.perf_counter_ns()
+    oci.mount_overlay(setup.rootfs, setup.overlay)
+    try:
+        measure.time_command(argv)
+    finally:
+        oci.unmount_overlay(setup.overlay)
+    return (time.perf_counter_ns() - start) / 1e6
+
+
 def measure_pool(engine: eng.Engine, image: str, name: str, run_id: str, env: dict) -> float:
     """A container created beforehand (not timed), then `start -a` timed: the warm-pool trick."""
     engine.create(image, COMMAND, run_id=run_id, name=name)
@@ -279,6 +296,8 @@ def measure_pool(engine: eng.Engine, image: str, name: str, run_id: str, env: di
 
 def measure_arm(arm: Arm, setup: Setup) -> list[tuple]:
     n = next(setup.counter)
+    if arm.variant == "runc_overlay":
+        return [(METRIC, round(measure_overlay_run(setup, bare_argv(arm, setup, n)), 4), "ms")]
     if arm.engine == "bare":
         return [(METRIC, round(measure.time_command(bare_argv(arm, setup, n)), 4), "ms")]
     engine = eng.get_engine(arm.engine)
@@ -327,7 +346,7 @@ def _prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
     )
     arms = plan(cfg, [e for e in ctx.engines if e in image_names], image_names)
     wanted = set(cfg.peldanos)
-    needs_rootfs = [a for a in arms if a.variant in ("chroot", "runc_sin_netns", "runc_con_netns", "runsc")]
+    needs_rootfs = [a for a in arms if a.variant in ("chroot", *RUNC_VARIANTS, "runsc")]
     skip: dict[tuple[str, str], str] = {}  # (engine, variant) -> Spanish reason
     if needs_rootfs:
         source = next(iter(image_names), None)
@@ -352,18 +371,29 @@ def _prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
         if "runc" in wanted or "runsc" in wanted:
             ok, why = oci.runc_availability()
             if not ok:
-                for variant in ("runc_sin_netns", "runc_con_netns", "runsc"):
+                for variant in (*RUNC_VARIANTS, "runsc"):
                     skip[("bare", variant)] = why
             else:
                 workdir = Path(tempfile.mkdtemp(prefix=f"curso-anatomia-{ctx.run_id.lower()}-"))
                 ctx.defer(shutil.rmtree, workdir, True)
-                for variant, netns in (("runc_sin_netns", False), ("runc_con_netns", True), ("runsc", True)):
+                ctx.defer(oci.unmount_under, workdir)  # runs first (LIFO): an overlay left mounted
+                setup.overlay = workdir / "overlay"
+                for variant, netns in (*((v, v != "runc_sin_netns") for v in RUNC_VARIANTS), ("runsc", True)):
                     if variant == "runsc" and "runsc" not in wanted:
                         continue
                     if variant != "runsc" and "runc" not in wanted:
                         continue
+                    overlay = variant == "runc_overlay"
+                    if overlay and not ctx.require_root(RUNG_LABEL[variant], NEEDS_ROOT["overlay"]):
+                        dropped.add(("bare", variant))
+                        continue
                     bundle = oci.make_bundle(
-                        setup.rootfs, COMMAND, network_namespace=netns, parent=workdir, prefix=f"{variant}-"
+                        oci.overlay_paths(setup.overlay)["merged"] if overlay else setup.rootfs,
+                        COMMAND,
+                        network_namespace=netns,
+                        parent=workdir,
+                        prefix=f"{variant}-",
+                        readonly=not overlay,
                     )
                     ctx.defer(bundle.remove)
                     ctx.defer(oci.delete_leftovers, bundle)
@@ -579,6 +609,7 @@ def _ladder_order(engine: str, variant: str) -> tuple:
         "chroot",
         "runc_sin_netns",
         "runc_con_netns",
+        "runc_overlay",
         "runsc",
         "run_sin_red",
         "run_red",
@@ -661,8 +692,9 @@ class Part:
     lower: tuple[str, str] | None  # (engine, variant) of the rung it starts from; None: from zero
 
 
-def waterfall_parts(engine: str) -> list[Part]:
-    """How an engine's `run` (default network) splits into differences of consecutive rungs."""
+def waterfall_parts(engine: str, storage: bool = True) -> list[Part]:
+    """How an engine's `run` (default network) splits into differences of consecutive rungs; without the
+    overlay rung (storage=False), mounting the writable layer stays inside the engine's part."""
     return [
         Part("proceso", "crear un proceso", ("bare", "proceso"), None),
         Part(
@@ -677,11 +709,23 @@ def waterfall_parts(engine: str) -> list[Part]:
             ("bare", "runc_con_netns"),
             ("bare", USUAL_NAMESPACES),
         ),
+        *(
+            [
+                Part(
+                    "almacenamiento",
+                    "almacenamiento: montar una capa overlay de escritura",
+                    ("bare", "runc_overlay"),
+                    ("bare", "runc_con_netns"),
+                )
+            ]
+            if storage
+            else []
+        ),
         Part(
             "motor",
-            "el motor: CLI, API, registro, capa de escritura (overlay)",
+            "el motor: CLI, API, registro y su propia gestión de capas",
             (engine, "run_sin_red"),
-            ("bare", "runc_con_netns"),
+            ("bare", "runc_overlay" if storage else "runc_con_netns"),
         ),
         Part(
             "red", "configurar la red (bridge, veth, iptables)", (engine, "run_red"), (engine, "run_sin_red")
@@ -708,7 +752,8 @@ def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
     ]
     total = _values(df, engine, "run_red")
     rows = []
-    for part in waterfall_parts(engine):
+    storage = _values(df, "bare", "runc_overlay").size > 0
+    for part in waterfall_parts(engine, storage):
         upper = _values(df, *part.upper)
         if part.lower is None:
             value, lo, hi = (

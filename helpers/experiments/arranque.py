@@ -18,6 +18,7 @@ import pandas as pd
 from .. import engines as eng
 from .. import images, measure, results, validate
 from .base import (
+    CLOSING_COLUMNS,
     Claim,
     Log,
     Progress,
@@ -274,3 +275,24 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
             out.loc[at, f"{prefix}_podman_sobre_docker_ic_alto"] = high
         out.loc[at, "acuerdo_podman_sobre_docker"] = agreement(live_pd, ref_pd)
     return out
+
+
+def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """LAUNCH rows of the closing table: `echo ok` as a new process on bare metal, and a new container
+    (`run --rm … echo ok`) per engine and image role; unstable arms are left out."""
+    rows = []
+    if df is None or df.empty:
+        return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
+    shaky = unstable_arms(df, meta)
+    for _, r in summarize(df, meta).iterrows():
+        if (r["engine"], r["role"], r["variant"]) in shaky:
+            continue
+        if r["engine"] == "bare":
+            if r["variant"] != BASELINE[1]:
+                continue
+            concepto = "arrancar `echo ok` como proceso nuevo"
+        else:
+            concepto = f"arrancar un contenedor nuevo (`run --rm … echo ok`, imagen «{r['role']}»)"
+        rows.append({"concepto": concepto, "tipo": "LAUNCH", "entorno": r["engine"], "valor": r["mediana_ms"],
+                     "ic_bajo": r["ic_bajo_ms"], "ic_alto": r["ic_alto_ms"], "unidad": "ms"})
+    return pd.DataFrame(rows, columns=CLOSING_COLUMNS)

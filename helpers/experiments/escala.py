@@ -39,6 +39,7 @@ from .base import (
     agreement,
     experiment_run,
     judge,
+    measure_rounds,
     no_data,
     no_progress,
     print_log,
@@ -270,6 +271,10 @@ class Arm:
     def variant(self) -> str:
         return f"n={self.n}"
 
+    @property
+    def label(self) -> str:
+        return f"{eng.DISPLAY.get(self.engine, self.engine)} N={self.n}"
+
 
 def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, root=None) -> Resultado:
     """Measure every (engine, N) step; rows are written as they are measured."""
@@ -277,90 +282,97 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
     with experiment_run(EXPERIMENT, asdict(cfg), cfg.motores, image_roles=[cfg.imagen],
                         root=root, log=log) as ctx:
         arms = [Arm(e, n) for n in cfg.cantidades for e in ctx.engines]
-        steps = measure.round_robin(arms, cfg.repeticiones)
-        total = sum(s.arm.n for s in steps)
+        total = sum(a.n for a in arms) * cfg.repeticiones
+        envs = {e: eng.get_engine(e).env() for e in ctx.engines}
         ctx.run.update_meta(
-            arms=[asdict(a) | {"variant": a.variant} for a in arms], schedule="round-robin",
-            timer="time.perf_counter_ns + os.posix_spawnp", quantile_method=measure.QUANTILE_METHOD,
             cgroup_layout=cgroups.layout(), size_unit="KB = 1024 bytes",
             launch_command={e: launch_argv(eng.get_engine(e), "IMAGEN", run_id=ctx.run_id, name="NOMBRE")
                             for e in ctx.engines},
             helpers={}, stats_cli_at_n=max(cfg.cantidades) if cfg.comparar_stats else None)
-        envs = {e: eng.get_engine(e).env() for e in ctx.engines}
-        launched = 0
+        # Progress counts containers, not steps: measure_rounds gives the step's label, and every
+        # container launched moves the bar.
+        state = {"launched": 0, "label": ""}
+        reps: dict[Arm, int] = {}
+
+        def step_progress(done: int, steps: int, label: str) -> None:
+            state["label"] = label
+            progress(total if done == steps else state["launched"], total, label)
+
+        def measure_one(arm: Arm) -> list[tuple[str, float, str]]:
+            rep = reps[arm] = reps.get(arm, 0) + 1  # no warm-up here: the k-th step of an arm is rep k
+            engine = eng.get_engine(arm.engine)
+            image = ctx.images[arm.engine][cfg.imagen]["name"]
+            rows: list[tuple[str, float, str]] = []
+
+            def add(metric, value, unit):
+                if value is not None and not (isinstance(value, float) and np.isnan(value)):
+                    rows.append((metric, round(float(value), 4), unit))
+
+            def on_done(k, _base=state["launched"], _label=state["label"]):
+                progress(_base + k, total, f"{_label}: contenedor {k}/{arm.n}")
+
+            used_before = used_memory_bytes()
+            names = [ctx.container_name(arm.engine, f"n{arm.n}", f"r{rep}", k) for k in range(1, arm.n + 1)]
+            argvs = [launch_argv(engine, image, run_id=ctx.run_id, name=nm) for nm in names]
+            wall, per = launch(engine, argvs, cfg.concurrencia, envs[arm.engine], on_done)
+            state["launched"] += arm.n
+            add("lanzamiento_total", wall, "s")
+            add("lanzamiento_por_contenedor", wall * 1e3 / arm.n, "ms")
+            add("lanzamiento_mediana_individual", float(np.median(per)), "ms")
+
+            time.sleep(SETTLE_SECONDS)
+            containers = inspect_all(engine, names)
+            # Rootless Podman on cgroup v1 gives its containers no cgroup of their own: reading the
+            # user's cgroup instead would bill the whole session to each container. Skip, saying why.
+            no_cgroup = cgroups.per_container_reason(engine, [c.cgroup for c in containers])
+            if no_cgroup:
+                ctx.skip_arm(f"{engine.display}: memoria de cada cgroup y «stats»", no_cgroup)
+            else:
+                readings, seconds = cgroups.read_many([c.cgroup for c in containers])
+                add("tiempo_lectura_cgroup", seconds, "s")
+                usage = np.array([r.usage for r in readings], dtype=float) / KB
+                add("memoria_cgroup_por_contenedor", usage.mean(), "KB")
+                add("memoria_cgroup_total", usage.sum(), "KB")
+                add("memoria_stats_por_contenedor", np.mean([r.stats_view for r in readings]) / KB, "KB")
+                add("memoria_anon_por_contenedor", np.mean([r.anon for r in readings]) / KB, "KB")
+                add("memoria_cache_por_contenedor", np.mean([r.file for r in readings]) / KB, "KB")
+
+            helpers, helper_names = helper_memory(containers)
+            ctx.run.meta["helpers"][arm.engine] = helper_names
+            add(f"rss_{HELPER[arm.engine]}_total", helpers["rss"] / KB, "KB")
+            if helpers["pss"] is not None:
+                add(f"pss_{HELPER[arm.engine]}_total", helpers["pss"] / KB, "KB")
+            add(f"{HELPER[arm.engine]}_procesos", helpers["count"], "procesos")
+            for key, totals in fixed_memory(arm.engine).items():
+                add(f"rss_{key}", totals["rss"] / KB, "KB")
+                if totals["pss"] is not None:
+                    add(f"pss_{key}", totals["pss"] / KB, "KB")
+            add("memoria_sistema_delta", (used_memory_bytes() - used_before) / KB, "KB")
+
+            if cfg.comparar_stats and arm.n == max(cfg.cantidades) and not no_cgroup:
+                seconds, sizes = stats_cli(engine, names)
+                add("tiempo_stats_cli", seconds, "s")
+                if sizes:
+                    add("memoria_stats_cli_por_contenedor", np.mean(sizes) / KB, "KB")
+
+            start = time.perf_counter_ns()
+            engine.cleanup(ctx.run_id)
+            add("eliminacion_total", (time.perf_counter_ns() - start) / 1e9, "s")
+            left = engine.list_labelled(ctx.run_id)
+            if left:
+                log(f"Aviso: quedaron {len(left)} contenedores de {engine.display} sin borrar; se reintenta.")
+                remove_until_gone([arm.engine], ctx.run_id)
+            time.sleep(SETTLE_SECONDS)
+            add("memoria_sistema_ruido", (used_memory_bytes() - used_before) / KB, "KB")
+            ctx.run.write_meta()
+            return rows
+
         try:
-            for step in steps:
-                arm: Arm = step.arm
-                engine = eng.get_engine(arm.engine)
-                image = ctx.images[arm.engine][cfg.imagen]["name"]
-                label = f"{engine.display} N={arm.n} #{step.rep}"
-
-                def add(metric, value, unit, _arm=arm, _image=image, _rep=step.rep):
-                    if value is not None and not (isinstance(value, float) and np.isnan(value)):
-                        ctx.run.append(engine=_arm.engine, image=_image, variant=_arm.variant, rep=_rep,
-                                       metric=metric, value=round(float(value), 4), unit=unit)
-
-                def on_done(k, _base=launched, _label=label, _n=arm.n):
-                    progress(_base + k, total, f"{_label}: contenedor {k}/{_n}")
-
-                used_before = used_memory_bytes()
-                names = [ctx.container_name(arm.engine, f"n{arm.n}", f"r{step.rep}", k) for k in range(1, arm.n + 1)]
-                argvs = [launch_argv(engine, image, run_id=ctx.run_id, name=nm) for nm in names]
-                wall, per = launch(engine, argvs, cfg.concurrencia, envs[arm.engine], on_done)
-                launched += arm.n
-                add("lanzamiento_total", wall, "s")
-                add("lanzamiento_por_contenedor", wall * 1e3 / arm.n, "ms")
-                add("lanzamiento_mediana_individual", float(np.median(per)), "ms")
-
-                time.sleep(SETTLE_SECONDS)
-                containers = inspect_all(engine, names)
-                # Rootless Podman on cgroup v1 gives its containers no cgroup of their own: reading the
-                # user's cgroup instead would bill the whole session to each container. Skip, saying why.
-                no_cgroup = cgroups.per_container_reason(engine, [c.cgroup for c in containers])
-                if no_cgroup:
-                    ctx.skip_arm(f"{engine.display}: memoria de cada cgroup y «stats»", no_cgroup)
-                else:
-                    readings, seconds = cgroups.read_many([c.cgroup for c in containers])
-                    add("tiempo_lectura_cgroup", seconds, "s")
-                    usage = np.array([r.usage for r in readings], dtype=float) / KB
-                    add("memoria_cgroup_por_contenedor", usage.mean(), "KB")
-                    add("memoria_cgroup_total", usage.sum(), "KB")
-                    add("memoria_stats_por_contenedor", np.mean([r.stats_view for r in readings]) / KB, "KB")
-                    add("memoria_anon_por_contenedor", np.mean([r.anon for r in readings]) / KB, "KB")
-                    add("memoria_cache_por_contenedor", np.mean([r.file for r in readings]) / KB, "KB")
-
-                helpers, helper_names = helper_memory(containers)
-                ctx.run.meta["helpers"][arm.engine] = helper_names
-                add(f"rss_{HELPER[arm.engine]}_total", helpers["rss"] / KB, "KB")
-                if helpers["pss"] is not None:
-                    add(f"pss_{HELPER[arm.engine]}_total", helpers["pss"] / KB, "KB")
-                add(f"{HELPER[arm.engine]}_procesos", helpers["count"], "procesos")
-                for key, totals in fixed_memory(arm.engine).items():
-                    add(f"rss_{key}", totals["rss"] / KB, "KB")
-                    if totals["pss"] is not None:
-                        add(f"pss_{key}", totals["pss"] / KB, "KB")
-                add("memoria_sistema_delta", (used_memory_bytes() - used_before) / KB, "KB")
-
-                if cfg.comparar_stats and arm.n == max(cfg.cantidades) and not no_cgroup:
-                    seconds, sizes = stats_cli(engine, names)
-                    add("tiempo_stats_cli", seconds, "s")
-                    if sizes:
-                        add("memoria_stats_cli_por_contenedor", np.mean(sizes) / KB, "KB")
-
-                start = time.perf_counter_ns()
-                engine.cleanup(ctx.run_id)
-                add("eliminacion_total", (time.perf_counter_ns() - start) / 1e9, "s")
-                left = engine.list_labelled(ctx.run_id)
-                if left:
-                    log(f"Aviso: quedaron {len(left)} contenedores de {engine.display} sin borrar; se reintenta.")
-                    remove_until_gone([arm.engine], ctx.run_id)
-                time.sleep(SETTLE_SECONDS)
-                add("memoria_sistema_ruido", (used_memory_bytes() - used_before) / KB, "KB")
-                ctx.run.write_meta()
+            measure_rounds(ctx, arms, repetitions=cfg.repeticiones, warmup=0, measure=measure_one,
+                           progress=step_progress, meta={"timer": "time.perf_counter_ns + os.posix_spawnp"})
         except BaseException:
             remove_until_gone(ctx.engines, ctx.run_id)
             raise
-        progress(total, total, "listo")
     return Resultado.load(ctx.run.dir)
 
 

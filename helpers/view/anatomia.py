@@ -32,6 +32,7 @@ PART_COLOR = {
     "proceso": "#4c72b0",
     "espacios": "#8172b3",
     "runtime": "#937860",
+    "almacenamiento": "#da8bc3",
     "motor": "#dd8452",
     "red": "#c44e52",
 }

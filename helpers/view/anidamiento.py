@@ -12,7 +12,17 @@ import seaborn as sns
 from .. import reference
 from ..experiments import anidamiento as exp
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, fmt, fmt_ratio, markdown, needs_result, show, table, verdict_words
+from .common import (
+    ENGINE_LABEL,
+    fmt,
+    fmt_interval,
+    fmt_ratio,
+    markdown,
+    needs_result,
+    show,
+    table,
+    verdict_words,
+)
 
 BRAZO = {
     "nivel0": "bare metal",
@@ -145,8 +155,21 @@ def intentos(resultado: Resultado):
              "resultado": "funciona" if a["ok"] else "falla",
              "error (última línea)": a.get("error") or "—"} for i, a in enumerate(attempts)]
     show(table(pd.DataFrame(rows), "Podman dentro de Podman sin --privileged, paso a paso"))
-    lines = [f"**Paso {i + 1} ({a['opciones']})**: {a['explicacion']}" for i, a in enumerate(attempts)
-             if not a["ok"]]
+    lines = []
+    for i, a in enumerate(attempts):
+        if a["ok"]:
+            continue
+        if i and not attempts[i - 1]["ok"] and attempts[i - 1]["explicacion"] == a["explicacion"]:
+            lines.append(f"**Paso {i + 1} ({a['opciones']})**: el mismo freno que en el paso anterior; esta "
+                         "concesión sola no lo quita.")
+        else:
+            lines.append(f"**Paso {i + 1} ({a['opciones']})**: {a['explicacion']}")
+    for a in attempts:
+        if a.get("ok") and a.get("mapa_uid_interior"):
+            lines.append(f"**El paso que funcionó** ({a['opciones']}): el Podman de dentro es root pero no tiene "
+                         "CAP_SYS_ADMIN, así que metió su contenedor en un espacio de nombres de usuario propio, donde sí "
+                         "tiene todas las capacidades (que solo valen dentro de ese espacio). Su mapa de UID "
+                         f"(`/proc/self/uid_map`: dentro, fuera, cuántos) es `{a['mapa_uid_interior']}`.")
     markdown("\n\n".join(lines))
 
 
@@ -194,8 +217,9 @@ def veredictos(resultado: Resultado):
                 line += f". Falta {c.detail.get('motivo', '').removeprefix('falta ').rstrip('.')}"
             else:
                 theirs = c.detail.get("de_llamadas", {})
-                line += (f". Según el cuaderno 05: «{theirs.get('afirmacion', '')}», "
-                         f"{fmt_ratio(c.value, c.low, c.high)}")
+                line += (f". Lo decide el cuaderno 05, que midió namespaces de PID anidados "
+                         f"({theirs.get('afirmacion', '')}): {fmt(c.value, 2, c.unit)} "
+                         f"{fmt_interval(c.low, c.high, 2)}")
             ours = c.detail.get("trabajo_nivel2_sobre_nivel1") or {}
             for engine, (r, lo, hi) in ours.items():
                 line += f". Aquí, el trabajo de CPU en nivel 2 / nivel 1 con {ENGINE_LABEL[engine]}: {fmt_ratio(r, lo, hi)}"

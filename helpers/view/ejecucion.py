@@ -9,7 +9,6 @@ import math
 import pandas as pd
 
 from .. import reference
-from ..experiments import arranque
 from ..experiments import ejecucion as exp
 from ..experiments.base import Resultado
 from .common import ENGINE_LABEL, NO_RESULT, VERDICT, fmt, fmt_interval, markdown, show, table
@@ -17,9 +16,8 @@ from .common import ENGINE_LABEL, NO_RESULT, VERDICT, fmt, fmt_interval, markdow
 ENTORNO = {"bare": "bare metal (binarios del host)", "chroot": "bare metal (chroot, binarios de la imagen)",
            "docker": "Docker", "podman": "Podman"}
 ENTORNO_CORTO = {"bare": "bare metal", "chroot": "chroot", "docker": "Docker", "podman": "Podman"}
-CARGA = {"exec_true": "exec true", "hash": "hash (SHA-256)", "sort": "sort (1 M enteros)",
-         "archivos": "archivos pequeños", "escritura": "escritura con fsync"}
-LUGAR = {"": "", "capa": "capa del contenedor (overlay)", "volumen": "volumen (-v)", "host": "disco del host"}
+CARGA = exp.WORKLOAD_NAMES
+LUGAR = exp.PLACE_NAMES
 LUGAR_CORTO = {"capa": "capa overlay", "volumen": "volumen", "host": "disco host"}
 METRICA = {exp.METRIC_E2E: "extremo a extremo", exp.METRIC_WORK: "trabajo solo"}
 BASE = {"bare": "binarios del host", "chroot": "chroot (misma imagen)", "host": "disco del host"}
@@ -258,41 +256,3 @@ def frase_comparacion(cmp: pd.DataFrame) -> str:
         return "No hay filas comparables con la semilla en esta corrida."
     return ("Medido como la semilla (exec extremo a extremo frente a los binarios del host), esta máquina "
             + "; ".join(parts) + ". Los tiempos absolutos no se comparan: son de otra máquina.")
-
-
-# ---------------------------------------------------------------- LAUNCH vs RUNNING
-def launch_vs_running(resultado: Resultado | None = None, arranque_resultado: Resultado | None = None):
-    """The closing table from this machine's latest runs of experiments 1 and 3."""
-    resultado = resultado or Resultado.latest(exp.EXPERIMENT)
-    arr = arranque_resultado or Resultado.latest(arranque.EXPERIMENT)
-    if resultado is None and arr is None:
-        markdown("**Aún no hay resultados de los experimentos 1 ni 3 en esta máquina.** Ejecuta sus paneles "
-                 "y vuelve a esta celda.")
-        return None
-    numbers = exp.launch_vs_running(arr.df if arr else None, arr.meta if arr else None,
-                                    resultado.df if resultado else None, resultado.meta if resultado else None)
-    concept = {"arranque": "arrancar un contenedor nuevo (`run --rm … echo ok`; bare metal: un proceso)",
-               "exec_true": "entrar a uno que ya corre (`exec … true`; bare metal: un proceso)"}
-    rows = []
-    for (concepto, tipo), g in numbers.groupby(["concepto", "tipo"], sort=False):
-        carga, _, lugar = concepto.partition(":")
-        row = {"costo": tipo, "qué": concept.get(concepto, f"sobrecarga del trabajo: {_nombre(carga, lugar)}")}
-        for entorno in ("bare", "docker", "podman"):
-            part = g[g["entorno"] == entorno]
-            if part.empty:
-                row[ENGINE_LABEL[entorno]] = "—" if tipo == "LAUNCH" or concepto == "exec_true" else "0 % (base)"
-                continue
-            r = part.iloc[0]
-            row[ENGINE_LABEL[entorno]] = (f"{r['valor']:.1f} ms" if r["unidad"] == "ms"
-                                          else _pct(r["valor"], r["ic_bajo"], r["ic_alto"]))
-        rows.append(row)
-    fuentes = []
-    if arr is not None:
-        fuentes.append(f"experimento 1: corrida {arr.meta.get('run_id')}")
-    if resultado is not None:
-        fuentes.append(f"experimento 3: corrida {resultado.meta.get('run_id')}")
-    if arr is None:
-        markdown("_Falta una corrida del experimento 1 (arranque) en esta máquina: ejecuta "
-                 "`01_arranque.ipynb` para completar la fila de LAUNCH._")
-    show(table(pd.DataFrame(rows), "LAUNCH frente a RUNNING en esta máquina (" + "; ".join(fuentes) + ")"))
-    return numbers

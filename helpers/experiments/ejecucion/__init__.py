@@ -36,9 +36,9 @@ from ...errors import ComandoFallido, ParametroInvalido
 from ..base import Log, Progress, Resultado, experiment_run, measure_rounds, no_progress, print_log
 from .analysis import (
     claims,
+    closing_rows,
     compare,
     exec_costs,
-    launch_vs_running,
     noise_verdict,
     overhead_pct,
     overheads,
@@ -60,15 +60,18 @@ from .environments import (
     start_container,
 )
 from .workloads import (
+    BASE_NAMES,
     CPU_WORKLOADS,
     EXEC_TRUE,
     METRIC_E2E,
     METRIC_WORK,
+    PLACE_NAMES,
     PLACES,
     PROBE,
     PROBE_IN_CONTAINER,
     SCRATCH_IN_CONTAINER,
     VOLUME_IN_CONTAINER,
+    WORKLOAD_NAMES,
     WORKLOADS,
     Arm,
     argv_for,
@@ -80,11 +83,11 @@ from .workloads import (
 
 __all__ = [
     "EXPERIMENT", "TITLE", "NOTEBOOK", "QUICK", "BASELINE", "CONTROLS", "NEEDS_ROOT", "Config", "config", "run",
-    "summarize", "claims", "compare", "exec_costs", "launch_vs_running", "noise_verdict", "overhead_pct",
+    "summarize", "claims", "compare", "exec_costs", "closing_rows", "noise_verdict", "overhead_pct",
     "overheads", "tidy", "CHROOT_WHAT", "ENVIRONMENTS", "FS_MAGIC", "ROOTFS_CACHE", "chroot_unavailable_reason",
     "container_alive", "container_options", "exported_rootfs", "filesystem_type", "root_mount_options",
     "start_container", "CPU_WORKLOADS", "EXEC_TRUE", "METRIC_E2E", "METRIC_WORK", "PLACES", "PROBE",
-    "PROBE_IN_CONTAINER", "SCRATCH_IN_CONTAINER", "VOLUME_IN_CONTAINER", "WORKLOADS", "Arm", "argv_for",
+    "PROBE_IN_CONTAINER", "WORKLOAD_NAMES", "PLACE_NAMES", "BASE_NAMES", "SCRATCH_IN_CONTAINER", "VOLUME_IN_CONTAINER", "WORKLOADS", "Arm", "argv_for",
     "measure_arm", "pinned", "plan", "workload_script",
 ]
 

@@ -7,9 +7,18 @@ import pandas as pd
 
 from ... import engines as eng
 from ... import measure
-from ..base import Claim
+from ..base import CLOSING_COLUMNS, Claim
 from .environments import ENVIRONMENTS
-from .workloads import EXEC_TRUE, METRIC_E2E, METRIC_WORK, PLACES, WORKLOADS
+from .workloads import (
+    BASE_NAMES,
+    EXEC_TRUE,
+    METRIC_E2E,
+    METRIC_WORK,
+    PLACE_NAMES,
+    PLACES,
+    WORKLOAD_NAMES,
+    WORKLOADS,
+)
 
 
 def tidy(df: pd.DataFrame) -> pd.DataFrame:
@@ -248,37 +257,30 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
     return pd.DataFrame(rows)
 
 
-def launch_vs_running(arranque_df: pd.DataFrame | None, arranque_meta: dict | None,
-                      df: pd.DataFrame | None, meta: dict | None) -> pd.DataFrame:
-    """The closing numbers: LAUNCH (experiment 1) next to RUNNING (this experiment), per environment.
-
-    Rows: concepto, tipo (LAUNCH / RUNNING), entorno, valor, ic_bajo, ic_alto, unidad."""
-    from .. import arranque
-
+def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """Rows of the closing LAUNCH vs RUNNING table (all RUNNING): what `exec true` costs in each
+    environment (ms), and each workload's overhead in a container (%, the work alone) against the same
+    userland on bare metal (chroot) when it was measured, else against the host's binaries; writes
+    against the host's disk."""
     rows = []
-    role = ((meta or {}).get("parameters") or {}).get("imagen", "ubuntu")
-    if arranque_df is not None and len(arranque_df):
-        summary = arranque.summarize(arranque_df, arranque_meta)
-        for _, r in summary.iterrows():
-            if (r["engine"] == "bare" and r["variant"] == arranque.BASELINE[1]) or \
-                    (r["engine"] != "bare" and r["role"] == role):
-                rows.append({"concepto": "arranque", "tipo": "LAUNCH", "entorno": r["engine"],
-                             "valor": r["mediana_ms"], "ic_bajo": r["ic_bajo_ms"], "ic_alto": r["ic_alto_ms"],
-                             "unidad": "ms"})
-    if df is not None and len(df):
-        for _, r in exec_costs(df).iterrows():
-            if r["medida"] == EXEC_TRUE:
-                rows.append({"concepto": EXEC_TRUE, "tipo": "RUNNING", "entorno": r["entorno"],
-                             "valor": r["mediana_ms"], "ic_bajo": r["ic_bajo_ms"], "ic_alto": r["ic_alto_ms"],
-                             "unidad": "ms"})
-        table = overheads(df, METRIC_WORK)
-        # Against the same userland (chroot) when it was measured, else against the host's binaries.
-        with_chroot = set(table.loc[table["base"] == "chroot", "carga"])
-        for _, r in table.iterrows():
-            wanted = "host" if r["carga"] == "escritura" else "chroot" if r["carga"] in with_chroot else "bare"
-            if r["entorno"] in eng.CONTAINER_ENGINES and r["base"] == wanted:
-                concepto = f"{r['carga']}:{r['lugar']}" if r["lugar"] else r["carga"]
-                rows.append({"concepto": concepto, "tipo": "RUNNING", "entorno": r["entorno"],
-                             "valor": r["sobrecarga_pct"], "ic_bajo": r["ic_bajo_pct"],
-                             "ic_alto": r["ic_alto_pct"], "unidad": "%"})
-    return pd.DataFrame(rows, columns=["concepto", "tipo", "entorno", "valor", "ic_bajo", "ic_alto", "unidad"])
+    if df is None or df.empty:
+        return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
+    for _, r in exec_costs(df).iterrows():
+        if r["medida"] == EXEC_TRUE:
+            concepto = ("`true` como proceso nuevo" if r["entorno"] in ("bare", "chroot")
+                        else "`exec … true` en un contenedor que ya corre")
+            rows.append({"concepto": concepto, "tipo": "RUNNING", "entorno": r["entorno"],
+                         "valor": r["mediana_ms"], "ic_bajo": r["ic_bajo_ms"], "ic_alto": r["ic_alto_ms"],
+                         "unidad": "ms"})
+    table = overheads(df, METRIC_WORK)
+    with_chroot = set(table.loc[table["base"] == "chroot", "carga"])
+    for _, r in table.iterrows():
+        wanted = "host" if r["carga"] == "escritura" else "chroot" if r["carga"] in with_chroot else "bare"
+        if r["entorno"] in eng.CONTAINER_ENGINES and r["base"] == wanted:
+            name = WORKLOAD_NAMES.get(r["carga"], r["carga"])
+            if r["lugar"]:
+                name += f" en {PLACE_NAMES.get(r['lugar'], r['lugar'])}"
+            rows.append({"concepto": f"sobrecarga del trabajo: {name} (frente a {BASE_NAMES[wanted]})",
+                         "tipo": "RUNNING", "entorno": r["entorno"], "valor": r["sobrecarga_pct"],
+                         "ic_bajo": r["ic_bajo_pct"], "ic_alto": r["ic_alto_pct"], "unidad": "%"})
+    return pd.DataFrame(rows, columns=CLOSING_COLUMNS)

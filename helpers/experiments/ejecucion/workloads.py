@@ -25,6 +25,12 @@ PLACES = ("capa", "volumen", "host")
 EXEC_TRUE = "exec_true"
 METRIC_E2E = "extremo_a_extremo"
 METRIC_WORK = "trabajo"
+# Spanish names, for every table that shows them (the views and the closing table).
+WORKLOAD_NAMES = {EXEC_TRUE: "exec true", "hash": "hash (SHA-256)", "sort": "sort (1 M enteros)",
+                  "archivos": "archivos pequeños", "escritura": "escritura con fsync"}
+PLACE_NAMES = {"": "", "capa": "capa del contenedor (overlay)", "volumen": "volumen (-v)",
+               "host": "disco del host"}
+BASE_NAMES = {"bare": "los binarios del host", "chroot": "chroot con la misma imagen", "host": "el disco del host"}
 
 PROBE = probes.path("cronometro")
 PROBE_IN_CONTAINER = probes.in_container("cronometro")
