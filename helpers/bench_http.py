@@ -76,11 +76,17 @@ def main(argv=None) -> int:
         figures = {a.label: {"helpers": [], "a_mano": [], "comando": ""} for a in live}
         for rep in range(1, args.repeticiones + 1):
             for arm in live:
-                rows = dict((m, v) for m, v, _u in red.measure_arm(arm, cfg, load_cpu, print))
-                figures[arm.label]["helpers"].append(rows.get("req_s", float("nan")))
-                value, command = by_hand(arm.target.url, cfg.hilos, cfg.conexiones, cfg.duracion_s, load_cpu)
-                figures[arm.label]["a_mano"].append(value)
-                figures[arm.label]["comando"] = command
+                # Alternate which of the two goes first, so neither always meets a server just warmed up.
+                for who in ("helpers", "a_mano") if rep % 2 else ("a_mano", "helpers"):
+                    if who == "helpers":
+                        rows = dict((m, v) for m, v, _u in red.measure_arm(arm, cfg, load_cpu, print))
+                        figures[arm.label]["helpers"].append(rows.get("req_s", float("nan")))
+                    else:
+                        value, command = by_hand(
+                            arm.target.url, cfg.hilos, cfg.conexiones, cfg.duracion_s, load_cpu
+                        )
+                        figures[arm.label]["a_mano"].append(value)
+                        figures[arm.label]["comando"] = command
                 print(
                     f"  ronda {rep}: {arm.label}: helpers {num(rows.get('req_s', 0))} req/s, "
                     f"a mano {num(value)} req/s"

@@ -251,6 +251,11 @@ def test_claims_follow_the_one_rule():
     assert all(c.source == exp.SOURCE for c in claims.values())
 
 
+def test_one_wrk_thread_cannot_tell_per_thread_from_total():
+    claims = {c.key: c for c in exp.claims(synthetic(), {"parameters": {"hilos": 1}})}
+    assert claims["columna_por_hilo"].status == base.SIN_DATOS
+
+
 def test_claims_without_data_say_so():
     empty = pd.DataFrame(columns=results.COLUMNS)
     assert {c.status for c in exp.claims(empty)} == {base.SIN_DATOS}

@@ -772,9 +772,11 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
 
     # 4. per-thread vs total: the table's column read as the server's throughput predicts total / per-thread = 1.
     ratios = _per_rep_ratio(df, "req_s", "req_s_hilo", *BASELINE, server)
-    if ratios.size:
+    threads = ((meta or {}).get("parameters") or {}).get("hilos")
+    if threads == 1:  # with one wrk thread both figures are the same number: nothing to tell apart
+        out.append(no_data(k_thread, s_thread, SOURCE, {"servidor": server, "hilos": 1, "motivo": "un_hilo"}))
+    elif ratios.size:
         lo, hi = measure.bootstrap_median_ci(ratios)
-        threads = ((meta or {}).get("parameters") or {}).get("hilos")
         out.append(
             judge(
                 k_thread,

@@ -190,7 +190,7 @@ def grafico_cpu(resultado: Resultado):
     server = exp._main_server(resultado.df)
     s = s[s["servidor"] == server]
     plt = _plt()
-    fig, ax = plt.subplots(figsize=(11, 0.8 + 0.6 * len(s)))
+    fig, ax = plt.subplots(figsize=(11, 1.6 + 0.6 * len(s)))
     left = [0.0] * len(s)
     palette = ["#1f77b4", "#d62728", "#9467bd", "#7f7f7f"]
     for (column, label), color in zip(CPU_PARTS, palette):
@@ -200,7 +200,7 @@ def grafico_cpu(resultado: Resultado):
     ax.invert_yaxis()
     ax.set_xlabel("microsegundos de CPU por petición (mediana)", fontsize=12)
     ax.tick_params(labelsize=11)
-    ax.legend(fontsize=11, loc="lower right")
+    ax.legend(fontsize=11, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=4, frameon=False)
     ax.set_title(f"¿Dónde se van los ciclos? ({SERVIDOR.get(server, server)})", fontsize=14)
     fig.tight_layout()
     plt.show()
@@ -219,6 +219,8 @@ _NAMES = {
 def _claim_text(c) -> str:
     verdict = verdict_words(c)
     name = _NAMES.get(c.key, c.key)
+    if c.status == "sin_datos" and c.detail.get("motivo") == "un_hilo":
+        return f"**{name}**: {verdict}: con `HILOS = 1` el total y la cifra por hilo coinciden; usa 2 o más hilos."
     if c.status == "sin_datos":
         return f"**{name}**: {verdict} (faltan brazos en esta corrida)."
     if c.unit == "%":
@@ -246,7 +248,7 @@ def _claim_text(c) -> str:
             f"{fmt(c.value, 1)} veces la cifra por hilo; en el apéndice del documento, "
             f"{fmt(c.detail['referencia'], 1)} veces con 12 hilos."
         )
-    return f"**{name}**: {c.source} dice «{c.statement}» → **{verdict}**: {measured}.{extra}"
+    return f"**{name}**: *{c.source}* dice «{c.statement}» → **{verdict}**: {measured}.{extra}"
 
 
 @needs_result
