@@ -62,7 +62,7 @@ TITLE = "Experimento 7: anidamiento, contenedores dentro de contenedores"
 NOTEBOOK = "07_anidamiento"
 BASELINE = ("bare", "nivel0")
 QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0, "NIVELES": [1, 2], "TAMANO_MB": 8}
-DEBIAN_PACKAGES = ["mmdebstrap", "uidmap"]
+DEBIAN_PACKAGES = ["mmdebstrap"]  # builds the level-2 images (provision)
 SOURCE = "el capítulo original"
 SOURCE_REPO = "repositorio del capítulo original (sonder-art/fdd_p26, clase/08_containers/06_nested.md)"
 
@@ -246,7 +246,7 @@ class Config:
     niveles: list = field(default_factory=lambda: [1, 2, 3])
     motores: list = field(default_factory=lambda: ["docker", "podman"])
     privilegiado: bool = True
-    tamano_mb: int = 50
+    tamano_mb: int = 20
 
     def validated(self) -> Config:
         """A checked copy; raises ParametroInvalido (Spanish) before anything is launched."""
