@@ -96,6 +96,12 @@ def test_vdso_call_is_cheaper_than_a_kernel_entry_in_the_same_run(probe):
     assert found["clock_gettime"]["ns_cpu"] < found["getpid"]["ns_cpu"]
 
 
+def test_gvisor_arms_are_measured_on_the_wall_clock():
+    assert exp.primary_clock(exp.Arm("docker", "gvisor")) == "ns_pared"
+    assert exp.primary_clock(exp.Arm("docker", "seccomp")) == "ns_cpu"
+    assert exp.primary_clock(exp.Arm("bare", "pid:2", depth=2)) == "ns_cpu"
+
+
 def test_unshare_prefix_nests_and_falls_back_to_a_user_namespace():
     assert exp.unshare_prefix(0, as_root=True) == []
     assert exp.unshare_prefix(1, as_root=True) == ["unshare", "--pid", "--fork"]
