@@ -347,3 +347,15 @@ def test_every_view_renders_a_run(monkeypatch, tmp_path):
     text = " ".join(str(getattr(o, "data", "")) for o in shown)
     assert "se confirma" in text and "no se sostiene" in text and "docker-sin-proxy" in text
     assert "port-forward" in " ".join(o.to_html() for o in shown if hasattr(o, "to_html"))
+
+
+def test_gvisor_without_root_is_skipped_with_the_standard_reason(monkeypatch):
+    from helpers import system
+
+    monkeypatch.setattr(system, "is_root", lambda: False)
+    monkeypatch.setattr(exp, "userland_proxy_disabled", lambda: False)
+    cfg = exp.config(brazos=["nativo", "gvisor"], motores=[])
+    arms, skipped = exp.plan(cfg, [], print)
+    assert {a.variant for a in arms} <= {"nativo"}
+    assert "root" in skipped["gvisor"] and "gVisor" in skipped["gvisor"]
+    assert "gvisor" in exp.NEEDS_ROOT

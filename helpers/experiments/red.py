@@ -31,7 +31,7 @@ import pandas as pd
 import psutil
 
 from .. import engines as eng
-from .. import measure, runtimes, servidores, validate, wrk
+from .. import measure, runtimes, servidores, system, validate, wrk
 from ..errors import ErrorDelCurso, ParametroInvalido
 from .base import (
     Claim,
@@ -47,12 +47,14 @@ from .base import (
 )
 
 EXPERIMENT = "red"
-TITLE = "Red: rendimiento HTTP nativo, en Docker y en Podman"
+TITLE = "Experimento 6: red, rendimiento HTTP nativo, en Docker y en Podman"
 NOTEBOOK = "06_red_http"
 BASELINE = ("bare", "nativo")
 DEBIAN_PACKAGES = ["wrk"]
 SOURCE = "Container Performance Testing"  # seed 003's own title
 REFERENCE_SOURCE = "seed003"
+
+NEEDS_ROOT = {"gvisor": "el brazo gVisor (runsc) de la red HTTP"}  # listed in notebook 00
 
 SEED_PRESET = {"hilos": 12, "conexiones": 400, "duracion_s": 30}  # the seed's `wrk -t12 -c400 -d30s`
 
@@ -444,6 +446,10 @@ def plan(cfg: Config, engines_ok: list[str], log: Log) -> tuple[list[Brazo], dic
         spec = ARM_SPECS[arm_key]
         engine_name = spec.engine
         if arm_key == "gvisor":
+            root_reason = system.needs_root_reason(NEEDS_ROOT["gvisor"])
+            if root_reason:  # the standard root-only skip (base.RunContext.require_root's wording)
+                skipped[arm_key] = root_reason
+                continue
             engine_name, why = _gvisor_engine(cfg)
             if engine_name is None:
                 skipped[arm_key] = why
