@@ -1,12 +1,13 @@
 """Experiment 4: the anatomy of LAUNCH (where the milliseconds of `docker run` go).
 
 A ladder of rungs, each timed exactly like experiment 1 (spawn to reap, `perf_counter_ns`, `echo ok`),
-interleaved round-robin:
+interleaved round-robin (each round in its own seeded order):
 - a process;
 - `unshare`, adding one namespace per rung (mount, UTS, IPC, PID, network, user, cgroup);
 - `chroot` into the image's exported root filesystem;
 - the OCI runtime alone: `runc run` on a bundle the course writes (no engine, no daemon), with and
-  without a network namespace; gVisor's `runsc` on the same bundle where it is installed;
+  without a network namespace, and on a freshly mounted overlay layer (what an engine does for storage);
+  gVisor's `runsc` on the same bundle where it is installed;
 - `docker run` / `podman run`, with `--network none` and with the default network;
 - the engine's phases apart: create, start, wait, remove (Docker through the SDK's low-level API,
   Podman through its CLI);
@@ -128,7 +129,7 @@ QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0}
 
 @dataclass
 class Config:
-    repeticiones: int = 12
+    repeticiones: int = 10
     calentamiento: int = 1
     peldanos: list = field(default_factory=lambda: list(GROUPS))
     imagen: str = "alpine"
