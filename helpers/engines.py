@@ -30,9 +30,13 @@ LABEL = "curso-contenedores"
 LABEL_RUN = "curso-contenedores.run"
 ENGINE_NAMES = ("bare", "docker", "podman")
 CONTAINER_ENGINES = ("docker", "podman")
-DISPLAY = {"bare": "bare metal", "docker": "Docker", "podman": "Podman"}
+# How every table and sentence names an engine (view.common.ENGINE_LABEL is this same dict). "qemu" is
+# the VM arm of 08_sistema_vs_vm: not an engine of this module, but named in the same tables.
+DISPLAY = {"bare": "bare metal", "docker": "Docker", "podman": "Podman", "qemu": "QEMU"}
 
 CACHE_DIR = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "curso-contenedores"
+# Files the course writes for itself (the Podman containers.conf): inside the project, git-ignored.
+PROJECT_STATE_DIR = Path(__file__).resolve().parent.parent / ".curso"
 
 PODMAN_WORKAROUND_CONF = """\
 # Written by the course helpers (helpers/engines.py). See ../shared/notes/machine.md:
@@ -705,7 +709,8 @@ class Podman(CliEngine):
 
     @staticmethod
     def conf_path() -> Path:
-        return CACHE_DIR / "podman" / "containers.conf"
+        """Inside the project (git-ignored .curso/), never in the user's home: the file is the course's."""
+        return PROJECT_STATE_DIR / "podman" / "containers.conf"
 
     def _state_path(self) -> Path:
         return CACHE_DIR / "podman" / "state.json"

@@ -41,13 +41,5 @@ class ParametroInvalido(ErrorDelCurso, ValueError):
     """A parameter is wrong; raised before anything is launched."""
 
 
-class MotorNoDisponible(ErrorDelCurso, RuntimeError):
-    """An engine cannot be used on this machine."""
-
-
-class MotorPerdido(ErrorDelCurso, RuntimeError):
-    """An engine stopped answering in the middle of a run."""
-
-
 class ComandoFallido(ErrorDelCurso, RuntimeError):
     """A measured command exited with an error."""

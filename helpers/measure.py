@@ -381,10 +381,6 @@ def summarize(values) -> Summary:
     return Summary(int(arr.size), float(np.median(arr)), q1, q3, float(arr.min()), lo, hi)
 
 
-def interval_contains(low: float, high: float, value: float) -> bool:
-    return bool(low <= value <= high)
-
-
 def intervals_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
     """True when the closed intervals a and b share at least one point."""
     return bool(max(a[0], b[0]) <= min(a[1], b[1]))

@@ -133,9 +133,6 @@ class Run:
         self.meta.update(status=status, reason=reason, ended=_iso(_utc_now()))
         self.write_meta()
 
-    def frame(self) -> pd.DataFrame:
-        return read_raw(self.raw_path)
-
     # -- context manager
     def __enter__(self) -> Run:
         return self

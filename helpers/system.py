@@ -196,9 +196,6 @@ def host_metadata() -> dict:
     }
 
 
-def which(program: str) -> str | None:
-    return shutil.which(program)
-
 
 def processes_named(*names: str) -> list[psutil.Process]:
     """Running processes whose executable name is one of `names`."""

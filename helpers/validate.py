@@ -63,10 +63,3 @@ def choices(name: str, values, allowed: Sequence[str], *, allow_empty: bool = Fa
             out.append(key)
     return out
 
-
-def int_list(name: str, values, *, minimum: int = 1, maximum: int | None = None) -> list[int]:
-    items = as_list(name, values)
-    if not items:
-        raise ParametroInvalido(f"{name} no puede estar vacía.")
-    out = [positive_int(f"{name} (cada valor)", v, minimum=minimum, maximum=maximum) for v in items]
-    return out

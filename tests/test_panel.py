@@ -25,9 +25,9 @@ def test_interactive_request_without_front_end_runs_directly(monkeypatch, capsys
         from helpers import engines
         monkeypatch.setattr(engines.get_engine(name), "availability", lambda: (False, "apagado."))
     p = Panel(arranque, titulo="Prueba", repeticiones=1, calentamiento=0, imagenes=["alpine"], motores=["docker"])
-    res = p.mostrar(interactivo=True)
-    assert res is not None and res.status == "complete"
-    assert p.resultado().run_dir == res.run_dir
+    assert p.mostrar(interactivo=True) is None  # the cell ends with the panel's summary, not a repr
+    res = p.resultado()
+    assert res is not None and res.status == "complete" and p.midio()
     assert "Prueba: empieza la medición." in capsys.readouterr().out
 
 

@@ -246,12 +246,6 @@ def agreement(live: tuple[float, float, float], ref: tuple[float, float, float])
     return COINCIDE if measure_mod.intervals_overlap((a_low, a_high), (b_low, b_high)) else NO_COINCIDE
 
 
-def interval_of(values) -> tuple[float, float, float]:
-    """(median, IC low, IC high) of raw repetitions: the same bootstrap for live and reference data."""
-    s = measure_mod.summarize(values)
-    return s.median, s.ci_low, s.ci_high
-
-
 # ---------------------------------------------------------------- arms and measuring rounds
 @dataclass(frozen=True)
 class Arm:

@@ -20,7 +20,9 @@ import math
 
 import pandas as pd
 
-ENGINE_LABEL = {"bare": "bare metal", "docker": "Docker", "podman": "Podman", "qemu": "QEMU"}
+from ..engines import DISPLAY
+
+ENGINE_LABEL = DISPLAY  # engine display names live in one place: helpers.engines.DISPLAY
 # How every notebook words a verdict (experiments.base.judge, the one rule), one term per idea.
 VERDICT = {
     "se_confirma": "se confirma",

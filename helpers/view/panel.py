@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from types import ModuleType
 
+import pandas as pd
 import psutil
 
 from ..errors import ErrorDelCurso
@@ -90,12 +91,16 @@ class Panel:
         return self._resultado is not None
 
     # -- modes
-    def mostrar(self, interactivo: bool = True):
+    def mostrar(self, interactivo: bool = True) -> None:
+        """Show the panel (JupyterLab) or run at once (headless). Returns None, so the notebook cell ends
+        with the panel's own summary and table, not with a repr of the whole Resultado; the run is at
+        `panel.resultado()`."""
         # Validate first: a clear Spanish error before anything is launched, in both modes.
         self.module.config(**self.defaults)
         if interactivo and frontend_attached():
-            return self._interactive()
-        return self.ejecutar(self.defaults)
+            self._interactive()
+        else:
+            self.ejecutar(self.defaults)
 
     def ejecutar(self, values: dict, progress=None, log=print) -> Resultado:
         cfg = self.module.config(**values)
@@ -105,7 +110,9 @@ class Panel:
         print(run_caption(resultado), flush=True)
         print(f"Datos guardados en {resultado.run_dir}", flush=True)
         if self.tabla is not None:
-            show(self.tabla(resultado))
+            shown = self.tabla(resultado)
+            if shown is not None and not isinstance(shown, pd.DataFrame):
+                show(shown)  # a view that returns its table (a Styler) instead of displaying it
         return resultado
 
     # -- widgets
