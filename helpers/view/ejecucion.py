@@ -12,7 +12,7 @@ import pandas as pd
 from .. import reference
 from ..experiments import ejecucion as exp
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, VERDICT, fmt, fmt_interval, fmt_pct, markdown, needs_result, show, table
+from .common import ENGINE_LABEL, VERDICT, fmt, fmt_interval, markdown, needs_result, show, table
 
 ENTORNO = {"bare": "bare metal (binarios del host)", "chroot": "bare metal (chroot, binarios de la imagen)",
            "docker": "Docker", "podman": "Podman"}
@@ -29,7 +29,7 @@ def _nombre(carga: str, lugar: str = "") -> str:
 def _pct(value: float, low: float, high: float) -> str:
     if value is None or math.isnan(value):
         return "—"
-    return f"{fmt_pct(value)} [{fmt_pct(low)}, {fmt_pct(high)}]"
+    return f"{value:+.1f} % [{low:+.1f}, {high:+.1f}]"
 
 
 # ---------------------------------------------------------------- tables
