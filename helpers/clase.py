@@ -565,7 +565,7 @@ def demo(folder: Path | str | None = None, *, machines: int = 6, seed: int = 7) 
             ref = reference.load(experiment)
             noise = rng.lognormal(0, 0.08, len(ref))
             df = ref.drop(columns=["source"]).copy()
-            df["value"] = (df["value"] * df["engine"].map(speed) * noise).round(4)
+            df["value"] = (df["value"] * df["engine"].map(speed).fillna(1.0) * noise).round(4)  # qemu: unscaled
             status, reason = results.STATUS_COMPLETE, None
             if i == 3 and number == 0:
                 df = df.iloc[: len(df) // 2]

@@ -48,7 +48,7 @@ QEMU = "qemu-system-x86_64"
 # frequency (under TCG the guest reads the host's TSC).
 MACHINE = "microvm,pit=on,pic=on,rtc=on"
 READY = "CURSO-LISTO"
-FORMAT_VERSION = 2  # bump when the guest's layout changes: provision() rebuilds
+FORMAT_VERSION = 3  # bump when the guest's layout changes: provision() rebuilds
 MODULES = ("virtio_ring", "virtio", "virtio_mmio", "virtio_blk", "virtio_balloon")
 MODULE_PATHS = {
     "virtio": "drivers/virtio/virtio.ko",
@@ -82,7 +82,12 @@ if ! /bin/busybox mount -t ext4 /dev/vda /newroot; then
     echo "CURSO-ERROR: no se pudo montar el disco"; /bin/busybox poweroff -f
 fi
 for d in proc sys dev; do /bin/busybox mount --move /$d /newroot/$d; done
-exec /bin/busybox switch_root /newroot /bin/busybox init
+# The disk's init: busybox init by default, systemd with curso.init=/sbin/init on the kernel command line.
+INIT="/bin/busybox init"
+for arg in $(/bin/busybox cat /newroot/proc/cmdline); do
+    case "$arg" in curso.init=*) INIT="${arg#curso.init=}" ;; esac
+done
+exec /bin/busybox switch_root /newroot $INIT
 """
 
 
@@ -93,6 +98,7 @@ class Assets:
     base_disk: Path
     kernel_version: str
     rootfs: Path        # the guest's root file system as a directory (system containers mount from it)
+    systemd_disk: Path | None = None   # a Debian base disk whose init is systemd (built as root only)
 
     @property
     def probes(self) -> Path:
@@ -115,8 +121,10 @@ def assets() -> Assets | None:
         return None
     if info.get("format") != FORMAT_VERSION:
         return None
+    systemd_disk = Path(info["systemd_disk"]) if info.get("systemd_disk") else None
     found = Assets(Path(info["kernel"]), Path(info["initramfs"]), Path(info["base_disk"]),
-                   info["kernel_version"], Path(info["rootfs"]))
+                   info["kernel_version"], Path(info["rootfs"]),
+                   systemd_disk if systemd_disk and systemd_disk.exists() else None)
     if not all(p.exists() for p in (found.kernel, found.initramfs, found.base_disk, found.rootfs)):
         return None
     return found
@@ -274,6 +282,8 @@ def provision(log: Log = print, *, force: bool = False) -> Assets | None:
 
     if not force and assets() is not None:
         log("VM del curso: ya construida.")
+        if assets().systemd_disk is None:
+            provision_systemd(assets(), log)
         return assets()
     missing = [tool for tool in (QEMU, "qemu-img", "lz4", "apt-get", "dpkg-deb") if not shutil.which(tool)]
     if not (shutil.which("mke2fs") or Path("/sbin/mke2fs").exists()):
@@ -313,7 +323,124 @@ def provision(log: Log = print, *, force: bool = False) -> Assets | None:
         "rootfs": str(rootfs), "kernel_version": version, "package": deb.name,
     }, indent=2))
     log(f"VM del curso lista en {time.monotonic() - start:.0f} s: kernel {version}.")
+    provision_systemd(assets(), log)
     return assets()
+
+
+# ---------------------------------------------------------------- systemd on both sides
+SYSTEMD_IMAGE = "curso/debian-systemd:bookworm"
+SYSTEMD_PACKAGES = ("systemd", "systemd-sysv")
+SYSTEMD_DISK_MB = 1024
+# Ready when systemd says the boot is over (is-system-running --wait); the same unit in the container
+# image and in the VM's disk. Type=simple, so this unit's own job does not keep the boot waiting.
+UNIT_READY = f"""[Unit]
+Description=Marca de «listo» del curso
+After=multi-user.target
+
+[Service]
+Type=simple
+ExecStart=/bin/sh -c 'systemctl is-system-running --wait >/dev/null 2>&1; echo {READY} > /dev/console'
+
+[Install]
+WantedBy=multi-user.target
+"""
+# The VM only: a root shell on the serial console, for the course's commands (a container uses exec).
+UNIT_CONSOLE = """[Unit]
+Description=Consola del curso en ttyS0
+
+[Service]
+ExecStart=/bin/sh
+StandardInput=tty-force
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/ttyS0
+Restart=always
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+
+def _add_unit(root: Path, name: str, text: str) -> None:
+    unit = root / "etc" / "systemd" / "system" / name
+    unit.parent.mkdir(parents=True, exist_ok=True)
+    unit.write_text(text)
+    wants = unit.parent / "multi-user.target.wants" / name
+    wants.parent.mkdir(parents=True, exist_ok=True)
+    wants.unlink(missing_ok=True)
+    wants.symlink_to(f"/etc/systemd/system/{name}")
+
+
+def _tar_add_unit(tar_path: Path, name: str, text: str) -> None:
+    import io
+    import tarfile
+
+    with tarfile.open(tar_path, "a") as archive:
+        data = text.encode()
+        info = tarfile.TarInfo(f"./etc/systemd/system/{name}")
+        info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
+        archive.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo(f"./etc/systemd/system/multi-user.target.wants/{name}")
+        link.type, link.linkname, link.mtime = tarfile.SYMTYPE, f"/etc/systemd/system/{name}", int(time.time())
+        archive.addfile(link)
+
+
+def systemd_reason() -> str | None:
+    """Why the systemd pair (container image and VM disk) cannot be built here, or None."""
+    from . import images
+
+    if os.geteuid() != 0:
+        return ("hace falta root para crear el disco de la VM con systemd (los archivos del sistema deben "
+                "pertenecer a root); como usuario, el curso compara solo con busybox init.")
+    return images.rootfs_builder_reason()
+
+
+def provision_systemd(found: Assets, log: Log = print) -> Path | None:
+    """Build once: a Debian minbase with systemd as a tarball (mmdebstrap), the ready unit added; import
+    it into Podman as SYSTEMD_IMAGE; and a VM base disk from the same files plus the console unit, the
+    probes and the gzip input. Returns the disk, or None (said in Spanish) if it cannot be built."""
+    from . import engines, images
+
+    why = systemd_reason()
+    if why:
+        log(f"[AVISO] Sin la pareja con systemd: {why}")
+        return None
+    tar = VM_DIR / "debian-systemd.tar"
+    disk = VM_DIR / "base-systemd.qcow2"
+    try:
+        if not tar.exists():
+            log("Construyendo Debian con systemd para el contenedor de sistema y la VM (una sola vez)…")
+            partial = images.build_rootfs_tar(VM_DIR / "debian-systemd.base.tar", include=SYSTEMD_PACKAGES, log=log)
+            _tar_add_unit(partial, "curso-listo.service", UNIT_READY)
+            partial.rename(tar)
+        podman = engines.get_engine("podman")
+        if podman.available and podman.image_info(f"localhost/{SYSTEMD_IMAGE}") is None:
+            log(f"    importando {SYSTEMD_IMAGE} en Podman…")
+            images.import_tar(podman, tar, SYSTEMD_IMAGE, changes=('CMD ["/sbin/init"]',))
+        if not disk.exists():
+            with tempfile.TemporaryDirectory(dir=VM_DIR) as tmp:
+                root = Path(tmp) / "raiz"
+                root.mkdir()
+                _run(["tar", "-x", "--numeric-owner", "-f", str(tar), "-C", str(root)], timeout=600)
+                _add_unit(root, "curso-consola.service", UNIT_CONSOLE)
+                # The serial console belongs to the course's shell: the stock getty on ttyS0 would wait
+                # 90 s for a device unit that never appears on this machine type, delaying the boot.
+                (root / "etc" / "systemd" / "system" / "serial-getty@ttyS0.service").symlink_to("/dev/null")
+                shutil.copytree(found.probes, root / "sonda", dirs_exist_ok=True)
+                shutil.copytree(found.data_file.parent, root / "datos", dirs_exist_ok=True)
+                raw = Path(tmp) / "disco.raw"
+                mkfs = shutil.which("mke2fs") or "/sbin/mke2fs"
+                _run([mkfs, "-q", "-F", "-t", "ext4", "-L", "curso-systemd", "-d", str(root), str(raw),
+                      f"{SYSTEMD_DISK_MB}M"], timeout=600)
+                _run(["qemu-img", "convert", "-O", "qcow2", str(raw), str(disk) + ".parcial"], timeout=600)
+                os.rename(str(disk) + ".parcial", disk)
+    except (ErrorDelCurso, OSError, subprocess.SubprocessError) as exc:
+        log(f"[AVISO] No pude construir la pareja con systemd: {exc}")
+        return None
+    info = json.loads(_manifest().read_text())
+    info["systemd_disk"] = str(disk)
+    _manifest().write_text(json.dumps(info, indent=2))
+    return disk
 
 
 # ---------------------------------------------------------------- acceleration
@@ -388,8 +515,8 @@ def host_tsc_khz() -> int | None:
     return None
 
 
-def kernel_cmdline() -> str:
-    args = ["console=ttyS0", "quiet", "panic=-1", "reboot=t"]
+def kernel_cmdline(init: str | None = None) -> str:
+    args = ["console=ttyS0", "quiet", "panic=-1", "reboot=t"] + ([f"curso.init={init}"] if init else [])
     khz = host_tsc_khz()
     if khz:
         args += [f"tsc_early_khz={khz}", "tsc=reliable"]
@@ -403,7 +530,7 @@ class VM:
     command on the console; `stop()` kills QEMU's process group and removes the overlay."""
 
     def __init__(self, name: str, *, accel: str, memory_mb: int = BASE_MEMORY_MB, workdir: Path | None = None,
-                 found: Assets | None = None, balloon_reporting: bool = False):
+                 found: Assets | None = None, balloon_reporting: bool = False, flavor: str = "busybox"):
         self.name = name
         self.accel = accel
         self.memory_mb = int(memory_mb)
@@ -412,6 +539,10 @@ class VM:
             raise ErrorDelCurso("La VM del curso aún no está construida: ejecuta «make setup».")
         self.workdir = Path(workdir or VM_DIR / "instancias")
         self.overlay = self.workdir / f"{name}.qcow2"
+        self.flavor = flavor
+        if flavor == "systemd" and self.assets.systemd_disk is None:
+            raise ErrorDelCurso("No hay disco con systemd para la VM (se construye solo como root, con «make setup»).")
+        self.base_disk = self.assets.systemd_disk if flavor == "systemd" else self.assets.base_disk
         self.balloon_reporting = balloon_reporting
         self.child: measure.Child | None = None
         self.boot_ms = float("nan")
@@ -424,14 +555,14 @@ class VM:
         return [QEMU, "-M", MACHINE, *accel, "-m", str(self.memory_mb), "-smp", "1",
                 "-nodefaults", "-no-user-config", "-display", "none", "-serial", "stdio", "-monitor", "none",
                 "-no-reboot", "-kernel", str(self.assets.kernel), "-initrd", str(self.assets.initramfs),
-                "-append", kernel_cmdline(),
+                "-append", kernel_cmdline("/sbin/init" if self.flavor == "systemd" else None),
                 "-drive", f"id=d0,file={self.overlay},format=qcow2,if=none,cache=writeback",
                 "-device", "virtio-blk-device,drive=d0", "-device", balloon,
                 "-name", f"curso-{self.name}"]
 
     def create_overlay(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
-        _run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(self.assets.base_disk),
+        _run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(self.base_disk),
               str(self.overlay)])
 
     def boot(self, timeout: float = BOOT_TIMEOUT) -> float:

@@ -119,3 +119,22 @@ def test_ctrl_c_while_a_vm_boots_kills_qemu_and_removes_its_overlay(results_tmp)
     assert not any(run_dir.rglob("*.qcow2")) if run_dir.exists() else True
     assert all(not p.exists() for p in overlays if meta["run_id"] in str(p))
     assert qemu_of(f"curso-{exp.EXPERIMENT}-{meta['run_id'].lower()}") == []
+
+
+def test_systemd_system_container_is_ready_when_systemd_says_so(results_tmp):
+    from helpers.experiments import base
+
+    require_vm()
+    if "podman" not in [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available] or not exp.systemd_image():
+        pytest.skip("hace falta Podman con la imagen curso/debian-systemd (make setup como root)")
+    with base.experiment_run(exp.EXPERIMENT, {}, ["podman"], root=results_tmp, log=lambda line: None) as ctx:
+        instance = exp.ContainerInstance(ctx, "podman", exp.systemd_image(), "sistema_systemd",
+                                         ctx.container_name("systemd"))
+        assert instance.start() > 0
+        engine = eng.get_engine("podman")
+        state = engine.call(engine.exec_argv(instance.name, ["systemctl", "is-system-running"]))
+        assert state.stdout.strip() in ("running", "degraded")
+        comm = engine.call(engine.exec_argv(instance.name, ["cat", "/proc/1/comm"])).stdout.strip()
+        assert comm == "systemd"
+        kept = exp.memory_given_back(instance, 32)[exp.RETENIDA]
+        assert kept < 20

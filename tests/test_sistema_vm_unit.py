@@ -113,7 +113,8 @@ def test_initramfs_loads_the_modules_in_dependency_order(tmp_path):
     files = _read_cpio(gzip.decompress(dest.read_bytes()))
     init = files["init"][1].decode()
     assert init.index("virtio_ring virtio virtio_mmio") >= 0       # virtio needs virtio_ring first
-    assert "switch_root /newroot /bin/busybox init" in init
+    assert 'INIT="/bin/busybox init"' in init and "switch_root /newroot $INIT" in init
+    assert "curso.init=" in init                                   # systemd disks: curso.init=/sbin/init
     assert files["bin/sh"] == (0o120777, b"busybox")
     assert all(f"lib/modules/{m}.ko" in files for m in vm.MODULES)
 
@@ -138,6 +139,15 @@ def test_gzip_input_is_deterministic(tmp_path):
 def test_the_same_inittab_line_on_both_sides():
     assert vm.INITTAB_VM.startswith(vm.INITTAB_COMMON)
     assert vm.READY in vm.INITTAB_COMMON
+
+
+def test_systemd_kinds_are_optional_and_labelled():
+    assert exp.config().tipos == list(exp.DEFAULT_KINDS)
+    cfg = exp.config(tipos=["sistema_systemd", "vm_systemd"])
+    assert exp.variant_of("vm_systemd", "tcg") == "vm_systemd_emulada" and exp.is_emulated("vm_systemd_emulada")
+    assert "emulada" in exp.kind_label("vm_systemd_emulada") and "systemd" in exp.kind_label("sistema_systemd")
+    assert cfg.tipos == ["sistema_systemd", "vm_systemd"]
+    assert "/sbin/init" in vm.kernel_cmdline("/sbin/init")
 
 
 def test_kernel_cmdline_gives_the_tsc_frequency_when_known(monkeypatch):
@@ -197,6 +207,17 @@ def test_with_kvm_the_speed_claims_are_judged():
     # 3400 / 300 ≈ 11x: inside the claim's margin
     assert claims["arranque_10x"].status == base.SE_CONFIRMA
     assert claims["gzip_vm_kvm"].status == base.NO_SE_SOSTIENE  # ~3x is not "alike"
+
+
+def test_systemd_pair_gets_its_own_provisioning_verdict():
+    df = _run_df()
+    extra = pd.DataFrame(_rows("sistema_systemd", "podman", exp.ARRANQUE, [2000, 2100, 1900], "ms")
+                         + _rows("vm_systemd_emulada", "qemu", exp.ARRANQUE, [70000, 75000, 80000], "ms"),
+                         columns=COLUMNS)
+    claims = _claims(pd.concat([df, extra], ignore_index=True))
+    claim = claims["arranque_10x_systemd"]
+    assert claim.status == base.NO_CONCLUYENTE and claim.detail["init"] == "systemd"
+    assert claim.value == pytest.approx(75000 / 2000)
 
 
 def test_a_vm_that_gives_memory_back_does_not_confirm_the_claim():

@@ -40,7 +40,10 @@ EXPERIMENT = "sistema_vm"
 TITLE = "Experimento 8: contenedores de sistema frente a máquinas virtuales"
 NOTEBOOK = "08_sistema_vs_vm"
 SOURCE = "el artículo sobre el rendimiento de Sysbox"
-KINDS = ("aplicacion", "sistema", "vm")
+KINDS = ("aplicacion", "sistema", "vm", "sistema_systemd", "vm_systemd")
+DEFAULT_KINDS = ("aplicacion", "sistema", "vm")
+VM_KINDS = ("vm", "vm_systemd")
+SYSTEMD_KINDS = ("sistema_systemd", "vm_systemd")
 VM_ENGINE = "qemu"
 BASELINE = ("bare", "proceso")
 QUICK = {"REPETICIONES": 1, "INSTANCIAS": 1, "MEMORIA_MB": 32, "CALENTAMIENTO": 0}
@@ -77,19 +80,19 @@ MB = 1024 * 1024
 def variant_of(kind: str, accel: str) -> str:
     """The variant stored in raw.csv: the VM's carries its acceleration, so emulated figures are never
     mixed with accelerated ones (here, in the class comparison or anywhere else)."""
-    if kind == "vm":
-        return "vm_kvm" if accel == "kvm" else "vm_emulada"
+    if kind in VM_KINDS:
+        return f"{kind}_kvm" if accel == "kvm" else f"{kind}_emulada"
     return kind
 
 
 def is_emulated(variant: str) -> bool:
-    return variant == "vm_emulada"
+    return variant.endswith("_emulada")
 
 
 @dataclass
 class Config:
-    tipos: list = field(default_factory=lambda: list(KINDS))
-    instancias: int = 3
+    tipos: list = field(default_factory=lambda: list(DEFAULT_KINDS))
+    instancias: int = 2
     repeticiones: int = 5
     calentamiento: int = 1
     memoria_mb: int = 256
@@ -123,9 +126,9 @@ class Config:
 
     def check_fits(self) -> None:
         """Refuse, before launching anything, a plan the host's memory cannot hold."""
-        per_vm = self.vm_memory_mb + 64 if "vm" in self.tipos else 0   # guest RAM + QEMU, worst case
+        per_vm = sum(self.vm_memory_mb + 64 for k in self.tipos if k in VM_KINDS)  # guest RAM + QEMU, at most
         per_container = 16
-        containers = sum(k != "vm" for k in self.tipos)
+        containers = sum(k not in VM_KINDS for k in self.tipos)
         need = self.instancias * (per_vm + containers * per_container) + self.memoria_mb
         available = psutil.virtual_memory().available / MB
         if need > 0.6 * available:
@@ -163,8 +166,11 @@ class ContainerInstance:
         volumes = [(str(guest.probes), "/sonda", "ro"), (str(guest.data_file.parent), "/datos", "ro")]
         if kind == "sistema":
             volumes.append((str(guest.rootfs / "etc" / "inittab.contenedor"), "/etc/inittab", "ro"))
-        self.opts = eng.RunOptions(network="none", volumes=volumes)
-        self.command = SYSTEM_COMMAND if kind == "sistema" else APP_COMMAND
+        # systemd as PID 1: Podman prepares the container for it (--systemd=always); a terminal (-t) gives
+        # it a /dev/console, where the image's ready unit prints the marker.
+        extra = ["-t", "--systemd=always"] if kind == "sistema_systemd" else []
+        self.opts = eng.RunOptions(network="none", volumes=volumes, extra=extra)
+        self.command = {"sistema": SYSTEM_COMMAND, "sistema_systemd": ["/sbin/init"]}.get(kind, APP_COMMAND)
 
     def start(self) -> float:
         """Launch to ready marker, in ms. The attached client is then killed (SIGKILL is not forwarded
@@ -179,21 +185,55 @@ class ContainerInstance:
         self.container = self.engine.container(self.name)
         return child.elapsed_ms
 
-    def pids(self) -> list[int]:
-        procs = []
-        if self.container and self.container.cgroup:
-            procs_file = cgroups.memory_dir(self.container.cgroup) / "cgroup.procs"
+    def _cgroup_procs(self) -> list[int] | None:
+        """The PIDs in the container's memory cgroup, or None where it cannot be read (rootless Podman
+        on cgroup v1 has no cgroup of its own)."""
+        if not (self.container and self.container.cgroup):
+            return None
+        try:
+            text = (cgroups.memory_dir(self.container.cgroup) / "cgroup.procs").read_text()
+        except OSError:
+            return None
+        return [int(x) for x in text.split()] or None
+
+    def _namespace_procs(self) -> list[int]:
+        """The processes that share the PID namespace of the container's PID 1 (without a cgroup)."""
+        try:
+            target = os.readlink(f"/proc/{self.container.pid}/ns/pid")
+        except OSError:
+            return [self.container.pid]
+        found = []
+        for proc in psutil.process_iter():
             try:
-                procs = [int(x) for x in procs_file.read_text().split()]
+                if os.readlink(f"/proc/{proc.pid}/ns/pid") == target:
+                    found.append(proc.pid)
             except OSError:
-                procs = [self.container.pid]
+                continue
+        return found
+
+    def processes(self) -> list[int]:
+        """Every process of the container itself (not its shim / conmon)."""
+        return self._cgroup_procs() or self._namespace_procs()
+
+    def pids(self) -> list[int]:
+        procs = self.processes()
         if self.container and self.container.helper_pid:
             procs.append(self.container.helper_pid)
         return procs
 
+    @property
+    def memory_basis(self) -> str:
+        return "cgroup (memoria anónima)" if self._cgroup_procs() else "RSS de sus procesos (sin cgroup legible)"
+
     def host_memory(self) -> int:
-        """What the host holds for this instance's work: its cgroup's anonymous memory (bytes)."""
-        return cgroups.read_memory(self.container.cgroup).anon
+        """What the host holds for this instance's work: its cgroup's anonymous memory, or, where the
+        cgroup cannot be read, the RSS of its processes (bytes)."""
+        if self._cgroup_procs():
+            try:
+                return cgroups.read_memory(self.container.cgroup).anon
+            except OSError:
+                pass
+        return _pss(self.processes())[1]
 
     def disk_bytes(self) -> int:
         return self.engine.writable_layer_bytes(self.name)
@@ -213,14 +253,16 @@ class ContainerInstance:
 class VMInstance:
     """The course's VM (helpers.vm.VM) behind the same small interface."""
 
-    def __init__(self, ctx: base.RunContext, accel: str, memory_mb: int, name: str):
-        self.kind = "vm"
+    def __init__(self, ctx: base.RunContext, accel: str, memory_mb: int, name: str, kind: str = "vm"):
+        self.kind = kind
         self.name = name
-        self.vm = vm.VM(name, accel=accel, memory_mb=memory_mb, workdir=vm.VM_DIR / "instancias" / ctx.run_id)
+        flavor = "systemd" if kind == "vm_systemd" else "busybox"
+        self.vm = vm.VM(name, accel=accel, memory_mb=memory_mb, workdir=vm.VM_DIR / "instancias" / ctx.run_id,
+                        flavor=flavor)
         ctx.defer(self.vm.stop)
 
     def start(self) -> float:
-        elapsed = self.vm.boot(vm.BOOT_TIMEOUT)
+        elapsed = self.vm.boot(vm.BOOT_TIMEOUT * (4 if self.kind == "vm_systemd" else 1))
         self.vm.sh("stty -echo; PS1=''")  # a quiet console for the commands that follow (not timed)
         return elapsed
 
@@ -281,14 +323,37 @@ class Arm:
 
 def kind_label(variant: str) -> str:
     return {"aplicacion": "contenedor de aplicación", "sistema": "contenedor de sistema",
-            "vm_emulada": "VM emulada (TCG)", "vm_kvm": "VM (KVM)", "proceso": "bare metal"}.get(variant, variant)
+            "vm_emulada": "VM emulada (TCG)", "vm_kvm": "VM (KVM)", "proceso": "bare metal",
+            "sistema_systemd": "contenedor de sistema con systemd (Podman)",
+            "vm_systemd_emulada": "VM con systemd, emulada (TCG)",
+            "vm_systemd_kvm": "VM con systemd (KVM)"}.get(variant, variant)
 
 
-def plan(cfg: Config, engines_ok: list[str], imgs: dict, accel: str) -> list[Arm]:
+def systemd_image() -> str | None:
+    """The name under which Podman holds the course's Debian image with systemd, or None."""
+    podman = eng.get_engine("podman")
+    for ref in (f"localhost/{vm.SYSTEMD_IMAGE}", vm.SYSTEMD_IMAGE):
+        if podman.image_info(ref):
+            return ref
+    return None
+
+
+def plan(cfg: Config, engines_ok: list[str], imgs: dict, accel: str, skip=lambda key, why: None) -> list[Arm]:
+    """The arms that can run here; `skip(key, reason)` is told about the others."""
     arms = []
     for kind in cfg.tipos:
-        if kind == "vm":
-            arms.append(Arm(VM_ENGINE, variant_of(kind, accel), "", kind_label(variant_of(kind, accel)), kind))
+        variant = variant_of(kind, accel)
+        if kind == "vm_systemd" and (vm.assets() is None or vm.assets().systemd_disk is None):
+            skip(kind_label(variant), vm.systemd_reason() or "falta el disco con systemd: ejecuta «make setup».")
+        elif kind in VM_KINDS:
+            arms.append(Arm(VM_ENGINE, variant, "", kind_label(variant), kind))
+        elif kind == "sistema_systemd":
+            image = systemd_image() if "podman" in engines_ok else None
+            if image is None:
+                skip(kind_label(kind), "hace falta Podman con la imagen curso/debian-systemd (la prepara "
+                     "«make setup» como root): Podman sabe arrancar systemd como PID 1 (--systemd=always).")
+            else:
+                arms.append(Arm("podman", kind, image, kind_label(kind), kind))
         elif cfg.motor in engines_ok:
             arms.append(Arm(cfg.motor, kind, imgs[cfg.motor]["alpine"]["name"], kind_label(kind), kind))
     return arms
@@ -296,20 +361,24 @@ def plan(cfg: Config, engines_ok: list[str], imgs: dict, accel: str) -> list[Arm
 
 def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, root=None) -> Resultado:
     cfg = cfg.validated()
-    vm_wanted = "vm" in cfg.tipos
+    vm_wanted = any(k in VM_KINDS for k in cfg.tipos)
     vm_ok, vm_reason = vm.availability() if vm_wanted else (False, None)
     accel, accel_reason = ("tcg", "")
     if vm_wanted and vm_ok:
         accel, accel_reason = vm.resolve_acceleration(cfg.aceleracion)  # kvm that does not work: error now
-    if any(k != "vm" for k in cfg.tipos) and vm.assets() is None:
+    if any(k not in VM_KINDS for k in cfg.tipos) and vm.assets() is None:
         raise ParametroInvalido("Faltan las sondas y el disco del curso (~/.cache/curso-contenedores/vm): "
                                 "ejecuta «make setup».")
-    motores = [cfg.motor] if any(k != "vm" for k in cfg.tipos) else []
+    motores = [cfg.motor] if any(k in ("aplicacion", "sistema") for k in cfg.tipos) else []
+    if "sistema_systemd" in cfg.tipos:
+        motores.append("podman")
     with experiment_run(EXPERIMENT, asdict(cfg), motores, image_roles=["alpine"] if motores else [],
                         root=root, log=log) as ctx:
         if vm_wanted and not vm_ok:
             ctx.skip_arm("VM", vm_reason)
-        arms = plan(cfg, ctx.engines, ctx.images, accel)
+        arms = plan(cfg, ctx.engines, ctx.images, accel, skip=ctx.skip_arm)
+        if any(a.kind == "vm_systemd" for a in arms) and accel == "tcg":
+            log("Aviso: una VM emulada con systemd tarda entre medio minuto y dos minutos en arrancar aquí.")
         if vm_wanted and vm_ok:
             log(f"VM: {accel_reason}")
             if accel == "tcg":
@@ -331,8 +400,9 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
 
         def make(arm: Arm, tag: str):
             name = ctx.container_name(arm.kind, tag, next(counter))
-            if arm.kind == "vm":
-                return VMInstance(ctx, accel, cfg.vm_memory_mb, name)
+            if arm.kind in VM_KINDS:
+                memory = max(cfg.vm_memory_mb, 384) if arm.kind == "vm_systemd" else cfg.vm_memory_mb
+                return VMInstance(ctx, accel, memory, name, arm.kind)
             return ContainerInstance(ctx, arm.engine, arm.image, arm.kind, name)
 
         # 1. provisioning time and disk per instance
@@ -372,12 +442,20 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 _append(ctx, arm, i, PSS, pss / MB, "MB")
                 _append(ctx, arm, i, "memoria_rss_instancia", rss / MB, "MB")
             _append(ctx, arm, 1, DISPONIBLE, (before - after) / MB / cfg.instancias, "MB")
+            basis = getattr(group[0], "memory_basis", "RSS del proceso de QEMU")
+            ctx.run.meta.setdefault("memory_basis", {})[arm.variant] = basis
+            if arm.kind not in VM_KINDS and not basis.startswith("cgroup"):
+                log(f"{arm.label}: sin cgroup legible (¿sin root?); su memoria se lee como RSS de sus procesos.")
             for i, instance in enumerate(group, 1):
                 progress(done, total, f"{arm.label}: toca y libera {cfg.memoria_mb} MB ({i}/{cfg.instancias})")
                 for metric, value in memory_given_back(instance, cfg.memoria_mb).items():
                     _append(ctx, arm, i, metric, value, "%" if metric == RETENIDA else "MB")
                 done += 1
-            if arm.kind == "vm":  # VMs hold memory: stop them before the next kind is measured
+            if arm.kind in SYSTEMD_KINDS:  # the gzip comparison uses the busybox kinds only
+                for instance in group:
+                    instance.stop()
+                del running[arm]
+            elif arm.kind in VM_KINDS:  # VMs hold memory: stop them before the next kind is measured
                 for instance in group[1:]:
                     instance.stop()
                 del group[1:]
@@ -400,7 +478,8 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 return [(GZIP, round(_cronometro_ms(stderr, code), 3), "ms")]
             return [(GZIP, round(first[arm.variant].timed_gzip(), 3), "ms")]
 
-        base.measure_rounds(ctx, [bare_arm, *arms], repetitions=cfg.repeticiones, warmup=cfg.calentamiento,
+        gzip_arms = [a for a in arms if a.kind not in SYSTEMD_KINDS]
+        base.measure_rounds(ctx, [bare_arm, *gzip_arms], repetitions=cfg.repeticiones, warmup=cfg.calentamiento,
                             measure=gzip_one, progress=progress,
                             meta={"gzip": {"input_mb": vm.GUEST_DATA_MB, "tool": "busybox gzip",
                                            "timer": "probes/cronometro (CLOCK_MONOTONIC dentro)"}})
@@ -490,21 +569,17 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
     defer = ("La VM de esta máquina es emulada (TCG, sin KVM que funcione): su velocidad no dice nada de "
              "una VM acelerada. Lo decide la comparación de la clase, con las máquinas que tienen KVM.")
 
-    # Provisioning: system containers 10x faster than VMs
+    # Provisioning: system containers 10x faster than VMs (busybox init on both sides; systemd too if measured)
     statement = "Los contenedores de sistema se aprovisionan unas 10 veces más rápido que las VMs."
-    if vmv and df is not None and (df["variant"] == "sistema").any():
-        value, low, high, n = ratio(df, ARRANQUE, vmv, "sistema")
-        detail = {"variante_vm": vmv, "emulada": emulated}
-        if emulated:
-            detail["motivo"] = defer
-            out.append(base.Claim("arranque_10x", statement, base.NO_CONCLUYENTE, value, low, high, detail,
-                                  SOURCE, 10.0, (7.5, 13.3), "x", n))
-        else:
-            out.append(base.judge("arranque_10x", statement, SOURCE, value, low, high, claimed=10.0,
-                                  region=(7.5, 13.3), n=n, unit="x", detail=detail,
-                                  unstable=measure.unstable(_values(df, ARRANQUE, vmv))))
+    present = set(df["variant"]) if df is not None and not df.empty else set()
+    if vmv and "sistema" in present:
+        out.append(_provision_claim("arranque_10x", statement, df, vmv, "sistema", defer, "busybox init"))
     else:
         out.append(base.no_data("arranque_10x", statement, SOURCE))
+    sd_vm = next((v for v in ("vm_systemd_kvm", "vm_systemd_emulada") if v in present), None)
+    if sd_vm and "sistema_systemd" in present:
+        out.append(_provision_claim("arranque_10x_systemd", statement + " (systemd en los dos lados)", df, sd_vm,
+                                    "sistema_systemd", defer, "systemd"))
 
     # Memory the guest freed stays with the VM
     statement = "Las VMs se quedan con la memoria que el sistema huésped ya liberó."
@@ -566,6 +641,18 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
     return out
 
 
+def _provision_claim(key: str, statement: str, df: pd.DataFrame, vm_variant_: str, system_variant: str,
+                     defer: str, init: str) -> base.Claim:
+    value, low, high, n = ratio(df, ARRANQUE, vm_variant_, system_variant)
+    detail = {"variante_vm": vm_variant_, "emulada": is_emulated(vm_variant_), "init": init}
+    if is_emulated(vm_variant_):
+        detail["motivo"] = defer
+        return base.Claim(key, statement, base.NO_CONCLUYENTE, value, low, high, detail, SOURCE, 10.0,
+                          (7.5, 13.3), "x", n)
+    return base.judge(key, statement, SOURCE, value, low, high, claimed=10.0, region=(7.5, 13.3), n=n,
+                      unit="x", detail=detail, unstable=measure.unstable(_values(df, ARRANQUE, vm_variant_)))
+
+
 def _gzip_ratio(df: pd.DataFrame, variant: str) -> tuple[float, float, float, int]:
     return ratio(df, GZIP, variant, BASELINE[1])
 
@@ -614,7 +701,8 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     rows = []
     if df is None or df.empty:
         return pd.DataFrame(rows, columns=base.CLOSING_COLUMNS)
-    for variant in ("aplicacion", "sistema", "vm_kvm", "vm_emulada"):
+    for variant in ("aplicacion", "sistema", "vm_kvm", "vm_emulada", "sistema_systemd", "vm_systemd_kvm",
+                    "vm_systemd_emulada"):
         values = _values(df, ARRANQUE, variant)
         if values.size and not measure.unstable(values):
             s = measure.summarize(values)

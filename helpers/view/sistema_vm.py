@@ -25,9 +25,11 @@ METRIC_LABEL = {
     exp.RETENIDA: "memoria liberada que el host no recupera",
     exp.GZIP: "gzip de 8 MB (solo el trabajo)",
 }
-ORDER = ["proceso", "aplicacion", "sistema", "vm_kvm", "vm_emulada"]
+ORDER = ["proceso", "aplicacion", "sistema", "vm_kvm", "vm_emulada", "sistema_systemd", "vm_systemd_kvm",
+         "vm_systemd_emulada"]
 COLOR = {"proceso": "#555555", "aplicacion": "#4C72B0", "sistema": "#55A868", "vm_kvm": "#C44E52",
-         "vm_emulada": "#DD8452"}
+         "vm_emulada": "#DD8452", "sistema_systemd": "#8172B3", "vm_systemd_kvm": "#937860",
+         "vm_systemd_emulada": "#DA8BC3"}
 DIGITS = {"ms": 1, "MB": 2, "%": 1}
 
 
