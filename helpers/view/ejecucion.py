@@ -1,6 +1,7 @@
 """What a person sees of experiment 3 (RUNNING): tables, seaborn plots and Spanish verdicts.
 
-Every function takes a Resultado (None = this machine's latest run) and never launches a container.
+Every function takes a Resultado or None (nothing measured yet: the Spanish notice), displays itself and
+never launches a container.
 """
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ from ..experiments import ejecucion as exp
 from ..experiments.base import Resultado
 from .common import (
     ENGINE_LABEL,
-    NO_RESULT,
     fmt,
     fmt_interval,
     fmt_pct,
     markdown,
+    needs_result,
     num,
     show,
     table,
@@ -32,14 +33,6 @@ LUGAR = exp.PLACE_NAMES
 LUGAR_CORTO = {"capa": "capa overlay", "volumen": "volumen", "host": "disco host"}
 METRICA = {exp.METRIC_E2E: "extremo a extremo", exp.METRIC_WORK: "trabajo solo"}
 BASE = {"bare": "binarios del host", "chroot": "chroot (misma imagen)", "host": "disco del host"}
-
-
-def _resultado(resultado: Resultado | None) -> Resultado | None:
-    if resultado is None:
-        resultado = Resultado.latest(exp.EXPERIMENT)
-    if resultado is None:
-        markdown(NO_RESULT)
-    return resultado
 
 
 def _nombre(carga: str, lugar: str = "") -> str:
@@ -60,11 +53,9 @@ def _pct(value: float, low: float, high: float) -> str:
 
 
 # ---------------------------------------------------------------- tables
-def tabla(resultado: Resultado | None = None):
+@needs_result
+def tabla(resultado: Resultado):
     """Medians per workload and environment: end to end and the work alone."""
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return None
     s = exp.summarize(resultado.df, resultado.meta)
     s = s[s["carga"] != exp.EXEC_TRUE]
     rows = []
@@ -83,34 +74,30 @@ def tabla(resultado: Resultado | None = None):
         row["MB/s (trabajo)"] = fmt(mbs, 0)
         row["n"] = int(work["n"].iloc[0]) if len(work) else int(e2e["n"].iloc[0])
         rows.append(row)
-    return table(pd.DataFrame(rows), "Tiempos por carga y entorno (mediana, IQR con cuantiles tipo 7)")
+    show(table(pd.DataFrame(rows), "Tiempos por carga y entorno (mediana, IQR con cuantiles tipo 7)"))
 
 
-def tabla_exec(resultado: Resultado | None = None):
+@needs_result
+def tabla_exec(resultado: Resultado):
     """What `exec` costs per engine: `exec true`, and end to end minus the work, per workload."""
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return None
     costs = exp.exec_costs(resultado.df)
     rows = [{"entorno": ENTORNO_CORTO.get(r["entorno"], r["entorno"]),
              "medida": "exec true (extremo a extremo)" if r["medida"] == exp.EXEC_TRUE
              else f"{_nombre(*(r['medida'].split(':') + [''])[:2])}: extremo a extremo − trabajo",
              "mediana (ms)": fmt(r["mediana_ms"], 2), "IC 95 % (ms)": fmt_interval(r["ic_bajo_ms"], r["ic_alto_ms"], 2),
              "n": r["n"]} for _, r in costs.iterrows()]
-    return table(pd.DataFrame(rows), "Costo de entrar al contenedor con exec (en bare metal: crear un proceso)")
+    show(table(pd.DataFrame(rows), "Costo de entrar al contenedor con exec (en bare metal: crear un proceso)"))
 
 
-def tabla_sobrecarga(resultado: Resultado | None = None, metrica: str = exp.METRIC_WORK):
+@needs_result
+def tabla_sobrecarga(resultado: Resultado, metrica: str = exp.METRIC_WORK) -> None:
     """Overhead % against bare metal, with IC 95 % and a verdict per row."""
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return None
     o = exp.overheads(resultado.df, metrica)
     rows = [{"carga": _nombre(r["carga"], r["lugar"]), "entorno": ENTORNO_CORTO.get(r["entorno"], r["entorno"]),
              "frente a": BASE.get(r["base"], r["base"]),
              "sobrecarga [IC 95 %]": _pct(r["sobrecarga_pct"], r["ic_bajo_pct"], r["ic_alto_pct"]),
              "veredicto": r["veredicto"]} for _, r in o.iterrows()]
-    return table(pd.DataFrame(rows), f"Sobrecarga ({METRICA[metrica]}) frente a bare metal; IC 95 % por bootstrap")
+    show(table(pd.DataFrame(rows), f"Sobrecarga ({METRICA[metrica]}) frente a bare metal; IC 95 % por bootstrap"))
 
 
 # ---------------------------------------------------------------- plots
@@ -123,14 +110,12 @@ def _plot_frame(df: pd.DataFrame) -> pd.DataFrame:
     return data
 
 
-def grafico(resultado: Resultado | None = None):
+@needs_result
+def grafico(resultado: Resultado):
     """One panel per workload: every repetition, end to end next to the work alone."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return None
     data = _plot_frame(resultado.df)
     cargas = [c for c in exp.WORKLOADS if c in set(data["carga"])]
     if not cargas:
@@ -157,22 +142,20 @@ def grafico(resultado: Resultado | None = None):
         flat[0].legend(title="medida", fontsize=11, title_fontsize=11)
     fig.suptitle("Cada repetición: el comando completo frente al trabajo medido dentro del entorno", fontsize=14)
     fig.tight_layout()
-    return fig
+    plt.show()
 
 
-def grafico_sobrecarga(resultado: Resultado | None = None):
+@needs_result
+def grafico_sobrecarga(resultado: Resultado):
     """Overhead % of the work alone, with its IC 95 %, against the fairest baseline of each workload."""
     import matplotlib.pyplot as plt
 
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return None
     o = exp.overheads(resultado.df, exp.METRIC_WORK)
     with_chroot = set(o.loc[o["base"] == "chroot", "carga"])
     keep = o[[(b == "host") or (b == "chroot") or (b == "bare" and c not in with_chroot) or
               (b == "bare" and e == "chroot") for c, b, e in zip(o["carga"], o["base"], o["entorno"])]]
     if keep.empty:
-        return None
+        return
     labels = [f"{_nombre(c, lugar)}\n{ENTORNO_CORTO[e]} frente a {BASE[b]}"
               for c, lugar, e, b in zip(keep["carga"], keep["lugar"], keep["entorno"], keep["base"])]
     fig, ax = plt.subplots(figsize=(10, 0.6 * len(keep) + 1.8))
@@ -190,7 +173,7 @@ def grafico_sobrecarga(resultado: Resultado | None = None):
                   "medición inestable)", fontsize=12)
     ax.set_title("Sobrecarga de ejecución (RUNNING) frente a bare metal", fontsize=14)
     fig.tight_layout()
-    return fig
+    plt.show()
 
 
 # ---------------------------------------------------------------- verdicts
@@ -235,22 +218,18 @@ def _claim_sentence(c) -> str:
     return text
 
 
-def veredictos(resultado: Resultado | None = None) -> None:
+@needs_result
+def veredictos(resultado: Resultado) -> None:
     """The chapter's claims, each with its verdict (base.judge, the one rule) and the data behind it."""
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return
     lines = [_claim_sentence(c) for c in exp.claims(resultado.df, resultado.meta)]
     markdown("**Veredictos sobre las afirmaciones del capítulo original** (IC 95 % por bootstrap; se confirma "
              "si todo el IC cae dentro del margen, no se sostiene si deja fuera lo afirmado):\n\n" + "\n".join(lines))
 
 
-def conclusion(resultado: Resultado | None = None) -> str | None:
+@needs_result
+def conclusion(resultado: Resultado) -> str:
     """The closing sentence, generated from this run (never written before the data): where the container
     shows, judged on stable overheads whose IC excludes 0 %."""
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return None
     o = exp.overheads(resultado.df, exp.METRIC_WORK)
     with_chroot = set(o.loc[o["base"] == "chroot", "carga"])
     fair = o[[(b == "host" and e in ENGINE_LABEL) or (b == "chroot" and e in ENGINE_LABEL) or
@@ -287,12 +266,10 @@ def conclusion(resultado: Resultado | None = None) -> str | None:
     return text
 
 
-def comparacion(resultado: Resultado | None = None):
+@needs_result
+def comparacion(resultado: Resultado):
     """The original chapter's hash and sort next to this run, plus one sentence on what agrees (overlapping
     intervals of the overhead measured the chapter's way)."""
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return None
     cmp = exp.compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
     words = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
     rows = []
