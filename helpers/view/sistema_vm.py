@@ -188,13 +188,15 @@ def comparacion(resultado: Resultado):
 
 def frase(claim) -> str:
     word = verdict_words(claim)
-    if claim.detail.get("emulada") and claim.detail.get("motivo"):
+    if claim.detail.get("tcg"):
         word = "no se decide con una VM emulada"
     unit = f" {claim.unit}" if claim.unit and claim.unit not in ("x", "%") else ("" if claim.unit == "x" else " %")
     value = "—" if math.isnan(claim.value) else (
         f"{fmt_ratio(claim.value, claim.low, claim.high)}" if claim.unit.startswith("x")
         else f"{fmt(claim.value, 1)}{unit} (IC 95 % {fmt_interval(claim.low, claim.high, 1)})")
-    text = f"**«{claim.statement}»** ({claim.source}) — **{word}**."
+    target = claim.detail.get("tipo") or claim.detail.get("variante_vm")
+    where = f" Instancia: {etiqueta(target)}." if claim.key.startswith("gzip_") and target else ""
+    text = f"**«{claim.statement}»** ({claim.source}) — **{word}**.{where}"
     if claim.detail.get("emulada"):
         text += f" Medido con una VM **emulada** (TCG): {value}."
     elif not math.isnan(claim.value):
