@@ -732,7 +732,9 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         if values.size and not measure.unstable(values):
             value, low, high, _ = _gzip_ratio(df, variant)
             if not math.isnan(value):
-                rows.append({"concepto": f"gzip: {kind_label(variant)}", "tipo": "RUNNING",
+                concepto = (f"gzip: costo de emular la CPU ({kind_label(variant)}; no es el costo de una VM)"
+                            if is_emulated(variant) else f"gzip: {kind_label(variant)}")
+                rows.append({"concepto": concepto, "tipo": "RUNNING",
                              "entorno": kind_label(variant), "valor": value, "ic_bajo": low, "ic_alto": high,
                              "unidad": "x bare metal"})
     return pd.DataFrame(rows, columns=base.CLOSING_COLUMNS)

@@ -162,7 +162,8 @@ def grafico_gzip(resultado: Resultado):
     err = np.array([s["x_bare"] - s["x_bare_bajo"], s["x_bare_alto"] - s["x_bare"]])
     ax.barh(y, s["x_bare"], xerr=err, color=[COLOR.get(v, "gray") for v in s.index], capsize=5)
     ax.axvline(1, color="black", lw=1, ls="--")
-    ax.set_yticks(y, [etiqueta(v) for v in s.index], fontsize=12)
+    ax.set_yticks(y, [etiqueta(v) + ("\n(costo de emular la CPU)" if exp.is_emulated(v) else "") for v in s.index],
+                  fontsize=12)
     ax.set_xlabel("tiempo de gzip × bare metal (barra: IC 95 %)", fontsize=12)
     ax.set_title("Trabajo de CPU: 1 = igual que sin contenedor", fontsize=13)
     fig.tight_layout()
