@@ -169,6 +169,11 @@ def _podman_part() -> Part:
         return Part("Podman", True, "disponible como root")
     info = engine.info()
     detail = f"sin root: red {info.get('network_backend')}, almacenamiento {info.get('storage')}"
+    if info.get("storage_driver") == "vfs":
+        detail += (". Con vfs cada contenedor copia la imagen entera: «ubuntu» arranca muchas veces más lento. "
+                   "Puedes cambiarlo tú mismo (borra tus imágenes de Podman): escribe [storage] y "
+                   'driver = "overlay" en ~/.config/containers/storage.conf, ejecuta «podman system reset» '
+                   "y luego «make setup»")
     user = system.user_name()
     if not (images._subid_range(Path("/etc/subuid"), user, os.getuid())
             and images._subid_range(Path("/etc/subgid"), user, os.getuid())):

@@ -27,12 +27,14 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from . import system
 from .engines import CACHE_DIR
 
 BIN_DIR = CACHE_DIR / "bin"
 RUNSC = BIN_DIR / "runsc"
 RUNSC_STAMP = BIN_DIR / "runsc.version"  # the module version the cached binary was built from
 RUNSC_MODULE = "gvisor.dev/gvisor/runsc"
+RUNSC_WHAT = "gVisor (runsc) en este curso"
 # gVisor publishes its Go-buildable tree as pseudo-versions of the `go` branch; pinned so every machine
 # of a class builds the same runsc. Its go.mod says `go 1.26.3`.
 RUNSC_VERSION = "v0.0.0-20260905035102-160fafc42237"
@@ -52,11 +54,12 @@ def runsc_path() -> Path | None:
 
 
 def runsc_availability() -> tuple[bool, str | None]:
+    reason = system.needs_root_reason(RUNSC_WHAT)  # first: without root it is neither built nor used
+    if reason:
+        return False, reason
     if runsc_path() is None:
         return False, ("gVisor (runsc) no está instalado: «make setup» lo compila desde su módulo de Go "
                        "si hay un Go reciente.")
-    if os.geteuid() != 0:
-        return False, "gVisor (runsc) necesita privilegios de root en este curso."
     return True, None
 
 
@@ -213,6 +216,9 @@ def build_runsc(log: Log = print, *, force: bool = False) -> tuple[bool, str]:
     """Build runsc into CACHE_DIR/bin once (cached by version). (ok, Spanish message); never raises."""
     if platform.system() != "Linux":
         return False, "gVisor solo funciona en Linux."
+    reason = system.needs_root_reason(RUNSC_WHAT)
+    if reason:  # runsc_availability() refuses it without root: building it would only cost minutes
+        return False, f"{reason} No lo compilo."
     with _build_lock():
         if runsc_current() and not force:
             return True, f"gVisor (runsc) ya está compilado en {RUNSC}."

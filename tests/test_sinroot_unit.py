@@ -192,3 +192,14 @@ def test_exported_rootfs_without_mknod_keeps_going(monkeypatch, tmp_path):
     environments._make_dev_nodes(tmp_path)
     assert (tmp_path / "dev").is_dir() and not (tmp_path / "dev" / "null").exists()
     assert (tmp_path / "tmp").stat().st_mode & 0o1777 == 0o1777
+
+
+def test_gvisor_is_neither_offered_nor_built_without_root(monkeypatch):
+    from helpers import runtimes
+
+    monkeypatch.setattr(system, "is_root", lambda: False)
+    ok, why = runtimes.runsc_availability()
+    assert not ok and "root" in why
+    monkeypatch.setattr(runtimes, "choose_go", lambda log: pytest.fail("no debe buscar Go sin root"))
+    built, message = runtimes.build_runsc(lambda line: None)
+    assert not built and "No lo compilo" in message

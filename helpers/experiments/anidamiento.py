@@ -61,7 +61,8 @@ EXPERIMENT = "anidamiento"
 TITLE = "Experimento 7: anidamiento, contenedores dentro de contenedores"
 NOTEBOOK = "07_anidamiento"
 BASELINE = ("bare", "nivel0")
-QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0, "NIVELES": [1, 2], "TAMANO_MB": 8}
+# Quick profile: Podman only (no inner Docker daemon to start), levels 1 and 2, the ladder without --privileged.
+QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0, "NIVELES": [1, 2], "MOTORES": ["podman"], "TAMANO_MB": 8}
 DEBIAN_PACKAGES = ["mmdebstrap"]  # builds the level-2 images (provision)
 SOURCE = "el capítulo original"
 SOURCE_REPO = "repositorio del capítulo original (sonder-art/fdd_p26, clase/08_containers/06_nested.md)"
