@@ -122,12 +122,12 @@ def test_toy_in_the_class_comparison_the_closing_table_and_the_pack(toy, tmp_pat
     for machine in ("pc-a", "pc-b"):
         toy.run(toy.config(repeticiones=3), log=lambda _: None, root=folder / machine)
     datos = clase.recolectar(folder)
-    assert "juguete" in datos.experimentos
-    rows = datos.datos.query("experiment == 'juguete'")
+    assert "juguete" in datos.experiments
+    rows = datos.data.query("experiment == 'juguete'")
     assert set(rows["machine"]) == {"pc-a", "pc-b"} and len(rows) == 2 * 2 * 3
     assert clase.comparable("juguete") == ["tiempo"]
     # Only bare-metal arms: no ratio against bare metal to draw, and no reference: both tolerated.
-    assert clase.proporciones_bare(datos.datos).query("experiment == 'juguete'").empty
+    assert clase.ratios_vs_bare(datos.data).query("experiment == 'juguete'").empty
     vista_clase.experimentos(datos)
     vista_clase.frente_a_referencia(datos)
     closing = cierre.gather(root=folder / "pc-a")

@@ -44,11 +44,12 @@ def _combo(row, meta: dict | None = None) -> str:
 
 
 @needs_result
-def tabla(resultado: Resultado):
+def tabla(resultado: Resultado) -> None:
     """Results table: median, IQR, min, IC 95 % and × bare metal (real process) with its IC."""
     s = arranque.summarize(resultado.df, resultado.meta)
     if s.empty:
-        return "Esta corrida no tiene filas todavía."
+        markdown("_Esta corrida no tiene filas todavía._")
+        return
     out = pd.DataFrame({
         "Combinación": [_combo(r, resultado.meta).replace("`", "") for _, r in s.iterrows()],
         "Imagen real": [r["image"] or "—" for _, r in s.iterrows()],
@@ -63,8 +64,8 @@ def tabla(resultado: Resultado):
     unstable = arranque.unstable_arms(resultado.df, resultado.meta)
     out.insert(1, "Estable", ["no: repite" if (r["engine"], r["role"], r["variant"]) in unstable else "sí"
                               for _, r in s.iterrows()])
-    return table(out, "Arranque: tiempo de `echo ok` (IQR con cuantiles lineales; IC 95 % por bootstrap). "
-                      f"Contenedores: {LAUNCH_OPTIONS.replace('`', '')}.")
+    show(table(out, "Arranque: tiempo de `echo ok` (IQR con cuantiles lineales; IC 95 % por bootstrap). "
+                    f"Contenedores: {LAUNCH_OPTIONS.replace('`', '')}."))
 
 
 @needs_result
@@ -90,7 +91,6 @@ def grafico(resultado: Resultado):
     ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout()
     plt.show()
-    return fig
 
 
 @needs_result

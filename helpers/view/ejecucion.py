@@ -1,6 +1,7 @@
 """What a person sees of experiment 3 (RUNNING): tables, seaborn plots and Spanish verdicts.
 
-Every function takes a Resultado (None = this machine's latest run) and never launches a container.
+Every function takes a Resultado or None (nothing measured yet: the Spanish notice), displays itself and
+never launches a container.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pandas as pd
 from .. import reference
 from ..experiments import ejecucion as exp
 from ..experiments.base import Resultado
-from .common import ENGINE_LABEL, NO_RESULT, VERDICT, fmt, fmt_interval, markdown, show, table
+from .common import ENGINE_LABEL, VERDICT, fmt, fmt_interval, markdown, needs_result, show, table
 
 ENTORNO = {"bare": "bare metal (binarios del host)", "chroot": "bare metal (chroot, binarios de la imagen)",
            "docker": "Docker", "podman": "Podman"}
@@ -21,14 +22,6 @@ LUGAR = exp.PLACE_NAMES
 LUGAR_CORTO = {"capa": "capa overlay", "volumen": "volumen", "host": "disco host"}
 METRICA = {exp.METRIC_E2E: "extremo a extremo", exp.METRIC_WORK: "trabajo solo"}
 BASE = {"bare": "binarios del host", "chroot": "chroot (misma imagen)", "host": "disco del host"}
-def _resultado(resultado: Resultado | None) -> Resultado | None:
-    if resultado is None:
-        resultado = Resultado.latest(exp.EXPERIMENT)
-    if resultado is None:
-        markdown(NO_RESULT)
-    return resultado
-
-
 def _nombre(carga: str, lugar: str = "") -> str:
     return CARGA.get(carga, carga) + (f" — {LUGAR.get(lugar, lugar)}" if lugar else "")
 
@@ -40,11 +33,9 @@ def _pct(value: float, low: float, high: float) -> str:
 
 
 # ---------------------------------------------------------------- tables
-def tabla(resultado: Resultado | None = None):
+@needs_result
+def tabla(resultado: Resultado):
     """Medians per workload and environment: end to end and the work alone."""
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return None
     s = exp.summarize(resultado.df, resultado.meta)
     s = s[s["carga"] != exp.EXEC_TRUE]
     rows = []
@@ -63,34 +54,30 @@ def tabla(resultado: Resultado | None = None):
         row["MB/s (trabajo)"] = fmt(mbs, 0)
         row["n"] = int(work["n"].iloc[0]) if len(work) else int(e2e["n"].iloc[0])
         rows.append(row)
-    return table(pd.DataFrame(rows), "Tiempos por carga y entorno (mediana, IQR con cuantiles tipo 7)")
+    show(table(pd.DataFrame(rows), "Tiempos por carga y entorno (mediana, IQR con cuantiles tipo 7)"))
 
 
-def tabla_exec(resultado: Resultado | None = None):
+@needs_result
+def tabla_exec(resultado: Resultado):
     """What `exec` costs per engine: `exec true`, and end to end minus the work, per workload."""
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return None
     costs = exp.exec_costs(resultado.df)
     rows = [{"entorno": ENTORNO_CORTO.get(r["entorno"], r["entorno"]),
              "medida": "exec true (extremo a extremo)" if r["medida"] == exp.EXEC_TRUE
              else f"{_nombre(*(r['medida'].split(':') + [''])[:2])}: extremo a extremo − trabajo",
              "mediana (ms)": fmt(r["mediana_ms"], 2), "IC 95 % (ms)": fmt_interval(r["ic_bajo_ms"], r["ic_alto_ms"], 2),
              "n": r["n"]} for _, r in costs.iterrows()]
-    return table(pd.DataFrame(rows), "Costo de entrar al contenedor con exec (en bare metal: crear un proceso)")
+    show(table(pd.DataFrame(rows), "Costo de entrar al contenedor con exec (en bare metal: crear un proceso)"))
 
 
-def tabla_sobrecarga(resultado: Resultado | None = None, metrica: str = exp.METRIC_WORK):
+@needs_result
+def tabla_sobrecarga(resultado: Resultado, metrica: str = exp.METRIC_WORK) -> None:
     """Overhead % against bare metal, with IC 95 % and a verdict per row."""
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return None
     o = exp.overheads(resultado.df, metrica)
     rows = [{"carga": _nombre(r["carga"], r["lugar"]), "entorno": ENTORNO_CORTO.get(r["entorno"], r["entorno"]),
              "frente a": BASE.get(r["base"], r["base"]),
              "sobrecarga [IC 95 %]": _pct(r["sobrecarga_pct"], r["ic_bajo_pct"], r["ic_alto_pct"]),
              "veredicto": r["veredicto"]} for _, r in o.iterrows()]
-    return table(pd.DataFrame(rows), f"Sobrecarga ({METRICA[metrica]}) frente a bare metal; IC 95 % por bootstrap")
+    show(table(pd.DataFrame(rows), f"Sobrecarga ({METRICA[metrica]}) frente a bare metal; IC 95 % por bootstrap"))
 
 
 # ---------------------------------------------------------------- plots
@@ -103,14 +90,12 @@ def _plot_frame(df: pd.DataFrame) -> pd.DataFrame:
     return data
 
 
-def grafico(resultado: Resultado | None = None):
+@needs_result
+def grafico(resultado: Resultado):
     """One panel per workload: every repetition, end to end next to the work alone."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return None
     data = _plot_frame(resultado.df)
     cargas = [c for c in exp.WORKLOADS if c in set(data["carga"])]
     fig, axes = plt.subplots(1, len(cargas), figsize=(4.2 * len(cargas), 4.2), squeeze=False)
@@ -129,22 +114,20 @@ def grafico(resultado: Resultado | None = None):
         axes[0][0].legend(title="medida", fontsize=8)
     fig.suptitle("Cada repetición: el comando completo frente al trabajo medido dentro del entorno")
     fig.tight_layout()
-    return fig
+    plt.show()
 
 
-def grafico_sobrecarga(resultado: Resultado | None = None):
+@needs_result
+def grafico_sobrecarga(resultado: Resultado):
     """Overhead % of the work alone, with its IC 95 %, against the fairest baseline of each workload."""
     import matplotlib.pyplot as plt
 
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return None
     o = exp.overheads(resultado.df, exp.METRIC_WORK)
     with_chroot = set(o.loc[o["base"] == "chroot", "carga"])
     keep = o[[(b == "host") or (b == "chroot") or (b == "bare" and c not in with_chroot) or
               (b == "bare" and e == "chroot") for c, b, e in zip(o["carga"], o["base"], o["entorno"])]]
     if keep.empty:
-        return None
+        return
     labels = [f"{_nombre(c, lugar)}\n{ENTORNO_CORTO[e]} frente a {BASE[b]}"
               for c, lugar, e, b in zip(keep["carga"], keep["lugar"], keep["entorno"], keep["base"])]
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(keep) + 1.5))
@@ -160,7 +143,7 @@ def grafico_sobrecarga(resultado: Resultado | None = None):
     ax.set_xlabel("sobrecarga del trabajo solo (%) con IC 95 %\n(gris: indistinguible del ruido)")
     ax.set_title("Sobrecarga de ejecución (RUNNING) frente a bare metal")
     fig.tight_layout()
-    return fig
+    plt.show()
 
 
 # ---------------------------------------------------------------- verdicts
@@ -198,21 +181,17 @@ def _claim_sentence(c) -> str:
     return f"- **{c.statement}**: {VERDICT.get(c.status, c.status)}."
 
 
-def veredictos(resultado: Resultado | None = None) -> None:
+@needs_result
+def veredictos(resultado: Resultado) -> None:
     """The seed's claims, each with its verdict and the data behind it."""
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return
     lines = [_claim_sentence(c) for c in exp.claims(resultado.df, resultado.meta)]
     markdown("**Veredictos sobre las afirmaciones de la semilla** (IC 95 % por bootstrap; si el intervalo "
              "contiene 0 %, la diferencia es indistinguible del ruido):\n\n" + "\n".join(lines))
 
 
-def comparacion(resultado: Resultado | None = None):
+@needs_result
+def comparacion(resultado: Resultado):
     """Seed 000's hash and sort next to this run, plus one sentence on what agrees."""
-    resultado = _resultado(resultado)
-    if resultado is None:
-        return None
     cmp = exp.compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
     rows = []
     for _, r in cmp.iterrows():
