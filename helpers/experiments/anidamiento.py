@@ -744,6 +744,12 @@ def _run_in(cfg: Config, ctx, workdir: Path, progress: Progress, log: Log) -> No
         nesting_meta.setdefault("preparacion_s", {})[f"{arm.engine}:{arm.variant}"] = round(
             time.monotonic() - started, 1)
         ctx.run.update_meta(anidamiento=nesting_meta)
+    if "docker" in engines_ok and 2 in cfg.niveles:
+        ctx.skip_arm("Docker en Docker sin --privileged",
+                     "no se intenta: el daemon de dentro necesita montar sistemas de archivos, crear redes y "
+                     "escribir en los cgroups (CAP_SYS_ADMIN, CAP_NET_ADMIN), y el Docker sin root que podría "
+                     "evitarlo necesita rootlesskit, que el curso no instala. El intento sin privilegios se hace "
+                     "con Podman.")
     arms = [a for a in wanted if a in chains]
     bare_env = eng.get_engine("bare").env()
     envs = {e: eng.get_engine(e).env() for e in engines_ok}
