@@ -169,7 +169,8 @@ def test_crossover_with_and_without_helpers():
     c2 = escala.crossover(cheap, "rss")
     assert c2["n_cruce"] == pytest.approx(130_000 / (2_300 - 600))
     status = {c.key: c.status for c in escala.claims(df)}
-    assert status["cruce_rss"] == "no_se_sostiene" and status["cruce_pss"] == "sin_datos"
+    # one repetition per N: no interval, so no verdict (with several, see the next test)
+    assert status["cruce_rss"] == "sin_datos" and status["cruce_pss"] == "sin_datos"
 
 
 def _noisy_class(reps=5, seed=0, shim_kb=13_000, conmon_kb=2_000):

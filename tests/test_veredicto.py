@@ -65,6 +65,13 @@ def test_judge_only_inconclusive_carries_more_repetitions():
         assert c.more_reps is None
 
 
+def test_a_single_measurement_gets_no_verdict():
+    c = base.judge("k", "s", "f", 13.0, 13.0, 13.0, claimed=10.0, region=(7.5, 13.3), n=1)
+    assert c.status == base.SIN_DATOS
+    assert base.judge("k", "s", "f", 13.0, 12.0, 13.2, claimed=10.0, region=(7.5, 13.3), n=3).status == \
+        base.SE_CONFIRMA
+
+
 def test_judge_unstable_overrides_the_interval():
     c = base.judge("k", "s", "f", 1.0, 0.99, 1.01, claimed=1.0, region=(0.95, 1.05), n=10, unstable=True)
     assert c.status == base.INESTABLE

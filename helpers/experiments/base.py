@@ -203,8 +203,10 @@ def judge(key: str, statement: str, source: str, value: float, low: float, high:
           claimed: float, region: tuple[float, float], n: int = 0, unit: str = "",
           unstable: bool = False, detail: dict | None = None) -> Claim:
     """A Claim decided by the one rule. unstable=True (the measurement's spread dwarfs its median,
-    see measure.unstable) gives «inestable» whatever the interval says."""
-    status = INESTABLE if unstable else decide(low, high, claimed=claimed, region=region)
+    see measure.unstable) gives «inestable» whatever the interval says; n=1 (a single measurement, so
+    no interval) gives «sin_datos»: no verdict without an IC."""
+    # One measurement has no interval: no verdict without an IC (n=0 means "not stated").
+    status = SIN_DATOS if n == 1 else INESTABLE if unstable else decide(low, high, claimed=claimed, region=region)
     more = (repetitions_to_decide(value, low, high, n, claimed=claimed, region=region)
             if status == NO_CONCLUYENTE else None)
     return Claim(key, statement, status, value, low, high, dict(detail or {}), source, claimed,

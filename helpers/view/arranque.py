@@ -205,7 +205,7 @@ def frase_veredicto(claim: arranque.Claim) -> str:
     head = f"**«{claim.statement}» ({claim.source}) — {verdict_words(claim)}.**"
     if claim.status == "sin_datos":
         role = claim.detail.get("role") or ENGINE_LABEL.get(claim.detail.get("engine"), "")
-        return f"{head} Hacen falta los dos brazos ({role}) en la misma corrida."
+        return f"{head} Hacen falta los dos brazos ({role}) en la misma corrida, con al menos dos repeticiones."
     interval = fmt_ratio(claim.value, claim.low, claim.high)
     margin = f"{fmt_ratio(claim.region[0])} a {fmt_ratio(claim.region[1])}"
     if claim.key == "podman_2x":

@@ -188,7 +188,7 @@ def _claim_sentence(c) -> str:
     engine = ENGINE_LABEL.get(d.get("engine"), d.get("engine", ""))
     head = f"- **«{c.statement}»** ({c.source}): **{verdict_words(c)}**."
     if c.status == "sin_datos":
-        return f"{head} Esta corrida no midió lo necesario."
+        return f"{head} Esta corrida no midió lo necesario (o solo una repetición: sin IC no hay veredicto)."
     if c.status == "inestable":
         return (f"{head} Las repeticiones están tan dispersas (o partidas en dos grupos) que su mediana no las "
                 "resume: vuelve a ejecutar, con la máquina más tranquila o más repeticiones.")

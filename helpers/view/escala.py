@@ -286,7 +286,7 @@ def veredicto(resultado: Resultado) -> str:
             continue
         base = claim.key.split("_")[1].upper()
         if claim.status == "sin_datos":
-            lines.append(f"- Con {base}: {verdict_words(claim)}; hacen falta Docker y Podman en la misma corrida.")
+            lines.append(f"- Con {base}: {verdict_words(claim)}; hacen falta Docker y Podman en la misma corrida, con al menos dos repeticiones.")
             continue
         fit = claim.detail["fit"]
         d, p = fit["docker"], fit["podman"]
@@ -318,7 +318,7 @@ def frase_afirmacion(claim) -> str:
     """One verdict sentence for a ratio claim: the chapter's words, the verdict, the figure."""
     head = f"**«{claim.statement}»** ({claim.source}): **{verdict_words(claim)}**."
     if claim.status == "sin_datos":
-        return head + " Faltan datos para calcularla."
+        return head + " Faltan datos para calcularla (o solo hay una repetición: sin IC no hay veredicto)."
     what = RATIO_NAME.get(claim.detail.get("ratio"), "proporción")
     if claim.detail.get("ratio") == "n_mayor_sobre_n_menor":
         what = f"Memoria por contenedor con N = {claim.detail['n_mayor']} / con N = {claim.detail['n_menor']}"
