@@ -20,6 +20,10 @@ COLUMN_NAMES = {"machine": "máquina", "engine": "motor", "role": "imagen", "var
                 "metric": "métrica", "n": "n", "unit": "unidad"}
 
 
+# How arm variants read on the page (the rest are already words: hash, sort, n=5...).
+VARIANT_WORDS = {"metodo_semilla": "método del capítulo", "por_defecto": "por defecto", "proceso": "proceso real"}
+
+
 def _natural(value) -> tuple:
     """Sort key that puts n=5 before n=10 (numbers inside text compared as numbers)."""
     import re
@@ -28,9 +32,10 @@ def _natural(value) -> tuple:
 
 
 def _combo(row) -> str:
+    variant = row.get("variant", "")
     parts = [ENGINE_LABEL.get(row.get("engine", ""), row.get("engine", "")), row.get("role", ""),
-             row.get("variant", "")]
-    return " · ".join(p for p in parts if p and p != "por_defecto")
+             "" if variant == "por_defecto" else VARIANT_WORDS.get(variant, variant)]
+    return " · ".join(p for p in parts if p)
 
 
 def _spanish(df: pd.DataFrame) -> pd.DataFrame:
@@ -41,6 +46,9 @@ def _spanish(df: pd.DataFrame) -> pd.DataFrame:
     sort = [c for c in ("engine", "role", "variant") if c in out]
     if sort:
         out = out.sort_values(sort, key=lambda col: col.map(_natural)).reset_index(drop=True)
+    for col in ("variant", "base"):
+        if col in out:
+            out[col] = out[col].map(lambda v: VARIANT_WORDS.get(v, v))
     return out.rename(columns=COLUMN_NAMES)
 
 
