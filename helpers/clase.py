@@ -1,10 +1,13 @@
 """Class-wide comparison: many students' result folders (or zip files of them), side by side.
 
-    clase = recolectar("entregas/")        # what was read, what was skipped and why
-    proporciones_bare(clase.datos)        # x bare metal, per machine, with IC 95 %
-    podman_docker(clase.datos)            # Podman/Docker per machine
-    dispersion(tabla)                     # spread of a ratio across machines
-    frente_a_referencia(clase)            # each machine against the bundled reference
+    class_runs = recolectar("entregas/")      # what was read, what was skipped and why
+    ratios_vs_bare(class_runs.data)           # x bare metal, per machine, with IC 95 %
+    podman_over_docker(class_runs.data)       # Podman/Docker per machine
+    spread(frame)                             # spread of a ratio across machines
+    against_reference(class_runs)             # each machine against the bundled reference
+
+Names are English except the functions notebooks and `make pack` call (recolectar, carpeta_de_clase,
+empaquetar, demo).
 
 A student's folder holds run folders (`<experiment>/<run>/raw.csv + meta.json`) at any depth; a zip
 holds the same. Everything else (foreign files, broken runs, runs without rows) is skipped with a
@@ -48,13 +51,13 @@ DEMO_LABEL = ("DEMOSTRACIÓN: clase ficticia generada a partir de los datos de r
 
 
 @dataclass
-class Omitido:
-    que: str
-    motivo: str
+class Skipped:
+    what: str
+    reason: str
 
 
 @dataclass
-class Corrida:
+class MachineRun:
     machine: str
     origin: str
     experiment: str
@@ -70,17 +73,17 @@ class Corrida:
 
 
 @dataclass
-class Clase:
-    carpeta: str
-    corridas: list[Corrida] = field(default_factory=list)
-    omitidos: list[Omitido] = field(default_factory=list)
+class ClassRuns:
+    folder: str
+    runs: list[MachineRun] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
     demo: bool = False
 
     @property
-    def datos(self) -> pd.DataFrame:
+    def data(self) -> pd.DataFrame:
         """Every used row, with machine, role, run id and whether the run was partial."""
         frames = []
-        for c in self.corridas:
+        for c in self.runs:
             df = results.add_roles(c.df, c.meta)
             frames.append(df.assign(machine=c.machine, run_id=c.run_id, parcial=c.partial))
         if not frames:
@@ -88,13 +91,13 @@ class Clase:
         return pd.concat(frames, ignore_index=True)
 
     @property
-    def experimentos(self) -> list[str]:
-        return sorted({c.experiment for c in self.corridas})
+    def experiments(self) -> list[str]:
+        return sorted({c.experiment for c in self.runs})
 
-    def maquinas(self) -> pd.DataFrame:
+    def machines(self) -> pd.DataFrame:
         """One row per machine: host facts, engine versions, experiments and their status."""
         rows = {}
-        for c in self.corridas:
+        for c in self.runs:
             host = c.meta.get("host") or {}
             row = rows.setdefault(c.machine, {
                 "máquina": c.machine, "host": host.get("hostname", "?"), "CPU": host.get("cpu_model", "?"),
@@ -109,8 +112,8 @@ class Clase:
             row["experimentos"] = ", ".join(filter(None, [row["experimentos"], c.experiment + mark]))
         return pd.DataFrame(list(rows.values()))
 
-    def omitidos_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([{"qué": o.que, "motivo": o.motivo} for o in self.omitidos],
+    def skipped_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([{"qué": o.what, "motivo": o.reason} for o in self.skipped],
                             columns=["qué", "motivo"])
 
 
@@ -138,12 +141,12 @@ def _dir_files(folder: Path) -> dict[str, Loader]:
             for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()}
 
 
-def _zip_files(path: Path, omitidos: list[Omitido], label: str) -> dict[str, Loader] | None:
+def _zip_files(path: Path, skipped: list[Skipped], label: str) -> dict[str, Loader] | None:
     try:
         archive = zipfile.ZipFile(path)
         members = archive.infolist()
     except (zipfile.BadZipFile, OSError) as exc:
-        omitidos.append(Omitido(label, f"zip ilegible o dañado ({exc})."))
+        skipped.append(Skipped(label, f"zip ilegible o dañado ({exc})."))
         return None
     files = {}
     for info in members:
@@ -151,10 +154,10 @@ def _zip_files(path: Path, omitidos: list[Omitido], label: str) -> dict[str, Loa
             continue
         name = info.filename
         if name.startswith("/") or ".." in PurePosixPath(name).parts:
-            omitidos.append(Omitido(f"{label}:{name}", "ruta insegura dentro del zip; no se lee."))
+            skipped.append(Skipped(f"{label}:{name}", "ruta insegura dentro del zip; no se lee."))
             continue
         if info.file_size > MAX_MEMBER_BYTES:
-            omitidos.append(Omitido(f"{label}:{name}", "archivo demasiado grande dentro del zip."))
+            skipped.append(Skipped(f"{label}:{name}", "archivo demasiado grande dentro del zip."))
             continue
         files[name] = (lambda a=archive, i=info: a.read(i))
     return files
@@ -169,28 +172,28 @@ def _strip_common_top(files: dict[str, Loader]) -> tuple[dict[str, Loader], str 
     return files, None
 
 
-def _parse_run(machine: str, origin: str, group: dict[str, Loader], omitidos: list[Omitido]) -> Corrida | None:
+def _parse_run(machine: str, origin: str, group: dict[str, Loader], skipped: list[Skipped]) -> MachineRun | None:
     if "meta.json" not in group:
-        omitidos.append(Omitido(origin, "falta meta.json: no se sabe qué corrida es ni en qué máquina se midió."))
+        skipped.append(Skipped(origin, "falta meta.json: no se sabe qué corrida es ni en qué máquina se midió."))
         return None
     if "raw.csv" not in group:
-        omitidos.append(Omitido(origin, "falta raw.csv: la corrida no tiene mediciones."))
+        skipped.append(Skipped(origin, "falta raw.csv: la corrida no tiene mediciones."))
         return None
     try:
         meta = json.loads(group["meta.json"]().decode("utf-8"))
         if not isinstance(meta, dict):
             raise ValueError("no es un objeto JSON")
     except (ValueError, UnicodeDecodeError) as exc:
-        omitidos.append(Omitido(origin, f"meta.json ilegible ({exc})."))
+        skipped.append(Skipped(origin, f"meta.json ilegible ({exc})."))
         return None
     try:
         df = pd.read_csv(io.BytesIO(group["raw.csv"]()), dtype={"image": str, "variant": str})
     except Exception as exc:  # noqa: BLE001 - any broken CSV is skipped with its reason
-        omitidos.append(Omitido(origin, f"raw.csv ilegible ({type(exc).__name__}: {exc})."))
+        skipped.append(Skipped(origin, f"raw.csv ilegible ({type(exc).__name__}: {exc})."))
         return None
     missing = [c for c in results.COLUMNS if c not in df.columns]
     if missing:
-        omitidos.append(Omitido(origin, f"raw.csv no sigue el formato del curso: faltan las columnas {missing}."))
+        skipped.append(Skipped(origin, f"raw.csv no sigue el formato del curso: faltan las columnas {missing}."))
         return None
     df = df[results.COLUMNS].copy()
     df["value"] = pd.to_numeric(df["value"], errors="coerce")
@@ -200,17 +203,17 @@ def _parse_run(machine: str, origin: str, group: dict[str, Loader], omitidos: li
     df = df.dropna(subset=["value", "engine", "metric"])
     status = str(meta.get("status") or "desconocido")
     if df.empty:
-        omitidos.append(Omitido(origin, f"la corrida no tiene mediciones válidas (estado: {status}"
+        skipped.append(Skipped(origin, f"la corrida no tiene mediciones válidas (estado: {status}"
                                         + (f", motivo: {meta['reason']}" if meta.get("reason") else "") + ")."))
         return None
     experiment = str(meta.get("experiment") or df["experiment"].mode().iloc[0])
     df["experiment"] = experiment
     run_id = str(meta.get("run_id") or PurePosixPath(origin).name)
-    return Corrida(machine, origin, experiment, run_id, status, meta, df.reset_index(drop=True),
+    return MachineRun(machine, origin, experiment, run_id, status, meta, df.reset_index(drop=True),
                    dropped_rows=before - len(df))
 
 
-def _runs_in(machine: str, label: str, files: dict[str, Loader], omitidos: list[Omitido]) -> list[Corrida]:
+def _runs_in(machine: str, label: str, files: dict[str, Loader], skipped: list[Skipped]) -> list[MachineRun]:
     """Group files by folder; a folder with raw.csv or meta.json is a run, the rest is foreign."""
     groups: dict[str, dict[str, Loader]] = {}
     for name, loader in files.items():
@@ -222,7 +225,7 @@ def _runs_in(machine: str, label: str, files: dict[str, Loader], omitidos: list[
     for folder, group in sorted(groups.items()):
         where = f"{label}/{folder}" if folder != "." else label
         if "raw.csv" in group or "meta.json" in group:
-            run = _parse_run(machine, where, group, omitidos)
+            run = _parse_run(machine, where, group, skipped)
             if run:
                 found.append(run)
             extra = set(group) - {"raw.csv", "meta.json"}
@@ -233,52 +236,52 @@ def _runs_in(machine: str, label: str, files: dict[str, Loader], omitidos: list[
                 continue
             if name.endswith(".zip"):
                 continue  # nested zips are read by the caller
-            omitidos.append(Omitido(f"{where}/{name}", "no es parte de una corrida (archivo ajeno)."))
+            skipped.append(Skipped(f"{where}/{name}", "no es parte de una corrida (archivo ajeno)."))
     return found
 
 
-def recolectar(carpeta: Path | str) -> Clase:
+def recolectar(folder: Path | str) -> ClassRuns:
     """Read every student's runs under `carpeta` (folders and zip files); say what was skipped."""
-    carpeta = Path(carpeta)
-    clase = Clase(str(carpeta))
-    if not carpeta.exists():
-        clase.omitidos.append(Omitido(str(carpeta), "la carpeta no existe."))
-        return clase
-    if (carpeta / "DEMO.txt").is_file():
-        clase.demo = True
-    runs: list[Corrida] = []
-    if carpeta.is_dir() and _is_results_root(carpeta):
-        entries = [(carpeta, _dir_files(carpeta), None)]
+    folder = Path(folder)
+    class_runs = ClassRuns(str(folder))
+    if not folder.exists():
+        class_runs.skipped.append(Skipped(str(folder), "la carpeta no existe."))
+        return class_runs
+    if (folder / "DEMO.txt").is_file():
+        class_runs.demo = True
+    runs: list[MachineRun] = []
+    if folder.is_dir() and _is_results_root(folder):
+        entries = [(folder, _dir_files(folder), None)]
     else:
         entries = []
-        items = [carpeta] if carpeta.is_file() else sorted(carpeta.iterdir())
+        items = [folder] if folder.is_file() else sorted(folder.iterdir())
         for item in items:
             if item.name in IGNORED_NAMES or item.name == "DEMO.txt":
                 continue
             if item.is_dir():
                 entries.append((item, _dir_files(item), item.name))
             elif item.suffix.lower() == ".zip":
-                files = _zip_files(item, clase.omitidos, item.name)
+                files = _zip_files(item, class_runs.skipped, item.name)
                 if files is not None:
                     files, top = _strip_common_top(files)
                     entries.append((item, files, top or item.stem))
             else:
-                clase.omitidos.append(Omitido(item.name, "no es una carpeta de resultados ni un zip (archivo ajeno)."))
+                class_runs.skipped.append(Skipped(item.name, "no es una carpeta de resultados ni un zip (archivo ajeno)."))
     used_names: set[str] = set()
     for item, files, name in entries:
         label = item.name
-        reported = len(clase.omitidos)
-        found = _runs_in("?", label, files, clase.omitidos)
+        reported = len(class_runs.skipped)
+        found = _runs_in("?", label, files, class_runs.skipped)
         for zname in [n for n in files if n.endswith(".zip")]:   # zips inside a student's folder
-            inner = _zip_files(item / zname, clase.omitidos, f"{label}/{zname}")
+            inner = _zip_files(item / zname, class_runs.skipped, f"{label}/{zname}")
             if inner:
-                found += _runs_in("?", f"{label}/{zname}", _strip_common_top(inner)[0], clase.omitidos)
+                found += _runs_in("?", f"{label}/{zname}", _strip_common_top(inner)[0], class_runs.skipped)
         if not found:
-            if files and len(clase.omitidos) == reported:
-                clase.omitidos.append(Omitido(label, "no contiene ninguna corrida válida."))
+            if files and len(class_runs.skipped) == reported:
+                class_runs.skipped.append(Skipped(label, "no contiene ninguna corrida válida."))
             continue
         if name is None:   # one student's results/ folder: name it after its host
-            name = (found[-1].meta.get("host") or {}).get("hostname") or carpeta.name
+            name = (found[-1].meta.get("host") or {}).get("hostname") or folder.name
         unique, n = name, 2
         while unique in used_names:
             unique, n = f"{name} ({n})", n + 1
@@ -286,15 +289,15 @@ def recolectar(carpeta: Path | str) -> Clase:
         for run in found:
             run.machine = unique
         runs += found
-    clase.corridas = _pick_latest(runs, clase.omitidos)
-    clase.demo = clase.demo or any(c.meta.get("demo") for c in clase.corridas)
-    return clase
+    class_runs.runs = _pick_latest(runs, class_runs.skipped)
+    class_runs.demo = class_runs.demo or any(c.meta.get("demo") for c in class_runs.runs)
+    return class_runs
 
 
-def _pick_latest(runs: list[Corrida], omitidos: list[Omitido]) -> list[Corrida]:
+def _pick_latest(runs: list[MachineRun], skipped: list[Skipped]) -> list[MachineRun]:
     """Per machine and experiment: the latest complete run, else the latest partial one."""
     chosen = []
-    by_key: dict[tuple[str, str], list[Corrida]] = {}
+    by_key: dict[tuple[str, str], list[MachineRun]] = {}
     for run in runs:
         by_key.setdefault((run.machine, run.experiment), []).append(run)
     for (machine, experiment), group in sorted(by_key.items()):
@@ -304,16 +307,16 @@ def _pick_latest(runs: list[Corrida], omitidos: list[Omitido]) -> list[Corrida]:
         for run in group:
             if run is not pick:
                 why = "hay una corrida completa más reciente" if not pick.partial else "hay una corrida más reciente"
-                omitidos.append(Omitido(run.origin, f"{why} de «{experiment}» en la máquina {machine}."))
+                skipped.append(Skipped(run.origin, f"{why} de «{experiment}» en la máquina {machine}."))
         chosen.append(pick)
     return chosen
 
 
-def con_referencia(clase: Clase) -> pd.DataFrame:
+def with_reference(class_runs: ClassRuns) -> pd.DataFrame:
     """The class's rows plus the bundled reference of every experiment present, as machine
     «referencia»."""
-    frames = [clase.datos]
-    for experiment in clase.experimentos:
+    frames = [class_runs.data]
+    for experiment in class_runs.experiments:
         if experiment in reference.available():
             ref = reference.load(experiment).drop(columns=["source"])
             frames.append(results.add_roles(ref, None).assign(machine=REFERENCE_MACHINE, run_id="referencia",
@@ -346,13 +349,13 @@ def _pick_baseline(bare: pd.DataFrame, variant: str, prefs: list[str]) -> str | 
     return variants[0] if len(variants) == 1 else None
 
 
-def proporciones_bare(datos: pd.DataFrame, *, base: dict[str, str] | None = None) -> pd.DataFrame:
+def ratios_vs_bare(data: pd.DataFrame, *, base: dict[str, str] | None = None) -> pd.DataFrame:
     """x bare metal per machine and combination: ratio of medians with its IC 95 % (bootstrap).
 
     Baseline: bare metal doing the same variant (e.g. the same workload); else `base[experiment]`
     (to compare with the reference on its own baseline); else the experiment's BASELINE."""
     rows = []
-    for (machine, experiment, metric), group in datos.groupby(["machine", "experiment", "metric"], sort=True):
+    for (machine, experiment, metric), group in data.groupby(["machine", "experiment", "metric"], sort=True):
         bare = group[group["engine"] == "bare"]
         if bare.empty:
             continue
@@ -387,10 +390,10 @@ def _ratio_ci(numerator: np.ndarray, denominator: np.ndarray) -> tuple[float, fl
     return measure.bootstrap_ratio_ci(numerator, denominator)
 
 
-def podman_docker(datos: pd.DataFrame) -> pd.DataFrame:
+def podman_over_docker(data: pd.DataFrame) -> pd.DataFrame:
     """Podman/Docker per machine and combination (same image role, variant and metric)."""
     rows = []
-    for (machine, *key), group in datos.groupby(["machine"] + PAIR_KEY, sort=True):
+    for (machine, *key), group in data.groupby(["machine"] + PAIR_KEY, sort=True):
         docker = group[group["engine"] == "docker"]["value"].to_numpy()
         podman = group[group["engine"] == "podman"]["value"].to_numpy()
         found = _ratio_ci(podman.astype(float), docker.astype(float))
@@ -401,17 +404,17 @@ def podman_docker(datos: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["machine", *PAIR_KEY, "n", "proporcion", "ic_bajo", "ic_alto"])
 
 
-def medianas(datos: pd.DataFrame) -> pd.DataFrame:
+def medianas(data: pd.DataFrame) -> pd.DataFrame:
     """Median of every combination per machine (absolute values, in their unit)."""
-    return (datos.groupby(["machine"] + KEY + ["unit"], sort=True)["value"].median()
+    return (data.groupby(["machine"] + KEY + ["unit"], sort=True)["value"].median()
             .rename("mediana").reset_index())
 
 
-def dispersion(tabla: pd.DataFrame, value: str = "proporcion") -> pd.DataFrame:
+def spread(frame: pd.DataFrame, value: str = "proporcion") -> pd.DataFrame:
     """Spread across machines (the reference left out) of a per-machine table: how many machines,
     median, IQR, min, max and max/min."""
-    data = tabla[tabla["machine"] != REFERENCE_MACHINE]
-    key = [c for c in tabla.columns if c in KEY + ["unit", "base"]]
+    data = frame[frame["machine"] != REFERENCE_MACHINE]
+    key = [c for c in frame.columns if c in KEY + ["unit", "base"]]
     rows = []
     for k, group in data.groupby(key, sort=True):
         v = group[value].to_numpy(dtype=float)
@@ -451,31 +454,31 @@ def comparable(experiment: str) -> list[str] | None:
         return None
 
 
-def only_comparable(datos: pd.DataFrame) -> pd.DataFrame:
+def only_comparable(data: pd.DataFrame) -> pd.DataFrame:
     """The rows of metrics their experiment declares comparable across machines."""
-    keep = pd.Series(True, index=datos.index)
-    for experiment in datos["experiment"].unique():
+    keep = pd.Series(True, index=data.index)
+    for experiment in data["experiment"].unique():
         metrics = comparable(experiment)
         if metrics is not None:
-            at = datos["experiment"] == experiment
-            keep &= ~at | datos["metric"].isin(metrics)
-    return datos[keep]
+            at = data["experiment"] == experiment
+            keep &= ~at | data["metric"].isin(metrics)
+    return data[keep]
 
 
-def frente_a_referencia(clase: Clase) -> pd.DataFrame:
+def against_reference(class_runs: ClassRuns) -> pd.DataFrame:
     """Each machine's ratios next to the reference's: «coincide» when the two IC 95 % overlap (the
     reference's bootstrapped from its own raw repetitions), else «más alta» / «más baja». Only the
     metrics each experiment declares COMPARABLE. x bare metal uses the reference's baseline variant, so
     both sides time the same kind of work."""
-    todo = only_comparable(con_referencia(clase))
-    ref = todo[todo["machine"] == REFERENCE_MACHINE]
+    combined = only_comparable(with_reference(class_runs))
+    ref = combined[combined["machine"] == REFERENCE_MACHINE]
     if ref.empty:
         return pd.DataFrame()
     ref_base = {exp: list(dict.fromkeys(g[g["engine"] == "bare"]["variant"]))[0]
                 for exp, g in ref.groupby("experiment") if (g["engine"] == "bare").any()}
     frames = []
-    for label, table in (("× bare metal", proporciones_bare(todo, base=ref_base)),
-                         ("Podman/Docker", podman_docker(todo))):
+    for label, table in (("× bare metal", ratios_vs_bare(combined, base=ref_base)),
+                         ("Podman/Docker", podman_over_docker(combined))):
         if table.empty:
             continue
         key = [c for c in table.columns if c in KEY]
@@ -542,22 +545,22 @@ def empaquetar(destino: Path | str | None = None, *, root: Path | str | None = N
 
 
 # ---------------------------------------------------------------- demonstration class
-def demo(carpeta: Path | str | None = None, *, maquinas: int = 6, seed: int = 7) -> Path:
+def demo(folder: Path | str | None = None, *, machines: int = 6, seed: int = 7) -> Path:
     """Write a demonstration class built from the reference data: several fictitious machines with
     different speeds, one zipped, one interrupted run, one missing an experiment, one broken run
     and a foreign file. Every meta.json says demo=true; DEMO.txt says so in Spanish."""
-    carpeta = Path(carpeta) if carpeta else PROJECT_ROOT / "build" / "clase_demo"
+    folder = Path(folder) if folder else PROJECT_ROOT / "build" / "clase_demo"
     rng = np.random.default_rng(seed)
-    if carpeta.exists():
-        shutil.rmtree(carpeta)
-    carpeta.mkdir(parents=True)
-    (carpeta / "DEMO.txt").write_text(DEMO_LABEL + "\n", encoding="utf-8")
-    for i in range(1, maquinas + 1):
-        machine = carpeta / f"demo-maquina-{i:02d}"
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    (folder / "DEMO.txt").write_text(DEMO_LABEL + "\n", encoding="utf-8")
+    for i in range(1, machines + 1):
+        machine = folder / f"demo-maquina-{i:02d}"
         speed = {"bare": rng.uniform(0.6, 1.6), "docker": rng.uniform(0.6, 1.8), "podman": rng.uniform(0.6, 1.8)}
         available = reference.available()
         for number, experiment in enumerate(available):
-            if i == maquinas and number == 1:
+            if i == machines and number == 1:
                 continue   # a machine that never ran the second experiment
             ref = reference.load(experiment)
             noise = rng.lognormal(0, 0.08, len(ref))
@@ -578,27 +581,27 @@ def demo(carpeta: Path | str | None = None, *, maquinas: int = 6, seed: int = 7)
                     "engines": {"docker": {"version": "28.4.0-demo"}, "podman": {"version": "4.6.2-demo"}}}
             (run / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
     # One student handed in a zip instead of a folder.
-    zipped = carpeta / "demo-maquina-02"
-    with zipfile.ZipFile(carpeta / "demo-maquina-02.zip", "w") as archive:
+    zipped = folder / "demo-maquina-02"
+    with zipfile.ZipFile(folder / "demo-maquina-02.zip", "w") as archive:
         for path in sorted(zipped.rglob("*")):
             if path.is_file():
                 archive.write(path, f"demo-maquina-02/{path.relative_to(zipped).as_posix()}")
     shutil.rmtree(zipped)
     first = reference.available()[0]
-    broken = carpeta / "demo-rota" / first / "20260101T000000Z-rota00"
+    broken = folder / "demo-rota" / first / "20260101T000000Z-rota00"
     broken.mkdir(parents=True)
     (broken / "raw.csv").write_text("motor,tiempo\ndocker,1\n", encoding="utf-8")
     (broken / "meta.json").write_text(json.dumps({"experiment": first, "status": "complete"}), encoding="utf-8")
-    (carpeta / "notas_del_profesor.txt").write_text("Entregas de la clase de demostración.\n", encoding="utf-8")
-    return carpeta
+    (folder / "notas_del_profesor.txt").write_text("Entregas de la clase de demostración.\n", encoding="utf-8")
+    return folder
 
 
-def carpeta_de_clase(carpeta: str) -> Path:
+def carpeta_de_clase(folder: str) -> Path:
     """Resolve the notebook's CARPETA: "demo" builds the demonstration class; a relative path is
     taken from the project root."""
-    if carpeta.strip().lower() == "demo":
+    if folder.strip().lower() == "demo":
         return demo()
-    path = Path(carpeta).expanduser()
+    path = Path(folder).expanduser()
     return path if path.is_absolute() else PROJECT_ROOT / path
 
 

@@ -214,6 +214,26 @@ def render_html(executed: Path, target: Path) -> None:
     target.write_text(body, encoding="utf-8")
 
 
+def _kernel_manager_class():
+    """The kernel manager papermill uses, minus the SIGINT it sends a kernel before shutting it down.
+
+    jupyter_client (7 and later) interrupts a kernel before asking it to shut down. When the notebook
+    has finished, that SIGINT can land while the kernel is still winding up its last message (a loaded
+    machine makes that likely), and ipykernel then logs «KeyboardInterrupt caught in kernel» on its
+    stderr, which `make course` inherits and prints, although nothing was interrupted. A finished
+    notebook has nothing to interrupt: shut it down directly (a kernel that does not stop within the
+    grace period is still killed). Cell timeouts interrupt through interrupt_kernel, unchanged."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class CourseKernelManager(AsyncKernelManager):
+        async def _async_interrupt_kernel(self) -> None:
+            if self.shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
+    return CourseKernelManager
+
+
 def run_notebook(path: Path, build: Path, parameters: dict, report: Reporter, *,
                  timeout: float | None = None) -> NotebookResult:
     import nbformat
@@ -242,7 +262,7 @@ def run_notebook(path: Path, build: Path, parameters: dict, report: Reporter, *,
         pm.execute_notebook(str(path), str(executed), parameters=parameters, progress_bar=False,
                             log_output=False, stdout_file=out, stderr_file=out, cwd=str(path.parent),
                             kernel_name="python3", execution_timeout=timeout,
-                            on_cell_start=on_cell_start,
+                            on_cell_start=on_cell_start, kernel_manager_class=_kernel_manager_class(),
                             # the kernel's own start-up warnings are not course progress
                             extra_arguments=["--IPKernelApp.log_level=ERROR"])
         result.status = "ok"

@@ -85,13 +85,13 @@ def class_folder(tmp_path):
     return root
 
 
-def reasons(c: clase.Clase) -> str:
-    return "\n".join(f"{o.que}: {o.motivo}" for o in c.omitidos)
+def reasons(c: clase.ClassRuns) -> str:
+    return "\n".join(f"{o.what}: {o.reason}" for o in c.skipped)
 
 
 def test_collects_machines_and_says_what_was_skipped(class_folder):
     c = clase.recolectar(class_folder)
-    machines = {r.machine for r in c.corridas}
+    machines = {r.machine for r in c.runs}
     assert machines == {"alumno-a", "alumno-b", "alumno-c", "alumno-e"}
     text = reasons(c)
     assert "LEEME.txt" in text and "archivo ajeno" in text
@@ -103,40 +103,40 @@ def test_collects_machines_and_says_what_was_skipped(class_folder):
     assert "badjsn" in text and "meta.json ilegible" in text
     assert "old000" in text and "más reciente" in text
     assert not c.demo
-    assert set(c.experimentos) == {"arranque", "ejecucion", "futuro"}
+    assert set(c.experiments) == {"arranque", "ejecucion", "futuro"}
 
 
 def test_partial_run_is_used_and_marked(class_folder):
     c = clase.recolectar(class_folder)
-    run = next(r for r in c.corridas if r.machine == "alumno-c")
+    run = next(r for r in c.runs if r.machine == "alumno-c")
     assert run.partial and len(run.df) == 8
-    assert "parcial" in c.maquinas().set_index("máquina").loc["alumno-c", "experimentos"]
-    assert c.datos.query("machine == 'alumno-c'")["parcial"].all()
+    assert "parcial" in c.machines().set_index("máquina").loc["alumno-c", "experimentos"]
+    assert c.data.query("machine == 'alumno-c'")["parcial"].all()
 
 
 def test_the_newest_complete_run_wins(class_folder):
     c = clase.recolectar(class_folder)
-    a = next(r for r in c.corridas if r.machine == "alumno-a" and r.experiment == "arranque")
+    a = next(r for r in c.runs if r.machine == "alumno-a" and r.experiment == "arranque")
     assert a.df.query("engine == 'docker'")["value"].eq(100).all()
 
 
 def test_ratios_to_bare_metal_and_podman_docker(class_folder):
     c = clase.recolectar(class_folder)
-    ratios = clase.proporciones_bare(c.datos).set_index(["machine", "experiment", "engine", "role"])
+    ratios = clase.ratios_vs_bare(c.data).set_index(["machine", "experiment", "engine", "role"])
     assert ratios.loc[("alumno-a", "arranque", "docker", "alpine"), "proporcion"] == pytest.approx(100)
     assert ratios.loc[("alumno-a", "arranque", "docker", "alpine"), "base"] == "proceso"   # the module's BASELINE
     assert ratios.loc[("alumno-b", "arranque", "podman", "alpine"), "proporcion"] == pytest.approx(100)
     assert ratios.loc[("alumno-e", "futuro", "docker", "img"), "proporcion"] == pytest.approx(3)
-    ejec = clase.proporciones_bare(c.datos).query("experiment == 'ejecucion'")
+    ejec = clase.ratios_vs_bare(c.data).query("experiment == 'ejecucion'")
     assert set(ejec["base"]) == {"hash", "sort"} and (ejec["base"] == ejec["variant"]).all()
-    pairs = clase.podman_docker(c.datos).set_index(["machine", "experiment", "role"])
+    pairs = clase.podman_over_docker(c.data).set_index(["machine", "experiment", "role"])
     assert pairs.loc[("alumno-a", "arranque", "alpine"), "proporcion"] == pytest.approx(0.5)
     assert ("alumno-e", "futuro", "img") not in pairs.index          # no Podman there: no pair
 
 
 def test_spread_across_machines(class_folder):
     c = clase.recolectar(class_folder)
-    spread = clase.dispersion(clase.proporciones_bare(c.datos))
+    spread = clase.spread(clase.ratios_vs_bare(c.data))
     docker = spread.query("experiment == 'arranque' and engine == 'docker'").iloc[0]
     assert docker["maquinas"] == 3                     # a, b and the partial c
     assert docker["min"] == pytest.approx(100) and docker["max"] == pytest.approx(200)
@@ -145,7 +145,7 @@ def test_spread_across_machines(class_folder):
 
 def test_each_machine_against_the_reference(class_folder):
     c = clase.recolectar(class_folder)
-    table = clase.frente_a_referencia(c)
+    table = clase.against_reference(c)
     assert set(table["machine"]) <= {"alumno-a", "alumno-b", "alumno-c"}    # futuro has no reference
     xbare = table.query("proporcion_de == '× bare metal' and experiment == 'arranque'")
     assert set(xbare["base"]) == {"metodo_semilla"}                          # the reference's own baseline
@@ -176,25 +176,25 @@ def test_zero_medians_do_not_break_the_comparison(tmp_path):
              ("podman", "img", "n=2", 2, "memoria", 2.0, "KB"), ("podman", "img", "n=2", 3, "memoria", 2.0, "KB")]
     write_run(tmp_path / "pc", "escala", rows)
     c = clase.recolectar(tmp_path)
-    assert clase.proporciones_bare(c.datos).empty             # 0 on bare metal: no ratio, no crash
-    pairs = clase.podman_docker(c.datos).set_index("variant")
+    assert clase.ratios_vs_bare(c.data).empty             # 0 on bare metal: no ratio, no crash
+    pairs = clase.podman_over_docker(c.data).set_index("variant")
     assert "n=1" not in pairs.index                           # Docker's median is 0: undefined
     assert pairs.loc["n=2", "proporcion"] == pytest.approx(0.5)
-    assert clase.frente_a_referencia(c) is not None
+    assert clase.against_reference(c) is not None
 
 
 def test_missing_or_empty_folder(tmp_path):
     missing = clase.recolectar(tmp_path / "no-existe")
-    assert not missing.corridas and "no existe" in reasons(missing)
+    assert not missing.runs and "no existe" in reasons(missing)
     empty = clase.recolectar(tmp_path)
-    assert not empty.corridas and clase.frente_a_referencia(empty).empty
-    assert clase.proporciones_bare(empty.datos).empty
+    assert not empty.runs and clase.against_reference(empty).empty
+    assert clase.ratios_vs_bare(empty.data).empty
 
 
 def test_a_single_results_folder_is_one_machine(tmp_path):
     write_run(tmp_path / "results", "arranque", arranque_rows(), host="mi-pc", images=IMAGES)
     c = clase.recolectar(tmp_path / "results")
-    assert {r.machine for r in c.corridas} == {"mi-pc"}
+    assert {r.machine for r in c.runs} == {"mi-pc"}
 
 
 def test_pack_then_compare(tmp_path, monkeypatch):
@@ -215,17 +215,17 @@ def test_pack_then_compare(tmp_path, monkeypatch):
     manifest = json.loads(zipfile.ZipFile(target).read(next(n for n in names if n.endswith("entrega.json"))))
     assert set(manifest["corridas"]) == {"arranque", "ejecucion"} and "host" in manifest
     c = clase.recolectar(target.parent)
-    assert len({r.machine for r in c.corridas}) == 1 and not c.omitidos, reasons(c)
+    assert len({r.machine for r in c.runs}) == 1 and not c.skipped, reasons(c)
 
 
 def test_demo_class_is_labelled_and_has_broken_entries(tmp_path):
     folder = clase.demo(tmp_path / "demo")
     c = clase.recolectar(folder)
     assert c.demo and "DEMOSTRACIÓN" in (folder / "DEMO.txt").read_text(encoding="utf-8")
-    assert len({r.machine for r in c.corridas}) == 6
-    assert any(r.partial for r in c.corridas)
+    assert len({r.machine for r in c.runs}) == 6
+    assert any(r.partial for r in c.runs)
     assert "notas_del_profesor.txt" in reasons(c) and "demo-rota" in reasons(c)
-    assert not clase.frente_a_referencia(c).empty
+    assert not clase.against_reference(c).empty
 
 
 def test_pack_command_line(tmp_path):

@@ -122,12 +122,12 @@ def test_toy_in_the_class_comparison_the_closing_table_and_the_pack(toy, tmp_pat
     for machine in ("pc-a", "pc-b"):
         toy.run(toy.config(repeticiones=3), log=lambda _: None, root=folder / machine)
     datos = clase.recolectar(folder)
-    assert "juguete" in datos.experimentos
-    rows = datos.datos.query("experiment == 'juguete'")
+    assert "juguete" in datos.experiments
+    rows = datos.data.query("experiment == 'juguete'")
     assert set(rows["machine"]) == {"pc-a", "pc-b"} and len(rows) == 2 * 2 * 3
     assert clase.comparable("juguete") == ["tiempo"]
     # Only bare-metal arms: no ratio against bare metal to draw, and no reference: both tolerated.
-    assert clase.proporciones_bare(datos.datos).query("experiment == 'juguete'").empty
+    assert clase.ratios_vs_bare(datos.data).query("experiment == 'juguete'").empty
     vista_clase.experimentos(datos)
     vista_clase.frente_a_referencia(datos)
     closing = cierre.gather(root=folder / "pc-a")
@@ -150,3 +150,14 @@ def test_podman_containers_conf_lives_inside_the_project_and_is_ignored():
     assert PROJECT_ROOT in path.parents
     ignored = subprocess.run(["git", "check-ignore", "-q", str(path)], cwd=PROJECT_ROOT)
     assert ignored.returncode == 0, "el containers.conf del curso no está en .gitignore"
+
+
+def test_no_view_changes_global_plot_settings():
+    """A view draws inside its own style context (sns.axes_style / plotting_context as `with`), never
+    for the whole kernel: no rcParams, sns.set*, plt.style.use or matplotlib.rc outside a `with`."""
+    forbidden = re.compile(r"rcParams\s*\[|rcParams\.update|\bsns\.set(_theme|_style|_context|_palette)?\(|"
+                           r"plt\.style\.use\(|matplotlib\.rc\(|\bplt\.rc\(")
+    offenders = [f"{path.name}:{n}" for path in sorted((PROJECT_ROOT / "helpers" / "view").glob("*.py"))
+                 for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if forbidden.search(line)]
+    assert not offenders, offenders

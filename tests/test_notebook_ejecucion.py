@@ -36,7 +36,7 @@ def test_notebook_runs_headless(tmp_path, monkeypatch):
     )
     nb = nbformat.read(out, as_version=4)
     text = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"], ensure_ascii=False)
-    assert "Veredictos sobre las afirmaciones de la semilla" in text
+    assert "Veredictos sobre las afirmaciones del capítulo original" in text
     assert "LAUNCH frente a RUNNING" in text
     assert "Traceback" not in text
     runs = list((tmp_path / "resultados" / "ejecucion").iterdir())

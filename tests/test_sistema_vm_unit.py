@@ -225,6 +225,13 @@ def test_a_vm_that_gives_memory_back_does_not_confirm_the_claim():
     assert claims["vm_retiene_memoria"].status == base.NO_SE_SOSTIENE
 
 
+def test_fewer_than_three_values_decide_nothing():
+    df = _run_df(vm_kept=(100.0,))
+    claim = _claims(df)["vm_retiene_memoria"]
+    assert claim.status == base.NO_CONCLUYENTE and "n = 1" in claim.detail["motivo"]
+    assert not claim.detail.get("tcg")        # not the emulation's fault: too few instances
+
+
 def test_no_vm_in_the_run_means_no_data():
     df = _run_df()
     claims = _claims(df[~df["variant"].str.startswith("vm")])

@@ -1,5 +1,7 @@
 """A student who runs every cell in JupyterLab before pressing «Ejecutar», on a machine with no run
-yet, gets a Spanish notice in each results cell, never a traceback."""
+yet, gets a Spanish notice in each results cell, never a traceback. Every registered experiment's view
+module (helpers/view/<EXPERIMENT>.py) is checked, and the closing table's."""
+import importlib
 import inspect
 
 import IPython.display
@@ -8,15 +10,27 @@ import pytest
 
 matplotlib.use("Agg")
 
-from helpers.view import arranque, ejecucion, escala, red  # noqa: E402
+from helpers import experiments  # noqa: E402
+from helpers.view import cierre  # noqa: E402
+
+
+def _view_modules():
+    for name in experiments.names():
+        try:
+            yield importlib.import_module(f"helpers.view.{name}")
+        except ModuleNotFoundError:
+            continue
 
 
 def _result_views():
-    for module in (arranque, escala, ejecucion, red):
+    for module in _view_modules():
         for name, func in inspect.getmembers(module, inspect.isfunction):
             if name.startswith("_") or func.__module__ != module.__name__:
                 continue
-            params = list(inspect.signature(inspect.unwrap(func)).parameters)
+            signature = inspect.signature(inspect.unwrap(func))
+            params = list(signature.parameters)
+            if signature.return_annotation in (str, "str") and not hasattr(func, "__wrapped__"):
+                continue  # a sentence another view places (anatomia.cita_red), not a view of its own
             if params and params[0] == "resultado":
                 yield pytest.param(func, id=f"{module.__name__.rsplit('.', 1)[1]}.{name}")
 
@@ -30,5 +44,13 @@ def test_view_without_any_run_shows_the_spanish_notice(view, monkeypatch):
     assert any("Aún no hay resultados" in text for text in texts), texts
 
 
+def test_closing_table_without_any_run_shows_the_spanish_notice(monkeypatch):
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    assert cierre.tabla(None) is None
+    assert any("Aún no hay resultados" in (getattr(obj, "data", "") or "") for obj in shown)
+
+
 def test_there_are_views_to_check():
-    assert len(list(_result_views())) >= 15
+    assert len({p.values[0].__module__ for p in _result_views()}) >= 5
+    assert len(list(_result_views())) >= 30

@@ -408,7 +408,6 @@ class Chain:
     outer_pid: int = 0
     worker: str = ""
     store_dir: Path | None = None
-    opts: dict = field(default_factory=dict)
 
     @property
     def cli(self) -> eng.CliEngine:
@@ -490,7 +489,7 @@ def build_chain(ctx, engine_name: str, level: int, mode: dict, busybox: str, nes
     `level - 1` nesting containers, each one inside the previous, then the worker inside the last.
     `adopt`: (name, store) of a level-2 container already running with busybox loaded (the attempt
     without --privileged that worked), used as the outer container instead of starting another."""
-    chain = Chain(engine_name, opts=dict(mode))
+    chain = Chain(engine_name)
     cli = chain.cli
     spec = NESTED[engine_name]
     for depth in range(level - 1):  # start the container at level depth+1
@@ -531,9 +530,9 @@ def build_chain(ctx, engine_name: str, level: int, mode: dict, busybox: str, nes
     return chain
 
 
-def process_tree(pid: int) -> list[list]:
-    """[pid, name, create_time] of a process and all its descendants (an outer container: its PID 1, the
-    inner engine, the inner containers' processes, all reparented inside its PID namespace)."""
+def _outer_processes(pid: int) -> list:
+    """The live processes of an outer container: its PID 1 and all its descendants (the inner engine and
+    the inner containers' processes, all reparented inside its PID namespace). Zombies left out."""
     import psutil
 
     try:
@@ -544,6 +543,16 @@ def process_tree(pid: int) -> list[list]:
     out = []
     for p in procs:
         with contextlib.suppress(psutil.Error):
+            if p.status() != psutil.STATUS_ZOMBIE:
+                out.append(p)
+    return out
+
+
+def process_tree(pid: int) -> list[list]:
+    """[pid, name, create_time] of every live process of an outer container."""
+    out = []
+    for p in _outer_processes(pid):
+        with contextlib.suppress(Exception):
             out.append([p.pid, p.name(), p.create_time()])
     return out
 
@@ -624,14 +633,10 @@ IDLE = ("sleep", "sh")  # the outer container's PID 1 (REAPER) and the idle work
 def inner_engine_memory(outer_pid: int) -> dict:
     """PSS (and RSS) of every process in the outer container except the idle shell and `sleep`s: the
     inner engine's processes (dockerd, containerd, shims / conmon)."""
-    import psutil
-
-    try:
-        root = psutil.Process(outer_pid)
-        procs = [root, *root.children(recursive=True)]
-    except psutil.Error:
+    procs = _outer_processes(outer_pid)
+    if not procs:
         return {"pss": None, "procesos": []}
-    readings = [system.process_memory(p) for p in procs if p.status() != psutil.STATUS_ZOMBIE]
+    readings = [system.process_memory(p) for p in procs]
     kept = [r for r in readings if r.get("name") not in IDLE]
     totals = system.memory_totals(kept)
     return {"pss": totals.get("pss"), "rss": totals.get("rss"),
@@ -739,6 +744,12 @@ def _run_in(cfg: Config, ctx, workdir: Path, progress: Progress, log: Log) -> No
         nesting_meta.setdefault("preparacion_s", {})[f"{arm.engine}:{arm.variant}"] = round(
             time.monotonic() - started, 1)
         ctx.run.update_meta(anidamiento=nesting_meta)
+    if "docker" in engines_ok and 2 in cfg.niveles:
+        ctx.skip_arm("Docker en Docker sin --privileged",
+                     "no se intenta: el daemon de dentro necesita montar sistemas de archivos, crear redes y "
+                     "escribir en los cgroups (CAP_SYS_ADMIN, CAP_NET_ADMIN), y el Docker sin root que podría "
+                     "evitarlo necesita rootlesskit, que el curso no instala. El intento sin privilegios se hace "
+                     "con Podman.")
     arms = [a for a in wanted if a in chains]
     bare_env = eng.get_engine("bare").env()
     envs = {e: eng.get_engine(e).env() for e in engines_ok}

@@ -60,6 +60,11 @@ class Resultado:
     run_dir: Path
     meta: dict
 
+    def __repr__(self) -> str:
+        # What a notebook cell shows when a panel returns its run: one Spanish line, never a data dump.
+        return (f"Corrida {self.meta.get('run_id', '?')} de «{self.experiment}»: {len(self.df)} filas, "
+                f"estado {self.status}, en {self.run_dir}")
+
     @property
     def status(self) -> str:
         return self.meta.get("status", "?")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -376,6 +377,9 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                         root=root, log=log) as ctx:
         if vm_wanted and not vm_ok:
             ctx.skip_arm("VM", vm_reason)
+        # The run's overlays live in one folder, removed with the run (after every VM of it has stopped:
+        # clean-up steps run last-in first-out).
+        ctx.defer(shutil.rmtree, vm.VM_DIR / "instancias" / ctx.run_id, ignore_errors=True)
         arms = plan(cfg, ctx.engines, ctx.images, accel, skip=ctx.skip_arm)
         if any(a.kind == "vm_systemd" for a in arms) and accel == "tcg":
             log("Aviso: una VM emulada con systemd tarda entre medio minuto y dos minutos en arrancar aquí.")
@@ -586,7 +590,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
     if vmv:
         kept = _values(df, RETENIDA, vmv)
         s = measure.summarize(kept)
-        out.append(base.judge("vm_retiene_memoria", statement, SOURCE, s.median, s.ci_low, s.ci_high,
+        out.append(_judge("vm_retiene_memoria", statement, SOURCE, s.median, s.ci_low, s.ci_high,
                               claimed=100.0, region=(80.0, 120.0), n=s.n, unit="%",
                               detail={"variante_vm": vmv, "emulada": emulated}))
     else:
@@ -596,7 +600,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
     kept = _values(df, RETENIDA, kind) if df is not None and not df.empty else np.array([])
     if kept.size:
         s = measure.summarize(kept)
-        out.append(base.judge("contenedor_devuelve_memoria", statement, SOURCE, s.median, s.ci_low, s.ci_high,
+        out.append(_judge("contenedor_devuelve_memoria", statement, SOURCE, s.median, s.ci_low, s.ci_high,
                               claimed=0.0, region=(-10.0, 10.0), n=s.n, unit="%", detail={"tipo": kind}))
     else:
         out.append(base.no_data("contenedor_devuelve_memoria", statement, SOURCE))
@@ -606,7 +610,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
     if vmv:
         disk = _values(df, DISCO, vmv)
         s = measure.summarize(disk)
-        out.append(base.judge("vm_disco_650", statement, SOURCE, s.median, s.ci_low, s.ci_high, claimed=650.0,
+        out.append(_judge("vm_disco_650", statement, SOURCE, s.median, s.ci_low, s.ci_high, claimed=650.0,
                               region=(650 / 1.5, 650 * 1.5), n=s.n, unit="MB",
                               detail={"variante_vm": vmv, "emulada": emulated}))
     else:
@@ -615,7 +619,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
     disk = _values(df, DISCO, kind) if df is not None and not df.empty else np.array([])
     if disk.size:
         s = measure.summarize(disk)
-        out.append(base.judge("contenedor_disco_pocos_mb", statement, SOURCE, s.median, s.ci_low, s.ci_high,
+        out.append(_judge("contenedor_disco_pocos_mb", statement, SOURCE, s.median, s.ci_low, s.ci_high,
                               claimed=3.0, region=(0.0, 10.0), n=s.n, unit="MB", detail={"tipo": kind}))
     else:
         out.append(base.no_data("contenedor_disco_pocos_mb", statement, SOURCE))
@@ -624,7 +628,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
     statement = "El trabajo de CPU (gzip) rinde casi igual en un contenedor, en un contenedor de sistema y en una VM."
     for variant in [k for k in ("sistema", "aplicacion") if df is not None and (df["variant"] == k).any()][:1]:
         value, low, high, n = _gzip_ratio(df, variant)
-        out.append(base.judge(f"gzip_{variant}", statement, SOURCE, value, low, high, claimed=1.0,
+        out.append(_judge(f"gzip_{variant}", statement, SOURCE, value, low, high, claimed=1.0,
                               region=(0.95, 1.05), n=n, unit="x bare metal",
                               detail={"tipo": variant},
                               unstable=measure.unstable(_values(df, GZIP, variant))))
@@ -632,13 +636,31 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
         value, low, high, n = _gzip_ratio(df, vmv)
         detail = {"tipo": vmv, "emulada": emulated}
         if emulated:
+            detail["tcg"] = True
             detail["motivo"] = defer + " La proporción medida es el costo de emular la CPU, no el de una VM."
             out.append(base.Claim(f"gzip_{vmv}", statement, base.NO_CONCLUYENTE, value, low, high, detail, SOURCE,
                                   1.0, (0.95, 1.05), "x bare metal", n))
         else:
-            out.append(base.judge(f"gzip_{vmv}", statement, SOURCE, value, low, high, claimed=1.0,
+            out.append(_judge(f"gzip_{vmv}", statement, SOURCE, value, low, high, claimed=1.0,
                                   region=(0.95, 1.05), n=n, unit="x bare metal", detail=detail))
     return out
+
+
+MIN_N = 3  # fewer values than this give no interval worth the name: no verdict either way
+
+
+def _judge(key: str, statement: str, source: str, value: float, low: float, high: float, *, n: int,
+           **kw) -> base.Claim:
+    """base.judge, except that with fewer than MIN_N values the interval is a point and decides
+    nothing: «no concluyente», saying why."""
+    if 0 < n < MIN_N:
+        detail = dict(kw.get("detail") or {})
+        detail["motivo"] = (f"Con n = {n} no hay intervalo de confianza: hacen falta al menos {MIN_N} "
+                            "repeticiones (o instancias) para decidir.")
+        return base.Claim(key, statement, base.NO_CONCLUYENTE, value, low, high, detail, source,
+                          kw.get("claimed", float("nan")), tuple(kw.get("region", (float("-inf"), float("inf")))),
+                          kw.get("unit", ""), n, MIN_N)
+    return base.judge(key, statement, source, value, low, high, n=n, **kw)
 
 
 def _provision_claim(key: str, statement: str, df: pd.DataFrame, vm_variant_: str, system_variant: str,
@@ -646,10 +668,11 @@ def _provision_claim(key: str, statement: str, df: pd.DataFrame, vm_variant_: st
     value, low, high, n = ratio(df, ARRANQUE, vm_variant_, system_variant)
     detail = {"variante_vm": vm_variant_, "emulada": is_emulated(vm_variant_), "init": init}
     if is_emulated(vm_variant_):
+        detail["tcg"] = True
         detail["motivo"] = defer
         return base.Claim(key, statement, base.NO_CONCLUYENTE, value, low, high, detail, SOURCE, 10.0,
                           (7.5, 13.3), "x", n)
-    return base.judge(key, statement, SOURCE, value, low, high, claimed=10.0, region=(7.5, 13.3), n=n,
+    return _judge(key, statement, SOURCE, value, low, high, claimed=10.0, region=(7.5, 13.3), n=n,
                       unit="x", detail=detail, unstable=measure.unstable(_values(df, ARRANQUE, vm_variant_)))
 
 
@@ -713,7 +736,9 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         if values.size and not measure.unstable(values):
             value, low, high, _ = _gzip_ratio(df, variant)
             if not math.isnan(value):
-                rows.append({"concepto": f"gzip: {kind_label(variant)}", "tipo": "RUNNING",
+                concepto = (f"gzip: costo de emular la CPU ({kind_label(variant)}; no es el costo de una VM)"
+                            if is_emulated(variant) else f"gzip: {kind_label(variant)}")
+                rows.append({"concepto": concepto, "tipo": "RUNNING",
                              "entorno": kind_label(variant), "valor": value, "ic_bajo": low, "ic_alto": high,
                              "unidad": "x bare metal"})
     return pd.DataFrame(rows, columns=base.CLOSING_COLUMNS)

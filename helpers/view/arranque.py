@@ -44,11 +44,12 @@ def _combo(row, meta: dict | None = None) -> str:
 
 
 @needs_result
-def tabla(resultado: Resultado):
+def tabla(resultado: Resultado) -> None:
     """Results table: median, IQR, min, IC 95 % and × bare metal (real process) with its IC."""
     s = arranque.summarize(resultado.df, resultado.meta)
     if s.empty:
-        return "Esta corrida no tiene filas todavía."
+        markdown("_Esta corrida no tiene filas todavía._")
+        return
     out = pd.DataFrame({
         "Combinación": [_combo(r, resultado.meta).replace("`", "") for _, r in s.iterrows()],
         "Imagen real": [r["image"] or "—" for _, r in s.iterrows()],
@@ -63,8 +64,8 @@ def tabla(resultado: Resultado):
     unstable = arranque.unstable_arms(resultado.df, resultado.meta)
     out.insert(1, "Estable", ["no: repite" if (r["engine"], r["role"], r["variant"]) in unstable else "sí"
                               for _, r in s.iterrows()])
-    return table(out, "Arranque: tiempo de `echo ok` (IQR con cuantiles lineales; IC 95 % por bootstrap). "
-                      f"Contenedores: {LAUNCH_OPTIONS.replace('`', '')}.")
+    show(table(out, "Arranque: tiempo de `echo ok` (IQR con cuantiles lineales; IC 95 % por bootstrap). "
+                    f"Contenedores: {LAUNCH_OPTIONS.replace('`', '')}."))
 
 
 @needs_result
@@ -90,11 +91,10 @@ def grafico(resultado: Resultado):
     ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout()
     plt.show()
-    return fig
 
 
 @needs_result
-def leccion_bare_metal(resultado: Resultado) -> str:
+def leccion_bare_metal(resultado: Resultado) -> None:
     """The lesson of the baseline: the seed's method measures the cost of `date`, not of `echo`."""
     s = arranque.summarize(resultado.df, resultado.meta)
     bare = {r["variant"]: r for _, r in s[s["engine"] == "bare"].iterrows()}
@@ -118,9 +118,7 @@ def leccion_bare_metal(resultado: Resultado) -> str:
     virt = (resultado.meta.get("host") or {}).get("virtualization") or {}
     if virt.get("es_vm"):
         parts.append(virt["descripcion"])
-    text = " ".join(parts) or "Esta corrida no midió bare metal."
-    markdown(text)
-    return text
+    markdown(" ".join(parts) or "Esta corrida no midió bare metal.")
 
 
 AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
@@ -291,10 +289,9 @@ def dos_respuestas(resultado: Resultado | None = None, *, root=None) -> pd.DataF
 
 
 @needs_result
-def veredictos(resultado: Resultado) -> list[str]:
+def veredictos(resultado: Resultado) -> None:
     sentences = [frase_veredicto(c) for c in arranque.claims(resultado.df, resultado.meta)]
     markdown("\n\n".join(f"- {s}" for s in sentences) if sentences else "_Sin datos para un veredicto._")
-    return sentences
 
 
 def encabezado(panel) -> Resultado | None:

@@ -20,6 +20,10 @@ COLUMN_NAMES = {"machine": "máquina", "engine": "motor", "role": "imagen", "var
                 "metric": "métrica", "n": "n", "unit": "unidad"}
 
 
+# How arm variants read on the page (the rest are already words: hash, sort, n=5...).
+VARIANT_WORDS = {"metodo_semilla": "método del capítulo", "por_defecto": "por defecto", "proceso": "proceso real"}
+
+
 def _natural(value) -> tuple:
     """Sort key that puts n=5 before n=10 (numbers inside text compared as numbers)."""
     import re
@@ -28,9 +32,10 @@ def _natural(value) -> tuple:
 
 
 def _combo(row) -> str:
+    variant = row.get("variant", "")
     parts = [ENGINE_LABEL.get(row.get("engine", ""), row.get("engine", "")), row.get("role", ""),
-             row.get("variant", "")]
-    return " · ".join(p for p in parts if p and p != "por_defecto")
+             "" if variant == "por_defecto" else VARIANT_WORDS.get(variant, variant)]
+    return " · ".join(p for p in parts if p)
 
 
 def _spanish(df: pd.DataFrame) -> pd.DataFrame:
@@ -41,29 +46,32 @@ def _spanish(df: pd.DataFrame) -> pd.DataFrame:
     sort = [c for c in ("engine", "role", "variant") if c in out]
     if sort:
         out = out.sort_values(sort, key=lambda col: col.map(_natural)).reset_index(drop=True)
+    for col in ("variant", "base"):
+        if col in out:
+            out[col] = out[col].map(lambda v: VARIANT_WORDS.get(v, v))
     return out.rename(columns=COLUMN_NAMES)
 
 
-def encabezado(clase: cl.Clase) -> None:
+def encabezado(clase: cl.ClassRuns) -> None:
     if clase.demo:
         markdown(f"> **{cl.DEMO_LABEL}** Para comparar tu clase, pon en `CARPETA` la carpeta con las "
                  "entregas (carpetas o zip de `make pack`).")
-    n = len({c.machine for c in clase.corridas})
-    markdown(f"Carpeta: `{clase.carpeta}`. Se leyeron **{len(clase.corridas)} corridas** de **{n} máquinas** "
-             f"({', '.join(clase.experimentos) or 'ningún experimento'}); se omitieron {len(clase.omitidos)} "
+    n = len({c.machine for c in clase.runs})
+    markdown(f"Carpeta: `{clase.folder}`. Se leyeron **{len(clase.runs)} corridas** de **{n} máquinas** "
+             f"({', '.join(clase.experiments) or 'ningún experimento'}); se omitieron {len(clase.skipped)} "
              "elementos (ver la tabla de omitidos).")
 
 
-def maquinas(clase: cl.Clase) -> None:
-    df = clase.maquinas()
+def maquinas(clase: cl.ClassRuns) -> None:
+    df = clase.machines()
     if df.empty:
         markdown("No se encontró ninguna corrida válida en la carpeta.")
         return
     show(table(df, "Máquinas de la clase"))
 
 
-def omitidos(clase: cl.Clase) -> None:
-    df = clase.omitidos_frame()
+def omitidos(clase: cl.ClassRuns) -> None:
+    df = clase.skipped_frame()
     if df.empty:
         markdown("No se omitió nada: todo lo que había en la carpeta era una corrida válida.")
         return
@@ -111,14 +119,14 @@ def _fmt_table(df: pd.DataFrame, caption: str):
     return table(df, caption).format(numeric, na_rep="—")
 
 
-def experimento(clase: cl.Clase, experiment: str) -> None:
+def experimento(clase: cl.ClassRuns, experiment: str) -> None:
     """x bare metal and Podman/Docker per machine (with IC 95 %), the reference, and the spread."""
-    todo = cl.only_comparable(cl.con_referencia(clase))
+    todo = cl.only_comparable(cl.with_reference(clase))
     todo = todo[todo["experiment"] == experiment]
     markdown(f"### Experimento «{experiment}»")
     for metric, datos in todo.groupby("metric", sort=True):
-        ratios = cl.proporciones_bare(datos)
-        pairs = cl.podman_docker(datos)
+        ratios = cl.ratios_vs_bare(datos)
+        pairs = cl.podman_over_docker(datos)
         if ratios.empty and pairs.empty:
             continue
         markdown(f"**Métrica `{metric}`**")
@@ -127,7 +135,7 @@ def experimento(clase: cl.Clase, experiment: str) -> None:
             if not mine.empty:
                 _ratio_plot(mine, f"{experiment} · {metric}: veces bare metal (IC 95 %)",
                             "× bare metal (escala log)", ratios[ratios["machine"] == cl.REFERENCE_MACHINE], log=True)
-                spread = cl.dispersion(ratios)
+                spread = cl.spread(ratios)
                 if not spread.empty:
                     show(_fmt_table(spread.drop(columns=["experiment", "metric"]),
                                     "× bare metal: dispersión entre máquinas (mediana, IQR, mín., máx.)"))
@@ -137,23 +145,23 @@ def experimento(clase: cl.Clase, experiment: str) -> None:
                 _ratio_plot(mine, f"{experiment} · {metric}: Podman/Docker (IC 95 %)",
                             "Podman/Docker (< 1: Podman más rápido o más liviano)",
                             pairs[pairs["machine"] == cl.REFERENCE_MACHINE])
-                spread = cl.dispersion(pairs)
+                spread = cl.spread(pairs)
                 if not spread.empty:
                     show(_fmt_table(spread.drop(columns=["experiment", "metric"]),
                                     "Podman/Docker: dispersión entre máquinas"))
 
 
-def experimentos(clase: cl.Clase) -> None:
-    if not clase.corridas:
+def experimentos(clase: cl.ClassRuns) -> None:
+    if not clase.runs:
         markdown("No hay datos que comparar.")
         return
-    for experiment in clase.experimentos:
+    for experiment in clase.experiments:
         experimento(clase, experiment)
 
 
-def frente_a_referencia(clase: cl.Clase) -> pd.DataFrame:
+def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
     """One Spanish sentence per machine, then the detailed table."""
-    df = cl.frente_a_referencia(clase)
+    df = cl.against_reference(clase)
     if df.empty:
         markdown("Ningún experimento de la clase tiene datos de referencia con los que comparar.")
         return df

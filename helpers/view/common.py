@@ -31,9 +31,6 @@ VERDICT = {
     "inestable": "medición inestable: repite",
     "sin_datos": "no se puede juzgar",
 }
-# Until experiment 3's claims move onto base.judge (its package split is in flight): its old statuses.
-VERDICT.update({"confirmada": "se confirma", "refutada": "no se sostiene", "parcial": "no concluyente",
-                "ruido": "no concluyente"})
 STATUS_LABEL = {"complete": "completa", "interrupted": "interrumpida", "failed": "fallida",
                 "partial": "parcial (se perdió un motor)", "running": "en curso (o cortada sin aviso)"}
 

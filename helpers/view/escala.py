@@ -35,70 +35,82 @@ def _engine(name: str, meta: dict | None = None) -> str:
 
 
 # ---------------------------------------------------------------- tables
+def _cells(values, digits: int) -> list[str]:
+    """A column of numbers formatted through view.common (never a raw float like 134.800000)."""
+    return [fmt(float(v), digits) for v in values]
+
+
 @needs_result
-def tabla(resultado: Resultado):
+def tabla(resultado: Resultado) -> None:
     """Main results: per engine and N, medians over repetitions."""
     s = escala.summarize(resultado.df, resultado.meta)
     if s.empty:
-        return table(pd.DataFrame({"aviso": ["La corrida no tiene filas."]}))
+        markdown("_La corrida no tiene filas._")
+        return
+    col = lambda name: escala._col(s, name)  # noqa: E731
     out = pd.DataFrame({
         "motor": [_engine(e, resultado.meta) for e in s["engine"]],
         "N": s["n"],
         "repeticiones": s["repeticiones"],
-        "lanzamiento total (s)": s["lanzamiento_total"].round(2),
-        "ms por contenedor": s["lanzamiento_por_contenedor"].round(0),
-        "KiB de cgroup por contenedor": escala._col(s, "memoria_cgroup_por_contenedor").round(0),
-        "RSS dockerd + containerd (MiB)": ((escala._col(s, "rss_daemon") + escala._col(s, "rss_containerd")) / MB).round(1),
-        "RSS ayudantes (MiB)": (escala._col(s, "rss_shims_total").fillna(escala._col(s, "rss_conmon_total")) / MB).round(1),
-        "PSS ayudantes (MiB)": (escala._col(s, "pss_shims_total").fillna(escala._col(s, "pss_conmon_total")) / MB).round(1),
-        "borrado (s)": escala._col(s, "eliminacion_total").round(2),
+        "lanzamiento total (s)": _cells(col("lanzamiento_total"), 2),
+        "ms por contenedor": _cells(col("lanzamiento_por_contenedor"), 0),
+        "KiB de cgroup por contenedor": _cells(col("memoria_cgroup_por_contenedor"), 0),
+        "RSS dockerd + containerd (MiB)": _cells((col("rss_daemon") + col("rss_containerd")) / MB, 1),
+        "RSS ayudantes (MiB)": _cells(col("rss_shims_total").fillna(col("rss_conmon_total")) / MB, 1),
+        "PSS ayudantes (MiB)": _cells(col("pss_shims_total").fillna(col("pss_conmon_total")) / MB, 1),
+        "borrado (s)": _cells(col("eliminacion_total"), 2),
     })
-    return table(out, "Escala: medianas por motor y N (ayudantes: un shim por contenedor en Docker, "
-                      f"un conmon por contenedor en Podman). Lanzamiento: {LAUNCH_OPTIONS.replace('`', '')}.")
+    show(table(out, "Escala: medianas por motor y N (ayudantes: un shim por contenedor en Docker, "
+                    f"un conmon por contenedor en Podman). Lanzamiento: {LAUNCH_OPTIONS.replace('`', '')}."))
 
 
 @needs_result
-def tabla_factura(resultado: Resultado, base: str = "rss"):
+def tabla_factura(resultado: Resultado, base: str = "rss") -> None:
     bill = escala.memory_bill(resultado.df, base)
     out = pd.DataFrame({
         "motor": bill["engine"].map(_engine), "N": bill["n"],
-        "procesos fijos (MiB)": (bill["fijo_kb"] / MB).round(1),
-        "ayudantes, uno por contenedor (MiB)": (bill["ayudantes_kb"] / MB).round(1),
-        "cgroups (MiB)": (bill["cgroup_kb"] / MB).round(1),
-        "total (MiB)": (bill["total_kb"] / MB).round(1),
+        "procesos fijos (MiB)": _cells(bill["fijo_kb"] / MB, 1),
+        "ayudantes, uno por contenedor (MiB)": _cells(bill["ayudantes_kb"] / MB, 1),
+        "cgroups (MiB)": _cells(bill["cgroup_kb"] / MB, 1),
+        "total (MiB)": _cells(bill["total_kb"] / MB, 1),
     })
-    return table(out, f"La factura completa de memoria, contando procesos con {base.upper()}")
+    show(table(out, f"La factura completa de memoria, contando procesos con {base.upper()}"))
 
 
 @needs_result
-def tabla_stats(resultado: Resultado):
+def tabla_stats(resultado: Resultado) -> None:
+    """The engine's `stats` against reading the cgroup files, and the sentence that reads the table."""
     s = escala.stats_vs_cgroup(resultado.df)
     if s.empty:
-        return table(pd.DataFrame({"aviso": ["Esta corrida no cronometró «stats» (comparar_stats=False)."]}))
+        markdown("_Esta corrida no cronometró «stats» (comparar_stats=False)._")
+        return
     out = pd.DataFrame({
         "motor": s["engine"].map(_engine), "N": s["n"],
-        "«stats --no-stream» (s)": s["tiempo_stats_cli"].round(3),
-        "lectura directa del cgroup (s)": s["tiempo_lectura_cgroup"].round(4),
-        "veces más lento": s["veces_mas_lento"].round(0),
-        "KiB por contenedor según «stats»": s["memoria_stats_cli_por_contenedor"].round(0),
-        "KiB por contenedor, uso bruto del cgroup": s["memoria_cgroup_por_contenedor"].round(0),
-        "KiB por contenedor, uso − caché inactiva": s["memoria_stats_por_contenedor"].round(0),
+        "«stats --no-stream» (s)": _cells(s["tiempo_stats_cli"], 3),
+        "lectura directa del cgroup (s)": _cells(s["tiempo_lectura_cgroup"], 4),
+        "veces más lento": [fmt_ratio(v, digits=0) for v in s["veces_mas_lento"]],
+        "KiB por contenedor según «stats»": _cells(s["memoria_stats_cli_por_contenedor"], 0),
+        "KiB por contenedor, uso bruto del cgroup": _cells(s["memoria_cgroup_por_contenedor"], 0),
+        "KiB por contenedor, uso − caché inactiva": _cells(s["memoria_stats_por_contenedor"], 0),
     })
-    return table(out, "«stats» del motor frente a leer el cgroup directamente (mismos contenedores)")
+    show(table(out, "«stats» del motor frente a leer el cgroup directamente (mismos contenedores)"))
+    markdown(frase_stats(resultado))
 
 
 @needs_result
-def tabla_ruido(resultado: Resultado):
+def tabla_ruido(resultado: Resultado) -> None:
+    """System-wide memory against the sum of cgroups, and the sentence that reads the table."""
     r = escala.noise(resultado.df)
     out = pd.DataFrame({
         "motor": r["engine"].map(_engine), "N": r["n"],
-        "suma de cgroups (MiB)": (r["cgroup_total_kb"] / MB).round(2),
-        "cambio de «usada» del sistema (MiB)": (r["delta_sistema_kb"] / MB).round(1),
+        "suma de cgroups (MiB)": _cells(r["cgroup_total_kb"] / MB, 2),
+        "cambio de «usada» del sistema (MiB)": _cells(r["delta_sistema_kb"] / MB, 1),
         "rango de ese cambio (MiB)": [f"{num(a / MB, 1)} … {num(b / MB, 1)}" for a, b in
                                       zip(r["delta_sistema_min_kb"], r["delta_sistema_max_kb"])],
-        "cambio tras borrar todo (MiB, debería ser 0)": (r["ruido_sistema_kb"] / MB).round(1),
+        "cambio tras borrar todo (MiB, debería ser 0)": _cells(r["ruido_sistema_kb"] / MB, 1),
     })
-    return table(out, "Báscula de baño frente a báscula postal: memoria del sistema contra la suma de cgroups")
+    show(table(out, "Báscula de baño frente a báscula postal: memoria del sistema contra la suma de cgroups"))
+    markdown(frase_ruido(resultado))
 
 
 AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
@@ -122,7 +134,8 @@ def _ratio_cells(c: pd.DataFrame, prefix: str) -> list[str]:
 
 
 @needs_result
-def tabla_referencia(resultado: Resultado):
+def tabla_referencia(resultado: Resultado) -> None:
+    """This machine next to the chapter's, and the sentence that reads the table."""
     c = escala.compare(resultado.df, resultado.meta, reference.load("escala"))
     out = pd.DataFrame({
         "medida": c["medida"].map(COMPARED_NAMES),
@@ -134,9 +147,10 @@ def tabla_referencia(resultado: Resultado):
         "tú: Podman/Docker": _ratio_cells(c, "tu"),
         "¿coinciden?": c["acuerdo"].map(AGREEMENT),
     })
-    return table(out, "Tu máquina frente al capítulo original: proporciones Podman/Docker con su IC 95 %; "
-                      "«coincide» si los dos intervalos se tocan. Una proporción depende también de las "
-                      "versiones de los motores, del runtime, de la versión de cgroups y de la red: ver abajo.")
+    show(table(out, "Tu máquina frente al capítulo original: proporciones Podman/Docker con su IC 95 %; "
+                    "«coincide» si los dos intervalos se tocan. Una proporción depende también de las "
+                    "versiones de los motores, del runtime, de la versión de cgroups y de la red: ver abajo."))
+    markdown(frase_referencia(resultado))
 
 
 # ---------------------------------------------------------------- plots
@@ -174,7 +188,7 @@ def grafico_lanzamiento(resultado: Resultado):
     for ax in axes:
         ax.legend(title="motor")
     fig.tight_layout()
-    return fig
+    plt.show()
 
 
 @needs_result
@@ -236,7 +250,7 @@ def grafico_memoria(resultado: Resultado):
         ax2.set_ylim(bottom=0)
         ax2.legend(fontsize=10)
     fig.tight_layout()
-    return fig
+    plt.show()
 
 
 # ---------------------------------------------------------------- sentences

@@ -162,7 +162,8 @@ def grafico_gzip(resultado: Resultado):
     err = np.array([s["x_bare"] - s["x_bare_bajo"], s["x_bare_alto"] - s["x_bare"]])
     ax.barh(y, s["x_bare"], xerr=err, color=[COLOR.get(v, "gray") for v in s.index], capsize=5)
     ax.axvline(1, color="black", lw=1, ls="--")
-    ax.set_yticks(y, [etiqueta(v) for v in s.index], fontsize=12)
+    ax.set_yticks(y, [etiqueta(v) + ("\n(costo de emular la CPU)" if exp.is_emulated(v) else "") for v in s.index],
+                  fontsize=12)
     ax.set_xlabel("tiempo de gzip × bare metal (barra: IC 95 %)", fontsize=12)
     ax.set_title("Trabajo de CPU: 1 = igual que sin contenedor", fontsize=13)
     fig.tight_layout()
@@ -188,13 +189,15 @@ def comparacion(resultado: Resultado):
 
 def frase(claim) -> str:
     word = verdict_words(claim)
-    if claim.detail.get("emulada") and claim.detail.get("motivo"):
+    if claim.detail.get("tcg"):
         word = "no se decide con una VM emulada"
     unit = f" {claim.unit}" if claim.unit and claim.unit not in ("x", "%") else ("" if claim.unit == "x" else " %")
     value = "—" if math.isnan(claim.value) else (
         f"{fmt_ratio(claim.value, claim.low, claim.high)}" if claim.unit.startswith("x")
         else f"{fmt(claim.value, 1)}{unit} (IC 95 % {fmt_interval(claim.low, claim.high, 1)})")
-    text = f"**«{claim.statement}»** ({claim.source}) — **{word}**."
+    target = claim.detail.get("tipo") or claim.detail.get("variante_vm")
+    where = f" Instancia: {etiqueta(target)}." if claim.key.startswith("gzip_") and target else ""
+    text = f"**«{claim.statement}»** ({claim.source}) — **{word}**.{where}"
     if claim.detail.get("emulada"):
         text += f" Medido con una VM **emulada** (TCG): {value}."
     elif not math.isnan(claim.value):

@@ -95,6 +95,9 @@ EXPERIMENT = "ejecucion"
 TITLE = "Experimento 3: costo de ejecución (RUNNING)"
 NOTEBOOK = "03_ejecucion"
 QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0, "TAMANO_MB": 8}
+# Comparable across machines: the work alone (cronometro), and end to end (what the chapter timed,
+# exec included: the only one the reference has).
+COMPARABLE = [METRIC_WORK, METRIC_E2E]
 BASELINE = ("bare", "hash")  # each workload against the same workload on bare metal; hash by default
 
 # Widget description for the view layer (no ipywidgets here).

@@ -30,7 +30,9 @@ WORKLOAD_NAMES = {EXEC_TRUE: "exec true", "hash": "hash (SHA-256)", "sort": "sor
                   "archivos": "archivos pequeños", "escritura": "escritura con fsync"}
 PLACE_NAMES = {"": "", "capa": "capa del contenedor (overlay)", "volumen": "volumen (-v)",
                "host": "disco del host"}
-BASE_NAMES = {"bare": "los binarios del host", "chroot": "chroot con la misma imagen", "host": "el disco del host"}
+# What an overhead is measured against, worded to follow «frente a».
+BASE_NAMES = {"bare": "los binarios del host", "chroot": "un chroot con la misma imagen",
+              "host": "bare metal escribiendo en el disco del host"}
 
 PROBE = probes.path("cronometro")
 PROBE_IN_CONTAINER = probes.in_container("cronometro")

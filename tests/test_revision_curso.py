@@ -1,0 +1,121 @@
+"""The course reads as one: the same learning-goals heading, every notebook pointing to the next, default
+runs long enough to give every verdict an interval, and rendered pages free of «semilla» and of raw
+column names (the shared quick course run)."""
+import html
+import re
+
+import nbformat
+import pytest
+
+from helpers import PROJECT_ROOT, course, results
+from helpers.experiments import base
+
+NOTEBOOKS = course.discover(PROJECT_ROOT / "notebooks")
+MIN_REPETITIONS = 3   # fewer repetitions give an IC that is just [min, max] (or a single point)
+
+
+def _nb(path):
+    return nbformat.read(str(path), as_version=4)
+
+
+def _number(stem: str) -> int:
+    return int(stem.split("_", 1)[0])
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_learning_goals_heading_is_the_same_everywhere(path):
+    first = _nb(path).cells[0]
+    assert first.cell_type == "markdown" and "**Aprenderás a:**" in first.source
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_notebook_ends_pointing_to_the_next(path):
+    """The last markdown cell names the next notebook. It may name one that is still being written
+    (a gap in the numbering), never skip one that exists; the last notebook points back to 00."""
+    last = [c for c in _nb(path).cells if c.cell_type == "markdown"][-1].source
+    assert last.lstrip().startswith("## En este cuaderno")
+    named = [m for m in re.findall(r"\b(\d\d_[a-z_]+)", last) if m != path.stem]
+    assert named, f"{path.stem} no termina señalando el cuaderno siguiente"
+    target = _number(named[0])
+    mine = _number(path.stem)
+    later = [_number(p.stem) for p in NOTEBOOKS if _number(p.stem) > mine]
+    if later:
+        assert target > mine and not [n for n in later if mine < n < target], \
+            f"{path.stem} señala {named[0]} y se salta un cuaderno que existe"
+    else:
+        assert target == _number(NOTEBOOKS[0].stem)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_default_runs_are_long_enough_for_an_interval(path):
+    params = [c.source for c in _nb(path).cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1
+    found = re.search(r"^REPETICIONES\s*=\s*(\d+)", params[0], flags=re.M)
+    if found:
+        assert int(found.group(1)) >= MIN_REPETITIONS, f"{path.stem}: REPETICIONES por defecto sin IC"
+
+
+def test_no_user_facing_text_says_semilla():
+    """«la semilla» means nothing to a student: the sources are «el capítulo original» or a title."""
+    offenders = []
+    for path in NOTEBOOKS:
+        for cell in _nb(path).cells:
+            if cell.cell_type == "markdown" and "semilla" in cell.source.lower():
+                offenders.append(path.name)
+    for path in (PROJECT_ROOT / "helpers" / "view").glob("*.py"):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            prose = re.sub(r"\{[^{}]*\}", "", line)   # f-string expressions are code, not prose
+            strings = [s for s in re.findall(r'"([^"]*)"', prose) if not re.fullmatch(r"[a-z_]+", s)]
+            if any("semilla" in s.lower() for s in strings):
+                offenders.append(f"{path.name}:{n}")
+    assert not offenders, offenders
+
+
+# ---------------------------------------------------------------- the rendered course
+RAW = re.compile(r"^[a-z]+(_[a-z0-9]+)+$")
+
+
+def _headers(page: str) -> list[str]:
+    cells = re.findall(r"<th[^>]*>(.*?)</th>", page, flags=re.S)
+    return [html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in cells]
+
+
+@pytest.mark.notebook
+def test_rendered_pages_have_no_semilla_and_no_raw_column_names():
+    from tests.curso_rapido import quick_course
+
+    run = quick_course()
+    pages = sorted((run.build / "html").glob("[0-9]*.html"))
+    assert pages, run.output[-2000:]
+    problems = []
+    raw_names = set(results.COLUMNS) - {"rep"}
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        visible = re.sub(r"<(script|style)[^>]*>.*?</\1>", "", text, flags=re.S)
+        visible = re.sub(r"<[^>]+>", " ", visible)
+        if "semilla" in visible.lower().replace("metodo_semilla", ""):
+            problems.append(f"{page.name}: «semilla»")
+        for header in _headers(text):
+            if header in raw_names or RAW.match(header):
+                problems.append(f"{page.name}: columna «{header}»")
+    assert not problems, sorted(set(problems))
+
+
+@pytest.mark.notebook
+def test_default_and_quick_verdicts_carry_an_interval():
+    """Every verdict the quick course produced that decides something rests on a real interval."""
+    from helpers import experiments
+    from tests.curso_rapido import quick_course
+
+    run = quick_course()
+    checked = 0
+    for module in experiments.all_experiments():
+        latest = base.Resultado.latest(module.EXPERIMENT, run.results)
+        if latest is None or latest.df.empty:
+            continue
+        for claim in module.claims(latest.df, latest.meta):
+            if claim.status in (base.SE_CONFIRMA, base.NO_SE_SOSTIENE, base.NO_CONCLUYENTE):
+                checked += 1
+                assert claim.low == claim.low and claim.high == claim.high, (module.EXPERIMENT, claim.key)
+                assert claim.low <= claim.high and claim.n >= 2, (module.EXPERIMENT, claim.key, claim.n)
+    assert checked
