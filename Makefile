@@ -35,7 +35,7 @@ test: setup lint
 	$(BIN)/python -m pytest -ra $(PYTEST_ARGS)
 
 # A student without root, for real (issue 16): a new user clones the project and runs the quick course
-# (about 10 min; needs root to create and remove the user). Not part of `make test`: too slow for it.
+# (about 7 min here, 20+ on a loaded machine; needs root). Not part of `make test`: too slow for it.
 test-sinroot: setup
 	$(BIN)/python -m pytest -ra -m sinroot $(PYTEST_ARGS)
 

@@ -209,7 +209,7 @@ def root_only_parts() -> list[Part]:
             if system.is_root():
                 out.append(Part(label, True, "eres root"))
             else:
-                out.append(Part(label, False, system.needs_root_reason(what),
+                out.append(Part(label, False, f"necesita privilegios de root, y corres como «{system.user_name()}»",
                                 "sudo make course   (o correr ese cuaderno como root)"))
     return out
 

@@ -103,3 +103,15 @@ def test_figures_are_formatted_through_the_common_helpers(value, unit, text):
 def test_closing_columns_are_the_contract():
     for module in cierre.contributors():
         assert list(module.closing_rows(pd.DataFrame(columns=results.COLUMNS), {}).columns) == CLOSING_COLUMNS
+
+
+def test_escala_declares_its_launch_per_container_at_the_largest_n():
+    from helpers.experiments import escala
+
+    rows = [{"experiment": "escala", "engine": e, "image": "img", "variant": f"n={n}", "rep": r,
+             "metric": "lanzamiento_por_contenedor", "value": v * (1 + r / 100), "unit": "ms"}
+            for e, v in (("docker", 300.0), ("podman", 150.0)) for n in (1, 5) for r in (1, 2, 3)]
+    out = escala.closing_rows(pd.DataFrame(rows), {})
+    assert list(out.columns) == CLOSING_COLUMNS and set(out["entorno"]) == {"docker", "podman"}
+    assert all("lanzar 5 contenedores" in c for c in out["concepto"])
+    assert out.set_index("entorno").loc["podman", "valor"] == pytest.approx(150 * 1.02)

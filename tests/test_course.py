@@ -146,3 +146,16 @@ def test_whole_course_runs_headless_with_quick_profile():
             assert injected["INTERACTIVO"] is False
     index = (run.build / "html" / "index.html").read_text(encoding="utf-8")
     assert "La máquina de esta ejecución" in index and "kernel" in index and "Docker" in index
+
+
+def test_a_finished_kernel_is_shut_down_without_a_sigint():
+    """jupyter_client interrupts a kernel before shutting it down; the course's kernel manager skips that
+    interrupt once shutting down (it printed «KeyboardInterrupt caught in kernel» after 00_entorno) and
+    keeps every other interrupt (a cell timeout)."""
+    import asyncio
+
+    manager = course._kernel_manager_class()()
+    with pytest.raises(RuntimeError, match="No kernel is running"):
+        asyncio.run(manager._async_interrupt_kernel())  # not shutting down: the usual interrupt
+    manager.shutting_down = True
+    asyncio.run(manager._async_interrupt_kernel())  # shutting down: nothing is sent

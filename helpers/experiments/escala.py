@@ -32,6 +32,7 @@ from .. import cgroups, images, measure, system, validate
 from .. import engines as eng
 from ..errors import ParametroInvalido
 from .base import (
+    CLOSING_COLUMNS,
     Claim,
     Log,
     Progress,
@@ -407,6 +408,25 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     out = w.groupby(["engine", "n"])[cols].median().reset_index()
     out.insert(2, "repeticiones", w.groupby(["engine", "n"])["rep"].nunique().to_numpy())
     return out
+
+
+def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """LAUNCH rows of the closing table: ms per container when launching the largest N in the background
+    (`run -d`, no network), per engine, over the repetitions; unstable ones are left out."""
+    w = wide(df)
+    rows = []
+    if w.empty or "lanzamiento_por_contenedor" not in w.columns:
+        return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
+    n_max = int(w["n"].max())
+    for engine_name in [e for e in eng.CONTAINER_ENGINES if e in set(w["engine"])]:
+        values = w.loc[(w["engine"] == engine_name) & (w["n"] == n_max), "lanzamiento_por_contenedor"]
+        values = values.dropna().to_numpy(dtype=float)
+        if values.size and not measure.unstable(values):
+            s = measure.summarize(values)
+            rows.append({"concepto": f"lanzar {n_max} contenedores en segundo plano (`run -d`, sin red): "
+                                     "cada uno", "tipo": "LAUNCH", "entorno": engine_name, "valor": s.median,
+                         "ic_bajo": s.ci_low, "ic_alto": s.ci_high, "unidad": "ms"})
+    return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
 
 
 def memory_bill(df: pd.DataFrame, basis: str = "rss") -> pd.DataFrame:

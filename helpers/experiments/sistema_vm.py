@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -376,6 +377,9 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                         root=root, log=log) as ctx:
         if vm_wanted and not vm_ok:
             ctx.skip_arm("VM", vm_reason)
+        # The run's overlays live in one folder, removed with the run (after every VM of it has stopped:
+        # clean-up steps run last-in first-out).
+        ctx.defer(shutil.rmtree, vm.VM_DIR / "instancias" / ctx.run_id, ignore_errors=True)
         arms = plan(cfg, ctx.engines, ctx.images, accel, skip=ctx.skip_arm)
         if any(a.kind == "vm_systemd" for a in arms) and accel == "tcg":
             log("Aviso: una VM emulada con systemd tarda entre medio minuto y dos minutos en arrancar aquí.")

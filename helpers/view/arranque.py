@@ -94,7 +94,7 @@ def grafico(resultado: Resultado):
 
 
 @needs_result
-def leccion_bare_metal(resultado: Resultado) -> str:
+def leccion_bare_metal(resultado: Resultado) -> None:
     """The lesson of the baseline: the seed's method measures the cost of `date`, not of `echo`."""
     s = arranque.summarize(resultado.df, resultado.meta)
     bare = {r["variant"]: r for _, r in s[s["engine"] == "bare"].iterrows()}
@@ -118,9 +118,7 @@ def leccion_bare_metal(resultado: Resultado) -> str:
     virt = (resultado.meta.get("host") or {}).get("virtualization") or {}
     if virt.get("es_vm"):
         parts.append(virt["descripcion"])
-    text = " ".join(parts) or "Esta corrida no midió bare metal."
-    markdown(text)
-    return text
+    markdown(" ".join(parts) or "Esta corrida no midió bare metal.")
 
 
 AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
@@ -291,10 +289,9 @@ def dos_respuestas(resultado: Resultado | None = None, *, root=None) -> pd.DataF
 
 
 @needs_result
-def veredictos(resultado: Resultado) -> list[str]:
+def veredictos(resultado: Resultado) -> None:
     sentences = [frase_veredicto(c) for c in arranque.claims(resultado.df, resultado.meta)]
     markdown("\n\n".join(f"- {s}" for s in sentences) if sentences else "_Sin datos para un veredicto._")
-    return sentences
 
 
 def encabezado(panel) -> Resultado | None:

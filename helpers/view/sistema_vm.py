@@ -3,6 +3,7 @@ says «emulada» in its label."""
 from __future__ import annotations
 
 import math
+import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -131,6 +132,8 @@ def grafico_memoria(resultado: Resultado):
     left.set_yticks(range(len(variants)), [etiqueta(v) for v in variants], fontsize=12)
     left.set_xlabel("MB por instancia en reposo (PSS de todos sus procesos)", fontsize=12)
     left.set_title("En reposo", fontsize=13)
+    if idle and max(idle) > 0:
+        left.set_xlim(0, max(idle) * 1.3)   # room for the value labels
     for i, value in enumerate(idle):
         left.text(value, i, f" {fmt(value, 1)} MB", va="center", fontsize=11)
     phases = [(exp.ANTES, "antes"), (exp.DURANTE, "tocado"), (exp.DESPUES, "liberado")]
@@ -139,7 +142,7 @@ def grafico_memoria(resultado: Resultado):
         values = [float(df[(df["metric"] == metric) & (df["variant"] == v)]["value"].median()) for v in variants]
         right.bar(np.arange(len(variants)) + (j - 1) * width, values, width, label=label,
                   color=["#BBBBBB", "#4C4C4C", "#8C8C8C"][j])
-    right.set_xticks(range(len(variants)), [etiqueta(v) for v in variants], fontsize=11)
+    right.set_xticks(range(len(variants)), [textwrap.fill(etiqueta(v), 14) for v in variants], fontsize=11)
     right.set_ylabel("MB que el host tiene asignados\n(cgroup: anónima; VM: RSS de QEMU)", fontsize=11)
     right.set_title("Tocar y liberar un bloque dentro de la instancia", fontsize=13)
     right.legend(fontsize=11)
