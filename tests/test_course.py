@@ -96,6 +96,10 @@ def test_failure_does_not_stop_the_course(tmp_path):
     assert index_rows(build) == {"00_bien": "ok", "01_falla": "fallido", "02_despues": "ok"}
     index = (build / "html" / "index.html").read_text(encoding="utf-8")
     assert "celda In [4]" in index and "RuntimeError" in index
+    assert "id='docente'" in index and (build / "html" / "docente" / "index.html").is_file()
+    after = re.sub(r"<[^>]+>", "", (build / "html" / "02_despues.html").read_text(encoding="utf-8"))
+    assert "X vale 3" in after and "X = 3" not in after       # the injected cell is hidden, its effect stays
+    assert "X = 1" in after                                   # the declared parameters cell stays
     failed_html = (build / "html" / "01_falla.html").read_text(encoding="utf-8")
     assert 'id="papermill-error-cell"' in failed_html and "An Exception was encountered" not in failed_html
     log = (build / "course.log").read_text(encoding="utf-8")
