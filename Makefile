@@ -42,7 +42,7 @@ test-sinroot: setup
 # Ruff: lint and format check (line length 110, pyproject.toml).
 lint: python
 	$(BIN)/ruff check helpers tests
-	@true  # the format check is switched on once the tree has been formatted
+	$(BIN)/ruff format --check helpers tests
 
 lab: setup
 	$(BIN)/jupyter lab --ip 127.0.0.1 --notebook-dir notebooks $(if $(filter 0,$(shell id -u)),--allow-root)

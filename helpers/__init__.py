@@ -5,6 +5,7 @@ Layers (imports point down):
     experiments/  one module per experiment: Config -> run() -> tidy DataFrame
     core          engines, images, measure, system, results, reference
 """
+
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent

@@ -8,6 +8,7 @@ then time
 
     python -m helpers.bench_escala [-n 20]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -60,12 +61,16 @@ def main(argv=None) -> None:
         r = bench_engine(name, n)
         print(f"- {engine.display}:")
         print(f"    lanzar {n} uno tras otro:               {r['lanzamiento_s']:.2f} s")
-        print(f"    leer su memoria (inspect + cgroups):   {r['inspect_y_cgroup_s']:.3f} s "
-              f"(solo los archivos del cgroup: {r['solo_cgroup_s'] * 1e3:.1f} ms; objetivo < 0,2 s)")
+        print(
+            f"    leer su memoria (inspect + cgroups):   {r['inspect_y_cgroup_s']:.3f} s "
+            f"(solo los archivos del cgroup: {r['solo_cgroup_s'] * 1e3:.1f} ms; objetivo < 0,2 s)"
+        )
         print(f"    «{name} stats --no-stream»:            {r['stats_cli_s']:.3f} s")
         print(f"    memoria de cgroup por contenedor:      {r['kb_por_contenedor']:.0f} KB")
-        print(f"    borrar los {n} (rm -f, timeout 0):      {r['eliminacion_s']:.2f} s (objetivo < 5 s); "
-              f"quedaron {r['restantes']}")
+        print(
+            f"    borrar los {n} (rm -f, timeout 0):      {r['eliminacion_s']:.2f} s (objetivo < 5 s); "
+            f"quedaron {r['restantes']}"
+        )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ machine's drift falls on both tools alike.
 - docker run --rm IMAGE echo ok: the helpers' median should be within ±10 % of hyperfine's;
 - bare metal echo ok: the helpers' median should be within 0.5 ms of `hyperfine -N`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,17 @@ from . import engines, images, measure
 
 def hyperfine_times(argv: list[str], runs: int, shell_none: bool, env=None) -> list[float]:
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        cmd = ["hyperfine", "--runs", str(runs), "--warmup", "1", "--style", "none", "--export-json", out.name]
+        cmd = [
+            "hyperfine",
+            "--runs",
+            str(runs),
+            "--warmup",
+            "1",
+            "--style",
+            "none",
+            "--export-json",
+            out.name,
+        ]
         if shell_none:
             cmd.append("-N")
         cmd.append(subprocess.list2cmdline(argv))
@@ -56,10 +67,17 @@ def main(argv=None) -> int:
     if not shutil.which("hyperfine"):
         print("hyperfine no está instalado (paquete Debian «hyperfine»): ejecuta «make setup».")
         return 1
-    a, b = compare("bare metal: echo ok (hyperfine -N)", ["echo", "ok"], args.bloques, args.corridas_bare,
-                   shell_none=True)
+    a, b = compare(
+        "bare metal: echo ok (hyperfine -N)",
+        ["echo", "ok"],
+        args.bloques,
+        args.corridas_bare,
+        shell_none=True,
+    )
     diff = a - b
-    print(f"  diferencia: {diff:+.3f} ms -> {'dentro' if abs(diff) <= 0.5 else 'FUERA'} del margen de 0.5 ms\n")
+    print(
+        f"  diferencia: {diff:+.3f} ms -> {'dentro' if abs(diff) <= 0.5 else 'FUERA'} del margen de 0.5 ms\n"
+    )
     docker = engines.get_engine("docker")
     if not docker.available:
         print(f"Docker no está disponible ({docker.reason}); se omite esa comparación.")
@@ -70,8 +88,13 @@ def main(argv=None) -> int:
         return 1
     run_id = f"bench-{secrets.token_hex(3)}"
     argv_docker = docker.run_argv(info["name"], ["echo", "ok"], run_id=run_id)
-    a, b = compare(f"docker run --rm {info['name']} echo ok", argv_docker, args.bloques,
-                   args.corridas_docker, shell_none=True)
+    a, b = compare(
+        f"docker run --rm {info['name']} echo ok",
+        argv_docker,
+        args.bloques,
+        args.corridas_docker,
+        shell_none=True,
+    )
     rel = (a - b) / b * 100
     print(f"  diferencia: {rel:+.1f} % -> {'dentro' if abs(rel) <= 10 else 'FUERA'} del margen de ±10 %")
     docker.cleanup(run_id)

@@ -14,6 +14,7 @@ What the files hold:
 `docker stats` does not print the raw usage: it subtracts the inactive file cache
 (`total_inactive_file` on v1, `inactive_file` on v2), pages the kernel may drop at any time.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,7 +28,7 @@ PROC_ROOT = Path("/proc")
 
 
 def layout(root: Path | str = CGROUP_ROOT) -> str:
-    """"v2" when the memory controller lives in a unified tree, else "v1" (including hybrid hosts,
+    """ "v2" when the memory controller lives in a unified tree, else "v1" (including hybrid hosts,
     whose cgroup2 tree has no controllers)."""
     root = Path(root)
     controllers = root / "cgroup.controllers"
@@ -87,15 +88,19 @@ def contains_process(cgroup_path: str, pid: int | None = None, *, proc_root: Pat
 def per_container_reason(engine, container_cgroups: Iterable[str | None]) -> str | None:
     """Why these containers have no cgroup of their own to read (Spanish), or None if they have."""
     if getattr(engine, "rootless", False) and layout() != "v2":
-        return (f"{engine.display} en cgroups {layout()} no crea un cgroup por contenedor (sin root, solo "
-                "cgroups v2 con delegación lo permite): sus procesos quedan en el cgroup de tu sesión, así "
-                "que no hay memoria por contenedor que leer, ni «stats».")
+        return (
+            f"{engine.display} en cgroups {layout()} no crea un cgroup por contenedor (sin root, solo "
+            "cgroups v2 con delegación lo permite): sus procesos quedan en el cgroup de tu sesión, así "
+            "que no hay memoria por contenedor que leer, ni «stats»."
+        )
     paths = list(container_cgroups)
     if any(not p for p in paths):
         return f"{engine.display} no dice el cgroup de algún contenedor en sus datos de inspect."
     if any(contains_process(p) for p in paths):
-        return (f"el cgroup que {engine.display} da para sus contenedores también contiene a este proceso: "
-                "no es de cada contenedor, y su memoria no se le puede atribuir.")
+        return (
+            f"el cgroup que {engine.display} da para sus contenedores también contiene a este proceso: "
+            "no es de cada contenedor, y su memoria no se le puede atribuir."
+        )
     return None
 
 
@@ -128,10 +133,10 @@ class MemoryReading:
 
     path: str
     version: str
-    usage: int           # memory.usage_in_bytes (v1) / memory.current (v2)
-    anon: int            # total_rss (v1) / anon (v2)
-    file: int            # total_cache (v1) / file (v2)
-    inactive_file: int   # total_inactive_file (v1) / inactive_file (v2)
+    usage: int  # memory.usage_in_bytes (v1) / memory.current (v2)
+    anon: int  # total_rss (v1) / anon (v2)
+    file: int  # total_cache (v1) / file (v2)
+    inactive_file: int  # total_inactive_file (v1) / inactive_file (v2)
 
     @property
     def stats_view(self) -> int:
@@ -139,16 +144,23 @@ class MemoryReading:
         return self.usage - self.inactive_file if self.inactive_file < self.usage else self.usage
 
 
-def read_memory(cgroup_path: str, *, root: Path | str = CGROUP_ROOT, version: str | None = None
-                ) -> MemoryReading:
+def read_memory(
+    cgroup_path: str, *, root: Path | str = CGROUP_ROOT, version: str | None = None
+) -> MemoryReading:
     """Read one cgroup's memory. Raises FileNotFoundError when the cgroup does not exist."""
     version = version or layout(root)
     directory = memory_dir(cgroup_path, root, version)
     stat = parse_memory_stat((directory / "memory.stat").read_text())
     if version == "v2":
         usage = int((directory / "memory.current").read_text().strip())
-        return MemoryReading(cgroup_path, version, usage, stat.get("anon", 0), stat.get("file", 0),
-                             stat.get("inactive_file", 0))
+        return MemoryReading(
+            cgroup_path,
+            version,
+            usage,
+            stat.get("anon", 0),
+            stat.get("file", 0),
+            stat.get("inactive_file", 0),
+        )
     usage = int((directory / "memory.usage_in_bytes").read_text().strip())
 
     def pick(key: str) -> int:
@@ -157,8 +169,9 @@ def read_memory(cgroup_path: str, *, root: Path | str = CGROUP_ROOT, version: st
     return MemoryReading(cgroup_path, version, usage, pick("rss"), pick("cache"), pick("inactive_file"))
 
 
-def read_many(cgroup_paths: Iterable[str], *, root: Path | str = CGROUP_ROOT, version: str | None = None
-              ) -> tuple[list[MemoryReading], float]:
+def read_many(
+    cgroup_paths: Iterable[str], *, root: Path | str = CGROUP_ROOT, version: str | None = None
+) -> tuple[list[MemoryReading], float]:
     """Read several cgroups; returns (readings, seconds it took)."""
     version = version or layout(root)
     start = time.perf_counter_ns()

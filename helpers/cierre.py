@@ -6,6 +6,7 @@ Nothing here names an experiment: an experiment adds rows to the closing table b
 complete run (or, if none finished, the latest one) and concatenates their rows, saying which
 experiments have no run yet and which runs could not be read.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -59,14 +60,19 @@ def gather(*given: Resultado | None, root=None) -> Cierre:
         try:
             rows = module.closing_rows(run.df, run.meta)
         except Exception as exc:  # noqa: BLE001 - one broken run must not hide the others' rows
-            out.unreadable[name] = (f"su corrida {run.meta.get('run_id', run.run_dir.name)} no da filas para "
-                                    f"esta tabla ({type(exc).__name__}: {exc}).")
+            out.unreadable[name] = (
+                f"su corrida {run.meta.get('run_id', run.run_dir.name)} no da filas para "
+                f"esta tabla ({type(exc).__name__}: {exc})."
+            )
             continue
         if rows is None or rows.empty:
             continue
         rows = rows.reindex(columns=CLOSING_COLUMNS).assign(
-            experimento=name, titulo=module.TITLE, corrida=run.meta.get("run_id", run.run_dir.name),
-            estado=run.status)
+            experimento=name,
+            titulo=module.TITLE,
+            corrida=run.meta.get("run_id", run.run_dir.name),
+            estado=run.status,
+        )
         frames.append(rows[COLUMNS])
     if frames:
         out.rows = pd.concat(frames, ignore_index=True)

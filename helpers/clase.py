@@ -18,6 +18,7 @@ interrupted run is used with what it measured, marked «parcial».
 `demo()` writes a demonstration class generated from the reference data, clearly labelled as such.
 This module never imports matplotlib or ipywidgets (see helpers.view.clase).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,8 +47,10 @@ PAIR_KEY = ["experiment", "metric", "role", "variant"]
 IGNORED_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
 MANIFEST = "entrega.json"
 MAX_MEMBER_BYTES = 50 * 1024 * 1024
-DEMO_LABEL = ("DEMOSTRACIÓN: clase ficticia generada a partir de los datos de referencia del curso "
-              "(no son mediciones reales de ninguna máquina).")
+DEMO_LABEL = (
+    "DEMOSTRACIÓN: clase ficticia generada a partir de los datos de referencia del curso "
+    "(no son mediciones reales de ninguna máquina)."
+)
 
 
 @dataclass
@@ -99,13 +102,25 @@ class ClassRuns:
         rows = {}
         for c in self.runs:
             host = c.meta.get("host") or {}
-            row = rows.setdefault(c.machine, {
-                "máquina": c.machine, "host": host.get("hostname", "?"), "CPU": host.get("cpu_model", "?"),
-                "núcleos": host.get("cpu_cores", "?"), "kernel": host.get("kernel", "?"),
-                "cgroup": host.get("cgroup_version", "?"), "VM": _vm(host), "motores": "", "experimentos": ""})
-            versions = [f"{name} {info.get('version') or info.get('server_version') or info.get('client_version') or '?'}"
-                        for name, info in (c.meta.get("engines") or {}).items()
-                        if isinstance(info, dict) and name != "bare"]
+            row = rows.setdefault(
+                c.machine,
+                {
+                    "máquina": c.machine,
+                    "host": host.get("hostname", "?"),
+                    "CPU": host.get("cpu_model", "?"),
+                    "núcleos": host.get("cpu_cores", "?"),
+                    "kernel": host.get("kernel", "?"),
+                    "cgroup": host.get("cgroup_version", "?"),
+                    "VM": _vm(host),
+                    "motores": "",
+                    "experimentos": "",
+                },
+            )
+            versions = [
+                f"{name} {info.get('version') or info.get('server_version') or info.get('client_version') or '?'}"
+                for name, info in (c.meta.get("engines") or {}).items()
+                if isinstance(info, dict) and name != "bare"
+            ]
             if versions and not row["motores"]:
                 row["motores"] = ", ".join(versions)
             mark = "" if not c.partial else f" (parcial: {c.status})"
@@ -113,8 +128,9 @@ class ClassRuns:
         return pd.DataFrame(list(rows.values()))
 
     def skipped_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([{"qué": o.what, "motivo": o.reason} for o in self.skipped],
-                            columns=["qué", "motivo"])
+        return pd.DataFrame(
+            [{"qué": o.what, "motivo": o.reason} for o in self.skipped], columns=["qué", "motivo"]
+        )
 
 
 # ---------------------------------------------------------------- reading a class folder
@@ -126,19 +142,26 @@ def _vm(host: dict) -> str:
     virt = host.get("virtualization")
     if not isinstance(virt, dict):
         return "?"
-    return f"sí ({virt.get('tecnologia')})" if virt.get("es_vm") and virt.get("tecnologia") else \
-        ("sí" if virt.get("es_vm") else "no")
+    return (
+        f"sí ({virt.get('tecnologia')})"
+        if virt.get("es_vm") and virt.get("tecnologia")
+        else ("sí" if virt.get("es_vm") else "no")
+    )
 
 
 def _is_results_root(folder: Path) -> bool:
     """True when folder itself is one student's results/ (experiment/run/raw.csv right below)."""
-    return any(p.is_file() for p in folder.glob("*/*/raw.csv")) or \
-        any(p.is_file() for p in folder.glob("*/*/meta.json"))
+    return any(p.is_file() for p in folder.glob("*/*/raw.csv")) or any(
+        p.is_file() for p in folder.glob("*/*/meta.json")
+    )
 
 
 def _dir_files(folder: Path) -> dict[str, Loader]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes
-            for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.is_symlink()
+    }
 
 
 def _zip_files(path: Path, skipped: list[Skipped], label: str) -> dict[str, Loader] | None:
@@ -159,7 +182,7 @@ def _zip_files(path: Path, skipped: list[Skipped], label: str) -> dict[str, Load
         if info.file_size > MAX_MEMBER_BYTES:
             skipped.append(Skipped(f"{label}:{name}", "archivo demasiado grande dentro del zip."))
             continue
-        files[name] = (lambda a=archive, i=info: a.read(i))
+        files[name] = lambda a=archive, i=info: a.read(i)
     return files
 
 
@@ -172,9 +195,13 @@ def _strip_common_top(files: dict[str, Loader]) -> tuple[dict[str, Loader], str 
     return files, None
 
 
-def _parse_run(machine: str, origin: str, group: dict[str, Loader], skipped: list[Skipped]) -> MachineRun | None:
+def _parse_run(
+    machine: str, origin: str, group: dict[str, Loader], skipped: list[Skipped]
+) -> MachineRun | None:
     if "meta.json" not in group:
-        skipped.append(Skipped(origin, "falta meta.json: no se sabe qué corrida es ni en qué máquina se midió."))
+        skipped.append(
+            Skipped(origin, "falta meta.json: no se sabe qué corrida es ni en qué máquina se midió.")
+        )
         return None
     if "raw.csv" not in group:
         skipped.append(Skipped(origin, "falta raw.csv: la corrida no tiene mediciones."))
@@ -193,7 +220,9 @@ def _parse_run(machine: str, origin: str, group: dict[str, Loader], skipped: lis
         return None
     missing = [c for c in results.COLUMNS if c not in df.columns]
     if missing:
-        skipped.append(Skipped(origin, f"raw.csv no sigue el formato del curso: faltan las columnas {missing}."))
+        skipped.append(
+            Skipped(origin, f"raw.csv no sigue el formato del curso: faltan las columnas {missing}.")
+        )
         return None
     df = df[results.COLUMNS].copy()
     df["value"] = pd.to_numeric(df["value"], errors="coerce")
@@ -203,14 +232,28 @@ def _parse_run(machine: str, origin: str, group: dict[str, Loader], skipped: lis
     df = df.dropna(subset=["value", "engine", "metric"])
     status = str(meta.get("status") or "desconocido")
     if df.empty:
-        skipped.append(Skipped(origin, f"la corrida no tiene mediciones válidas (estado: {status}"
-                                        + (f", motivo: {meta['reason']}" if meta.get("reason") else "") + ")."))
+        skipped.append(
+            Skipped(
+                origin,
+                f"la corrida no tiene mediciones válidas (estado: {status}"
+                + (f", motivo: {meta['reason']}" if meta.get("reason") else "")
+                + ").",
+            )
+        )
         return None
     experiment = str(meta.get("experiment") or df["experiment"].mode().iloc[0])
     df["experiment"] = experiment
     run_id = str(meta.get("run_id") or PurePosixPath(origin).name)
-    return MachineRun(machine, origin, experiment, run_id, status, meta, df.reset_index(drop=True),
-                   dropped_rows=before - len(df))
+    return MachineRun(
+        machine,
+        origin,
+        experiment,
+        run_id,
+        status,
+        meta,
+        df.reset_index(drop=True),
+        dropped_rows=before - len(df),
+    )
 
 
 def _runs_in(machine: str, label: str, files: dict[str, Loader], skipped: list[Skipped]) -> list[MachineRun]:
@@ -266,13 +309,15 @@ def recolectar(folder: Path | str) -> ClassRuns:
                     files, top = _strip_common_top(files)
                     entries.append((item, files, top or item.stem))
             else:
-                class_runs.skipped.append(Skipped(item.name, "no es una carpeta de resultados ni un zip (archivo ajeno)."))
+                class_runs.skipped.append(
+                    Skipped(item.name, "no es una carpeta de resultados ni un zip (archivo ajeno).")
+                )
     used_names: set[str] = set()
     for item, files, name in entries:
         label = item.name
         reported = len(class_runs.skipped)
         found = _runs_in("?", label, files, class_runs.skipped)
-        for zname in [n for n in files if n.endswith(".zip")]:   # zips inside a student's folder
+        for zname in [n for n in files if n.endswith(".zip")]:  # zips inside a student's folder
             inner = _zip_files(item / zname, class_runs.skipped, f"{label}/{zname}")
             if inner:
                 found += _runs_in("?", f"{label}/{zname}", _strip_common_top(inner)[0], class_runs.skipped)
@@ -280,7 +325,7 @@ def recolectar(folder: Path | str) -> ClassRuns:
             if files and len(class_runs.skipped) == reported:
                 class_runs.skipped.append(Skipped(label, "no contiene ninguna corrida válida."))
             continue
-        if name is None:   # one student's results/ folder: name it after its host
+        if name is None:  # one student's results/ folder: name it after its host
             name = (found[-1].meta.get("host") or {}).get("hostname") or folder.name
         unique, n = name, 2
         while unique in used_names:
@@ -306,7 +351,11 @@ def _pick_latest(runs: list[MachineRun], skipped: list[Skipped]) -> list[Machine
         pick = complete[-1] if complete else group[-1]
         for run in group:
             if run is not pick:
-                why = "hay una corrida completa más reciente" if not pick.partial else "hay una corrida más reciente"
+                why = (
+                    "hay una corrida completa más reciente"
+                    if not pick.partial
+                    else "hay una corrida más reciente"
+                )
                 skipped.append(Skipped(run.origin, f"{why} de «{experiment}» en la máquina {machine}."))
         chosen.append(pick)
     return chosen
@@ -319,8 +368,11 @@ def with_reference(class_runs: ClassRuns) -> pd.DataFrame:
     for experiment in class_runs.experiments:
         if experiment in reference.available():
             ref = reference.load(experiment).drop(columns=["source"])
-            frames.append(results.add_roles(ref, None).assign(machine=REFERENCE_MACHINE, run_id="referencia",
-                                                       parcial=False))
+            frames.append(
+                results.add_roles(ref, None).assign(
+                    machine=REFERENCE_MACHINE, run_id="referencia", parcial=False
+                )
+            )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -342,7 +394,7 @@ def _baseline_preference(experiment: str) -> list[str]:
 def _pick_baseline(bare: pd.DataFrame, variant: str, prefs: list[str]) -> str | None:
     variants = list(dict.fromkeys(bare["variant"]))
     if variant in variants:
-        return variant             # same work on bare metal (e.g. the same workload)
+        return variant  # same work on bare metal (e.g. the same workload)
     for pref in prefs:
         if pref in variants:
             return pref
@@ -361,7 +413,8 @@ def ratios_vs_bare(data: pd.DataFrame, *, base: dict[str, str] | None = None) ->
             continue
         prefs = _baseline_preference(experiment)
         for (engine, role, variant), arm in group[group["engine"] != "bare"].groupby(
-                ["engine", "role", "variant"], sort=True):
+            ["engine", "role", "variant"], sort=True
+        ):
             forced = [(base or {})[experiment]] if experiment in (base or {}) else []
             chosen = _pick_baseline(bare, variant, forced + prefs)
             baseline = bare[bare["variant"] == chosen]["value"].to_numpy() if chosen else np.array([])
@@ -371,11 +424,37 @@ def ratios_vs_bare(data: pd.DataFrame, *, base: dict[str, str] | None = None) ->
             if found is None:
                 continue
             ratio, lo, hi = found
-            rows.append({"machine": machine, "experiment": experiment, "metric": metric, "engine": engine,
-                         "role": role, "variant": variant, "base": chosen, "n": len(arm),
-                         "proporcion": ratio, "ic_bajo": lo, "ic_alto": hi})
-    return pd.DataFrame(rows, columns=["machine", "experiment", "metric", "engine", "role", "variant", "base",
-                                       "n", "proporcion", "ic_bajo", "ic_alto"])
+            rows.append(
+                {
+                    "machine": machine,
+                    "experiment": experiment,
+                    "metric": metric,
+                    "engine": engine,
+                    "role": role,
+                    "variant": variant,
+                    "base": chosen,
+                    "n": len(arm),
+                    "proporcion": ratio,
+                    "ic_bajo": lo,
+                    "ic_alto": hi,
+                }
+            )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "machine",
+            "experiment",
+            "metric",
+            "engine",
+            "role",
+            "variant",
+            "base",
+            "n",
+            "proporcion",
+            "ic_bajo",
+            "ic_alto",
+        ],
+    )
 
 
 def _ratio_ci(numerator: np.ndarray, denominator: np.ndarray) -> tuple[float, float, float] | None:
@@ -384,7 +463,7 @@ def _ratio_ci(numerator: np.ndarray, denominator: np.ndarray) -> tuple[float, fl
     numerator, denominator = numerator[np.isfinite(numerator)], denominator[np.isfinite(denominator)]
     if numerator.size == 0 or denominator.size == 0 or np.median(denominator) == 0:
         return None
-    if np.any(denominator == 0):   # some resamples would divide by zero: take the plain ratio, no IC
+    if np.any(denominator == 0):  # some resamples would divide by zero: take the plain ratio, no IC
         ratio = float(np.median(numerator) / np.median(denominator))
         return ratio, float("nan"), float("nan")
     return measure.bootstrap_ratio_ci(numerator, denominator)
@@ -399,15 +478,27 @@ def podman_over_docker(data: pd.DataFrame) -> pd.DataFrame:
         found = _ratio_ci(podman.astype(float), docker.astype(float))
         if found is not None:
             ratio, lo, hi = found
-            rows.append({"machine": machine, **dict(zip(PAIR_KEY, key)), "n": min(docker.size, podman.size),
-                         "proporcion": ratio, "ic_bajo": lo, "ic_alto": hi})
+            rows.append(
+                {
+                    "machine": machine,
+                    **dict(zip(PAIR_KEY, key)),
+                    "n": min(docker.size, podman.size),
+                    "proporcion": ratio,
+                    "ic_bajo": lo,
+                    "ic_alto": hi,
+                }
+            )
     return pd.DataFrame(rows, columns=["machine", *PAIR_KEY, "n", "proporcion", "ic_bajo", "ic_alto"])
 
 
 def medianas(data: pd.DataFrame) -> pd.DataFrame:
     """Median of every combination per machine (absolute values, in their unit)."""
-    return (data.groupby(["machine"] + KEY + ["unit"], sort=True)["value"].median()
-            .rename("mediana").reset_index())
+    return (
+        data.groupby(["machine"] + KEY + ["unit"], sort=True)["value"]
+        .median()
+        .rename("mediana")
+        .reset_index()
+    )
 
 
 def spread(frame: pd.DataFrame, value: str = "proporcion") -> pd.DataFrame:
@@ -422,9 +513,18 @@ def spread(frame: pd.DataFrame, value: str = "proporcion") -> pd.DataFrame:
         if v.size == 0:
             continue
         q1, q3 = measure.iqr(v)
-        rows.append({**dict(zip(key, k if isinstance(k, tuple) else (k,))), "maquinas": int(v.size),
-                     "mediana": float(np.median(v)), "q1": q1, "q3": q3, "min": float(v.min()),
-                     "max": float(v.max()), "max_sobre_min": float(v.max() / v.min()) if v.min() > 0 else np.nan})
+        rows.append(
+            {
+                **dict(zip(key, k if isinstance(k, tuple) else (k,))),
+                "maquinas": int(v.size),
+                "mediana": float(np.median(v)),
+                "q1": q1,
+                "q3": q3,
+                "min": float(v.min()),
+                "max": float(v.max()),
+                "max_sobre_min": float(v.max() / v.min()) if v.min() > 0 else np.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -474,23 +574,41 @@ def against_reference(class_runs: ClassRuns) -> pd.DataFrame:
     ref = combined[combined["machine"] == REFERENCE_MACHINE]
     if ref.empty:
         return pd.DataFrame()
-    ref_base = {exp: list(dict.fromkeys(g[g["engine"] == "bare"]["variant"]))[0]
-                for exp, g in ref.groupby("experiment") if (g["engine"] == "bare").any()}
+    ref_base = {
+        exp: list(dict.fromkeys(g[g["engine"] == "bare"]["variant"]))[0]
+        for exp, g in ref.groupby("experiment")
+        if (g["engine"] == "bare").any()
+    }
     frames = []
-    for label, table in (("× bare metal", ratios_vs_bare(combined, base=ref_base)),
-                         ("Podman/Docker", podman_over_docker(combined))):
+    for label, table in (
+        ("× bare metal", ratios_vs_bare(combined, base=ref_base)),
+        ("Podman/Docker", podman_over_docker(combined)),
+    ):
         if table.empty:
             continue
         key = [c for c in table.columns if c in KEY]
-        refs = table[table["machine"] == REFERENCE_MACHINE].set_index(key)[["proporcion", "ic_bajo", "ic_alto"]]
+        refs = table[table["machine"] == REFERENCE_MACHINE].set_index(key)[
+            ["proporcion", "ic_bajo", "ic_alto"]
+        ]
         mine = table[table["machine"] != REFERENCE_MACHINE].copy()
-        for col, src in (("referencia", "proporcion"), ("referencia_ic_bajo", "ic_bajo"),
-                         ("referencia_ic_alto", "ic_alto")):
+        for col, src in (
+            ("referencia", "proporcion"),
+            ("referencia_ic_bajo", "ic_bajo"),
+            ("referencia_ic_alto", "ic_alto"),
+        ):
             mine[col] = [refs[src].get(tuple(r[k] for k in key), np.nan) for _, r in mine.iterrows()]
         mine = mine.dropna(subset=["referencia"])
-        mine["veredicto"] = [_verdict(lo, hi, r, rlo, rhi, n) for lo, hi, r, rlo, rhi, n in zip(
-            mine["ic_bajo"], mine["ic_alto"], mine["referencia"], mine["referencia_ic_bajo"],
-            mine["referencia_ic_alto"], mine["n"])]
+        mine["veredicto"] = [
+            _verdict(lo, hi, r, rlo, rhi, n)
+            for lo, hi, r, rlo, rhi, n in zip(
+                mine["ic_bajo"],
+                mine["ic_alto"],
+                mine["referencia"],
+                mine["referencia_ic_bajo"],
+                mine["referencia_ic_alto"],
+                mine["n"],
+            )
+        ]
         mine.insert(1, "proporcion_de", label)
         frames.append(mine)
     if not frames:
@@ -514,8 +632,9 @@ def _student_name() -> str:
     return re.sub(r"[^A-Za-z0-9@._-]+", "_", name)
 
 
-def empaquetar(destino: Path | str | None = None, *, root: Path | str | None = None,
-               alumno: str | None = None) -> Path:
+def empaquetar(
+    destino: Path | str | None = None, *, root: Path | str | None = None, alumno: str | None = None
+) -> Path:
     """Zip this machine's latest run of every experiment (the latest complete one, or else the
     latest one), with raw.csv, meta.json and an entrega.json manifest. Returns the zip's path."""
     root = Path(root) if root is not None else results.results_root()
@@ -538,9 +657,13 @@ def empaquetar(destino: Path | str | None = None, *, root: Path | str | None = N
         for experiment, run in picked.items():
             for name in ("raw.csv", "meta.json"):
                 archive.write(run / name, f"{alumno}/{experiment}/{run.name}/{name}")
-            manifest["corridas"][experiment] = {"run_id": run.name,
-                                                "estado": results.read_meta(run).get("status")}
-        archive.writestr(f"{alumno}/{MANIFEST}", json.dumps(manifest, indent=2, ensure_ascii=False, default=str))
+            manifest["corridas"][experiment] = {
+                "run_id": run.name,
+                "estado": results.read_meta(run).get("status"),
+            }
+        archive.writestr(
+            f"{alumno}/{MANIFEST}", json.dumps(manifest, indent=2, ensure_ascii=False, default=str)
+        )
     return target
 
 
@@ -557,15 +680,21 @@ def demo(folder: Path | str | None = None, *, machines: int = 6, seed: int = 7) 
     (folder / "DEMO.txt").write_text(DEMO_LABEL + "\n", encoding="utf-8")
     for i in range(1, machines + 1):
         machine = folder / f"demo-maquina-{i:02d}"
-        speed = {"bare": rng.uniform(0.6, 1.6), "docker": rng.uniform(0.6, 1.8), "podman": rng.uniform(0.6, 1.8)}
+        speed = {
+            "bare": rng.uniform(0.6, 1.6),
+            "docker": rng.uniform(0.6, 1.8),
+            "podman": rng.uniform(0.6, 1.8),
+        }
         available = reference.available()
         for number, experiment in enumerate(available):
             if i == machines and number == 1:
-                continue   # a machine that never ran the second experiment
+                continue  # a machine that never ran the second experiment
             ref = reference.load(experiment)
             noise = rng.lognormal(0, 0.08, len(ref))
             df = ref.drop(columns=["source"]).copy()
-            df["value"] = (df["value"] * df["engine"].map(speed).fillna(1.0) * noise).round(4)  # qemu: unscaled
+            df["value"] = (df["value"] * df["engine"].map(speed).fillna(1.0) * noise).round(
+                4
+            )  # qemu: unscaled
             status, reason = results.STATUS_COMPLETE, None
             if i == 3 and number == 0:
                 df = df.iloc[: len(df) // 2]
@@ -574,11 +703,23 @@ def demo(folder: Path | str | None = None, *, machines: int = 6, seed: int = 7) 
             run = machine / experiment / run_id
             run.mkdir(parents=True)
             df.to_csv(run / "raw.csv", index=False)
-            meta = {"experiment": experiment, "run_id": run_id, "demo": True, "status": status, "reason": reason,
-                    "started": f"2026-01-0{number + 1}T10:{i:02d}:00Z", "rows": len(df),
-                    "host": {"hostname": f"demo-maquina-{i:02d}", "cpu_model": "CPU ficticia (demostración)",
-                             "cpu_cores": int(rng.choice([2, 4, 8])), "kernel": "6.1-demo", "cgroup_version": "v2"},
-                    "engines": {"docker": {"version": "28.4.0-demo"}, "podman": {"version": "4.6.2-demo"}}}
+            meta = {
+                "experiment": experiment,
+                "run_id": run_id,
+                "demo": True,
+                "status": status,
+                "reason": reason,
+                "started": f"2026-01-0{number + 1}T10:{i:02d}:00Z",
+                "rows": len(df),
+                "host": {
+                    "hostname": f"demo-maquina-{i:02d}",
+                    "cpu_model": "CPU ficticia (demostración)",
+                    "cpu_cores": int(rng.choice([2, 4, 8])),
+                    "kernel": "6.1-demo",
+                    "cgroup_version": "v2",
+                },
+                "engines": {"docker": {"version": "28.4.0-demo"}, "podman": {"version": "4.6.2-demo"}},
+            }
             (run / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
     # One student handed in a zip instead of a folder.
     zipped = folder / "demo-maquina-02"
@@ -591,8 +732,12 @@ def demo(folder: Path | str | None = None, *, machines: int = 6, seed: int = 7) 
     broken = folder / "demo-rota" / first / "20260101T000000Z-rota00"
     broken.mkdir(parents=True)
     (broken / "raw.csv").write_text("motor,tiempo\ndocker,1\n", encoding="utf-8")
-    (broken / "meta.json").write_text(json.dumps({"experiment": first, "status": "complete"}), encoding="utf-8")
-    (folder / "notas_del_profesor.txt").write_text("Entregas de la clase de demostración.\n", encoding="utf-8")
+    (broken / "meta.json").write_text(
+        json.dumps({"experiment": first, "status": "complete"}), encoding="utf-8"
+    )
+    (folder / "notas_del_profesor.txt").write_text(
+        "Entregas de la clase de demostración.\n", encoding="utf-8"
+    )
     return folder
 
 
@@ -606,12 +751,15 @@ def carpeta_de_clase(folder: str) -> Path:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m helpers.clase",
-                                     description="Entregas y comparación de la clase.")
+    parser = argparse.ArgumentParser(
+        prog="python -m helpers.clase", description="Entregas y comparación de la clase."
+    )
     sub = parser.add_subparsers(dest="orden", required=True)
     pack = sub.add_parser("empaquetar", help="empaqueta en un zip tus últimas corridas con sus metadatos")
     pack.add_argument("--destino", default=None, help="carpeta del zip (por defecto build/entregas/)")
-    pack.add_argument("--alumno", default=None, help="tu nombre (por defecto usuario@máquina o $CURSO_ALUMNO)")
+    pack.add_argument(
+        "--alumno", default=None, help="tu nombre (por defecto usuario@máquina o $CURSO_ALUMNO)"
+    )
     sub.add_parser("demo", help="genera la clase de demostración en build/clase_demo/")
     args = parser.parse_args(argv)
     if args.orden == "empaquetar":

@@ -13,6 +13,7 @@ and CURSO_SIN_INTERFAZ=1 is set for the kernels, so no notebook waits for a widg
 Progress goes to the terminal and to build/course.log as plain lines (no escape codes, papermill's
 progress bar off): which notebook, which cell, and what the notebook prints.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -128,8 +129,12 @@ class _LineWriter(io.TextIOBase):
 
 def _cell_label(cell) -> str:
     if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
-        return "(parámetros inyectados) " + "; ".join(
-            line.strip() for line in cell.source.splitlines() if line.strip() and not line.startswith("#"))[:80]
+        return (
+            "(parámetros inyectados) "
+            + "; ".join(
+                line.strip() for line in cell.source.splitlines() if line.strip() and not line.startswith("#")
+            )[:80]
+        )
     for line in cell.source.splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
@@ -142,14 +147,14 @@ def _cell_label(cell) -> str:
 class NotebookResult:
     name: str
     title: str
-    status: str = "pendiente"           # ok / fallido
+    status: str = "pendiente"  # ok / fallido
     seconds: float = 0.0
     parameters: dict = field(default_factory=dict)
-    failed_cell: int | None = None      # execution count (In [N]) of the failing cell
+    failed_cell: int | None = None  # execution count (In [N]) of the failing cell
     failed_cell_index: int | None = None
     error: str | None = None
-    executed: str | None = None         # path relative to build/
-    html: str | None = None             # path relative to build/html/
+    executed: str | None = None  # path relative to build/
+    html: str | None = None  # path relative to build/html/
 
     @property
     def ok(self) -> bool:
@@ -164,13 +169,17 @@ def _spanish_error_banner(nb) -> None:
         if "papermill-error-cell-tag" not in cell.get("metadata", {}).get("tags", []):
             continue
         if 'id="papermill-error-cell"' in cell.source:
-            cell.source = (f'<span id="papermill-error-cell" style="{style}">'
-                           "La ejecución se detuvo aquí por un error:</span>")
+            cell.source = (
+                f'<span id="papermill-error-cell" style="{style}">'
+                "La ejecución se detuvo aquí por un error:</span>"
+            )
         else:
             count = re.search(r"In \[(\d+)\]", cell.source)
             where = f"la celda In [{count.group(1)}]" if count else "una celda"
-            cell.source = (f'<span style="{style}">Hubo un error en <a href="#papermill-error-cell">{where}</a>; '
-                           "las celdas siguientes no se ejecutaron.</span>")
+            cell.source = (
+                f'<span style="{style}">Hubo un error en <a href="#papermill-error-cell">{where}</a>; '
+                "las celdas siguientes no se ejecutaron.</span>"
+            )
 
 
 def _failed_cell(nb) -> tuple[int | None, int | None, str | None]:
@@ -207,8 +216,9 @@ def render_html(executed: Path, target: Path) -> None:
     from nbconvert import HTMLExporter
 
     nb = for_html(nbformat.read(str(executed), as_version=4))
-    exporter = HTMLExporter(template_name="curso", extra_template_basedirs=[str(TEMPLATE_DIR)],
-                            language_code="es")
+    exporter = HTMLExporter(
+        template_name="curso", extra_template_basedirs=[str(TEMPLATE_DIR)], language_code="es"
+    )
     body, _ = exporter.from_notebook_node(nb)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(body, encoding="utf-8")
@@ -234,8 +244,9 @@ def _kernel_manager_class():
     return CourseKernelManager
 
 
-def run_notebook(path: Path, build: Path, parameters: dict, report: Reporter, *,
-                 timeout: float | None = None) -> NotebookResult:
+def run_notebook(
+    path: Path, build: Path, parameters: dict, report: Reporter, *, timeout: float | None = None
+) -> NotebookResult:
     import nbformat
     import papermill as pm
 
@@ -247,7 +258,7 @@ def run_notebook(path: Path, build: Path, parameters: dict, report: Reporter, *,
     shown = ", ".join(f"{k}={v!r}" for k, v in parameters.items()) or "ninguno"
     report(f"{tag} ejecutando (parámetros: {shown})")
     total = sum(1 for c in nbformat.read(str(path), as_version=4).cells if c.cell_type == "code")
-    total += 1 if parameters else 0   # papermill's injected-parameters cell
+    total += 1 if parameters else 0  # papermill's injected-parameters cell
 
     state = {"n": 0}
 
@@ -259,12 +270,22 @@ def run_notebook(path: Path, build: Path, parameters: dict, report: Reporter, *,
     start = time.monotonic()
     out = _LineWriter(report, tag)
     try:
-        pm.execute_notebook(str(path), str(executed), parameters=parameters, progress_bar=False,
-                            log_output=False, stdout_file=out, stderr_file=out, cwd=str(path.parent),
-                            kernel_name="python3", execution_timeout=timeout,
-                            on_cell_start=on_cell_start, kernel_manager_class=_kernel_manager_class(),
-                            # the kernel's own start-up warnings are not course progress
-                            extra_arguments=["--IPKernelApp.log_level=ERROR"])
+        pm.execute_notebook(
+            str(path),
+            str(executed),
+            parameters=parameters,
+            progress_bar=False,
+            log_output=False,
+            stdout_file=out,
+            stderr_file=out,
+            cwd=str(path.parent),
+            kernel_name="python3",
+            execution_timeout=timeout,
+            on_cell_start=on_cell_start,
+            kernel_manager_class=_kernel_manager_class(),
+            # the kernel's own start-up warnings are not course progress
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
+        )
         result.status = "ok"
     except Exception as exc:  # noqa: BLE001 - a failing notebook must not stop the course
         result.status = "fallido"
@@ -302,14 +323,18 @@ KIT_STYLE = """body { font-family: system-ui, sans-serif; max-width: 50em; margi
 color: #222; line-height: 1.5; } table { border-collapse: collapse; } td, th { border: 1px solid #ccc;
 padding: .3em .6em; text-align: left; vertical-align: top; } code { background: #f4f4f4; }
 .aviso { background: #fff6d6; border-left: 4px solid #c90; padding: .5em 1em; }"""
-KIT_NOTICE = ("<p class='aviso'>Solo para el profesor: guía de la clase y soluciones de los ejercicios. "
-              "No forma parte de las copias de los estudiantes.</p>")
+KIT_NOTICE = (
+    "<p class='aviso'>Solo para el profesor: guía de la clase y soluciones de los ejercicios. "
+    "No forma parte de las copias de los estudiantes.</p>"
+)
 
 
 def _kit_page(title: str, body: str, back: str) -> str:
-    return (f"<!DOCTYPE html>\n<html lang='es'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{KIT_STYLE}</style></head><body>{KIT_NOTICE}{body}"
-            f"<p><a href='{back}'>Volver al índice del profesor</a></p></body></html>\n")
+    return (
+        f"<!DOCTYPE html>\n<html lang='es'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{KIT_STYLE}</style></head><body>{KIT_NOTICE}{body}"
+        f"<p><a href='{back}'>Volver al índice del profesor</a></p></body></html>\n"
+    )
 
 
 def render_instructor_kit(target: Path, docs_dir: Path | None = None) -> str | None:
@@ -326,17 +351,24 @@ def render_instructor_kit(target: Path, docs_dir: Path | None = None) -> str | N
     target.mkdir(parents=True, exist_ok=True)
     links = []
     render = mistune.create_markdown(plugins=["table"])
-    for source, out in ([(guide, target / "guia_docente.html")] if guide.is_file() else []) + \
-            [(p, target / "soluciones" / f"{p.stem}.html") for p in solutions]:
+    for source, out in ([(guide, target / "guia_docente.html")] if guide.is_file() else []) + [
+        (p, target / "soluciones" / f"{p.stem}.html") for p in solutions
+    ]:
         text = source.read_text(encoding="utf-8")
-        title = next((line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")), source.stem)
+        title = next(
+            (line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")), source.stem
+        )
         out.parent.mkdir(parents=True, exist_ok=True)
         back = "index.html" if out.parent == target else "../index.html"
         out.write_text(_kit_page(title, render(text), back), encoding="utf-8")
         links.append((out.relative_to(target).as_posix(), title))
-    items = "".join(f"<li><a href='{html.escape(href)}'>{html.escape(title)}</a></li>" for href, title in links)
-    (target / "index.html").write_text(_kit_page("Para el profesor", f"<h1>Para el profesor</h1><ul>{items}</ul>",
-                                                 "../index.html"), encoding="utf-8")
+    items = "".join(
+        f"<li><a href='{html.escape(href)}'>{html.escape(title)}</a></li>" for href, title in links
+    )
+    (target / "index.html").write_text(
+        _kit_page("Para el profesor", f"<h1>Para el profesor</h1><ul>{items}</ul>", "../index.html"),
+        encoding="utf-8",
+    )
     return f"{target.name}/index.html"
 
 
@@ -357,14 +389,29 @@ def run_metadata() -> dict:
 
 
 FACT_LABELS = {
-    "hostname": "nombre de la máquina", "os": "sistema", "kernel": "kernel", "architecture": "arquitectura",
-    "cpu_model": "CPU", "cpu_cores": "núcleos", "memory_total_bytes": "memoria total",
-    "memory_available_bytes": "memoria libre", "cgroup_version": "versión de cgroups", "python": "Python",
-    "is_root": "root", "engine": "motor", "server_version": "versión del servidor",
-    "client_version": "versión del cliente", "api_version": "versión de la API", "runtime": "runtime",
-    "runtime_version": "versión del runtime", "storage_driver": "almacenamiento",
-    "cgroup_driver": "controlador de cgroups", "workarounds": "arreglos aplicados", "disponible": "disponible",
-    "motivo": "motivo", "error": "error",
+    "hostname": "nombre de la máquina",
+    "os": "sistema",
+    "kernel": "kernel",
+    "architecture": "arquitectura",
+    "cpu_model": "CPU",
+    "cpu_cores": "núcleos",
+    "memory_total_bytes": "memoria total",
+    "memory_available_bytes": "memoria libre",
+    "cgroup_version": "versión de cgroups",
+    "python": "Python",
+    "is_root": "root",
+    "engine": "motor",
+    "server_version": "versión del servidor",
+    "client_version": "versión del cliente",
+    "api_version": "versión de la API",
+    "runtime": "runtime",
+    "runtime_version": "versión del runtime",
+    "storage_driver": "almacenamiento",
+    "cgroup_driver": "controlador de cgroups",
+    "workarounds": "arreglos aplicados",
+    "disponible": "disponible",
+    "motivo": "motivo",
+    "error": "error",
 }
 
 
@@ -390,8 +437,17 @@ def _facts_table(facts: dict) -> str:
     return "<table class='facts'>" + "".join(rows) + "</table>"
 
 
-def write_index(target: Path, results: list[NotebookResult], meta: dict, *, quick: bool,
-                overrides: dict, started: str, seconds: float, docente: str | None = None) -> None:
+def write_index(
+    target: Path,
+    results: list[NotebookResult],
+    meta: dict,
+    *,
+    quick: bool,
+    overrides: dict,
+    started: str,
+    seconds: float,
+    docente: str | None = None,
+) -> None:
     rows = []
     for r in results:
         link = f"<a href='{html.escape(r.html)}'>{html.escape(r.name)}</a>" if r.html else html.escape(r.name)
@@ -401,24 +457,37 @@ def write_index(target: Path, results: list[NotebookResult], meta: dict, *, quic
             cell = ""
             if r.failed_cell is not None:
                 anchor = f"{html.escape(r.html)}#papermill-error-cell" if r.html else ""
-                cell = (f" en la <a href='{anchor}'>celda In [{r.failed_cell}]</a>" if anchor
-                        else f" en la celda In [{r.failed_cell}]")
-            status = (f"<span class='fallido'>fallido</span>{cell}: "
-                      f"<code>{html.escape(r.error or '?')}</code>")
+                cell = (
+                    f" en la <a href='{anchor}'>celda In [{r.failed_cell}]</a>"
+                    if anchor
+                    else f" en la celda In [{r.failed_cell}]"
+                )
+            status = f"<span class='fallido'>fallido</span>{cell}: <code>{html.escape(r.error or '?')}</code>"
         params = ", ".join(f"{k}={v!r}" for k, v in r.parameters.items()) or "—"
-        rows.append(f"<tr class='{ 'ok' if r.ok else 'fallido'}' data-notebook='{html.escape(r.name)}' "
-                    f"data-status='{html.escape(r.status)}'><td>{link}</td><td>{html.escape(r.title)}</td>"
-                    f"<td>{status}</td><td>{r.seconds:.0f} s</td><td><code>{html.escape(params)}</code></td></tr>")
+        rows.append(
+            f"<tr class='{'ok' if r.ok else 'fallido'}' data-notebook='{html.escape(r.name)}' "
+            f"data-status='{html.escape(r.status)}'><td>{link}</td><td>{html.escape(r.title)}</td>"
+            f"<td>{status}</td><td>{r.seconds:.0f} s</td><td><code>{html.escape(params)}</code></td></tr>"
+        )
     failed = [r for r in results if not r.ok]
-    summary = (f"Los {len(results)} cuadernos terminaron bien." if not failed else
-               f"{len(failed)} de {len(results)} cuadernos fallaron: {', '.join(r.name for r in failed)}.")
+    summary = (
+        f"Los {len(results)} cuadernos terminaron bien."
+        if not failed
+        else f"{len(failed)} de {len(results)} cuadernos fallaron: {', '.join(r.name for r in failed)}."
+    )
     profile = "rápido (pocas repeticiones, solo para probar el recorrido)" if quick else "completo"
-    engines_html = "".join(f"<h3>{html.escape(name.capitalize())}</h3>{_facts_table(info)}"
-                           for name, info in meta.get("engines", {}).items())
-    kit = (f"<h2>Para el profesor</h2><p id='docente'>La guía docente (plan de 90 minutos, qué esperar en "
-           f"cada tipo de máquina, qué decir cuando un resultado contradice al capítulo) y las soluciones de los "
-           f"ejercicios están en <a href='{html.escape(docente)}'>el material del profesor</a>. No se reparte a "
-           f"los estudiantes.</p>" if docente else "")
+    engines_html = "".join(
+        f"<h3>{html.escape(name.capitalize())}</h3>{_facts_table(info)}"
+        for name, info in meta.get("engines", {}).items()
+    )
+    kit = (
+        f"<h2>Para el profesor</h2><p id='docente'>La guía docente (plan de 90 minutos, qué esperar en "
+        f"cada tipo de máquina, qué decir cuando un resultado contradice al capítulo) y las soluciones de los "
+        f"ejercicios están en <a href='{html.escape(docente)}'>el material del profesor</a>. No se reparte a "
+        f"los estudiantes.</p>"
+        if docente
+        else ""
+    )
     page = f"""<!DOCTYPE html>
 <html lang="es">
 <head>
@@ -465,14 +534,21 @@ para usarlos, abre los cuadernos en JupyterLab.</p>
 
 
 # ---------------------------------------------------------------- the whole course
-def run_course(*, notebooks_dir: Path | str | None = None, build: Path | str | None = None, quick: bool = False,
-               overrides: dict | None = None, only: list[str] | None = None, timeout: float | None = None,
-               stream=None) -> list[NotebookResult]:
+def run_course(
+    *,
+    notebooks_dir: Path | str | None = None,
+    build: Path | str | None = None,
+    quick: bool = False,
+    overrides: dict | None = None,
+    only: list[str] | None = None,
+    timeout: float | None = None,
+    stream=None,
+) -> list[NotebookResult]:
     notebooks_dir = Path(notebooks_dir or PROJECT_ROOT / "notebooks")
     build = Path(build or PROJECT_ROOT / "build")
     overrides = dict(overrides or {})
     saved_env = {k: os.environ.get(k) for k in ("CURSO_SIN_INTERFAZ", "MPLBACKEND")}
-    os.environ["CURSO_SIN_INTERFAZ"] = "1"   # inherited by every kernel: never wait for a widget
+    os.environ["CURSO_SIN_INTERFAZ"] = "1"  # inherited by every kernel: never wait for a widget
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     logging.getLogger("papermill").setLevel(logging.WARNING)
     report = Reporter(build / "course.log", stream)
@@ -482,8 +558,10 @@ def run_course(*, notebooks_dir: Path | str | None = None, build: Path | str | N
         paths = discover(notebooks_dir)
         if only:
             paths = [p for p in paths if any(p.stem.startswith(o) or p.name == o for o in only)]
-        report(f"Curso: {len(paths)} cuadernos en {notebooks_dir} -> {build}"
-               + (" (perfil rápido)" if quick else ""))
+        report(
+            f"Curso: {len(paths)} cuadernos en {notebooks_dir} -> {build}"
+            + (" (perfil rápido)" if quick else "")
+        )
         if not paths:
             report("No hay cuadernos que ejecutar.")
         planned = [(p, parameters_for(p, quick=quick, overrides=overrides)) for p in paths]
@@ -499,24 +577,47 @@ def run_course(*, notebooks_dir: Path | str | None = None, build: Path | str | N
         meta = run_metadata()
         elapsed = time.monotonic() - t0
         docente = render_instructor_kit(build / "html" / "docente")
-        write_index(build / "html" / "index.html", results, meta, quick=quick, overrides=overrides,
-                    started=f"{started:%Y-%m-%d %H:%M} UTC", seconds=elapsed, docente=docente)
-        (build / "course.json").write_text(json.dumps(
-            {"started": started.isoformat(timespec="seconds"), "seconds": round(elapsed, 1), "quick": quick,
-             "overrides": overrides, "notebooks": [asdict(r) for r in results], **meta},
-            indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+        write_index(
+            build / "html" / "index.html",
+            results,
+            meta,
+            quick=quick,
+            overrides=overrides,
+            started=f"{started:%Y-%m-%d %H:%M} UTC",
+            seconds=elapsed,
+            docente=docente,
+        )
+        (build / "course.json").write_text(
+            json.dumps(
+                {
+                    "started": started.isoformat(timespec="seconds"),
+                    "seconds": round(elapsed, 1),
+                    "quick": quick,
+                    "overrides": overrides,
+                    "notebooks": [asdict(r) for r in results],
+                    **meta,
+                },
+                indent=2,
+                ensure_ascii=False,
+                default=str,
+            ),
+            encoding="utf-8",
+        )
         failed = [r for r in results if not r.ok]
         report(f"Índice: {build / 'html' / 'index.html'}")
         if failed:
-            report(f"FALLARON {len(failed)} de {len(results)} cuadernos: "
-                   + "; ".join(f"{r.name} (celda In [{r.failed_cell}])" if r.failed_cell else r.name
-                               for r in failed))
+            report(
+                f"FALLARON {len(failed)} de {len(results)} cuadernos: "
+                + "; ".join(
+                    f"{r.name} (celda In [{r.failed_cell}])" if r.failed_cell else r.name for r in failed
+                )
+            )
         else:
             report(f"Listo: {len(results)} cuadernos ok en {elapsed:.0f} s.")
         return results
     finally:
         report.close()
-        for key, value in saved_env.items():   # restore the caller's environment
+        for key, value in saved_env.items():  # restore the caller's environment
             if value is None:
                 os.environ.pop(key, None)
             else:
@@ -526,17 +627,28 @@ def run_course(*, notebooks_dir: Path | str | None = None, build: Path | str | N
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m helpers.course",
-        description="Ejecuta todos los cuadernos del curso sin interfaz y genera el HTML en build/html/.")
-    parser.add_argument("--rapido", action="store_true",
-                        help="perfil rápido: pocas repeticiones, para probar el recorrido en un par de minutos")
-    parser.add_argument("--parametros", default="{}", metavar="JSON",
-                        help='parámetros para todos los cuadernos, p. ej. \'{"REPETICIONES": 5}\'; cada '
-                             "cuaderno recibe solo los que declara")
-    parser.add_argument("--solo", nargs="*", metavar="CUADERNO", help="ejecutar solo estos (p. ej. 01 02_escala)")
+        description="Ejecuta todos los cuadernos del curso sin interfaz y genera el HTML en build/html/.",
+    )
+    parser.add_argument(
+        "--rapido",
+        action="store_true",
+        help="perfil rápido: pocas repeticiones, para probar el recorrido en un par de minutos",
+    )
+    parser.add_argument(
+        "--parametros",
+        default="{}",
+        metavar="JSON",
+        help="parámetros para todos los cuadernos, p. ej. '{\"REPETICIONES\": 5}'; cada "
+        "cuaderno recibe solo los que declara",
+    )
+    parser.add_argument(
+        "--solo", nargs="*", metavar="CUADERNO", help="ejecutar solo estos (p. ej. 01 02_escala)"
+    )
     parser.add_argument("--cuadernos", default=None, help="carpeta de los cuadernos (por defecto notebooks/)")
     parser.add_argument("--salida", default=None, help="carpeta de salida (por defecto build/)")
-    parser.add_argument("--limite-celda", type=float, default=None, metavar="S",
-                        help="tiempo máximo por celda, en segundos")
+    parser.add_argument(
+        "--limite-celda", type=float, default=None, metavar="S", help="tiempo máximo por celda, en segundos"
+    )
     args = parser.parse_args(argv)
     try:
         overrides = json.loads(args.parametros or "{}")
@@ -545,8 +657,14 @@ def main(argv=None) -> int:
     except ValueError as exc:
         print(f"--parametros no es un objeto JSON válido ({exc}): {args.parametros}", file=sys.stderr)
         return 2
-    results = run_course(notebooks_dir=args.cuadernos, build=args.salida, quick=args.rapido,
-                         overrides=overrides, only=args.solo, timeout=args.limite_celda)
+    results = run_course(
+        notebooks_dir=args.cuadernos,
+        build=args.salida,
+        quick=args.rapido,
+        overrides=overrides,
+        only=args.solo,
+        timeout=args.limite_celda,
+    )
     if not results:
         return 1
     return 1 if any(not r.ok for r in results) else 0

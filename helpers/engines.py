@@ -9,6 +9,7 @@ Docker inspection and clean-up go through the docker SDK; Podman through its CLI
 
 Every container created by the course carries the labels built by `labels_for` (one place).
 """
+
 from __future__ import annotations
 
 import functools
@@ -93,10 +94,10 @@ class Container:
     helper_pid: int | None = None  # Docker: the containerd shim; Podman: conmon
 
 
-LABEL_PID = "curso-contenedores.pid"          # the process that owns the run (a kernel, a terminal)
+LABEL_PID = "curso-contenedores.pid"  # the process that owns the run (a kernel, a terminal)
 LABEL_PID_START = "curso-contenedores.inicio"  # its start time: a reused pid is not the owner
-LABEL_BOOT = "curso-contenedores.arranque"     # this boot: after a reboot no owner is alive
-LABEL_DIR = "curso-contenedores.dir"           # the run folder: its meta.json says if the run still runs
+LABEL_BOOT = "curso-contenedores.arranque"  # this boot: after a reboot no owner is alive
+LABEL_DIR = "curso-contenedores.dir"  # the run folder: its meta.json says if the run still runs
 _RUN_DIRS: dict[str, str] = {}
 
 
@@ -140,8 +141,9 @@ def labels_for(run_id: str | None) -> dict[str, str]:
     return labels
 
 
-def orphan_reason(labels: dict, *, created: float | None = None, now: float | None = None,
-                  legacy_age: float = 6 * 3600) -> str | None:
+def orphan_reason(
+    labels: dict, *, created: float | None = None, now: float | None = None, legacy_age: float = 6 * 3600
+) -> str | None:
     """Why a course container is an orphan (Spanish), or None if its run may still be alive.
 
     Orphan: made in another boot; its owner process is gone (or the pid now belongs to another
@@ -219,28 +221,48 @@ class Engine:
     def workarounds(self) -> list[str]:
         return []
 
-    def run_argv(self, image: str, command: Sequence[str], *, run_id: str | None, name: str | None = None,
-                 remove: bool = True, detach: bool = False, opts: RunOptions | None = None,
-                 extra: Sequence[str] = ()) -> list[str]:
+    def run_argv(
+        self,
+        image: str,
+        command: Sequence[str],
+        *,
+        run_id: str | None,
+        name: str | None = None,
+        remove: bool = True,
+        detach: bool = False,
+        opts: RunOptions | None = None,
+        extra: Sequence[str] = (),
+    ) -> list[str]:
         raise NotImplementedError
 
     def exec_argv(self, container: str, command: Sequence[str]) -> list[str]:
         raise NotImplementedError
 
-    def call(self, argv: Sequence[str], *, timeout: float = CLI_TIMEOUT, check: bool = False,
-             what: str | None = None, **kw) -> subprocess.CompletedProcess:
+    def call(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float = CLI_TIMEOUT,
+        check: bool = False,
+        what: str | None = None,
+        **kw,
+    ) -> subprocess.CompletedProcess:
         """Run a command of this engine outside the timed path (with this engine's environment and a
         timeout). check=True raises ComandoFallido, in Spanish, naming `what` failed."""
         try:
-            result = subprocess.run(list(argv), capture_output=True, text=True, env=self.env(),
-                                    timeout=timeout, **kw)
+            result = subprocess.run(
+                list(argv), capture_output=True, text=True, env=self.env(), timeout=timeout, **kw
+            )
         except subprocess.TimeoutExpired as exc:
-            raise ComandoFallido(f"{self.display} no respondió en {timeout:.0f} s a "
-                                 f"«{' '.join(argv)[:120]}».", detail=str(exc)) from exc
+            raise ComandoFallido(
+                f"{self.display} no respondió en {timeout:.0f} s a «{' '.join(argv)[:120]}».", detail=str(exc)
+            ) from exc
         if check and result.returncode != 0:
-            raise ComandoFallido(f"{self.display} no pudo {what or 'ejecutar ' + ' '.join(argv)[:120]}: "
-                                 f"{summarize_engine_error(result.stderr)}.",
-                                 detail=(result.stderr or "").strip()[-2000:])
+            raise ComandoFallido(
+                f"{self.display} no pudo {what or 'ejecutar ' + ' '.join(argv)[:120]}: "
+                f"{summarize_engine_error(result.stderr)}.",
+                detail=(result.stderr or "").strip()[-2000:],
+            )
         return result
 
     # -- inspection and clean-up
@@ -343,8 +365,15 @@ class CliEngine(Engine):
         argv += _label_args(run_id) + self.option_args(opts) + list(extra) + [image] + list(command)
         return argv
 
-    def create_argv(self, image: str, command: Sequence[str], *, run_id: str | None, name: str | None = None,
-                    opts: RunOptions | None = None) -> list[str]:
+    def create_argv(
+        self,
+        image: str,
+        command: Sequence[str],
+        *,
+        run_id: str | None,
+        name: str | None = None,
+        opts: RunOptions | None = None,
+    ) -> list[str]:
         argv = [self.name, "create"] + (["--name", name] if name else [])
         return argv + _label_args(run_id) + self.option_args(opts) + [image] + list(command)
 
@@ -362,18 +391,26 @@ class CliEngine(Engine):
         return [self.name, "wait", container]
 
     # -- verbs built on the CLI
-    def launch(self, image: str, command: Sequence[str], *, run_id: str, name: str,
-               opts: RunOptions | None = None) -> Container:
+    def launch(
+        self, image: str, command: Sequence[str], *, run_id: str, name: str, opts: RunOptions | None = None
+    ) -> Container:
         """Start a detached container and return it inspected (pid, cgroup, labels, helper)."""
-        self.call(self.run_argv(image, command, run_id=run_id, name=name, remove=False, detach=True, opts=opts),
-                  check=True, what=f"arrancar el contenedor {name}")
+        self.call(
+            self.run_argv(image, command, run_id=run_id, name=name, remove=False, detach=True, opts=opts),
+            check=True,
+            what=f"arrancar el contenedor {name}",
+        )
         return self.container(name)
 
-    def create(self, image: str, command: Sequence[str], *, run_id: str, name: str,
-               opts: RunOptions | None = None) -> str:
+    def create(
+        self, image: str, command: Sequence[str], *, run_id: str, name: str, opts: RunOptions | None = None
+    ) -> str:
         """Create (not start) a container; returns its id."""
-        result = self.call(self.create_argv(image, command, run_id=run_id, name=name, opts=opts), check=True,
-                           what=f"crear el contenedor {name}")
+        result = self.call(
+            self.create_argv(image, command, run_id=run_id, name=name, opts=opts),
+            check=True,
+            what=f"crear el contenedor {name}",
+        )
         return result.stdout.strip().splitlines()[-1]
 
     def start(self, container: str) -> None:
@@ -392,8 +429,11 @@ class CliEngine(Engine):
 
     def writable_layer_bytes(self, container: str) -> int:
         """Bytes the container has written to its own writable layer (`container inspect --size`, SizeRw)."""
-        result = self.call([self.name, "container", "inspect", "--size", "--format", "{{.SizeRw}}", container],
-                           check=True, what=f"medir la capa escribible de {container}")
+        result = self.call(
+            [self.name, "container", "inspect", "--size", "--format", "{{.SizeRw}}", container],
+            check=True,
+            what=f"medir la capa escribible de {container}",
+        )
         text = result.stdout.strip()
         return int(text) if text.lstrip("-").isdigit() else 0
 
@@ -411,8 +451,15 @@ class CliEngine(Engine):
             except psutil.Error:
                 helper = None
         labels = (data.get("Config") or {}).get("Labels") or {}
-        return Container(self.name, data.get("Id", ""), (data.get("Name") or "").lstrip("/"), pid,
-                         cgroups.cgroup_from_inspect(data), dict(labels), helper or None)
+        return Container(
+            self.name,
+            data.get("Id", ""),
+            (data.get("Name") or "").lstrip("/"),
+            pid,
+            cgroups.cgroup_from_inspect(data),
+            dict(labels),
+            helper or None,
+        )
 
     def is_running(self, container: str) -> bool:
         result = self.call([self.name, "inspect", "--format", "{{.State.Running}}", container], timeout=60)
@@ -440,16 +487,23 @@ class CliEngine(Engine):
 
     def export_rootfs(self, image: str, dest: Path, *, run_id: str) -> Path:
         """The image's root filesystem, unpacked into dest (`create` + `export` + tar)."""
-        cid = self.create(image, ["true"], run_id=run_id, name=f"curso-exportar-{run_id.lower()}-{os.getpid()}")
+        cid = self.create(
+            image, ["true"], run_id=run_id, name=f"curso-exportar-{run_id.lower()}-{os.getpid()}"
+        )
         try:
             dest.mkdir(parents=True, exist_ok=True)
             exporter = subprocess.Popen([self.name, "export", cid], stdout=subprocess.PIPE, env=self.env())
-            untar = subprocess.run(["tar", "-x", "-C", str(dest), "--numeric-owner"], stdin=exporter.stdout,
-                                   capture_output=True, text=True)
+            untar = subprocess.run(
+                ["tar", "-x", "-C", str(dest), "--numeric-owner"],
+                stdin=exporter.stdout,
+                capture_output=True,
+                text=True,
+            )
             exporter.stdout.close()
             if exporter.wait(timeout=CLI_TIMEOUT) != 0 or untar.returncode != 0:
-                raise ComandoFallido(f"No pude exportar {image} desde {self.display}: "
-                                     f"{untar.stderr.strip()[-300:]}")
+                raise ComandoFallido(
+                    f"No pude exportar {image} desde {self.display}: {untar.stderr.strip()[-300:]}"
+                )
         finally:
             self.remove([cid])
         return dest
@@ -460,8 +514,12 @@ class CliEngine(Engine):
         dest = Path(dest)
         partial = dest.with_name(dest.name + ".parcial")
         try:
-            self.call([self.name, "save", "-o", str(partial), image], timeout=600, check=True,
-                      what=f"guardar {image} en {dest.name}")
+            self.call(
+                [self.name, "save", "-o", str(partial), image],
+                timeout=600,
+                check=True,
+                what=f"guardar {image} en {dest.name}",
+            )
             partial.replace(dest)
         finally:
             partial.unlink(missing_ok=True)
@@ -509,8 +567,10 @@ class Docker(CliEngine):
         except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
             if _permission_denied(exc):
                 return False, docker_permission_reason()
-            return False, ("el cliente de Docker está, pero ningún daemon responde "
-                           f"(¿dockerd está corriendo?): {type(exc).__name__}.")
+            return False, (
+                "el cliente de Docker está, pero ningún daemon responde "
+                f"(¿dockerd está corriendo?): {type(exc).__name__}."
+            )
         return True, None
 
     def info(self):
@@ -541,24 +601,38 @@ class Docker(CliEngine):
             attrs = self.client().images.get(ref).attrs
         except docker.errors.ImageNotFound:
             return None
-        return {"name": ref, "id": attrs.get("Id"), "size_bytes": attrs.get("Size"),
-                "tags": attrs.get("RepoTags") or []}
+        return {
+            "name": ref,
+            "id": attrs.get("Id"),
+            "size_bytes": attrs.get("Size"),
+            "tags": attrs.get("RepoTags") or [],
+        }
 
     def inspect_container(self, container: str) -> dict:
         return self.client().api.inspect_container(container)
 
     # -- the lifecycle through the SDK's low-level API (what the docker CLI itself calls), one call each,
     # so an experiment can time the phases of a `docker run` apart.
-    def api_create(self, image: str, command: Sequence[str], *, run_id: str | None, name: str | None = None,
-                   opts: RunOptions | None = None) -> str:
+    def api_create(
+        self,
+        image: str,
+        command: Sequence[str],
+        *,
+        run_id: str | None,
+        name: str | None = None,
+        opts: RunOptions | None = None,
+    ) -> str:
         """POST /containers/create with the course's labels; returns the id. Of RunOptions, only
         `network` is supported here (a Spanish error for any other)."""
         if opts is not None and set(_changed_fields(opts)) - {"network"}:
-            raise ErrorDelCurso("La creación por la API de Docker solo admite la opción de red de RunOptions.")
+            raise ErrorDelCurso(
+                "La creación por la API de Docker solo admite la opción de red de RunOptions."
+            )
         api = self.client().api
         host_config = api.create_host_config(network_mode=opts.network) if opts and opts.network else None
-        created = api.create_container(image, list(command), name=name, labels=labels_for(run_id),
-                                       host_config=host_config)
+        created = api.create_container(
+            image, list(command), name=name, labels=labels_for(run_id), host_config=host_config
+        )
         return created["Id"]
 
     def api_start(self, container: str) -> None:
@@ -591,7 +665,7 @@ class Docker(CliEngine):
     @staticmethod
     def _socket_path() -> str:
         host = os.environ.get("DOCKER_HOST", "")
-        path = host[len("unix://"):] if host.startswith("unix://") else "/var/run/docker.sock"
+        path = host[len("unix://") :] if host.startswith("unix://") else "/var/run/docker.sock"
         return os.path.realpath(path)
 
     def runtime_availability(self, runtime):
@@ -604,8 +678,10 @@ class Docker(CliEngine):
         except Exception as exc:  # noqa: BLE001 - any failure means "cannot tell"
             return False, f"no pude preguntar a Docker por sus runtimes ({type(exc).__name__})."
         if runtime not in listed:
-            return False, (f"el daemon de Docker no tiene registrado el runtime «{runtime}» (solo un daemon que "
-                           "arranca el curso lo registra; nunca se toca la configuración del sistema).")
+            return False, (
+                f"el daemon de Docker no tiene registrado el runtime «{runtime}» (solo un daemon que "
+                "arranca el curso lo registra; nunca se toca la configuración del sistema)."
+            )
         if runtime == "runsc":
             path = (listed[runtime] or {}).get("path") or ""
             ok, why = runtimes.runsc_availability()
@@ -681,8 +757,14 @@ class Podman(CliEngine):
 
     def healthy(self, timeout=10.0):
         try:
-            return _run(["podman", "version", "--format", "{{.Client.Version}}"], env=self._base_env(),
-                        timeout=timeout).returncode == 0
+            return (
+                _run(
+                    ["podman", "version", "--format", "{{.Client.Version}}"],
+                    env=self._base_env(),
+                    timeout=timeout,
+                ).returncode
+                == 0
+            )
         except subprocess.TimeoutExpired:
             return False
 
@@ -801,7 +883,9 @@ class Podman(CliEngine):
             "client_version": (data.get("version") or {}).get("Version"),
             "api_version": (data.get("version") or {}).get("APIVersion"),
             "runtime": runtime.get("name"),
-            "runtime_version": (runtime.get("version") or "").splitlines()[0] if runtime.get("version") else None,
+            "runtime_version": (runtime.get("version") or "").splitlines()[0]
+            if runtime.get("version")
+            else None,
             "storage_driver": store.get("graphDriverName"),
             "cgroup_driver": host.get("cgroupManager"),
             "cgroup_version": host.get("cgroupVersion"),
@@ -814,8 +898,12 @@ class Podman(CliEngine):
         if not data:
             return None
         attrs = data[0]
-        return {"name": ref, "id": attrs.get("Id"), "size_bytes": attrs.get("Size"),
-                "tags": attrs.get("RepoTags") or []}
+        return {
+            "name": ref,
+            "id": attrs.get("Id"),
+            "size_bytes": attrs.get("Size"),
+            "tags": attrs.get("RepoTags") or [],
+        }
 
     def inspect_container(self, container: str) -> dict:
         data = self._json(["podman", "inspect", container])
@@ -842,10 +930,15 @@ class Podman(CliEngine):
         return result.stdout.split() if result.returncode == 0 else []
 
     def course_containers(self):
-        result = _run(["podman", "ps", "-a", "--filter", f"label={LABEL}", "--format", "json"], env=self.env())
+        result = _run(
+            ["podman", "ps", "-a", "--filter", f"label={LABEL}", "--format", "json"], env=self.env()
+        )
         if result.returncode != 0:
             return []
-        return [(c.get("Id", ""), c.get("Labels") or {}, c.get("Created")) for c in json.loads(result.stdout or "[]")]
+        return [
+            (c.get("Id", ""), c.get("Labels") or {}, c.get("Created"))
+            for c in json.loads(result.stdout or "[]")
+        ]
 
     def remove_ids(self, ids):
         if ids:
@@ -868,8 +961,11 @@ def _permission_denied(exc: BaseException) -> bool:
     while exc is not None and seen < 6:
         if isinstance(exc, PermissionError) or "Permission denied" in str(exc):
             return True
-        exc = exc.__cause__ or exc.__context__ or (exc.args[0] if exc.args and isinstance(exc.args[0],
-                                                                                             BaseException) else None)
+        exc = (
+            exc.__cause__
+            or exc.__context__
+            or (exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None)
+        )
         seen += 1
     return False
 
@@ -879,10 +975,12 @@ def docker_permission_reason(socket: str = "/var/run/docker.sock") -> str:
     import getpass
 
     user = getpass.getuser()
-    return (f"el daemon de Docker está, pero «{user}» no tiene permiso para usar su socket ({socket}): "
-            "solo root y el grupo «docker» pueden. Un administrador puede añadirte con "
-            f"«sudo usermod -aG docker {user}» (y vuelves a iniciar sesión); ojo, ese grupo equivale a "
-            "ser root en la máquina.")
+    return (
+        f"el daemon de Docker está, pero «{user}» no tiene permiso para usar su socket ({socket}): "
+        "solo root y el grupo «docker» pueden. Un administrador puede añadirte con "
+        f"«sudo usermod -aG docker {user}» (y vuelves a iniciar sesión); ojo, ese grupo equivale a "
+        "ser root en la máquina."
+    )
 
 
 def podman_mode(data: dict) -> dict:
@@ -906,8 +1004,14 @@ def podman_mode(data: dict) -> dict:
     options = store.get("graphOptions") or {}
     status = store.get("graphStatus") or {}
     if driver == "overlay":
-        mount_program = next((str(v.get("Executable", v) if isinstance(v, dict) else v)
-                              for k, v in options.items() if "mount_program" in k), "")
+        mount_program = next(
+            (
+                str(v.get("Executable", v) if isinstance(v, dict) else v)
+                for k, v in options.items()
+                if "mount_program" in k
+            ),
+            "",
+        )
         if "fuse-overlayfs" in mount_program:
             storage = "overlay con fuse-overlayfs"
         elif rootless:
@@ -918,9 +1022,13 @@ def podman_mode(data: dict) -> dict:
         storage = "vfs (copia completa de la imagen por contenedor)"
     else:
         storage = driver
-    return {"rootless": rootless, "network_backend": network,
-            "network_stack": host.get("networkBackend"), "storage": storage,
-            "storage_backing": status.get("Backing Filesystem")}
+    return {
+        "rootless": rootless,
+        "network_backend": network,
+        "network_stack": host.get("networkBackend"),
+        "storage": storage,
+        "storage_backing": status.get("Backing Filesystem"),
+    }
 
 
 def _unix_sockets(proc: psutil.Process) -> set[str]:

@@ -1,4 +1,5 @@
 """Checks for notebook 00: is everything the course needs here? Each check says how to fix it."""
+
 from __future__ import annotations
 
 import importlib
@@ -11,8 +12,14 @@ from pathlib import Path
 from . import PROJECT_ROOT, engines, images, system
 
 PACKAGES = {  # import name -> distribution name
-    "jupyterlab": "jupyterlab", "ipywidgets": "ipywidgets", "pandas": "pandas", "seaborn": "seaborn",
-    "docker": "docker", "papermill": "papermill", "nbconvert": "nbconvert", "psutil": "psutil",
+    "jupyterlab": "jupyterlab",
+    "ipywidgets": "ipywidgets",
+    "pandas": "pandas",
+    "seaborn": "seaborn",
+    "docker": "docker",
+    "papermill": "papermill",
+    "nbconvert": "nbconvert",
+    "psutil": "psutil",
 }
 PROBES_DIR = PROJECT_ROOT / "probes"
 
@@ -39,8 +46,14 @@ def check_packages() -> list[Check]:
             importlib.import_module(module)
             out.append(Check(True, f"paquete {dist}", metadata.version(dist)))
         except Exception as exc:  # noqa: BLE001 - any import failure is "missing"
-            out.append(Check(False, f"paquete {dist}", f"no se puede importar ({type(exc).__name__})",
-                             "ejecuta «make setup» (instala el entorno en .venv)"))
+            out.append(
+                Check(
+                    False,
+                    f"paquete {dist}",
+                    f"no se puede importar ({type(exc).__name__})",
+                    "ejecuta «make setup» (instala el entorno en .venv)",
+                )
+            )
     return out
 
 
@@ -50,14 +63,22 @@ def check_engines() -> list[Check]:
         engine = engines.get_engine(name)
         ok, why = engine.availability()
         if not ok:
-            out.append(Check(False, f"motor {engine.display}", why or "no disponible",
-                             "como root en Debian/Ubuntu, «make setup» lo instala y lo arranca; "
-                             "si no, el curso sigue con bare metal y los datos de referencia"))
+            out.append(
+                Check(
+                    False,
+                    f"motor {engine.display}",
+                    why or "no disponible",
+                    "como root en Debian/Ubuntu, «make setup» lo instala y lo arranca; "
+                    "si no, el curso sigue con bare metal y los datos de referencia",
+                )
+            )
             continue
         info = engine.info()
-        detail = (f"versión {info.get('server_version')}, runtime {info.get('runtime')}, "
-                  f"almacenamiento {info.get('storage') or info.get('storage_driver')}, "
-                  f"red {info.get('network_backend') or '?'}, cgroups {info.get('cgroup_version')}")
+        detail = (
+            f"versión {info.get('server_version')}, runtime {info.get('runtime')}, "
+            f"almacenamiento {info.get('storage') or info.get('storage_driver')}, "
+            f"red {info.get('network_backend') or '?'}, cgroups {info.get('cgroup_version')}"
+        )
         if info.get("rootless"):
             detail += "; corre sin root, dentro de un espacio de usuarios"
         if engine.workarounds():
@@ -85,20 +106,37 @@ def check_images() -> list[Check]:
             info = images.resolve(role, engine)
             if info:
                 kind = "oficial" if info["origin"] == "oficial" else "sustituto local"
-                out.append(Check(True, f"imagen «{role}» en {engine.display}",
-                                 f"{info['name']} ({kind}, {(info['size_bytes'] or 0) / 1e6:.1f} MB, "
-                                 f"{(info['id'] or '')[:19]})"))
+                out.append(
+                    Check(
+                        True,
+                        f"imagen «{role}» en {engine.display}",
+                        f"{info['name']} ({kind}, {(info['size_bytes'] or 0) / 1e6:.1f} MB, "
+                        f"{(info['id'] or '')[:19]})",
+                    )
+                )
             else:
-                out.append(Check(False, f"imagen «{role}» en {engine.display}", "no está",
-                                 "ejecuta «make setup»: la construye sin registro"))
+                out.append(
+                    Check(
+                        False,
+                        f"imagen «{role}» en {engine.display}",
+                        "no está",
+                        "ejecuta «make setup»: la construye sin registro",
+                    )
+                )
     return out
 
 
 def check_cgroups() -> list[Check]:
     version = system.cgroup_version()
     ok = version != "desconocido"
-    return [Check(ok, "versión de cgroups", version,
-                  "el experimento 2 lee la memoria de los cgroups; sin ellos no hay medida por contenedor")]
+    return [
+        Check(
+            ok,
+            "versión de cgroups",
+            version,
+            "el experimento 2 lee la memoria de los cgroups; sin ellos no hay medida por contenedor",
+        )
+    ]
 
 
 def check_probes(directory: Path = PROBES_DIR) -> list[Check]:
@@ -107,8 +145,15 @@ def check_probes(directory: Path = PROBES_DIR) -> list[Check]:
     for src in sources:
         binary = Path(directory) / "bin" / src.stem
         if binary.is_file():
-            out.append(Check(True, f"sonda {src.stem}", f"compilada en {binary.relative_to(PROJECT_ROOT)}"
-                             if binary.is_relative_to(PROJECT_ROOT) else str(binary)))
+            out.append(
+                Check(
+                    True,
+                    f"sonda {src.stem}",
+                    f"compilada en {binary.relative_to(PROJECT_ROOT)}"
+                    if binary.is_relative_to(PROJECT_ROOT)
+                    else str(binary),
+                )
+            )
         else:
             out.append(Check(False, f"sonda {src.stem}", "sin compilar", "ejecuta «make probes»"))
     return out
@@ -125,12 +170,21 @@ def check_leftovers() -> list[Check]:
     total = sum(r["removed"] for r in reaped.values())
     runs = ", ".join(f"{r['run']} ({engines.DISPLAY[r['engine']]}: {r['reason']})" for r in reaped.values())
     noun = "contenedor abandonado" if total == 1 else "contenedores abandonados"
-    return [Check(True, "contenedores abandonados", f"eliminé {total} {noun} de corridas que ya no viven: {runs}")]
+    return [
+        Check(True, "contenedores abandonados", f"eliminé {total} {noun} de corridas que ya no viven: {runs}")
+    ]
 
 
 def all_checks() -> list[Check]:
-    return (check_user() + check_packages() + check_engines() + check_images() + check_leftovers() + check_cgroups()
-            + check_probes())
+    return (
+        check_user()
+        + check_packages()
+        + check_engines()
+        + check_images()
+        + check_leftovers()
+        + check_cgroups()
+        + check_probes()
+    )
 
 
 # ---------------------------------------------------------------- what a user without root gets
@@ -170,15 +224,23 @@ def _podman_part() -> Part:
     info = engine.info()
     detail = f"sin root: red {info.get('network_backend')}, almacenamiento {info.get('storage')}"
     if info.get("storage_driver") == "vfs":
-        detail += (". Con vfs cada contenedor copia la imagen entera: «ubuntu» arranca muchas veces más lento. "
-                   "Puedes cambiarlo tú mismo (borra tus imágenes de Podman): escribe [storage] y "
-                   'driver = "overlay" en ~/.config/containers/storage.conf, ejecuta «podman system reset» '
-                   "y luego «make setup»")
+        detail += (
+            ". Con vfs cada contenedor copia la imagen entera: «ubuntu» arranca muchas veces más lento. "
+            "Puedes cambiarlo tú mismo (borra tus imágenes de Podman): escribe [storage] y "
+            'driver = "overlay" en ~/.config/containers/storage.conf, ejecuta «podman system reset» '
+            "y luego «make setup»"
+        )
     user = system.user_name()
-    if not (images._subid_range(Path("/etc/subuid"), user, os.getuid())
-            and images._subid_range(Path("/etc/subgid"), user, os.getuid())):
-        return Part("Podman", True, detail + "; sin UID subordinados solo puede mapear tu propio usuario",
-                    system.subid_command(user))
+    if not (
+        images._subid_range(Path("/etc/subuid"), user, os.getuid())
+        and images._subid_range(Path("/etc/subgid"), user, os.getuid())
+    ):
+        return Part(
+            "Podman",
+            True,
+            detail + "; sin UID subordinados solo puede mapear tu propio usuario",
+            system.subid_command(user),
+        )
     return Part("Podman", True, detail)
 
 
@@ -187,7 +249,9 @@ def _image_part() -> Part:
         engine = engines.get_engine(name)
         info = images.resolve("ubuntu", engine) if engine.available else None
         if info:
-            return Part("imagen «ubuntu» (Debian minbase)", True, f"lista en {engine.display} ({info['name']})")
+            return Part(
+                "imagen «ubuntu» (Debian minbase)", True, f"lista en {engine.display} ({info['name']})"
+            )
     why = images.standin_reason("ubuntu")
     if why is None:
         how = "con mmdebstrap" + ("" if system.is_root() else " --mode=unshare, sin root")
@@ -209,8 +273,14 @@ def root_only_parts() -> list[Part]:
             if system.is_root():
                 out.append(Part(label, True, "eres root"))
             else:
-                out.append(Part(label, False, f"necesita privilegios de root, y corres como «{system.user_name()}»",
-                                "sudo make course   (o correr ese cuaderno como root)"))
+                out.append(
+                    Part(
+                        label,
+                        False,
+                        f"necesita privilegios de root, y corres como «{system.user_name()}»",
+                        "sudo make course   (o correr ese cuaderno como root)",
+                    )
+                )
     return out
 
 

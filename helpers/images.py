@@ -13,6 +13,7 @@ role and engine we use, in order:
 
 Results always record the real image used (name, ID, size, origin), never the role's name alone.
 """
+
 from __future__ import annotations
 
 import io
@@ -42,12 +43,18 @@ class Role:
 
 
 ROLES = {
-    "alpine": Role("alpine", ("alpine:latest", "docker.io/library/alpine:latest"),
-                   "curso/busybox-estatico:1",
-                   "imagen mínima (Alpine, o un sustituto con busybox-static de unos 2 MB)"),
-    "ubuntu": Role("ubuntu", ("ubuntu:latest", "docker.io/library/ubuntu:latest"),
-                   "curso/debian-minbase:bookworm",
-                   "imagen con userland glibc completo (Ubuntu, o un sustituto Debian minbase)"),
+    "alpine": Role(
+        "alpine",
+        ("alpine:latest", "docker.io/library/alpine:latest"),
+        "curso/busybox-estatico:1",
+        "imagen mínima (Alpine, o un sustituto con busybox-static de unos 2 MB)",
+    ),
+    "ubuntu": Role(
+        "ubuntu",
+        ("ubuntu:latest", "docker.io/library/ubuntu:latest"),
+        "curso/debian-minbase:bookworm",
+        "imagen con userland glibc completo (Ubuntu, o un sustituto Debian minbase)",
+    ),
 }
 ROLE_NAMES = tuple(ROLES)
 
@@ -68,8 +75,14 @@ def resolve(role: str, engine: Engine) -> dict | None:
             for name in _names_for(engine, ref):
                 info = engine.image_info(name)
                 if info:
-                    return {"role": role, "engine": engine.name, "name": name, "id": info["id"],
-                            "size_bytes": info["size_bytes"], "origin": origin}
+                    return {
+                        "role": role,
+                        "engine": engine.name,
+                        "name": name,
+                        "id": info["id"],
+                        "size_bytes": info["size_bytes"],
+                        "origin": origin,
+                    }
     return None
 
 
@@ -79,8 +92,9 @@ def _run(argv: Sequence[str], **kw) -> subprocess.CompletedProcess:
 
 
 def _tool(name: str) -> str | None:
-    return shutil.which(name) or next((str(p) for p in (Path("/usr/sbin") / name, Path("/sbin") / name)
-                                       if p.exists()), None)
+    return shutil.which(name) or next(
+        (str(p) for p in (Path("/usr/sbin") / name, Path("/sbin") / name) if p.exists()), None
+    )
 
 
 def busybox_binary() -> Path | None:
@@ -105,7 +119,12 @@ def _subid_range(path: Path, user: str, uid: int) -> bool:
         return False
     for line in lines:
         fields = line.strip().split(":")
-        if len(fields) == 3 and fields[0] in (user, str(uid)) and fields[2].isdigit() and int(fields[2]) >= 65536:
+        if (
+            len(fields) == 3
+            and fields[0] in (user, str(uid))
+            and fields[2].isdigit()
+            and int(fields[2]) >= 65536
+        ):
             return True
     return False
 
@@ -119,23 +138,35 @@ def rootfs_builder_reason() -> str | None:
     if not sys.platform.startswith("linux"):
         return "construir una imagen Debian con mmdebstrap solo funciona en Linux."
     if _tool("mmdebstrap") is None:
-        return ("no está mmdebstrap (paquete Debian «mmdebstrap»; un administrador puede instalarlo con "
-                "«sudo apt-get install mmdebstrap»).")
+        return (
+            "no está mmdebstrap (paquete Debian «mmdebstrap»; un administrador puede instalarlo con "
+            "«sudo apt-get install mmdebstrap»)."
+        )
     if system.is_root():
         return None
     if not (_tool("newuidmap") and _tool("newgidmap")):
-        return ("sin root, mmdebstrap necesita newuidmap y newgidmap (paquete «uidmap»; un administrador "
-                "puede instalarlo con «sudo apt-get install uidmap»).")
+        return (
+            "sin root, mmdebstrap necesita newuidmap y newgidmap (paquete «uidmap»; un administrador "
+            "puede instalarlo con «sudo apt-get install uidmap»)."
+        )
     user, uid = system.user_name(), os.getuid()
     if not (_subid_range(Path("/etc/subuid"), user, uid) and _subid_range(Path("/etc/subgid"), user, uid)):
-        return (f"sin root, mmdebstrap necesita un rango de 65536 UID y GID subordinados para «{user}» en "
-                f"/etc/subuid y /etc/subgid (un administrador: {system.subid_command(user)}).")
+        return (
+            f"sin root, mmdebstrap necesita un rango de 65536 UID y GID subordinados para «{user}» en "
+            f"/etc/subuid y /etc/subgid (un administrador: {system.subid_command(user)})."
+        )
     return None
 
 
-def build_rootfs_tar(dest: Path | str, *, include: Sequence[str] = (), variant: str = "minbase",
-                     suite: str = "bookworm", log: Callable[[str], None] = print,
-                     timeout: float = 900) -> Path:
+def build_rootfs_tar(
+    dest: Path | str,
+    *,
+    include: Sequence[str] = (),
+    variant: str = "minbase",
+    suite: str = "bookworm",
+    log: Callable[[str], None] = print,
+    timeout: float = 900,
+) -> Path:
     """Build a Debian root filesystem as a tarball at `dest` with mmdebstrap, with or without root.
 
     One builder for everybody: as root mmdebstrap works directly; without root it runs in a user
@@ -156,12 +187,16 @@ def build_rootfs_tar(dest: Path | str, *, include: Sequence[str] = (), variant: 
         argv.append("--include=" + ",".join(include))
     argv += [suite, str(partial)]
     extra = f" con {', '.join(include)}" if include else ""
-    log(f"    mmdebstrap --mode={mode} --variant={variant} {suite}{extra} (entre 15 s y 2 min la primera vez)…")
+    log(
+        f"    mmdebstrap --mode={mode} --variant={variant} {suite}{extra} (entre 15 s y 2 min la primera vez)…"
+    )
     try:
         result = _run(argv, timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         partial.unlink(missing_ok=True)
-        raise ErrorDelCurso(f"mmdebstrap no terminó en {timeout:.0f} s (¿se alcanza el mirror de Debian?).") from None
+        raise ErrorDelCurso(
+            f"mmdebstrap no terminó en {timeout:.0f} s (¿se alcanza el mirror de Debian?)."
+        ) from None
     if result.returncode != 0 or not partial.is_file():
         partial.unlink(missing_ok=True)
         raise ErrorDelCurso(f"mmdebstrap falló: {(result.stderr or result.stdout).strip()[-400:]}")
@@ -207,7 +242,9 @@ def standin_reason(role: str) -> str | None:
     if standin_tar(role).is_file():
         return None
     if role == "alpine":
-        return None if busybox_binary() else "no encuentro busybox estático (paquete Debian «busybox-static»)."
+        return (
+            None if busybox_binary() else "no encuentro busybox estático (paquete Debian «busybox-static»)."
+        )
     return rootfs_builder_reason()
 
 
@@ -260,8 +297,12 @@ def _pull(engine: Engine, role: str) -> dict | None:
     return None
 
 
-def ensure(roles: Sequence[str] = ROLE_NAMES, engines: Sequence[str] = ("docker", "podman"),
-           log: Callable[[str], None] = print, try_pull: bool = True) -> dict[str, dict[str, dict]]:
+def ensure(
+    roles: Sequence[str] = ROLE_NAMES,
+    engines: Sequence[str] = ("docker", "podman"),
+    log: Callable[[str], None] = print,
+    try_pull: bool = True,
+) -> dict[str, dict[str, dict]]:
     """Make every role available in every available engine. Returns {engine: {role: image info}}.
 
     A role whose stand-in cannot be built here (no mmdebstrap, no subordinate ids without root...) is
@@ -280,7 +321,9 @@ def ensure(roles: Sequence[str] = ROLE_NAMES, engines: Sequence[str] = ("docker"
                 if why:
                     log(f"[AVISO] {engine.display}: se omite la imagen «{role}»: {why}")
                     continue
-                log(f"  {engine.display}: no hay imagen «{role}» ni registro alcanzable; construyo un sustituto local.")
+                log(
+                    f"  {engine.display}: no hay imagen «{role}» ni registro alcanzable; construyo un sustituto local."
+                )
                 try:
                     _import(engine, role, ROLES[role].standin, log)
                 except ErrorDelCurso as exc:
@@ -288,11 +331,15 @@ def ensure(roles: Sequence[str] = ROLE_NAMES, engines: Sequence[str] = ("docker"
                     continue
                 info = resolve(role, engine)
             if info is None:
-                log(f"[AVISO] {engine.display}: se omite la imagen «{role}»: importada, pero el motor no la encuentra.")
+                log(
+                    f"[AVISO] {engine.display}: se omite la imagen «{role}»: importada, pero el motor no la encuentra."
+                )
                 continue
             out[engine_name][role] = info
-            log(f"[ OK ] {engine.display}: {role} -> {info['name']} ({info['origin']}, "
-                f"{(info['size_bytes'] or 0) / 1e6:.1f} MB)")
+            log(
+                f"[ OK ] {engine.display}: {role} -> {info['name']} ({info['origin']}, "
+                f"{(info['size_bytes'] or 0) / 1e6:.1f} MB)"
+            )
     return out
 
 

@@ -7,6 +7,7 @@ real process costs, and waited for with `os.waitpid`.
 Statistics: median, IQR (numpy's "linear" quantile method, Hyndman & Fan type 7), min, and
 percentile-bootstrap 95 % intervals for the median and for ratios of medians.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,13 @@ BOOTSTRAP_SEED = 20261122
 
 
 # ---------------------------------------------------------------- timing
-def spawn_and_wait(argv: Sequence[str], env: dict | None = None, *, keep_stderr: bool = False,
-                   timeout: float | None = COMMAND_TIMEOUT) -> tuple[int, int, str]:
+def spawn_and_wait(
+    argv: Sequence[str],
+    env: dict | None = None,
+    *,
+    keep_stderr: bool = False,
+    timeout: float | None = COMMAND_TIMEOUT,
+) -> tuple[int, int, str]:
     """Run argv, return (elapsed_ns, exit_code, stderr_text). stdout goes to /dev/null.
 
     The clock starts right before the spawn and stops right after the child is reaped. stderr is
@@ -63,8 +69,11 @@ def spawn_and_wait(argv: Sequence[str], env: dict | None = None, *, keep_stderr:
                 watchdog.cancel()
         elapsed = time.perf_counter_ns() - start
         if watchdog and watchdog.fired:
-            raise ComandoFallido(f"«{' '.join(argv)[:120]}» no terminó en {timeout:.0f} s y lo detuve: "
-                                 "el motor parece colgado.", detail=f"timeout after {timeout} s")
+            raise ComandoFallido(
+                f"«{' '.join(argv)[:120]}» no terminó en {timeout:.0f} s y lo detuve: "
+                "el motor parece colgado.",
+                detail=f"timeout after {timeout} s",
+            )
         code = os.waitstatus_to_exitcode(status)
         stderr = ""
         if code != 0 or keep_stderr:
@@ -118,8 +127,10 @@ class _Watchdog:
 
 def command_failed(argv: Sequence[str], code: int, stderr: str) -> ComandoFallido:
     """The Spanish error for a command that exited non-zero; the engine's own words go to `detail`."""
-    return ComandoFallido(f"«{' '.join(argv)[:120]}» terminó con código {code}: "
-                          f"{summarize_engine_error(stderr)}.", detail=(stderr or "")[-2000:])
+    return ComandoFallido(
+        f"«{' '.join(argv)[:120]}» terminó con código {code}: {summarize_engine_error(stderr)}.",
+        detail=(stderr or "")[-2000:],
+    )
 
 
 def time_command(argv: Sequence[str], env: dict | None = None) -> float:
@@ -139,16 +150,24 @@ class Child:
     this program dies first. `stop()` kills the whole group and reaps it.
     """
 
-    def __init__(self, argv: Sequence[str], env: dict | None = None, *, stdin: bool = False,
-                 cwd: str | None = None):
+    def __init__(
+        self, argv: Sequence[str], env: dict | None = None, *, stdin: bool = False, cwd: str | None = None
+    ):
         self.argv = list(argv)
         self._pending = b""
         self.lines: list[str] = []
         self.marked_ns: int | None = None
         self.start_ns = time.perf_counter_ns()
         self.proc = subprocess.Popen(
-            self.argv, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, env=env, cwd=cwd, start_new_session=True, preexec_fn=_die_with_parent)
+            self.argv,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
 
     @property
     def pid(self) -> int:
@@ -188,8 +207,10 @@ class Child:
                 raise TimeoutError(f"«{marker}» no apareció en {timeout:.0f} s; salida: {self.tail()}")
             if not self._read(min(left, 0.5)):
                 self.proc.wait()
-                raise ComandoFallido(f"El proceso «{' '.join(self.argv[:3])} …» terminó (código "
-                                     f"{self.proc.returncode}) antes de «{marker}»: {self.tail()}")
+                raise ComandoFallido(
+                    f"El proceso «{' '.join(self.argv[:3])} …» terminó (código "
+                    f"{self.proc.returncode}) antes de «{marker}»: {self.tail()}"
+                )
 
     _consumed = 0
 
@@ -203,7 +224,9 @@ class Child:
         self.proc.stdin.flush()
 
     def tail(self, n: int = 8) -> str:
-        return " | ".join(self.lines[-n:] + ([self._pending.decode("utf-8", "replace")] if self._pending else []))
+        return " | ".join(
+            self.lines[-n:] + ([self._pending.decode("utf-8", "replace")] if self._pending else [])
+        )
 
     def detach(self) -> None:
         """Kill this process alone (SIGKILL, not its group) and reap it: an attached `docker run` /
@@ -257,8 +280,9 @@ class Step:
     warmup: bool
 
 
-def round_robin(arms: Sequence, repetitions: int, warmup: int = 0, *, shuffle_seed: int | None = None
-                ) -> list[Step]:
+def round_robin(
+    arms: Sequence, repetitions: int, warmup: int = 0, *, shuffle_seed: int | None = None
+) -> list[Step]:
     """A B C A B C ...: warm-up rounds first (also interleaved), then measured rounds.
 
     With shuffle_seed, every round visits the arms in its own seeded random order (B A C, C B A, ...):
@@ -287,8 +311,9 @@ def iqr(values) -> tuple[float, float]:
     return float(q1), float(q3)
 
 
-def bootstrap_median_ci(values, *, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES,
-                        seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+def bootstrap_median_ci(
+    values, *, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
+) -> tuple[float, float]:
     """Percentile bootstrap interval of the median."""
     arr = _values(values)
     if arr.size == 0:
@@ -303,9 +328,14 @@ def bootstrap_median_ci(values, *, level: float = 0.95, resamples: int = BOOTSTR
     return float(lo), float(hi)
 
 
-def bootstrap_ratio_ci(numerator, denominator, *, level: float = 0.95,
-                       resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
-                       ) -> tuple[float, float, float]:
+def bootstrap_ratio_ci(
+    numerator,
+    denominator,
+    *,
+    level: float = 0.95,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> tuple[float, float, float]:
     """Ratio of medians (numerator / denominator) with a percentile-bootstrap interval.
 
     Both samples are resampled independently. Returns (ratio, low, high).
@@ -331,9 +361,13 @@ def bootstrap_ratio_ci(numerator, denominator, *, level: float = 0.95,
     return ratio, float(lo), float(hi)
 
 
-def bootstrap_medians_ci(fn: Callable[..., float], *samples, level: float = 0.95,
-                         resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
-                         ) -> tuple[float, float, float]:
+def bootstrap_medians_ci(
+    fn: Callable[..., float],
+    *samples,
+    level: float = 0.95,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> tuple[float, float, float]:
     """Any figure computed from the medians of several independent samples (a difference of two
     medians, a share such as (a - b) / a), with a percentile-bootstrap interval: each sample is
     resampled on its own, `fn(*medians)` is computed for every resample. Returns (value, low, high);

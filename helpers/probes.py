@@ -3,6 +3,7 @@
 One place locates them, builds them (`make -C probes`, also called by `make setup`) and parses what
 they print. PROBES_DIR is defined here only.
 """
+
 from __future__ import annotations
 
 import re
@@ -48,8 +49,9 @@ def ensure(name: str, log: Callable[[str], None] = print) -> Path:
         log(f"Compilando la sonda «{name}» (make -C probes)…")
         ok, message = build(log)
         if not ok and not target.exists():
-            raise ErrorDelCurso(f"Falta la sonda probes/bin/{name} y no se pudo compilar: {message} "
-                                "Ejecuta «make probes».")
+            raise ErrorDelCurso(
+                f"Falta la sonda probes/bin/{name} y no se pudo compilar: {message} Ejecuta «make probes»."
+            )
     if not target.exists():
         raise ErrorDelCurso(f"Falta la sonda probes/bin/{name}: ejecuta «make probes».")
     return target
@@ -60,6 +62,8 @@ def parse_cronometro(stderr: str) -> tuple[int, int]:
     found = _CRONOMETRO_LINE.findall(stderr or "")
     if not found:
         tail = (stderr or "").strip()[-300:] or "(nada)"
-        raise ComandoFallido(f"La sonda «cronometro» no informó el tiempo del trabajo. Salida de error: {tail}")
+        raise ComandoFallido(
+            f"La sonda «cronometro» no informó el tiempo del trabajo. Salida de error: {tail}"
+        )
     ns, code = found[-1]
     return int(ns), int(code)

@@ -9,6 +9,7 @@ Where an engine cannot be had (not root, no apt, macOS) it prints one Spanish li
 bare metal plus reference data always work. Every step that needs root says so in one Spanish line
 (with the command an administrator would run) and steps aside; set-up always exits 0.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,13 +26,13 @@ APT_PACKAGES = {
     # command -> Debian package
     "dockerd": "docker.io",
     "podman": "podman",
-    "mmdebstrap": "mmdebstrap",     # the "ubuntu" stand-in, with or without root (helpers.images)
-    "newuidmap": "uidmap",          # rootless Podman and mmdebstrap --mode=unshare
-    "slirp4netns": "slirp4netns",   # rootless Podman's network
+    "mmdebstrap": "mmdebstrap",  # the "ubuntu" stand-in, with or without root (helpers.images)
+    "newuidmap": "uidmap",  # rootless Podman and mmdebstrap --mode=unshare
+    "slirp4netns": "slirp4netns",  # rootless Podman's network
     "busybox": "busybox-static",
     "hyperfine": "hyperfine",
     "file": "file",
-    "chromium": "chromium",   # headless browser for the course's browser tests
+    "chromium": "chromium",  # headless browser for the course's browser tests
 }
 DOCKERD_LOG = Path("/var/log/curso-dockerd.log")
 
@@ -59,12 +60,16 @@ def experiment_packages() -> list[str]:
     """Debian packages the registered experiments declare (DEBIAN_PACKAGES), not yet installed."""
     from . import experiments
 
-    wanted = {pkg for module in experiments.all_experiments() for pkg in getattr(module, "DEBIAN_PACKAGES", ())}
+    wanted = {
+        pkg for module in experiments.all_experiments() for pkg in getattr(module, "DEBIAN_PACKAGES", ())
+    }
     return sorted(pkg for pkg in wanted if not package_installed(pkg))
 
 
 def install_missing() -> list[str]:
-    missing = sorted({pkg for cmd, pkg in APT_PACKAGES.items() if not _have(cmd)} | set(experiment_packages()))
+    missing = sorted(
+        {pkg for cmd, pkg in APT_PACKAGES.items() if not _have(cmd)} | set(experiment_packages())
+    )
     if cmd_static_busybox_missing():
         missing.append("busybox-static")
     missing = sorted(set(missing))
@@ -72,17 +77,22 @@ def install_missing() -> list[str]:
         return []
     if not can_apt():
         if sys.platform.startswith("linux") and shutil.which("apt-get"):
-            say(f"[AVISO] Faltan {', '.join(missing)} e instalarlos necesita root; sigo con lo que hay. "
-                f"Un administrador puede instalarlos con «sudo apt-get install {' '.join(missing)}».")
+            say(
+                f"[AVISO] Faltan {', '.join(missing)} e instalarlos necesita root; sigo con lo que hay. "
+                f"Un administrador puede instalarlos con «sudo apt-get install {' '.join(missing)}»."
+            )
         else:
-            say(f"[AVISO] Faltan {', '.join(missing)} y este sistema no usa apt; sigo con lo que hay: "
-                "bare metal y datos de referencia.")
+            say(
+                f"[AVISO] Faltan {', '.join(missing)} y este sistema no usa apt; sigo con lo que hay: "
+                "bare metal y datos de referencia."
+            )
         return []
     say(f"Instalando con apt: {', '.join(missing)} (unos 30 s)…")
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     subprocess.run(["apt-get", "update", "-qq"], check=False, env=env)
-    result = subprocess.run(["apt-get", "install", "-y", "-qq", *missing],
-                            env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        ["apt-get", "install", "-y", "-qq", *missing], env=env, capture_output=True, text=True
+    )
     if result.returncode != 0:
         say(f"[AVISO] apt-get no pudo instalar {', '.join(missing)}: {result.stderr.strip()[-300:]}")
     return missing
@@ -116,14 +126,22 @@ def start_dockerd(timeout: float = 60) -> bool:
         if docker_socket_exists():
             return False  # a daemon runs, but not for this user: the engine check below says why
         else:
-            say("[AVISO] Docker no responde y arrancar dockerd necesita root: sigo sin Docker. Un "
-                "administrador puede arrancarlo con «sudo make setup» (o «sudo systemctl start docker»).")
+            say(
+                "[AVISO] Docker no responde y arrancar dockerd necesita root: sigo sin Docker. Un "
+                "administrador puede arrancarlo con «sudo make setup» (o «sudo systemctl start docker»)."
+            )
         return False
     say("Arrancando dockerd en segundo plano…")
     log = open(DOCKERD_LOG, "ab")
     from . import runtimes
 
-    subprocess.Popen([dockerd, *runtimes.dockerd_args()], stdout=log, stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
+    subprocess.Popen(
+        [dockerd, *runtimes.dockerd_args()],
+        stdout=log,
+        stderr=log,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if docker_answers():
@@ -144,10 +162,14 @@ def rootless_podman_check() -> None:
     if system.is_root() or not shutil.which("podman"):
         return
     user = system.user_name()
-    if not (images._subid_range(Path("/etc/subuid"), user, os.getuid())
-            and images._subid_range(Path("/etc/subgid"), user, os.getuid())):
-        say(f"[AVISO] Podman sin root: «{user}» no tiene UID/GID subordinados en /etc/subuid y /etc/subgid; "
-            f"un administrador puede dárselos con «{system.subid_command(user)}».")
+    if not (
+        images._subid_range(Path("/etc/subuid"), user, os.getuid())
+        and images._subid_range(Path("/etc/subgid"), user, os.getuid())
+    ):
+        say(
+            f"[AVISO] Podman sin root: «{user}» no tiene UID/GID subordinados en /etc/subuid y /etc/subgid; "
+            f"un administrador puede dárselos con «{system.subid_command(user)}»."
+        )
 
 
 def step(what: str, fn, *args, **kwargs):
@@ -164,8 +186,10 @@ def main(argv=None) -> int:
     parser.add_argument("--sin-imagenes", action="store_true", help="no preparar imágenes")
     args = parser.parse_args(argv)
     if not system.is_root():
-        say(f"Preparando el curso como «{system.user_name()}», sin root: lo que necesita root lo digo y lo "
-            "salto; el resto funciona igual.")
+        say(
+            f"Preparando el curso como «{system.user_name()}», sin root: lo que necesita root lo digo y lo "
+            "salto; el resto funciona igual."
+        )
     step("La instalación de paquetes", install_missing)
     step("El arranque de dockerd", start_dockerd)
     engines.reset_cache()
@@ -177,8 +201,10 @@ def main(argv=None) -> int:
             available.append(name)
             if engine.rootless:
                 info = engine.info()
-                say(f"[ OK ] {engine.display}: red {info.get('network_backend')}, almacenamiento "
-                    f"{info.get('storage')}.")
+                say(
+                    f"[ OK ] {engine.display}: red {info.get('network_backend')}, almacenamiento "
+                    f"{info.get('storage')}."
+                )
         else:
             say(f"[AVISO] {engine.display} no está disponible: {why} Sigo con lo demás.")
     engines.reap_orphans(available, log=lambda line: say(f"[ OK ] {line}"))
@@ -197,8 +223,14 @@ def podman_workaround() -> None:
     podman = engines.get_engine("podman")
     probe_image = images.resolve("alpine", podman)
     needed = podman.probe_workaround(probe_image["name"] if probe_image else None)
-    say(f"[ OK ] {podman.display}: " + ("este host necesita el arreglo de containers.conf (aplicado)."
-                                        if needed else "funciona sin arreglos."))
+    say(
+        f"[ OK ] {podman.display}: "
+        + (
+            "este host necesita el arreglo de containers.conf (aplicado)."
+            if needed
+            else "funciona sin arreglos."
+        )
+    )
 
 
 def provision_experiments() -> None:
@@ -214,8 +246,10 @@ def provision_experiments() -> None:
         try:
             prepare(say)
         except Exception as exc:  # noqa: BLE001 - one experiment's set-up must not stop the others
-            say(f"[AVISO] {module.TITLE}: la preparación falló ({type(exc).__name__}: {exc}); "
-                "ese experimento omitirá lo que le falte.")
+            say(
+                f"[AVISO] {module.TITLE}: la preparación falló ({type(exc).__name__}: {exc}); "
+                "ese experimento omitirá lo que le falte."
+            )
 
 
 if __name__ == "__main__":

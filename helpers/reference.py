@@ -3,6 +3,7 @@
 An experiment's reference rows are every `data/reference/<experiment>*.csv` (found by name; one
 section per file in SOURCES.md), with the live-run columns plus `source`.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,8 +20,11 @@ VERSIONS = {"seed000": {"docker": "28.4.0", "podman": "4.6.2", "kernel": "6.12"}
 def files(experiment: str, directory: Path | None = None) -> list[Path]:
     """The reference files of one experiment: <experiment>.csv and <experiment>_*.csv."""
     folder = directory or REFERENCE_DIR
-    return sorted(p for p in folder.glob(f"{experiment}*.csv")
-                  if p.stem == experiment or p.stem.startswith(f"{experiment}_"))
+    return sorted(
+        p
+        for p in folder.glob(f"{experiment}*.csv")
+        if p.stem == experiment or p.stem.startswith(f"{experiment}_")
+    )
 
 
 def available(directory: Path | None = None) -> list[str]:
@@ -34,8 +38,10 @@ def load(experiment: str, directory: Path | None = None) -> pd.DataFrame:
     """Reference rows of one experiment, with the live-run columns plus `source`."""
     found = files(experiment, directory)
     if not found:
-        raise KeyError(f"No hay datos de referencia para el experimento «{experiment}». "
-                       f"Hay: {', '.join(available(directory)) or 'ninguno'}.")
+        raise KeyError(
+            f"No hay datos de referencia para el experimento «{experiment}». "
+            f"Hay: {', '.join(available(directory)) or 'ninguno'}."
+        )
     expected = COLUMNS + ["source"]
     frames = []
     for path in found:

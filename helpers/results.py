@@ -4,6 +4,7 @@ raw.csv is tidy (one row per measurement) and appended row by row, flushed each 
 interrupted run keeps everything it measured. meta.json records parameters, host, engines, images,
 workarounds, start/end times and the status: complete / interrupted / failed (with the reason).
 """
+
 from __future__ import annotations
 
 import csv
@@ -40,14 +41,18 @@ def check_writable(root: Path | str | None = None, min_free_mb: int = MIN_FREE_M
         probe.write_bytes(b"ok")
         probe.unlink()
     except OSError as exc:
-        raise ErrorDelCurso(f"No puedo escribir en la carpeta de resultados {base} ({exc.strerror or exc}). "
-                            "Elige otra con la variable CURSO_RESULTADOS o corrige sus permisos; "
-                            "no se lanzó nada.") from None
+        raise ErrorDelCurso(
+            f"No puedo escribir en la carpeta de resultados {base} ({exc.strerror or exc}). "
+            "Elige otra con la variable CURSO_RESULTADOS o corrige sus permisos; "
+            "no se lanzó nada."
+        ) from None
     free_mb = shutil.disk_usage(base).free / 2**20
     if free_mb < min_free_mb:
-        raise ErrorDelCurso(f"Queda muy poco espacio en el disco de {base}: {free_mb:.0f} MiB libres, y una "
-                            f"corrida necesita al menos {min_free_mb} MiB. Libera espacio o usa otra carpeta "
-                            "(CURSO_RESULTADOS); no se lanzó nada.")
+        raise ErrorDelCurso(
+            f"Queda muy poco espacio en el disco de {base}: {free_mb:.0f} MiB libres, y una "
+            f"corrida necesita al menos {min_free_mb} MiB. Libera espacio o usa otra carpeta "
+            "(CURSO_RESULTADOS); no se lanzó nada."
+        )
     return base
 
 
@@ -103,10 +108,19 @@ class Run:
         self.write_meta()
 
     # -- writing
-    def append(self, *, engine: str, image: str, variant: str, rep: int, metric: str,
-               value: float, unit: str) -> None:
-        row = {"experiment": self.experiment, "engine": engine, "image": image, "variant": variant,
-               "rep": rep, "metric": metric, "value": value, "unit": unit}
+    def append(
+        self, *, engine: str, image: str, variant: str, rep: int, metric: str, value: float, unit: str
+    ) -> None:
+        row = {
+            "experiment": self.experiment,
+            "engine": engine,
+            "image": image,
+            "variant": variant,
+            "rep": rep,
+            "metric": metric,
+            "value": value,
+            "unit": unit,
+        }
         self._writer.writerow(row)
         self._fh.flush()
         os.fsync(self._fh.fileno())
@@ -191,8 +205,9 @@ def list_runs(experiment: str, root: Path | str | None = None) -> list[Path]:
     return sorted(runs, key=key)
 
 
-def latest_run(experiment: str, root: Path | str | None = None, *, complete_only: bool = False
-               ) -> Path | None:
+def latest_run(
+    experiment: str, root: Path | str | None = None, *, complete_only: bool = False
+) -> Path | None:
     runs = list_runs(experiment, root)
     if complete_only:
         runs = [r for r in runs if read_meta(r).get("status") == STATUS_COMPLETE]

@@ -11,6 +11,7 @@ Docker uses runsc only when its daemon lists it (a daemon the course starts is s
 `--add-runtime runsc=<that path>`); a system daemon's configuration is never edited. Podman takes the path
 with `--runtime`.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -58,8 +59,10 @@ def runsc_availability() -> tuple[bool, str | None]:
     if reason:
         return False, reason
     if runsc_path() is None:
-        return False, ("gVisor (runsc) no está instalado: «make setup» lo compila desde su módulo de Go "
-                       "si hay un Go reciente.")
+        return False, (
+            "gVisor (runsc) no está instalado: «make setup» lo compila desde su módulo de Go "
+            "si hay un Go reciente."
+        )
     return True, None
 
 
@@ -75,8 +78,13 @@ def runsc_info() -> dict:
     """Path, version, the module version it was built from and its default platform (systrap, ptrace,
     kvm). Never raises: what cannot be read is None."""
     path = runsc_path()
-    info = {"runtime": "runsc", "path": str(path) if path else None, "version": None,
-            "module_version": None, "platform": None}
+    info = {
+        "runtime": "runsc",
+        "path": str(path) if path else None,
+        "version": None,
+        "module_version": None,
+        "platform": None,
+    }
     if path is None:
         return info
     if path == RUNSC and RUNSC_STAMP.exists():
@@ -162,7 +170,7 @@ def fetch_toolchain(log: Log) -> Path | None:
             for member in zf.infolist():
                 if not member.filename.startswith(prefix) or member.is_dir():
                     continue
-                rel = member.filename[len(prefix):]
+                rel = member.filename[len(prefix) :]
                 dest = unpacked / rel
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(member) as src, open(dest, "wb") as dst:
@@ -224,16 +232,23 @@ def build_runsc(log: Log = print, *, force: bool = False) -> tuple[bool, str]:
             return True, f"gVisor (runsc) ya está compilado en {RUNSC}."
         chosen = choose_go(log)
         if chosen is None:
-            return False, ("no hay un Go capaz de compilar gVisor ni se pudo descargar uno del proxy de "
-                           "módulos de Go; se omitirán los brazos con gVisor.")
+            return False, (
+                "no hay un Go capaz de compilar gVisor ni se pudo descargar uno del proxy de "
+                "módulos de Go; se omitirán los brazos con gVisor."
+            )
         go, extra_env = chosen
         log(f"Compilando gVisor (runsc {RUNSC_VERSION}) con {go}: tarda de 1 a 5 minutos, una sola vez…")
         tmp = Path(tempfile.mkdtemp(prefix=".runsc-", dir=BIN_DIR))
         env = dict(os.environ, CGO_ENABLED="0", GOBIN=str(tmp), GOFLAGS="-buildvcs=false", **extra_env)
         env.setdefault("GOPATH", str(Path.home() / "go"))
         try:
-            result = subprocess.run([str(go), "install", f"{RUNSC_MODULE}@{RUNSC_VERSION}"], env=env,
-                                    capture_output=True, text=True, timeout=BUILD_TIMEOUT)
+            result = subprocess.run(
+                [str(go), "install", f"{RUNSC_MODULE}@{RUNSC_VERSION}"],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=BUILD_TIMEOUT,
+            )
             built = tmp / "runsc"
             if result.returncode != 0 or not built.exists():
                 tail = (result.stderr or result.stdout).strip()[-400:] or "(sin mensaje)"

@@ -1,4 +1,5 @@
 """Host facts: CPU, kernel, cgroup version, processes. Nothing here launches a container."""
+
 from __future__ import annotations
 
 import os
@@ -67,7 +68,7 @@ def subid_command(user: str | None = None) -> str:
 
 
 def cgroup_version(root: Path = CGROUP_ROOT) -> str:
-    """"v2" (unified), "v1 (híbrido)" (v1 controllers plus an empty cgroup2 tree), "v1", or
+    """ "v2" (unified), "v1 (híbrido)" (v1 controllers plus an empty cgroup2 tree), "v1", or
     "desconocido"."""
     root = Path(root)
     if (root / "cgroup.controllers").is_file():
@@ -101,11 +102,22 @@ def os_name() -> str:
 
 DMI_DIR = Path("/sys/class/dmi/id")
 # DMI vendor / product strings that name a hypervisor (lower case, substring match).
-DMI_HYPERVISORS = {"qemu": "QEMU", "kvm": "KVM", "vmware": "VMware", "virtualbox": "VirtualBox",
-                   "innotek": "VirtualBox", "xen": "Xen", "microsoft corporation": "Hyper-V",
-                   "amazon ec2": "Amazon EC2", "google compute engine": "Google Compute Engine",
-                   "bochs": "Bochs", "parallels": "Parallels", "openstack": "OpenStack",
-                   "cloud hypervisor": "Cloud Hypervisor", "firecracker": "Firecracker"}
+DMI_HYPERVISORS = {
+    "qemu": "QEMU",
+    "kvm": "KVM",
+    "vmware": "VMware",
+    "virtualbox": "VirtualBox",
+    "innotek": "VirtualBox",
+    "xen": "Xen",
+    "microsoft corporation": "Hyper-V",
+    "amazon ec2": "Amazon EC2",
+    "google compute engine": "Google Compute Engine",
+    "bochs": "Bochs",
+    "parallels": "Parallels",
+    "openstack": "OpenStack",
+    "cloud hypervisor": "Cloud Hypervisor",
+    "firecracker": "Firecracker",
+}
 
 
 def _read(path: Path) -> str:
@@ -148,8 +160,13 @@ def systemd_detect_virt(program: str = "systemd-detect-virt") -> str | None:
     return answer if out.returncode == 0 and answer and answer != "none" else None
 
 
-def virtualization(*, cpuinfo: Path = Path("/proc/cpuinfo"), dmi_dir: Path = DMI_DIR,
-                   cmdline: Path = Path("/proc/cmdline"), detect_program: str = "systemd-detect-virt") -> dict:
+def virtualization(
+    *,
+    cpuinfo: Path = Path("/proc/cpuinfo"),
+    dmi_dir: Path = DMI_DIR,
+    cmdline: Path = Path("/proc/cmdline"),
+    detect_program: str = "systemd-detect-virt",
+) -> dict:
     """Is this "bare metal" a virtual machine? Three independent witnesses: the CPUID hypervisor flag,
     the DMI tables, and `systemd-detect-virt --vm` where present (plus Firecracker's own boot line,
     which has no DMI). Returns {"es_vm", "tecnologia", "pistas", "descripcion" (one Spanish sentence)}."""
@@ -166,12 +183,14 @@ def virtualization(*, cpuinfo: Path = Path("/proc/cpuinfo"), dmi_dir: Path = DMI
     firecracker = "firecracker" in boot
     if firecracker:
         clues["cmdline"] = "la línea de arranque del kernel menciona Firecracker"
-    technology = ("Firecracker" if firecracker else dmi or (detected.upper() if detected else None))
+    technology = "Firecracker" if firecracker else dmi or (detected.upper() if detected else None)
     is_vm = bool(clues)
     if is_vm:
         what = f" ({technology})" if technology else ""
-        text = (f"Esta máquina es una máquina virtual{what}: {'; '.join(clues.values())}. Aquí «bare metal» "
-                "significa «sin contenedor, dentro de la VM»: la línea base ya paga la virtualización.")
+        text = (
+            f"Esta máquina es una máquina virtual{what}: {'; '.join(clues.values())}. Aquí «bare metal» "
+            "significa «sin contenedor, dentro de la VM»: la línea base ya paga la virtualización."
+        )
     else:
         text = "No hay señales de virtualización: «bare metal» es la máquina física."
     return {"es_vm": is_vm, "tecnologia": technology, "pistas": clues, "descripcion": text}
@@ -194,7 +213,6 @@ def host_metadata() -> dict:
         "is_root": is_root(),
         "user": user_name(),
     }
-
 
 
 def processes_named(*names: str) -> list[psutil.Process]:
@@ -223,5 +241,8 @@ def memory_totals(readings) -> dict:
     """Sum the RSS and PSS (bytes) of process_memory() readings; PSS is None if any is unknown."""
     readings = [r for r in readings if r.get("rss") is not None]
     pss = [r.get("pss") for r in readings]
-    return {"count": len(readings), "rss": sum(r["rss"] for r in readings),
-            "pss": None if any(p is None for p in pss) else sum(pss)}
+    return {
+        "count": len(readings),
+        "rss": sum(r["rss"] for r in readings),
+        "pss": None if any(p is None for p in pss) else sum(pss),
+    }

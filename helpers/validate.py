@@ -1,4 +1,5 @@
 """Parameter validation shared by every experiment. Messages are Spanish."""
+
 from __future__ import annotations
 
 import ast
@@ -62,4 +63,3 @@ def choices(name: str, values, allowed: Sequence[str], *, allow_empty: bool = Fa
         if key not in out:
             out.append(key)
     return out
-

@@ -20,6 +20,7 @@ emulation, whose figures are labelled «emulada» everywhere.
 Every VM is a child process in its own process group, owned by the run: `VM.stop()` kills the group
 and removes the overlay; experiments register it with `ctx.defer`.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -57,10 +58,10 @@ MODULE_PATHS = {
     "virtio_blk": "drivers/block/virtio_blk.ko",
     "virtio_balloon": "drivers/virtio/virtio_balloon.ko",
 }
-GUEST_DATA_MB = 8        # gzip input, in MB (the same file on every side)
-DISK_MB = 64             # size of the guest's ext4 file system
-BOOT_TIMEOUT = 90        # s; TCG on a loaded machine is slow, but a boot never takes this long
-KVM_PROBE_TIMEOUT = 20   # s; a working KVM boots the guest in well under a second
+GUEST_DATA_MB = 8  # gzip input, in MB (the same file on every side)
+DISK_MB = 64  # size of the guest's ext4 file system
+BOOT_TIMEOUT = 90  # s; TCG on a loaded machine is slow, but a boot never takes this long
+KVM_PROBE_TIMEOUT = 20  # s; a working KVM boots the guest in well under a second
 BASE_MEMORY_MB = 256
 
 Log = Callable[[str], None]
@@ -97,8 +98,8 @@ class Assets:
     initramfs: Path
     base_disk: Path
     kernel_version: str
-    rootfs: Path        # the guest's root file system as a directory (system containers mount from it)
-    systemd_disk: Path | None = None   # a Debian base disk whose init is systemd (built as root only)
+    rootfs: Path  # the guest's root file system as a directory (system containers mount from it)
+    systemd_disk: Path | None = None  # a Debian base disk whose init is systemd (built as root only)
 
     @property
     def probes(self) -> Path:
@@ -122,9 +123,14 @@ def assets() -> Assets | None:
     if info.get("format") != FORMAT_VERSION:
         return None
     systemd_disk = Path(info["systemd_disk"]) if info.get("systemd_disk") else None
-    found = Assets(Path(info["kernel"]), Path(info["initramfs"]), Path(info["base_disk"]),
-                   info["kernel_version"], Path(info["rootfs"]),
-                   systemd_disk if systemd_disk and systemd_disk.exists() else None)
+    found = Assets(
+        Path(info["kernel"]),
+        Path(info["initramfs"]),
+        Path(info["base_disk"]),
+        info["kernel_version"],
+        Path(info["rootfs"]),
+        systemd_disk if systemd_disk and systemd_disk.exists() else None,
+    )
     if not all(p.exists() for p in (found.kernel, found.initramfs, found.base_disk, found.rootfs)):
         return None
     return found
@@ -161,8 +167,11 @@ def _run(argv, *, cwd=None, timeout=300) -> subprocess.CompletedProcess:
 def _kernel_deb(work: Path) -> Path:
     """apt-get download the kernel package the metapackage points at (works without root)."""
     deps = _run(["apt-cache", "depends", KERNEL_PACKAGE]).stdout.decode()
-    names = [line.split(":", 1)[1].strip() for line in deps.splitlines()
-             if line.strip().startswith("Depends:") and "linux-image-" in line]
+    names = [
+        line.split(":", 1)[1].strip()
+        for line in deps.splitlines()
+        if line.strip().startswith("Depends:") and "linux-image-" in line
+    ]
     if not names:
         raise ComandoFallido(f"apt no conoce el paquete {KERNEL_PACKAGE} (¿falta «apt-get update»?).")
     _run(["apt-get", "download", names[0]], cwd=work, timeout=600)
@@ -230,8 +239,24 @@ def build_initramfs(busybox: Path, modules_dir: Path, dest: Path) -> Path:
 def gzip_input(path: Path, megabytes: int = GUEST_DATA_MB) -> Path:
     """A deterministic, text-like file for the gzip workload (the same bytes on every side)."""
     rng = random.Random(20261122)
-    words = ["contenedor", "máquina", "virtual", "núcleo", "memoria", "disco", "arranque", "init",
-             "proceso", "página", "huésped", "anfitrión", "QEMU", "busybox", "cgroup", "espacio"]
+    words = [
+        "contenedor",
+        "máquina",
+        "virtual",
+        "núcleo",
+        "memoria",
+        "disco",
+        "arranque",
+        "init",
+        "proceso",
+        "página",
+        "huésped",
+        "anfitrión",
+        "QEMU",
+        "busybox",
+        "cgroup",
+        "espacio",
+    ]
     lines, size = [], 0
     while size < megabytes << 20:
         line = " ".join(rng.choice(words) for _ in range(12)) + f" {rng.randrange(10**6):06d}\n"
@@ -268,8 +293,23 @@ def build_disk(rootfs: Path, dest: Path) -> Path:
     raw = dest.with_suffix(".raw")
     raw.unlink(missing_ok=True)
     mkfs = shutil.which("mke2fs") or "/sbin/mke2fs"
-    _run([mkfs, "-q", "-F", "-t", "ext4", "-L", "curso", "-E", "root_owner=0:0", "-d", str(rootfs),
-          str(raw), f"{DISK_MB}M"])
+    _run(
+        [
+            mkfs,
+            "-q",
+            "-F",
+            "-t",
+            "ext4",
+            "-L",
+            "curso",
+            "-E",
+            "root_owner=0:0",
+            "-d",
+            str(rootfs),
+            str(raw),
+            f"{DISK_MB}M",
+        ]
+    )
     _run(["qemu-img", "convert", "-O", "qcow2", str(raw), str(dest)])
     raw.unlink()
     return dest
@@ -292,8 +332,10 @@ def provision(log: Log = print, *, force: bool = False) -> Assets | None:
     if busybox is None:
         missing.append("busybox estático")
     if missing:
-        log(f"[AVISO] No construyo la VM del curso: falta {', '.join(missing)} "
-            f"(paquetes de Debian: {', '.join(DEBIAN_PACKAGES)}). El cuaderno 08 omitirá la VM.")
+        log(
+            f"[AVISO] No construyo la VM del curso: falta {', '.join(missing)} "
+            f"(paquetes de Debian: {', '.join(DEBIAN_PACKAGES)}). El cuaderno 08 omitirá la VM."
+        )
         return None
     try:
         probe_paths = {name: probes.ensure(name, log) for name in ("memtoca", "cronometro")}
@@ -318,10 +360,20 @@ def provision(log: Log = print, *, force: bool = False) -> Assets | None:
     except (ErrorDelCurso, OSError, subprocess.SubprocessError, IndexError) as exc:
         log(f"[AVISO] No pude construir la VM del curso: {exc}")
         return None
-    _manifest().write_text(json.dumps({
-        "format": FORMAT_VERSION, "kernel": str(kernel), "initramfs": str(initramfs), "base_disk": str(disk),
-        "rootfs": str(rootfs), "kernel_version": version, "package": deb.name,
-    }, indent=2))
+    _manifest().write_text(
+        json.dumps(
+            {
+                "format": FORMAT_VERSION,
+                "kernel": str(kernel),
+                "initramfs": str(initramfs),
+                "base_disk": str(disk),
+                "rootfs": str(rootfs),
+                "kernel_version": version,
+                "package": deb.name,
+            },
+            indent=2,
+        )
+    )
     log(f"VM del curso lista en {time.monotonic() - start:.0f} s: kernel {version}.")
     provision_systemd(assets(), log)
     return assets()
@@ -381,7 +433,11 @@ def _tar_add_unit(tar_path: Path, name: str, text: str) -> None:
         info.size, info.mode, info.mtime = len(data), 0o644, int(time.time())
         archive.addfile(info, io.BytesIO(data))
         link = tarfile.TarInfo(f"./etc/systemd/system/multi-user.target.wants/{name}")
-        link.type, link.linkname, link.mtime = tarfile.SYMTYPE, f"/etc/systemd/system/{name}", int(time.time())
+        link.type, link.linkname, link.mtime = (
+            tarfile.SYMTYPE,
+            f"/etc/systemd/system/{name}",
+            int(time.time()),
+        )
         archive.addfile(link)
 
 
@@ -390,8 +446,10 @@ def systemd_reason() -> str | None:
     from . import images
 
     if os.geteuid() != 0:
-        return ("hace falta root para crear el disco de la VM con systemd (los archivos del sistema deben "
-                "pertenecer a root); como usuario, el curso compara solo con busybox init.")
+        return (
+            "hace falta root para crear el disco de la VM con systemd (los archivos del sistema deben "
+            "pertenecer a root); como usuario, el curso compara solo con busybox init."
+        )
     return images.rootfs_builder_reason()
 
 
@@ -410,7 +468,9 @@ def provision_systemd(found: Assets, log: Log = print) -> Path | None:
     try:
         if not tar.exists():
             log("Construyendo Debian con systemd para el contenedor de sistema y la VM (una sola vez)…")
-            partial = images.build_rootfs_tar(VM_DIR / "debian-systemd.base.tar", include=SYSTEMD_PACKAGES, log=log)
+            partial = images.build_rootfs_tar(
+                VM_DIR / "debian-systemd.base.tar", include=SYSTEMD_PACKAGES, log=log
+            )
             _tar_add_unit(partial, "curso-listo.service", UNIT_READY)
             partial.rename(tar)
         podman = engines.get_engine("podman")
@@ -430,8 +490,22 @@ def provision_systemd(found: Assets, log: Log = print) -> Path | None:
                 shutil.copytree(found.data_file.parent, root / "datos", dirs_exist_ok=True)
                 raw = Path(tmp) / "disco.raw"
                 mkfs = shutil.which("mke2fs") or "/sbin/mke2fs"
-                _run([mkfs, "-q", "-F", "-t", "ext4", "-L", "curso-systemd", "-d", str(root), str(raw),
-                      f"{SYSTEMD_DISK_MB}M"], timeout=600)
+                _run(
+                    [
+                        mkfs,
+                        "-q",
+                        "-F",
+                        "-t",
+                        "ext4",
+                        "-L",
+                        "curso-systemd",
+                        "-d",
+                        str(root),
+                        str(raw),
+                        f"{SYSTEMD_DISK_MB}M",
+                    ],
+                    timeout=600,
+                )
                 _run(["qemu-img", "convert", "-O", "qcow2", str(raw), str(disk) + ".parcial"], timeout=600)
                 os.rename(str(disk) + ".parcial", disk)
     except (ErrorDelCurso, OSError, subprocess.SubprocessError) as exc:
@@ -451,7 +525,9 @@ def _kvm_state_path() -> Path:
 def _kvm_key(found: Assets) -> str:
     uname = os.uname()
     qemu = subprocess.run([QEMU, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
-    return hashlib.sha256(f"{uname.release}|{uname.version}|{qemu}|{found.kernel_version}".encode()).hexdigest()
+    return hashlib.sha256(
+        f"{uname.release}|{uname.version}|{qemu}|{found.kernel_version}".encode()
+    ).hexdigest()
 
 
 def kvm_status(*, refresh: bool = False, timeout: float = KVM_PROBE_TIMEOUT) -> tuple[bool, str]:
@@ -480,8 +556,10 @@ def kvm_status(*, refresh: bool = False, timeout: float = KVM_PROBE_TIMEOUT) -> 
         ok, reason = True, f"un huésped arrancó con KVM en {vm.boot_ms / 1000:.1f} s."
     except (TimeoutError, ErrorDelCurso, OSError) as exc:
         detail = str(exc).split(";")[0][:160]
-        ok, reason = False, ("/dev/kvm existe, pero un huésped no arranca con KVM en "
-                             f"{timeout:.0f} s ({detail}).")
+        ok, reason = (
+            False,
+            (f"/dev/kvm existe, pero un huésped no arranca con KVM en {timeout:.0f} s ({detail})."),
+        )
     finally:
         vm.stop()
     state.write_text(json.dumps({"key": key, "ok": ok, "reason": reason}))
@@ -498,8 +576,9 @@ def resolve_acceleration(requested: str) -> tuple[str, str]:
     if ok:
         return "kvm", why
     if requested == "kvm":
-        raise ParametroInvalido(f"Pediste ACELERACION = «kvm», pero KVM no funciona aquí: {why} "
-                                "Usa «auto» o «tcg».")
+        raise ParametroInvalido(
+            f"Pediste ACELERACION = «kvm», pero KVM no funciona aquí: {why} Usa «auto» o «tcg»."
+        )
     return "tcg", f"KVM no funciona aquí: {why} Se usa la emulación por software (TCG)."
 
 
@@ -529,8 +608,17 @@ class VM:
     on a pipe. `boot()` times overlay creation + QEMU start until the ready marker; `sh()` runs a
     command on the console; `stop()` kills QEMU's process group and removes the overlay."""
 
-    def __init__(self, name: str, *, accel: str, memory_mb: int = BASE_MEMORY_MB, workdir: Path | None = None,
-                 found: Assets | None = None, balloon_reporting: bool = False, flavor: str = "busybox"):
+    def __init__(
+        self,
+        name: str,
+        *,
+        accel: str,
+        memory_mb: int = BASE_MEMORY_MB,
+        workdir: Path | None = None,
+        found: Assets | None = None,
+        balloon_reporting: bool = False,
+        flavor: str = "busybox",
+    ):
         self.name = name
         self.accel = accel
         self.memory_mb = int(memory_mb)
@@ -541,7 +629,9 @@ class VM:
         self.overlay = self.workdir / f"{name}.qcow2"
         self.flavor = flavor
         if flavor == "systemd" and self.assets.systemd_disk is None:
-            raise ErrorDelCurso("No hay disco con systemd para la VM (se construye solo como root, con «make setup»).")
+            raise ErrorDelCurso(
+                "No hay disco con systemd para la VM (se construye solo como root, con «make setup»)."
+            )
         self.base_disk = self.assets.systemd_disk if flavor == "systemd" else self.assets.base_disk
         self.balloon_reporting = balloon_reporting
         self.child: measure.Child | None = None
@@ -549,21 +639,62 @@ class VM:
         self._seq = 0
 
     def argv(self) -> list[str]:
-        accel = ["-accel", "kvm", "-cpu", "host"] if self.accel == "kvm" else \
-                ["-accel", "tcg,tb-size=32", "-cpu", "max"]
+        accel = (
+            ["-accel", "kvm", "-cpu", "host"]
+            if self.accel == "kvm"
+            else ["-accel", "tcg,tb-size=32", "-cpu", "max"]
+        )
         balloon = "virtio-balloon-device" + (",free-page-reporting=on" if self.balloon_reporting else "")
-        return [QEMU, "-M", MACHINE, *accel, "-m", str(self.memory_mb), "-smp", "1",
-                "-nodefaults", "-no-user-config", "-display", "none", "-serial", "stdio", "-monitor", "none",
-                "-no-reboot", "-kernel", str(self.assets.kernel), "-initrd", str(self.assets.initramfs),
-                "-append", kernel_cmdline("/sbin/init" if self.flavor == "systemd" else None),
-                "-drive", f"id=d0,file={self.overlay},format=qcow2,if=none,cache=writeback",
-                "-device", "virtio-blk-device,drive=d0", "-device", balloon,
-                "-name", f"curso-{self.name}"]
+        return [
+            QEMU,
+            "-M",
+            MACHINE,
+            *accel,
+            "-m",
+            str(self.memory_mb),
+            "-smp",
+            "1",
+            "-nodefaults",
+            "-no-user-config",
+            "-display",
+            "none",
+            "-serial",
+            "stdio",
+            "-monitor",
+            "none",
+            "-no-reboot",
+            "-kernel",
+            str(self.assets.kernel),
+            "-initrd",
+            str(self.assets.initramfs),
+            "-append",
+            kernel_cmdline("/sbin/init" if self.flavor == "systemd" else None),
+            "-drive",
+            f"id=d0,file={self.overlay},format=qcow2,if=none,cache=writeback",
+            "-device",
+            "virtio-blk-device,drive=d0",
+            "-device",
+            balloon,
+            "-name",
+            f"curso-{self.name}",
+        ]
 
     def create_overlay(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
-        _run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(self.base_disk),
-              str(self.overlay)])
+        _run(
+            [
+                "qemu-img",
+                "create",
+                "-q",
+                "-f",
+                "qcow2",
+                "-F",
+                "qcow2",
+                "-b",
+                str(self.base_disk),
+                str(self.overlay),
+            ]
+        )
 
     def boot(self, timeout: float = BOOT_TIMEOUT) -> float:
         """Overlay + QEMU until the guest's init prints the ready marker; returns (and keeps) ms."""
@@ -587,12 +718,12 @@ class VM:
         start = len(self.child.lines)
         # Split the marker in the command so the console's echo of the input never matches it.
         head, tail = tag[:5], tag[5:]
-        self.child.send(f"{command}; echo \"{head}\"\"{tail}:$?\"\n")
+        self.child.send(f'{command}; echo "{head}""{tail}:$?"\n')
         line = self.child.wait_for(f"{tag}:", timeout, start=start)
         end = self.child.lines.index(line, start)
         out = [x for x in self.child.lines[start:end] if tag[5:] not in x]
         if line.index(f"{tag}:") > 0:  # output without a final newline shares the marker's line
-            out.append(line[:line.index(f"{tag}:")])
+            out.append(line[: line.index(f"{tag}:")])
         code = int(line.rsplit(":", 1)[1].strip() or 0)
         if code != 0:
             raise ComandoFallido(f"En la VM, «{command}» terminó con código {code}: {' | '.join(out[-5:])}")

@@ -1,5 +1,6 @@
 """One quick headless run of the whole course per test session, shared by test_course and
 test_browser (imported by both; pytest puts tests/ on sys.path)."""
+
 from __future__ import annotations
 
 import atexit
@@ -32,8 +33,14 @@ def quick_course() -> CourseRun:
     atexit.register(shutil.rmtree, base, ignore_errors=True)
     build, res = base / "build", base / "results"
     env = dict(os.environ, CURSO_RESULTADOS=str(res), PYTHONUNBUFFERED="1")
-    env.pop("CURSO_SIN_INTERFAZ", None)   # the runner must set it for its kernels by itself
+    env.pop("CURSO_SIN_INTERFAZ", None)  # the runner must set it for its kernels by itself
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "helpers.course", "--rapido", "--salida", str(build)],
-                          cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run(
+        [sys.executable, "-m", "helpers.course", "--rapido", "--salida", str(build)],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     return CourseRun(build, res, proc.returncode, proc.stdout + proc.stderr, time.monotonic() - start)

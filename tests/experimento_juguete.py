@@ -5,6 +5,7 @@ experiment_run, measure_rounds, measure.time_command, base.ratio_claim. tests/te
 it with experiments.register and checks that the panel, the course runner, the class comparison, the
 closing table, make pack and the views' «no run yet» notice handle it without editing any other file.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -41,9 +42,11 @@ class Config:
     motores: list = field(default_factory=list)
 
     def validated(self) -> Config:
-        return Config(repeticiones=validate.positive_int("REPETICIONES", self.repeticiones, maximum=50),
-                      calentamiento=validate.non_negative_int("CALENTAMIENTO", self.calentamiento, maximum=5),
-                      motores=[])
+        return Config(
+            repeticiones=validate.positive_int("REPETICIONES", self.repeticiones, maximum=50),
+            calentamiento=validate.non_negative_int("CALENTAMIENTO", self.calentamiento, maximum=5),
+            motores=[],
+        )
 
 
 def config(**params) -> Config:
@@ -53,9 +56,14 @@ def config(**params) -> Config:
 def run(cfg: Config, *, progress=no_progress, log=print_log, root=None) -> Resultado:
     cfg = cfg.validated()
     with experiment_run(EXPERIMENT, asdict(cfg), [], root=root, log=log) as ctx:
-        measure_rounds(ctx, [Arm("bare", v) for v in COMMANDS], repetitions=cfg.repeticiones,
-                       warmup=cfg.calentamiento, progress=progress,
-                       measure=lambda arm: [("tiempo", measure.time_command(COMMANDS[arm.variant]), "ms")])
+        measure_rounds(
+            ctx,
+            [Arm("bare", v) for v in COMMANDS],
+            repetitions=cfg.repeticiones,
+            warmup=cfg.calentamiento,
+            progress=progress,
+            measure=lambda arm: [("tiempo", measure.time_command(COMMANDS[arm.variant]), "ms")],
+        )
     return Resultado.load(ctx.run.dir)
 
 
@@ -65,8 +73,17 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list:
     values = {v: df.loc[df["variant"] == v, "value"].to_numpy() for v in COMMANDS}
-    return [ratio_claim("sh_mas_lento", "`sh -c true` tarda más que `true`", "esta prueba", values["sh"],
-                        values["true"], claimed=1.0, region=(1.0, float("inf")))]
+    return [
+        ratio_claim(
+            "sh_mas_lento",
+            "`sh -c true` tarda más que `true`",
+            "esta prueba",
+            values["sh"],
+            values["true"],
+            claimed=1.0,
+            region=(1.0, float("inf")),
+        )
+    ]
 
 
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
@@ -75,9 +92,21 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
 
 def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     s = summarize(df, meta)
-    return pd.DataFrame([{"concepto": f"arrancar `{v}`", "tipo": "LAUNCH", "entorno": "bare",
-                          "valor": m, "ic_bajo": m, "ic_alto": m, "unidad": "ms"}
-                         for v, m in zip(s["variant"], s["value"])], columns=CLOSING_COLUMNS)
+    return pd.DataFrame(
+        [
+            {
+                "concepto": f"arrancar `{v}`",
+                "tipo": "LAUNCH",
+                "entorno": "bare",
+                "valor": m,
+                "ic_bajo": m,
+                "ic_alto": m,
+                "unidad": "ms",
+            }
+            for v, m in zip(s["variant"], s["value"])
+        ],
+        columns=CLOSING_COLUMNS,
+    )
 
 
 @needs_result

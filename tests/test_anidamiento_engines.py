@@ -2,6 +2,7 @@
 clean-up of outer and inner containers on success, on error and on Ctrl-C, and a host left clean.
 
 Only behaviour is asserted, never absolute times: the machine is shared."""
+
 from __future__ import annotations
 
 import json
@@ -46,12 +47,17 @@ def engines_here() -> list[str]:
 
 def assert_host_clean(meta: dict, scratch) -> None:
     run_id = meta["run_id"]
-    assert {n: eng.get_engine(n).list_labelled(run_id) for n in engines_here()} == {n: [] for n in engines_here()}
+    assert {n: eng.get_engine(n).list_labelled(run_id) for n in engines_here()} == {
+        n: [] for n in engines_here()
+    }
     # Every process of the outer containers (inner engines and inner containers) died with them.
     assert meta.get("pids_exteriores"), "la corrida no arrancó ningún contenedor exterior"
     assert not [pid for pid in meta["pids_exteriores"] if psutil.pid_exists(pid)]
-    assert not [p.info for p in psutil.process_iter(["pid", "cmdline"])
-                if run_id.lower() in " ".join(p.info["cmdline"] or [])]
+    assert not [
+        p.info
+        for p in psutil.process_iter(["pid", "cmdline"])
+        if run_id.lower() in " ".join(p.info["cmdline"] or [])
+    ]
     nested = meta.get("procesos_anidados") or []
     assert any(name != "sleep" for _, name, _ in nested), "no se registró ningún proceso del motor de dentro"
     alive = []
@@ -83,9 +89,14 @@ def test_level_two_runs_and_leaves_the_host_clean(sandbox):
         assert attempts[-1]["mapa_uid_interior"]
     for engine_name, variant in arms:
         part = df[(df["engine"] == engine_name) & (df["variant"] == variant)]
-        assert {exp.METRIC_START, exp.METRIC_START_INNER, exp.METRIC_WORK, exp.METRIC_WORK_E2E} <= set(part["metric"])
+        assert {exp.METRIC_START, exp.METRIC_START_INNER, exp.METRIC_WORK, exp.METRIC_WORK_E2E} <= set(
+            part["metric"]
+        )
         # The inner part is timed inside the host-timed command, so it can never be longer.
-        for outer, inner in ((exp.METRIC_START, exp.METRIC_START_INNER), (exp.METRIC_WORK_E2E, exp.METRIC_WORK)):
+        for outer, inner in (
+            (exp.METRIC_START, exp.METRIC_START_INNER),
+            (exp.METRIC_WORK_E2E, exp.METRIC_WORK),
+        ):
             o = part[part["metric"] == outer]["value"].iloc[0] * (1e3 if outer == exp.METRIC_WORK_E2E else 1)
             i = part[part["metric"] == inner]["value"].iloc[0] * (1e3 if inner == exp.METRIC_WORK else 1)
             assert i <= o
@@ -128,8 +139,14 @@ def test_ctrl_c_removes_outer_and_inner_containers(sandbox):
         "exp.run(exp.config(motores=['podman'], repeticiones=50, calentamiento=0, tamano_mb=2, niveles=[1, 2]))\n"
     )
     env = dict(os.environ, CURSO_RESULTADOS=str(results), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-c", script, str(scratch)], cwd=PROJECT_ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, str(scratch)],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         meta, deadline = {}, time.monotonic() + 150
         while time.monotonic() < deadline and proc.poll() is None:
@@ -139,7 +156,8 @@ def test_ctrl_c_removes_outer_and_inner_containers(sandbox):
                 break
             time.sleep(0.3)
         assert meta and proc.poll() is None, (
-            proc.stdout.read() if proc.poll() is not None else "la corrida no llegó a medir")
+            proc.stdout.read() if proc.poll() is not None else "la corrida no llegó a medir"
+        )
         assert eng.get_engine("podman").list_labelled(meta["run_id"])
         proc.send_signal(signal.SIGINT)
         output, _ = proc.communicate(timeout=120)

@@ -1,4 +1,5 @@
 """notebooks/07_anidamiento.ipynb: its shape, and its headless run inside the shared quick course."""
+
 from __future__ import annotations
 
 import json
@@ -19,9 +20,18 @@ def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
     params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
     assert len(params) == 1
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    for heading in ("Aprenderás a:", "## La idea", "## Parámetros", "## Resultados", "## Ejercicios",
-                    "## En este cuaderno...", "08_sistema_vs_vm", "el capítulo original", "--privileged",
-                    "socket"):
+    for heading in (
+        "Aprenderás a:",
+        "## La idea",
+        "## Parámetros",
+        "## Resultados",
+        "## Ejercicios",
+        "## En este cuaderno...",
+        "08_sistema_vs_vm",
+        "el capítulo original",
+        "--privileged",
+        "socket",
+    ):
         assert heading in text
     assert "la semilla" not in text.lower()
     # The socket pattern is explained, never run: no code cell mentions a socket.
@@ -30,9 +40,14 @@ def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
     scope: dict = {}
     exec(params[0].source, scope)  # plain literals only
     assert scope["INTERACTIVO"] is True
-    cfg = anidamiento.config(repeticiones=scope["REPETICIONES"], calentamiento=scope["CALENTAMIENTO"],
-                             niveles=scope["NIVELES"], motores=scope["MOTORES"], privilegiado=scope["PRIVILEGIADO"],
-                             tamano_mb=scope["TAMANO_MB"])
+    cfg = anidamiento.config(
+        repeticiones=scope["REPETICIONES"],
+        calentamiento=scope["CALENTAMIENTO"],
+        niveles=scope["NIVELES"],
+        motores=scope["MOTORES"],
+        privilegiado=scope["PRIVILEGIADO"],
+        tamano_mb=scope["TAMANO_MB"],
+    )
     assert cfg == anidamiento.Config()
 
 

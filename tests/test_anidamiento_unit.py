@@ -1,5 +1,6 @@
 """Experiment 7 (anidamiento) without engines: parameters, the nested command lines, error explanations,
 analysis and verdicts on hand-made rows."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,16 +21,19 @@ def test_defaults_are_valid():
     assert exp.config(**{k.lower(): v for k, v in exp.QUICK.items()}).niveles == [1, 2]
 
 
-@pytest.mark.parametrize("params, word", [
-    ({"repeticiones": 0}, "REPETICIONES"),
-    ({"niveles": []}, "NIVELES"),
-    ({"niveles": [2, 3]}, "NIVELES debe incluir el 1"),
-    ({"niveles": [1, 4]}, "NIVELES"),
-    ({"niveles": ["dos"]}, "NIVELES"),
-    ({"privilegiado": "sí"}, "PRIVILEGIADO"),
-    ({"motores": ["lxc"]}, "MOTORES"),
-    ({"tamano_mb": 0}, "TAMANO_MB"),
-])
+@pytest.mark.parametrize(
+    "params, word",
+    [
+        ({"repeticiones": 0}, "REPETICIONES"),
+        ({"niveles": []}, "NIVELES"),
+        ({"niveles": [2, 3]}, "NIVELES debe incluir el 1"),
+        ({"niveles": [1, 4]}, "NIVELES"),
+        ({"niveles": ["dos"]}, "NIVELES"),
+        ({"privilegiado": "sí"}, "PRIVILEGIADO"),
+        ({"motores": ["lxc"]}, "MOTORES"),
+        ({"tamano_mb": 0}, "TAMANO_MB"),
+    ],
+)
 def test_bad_parameters_fail_in_spanish_before_anything_runs(params, word):
     with pytest.raises(ParametroInvalido, match=word):
         exp.config(**params)
@@ -44,11 +48,23 @@ def test_plan_follows_levels_and_privileged():
     busybox = {"docker": "curso/busybox-estatico:1", "podman": "localhost/curso/busybox-estatico:1"}
     arms = exp.plan(exp.config(), ["docker", "podman"], busybox)
     got = {(a.engine, a.variant) for a in arms}
-    assert got == {("bare", "nivel0"), ("docker", "nivel1"), ("docker", "nivel2"), ("docker", "nivel3"),
-                   ("podman", "nivel1"), ("podman", "nivel2"), ("podman", exp.UNPRIV), ("podman", "nivel3")}
+    assert got == {
+        ("bare", "nivel0"),
+        ("docker", "nivel1"),
+        ("docker", "nivel2"),
+        ("docker", "nivel3"),
+        ("podman", "nivel1"),
+        ("podman", "nivel2"),
+        ("podman", exp.UNPRIV),
+        ("podman", "nivel3"),
+    }
     unprivileged = exp.plan(exp.config(privilegiado=False), ["docker", "podman"], busybox)
     assert {(a.engine, a.variant) for a in unprivileged} == {
-        ("bare", "nivel0"), ("docker", "nivel1"), ("podman", "nivel1"), ("podman", exp.UNPRIV)}
+        ("bare", "nivel0"),
+        ("docker", "nivel1"),
+        ("podman", "nivel1"),
+        ("podman", exp.UNPRIV),
+    }
     only_one = exp.plan(exp.config(niveles=[1]), ["podman"], busybox)
     assert [a.variant for a in only_one] == ["nivel0", "nivel1"]
 
@@ -79,7 +95,7 @@ def test_nested_options_mount_the_course_files_read_only_and_never_a_socket():
 
 def test_inner_conf_lives_in_the_course_cache():
     assert exp.INNER_CONF.is_relative_to(eng.CACHE_DIR)
-    for key in ("cgroup_manager = \"cgroupfs\"", "events_logger = \"file\"", "runtime = \"runc\"", "nofile=1024"):
+    for key in ('cgroup_manager = "cgroupfs"', 'events_logger = "file"', 'runtime = "runc"', "nofile=1024"):
         assert key in exp.INNER_CONF_TEXT
 
 
@@ -95,17 +111,28 @@ def test_missing_capabilities_from_the_bounding_set():
     assert "SYS_ADMIN" in exp.missing_capabilities("CapBnd:\t0000000000000000\n")
 
 
-@pytest.mark.parametrize("error, word", [
-    ('error mounting "proc" to rootfs at "/proc": mount proc:/proc (via /proc/self/fd/6), flags: 0xe: '
-     "operation not permitted", "capítulo original"),
-    ("runc create failed: unable to start container process: error during container init: sethostname: "
-     "operation not permitted: OCI permission denied", "seccomp"),
-    ("fuse: device not found, try 'modprobe fuse' first", "/dev/fuse"),
-    ("mkdir /sys/fs/cgroup/cpuset/docker: read-only file system", "cgroups"),
-    ("runc create failed: unable to start container process: unable to apply caps: operation not permitted",
-     "CAP_SYS_RESOURCE"),
-    ("algo raro", "no reconocido"),
-])
+@pytest.mark.parametrize(
+    "error, word",
+    [
+        (
+            'error mounting "proc" to rootfs at "/proc": mount proc:/proc (via /proc/self/fd/6), flags: 0xe: '
+            "operation not permitted",
+            "capítulo original",
+        ),
+        (
+            "runc create failed: unable to start container process: error during container init: sethostname: "
+            "operation not permitted: OCI permission denied",
+            "seccomp",
+        ),
+        ("fuse: device not found, try 'modprobe fuse' first", "/dev/fuse"),
+        ("mkdir /sys/fs/cgroup/cpuset/docker: read-only file system", "cgroups"),
+        (
+            "runc create failed: unable to start container process: unable to apply caps: operation not permitted",
+            "CAP_SYS_RESOURCE",
+        ),
+        ("algo raro", "no reconocido"),
+    ],
+)
 def test_errors_are_explained_in_spanish(error, word):
     assert word in exp.explain(error)
 
@@ -118,9 +145,19 @@ def test_short_error_keeps_the_error_line():
 
 # ---------------------------------------------------------------- analysis and verdicts
 def _rows(engine, variant, metric, values, unit):
-    return [{"experiment": exp.EXPERIMENT, "engine": engine, "image": "" if engine == "bare" else "img",
-             "variant": variant, "rep": i + 1, "metric": metric, "value": v, "unit": unit}
-            for i, v in enumerate(values)]
+    return [
+        {
+            "experiment": exp.EXPERIMENT,
+            "engine": engine,
+            "image": "" if engine == "bare" else "img",
+            "variant": variant,
+            "rep": i + 1,
+            "metric": metric,
+            "value": v,
+            "unit": unit,
+        }
+        for i, v in enumerate(values)
+    ]
 
 
 def synthetic(start_l2_factor=1.1, work_l2_factor=1.0, n=12, seed=1) -> pd.DataFrame:
@@ -134,7 +171,7 @@ def synthetic(start_l2_factor=1.1, work_l2_factor=1.0, n=12, seed=1) -> pd.DataF
     for engine, start in (("docker", 300.0), ("podman", 200.0)):
         rows += _rows(engine, "nivel1", exp.METRIC_START_INNER, noisy(start), "ms")
         rows += _rows(engine, "nivel2", exp.METRIC_START_INNER, noisy(start * start_l2_factor), "ms")
-        rows += _rows(engine, "nivel3", exp.METRIC_START_INNER, noisy(start * start_l2_factor ** 2), "ms")
+        rows += _rows(engine, "nivel3", exp.METRIC_START_INNER, noisy(start * start_l2_factor**2), "ms")
         rows += _rows(engine, "nivel1", exp.METRIC_WORK, noisy(0.5), "s")
         rows += _rows(engine, "nivel2", exp.METRIC_WORK, noisy(0.5 * work_l2_factor), "s")
         rows += _rows(engine, "nivel1", exp.METRIC_WORK_E2E, noisy(0.6), "s")
@@ -142,10 +179,25 @@ def synthetic(start_l2_factor=1.1, work_l2_factor=1.0, n=12, seed=1) -> pd.DataF
     return pd.DataFrame(rows)
 
 
-META = {"parameters": {"repeticiones": 12}, "anidamiento": {"intentos_sin_privilegios": [
-    {"clave": "por_defecto", "opciones": "las opciones por defecto", "ok": False,
-     "error": "mount proc:/proc: operation not permitted"},
-    {"clave": "seccomp_unmask", "opciones": "seccomp=unconfined + unmask=ALL", "ok": True, "error": ""}]}}
+META = {
+    "parameters": {"repeticiones": 12},
+    "anidamiento": {
+        "intentos_sin_privilegios": [
+            {
+                "clave": "por_defecto",
+                "opciones": "las opciones por defecto",
+                "ok": False,
+                "error": "mount proc:/proc: operation not permitted",
+            },
+            {
+                "clave": "seccomp_unmask",
+                "opciones": "seccomp=unconfined + unmask=ALL",
+                "ok": True,
+                "error": "",
+            },
+        ]
+    },
+}
 
 
 def test_level_ratios_compare_each_level_with_the_one_above():
@@ -179,17 +231,29 @@ def test_big_startup_overhead_is_not_moderate():
 
 
 def test_privileged_claim_confirmed_when_every_attempt_fails():
-    meta = {"anidamiento": {"intentos_sin_privilegios": [
-        {"clave": k, "opciones": k, "ok": False, "error": "mount proc"} for k in ("a", "b")]}}
-    claim = [c for c in exp.claims(pd.DataFrame(columns=synthetic().columns), meta)
-             if c.key == "pip_necesita_privileged"][0]
+    meta = {
+        "anidamiento": {
+            "intentos_sin_privilegios": [
+                {"clave": k, "opciones": k, "ok": False, "error": "mount proc"} for k in ("a", "b")
+            ]
+        }
+    }
+    claim = [
+        c
+        for c in exp.claims(pd.DataFrame(columns=synthetic().columns), meta)
+        if c.key == "pip_necesita_privileged"
+    ][0]
     assert claim.status == base.SE_CONFIRMA
 
 
 def test_claims_without_data_say_so():
     claims = exp.claims(pd.DataFrame(columns=synthetic().columns), {})
-    assert {c.key for c in claims} == {"arranque_aditivo", "cpu_acumula", "causa_syscalls",
-                                       "pip_necesita_privileged"}
+    assert {c.key for c in claims} == {
+        "arranque_aditivo",
+        "cpu_acumula",
+        "causa_syscalls",
+        "pip_necesita_privileged",
+    }
     assert all(c.status == base.SIN_DATOS for c in claims)
     syscall = [c for c in claims if c.key == "causa_syscalls"][0]
     assert "05_llamadas_sistema" in syscall.detail["motivo"] or syscall.detail.get("de_llamadas")
@@ -211,8 +275,9 @@ def test_reference_and_comparison():
     assert podman2["ratio"] == pytest.approx(241 / 166)
     cmp = exp.compare(synthetic(), META, ref)
     assert set(cmp["medida"]) >= {exp.METRIC_START_INNER, exp.METRIC_WORK}
-    row = cmp[(cmp["medida"] == exp.METRIC_START_INNER) & (cmp["engine"] == "docker")
-              & (cmp["variant"] == "nivel2")].iloc[0]
+    row = cmp[
+        (cmp["medida"] == exp.METRIC_START_INNER) & (cmp["engine"] == "docker") & (cmp["variant"] == "nivel2")
+    ].iloc[0]
     assert row["referencia"] == pytest.approx(340 / 315)
     assert not np.isnan(row["tu_proporcion"])
 

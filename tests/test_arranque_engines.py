@@ -1,4 +1,5 @@
 """Experiment 1 against the real Docker and Podman engines."""
+
 import os
 import signal
 import subprocess
@@ -51,7 +52,7 @@ def _interrupt_while_a_container_runs(monkeypatch, engine_name):
         if argv[0] != engine_name:
             return real(argv, env)
         argv = list(argv)
-        argv[argv.index("echo"):] = ["sleep", "60"]
+        argv[argv.index("echo") :] = ["sleep", "60"]
         cli = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         run_label = argv[argv.index("--label", argv.index("--label") + 1) + 1]
         run_id = run_label.split("=", 1)[1]
@@ -89,11 +90,19 @@ def test_ctrl_c_removes_the_running_container_and_keeps_rows(engine_name, monkey
 
 def test_real_sigint_to_a_headless_run_cleans_up(container_engines, results_tmp):
     """A real Ctrl-C (SIGINT) sent to a Python process running experiment 1."""
-    code = ("from helpers.experiments import arranque\n"
-            f"arranque.run(arranque.config(repeticiones=50, calentamiento=0, motores={container_engines!r}))\n")
+    code = (
+        "from helpers.experiments import arranque\n"
+        f"arranque.run(arranque.config(repeticiones=50, calentamiento=0, motores={container_engines!r}))\n"
+    )
     env = dict(os.environ, CURSO_RESULTADOS=str(results_tmp))
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=PROJECT_ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 60
     run_dir = None
     while time.monotonic() < deadline:

@@ -1,4 +1,5 @@
 """Experiment 1 without engines: validation, planning, analysis on synthetic rows."""
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -48,7 +49,11 @@ def _synthetic(docker_ms, podman_ms, reps=15, seed=0):
             rows.append(("podman", f"p-{role}", "por_defecto", rep, rng.normal(podman_ms * factor, 5)))
     df = pd.DataFrame(rows, columns=["engine", "image", "variant", "rep", "value"])
     df["experiment"], df["metric"], df["unit"] = "arranque", "arranque", "ms"
-    meta = {"images": {e: {r: {"name": f"{e[0]}-{r}"} for r in ("ubuntu", "alpine")} for e in ("docker", "podman")}}
+    meta = {
+        "images": {
+            e: {r: {"name": f"{e[0]}-{r}"} for r in ("ubuntu", "alpine")} for e in ("docker", "podman")
+        }
+    }
     return df[results.COLUMNS], meta
 
 
@@ -60,9 +65,15 @@ def test_summary_ratios_against_a_real_process():
     assert docker_ubuntu.x_bare_ic_bajo < docker_ubuntu.x_bare < docker_ubuntu.x_bare_ic_alto
 
 
-@pytest.mark.parametrize("docker_ms,podman_ms,expected", [
-    (400, 200, "se_confirma"), (300, 400, "no_se_sostiene"), (300, 300, "no_se_sostiene"),
-    (300, 250, "no_se_sostiene")])
+@pytest.mark.parametrize(
+    "docker_ms,podman_ms,expected",
+    [
+        (400, 200, "se_confirma"),
+        (300, 400, "no_se_sostiene"),
+        (300, 300, "no_se_sostiene"),
+        (300, 250, "no_se_sostiene"),
+    ],
+)
 def test_podman_twice_as_fast_verdict(docker_ms, podman_ms, expected):
     df, meta = _synthetic(docker_ms, podman_ms)
     verdicts = [c for c in arranque.claims(df, meta) if c.key == "podman_2x"]
@@ -108,13 +119,20 @@ def test_comparison_with_reference_gives_podman_over_docker_per_image():
 
     df, meta = _synthetic(300, 450)
     c = arranque.compare(df, meta, reference.load("arranque"))
-    assert set(zip(c.engine, c.role)) == {("docker", "ubuntu"), ("docker", "alpine"),
-                                          ("podman", "ubuntu"), ("podman", "alpine")}
+    assert set(zip(c.engine, c.role)) == {
+        ("docker", "ubuntu"),
+        ("docker", "alpine"),
+        ("podman", "ubuntu"),
+        ("podman", "alpine"),
+    }
     assert c["tu_podman_sobre_docker"].iloc[0] == pytest.approx(1.5, rel=0.1)
     assert c["ref_podman_sobre_docker"].iloc[0] < 0.6
     # the reference's own interval comes from its ten repetitions
-    assert c["ref_podman_sobre_docker_ic_bajo"].iloc[0] < c["ref_podman_sobre_docker"].iloc[0] \
+    assert (
+        c["ref_podman_sobre_docker_ic_bajo"].iloc[0]
+        < c["ref_podman_sobre_docker"].iloc[0]
         < c["ref_podman_sobre_docker_ic_alto"].iloc[0]
+    )
     assert set(c["acuerdo_podman_sobre_docker"]) == {"no_coincide"}
     sentence = vista.frase_comparacion(c)
     assert "No coincide" in sentence and "Docker" in sentence
@@ -134,13 +152,18 @@ def test_agreement_with_the_reference_is_by_interval_overlap():
 def test_an_engine_that_is_down_is_skipped_with_its_reason(monkeypatch, capsys):
     """Fault injection: both engines report themselves down; the run still measures bare metal."""
     for name in engines.CONTAINER_ENGINES:
-        monkeypatch.setattr(engines.get_engine(name), "availability",
-                            lambda name=name: (False, f"{name} apagado para la prueba."))
+        monkeypatch.setattr(
+            engines.get_engine(name),
+            "availability",
+            lambda name=name: (False, f"{name} apagado para la prueba."),
+        )
     res = arranque.run(arranque.config(repeticiones=2, calentamiento=0))
     out = capsys.readouterr().out
     assert "Se omite Docker: docker apagado para la prueba." in out
-    assert res.meta["skipped_engines"] == {"docker": "docker apagado para la prueba.",
-                                           "podman": "podman apagado para la prueba."}
+    assert res.meta["skipped_engines"] == {
+        "docker": "docker apagado para la prueba.",
+        "podman": "podman apagado para la prueba.",
+    }
     assert res.status == "complete"
     assert set(res.df["engine"]) == {"bare"} and len(res.df) == 6
 

@@ -8,6 +8,7 @@
 Browser downloads are impossible here, so Playwright launches /usr/bin/chromium (make setup installs
 it). Screenshots go to build/screenshots/. JupyterLab, its kernels and Chromium are stopped in teardown.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,16 @@ from tests.curso_rapido import quick_course
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SCREENSHOTS = PROJECT_ROOT / "build" / "screenshots"
 NOTEBOOK = "01_arranque.ipynb"
 
@@ -46,8 +55,13 @@ def browser_context(tmp_path_factory):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-perfil")), executable_path=CHROMIUM, headless=True,
-            args=CHROMIUM_FLAGS, viewport={"width": 1280, "height": 900}, locale="es-ES")
+            str(tmp_path_factory.mktemp("chromium-perfil")),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 900},
+            locale="es-ES",
+        )
         try:
             yield context
         finally:
@@ -58,8 +72,12 @@ def _watch(page) -> dict:
     """Record console errors and every request that leaves file:// and data: URLs."""
     seen = {"console": [], "network": []}
     page.on("console", lambda m: seen["console"].append(m.text) if m.type == "error" else None)
-    page.on("request", lambda r: seen["network"].append(r.url)
-            if not r.url.startswith(("file://", "data:", "about:")) else None)
+    page.on(
+        "request",
+        lambda r: (
+            seen["network"].append(r.url) if not r.url.startswith(("file://", "data:", "about:")) else None
+        ),
+    )
     return seen
 
 
@@ -112,17 +130,38 @@ def jupyterlab(tmp_path_factory):
     shutil.copytree(PROJECT_ROOT / "notebooks", root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     res = base / "results"
     token, port = secrets.token_hex(16), _free_port()
-    env = dict(os.environ, CURSO_RESULTADOS=str(res), JUPYTER_CONFIG_DIR=str(base / "config"),
-               JUPYTER_RUNTIME_DIR=str(base / "runtime"), JUPYTERLAB_SETTINGS_DIR=str(base / "settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"))
-    env.pop("CURSO_SIN_INTERFAZ", None)     # a student's lab has a front end
+    env = dict(
+        os.environ,
+        CURSO_RESULTADOS=str(res),
+        JUPYTER_CONFIG_DIR=str(base / "config"),
+        JUPYTER_RUNTIME_DIR=str(base / "runtime"),
+        JUPYTERLAB_SETTINGS_DIR=str(base / "settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
+    )
+    env.pop("CURSO_SIN_INTERFAZ", None)  # a student's lab has a front end
     log = open(base / "jupyterlab.log", "wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip", "127.0.0.1", f"--port={port}",
-         "--port-retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-         *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else [])],
-        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ip",
+            "127.0.0.1",
+            f"--port={port}",
+            "--port-retries=0",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.news_url=",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
+        ],
+        cwd=root,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -176,8 +215,11 @@ def test_student_runs_01_arranque_in_jupyterlab(browser_context, jupyterlab):
         page.locator(".lm-MenuBar-item", has_text="Run").first.click()
         page.locator(".lm-Menu-item", has_text="Run All Cells").first.click()
         # The panel appears; set the repetitions to 2 and press «Ejecutar».
-        reps = page.locator(".widget-inline-hbox", has=page.locator("label", has_text="Repeticiones")) \
-            .locator("input").first
+        reps = (
+            page.locator(".widget-inline-hbox", has=page.locator("label", has_text="Repeticiones"))
+            .locator("input")
+            .first
+        )
         reps.wait_for(timeout=180_000)
         reps.fill("2")
         reps.press("Enter")
@@ -188,7 +230,7 @@ def test_student_runs_01_arranque_in_jupyterlab(browser_context, jupyterlab):
         table = page.locator(".jp-OutputArea-output .widget-output table, .widget-output table").first
         table.wait_for(state="visible", timeout=300_000)
         table.scroll_into_view_if_needed()
-        news = page.get_by_role("button", name="No", exact=True)   # JupyterLab's news prompt
+        news = page.get_by_role("button", name="No", exact=True)  # JupyterLab's news prompt
         if news.count():
             news.first.click()
             news.first.wait_for(state="hidden", timeout=5_000)

@@ -1,5 +1,6 @@
 """The closing LAUNCH vs RUNNING table: built from every registered experiment's latest run through its
 own closing_rows, with the experiments that have no run yet named."""
+
 from __future__ import annotations
 
 import IPython.display
@@ -18,25 +19,56 @@ RNG = np.random.default_rng(3)
 def _run(root, experiment, frame: pd.DataFrame):
     with results.Run(experiment, {}, root) as run:
         for _, r in frame.iterrows():
-            run.append(engine=r["engine"], image=r["image"], variant=r["variant"], rep=int(r["rep"]),
-                       metric=r["metric"], value=float(r["value"]), unit=r["unit"])
+            run.append(
+                engine=r["engine"],
+                image=r["image"],
+                variant=r["variant"],
+                rep=int(r["rep"]),
+                metric=r["metric"],
+                value=float(r["value"]),
+                unit=r["unit"],
+            )
     return run
 
 
 def _arranque_rows():
-    return pd.DataFrame([{"engine": e, "image": i, "variant": v, "rep": k, "metric": "arranque",
-                          "value": val * (1 + RNG.normal(0, 0.01)), "unit": "ms"}
-                         for e, i, v, val in (("bare", "", "proceso", 1.0), ("docker", "img", "por_defecto", 300.0))
-                         for k in range(1, 9)])
+    return pd.DataFrame(
+        [
+            {
+                "engine": e,
+                "image": i,
+                "variant": v,
+                "rep": k,
+                "metric": "arranque",
+                "value": val * (1 + RNG.normal(0, 0.01)),
+                "unit": "ms",
+            }
+            for e, i, v, val in (("bare", "", "proceso", 1.0), ("docker", "img", "por_defecto", 300.0))
+            for k in range(1, 9)
+        ]
+    )
 
 
 def _ejecucion_rows():
-    return pd.DataFrame([{"engine": e, "image": i, "variant": v, "rep": k, "metric": m,
-                          "value": val * (1 + RNG.normal(0, 0.01)), "unit": "s"}
-                         for e, i, v, m, val in (("docker", "img", "exec_true", "extremo_a_extremo", 0.07),
-                                                 ("bare", "", "hash", "trabajo", 1.0),
-                                                 ("docker", "img", "hash", "trabajo", 1.05))
-                         for k in range(1, 9)])
+    return pd.DataFrame(
+        [
+            {
+                "engine": e,
+                "image": i,
+                "variant": v,
+                "rep": k,
+                "metric": m,
+                "value": val * (1 + RNG.normal(0, 0.01)),
+                "unit": "s",
+            }
+            for e, i, v, m, val in (
+                ("docker", "img", "exec_true", "extremo_a_extremo", 0.07),
+                ("bare", "", "hash", "trabajo", 1.0),
+                ("docker", "img", "hash", "trabajo", 1.05),
+            )
+            for k in range(1, 9)
+        ]
+    )
 
 
 @pytest.fixture
@@ -65,7 +97,9 @@ def test_rows_come_from_the_latest_run_of_each_experiment(root):
 
 def test_a_given_run_replaces_the_latest_and_a_broken_run_is_reported(root, monkeypatch):
     _run(root, "arranque", _arranque_rows())
-    mine = Resultado("ejecucion", _ejecucion_rows().assign(experiment="ejecucion"), root / "x", {"run_id": "MIO"})
+    mine = Resultado(
+        "ejecucion", _ejecucion_rows().assign(experiment="ejecucion"), root / "x", {"run_id": "MIO"}
+    )
     data = cierre.gather(mine, root=root)
     assert set(data.rows.loc[data.rows["experimento"] == "ejecucion", "corrida"]) == {"MIO"}
 
@@ -93,9 +127,16 @@ def test_the_view_shows_a_spanish_table_and_names_what_is_missing(root, monkeypa
     assert ejecucion.TITLE in notes and "01_arranque.ipynb" in notes  # arranque: no run yet
 
 
-@pytest.mark.parametrize("value, unit, text", [(312.44, "ms", "312.4 ms"), (5.2, "%", "+5.2 %"),
-                                               (1.051, "x bare metal", "1.05× bare metal"),
-                                               (53.2, "ns", "53.2 ns"), (float("nan"), "ms", "—")])
+@pytest.mark.parametrize(
+    "value, unit, text",
+    [
+        (312.44, "ms", "312.4 ms"),
+        (5.2, "%", "+5.2 %"),
+        (1.051, "x bare metal", "1.05× bare metal"),
+        (53.2, "ns", "53.2 ns"),
+        (float("nan"), "ms", "—"),
+    ],
+)
 def test_figures_are_formatted_through_the_common_helpers(value, unit, text):
     assert vista.valor(value, unit) == text
 
@@ -108,9 +149,21 @@ def test_closing_columns_are_the_contract():
 def test_escala_declares_its_launch_per_container_at_the_largest_n():
     from helpers.experiments import escala
 
-    rows = [{"experiment": "escala", "engine": e, "image": "img", "variant": f"n={n}", "rep": r,
-             "metric": "lanzamiento_por_contenedor", "value": v * (1 + r / 100), "unit": "ms"}
-            for e, v in (("docker", 300.0), ("podman", 150.0)) for n in (1, 5) for r in (1, 2, 3)]
+    rows = [
+        {
+            "experiment": "escala",
+            "engine": e,
+            "image": "img",
+            "variant": f"n={n}",
+            "rep": r,
+            "metric": "lanzamiento_por_contenedor",
+            "value": v * (1 + r / 100),
+            "unit": "ms",
+        }
+        for e, v in (("docker", 300.0), ("podman", 150.0))
+        for n in (1, 5)
+        for r in (1, 2, 3)
+    ]
     out = escala.closing_rows(pd.DataFrame(rows), {})
     assert list(out.columns) == CLOSING_COLUMNS and set(out["entorno"]) == {"docker", "podman"}
     assert all("lanzar 5 contenedores" in c for c in out["concepto"])

@@ -1,4 +1,5 @@
 """Class-wide comparison on generated result folders, broken ones included."""
+
 from __future__ import annotations
 
 import json
@@ -9,22 +10,40 @@ import pytest
 
 from helpers import PROJECT_ROOT, clase, results
 
-IMAGES = {"docker": {"alpine": {"name": "curso/alpine:1"}}, "podman": {"alpine": {"name": "localhost/curso/alpine:1"}}}
+IMAGES = {
+    "docker": {"alpine": {"name": "curso/alpine:1"}},
+    "podman": {"alpine": {"name": "localhost/curso/alpine:1"}},
+}
 
 
-def write_run(base, experiment, rows, *, status="complete", started="2026-01-01T10:00:00Z", run_id=None,
-              host="pc", images=None):
+def write_run(
+    base,
+    experiment,
+    rows,
+    *,
+    status="complete",
+    started="2026-01-01T10:00:00Z",
+    run_id=None,
+    host="pc",
+    images=None,
+):
     """A run folder as helpers.results writes it: <base>/<experiment>/<run_id>/raw.csv + meta.json."""
     run_id = run_id or started.replace("-", "").replace(":", "")[:15] + "Z-abc123"
     run = base / experiment / run_id
     run.mkdir(parents=True)
     df = pd.DataFrame([dict(zip(results.COLUMNS, (experiment, *r))) for r in rows], columns=results.COLUMNS)
     df.to_csv(run / "raw.csv", index=False)
-    meta = {"experiment": experiment, "run_id": run_id, "status": status, "started": started, "rows": len(df),
-            "reason": None if status == "complete" else "interrumpido por el usuario (Ctrl-C)",
-            "host": {"hostname": host, "cpu_model": f"CPU de {host}", "cpu_cores": 2, "kernel": "6.1"},
-            "engines": {"docker": {"version": "20.10"}, "podman": {"version": "4.3"}},
-            "images": images or {}}
+    meta = {
+        "experiment": experiment,
+        "run_id": run_id,
+        "status": status,
+        "started": started,
+        "rows": len(df),
+        "reason": None if status == "complete" else "interrumpido por el usuario (Ctrl-C)",
+        "host": {"hostname": host, "cpu_model": f"CPU de {host}", "cpu_cores": 2, "kernel": "6.1"},
+        "engines": {"docker": {"version": "20.10"}, "podman": {"version": "4.3"}},
+        "images": images or {},
+    }
     (run / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
     return run
 
@@ -32,17 +51,22 @@ def write_run(base, experiment, rows, *, status="complete", started="2026-01-01T
 def arranque_rows(bare=1.0, docker=100.0, podman=50.0, seed_bare=2.0, reps=5):
     rows = []
     for rep in range(1, reps + 1):
-        rows += [("bare", "", "proceso", rep, "arranque", bare, "ms"),
-                 ("bare", "", "metodo_semilla", rep, "arranque", seed_bare, "ms"),
-                 ("docker", "curso/alpine:1", "por_defecto", rep, "arranque", docker, "ms"),
-                 ("podman", "localhost/curso/alpine:1", "por_defecto", rep, "arranque", podman, "ms")]
+        rows += [
+            ("bare", "", "proceso", rep, "arranque", bare, "ms"),
+            ("bare", "", "metodo_semilla", rep, "arranque", seed_bare, "ms"),
+            ("docker", "curso/alpine:1", "por_defecto", rep, "arranque", docker, "ms"),
+            ("podman", "localhost/curso/alpine:1", "por_defecto", rep, "arranque", podman, "ms"),
+        ]
     return rows
 
 
 def ejecucion_rows(bare=1.0, docker=1.1, podman=1.2):
-    return [(e, "" if e == "bare" else "ubuntu", w, rep, "extremo_a_extremo", v * (1 + rep / 100), "s")
-            for rep in range(1, 4) for w in ("hash", "sort") for e, v in
-            (("bare", bare), ("docker", docker), ("podman", podman))]
+    return [
+        (e, "" if e == "bare" else "ubuntu", w, rep, "extremo_a_extremo", v * (1 + rep / 100), "s")
+        for rep in range(1, 4)
+        for w in ("hash", "sort")
+        for e, v in (("bare", bare), ("docker", docker), ("podman", podman))
+    ]
 
 
 @pytest.fixture
@@ -50,10 +74,23 @@ def class_folder(tmp_path):
     root = tmp_path / "entregas"
     # alumno-a: an older run and a newer complete one; a stray screenshot in the folder.
     a = root / "alumno-a"
-    write_run(a, "arranque", arranque_rows(docker=999, podman=999), started="2026-01-01T09:00:00Z", host="pc-a",
-              images=IMAGES, run_id="20260101T090000Z-old000")
-    write_run(a, "arranque", arranque_rows(docker=100, podman=50), started="2026-01-01T10:00:00Z", host="pc-a",
-              images=IMAGES)
+    write_run(
+        a,
+        "arranque",
+        arranque_rows(docker=999, podman=999),
+        started="2026-01-01T09:00:00Z",
+        host="pc-a",
+        images=IMAGES,
+        run_id="20260101T090000Z-old000",
+    )
+    write_run(
+        a,
+        "arranque",
+        arranque_rows(docker=100, podman=50),
+        started="2026-01-01T10:00:00Z",
+        host="pc-a",
+        images=IMAGES,
+    )
     write_run(a, "ejecucion", ejecucion_rows(), host="pc-a")
     (a / "captura.png").write_bytes(b"\x89PNG not really")
     # alumno-b: handed in as a zip with a top folder (what make pack produces).
@@ -64,8 +101,14 @@ def class_folder(tmp_path):
             if path.is_file():
                 archive.write(path, f"alumno-b/{path.relative_to(b).as_posix()}")
     # alumno-c: only an interrupted run, with what it measured; no ejecucion at all.
-    write_run(root / "alumno-c", "arranque", arranque_rows(docker=150, podman=75, reps=2), status="interrupted",
-              host="pc-c", images=IMAGES)
+    write_run(
+        root / "alumno-c",
+        "arranque",
+        arranque_rows(docker=150, podman=75, reps=2),
+        status="interrupted",
+        host="pc-c",
+        images=IMAGES,
+    )
     # alumno-d: everything broken.
     d = root / "alumno-d"
     run = write_run(d, "arranque", arranque_rows(), host="pc-d", run_id="20260101T100000Z-nometa")
@@ -76,9 +119,17 @@ def class_folder(tmp_path):
     run = write_run(d, "escala", [], host="pc-d", run_id="20260101T100003Z-badjsn")
     (run / "meta.json").write_text("{ no es json", encoding="utf-8")
     # alumno-e: an experiment the course does not know yet (no reference): still compared.
-    write_run(root / "alumno-e", "futuro", [("bare", "", "w", 1, "t", 1.0, "s"), ("bare", "", "w", 2, "t", 1.0, "s"),
-                                            ("docker", "img", "w", 1, "t", 3.0, "s"),
-                                            ("docker", "img", "w", 2, "t", 3.0, "s")], host="pc-e")
+    write_run(
+        root / "alumno-e",
+        "futuro",
+        [
+            ("bare", "", "w", 1, "t", 1.0, "s"),
+            ("bare", "", "w", 2, "t", 1.0, "s"),
+            ("docker", "img", "w", 1, "t", 3.0, "s"),
+            ("docker", "img", "w", 2, "t", 3.0, "s"),
+        ],
+        host="pc-e",
+    )
     # foreign files.
     (root / "LEEME.txt").write_text("hola", encoding="utf-8")
     (root / "roto.zip").write_bytes(b"PK\x03\x04 esto no es un zip")
@@ -124,21 +175,23 @@ def test_ratios_to_bare_metal_and_podman_docker(class_folder):
     c = clase.recolectar(class_folder)
     ratios = clase.ratios_vs_bare(c.data).set_index(["machine", "experiment", "engine", "role"])
     assert ratios.loc[("alumno-a", "arranque", "docker", "alpine"), "proporcion"] == pytest.approx(100)
-    assert ratios.loc[("alumno-a", "arranque", "docker", "alpine"), "base"] == "proceso"   # the module's BASELINE
+    assert (
+        ratios.loc[("alumno-a", "arranque", "docker", "alpine"), "base"] == "proceso"
+    )  # the module's BASELINE
     assert ratios.loc[("alumno-b", "arranque", "podman", "alpine"), "proporcion"] == pytest.approx(100)
     assert ratios.loc[("alumno-e", "futuro", "docker", "img"), "proporcion"] == pytest.approx(3)
     ejec = clase.ratios_vs_bare(c.data).query("experiment == 'ejecucion'")
     assert set(ejec["base"]) == {"hash", "sort"} and (ejec["base"] == ejec["variant"]).all()
     pairs = clase.podman_over_docker(c.data).set_index(["machine", "experiment", "role"])
     assert pairs.loc[("alumno-a", "arranque", "alpine"), "proporcion"] == pytest.approx(0.5)
-    assert ("alumno-e", "futuro", "img") not in pairs.index          # no Podman there: no pair
+    assert ("alumno-e", "futuro", "img") not in pairs.index  # no Podman there: no pair
 
 
 def test_spread_across_machines(class_folder):
     c = clase.recolectar(class_folder)
     spread = clase.spread(clase.ratios_vs_bare(c.data))
     docker = spread.query("experiment == 'arranque' and engine == 'docker'").iloc[0]
-    assert docker["maquinas"] == 3                     # a, b and the partial c
+    assert docker["maquinas"] == 3  # a, b and the partial c
     assert docker["min"] == pytest.approx(100) and docker["max"] == pytest.approx(200)
     assert docker["max_sobre_min"] == pytest.approx(2)
 
@@ -146,39 +199,58 @@ def test_spread_across_machines(class_folder):
 def test_each_machine_against_the_reference(class_folder):
     c = clase.recolectar(class_folder)
     table = clase.against_reference(c)
-    assert set(table["machine"]) <= {"alumno-a", "alumno-b", "alumno-c"}    # futuro has no reference
+    assert set(table["machine"]) <= {"alumno-a", "alumno-b", "alumno-c"}  # futuro has no reference
     xbare = table.query("proporcion_de == '× bare metal' and experiment == 'arranque'")
-    assert set(xbare["base"]) == {"metodo_semilla"}                          # the reference's own baseline
+    assert set(xbare["base"]) == {"metodo_semilla"}  # the reference's own baseline
     row = xbare.query("machine == 'alumno-a' and engine == 'docker'").iloc[0]
-    assert row["proporcion"] == pytest.approx(50)                           # 100 ms / 2 ms
+    assert row["proporcion"] == pytest.approx(50)  # 100 ms / 2 ms
     # the shared rule: the two intervals (the reference's from its own ten repetitions) overlap
     assert row["referencia_ic_bajo"] < row["referencia"] < row["referencia_ic_alto"]
     overlap = max(row["ic_bajo"], row["referencia_ic_bajo"]) <= min(row["ic_alto"], row["referencia_ic_alto"])
-    assert row["veredicto"] == ("coincide" if overlap
-                                else "más alta" if row["ic_bajo"] > row["referencia"] else "más baja")
-    assert set(table["veredicto"]) <= {"coincide", "más alta", "más baja", "una sola medición (sin IC)", "sin IC"}
+    assert row["veredicto"] == (
+        "coincide" if overlap else "más alta" if row["ic_bajo"] > row["referencia"] else "más baja"
+    )
+    assert set(table["veredicto"]) <= {
+        "coincide",
+        "más alta",
+        "más baja",
+        "una sola medición (sin IC)",
+        "sin IC",
+    }
 
 
 def test_only_the_metrics_an_experiment_declares_comparable():
     import pandas as pd
 
-    rows = pd.DataFrame({"experiment": ["escala", "escala", "arranque", "otro"],
-                         "metric": ["lanzamiento_por_contenedor", "rss_daemon", "arranque", "x"]})
+    rows = pd.DataFrame(
+        {
+            "experiment": ["escala", "escala", "arranque", "otro"],
+            "metric": ["lanzamiento_por_contenedor", "rss_daemon", "arranque", "x"],
+        }
+    )
     kept = clase.only_comparable(rows)
     assert list(kept["metric"]) == ["lanzamiento_por_contenedor", "arranque", "x"]
 
 
 def test_zero_medians_do_not_break_the_comparison(tmp_path):
-    rows = [(e, "img", "n=1", rep, "memoria", v, "KB") for rep in (1, 2, 3)
-            for e, v in (("bare", 0.0), ("docker", 0.0), ("podman", 5.0))]
-    rows += [("docker", "img", "n=2", 1, "memoria", 0.0, "KB"), ("docker", "img", "n=2", 2, "memoria", 4.0, "KB"),
-             ("docker", "img", "n=2", 3, "memoria", 4.0, "KB"), ("podman", "img", "n=2", 1, "memoria", 2.0, "KB"),
-             ("podman", "img", "n=2", 2, "memoria", 2.0, "KB"), ("podman", "img", "n=2", 3, "memoria", 2.0, "KB")]
+    rows = [
+        (e, "img", "n=1", rep, "memoria", v, "KB")
+        for rep in (1, 2, 3)
+        for e, v in (("bare", 0.0), ("docker", 0.0), ("podman", 5.0))
+    ]
+    rows += [
+        ("docker", "img", "n=2", 1, "memoria", 0.0, "KB"),
+        ("docker", "img", "n=2", 2, "memoria", 4.0, "KB"),
+        ("docker", "img", "n=2", 3, "memoria", 4.0, "KB"),
+        ("podman", "img", "n=2", 1, "memoria", 2.0, "KB"),
+        ("podman", "img", "n=2", 2, "memoria", 2.0, "KB"),
+        ("podman", "img", "n=2", 3, "memoria", 2.0, "KB"),
+    ]
     write_run(tmp_path / "pc", "escala", rows)
     c = clase.recolectar(tmp_path)
-    assert clase.ratios_vs_bare(c.data).empty             # 0 on bare metal: no ratio, no crash
+    assert clase.ratios_vs_bare(c.data).empty  # 0 on bare metal: no ratio, no crash
     pairs = clase.podman_over_docker(c.data).set_index("variant")
-    assert "n=1" not in pairs.index                           # Docker's median is 0: undefined
+    assert "n=1" not in pairs.index  # Docker's median is 0: undefined
     assert pairs.loc["n=2", "proporcion"] == pytest.approx(0.5)
     assert clase.against_reference(c) is not None
 
@@ -202,14 +274,27 @@ def test_pack_then_compare(tmp_path, monkeypatch):
     monkeypatch.setenv("CURSO_RESULTADOS", str(own))
     with pytest.raises(FileNotFoundError):
         clase.empaquetar(tmp_path / "out", alumno="ana")
-    write_run(own, "arranque", arranque_rows(docker=10), started="2026-01-01T09:00:00Z", images=IMAGES,
-              run_id="20260101T090000Z-aaaaaa")
-    write_run(own, "arranque", arranque_rows(docker=20, reps=1), status="interrupted",
-              started="2026-01-01T11:00:00Z", images=IMAGES, run_id="20260101T110000Z-bbbbbb")
+    write_run(
+        own,
+        "arranque",
+        arranque_rows(docker=10),
+        started="2026-01-01T09:00:00Z",
+        images=IMAGES,
+        run_id="20260101T090000Z-aaaaaa",
+    )
+    write_run(
+        own,
+        "arranque",
+        arranque_rows(docker=20, reps=1),
+        status="interrupted",
+        started="2026-01-01T11:00:00Z",
+        images=IMAGES,
+        run_id="20260101T110000Z-bbbbbb",
+    )
     write_run(own, "ejecucion", ejecucion_rows(), run_id="20260101T120000Z-cccccc")
     target = clase.empaquetar(tmp_path / "out", alumno="Ana María")
     names = zipfile.ZipFile(target).namelist()
-    assert "Ana_Mar_a/arranque/20260101T090000Z-aaaaaa/raw.csv" in names   # the latest *complete* run
+    assert "Ana_Mar_a/arranque/20260101T090000Z-aaaaaa/raw.csv" in names  # the latest *complete* run
     assert not any("bbbbbb" in n for n in names)
     assert any(n.endswith("ejecucion/20260101T120000Z-cccccc/meta.json") for n in names)
     manifest = json.loads(zipfile.ZipFile(target).read(next(n for n in names if n.endswith("entrega.json"))))
@@ -235,8 +320,14 @@ def test_pack_command_line(tmp_path):
     own = tmp_path / "results"
     write_run(own, "arranque", arranque_rows(), images=IMAGES)
     env = {"CURSO_RESULTADOS": str(own), "CURSO_ALUMNO": "luis", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.run([sys.executable, "-m", "helpers.clase", "empaquetar", "--destino", str(tmp_path / "z")],
-                          cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "helpers.clase", "empaquetar", "--destino", str(tmp_path / "z")],
+        cwd=PROJECT_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Entrega lista" in proc.stdout and list((tmp_path / "z").glob("entrega-luis-*.zip"))
 
@@ -246,9 +337,13 @@ def test_notebook_90_runs_on_a_class_folder(class_folder, tmp_path):
     import papermill as pm
 
     out = tmp_path / "90.ipynb"
-    pm.execute_notebook(str(PROJECT_ROOT / "notebooks" / "90_comparar_clase.ipynb"), str(out),
-                        parameters={"CARPETA": str(class_folder)}, progress_bar=False,
-                        cwd=str(PROJECT_ROOT / "notebooks"))
+    pm.execute_notebook(
+        str(PROJECT_ROOT / "notebooks" / "90_comparar_clase.ipynb"),
+        str(out),
+        parameters={"CARPETA": str(class_folder)},
+        progress_bar=False,
+        cwd=str(PROJECT_ROOT / "notebooks"),
+    )
     text = out.read_text(encoding="utf-8")
     assert "alumno-a" in text and "LEEME.txt" in text and "image/png" in text
     assert "DEMOSTRACIÓN" not in text

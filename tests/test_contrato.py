@@ -2,6 +2,7 @@
 toy experiment (tests/experimento_juguete.py), registered at run time, goes through the panel, the course
 runner, the class comparison, the closing table, make pack and the views' «no run yet» notice without
 editing any other file."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -41,7 +42,9 @@ def test_registered_module_satisfies_the_contract(module):
     declared = course.declared_parameters(PROJECT_ROOT / "notebooks" / f"{module.NOTEBOOK}.ipynb")
     assert set(module.QUICK) <= set(declared), set(module.QUICK) - set(declared)
     if hasattr(module, "closing_rows"):
-        empty = pd.DataFrame(columns=["experiment", "engine", "image", "variant", "rep", "metric", "value", "unit"])
+        empty = pd.DataFrame(
+            columns=["experiment", "engine", "image", "variant", "rep", "metric", "value", "unit"]
+        )
         assert list(module.closing_rows(empty, {}).columns) == base.CLOSING_COLUMNS
 
 
@@ -103,17 +106,22 @@ def test_toy_through_the_panel_and_the_no_run_notice(toy, results_tmp, shown):
 
 
 def test_toy_gets_its_quick_profile_from_the_course_runner(toy, tmp_path):
-    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                          "language": "python"}})
-    nb.cells = [nbformat.v4.new_markdown_cell("# 95 · Juguete"),
-                nbformat.v4.new_code_cell("REPETICIONES = 5\nINTERACTIVO = True", metadata={"tags": ["parameters"]}),
-                nbformat.v4.new_code_cell("print(REPETICIONES)")]
+    nb = nbformat.v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    )
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# 95 · Juguete"),
+        nbformat.v4.new_code_cell("REPETICIONES = 5\nINTERACTIVO = True", metadata={"tags": ["parameters"]}),
+        nbformat.v4.new_code_cell("print(REPETICIONES)"),
+    ]
     path = tmp_path / "95_juguete.ipynb"
     nbformat.write(nb, str(path))
     assert course.quick_profile(path) == {"REPETICIONES": 2}
     assert course.parameters_for(path, quick=True, overrides={}) == {"REPETICIONES": 2, "INTERACTIVO": False}
-    assert course.parameters_for(path, quick=False, overrides={"REPETICIONES": 4, "OTRO": 1}) == \
-        {"REPETICIONES": 4, "INTERACTIVO": False}
+    assert course.parameters_for(path, quick=False, overrides={"REPETICIONES": 4, "OTRO": 1}) == {
+        "REPETICIONES": 4,
+        "INTERACTIVO": False,
+    }
     assert [p.name for p in course.discover(tmp_path)] == ["95_juguete.ipynb"]
 
 
@@ -131,8 +139,10 @@ def test_toy_in_the_class_comparison_the_closing_table_and_the_pack(toy, tmp_pat
     vista_clase.experimentos(datos)
     vista_clase.frente_a_referencia(datos)
     closing = cierre.gather(root=folder / "pc-a")
-    assert set(closing.rows.loc[closing.rows["experimento"] == "juguete", "concepto"]) == \
-        {"arrancar `true`", "arrancar `sh`"}
+    assert set(closing.rows.loc[closing.rows["experimento"] == "juguete", "concepto"]) == {
+        "arrancar `true`",
+        "arrancar `sh`",
+    }
     packed = clase.empaquetar(tmp_path / "zip", root=folder / "pc-a", alumno="ana")
     assert any("/juguete/" in n for n in zipfile.ZipFile(packed).namelist())
 
@@ -155,9 +165,14 @@ def test_podman_containers_conf_lives_inside_the_project_and_is_ignored():
 def test_no_view_changes_global_plot_settings():
     """A view draws inside its own style context (sns.axes_style / plotting_context as `with`), never
     for the whole kernel: no rcParams, sns.set*, plt.style.use or matplotlib.rc outside a `with`."""
-    forbidden = re.compile(r"rcParams\s*\[|rcParams\.update|\bsns\.set(_theme|_style|_context|_palette)?\(|"
-                           r"plt\.style\.use\(|matplotlib\.rc\(|\bplt\.rc\(")
-    offenders = [f"{path.name}:{n}" for path in sorted((PROJECT_ROOT / "helpers" / "view").glob("*.py"))
-                 for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-                 if forbidden.search(line)]
+    forbidden = re.compile(
+        r"rcParams\s*\[|rcParams\.update|\bsns\.set(_theme|_style|_context|_palette)?\(|"
+        r"plt\.style\.use\(|matplotlib\.rc\(|\bplt\.rc\("
+    )
+    offenders = [
+        f"{path.name}:{n}"
+        for path in sorted((PROJECT_ROOT / "helpers" / "view").glob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if forbidden.search(line)
+    ]
     assert not offenders, offenders

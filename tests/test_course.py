@@ -1,4 +1,5 @@
 """The headless course runner (helpers.course): order, parameters, failures, HTML, and the whole course."""
+
 from __future__ import annotations
 
 import json
@@ -51,8 +52,14 @@ def index_rows(build) -> dict[str, str]:
 
 def run_cli(*args, env_extra=None, cwd=PROJECT_ROOT):
     env = dict(os.environ, **(env_extra or {}))
-    return subprocess.run([sys.executable, "-m", "helpers.course", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "helpers.course", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_discovers_course_notebooks_in_name_order(tmp_path):
@@ -63,7 +70,9 @@ def test_discovers_course_notebooks_in_name_order(tmp_path):
 
 def test_injects_only_declared_parameters(tmp_path):
     # The quick profile comes from the experiment the notebook runs (arranque.QUICK), by its name.
-    nb = make_notebook(tmp_path / "01_arranque.ipynb", "REPETICIONES = 10\nIMAGENES = ['ubuntu']\nINTERACTIVO = True")
+    nb = make_notebook(
+        tmp_path / "01_arranque.ipynb", "REPETICIONES = 10\nIMAGENES = ['ubuntu']\nINTERACTIVO = True"
+    )
     quick = course.parameters_for(nb, quick=True, overrides={"NO_EXISTE": 1})
     assert quick == {"REPETICIONES": 2, "INTERACTIVO": False}
     other = make_notebook(tmp_path / "01_otro.ipynb", "REPETICIONES = 10\nINTERACTIVO = True")
@@ -78,28 +87,44 @@ def test_injects_only_declared_parameters(tmp_path):
 def test_failure_does_not_stop_the_course(tmp_path):
     src = tmp_path / "nb"
     src.mkdir()
-    make_notebook(src / "00_bien.ipynb", "X = 1\nINTERACTIVO = True",
-                  "import os\nprint('interfaz:', os.environ.get('CURSO_SIN_INTERFAZ'), 'interactivo:', INTERACTIVO)",
-                  title="Bien")
-    make_notebook(src / "01_falla.ipynb", "X = 1", "print('antes')", "raise RuntimeError('a propósito')",
-                  "print('nunca')", title="Falla")
+    make_notebook(
+        src / "00_bien.ipynb",
+        "X = 1\nINTERACTIVO = True",
+        "import os\nprint('interfaz:', os.environ.get('CURSO_SIN_INTERFAZ'), 'interactivo:', INTERACTIVO)",
+        title="Bien",
+    )
+    make_notebook(
+        src / "01_falla.ipynb",
+        "X = 1",
+        "print('antes')",
+        "raise RuntimeError('a propósito')",
+        "print('nunca')",
+        title="Falla",
+    )
     make_notebook(src / "02_despues.ipynb", "X = 1", "print('X vale', X)", title="Después")
     build = tmp_path / "build"
-    proc = run_cli("--cuadernos", str(src), "--salida", str(build), "--parametros", '{"X": 3}',
-                   env_extra={"CURSO_RESULTADOS": str(tmp_path / "res")})
+    proc = run_cli(
+        "--cuadernos",
+        str(src),
+        "--salida",
+        str(build),
+        "--parametros",
+        '{"X": 3}',
+        env_extra={"CURSO_RESULTADOS": str(tmp_path / "res")},
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0, out
     assert "FALLARON 1 de 3" in out and "01_falla" in out and "In [4]" in out, out
     assert not ESCAPE.search(out), "la salida tiene códigos de escape"
-    assert "interfaz: 1 interactivo: False" in out      # kernels run headless, INTERACTIVO=False
-    assert "X vale 3" in out                              # --parametros reached the notebook after the failure
+    assert "interfaz: 1 interactivo: False" in out  # kernels run headless, INTERACTIVO=False
+    assert "X vale 3" in out  # --parametros reached the notebook after the failure
     assert index_rows(build) == {"00_bien": "ok", "01_falla": "fallido", "02_despues": "ok"}
     index = (build / "html" / "index.html").read_text(encoding="utf-8")
     assert "celda In [4]" in index and "RuntimeError" in index
     assert "id='docente'" in index and (build / "html" / "docente" / "index.html").is_file()
     after = re.sub(r"<[^>]+>", "", (build / "html" / "02_despues.html").read_text(encoding="utf-8"))
-    assert "X vale 3" in after and "X = 3" not in after       # the injected cell is hidden, its effect stays
-    assert "X = 1" in after                                   # the declared parameters cell stays
+    assert "X vale 3" in after and "X = 3" not in after  # the injected cell is hidden, its effect stays
+    assert "X = 1" in after  # the declared parameters cell stays
     failed_html = (build / "html" / "01_falla.html").read_text(encoding="utf-8")
     assert 'id="papermill-error-cell"' in failed_html and "An Exception was encountered" not in failed_html
     log = (build / "course.log").read_text(encoding="utf-8")
@@ -116,16 +141,19 @@ def test_bad_parameters_json_is_refused(tmp_path):
 def test_html_is_offline_with_plots_and_widget_fallback(tmp_path):
     src = tmp_path / "nb"
     src.mkdir()
-    make_notebook(src / "00_vista.ipynb", "N = 3",
-                  "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()",
-                  "import ipywidgets as w\nw.IntSlider(value=N, description='Repeticiones')")
+    make_notebook(
+        src / "00_vista.ipynb",
+        "N = 3",
+        "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()",
+        "import ipywidgets as w\nw.IntSlider(value=N, description='Repeticiones')",
+    )
     build = tmp_path / "build"
     proc = run_cli("--cuadernos", str(src), "--salida", str(build))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     page = (build / "html" / "00_vista.html").read_text(encoding="utf-8")
     assert re.search(r'<img[^>]+src="data:image/png;base64,', page), "el gráfico no está embebido"
     assert not re.search(r'(?:src|href)="https?://', page), "el HTML carga algo de la red"
-    assert "IntSlider(" in page                      # the widget's text fallback
+    assert "IntSlider(" in page  # the widget's text fallback
     assert "application/vnd.jupyter.widget-state+json" not in page
     assert '<html lang="es">' in page
 

@@ -1,5 +1,6 @@
 """The instructor's kit: the guide and the worked answers, rendered apart from the students' pages; the
 parameters papermill injects hidden in the HTML."""
+
 import re
 
 import nbformat
@@ -33,7 +34,9 @@ def test_other_notebooks_answers_follow_the_template_when_present():
     for path in sorted((DOCS / "soluciones").glob("[0-9]*.md")):
         assert (NOTEBOOKS / f"{path.stem}.ipynb").is_file(), f"{path.name} no corresponde a ningún cuaderno"
         numbers = _exercises(path.stem)
-        answered = [int(n) for n in re.findall(r"^## Ejercicio (\d+)", path.read_text(encoding="utf-8"), flags=re.M)]
+        answered = [
+            int(n) for n in re.findall(r"^## Ejercicio (\d+)", path.read_text(encoding="utf-8"), flags=re.M)
+        ]
         assert answered == numbers, f"{path.stem}: ejercicios {numbers}, soluciones {answered}"
 
 
@@ -61,4 +64,4 @@ def test_the_injected_parameters_cell_is_hidden_and_the_declared_one_stays():
     shown = course.for_html(nb)
     sources = [c.source for c in shown.cells]
     assert "REPETICIONES = 10" in sources and not any("REPETICIONES = 2" in s for s in sources)
-    assert len(nb.cells) == 4   # the executed notebook itself is untouched
+    assert len(nb.cells) == 4  # the executed notebook itself is untouched

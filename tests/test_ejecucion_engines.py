@@ -3,6 +3,7 @@
 Only behaviour is asserted (rows, clean-up, statuses), never absolute times: the machine is shared.
 Containers are found by this run's label only; other people's containers are never touched.
 """
+
 from __future__ import annotations
 
 import json
@@ -83,8 +84,9 @@ def test_containers_and_files_removed_on_error(sandbox, monkeypatch):
 
     monkeypatch.setattr(exp, "measure_arm", failing)
     with pytest.raises(RuntimeError, match="fallo inyectado"):
-        exp.run(exp.config(cargas=["escritura", "hash"], motores=available_engines(), **SMALL),
-                log=lambda _: None)
+        exp.run(
+            exp.config(cargas=["escritura", "hash"], motores=available_engines(), **SMALL), log=lambda _: None
+        )
     run_dir = next((results / exp.EXPERIMENT).iterdir())
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["status"] == "failed" and "fallo inyectado" in meta["reason"]
@@ -103,8 +105,14 @@ def test_containers_and_files_removed_on_ctrl_c(sandbox, tmp_path):
         "calentamiento=0, tamano_mb=2, archivos=50))\n"
     )
     env = dict(os.environ, CURSO_RESULTADOS=str(results), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-c", script, str(scratch)], cwd=PROJECT_ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, str(scratch)],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         run_id, deadline = None, time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
@@ -116,7 +124,9 @@ def test_containers_and_files_removed_on_ctrl_c(sandbox, tmp_path):
                 if meta.get("rows", 0) >= 2 and all(leftovers(run_id).values()):
                     break
             time.sleep(0.3)
-        assert run_id and proc.poll() is None, proc.stdout.read() if proc.poll() is not None else "sin corrida"
+        assert run_id and proc.poll() is None, (
+            proc.stdout.read() if proc.poll() is not None else "sin corrida"
+        )
         assert any(leftovers(run_id).values()) and any(scratch.iterdir())
         proc.send_signal(signal.SIGINT)
         output, _ = proc.communicate(timeout=120)

@@ -1,4 +1,5 @@
 """Experiment 3 without engines: probe output parsing, statistics, verdicts and validation."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,8 +15,19 @@ RNG = np.random.default_rng(7)
 
 
 def rows(engine, image, variant, metric, values):
-    return [{"experiment": "ejecucion", "engine": engine, "image": image, "variant": variant, "rep": i + 1,
-             "metric": metric, "value": float(v), "unit": "s"} for i, v in enumerate(values)]
+    return [
+        {
+            "experiment": "ejecucion",
+            "engine": engine,
+            "image": image,
+            "variant": variant,
+            "rep": i + 1,
+            "metric": metric,
+            "value": float(v),
+            "unit": "s",
+        }
+        for i, v in enumerate(values)
+    ]
 
 
 def noisy(center, n=12, spread=0.01):
@@ -32,8 +44,15 @@ def test_parse_probe_ignores_other_lines_and_keeps_the_last_report():
     assert probes.parse_cronometro(text) == (42, 3)
 
 
-@pytest.mark.parametrize("text", ["", "Error response from daemon: No such container: x",
-                                  "cronometro ns=abc estado=0", "cronometro ns=12"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "Error response from daemon: No such container: x",
+        "cronometro ns=abc estado=0",
+        "cronometro ns=12",
+    ],
+)
 def test_parse_probe_without_a_report_raises_a_spanish_error(text):
     with pytest.raises(ComandoFallido, match="no informó el tiempo"):
         probes.parse_cronometro(text)
@@ -62,8 +81,11 @@ def test_plan_interleaves_every_environment_and_skips_chroot_for_writes():
 
 # ---------------------------------------------------------------- statistics
 def test_tidy_tells_chroot_from_host_binaries():
-    df = pd.DataFrame(rows("bare", "", "hash", "trabajo", [1]) + rows("bare", "img", "hash", "trabajo", [1])
-                      + rows("docker", "img", "escritura:capa", "trabajo", [1]))
+    df = pd.DataFrame(
+        rows("bare", "", "hash", "trabajo", [1])
+        + rows("bare", "img", "hash", "trabajo", [1])
+        + rows("docker", "img", "escritura:capa", "trabajo", [1])
+    )
     t = exp.tidy(df)
     assert list(t["entorno"]) == ["bare", "chroot", "docker"]
     assert list(t["lugar"]) == ["", "", "capa"]
@@ -71,8 +93,9 @@ def test_tidy_tells_chroot_from_host_binaries():
 
 
 def test_overhead_clearly_slower_has_an_interval_above_zero():
-    df = pd.DataFrame(rows("bare", "", "sort", "trabajo", noisy(1.0)) +
-                      rows("docker", "img", "sort", "trabajo", noisy(1.2)))
+    df = pd.DataFrame(
+        rows("bare", "", "sort", "trabajo", noisy(1.0)) + rows("docker", "img", "sort", "trabajo", noisy(1.2))
+    )
     o = exp.overheads(df)
     r = o[(o["entorno"] == "docker") & (o["base"] == "bare")].iloc[0]
     assert 15 < r["sobrecarga_pct"] < 25
@@ -82,8 +105,10 @@ def test_overhead_clearly_slower_has_an_interval_above_zero():
 
 def test_overhead_of_the_same_distribution_is_indistinguishable_from_noise():
     values = noisy(1.0, n=15, spread=0.05)
-    df = pd.DataFrame(rows("bare", "", "hash", "trabajo", values) +
-                      rows("podman", "img", "hash", "trabajo", RNG.permutation(values)))
+    df = pd.DataFrame(
+        rows("bare", "", "hash", "trabajo", values)
+        + rows("podman", "img", "hash", "trabajo", RNG.permutation(values))
+    )
     r = exp.overheads(df).iloc[0]
     assert r["ic_bajo_pct"] <= 0 <= r["ic_alto_pct"]
     assert r["veredicto"] == "indistinguible del ruido"
@@ -97,9 +122,11 @@ def test_noise_verdict_cases():
 
 
 def test_writes_are_compared_with_the_host_disk():
-    df = pd.DataFrame(rows("bare", "", "escritura:host", "trabajo", noisy(1.0)) +
-                      rows("docker", "img", "escritura:capa", "trabajo", noisy(1.2)) +
-                      rows("docker", "img", "escritura:volumen", "trabajo", noisy(1.0)))
+    df = pd.DataFrame(
+        rows("bare", "", "escritura:host", "trabajo", noisy(1.0))
+        + rows("docker", "img", "escritura:capa", "trabajo", noisy(1.2))
+        + rows("docker", "img", "escritura:volumen", "trabajo", noisy(1.0))
+    )
     o = exp.overheads(df).set_index("lugar")
     assert set(o["base"]) == {"host"}
     assert o.loc["capa", "veredicto"] == "más lento"
@@ -118,18 +145,26 @@ def test_absence_of_evidence_is_not_confirmation():
     from helpers.experiments import base
 
     spec = exp.analysis.CLAIMS
-    assert base.decide(-10.7, 6.7, claimed=spec["volumen_nativo"]["claimed"],
-                       region=spec["volumen_nativo"]["region"]) == "no_concluyente"
-    assert base.decide(-12.0, 1.9, claimed=spec["overlay_20"]["claimed"],
-                       region=spec["overlay_20"]["region"]) == "no_se_sostiene"
+    assert (
+        base.decide(
+            -10.7, 6.7, claimed=spec["volumen_nativo"]["claimed"], region=spec["volumen_nativo"]["region"]
+        )
+        == "no_concluyente"
+    )
+    assert (
+        base.decide(-12.0, 1.9, claimed=spec["overlay_20"]["claimed"], region=spec["overlay_20"]["region"])
+        == "no_se_sostiene"
+    )
 
 
 def test_an_unstable_workload_is_flagged_and_kept_out_of_the_closing_table():
     two_clusters = np.array([0.13, 0.14, 0.13, 0.15, 2.0, 2.1, 1.9, 2.05, 0.14, 2.02])
-    df = pd.DataFrame(rows("bare", "", "archivos", "trabajo", noisy(0.2, n=10)) +
-                      rows("docker", "img", "archivos", "trabajo", two_clusters) +
-                      rows("bare", "", "sort", "trabajo", noisy(1.0)) +
-                      rows("docker", "img", "sort", "trabajo", noisy(1.07)))
+    df = pd.DataFrame(
+        rows("bare", "", "archivos", "trabajo", noisy(0.2, n=10))
+        + rows("docker", "img", "archivos", "trabajo", two_clusters)
+        + rows("bare", "", "sort", "trabajo", noisy(1.0))
+        + rows("docker", "img", "sort", "trabajo", noisy(1.07))
+    )
     o = exp.overheads(df).set_index("carga")
     assert o.loc["archivos", "inestable"] and o.loc["archivos", "veredicto"] == "medición inestable: repite"
     assert not o.loc["sort", "inestable"]
@@ -139,9 +174,11 @@ def test_an_unstable_workload_is_flagged_and_kept_out_of_the_closing_table():
 
 def test_exec_cost_is_the_paired_difference_and_exec_true():
     work = noisy(1.0)
-    df = pd.DataFrame(rows("docker", "img", "hash", "trabajo", work) +
-                      rows("docker", "img", "hash", "extremo_a_extremo", work + 0.060) +
-                      rows("docker", "img", "exec_true", "extremo_a_extremo", noisy(0.070)))
+    df = pd.DataFrame(
+        rows("docker", "img", "hash", "trabajo", work)
+        + rows("docker", "img", "hash", "extremo_a_extremo", work + 0.060)
+        + rows("docker", "img", "exec_true", "extremo_a_extremo", noisy(0.070))
+    )
     costs = exp.exec_costs(df).set_index("medida")
     assert costs.loc["hash", "mediana_ms"] == pytest.approx(60, abs=0.01)
     assert 60 < costs.loc["exec_true", "mediana_ms"] < 80
@@ -157,11 +194,13 @@ def test_exec_claim_confirmed_below_one_millisecond():
 
 def test_hash_difference_explained_by_the_userland():
     # Host binaries are slow; the image's binaries are fast everywhere, inside a container or not.
-    df = pd.DataFrame(rows("bare", "", "hash", "trabajo", noisy(1.0)) +
-                      rows("bare", "", "hash", "extremo_a_extremo", noisy(1.0)) +
-                      rows("bare", "img", "hash", "trabajo", noisy(0.76)) +
-                      rows("docker", "img", "hash", "trabajo", noisy(0.76)) +
-                      rows("docker", "img", "hash", "extremo_a_extremo", noisy(0.76)))
+    df = pd.DataFrame(
+        rows("bare", "", "hash", "trabajo", noisy(1.0))
+        + rows("bare", "", "hash", "extremo_a_extremo", noisy(1.0))
+        + rows("bare", "img", "hash", "trabajo", noisy(0.76))
+        + rows("docker", "img", "hash", "trabajo", noisy(0.76))
+        + rows("docker", "img", "hash", "extremo_a_extremo", noisy(0.76))
+    )
     claim = next(c for c in exp.claims(df) if c.key == "hash_0" and c.detail["engine"] == "docker")
     # the chapter's own conclusion (~0 %) holds against the same binaries; the -24 % was the userland
     assert claim.detail["base"] == "chroot" and claim.status == "se_confirma"
@@ -171,8 +210,10 @@ def test_hash_difference_explained_by_the_userland():
 
 def test_compare_recomputes_the_seed_overhead_from_its_raw_rows():
     ref = reference.load("ejecucion")
-    live = pd.DataFrame(rows("bare", "", "hash", "extremo_a_extremo", noisy(1.0)) +
-                        rows("docker", "img", "hash", "extremo_a_extremo", noisy(1.1)))
+    live = pd.DataFrame(
+        rows("bare", "", "hash", "extremo_a_extremo", noisy(1.0))
+        + rows("docker", "img", "hash", "extremo_a_extremo", noisy(1.1))
+    )
     cmp = exp.compare(live, None, ref)
     docker_hash = cmp[(cmp["carga"] == "hash") & (cmp["entorno"] == "docker")].iloc[0]
     assert docker_hash["ref_sobrecarga_pct"] == pytest.approx((0.781 / 1.035 - 1) * 100, abs=0.01)
@@ -180,11 +221,13 @@ def test_compare_recomputes_the_seed_overhead_from_its_raw_rows():
 
 
 def test_closing_rows_give_exec_cost_and_overhead_against_the_same_userland():
-    df = pd.DataFrame(rows("docker", "img", "exec_true", "extremo_a_extremo", noisy(0.07)) +
-                      rows("bare", "", "exec_true", "extremo_a_extremo", noisy(0.001)) +
-                      rows("bare", "", "sort", "trabajo", noisy(1.0)) +
-                      rows("bare", "img", "sort", "trabajo", noisy(1.0)) +
-                      rows("docker", "img", "sort", "trabajo", noisy(1.2)))
+    df = pd.DataFrame(
+        rows("docker", "img", "exec_true", "extremo_a_extremo", noisy(0.07))
+        + rows("bare", "", "exec_true", "extremo_a_extremo", noisy(0.001))
+        + rows("bare", "", "sort", "trabajo", noisy(1.0))
+        + rows("bare", "img", "sort", "trabajo", noisy(1.0))
+        + rows("docker", "img", "sort", "trabajo", noisy(1.2))
+    )
     out = exp.closing_rows(df, {"parameters": {"imagen": "ubuntu"}})
     assert list(out.columns) == CLOSING_COLUMNS and set(out["tipo"]) == {"RUNNING"}
     exec_docker = out[(out["unidad"] == "ms") & (out["entorno"] == "docker")].iloc[0]
@@ -196,21 +239,24 @@ def test_closing_rows_give_exec_cost_and_overhead_against_the_same_userland():
 
 
 # ---------------------------------------------------------------- validation
-@pytest.mark.parametrize("params, message", [
-    ({"repeticiones": 0}, "REPETICIONES"),
-    ({"repeticiones": "5"}, "REPETICIONES"),
-    ({"repeticiones": True}, "REPETICIONES"),
-    ({"cargas": ["hash", "bitcoin"]}, "CARGAS"),
-    ({"cargas": []}, "CARGAS"),
-    ({"motores": ["lxc"]}, "MOTORES"),
-    ({"imagen": "fedora"}, "IMAGEN"),
-    ({"imagen": ["ubuntu", "alpine"]}, "una sola imagen"),
-    ({"tamano_mb": 0}, "TAMANO_MB"),
-    ({"tamano_mb": 10**6}, "TAMANO_MB"),
-    ({"fijar_cpu": 4096}, "FIJAR_CPU"),
-    ({"fijar_cpu": "0"}, "FIJAR_CPU"),
-    ({"chroot": "sí"}, "chroot"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"repeticiones": 0}, "REPETICIONES"),
+        ({"repeticiones": "5"}, "REPETICIONES"),
+        ({"repeticiones": True}, "REPETICIONES"),
+        ({"cargas": ["hash", "bitcoin"]}, "CARGAS"),
+        ({"cargas": []}, "CARGAS"),
+        ({"motores": ["lxc"]}, "MOTORES"),
+        ({"imagen": "fedora"}, "IMAGEN"),
+        ({"imagen": ["ubuntu", "alpine"]}, "una sola imagen"),
+        ({"tamano_mb": 0}, "TAMANO_MB"),
+        ({"tamano_mb": 10**6}, "TAMANO_MB"),
+        ({"fijar_cpu": 4096}, "FIJAR_CPU"),
+        ({"fijar_cpu": "0"}, "FIJAR_CPU"),
+        ({"chroot": "sí"}, "chroot"),
+    ],
+)
 def test_bad_parameters_raise_a_spanish_error(params, message):
     with pytest.raises(ParametroInvalido, match=message):
         exp.config(**params)
@@ -218,7 +264,9 @@ def test_bad_parameters_raise_a_spanish_error(params, message):
 
 def test_good_parameters_are_normalised():
     cfg = exp.config(cargas="HASH", motores=["podman", "bare", "podman"], imagen=["alpine"], fijar_cpu=0)
-    assert cfg.cargas == ["hash"] and cfg.motores == ["podman"] and cfg.imagen == "alpine" and cfg.fijar_cpu == 0
+    assert (
+        cfg.cargas == ["hash"] and cfg.motores == ["podman"] and cfg.imagen == "alpine" and cfg.fijar_cpu == 0
+    )
 
 
 def test_run_validates_before_launching_anything(monkeypatch):

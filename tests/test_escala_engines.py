@@ -1,6 +1,7 @@
 """Experiment 2 against the real engines, with small N. Times are never asserted, only behaviour.
 
 Other engineers use the same engines at the same time: everything is filtered by this run's label."""
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,10 @@ def _available(name):
     return eng.get_engine(name).available
 
 
-ENGINES = [pytest.param(n, marks=pytest.mark.skipif(not _available(n), reason=f"{n} no disponible"))
-           for n in eng.CONTAINER_ENGINES]
+ENGINES = [
+    pytest.param(n, marks=pytest.mark.skipif(not _available(n), reason=f"{n} no disponible"))
+    for n in eng.CONTAINER_ENGINES
+]
 
 
 @pytest.fixture(autouse=True)
@@ -40,8 +43,11 @@ def test_small_run_both_engines(resultados):
     if not motores:
         pytest.skip("ningún motor disponible")
     seen = []
-    r = escala.run(escala.config(cantidades=[1, 3], motores=motores, imagen="alpine", repeticiones=1),
-                   progress=lambda d, t, label: seen.append((d, t)), log=lambda line: None)
+    r = escala.run(
+        escala.config(cantidades=[1, 3], motores=motores, imagen="alpine", repeticiones=1),
+        progress=lambda d, t, label: seen.append((d, t)),
+        log=lambda line: None,
+    )
     assert r.status == "complete"
     assert r.run_dir.parent.parent == resultados
     assert seen[-1][0] == seen[-1][1] == len(motores) * 4
@@ -67,8 +73,10 @@ def test_small_run_both_engines(resultados):
 
 @pytest.mark.parametrize("motor", ENGINES)
 def test_parallel_launch(motor):
-    r = escala.run(escala.config(cantidades=[4], motores=[motor], imagen="alpine", concurrencia=4,
-                                 comparar_stats=False), log=lambda line: None)
+    r = escala.run(
+        escala.config(cantidades=[4], motores=[motor], imagen="alpine", concurrencia=4, comparar_stats=False),
+        log=lambda line: None,
+    )
     assert r.status == "complete"
     w = escala.wide(r.df)
     assert w[f"{escala.HELPER[motor]}_procesos"].iloc[0] == 4
@@ -89,8 +97,14 @@ def test_ctrl_c_halfway_through_launching_removes_everything(motor, concurrencia
     """SIGINT (Ctrl-C) once a few of the 12 containers are up: all of this run's containers go, the
     rows measured so far stay, and meta.json says «interrupted»."""
     engine = eng.get_engine(motor)
-    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, motor, str(concurrencia)], cwd=PROJECT,
-                            env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, motor, str(concurrencia)],
+        cwd=PROJECT,
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         run_id, deadline = None, time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:

@@ -4,6 +4,7 @@ The cgroup v1 fixture holds the files of a real idle Docker container on this pr
 (Docker 20.10, cgroupfs, v1 hybrid); there `docker stats` printed 848KiB = usage - total_inactive_file.
 The v2 fixture follows the kernel's cgroup-v2 documentation (memory.current, memory.stat).
 """
+
 from __future__ import annotations
 
 import math
@@ -141,8 +142,17 @@ def test_more_than_free_memory_is_refused_with_the_estimate():
     assert cfg.validated(available_bytes=64 * 2**30).cantidades == [1, 150]
 
 
-@pytest.mark.parametrize("params", [{"motores": []}, {"motores": ["lxc"]}, {"imagen": ["alpine", "ubuntu"]},
-                                    {"repeticiones": 0}, {"concurrencia": 99}, {"comparar_stats": "sí"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"motores": []},
+        {"motores": ["lxc"]},
+        {"imagen": ["alpine", "ubuntu"]},
+        {"repeticiones": 0},
+        {"concurrencia": 99},
+        {"comparar_stats": "sí"},
+    ],
+)
 def test_other_bad_parameters(params):
     with pytest.raises(ParametroInvalido):
         escala.config(cantidades=[1], **params)
@@ -150,19 +160,37 @@ def test_other_bad_parameters(params):
 
 # ---------------------------------------------------------------- analysis on synthetic rows
 def _rows(engine, n, rep, **metrics):
-    return [{"experiment": "escala", "engine": engine, "image": "img", "variant": f"n={n}", "rep": rep,
-             "metric": m, "value": v, "unit": "KB"} for m, v in metrics.items()]
+    return [
+        {
+            "experiment": "escala",
+            "engine": engine,
+            "image": "img",
+            "variant": f"n={n}",
+            "rep": rep,
+            "metric": m,
+            "value": v,
+            "unit": "KB",
+        }
+        for m, v in metrics.items()
+    ]
 
 
 def test_crossover_with_and_without_helpers():
     rows = []
     for n in (1, 10):
-        rows += _rows("docker", n, 1, rss_daemon=90_000, rss_containerd=40_000, rss_shims_total=13_000 * n,
-                      memoria_cgroup_total=600 * n)
+        rows += _rows(
+            "docker",
+            n,
+            1,
+            rss_daemon=90_000,
+            rss_containerd=40_000,
+            rss_shims_total=13_000 * n,
+            memoria_cgroup_total=600 * n,
+        )
         rows += _rows("podman", n, 1, rss_conmon_total=2_000 * n, memoria_cgroup_total=300 * n)
     df = pd.DataFrame(rows)
     c = escala.crossover(df, "rss")
-    assert c["n_cruce"] is None                      # Docker's per-container cost is higher: no crossing
+    assert c["n_cruce"] is None  # Docker's per-container cost is higher: no crossing
     assert c["n_cruce_modelo_semilla"] == pytest.approx(45)  # 90 MB / 2 MB per conmon
     cheap = df.copy()
     cheap.loc[cheap["metric"] == "rss_shims_total", "value"] = 0
@@ -178,15 +206,28 @@ def _noisy_class(reps=5, seed=0, shim_kb=13_000, conmon_kb=2_000):
     rows = []
     for rep in range(1, reps + 1):
         for n in (1, 5, 10, 20):
-            rows += _rows("docker", n, rep, rss_daemon=rng.normal(90_000, 500), rss_containerd=40_000,
-                          rss_shims_total=shim_kb * n * rng.normal(1, 0.02),
-                          memoria_cgroup_total=600 * n, memoria_cgroup_por_contenedor=rng.normal(600, 5),
-                          memoria_stats_por_contenedor=rng.normal(440, 5),
-                          lanzamiento_por_contenedor=rng.normal(300, 10))
-            rows += _rows("podman", n, rep, rss_conmon_total=conmon_kb * n * rng.normal(1, 0.02),
-                          memoria_cgroup_total=300 * n, memoria_cgroup_por_contenedor=rng.normal(300, 3),
-                          memoria_stats_por_contenedor=rng.normal(97, 2),
-                          lanzamiento_por_contenedor=rng.normal(150, 10))
+            rows += _rows(
+                "docker",
+                n,
+                rep,
+                rss_daemon=rng.normal(90_000, 500),
+                rss_containerd=40_000,
+                rss_shims_total=shim_kb * n * rng.normal(1, 0.02),
+                memoria_cgroup_total=600 * n,
+                memoria_cgroup_por_contenedor=rng.normal(600, 5),
+                memoria_stats_por_contenedor=rng.normal(440, 5),
+                lanzamiento_por_contenedor=rng.normal(300, 10),
+            )
+            rows += _rows(
+                "podman",
+                n,
+                rep,
+                rss_conmon_total=conmon_kb * n * rng.normal(1, 0.02),
+                memoria_cgroup_total=300 * n,
+                memoria_cgroup_por_contenedor=rng.normal(300, 3),
+                memoria_stats_por_contenedor=rng.normal(97, 2),
+                lanzamiento_por_contenedor=rng.normal(150, 10),
+            )
     return pd.DataFrame(rows)
 
 
@@ -217,7 +258,9 @@ def test_comparison_with_the_chapter_overlaps_intervals():
     from helpers import reference
 
     c = escala.compare(_noisy_class(), None, reference.load("escala")).set_index("medida")
-    assert c.loc["ms_por_contenedor", "acuerdo"] == "coincide"         # 0.5 here, ~0.55 there
+    assert c.loc["ms_por_contenedor", "acuerdo"] == "coincide"  # 0.5 here, ~0.55 there
     assert c.loc["kb_por_contenedor", "acuerdo"] == "coincide"
-    assert c.loc["ms_por_contenedor", "ref_podman_sobre_docker_ic_bajo"] < \
-        c.loc["ms_por_contenedor", "ref_podman_sobre_docker_ic_alto"]
+    assert (
+        c.loc["ms_por_contenedor", "ref_podman_sobre_docker_ic_bajo"]
+        < c.loc["ms_por_contenedor", "ref_podman_sobre_docker_ic_alto"]
+    )

@@ -1,4 +1,5 @@
 """Notebooks are committed clean: no outputs, no execution counts, and a `parameters` cell of plain values."""
+
 from __future__ import annotations
 
 import ast
@@ -21,14 +22,18 @@ def plain_value_problems(source: str) -> list[str]:
         return [f"no es Python válido: {exc}"]
     problems = []
     for node in tree.body:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+        if not (
+            isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        ):
             problems.append(f"línea {node.lineno}: solo se admite «NOMBRE = valor»")
             continue
         try:
             ast.literal_eval(node.value)
         except (ValueError, TypeError, SyntaxError):
-            problems.append(f"línea {node.lineno}: {node.targets[0].id} no es un valor literal "
-                            f"({ast.unparse(node.value)})")
+            problems.append(
+                f"línea {node.lineno}: {node.targets[0].id} no es un valor literal "
+                f"({ast.unparse(node.value)})"
+            )
     return problems
 
 
@@ -39,8 +44,11 @@ def test_there_are_notebooks():
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_committed_without_outputs(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
-    dirty = [i for i, c in enumerate(nb["cells"])
-             if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count") is not None)]
+    dirty = [
+        i
+        for i, c in enumerate(nb["cells"])
+        if c["cell_type"] == "code" and (c.get("outputs") or c.get("execution_count") is not None)
+    ]
     assert not dirty, f"{path.name}: las celdas {dirty} tienen salidas o contador de ejecución"
     assert "widgets" not in nb.get("metadata", {}), f"{path.name}: guarda el estado de los widgets"
 
@@ -56,22 +64,30 @@ def test_parameters_cell_holds_plain_values(path):
     assert plain_value_problems(source) == [], f"{path.name}: {plain_value_problems(source)}"
 
 
-@pytest.mark.parametrize("source", [
-    "N = len([1, 2])",             # a call
-    "A = 1\nB = A",                # a name
-    "X = [1, 2][0]",               # a subscript
-    "import os",                   # not an assignment
-    "X = f'{1}'",                  # an f-string
-    "X = Y = 3",                   # chained
-    "X += 1",                      # augmented
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "N = len([1, 2])",  # a call
+        "A = 1\nB = A",  # a name
+        "X = [1, 2][0]",  # a subscript
+        "import os",  # not an assignment
+        "X = f'{1}'",  # an f-string
+        "X = Y = 3",  # chained
+        "X += 1",  # augmented
+    ],
+)
 def test_plain_value_check_rejects(source):
     assert plain_value_problems(source)
 
 
 def test_plain_value_check_accepts():
-    assert plain_value_problems('R = 10\nI = ["a", "b"]\nT = (1, 2.5)\nB = True\nN = None\nD = {"a": -1}\n'
-                                "# comentario\nC = \"demo\"") == []
+    assert (
+        plain_value_problems(
+            'R = 10\nI = ["a", "b"]\nT = (1, 2.5)\nB = True\nN = None\nD = {"a": -1}\n'
+            '# comentario\nC = "demo"'
+        )
+        == []
+    )
 
 
 def test_build_is_ignored_by_git():

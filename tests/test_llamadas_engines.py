@@ -3,6 +3,7 @@
 Only behaviour is asserted (rows, namespace levels, skipped arms, clean-up, statuses), never times.
 Containers are found by this run's label only; other people's containers are never touched.
 """
+
 from __future__ import annotations
 
 import json
@@ -83,8 +84,12 @@ def test_containers_removed_when_a_measurement_fails(results, monkeypatch):
 
     monkeypatch.setattr(exp, "run_probe", failing)
     with pytest.raises(RuntimeError, match="fallo inyectado"):
-        exp.run(exp.config(motores=available_engines()[:1], brazos=["host", "seccomp"], **dict(SMALL, repeticiones=3)),
-                log=lambda _: None)
+        exp.run(
+            exp.config(
+                motores=available_engines()[:1], brazos=["host", "seccomp"], **dict(SMALL, repeticiones=3)
+            ),
+            log=lambda _: None,
+        )
     meta = json.loads(next(results.glob(f"{exp.EXPERIMENT}/*/meta.json")).read_text())
     assert meta["status"] == "failed" and "fallo inyectado" in meta["reason"]
     assert leftovers(meta["run_id"]) == {n: [] for n in available_engines()}
@@ -93,12 +98,20 @@ def test_containers_removed_when_a_measurement_fails(results, monkeypatch):
 def test_containers_removed_on_ctrl_c(results):
     """A real SIGINT to a separate Python process in the middle of the measurements."""
     engines = available_engines()
-    script = ("from helpers.experiments import llamadas as exp\n"
-              f"exp.run(exp.config(motores={engines!r}, brazos=['host', 'seccomp', 'gvisor'], llamadas=3000, "
-              "repeticiones=200, calentamiento=0, operaciones=['getpid']))\n")
+    script = (
+        "from helpers.experiments import llamadas as exp\n"
+        f"exp.run(exp.config(motores={engines!r}, brazos=['host', 'seccomp', 'gvisor'], llamadas=3000, "
+        "repeticiones=200, calentamiento=0, operaciones=['getpid']))\n"
+    )
     env = dict(os.environ, CURSO_RESULTADOS=str(results), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         run_id, deadline = None, time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
@@ -111,7 +124,9 @@ def test_containers_removed_on_ctrl_c(results):
                 if rows >= 4 and all(leftovers(run_id).values()):
                     break
             time.sleep(0.3)
-        assert run_id and proc.poll() is None, proc.stdout.read() if proc.poll() is not None else "sin corrida"
+        assert run_id and proc.poll() is None, (
+            proc.stdout.read() if proc.poll() is not None else "sin corrida"
+        )
         proc.send_signal(signal.SIGINT)
         output, _ = proc.communicate(timeout=120)
     finally:

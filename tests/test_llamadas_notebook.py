@@ -1,4 +1,5 @@
 """notebooks/05_llamadas_sistema.ipynb: its shape, and its headless run inside the shared quick course."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,18 @@ def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
     params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
     assert len(params) == 1
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    for heading in ("Aprenderás a:", "## La idea", "## Parámetros", "## Resultados", "## Ejercicios",
-                    "## En este cuaderno...", "06_", "90_comparar_clase", "vDSO", "gVisor"):
+    for heading in (
+        "Aprenderás a:",
+        "## La idea",
+        "## Parámetros",
+        "## Resultados",
+        "## Ejercicios",
+        "## En este cuaderno...",
+        "06_",
+        "90_comparar_clase",
+        "vDSO",
+        "gVisor",
+    ):
         assert heading in text
     assert "la semilla" not in text.lower()
     scope: dict = {}
@@ -28,9 +39,15 @@ def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
     for name in ("LLAMADAS", "REPETICIONES", "OPERACIONES", "BRAZOS", "CPU", "MOTORES"):
         assert name in scope
     assert scope["INTERACTIVO"] is True
-    cfg = llamadas.config(llamadas=scope["LLAMADAS"], repeticiones=scope["REPETICIONES"],
-                          calentamiento=scope["CALENTAMIENTO"], operaciones=scope["OPERACIONES"],
-                          brazos=scope["BRAZOS"], motores=scope["MOTORES"], cpu=scope["CPU"])
+    cfg = llamadas.config(
+        llamadas=scope["LLAMADAS"],
+        repeticiones=scope["REPETICIONES"],
+        calentamiento=scope["CALENTAMIENTO"],
+        operaciones=scope["OPERACIONES"],
+        brazos=scope["BRAZOS"],
+        motores=scope["MOTORES"],
+        cpu=scope["CPU"],
+    )
     assert cfg == llamadas.Config().validated()
     assert set(llamadas.QUICK) <= set(scope)
 

@@ -1,5 +1,6 @@
 """Experiment 5 (system calls) without engines: validation, the probe itself, analysis, verdicts, gVisor
 provisioning helpers. Timings are never asserted in absolute terms."""
+
 from __future__ import annotations
 
 import subprocess
@@ -16,17 +17,20 @@ from helpers.experiments.base import Resultado
 
 
 # ---------------------------------------------------------------- bad input, before anything runs
-@pytest.mark.parametrize("params, name", [
-    ({"llamadas": 0}, "LLAMADAS"),
-    ({"llamadas": -5}, "LLAMADAS"),
-    ({"llamadas": "mil"}, "LLAMADAS"),
-    ({"operaciones": ["getpid", "fork"]}, "OPERACIONES"),
-    ({"brazos": ["host", "kvm"]}, "BRAZOS"),
-    ({"cpu": 4096}, "CPU"),
-    ({"cpu": "cero"}, "CPU"),
-    ({"repeticiones": 0}, "REPETICIONES"),
-    ({"motores": ["lxc"]}, "MOTORES"),
-])
+@pytest.mark.parametrize(
+    "params, name",
+    [
+        ({"llamadas": 0}, "LLAMADAS"),
+        ({"llamadas": -5}, "LLAMADAS"),
+        ({"llamadas": "mil"}, "LLAMADAS"),
+        ({"operaciones": ["getpid", "fork"]}, "OPERACIONES"),
+        ({"brazos": ["host", "kvm"]}, "BRAZOS"),
+        ({"cpu": 4096}, "CPU"),
+        ({"cpu": "cero"}, "CPU"),
+        ({"repeticiones": 0}, "REPETICIONES"),
+        ({"motores": ["lxc"]}, "MOTORES"),
+    ],
+)
 def test_bad_parameters_get_a_spanish_error(params, name):
     with pytest.raises(ParametroInvalido, match=name):
         exp.config(**params)
@@ -54,8 +58,9 @@ def probe():
 
 
 def test_probe_prints_one_parseable_line_per_operation(probe):
-    out = subprocess.run([str(probe), ",".join(exp.OPERATIONS), "2000", "-1"], capture_output=True, text=True,
-                         timeout=60)
+    out = subprocess.run(
+        [str(probe), ",".join(exp.OPERATIONS), "2000", "-1"], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     found = exp.parse_probe(out.stdout)
     assert list(found) == list(exp.OPERATIONS)
@@ -81,8 +86,9 @@ def test_probe_pins_to_the_given_cpu_and_refuses_a_missing_one(probe):
 
 
 def test_probe_time_cap_stops_a_long_loop_early(probe):
-    out = subprocess.run([str(probe), "open_close", "100000000", "-1", "20"], capture_output=True, text=True,
-                         timeout=60)
+    out = subprocess.run(
+        [str(probe), "open_close", "100000000", "-1", "20"], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0
     n = exp.parse_probe(out.stdout)["open_close"]["n"]
     assert 0 < n < 100_000_000 and n % 1024 == 0
@@ -90,8 +96,9 @@ def test_probe_time_cap_stops_a_long_loop_early(probe):
 
 def test_vdso_call_is_cheaper_than_a_kernel_entry_in_the_same_run(probe):
     """clock_gettime through the vDSO never enters the kernel: in one run it costs less than getpid."""
-    out = subprocess.run([str(probe), "getpid,clock_gettime", "200000", "-1"], capture_output=True, text=True,
-                         timeout=60)
+    out = subprocess.run(
+        [str(probe), "getpid,clock_gettime", "200000", "-1"], capture_output=True, text=True, timeout=60
+    )
     found = exp.parse_probe(out.stdout)
     assert found["clock_gettime"]["ns_cpu"] < found["getpid"]["ns_cpu"]
 
@@ -114,10 +121,15 @@ def test_arms_follow_brazos_and_motores():
     bare = exp.bare_arms(["host", "anidado"])
     assert [a.variant for a in bare] == ["host", "pid:2", "pid:4", "pid:8"]
     assert [a.depth for a in bare] == [0, 2, 4, 8]
-    arms = exp.engine_arms(["seccomp", "gvisor"], ["docker", "podman"], {"docker": "img:1", "podman": "img:2"})
+    arms = exp.engine_arms(
+        ["seccomp", "gvisor"], ["docker", "podman"], {"docker": "img:1", "podman": "img:2"}
+    )
     assert [(a.engine, a.variant, a.image) for a in arms] == [
-        ("docker", "seccomp", "img:1"), ("docker", "gvisor", "img:1"),
-        ("podman", "seccomp", "img:2"), ("podman", "gvisor", "img:2")]
+        ("docker", "seccomp", "img:1"),
+        ("docker", "gvisor", "img:1"),
+        ("podman", "seccomp", "img:2"),
+        ("podman", "gvisor", "img:2"),
+    ]
     opts = exp.container_options("sin_seccomp", "/x")
     assert opts.security_opt == ["seccomp=unconfined"] and opts.runtime is None and not opts.privileged
     assert exp.container_options("gvisor", "/x").runtime == "runsc"
@@ -125,20 +137,54 @@ def test_arms_follow_brazos_and_motores():
 
 
 # ---------------------------------------------------------------- analysis on synthetic runs
-def synthetic(arms: dict[tuple[str, str], float], reps: int = 12, spread: float = 0.01, seed: int = 1) -> pd.DataFrame:
+def synthetic(
+    arms: dict[tuple[str, str], float], reps: int = 12, spread: float = 0.01, seed: int = 1
+) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     rows = []
     for (engine, variant), ns in arms.items():
         for rep in range(1, reps + 1):
             for op, factor in (("getpid", 1.0), ("clock_gettime", 0.2)):
                 value = ns * factor * (1 + rng.normal(0, spread))
-                rows.append(dict(experiment="llamadas", engine=engine, image="", variant=variant, rep=rep,
-                                 metric=op, value=value, unit="ns"))
-                rows.append(dict(experiment="llamadas", engine=engine, image="", variant=variant, rep=rep,
-                                 metric=op + exp.WALL_SUFFIX, value=value * 3, unit="ns"))
-            depth = 0 if variant in ("host",) else int(variant.split(":")[1]) if variant.startswith("pid:") else 1
-            rows.append(dict(experiment="llamadas", engine=engine, image="", variant=variant, rep=rep,
-                             metric=exp.LEVELS_METRIC, value=depth + 1, unit="niveles"))
+                rows.append(
+                    dict(
+                        experiment="llamadas",
+                        engine=engine,
+                        image="",
+                        variant=variant,
+                        rep=rep,
+                        metric=op,
+                        value=value,
+                        unit="ns",
+                    )
+                )
+                rows.append(
+                    dict(
+                        experiment="llamadas",
+                        engine=engine,
+                        image="",
+                        variant=variant,
+                        rep=rep,
+                        metric=op + exp.WALL_SUFFIX,
+                        value=value * 3,
+                        unit="ns",
+                    )
+                )
+            depth = (
+                0 if variant in ("host",) else int(variant.split(":")[1]) if variant.startswith("pid:") else 1
+            )
+            rows.append(
+                dict(
+                    experiment="llamadas",
+                    engine=engine,
+                    image="",
+                    variant=variant,
+                    rep=rep,
+                    metric=exp.LEVELS_METRIC,
+                    value=depth + 1,
+                    unit="niveles",
+                )
+            )
     return pd.DataFrame(rows)
 
 
@@ -161,9 +207,18 @@ def test_summarize_gives_medians_and_ratios_against_the_host():
 
 
 def test_verdicts_when_the_filter_is_the_cost_and_the_pid_namespace_is_free():
-    df = synthetic({("bare", "host"): 100, ("bare", "pid:1"): 100, ("bare", "pid:2"): 100,
-                    ("bare", "pid:4"): 100, ("bare", "pid:8"): 100,
-                    ("docker", "seccomp"): 125, ("docker", "sin_seccomp"): 100, ("docker", "gvisor"): 5000})
+    df = synthetic(
+        {
+            ("bare", "host"): 100,
+            ("bare", "pid:1"): 100,
+            ("bare", "pid:2"): 100,
+            ("bare", "pid:4"): 100,
+            ("bare", "pid:8"): 100,
+            ("docker", "seccomp"): 125,
+            ("docker", "sin_seccomp"): 100,
+            ("docker", "gvisor"): 5000,
+        }
+    )
     claims = exp.claims(df, {}, exec_run=None)
     assert status(claims, "contenedor_11", "docker").status == base.SE_CONFIRMA
     pid = status(claims, "causa_pid")
@@ -193,13 +248,28 @@ def test_noisy_run_is_inconclusive_or_unstable_never_confirmed():
 
 
 def test_exec_claim_uses_experiment_3s_exec_true(tmp_path):
-    rows = [dict(experiment="ejecucion", engine="docker", image="x", variant="exec_true", rep=r, metric="extremo_a_extremo",
-                 value=v, unit="s") for r, v in enumerate([0.09, 0.1, 0.11, 0.095, 0.105], 1)]
+    rows = [
+        dict(
+            experiment="ejecucion",
+            engine="docker",
+            image="x",
+            variant="exec_true",
+            rep=r,
+            metric="extremo_a_extremo",
+            value=v,
+            unit="s",
+        )
+        for r, v in enumerate([0.09, 0.1, 0.11, 0.095, 0.105], 1)
+    ]
     run = Resultado("ejecucion", pd.DataFrame(rows), tmp_path, {})
     (c,) = exp.exec_claims(run)
     assert c.status == base.NO_SE_SOSTIENE and c.unit == "ms" and c.value == pytest.approx(100, rel=0.06)
-    near = Resultado("ejecucion", pd.DataFrame([dict(r, value=0.0019 + 0.00001 * i) for i, r in enumerate(rows)]),
-                     tmp_path, {})
+    near = Resultado(
+        "ejecucion",
+        pd.DataFrame([dict(r, value=0.0019 + 0.00001 * i) for i, r in enumerate(rows)]),
+        tmp_path,
+        {},
+    )
     assert exp.exec_claims(near)[0].status == base.SE_CONFIRMA
     assert exp.exec_claims(None)[0].status == base.SIN_DATOS
 
@@ -217,8 +287,15 @@ def test_compare_puts_the_documents_ratios_next_to_this_run():
 
 
 def test_closing_rows_and_decomposition():
-    df = synthetic({("bare", "host"): 100, ("bare", "pid:1"): 101, ("docker", "seccomp"): 125,
-                    ("docker", "sin_seccomp"): 100, ("docker", "gvisor"): 5000})
+    df = synthetic(
+        {
+            ("bare", "host"): 100,
+            ("bare", "pid:1"): 101,
+            ("docker", "seccomp"): 125,
+            ("docker", "sin_seccomp"): 100,
+            ("docker", "gvisor"): 5000,
+        }
+    )
     rows = exp.closing_rows(df, {})
     assert list(rows.columns) == base.CLOSING_COLUMNS and set(rows["tipo"]) == {"RUNNING"}
     assert set(rows["unidad"]) == {"ns"} and len(rows) == 5
@@ -229,8 +306,10 @@ def test_closing_rows_and_decomposition():
 
 # ---------------------------------------------------------------- gVisor provisioning helpers
 def test_runsc_flags_and_go_versions_are_parsed():
-    flags = ('  -platform string\n    \tspecifies which platform to use: systrap (default), ptrace, kvm. '
-             '(default "systrap")\n  -platform_device_path string\n')
+    flags = (
+        "  -platform string\n    \tspecifies which platform to use: systrap (default), ptrace, kvm. "
+        '(default "systrap")\n  -platform_device_path string\n'
+    )
     assert runtimes.parse_default_platform(flags) == "systrap"
     assert runtimes.parse_default_platform("nada") is None
     assert runtimes.parse_go_version("go version go1.19.8 linux/amd64") == (1, 19, 8)

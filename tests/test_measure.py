@@ -52,9 +52,15 @@ def test_empty_and_single_values():
 def test_round_robin_interleaves_and_puts_warmups_first():
     steps = measure.round_robin(["A", "B", "C"], repetitions=2, warmup=1)
     assert [(s.arm, s.rep, s.warmup) for s in steps] == [
-        ("A", 1, True), ("B", 1, True), ("C", 1, True),
-        ("A", 1, False), ("B", 1, False), ("C", 1, False),
-        ("A", 2, False), ("B", 2, False), ("C", 2, False),
+        ("A", 1, True),
+        ("B", 1, True),
+        ("C", 1, True),
+        ("A", 1, False),
+        ("B", 1, False),
+        ("C", 1, False),
+        ("A", 2, False),
+        ("B", 2, False),
+        ("C", 2, False),
     ]
 
 

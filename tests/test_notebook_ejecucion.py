@@ -1,4 +1,5 @@
 """notebooks/03_ejecucion.ipynb executed headless with papermill, on small parameters."""
+
 from __future__ import annotations
 
 import json
@@ -31,7 +32,11 @@ def test_notebook_runs_headless(tmp_path, monkeypatch):
     monkeypatch.setenv("MPLBACKEND", "Agg")
     out = tmp_path / "03_ejecucion.ipynb"
     papermill.execute_notebook(
-        str(NOTEBOOK), str(out), cwd=str(NOTEBOOK.parent), kernel_name="python3", progress_bar=False,
+        str(NOTEBOOK),
+        str(out),
+        cwd=str(NOTEBOOK.parent),
+        kernel_name="python3",
+        progress_bar=False,
         parameters={"REPETICIONES": 1, "TAMANO_MB": 2, "MOTORES": motores, "INTERACTIVO": False},
     )
     nb = nbformat.read(out, as_version=4)

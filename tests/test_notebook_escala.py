@@ -1,4 +1,5 @@
 """The notebook of experiment 2 runs headless with papermill on small parameters."""
+
 from __future__ import annotations
 
 import json
@@ -25,9 +26,14 @@ def test_runs_headless(tmp_path, monkeypatch):
     papermill = pytest.importorskip("papermill")
     monkeypatch.setenv("CURSO_RESULTADOS", str(tmp_path / "resultados"))
     out = tmp_path / "02_escala.ipynb"
-    papermill.execute_notebook(str(NOTEBOOK), str(out), cwd=str(NOTEBOOK.parent), kernel_name="python3",
-                               parameters={"CANTIDADES": [1, 2], "REPETICIONES": 1, "IMAGEN": "alpine",
-                                           "INTERACTIVO": False}, progress_bar=False)
+    papermill.execute_notebook(
+        str(NOTEBOOK),
+        str(out),
+        cwd=str(NOTEBOOK.parent),
+        kernel_name="python3",
+        parameters={"CANTIDADES": [1, 2], "REPETICIONES": 1, "IMAGEN": "alpine", "INTERACTIVO": False},
+        progress_bar=False,
+    )
     nb = nbformat.read(out, as_version=4)
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors

@@ -1,4 +1,5 @@
 """Notebooks 00 and 01 executed headless with papermill on small parameters."""
+
 import json
 
 import papermill as pm
@@ -32,8 +33,13 @@ def _outputs(path):
 
 def test_environment_notebook_runs_headless(tmp_path):
     out = tmp_path / "00.ipynb"
-    pm.execute_notebook(str(NB / "00_entorno.ipynb"), str(out), parameters={"INTERACTIVO": False},
-                        cwd=str(NB), progress_bar=False)
+    pm.execute_notebook(
+        str(NB / "00_entorno.ipynb"),
+        str(out),
+        parameters={"INTERACTIVO": False},
+        cwd=str(NB),
+        progress_bar=False,
+    )
     text = _outputs(out)
     assert "[ OK ] paquete pandas" in text
     assert "versión de cgroups" in text and "ERROR" not in text
@@ -41,9 +47,13 @@ def test_environment_notebook_runs_headless(tmp_path):
 
 def test_startup_notebook_runs_headless_and_renders_results(tmp_path, results_tmp):
     out = tmp_path / "01.ipynb"
-    pm.execute_notebook(str(NB / "01_arranque.ipynb"), str(out),
-                        parameters={"REPETICIONES": 2, "CALENTAMIENTO": 0, "INTERACTIVO": True},
-                        cwd=str(NB), progress_bar=False)
+    pm.execute_notebook(
+        str(NB / "01_arranque.ipynb"),
+        str(out),
+        parameters={"REPETICIONES": 2, "CALENTAMIENTO": 0, "INTERACTIVO": True},
+        cwd=str(NB),
+        progress_bar=False,
+    )
     # INTERACTIVO=True, but papermill has no front end: it must run straight through anyway.
     text = _outputs(out)
     assert "Datos guardados en" in text
@@ -56,9 +66,13 @@ def test_startup_notebook_runs_headless_and_renders_results(tmp_path, results_tm
 
 def test_bad_parameter_stops_the_notebook_with_a_spanish_error_before_launching(tmp_path, results_tmp):
     with pytest.raises(pm.PapermillExecutionError) as err:
-        pm.execute_notebook(str(NB / "01_arranque.ipynb"), str(tmp_path / "bad.ipynb"),
-                            parameters={"REPETICIONES": 0, "INTERACTIVO": False}, cwd=str(NB),
-                            progress_bar=False)
+        pm.execute_notebook(
+            str(NB / "01_arranque.ipynb"),
+            str(tmp_path / "bad.ipynb"),
+            parameters={"REPETICIONES": 0, "INTERACTIVO": False},
+            cwd=str(NB),
+            progress_bar=False,
+        )
     # The cell shows the Spanish sentence alone (helpers.view's handler); the error keeps its class.
     assert err.value.ename == "ParametroInvalido" and "REPETICIONES debe ser al menos 1" in str(err.value)
     assert "Traceback" not in str(err.value)

@@ -23,8 +23,11 @@ def test_panel_validates_before_launching(monkeypatch):
 def test_interactive_request_without_front_end_runs_directly(monkeypatch, capsys):
     for name in ("docker", "podman"):
         from helpers import engines
+
         monkeypatch.setattr(engines.get_engine(name), "availability", lambda: (False, "apagado."))
-    p = Panel(arranque, titulo="Prueba", repeticiones=1, calentamiento=0, imagenes=["alpine"], motores=["docker"])
+    p = Panel(
+        arranque, titulo="Prueba", repeticiones=1, calentamiento=0, imagenes=["alpine"], motores=["docker"]
+    )
     assert p.mostrar(interactivo=True) is None  # the cell ends with the panel's summary, not a repr
     res = p.resultado()
     assert res is not None and res.status == "complete" and p.midio()

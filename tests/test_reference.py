@@ -22,7 +22,7 @@ def test_experiment1_has_ten_raw_repetitions_per_combination():
 def test_reloaded_medians_match_the_published_table():
     s = arranque.summarize(reference.load("arranque"), None, baseline=("bare", "metodo_semilla"))
     med = {(r.engine, r.role): r.mediana_ms for r in s.itertuples()}
-    assert med[("bare", "")] == pytest.approx(1.835)      # published: 1.8 ms
+    assert med[("bare", "")] == pytest.approx(1.835)  # published: 1.8 ms
     assert med[("docker", "ubuntu")] == pytest.approx(427.6)
     assert med[("docker", "alpine")] == pytest.approx(429.795)
     assert med[("podman", "ubuntu")] == pytest.approx(212.65)

@@ -1,6 +1,7 @@
 """The course reads as one: the same learning-goals heading, every notebook pointing to the next, default
 runs long enough to give every verdict an interval, and rendered pages free of «semilla» and of raw
 column names (the shared quick course run)."""
+
 import html
 import re
 
@@ -11,7 +12,7 @@ from helpers import PROJECT_ROOT, course, results
 from helpers.experiments import base
 
 NOTEBOOKS = course.discover(PROJECT_ROOT / "notebooks")
-MIN_REPETITIONS = 3   # fewer repetitions give an IC that is just [min, max] (or a single point)
+MIN_REPETITIONS = 3  # fewer repetitions give an IC that is just [min, max] (or a single point)
 
 
 def _nb(path):
@@ -40,8 +41,9 @@ def test_every_notebook_ends_pointing_to_the_next(path):
     mine = _number(path.stem)
     later = [_number(p.stem) for p in NOTEBOOKS if _number(p.stem) > mine]
     if later:
-        assert target > mine and not [n for n in later if mine < n < target], \
+        assert target > mine and not [n for n in later if mine < n < target], (
             f"{path.stem} señala {named[0]} y se salta un cuaderno que existe"
+        )
     else:
         assert target == _number(NOTEBOOKS[0].stem)
 
@@ -64,7 +66,7 @@ def test_no_user_facing_text_says_semilla():
                 offenders.append(path.name)
     for path in (PROJECT_ROOT / "helpers" / "view").glob("*.py"):
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            prose = re.sub(r"\{[^{}]*\}", "", line)   # f-string expressions are code, not prose
+            prose = re.sub(r"\{[^{}]*\}", "", line)  # f-string expressions are code, not prose
             strings = [s for s in re.findall(r'"([^"]*)"', prose) if not re.fullmatch(r"[a-z_]+", s)]
             if any("semilla" in s.lower() for s in strings):
                 offenders.append(f"{path.name}:{n}")
@@ -115,7 +117,7 @@ def test_default_and_quick_verdicts_carry_an_interval():
         if latest is None or latest.df.empty:
             continue
         for claim in module.claims(latest.df, latest.meta):
-            if claim.status in (base.SE_CONFIRMA, base.NO_SE_SOSTIENE):   # a verdict that decides
+            if claim.status in (base.SE_CONFIRMA, base.NO_SE_SOSTIENE):  # a verdict that decides
                 checked += 1
                 assert claim.low == claim.low and claim.high == claim.high, (module.EXPERIMENT, claim.key)
                 assert claim.low <= claim.high and claim.n >= 2, (module.EXPERIMENT, claim.key, claim.n)

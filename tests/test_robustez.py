@@ -10,6 +10,7 @@
 - two runs in parallel from two processes both complete;
 - an unwritable results folder, or a full disk, is refused before anything is launched.
 """
+
 from __future__ import annotations
 
 import json
@@ -109,8 +110,13 @@ with experiment_run("robustez", {}, [name], image_roles=["alpine"], log=lambda s
 
 
 def _holder(engine_name: str) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, engine_name], cwd=PROJECT_ROOT, env=dict(os.environ),
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, engine_name],
+        cwd=PROJECT_ROOT,
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     line = proc.stdout.readline()
     assert line.startswith("LISTO"), f"el proceso no llegó a lanzar sus contenedores: {line!r}"
     return proc, line.split()[1]
@@ -123,7 +129,7 @@ def test_a_killed_run_is_reaped_and_a_live_one_is_not(engine_name, results_tmp):
     victim, victim_run = _holder(engine_name)
     survivor, survivor_run = _holder(engine_name)
     try:
-        victim.send_signal(signal.SIGKILL)   # as when JupyterLab restarts a busy kernel
+        victim.send_signal(signal.SIGKILL)  # as when JupyterLab restarts a busy kernel
         victim.wait()
         assert len(engine.list_labelled(victim_run)) == 2
         lines = []
@@ -155,19 +161,33 @@ def throwaway_dockerd(tmp_path, monkeypatch):
     bridge = f"cursobr{os.getpid() % 100000}"
     subprocess.run(["ip", "link", "add", bridge, "type", "bridge"], capture_output=True)
     subprocess.run(["ip", "link", "set", bridge, "up"], capture_output=True)
-    argv = ["dockerd", "-H", f"unix://{sock}", "--data-root", str(folder / "data"), "--exec-root",
-            str(folder / "exec"), "--pidfile", str(folder / "d.pid"), f"--bridge={bridge}", "--iptables=false",
-            "--ip-masq=false"]
+    argv = [
+        "dockerd",
+        "-H",
+        f"unix://{sock}",
+        "--data-root",
+        str(folder / "data"),
+        "--exec-root",
+        str(folder / "exec"),
+        "--pidfile",
+        str(folder / "d.pid"),
+        f"--bridge={bridge}",
+        "--iptables=false",
+        "--ip-masq=false",
+    ]
 
     def start():
         folder.mkdir(exist_ok=True)
-        stale = folder / "exec" / "containerd"   # the killed daemon's containerd: pid file and sockets
+        stale = folder / "exec" / "containerd"  # the killed daemon's containerd: pid file and sockets
         for leftover in [*stale.glob("containerd.pid"), *stale.glob("*.sock*")]:
             leftover.unlink(missing_ok=True)
         log = open(folder / "log", "ab")
         proc = subprocess.Popen(argv, stdout=log, stderr=log, start_new_session=True)
         for _ in range(240):
-            if subprocess.run(["docker", "-H", f"unix://{sock}", "info"], capture_output=True).returncode == 0:
+            if (
+                subprocess.run(["docker", "-H", f"unix://{sock}", "info"], capture_output=True).returncode
+                == 0
+            ):
                 return proc
             time.sleep(0.5)
         proc.kill()
@@ -187,9 +207,19 @@ def throwaway_dockerd(tmp_path, monkeypatch):
         yield daemon
     finally:
         if daemon["proc"].poll() is None:
-            subprocess.run(["docker", "-H", f"unix://{sock}", "rm", "-f",
-                            *subprocess.run(["docker", "-H", f"unix://{sock}", "ps", "-aq"], capture_output=True,
-                                            text=True).stdout.split()], capture_output=True)
+            subprocess.run(
+                [
+                    "docker",
+                    "-H",
+                    f"unix://{sock}",
+                    "rm",
+                    "-f",
+                    *subprocess.run(
+                        ["docker", "-H", f"unix://{sock}", "ps", "-aq"], capture_output=True, text=True
+                    ).stdout.split(),
+                ],
+                capture_output=True,
+            )
             stop(daemon["proc"])
         for netns in sorted((folder / "exec" / "netns").glob("*")):
             subprocess.run(["umount", "-l", str(netns)], capture_output=True)
@@ -203,8 +233,9 @@ def throwaway_dockerd(tmp_path, monkeypatch):
 
 @pytest.mark.engines
 def test_docker_dies_mid_run_and_podman_goes_on(throwaway_dockerd, results_tmp):
-    assert subprocess.run(["ip", "link", "show", "docker0"], capture_output=True).returncode == 0 or \
-        not shutil.which("ip"), "el daemon de prueba no debe tocar docker0"
+    assert subprocess.run(
+        ["ip", "link", "show", "docker0"], capture_output=True
+    ).returncode == 0 or not shutil.which("ip"), "el daemon de prueba no debe tocar docker0"
     lines: list[str] = []
     state = {"docker_runs": 0}
 
@@ -212,12 +243,16 @@ def test_docker_dies_mid_run_and_podman_goes_on(throwaway_dockerd, results_tmp):
         engine = eng.get_engine(arm.engine)
         if arm.engine == "docker":
             state["docker_runs"] += 1
-            if state["docker_runs"] == 3:   # the daemon dies right before the third Docker launch
+            if state["docker_runs"] == 3:  # the daemon dies right before the third Docker launch
                 throwaway_dockerd["stop"](throwaway_dockerd["proc"])
             # a container left running, as a detached launch would leave it
-            engine.launch(arm.image, ["sleep", "600"], run_id=ctx.run_id,
-                          name=ctx.container_name("docker", state["docker_runs"]),
-                          opts=eng.RunOptions(network="none", stop_timeout=0))
+            engine.launch(
+                arm.image,
+                ["sleep", "600"],
+                run_id=ctx.run_id,
+                name=ctx.container_name("docker", state["docker_runs"]),
+                opts=eng.RunOptions(network="none", stop_timeout=0),
+            )
         argv = engine.run_argv(arm.image, ["true"], run_id=ctx.run_id, opts=eng.RunOptions(network="none"))
         return [("arranque", eng_time(argv, engine), "ms")]
 
@@ -226,7 +261,9 @@ def test_docker_dies_mid_run_and_podman_goes_on(throwaway_dockerd, results_tmp):
 
         return m.time_command(argv, env=engine.env())
 
-    with base.experiment_run("robustez", {}, ["docker", "podman"], image_roles=["alpine"], log=lines.append) as ctx:
+    with base.experiment_run(
+        "robustez", {}, ["docker", "podman"], image_roles=["alpine"], log=lines.append
+    ) as ctx:
         arms = [base.Arm(e, "por_defecto", ctx.images[e]["alpine"]["name"]) for e in ("docker", "podman")]
         base.measure_rounds(ctx, arms, repetitions=4, warmup=0, measure=measure)
         run_dir = ctx.run.dir
@@ -255,11 +292,22 @@ def test_docker_dies_mid_run_and_podman_goes_on(throwaway_dockerd, results_tmp):
 # ---------------------------------------------------------------- two kernels at once
 @pytest.mark.engines
 def test_two_runs_in_parallel_both_complete(container_engines, results_tmp):
-    code = ("import sys\nfrom helpers.experiments import arranque\n"
-            f"arranque.run(arranque.config(repeticiones=3, calentamiento=0, imagenes=['alpine'], "
-            f"motores={container_engines!r}), log=lambda s: None)\n")
-    procs = [subprocess.Popen([sys.executable, "-c", code], cwd=PROJECT_ROOT, env=dict(os.environ),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    code = (
+        "import sys\nfrom helpers.experiments import arranque\n"
+        f"arranque.run(arranque.config(repeticiones=3, calentamiento=0, imagenes=['alpine'], "
+        f"motores={container_engines!r}), log=lambda s: None)\n"
+    )
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code],
+            cwd=PROJECT_ROOT,
+            env=dict(os.environ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     outs = [p.communicate(timeout=600) for p in procs]
     assert all(p.returncode == 0 for p in procs), outs
     runs = results.list_runs("arranque", results_tmp)

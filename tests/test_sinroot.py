@@ -6,6 +6,7 @@ and everything it left are removed afterwards.
 Slow (a fresh venv, a Debian image built with mmdebstrap --mode=unshare, the whole quick course): it
 runs only when asked for, with `make test-sinroot` (pytest -m sinroot).
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,18 @@ USER = f"curso-sr-{os.getpid()}"
 COURSE_TIMEOUT = 40 * 60
 # What the student's shell would have: no variable of ours (CURSO_RESULTADOS, CONTAINERS_CONF...)
 # leaks into the student's run; pip's settings of this machine do (they are the machine's, not ours).
-PASS_ENV = ("LANG", "PIP_DEFAULT_TIMEOUT", "PIP_CERT", "PIP_INDEX_URL", "PIP_FIND_LINKS", "PIP_TRUSTED_HOST",
-            "PIP_DISABLE_PIP_VERSION_CHECK", "http_proxy", "https_proxy", "no_proxy")
+PASS_ENV = (
+    "LANG",
+    "PIP_DEFAULT_TIMEOUT",
+    "PIP_CERT",
+    "PIP_INDEX_URL",
+    "PIP_FIND_LINKS",
+    "PIP_TRUSTED_HOST",
+    "PIP_DISABLE_PIP_VERSION_CHECK",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+)
 
 
 def _root(argv, **kw) -> subprocess.CompletedProcess:
@@ -36,8 +47,13 @@ def _root(argv, **kw) -> subprocess.CompletedProcess:
 
 
 def student_env(home: Path) -> list[str]:
-    env = {"HOME": str(home), "USER": USER, "LOGNAME": USER, "LANG": "C.UTF-8",
-           "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"}
+    env = {
+        "HOME": str(home),
+        "USER": USER,
+        "LOGNAME": USER,
+        "LANG": "C.UTF-8",
+        "PATH": "/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
+    }
     env.update({k: os.environ[k] for k in PASS_ENV if k in os.environ})
     return ["env", "-i", *(f"{k}={v}" for k, v in env.items())]
 
@@ -102,12 +118,23 @@ def student():
         # Rootless Podman and mmdebstrap --mode=unshare need subordinate ids (useradd may have given them).
         for path in (Path("/etc/subuid"), Path("/etc/subgid")):
             if not images._subid_range(path, USER, entry.pw_uid):
-                start = max(system.free_subid_start(Path("/etc/subuid")), system.free_subid_start(Path("/etc/subgid")))
+                start = max(
+                    system.free_subid_start(Path("/etc/subuid")), system.free_subid_start(Path("/etc/subgid"))
+                )
                 flag = "--add-subuids" if path.name == "subuid" else "--add-subgids"
                 done = _root(["usermod", flag, f"{start}-{start + 65535}", USER])
                 assert done.returncode == 0, done.stderr
-        clone = _root(["git", "-c", f"safe.directory={PROJECT_ROOT}", "clone", "-q", str(PROJECT_ROOT),
-                       str(home / "curso")])
+        clone = _root(
+            [
+                "git",
+                "-c",
+                f"safe.directory={PROJECT_ROOT}",
+                "clone",
+                "-q",
+                str(PROJECT_ROOT),
+                str(home / "curso"),
+            ]
+        )
         assert clone.returncode == 0, clone.stderr
         _root(["chown", "-R", f"{USER}:{USER}", str(home / "curso")])
         yield {"home": home, "uid": entry.pw_uid, "repo": home / "curso"}
@@ -132,8 +159,11 @@ def test_quick_course_as_a_student_without_root(student):
     assert "Traceback" not in output.split("helpers.course")[0], output[-3000:]  # set-up: no traceback
     summary_path = repo / "build" / "course.json"
     if done.returncode != 0 and summary_path.is_file():
-        failed = {nb["name"]: nb["error"] for nb in json.loads(summary_path.read_text())["notebooks"]
-                  if nb["status"] != "ok"}
+        failed = {
+            nb["name"]: nb["error"]
+            for nb in json.loads(summary_path.read_text())["notebooks"]
+            if nb["status"] != "ok"
+        }
         log = (repo / "build" / "course.log").read_text(errors="replace").splitlines()
         context = [line for name in failed for line in log if f"[{name}]" in line][-40:]
         pytest.fail(f"cuadernos fallidos como {USER}: {failed}\n" + "\n".join(context))
@@ -191,7 +221,9 @@ def test_quick_course_as_a_student_without_root(student):
     for name in engines.CONTAINER_ENGINES:
         engine = engines.get_engine(name)
         if engine.available:
-            assert not [rid for rid in run_ids if engine.list_labelled(rid)], f"quedaron contenedores en {name}"
+            assert not [rid for rid in run_ids if engine.list_labelled(rid)], (
+                f"quedaron contenedores en {name}"
+            )
 
 
 def test_a_student_in_the_docker_group_gets_docker(student):
@@ -201,9 +233,11 @@ def test_a_student_in_the_docker_group_gets_docker(student):
     repo, home = student["repo"], student["home"]
     if not (repo / ".venv" / "bin" / "python").exists():
         pytest.skip("el entorno del estudiante no se creó (falló la prueba anterior)")
-    script = ("from helpers import engines, environment; "
-              "print(engines.get_engine('docker').availability()); "
-              "print([p.detail for p in environment.course_parts() if p.part == 'Docker'][0])")
-    done = as_student(home, f"cd curso && .venv/bin/python -c \"{script}\"", timeout=300, groups=("docker",))
+    script = (
+        "from helpers import engines, environment; "
+        "print(engines.get_engine('docker').availability()); "
+        "print([p.detail for p in environment.course_parts() if p.part == 'Docker'][0])"
+    )
+    done = as_student(home, f'cd curso && .venv/bin/python -c "{script}"', timeout=300, groups=("docker",))
     assert done.returncode == 0, done.stderr[-2000:]
     assert "(True, None)" in done.stdout and "grupo «docker»" in done.stdout, done.stdout

@@ -1,4 +1,5 @@
 """A student without root: image builders, root checks, rootless Podman metadata, the docker group."""
+
 import json
 import tarfile
 from pathlib import Path
@@ -70,8 +71,9 @@ def test_ensure_skips_a_role_that_cannot_be_built_and_keeps_the_other(monkeypatc
 
     lines = []
     monkeypatch.setattr(images, "get_engine", lambda name: NoImages())
-    monkeypatch.setattr(images, "standin_reason",
-                        lambda role: "no está mmdebstrap." if role == "ubuntu" else None)
+    monkeypatch.setattr(
+        images, "standin_reason", lambda role: "no está mmdebstrap." if role == "ubuntu" else None
+    )
     imported = []
     monkeypatch.setattr(images, "_import", lambda engine, role, tag, log: imported.append(role))
     out = images.ensure(("alpine", "ubuntu"), ("podman",), log=lines.append, try_pull=False)
@@ -81,10 +83,13 @@ def test_ensure_skips_a_role_that_cannot_be_built_and_keeps_the_other(monkeypatc
     assert skipped and "mmdebstrap" in skipped[0]
 
 
-@pytest.mark.parametrize("fixture, rootless, network, storage", [
-    ("rootless_vfs.json", True, "slirp4netns", "vfs"),
-    ("rootful_overlay.json", False, "netavark", "overlay nativo"),
-])
+@pytest.mark.parametrize(
+    "fixture, rootless, network, storage",
+    [
+        ("rootless_vfs.json", True, "slirp4netns", "vfs"),
+        ("rootful_overlay.json", False, "netavark", "overlay nativo"),
+    ],
+)
 def test_podman_mode_names_rootless_network_and_storage(fixture, rootless, network, storage):
     mode = engines.podman_mode(json.loads((FIXTURES / fixture).read_text()))
     assert mode["rootless"] is rootless
@@ -94,8 +99,10 @@ def test_podman_mode_names_rootless_network_and_storage(fixture, rootless, netwo
 
 def test_podman_mode_recognises_fuse_overlayfs_and_pasta():
     data = json.loads((FIXTURES / "rootless_vfs.json").read_text())
-    data["store"] = {"graphDriverName": "overlay",
-                     "graphOptions": {"overlay.mount_program": {"Executable": "/usr/bin/fuse-overlayfs"}}}
+    data["store"] = {
+        "graphDriverName": "overlay",
+        "graphOptions": {"overlay.mount_program": {"Executable": "/usr/bin/fuse-overlayfs"}},
+    }
     assert engines.podman_mode(data)["storage"] == "overlay con fuse-overlayfs"
     data["host"]["pasta"] = {"executable": "/usr/bin/pasta"}
     data["version"]["Version"] = "5.0.2"
@@ -160,13 +167,28 @@ def test_a_missing_image_role_skips_that_arm_and_keeps_the_engine(monkeypatch, t
         def availability(self):
             return True, None
 
-    alpine = {"role": "alpine", "name": "curso/busybox-estatico:1", "id": "x", "size_bytes": 1, "origin": "sustituto"}
+    alpine = {
+        "role": "alpine",
+        "name": "curso/busybox-estatico:1",
+        "id": "x",
+        "size_bytes": 1,
+        "origin": "sustituto",
+    }
     monkeypatch.setattr(base.eng, "get_engine", lambda name: HasAlpineOnly())
-    monkeypatch.setattr(base.images, "resolve_all",
-                        lambda roles, names: {"podman": {"alpine": alpine, "ubuntu": None}})
-    monkeypatch.setattr(images, "standin_reason", lambda role: "no está mmdebstrap." if role == "ubuntu" else None)
-    with base.experiment_run("prueba_sinroot", {}, ["podman"], image_roles=["alpine", "ubuntu"],
-                             root=tmp_path, log=lambda line: None) as ctx:
+    monkeypatch.setattr(
+        base.images, "resolve_all", lambda roles, names: {"podman": {"alpine": alpine, "ubuntu": None}}
+    )
+    monkeypatch.setattr(
+        images, "standin_reason", lambda role: "no está mmdebstrap." if role == "ubuntu" else None
+    )
+    with base.experiment_run(
+        "prueba_sinroot",
+        {},
+        ["podman"],
+        image_roles=["alpine", "ubuntu"],
+        root=tmp_path,
+        log=lambda line: None,
+    ) as ctx:
         assert ctx.engines == ["podman"] and list(ctx.images["podman"]) == ["alpine"]
     meta = json.loads(next(tmp_path.rglob("meta.json")).read_text())
     assert "mmdebstrap" in meta["skipped_arms"]["Podman / ubuntu"]

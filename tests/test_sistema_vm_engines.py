@@ -1,6 +1,7 @@
 """Experiment 8 with the real things: the course's VM under TCG (or KVM where it boots), real Docker or
 Podman containers, the memory-given-back measurement on both, and clean-up of QEMU processes and
 overlays on Ctrl-C."""
+
 from __future__ import annotations
 
 import json
@@ -46,10 +47,12 @@ def test_the_vm_boots_runs_commands_and_leaves_nothing(tmp_path):
         elapsed = machine.boot()
         assert elapsed > 0 and machine.overlay.exists()
         machine.sh("stty -echo; PS1=''")
-        assert machine.sh("uname -r")[-1].strip() == vm.assets().kernel_version   # the guest's own kernel
-        assert machine.sh("cat /proc/1/cmdline")[-1].replace("\0", " ").strip() == "/bin/busybox init"  # PID 1
+        assert machine.sh("uname -r")[-1].strip() == vm.assets().kernel_version  # the guest's own kernel
+        assert (
+            machine.sh("cat /proc/1/cmdline")[-1].replace("\0", " ").strip() == "/bin/busybox init"
+        )  # PID 1
         machine.sh("dd if=/dev/zero of=/x bs=1M count=4 2>/dev/null; sync")
-        assert machine.overlay_bytes() >= 4 << 20                                    # copy-on-write grew
+        assert machine.overlay_bytes() >= 4 << 20  # copy-on-write grew
         assert psutil.Process(machine.pid).is_running()
     finally:
         machine.stop()
@@ -60,8 +63,14 @@ def test_the_vm_boots_runs_commands_and_leaves_nothing(tmp_path):
 def test_a_short_run_measures_every_kind_and_cleans_up(results_tmp):
     require_vm()
     motor = first_engine()
-    cfg = exp.config(tipos=list(exp.DEFAULT_KINDS), instancias=1, repeticiones=1, calentamiento=0, memoria_mb=48,
-                     motor=motor)
+    cfg = exp.config(
+        tipos=list(exp.DEFAULT_KINDS),
+        instancias=1,
+        repeticiones=1,
+        calentamiento=0,
+        memoria_mb=48,
+        motor=motor,
+    )
     res: Resultado = exp.run(cfg, root=results_tmp, log=lambda line: None)
     assert res.status == "complete"
     df = res.df
@@ -76,32 +85,43 @@ def test_a_short_run_measures_every_kind_and_cleans_up(results_tmp):
     assert kept[vm_variant] > 70
     during = df[(df["metric"] == exp.DURANTE) & (df["variant"] == "sistema")]["value"].iloc[0]
     before = df[(df["metric"] == exp.ANTES) & (df["variant"] == "sistema")]["value"].iloc[0]
-    assert during - before > 40                 # the 48 MB block was really touched and seen
+    assert during - before > 40  # the 48 MB block was really touched and seen
     assert df[(df["metric"] == exp.DISCO) & (df["variant"] == vm_variant)]["value"].min() > 0
     assert res.meta["vm"]["acceleration"] in ("tcg", "kvm")
     assert qemu_of(f"curso-{exp.EXPERIMENT}-{res.meta['run_id'].lower()}") == []
-    assert not (vm.VM_DIR / "instancias" / res.meta["run_id"]).exists()     # overlays go with the run
+    assert not (vm.VM_DIR / "instancias" / res.meta["run_id"]).exists()  # overlays go with the run
     assert eng.get_engine(motor).list_labelled(res.meta["run_id"]) == []
 
 
 def test_ctrl_c_while_a_vm_boots_kills_qemu_and_removes_its_overlay(results_tmp):
     require_vm()
-    script = ("from helpers.experiments import sistema_vm as s\n"
-              "s.run(s.config(tipos=['vm'], instancias=1, repeticiones=3, calentamiento=0, memoria_mb=32,"
-              " aceleracion='tcg'))\n")
+    script = (
+        "from helpers.experiments import sistema_vm as s\n"
+        "s.run(s.config(tipos=['vm'], instancias=1, repeticiones=3, calentamiento=0, memoria_mb=32,"
+        " aceleracion='tcg'))\n"
+    )
     env = dict(os.environ, CURSO_RESULTADOS=str(results_tmp), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=PROJECT_ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         pids: list[int] = []
         while time.monotonic() < deadline and not pids:
             time.sleep(0.1)
-            pids = [p.pid for p in psutil.Process(proc.pid).children(recursive=True)
-                    if p.name().startswith("qemu-system")]
+            pids = [
+                p.pid
+                for p in psutil.Process(proc.pid).children(recursive=True)
+                if p.name().startswith("qemu-system")
+            ]
         assert pids, "no apareció ningún proceso de QEMU"
         overlays = list((vm.VM_DIR / "instancias").rglob("*.qcow2"))
-        proc.send_signal(signal.SIGINT)      # mid-boot: the marker has not appeared yet
+        proc.send_signal(signal.SIGINT)  # mid-boot: the marker has not appeared yet
         out, _ = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
@@ -123,11 +143,15 @@ def test_systemd_system_container_is_ready_when_systemd_says_so(results_tmp):
     from helpers.experiments import base
 
     require_vm()
-    if "podman" not in [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available] or not exp.systemd_image():
+    if (
+        "podman" not in [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available]
+        or not exp.systemd_image()
+    ):
         pytest.skip("hace falta Podman con la imagen curso/debian-systemd (make setup como root)")
     with base.experiment_run(exp.EXPERIMENT, {}, ["podman"], root=results_tmp, log=lambda line: None) as ctx:
-        instance = exp.ContainerInstance(ctx, "podman", exp.systemd_image(), "sistema_systemd",
-                                         ctx.container_name("systemd"))
+        instance = exp.ContainerInstance(
+            ctx, "podman", exp.systemd_image(), "sistema_systemd", ctx.container_name("systemd")
+        )
         assert instance.start() > 0
         engine = eng.get_engine("podman")
         state = engine.call(engine.exec_argv(instance.name, ["systemctl", "is-system-running"]))

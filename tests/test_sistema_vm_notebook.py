@@ -1,5 +1,6 @@
 """notebooks/08_sistema_vs_vm.ipynb headless: checked on the shared quick course run (one papermill run
 of every notebook per test session, tests/curso_rapido.py), not executed a second time here."""
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,9 @@ def test_notebook_runs_headless_in_the_quick_course():
     entry = next(n for n in summary["notebooks"] if n["name"] == NAME)
     assert entry["status"] == "ok", entry.get("error")
     executed = nbformat.read(run.build / "notebooks" / f"{NAME}.ipynb", as_version=4)
-    text = json.dumps([c.get("outputs", []) for c in executed.cells if c.cell_type == "code"],
-                      ensure_ascii=False)
+    text = json.dumps(
+        [c.get("outputs", []) for c in executed.cells if c.cell_type == "code"], ensure_ascii=False
+    )
     assert "Traceback" not in text
     runs = sorted((run.results / "sistema_vm").iterdir())
     assert runs, "el cuaderno no dejó ninguna corrida"
@@ -39,5 +41,5 @@ def test_notebook_runs_headless_in_the_quick_course():
     if vm.availability()[0]:
         accel = meta["vm"]["acceleration"]
         assert accel in ("tcg", "kvm")
-        if accel == "tcg":   # every emulated figure says so: in the verdicts and the tables
+        if accel == "tcg":  # every emulated figure says so: in the verdicts and the tables
             assert "emulada" in text

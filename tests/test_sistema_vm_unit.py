@@ -1,5 +1,6 @@
 """Experiment 8 (sistema_vm) without engines: validation, the guest's build pieces, analysis, verdicts,
 views. The tables here are hand-made rows in the run format (what a run would write)."""
+
 from __future__ import annotations
 
 import gzip
@@ -23,21 +24,31 @@ matplotlib.use("Agg")
 def test_registered_and_contract():
     assert experiments.get("sistema_vm") is exp
     assert exp.NOTEBOOK == "08_sistema_vs_vm"
-    assert set(exp.QUICK) <= {"TIPOS", "INSTANCIAS", "REPETICIONES", "MEMORIA_MB", "ACELERACION", "CALENTAMIENTO"}
+    assert set(exp.QUICK) <= {
+        "TIPOS",
+        "INSTANCIAS",
+        "REPETICIONES",
+        "MEMORIA_MB",
+        "ACELERACION",
+        "CALENTAMIENTO",
+    }
     assert "qemu-system-x86" in exp.DEBIAN_PACKAGES and "qemu-utils" in exp.DEBIAN_PACKAGES
 
 
-@pytest.mark.parametrize("params, word", [
-    ({"tipos": ["vm", "lxc"]}, "TIPOS"),
-    ({"tipos": []}, "TIPOS"),
-    ({"instancias": 0}, "INSTANCIAS"),
-    ({"instancias": 9}, "INSTANCIAS"),
-    ({"repeticiones": 0}, "REPETICIONES"),
-    ({"memoria_mb": 8}, "MEMORIA_MB"),
-    ({"memoria_mb": "mucho"}, "MEMORIA_MB"),
-    ({"aceleracion": "hyperv"}, "ACELERACION"),
-    ({"motor": "lxd"}, "MOTOR"),
-])
+@pytest.mark.parametrize(
+    "params, word",
+    [
+        ({"tipos": ["vm", "lxc"]}, "TIPOS"),
+        ({"tipos": []}, "TIPOS"),
+        ({"instancias": 0}, "INSTANCIAS"),
+        ({"instancias": 9}, "INSTANCIAS"),
+        ({"repeticiones": 0}, "REPETICIONES"),
+        ({"memoria_mb": 8}, "MEMORIA_MB"),
+        ({"memoria_mb": "mucho"}, "MEMORIA_MB"),
+        ({"aceleracion": "hyperv"}, "ACELERACION"),
+        ({"motor": "lxd"}, "MOTOR"),
+    ],
+)
 def test_bad_parameters_are_spanish_errors(params, word):
     with pytest.raises(ParametroInvalido, match=word):
         exp.config(**params)
@@ -80,14 +91,14 @@ def test_kvm_refused_before_anything_is_launched(monkeypatch, results_tmp):
 def _read_cpio(data: bytes) -> dict[str, tuple[int, bytes]]:
     out, pos = {}, 0
     while True:
-        header = data[pos:pos + 110]
+        header = data[pos : pos + 110]
         assert header[:6] == b"070701"
-        fields = [int(header[6 + 8 * i:14 + 8 * i], 16) for i in range(13)]
+        fields = [int(header[6 + 8 * i : 14 + 8 * i], 16) for i in range(13)]
         mode, size, namesize = fields[1], fields[6], fields[11]
-        name = data[pos + 110:pos + 110 + namesize - 1].decode()
+        name = data[pos + 110 : pos + 110 + namesize - 1].decode()
         pos += 110 + namesize
         pos += -pos % 4
-        body = data[pos:pos + size]
+        body = data[pos : pos + size]
         pos += size
         pos += -pos % 4
         if name == "TRAILER!!!":
@@ -112,9 +123,9 @@ def test_initramfs_loads_the_modules_in_dependency_order(tmp_path):
     dest = vm.build_initramfs(fake_busybox, modules, tmp_path / "initramfs.cpio.gz")
     files = _read_cpio(gzip.decompress(dest.read_bytes()))
     init = files["init"][1].decode()
-    assert init.index("virtio_ring virtio virtio_mmio") >= 0       # virtio needs virtio_ring first
+    assert init.index("virtio_ring virtio virtio_mmio") >= 0  # virtio needs virtio_ring first
     assert 'INIT="/bin/busybox init"' in init and "switch_root /newroot $INIT" in init
-    assert "curso.init=" in init                                   # systemd disks: curso.init=/sbin/init
+    assert "curso.init=" in init  # systemd disks: curso.init=/sbin/init
     assert files["bin/sh"] == (0o120777, b"busybox")
     assert all(f"lib/modules/{m}.ko" in files for m in vm.MODULES)
 
@@ -133,7 +144,7 @@ def test_gzip_input_is_deterministic(tmp_path):
     a = vm.gzip_input(tmp_path / "a.txt", 1).read_bytes()
     b = vm.gzip_input(tmp_path / "b.txt", 1).read_bytes()
     assert a == b and len(a) >= 1 << 20
-    assert len(gzip.compress(a)) < len(a) / 2        # text-like: gzip has real work to do
+    assert len(gzip.compress(a)) < len(a) / 2  # text-like: gzip has real work to do
 
 
 def test_the_same_inittab_line_on_both_sides():
@@ -144,8 +155,12 @@ def test_the_same_inittab_line_on_both_sides():
 def test_systemd_kinds_are_optional_and_labelled():
     assert exp.config().tipos == list(exp.DEFAULT_KINDS)
     cfg = exp.config(tipos=["sistema_systemd", "vm_systemd"])
-    assert exp.variant_of("vm_systemd", "tcg") == "vm_systemd_emulada" and exp.is_emulated("vm_systemd_emulada")
-    assert "emulada" in exp.kind_label("vm_systemd_emulada") and "systemd" in exp.kind_label("sistema_systemd")
+    assert exp.variant_of("vm_systemd", "tcg") == "vm_systemd_emulada" and exp.is_emulated(
+        "vm_systemd_emulada"
+    )
+    assert "emulada" in exp.kind_label("vm_systemd_emulada") and "systemd" in exp.kind_label(
+        "sistema_systemd"
+    )
     assert cfg.tipos == ["sistema_systemd", "vm_systemd"]
     assert "/sbin/init" in vm.kernel_cmdline("/sbin/init")
 
@@ -159,8 +174,19 @@ def test_kernel_cmdline_gives_the_tsc_frequency_when_known(monkeypatch):
 
 # ---------------------------------------------------------------- analysis and verdicts
 def _rows(variant, engine, metric, values, unit):
-    return [dict(experiment=exp.EXPERIMENT, engine=engine, image="", variant=variant, rep=i + 1, metric=metric,
-                 value=v, unit=unit) for i, v in enumerate(values)]
+    return [
+        dict(
+            experiment=exp.EXPERIMENT,
+            engine=engine,
+            image="",
+            variant=variant,
+            rep=i + 1,
+            metric=metric,
+            value=v,
+            unit=unit,
+        )
+        for i, v in enumerate(values)
+    ]
 
 
 def _run_df(vm_variant="vm_emulada", vm_kept=(99.0, 100.5, 101.0), vm_disk=(0.31, 0.32, 0.33)):
@@ -172,8 +198,11 @@ def _run_df(vm_variant="vm_emulada", vm_kept=(99.0, 100.5, 101.0), vm_disk=(0.31
     rows += _rows(vm_variant, "qemu", exp.DISCO, list(vm_disk), "MB")
     rows += _rows("sistema", "docker", exp.PSS, [5.0, 5.2, 4.9], "MB")
     rows += _rows(vm_variant, "qemu", exp.PSS, [196.0, 197.0, 198.0], "MB")
-    for metric, container, machine in ((exp.ANTES, 0.05, 200.0), (exp.DURANTE, 64.1, 252.0),
-                                       (exp.DESPUES, 0.1, 252.1)):
+    for metric, container, machine in (
+        (exp.ANTES, 0.05, 200.0),
+        (exp.DURANTE, 64.1, 252.0),
+        (exp.DESPUES, 0.1, 252.1),
+    ):
         rows += _rows("sistema", "docker", metric, [container] * 3, "MB")
         rows += _rows(vm_variant, "qemu", metric, [machine] * 3, "MB")
     rows += _rows("sistema", "docker", exp.RETENIDA, [0.1, 0.2, 0.1], "%")
@@ -194,7 +223,7 @@ def test_emulated_vm_speed_is_not_judged_but_its_memory_and_disk_are():
     assert "comparación de la clase" in claims["arranque_10x"].detail["motivo"]
     assert claims["arranque_10x"].detail["emulada"] is True
     assert claims["gzip_vm_emulada"].status == base.NO_CONCLUYENTE
-    assert claims["gzip_vm_emulada"].more_reps is None        # more repetitions would not decide it
+    assert claims["gzip_vm_emulada"].more_reps is None  # more repetitions would not decide it
     assert claims["vm_retiene_memoria"].status == base.SE_CONFIRMA
     assert claims["contenedor_devuelve_memoria"].status == base.SE_CONFIRMA
     assert claims["vm_disco_650"].status == base.NO_SE_SOSTIENE
@@ -211,9 +240,11 @@ def test_with_kvm_the_speed_claims_are_judged():
 
 def test_systemd_pair_gets_its_own_provisioning_verdict():
     df = _run_df()
-    extra = pd.DataFrame(_rows("sistema_systemd", "podman", exp.ARRANQUE, [2000, 2100, 1900], "ms")
-                         + _rows("vm_systemd_emulada", "qemu", exp.ARRANQUE, [70000, 75000, 80000], "ms"),
-                         columns=COLUMNS)
+    extra = pd.DataFrame(
+        _rows("sistema_systemd", "podman", exp.ARRANQUE, [2000, 2100, 1900], "ms")
+        + _rows("vm_systemd_emulada", "qemu", exp.ARRANQUE, [70000, 75000, 80000], "ms"),
+        columns=COLUMNS,
+    )
     claims = _claims(pd.concat([df, extra], ignore_index=True))
     claim = claims["arranque_10x_systemd"]
     assert claim.status == base.NO_CONCLUYENTE and claim.detail["init"] == "systemd"
@@ -229,7 +260,7 @@ def test_fewer_than_three_values_decide_nothing():
     df = _run_df(vm_kept=(100.0,))
     claim = _claims(df)["vm_retiene_memoria"]
     assert claim.status == base.NO_CONCLUYENTE and "n = 1" in claim.detail["motivo"]
-    assert not claim.detail.get("tcg")        # not the emulation's fault: too few instances
+    assert not claim.detail.get("tcg")  # not the emulation's fault: too few instances
 
 
 def test_no_vm_in_the_run_means_no_data():
@@ -271,8 +302,12 @@ def test_reference_file_and_comparison():
 def test_views_with_a_run(tmp_path, capsys):
     from helpers.view import sistema_vm as view
 
-    res = base.Resultado(exp.EXPERIMENT, _run_df(), tmp_path,
-                         {"status": "complete", "vm": {"acceleration": "tcg", "reason": "KVM no funciona aquí."}})
+    res = base.Resultado(
+        exp.EXPERIMENT,
+        _run_df(),
+        tmp_path,
+        {"status": "complete", "vm": {"acceleration": "tcg", "reason": "KVM no funciona aquí."}},
+    )
     assert "emulada" in view.aceleracion(res)
     shown = view.tabla(res).data
     assert shown[shown["Instancia"].str.contains("VM")]["Instancia"].str.contains("emulada").all()
@@ -287,6 +322,13 @@ def test_views_with_a_run(tmp_path, capsys):
 def test_views_without_a_run():
     from helpers.view import sistema_vm as view
 
-    for func in (view.tabla, view.aceleracion, view.grafico_arranque, view.grafico_memoria, view.grafico_gzip,
-                 view.comparacion, view.veredictos):
+    for func in (
+        view.tabla,
+        view.aceleracion,
+        view.grafico_arranque,
+        view.grafico_memoria,
+        view.grafico_gzip,
+        view.comparacion,
+        view.veredictos,
+    ):
         assert func(None) is None

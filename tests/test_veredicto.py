@@ -1,5 +1,6 @@
 """The one verdict rule (experiments.base.decide / judge), branch by branch, on constructed intervals;
 and how a verdict is worded (view.common)."""
+
 import math
 
 import numpy as np
@@ -13,43 +14,56 @@ INF = float("inf")
 
 
 # ---------------------------------------------------------------- decide: every branch
-@pytest.mark.parametrize("low, high, claimed, region, expected", [
-    # "no difference" (ratio 1, margin ±5 %): only an IC wholly inside the margin confirms it
-    (0.97, 1.03, 1.0, (0.95, 1.05), base.SE_CONFIRMA),
-    (0.96, 1.04, 1.0, (0.95, 1.05), base.SE_CONFIRMA),
-    (0.90, 1.03, 1.0, (0.95, 1.05), base.NO_CONCLUYENTE),   # contains 1, but pokes out of the margin
-    (0.80, 1.40, 1.0, (0.95, 1.05), base.NO_CONCLUYENTE),   # absence of evidence is not confirmation
-    (1.10, 1.30, 1.0, (0.95, 1.05), base.NO_SE_SOSTIENE),   # excludes 1
-    (0.70, 0.90, 1.0, (0.95, 1.05), base.NO_SE_SOSTIENE),
-    # inside the margin while excluding the claimed value exactly: equivalence wins
-    (1.01, 1.04, 1.0, (0.95, 1.05), base.SE_CONFIRMA),
-    # a claimed factor ("~2x", margin 1.6-2.5)
-    (1.80, 2.20, 2.0, (1.6, 2.5), base.SE_CONFIRMA),
-    (1.20, 1.50, 2.0, (1.6, 2.5), base.NO_SE_SOSTIENE),     # faster, but far from twice
-    (0.70, 0.90, 2.0, (1.6, 2.5), base.NO_SE_SOSTIENE),     # the other way round
-    (1.50, 2.10, 2.0, (1.6, 2.5), base.NO_CONCLUYENTE),
-    # a claimed percentage with a one-sided margin (-inf allowed)
-    (-3.0, 2.0, 0.0, (-INF, 5.0), base.SE_CONFIRMA),
-    (-30.0, 2.0, 0.0, (-INF, 5.0), base.SE_CONFIRMA),
-    (-3.0, 9.0, 0.0, (-INF, 5.0), base.NO_CONCLUYENTE),
-    (6.0, 9.0, 0.0, (-INF, 5.0), base.NO_SE_SOSTIENE),
-    # the boundaries belong to the margin
-    (0.95, 1.05, 1.0, (0.95, 1.05), base.SE_CONFIRMA),
-])
+@pytest.mark.parametrize(
+    "low, high, claimed, region, expected",
+    [
+        # "no difference" (ratio 1, margin ±5 %): only an IC wholly inside the margin confirms it
+        (0.97, 1.03, 1.0, (0.95, 1.05), base.SE_CONFIRMA),
+        (0.96, 1.04, 1.0, (0.95, 1.05), base.SE_CONFIRMA),
+        (0.90, 1.03, 1.0, (0.95, 1.05), base.NO_CONCLUYENTE),  # contains 1, but pokes out of the margin
+        (0.80, 1.40, 1.0, (0.95, 1.05), base.NO_CONCLUYENTE),  # absence of evidence is not confirmation
+        (1.10, 1.30, 1.0, (0.95, 1.05), base.NO_SE_SOSTIENE),  # excludes 1
+        (0.70, 0.90, 1.0, (0.95, 1.05), base.NO_SE_SOSTIENE),
+        # inside the margin while excluding the claimed value exactly: equivalence wins
+        (1.01, 1.04, 1.0, (0.95, 1.05), base.SE_CONFIRMA),
+        # a claimed factor ("~2x", margin 1.6-2.5)
+        (1.80, 2.20, 2.0, (1.6, 2.5), base.SE_CONFIRMA),
+        (1.20, 1.50, 2.0, (1.6, 2.5), base.NO_SE_SOSTIENE),  # faster, but far from twice
+        (0.70, 0.90, 2.0, (1.6, 2.5), base.NO_SE_SOSTIENE),  # the other way round
+        (1.50, 2.10, 2.0, (1.6, 2.5), base.NO_CONCLUYENTE),
+        # a claimed percentage with a one-sided margin (-inf allowed)
+        (-3.0, 2.0, 0.0, (-INF, 5.0), base.SE_CONFIRMA),
+        (-30.0, 2.0, 0.0, (-INF, 5.0), base.SE_CONFIRMA),
+        (-3.0, 9.0, 0.0, (-INF, 5.0), base.NO_CONCLUYENTE),
+        (6.0, 9.0, 0.0, (-INF, 5.0), base.NO_SE_SOSTIENE),
+        # the boundaries belong to the margin
+        (0.95, 1.05, 1.0, (0.95, 1.05), base.SE_CONFIRMA),
+    ],
+)
 def test_decide_branches(low, high, claimed, region, expected):
     assert base.decide(low, high, claimed=claimed, region=region) == expected
 
 
-@pytest.mark.parametrize("low, high, claimed", [
-    (math.nan, 1.0, 1.0), (0.9, math.nan, 1.0), (0.9, 1.1, math.nan), (None, 1.1, 1.0)])
+@pytest.mark.parametrize(
+    "low, high, claimed", [(math.nan, 1.0, 1.0), (0.9, math.nan, 1.0), (0.9, 1.1, math.nan), (None, 1.1, 1.0)]
+)
 def test_decide_without_an_interval_cannot_judge(low, high, claimed):
     assert base.decide(low, high, claimed=claimed, region=(0.9, 1.1)) == base.SIN_DATOS
 
 
 # ---------------------------------------------------------------- judge
 def test_judge_inconclusive_says_how_many_repetitions_would_help():
-    c = base.judge("k", "«No hay diferencia»", "el capítulo original", 1.02, 0.90, 1.14,
-                   claimed=1.0, region=(0.95, 1.05), n=10)
+    c = base.judge(
+        "k",
+        "«No hay diferencia»",
+        "el capítulo original",
+        1.02,
+        0.90,
+        1.14,
+        claimed=1.0,
+        region=(0.95, 1.05),
+        n=10,
+    )
     assert c.status == base.NO_CONCLUYENTE
     assert c.more_reps is not None and c.more_reps > 10
     # a wider interval (same centre) asks for more repetitions
@@ -68,8 +82,10 @@ def test_judge_only_inconclusive_carries_more_repetitions():
 def test_a_single_measurement_gets_no_verdict():
     c = base.judge("k", "s", "f", 13.0, 13.0, 13.0, claimed=10.0, region=(7.5, 13.3), n=1)
     assert c.status == base.SIN_DATOS
-    assert base.judge("k", "s", "f", 13.0, 12.0, 13.2, claimed=10.0, region=(7.5, 13.3), n=3).status == \
-        base.SE_CONFIRMA
+    assert (
+        base.judge("k", "s", "f", 13.0, 12.0, 13.2, claimed=10.0, region=(7.5, 13.3), n=3).status
+        == base.SE_CONFIRMA
+    )
 
 
 def test_judge_unstable_overrides_the_interval():
@@ -89,11 +105,11 @@ def test_repetitions_to_decide_shrinks_like_root_n():
 
 # ---------------------------------------------------------------- unstable measurements
 def test_unstable_flags_two_clusters_and_wide_spread():
-    two_clusters = [0.13, 0.14, 0.15, 0.13, 2.0, 2.1, 1.9, 2.05]       # 03's «archivos» in Docker
+    two_clusters = [0.13, 0.14, 0.15, 0.13, 2.0, 2.1, 1.9, 2.05]  # 03's «archivos» in Docker
     assert measure.unstable(two_clusters)
-    assert measure.unstable([1, 1, 1, 3, 3, 3, 5, 5])                    # IQR / median > 0.5
+    assert measure.unstable([1, 1, 1, 3, 3, 3, 5, 5])  # IQR / median > 0.5
     assert not measure.unstable([1.00, 1.02, 0.98, 1.01, 0.99, 1.03])
-    assert not measure.unstable([1.0, 50.0])                             # too few to say
+    assert not measure.unstable([1.0, 50.0])  # too few to say
     rng = np.random.default_rng(1)
     assert not measure.unstable(rng.normal(100, 5, 30))
 
@@ -101,7 +117,7 @@ def test_unstable_flags_two_clusters_and_wide_spread():
 # ---------------------------------------------------------------- words
 def test_every_status_has_its_words():
     statuses = [base.SE_CONFIRMA, base.NO_SE_SOSTIENE, base.NO_CONCLUYENTE, base.INESTABLE, base.SIN_DATOS]
-    assert set(common.VERDICT) == set(statuses)   # the old statuses are gone
+    assert set(common.VERDICT) == set(statuses)  # the old statuses are gone
     assert common.VERDICT[base.SE_CONFIRMA] == "se confirma"
     assert common.VERDICT[base.NO_SE_SOSTIENE] == "no se sostiene"
     assert common.VERDICT[base.INESTABLE] == "medición inestable: repite"

@@ -1,6 +1,7 @@
 """A student who runs every cell in JupyterLab before pressing «Ejecutar», on a machine with no run
 yet, gets a Spanish notice in each results cell, never a traceback. Every registered experiment's view
 module (helpers/view/<EXPERIMENT>.py) is checked, and the closing table's."""
+
 import importlib
 import inspect
 

@@ -1,4 +1,5 @@
 """Is "bare metal" a virtual machine? system.virtualization on constructed files, and on this machine."""
+
 import subprocess
 from pathlib import Path
 
@@ -36,8 +37,9 @@ def test_each_witness_alone_is_enough(tmp_path):
     assert v["es_vm"] and set(v["pistas"]) == {"cpuid"}
     v = system.virtualization(**_files(_dir(tmp_path, "b"), FLAGS_METAL, vendor="QEMU"))
     assert v["es_vm"] and v["tecnologia"] == "QEMU" and set(v["pistas"]) == {"dmi"}
-    v = system.virtualization(**_files(_dir(tmp_path, "c"), FLAGS_METAL,
-                                       cmdline="console=ttyS0 -- --firecracker-init"))
+    v = system.virtualization(
+        **_files(_dir(tmp_path, "c"), FLAGS_METAL, cmdline="console=ttyS0 -- --firecracker-init")
+    )
     assert v["es_vm"] and v["tecnologia"] == "Firecracker"
     assert "máquina virtual (Firecracker)" in v["descripcion"] and "bare metal" in v["descripcion"]
 
@@ -46,8 +48,11 @@ def test_this_machine_is_detected_as_what_it_is():
     """Independent evidence, read here without the helper: the raw CPU flags, the boot line, and
     systemd-detect-virt. This project's machines are Firecracker guests: there it must say so."""
     v = system.virtualization()
-    flags = any("hypervisor" in line.split() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("flags"))
+    flags = any(
+        "hypervisor" in line.split()
+        for line in Path("/proc/cpuinfo").read_text().splitlines()
+        if line.startswith("flags")
+    )
     boot = Path("/proc/cmdline").read_text().lower()
     detect = None
     try:

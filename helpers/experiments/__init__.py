@@ -4,6 +4,7 @@ Each entry is a module of this package that follows the contract in `base.Experi
 CONTRIBUTING.md). The course runner, the class comparison, the reference loader, `make pack`, the
 closing LAUNCH vs RUNNING table, `make setup` and the tests enumerate this list.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -22,15 +23,29 @@ REGISTRY: list[str] = [
 
 _extra: dict[str, ModuleType] = {}  # registered at run time (tests register a toy experiment)
 
-REQUIRED = ("EXPERIMENT", "TITLE", "NOTEBOOK", "CONTROLS", "BASELINE", "QUICK", "Config", "config", "run",
-            "summarize", "claims", "compare")
+REQUIRED = (
+    "EXPERIMENT",
+    "TITLE",
+    "NOTEBOOK",
+    "CONTROLS",
+    "BASELINE",
+    "QUICK",
+    "Config",
+    "config",
+    "run",
+    "summarize",
+    "claims",
+    "compare",
+)
 
 
 def check(module: ModuleType) -> ModuleType:
     """The module, if it provides the contract; else a TypeError naming what is missing."""
     missing = [name for name in REQUIRED if not hasattr(module, name)]
     if missing:
-        raise TypeError(f"{module.__name__} no cumple el contrato de experimento: le falta {', '.join(missing)}")
+        raise TypeError(
+            f"{module.__name__} no cumple el contrato de experimento: le falta {', '.join(missing)}"
+        )
     return module
 
 

@@ -25,6 +25,7 @@ the outer container except the idle `sleep`s) and its image store on disk (`alma
 The socket-mount pattern is explained in the notebook and never run: no container gets the host
 engine's socket.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -77,15 +78,26 @@ METRIC_WORK = "trabajo"
 METRIC_WORK_E2E = "trabajo_extremo"
 METRIC_PSS = "pss_motor_interior"
 METRIC_STORE = "almacen_interior"
-COMPARABLE = [METRIC_START, METRIC_START_INNER, METRIC_WORK, METRIC_WORK_E2E]  # not the one-off memory/disk reads
-UNITS = {METRIC_START: "ms", METRIC_START_INNER: "ms", METRIC_WORK: "s", METRIC_WORK_E2E: "s",
-         METRIC_PSS: "MB", METRIC_STORE: "MB"}
+COMPARABLE = [
+    METRIC_START,
+    METRIC_START_INNER,
+    METRIC_WORK,
+    METRIC_WORK_E2E,
+]  # not the one-off memory/disk reads
+UNITS = {
+    METRIC_START: "ms",
+    METRIC_START_INNER: "ms",
+    METRIC_WORK: "s",
+    METRIC_WORK_E2E: "s",
+    METRIC_PSS: "MB",
+    METRIC_STORE: "MB",
+}
 
 # Where the course's shared files appear inside every outer container (read-only).
 SHARE_IN_CONTAINER = "/opt/curso-anidado"
 PROBE_IN_CONTAINER = probes.in_container("cronometro")
 CACHE = eng.CACHE_DIR / "anidamiento"
-SHARE = CACHE / "compartido"        # mounted read-only: containers.conf and the saved images
+SHARE = CACHE / "compartido"  # mounted read-only: containers.conf and the saved images
 INNER_CONF = SHARE / "containers.conf"
 SLEEP = ["sleep", "86400"]
 
@@ -108,9 +120,11 @@ REAPER = 'trap "exit 0" TERM INT; while :; do sleep 3600 & wait; done'
 # The inner Docker daemon: cgroup v1 hierarchies are bind-mounted read-only into a container that is not
 # fully privileged, so they are remounted read-write first (harmless where they already are), then the
 # daemon runs without touching the network (every container of this experiment runs with --network none).
-DIND_ENTRY = ('for d in /sys/fs/cgroup/*; do mount -o remount,bind,rw "$d" 2>/dev/null; done; '
-              "dockerd --iptables=false --bridge=none --log-level=error & "
-              'trap "exit 0" TERM INT; while :; do wait; sleep 1; done')
+DIND_ENTRY = (
+    'for d in /sys/fs/cgroup/*; do mount -o remount,bind,rw "$d" 2>/dev/null; done; '
+    "dockerd --iptables=false --bridge=none --log-level=error & "
+    'trap "exit 0" TERM INT; while :; do wait; sleep 1; done'
+)
 
 
 @dataclass(frozen=True)
@@ -133,8 +147,12 @@ class NestedImage:
 
 
 NESTED = {
-    "podman": NestedImage("podman", "curso/anidado-podman:1",
-                          ("podman", "runc", "uidmap", "fuse-overlayfs", "iptables"), "/var/lib/containers"),
+    "podman": NestedImage(
+        "podman",
+        "curso/anidado-podman:1",
+        ("podman", "runc", "uidmap", "fuse-overlayfs", "iptables"),
+        "/var/lib/containers",
+    ),
     "docker": NestedImage("docker", "curso/anidado-docker:1", ("docker.io", "iptables"), "/var/lib/docker"),
 }
 
@@ -146,11 +164,46 @@ def busybox_tar(engine_name: str) -> Path:
 
 # Capabilities by number (linux/capability.h), to find the ones the host itself lacks.
 CAPABILITIES = (
-    "CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "SETPCAP",
-    "LINUX_IMMUTABLE", "NET_BIND_SERVICE", "NET_BROADCAST", "NET_ADMIN", "NET_RAW", "IPC_LOCK", "IPC_OWNER",
-    "SYS_MODULE", "SYS_RAWIO", "SYS_CHROOT", "SYS_PTRACE", "SYS_PACCT", "SYS_ADMIN", "SYS_BOOT", "SYS_NICE",
-    "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "MKNOD", "LEASE", "AUDIT_WRITE", "AUDIT_CONTROL", "SETFCAP",
-    "MAC_OVERRIDE", "MAC_ADMIN", "SYSLOG", "WAKE_ALARM", "BLOCK_SUSPEND", "AUDIT_READ", "PERFMON", "BPF",
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "DAC_READ_SEARCH",
+    "FOWNER",
+    "FSETID",
+    "KILL",
+    "SETGID",
+    "SETUID",
+    "SETPCAP",
+    "LINUX_IMMUTABLE",
+    "NET_BIND_SERVICE",
+    "NET_BROADCAST",
+    "NET_ADMIN",
+    "NET_RAW",
+    "IPC_LOCK",
+    "IPC_OWNER",
+    "SYS_MODULE",
+    "SYS_RAWIO",
+    "SYS_CHROOT",
+    "SYS_PTRACE",
+    "SYS_PACCT",
+    "SYS_ADMIN",
+    "SYS_BOOT",
+    "SYS_NICE",
+    "SYS_RESOURCE",
+    "SYS_TIME",
+    "SYS_TTY_CONFIG",
+    "MKNOD",
+    "LEASE",
+    "AUDIT_WRITE",
+    "AUDIT_CONTROL",
+    "SETFCAP",
+    "MAC_OVERRIDE",
+    "MAC_ADMIN",
+    "SYSLOG",
+    "WAKE_ALARM",
+    "BLOCK_SUSPEND",
+    "AUDIT_READ",
+    "PERFMON",
+    "BPF",
     "CHECKPOINT_RESTORE",
 )
 
@@ -173,7 +226,7 @@ def missing_capabilities(status_text: str | None = None) -> list[str]:
 @dataclass(frozen=True)
 class Attempt:
     key: str
-    label: str          # Spanish, what was added
+    label: str  # Spanish, what was added
     security_opt: tuple[str, ...] = ()
     devices: tuple[str, ...] = ()
 
@@ -182,36 +235,56 @@ class Attempt:
 # the inner engine is a host directory in every attempt, so storage is never what fails.
 LADDER = (
     Attempt("por_defecto", "las opciones por defecto"),
-    Attempt("seccomp", "seccomp=unconfined (sin filtro de llamadas al sistema)", security_opt=("seccomp=unconfined",)),
+    Attempt(
+        "seccomp",
+        "seccomp=unconfined (sin filtro de llamadas al sistema)",
+        security_opt=("seccomp=unconfined",),
+    ),
     Attempt("unmask", "unmask=ALL (/proc y /sys sin rutas tapadas)", security_opt=("unmask=ALL",)),
-    Attempt("seccomp_unmask", "seccomp=unconfined + unmask=ALL", security_opt=("seccomp=unconfined", "unmask=ALL")),
+    Attempt(
+        "seccomp_unmask", "seccomp=unconfined + unmask=ALL", security_opt=("seccomp=unconfined", "unmask=ALL")
+    ),
 )
 
 # Known errors of a nested engine and what they mean (pattern, Spanish explanation).
 ERROR_EXPLANATIONS = (
-    (r"unable to apply caps",
-     "--privileged pide todas las capacidades del kernel, y el host mismo no las tiene todas (aquí falta "
-     "CAP_SYS_RESOURCE, la de subir límites de recursos): runc no puede dar lo que no tiene."),
-    (r"sethostname",
-     "El filtro seccomp por defecto del contenedor exterior bloquea sethostname (y otras llamadas al sistema "
-     "de administración) a un proceso sin CAP_SYS_ADMIN: runc, dentro, no puede dar nombre al contenedor "
-     "interior."),
-    (r"mount proc|mounting \"proc\"",
-     "Es el error que registró el capítulo original. runc, dentro, intenta montar un /proc nuevo para el "
-     "contenedor interior y el kernel se niega: el /proc del contenedor exterior tiene rutas tapadas (por "
-     "ejemplo /proc/kcore o /proc/sys) y el kernel no deja montar un proc que mostraría más de lo que ya "
-     "se ve."),
-    (r"fuse: device not found|fuse-overlayfs: cannot mount",
-     "El Podman de dentro no puede montar su almacén de imágenes. Sin CAP_SYS_ADMIN no puede usar el overlay "
-     "del kernel directamente y recurre a fuse-overlayfs, que necesita el dispositivo /dev/fuse, y el "
-     "contenedor exterior no lo tiene."),
-    (r"read-only file system",
-     "Los cgroups del contenedor exterior están montados solo lectura: el motor de dentro no puede crear el "
-     "cgroup del contenedor interior."),
-    (r"newuidmap|uid_map",
-     "No se pudo crear el espacio de nombres de usuario: newuidmap no pudo escribir el mapa de UID."),
-    (r"Cannot connect to the Docker daemon|daemon de Docker de dentro",
-     "El daemon de Docker de dentro no respondió."),
+    (
+        r"unable to apply caps",
+        "--privileged pide todas las capacidades del kernel, y el host mismo no las tiene todas (aquí falta "
+        "CAP_SYS_RESOURCE, la de subir límites de recursos): runc no puede dar lo que no tiene.",
+    ),
+    (
+        r"sethostname",
+        "El filtro seccomp por defecto del contenedor exterior bloquea sethostname (y otras llamadas al sistema "
+        "de administración) a un proceso sin CAP_SYS_ADMIN: runc, dentro, no puede dar nombre al contenedor "
+        "interior.",
+    ),
+    (
+        r"mount proc|mounting \"proc\"",
+        "Es el error que registró el capítulo original. runc, dentro, intenta montar un /proc nuevo para el "
+        "contenedor interior y el kernel se niega: el /proc del contenedor exterior tiene rutas tapadas (por "
+        "ejemplo /proc/kcore o /proc/sys) y el kernel no deja montar un proc que mostraría más de lo que ya "
+        "se ve.",
+    ),
+    (
+        r"fuse: device not found|fuse-overlayfs: cannot mount",
+        "El Podman de dentro no puede montar su almacén de imágenes. Sin CAP_SYS_ADMIN no puede usar el overlay "
+        "del kernel directamente y recurre a fuse-overlayfs, que necesita el dispositivo /dev/fuse, y el "
+        "contenedor exterior no lo tiene.",
+    ),
+    (
+        r"read-only file system",
+        "Los cgroups del contenedor exterior están montados solo lectura: el motor de dentro no puede crear el "
+        "cgroup del contenedor interior.",
+    ),
+    (
+        r"newuidmap|uid_map",
+        "No se pudo crear el espacio de nombres de usuario: newuidmap no pudo escribir el mapa de UID.",
+    ),
+    (
+        r"Cannot connect to the Docker daemon|daemon de Docker de dentro",
+        "El daemon de Docker de dentro no respondió.",
+    ),
 )
 
 
@@ -260,10 +333,14 @@ class Config:
                 raise ParametroInvalido(f"NIVELES: valor desconocido {value!r}. Opciones válidas: 1, 2, 3.")
             clean.append(int(value))
         if 1 not in clean:
-            raise ParametroInvalido("NIVELES debe incluir el 1: cada nivel se compara con el anterior, "
-                                    "empezando por un contenedor normal.")
+            raise ParametroInvalido(
+                "NIVELES debe incluir el 1: cada nivel se compara con el anterior, "
+                "empezando por un contenedor normal."
+            )
         if not isinstance(self.privilegiado, bool):
-            raise ParametroInvalido(f"PRIVILEGIADO debe ser True o False, pero recibió {self.privilegiado!r}.")
+            raise ParametroInvalido(
+                f"PRIVILEGIADO debe ser True o False, pero recibió {self.privilegiado!r}."
+            )
         motores = validate.choices("MOTORES", self.motores, eng.ENGINE_NAMES, allow_empty=True)
         return Config(
             repeticiones=validate.positive_int("REPETICIONES", self.repeticiones, maximum=200),
@@ -294,8 +371,12 @@ def nested_image_info(engine_name: str) -> dict | None:
     for name in images._names_for(engine, spec.tag):
         info = engine.image_info(name)
         if info:
-            return {**info, "name": name, "packages": list(spec.packages),
-                    "origin": "mmdebstrap --variant=minbase bookworm --include=" + ",".join(spec.packages)}
+            return {
+                **info,
+                "name": name,
+                "packages": list(spec.packages),
+                "origin": "mmdebstrap --variant=minbase bookworm --include=" + ",".join(spec.packages),
+            }
     return None
 
 
@@ -308,19 +389,25 @@ def ensure_nested_image(engine_name: str, log: Log = print_log) -> dict:
     engine = eng.get_engine(engine_name)
     start = time.monotonic()
     if not spec.rootfs_tar.is_file():
-        log(f"Construyo la imagen de nivel 2 con {engine.display} dentro ({', '.join(spec.packages)}); "
-            "se hace una sola vez…")
+        log(
+            f"Construyo la imagen de nivel 2 con {engine.display} dentro ({', '.join(spec.packages)}); "
+            "se hace una sola vez…"
+        )
         images.build_rootfs_tar(spec.rootfs_tar, include=spec.packages, log=log)
-        log(f"    sistema de archivos listo en {time.monotonic() - start:.0f} s "
-            f"({spec.rootfs_tar.stat().st_size / 1e6:.0f} MB).")
+        log(
+            f"    sistema de archivos listo en {time.monotonic() - start:.0f} s "
+            f"({spec.rootfs_tar.stat().st_size / 1e6:.0f} MB)."
+        )
     log(f"    importando {spec.tag} en {engine.display}…")
     images.import_tar(engine, spec.rootfs_tar, spec.tag)
     spec.rootfs_tar.unlink(missing_ok=True)  # the engine holds it now; a rebuild takes a minute or two
     info = nested_image_info(engine_name)
     if info is None:
         raise ErrorDelCurso(f"{engine.display} importó {spec.tag}, pero no la encuentra.")
-    log(f"[ OK ] {engine.display}: {info['name']} ({(info['size_bytes'] or 0) / 1e6:.0f} MB) en "
-        f"{time.monotonic() - start:.0f} s.")
+    log(
+        f"[ OK ] {engine.display}: {info['name']} ({(info['size_bytes'] or 0) / 1e6:.0f} MB) en "
+        f"{time.monotonic() - start:.0f} s."
+    )
     return info
 
 
@@ -351,8 +438,10 @@ def prepare(engine_name: str, busybox_name: str, *, level3: bool, log: Log = pri
     return info
 
 
-NESTED_WHAT = ("anidar un motor dentro de un contenedor (niveles 2 y 3: el contenedor exterior monta sistemas "
-               "de archivos y crea contenedores)")
+NESTED_WHAT = (
+    "anidar un motor dentro de un contenedor (niveles 2 y 3: el contenedor exterior monta sistemas "
+    "de archivos y crea contenedores)"
+)
 NEEDS_ROOT = {"anidados": NESTED_WHAT, "chroot": ejecucion.CHROOT_WHAT}  # listed in notebook 00
 
 
@@ -421,13 +510,16 @@ class Chain:
             argv = self.cli.exec_argv(name, argv)
         return argv
 
-    def call(self, argv: Sequence[str], *, depth: int | None = None, timeout: float = 180,
-             what: str = "") -> str:
+    def call(
+        self, argv: Sequence[str], *, depth: int | None = None, timeout: float = 180, what: str = ""
+    ) -> str:
         result = self.cli.call(self.wrap(argv, depth), timeout=timeout)
         if result.returncode != 0:
-            raise ComandoFallido(f"{self.cli.display} (nivel {len(self.outer if depth is None else self.outer[:depth]) + 1}) "
-                                 f"no pudo {what or 'ejecutar ' + ' '.join(argv)[:80]}: "
-                                 f"{short_error(result.stderr or result.stdout)}")
+            raise ComandoFallido(
+                f"{self.cli.display} (nivel {len(self.outer if depth is None else self.outer[:depth]) + 1}) "
+                f"no pudo {what or 'ejecutar ' + ' '.join(argv)[:80]}: "
+                f"{short_error(result.stderr or result.stdout)}"
+            )
         return result.stdout
 
 
@@ -443,11 +535,20 @@ def nested_options(engine_name: str, *, mode: dict, store: str, inner: bool) -> 
     share = SHARE_IN_CONTAINER if inner else str(SHARE)
     probe = PROBE_IN_CONTAINER if inner else str(probes.path("cronometro"))
     return eng.RunOptions(
-        network="none", privileged=bool(mode.get("privileged")), security_opt=tuple(mode.get("security_opt", ())),
-        devices=tuple(mode.get("devices", ())), cap_add=tuple(mode.get("cap_add", ())),
-        volumes=[(share, SHARE_IN_CONTAINER, "ro"), (probe, PROBE_IN_CONTAINER, "ro"), (store, spec.store, "")],
+        network="none",
+        privileged=bool(mode.get("privileged")),
+        security_opt=tuple(mode.get("security_opt", ())),
+        devices=tuple(mode.get("devices", ())),
+        cap_add=tuple(mode.get("cap_add", ())),
+        volumes=[
+            (share, SHARE_IN_CONTAINER, "ro"),
+            (probe, PROBE_IN_CONTAINER, "ro"),
+            (store, spec.store, ""),
+        ],
         env={"CONTAINERS_CONF": f"{SHARE_IN_CONTAINER}/{INNER_CONF.name}"} if engine_name == "podman" else {},
-        stop_timeout=0, extra=tuple(mode.get("extra", ())))
+        stop_timeout=0,
+        extra=tuple(mode.get("extra", ())),
+    )
 
 
 def worker_options(depth: int) -> eng.RunOptions:
@@ -458,8 +559,9 @@ def worker_options(depth: int) -> eng.RunOptions:
 
 def startup_argv(engine_name: str, image: str, run_id: str) -> list[str]:
     """The `run --rm IMAGE echo ok` whose startup is measured (the same command at every level)."""
-    return eng.get_engine(engine_name).run_argv(image, ["echo", "ok"], run_id=run_id, remove=True,
-                                                opts=eng.RunOptions(network="none"))
+    return eng.get_engine(engine_name).run_argv(
+        image, ["echo", "ok"], run_id=run_id, remove=True, opts=eng.RunOptions(network="none")
+    )
 
 
 def _entry(engine_name: str) -> list[str]:
@@ -474,17 +576,30 @@ def _wait_inner_engine(chain: Chain, depth: int, timeout: float = 90) -> None:
     deadline = time.monotonic() + timeout
     last = ""
     while time.monotonic() < deadline:
-        result = chain.cli.call(chain.wrap(["docker", "version", "--format", "{{.Server.Version}}"], depth),
-                                timeout=30)
+        result = chain.cli.call(
+            chain.wrap(["docker", "version", "--format", "{{.Server.Version}}"], depth), timeout=30
+        )
         if result.returncode == 0 and result.stdout.strip():
             return
         last = short_error(result.stderr)
         time.sleep(0.5)
-    raise ComandoFallido(f"El daemon de Docker de dentro (nivel {depth + 1}) no respondió en {timeout:.0f} s: {last}")
+    raise ComandoFallido(
+        f"El daemon de Docker de dentro (nivel {depth + 1}) no respondió en {timeout:.0f} s: {last}"
+    )
 
 
-def build_chain(ctx, engine_name: str, level: int, mode: dict, busybox: str, nested_image: str,
-                workdir: Path, tag: str, log: Log, adopt: tuple[str, Path] | None = None) -> Chain:
+def build_chain(
+    ctx,
+    engine_name: str,
+    level: int,
+    mode: dict,
+    busybox: str,
+    nested_image: str,
+    workdir: Path,
+    tag: str,
+    log: Log,
+    adopt: tuple[str, Path] | None = None,
+) -> Chain:
     """Start the containers of one arm: level-1 arms get a worker on the host; deeper arms get
     `level - 1` nesting containers, each one inside the previous, then the worker inside the last.
     `adopt`: (name, store) of a level-2 container already running with busybox loaded (the attempt
@@ -511,17 +626,35 @@ def build_chain(ctx, engine_name: str, level: int, mode: dict, busybox: str, nes
             inner_store = f"{spec.store}/curso-nivel{depth + 2}"
             chain.call(["mkdir", "-p", inner_store], what="preparar el almacén del nivel siguiente")
             opts = nested_options(engine_name, mode=mode, store=inner_store, inner=True)
-            chain.call(cli.run_argv(nested_image, _entry(engine_name), run_id=ctx.run_id, name=name, remove=False,
-                                    detach=True, opts=opts), what=f"arrancar el contenedor de nivel {depth + 1}")
+            chain.call(
+                cli.run_argv(
+                    nested_image,
+                    _entry(engine_name),
+                    run_id=ctx.run_id,
+                    name=name,
+                    remove=False,
+                    detach=True,
+                    opts=opts,
+                ),
+                what=f"arrancar el contenedor de nivel {depth + 1}",
+            )
         chain.outer.append(name)
         _wait_inner_engine(chain, depth + 1)
         # What the engine inside needs: the nesting image (to go one level deeper) or busybox.
         load = spec.saved_tar if depth + 1 < level - 1 else busybox_tar(engine_name)
-        chain.call([engine_name, "load", "-q", "-i", f"{SHARE_IN_CONTAINER}/{load.name}"],
-                   what=f"cargar {load.name}")
+        chain.call(
+            [engine_name, "load", "-q", "-i", f"{SHARE_IN_CONTAINER}/{load.name}"], what=f"cargar {load.name}"
+        )
     chain.worker = ctx.container_name(tag, "trabajo")
-    argv = cli.run_argv(busybox, SLEEP, run_id=ctx.run_id, name=chain.worker, remove=False, detach=True,
-                        opts=worker_options(level - 1))
+    argv = cli.run_argv(
+        busybox,
+        SLEEP,
+        run_id=ctx.run_id,
+        name=chain.worker,
+        remove=False,
+        detach=True,
+        opts=worker_options(level - 1),
+    )
     chain.call(argv, what="arrancar el contenedor de trabajo")
     if chain.outer_pid:
         # Recorded so anyone can check afterwards that every nested process died with its outer container.
@@ -557,8 +690,9 @@ def process_tree(pid: int) -> list[list]:
     return out
 
 
-def try_unprivileged(ctx, busybox: str, nested_image: str, workdir: Path, log: Log
-                     ) -> tuple[list[dict], dict | None, tuple[str, Path] | None]:
+def try_unprivileged(
+    ctx, busybox: str, nested_image: str, workdir: Path, log: Log
+) -> tuple[list[dict], dict | None, tuple[str, Path] | None]:
     """Climb LADDER (Podman in Podman without --privileged) until an inner `run` works. Returns every
     attempt (opciones, ok, error, explicacion), the mode that worked (or None) and that attempt's
     container (name, store), left running for the measured arm."""
@@ -569,23 +703,48 @@ def try_unprivileged(ctx, busybox: str, nested_image: str, workdir: Path, log: L
         name = ctx.container_name("intento", step.key)
         store = workdir / f"almacen-intento-{step.key}"
         store.mkdir(parents=True, exist_ok=True)
-        record = {"clave": step.key, "opciones": step.label, "security_opt": list(step.security_opt),
-                  "devices": list(step.devices), "ok": False, "error": "", "explicacion": ""}
+        record = {
+            "clave": step.key,
+            "opciones": step.label,
+            "security_opt": list(step.security_opt),
+            "devices": list(step.devices),
+            "ok": False,
+            "error": "",
+            "explicacion": "",
+        }
         try:
-            cli.launch(nested_image, _entry("podman"), run_id=ctx.run_id, name=name,
-                       opts=nested_options("podman", mode=mode, store=str(store), inner=False))
+            cli.launch(
+                nested_image,
+                _entry("podman"),
+                run_id=ctx.run_id,
+                name=name,
+                opts=nested_options("podman", mode=mode, store=str(store), inner=False),
+            )
             chain = Chain("podman", outer=[name])
-            chain.call(["podman", "load", "-q", "-i", f"{SHARE_IN_CONTAINER}/{busybox_tar('podman').name}"],
-                       what="cargar busybox")
+            chain.call(
+                ["podman", "load", "-q", "-i", f"{SHARE_IN_CONTAINER}/{busybox_tar('podman').name}"],
+                what="cargar busybox",
+            )
             result = cli.call(chain.wrap(startup_argv("podman", busybox, ctx.run_id)), timeout=120)
             record["ok"] = result.returncode == 0 and "ok" in result.stdout
             if not record["ok"]:
                 record["error"] = short_error(result.stderr or result.stdout)
             else:
                 # Without CAP_SYS_ADMIN the inner Podman puts its containers in a user namespace: show it.
-                uid_map = cli.call(chain.wrap(cli.run_argv(busybox, ["cat", "/proc/self/uid_map"], run_id=ctx.run_id,
-                                                           opts=eng.RunOptions(network="none"))), timeout=120)
-                record["mapa_uid_interior"] = " | ".join(" ".join(ln.split()) for ln in uid_map.stdout.splitlines())
+                uid_map = cli.call(
+                    chain.wrap(
+                        cli.run_argv(
+                            busybox,
+                            ["cat", "/proc/self/uid_map"],
+                            run_id=ctx.run_id,
+                            opts=eng.RunOptions(network="none"),
+                        )
+                    ),
+                    timeout=120,
+                )
+                record["mapa_uid_interior"] = " | ".join(
+                    " ".join(ln.split()) for ln in uid_map.stdout.splitlines()
+                )
         except ComandoFallido as exc:
             record["error"] = short_error(str(exc))
         finally:
@@ -607,22 +766,37 @@ def privileged_mode(ctx, engine_name: str, nested_image: str, workdir: Path, log
     cli = eng.get_engine(engine_name)
     name = ctx.container_name("prueba-privilegiado", engine_name)
     opts = eng.RunOptions(network="none", privileged=True)
-    result = cli.call(cli.run_argv(nested_image, ["true"], run_id=ctx.run_id, name=name, remove=True, opts=opts),
-                      timeout=120)
+    result = cli.call(
+        cli.run_argv(nested_image, ["true"], run_id=ctx.run_id, name=name, remove=True, opts=opts),
+        timeout=120,
+    )
     cli.remove([name])
     if result.returncode == 0:
         return {"privileged": True}, {"modo": "--privileged"}
     error = short_error(result.stderr)
     missing = missing_capabilities()
     unconfined = "systempaths=unconfined" if engine_name == "docker" else "unmask=ALL"
-    mode = {"cap_add": ["ALL"], "extra": [arg for cap in missing for arg in ("--cap-drop", cap)],
-            "security_opt": ["seccomp=unconfined", unconfined]}
-    note = {"modo": "casi --privileged", "error_de_privileged": error, "explicacion": explain(error),
-            "capacidades_que_faltan_en_el_host": missing,
-            "opciones": ["--cap-add ALL", *[f"--cap-drop {c}" for c in missing], "--security-opt seccomp=unconfined",
-                         f"--security-opt {unconfined}"]}
-    log(f"  {cli.display}: --privileged falla aquí ({error[:120]}). Uso todas las capacidades que el host "
-        f"tiene (menos {', '.join(missing) or 'ninguna'}), sin seccomp y con /proc y /sys sin tapar.")
+    mode = {
+        "cap_add": ["ALL"],
+        "extra": [arg for cap in missing for arg in ("--cap-drop", cap)],
+        "security_opt": ["seccomp=unconfined", unconfined],
+    }
+    note = {
+        "modo": "casi --privileged",
+        "error_de_privileged": error,
+        "explicacion": explain(error),
+        "capacidades_que_faltan_en_el_host": missing,
+        "opciones": [
+            "--cap-add ALL",
+            *[f"--cap-drop {c}" for c in missing],
+            "--security-opt seccomp=unconfined",
+            f"--security-opt {unconfined}",
+        ],
+    }
+    log(
+        f"  {cli.display}: --privileged falla aquí ({error[:120]}). Uso todas las capacidades que el host "
+        f"tiene (menos {', '.join(missing) or 'ninguna'}), sin seccomp y con /proc y /sys sin tapar."
+    )
     return mode, note
 
 
@@ -639,9 +813,18 @@ def inner_engine_memory(outer_pid: int) -> dict:
     readings = [system.process_memory(p) for p in procs]
     kept = [r for r in readings if r.get("name") not in IDLE]
     totals = system.memory_totals(kept)
-    return {"pss": totals.get("pss"), "rss": totals.get("rss"),
-            "procesos": [{"nombre": r.get("name"), "pss_kb": (r.get("pss") or 0) // 1024,
-                          "rss_kb": (r.get("rss") or 0) // 1024} for r in kept]}
+    return {
+        "pss": totals.get("pss"),
+        "rss": totals.get("rss"),
+        "procesos": [
+            {
+                "nombre": r.get("name"),
+                "pss_kb": (r.get("pss") or 0) // 1024,
+                "rss_kb": (r.get("rss") or 0) // 1024,
+            }
+            for r in kept
+        ],
+    }
 
 
 def directory_size(path: Path) -> int:
@@ -678,7 +861,9 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
     """Measure every arm round-robin; rows are written as they are measured. Returns the Resultado."""
     cfg = cfg.validated()
     probes.ensure("cronometro", log)
-    with experiment_run(EXPERIMENT, asdict(cfg), cfg.motores, image_roles=["alpine"], root=root, log=log) as ctx:
+    with experiment_run(
+        EXPERIMENT, asdict(cfg), cfg.motores, image_roles=["alpine"], root=root, log=log
+    ) as ctx:
         workdir = Path(tempfile.mkdtemp(prefix=f"curso-anidamiento-{ctx.run_id}-"))
         # LIFO: containers are removed by label first, then this folder (their image stores) goes.
         ctx.defer(shutil.rmtree, workdir, ignore_errors=True)
@@ -692,8 +877,12 @@ def _run_in(cfg: Config, ctx, workdir: Path, progress: Progress, log: Log) -> No
     busybox = {e: ctx.images[e]["alpine"]["name"] for e in engines_ok}
     wanted = plan(cfg, engines_ok, busybox)
     chains: dict[NestArm, Chain] = {}
-    nesting_meta: dict = {"imagenes_anidadas": {}, "modos": {}, "intentos_sin_privilegios": [],
-                          "socket_del_motor": "nunca se monta (el cuaderno explica el patrón sin ejecutarlo)"}
+    nesting_meta: dict = {
+        "imagenes_anidadas": {},
+        "modos": {},
+        "intentos_sin_privilegios": [],
+        "socket_del_motor": "nunca se monta (el cuaderno explica el patrón sin ejecutarlo)",
+    }
     rootfs = None
     for arm in wanted:
         if arm.level == 0:
@@ -701,11 +890,16 @@ def _run_in(cfg: Config, ctx, workdir: Path, progress: Progress, log: Log) -> No
             if engines_ok and ctx.require_root("chroot", ejecucion.CHROOT_WHAT):
                 source = engines_ok[0]
                 rootfs = ejecucion.exported_rootfs(source, ctx.images[source]["alpine"], ctx.run_id, log)
-                nesting_meta["linea_base_cpu"] = {"tipo": "chroot a la imagen busybox exportada", "motor": source,
-                                                  "imagen": ctx.images[source]["alpine"]["name"]}
+                nesting_meta["linea_base_cpu"] = {
+                    "tipo": "chroot a la imagen busybox exportada",
+                    "motor": source,
+                    "imagen": ctx.images[source]["alpine"]["name"],
+                }
             else:
-                nesting_meta["linea_base_cpu"] = {"tipo": "binarios del host (sin chroot)",
-                                                  "motivo": why or ctx.run.meta["skipped_arms"]["chroot"]}
+                nesting_meta["linea_base_cpu"] = {
+                    "tipo": "binarios del host (sin chroot)",
+                    "motivo": why or ctx.run.meta["skipped_arms"]["chroot"],
+                }
             chains[arm] = Chain("bare")
             continue
         key = f"{arm.label} [{arm.engine}:{arm.variant}]"
@@ -724,8 +918,10 @@ def _run_in(cfg: Config, ctx, workdir: Path, progress: Progress, log: Log) -> No
                 nesting_meta["intentos_sin_privilegios"] = attempts
                 ctx.run.update_meta(anidamiento=nesting_meta)
                 if mode is None:
-                    ctx.skip_arm(key, "ninguna combinación sin --privileged funcionó aquí: "
-                                      f"{attempts[-1]['explicacion']}")
+                    ctx.skip_arm(
+                        key,
+                        f"ninguna combinación sin --privileged funcionó aquí: {attempts[-1]['explicacion']}",
+                    )
                     continue
             else:
                 if arm.engine not in nesting_meta["modos"]:
@@ -733,8 +929,18 @@ def _run_in(cfg: Config, ctx, workdir: Path, progress: Progress, log: Log) -> No
                     nesting_meta["modos"][arm.engine] = {"mode": mode, **note}
                 mode = nesting_meta["modos"][arm.engine]["mode"]
             log(f"Preparando {arm.label}…")
-            chain = build_chain(ctx, arm.engine, arm.level, mode, arm.image, info["name"], workdir,
-                                f"{arm.engine}-{arm.variant}", log, adopt=adopt)
+            chain = build_chain(
+                ctx,
+                arm.engine,
+                arm.level,
+                mode,
+                arm.image,
+                info["name"],
+                workdir,
+                f"{arm.engine}-{arm.variant}",
+                log,
+                adopt=adopt,
+            )
             chains[arm] = chain
             # Check the chain once before measuring, so a broken arm is skipped, not half-measured.
             chain.call(startup_argv(arm.engine, arm.image, ctx.run_id), what="arrancar `echo ok` dentro")
@@ -742,14 +948,17 @@ def _run_in(cfg: Config, ctx, workdir: Path, progress: Progress, log: Log) -> No
             chains.pop(arm, None)
             ctx.skip_arm(key, f"{exc} — {explain(str(exc))}")
         nesting_meta.setdefault("preparacion_s", {})[f"{arm.engine}:{arm.variant}"] = round(
-            time.monotonic() - started, 1)
+            time.monotonic() - started, 1
+        )
         ctx.run.update_meta(anidamiento=nesting_meta)
     if "docker" in engines_ok and 2 in cfg.niveles:
-        ctx.skip_arm("Docker en Docker sin --privileged",
-                     "no se intenta: el daemon de dentro necesita montar sistemas de archivos, crear redes y "
-                     "escribir en los cgroups (CAP_SYS_ADMIN, CAP_NET_ADMIN), y el Docker sin root que podría "
-                     "evitarlo necesita rootlesskit, que el curso no instala. El intento sin privilegios se hace "
-                     "con Podman.")
+        ctx.skip_arm(
+            "Docker en Docker sin --privileged",
+            "no se intenta: el daemon de dentro necesita montar sistemas de archivos, crear redes y "
+            "escribir en los cgroups (CAP_SYS_ADMIN, CAP_NET_ADMIN), y el Docker sin root que podría "
+            "evitarlo necesita rootlesskit, que el curso no instala. El intento sin privilegios se hace "
+            "con Podman.",
+        )
     arms = [a for a in wanted if a in chains]
     bare_env = eng.get_engine("bare").env()
     envs = {e: eng.get_engine(e).env() for e in engines_ok}
@@ -761,30 +970,49 @@ def _run_in(cfg: Config, ctx, workdir: Path, progress: Progress, log: Log) -> No
         depth = max(arm.level - 1, 0)  # how many containers the `run` happens inside
         if arm.level == 0:
             start = [probe_path(0), "echo", "ok"]
-            work = ([probe_path(0), "--root", str(rootfs), "sh", "-c", script] if rootfs else
-                    [probe_path(0), "sh", "-c", script])
+            work = (
+                [probe_path(0), "--root", str(rootfs), "sh", "-c", script]
+                if rootfs
+                else [probe_path(0), "sh", "-c", script]
+            )
         else:
             start = chain.wrap([probe_path(depth), *startup_argv(arm.engine, arm.image, ctx.run_id)])
             work = chain.wrap(chain.cli.exec_argv(chain.worker, [PROBE_IN_CONTAINER, "sh", "-c", script]))
         out = []
-        for argv, metric, inner_metric, scale in ((start, METRIC_START, METRIC_START_INNER, 1e6),
-                                                   (work, METRIC_WORK_E2E, METRIC_WORK, 1e9)):
+        for argv, metric, inner_metric, scale in (
+            (start, METRIC_START, METRIC_START_INNER, 1e6),
+            (work, METRIC_WORK_E2E, METRIC_WORK, 1e9),
+        ):
             elapsed, code, stderr = measure.spawn_and_wait(argv, env, keep_stderr=True)
             if code != 0:
-                raise ComandoFallido(f"{arm.label}: el comando terminó con código {code}: {short_error(stderr)}")
+                raise ComandoFallido(
+                    f"{arm.label}: el comando terminó con código {code}: {short_error(stderr)}"
+                )
             inner_ns, status = probes.parse_cronometro(stderr)
             if status != 0:
-                raise ComandoFallido(f"{arm.label}: dentro, el comando terminó con código {status}: "
-                                     f"{short_error(stderr)}")
-            out += [(metric, round(elapsed / scale, 6), UNITS[metric]),
-                    (inner_metric, round(inner_ns / scale, 6), UNITS[inner_metric])]
+                raise ComandoFallido(
+                    f"{arm.label}: dentro, el comando terminó con código {status}: {short_error(stderr)}"
+                )
+            out += [
+                (metric, round(elapsed / scale, 6), UNITS[metric]),
+                (inner_metric, round(inner_ns / scale, 6), UNITS[inner_metric]),
+            ]
         return out
 
-    measure_rounds(ctx, arms, repetitions=cfg.repeticiones, warmup=cfg.calentamiento, measure=measure_one,
-                   progress=progress,
-                   meta={"cronometros": "time.perf_counter_ns + posix_spawn desde el host (arranque, trabajo_extremo); "
-                                  "probes/cronometro un nivel más arriba (arranque_interior) o dentro (trabajo)",
-                         "carga_cpu": script, "niveles": {a.variant: a.level for a in arms}})
+    measure_rounds(
+        ctx,
+        arms,
+        repetitions=cfg.repeticiones,
+        warmup=cfg.calentamiento,
+        measure=measure_one,
+        progress=progress,
+        meta={
+            "cronometros": "time.perf_counter_ns + posix_spawn desde el host (arranque, trabajo_extremo); "
+            "probes/cronometro un nivel más arriba (arranque_interior) o dentro (trabajo)",
+            "carga_cpu": script,
+            "niveles": {a.variant: a.level for a in arms},
+        },
+    )
     # Memory and disk of each inner engine, once, with its worker container idle.
     for arm in arms:
         chain = chains[arm]
@@ -793,12 +1021,28 @@ def _run_in(cfg: Config, ctx, workdir: Path, progress: Progress, log: Log) -> No
         memory = inner_engine_memory(chain.outer_pid)
         store = directory_size(chain.store_dir) if chain.store_dir else 0
         nesting_meta.setdefault("memoria_y_disco", {})[f"{arm.engine}:{arm.variant}"] = {
-            "procesos": memory["procesos"], "almacen": str(chain.store_dir)}
+            "procesos": memory["procesos"],
+            "almacen": str(chain.store_dir),
+        }
         if memory["pss"] is not None:
-            ctx.run.append(engine=arm.engine, image=arm.image, variant=arm.variant, rep=1, metric=METRIC_PSS,
-                           value=round(memory["pss"] / 1e6, 3), unit="MB")
-        ctx.run.append(engine=arm.engine, image=arm.image, variant=arm.variant, rep=1, metric=METRIC_STORE,
-                       value=round(store / 1e6, 3), unit="MB")
+            ctx.run.append(
+                engine=arm.engine,
+                image=arm.image,
+                variant=arm.variant,
+                rep=1,
+                metric=METRIC_PSS,
+                value=round(memory["pss"] / 1e6, 3),
+                unit="MB",
+            )
+        ctx.run.append(
+            engine=arm.engine,
+            image=arm.image,
+            variant=arm.variant,
+            rep=1,
+            metric=METRIC_STORE,
+            value=round(store / 1e6, 3),
+            unit="MB",
+        )
     ctx.run.update_meta(anidamiento=nesting_meta)
 
 
@@ -818,15 +1062,43 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     spread that dwarfs the median (kept out of ratios and verdicts)."""
     rows = []
     if df is None or df.empty:
-        return pd.DataFrame(columns=["engine", "variant", "nivel", "metric", "unit", "n", "mediana", "q1", "q3",
-                                     "minimo", "ic_bajo", "ic_alto", "inestable"])
+        return pd.DataFrame(
+            columns=[
+                "engine",
+                "variant",
+                "nivel",
+                "metric",
+                "unit",
+                "n",
+                "mediana",
+                "q1",
+                "q3",
+                "minimo",
+                "ic_bajo",
+                "ic_alto",
+                "inestable",
+            ]
+        )
     for (engine, variant, metric), group in df.groupby(["engine", "variant", "metric"], sort=False):
         values = group["value"].to_numpy(dtype=float)
         s = measure.summarize(values)
-        rows.append({"engine": engine, "variant": variant, "nivel": level_of(variant), "metric": metric,
-                     "unit": group["unit"].iloc[0], "n": s.n, "mediana": s.median, "q1": s.q1, "q3": s.q3,
-                     "minimo": s.minimum, "ic_bajo": s.ci_low, "ic_alto": s.ci_high,
-                     "inestable": measure.unstable(values)})
+        rows.append(
+            {
+                "engine": engine,
+                "variant": variant,
+                "nivel": level_of(variant),
+                "metric": metric,
+                "unit": group["unit"].iloc[0],
+                "n": s.n,
+                "mediana": s.median,
+                "q1": s.q1,
+                "q3": s.q3,
+                "minimo": s.minimum,
+                "ic_bajo": s.ci_low,
+                "ic_alto": s.ci_high,
+                "inestable": measure.unstable(values),
+            }
+        )
     order = {v: i for i, v in enumerate(VARIANTS)}
     out = pd.DataFrame(rows)
     out["_o"] = out["variant"].map(lambda v: order.get(v, 99))
@@ -840,26 +1112,43 @@ def level_ratios(df: pd.DataFrame, metric: str) -> pd.DataFrame:
     if df is None or df.empty:
         return pd.DataFrame(columns=["engine", "variant", "base", "ratio", "ic_bajo", "ic_alto", "inestable"])
     present = set(zip(df["engine"], df["variant"]))
-    for engine, variant in sorted(present, key=lambda p: (p[0], VARIANTS.index(p[1]) if p[1] in VARIANTS else 99)):
+    for engine, variant in sorted(
+        present, key=lambda p: (p[0], VARIANTS.index(p[1]) if p[1] in VARIANTS else 99)
+    ):
         if engine == "bare":
             continue
-        base = {"nivel1": ("bare", "nivel0"), PRIV: (engine, "nivel1"), UNPRIV: (engine, "nivel1"),
-                "nivel3": (engine, PRIV)}.get(variant)
+        base = {
+            "nivel1": ("bare", "nivel0"),
+            PRIV: (engine, "nivel1"),
+            UNPRIV: (engine, "nivel1"),
+            "nivel3": (engine, PRIV),
+        }.get(variant)
         if base is None or base not in present:
             continue
         num, den = _values(df, engine, variant, metric), _values(df, *base, metric)
         if num.size == 0 or den.size == 0:
             continue
         r, lo, hi = measure.bootstrap_ratio_ci(num, den)
-        rows.append({"engine": engine, "variant": variant, "base": f"{base[0]}:{base[1]}", "ratio": r,
-                     "ic_bajo": lo, "ic_alto": hi, "inestable": measure.unstable(num) or measure.unstable(den)})
-    return pd.DataFrame(rows, columns=["engine", "variant", "base", "ratio", "ic_bajo", "ic_alto", "inestable"])
+        rows.append(
+            {
+                "engine": engine,
+                "variant": variant,
+                "base": f"{base[0]}:{base[1]}",
+                "ratio": r,
+                "ic_bajo": lo,
+                "ic_alto": hi,
+                "inestable": measure.unstable(num) or measure.unstable(den),
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["engine", "variant", "base", "ratio", "ic_bajo", "ic_alto", "inestable"]
+    )
 
 
 # The chapter's experiment-4 medians (data/reference/anidamiento.csv), for the claims' stated values.
 CHAPTER_START_L2_OVER_L1 = {"docker": 340 / 315, "podman": 241 / 166}
 CHAPTER_CPU_L2_OVER_L1 = {"docker": 0.581 / 0.536, "podman": 0.698 / 0.563}
-MODERATE = (1.0, 1.5)      # "moderate": a nested start costs at most +50 % over level 1
+MODERATE = (1.0, 1.5)  # "moderate": a nested start costs at most +50 % over level 1
 ACCUMULATES = (1.02, np.inf)  # "accumulates": each level adds at least 2 % to the same CPU work
 
 
@@ -898,57 +1187,114 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     reps = int((meta or {}).get("parameters", {}).get("repeticiones", 0) or 0)
     for engine in ("docker", "podman"):
         display = eng.DISPLAY[engine]
-        statement = (f"Anidar suma una sobrecarga de arranque moderada y aditiva ({display} dentro de {display}: "
-                     f"{'+8 %' if engine == 'docker' else '+45 %'} sobre el nivel 1).")
+        statement = (
+            f"Anidar suma una sobrecarga de arranque moderada y aditiva ({display} dentro de {display}: "
+            f"{'+8 %' if engine == 'docker' else '+45 %'} sobre el nivel 1)."
+        )
         row = _pick(start, engine=engine, variant=PRIV)
         if row is None:
             out.append(no_data("arranque_aditivo", statement, SOURCE, {"engine": engine}))
         else:
             level3 = _pick(start, engine=engine, variant="nivel3")
-            detail = {"engine": engine, "metric": METRIC_START_INNER,
-                      "nivel3_sobre_nivel2": None if level3 is None else
-                      (level3["ratio"], level3["ic_bajo"], level3["ic_alto"])}
-            out.append(judge("arranque_aditivo", statement, SOURCE, row["ratio"], row["ic_bajo"], row["ic_alto"],
-                             claimed=CHAPTER_START_L2_OVER_L1[engine], region=MODERATE, n=reps, unit="x",
-                             unstable=bool(row["inestable"]), detail=detail))
+            detail = {
+                "engine": engine,
+                "metric": METRIC_START_INNER,
+                "nivel3_sobre_nivel2": None
+                if level3 is None
+                else (level3["ratio"], level3["ic_bajo"], level3["ic_alto"]),
+            }
+            out.append(
+                judge(
+                    "arranque_aditivo",
+                    statement,
+                    SOURCE,
+                    row["ratio"],
+                    row["ic_bajo"],
+                    row["ic_alto"],
+                    claimed=CHAPTER_START_L2_OVER_L1[engine],
+                    region=MODERATE,
+                    n=reps,
+                    unit="x",
+                    unstable=bool(row["inestable"]),
+                    detail=detail,
+                )
+            )
     for engine in ("docker", "podman"):
         display = eng.DISPLAY[engine]
-        statement = (f"La sobrecarga de CPU se acumula con cada nivel ({display}: "
-                     f"{'+15 % → +24 %' if engine == 'docker' else '+21 % → +49 %'} sobre bare metal).")
+        statement = (
+            f"La sobrecarga de CPU se acumula con cada nivel ({display}: "
+            f"{'+15 % → +24 %' if engine == 'docker' else '+21 % → +49 %'} sobre bare metal)."
+        )
         row = _pick(work, engine=engine, variant=PRIV)
         if row is None:
             out.append(no_data("cpu_acumula", statement, SOURCE, {"engine": engine}))
         else:
             e2e = _pick(level_ratios(df, METRIC_WORK_E2E), engine=engine, variant=PRIV)
-            detail = {"engine": engine, "metric": METRIC_WORK,
-                      "extremo_a_extremo": None if e2e is None else (e2e["ratio"], e2e["ic_bajo"], e2e["ic_alto"])}
-            out.append(judge("cpu_acumula", statement, SOURCE, row["ratio"], row["ic_bajo"], row["ic_alto"],
-                             claimed=CHAPTER_CPU_L2_OVER_L1[engine], region=ACCUMULATES, n=reps, unit="x",
-                             unstable=bool(row["inestable"]), detail=detail))
+            detail = {
+                "engine": engine,
+                "metric": METRIC_WORK,
+                "extremo_a_extremo": None if e2e is None else (e2e["ratio"], e2e["ic_bajo"], e2e["ic_alto"]),
+            }
+            out.append(
+                judge(
+                    "cpu_acumula",
+                    statement,
+                    SOURCE,
+                    row["ratio"],
+                    row["ic_bajo"],
+                    row["ic_alto"],
+                    claimed=CHAPTER_CPU_L2_OVER_L1[engine],
+                    region=ACCUMULATES,
+                    n=reps,
+                    unit="x",
+                    unstable=bool(row["inestable"]),
+                    detail=detail,
+                )
+            )
     out.append(_syscall_claim(work))
     out.append(_privileged_claim(meta))
     return out
 
 
 def _syscall_claim(work: pd.DataFrame) -> Claim:
-    statement = ("La causa es que cada nivel añade un recorrido de namespaces a cada llamada al sistema.")
-    ours = {r["engine"]: (r["ratio"], r["ic_bajo"], r["ic_alto"]) for _, r in work.iterrows()
-            if r["variant"] == PRIV}
+    statement = "La causa es que cada nivel añade un recorrido de namespaces a cada llamada al sistema."
+    ours = {
+        r["engine"]: (r["ratio"], r["ic_bajo"], r["ic_alto"])
+        for _, r in work.iterrows()
+        if r["variant"] == PRIV
+    }
     try:
         theirs = _llamadas_claim()
     except Exception:  # noqa: BLE001 - another notebook's data must never break this one
         theirs = None
     if theirs is None or theirs.status == "sin_datos":
-        return no_data("causa_syscalls", statement, SOURCE,
-                       {"motivo": "falta la medición por llamada al sistema de namespaces de PID anidados: "
-                                  "ejecuta el cuaderno 05_llamadas_sistema y vuelve a este.",
-                        "trabajo_nivel2_sobre_nivel1": ours})
-    return judge("causa_syscalls", statement, SOURCE, theirs.value, theirs.low, theirs.high,
-                 claimed=theirs.claimed, region=theirs.region, n=theirs.n, unit=theirs.unit,
-                 unstable=theirs.status == "inestable",
-                 detail={"de_llamadas": {"clave": theirs.key, "afirmacion": theirs.statement,
-                                         "veredicto": theirs.status},
-                         "trabajo_nivel2_sobre_nivel1": ours})
+        return no_data(
+            "causa_syscalls",
+            statement,
+            SOURCE,
+            {
+                "motivo": "falta la medición por llamada al sistema de namespaces de PID anidados: "
+                "ejecuta el cuaderno 05_llamadas_sistema y vuelve a este.",
+                "trabajo_nivel2_sobre_nivel1": ours,
+            },
+        )
+    return judge(
+        "causa_syscalls",
+        statement,
+        SOURCE,
+        theirs.value,
+        theirs.low,
+        theirs.high,
+        claimed=theirs.claimed,
+        region=theirs.region,
+        n=theirs.n,
+        unit=theirs.unit,
+        unstable=theirs.status == "inestable",
+        detail={
+            "de_llamadas": {"clave": theirs.key, "afirmacion": theirs.statement, "veredicto": theirs.status},
+            "trabajo_nivel2_sobre_nivel1": ours,
+        },
+    )
 
 
 def _privileged_claim(meta: dict | None) -> Claim:
@@ -957,13 +1303,26 @@ def _privileged_claim(meta: dict | None) -> Claim:
     if not attempts:
         return no_data("pip_necesita_privileged", statement, SOURCE)
     worked = [a for a in attempts if a.get("ok")]
-    value = 1.0 if worked else 0.0   # 1 = an inner run worked without --privileged
-    detail = {"intentos": attempts, "funciono_con": worked[0]["opciones"] if worked else None,
-              "error_del_capitulo_visto": any("mount proc" in (a.get("error") or "") for a in attempts)}
+    value = 1.0 if worked else 0.0  # 1 = an inner run worked without --privileged
+    detail = {
+        "intentos": attempts,
+        "funciono_con": worked[0]["opciones"] if worked else None,
+        "error_del_capitulo_visto": any("mount proc" in (a.get("error") or "") for a in attempts),
+    }
     # The claim is "it fails": 0. It is confirmed only if every attempt failed (value 0, region [0, 0]);
     # one working attempt excludes the claimed 0.
-    return judge("pip_necesita_privileged", statement, SOURCE, value, value, value, claimed=0.0, region=(0.0, 0.0),
-                 n=len(attempts), detail=detail)
+    return judge(
+        "pip_necesita_privileged",
+        statement,
+        SOURCE,
+        value,
+        value,
+        value,
+        claimed=0.0,
+        region=(0.0, 0.0),
+        n=len(attempts),
+        detail=detail,
+    )
 
 
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
@@ -972,31 +1331,73 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
     rows = []
     # The chapter's method is not published: its startup and its CPU work "by exec" are set against both
     # of this run's readings (from the host with the `exec`s, and the inner part alone).
-    pairs = ((METRIC_START_INNER, METRIC_START), (METRIC_START, METRIC_START),
-             (METRIC_WORK, METRIC_WORK_E2E), (METRIC_WORK_E2E, METRIC_WORK_E2E))
+    pairs = (
+        (METRIC_START_INNER, METRIC_START),
+        (METRIC_START, METRIC_START),
+        (METRIC_WORK, METRIC_WORK_E2E),
+        (METRIC_WORK_E2E, METRIC_WORK_E2E),
+    )
     for metric, ref_metric in pairs:
         live = level_ratios(df, metric)
-        ref = level_ratios(reference, ref_metric) if reference is not None and len(reference) else live.iloc[0:0]
+        ref = (
+            level_ratios(reference, ref_metric)
+            if reference is not None and len(reference)
+            else live.iloc[0:0]
+        )
         for _, r in ref.iterrows():
             mine = _pick(live, engine=r["engine"], variant=r["variant"])
-            rows.append({"medida": metric, "engine": r["engine"], "variant": r["variant"], "base": r["base"],
-                         "referencia": r["ratio"],
-                         "tu_proporcion": np.nan if mine is None else mine["ratio"],
-                         "tu_ic_bajo": np.nan if mine is None else mine["ic_bajo"],
-                         "tu_ic_alto": np.nan if mine is None else mine["ic_alto"],
-                         "coincide": None if mine is None else bool(mine["ic_bajo"] <= r["ratio"] <= mine["ic_alto"])})
-    return pd.DataFrame(rows, columns=["medida", "engine", "variant", "base", "referencia", "tu_proporcion",
-                                       "tu_ic_bajo", "tu_ic_alto", "coincide"])
+            rows.append(
+                {
+                    "medida": metric,
+                    "engine": r["engine"],
+                    "variant": r["variant"],
+                    "base": r["base"],
+                    "referencia": r["ratio"],
+                    "tu_proporcion": np.nan if mine is None else mine["ratio"],
+                    "tu_ic_bajo": np.nan if mine is None else mine["ic_bajo"],
+                    "tu_ic_alto": np.nan if mine is None else mine["ic_alto"],
+                    "coincide": None
+                    if mine is None
+                    else bool(mine["ic_bajo"] <= r["ratio"] <= mine["ic_alto"]),
+                }
+            )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "medida",
+            "engine",
+            "variant",
+            "base",
+            "referencia",
+            "tu_proporcion",
+            "tu_ic_bajo",
+            "tu_ic_alto",
+            "coincide",
+        ],
+    )
 
 
 def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     """For the closing LAUNCH vs RUNNING table: what one more level costs, as a ratio to the level above
     (startup: LAUNCH; CPU work: RUNNING)."""
     rows = []
-    for metric, tipo, concepto in ((METRIC_START_INNER, "LAUNCH", "arranque anidado (nivel 2 / nivel 1)"),
-                                   (METRIC_WORK, "RUNNING", "trabajo de CPU anidado (nivel 2 / nivel 1)")):
+    for metric, tipo, concepto in (
+        (METRIC_START_INNER, "LAUNCH", "arranque anidado (nivel 2 / nivel 1)"),
+        (METRIC_WORK, "RUNNING", "trabajo de CPU anidado (nivel 2 / nivel 1)"),
+    ):
         for _, r in level_ratios(df, metric).iterrows():
             if r["variant"] == PRIV and not r["inestable"]:
-                rows.append({"concepto": concepto, "tipo": tipo, "entorno": r["engine"], "valor": r["ratio"],
-                             "ic_bajo": r["ic_bajo"], "ic_alto": r["ic_alto"], "unidad": "x"})
-    return pd.DataFrame(rows, columns=["concepto", "tipo", "entorno", "valor", "ic_bajo", "ic_alto", "unidad"])
+                rows.append(
+                    {
+                        "concepto": concepto,
+                        "tipo": tipo,
+                        "entorno": r["engine"],
+                        "valor": r["ratio"],
+                        "ic_bajo": r["ic_bajo"],
+                        "ic_alto": r["ic_alto"],
+                        "unidad": "x",
+                    }
+                )
+    return pd.DataFrame(
+        rows, columns=["concepto", "tipo", "entorno", "valor", "ic_bajo", "ic_alto", "unidad"]
+    )

@@ -6,6 +6,7 @@ and arms are interleaved round-robin. Two extra bare-metal variants teach what t
 - metodo_semilla: the shell builtin `echo` between two `date +%s%N` processes (the seed's script);
 - builtin: the same builtin between two reads of bash's $EPOCHREALTIME (no process at all).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -48,10 +49,13 @@ CONTROLS = [
     {"name": "motores", "kind": "multi", "label": "Motores", "options": list(eng.CONTAINER_ENGINES)},
 ]
 
-PROGRESS_LABEL = {"proceso": "(proceso real)", "metodo_semilla": "(método de la semilla)",
-                  "builtin": "(solo el builtin)"}
+PROGRESS_LABEL = {
+    "proceso": "(proceso real)",
+    "metodo_semilla": "(método de la semilla)",
+    "builtin": "(solo el builtin)",
+}
 
-SEED_SCRIPT = 's=$(date +%s%N); echo ok > /dev/null; e=$(date +%s%N); echo $((e - s))'
+SEED_SCRIPT = "s=$(date +%s%N); echo ok > /dev/null; e=$(date +%s%N); echo $((e - s))"
 BUILTIN_SCRIPT = 's=$EPOCHREALTIME; echo ok > /dev/null; e=$EPOCHREALTIME; echo "$s $e"'
 
 
@@ -69,8 +73,11 @@ class Config:
             repeticiones=validate.positive_int("REPETICIONES", self.repeticiones, maximum=1000),
             calentamiento=validate.non_negative_int("CALENTAMIENTO", self.calentamiento, maximum=100),
             imagenes=validate.choices("IMAGENES", self.imagenes, images.ROLE_NAMES),
-            motores=[m for m in validate.choices("MOTORES", self.motores, eng.ENGINE_NAMES, allow_empty=True)
-                     if m != "bare"],
+            motores=[
+                m
+                for m in validate.choices("MOTORES", self.motores, eng.ENGINE_NAMES, allow_empty=True)
+                if m != "bare"
+            ],
             variantes_bare=validate.choices("variantes_bare", self.variantes_bare, BARE_VARIANTS),
         )
 
@@ -95,8 +102,8 @@ def _builtin_ms() -> float:
 @dataclass(frozen=True)
 class Arm:
     engine: str
-    role: str        # image role, "" on bare metal
-    image: str       # the real image name, "" on bare metal
+    role: str  # image role, "" on bare metal
+    image: str  # the real image name, "" on bare metal
     variant: str
 
     @property
@@ -118,8 +125,9 @@ def plan(cfg: Config, engines_ok: list[str], imgs: dict) -> list[Arm]:
 def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, root=None) -> Resultado:
     """Measure every arm; rows are written as they are measured. Returns the Resultado."""
     cfg = cfg.validated()
-    with experiment_run(EXPERIMENT, asdict(cfg), cfg.motores, image_roles=cfg.imagenes,
-                        root=root, log=log) as ctx:
+    with experiment_run(
+        EXPERIMENT, asdict(cfg), cfg.motores, image_roles=cfg.imagenes, root=root, log=log
+    ) as ctx:
         arms = plan(cfg, ctx.engines, ctx.images)
         envs = {a.engine: eng.get_engine(a.engine).env() for a in arms}
         launches = itertools.count(1)
@@ -136,8 +144,15 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 value = measure.time_command(argv, env=envs[arm.engine])
             return [(METRIC, round(value, 4), "ms")]
 
-        measure_rounds(ctx, arms, repetitions=cfg.repeticiones, warmup=cfg.calentamiento, measure=measure_one,
-                       progress=progress, meta={"timer": "time.perf_counter_ns + os.posix_spawnp"})
+        measure_rounds(
+            ctx,
+            arms,
+            repetitions=cfg.repeticiones,
+            warmup=cfg.calentamiento,
+            measure=measure_one,
+            progress=progress,
+            meta={"timer": "time.perf_counter_ns + os.posix_spawnp"},
+        )
     return Resultado.load(ctx.run.dir)
 
 
@@ -156,17 +171,31 @@ def summarize(df: pd.DataFrame, meta: dict | None = None, *, baseline=BASELINE) 
         values = group["value"].to_numpy()
         s = measure.summarize(values)
         ratio, lo, hi = measure.bootstrap_ratio_ci(values, base) if base.size else (np.nan,) * 3
-        rows.append({"engine": engine_name, "role": role, "variant": variant,
-                     "image": group["image"].iloc[0], "n": s.n,
-                     "mediana_ms": s.median, "q1_ms": s.q1, "q3_ms": s.q3, "min_ms": s.minimum,
-                     "ic_bajo_ms": s.ci_low, "ic_alto_ms": s.ci_high,
-                     "x_bare": ratio, "x_bare_ic_bajo": lo, "x_bare_ic_alto": hi})
+        rows.append(
+            {
+                "engine": engine_name,
+                "role": role,
+                "variant": variant,
+                "image": group["image"].iloc[0],
+                "n": s.n,
+                "mediana_ms": s.median,
+                "q1_ms": s.q1,
+                "q3_ms": s.q3,
+                "min_ms": s.minimum,
+                "ic_bajo_ms": s.ci_low,
+                "ic_alto_ms": s.ci_high,
+                "x_bare": ratio,
+                "x_bare_ic_bajo": lo,
+                "x_bare_ic_alto": hi,
+            }
+        )
     order = {"bare": 0, "docker": 1, "podman": 2}
     out = pd.DataFrame(rows)
     if out.empty:
         return out
-    return out.sort_values(by=["engine", "role", "variant"], key=lambda c: c.map(order) if c.name == "engine" else c
-                           ).reset_index(drop=True)
+    return out.sort_values(
+        by=["engine", "role", "variant"], key=lambda c: c.map(order) if c.name == "engine" else c
+    ).reset_index(drop=True)
 
 
 def arm_values(df: pd.DataFrame, meta: dict | None, key: tuple[str, str]) -> np.ndarray:
@@ -177,8 +206,9 @@ def arm_values(df: pd.DataFrame, meta: dict | None, key: tuple[str, str]) -> np.
     return df[(df["engine"] == engine_name) & (df[col] == what)]["value"].to_numpy()
 
 
-def pair_ratio(df: pd.DataFrame, meta: dict | None, a: tuple[str, str], b: tuple[str, str]
-               ) -> tuple[float, float, float]:
+def pair_ratio(
+    df: pd.DataFrame, meta: dict | None, a: tuple[str, str], b: tuple[str, str]
+) -> tuple[float, float, float]:
     """Median ratio a/b with a bootstrap IC; a and b are (engine, role) of container arms, or
     ("bare", variant)."""
     return measure.bootstrap_ratio_ci(arm_values(df, meta, a), arm_values(df, meta, b))
@@ -188,18 +218,28 @@ SOURCE = "el capítulo original"
 # The chapter's claims, in its words, with the margin each is judged within (see base.judge).
 # Ratios keep the direction of the notebook's tables: Podman/Docker and Ubuntu/Alpine.
 PODMAN_2X = {  # «Podman es ~2x más rápido que Docker en startup» (2x with Ubuntu, 2.2x with Alpine)
-    "ubuntu": {"statement": "Podman es ~2x más rápido que Docker en el arranque (con Ubuntu: 2x)",
-               "claimed": 1 / 2.0},
-    "alpine": {"statement": "Podman es ~2x más rápido que Docker en el arranque (con Alpine: 2.2x)",
-               "claimed": 1 / 2.2},
+    "ubuntu": {
+        "statement": "Podman es ~2x más rápido que Docker en el arranque (con Ubuntu: 2x)",
+        "claimed": 1 / 2.0,
+    },
+    "alpine": {
+        "statement": "Podman es ~2x más rápido que Docker en el arranque (con Alpine: 2.2x)",
+        "claimed": 1 / 2.2,
+    },
 }
 PODMAN_2X_REGION = (1 / 2.5, 1 / 1.6)  # «~2x»: Docker takes between 1.6 and 2.5 times Podman's time
 ALPINE_UBUNTU = {
     # «Alpine vs Ubuntu: poca diferencia en Docker, algo en Podman» (~428 vs ~430 ms; ~213 vs ~193 ms)
-    "docker": {"statement": "Alpine frente a Ubuntu: poca diferencia en Docker",
-               "claimed": 1.0, "region": (0.9, 1.1)},
-    "podman": {"statement": "Alpine frente a Ubuntu: algo de diferencia en Podman (~213 frente a ~193 ms)",
-               "claimed": 212.7 / 193.3, "region": (1.02, 1.25)},
+    "docker": {
+        "statement": "Alpine frente a Ubuntu: poca diferencia en Docker",
+        "claimed": 1.0,
+        "region": (0.9, 1.1),
+    },
+    "podman": {
+        "statement": "Alpine frente a Ubuntu: algo de diferencia en Podman (~213 frente a ~193 ms)",
+        "claimed": 212.7 / 193.3,
+        "region": (1.02, 1.25),
+    },
 }
 
 
@@ -209,18 +249,38 @@ def claims(df: pd.DataFrame, meta: dict | None) -> list[Claim]:
     out: list[Claim] = []
     for role in ("ubuntu", "alpine"):
         spec = PODMAN_2X[role]
-        out.append(ratio_claim("podman_2x", spec["statement"], SOURCE,
-                               arm_values(df, meta, ("podman", role)), arm_values(df, meta, ("docker", role)),
-                               claimed=spec["claimed"], region=PODMAN_2X_REGION,
-                               detail={"role": role, "ratio": "podman_sobre_docker"}))
+        out.append(
+            ratio_claim(
+                "podman_2x",
+                spec["statement"],
+                SOURCE,
+                arm_values(df, meta, ("podman", role)),
+                arm_values(df, meta, ("docker", role)),
+                claimed=spec["claimed"],
+                region=PODMAN_2X_REGION,
+                detail={"role": role, "ratio": "podman_sobre_docker"},
+            )
+        )
     for engine_name in ("docker", "podman"):
         spec = ALPINE_UBUNTU[engine_name]
-        ubuntu, alpine = arm_values(df, meta, (engine_name, "ubuntu")), arm_values(df, meta, (engine_name, "alpine"))
+        ubuntu, alpine = (
+            arm_values(df, meta, (engine_name, "ubuntu")),
+            arm_values(df, meta, (engine_name, "alpine")),
+        )
         if not (ubuntu.size and alpine.size):
             continue
-        out.append(ratio_claim("alpine_ubuntu", spec["statement"], SOURCE, ubuntu, alpine,
-                               claimed=spec["claimed"], region=spec["region"],
-                               detail={"engine": engine_name, "ratio": "ubuntu_sobre_alpine"}))
+        out.append(
+            ratio_claim(
+                "alpine_ubuntu",
+                spec["statement"],
+                SOURCE,
+                ubuntu,
+                alpine,
+                claimed=spec["claimed"],
+                region=spec["region"],
+                detail={"engine": engine_name, "ratio": "ubuntu_sobre_alpine"},
+            )
+        )
     return out
 
 
@@ -244,10 +304,16 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
     nan3 = (np.nan, np.nan, np.nan)
     rows = []
     for _, r in ref[ref["engine"] != "bare"].iterrows():
-        row = {"engine": r["engine"], "role": r["role"],
-               "ref_mediana_ms": r["mediana_ms"], "ref_x_bare": r["x_bare"],
-               "ref_x_bare_ic_bajo": r["x_bare_ic_bajo"], "ref_x_bare_ic_alto": r["x_bare_ic_alto"],
-               "tu_mediana_ms": np.nan, "tu_x_bare_proceso": np.nan}
+        row = {
+            "engine": r["engine"],
+            "role": r["role"],
+            "ref_mediana_ms": r["mediana_ms"],
+            "ref_x_bare": r["x_bare"],
+            "ref_x_bare_ic_bajo": r["x_bare_ic_bajo"],
+            "ref_x_bare_ic_alto": r["x_bare_ic_alto"],
+            "tu_mediana_ms": np.nan,
+            "tu_x_bare_proceso": np.nan,
+        }
         seed_way = nan3
         match = live[(live["engine"] == r["engine"]) & (live["role"] == r["role"])]
         if not match.empty:
@@ -257,17 +323,22 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
                 ms = live_seed[(live_seed["engine"] == r["engine"]) & (live_seed["role"] == r["role"])]
                 if not ms.empty:
                     seed_way = tuple(ms.iloc[0][["x_bare", "x_bare_ic_bajo", "x_bare_ic_alto"]])
-        row["tu_x_bare_metodo_semilla"], row["tu_x_bare_metodo_semilla_ic_bajo"], \
-            row["tu_x_bare_metodo_semilla_ic_alto"] = seed_way
+        (
+            row["tu_x_bare_metodo_semilla"],
+            row["tu_x_bare_metodo_semilla_ic_bajo"],
+            row["tu_x_bare_metodo_semilla_ic_alto"],
+        ) = seed_way
         row["acuerdo_x_bare"] = agreement(seed_way, (r["x_bare"], r["x_bare_ic_bajo"], r["x_bare_ic_alto"]))
         rows.append(row)
     out = pd.DataFrame(rows)
     # Podman/Docker per image, with both intervals and whether they overlap.
     for role in out["role"].unique():
-        ref_pd = measure.bootstrap_ratio_ci(arm_values(reference, None, ("podman", role)),
-                                            arm_values(reference, None, ("docker", role)))
-        live_pd = measure.bootstrap_ratio_ci(arm_values(df, meta, ("podman", role)),
-                                             arm_values(df, meta, ("docker", role)))
+        ref_pd = measure.bootstrap_ratio_ci(
+            arm_values(reference, None, ("podman", role)), arm_values(reference, None, ("docker", role))
+        )
+        live_pd = measure.bootstrap_ratio_ci(
+            arm_values(df, meta, ("podman", role)), arm_values(df, meta, ("docker", role))
+        )
         at = out["role"] == role
         for prefix, (value, low, high) in (("ref", ref_pd), ("tu", live_pd)):
             out.loc[at, f"{prefix}_podman_sobre_docker"] = value
@@ -293,6 +364,15 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
             concepto = "arrancar `echo ok` como proceso nuevo"
         else:
             concepto = f"arrancar un contenedor nuevo (`run --rm … echo ok`, imagen «{r['role']}»)"
-        rows.append({"concepto": concepto, "tipo": "LAUNCH", "entorno": r["engine"], "valor": r["mediana_ms"],
-                     "ic_bajo": r["ic_bajo_ms"], "ic_alto": r["ic_alto_ms"], "unidad": "ms"})
+        rows.append(
+            {
+                "concepto": concepto,
+                "tipo": "LAUNCH",
+                "entorno": r["engine"],
+                "valor": r["mediana_ms"],
+                "ic_bajo": r["ic_bajo_ms"],
+                "ic_alto": r["ic_alto_ms"],
+                "unidad": "ms",
+            }
+        )
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)

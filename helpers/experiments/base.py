@@ -21,6 +21,7 @@ and optionally
 `Experiment` below is that contract as a typing.Protocol; the registry (experiments/__init__.py) checks
 each module against it.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -62,8 +63,10 @@ class Resultado:
 
     def __repr__(self) -> str:
         # What a notebook cell shows when a panel returns its run: one Spanish line, never a data dump.
-        return (f"Corrida {self.meta.get('run_id', '?')} de «{self.experiment}»: {len(self.df)} filas, "
-                f"estado {self.status}, en {self.run_dir}")
+        return (
+            f"Corrida {self.meta.get('run_id', '?')} de «{self.experiment}»: {len(self.df)} filas, "
+            f"estado {self.status}, en {self.run_dir}"
+        )
 
     @property
     def status(self) -> str:
@@ -182,14 +185,22 @@ def decide(low: float, high: float, *, claimed: float, region: tuple[float, floa
     return NO_CONCLUYENTE
 
 
-def repetitions_to_decide(value: float, low: float, high: float, n: int, *, claimed: float,
-                          region: tuple[float, float], cap: int = 10_000) -> int | None:
+def repetitions_to_decide(
+    value: float,
+    low: float,
+    high: float,
+    n: int,
+    *,
+    claimed: float,
+    region: tuple[float, float],
+    cap: int = 10_000,
+) -> int | None:
     """About how many repetitions would make an inconclusive IC decisive, assuming its width shrinks
     like 1/sqrt(n): enough to fit inside the margin around `value`, or to exclude `claimed`."""
     if _nan(value, low, high) or n <= 0 or high <= low:
         return None
     half = (high - low) / 2
-    targets = [abs(value - claimed)]                       # exclude the claimed value
+    targets = [abs(value - claimed)]  # exclude the claimed value
     if region[0] <= value <= region[1]:
         targets.append(min(value - region[0], region[1] - value))  # fit inside the margin
     target = max(targets)
@@ -199,26 +210,65 @@ def repetitions_to_decide(value: float, low: float, high: float, n: int, *, clai
     return min(max(needed, n + 1), cap)
 
 
-def judge(key: str, statement: str, source: str, value: float, low: float, high: float, *,
-          claimed: float, region: tuple[float, float], n: int = 0, unit: str = "",
-          unstable: bool = False, detail: dict | None = None) -> Claim:
+def judge(
+    key: str,
+    statement: str,
+    source: str,
+    value: float,
+    low: float,
+    high: float,
+    *,
+    claimed: float,
+    region: tuple[float, float],
+    n: int = 0,
+    unit: str = "",
+    unstable: bool = False,
+    detail: dict | None = None,
+) -> Claim:
     """A Claim decided by the one rule. unstable=True (the measurement's spread dwarfs its median,
     see measure.unstable) gives «inestable» whatever the interval says; n=1 (a single measurement, so
     no interval) gives «sin_datos»: no verdict without an IC."""
     # One measurement has no interval: no verdict without an IC (n=0 means "not stated").
-    status = SIN_DATOS if n == 1 else INESTABLE if unstable else decide(low, high, claimed=claimed, region=region)
-    more = (repetitions_to_decide(value, low, high, n, claimed=claimed, region=region)
-            if status == NO_CONCLUYENTE else None)
-    return Claim(key, statement, status, value, low, high, dict(detail or {}), source, claimed,
-                 tuple(region), unit, n, more)
+    status = (
+        SIN_DATOS if n == 1 else INESTABLE if unstable else decide(low, high, claimed=claimed, region=region)
+    )
+    more = (
+        repetitions_to_decide(value, low, high, n, claimed=claimed, region=region)
+        if status == NO_CONCLUYENTE
+        else None
+    )
+    return Claim(
+        key,
+        statement,
+        status,
+        value,
+        low,
+        high,
+        dict(detail or {}),
+        source,
+        claimed,
+        tuple(region),
+        unit,
+        n,
+        more,
+    )
 
 
 def no_data(key: str, statement: str, source: str, detail: dict | None = None) -> Claim:
     return Claim(key, statement, SIN_DATOS, detail=dict(detail or {}), source=source)
 
 
-def ratio_claim(key: str, statement: str, source: str, numerator, denominator, *, claimed: float,
-                region: tuple[float, float], detail: dict | None = None) -> Claim:
+def ratio_claim(
+    key: str,
+    statement: str,
+    source: str,
+    numerator,
+    denominator,
+    *,
+    claimed: float,
+    region: tuple[float, float],
+    detail: dict | None = None,
+) -> Claim:
     """A claim about the ratio of medians numerator/denominator (raw repetitions of two arms), judged
     by the one rule on its bootstrap IC; «inestable» when either arm's spread dwarfs its median."""
     num, den = measure_mod._values(numerator), measure_mod._values(denominator)
@@ -226,8 +276,19 @@ def ratio_claim(key: str, statement: str, source: str, numerator, denominator, *
         return no_data(key, statement, source, detail)
     value, low, high = measure_mod.bootstrap_ratio_ci(num, den)
     shaky = measure_mod.unstable(num) or measure_mod.unstable(den)
-    return judge(key, statement, source, value, low, high, claimed=claimed, region=region,
-                 n=int(min(num.size, den.size)), unstable=shaky, detail=detail)
+    return judge(
+        key,
+        statement,
+        source,
+        value,
+        low,
+        high,
+        claimed=claimed,
+        region=region,
+        n=int(min(num.size, den.size)),
+        unstable=shaky,
+        detail=detail,
+    )
 
 
 # ---------------------------------------------------------------- agreement with the reference
@@ -305,17 +366,27 @@ class RunContext:
         when = time.strftime("%H:%M:%S")
         what = str(exc) if isinstance(exc, ErrorDelCurso) else type(exc).__name__
         detail = getattr(exc, "detail", None) or f"{type(exc).__name__}: {exc}"
-        self.lost[name] = {"motivo": f"{engine.display} dejó de responder a las {when}", "hora": when,
-                           "error": what, "detalle": detail[-2000:]}
+        self.lost[name] = {
+            "motivo": f"{engine.display} dejó de responder a las {when}",
+            "hora": when,
+            "error": what,
+            "detalle": detail[-2000:],
+        }
         self.run.meta["engines_lost"] = self.lost
-        self.run.partial_reason = ("corrida parcial: se perdió " + ", ".join(
-            eng.DISPLAY.get(n, n) for n in self.lost) + " a mitad de la medición")
+        self.run.partial_reason = (
+            "corrida parcial: se perdió "
+            + ", ".join(eng.DISPLAY.get(n, n) for n in self.lost)
+            + " a mitad de la medición"
+        )
         self.run.log_detail(f"engine lost: {name}: {detail}")
         self.run.write_meta()
         others = [eng.DISPLAY.get(n, n) for n in self.engines if n != name and n not in self.lost]
-        self.log(f"{engine.display} dejó de responder a mitad de la corrida ({what}). Se detienen sus "
-                 "mediciones" + (f"; {' y '.join(others)} sigue midiendo." if others else ".")
-                 + " Lo medido hasta ahora queda guardado.")
+        self.log(
+            f"{engine.display} dejó de responder a mitad de la corrida ({what}). Se detienen sus "
+            "mediciones"
+            + (f"; {' y '.join(others)} sigue midiendo." if others else ".")
+            + " Lo medido hasta ahora queda guardado."
+        )
 
     @contextlib.contextmanager
     def guard(self, name: str) -> Iterator[None]:
@@ -360,8 +431,17 @@ def arm_label(arm) -> str:
     return f"{engine} {arm.variant}".strip()
 
 
-def measure_rounds(ctx: RunContext, arms: Sequence, *, repetitions: int, warmup: int, measure: Measure,
-                   progress: Progress = no_progress, meta: dict | None = None, shuffle: bool = False) -> None:
+def measure_rounds(
+    ctx: RunContext,
+    arms: Sequence,
+    *,
+    repetitions: int,
+    warmup: int,
+    measure: Measure,
+    progress: Progress = no_progress,
+    meta: dict | None = None,
+    shuffle: bool = False,
+) -> None:
     """The one way experiments measure: warm-up rounds first (discarded, and recorded as such), then
     `repetitions` rounds, every round visiting each arm once (A B C A B C ...), so drift and noise fall on
     every arm alike. `measure(arm)` returns (metric, value, unit) triples; each becomes one row of
@@ -370,13 +450,26 @@ def measure_rounds(ctx: RunContext, arms: Sequence, *, repetitions: int, warmup:
     launch's clean-up in the kernel) would otherwise always fall on the same next arm."""
     seed = measure_mod.BOOTSTRAP_SEED if shuffle else None
     steps = measure_mod.round_robin(list(arms), repetitions, warmup, shuffle_seed=seed)
-    ctx.run.update_meta(**{
-        "arms": [{"engine": a.engine, "variant": a.variant, "image": getattr(a, "image", ""),
-                  "label": arm_label(a)} for a in arms],
-        "repetitions": repetitions, "warmup_discarded": warmup,
-        "schedule": "round-robin" + (f", orden barajado en cada ronda (semilla {seed})" if shuffle else ""),
-        "timer": "time.perf_counter_ns", "quantile_method": measure_mod.QUANTILE_METHOD,
-        **(meta or {})})  # `meta` may override the defaults (a different timer, say)
+    ctx.run.update_meta(
+        **{
+            "arms": [
+                {
+                    "engine": a.engine,
+                    "variant": a.variant,
+                    "image": getattr(a, "image", ""),
+                    "label": arm_label(a),
+                }
+                for a in arms
+            ],
+            "repetitions": repetitions,
+            "warmup_discarded": warmup,
+            "schedule": "round-robin"
+            + (f", orden barajado en cada ronda (semilla {seed})" if shuffle else ""),
+            "timer": "time.perf_counter_ns",
+            "quantile_method": measure_mod.QUANTILE_METHOD,
+            **(meta or {}),
+        }
+    )  # `meta` may override the defaults (a different timer, say)
     total = len(steps)
     for done, step in enumerate(steps):
         if not ctx.engine_ok(step.arm.engine):
@@ -389,8 +482,15 @@ def measure_rounds(ctx: RunContext, arms: Sequence, *, repetitions: int, warmup:
         if rows is None or step.warmup:
             continue
         for metric, value, unit in rows:
-            ctx.run.append(engine=step.arm.engine, image=getattr(step.arm, "image", ""),
-                           variant=step.arm.variant, rep=step.rep, metric=metric, value=value, unit=unit)
+            ctx.run.append(
+                engine=step.arm.engine,
+                image=getattr(step.arm, "image", ""),
+                variant=step.arm.variant,
+                rep=step.rep,
+                metric=metric,
+                value=value,
+                unit=unit,
+            )
     progress(total, total, "listo")
 
 
@@ -409,9 +509,15 @@ def _sigterm_as_interrupt() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *,
-                   image_roles: Sequence[str] = (), root=None, log: Log = print_log
-                   ) -> Iterator[RunContext]:
+def experiment_run(
+    experiment: str,
+    params: dict,
+    engine_names: Sequence[str],
+    *,
+    image_roles: Sequence[str] = (),
+    root=None,
+    log: Log = print_log,
+) -> Iterator[RunContext]:
     """Open a run folder, record metadata, yield a RunContext, and always clean up.
 
     Containers carrying this run's label are removed on success, on error and on Ctrl-C; the run's
@@ -433,8 +539,10 @@ def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *
             missing = [r for r, info in found.get(name, {}).items() if info is None]
             present = {r: info for r, info in found.get(name, {}).items() if info is not None}
             if not present:
-                reason = (f"no tiene {'la imagen' if len(missing) == 1 else 'las imágenes'} "
-                          f"{', '.join(missing)} ({images.missing_hint(missing)}).")
+                reason = (
+                    f"no tiene {'la imagen' if len(missing) == 1 else 'las imágenes'} "
+                    f"{', '.join(missing)} ({images.missing_hint(missing)})."
+                )
                 skipped[name] = reason
                 log(f"Se omite {display}: {reason}")
                 available.remove(name)
@@ -443,7 +551,9 @@ def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *
             # Some roles only (a student without root may lack the "ubuntu" stand-in): the engine
             # stays, with the roles it has; each missing one is a skipped arm with its reason.
             for role in missing:
-                skipped_roles[f"{display} / {role}"] = f"no está la imagen «{role}» ({images.missing_hint([role])})."
+                skipped_roles[f"{display} / {role}"] = (
+                    f"no está la imagen «{role}» ({images.missing_hint([role])})."
+                )
             imgs[name] = present
     run = results.Run(experiment, params, root)
     eng.register_run(run.id, run.dir)
@@ -478,9 +588,15 @@ def experiment_run(experiment: str, params: dict, engine_names: Sequence[str], *
             run.meta["cleanup_leftovers"] = leftovers
 
 
-def cleanup_run(run_id: str, containers: Sequence[str], *, settle: bool,
-                quiet_checks: int = 3, interval: float = 0.5, timeout: float = 30.0
-                ) -> tuple[dict[str, int], dict[str, int]]:
+def cleanup_run(
+    run_id: str,
+    containers: Sequence[str],
+    *,
+    settle: bool,
+    quiet_checks: int = 3,
+    interval: float = 0.5,
+    timeout: float = 30.0,
+) -> tuple[dict[str, int], dict[str, int]]:
     """Remove a run's containers. With settle=True (after an error or Ctrl-C) keep looking until the
     label has stayed empty for `quiet_checks` checks in a row: a CLI killed halfway through a launch
     can leave the engine finishing a create after the first sweep."""

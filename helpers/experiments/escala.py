@@ -15,6 +15,7 @@ For each engine and each N (round-robin over repetitions), one step:
 Sizes are in KB of 1024 bytes (what `ps -o rss=` prints, as in the reference table). Nothing here
 imports ipywidgets or matplotlib.
 """
+
 from __future__ import annotations
 
 import math
@@ -72,8 +73,13 @@ CONTROLS = [
     {"name": "motores", "kind": "multi", "label": "Motores", "options": list(eng.CONTAINER_ENGINES)},
     {"name": "imagen", "kind": "choice", "label": "Imagen", "options": list(images.ROLE_NAMES)},
     {"name": "repeticiones", "kind": "int", "label": "Repeticiones", "min": 1, "max": 20},
-    {"name": "concurrencia", "kind": "int", "label": "Lanzamientos simultáneos (1 = uno tras otro)",
-     "min": 1, "max": 16},
+    {
+        "name": "concurrencia",
+        "kind": "int",
+        "label": "Lanzamientos simultáneos (1 = uno tras otro)",
+        "min": 1,
+        "max": 16,
+    },
 ]
 
 
@@ -104,8 +110,9 @@ def check_memory(cantidades: list[int], motores: list[str], available_bytes: int
 def validate_cantidades(values) -> list[int]:
     items = validate.as_list("CANTIDADES", values)
     if not items:
-        raise ParametroInvalido("CANTIDADES no puede estar vacía: indica cuántos contenedores lanzar, "
-                                "por ejemplo [1, 5, 10, 20].")
+        raise ParametroInvalido(
+            "CANTIDADES no puede estar vacía: indica cuántos contenedores lanzar, por ejemplo [1, 5, 10, 20]."
+        )
     out = []
     for item in items:
         if not validate.is_int(item):
@@ -115,7 +122,8 @@ def validate_cantidades(values) -> list[int]:
         if item > MAX_N:
             raise ParametroInvalido(
                 f"CANTIDADES: {item} contenedores es demasiado; este experimento acepta como máximo {MAX_N} "
-                "(una máquina de 24 GiB los aguanta; más no se ha probado).")
+                "(una máquina de 24 GiB los aguanta; más no se ha probado)."
+            )
         if int(item) not in out:
             out.append(int(item))
     return sorted(out)
@@ -138,7 +146,9 @@ class Config:
         if len(imagen) != 1:
             raise ParametroInvalido(f"IMAGEN debe ser una sola imagen ({', '.join(images.ROLE_NAMES)}).")
         if not isinstance(self.comparar_stats, bool):
-            raise ParametroInvalido(f"comparar_stats debe ser True o False, pero recibió {self.comparar_stats!r}.")
+            raise ParametroInvalido(
+                f"comparar_stats debe ser True o False, pero recibió {self.comparar_stats!r}."
+            )
         check_memory(cantidades, motores, available_bytes)
         return Config(
             cantidades=cantidades,
@@ -160,8 +170,15 @@ LAUNCH_OPTIONS = eng.RunOptions(network="none", stop_timeout=0)  # `sleep` as PI
 
 
 def launch_argv(engine: eng.Engine, image: str, *, run_id: str, name: str) -> list[str]:
-    return engine.run_argv(image, ["sleep", str(SLEEP_SECONDS)], run_id=run_id, name=name, remove=False,
-                           detach=True, opts=LAUNCH_OPTIONS)
+    return engine.run_argv(
+        image,
+        ["sleep", str(SLEEP_SECONDS)],
+        run_id=run_id,
+        name=name,
+        remove=False,
+        detach=True,
+        opts=LAUNCH_OPTIONS,
+    )
 
 
 def inspect_all(engine: eng.Engine, names: list[str]) -> list[eng.Container]:
@@ -183,8 +200,10 @@ def helper_memory(containers: list[eng.Container]) -> tuple[dict, list[str]]:
 def fixed_memory(engine_name: str) -> dict[str, dict]:
     """{"daemon": totals, "containerd": totals} for Docker; {} for Podman (no daemon)."""
     procs = eng.get_engine(engine_name).daemon_processes()
-    return {key: system.memory_totals([system.process_memory(p) for p in procs.get(key, [])])
-            for key in FIXED[engine_name]}
+    return {
+        key: system.memory_totals([system.process_memory(p) for p in procs.get(key, [])])
+        for key in FIXED[engine_name]
+    }
 
 
 def used_memory_bytes() -> int:
@@ -213,8 +232,9 @@ def stats_cli(engine: eng.Engine, names: list[str]) -> tuple[float, list[float]]
 
 
 # ---------------------------------------------------------------- launching
-def launch(engine: eng.Engine, argvs: list[list[str]], concurrency: int, env: dict,
-           on_done=lambda k: None) -> tuple[float, list[float]]:
+def launch(
+    engine: eng.Engine, argvs: list[list[str]], concurrency: int, env: dict, on_done=lambda k: None
+) -> tuple[float, list[float]]:
     """Run every `run -d` command; returns (wall seconds, ms of each command).
 
     With concurrency > 1 the commands run in threads. On any exception (Ctrl-C included) no new command
@@ -280,16 +300,22 @@ class Arm:
 def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, root=None) -> Resultado:
     """Measure every (engine, N) step; rows are written as they are measured."""
     cfg = cfg.validated()
-    with experiment_run(EXPERIMENT, asdict(cfg), cfg.motores, image_roles=[cfg.imagen],
-                        root=root, log=log) as ctx:
+    with experiment_run(
+        EXPERIMENT, asdict(cfg), cfg.motores, image_roles=[cfg.imagen], root=root, log=log
+    ) as ctx:
         arms = [Arm(e, n) for n in cfg.cantidades for e in ctx.engines]
         total = sum(a.n for a in arms) * cfg.repeticiones
         envs = {e: eng.get_engine(e).env() for e in ctx.engines}
         ctx.run.update_meta(
-            cgroup_layout=cgroups.layout(), size_unit="KB = 1024 bytes",
-            launch_command={e: launch_argv(eng.get_engine(e), "IMAGEN", run_id=ctx.run_id, name="NOMBRE")
-                            for e in ctx.engines},
-            helpers={}, stats_cli_at_n=max(cfg.cantidades) if cfg.comparar_stats else None)
+            cgroup_layout=cgroups.layout(),
+            size_unit="KB = 1024 bytes",
+            launch_command={
+                e: launch_argv(eng.get_engine(e), "IMAGEN", run_id=ctx.run_id, name="NOMBRE")
+                for e in ctx.engines
+            },
+            helpers={},
+            stats_cli_at_n=max(cfg.cantidades) if cfg.comparar_stats else None,
+        )
         # Progress counts containers, not steps: measure_rounds gives the step's label, and every
         # container launched moves the bar.
         state = {"launched": 0, "label": ""}
@@ -369,8 +395,15 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             return rows
 
         try:
-            measure_rounds(ctx, arms, repetitions=cfg.repeticiones, warmup=0, measure=measure_one,
-                           progress=step_progress, meta={"timer": "time.perf_counter_ns + os.posix_spawnp"})
+            measure_rounds(
+                ctx,
+                arms,
+                repetitions=cfg.repeticiones,
+                warmup=0,
+                measure=measure_one,
+                progress=step_progress,
+                meta={"timer": "time.perf_counter_ns + os.posix_spawnp"},
+            )
         except BaseException:
             remove_until_gone(ctx.engines, ctx.run_id)
             raise
@@ -393,9 +426,17 @@ def _col(frame: pd.DataFrame, name: str) -> pd.Series:
 
 
 SUMMARY_METRICS = [
-    "lanzamiento_total", "lanzamiento_por_contenedor", "memoria_cgroup_por_contenedor",
-    "memoria_stats_por_contenedor", "rss_daemon", "rss_containerd", "rss_shims_total", "pss_shims_total",
-    "rss_conmon_total", "pss_conmon_total", "eliminacion_total",
+    "lanzamiento_total",
+    "lanzamiento_por_contenedor",
+    "memoria_cgroup_por_contenedor",
+    "memoria_stats_por_contenedor",
+    "rss_daemon",
+    "rss_containerd",
+    "rss_shims_total",
+    "pss_shims_total",
+    "rss_conmon_total",
+    "pss_conmon_total",
+    "eliminacion_total",
 ]
 
 
@@ -423,9 +464,17 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         values = values.dropna().to_numpy(dtype=float)
         if values.size and not measure.unstable(values):
             s = measure.summarize(values)
-            rows.append({"concepto": f"lanzar {n_max} contenedores en segundo plano (`run -d`, sin red): "
-                                     "cada uno", "tipo": "LAUNCH", "entorno": engine_name, "valor": s.median,
-                         "ic_bajo": s.ci_low, "ic_alto": s.ci_high, "unidad": "ms"})
+            rows.append(
+                {
+                    "concepto": f"lanzar {n_max} contenedores en segundo plano (`run -d`, sin red): cada uno",
+                    "tipo": "LAUNCH",
+                    "entorno": engine_name,
+                    "valor": s.median,
+                    "ic_bajo": s.ci_low,
+                    "ic_alto": s.ci_high,
+                    "unidad": "ms",
+                }
+            )
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
 
 
@@ -435,12 +484,22 @@ def memory_bill(df: pd.DataFrame, basis: str = "rss") -> pd.DataFrame:
     w = wide(df)
     rows = []
     for (engine_name, n), g in w.groupby(["engine", "n"]):
-        fixed = sum(_col(g, f"{basis}_{k}") for k in FIXED.get(engine_name, ())) if FIXED.get(engine_name) \
+        fixed = (
+            sum(_col(g, f"{basis}_{k}") for k in FIXED.get(engine_name, ()))
+            if FIXED.get(engine_name)
             else pd.Series(0.0, index=g.index)
+        )
         helpers = _col(g, f"{basis}_{HELPER.get(engine_name, '?')}_total")
         cg = _col(g, "memoria_cgroup_total")
-        rows.append({"engine": engine_name, "n": int(n), "fijo_kb": float(fixed.median()),
-                     "ayudantes_kb": float(helpers.median()), "cgroup_kb": float(cg.median())})
+        rows.append(
+            {
+                "engine": engine_name,
+                "n": int(n),
+                "fijo_kb": float(fixed.median()),
+                "ayudantes_kb": float(helpers.median()),
+                "cgroup_kb": float(cg.median()),
+            }
+        )
     out = pd.DataFrame(rows, columns=["engine", "n", "fijo_kb", "ayudantes_kb", "cgroup_kb"])
     out["total_kb"] = out[["fijo_kb", "ayudantes_kb", "cgroup_kb"]].sum(axis=1, min_count=3)
     return out
@@ -456,8 +515,10 @@ def fit_bill(bill: pd.DataFrame) -> dict[str, dict]:
             continue
         n = g["n"].to_numpy(float)
         variable = (g["ayudantes_kb"] + g["cgroup_kb"]).to_numpy(float)
-        out[engine_name] = {"fijo_kb": float(np.nanmedian(g["fijo_kb"])),
-                            "por_contenedor_kb": float((n * variable).sum() / (n * n).sum())}
+        out[engine_name] = {
+            "fijo_kb": float(np.nanmedian(g["fijo_kb"])),
+            "por_contenedor_kb": float((n * variable).sum() / (n * n).sum()),
+        }
     return out
 
 
@@ -503,8 +564,19 @@ def stats_vs_cgroup(df: pd.DataFrame) -> pd.DataFrame:
     if "tiempo_stats_cli" not in w.columns:
         return pd.DataFrame()
     g = w.dropna(subset=["tiempo_stats_cli"]).groupby(["engine", "n"])
-    out = g[["tiempo_stats_cli", "tiempo_lectura_cgroup", "memoria_stats_cli_por_contenedor",
-             "memoria_cgroup_por_contenedor", "memoria_stats_por_contenedor"]].median().reset_index()
+    out = (
+        g[
+            [
+                "tiempo_stats_cli",
+                "tiempo_lectura_cgroup",
+                "memoria_stats_cli_por_contenedor",
+                "memoria_cgroup_por_contenedor",
+                "memoria_stats_por_contenedor",
+            ]
+        ]
+        .median()
+        .reset_index()
+    )
     out["veces_mas_lento"] = out["tiempo_stats_cli"] / out["tiempo_lectura_cgroup"]
     return out
 
@@ -515,8 +587,15 @@ def noise(df: pd.DataFrame) -> pd.DataFrame:
     w = wide(df)
     rows = []
     for (engine_name, n), g in w.groupby(["engine", "n"]):
-        row = {"engine": engine_name, "n": int(n), "cgroup_total_kb": _col(g, "memoria_cgroup_total").median()}
-        for col, key in (("memoria_sistema_delta", "delta_sistema"), ("memoria_sistema_ruido", "ruido_sistema")):
+        row = {
+            "engine": engine_name,
+            "n": int(n),
+            "cgroup_total_kb": _col(g, "memoria_cgroup_total").median(),
+        }
+        for col, key in (
+            ("memoria_sistema_delta", "delta_sistema"),
+            ("memoria_sistema_ruido", "ruido_sistema"),
+        ):
             values = _col(g, col)
             row[f"{key}_kb"] = values.median()
             row[f"{key}_min_kb"] = values.min()
@@ -525,8 +604,9 @@ def noise(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def crossover_interval(df: pd.DataFrame, basis: str = "rss", *, resamples: int = 1000,
-                       seed: int = measure.BOOTSTRAP_SEED) -> tuple[float, float, float]:
+def crossover_interval(
+    df: pd.DataFrame, basis: str = "rss", *, resamples: int = 1000, seed: int = measure.BOOTSTRAP_SEED
+) -> tuple[float, float, float]:
     """The crossover N (whole bill, see crossover) with a percentile-bootstrap IC 95 %: the repetitions
     of every (engine, N) are resampled, the bill's medians and the two lines refitted each time. "The
     lines never cross" counts as N = +inf. Returns (n, low, high); NaN when an engine is missing."""
@@ -542,7 +622,11 @@ def crossover_interval(df: pd.DataFrame, basis: str = "rss", *, resamples: int =
         helper = f"{basis}_{HELPER[engine_name]}_total"
         fixed_b, ns, variable_b = [], [], []
         for n, g in w[w["engine"] == engine_name].groupby("n"):
-            fixed = sum(_col(g, f"{basis}_{k}") for k in fixed_keys) if fixed_keys else pd.Series(0.0, index=g.index)
+            fixed = (
+                sum(_col(g, f"{basis}_{k}") for k in fixed_keys)
+                if fixed_keys
+                else pd.Series(0.0, index=g.index)
+            )
             variable = _col(g, helper) + _col(g, "memoria_cgroup_total")
             pairs = np.column_stack([fixed.to_numpy(float), variable.to_numpy(float)])
             pairs = pairs[~np.isnan(pairs[:, 1])]
@@ -553,8 +637,10 @@ def crossover_interval(df: pd.DataFrame, basis: str = "rss", *, resamples: int =
             variable_b.append(np.median(pairs[:, 1][idx], axis=1))
             ns.append(float(n))
         n_arr = np.array(ns)
-        lines[engine_name] = (np.nanmedian(np.vstack(fixed_b), axis=0),
-                              (n_arr[:, None] * np.vstack(variable_b)).sum(axis=0) / (n_arr ** 2).sum())
+        lines[engine_name] = (
+            np.nanmedian(np.vstack(fixed_b), axis=0),
+            (n_arr[:, None] * np.vstack(variable_b)).sum(axis=0) / (n_arr**2).sum(),
+        )
     (d_fixed, d_slope), (p_fixed, p_slope) = lines["docker"], lines["podman"]
     slope = p_slope - d_slope
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -569,9 +655,9 @@ SOURCE = "el capítulo original"
 # The chapter's claims on scale, in its words, each with the margin it is judged within (base.judge).
 CROSSOVER_REGION = (SEED_CROSSOVER / 2, SEED_CROSSOVER * 2)  # «a partir de ~100»: within a factor 2
 PODMAN_FASTER_REGION = (1 / 2.5, 1 / 1.6)  # «~2x más rápido», as in experiment 1
-CGROUP_RATIO = 97 / 437                   # «Podman 4.5x menos» (97 frente a 437 KB por contenedor)
+CGROUP_RATIO = 97 / 437  # «Podman 4.5x menos» (97 frente a 437 KB por contenedor)
 CGROUP_RATIO_REGION = (1 / 6.75, 1 / 3.0)  # 4.5x give or take half: 3x to 6.75x less
-FLAT_REGION = (0.9, 1.1)                  # «estables con 1, 5, 10 o 20 contenedores» (434-442 KB: ±1 %)
+FLAT_REGION = (0.9, 1.1)  # «estables con 1, 5, 10 o 20 contenedores» (434-442 KB: ±1 %)
 
 
 def _metric_values(w: pd.DataFrame, engine_name: str, metric: str, n: int | None = None) -> np.ndarray:
@@ -588,8 +674,10 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     engines_present = set(df["engine"])
     both = {"docker", "podman"} <= engines_present
     for basis in ("rss", "pss"):
-        statement = (f"A partir de unos {SEED_CROSSOVER} contenedores, Podman gasta más memoria que el "
-                     f"daemon fijo de Docker (contando {basis.upper()})")
+        statement = (
+            f"A partir de unos {SEED_CROSSOVER} contenedores, Podman gasta más memoria que el "
+            f"daemon fijo de Docker (contando {basis.upper()})"
+        )
         key = f"cruce_{basis}"
         value, low, high = crossover_interval(df, basis) if both else (float("nan"),) * 3
         if math.isnan(value):
@@ -597,34 +685,74 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
             continue
         detail = crossover(df, basis)
         n_reps = int(w.groupby(["engine", "n"])["rep"].nunique().min())
-        out.append(judge(key, statement, SOURCE, value, low, high, claimed=SEED_CROSSOVER,
-                         region=CROSSOVER_REGION, n=n_reps, unit="contenedores", detail=detail))
+        out.append(
+            judge(
+                key,
+                statement,
+                SOURCE,
+                value,
+                low,
+                high,
+                claimed=SEED_CROSSOVER,
+                region=CROSSOVER_REGION,
+                n=n_reps,
+                unit="contenedores",
+                detail=detail,
+            )
+        )
     # Launch time per container, every N pooled: «Podman 2x más rápido» (5.52 s frente a 2.74 s con 20).
     statement = "Lanzar contenedores: Podman es 2x más rápido que Docker"
-    out.append(ratio_claim("lanzamiento_2x", statement, SOURCE,
-                           _metric_values(w, "podman", "lanzamiento_por_contenedor"),
-                           _metric_values(w, "docker", "lanzamiento_por_contenedor"),
-                           claimed=0.5, region=PODMAN_FASTER_REGION, detail={"ratio": "podman_sobre_docker"}))
+    out.append(
+        ratio_claim(
+            "lanzamiento_2x",
+            statement,
+            SOURCE,
+            _metric_values(w, "podman", "lanzamiento_por_contenedor"),
+            _metric_values(w, "docker", "lanzamiento_por_contenedor"),
+            claimed=0.5,
+            region=PODMAN_FASTER_REGION,
+            detail={"ratio": "podman_sobre_docker"},
+        )
+    )
     # cgroup memory per container, every N pooled, the way the chapter read it (stats' view).
     statement = "Memoria de cgroup por contenedor: Podman usa 4.5x menos que Docker"
     metric = "memoria_stats_por_contenedor"
-    out.append(ratio_claim("cgroup_4x", statement, SOURCE, _metric_values(w, "podman", metric),
-                           _metric_values(w, "docker", metric), claimed=CGROUP_RATIO,
-                           region=CGROUP_RATIO_REGION, detail={"ratio": "podman_sobre_docker"}))
+    out.append(
+        ratio_claim(
+            "cgroup_4x",
+            statement,
+            SOURCE,
+            _metric_values(w, "podman", metric),
+            _metric_values(w, "docker", metric),
+            claimed=CGROUP_RATIO,
+            region=CGROUP_RATIO_REGION,
+            detail={"ratio": "podman_sobre_docker"},
+        )
+    )
     # KB per container stays flat with N: largest N over smallest N.
     for engine_name in sorted(engines_present):
-        statement = (f"La memoria de cgroup por contenedor es estable con 1, 5, 10 o 20 contenedores "
-                     f"({eng.DISPLAY[engine_name]})")
+        statement = (
+            f"La memoria de cgroup por contenedor es estable con 1, 5, 10 o 20 contenedores "
+            f"({eng.DISPLAY[engine_name]})"
+        )
         ns = sorted(w[w["engine"] == engine_name]["n"].unique())
         detail = {"engine": engine_name, "ratio": "n_mayor_sobre_n_menor"}
         if len(ns) < 2:
             out.append(no_data("cgroup_estable", statement, SOURCE, detail))
             continue
         detail.update(n_menor=int(ns[0]), n_mayor=int(ns[-1]))
-        out.append(ratio_claim("cgroup_estable", statement, SOURCE,
-                               _metric_values(w, engine_name, "memoria_cgroup_por_contenedor", ns[-1]),
-                               _metric_values(w, engine_name, "memoria_cgroup_por_contenedor", ns[0]),
-                               claimed=1.0, region=FLAT_REGION, detail=detail))
+        out.append(
+            ratio_claim(
+                "cgroup_estable",
+                statement,
+                SOURCE,
+                _metric_values(w, engine_name, "memoria_cgroup_por_contenedor", ns[-1]),
+                _metric_values(w, engine_name, "memoria_cgroup_por_contenedor", ns[0]),
+                claimed=1.0,
+                region=FLAT_REGION,
+                detail=detail,
+            )
+        )
     return out
 
 
@@ -664,8 +792,10 @@ def launch_ratio(df: pd.DataFrame) -> tuple[float, float, float]:
     """Podman/Docker of the launch time per container, every N and repetition pooled, with its IC 95 %
     (what notebook 01 sets beside its own Podman/Docker: same question, other launch options)."""
     w = wide(df)
-    return measure.bootstrap_ratio_ci(_compared_values(w, "podman", "lanzamiento_por_contenedor"),
-                                      _compared_values(w, "docker", "lanzamiento_por_contenedor"))
+    return measure.bootstrap_ratio_ci(
+        _compared_values(w, "podman", "lanzamiento_por_contenedor"),
+        _compared_values(w, "docker", "lanzamiento_por_contenedor"),
+    )
 
 
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
@@ -681,13 +811,15 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
         for prefix, frame, metric in (("ref", ref, ref_metric), ("tu", w, live_metric)):
             for engine_name in ("docker", "podman"):
                 row[f"{prefix}_{engine_name}"] = _engine_value(frame, engine_name, metric, how)
-            value, low, high = measure.bootstrap_ratio_ci(_compared_values(frame, "podman", metric),
-                                                          _compared_values(frame, "docker", metric))
+            value, low, high = measure.bootstrap_ratio_ci(
+                _compared_values(frame, "podman", metric), _compared_values(frame, "docker", metric)
+            )
             row[f"{prefix}_podman_sobre_docker"] = value
             row[f"{prefix}_podman_sobre_docker_ic_bajo"] = low
             row[f"{prefix}_podman_sobre_docker_ic_alto"] = high
         row["acuerdo"] = agreement(
             tuple(row[f"tu_podman_sobre_docker{s}"] for s in ("", "_ic_bajo", "_ic_alto")),
-            tuple(row[f"ref_podman_sobre_docker{s}"] for s in ("", "_ic_bajo", "_ic_alto")))
+            tuple(row[f"ref_podman_sobre_docker{s}"] for s in ("", "_ic_bajo", "_ic_alto")),
+        )
         rows.append(row)
     return pd.DataFrame(rows)

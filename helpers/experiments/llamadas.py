@@ -18,6 +18,7 @@ the wall clock counts; under gVisor the wall clock, see `primary_clock`) and `<o
 per call (the seed's clock); plus a
 row `niveles_pid` (how many PID namespaces the probe saw itself in: the proof that nesting happened).
 """
+
 from __future__ import annotations
 
 import os
@@ -76,9 +77,11 @@ LEVELS_METRIC = "niveles_pid"
 UNIT = "ns"
 MAX_CALLS = 50_000_000
 PROBE_IN_CONTAINER = probes.in_container(PROBE)
-PROBE_LINE = re.compile(r"^llamadas operacion=(\S+) n=(\d+) cpu=(-?\d+) ns_total=(\d+) "
-                        r"ns_por_llamada=([\d.]+) ns_cpu_por_llamada=([\d.]+) pid=(\d+) niveles_pid=(-?\d+)\s*$",
-                        re.MULTILINE)
+PROBE_LINE = re.compile(
+    r"^llamadas operacion=(\S+) n=(\d+) cpu=(-?\d+) ns_total=(\d+) "
+    r"ns_por_llamada=([\d.]+) ns_cpu_por_llamada=([\d.]+) pid=(\d+) niveles_pid=(-?\d+)\s*$",
+    re.MULTILINE,
+)
 WALL_SUFFIX = ":pared"  # metric "<op>:pared": wall-clock ns per call (the seed's clock)
 PID_ARMS = ["unshare", "--pid", "--fork"]
 USER_PID_ARMS = ["unshare", "--user", "--map-root-user", "--pid", "--fork"]
@@ -92,8 +95,12 @@ CONTROLS = [
     {"name": "operaciones", "kind": "multi", "label": "Operaciones", "options": list(OPERATIONS)},
     {"name": "brazos", "kind": "multi", "label": "Brazos", "options": list(ARM_KINDS)},
     {"name": "motores", "kind": "multi", "label": "Motores", "options": list(eng.CONTAINER_ENGINES)},
-    {"name": "cpu", "kind": "choice", "label": "CPU fija",
-     "options": [(f"CPU {i}", i) for i in sorted(os.sched_getaffinity(0))] + [("sin fijar", None)]},
+    {
+        "name": "cpu",
+        "kind": "choice",
+        "label": "CPU fija",
+        "options": [(f"CPU {i}", i) for i in sorted(os.sched_getaffinity(0))] + [("sin fijar", None)],
+    },
 ]
 QUICK = {"LLAMADAS": 20_000, "REPETICIONES": 2, "CALENTAMIENTO": 0}
 
@@ -114,16 +121,21 @@ class Config:
         """A checked copy; raises ParametroInvalido (Spanish) before anything is launched."""
         imagen = validate.choices("IMAGEN", self.imagen, images.ROLE_NAMES)
         if len(imagen) != 1:
-            raise ParametroInvalido(f"IMAGEN debe ser una sola imagen ({', '.join(images.ROLE_NAMES)}), "
-                                    f"pero recibió {self.imagen!r}.")
+            raise ParametroInvalido(
+                f"IMAGEN debe ser una sola imagen ({', '.join(images.ROLE_NAMES)}), "
+                f"pero recibió {self.imagen!r}."
+            )
         return Config(
             llamadas=validate.positive_int("LLAMADAS", self.llamadas, maximum=MAX_CALLS),
             repeticiones=validate.positive_int("REPETICIONES", self.repeticiones, maximum=1000),
             calentamiento=validate.non_negative_int("CALENTAMIENTO", self.calentamiento, maximum=100),
             operaciones=validate.choices("OPERACIONES", self.operaciones, OPERATIONS),
             brazos=validate.choices("BRAZOS", self.brazos, ARM_KINDS),
-            motores=[m for m in validate.choices("MOTORES", self.motores, eng.ENGINE_NAMES, allow_empty=True)
-                     if m != "bare"],
+            motores=[
+                m
+                for m in validate.choices("MOTORES", self.motores, eng.ENGINE_NAMES, allow_empty=True)
+                if m != "bare"
+            ],
             cpu=valid_cpu(self.cpu),
             imagen=imagen[0],
             tope_ms=validate.non_negative_int("TOPE_MS", self.tope_ms, maximum=600_000),
@@ -136,8 +148,10 @@ def valid_cpu(value) -> int | None:
         return None
     allowed = sorted(os.sched_getaffinity(0))
     if not validate.is_int(value) or int(value) not in allowed:
-        raise ParametroInvalido(f"CPU debe ser None (sin fijar) o una de las CPU de esta máquina "
-                                f"({', '.join(map(str, allowed))}), pero recibió {value!r}.")
+        raise ParametroInvalido(
+            f"CPU debe ser None (sin fijar) o una de las CPU de esta máquina "
+            f"({', '.join(map(str, allowed))}), pero recibió {value!r}."
+        )
     return int(value)
 
 
@@ -171,20 +185,37 @@ def arm_label(engine: str, variant: str) -> str:
         depth = int(variant.split(":")[1])
         return "namespace PID" if depth == 1 else f"{depth} namespaces PID anidados"
     name = eng.DISPLAY.get(engine, engine)
-    return {"seccomp": f"{name} (seccomp por defecto)", "sin_seccomp": f"{name} sin seccomp",
-            "gvisor": f"{name} + gVisor"}.get(variant, f"{name} {variant}")
+    return {
+        "seccomp": f"{name} (seccomp por defecto)",
+        "sin_seccomp": f"{name} sin seccomp",
+        "gvisor": f"{name} + gVisor",
+    }.get(variant, f"{name} {variant}")
 
 
 def bare_arms(kinds) -> list[Arm]:
-    depths = ([0] if "host" in kinds else []) + ([1] if "pid" in kinds else []) + \
-             (list(NESTED_DEPTHS) if "anidado" in kinds else [])
-    return [Arm("bare", "host" if d == 0 else f"pid:{d}", label=arm_label("bare", "host" if d == 0 else f"pid:{d}"),
-                depth=d) for d in depths]
+    depths = (
+        ([0] if "host" in kinds else [])
+        + ([1] if "pid" in kinds else [])
+        + (list(NESTED_DEPTHS) if "anidado" in kinds else [])
+    )
+    return [
+        Arm(
+            "bare",
+            "host" if d == 0 else f"pid:{d}",
+            label=arm_label("bare", "host" if d == 0 else f"pid:{d}"),
+            depth=d,
+        )
+        for d in depths
+    ]
 
 
 def engine_arms(kinds, engines_ok, image_names: dict[str, str]) -> list[Arm]:
-    return [Arm(e, v, image_names.get(e, ""), arm_label(e, v)) for e in engines_ok
-            for v in ENGINE_VARIANTS if v in kinds]
+    return [
+        Arm(e, v, image_names.get(e, ""), arm_label(e, v))
+        for e in engines_ok
+        for v in ENGINE_VARIANTS
+        if v in kinds
+    ]
 
 
 def unshare_prefix(depth: int, *, as_root: bool) -> list[str]:
@@ -211,8 +242,10 @@ def namespaces_unavailable(log: Log = print_log) -> str | None:
         return None
     if as_root:
         return f"«unshare --pid --fork» falló: {result.stderr.strip()[-200:] or 'sin mensaje'}"
-    return ("crear namespaces PID necesita root, y este sistema no deja crear namespaces de usuario sin "
-            f"privilegios ({result.stderr.strip()[-160:] or 'sin mensaje'}).")
+    return (
+        "crear namespaces PID necesita root, y este sistema no deja crear namespaces de usuario sin "
+        f"privilegios ({result.stderr.strip()[-160:] or 'sin mensaje'})."
+    )
 
 
 def probe_args(cfg: Config, probe_path: str) -> list[str]:
@@ -231,8 +264,13 @@ def parse_probe(stdout: str) -> dict[str, dict]:
     """{operation: {ns_cpu, ns_pared, n, cpu, niveles_pid}} from the probe's lines; other lines are ignored."""
     out = {}
     for op, n, cpu, _total, wall, cpu_ns, _pid, levels in PROBE_LINE.findall(stdout or ""):
-        out[op] = {"ns_cpu": float(cpu_ns), "ns_pared": float(wall), "n": int(n), "cpu": int(cpu),
-                   "niveles_pid": int(levels)}
+        out[op] = {
+            "ns_cpu": float(cpu_ns),
+            "ns_pared": float(wall),
+            "n": int(n),
+            "cpu": int(cpu),
+            "niveles_pid": int(levels),
+        }
     return out
 
 
@@ -243,8 +281,9 @@ def run_probe(argv: list[str], engine_name: str, operations, *, timeout: float =
     missing = [op for op in operations if op not in found]
     if result.returncode != 0 or missing:
         detail = (result.stderr or result.stdout or "").strip()[-300:] or "(sin mensaje)"
-        raise ComandoFallido(f"La sonda «llamadas» falló en «{' '.join(argv)[:160]}» (código "
-                             f"{result.returncode}): {detail}")
+        raise ComandoFallido(
+            f"La sonda «llamadas» falló en «{' '.join(argv)[:160]}» (código {result.returncode}): {detail}"
+        )
     return found
 
 
@@ -272,8 +311,9 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
     probe_path = probes.ensure(PROBE, log)
     wants_containers = any(k in cfg.brazos for k in ENGINE_VARIANTS)
     engine_names = ["bare"] + (cfg.motores if wants_containers else [])
-    with experiment_run(EXPERIMENT, asdict(cfg), engine_names, image_roles=[cfg.imagen], root=root,
-                        log=log) as ctx:
+    with experiment_run(
+        EXPERIMENT, asdict(cfg), engine_names, image_roles=[cfg.imagen], root=root, log=log
+    ) as ctx:
         arms = bare_arms(cfg.brazos)
         if any(a.depth > 0 for a in arms):
             reason = namespaces_unavailable(log)
@@ -296,8 +336,13 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                     continue
             name = ctx.container_name(arm.engine, arm.variant.replace("_", ""))
             try:
-                engine.launch(arm.image, ["sleep", "86400"], run_id=ctx.run_id, name=name,
-                              opts=container_options(arm.variant, probe_path))
+                engine.launch(
+                    arm.image,
+                    ["sleep", "86400"],
+                    run_id=ctx.run_id,
+                    name=name,
+                    opts=container_options(arm.variant, probe_path),
+                )
             except ErrorDelCurso as exc:
                 ctx.skip_arm(arm.label, f"no arrancó: {exc}")
                 continue
@@ -308,14 +353,24 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         if not arms:
             raise ErrorDelCurso("No quedó ningún brazo que medir: revisa BRAZOS y MOTORES.")
         ctx.run.update_meta(
-            probe={"name": PROBE, "path": str(probe_path), "operations": cfg.operaciones,
-                   "calls": cfg.llamadas, "cpu": cfg.cpu, "max_ms_per_operation": cfg.tope_ms,
-                   "open_stat_path": "/dev/null"},
+            probe={
+                "name": PROBE,
+                "path": str(probe_path),
+                "operations": cfg.operaciones,
+                "calls": cfg.llamadas,
+                "cpu": cfg.cpu,
+                "max_ms_per_operation": cfg.tope_ms,
+                "open_stat_path": "/dev/null",
+            },
             gvisor=gvisor_meta,
-            clocks={"<op>": "tiempo de CPU del hilo (CLOCK_THREAD_CPUTIME_ID); en gVisor, reloj de pared",
-                    "<op>" + WALL_SUFFIX: "reloj de pared (CLOCK_MONOTONIC)"},
-            pid_namespaces={"as_root": os.geteuid() == 0,
-                            "command": " ".join(unshare_prefix(1, as_root=os.geteuid() == 0))},
+            clocks={
+                "<op>": "tiempo de CPU del hilo (CLOCK_THREAD_CPUTIME_ID); en gVisor, reloj de pared",
+                "<op>" + WALL_SUFFIX: "reloj de pared (CLOCK_MONOTONIC)",
+            },
+            pid_namespaces={
+                "as_root": os.geteuid() == 0,
+                "command": " ".join(unshare_prefix(1, as_root=os.geteuid() == 0)),
+            },
         )
 
         def measure_arm(arm: Arm):
@@ -327,8 +382,14 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             levels = found[cfg.operaciones[0]]["niveles_pid"]
             return rows + [(LEVELS_METRIC, float(levels), "niveles")]
 
-        measure_rounds(ctx, arms, repetitions=cfg.repeticiones, warmup=cfg.calentamiento,
-                       measure=measure_arm, progress=progress)
+        measure_rounds(
+            ctx,
+            arms,
+            repetitions=cfg.repeticiones,
+            warmup=cfg.calentamiento,
+            measure=measure_arm,
+            progress=progress,
+        )
     return Resultado.load(ctx.run.dir)
 
 
@@ -340,8 +401,10 @@ def wall_clock(df: pd.DataFrame) -> pd.DataFrame:
         return df
     wall = df[df["metric"].str.endswith(WALL_SUFFIX)].copy()
     wall["metric"] = wall["metric"].str.removesuffix(WALL_SUFFIX)
-    return pd.concat([df[~df["metric"].isin(OPERATIONS) & ~df["metric"].str.endswith(WALL_SUFFIX)], wall],
-                     ignore_index=True)
+    return pd.concat(
+        [df[~df["metric"].isin(OPERATIONS) & ~df["metric"].str.endswith(WALL_SUFFIX)], wall],
+        ignore_index=True,
+    )
 
 
 def _ops(df: pd.DataFrame) -> pd.DataFrame:
@@ -358,16 +421,50 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     for (engine, variant, metric), group in ops.groupby(["engine", "variant", "metric"], sort=False):
         values = group["value"].to_numpy(dtype=float)
         s = measure.summarize(values)
-        base = ops[(ops["engine"] == BASELINE[0]) & (ops["variant"] == BASELINE[1]) & (ops["metric"] == metric)]
-        ratio = measure.bootstrap_ratio_ci(values, base["value"].to_numpy(dtype=float)) if len(base) else \
-            (np.nan, np.nan, np.nan)
-        rows.append({"engine": engine, "variant": variant, "brazo": arm_label(engine, variant),
-                     "operacion": metric, "n": s.n, "mediana_ns": s.median, "q1_ns": s.q1, "q3_ns": s.q3,
-                     "min_ns": s.minimum, "ic_bajo_ns": s.ci_low, "ic_alto_ns": s.ci_high,
-                     "x_host": ratio[0], "x_host_ic_bajo": ratio[1], "x_host_ic_alto": ratio[2],
-                     "inestable": measure.unstable(values)})
-    columns = ["engine", "variant", "brazo", "operacion", "n", "mediana_ns", "q1_ns", "q3_ns", "min_ns",
-               "ic_bajo_ns", "ic_alto_ns", "x_host", "x_host_ic_bajo", "x_host_ic_alto", "inestable"]
+        base = ops[
+            (ops["engine"] == BASELINE[0]) & (ops["variant"] == BASELINE[1]) & (ops["metric"] == metric)
+        ]
+        ratio = (
+            measure.bootstrap_ratio_ci(values, base["value"].to_numpy(dtype=float))
+            if len(base)
+            else (np.nan, np.nan, np.nan)
+        )
+        rows.append(
+            {
+                "engine": engine,
+                "variant": variant,
+                "brazo": arm_label(engine, variant),
+                "operacion": metric,
+                "n": s.n,
+                "mediana_ns": s.median,
+                "q1_ns": s.q1,
+                "q3_ns": s.q3,
+                "min_ns": s.minimum,
+                "ic_bajo_ns": s.ci_low,
+                "ic_alto_ns": s.ci_high,
+                "x_host": ratio[0],
+                "x_host_ic_bajo": ratio[1],
+                "x_host_ic_alto": ratio[2],
+                "inestable": measure.unstable(values),
+            }
+        )
+    columns = [
+        "engine",
+        "variant",
+        "brazo",
+        "operacion",
+        "n",
+        "mediana_ns",
+        "q1_ns",
+        "q3_ns",
+        "min_ns",
+        "ic_bajo_ns",
+        "ic_alto_ns",
+        "x_host",
+        "x_host_ic_bajo",
+        "x_host_ic_alto",
+        "inestable",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -399,12 +496,36 @@ def decomposition(df: pd.DataFrame, metric: str = "getpid") -> pd.DataFrame:
             values = _values(df, *step, metric)
             s = measure.summarize(values)
             r = ratio(df, step, previous, metric) if previous else (np.nan, np.nan, np.nan, 0)
-            rows.append({"cadena": engine or "bare", "engine": step[0], "variant": step[1],
-                         "brazo": arm_label(*step), "mediana_ns": s.median, "ic_bajo_ns": s.ci_low,
-                         "ic_alto_ns": s.ci_high, "x_paso_anterior": r[0], "ic_bajo": r[1], "ic_alto": r[2]})
+            rows.append(
+                {
+                    "cadena": engine or "bare",
+                    "engine": step[0],
+                    "variant": step[1],
+                    "brazo": arm_label(*step),
+                    "mediana_ns": s.median,
+                    "ic_bajo_ns": s.ci_low,
+                    "ic_alto_ns": s.ci_high,
+                    "x_paso_anterior": r[0],
+                    "ic_bajo": r[1],
+                    "ic_alto": r[2],
+                }
+            )
             previous = step
-    return pd.DataFrame(rows, columns=["cadena", "engine", "variant", "brazo", "mediana_ns", "ic_bajo_ns",
-                                       "ic_alto_ns", "x_paso_anterior", "ic_bajo", "ic_alto"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "cadena",
+            "engine",
+            "variant",
+            "brazo",
+            "mediana_ns",
+            "ic_bajo_ns",
+            "ic_alto_ns",
+            "x_paso_anterior",
+            "ic_bajo",
+            "ic_alto",
+        ],
+    )
 
 
 def nesting(df: pd.DataFrame, metric: str = "getpid") -> pd.DataFrame:
@@ -416,15 +537,28 @@ def nesting(df: pd.DataFrame, metric: str = "getpid") -> pd.DataFrame:
             continue
         s = measure.summarize(values)
         seen = df[(df["engine"] == "bare") & (df["variant"] == variant) & (df["metric"] == LEVELS_METRIC)]
-        rows.append({"profundidad": 0 if variant == "host" else int(variant.split(":")[1]),
-                     "mediana_ns": s.median, "ic_bajo_ns": s.ci_low, "ic_alto_ns": s.ci_high, "n": s.n,
-                     "niveles_vistos": int(seen["value"].median()) if len(seen) else np.nan})
-    return pd.DataFrame(rows, columns=["profundidad", "mediana_ns", "ic_bajo_ns", "ic_alto_ns", "n",
-                                       "niveles_vistos"])
+        rows.append(
+            {
+                "profundidad": 0 if variant == "host" else int(variant.split(":")[1]),
+                "mediana_ns": s.median,
+                "ic_bajo_ns": s.ci_low,
+                "ic_alto_ns": s.ci_high,
+                "n": s.n,
+                "niveles_vistos": int(seen["value"].median()) if len(seen) else np.nan,
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["profundidad", "mediana_ns", "ic_bajo_ns", "ic_alto_ns", "n", "niveles_vistos"]
+    )
 
 
-def nesting_slope(df: pd.DataFrame, metric: str = "getpid", *, resamples: int = measure.BOOTSTRAP_RESAMPLES,
-                  seed: int = measure.BOOTSTRAP_SEED) -> tuple[float, float, float, int]:
+def nesting_slope(
+    df: pd.DataFrame,
+    metric: str = "getpid",
+    *,
+    resamples: int = measure.BOOTSTRAP_RESAMPLES,
+    seed: int = measure.BOOTSTRAP_SEED,
+) -> tuple[float, float, float, int]:
     """ns added per PID-namespace level: least-squares slope of the median against depth, with a
     percentile-bootstrap IC (each depth's sample resampled independently). (slope, low, high, n)."""
     samples = {}
@@ -460,7 +594,9 @@ EXEC_CLAIMED_MS = 1.9
 EXEC_REGION_MS = (1.5, 2.3)
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None, *, exec_run: Resultado | None | bool = False) -> list[Claim]:
+def claims(
+    df: pd.DataFrame, meta: dict | None = None, *, exec_run: Resultado | None | bool = False
+) -> list[Claim]:
     """The seed's claims, judged by the one rule (base.judge). exec_run: experiment 3's run to take the
     cost of exec from (False = look up the latest one)."""
     out: list[Claim] = []
@@ -468,32 +604,70 @@ def claims(df: pd.DataFrame, meta: dict | None = None, *, exec_run: Resultado | 
     host = _values(df, "bare", "host")
     # 1. Container system calls are ~11 % (25 %) slower.
     for engine in eng.CONTAINER_ENGINES:
-        statement = (f"Las llamadas al sistema en un contenedor son ~11 % más lentas (25 % en su tabla por CPU) "
-                     f"— {eng.DISPLAY[engine]}")
+        statement = (
+            f"Las llamadas al sistema en un contenedor son ~11 % más lentas (25 % en su tabla por CPU) "
+            f"— {eng.DISPLAY[engine]}"
+        )
         values = _values(df, engine, "seccomp")
         if not len(values) or not len(host):
             if engine in set(ops["engine"]) or engine == "docker":
                 out.append(no_data("contenedor_11", statement, SOURCE, {"engine": engine}))
             continue
         r, lo, hi, n = ratio(df, (engine, "seccomp"), BASELINE)
-        detail = {"engine": engine, "sin_seccomp": ratio(df, (engine, "sin_seccomp"), BASELINE)[:3],
-                  "gvisor": ratio(df, (engine, "gvisor"), BASELINE)[:3]}
-        out.append(judge("contenedor_11", statement, SOURCE, r, lo, hi, claimed=SEED_OVERHEAD,
-                         region=OVERHEAD_REGION, n=n, unit="x host",
-                         unstable=measure.unstable(values) or measure.unstable(host), detail=detail))
+        detail = {
+            "engine": engine,
+            "sin_seccomp": ratio(df, (engine, "sin_seccomp"), BASELINE)[:3],
+            "gvisor": ratio(df, (engine, "gvisor"), BASELINE)[:3],
+        }
+        out.append(
+            judge(
+                "contenedor_11",
+                statement,
+                SOURCE,
+                r,
+                lo,
+                hi,
+                claimed=SEED_OVERHEAD,
+                region=OVERHEAD_REGION,
+                n=n,
+                unit="x host",
+                unstable=measure.unstable(values) or measure.unstable(host),
+                detail=detail,
+            )
+        )
     # 2. The cause is PID namespace translation: a PID namespace alone should then cost the same ~11 %.
     statement = "La causa de esa sobrecarga es la traducción de PID del namespace"
     pid1 = _values(df, "bare", "pid:1")
     if len(pid1) and len(host):
         r, lo, hi, n = ratio(df, ("bare", "pid:1"), BASELINE)
-        detail = {"sin_seccomp": {e: ratio(df, (e, "sin_seccomp"), BASELINE)[:3] for e in eng.CONTAINER_ENGINES
-                                  if len(_values(df, e, "sin_seccomp"))},
-                  "seccomp_vs_sin": {e: ratio(df, (e, "seccomp"), (e, "sin_seccomp"))[:3]
-                                     for e in eng.CONTAINER_ENGINES
-                                     if len(_values(df, e, "seccomp")) and len(_values(df, e, "sin_seccomp"))}}
-        out.append(judge("causa_pid", statement, SOURCE, r, lo, hi, claimed=SEED_OVERHEAD, region=OVERHEAD_REGION,
-                         n=n, unit="x host", unstable=measure.unstable(pid1) or measure.unstable(host),
-                         detail=detail))
+        detail = {
+            "sin_seccomp": {
+                e: ratio(df, (e, "sin_seccomp"), BASELINE)[:3]
+                for e in eng.CONTAINER_ENGINES
+                if len(_values(df, e, "sin_seccomp"))
+            },
+            "seccomp_vs_sin": {
+                e: ratio(df, (e, "seccomp"), (e, "sin_seccomp"))[:3]
+                for e in eng.CONTAINER_ENGINES
+                if len(_values(df, e, "seccomp")) and len(_values(df, e, "sin_seccomp"))
+            },
+        }
+        out.append(
+            judge(
+                "causa_pid",
+                statement,
+                SOURCE,
+                r,
+                lo,
+                hi,
+                claimed=SEED_OVERHEAD,
+                region=OVERHEAD_REGION,
+                n=n,
+                unit="x host",
+                unstable=measure.unstable(pid1) or measure.unstable(host),
+                detail=detail,
+            )
+        )
     else:
         out.append(no_data("causa_pid", statement, SOURCE))
     # 3. Each nesting level adds cost: the seed's 29.48 ns per level; "adds cost" = at least 1 % of the host's
@@ -504,12 +678,30 @@ def claims(df: pd.DataFrame, meta: dict | None = None, *, exec_run: Resultado | 
         out.append(no_data("anidamiento", statement, SOURCE))
     else:
         floor = 0.01 * float(np.median(host)) if len(host) else 1.0
-        out.append(judge("anidamiento", statement, SOURCE, slope, lo, hi, claimed=SEED_CONTAINER_NS - SEED_HOST_NS,
-                         region=(floor, float("inf")), n=n, unit="ns por nivel",
-                         detail={"piso_ns": floor, "tabla": nesting(df).to_dict("records")}))
+        out.append(
+            judge(
+                "anidamiento",
+                statement,
+                SOURCE,
+                slope,
+                lo,
+                hi,
+                claimed=SEED_CONTAINER_NS - SEED_HOST_NS,
+                region=(floor, float("inf")),
+                n=n,
+                unit="ns por nivel",
+                detail={"piso_ns": floor, "tabla": nesting(df).to_dict("records")},
+            )
+        )
     # 4. Consistent across CPUs: one machine cannot tell; the class comparison does.
-    out.append(no_data("entre_cpus", "El porcentaje de sobrecarga es parecido en CPU distintas", SOURCE,
-                       {"donde": "90_comparar_clase"}))
+    out.append(
+        no_data(
+            "entre_cpus",
+            "El porcentaje de sobrecarga es parecido en CPU distintas",
+            SOURCE,
+            {"donde": "90_comparar_clase"},
+        )
+    )
     # 5. An exec costs about 1.9 ms: experiment 3 measured `exec true`.
     out.extend(exec_claims(exec_run))
     return out
@@ -529,15 +721,29 @@ def exec_claims(exec_run: Resultado | None | bool = False) -> list[Claim]:
     df = exec_run.df
     sel = df[(df["variant"] == ejecucion.EXEC_TRUE) & df["engine"].isin(eng.CONTAINER_ENGINES)]
     if not len(sel):
-        return [no_data("exec_1_9ms", statement, SOURCE, {"motivo": "sin_exec", "run": str(exec_run.run_dir)})]
+        return [
+            no_data("exec_1_9ms", statement, SOURCE, {"motivo": "sin_exec", "run": str(exec_run.run_dir)})
+        ]
     out = []
     for engine, group in sel.groupby("engine", sort=False):
         ms = group["value"].to_numpy(dtype=float) * 1000.0  # experiment 3 stores seconds
         s = measure.summarize(ms)
-        out.append(judge("exec_1_9ms", f"{statement} — {eng.DISPLAY[engine]}", SOURCE, s.median, s.ci_low,
-                         s.ci_high, claimed=EXEC_CLAIMED_MS, region=EXEC_REGION_MS, n=s.n, unit="ms",
-                         unstable=measure.unstable(ms),
-                         detail={"engine": engine, "run": str(exec_run.run_dir)}))
+        out.append(
+            judge(
+                "exec_1_9ms",
+                f"{statement} — {eng.DISPLAY[engine]}",
+                SOURCE,
+                s.median,
+                s.ci_low,
+                s.ci_high,
+                claimed=EXEC_CLAIMED_MS,
+                region=EXEC_REGION_MS,
+                n=s.n,
+                unit="ms",
+                unstable=measure.unstable(ms),
+                detail={"engine": engine, "run": str(exec_run.run_dir)},
+            )
+        )
     return out
 
 
@@ -553,15 +759,29 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
             c = group[(group["engine"] == "docker") & (group["variant"] == "seccomp")]["value"]
             if not len(h) or not len(c):
                 continue
-            rows.append({"fuente": source, "host_ns": float(h.median()), "contenedor_ns": float(c.median()),
-                         "x_host": float(c.median() / h.median()), "ic_bajo": np.nan, "ic_alto": np.nan})
+            rows.append(
+                {
+                    "fuente": source,
+                    "host_ns": float(h.median()),
+                    "contenedor_ns": float(c.median()),
+                    "x_host": float(c.median() / h.median()),
+                    "ic_bajo": np.nan,
+                    "ic_alto": np.nan,
+                }
+            )
     for engine in eng.CONTAINER_ENGINES:
         if len(_values(df, engine, "seccomp")) and len(_values(df, *BASELINE)):
             r, lo, hi, _ = ratio(df, (engine, "seccomp"), BASELINE)
-            rows.append({"fuente": f"tu máquina ({eng.DISPLAY[engine]})",
-                         "host_ns": float(np.median(_values(df, *BASELINE))),
-                         "contenedor_ns": float(np.median(_values(df, engine, "seccomp"))),
-                         "x_host": r, "ic_bajo": lo, "ic_alto": hi})
+            rows.append(
+                {
+                    "fuente": f"tu máquina ({eng.DISPLAY[engine]})",
+                    "host_ns": float(np.median(_values(df, *BASELINE))),
+                    "contenedor_ns": float(np.median(_values(df, engine, "seccomp"))),
+                    "x_host": r,
+                    "ic_bajo": lo,
+                    "ic_alto": hi,
+                }
+            )
     return pd.DataFrame(rows, columns=["fuente", "host_ns", "contenedor_ns", "x_host", "ic_bajo", "ic_alto"])
 
 
@@ -574,8 +794,17 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         if r["inestable"] or not (r["engine"] != "bare" or r["variant"] in ("host", "pid:1")):
             continue
         entorno = r["engine"] if r["variant"] in ("host", "seccomp") else f"{r['engine']} ({r['brazo']})"
-        rows.append({"concepto": "llamada getpid", "tipo": "RUNNING", "entorno": entorno, "valor": r["mediana_ns"],
-                     "ic_bajo": r["ic_bajo_ns"], "ic_alto": r["ic_alto_ns"], "unidad": "ns"})
+        rows.append(
+            {
+                "concepto": "llamada getpid",
+                "tipo": "RUNNING",
+                "entorno": entorno,
+                "valor": r["mediana_ns"],
+                "ic_bajo": r["ic_bajo_ns"],
+                "ic_alto": r["ic_alto_ns"],
+                "unidad": "ns",
+            }
+        )
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
 
 

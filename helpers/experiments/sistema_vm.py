@@ -19,6 +19,7 @@ Phases:
 3. CPU (RUNNING): gzip of the same 8 MB file with busybox, timed inside by `cronometro`, in one
    instance of each kind and on bare metal, interleaved; the ratio against bare metal.
 """
+
 from __future__ import annotations
 
 import math
@@ -56,21 +57,31 @@ CONTROLS = [
     {"name": "instancias", "kind": "int", "label": "Instancias en reposo", "min": 1, "max": 8},
     {"name": "repeticiones", "kind": "int", "label": "Repeticiones", "min": 1, "max": 50},
     {"name": "memoria_mb", "kind": "int", "label": "Memoria a tocar (MB)", "min": 16, "max": 1024},
-    {"name": "aceleracion", "kind": "choice", "label": "Aceleración de la VM", "options": ["auto", "kvm", "tcg"]},
-    {"name": "motor", "kind": "choice", "label": "Motor de los contenedores", "options": list(eng.CONTAINER_ENGINES)},
+    {
+        "name": "aceleracion",
+        "kind": "choice",
+        "label": "Aceleración de la VM",
+        "options": ["auto", "kvm", "tcg"],
+    },
+    {
+        "name": "motor",
+        "kind": "choice",
+        "label": "Motor de los contenedores",
+        "options": list(eng.CONTAINER_ENGINES),
+    },
 ]
 
 # Metrics (unit)
-ARRANQUE = "arranque_listo"            # ms, LAUNCH to ready marker
-DISCO = "disco_instancia"              # MB on the host's disk added by one instance
-PSS = "memoria_pss_instancia"          # MB, PSS of every process of one idle instance
+ARRANQUE = "arranque_listo"  # ms, LAUNCH to ready marker
+DISCO = "disco_instancia"  # MB on the host's disk added by one instance
+PSS = "memoria_pss_instancia"  # MB, PSS of every process of one idle instance
 DISPONIBLE = "memoria_disponible_instancia"  # MB, drop of MemAvailable per idle instance
 ANTES, DURANTE, DESPUES = "memoria_antes", "memoria_durante", "memoria_despues"  # MB, host's view
-RETENIDA = "memoria_retenida_pct"     # % of the touched memory the host still holds after the free
-GZIP = "gzip"                          # ms of work alone (cronometro)
+RETENIDA = "memoria_retenida_pct"  # % of the touched memory the host still holds after the free
+GZIP = "gzip"  # ms of work alone (cronometro)
 
 READY = vm.READY
-PAUSE_S = 2                       # memtoca's pause between phases
+PAUSE_S = 2  # memtoca's pause between phases
 APP_COMMAND = ["/bin/sh", "-c", f"echo {READY}; exec sleep 100000000"]
 SYSTEM_COMMAND = ["/bin/busybox", "init"]
 GZIP_SCRIPT = "gzip -c /datos/entrada.txt > /dev/null"
@@ -107,7 +118,9 @@ class Config:
             raise ParametroInvalido(f"ACELERACION debe ser «auto», «kvm» o «tcg», no «{self.aceleracion}».")
         motor = str(self.motor).strip().lower()
         if motor not in eng.CONTAINER_ENGINES:
-            raise ParametroInvalido(f"MOTOR debe ser uno de {', '.join(eng.CONTAINER_ENGINES)}, no «{self.motor}».")
+            raise ParametroInvalido(
+                f"MOTOR debe ser uno de {', '.join(eng.CONTAINER_ENGINES)}, no «{self.motor}»."
+            )
         cfg = Config(
             tipos=tipos,
             instancias=validate.positive_int("INSTANCIAS", self.instancias, maximum=8),
@@ -135,7 +148,8 @@ class Config:
         if need > 0.6 * available:
             raise ParametroInvalido(
                 f"{self.instancias} instancias de cada tipo podrían necesitar hasta {need:.0f} MB y esta "
-                f"máquina tiene {available:.0f} MB disponibles: baja INSTANCIAS o MEMORIA_MB.")
+                f"máquina tiene {available:.0f} MB disponibles: baja INSTANCIAS o MEMORIA_MB."
+            )
 
 
 def config(**params) -> Config:
@@ -176,8 +190,9 @@ class ContainerInstance:
     def start(self) -> float:
         """Launch to ready marker, in ms. The attached client is then killed (SIGKILL is not forwarded
         to the container, which keeps running under its shim / conmon)."""
-        argv = self.engine.run_argv(self.image, self.command, run_id=self.ctx.run_id, name=self.name,
-                                    remove=False, opts=self.opts)
+        argv = self.engine.run_argv(
+            self.image, self.command, run_id=self.ctx.run_id, name=self.name, remove=False, opts=self.opts
+        )
         child = measure.Child(argv, env=self.engine.env())
         try:
             child.wait_for(READY, LAUNCH_TIMEOUT)
@@ -224,7 +239,9 @@ class ContainerInstance:
 
     @property
     def memory_basis(self) -> str:
-        return "cgroup (memoria anónima)" if self._cgroup_procs() else "RSS de sus procesos (sin cgroup legible)"
+        return (
+            "cgroup (memoria anónima)" if self._cgroup_procs() else "RSS de sus procesos (sin cgroup legible)"
+        )
 
     def host_memory(self) -> int:
         """What the host holds for this instance's work: its cgroup's anonymous memory, or, where the
@@ -258,8 +275,13 @@ class VMInstance:
         self.kind = kind
         self.name = name
         flavor = "systemd" if kind == "vm_systemd" else "busybox"
-        self.vm = vm.VM(name, accel=accel, memory_mb=memory_mb, workdir=vm.VM_DIR / "instancias" / ctx.run_id,
-                        flavor=flavor)
+        self.vm = vm.VM(
+            name,
+            accel=accel,
+            memory_mb=memory_mb,
+            workdir=vm.VM_DIR / "instancias" / ctx.run_id,
+            flavor=flavor,
+        )
         ctx.defer(self.vm.stop)
 
     def start(self) -> float:
@@ -323,11 +345,16 @@ class Arm:
 
 
 def kind_label(variant: str) -> str:
-    return {"aplicacion": "contenedor de aplicación", "sistema": "contenedor de sistema",
-            "vm_emulada": "VM emulada (TCG)", "vm_kvm": "VM (KVM)", "proceso": "bare metal",
-            "sistema_systemd": "contenedor de sistema con systemd (Podman)",
-            "vm_systemd_emulada": "VM con systemd, emulada (TCG)",
-            "vm_systemd_kvm": "VM con systemd (KVM)"}.get(variant, variant)
+    return {
+        "aplicacion": "contenedor de aplicación",
+        "sistema": "contenedor de sistema",
+        "vm_emulada": "VM emulada (TCG)",
+        "vm_kvm": "VM (KVM)",
+        "proceso": "bare metal",
+        "sistema_systemd": "contenedor de sistema con systemd (Podman)",
+        "vm_systemd_emulada": "VM con systemd, emulada (TCG)",
+        "vm_systemd_kvm": "VM con systemd (KVM)",
+    }.get(variant, variant)
 
 
 def systemd_image() -> str | None:
@@ -345,14 +372,20 @@ def plan(cfg: Config, engines_ok: list[str], imgs: dict, accel: str, skip=lambda
     for kind in cfg.tipos:
         variant = variant_of(kind, accel)
         if kind == "vm_systemd" and (vm.assets() is None or vm.assets().systemd_disk is None):
-            skip(kind_label(variant), vm.systemd_reason() or "falta el disco con systemd: ejecuta «make setup».")
+            skip(
+                kind_label(variant),
+                vm.systemd_reason() or "falta el disco con systemd: ejecuta «make setup».",
+            )
         elif kind in VM_KINDS:
             arms.append(Arm(VM_ENGINE, variant, "", kind_label(variant), kind))
         elif kind == "sistema_systemd":
             image = systemd_image() if "podman" in engines_ok else None
             if image is None:
-                skip(kind_label(kind), "hace falta Podman con la imagen curso/debian-systemd (la prepara "
-                     "«make setup» como root): Podman sabe arrancar systemd como PID 1 (--systemd=always).")
+                skip(
+                    kind_label(kind),
+                    "hace falta Podman con la imagen curso/debian-systemd (la prepara "
+                    "«make setup» como root): Podman sabe arrancar systemd como PID 1 (--systemd=always).",
+                )
             else:
                 arms.append(Arm("podman", kind, image, kind_label(kind), kind))
         elif cfg.motor in engines_ok:
@@ -368,13 +401,15 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
     if vm_wanted and vm_ok:
         accel, accel_reason = vm.resolve_acceleration(cfg.aceleracion)  # kvm that does not work: error now
     if any(k not in VM_KINDS for k in cfg.tipos) and vm.assets() is None:
-        raise ParametroInvalido("Faltan las sondas y el disco del curso (~/.cache/curso-contenedores/vm): "
-                                "ejecuta «make setup».")
+        raise ParametroInvalido(
+            "Faltan las sondas y el disco del curso (~/.cache/curso-contenedores/vm): ejecuta «make setup»."
+        )
     motores = [cfg.motor] if any(k in ("aplicacion", "sistema") for k in cfg.tipos) else []
     if "sistema_systemd" in cfg.tipos:
         motores.append("podman")
-    with experiment_run(EXPERIMENT, asdict(cfg), motores, image_roles=["alpine"] if motores else [],
-                        root=root, log=log) as ctx:
+    with experiment_run(
+        EXPERIMENT, asdict(cfg), motores, image_roles=["alpine"] if motores else [], root=root, log=log
+    ) as ctx:
         if vm_wanted and not vm_ok:
             ctx.skip_arm("VM", vm_reason)
         # The run's overlays live in one folder, removed with the run (after every VM of it has stopped:
@@ -386,17 +421,28 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         if vm_wanted and vm_ok:
             log(f"VM: {accel_reason}")
             if accel == "tcg":
-                log("Las cifras de la VM son de una VM emulada (TCG): sirven para ver mecanismos, "
-                    "no para juzgar la velocidad de una VM.")
+                log(
+                    "Las cifras de la VM son de una VM emulada (TCG): sirven para ver mecanismos, "
+                    "no para juzgar la velocidad de una VM."
+                )
         if os.geteuid() != 0:
-            log("Sin root: la PSS de los procesos del motor (shim, conmon) puede no ser legible; "
-                "se usa su RSS.")
+            log(
+                "Sin root: la PSS de los procesos del motor (shim, conmon) puede no ser legible; "
+                "se usa su RSS."
+            )
         guest = vm.assets()
         ctx.run.update_meta(
-            vm={"acceleration": accel, "reason": accel_reason, "machine": vm.MACHINE,
-                "memory_mb": cfg.vm_memory_mb, "kernel": guest.kernel_version if guest else None,
-                "qemu": _qemu_version(), "emulated": accel == "tcg"},
-            kinds={a.variant: a.label for a in arms})
+            vm={
+                "acceleration": accel,
+                "reason": accel_reason,
+                "machine": vm.MACHINE,
+                "memory_mb": cfg.vm_memory_mb,
+                "kernel": guest.kernel_version if guest else None,
+                "qemu": _qemu_version(),
+                "emulated": accel == "tcg",
+            },
+            kinds={a.variant: a.label for a in arms},
+        )
         if not arms:
             log("No queda ningún tipo de instancia que medir aquí.")
             return Resultado.load(ctx.run.dir)
@@ -420,12 +466,20 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             return [(ARRANQUE, round(elapsed, 3), "ms"), (DISCO, round(disk, 4), "MB")]
 
         log("1/3 Arranque hasta «listo» y disco por instancia, intercalados.")
-        base.measure_rounds(ctx, arms, repetitions=cfg.repeticiones, warmup=cfg.calentamiento,
-                            measure=provision_one, progress=progress)
+        base.measure_rounds(
+            ctx,
+            arms,
+            repetitions=cfg.repeticiones,
+            warmup=cfg.calentamiento,
+            measure=provision_one,
+            progress=progress,
+        )
 
         # 2. memory: N idle instances per kind, then memory given back
-        log(f"2/3 Memoria: {cfg.instancias} instancia(s) en reposo por tipo; luego cada una toca y "
-            f"libera {cfg.memoria_mb} MB.")
+        log(
+            f"2/3 Memoria: {cfg.instancias} instancia(s) en reposo por tipo; luego cada una toca y "
+            f"libera {cfg.memoria_mb} MB."
+        )
         running: dict[Arm, list] = {}
         total = len(arms) * cfg.instancias * 2
         done = 0
@@ -449,9 +503,13 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             basis = getattr(group[0], "memory_basis", "RSS del proceso de QEMU")
             ctx.run.meta.setdefault("memory_basis", {})[arm.variant] = basis
             if arm.kind not in VM_KINDS and not basis.startswith("cgroup"):
-                log(f"{arm.label}: sin cgroup legible (¿sin root?); su memoria se lee como RSS de sus procesos.")
+                log(
+                    f"{arm.label}: sin cgroup legible (¿sin root?); su memoria se lee como RSS de sus procesos."
+                )
             for i, instance in enumerate(group, 1):
-                progress(done, total, f"{arm.label}: toca y libera {cfg.memoria_mb} MB ({i}/{cfg.instancias})")
+                progress(
+                    done, total, f"{arm.label}: toca y libera {cfg.memoria_mb} MB ({i}/{cfg.instancias})"
+                )
                 for metric, value in memory_given_back(instance, cfg.memoria_mb).items():
                     _append(ctx, arm, i, metric, value, "%" if metric == RETENIDA else "MB")
                 done += 1
@@ -473,8 +531,13 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         first = {arm.variant: group[0] for arm, group in running.items()}
         bare_arm = Arm("bare", BASELINE[1], "", "bare metal", "bare")
         busybox = guest.rootfs / "bin" / "busybox"
-        bare_argv = [str(probes.path("cronometro")), str(busybox), "sh", "-c",
-                     f"{busybox} gzip -c {guest.data_file} > /dev/null"]
+        bare_argv = [
+            str(probes.path("cronometro")),
+            str(busybox),
+            "sh",
+            "-c",
+            f"{busybox} gzip -c {guest.data_file} > /dev/null",
+        ]
 
         def gzip_one(arm: Arm):
             if arm.engine == "bare":
@@ -483,10 +546,21 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             return [(GZIP, round(first[arm.variant].timed_gzip(), 3), "ms")]
 
         gzip_arms = [a for a in arms if a.kind not in SYSTEMD_KINDS]
-        base.measure_rounds(ctx, [bare_arm, *gzip_arms], repetitions=cfg.repeticiones, warmup=cfg.calentamiento,
-                            measure=gzip_one, progress=progress,
-                            meta={"gzip": {"input_mb": vm.GUEST_DATA_MB, "tool": "busybox gzip",
-                                           "timer": "probes/cronometro (CLOCK_MONOTONIC dentro)"}})
+        base.measure_rounds(
+            ctx,
+            [bare_arm, *gzip_arms],
+            repetitions=cfg.repeticiones,
+            warmup=cfg.calentamiento,
+            measure=gzip_one,
+            progress=progress,
+            meta={
+                "gzip": {
+                    "input_mb": vm.GUEST_DATA_MB,
+                    "tool": "busybox gzip",
+                    "timer": "probes/cronometro (CLOCK_MONOTONIC dentro)",
+                }
+            },
+        )
         for group in running.values():
             for instance in group:
                 instance.stop()
@@ -494,8 +568,15 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
 
 
 def _append(ctx, arm: Arm, rep: int, metric: str, value: float, unit: str) -> None:
-    ctx.run.append(engine=arm.engine, image=arm.image, variant=arm.variant, rep=rep, metric=metric,
-                   value=round(float(value), 4), unit=unit)
+    ctx.run.append(
+        engine=arm.engine,
+        image=arm.image,
+        variant=arm.variant,
+        rep=rep,
+        metric=metric,
+        value=round(float(value), 4),
+        unit=unit,
+    )
 
 
 def memory_given_back(instance, megabytes: int) -> dict[str, float]:
@@ -542,17 +623,30 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     for (metric, engine, variant), group in df.groupby(["metric", "engine", "variant"], sort=False):
         values = group["value"].astype(float).to_numpy()
         s = measure.summarize(values)
-        row = {"metrica": metric, "motor": engine, "tipo": variant, "n": s.n, "mediana": s.median,
-               "q1": s.q1, "q3": s.q3, "minimo": s.minimum, "ic_bajo": s.ci_low, "ic_alto": s.ci_high,
-               "unidad": group["unit"].iloc[0], "emulada": is_emulated(variant),
-               "inestable": measure.unstable(values) if hasattr(measure, "unstable") else False}
+        row = {
+            "metrica": metric,
+            "motor": engine,
+            "tipo": variant,
+            "n": s.n,
+            "mediana": s.median,
+            "q1": s.q1,
+            "q3": s.q3,
+            "minimo": s.minimum,
+            "ic_bajo": s.ci_low,
+            "ic_alto": s.ci_high,
+            "unidad": group["unit"].iloc[0],
+            "emulada": is_emulated(variant),
+            "inestable": measure.unstable(values) if hasattr(measure, "unstable") else False,
+        }
         if metric == GZIP and variant != BASELINE[1] and bare.size:
             row["x_bare"], row["x_bare_bajo"], row["x_bare_alto"] = measure.bootstrap_ratio_ci(values, bare)
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def ratio(df: pd.DataFrame, metric: str, num_variant: str, den_variant: str) -> tuple[float, float, float, int]:
+def ratio(
+    df: pd.DataFrame, metric: str, num_variant: str, den_variant: str
+) -> tuple[float, float, float, int]:
     a, b = _values(df, metric, num_variant), _values(df, metric, den_variant)
     value, low, high = measure.bootstrap_ratio_ci(a, b)
     return value, low, high, int(min(a.size, b.size))
@@ -570,8 +664,10 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
     out: list[base.Claim] = []
     vmv = vm_variant(df)
     emulated = vmv == "vm_emulada"
-    defer = ("La VM de esta máquina es emulada (TCG, sin KVM que funcione): su velocidad no dice nada de "
-             "una VM acelerada. Lo decide la comparación de la clase, con las máquinas que tienen KVM.")
+    defer = (
+        "La VM de esta máquina es emulada (TCG, sin KVM que funcione): su velocidad no dice nada de "
+        "una VM acelerada. Lo decide la comparación de la clase, con las máquinas que tienen KVM."
+    )
 
     # Provisioning: system containers 10x faster than VMs (busybox init on both sides; systemd too if measured)
     statement = "Los contenedores de sistema se aprovisionan unas 10 veces más rápido que las VMs."
@@ -582,17 +678,38 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
         out.append(base.no_data("arranque_10x", statement, SOURCE))
     sd_vm = next((v for v in ("vm_systemd_kvm", "vm_systemd_emulada") if v in present), None)
     if sd_vm and "sistema_systemd" in present:
-        out.append(_provision_claim("arranque_10x_systemd", statement + " (systemd en los dos lados)", df, sd_vm,
-                                    "sistema_systemd", defer, "systemd"))
+        out.append(
+            _provision_claim(
+                "arranque_10x_systemd",
+                statement + " (systemd en los dos lados)",
+                df,
+                sd_vm,
+                "sistema_systemd",
+                defer,
+                "systemd",
+            )
+        )
 
     # Memory the guest freed stays with the VM
     statement = "Las VMs se quedan con la memoria que el sistema huésped ya liberó."
     if vmv:
         kept = _values(df, RETENIDA, vmv)
         s = measure.summarize(kept)
-        out.append(_judge("vm_retiene_memoria", statement, SOURCE, s.median, s.ci_low, s.ci_high,
-                              claimed=100.0, region=(80.0, 120.0), n=s.n, unit="%",
-                              detail={"variante_vm": vmv, "emulada": emulated}))
+        out.append(
+            _judge(
+                "vm_retiene_memoria",
+                statement,
+                SOURCE,
+                s.median,
+                s.ci_low,
+                s.ci_high,
+                claimed=100.0,
+                region=(80.0, 120.0),
+                n=s.n,
+                unit="%",
+                detail={"variante_vm": vmv, "emulada": emulated},
+            )
+        )
     else:
         out.append(base.no_data("vm_retiene_memoria", statement, SOURCE))
     statement = "En un contenedor, la memoria liberada vuelve al host de inmediato."
@@ -600,8 +717,21 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
     kept = _values(df, RETENIDA, kind) if df is not None and not df.empty else np.array([])
     if kept.size:
         s = measure.summarize(kept)
-        out.append(_judge("contenedor_devuelve_memoria", statement, SOURCE, s.median, s.ci_low, s.ci_high,
-                              claimed=0.0, region=(-10.0, 10.0), n=s.n, unit="%", detail={"tipo": kind}))
+        out.append(
+            _judge(
+                "contenedor_devuelve_memoria",
+                statement,
+                SOURCE,
+                s.median,
+                s.ci_low,
+                s.ci_high,
+                claimed=0.0,
+                region=(-10.0, 10.0),
+                n=s.n,
+                unit="%",
+                detail={"tipo": kind},
+            )
+        )
     else:
         out.append(base.no_data("contenedor_devuelve_memoria", statement, SOURCE))
 
@@ -610,70 +740,167 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[base.Claim]:
     if vmv:
         disk = _values(df, DISCO, vmv)
         s = measure.summarize(disk)
-        out.append(_judge("vm_disco_650", statement, SOURCE, s.median, s.ci_low, s.ci_high, claimed=650.0,
-                              region=(650 / 1.5, 650 * 1.5), n=s.n, unit="MB",
-                              detail={"variante_vm": vmv, "emulada": emulated}))
+        out.append(
+            _judge(
+                "vm_disco_650",
+                statement,
+                SOURCE,
+                s.median,
+                s.ci_low,
+                s.ci_high,
+                claimed=650.0,
+                region=(650 / 1.5, 650 * 1.5),
+                n=s.n,
+                unit="MB",
+                detail={"variante_vm": vmv, "emulada": emulated},
+            )
+        )
     else:
         out.append(base.no_data("vm_disco_650", statement, SOURCE))
     statement = "Cada contenedor añade solo unos pocos MB de disco."
     disk = _values(df, DISCO, kind) if df is not None and not df.empty else np.array([])
     if disk.size:
         s = measure.summarize(disk)
-        out.append(_judge("contenedor_disco_pocos_mb", statement, SOURCE, s.median, s.ci_low, s.ci_high,
-                              claimed=3.0, region=(0.0, 10.0), n=s.n, unit="MB", detail={"tipo": kind}))
+        out.append(
+            _judge(
+                "contenedor_disco_pocos_mb",
+                statement,
+                SOURCE,
+                s.median,
+                s.ci_low,
+                s.ci_high,
+                claimed=3.0,
+                region=(0.0, 10.0),
+                n=s.n,
+                unit="MB",
+                detail={"tipo": kind},
+            )
+        )
     else:
         out.append(base.no_data("contenedor_disco_pocos_mb", statement, SOURCE))
 
     # CPU-bound work: alike in every kind (the VM only with KVM)
-    statement = "El trabajo de CPU (gzip) rinde casi igual en un contenedor, en un contenedor de sistema y en una VM."
-    for variant in [k for k in ("sistema", "aplicacion") if df is not None and (df["variant"] == k).any()][:1]:
+    statement = (
+        "El trabajo de CPU (gzip) rinde casi igual en un contenedor, en un contenedor de sistema y en una VM."
+    )
+    for variant in [k for k in ("sistema", "aplicacion") if df is not None and (df["variant"] == k).any()][
+        :1
+    ]:
         value, low, high, n = _gzip_ratio(df, variant)
-        out.append(_judge(f"gzip_{variant}", statement, SOURCE, value, low, high, claimed=1.0,
-                              region=(0.95, 1.05), n=n, unit="x bare metal",
-                              detail={"tipo": variant},
-                              unstable=measure.unstable(_values(df, GZIP, variant))))
+        out.append(
+            _judge(
+                f"gzip_{variant}",
+                statement,
+                SOURCE,
+                value,
+                low,
+                high,
+                claimed=1.0,
+                region=(0.95, 1.05),
+                n=n,
+                unit="x bare metal",
+                detail={"tipo": variant},
+                unstable=measure.unstable(_values(df, GZIP, variant)),
+            )
+        )
     if vmv:
         value, low, high, n = _gzip_ratio(df, vmv)
         detail = {"tipo": vmv, "emulada": emulated}
         if emulated:
             detail["tcg"] = True
             detail["motivo"] = defer + " La proporción medida es el costo de emular la CPU, no el de una VM."
-            out.append(base.Claim(f"gzip_{vmv}", statement, base.NO_CONCLUYENTE, value, low, high, detail, SOURCE,
-                                  1.0, (0.95, 1.05), "x bare metal", n))
+            out.append(
+                base.Claim(
+                    f"gzip_{vmv}",
+                    statement,
+                    base.NO_CONCLUYENTE,
+                    value,
+                    low,
+                    high,
+                    detail,
+                    SOURCE,
+                    1.0,
+                    (0.95, 1.05),
+                    "x bare metal",
+                    n,
+                )
+            )
         else:
-            out.append(_judge(f"gzip_{vmv}", statement, SOURCE, value, low, high, claimed=1.0,
-                                  region=(0.95, 1.05), n=n, unit="x bare metal", detail=detail))
+            out.append(
+                _judge(
+                    f"gzip_{vmv}",
+                    statement,
+                    SOURCE,
+                    value,
+                    low,
+                    high,
+                    claimed=1.0,
+                    region=(0.95, 1.05),
+                    n=n,
+                    unit="x bare metal",
+                    detail=detail,
+                )
+            )
     return out
 
 
 MIN_N = 3  # fewer values than this give no interval worth the name: no verdict either way
 
 
-def _judge(key: str, statement: str, source: str, value: float, low: float, high: float, *, n: int,
-           **kw) -> base.Claim:
+def _judge(
+    key: str, statement: str, source: str, value: float, low: float, high: float, *, n: int, **kw
+) -> base.Claim:
     """base.judge, except that with fewer than MIN_N values the interval is a point and decides
     nothing: «no concluyente», saying why."""
     if 0 < n < MIN_N:
         detail = dict(kw.get("detail") or {})
-        detail["motivo"] = (f"Con n = {n} no hay intervalo de confianza: hacen falta al menos {MIN_N} "
-                            "repeticiones (o instancias) para decidir.")
-        return base.Claim(key, statement, base.NO_CONCLUYENTE, value, low, high, detail, source,
-                          kw.get("claimed", float("nan")), tuple(kw.get("region", (float("-inf"), float("inf")))),
-                          kw.get("unit", ""), n, MIN_N)
+        detail["motivo"] = (
+            f"Con n = {n} no hay intervalo de confianza: hacen falta al menos {MIN_N} "
+            "repeticiones (o instancias) para decidir."
+        )
+        return base.Claim(
+            key,
+            statement,
+            base.NO_CONCLUYENTE,
+            value,
+            low,
+            high,
+            detail,
+            source,
+            kw.get("claimed", float("nan")),
+            tuple(kw.get("region", (float("-inf"), float("inf")))),
+            kw.get("unit", ""),
+            n,
+            MIN_N,
+        )
     return base.judge(key, statement, source, value, low, high, n=n, **kw)
 
 
-def _provision_claim(key: str, statement: str, df: pd.DataFrame, vm_variant_: str, system_variant: str,
-                     defer: str, init: str) -> base.Claim:
+def _provision_claim(
+    key: str, statement: str, df: pd.DataFrame, vm_variant_: str, system_variant: str, defer: str, init: str
+) -> base.Claim:
     value, low, high, n = ratio(df, ARRANQUE, vm_variant_, system_variant)
     detail = {"variante_vm": vm_variant_, "emulada": is_emulated(vm_variant_), "init": init}
     if is_emulated(vm_variant_):
         detail["tcg"] = True
         detail["motivo"] = defer
-        return base.Claim(key, statement, base.NO_CONCLUYENTE, value, low, high, detail, SOURCE, 10.0,
-                          (7.5, 13.3), "x", n)
-    return _judge(key, statement, SOURCE, value, low, high, claimed=10.0, region=(7.5, 13.3), n=n,
-                      unit="x", detail=detail, unstable=measure.unstable(_values(df, ARRANQUE, vm_variant_)))
+        return base.Claim(
+            key, statement, base.NO_CONCLUYENTE, value, low, high, detail, SOURCE, 10.0, (7.5, 13.3), "x", n
+        )
+    return _judge(
+        key,
+        statement,
+        SOURCE,
+        value,
+        low,
+        high,
+        claimed=10.0,
+        region=(7.5, 13.3),
+        n=n,
+        unit="x",
+        detail=detail,
+        unstable=measure.unstable(_values(df, ARRANQUE, vm_variant_)),
+    )
 
 
 def _gzip_ratio(df: pd.DataFrame, variant: str) -> tuple[float, float, float, int]:
@@ -698,22 +925,49 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
         return float(sel["value"].iloc[0]) if len(sel) else float("nan")
 
     def add(concepto, nuestro, low, high, referencia, unidad):
-        rows.append({"concepto": concepto, "aquí": nuestro, "ic_bajo": low, "ic_alto": high,
-                     "referencia": referencia, "unidad": unidad})
+        rows.append(
+            {
+                "concepto": concepto,
+                "aquí": nuestro,
+                "ic_bajo": low,
+                "ic_alto": high,
+                "referencia": referencia,
+                "unidad": unidad,
+            }
+        )
 
     have = df is not None and not df.empty
     if have and vmv and (df["variant"] == "sistema").any():
         value, low, high, _ = ratio(df, ARRANQUE, vmv, "sistema")
-        add("arranque VM / contenedor de sistema" + suffix, value, low, high, ref("arranque_vm_vs_sistema"), "x")
+        add(
+            "arranque VM / contenedor de sistema" + suffix,
+            value,
+            low,
+            high,
+            ref("arranque_vm_vs_sistema"),
+            "x",
+        )
         value, low, high, _ = ratio(df, PSS, vmv, "sistema")
-        add("memoria en reposo VM / contenedor de sistema" + suffix, value, low, high,
-            ref("memoria_vm_vs_sistema"), "x")
+        add(
+            "memoria en reposo VM / contenedor de sistema" + suffix,
+            value,
+            low,
+            high,
+            ref("memoria_vm_vs_sistema"),
+            "x",
+        )
     if have and vmv:
         s = measure.summarize(_values(df, DISCO, vmv))
         add("disco que añade cada VM" + suffix, s.median, s.ci_low, s.ci_high, ref("disco_vm"), "MB")
         s = measure.summarize(_values(df, RETENIDA, vmv))
-        add("memoria liberada que la VM retiene" + suffix, s.median, s.ci_low, s.ci_high,
-            ref("memoria_vm_retenida"), "%")
+        add(
+            "memoria liberada que la VM retiene" + suffix,
+            s.median,
+            s.ci_low,
+            s.ci_high,
+            ref("memoria_vm_retenida"),
+            "%",
+        )
     if have and (df["variant"] == "sistema").any():
         value, low, high, _ = _gzip_ratio(df, "sistema")
         add("gzip en contenedor de sistema / bare metal", value, low, high, ref("gzip_sistema_vs_bare"), "x")
@@ -724,23 +978,49 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     rows = []
     if df is None or df.empty:
         return pd.DataFrame(rows, columns=base.CLOSING_COLUMNS)
-    for variant in ("aplicacion", "sistema", "vm_kvm", "vm_emulada", "sistema_systemd", "vm_systemd_kvm",
-                    "vm_systemd_emulada"):
+    for variant in (
+        "aplicacion",
+        "sistema",
+        "vm_kvm",
+        "vm_emulada",
+        "sistema_systemd",
+        "vm_systemd_kvm",
+        "vm_systemd_emulada",
+    ):
         values = _values(df, ARRANQUE, variant)
         if values.size and not measure.unstable(values):
             s = measure.summarize(values)
-            rows.append({"concepto": f"arranque hasta «listo»: {kind_label(variant)}", "tipo": "LAUNCH",
-                         "entorno": kind_label(variant), "valor": s.median, "ic_bajo": s.ci_low,
-                         "ic_alto": s.ci_high, "unidad": "ms"})
+            rows.append(
+                {
+                    "concepto": f"arranque hasta «listo»: {kind_label(variant)}",
+                    "tipo": "LAUNCH",
+                    "entorno": kind_label(variant),
+                    "valor": s.median,
+                    "ic_bajo": s.ci_low,
+                    "ic_alto": s.ci_high,
+                    "unidad": "ms",
+                }
+            )
         values = _values(df, GZIP, variant)
         if values.size and not measure.unstable(values):
             value, low, high, _ = _gzip_ratio(df, variant)
             if not math.isnan(value):
-                concepto = (f"gzip: costo de emular la CPU ({kind_label(variant)}; no es el costo de una VM)"
-                            if is_emulated(variant) else f"gzip: {kind_label(variant)}")
-                rows.append({"concepto": concepto, "tipo": "RUNNING",
-                             "entorno": kind_label(variant), "valor": value, "ic_bajo": low, "ic_alto": high,
-                             "unidad": "x bare metal"})
+                concepto = (
+                    f"gzip: costo de emular la CPU ({kind_label(variant)}; no es el costo de una VM)"
+                    if is_emulated(variant)
+                    else f"gzip: {kind_label(variant)}"
+                )
+                rows.append(
+                    {
+                        "concepto": concepto,
+                        "tipo": "RUNNING",
+                        "entorno": kind_label(variant),
+                        "valor": value,
+                        "ic_bajo": low,
+                        "ic_alto": high,
+                        "unidad": "x bare metal",
+                    }
+                )
     return pd.DataFrame(rows, columns=base.CLOSING_COLUMNS)
 
 

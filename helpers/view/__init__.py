@@ -2,6 +2,7 @@
 
 A view never launches a container: it calls an experiment module's run() and renders its results.
 """
+
 from __future__ import annotations
 
 

@@ -1,6 +1,7 @@
 """What a person sees of experiment 7 (anidamiento): tables, a plot, the attempts without --privileged,
 the memory and disk of an inner engine, and the verdicts. Every function takes a Resultado (or None) and
 never launches a container."""
+
 from __future__ import annotations
 
 import math
@@ -31,12 +32,19 @@ BRAZO = {
     exp.UNPRIV: "nivel 2 sin --privileged",
     "nivel3": "nivel 3 (un motor más adentro)",
 }
-CORTO = {"nivel0": "bare\nmetal", "nivel1": "nivel 1", exp.PRIV: "nivel 2", exp.UNPRIV: "nivel 2\nsin priv.",
-         "nivel3": "nivel 3"}
-MEDIDA = {exp.METRIC_START: "arranque (desde el host, con los exec)",
-          exp.METRIC_START_INNER: "arranque (solo el run de dentro)",
-          exp.METRIC_WORK: "trabajo de CPU (medido dentro)",
-          exp.METRIC_WORK_E2E: "trabajo de CPU (desde el host, con los exec)"}
+CORTO = {
+    "nivel0": "bare\nmetal",
+    "nivel1": "nivel 1",
+    exp.PRIV: "nivel 2",
+    exp.UNPRIV: "nivel 2\nsin priv.",
+    "nivel3": "nivel 3",
+}
+MEDIDA = {
+    exp.METRIC_START: "arranque (desde el host, con los exec)",
+    exp.METRIC_START_INNER: "arranque (solo el run de dentro)",
+    exp.METRIC_WORK: "trabajo de CPU (medido dentro)",
+    exp.METRIC_WORK_E2E: "trabajo de CPU (desde el host, con los exec)",
+}
 
 
 def _brazo(engine: str, variant: str) -> str:
@@ -61,14 +69,16 @@ def tabla(resultado: Resultado):
     timed = s[s["metric"].isin(list(MEDIDA))]
     rows = []
     for (engine, variant), _ in timed.groupby(["engine", "variant"], sort=False):
-        rows.append({
-            "brazo": _brazo(engine, variant),
-            "arranque desde el host (ms)": _cell(s, engine, variant, exp.METRIC_START, 1),
-            "arranque, solo el run (ms)": _cell(s, engine, variant, exp.METRIC_START_INNER, 1),
-            "trabajo de CPU dentro (s)": _cell(s, engine, variant, exp.METRIC_WORK, 3),
-            "trabajo desde el host (s)": _cell(s, engine, variant, exp.METRIC_WORK_E2E, 3),
-            "n": int(timed[(timed["engine"] == engine) & (timed["variant"] == variant)]["n"].max()),
-        })
+        rows.append(
+            {
+                "brazo": _brazo(engine, variant),
+                "arranque desde el host (ms)": _cell(s, engine, variant, exp.METRIC_START, 1),
+                "arranque, solo el run (ms)": _cell(s, engine, variant, exp.METRIC_START_INNER, 1),
+                "trabajo de CPU dentro (s)": _cell(s, engine, variant, exp.METRIC_WORK, 3),
+                "trabajo desde el host (s)": _cell(s, engine, variant, exp.METRIC_WORK_E2E, 3),
+                "n": int(timed[(timed["engine"] == engine) & (timed["variant"] == variant)]["n"].max()),
+            }
+        )
     show(table(pd.DataFrame(rows), "Medianas por brazo [rango intercuartílico]"))
 
 
@@ -79,11 +89,21 @@ def tabla_niveles(resultado: Resultado):
     for metric in (exp.METRIC_START_INNER, exp.METRIC_START, exp.METRIC_WORK, exp.METRIC_WORK_E2E):
         for _, r in exp.level_ratios(resultado.df, metric).iterrows():
             base_engine, base_variant = r["base"].split(":")
-            rows.append({"medida": MEDIDA[metric], "brazo": _brazo(r["engine"], r["variant"]),
-                         "frente a": _brazo(base_engine, base_variant),
-                         "proporción [IC 95 %]": fmt_ratio(r["ratio"], r["ic_bajo"], r["ic_alto"]),
-                         "lectura": _lectura(r)})
-    show(table(pd.DataFrame(rows), "Cuánto cuesta cada nivel más (mediana del nivel / mediana del nivel de arriba)"))
+            rows.append(
+                {
+                    "medida": MEDIDA[metric],
+                    "brazo": _brazo(r["engine"], r["variant"]),
+                    "frente a": _brazo(base_engine, base_variant),
+                    "proporción [IC 95 %]": fmt_ratio(r["ratio"], r["ic_bajo"], r["ic_alto"]),
+                    "lectura": _lectura(r),
+                }
+            )
+    show(
+        table(
+            pd.DataFrame(rows),
+            "Cuánto cuesta cada nivel más (mediana del nivel / mediana del nivel de arriba)",
+        )
+    )
 
 
 def _lectura(r) -> str:
@@ -107,11 +127,22 @@ def grafico(resultado: Resultado):
     df["nivel"] = df["variant"].map(CORTO)
     df["motor"] = df["engine"].map(lambda e: ENGINE_LABEL.get(e, e))
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
-    for ax, metric, ylabel in ((axes[0], exp.METRIC_START_INNER, "arranque de «echo ok» (ms, escala log)"),
-                               (axes[1], exp.METRIC_WORK, "SHA-256 medido dentro (s)")):
+    for ax, metric, ylabel in (
+        (axes[0], exp.METRIC_START_INNER, "arranque de «echo ok» (ms, escala log)"),
+        (axes[1], exp.METRIC_WORK, "SHA-256 medido dentro (s)"),
+    ):
         part = df[df["metric"] == metric]
-        sns.stripplot(data=part, x="nivel", y="value", hue="motor", order=[CORTO[v] for v in order],
-                      dodge=True, alpha=0.7, size=6, ax=ax)
+        sns.stripplot(
+            data=part,
+            x="nivel",
+            y="value",
+            hue="motor",
+            order=[CORTO[v] for v in order],
+            dodge=True,
+            alpha=0.7,
+            size=6,
+            ax=ax,
+        )
         ax.set_xlabel("")
         ax.set_ylabel(ylabel, fontsize=12)
         ax.tick_params(labelsize=11)
@@ -135,9 +166,11 @@ def modos(resultado: Resultado):
         if note.get("modo") == "--privileged":
             lines.append(f"- **{name}**: el contenedor exterior arrancó con `--privileged`.")
         else:
-            lines.append(f"- **{name}**: `--privileged` falló aquí con «{note.get('error_de_privileged', '')}». "
-                         f"{note.get('explicacion', '')} Se usó en su lugar: `{' '.join(note.get('opciones', []))}`, "
-                         "que da lo mismo salvo las capacidades que el host no tiene y los dispositivos del host.")
+            lines.append(
+                f"- **{name}**: `--privileged` falló aquí con «{note.get('error_de_privileged', '')}». "
+                f"{note.get('explicacion', '')} Se usó en su lugar: `{' '.join(note.get('opciones', []))}`, "
+                "que da lo mismo salvo las capacidades que el host no tiene y los dispositivos del host."
+            )
     skipped = resultado.meta.get("skipped_arms") or {}
     for key, why in skipped.items():
         lines.append(f"- Se omitió **{key}**: {why}")
@@ -151,25 +184,35 @@ def intentos(resultado: Resultado):
     if not attempts:
         markdown("Esta corrida no intentó anidar sin `--privileged` (hace falta Podman y el nivel 2).")
         return
-    rows = [{"paso": i + 1, "contenedor exterior con": a["opciones"],
-             "resultado": "funciona" if a["ok"] else "falla",
-             "error (última línea)": a.get("error") or "—"} for i, a in enumerate(attempts)]
+    rows = [
+        {
+            "paso": i + 1,
+            "contenedor exterior con": a["opciones"],
+            "resultado": "funciona" if a["ok"] else "falla",
+            "error (última línea)": a.get("error") or "—",
+        }
+        for i, a in enumerate(attempts)
+    ]
     show(table(pd.DataFrame(rows), "Podman dentro de Podman sin --privileged, paso a paso"))
     lines = []
     for i, a in enumerate(attempts):
         if a["ok"]:
             continue
         if i and not attempts[i - 1]["ok"] and attempts[i - 1]["explicacion"] == a["explicacion"]:
-            lines.append(f"**Paso {i + 1} ({a['opciones']})**: el mismo freno que en el paso anterior; esta "
-                         "concesión sola no lo quita.")
+            lines.append(
+                f"**Paso {i + 1} ({a['opciones']})**: el mismo freno que en el paso anterior; esta "
+                "concesión sola no lo quita."
+            )
         else:
             lines.append(f"**Paso {i + 1} ({a['opciones']})**: {a['explicacion']}")
     for a in attempts:
         if a.get("ok") and a.get("mapa_uid_interior"):
-            lines.append(f"**El paso que funcionó** ({a['opciones']}): el Podman de dentro es root pero no tiene "
-                         "CAP_SYS_ADMIN, así que metió su contenedor en un espacio de nombres de usuario propio, donde sí "
-                         "tiene todas las capacidades (que solo valen dentro de ese espacio). Su mapa de UID "
-                         f"(`/proc/self/uid_map`: dentro, fuera, cuántos) es `{a['mapa_uid_interior']}`.")
+            lines.append(
+                f"**El paso que funcionó** ({a['opciones']}): el Podman de dentro es root pero no tiene "
+                "CAP_SYS_ADMIN, así que metió su contenedor en un espacio de nombres de usuario propio, donde sí "
+                "tiene todas las capacidades (que solo valen dentro de ese espacio). Su mapa de UID "
+                f"(`/proc/self/uid_map`: dentro, fuera, cuántos) es `{a['mapa_uid_interior']}`."
+            )
     markdown("\n\n".join(lines))
 
 
@@ -189,10 +232,14 @@ def memoria_disco(resultado: Resultado):
         names: dict[str, int] = {}
         for p in procs:
             names[p["nombre"]] = names.get(p["nombre"], 0) + 1
-        rows.append({"brazo": _brazo(engine, variant),
-                     "PSS del motor interior (MB)": fmt(pss.iloc[0], 1) if len(pss) else "—",
-                     "almacén de imágenes (MB)": fmt(store.iloc[0], 1) if len(store) else "—",
-                     "procesos": ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in names.items()) or "—"})
+        rows.append(
+            {
+                "brazo": _brazo(engine, variant),
+                "PSS del motor interior (MB)": fmt(pss.iloc[0], 1) if len(pss) else "—",
+                "almacén de imágenes (MB)": fmt(store.iloc[0], 1) if len(store) else "—",
+                "procesos": ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in names.items()) or "—",
+            }
+        )
     show(table(pd.DataFrame(rows), "Memoria y disco que agrega un motor dentro de un contenedor"))
 
 
@@ -204,8 +251,10 @@ def veredictos(resultado: Resultado):
         verdict = verdict_words(c)
         line = f"- «{c.statement}» ({c.source}): **{verdict}**"
         if c.key in ("arranque_aditivo", "cpu_acumula") and not math.isnan(c.value):
-            line += (f". Nivel 2 / nivel 1 = {fmt_ratio(c.value, c.low, c.high)}; el capítulo midió "
-                     f"{fmt_ratio(c.claimed)}")
+            line += (
+                f". Nivel 2 / nivel 1 = {fmt_ratio(c.value, c.low, c.high)}; el capítulo midió "
+                f"{fmt_ratio(c.claimed)}"
+            )
             if c.detail.get("nivel3_sobre_nivel2"):
                 r, lo, hi = c.detail["nivel3_sobre_nivel2"]
                 line += f"; nivel 3 / nivel 2 = {fmt_ratio(r, lo, hi)}"
@@ -217,9 +266,11 @@ def veredictos(resultado: Resultado):
                 line += f". Falta {c.detail.get('motivo', '').removeprefix('falta ').rstrip('.')}"
             else:
                 theirs = c.detail.get("de_llamadas", {})
-                line += (f". Lo decide el cuaderno 05, que midió namespaces de PID anidados "
-                         f"({theirs.get('afirmacion', '')}): {fmt(c.value, 2, c.unit)} "
-                         f"{fmt_interval(c.low, c.high, 2)}")
+                line += (
+                    f". Lo decide el cuaderno 05, que midió namespaces de PID anidados "
+                    f"({theirs.get('afirmacion', '')}): {fmt(c.value, 2, c.unit)} "
+                    f"{fmt_interval(c.low, c.high, 2)}"
+                )
             ours = c.detail.get("trabajo_nivel2_sobre_nivel1") or {}
             for engine, (r, lo, hi) in ours.items():
                 line += f". Aquí, el trabajo de CPU en nivel 2 / nivel 1 con {ENGINE_LABEL[engine]}: {fmt_ratio(r, lo, hi)}"
@@ -240,11 +291,16 @@ def comparacion(resultado: Resultado):
     if cmp.empty:
         markdown("No hay proporciones que comparar con el capítulo en esta corrida.")
         return cmp
-    rows = [{"medida": MEDIDA[r["medida"]], "brazo": _brazo(r["engine"], r["variant"]),
-             "frente a": _brazo(*r["base"].split(":")),
-             "capítulo": fmt_ratio(r["referencia"]),
-             "tus datos [IC 95 %]": fmt_ratio(r["tu_proporcion"], r["tu_ic_bajo"], r["tu_ic_alto"]),
-             "¿el IC contiene la cifra del capítulo?": {True: "sí", False: "no"}.get(r["coincide"], "—")}
-            for _, r in cmp.iterrows()]
+    rows = [
+        {
+            "medida": MEDIDA[r["medida"]],
+            "brazo": _brazo(r["engine"], r["variant"]),
+            "frente a": _brazo(*r["base"].split(":")),
+            "capítulo": fmt_ratio(r["referencia"]),
+            "tus datos [IC 95 %]": fmt_ratio(r["tu_proporcion"], r["tu_ic_bajo"], r["tu_ic_alto"]),
+            "¿el IC contiene la cifra del capítulo?": {True: "sí", False: "no"}.get(r["coincide"], "—"),
+        }
+        for _, r in cmp.iterrows()
+    ]
     show(table(pd.DataFrame(rows), "El capítulo frente a tus datos (proporciones entre niveles)"))
     return cmp

@@ -1,4 +1,5 @@
 """Experiment 1 as a person sees it: tables, plot, reference comparison and verdicts, in Spanish."""
+
 from __future__ import annotations
 
 import math
@@ -33,8 +34,10 @@ VARIANT_LABEL = {
     "por_defecto": "`run --rm IMAGEN echo ok`",
 }
 # How this notebook launches, said in every table (02 launches differently, and it shows).
-LAUNCH_OPTIONS = ("`run --rm IMAGEN echo ok` en primer plano (la terminal espera a que termine) y con la "
-                  "red por defecto (puente)")
+LAUNCH_OPTIONS = (
+    "`run --rm IMAGEN echo ok` en primer plano (la terminal espera a que termine) y con la "
+    "red por defecto (puente)"
+)
 
 
 def _combo(row, meta: dict | None = None) -> str:
@@ -50,22 +53,37 @@ def tabla(resultado: Resultado) -> None:
     if s.empty:
         markdown("_Esta corrida no tiene filas todavía._")
         return
-    out = pd.DataFrame({
-        "Combinación": [_combo(r, resultado.meta).replace("`", "") for _, r in s.iterrows()],
-        "Imagen real": [r["image"] or "—" for _, r in s.iterrows()],
-        "n": s["n"],
-        "Mediana (ms)": [fmt(v, 2) for v in s["mediana_ms"]],
-        "IQR (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["q1_ms"], s["q3_ms"])],
-        "Mín (ms)": [fmt(v, 2) for v in s["min_ms"]],
-        "IC 95 % mediana (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["ic_bajo_ms"], s["ic_alto_ms"])],
-        "× bare metal [IC 95 %]": [fmt_ratio(r, lo, hi, 2 if r < 10 else 0) for r, lo, hi in
-                                   zip(s["x_bare"], s["x_bare_ic_bajo"], s["x_bare_ic_alto"])],
-    })
+    out = pd.DataFrame(
+        {
+            "Combinación": [_combo(r, resultado.meta).replace("`", "") for _, r in s.iterrows()],
+            "Imagen real": [r["image"] or "—" for _, r in s.iterrows()],
+            "n": s["n"],
+            "Mediana (ms)": [fmt(v, 2) for v in s["mediana_ms"]],
+            "IQR (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["q1_ms"], s["q3_ms"])],
+            "Mín (ms)": [fmt(v, 2) for v in s["min_ms"]],
+            "IC 95 % mediana (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["ic_bajo_ms"], s["ic_alto_ms"])],
+            "× bare metal [IC 95 %]": [
+                fmt_ratio(r, lo, hi, 2 if r < 10 else 0)
+                for r, lo, hi in zip(s["x_bare"], s["x_bare_ic_bajo"], s["x_bare_ic_alto"])
+            ],
+        }
+    )
     unstable = arranque.unstable_arms(resultado.df, resultado.meta)
-    out.insert(1, "Estable", ["no: repite" if (r["engine"], r["role"], r["variant"]) in unstable else "sí"
-                              for _, r in s.iterrows()])
-    show(table(out, "Arranque: tiempo de `echo ok` (IQR con cuantiles lineales; IC 95 % por bootstrap). "
-                    f"Contenedores: {LAUNCH_OPTIONS.replace('`', '')}."))
+    out.insert(
+        1,
+        "Estable",
+        [
+            "no: repite" if (r["engine"], r["role"], r["variant"]) in unstable else "sí"
+            for _, r in s.iterrows()
+        ],
+    )
+    show(
+        table(
+            out,
+            "Arranque: tiempo de `echo ok` (IQR con cuantiles lineales; IC 95 % por bootstrap). "
+            f"Contenedores: {LAUNCH_OPTIONS.replace('`', '')}.",
+        )
+    )
 
 
 @needs_result
@@ -79,8 +97,18 @@ def grafico(resultado: Resultado):
     df["Combinación"] = [_combo(r, resultado.meta).replace("`", "") for _, r in df.iterrows()]
     order = list(dict.fromkeys(df.sort_values(["engine", "role", "variant"])["Combinación"]))
     fig, ax = plt.subplots(figsize=(10, 0.55 * len(order) + 1.5))
-    sns.stripplot(data=df, x="value", y="Combinación", order=order, hue="engine", palette="deep",
-                  alpha=0.7, jitter=0.2, ax=ax, legend=False)
+    sns.stripplot(
+        data=df,
+        x="value",
+        y="Combinación",
+        order=order,
+        hue="engine",
+        palette="deep",
+        alpha=0.7,
+        jitter=0.2,
+        ax=ax,
+        legend=False,
+    )
     medians = df.groupby("Combinación")["value"].median()
     for i, combo in enumerate(order):
         ax.plot([medians[combo]] * 2, [i - 0.35, i + 0.35], color="black", lw=2)
@@ -100,21 +128,29 @@ def leccion_bare_metal(resultado: Resultado) -> None:
     bare = {r["variant"]: r for _, r in s[s["engine"] == "bare"].iterrows()}
     parts = []
     if "proceso" in bare:
-        parts.append(f"Lanzar `echo ok` como proceso real cuesta **{fmt(bare['proceso']['mediana_ms'], 2)} ms** "
-                     "(mediana): esa es la línea base justa, porque un contenedor también es un proceso nuevo.")
+        parts.append(
+            f"Lanzar `echo ok` como proceso real cuesta **{fmt(bare['proceso']['mediana_ms'], 2)} ms** "
+            "(mediana): esa es la línea base justa, porque un contenedor también es un proceso nuevo."
+        )
     if "metodo_semilla" in bare:
-        parts.append(f"El método del capítulo original (el builtin `echo` entre dos `date +%s%N`) da "
-                     f"**{fmt(bare['metodo_semilla']['mediana_ms'], 2)} ms**.")
+        parts.append(
+            f"El método del capítulo original (el builtin `echo` entre dos `date +%s%N`) da "
+            f"**{fmt(bare['metodo_semilla']['mediana_ms'], 2)} ms**."
+        )
     if "builtin" in bare:
         ms = bare["builtin"]["mediana_ms"]
-        parts.append(f"Pero el builtin solo tarda **{fmt(ms, 4)} ms** ({fmt(ms * 1000, 1)} µs): casi todo lo "
-                     "que mide el capítulo es el arranque del segundo `date` (fork, exec y carga de la "
-                     "biblioteca de C), no el `echo`.")
+        parts.append(
+            f"Pero el builtin solo tarda **{fmt(ms, 4)} ms** ({fmt(ms * 1000, 1)} µs): casi todo lo "
+            "que mide el capítulo es el arranque del segundo `date` (fork, exec y carga de la "
+            "biblioteca de C), no el `echo`."
+        )
     if "proceso" in bare and "metodo_semilla" in bare:
         r = bare["metodo_semilla"]["mediana_ms"] / bare["proceso"]["mediana_ms"]
-        parts.append(f"Por casualidad, el método del capítulo queda a {fmt_ratio(r)} del proceso real: "
-                     "mide otra cosa, pero del mismo orden. Por eso los multiplicadores «× bare metal» "
-                     "dependen de qué línea base se elige: elige siempre el mismo tipo de trabajo.")
+        parts.append(
+            f"Por casualidad, el método del capítulo queda a {fmt_ratio(r)} del proceso real: "
+            "mide otra cosa, pero del mismo orden. Por eso los multiplicadores «× bare metal» "
+            "dependen de qué línea base se elige: elige siempre el mismo tipo de trabajo."
+        )
     virt = (resultado.meta.get("host") or {}).get("virtualization") or {}
     if virt.get("es_vm"):
         parts.append(virt["descripcion"])
@@ -140,24 +176,38 @@ def comparacion(resultado: Resultado):
     c = arranque.compare(resultado.df, resultado.meta, ref)
 
     def ratio(prefix, col, digits=2):
-        return [fmt_ratio(v, lo, hi, digits) for v, lo, hi in
-                zip(c[f"{prefix}{col}"], c[f"{prefix}{col}_ic_bajo"], c[f"{prefix}{col}_ic_alto"])]
+        return [
+            fmt_ratio(v, lo, hi, digits)
+            for v, lo, hi in zip(
+                c[f"{prefix}{col}"], c[f"{prefix}{col}_ic_bajo"], c[f"{prefix}{col}_ic_alto"]
+            )
+        ]
 
-    out = pd.DataFrame({
-        "Combinación": [f"{engine_label(e, resultado.meta)} / {r}" for e, r in zip(c["engine"], c["role"])],
-        "Referencia: mediana (ms)": [fmt(v, 1) for v in c["ref_mediana_ms"]],
-        "Tú: mediana (ms)": [fmt(v, 1) for v in c["tu_mediana_ms"]],
-        "Referencia: × bare (método del capítulo)": [
-            fmt_ratio(v, lo, hi, 0) for v, lo, hi in
-            zip(c["ref_x_bare"], c["ref_x_bare_ic_bajo"], c["ref_x_bare_ic_alto"])],
-        "Tú: × bare (método del capítulo)": ratio("tu_x_bare_", "metodo_semilla", 0),
-        "¿Coinciden? (× bare)": [AGREEMENT[a] for a in c["acuerdo_x_bare"]],
-        "Referencia: Podman/Docker": ratio("ref_", "podman_sobre_docker"),
-        "Tú: Podman/Docker": ratio("tu_", "podman_sobre_docker"),
-        "¿Coinciden? (Podman/Docker)": [AGREEMENT[a] for a in c["acuerdo_podman_sobre_docker"]],
-    })
-    show(table(out, "Tu máquina frente a la referencia: proporciones con su IC 95 %; «coincide» si los dos "
-                    "intervalos se tocan (los ms absolutos no se comparan)"))
+    out = pd.DataFrame(
+        {
+            "Combinación": [
+                f"{engine_label(e, resultado.meta)} / {r}" for e, r in zip(c["engine"], c["role"])
+            ],
+            "Referencia: mediana (ms)": [fmt(v, 1) for v in c["ref_mediana_ms"]],
+            "Tú: mediana (ms)": [fmt(v, 1) for v in c["tu_mediana_ms"]],
+            "Referencia: × bare (método del capítulo)": [
+                fmt_ratio(v, lo, hi, 0)
+                for v, lo, hi in zip(c["ref_x_bare"], c["ref_x_bare_ic_bajo"], c["ref_x_bare_ic_alto"])
+            ],
+            "Tú: × bare (método del capítulo)": ratio("tu_x_bare_", "metodo_semilla", 0),
+            "¿Coinciden? (× bare)": [AGREEMENT[a] for a in c["acuerdo_x_bare"]],
+            "Referencia: Podman/Docker": ratio("ref_", "podman_sobre_docker"),
+            "Tú: Podman/Docker": ratio("tu_", "podman_sobre_docker"),
+            "¿Coinciden? (Podman/Docker)": [AGREEMENT[a] for a in c["acuerdo_podman_sobre_docker"]],
+        }
+    )
+    show(
+        table(
+            out,
+            "Tu máquina frente a la referencia: proporciones con su IC 95 %; «coincide» si los dos "
+            "intervalos se tocan (los ms absolutos no se comparan)",
+        )
+    )
     markdown(frase_comparacion(c))
     return c
 
@@ -170,10 +220,16 @@ def frase_comparacion(c: pd.DataFrame) -> str:
         status = sub["acuerdo_podman_sobre_docker"]
         if status == "sin_datos":
             continue
-        tu = fmt_ratio(sub["tu_podman_sobre_docker"], sub["tu_podman_sobre_docker_ic_bajo"],
-                       sub["tu_podman_sobre_docker_ic_alto"])
-        ref = fmt_ratio(sub["ref_podman_sobre_docker"], sub["ref_podman_sobre_docker_ic_bajo"],
-                        sub["ref_podman_sobre_docker_ic_alto"])
+        tu = fmt_ratio(
+            sub["tu_podman_sobre_docker"],
+            sub["tu_podman_sobre_docker_ic_bajo"],
+            sub["tu_podman_sobre_docker_ic_alto"],
+        )
+        ref = fmt_ratio(
+            sub["ref_podman_sobre_docker"],
+            sub["ref_podman_sobre_docker_ic_bajo"],
+            sub["ref_podman_sobre_docker_ic_alto"],
+        )
         if status == "coincide":
             agree.append(f"Podman/Docker con {role}: {tu} frente a {ref}")
         else:
@@ -182,11 +238,13 @@ def frase_comparacion(c: pd.DataFrame) -> str:
     seen = c[c["acuerdo_x_bare"] != "sin_datos"]
     scale = ""
     if len(seen):
-        scale = (f" Con la línea base del capítulo, un contenedor cuesta aquí entre "
-                 f"{fmt_ratio(seen['tu_x_bare_metodo_semilla'].min(), digits=0)} y "
-                 f"{fmt_ratio(seen['tu_x_bare_metodo_semilla'].max(), digits=0)} lo que cuesta bare metal "
-                 f"(en la referencia, entre {fmt_ratio(seen['ref_x_bare'].min(), digits=0)} y "
-                 f"{fmt_ratio(seen['ref_x_bare'].max(), digits=0)}).")
+        scale = (
+            f" Con la línea base del capítulo, un contenedor cuesta aquí entre "
+            f"{fmt_ratio(seen['tu_x_bare_metodo_semilla'].min(), digits=0)} y "
+            f"{fmt_ratio(seen['tu_x_bare_metodo_semilla'].max(), digits=0)} lo que cuesta bare metal "
+            f"(en la referencia, entre {fmt_ratio(seen['ref_x_bare'].min(), digits=0)} y "
+            f"{fmt_ratio(seen['ref_x_bare'].max(), digits=0)})."
+        )
     if not agree and not differ:
         return "No hay combinaciones de contenedores medidas para comparar con la referencia." + scale
     text = ""
@@ -203,22 +261,28 @@ def frase_veredicto(claim: arranque.Claim) -> str:
     head = f"**«{claim.statement}» ({claim.source}) — {verdict_words(claim)}.**"
     if claim.status == "sin_datos":
         role = claim.detail.get("role") or ENGINE_LABEL.get(claim.detail.get("engine"), "")
-        return f"{head} Hacen falta los dos brazos ({role}) en la misma corrida, con al menos dos repeticiones."
+        return (
+            f"{head} Hacen falta los dos brazos ({role}) en la misma corrida, con al menos dos repeticiones."
+        )
     interval = fmt_ratio(claim.value, claim.low, claim.high)
     margin = f"{fmt_ratio(claim.region[0])} a {fmt_ratio(claim.region[1])}"
     if claim.key == "podman_2x":
-        figure = (f"Podman/Docker = {interval} (mediana e IC 95 %, n = {claim.n}); «~2x más rápido» equivale "
-                  f"a {fmt_ratio(claim.claimed)}, y aceptamos de {margin}.")
+        figure = (
+            f"Podman/Docker = {interval} (mediana e IC 95 %, n = {claim.n}); «~2x más rápido» equivale "
+            f"a {fmt_ratio(claim.claimed)}, y aceptamos de {margin}."
+        )
     else:
-        figure = (f"Ubuntu/Alpine = {interval} (mediana e IC 95 %, n = {claim.n}); el capítulo dice "
-                  f"{fmt_ratio(claim.claimed)}, y aceptamos de {margin}.")
+        figure = (
+            f"Ubuntu/Alpine = {interval} (mediana e IC 95 %, n = {claim.n}); el capítulo dice "
+            f"{fmt_ratio(claim.claimed)}, y aceptamos de {margin}."
+        )
     why = {
         "se_confirma": "Todo el intervalo cae dentro de ese margen.",
         "no_se_sostiene": "El intervalo deja fuera el valor del capítulo.",
         "no_concluyente": "El intervalo contiene el valor del capítulo pero se sale del margen: con más "
-                          "repeticiones se estrecharía.",
+        "repeticiones se estrecharía.",
         "inestable": "Alguno de los dos brazos tiene una dispersión tan grande frente a su mediana que "
-                     "la mediana no lo resume: vuelve a ejecutar.",
+        "la mediana no lo resume: vuelve a ejecutar.",
     }[claim.status]
     return f"{head} {figure} {why}"
 
@@ -232,13 +296,25 @@ def _launch_rows(resultado: Resultado | None, escala_result: Resultado | None) -
         for role in ("ubuntu", "alpine"):
             ratio = arranque.pair_ratio(resultado.df, resultado.meta, ("podman", role), ("docker", role))
             if not math.isnan(ratio[0]):
-                rows.append({"Cuaderno": f"01 (arranque, {role})", "Cómo lanza": LAUNCH_OPTIONS.replace("`", ""),
-                             "Podman/Docker [IC 95 %]": fmt_ratio(*ratio), "valor": ratio[0]})
+                rows.append(
+                    {
+                        "Cuaderno": f"01 (arranque, {role})",
+                        "Cómo lanza": LAUNCH_OPTIONS.replace("`", ""),
+                        "Podman/Docker [IC 95 %]": fmt_ratio(*ratio),
+                        "valor": ratio[0],
+                    }
+                )
     if escala_result is not None:
         ratio = escala.launch_ratio(escala_result.df)
         if not math.isnan(ratio[0]):
-            rows.append({"Cuaderno": "02 (escala, por contenedor)", "Cómo lanza": ESCALA_OPTIONS.replace("`", ""),
-                         "Podman/Docker [IC 95 %]": fmt_ratio(*ratio), "valor": ratio[0]})
+            rows.append(
+                {
+                    "Cuaderno": "02 (escala, por contenedor)",
+                    "Cómo lanza": ESCALA_OPTIONS.replace("`", ""),
+                    "Podman/Docker [IC 95 %]": fmt_ratio(*ratio),
+                    "valor": ratio[0],
+                }
+            )
     return rows
 
 
@@ -258,18 +334,26 @@ def dos_respuestas(resultado: Resultado | None = None, *, root=None) -> pd.DataF
         markdown("**Aún no hay resultados** de 01 ni de 02 con Docker y Podman en esta máquina.")
         return None
     out = pd.DataFrame(rows)
-    show(table(out.drop(columns="valor"), "La misma pregunta con dos formas de lanzar: Podman/Docker "
-                                          "(menos de 1× = Podman tarda menos)"))
+    show(
+        table(
+            out.drop(columns="valor"),
+            "La misma pregunta con dos formas de lanzar: Podman/Docker (menos de 1× = Podman tarda menos)",
+        )
+    )
     lines = []
     faster = {r["Cuaderno"][:2]: ("Podman" if r["valor"] < 1 else "Docker") for r in rows}
     if len(set(faster.values())) > 1:
-        lines.append("Aquí los dos cuadernos **no** responden lo mismo: en uno tarda menos "
-                     f"{faster.get('01', '?')} y en el otro {faster.get('02', '?')}. No es una contradicción: "
-                     "01 lanza en primer plano con la red por defecto, 02 en segundo plano y sin red, y cada "
-                     "motor paga esas dos cosas de forma distinta.")
+        lines.append(
+            "Aquí los dos cuadernos **no** responden lo mismo: en uno tarda menos "
+            f"{faster.get('01', '?')} y en el otro {faster.get('02', '?')}. No es una contradicción: "
+            "01 lanza en primer plano con la red por defecto, 02 en segundo plano y sin red, y cada "
+            "motor paga esas dos cosas de forma distinta."
+        )
     elif len(faster) > 1:
-        lines.append("Los dos cuadernos coinciden en qué motor tarda menos, aunque la proporción cambia con "
-                     "la forma de lanzar.")
+        lines.append(
+            "Los dos cuadernos coinciden en qué motor tarda menos, aunque la proporción cambia con "
+            "la forma de lanzar."
+        )
     try:
         from ..experiments import anatomia
 
@@ -277,13 +361,20 @@ def dos_respuestas(resultado: Resultado | None = None, *, root=None) -> pd.DataF
     except (ImportError, AttributeError):
         share = {}
     if share:
-        parts = [f"en {ENGINE_LABEL[e]}, la red por defecto añade {fmt(v['red_ms'], 0)} ms "
-                 f"{fmt_interval(*v['red_ic'], 0, 'ms')} a un arranque de {fmt(v['con_red_ms'], 0)} ms "
-                 f"({fmt(v['fraccion'] * 100, 0)} %)" for e, v in share.items()]
-        lines.append("El cuaderno 04 (anatomía del arranque) lo midió en esta máquina: " + "; ".join(parts) + ".")
+        parts = [
+            f"en {ENGINE_LABEL[e]}, la red por defecto añade {fmt(v['red_ms'], 0)} ms "
+            f"{fmt_interval(*v['red_ic'], 0, 'ms')} a un arranque de {fmt(v['con_red_ms'], 0)} ms "
+            f"({fmt(v['fraccion'] * 100, 0)} %)"
+            for e, v in share.items()
+        ]
+        lines.append(
+            "El cuaderno 04 (anatomía del arranque) lo midió en esta máquina: " + "; ".join(parts) + "."
+        )
     else:
-        lines.append("¿Cuánto de esa diferencia es la red? El cuaderno 04 (anatomía del arranque) mide cada "
-                     "motor con y sin red, en la misma corrida: ejecútalo y vuelve a esta celda.")
+        lines.append(
+            "¿Cuánto de esa diferencia es la red? El cuaderno 04 (anatomía del arranque) mide cada "
+            "motor con y sin red, en la misma corrida: ejecútalo y vuelve a esta celda."
+        )
     markdown(" ".join(lines))
     return out
 

@@ -1,4 +1,5 @@
 """The closing LAUNCH vs RUNNING table as a person sees it (helpers.cierre gathers the rows)."""
+
 from __future__ import annotations
 
 import math
@@ -50,22 +51,28 @@ def tabla(resultado: Resultado | None = None, *, root=None) -> pd.DataFrame | No
     data = cierre.gather(resultado, root=root)
     if data.rows.empty:
         pending = ", ".join(_notebook(n) for n in data.missing) or "ninguno"
-        markdown("**Aún no hay resultados para la tabla LAUNCH frente a RUNNING en esta máquina.** Ejecuta "
-                 f"los cuadernos de los experimentos ({pending}) y vuelve a esta celda.")
+        markdown(
+            "**Aún no hay resultados para la tabla LAUNCH frente a RUNNING en esta máquina.** Ejecuta "
+            f"los cuadernos de los experimentos ({pending}) y vuelve a esta celda."
+        )
         _notes(data, only_problems=True)
         return None
     rows = data.rows.copy()
     rows["_orden"] = rows["tipo"].map({"LAUNCH": 0, "RUNNING": 1}).fillna(2)
     rows = rows.sort_values("_orden", kind="stable")
-    shown = pd.DataFrame({
-        "Costo": rows["tipo"].map(lambda t: TIPO.get(t, t)),
-        "Experimento": rows["titulo"],
-        "Qué se mide": rows["concepto"].str.replace("`", "", regex=False),
-        "Entorno": rows["entorno"].map(lambda e: ENTORNO.get(e, e)),
-        "Mediana": [valor(v, u) for v, u in zip(rows["valor"], rows["unidad"])],
-        "IC 95 %": [intervalo(lo, hi, v, u) for lo, hi, v, u in
-                    zip(rows["ic_bajo"], rows["ic_alto"], rows["valor"], rows["unidad"])],
-    })
+    shown = pd.DataFrame(
+        {
+            "Costo": rows["tipo"].map(lambda t: TIPO.get(t, t)),
+            "Experimento": rows["titulo"],
+            "Qué se mide": rows["concepto"].str.replace("`", "", regex=False),
+            "Entorno": rows["entorno"].map(lambda e: ENTORNO.get(e, e)),
+            "Mediana": [valor(v, u) for v, u in zip(rows["valor"], rows["unidad"])],
+            "IC 95 %": [
+                intervalo(lo, hi, v, u)
+                for lo, hi, v, u in zip(rows["ic_bajo"], rows["ic_alto"], rows["valor"], rows["unidad"])
+            ],
+        }
+    )
     show(table(shown, "LAUNCH frente a RUNNING en esta máquina (la última corrida de cada experimento)"))
     _notes(data)
     return data.rows
@@ -74,14 +81,19 @@ def tabla(resultado: Resultado | None = None, *, root=None) -> pd.DataFrame | No
 def _notes(data: cierre.Cierre, only_problems: bool = False) -> None:
     lines = []
     if not only_problems:
-        used = [f"{experiments.get(n).TITLE}: corrida `{r.meta.get('run_id', r.run_dir.name)}`"
-                + ("" if r.status == "complete" else f" ({STATUS_LABEL.get(r.status, r.status)})")
-                for n, r in data.runs.items()]
+        used = [
+            f"{experiments.get(n).TITLE}: corrida `{r.meta.get('run_id', r.run_dir.name)}`"
+            + ("" if r.status == "complete" else f" ({STATUS_LABEL.get(r.status, r.status)})")
+            for n, r in data.runs.items()
+        ]
         if used:
             lines.append("Corridas usadas: " + "; ".join(used) + ".")
     if data.missing and not only_problems:
-        lines.append("Aún sin corrida en esta máquina (sus filas faltan): "
-                     + ", ".join(f"{experiments.get(n).TITLE} ({_notebook(n)})" for n in data.missing) + ".")
+        lines.append(
+            "Aún sin corrida en esta máquina (sus filas faltan): "
+            + ", ".join(f"{experiments.get(n).TITLE} ({_notebook(n)})" for n in data.missing)
+            + "."
+        )
     for name, why in data.unreadable.items():
         lines.append(f"{experiments.get(name).TITLE}: {why}")
     markdown("\n\n".join(f"_{line}_" for line in lines))

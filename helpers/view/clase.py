@@ -2,6 +2,7 @@
 
 All numbers come from helpers.clase; this module only draws and words them.
 """
+
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -14,14 +15,32 @@ from .common import ENGINE_LABEL, fmt_ratio, markdown, num, show, table
 
 COMBO_COLUMNS = ["engine", "role", "variant"]
 # Spanish names for the columns a table shows (never a raw column name on the page).
-COLUMN_NAMES = {"machine": "máquina", "engine": "motor", "role": "imagen", "variant": "variante",
-                "base": "línea base", "maquinas": "máquinas", "mediana": "mediana", "q1": "Q1", "q3": "Q3",
-                "min": "mín.", "max": "máx.", "max_sobre_min": "máx./mín.", "experiment": "experimento",
-                "metric": "métrica", "n": "n", "unit": "unidad"}
+COLUMN_NAMES = {
+    "machine": "máquina",
+    "engine": "motor",
+    "role": "imagen",
+    "variant": "variante",
+    "base": "línea base",
+    "maquinas": "máquinas",
+    "mediana": "mediana",
+    "q1": "Q1",
+    "q3": "Q3",
+    "min": "mín.",
+    "max": "máx.",
+    "max_sobre_min": "máx./mín.",
+    "experiment": "experimento",
+    "metric": "métrica",
+    "n": "n",
+    "unit": "unidad",
+}
 
 
 # How arm variants read on the page (the rest are already words: hash, sort, n=5...).
-VARIANT_WORDS = {"metodo_semilla": "método del capítulo", "por_defecto": "por defecto", "proceso": "proceso real"}
+VARIANT_WORDS = {
+    "metodo_semilla": "método del capítulo",
+    "por_defecto": "por defecto",
+    "proceso": "proceso real",
+}
 
 
 def _natural(value) -> tuple:
@@ -33,8 +52,11 @@ def _natural(value) -> tuple:
 
 def _combo(row) -> str:
     variant = row.get("variant", "")
-    parts = [ENGINE_LABEL.get(row.get("engine", ""), row.get("engine", "")), row.get("role", ""),
-             "" if variant == "por_defecto" else VARIANT_WORDS.get(variant, variant)]
+    parts = [
+        ENGINE_LABEL.get(row.get("engine", ""), row.get("engine", "")),
+        row.get("role", ""),
+        "" if variant == "por_defecto" else VARIANT_WORDS.get(variant, variant),
+    ]
     return " · ".join(p for p in parts if p)
 
 
@@ -54,12 +76,16 @@ def _spanish(df: pd.DataFrame) -> pd.DataFrame:
 
 def encabezado(clase: cl.ClassRuns) -> None:
     if clase.demo:
-        markdown(f"> **{cl.DEMO_LABEL}** Para comparar tu clase, pon en `CARPETA` la carpeta con las "
-                 "entregas (carpetas o zip de `make pack`).")
+        markdown(
+            f"> **{cl.DEMO_LABEL}** Para comparar tu clase, pon en `CARPETA` la carpeta con las "
+            "entregas (carpetas o zip de `make pack`)."
+        )
     n = len({c.machine for c in clase.runs})
-    markdown(f"Carpeta: `{clase.folder}`. Se leyeron **{len(clase.runs)} corridas** de **{n} máquinas** "
-             f"({', '.join(clase.experiments) or 'ningún experimento'}); se omitieron {len(clase.skipped)} "
-             "elementos (ver la tabla de omitidos).")
+    markdown(
+        f"Carpeta: `{clase.folder}`. Se leyeron **{len(clase.runs)} corridas** de **{n} máquinas** "
+        f"({', '.join(clase.experiments) or 'ningún experimento'}); se omitieron {len(clase.skipped)} "
+        "elementos (ver la tabla de omitidos)."
+    )
 
 
 def maquinas(clase: cl.ClassRuns) -> None:
@@ -78,12 +104,15 @@ def omitidos(clase: cl.ClassRuns) -> None:
     show(table(df, f"Lo que se omitió y por qué ({len(df)})"))
 
 
-def _ratio_plot(data: pd.DataFrame, title: str, xlabel: str, reference: pd.DataFrame | None = None,
-                log: bool = False) -> None:
+def _ratio_plot(
+    data: pd.DataFrame, title: str, xlabel: str, reference: pd.DataFrame | None = None, log: bool = False
+) -> None:
     data = data.assign(combinación=[_combo(r) for _, r in data.iterrows()])
     data = data.sort_values([c for c in COMBO_COLUMNS if c in data], key=lambda col: col.map(_natural))
     order = list(dict.fromkeys(data["combinación"]))
-    fig, ax = plt.subplots(figsize=(9, 1.2 + 0.5 * len(order) * max(1, min(3, data["machine"].nunique() / 4))))
+    fig, ax = plt.subplots(
+        figsize=(9, 1.2 + 0.5 * len(order) * max(1, min(3, data["machine"].nunique() / 4)))
+    )
     machines = sorted(data["machine"].unique())
     palette = dict(zip(machines, sns.color_palette("husl", len(machines))))
     offsets = np.linspace(-0.3, 0.3, len(machines)) if len(machines) > 1 else [0.0]
@@ -91,12 +120,21 @@ def _ratio_plot(data: pd.DataFrame, title: str, xlabel: str, reference: pd.DataF
         d = data[data["machine"] == machine]
         y = [order.index(c) + offset for c in d["combinación"]]
         err = np.vstack([d["proporcion"] - d["ic_bajo"], d["ic_alto"] - d["proporcion"]]).clip(min=0)
-        ax.errorbar(d["proporcion"], y, xerr=err, fmt="o", ms=4, capsize=2, color=palette[machine], label=machine)
+        ax.errorbar(
+            d["proporcion"], y, xerr=err, fmt="o", ms=4, capsize=2, color=palette[machine], label=machine
+        )
     if reference is not None and not reference.empty:
         ref = reference.assign(combinación=[_combo(r) for _, r in reference.iterrows()])
         ref = ref[ref["combinación"].isin(order)]
-        ax.scatter(ref["proporcion"], [order.index(c) for c in ref["combinación"]], marker="X", s=90,
-                   color="black", zorder=5, label="referencia")
+        ax.scatter(
+            ref["proporcion"],
+            [order.index(c) for c in ref["combinación"]],
+            marker="X",
+            s=90,
+            color="black",
+            zorder=5,
+            label="referencia",
+        )
     ax.axvline(1, color="grey", lw=0.8, ls="--")
     ax.set_yticks(range(len(order)), order, fontsize=12)
     ax.invert_yaxis()
@@ -133,22 +171,38 @@ def experimento(clase: cl.ClassRuns, experiment: str) -> None:
         if not ratios.empty:
             mine = ratios[ratios["machine"] != cl.REFERENCE_MACHINE]
             if not mine.empty:
-                _ratio_plot(mine, f"{experiment} · {metric}: veces bare metal (IC 95 %)",
-                            "× bare metal (escala log)", ratios[ratios["machine"] == cl.REFERENCE_MACHINE], log=True)
+                _ratio_plot(
+                    mine,
+                    f"{experiment} · {metric}: veces bare metal (IC 95 %)",
+                    "× bare metal (escala log)",
+                    ratios[ratios["machine"] == cl.REFERENCE_MACHINE],
+                    log=True,
+                )
                 spread = cl.spread(ratios)
                 if not spread.empty:
-                    show(_fmt_table(spread.drop(columns=["experiment", "metric"]),
-                                    "× bare metal: dispersión entre máquinas (mediana, IQR, mín., máx.)"))
+                    show(
+                        _fmt_table(
+                            spread.drop(columns=["experiment", "metric"]),
+                            "× bare metal: dispersión entre máquinas (mediana, IQR, mín., máx.)",
+                        )
+                    )
         if not pairs.empty:
             mine = pairs[pairs["machine"] != cl.REFERENCE_MACHINE]
             if not mine.empty:
-                _ratio_plot(mine, f"{experiment} · {metric}: Podman/Docker (IC 95 %)",
-                            "Podman/Docker (< 1: Podman más rápido o más liviano)",
-                            pairs[pairs["machine"] == cl.REFERENCE_MACHINE])
+                _ratio_plot(
+                    mine,
+                    f"{experiment} · {metric}: Podman/Docker (IC 95 %)",
+                    "Podman/Docker (< 1: Podman más rápido o más liviano)",
+                    pairs[pairs["machine"] == cl.REFERENCE_MACHINE],
+                )
                 spread = cl.spread(pairs)
                 if not spread.empty:
-                    show(_fmt_table(spread.drop(columns=["experiment", "metric"]),
-                                    "Podman/Docker: dispersión entre máquinas"))
+                    show(
+                        _fmt_table(
+                            spread.drop(columns=["experiment", "metric"]),
+                            "Podman/Docker: dispersión entre máquinas",
+                        )
+                    )
 
 
 def experimentos(clase: cl.ClassRuns) -> None:
@@ -168,9 +222,11 @@ def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
     for machine, group in df.groupby("machine", sort=True):
         counts = group["veredicto"].value_counts()
         judged = int(counts.get("coincide", 0) + counts.get("más alta", 0) + counts.get("más baja", 0))
-        text = (f"- **{machine}**: {int(counts.get('coincide', 0))} de {judged} proporciones coinciden con la "
-                f"referencia (la referencia cae dentro de su IC 95 %); {int(counts.get('más alta', 0))} más altas, "
-                f"{int(counts.get('más baja', 0))} más bajas")
+        text = (
+            f"- **{machine}**: {int(counts.get('coincide', 0))} de {judged} proporciones coinciden con la "
+            f"referencia (la referencia cae dentro de su IC 95 %); {int(counts.get('más alta', 0))} más altas, "
+            f"{int(counts.get('más baja', 0))} más bajas"
+        )
         single = int(counts.get("una sola medición (sin IC)", 0))
         if single:
             text += f"; {single} sin IC porque se midieron una sola vez"
@@ -191,11 +247,18 @@ def pivot_detalle(part: pd.DataFrame, caption: str):
     headers = {}
     for combo, g in part.groupby("combinación", sort=False):
         r = g.iloc[0]
-        headers[combo] = f"{combo} (ref. {fmt_ratio(r['referencia'], r['referencia_ic_bajo'], r['referencia_ic_alto'])})"
-    cells = part.assign(celda=[f"{fmt_ratio(v, lo, hi)} {VERDICT_MARK.get(ver, '·')}" for v, lo, hi, ver in
-                               zip(part["proporcion"], part["ic_bajo"], part["ic_alto"], part["veredicto"])])
-    wide = cells.pivot_table(index="machine", columns="combinación", values="celda", aggfunc="first",
-                             sort=False)
+        headers[combo] = (
+            f"{combo} (ref. {fmt_ratio(r['referencia'], r['referencia_ic_bajo'], r['referencia_ic_alto'])})"
+        )
+    cells = part.assign(
+        celda=[
+            f"{fmt_ratio(v, lo, hi)} {VERDICT_MARK.get(ver, '·')}"
+            for v, lo, hi, ver in zip(part["proporcion"], part["ic_bajo"], part["ic_alto"], part["veredicto"])
+        ]
+    )
+    wide = cells.pivot_table(
+        index="machine", columns="combinación", values="celda", aggfunc="first", sort=False
+    )
     wide = wide[[c for c in headers if c in wide.columns]].rename(columns=headers).fillna("—")
     wide = wide.reset_index().rename(columns={"machine": "máquina"})
     wide.columns.name = None

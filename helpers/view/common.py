@@ -13,6 +13,7 @@ Number format (one decision for prose, tables and plots; every view formats thro
   picks ms or µs once for a whole column).
 - Percentages with a space before «%»: «+7.6 %».
 """
+
 from __future__ import annotations
 
 import functools
@@ -31,8 +32,13 @@ VERDICT = {
     "inestable": "medición inestable: repite",
     "sin_datos": "no se puede juzgar",
 }
-STATUS_LABEL = {"complete": "completa", "interrupted": "interrumpida", "failed": "fallida",
-                "partial": "parcial (se perdió un motor)", "running": "en curso (o cortada sin aviso)"}
+STATUS_LABEL = {
+    "complete": "completa",
+    "interrupted": "interrumpida",
+    "failed": "fallida",
+    "partial": "parcial (se perdió un motor)",
+    "running": "en curso (o cortada sin aviso)",
+}
 
 
 def verdict_words(claim) -> str:
@@ -115,14 +121,18 @@ def run_caption(resultado) -> str:
     meta = resultado.meta
     status = STATUS_LABEL.get(meta.get("status"), meta.get("status"))
     host = meta.get("host", {})
-    line = (f"Corrida `{meta.get('run_id')}` ({status}, {meta.get('rows', len(resultado.df))} filas) en "
-            f"{host.get('cpu_model', '?')}, {host.get('cpu_cores', '?')} núcleos, kernel {host.get('kernel', '?')}.")
+    line = (
+        f"Corrida `{meta.get('run_id')}` ({status}, {meta.get('rows', len(resultado.df))} filas) en "
+        f"{host.get('cpu_model', '?')}, {host.get('cpu_cores', '?')} núcleos, kernel {host.get('kernel', '?')}."
+    )
     if meta.get("reason"):
         line += f" Motivo: {meta['reason']}."
     for name, info in (meta.get("engines") or {}).items():
         if isinstance(info, dict) and info.get("rootless"):
-            line += (f" {engine_label(name, meta)}: red {info.get('network_backend', '?')}, "
-                     f"almacenamiento {info.get('storage') or info.get('storage_driver', '?')}.")
+            line += (
+                f" {engine_label(name, meta)}: red {info.get('network_backend', '?')}, "
+                f"almacenamiento {info.get('storage') or info.get('storage_driver', '?')}."
+            )
     skipped = meta.get("skipped_engines") or {}
     for name, why in skipped.items():
         line += f" Se omitió {ENGINE_LABEL.get(name, name)}: {why}"
@@ -146,14 +156,18 @@ def table(df: pd.DataFrame, caption: str | None = None):
     styler = df.style.hide(axis="index")
     if caption:
         styler = styler.set_caption(caption)
-    return styler.set_table_styles([
-        {"selector": "caption", "props": "caption-side: top; font-weight: bold; text-align: left;"},
-        {"selector": "th", "props": "text-align: left;"},
-    ])
+    return styler.set_table_styles(
+        [
+            {"selector": "caption", "props": "caption-side: top; font-weight: bold; text-align: left;"},
+            {"selector": "th", "props": "text-align: left;"},
+        ]
+    )
 
 
-NO_RESULT = ("**Aún no hay resultados de este experimento en esta máquina.** Pulsa «Ejecutar» en el panel "
-             "de arriba y, cuando termine, vuelve a ejecutar estas celdas.")
+NO_RESULT = (
+    "**Aún no hay resultados de este experimento en esta máquina.** Pulsa «Ejecutar» en el panel "
+    "de arriba y, cuando termine, vuelve a ejecutar estas celdas."
+)
 
 
 def needs_result(func):
@@ -196,9 +210,15 @@ def tabla_contexto(resultado, red: str, reference_versions: dict | None = None):
         info = engines.get(name) or {}
         return info.get("server_version") or "—"
 
-    runtimes = ", ".join(f"{ENGINE_LABEL.get(n, n)}: {i.get('runtime') or '?'}" for n, i in engines.items()
-                         if n != "bare" and isinstance(i, dict)) or "—"
-    virt = (host.get("virtualization") or {})
+    runtimes = (
+        ", ".join(
+            f"{ENGINE_LABEL.get(n, n)}: {i.get('runtime') or '?'}"
+            for n, i in engines.items()
+            if n != "bare" and isinstance(i, dict)
+        )
+        or "—"
+    )
+    virt = host.get("virtualization") or {}
     rows = [
         ("Docker", ref.get("docker", unknown), engine_version("docker")),
         ("Podman", ref.get("podman", unknown), engine_version("podman")),
@@ -206,9 +226,25 @@ def tabla_contexto(resultado, red: str, reference_versions: dict | None = None):
         ("cgroups", unknown, host.get("cgroup_version", "—")),
         ("red", ref.get("red", unknown), red),
         ("kernel", ref.get("kernel", unknown), host.get("kernel", "—")),
-        ("virtualización", unknown, ("VM " + (virt.get("tecnologia") or "")).strip() if virt.get("es_vm")
-         else ("ninguna detectada" if virt else "—")),
+        (
+            "virtualización",
+            unknown,
+            ("VM " + (virt.get("tecnologia") or "")).strip()
+            if virt.get("es_vm")
+            else ("ninguna detectada" if virt else "—"),
+        ),
     ]
-    out = pd.DataFrame([{"Factor": f, "Referencia": r, "Tu máquina": t, "Por qué puede cambiar la proporción":
-                         CONTEXT_WHY[f]} for f, r, t in rows])
-    return table(out, "Lo que una proporción arrastra de su máquina: compara solo donde estos factores coinciden")
+    out = pd.DataFrame(
+        [
+            {
+                "Factor": f,
+                "Referencia": r,
+                "Tu máquina": t,
+                "Por qué puede cambiar la proporción": CONTEXT_WHY[f],
+            }
+            for f, r, t in rows
+        ]
+    )
+    return table(
+        out, "Lo que una proporción arrastra de su máquina: compara solo donde estos factores coinciden"
+    )

@@ -1,4 +1,5 @@
 """Notebook 00: print the environment report, one line per item."""
+
 from __future__ import annotations
 
 from .. import environment, system
@@ -7,8 +8,10 @@ from .. import environment, system
 def informe() -> list[environment.Check]:
     checks = environment.all_checks()
     host = system.host_metadata()
-    print(f"Máquina: {host['cpu_model']}, {host['cpu_cores']} núcleos, "
-          f"{host['memory_total_bytes'] / 2**30:.1f} GiB, {host['os']}, kernel {host['kernel']}")
+    print(
+        f"Máquina: {host['cpu_model']}, {host['cpu_cores']} núcleos, "
+        f"{host['memory_total_bytes'] / 2**30:.1f} GiB, {host['os']}, kernel {host['kernel']}"
+    )
     print(host["virtualization"]["descripcion"])
     print()
     for check in checks:
@@ -16,8 +19,10 @@ def informe() -> list[environment.Check]:
     missing = [c for c in checks if not c.ok]
     print()
     if missing:
-        print(f"Faltan {len(missing)} cosas. El curso funciona igual con lo que hay: donde falte un motor, "
-              "verás bare metal y los datos de referencia.")
+        print(
+            f"Faltan {len(missing)} cosas. El curso funciona igual con lo que hay: donde falte un motor, "
+            "verás bare metal y los datos de referencia."
+        )
     else:
         print("Todo listo: puedes pasar al cuaderno 01.")
     print()

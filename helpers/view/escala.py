@@ -1,4 +1,5 @@
 """What a person sees of experiment 2 (escala): tables, seaborn plots and Spanish verdicts."""
+
 from __future__ import annotations
 
 import math
@@ -26,8 +27,10 @@ from .common import (
 
 MB = 1024  # KiB per MiB: sizes in raw.csv are KB of 1024 bytes, shown as KiB / MiB (see view.common)
 # How this notebook launches, said in its tables (01 launches differently, and it shows).
-LAUNCH_OPTIONS = ("`run -d IMAGEN sleep 3600` en segundo plano (el cliente vuelve en cuanto el contenedor "
-                  "arranca) y sin red (`--network none`)")
+LAUNCH_OPTIONS = (
+    "`run -d IMAGEN sleep 3600` en segundo plano (el cliente vuelve en cuanto el contenedor "
+    "arranca) y sin red (`--network none`)"
+)
 
 
 def _engine(name: str, meta: dict | None = None) -> str:
@@ -48,32 +51,42 @@ def tabla(resultado: Resultado) -> None:
         markdown("_La corrida no tiene filas._")
         return
     col = lambda name: escala._col(s, name)  # noqa: E731
-    out = pd.DataFrame({
-        "motor": [_engine(e, resultado.meta) for e in s["engine"]],
-        "N": s["n"],
-        "repeticiones": s["repeticiones"],
-        "lanzamiento total (s)": _cells(col("lanzamiento_total"), 2),
-        "ms por contenedor": _cells(col("lanzamiento_por_contenedor"), 0),
-        "KiB de cgroup por contenedor": _cells(col("memoria_cgroup_por_contenedor"), 0),
-        "RSS dockerd + containerd (MiB)": _cells((col("rss_daemon") + col("rss_containerd")) / MB, 1),
-        "RSS ayudantes (MiB)": _cells(col("rss_shims_total").fillna(col("rss_conmon_total")) / MB, 1),
-        "PSS ayudantes (MiB)": _cells(col("pss_shims_total").fillna(col("pss_conmon_total")) / MB, 1),
-        "borrado (s)": _cells(col("eliminacion_total"), 2),
-    })
-    show(table(out, "Escala: medianas por motor y N (ayudantes: un shim por contenedor en Docker, "
-                    f"un conmon por contenedor en Podman). Lanzamiento: {LAUNCH_OPTIONS.replace('`', '')}."))
+    out = pd.DataFrame(
+        {
+            "motor": [_engine(e, resultado.meta) for e in s["engine"]],
+            "N": s["n"],
+            "repeticiones": s["repeticiones"],
+            "lanzamiento total (s)": _cells(col("lanzamiento_total"), 2),
+            "ms por contenedor": _cells(col("lanzamiento_por_contenedor"), 0),
+            "KiB de cgroup por contenedor": _cells(col("memoria_cgroup_por_contenedor"), 0),
+            "RSS dockerd + containerd (MiB)": _cells((col("rss_daemon") + col("rss_containerd")) / MB, 1),
+            "RSS ayudantes (MiB)": _cells(col("rss_shims_total").fillna(col("rss_conmon_total")) / MB, 1),
+            "PSS ayudantes (MiB)": _cells(col("pss_shims_total").fillna(col("pss_conmon_total")) / MB, 1),
+            "borrado (s)": _cells(col("eliminacion_total"), 2),
+        }
+    )
+    show(
+        table(
+            out,
+            "Escala: medianas por motor y N (ayudantes: un shim por contenedor en Docker, "
+            f"un conmon por contenedor en Podman). Lanzamiento: {LAUNCH_OPTIONS.replace('`', '')}.",
+        )
+    )
 
 
 @needs_result
 def tabla_factura(resultado: Resultado, base: str = "rss") -> None:
     bill = escala.memory_bill(resultado.df, base)
-    out = pd.DataFrame({
-        "motor": bill["engine"].map(_engine), "N": bill["n"],
-        "procesos fijos (MiB)": _cells(bill["fijo_kb"] / MB, 1),
-        "ayudantes, uno por contenedor (MiB)": _cells(bill["ayudantes_kb"] / MB, 1),
-        "cgroups (MiB)": _cells(bill["cgroup_kb"] / MB, 1),
-        "total (MiB)": _cells(bill["total_kb"] / MB, 1),
-    })
+    out = pd.DataFrame(
+        {
+            "motor": bill["engine"].map(_engine),
+            "N": bill["n"],
+            "procesos fijos (MiB)": _cells(bill["fijo_kb"] / MB, 1),
+            "ayudantes, uno por contenedor (MiB)": _cells(bill["ayudantes_kb"] / MB, 1),
+            "cgroups (MiB)": _cells(bill["cgroup_kb"] / MB, 1),
+            "total (MiB)": _cells(bill["total_kb"] / MB, 1),
+        }
+    )
     show(table(out, f"La factura completa de memoria, contando procesos con {base.upper()}"))
 
 
@@ -84,15 +97,18 @@ def tabla_stats(resultado: Resultado) -> None:
     if s.empty:
         markdown("_Esta corrida no cronometró «stats» (comparar_stats=False)._")
         return
-    out = pd.DataFrame({
-        "motor": s["engine"].map(_engine), "N": s["n"],
-        "«stats --no-stream» (s)": _cells(s["tiempo_stats_cli"], 3),
-        "lectura directa del cgroup (s)": _cells(s["tiempo_lectura_cgroup"], 4),
-        "veces más lento": [fmt_ratio(v, digits=0) for v in s["veces_mas_lento"]],
-        "KiB por contenedor según «stats»": _cells(s["memoria_stats_cli_por_contenedor"], 0),
-        "KiB por contenedor, uso bruto del cgroup": _cells(s["memoria_cgroup_por_contenedor"], 0),
-        "KiB por contenedor, uso − caché inactiva": _cells(s["memoria_stats_por_contenedor"], 0),
-    })
+    out = pd.DataFrame(
+        {
+            "motor": s["engine"].map(_engine),
+            "N": s["n"],
+            "«stats --no-stream» (s)": _cells(s["tiempo_stats_cli"], 3),
+            "lectura directa del cgroup (s)": _cells(s["tiempo_lectura_cgroup"], 4),
+            "veces más lento": [fmt_ratio(v, digits=0) for v in s["veces_mas_lento"]],
+            "KiB por contenedor según «stats»": _cells(s["memoria_stats_cli_por_contenedor"], 0),
+            "KiB por contenedor, uso bruto del cgroup": _cells(s["memoria_cgroup_por_contenedor"], 0),
+            "KiB por contenedor, uso − caché inactiva": _cells(s["memoria_stats_por_contenedor"], 0),
+        }
+    )
     show(table(out, "«stats» del motor frente a leer el cgroup directamente (mismos contenedores)"))
     markdown(frase_stats(resultado))
 
@@ -101,14 +117,19 @@ def tabla_stats(resultado: Resultado) -> None:
 def tabla_ruido(resultado: Resultado) -> None:
     """System-wide memory against the sum of cgroups, and the sentence that reads the table."""
     r = escala.noise(resultado.df)
-    out = pd.DataFrame({
-        "motor": r["engine"].map(_engine), "N": r["n"],
-        "suma de cgroups (MiB)": _cells(r["cgroup_total_kb"] / MB, 2),
-        "cambio de «usada» del sistema (MiB)": _cells(r["delta_sistema_kb"] / MB, 1),
-        "rango de ese cambio (MiB)": [f"{num(a / MB, 1)} … {num(b / MB, 1)}" for a, b in
-                                      zip(r["delta_sistema_min_kb"], r["delta_sistema_max_kb"])],
-        "cambio tras borrar todo (MiB, debería ser 0)": _cells(r["ruido_sistema_kb"] / MB, 1),
-    })
+    out = pd.DataFrame(
+        {
+            "motor": r["engine"].map(_engine),
+            "N": r["n"],
+            "suma de cgroups (MiB)": _cells(r["cgroup_total_kb"] / MB, 2),
+            "cambio de «usada» del sistema (MiB)": _cells(r["delta_sistema_kb"] / MB, 1),
+            "rango de ese cambio (MiB)": [
+                f"{num(a / MB, 1)} … {num(b / MB, 1)}"
+                for a, b in zip(r["delta_sistema_min_kb"], r["delta_sistema_max_kb"])
+            ],
+            "cambio tras borrar todo (MiB, debería ser 0)": _cells(r["ruido_sistema_kb"] / MB, 1),
+        }
+    )
     show(table(out, "Báscula de baño frente a báscula postal: memoria del sistema contra la suma de cgroups"))
     markdown(frase_ruido(resultado))
 
@@ -122,34 +143,50 @@ def contexto(resultado: Resultado):
     chapter launched with the default network; this notebook launches with --network none."""
     ref = dict(reference.VERSIONS["seed000"], red="por defecto (puente), `run -d`")
     show(tabla_contexto(resultado, "ninguna (`--network none`), `run -d`", ref))
-COMPARED_NAMES = {"ms_por_contenedor": "arranque por contenedor (ms)",
-                  "kb_por_contenedor": "memoria por contenedor, vista de «stats» (KiB)",
-                  "memoria_proceso_kb": "dockerd (Docker) / todos los conmon (Podman) al N mayor (KiB)"}
+
+
+COMPARED_NAMES = {
+    "ms_por_contenedor": "arranque por contenedor (ms)",
+    "kb_por_contenedor": "memoria por contenedor, vista de «stats» (KiB)",
+    "memoria_proceso_kb": "dockerd (Docker) / todos los conmon (Podman) al N mayor (KiB)",
+}
 
 
 def _ratio_cells(c: pd.DataFrame, prefix: str) -> list[str]:
-    return [fmt_ratio(v, lo, hi) for v, lo, hi in zip(c[f"{prefix}_podman_sobre_docker"],
-                                                     c[f"{prefix}_podman_sobre_docker_ic_bajo"],
-                                                     c[f"{prefix}_podman_sobre_docker_ic_alto"])]
+    return [
+        fmt_ratio(v, lo, hi)
+        for v, lo, hi in zip(
+            c[f"{prefix}_podman_sobre_docker"],
+            c[f"{prefix}_podman_sobre_docker_ic_bajo"],
+            c[f"{prefix}_podman_sobre_docker_ic_alto"],
+        )
+    ]
 
 
 @needs_result
 def tabla_referencia(resultado: Resultado) -> None:
     """This machine next to the chapter's, and the sentence that reads the table."""
     c = escala.compare(resultado.df, resultado.meta, reference.load("escala"))
-    out = pd.DataFrame({
-        "medida": c["medida"].map(COMPARED_NAMES),
-        "capítulo: Docker": [fmt(v, 0) for v in c["ref_docker"]],
-        "capítulo: Podman": [fmt(v, 0) for v in c["ref_podman"]],
-        "capítulo: Podman/Docker": _ratio_cells(c, "ref"),
-        "tú: Docker": [fmt(v, 0) for v in c["tu_docker"]],
-        "tú: Podman": [fmt(v, 0) for v in c["tu_podman"]],
-        "tú: Podman/Docker": _ratio_cells(c, "tu"),
-        "¿coinciden?": c["acuerdo"].map(AGREEMENT),
-    })
-    show(table(out, "Tu máquina frente al capítulo original: proporciones Podman/Docker con su IC 95 %; "
-                    "«coincide» si los dos intervalos se tocan. Una proporción depende también de las "
-                    "versiones de los motores, del runtime, de la versión de cgroups y de la red: ver abajo."))
+    out = pd.DataFrame(
+        {
+            "medida": c["medida"].map(COMPARED_NAMES),
+            "capítulo: Docker": [fmt(v, 0) for v in c["ref_docker"]],
+            "capítulo: Podman": [fmt(v, 0) for v in c["ref_podman"]],
+            "capítulo: Podman/Docker": _ratio_cells(c, "ref"),
+            "tú: Docker": [fmt(v, 0) for v in c["tu_docker"]],
+            "tú: Podman": [fmt(v, 0) for v in c["tu_podman"]],
+            "tú: Podman/Docker": _ratio_cells(c, "tu"),
+            "¿coinciden?": c["acuerdo"].map(AGREEMENT),
+        }
+    )
+    show(
+        table(
+            out,
+            "Tu máquina frente al capítulo original: proporciones Podman/Docker con su IC 95 %; "
+            "«coincide» si los dos intervalos se tocan. Una proporción depende también de las "
+            "versiones de los motores, del runtime, de la versión de cgroups y de la red: ver abajo.",
+        )
+    )
     markdown(frase_referencia(resultado))
 
 
@@ -174,16 +211,38 @@ def grafico_lanzamiento(resultado: Resultado):
     w = escala.wide(resultado.df)
     w["motor"] = w["engine"].map(_engine)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    sns.lineplot(data=w, x="n", y="lanzamiento_total", hue="motor", marker="o", errorbar=None,
-                 estimator="median", ax=axes[0])
+    sns.lineplot(
+        data=w,
+        x="n",
+        y="lanzamiento_total",
+        hue="motor",
+        marker="o",
+        errorbar=None,
+        estimator="median",
+        ax=axes[0],
+    )
     sns.scatterplot(data=w, x="n", y="lanzamiento_total", hue="motor", legend=False, alpha=0.4, ax=axes[0])
-    axes[0].set(xlabel="contenedores lanzados (N)", ylabel="tiempo total de lanzamiento (s)",
-                title="Arranque de N contenedores")
-    sns.lineplot(data=w, x="n", y="lanzamiento_por_contenedor", hue="motor", marker="o", errorbar=None,
-                 estimator="median", ax=axes[1])
-    sns.scatterplot(data=w, x="n", y="lanzamiento_por_contenedor", hue="motor", legend=False, alpha=0.4,
-                    ax=axes[1])
-    axes[1].set(xlabel="contenedores lanzados (N)", ylabel="ms por contenedor", title="Costo de LAUNCH por contenedor")
+    axes[0].set(
+        xlabel="contenedores lanzados (N)",
+        ylabel="tiempo total de lanzamiento (s)",
+        title="Arranque de N contenedores",
+    )
+    sns.lineplot(
+        data=w,
+        x="n",
+        y="lanzamiento_por_contenedor",
+        hue="motor",
+        marker="o",
+        errorbar=None,
+        estimator="median",
+        ax=axes[1],
+    )
+    sns.scatterplot(
+        data=w, x="n", y="lanzamiento_por_contenedor", hue="motor", legend=False, alpha=0.4, ax=axes[1]
+    )
+    axes[1].set(
+        xlabel="contenedores lanzados (N)", ylabel="ms por contenedor", title="Costo de LAUNCH por contenedor"
+    )
     axes[1].set_ylim(bottom=0)
     for ax in axes:
         ax.legend(title="motor")
@@ -199,8 +258,11 @@ def grafico_memoria(resultado: Resultado):
     df = resultado.df
     fig, axes = plt.subplots(2, 2, figsize=(12, 8))
     colors = {"fijo_kb": "#4c72b0", "ayudantes_kb": "#dd8452", "cgroup_kb": "#55a868"}
-    labels = {"fijo_kb": "procesos fijos (dockerd + containerd)", "ayudantes_kb": "ayudantes (shim / conmon)",
-              "cgroup_kb": "memoria de los cgroups"}
+    labels = {
+        "fijo_kb": "procesos fijos (dockerd + containerd)",
+        "ayudantes_kb": "ayudantes (shim / conmon)",
+        "cgroup_kb": "memoria de los cgroups",
+    }
     for row, base in enumerate(("rss", "pss")):
         bill = escala.memory_bill(df, base)
         ax = axes[row, 0]
@@ -213,16 +275,32 @@ def grafico_memoria(resultado: Resultado):
             bottom = np.zeros(len(ns))
             for part in ("fijo_kb", "ayudantes_kb", "cgroup_kb"):
                 values = g[part].fillna(0).to_numpy() / MB
-                ax.bar(x + (i - 0.5) * width, values, width, bottom=bottom, color=colors[part],
-                       edgecolor="white", hatch="" if engine_name == "docker" else "//",
-                       label=labels[part] if i == 0 else None)
+                ax.bar(
+                    x + (i - 0.5) * width,
+                    values,
+                    width,
+                    bottom=bottom,
+                    color=colors[part],
+                    edgecolor="white",
+                    hatch="" if engine_name == "docker" else "//",
+                    label=labels[part] if i == 0 else None,
+                )
                 bottom += values
             for xi, total in zip(x, bottom):
-                ax.text(xi + (i - 0.5) * width, total, _engine(engine_name)[0], ha="center", va="bottom",
-                        fontsize=10)
+                ax.text(
+                    xi + (i - 0.5) * width,
+                    total,
+                    _engine(engine_name)[0],
+                    ha="center",
+                    va="bottom",
+                    fontsize=10,
+                )
         ax.set_xticks(x, [str(n) for n in ns])
-        ax.set(xlabel="contenedores (N)  —  D = Docker, P = Podman (rayado)", ylabel="memoria (MiB)",
-               title=f"Factura de memoria medida ({base.upper()})")
+        ax.set(
+            xlabel="contenedores (N)  —  D = Docker, P = Podman (rayado)",
+            ylabel="memoria (MiB)",
+            title=f"Factura de memoria medida ({base.upper()})",
+        )
         ax.legend(fontsize=10)
         # fitted lines and the crossover
         ax2 = axes[row, 1]
@@ -233,19 +311,38 @@ def grafico_memoria(resultado: Resultado):
         horizon = max(escala.SEED_CROSSOVER * 1.5, n_max * 2, (n_cross or 0) * 1.3)
         grid = np.linspace(0, horizon, 200)
         for engine_name, params in fit.items():
-            ax2.plot(grid, (params["fijo_kb"] + params["por_contenedor_kb"] * grid) / MB,
-                     label=f"{_engine(engine_name)}: {num(params['fijo_kb'] / MB, 0)} MiB + "
-                           f"{num(params['por_contenedor_kb'] / MB, 1)} MiB × N")
+            ax2.plot(
+                grid,
+                (params["fijo_kb"] + params["por_contenedor_kb"] * grid) / MB,
+                label=f"{_engine(engine_name)}: {num(params['fijo_kb'] / MB, 0)} MiB + "
+                f"{num(params['por_contenedor_kb'] / MB, 1)} MiB × N",
+            )
             g = bill[bill["engine"] == engine_name]
             ax2.scatter(g["n"], g["total_kb"] / MB, s=20)
-        ax2.axvline(escala.SEED_CROSSOVER, color="grey", ls=":", label=f"cruce según el capítulo (≈{escala.SEED_CROSSOVER})")
+        ax2.axvline(
+            escala.SEED_CROSSOVER,
+            color="grey",
+            ls=":",
+            label=f"cruce según el capítulo (≈{escala.SEED_CROSSOVER})",
+        )
         if n_cross is not None:
             ax2.axvline(n_cross, color="red", ls="--", label=f"cruce medido: N ≈ {num(n_cross, 0)}")
         else:
-            ax2.text(0.98, 0.04, "las rectas no se cruzan: Podman gasta menos para todo N",
-                     transform=ax2.transAxes, ha="right", va="bottom", fontsize=9, color="red")
-        ax2.set(xlabel="contenedores (N)", ylabel="memoria total estimada (MiB)",
-                title=f"Total ajustado y punto de cruce ({base.upper()})")
+            ax2.text(
+                0.98,
+                0.04,
+                "las rectas no se cruzan: Podman gasta menos para todo N",
+                transform=ax2.transAxes,
+                ha="right",
+                va="bottom",
+                fontsize=9,
+                color="red",
+            )
+        ax2.set(
+            xlabel="contenedores (N)",
+            ylabel="memoria total estimada (MiB)",
+            title=f"Total ajustado y punto de cruce ({base.upper()})",
+        )
         ax2.set_xlim(0, horizon)
         ax2.set_ylim(bottom=0)
         ax2.legend(fontsize=10)
@@ -275,34 +372,44 @@ def veredicto(resultado: Resultado) -> str:
     df = resultado.df
     lines = []
     seed_n = escala.reference_crossover(reference.load("escala"))
-    lines.append(f"**Lo que afirma el capítulo original:** Docker paga un impuesto fijo de memoria (el daemon, "
-                 f"183 540 KiB en su tabla, unos 179 MiB) y Podman un conmon por contenedor, así que Podman pasaría a gastar más a partir "
-                 f"de unos {escala.SEED_CROSSOVER} contenedores (con su propia tabla, la cuenta da "
-                 f"{num(seed_n, 0)}). Aceptamos como «unos {escala.SEED_CROSSOVER}» cualquier N entre "
-                 f"{num(escala.CROSSOVER_REGION[0], 0)} y {num(escala.CROSSOVER_REGION[1], 0)}.")
+    lines.append(
+        f"**Lo que afirma el capítulo original:** Docker paga un impuesto fijo de memoria (el daemon, "
+        f"183 540 KiB en su tabla, unos 179 MiB) y Podman un conmon por contenedor, así que Podman pasaría a gastar más a partir "
+        f"de unos {escala.SEED_CROSSOVER} contenedores (con su propia tabla, la cuenta da "
+        f"{num(seed_n, 0)}). Aceptamos como «unos {escala.SEED_CROSSOVER}» cualquier N entre "
+        f"{num(escala.CROSSOVER_REGION[0], 0)} y {num(escala.CROSSOVER_REGION[1], 0)}."
+    )
     claims = escala.claims(df, resultado.meta)
     for claim in claims:
         if not claim.key.startswith("cruce_"):
             continue
         base = claim.key.split("_")[1].upper()
         if claim.status == "sin_datos":
-            lines.append(f"- Con {base}: {verdict_words(claim)}; hacen falta Docker y Podman en la misma corrida, con al menos dos repeticiones.")
+            lines.append(
+                f"- Con {base}: {verdict_words(claim)}; hacen falta Docker y Podman en la misma corrida, con al menos dos repeticiones."
+            )
             continue
         fit = claim.detail["fit"]
         d, p = fit["docker"], fit["podman"]
         seed_model = claim.detail.get("n_cruce_modelo_semilla")
-        text = (f"- Con {base}: Docker cuesta {_mb(d['fijo_kb'])} fijos más {_mb(d['por_contenedor_kb'], 1)} por "
-                f"contenedor (shim + cgroup); Podman, {_mb(p['fijo_kb'])} fijos más "
-                f"{_mb(p['por_contenedor_kb'], 1)} por contenedor (conmon + cgroup). Cruce: {_n(claim.value)}, "
-                f"IC 95 % {_interval_n(claim)} (remuestreando tus {claim.n} repeticiones). ")
+        text = (
+            f"- Con {base}: Docker cuesta {_mb(d['fijo_kb'])} fijos más {_mb(d['por_contenedor_kb'], 1)} por "
+            f"contenedor (shim + cgroup); Podman, {_mb(p['fijo_kb'])} fijos más "
+            f"{_mb(p['por_contenedor_kb'], 1)} por contenedor (conmon + cgroup). Cruce: {_n(claim.value)}, "
+            f"IC 95 % {_interval_n(claim)} (remuestreando tus {claim.n} repeticiones). "
+        )
         if seed_model:
-            text += (f"Con la cuenta del capítulo (solo dockerd frente a conmon) tus datos darían N ≈ "
-                     f"{num(seed_model, 0)}. ")
+            text += (
+                f"Con la cuenta del capítulo (solo dockerd frente a conmon) tus datos darían N ≈ "
+                f"{num(seed_model, 0)}. "
+            )
         text += f"Veredicto: **{verdict_words(claim)}**."
         lines.append(text)
-    lines.append("El capítulo dejó fuera los shims de containerd: uno por contenedor de Docker, y cada uno pesa "
-                 "varias veces lo que un conmon. Con PSS (memoria compartida repartida entre quienes la "
-                 "comparten) el shim pesa menos que con RSS, pero sigue pesando más que un conmon.")
+    lines.append(
+        "El capítulo dejó fuera los shims de containerd: uno por contenedor de Docker, y cada uno pesa "
+        "varias veces lo que un conmon. Con PSS (memoria compartida repartida entre quienes la "
+        "comparten) el shim pesa menos que con RSS, pero sigue pesando más que un conmon."
+    )
     others = [c for c in claims if not c.key.startswith("cruce_")]
     if others:
         lines.append("**Las otras afirmaciones del capítulo sobre la escala** (proporciones con su IC 95 %):")
@@ -322,9 +429,11 @@ def frase_afirmacion(claim) -> str:
     what = RATIO_NAME.get(claim.detail.get("ratio"), "proporción")
     if claim.detail.get("ratio") == "n_mayor_sobre_n_menor":
         what = f"Memoria por contenedor con N = {claim.detail['n_mayor']} / con N = {claim.detail['n_menor']}"
-    return (f"{head} {what} = {fmt_ratio(claim.value, claim.low, claim.high)} (n = {claim.n}); el capítulo "
-            f"dice {fmt_ratio(claim.claimed)} y aceptamos de {fmt_ratio(claim.region[0])} a "
-            f"{fmt_ratio(claim.region[1])}.")
+    return (
+        f"{head} {what} = {fmt_ratio(claim.value, claim.low, claim.high)} (n = {claim.n}); el capítulo "
+        f"dice {fmt_ratio(claim.claimed)} y aceptamos de {fmt_ratio(claim.region[0])} a "
+        f"{fmt_ratio(claim.region[1])}."
+    )
 
 
 @needs_result
@@ -334,11 +443,15 @@ def frase_stats(resultado: Resultado) -> str:
         return "Esta corrida no cronometró «stats»."
     parts = []
     for _, r in s.iterrows():
-        parts.append(f"con {int(r['n'])} contenedores, «{r['engine']} stats --no-stream» tardó "
-                     f"{fmt(r['tiempo_stats_cli'], 2, 's')} y leer los cgroups directamente "
-                     f"{fmt(r['tiempo_lectura_cgroup'] * 1e3, 1, 'ms')} ({num(r['veces_mas_lento'], 0)} veces menos)")
-    return ("En esta corrida, " + "; ".join(parts) + ". Docker calcula las estadísticas tomando muestras "
-            "a través del daemon (espera un intervalo para la CPU); Podman, sin daemon, lee el cgroup como los helpers.")
+        parts.append(
+            f"con {int(r['n'])} contenedores, «{r['engine']} stats --no-stream» tardó "
+            f"{fmt(r['tiempo_stats_cli'], 2, 's')} y leer los cgroups directamente "
+            f"{fmt(r['tiempo_lectura_cgroup'] * 1e3, 1, 'ms')} ({num(r['veces_mas_lento'], 0)} veces menos)"
+        )
+    return (
+        "En esta corrida, " + "; ".join(parts) + ". Docker calcula las estadísticas tomando muestras "
+        "a través del daemon (espera un intervalo para la CPU); Podman, sin daemon, lee el cgroup como los helpers."
+    )
 
 
 def _containers(n: int) -> str:
@@ -350,29 +463,45 @@ def frase_ruido(resultado: Resultado) -> str:
     r = escala.noise(resultado.df)
     if r.empty:
         return "Sin datos de memoria del sistema."
-    noise_mb = np.nanmax(np.abs(r[["ruido_sistema_kb", "ruido_sistema_min_kb", "ruido_sistema_max_kb"]]
-                                .to_numpy(dtype=float))) / MB
+    noise_mb = (
+        np.nanmax(
+            np.abs(
+                r[["ruido_sistema_kb", "ruido_sistema_min_kb", "ruido_sistema_max_kb"]].to_numpy(dtype=float)
+            )
+        )
+        / MB
+    )
     small = r.sort_values("cgroup_total_kb").iloc[0]
-    return (f"Tras borrar todos los contenedores, la memoria «usada» del sistema llegó a moverse "
-            f"{num(noise_mb, 1)} MiB, cuando debería haber vuelto a su valor inicial; mientras tanto, "
-            f"{_containers(int(small['n']))} de {_engine(small['engine'])} {'sumaban' if small['n'] > 1 else 'ocupaba'} "
-            f"apenas {num(small['cgroup_total_kb'], 0)} KiB en {'sus cgroups' if small['n'] > 1 else 'su cgroup'}. Con ese ruido, `free -m` no sirve para "
-            "medir contenedores; la suma de cgroups sí.")
+    return (
+        f"Tras borrar todos los contenedores, la memoria «usada» del sistema llegó a moverse "
+        f"{num(noise_mb, 1)} MiB, cuando debería haber vuelto a su valor inicial; mientras tanto, "
+        f"{_containers(int(small['n']))} de {_engine(small['engine'])} {'sumaban' if small['n'] > 1 else 'ocupaba'} "
+        f"apenas {num(small['cgroup_total_kb'], 0)} KiB en {'sus cgroups' if small['n'] > 1 else 'su cgroup'}. Con ese ruido, `free -m` no sirve para "
+        "medir contenedores; la suma de cgroups sí."
+    )
 
 
 @needs_result
 def frase_referencia(resultado: Resultado) -> str:
     """What agrees with the chapter (overlapping intervals of Podman/Docker) and what does not."""
     c = escala.compare(resultado.df, resultado.meta, reference.load("escala")).set_index("medida")
-    labels = {"ms_por_contenedor": "el arranque por contenedor",
-              "kb_por_contenedor": "la memoria de cgroup por contenedor",
-              "memoria_proceso_kb": "la memoria del daemon frente a la de los conmon"}
+    labels = {
+        "ms_por_contenedor": "el arranque por contenedor",
+        "kb_por_contenedor": "la memoria de cgroup por contenedor",
+        "memoria_proceso_kb": "la memoria del daemon frente a la de los conmon",
+    }
     agree, disagree = [], []
     for key, label in labels.items():
         if c.loc[key, "acuerdo"] == "sin_datos":
             continue
-        ratios = {p: fmt_ratio(c.loc[key, f"{p}_podman_sobre_docker"], c.loc[key, f"{p}_podman_sobre_docker_ic_bajo"],
-                               c.loc[key, f"{p}_podman_sobre_docker_ic_alto"]) for p in ("ref", "tu")}
+        ratios = {
+            p: fmt_ratio(
+                c.loc[key, f"{p}_podman_sobre_docker"],
+                c.loc[key, f"{p}_podman_sobre_docker_ic_bajo"],
+                c.loc[key, f"{p}_podman_sobre_docker_ic_alto"],
+            )
+            for p in ("ref", "tu")
+        }
         text = f"{label} (Podman/Docker: capítulo {ratios['ref']}, tú {ratios['tu']})"
         (agree if c.loc[key, "acuerdo"] == "coincide" else disagree).append(text)
     out = []

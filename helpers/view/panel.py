@@ -8,6 +8,7 @@ table appears in that area when the run ends. Headless (INTERACTIVO=False, paper
 no front end): the experiment runs at once with the parameters, printing its progress, and never
 waits for a widget. Parameters are validated before anything is launched, in both modes.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,19 @@ from ..experiments.base import Resultado
 from .common import run_caption, show
 
 HEADLESS_MARKERS = ("papermill", "nbconvert", "nbclient")
-FRONTEND_MARKERS = ("jupyter-lab", "jupyterlab", "jupyter-notebook", "jupyter-server", "jupyter_server",
-                    "notebook.app", "nbclassic", "voila", "jupyterhub", "vscode", "code-server")
+FRONTEND_MARKERS = (
+    "jupyter-lab",
+    "jupyterlab",
+    "jupyter-notebook",
+    "jupyter-server",
+    "jupyter_server",
+    "notebook.app",
+    "nbclassic",
+    "voila",
+    "jupyterhub",
+    "vscode",
+    "code-server",
+)
 
 
 def frontend_attached() -> bool:
@@ -67,12 +79,21 @@ class TextProgress:
         if decile != self._last:
             self._last = decile
             elapsed = time.monotonic() - self._start
-            self.echo(f"{self.prefix}{done}/{total} ({100 * done // max(total, 1)} %) — {label} — {elapsed:.0f} s")
+            self.echo(
+                f"{self.prefix}{done}/{total} ({100 * done // max(total, 1)} %) — {label} — {elapsed:.0f} s"
+            )
 
 
 class Panel:
-    def __init__(self, module: ModuleType, *, titulo: str, tabla: Callable[[Resultado], object] | None = None,
-                 root=None, **defaults):
+    def __init__(
+        self,
+        module: ModuleType,
+        *,
+        titulo: str,
+        tabla: Callable[[Resultado], object] | None = None,
+        root=None,
+        **defaults,
+    ):
         self.module = module
         self.titulo = titulo
         self.tabla = tabla
@@ -123,19 +144,39 @@ class Panel:
         layout = w.Layout(width="auto")
         style = {"description_width": "initial"}
         if spec["kind"] == "int":
-            return w.BoundedIntText(value=value, min=spec.get("min", 1), max=spec.get("max", 1000),
-                                    description=spec["label"], style=style, layout=layout)
+            return w.BoundedIntText(
+                value=value,
+                min=spec.get("min", 1),
+                max=spec.get("max", 1000),
+                description=spec["label"],
+                style=style,
+                layout=layout,
+            )
         if spec["kind"] == "multi":
             options = list(spec["options"])
-            return w.SelectMultiple(options=options, value=tuple(v for v in (value or []) if v in options),
-                                    rows=min(len(options), 4), description=spec["label"], style=style,
-                                    layout=layout)
+            return w.SelectMultiple(
+                options=options,
+                value=tuple(v for v in (value or []) if v in options),
+                rows=min(len(options), 4),
+                description=spec["label"],
+                style=style,
+                layout=layout,
+            )
         if spec["kind"] == "choice":
-            return w.Dropdown(options=list(spec["options"]), value=value, description=spec["label"],
-                              style=style, layout=layout)
+            return w.Dropdown(
+                options=list(spec["options"]),
+                value=value,
+                description=spec["label"],
+                style=style,
+                layout=layout,
+            )
         if spec["kind"] == "ints":
-            return w.Text(value=", ".join(str(v) for v in value or []), description=spec["label"],
-                          style=style, layout=layout)
+            return w.Text(
+                value=", ".join(str(v) for v in value or []),
+                description=spec["label"],
+                style=style,
+                layout=layout,
+            )
         if spec["kind"] == "bool":
             return w.Checkbox(value=bool(value), description=spec["label"], style=style, layout=layout)
         raise ValueError(spec["kind"])
@@ -158,10 +199,20 @@ class Panel:
         from IPython.display import display
 
         self._widgets = {spec["name"]: self._control(spec) for spec in self.module.CONTROLS}
-        button = w.Button(description="Ejecutar", button_style="primary", icon="play",
-                          tooltip="Lanza la medición con estos valores")
-        bar = w.IntProgress(value=0, min=0, max=1, description="Progreso:", bar_style="info",
-                            style={"description_width": "initial"})
+        button = w.Button(
+            description="Ejecutar",
+            button_style="primary",
+            icon="play",
+            tooltip="Lanza la medición con estos valores",
+        )
+        bar = w.IntProgress(
+            value=0,
+            min=0,
+            max=1,
+            description="Progreso:",
+            bar_style="info",
+            style={"description_width": "initial"},
+        )
         status = w.Label(value="Elige los valores y pulsa «Ejecutar».")
         out = w.Output()
 

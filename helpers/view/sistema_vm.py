@@ -1,5 +1,6 @@
 """Experiment 8 as a person sees it: system containers vs VMs. Every figure of an emulated VM (TCG)
 says «emulada» in its label."""
+
 from __future__ import annotations
 
 import math
@@ -26,11 +27,26 @@ METRIC_LABEL = {
     exp.RETENIDA: "memoria liberada que el host no recupera",
     exp.GZIP: "gzip de 8 MB (solo el trabajo)",
 }
-ORDER = ["proceso", "aplicacion", "sistema", "vm_kvm", "vm_emulada", "sistema_systemd", "vm_systemd_kvm",
-         "vm_systemd_emulada"]
-COLOR = {"proceso": "#555555", "aplicacion": "#4C72B0", "sistema": "#55A868", "vm_kvm": "#C44E52",
-         "vm_emulada": "#DD8452", "sistema_systemd": "#8172B3", "vm_systemd_kvm": "#937860",
-         "vm_systemd_emulada": "#DA8BC3"}
+ORDER = [
+    "proceso",
+    "aplicacion",
+    "sistema",
+    "vm_kvm",
+    "vm_emulada",
+    "sistema_systemd",
+    "vm_systemd_kvm",
+    "vm_systemd_emulada",
+]
+COLOR = {
+    "proceso": "#555555",
+    "aplicacion": "#4C72B0",
+    "sistema": "#55A868",
+    "vm_kvm": "#C44E52",
+    "vm_emulada": "#DD8452",
+    "sistema_systemd": "#8172B3",
+    "vm_systemd_kvm": "#937860",
+    "vm_systemd_emulada": "#DA8BC3",
+}
 DIGITS = {"ms": 1, "MB": 2, "%": 1}
 
 
@@ -54,8 +70,10 @@ def aceleracion(resultado: Resultado) -> str:
     elif info.get("acceleration") == "kvm":
         text = f"**VM acelerada (KVM).** {info.get('reason', '')}"
     elif info:
-        text = (f"**VM emulada (TCG).** {info.get('reason', '')} Sus cifras llevan la marca «emulada»: "
-                "sirven para ver los mecanismos (memoria retenida, disco), no para juzgar la velocidad de una VM.")
+        text = (
+            f"**VM emulada (TCG).** {info.get('reason', '')} Sus cifras llevan la marca «emulada»: "
+            "sirven para ver los mecanismos (memoria retenida, disco), no para juzgar la velocidad de una VM."
+        )
     else:
         text = "Esta corrida no midió ninguna VM."
     markdown(text)
@@ -73,17 +91,23 @@ def tabla(resultado: Resultado):
     rows = []
     for _, r in s.iterrows():
         digits = DIGITS.get(r["unidad"], 2)
-        ratio = fmt_ratio(r.get("x_bare", math.nan), r.get("x_bare_bajo"), r.get("x_bare_alto")) \
-            if r["metrica"] == exp.GZIP and r["tipo"] != exp.BASELINE[1] else ""
-        rows.append({
-            "Medida": METRIC_LABEL.get(r["metrica"], r["metrica"]),
-            "Instancia": etiqueta(r["tipo"]),
-            "n": int(r["n"]),
-            "Mediana": fmt(r["mediana"], digits, r["unidad"]) + (" (inestable)" if r["inestable"] else ""),
-            "IQR": fmt_interval(r["q1"], r["q3"], digits),
-            "IC 95 %": fmt_interval(r["ic_bajo"], r["ic_alto"], digits),
-            "× bare metal [IC 95 %]": ratio,
-        })
+        ratio = (
+            fmt_ratio(r.get("x_bare", math.nan), r.get("x_bare_bajo"), r.get("x_bare_alto"))
+            if r["metrica"] == exp.GZIP and r["tipo"] != exp.BASELINE[1]
+            else ""
+        )
+        rows.append(
+            {
+                "Medida": METRIC_LABEL.get(r["metrica"], r["metrica"]),
+                "Instancia": etiqueta(r["tipo"]),
+                "n": int(r["n"]),
+                "Mediana": fmt(r["mediana"], digits, r["unidad"])
+                + (" (inestable)" if r["inestable"] else ""),
+                "IQR": fmt_interval(r["q1"], r["q3"], digits),
+                "IC 95 %": fmt_interval(r["ic_bajo"], r["ic_alto"], digits),
+                "× bare metal [IC 95 %]": ratio,
+            }
+        )
     out = pd.DataFrame(rows)
     return table(out, "Contenedores y VM: medianas (IQR con cuantiles lineales; IC 95 % por bootstrap)")
 
@@ -133,15 +157,22 @@ def grafico_memoria(resultado: Resultado):
     left.set_xlabel("MB por instancia en reposo (PSS de todos sus procesos)", fontsize=12)
     left.set_title("En reposo", fontsize=13)
     if idle and max(idle) > 0:
-        left.set_xlim(0, max(idle) * 1.3)   # room for the value labels
+        left.set_xlim(0, max(idle) * 1.3)  # room for the value labels
     for i, value in enumerate(idle):
         left.text(value, i, f" {fmt(value, 1)} MB", va="center", fontsize=11)
     phases = [(exp.ANTES, "antes"), (exp.DURANTE, "tocado"), (exp.DESPUES, "liberado")]
     width = 0.25
     for j, (metric, label) in enumerate(phases):
-        values = [float(df[(df["metric"] == metric) & (df["variant"] == v)]["value"].median()) for v in variants]
-        right.bar(np.arange(len(variants)) + (j - 1) * width, values, width, label=label,
-                  color=["#BBBBBB", "#4C4C4C", "#8C8C8C"][j])
+        values = [
+            float(df[(df["metric"] == metric) & (df["variant"] == v)]["value"].median()) for v in variants
+        ]
+        right.bar(
+            np.arange(len(variants)) + (j - 1) * width,
+            values,
+            width,
+            label=label,
+            color=["#BBBBBB", "#4C4C4C", "#8C8C8C"][j],
+        )
     right.set_xticks(range(len(variants)), [textwrap.fill(etiqueta(v), 14) for v in variants], fontsize=11)
     right.set_ylabel("MB que el host tiene asignados\n(cgroup: anónima; VM: RSS de QEMU)", fontsize=11)
     right.set_title("Tocar y liberar un bloque dentro de la instancia", fontsize=13)
@@ -165,8 +196,11 @@ def grafico_gzip(resultado: Resultado):
     err = np.array([s["x_bare"] - s["x_bare_bajo"], s["x_bare_alto"] - s["x_bare"]])
     ax.barh(y, s["x_bare"], xerr=err, color=[COLOR.get(v, "gray") for v in s.index], capsize=5)
     ax.axvline(1, color="black", lw=1, ls="--")
-    ax.set_yticks(y, [etiqueta(v) + ("\n(costo de emular la CPU)" if exp.is_emulated(v) else "") for v in s.index],
-                  fontsize=12)
+    ax.set_yticks(
+        y,
+        [etiqueta(v) + ("\n(costo de emular la CPU)" if exp.is_emulated(v) else "") for v in s.index],
+        fontsize=12,
+    )
     ax.set_xlabel("tiempo de gzip × bare metal (barra: IC 95 %)", fontsize=12)
     ax.set_title("Trabajo de CPU: 1 = igual que sin contenedor", fontsize=13)
     fig.tight_layout()
@@ -184,9 +218,14 @@ def comparacion(resultado: Resultado):
     rows = []
     for _, r in c.iterrows():
         digits = 2 if r["unidad"] in ("x", "MB") else 1
-        rows.append({"Qué": r["concepto"], "Aquí (mediana)": fmt(r["aquí"], digits, r["unidad"]),
-                     "IC 95 %": fmt_interval(r["ic_bajo"], r["ic_alto"], digits),
-                     "Sysbox (texto del artículo)": fmt(r["referencia"], 0, r["unidad"])})
+        rows.append(
+            {
+                "Qué": r["concepto"],
+                "Aquí (mediana)": fmt(r["aquí"], digits, r["unidad"]),
+                "IC 95 %": fmt_interval(r["ic_bajo"], r["ic_alto"], digits),
+                "Sysbox (texto del artículo)": fmt(r["referencia"], 0, r["unidad"]),
+            }
+        )
     return table(pd.DataFrame(rows), "Frente a la referencia (las cifras de la fuente se leen de su texto)")
 
 
@@ -194,10 +233,20 @@ def frase(claim) -> str:
     word = verdict_words(claim)
     if claim.detail.get("tcg"):
         word = "no se decide con una VM emulada"
-    unit = f" {claim.unit}" if claim.unit and claim.unit not in ("x", "%") else ("" if claim.unit == "x" else " %")
-    value = "—" if math.isnan(claim.value) else (
-        f"{fmt_ratio(claim.value, claim.low, claim.high)}" if claim.unit.startswith("x")
-        else f"{fmt(claim.value, 1)}{unit} (IC 95 % {fmt_interval(claim.low, claim.high, 1)})")
+    unit = (
+        f" {claim.unit}"
+        if claim.unit and claim.unit not in ("x", "%")
+        else ("" if claim.unit == "x" else " %")
+    )
+    value = (
+        "—"
+        if math.isnan(claim.value)
+        else (
+            f"{fmt_ratio(claim.value, claim.low, claim.high)}"
+            if claim.unit.startswith("x")
+            else f"{fmt(claim.value, 1)}{unit} (IC 95 % {fmt_interval(claim.low, claim.high, 1)})"
+        )
+    )
     target = claim.detail.get("tipo") or claim.detail.get("variante_vm")
     where = f" Instancia: {etiqueta(target)}." if claim.key.startswith("gzip_") and target else ""
     text = f"**«{claim.statement}»** ({claim.source}) — **{word}**.{where}"

@@ -22,6 +22,7 @@ The package is split by job: `workloads` (what runs and how it is timed), `envir
 chroot of the exported image, containers), `analysis` (summaries, overheads, claims, comparison, the
 closing rows). This module holds the contract (see CONTRIBUTING.md) and the run loop.
 """
+
 from __future__ import annotations
 
 import os
@@ -82,13 +83,55 @@ from .workloads import (
 )
 
 __all__ = [
-    "EXPERIMENT", "TITLE", "NOTEBOOK", "QUICK", "BASELINE", "CONTROLS", "NEEDS_ROOT", "Config", "config", "run",
-    "summarize", "claims", "compare", "exec_costs", "closing_rows", "noise_verdict", "overhead_pct",
-    "overheads", "tidy", "CHROOT_WHAT", "ENVIRONMENTS", "FS_MAGIC", "ROOTFS_CACHE", "chroot_unavailable_reason",
-    "container_alive", "container_options", "exported_rootfs", "filesystem_type", "root_mount_options",
-    "start_container", "CPU_WORKLOADS", "EXEC_TRUE", "METRIC_E2E", "METRIC_WORK", "PLACES", "PROBE",
-    "PROBE_IN_CONTAINER", "WORKLOAD_NAMES", "PLACE_NAMES", "BASE_NAMES", "SCRATCH_IN_CONTAINER", "VOLUME_IN_CONTAINER", "WORKLOADS", "Arm", "argv_for",
-    "measure_arm", "pinned", "plan", "workload_script",
+    "EXPERIMENT",
+    "TITLE",
+    "NOTEBOOK",
+    "QUICK",
+    "BASELINE",
+    "CONTROLS",
+    "NEEDS_ROOT",
+    "Config",
+    "config",
+    "run",
+    "summarize",
+    "claims",
+    "compare",
+    "exec_costs",
+    "closing_rows",
+    "noise_verdict",
+    "overhead_pct",
+    "overheads",
+    "tidy",
+    "CHROOT_WHAT",
+    "ENVIRONMENTS",
+    "FS_MAGIC",
+    "ROOTFS_CACHE",
+    "chroot_unavailable_reason",
+    "container_alive",
+    "container_options",
+    "exported_rootfs",
+    "filesystem_type",
+    "root_mount_options",
+    "start_container",
+    "CPU_WORKLOADS",
+    "EXEC_TRUE",
+    "METRIC_E2E",
+    "METRIC_WORK",
+    "PLACES",
+    "PROBE",
+    "PROBE_IN_CONTAINER",
+    "WORKLOAD_NAMES",
+    "PLACE_NAMES",
+    "BASE_NAMES",
+    "SCRATCH_IN_CONTAINER",
+    "VOLUME_IN_CONTAINER",
+    "WORKLOADS",
+    "Arm",
+    "argv_for",
+    "measure_arm",
+    "pinned",
+    "plan",
+    "workload_script",
 ]
 
 EXPERIMENT = "ejecucion"
@@ -107,8 +150,12 @@ CONTROLS = [
     {"name": "motores", "kind": "multi", "label": "Motores", "options": list(eng.CONTAINER_ENGINES)},
     {"name": "imagen", "kind": "choice", "label": "Imagen", "options": list(images.ROLE_NAMES)},
     {"name": "tamano_mb", "kind": "int", "label": "Tamaño (MB) de hash y escritura", "min": 1, "max": 2048},
-    {"name": "fijar_cpu", "kind": "choice", "label": "Fijar a una CPU",
-     "options": [("sin fijar", None)] + [(f"CPU {i}", i) for i in range(os.cpu_count() or 1)]},
+    {
+        "name": "fijar_cpu",
+        "kind": "choice",
+        "label": "Fijar a una CPU",
+        "options": [("sin fijar", None)] + [(f"CPU {i}", i) for i in range(os.cpu_count() or 1)],
+    },
 ]
 
 
@@ -128,16 +175,21 @@ class Config:
         """A checked copy; raises ParametroInvalido (Spanish) before anything is launched."""
         imagen = validate.choices("IMAGEN", self.imagen, images.ROLE_NAMES)
         if len(imagen) != 1:
-            raise ParametroInvalido(f"IMAGEN debe ser una sola imagen ({', '.join(images.ROLE_NAMES)}), "
-                                    f"pero recibió {self.imagen!r}.")
+            raise ParametroInvalido(
+                f"IMAGEN debe ser una sola imagen ({', '.join(images.ROLE_NAMES)}), "
+                f"pero recibió {self.imagen!r}."
+            )
         if not isinstance(self.chroot, bool):
             raise ParametroInvalido(f"chroot debe ser True o False, pero recibió {self.chroot!r}.")
         return Config(
             repeticiones=validate.positive_int("REPETICIONES", self.repeticiones, maximum=1000),
             calentamiento=validate.non_negative_int("CALENTAMIENTO", self.calentamiento, maximum=100),
             cargas=validate.choices("CARGAS", self.cargas, WORKLOADS),
-            motores=[m for m in validate.choices("MOTORES", self.motores, eng.ENGINE_NAMES, allow_empty=True)
-                     if m != "bare"],
+            motores=[
+                m
+                for m in validate.choices("MOTORES", self.motores, eng.ENGINE_NAMES, allow_empty=True)
+                if m != "bare"
+            ],
             imagen=imagen[0],
             tamano_mb=validate.positive_int("TAMANO_MB", self.tamano_mb, maximum=4096),
             archivos=validate.positive_int("ARCHIVOS", self.archivos, maximum=200_000),
@@ -152,8 +204,10 @@ def _valid_cpu(value) -> int | None:
     allowed = sorted(os.sched_getaffinity(0))
     cpu = validate.non_negative_int("FIJAR_CPU", value)
     if cpu not in allowed:
-        raise ParametroInvalido(f"FIJAR_CPU debe ser None o una de las CPU disponibles "
-                                f"({', '.join(map(str, allowed))}), pero recibió {value}.")
+        raise ParametroInvalido(
+            f"FIJAR_CPU debe ser None o una de las CPU disponibles "
+            f"({', '.join(map(str, allowed))}), pero recibió {value}."
+        )
     return cpu
 
 
@@ -167,8 +221,9 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
     """Measure every arm round-robin; rows are written as they are measured. Returns the Resultado."""
     cfg = cfg.validated()
     probes.ensure("cronometro", log)
-    with experiment_run(EXPERIMENT, asdict(cfg), cfg.motores, image_roles=[cfg.imagen],
-                        root=root, log=log) as ctx:
+    with experiment_run(
+        EXPERIMENT, asdict(cfg), cfg.motores, image_roles=[cfg.imagen], root=root, log=log
+    ) as ctx:
         containers = [e for e in ctx.engines if e != "bare"]
         image_names = {e: ctx.images[e][cfg.imagen]["name"] for e in containers}
         workdir = Path(tempfile.mkdtemp(prefix=f"curso-ejecucion-{ctx.run_id}-"))
@@ -184,8 +239,15 @@ def _remove_scratch(ctx, workdir: Path) -> None:
     ctx.run.meta["host_scratch_removed"] = not workdir.exists()
 
 
-def _measure_all(cfg: Config, ctx, containers: list[str], image_names: dict[str, str], workdir: Path,
-                 progress: Progress, log: Log) -> None:
+def _measure_all(
+    cfg: Config,
+    ctx,
+    containers: list[str],
+    image_names: dict[str, str],
+    workdir: Path,
+    progress: Progress,
+    log: Log,
+) -> None:
     host_dirs = {"archivos": str(workdir / "archivos"), "escritura": str(workdir / "escritura")}
     for d in host_dirs.values():
         Path(d).mkdir()
@@ -201,10 +263,17 @@ def _measure_all(cfg: Config, ctx, containers: list[str], image_names: dict[str,
             source = containers[0]
             image = ctx.images[source][cfg.imagen]
             rootfs = exported_rootfs(source, image, ctx.run_id, log)
-            chroot_meta = {"usada": True, "origen": f"{source} create + {source} export", "motor": source,
-                           "imagen": image["name"], "imagen_id": image["id"], "imagen_origen": image["origin"],
-                           "directorio": str(rootfs), "dispositivos": "mknod null, zero, random, urandom",
-                           "sin": "namespaces, cgroups, seccomp, overlay"}
+            chroot_meta = {
+                "usada": True,
+                "origen": f"{source} create + {source} export",
+                "motor": source,
+                "imagen": image["name"],
+                "imagen_id": image["id"],
+                "imagen_origen": image["origin"],
+                "directorio": str(rootfs),
+                "dispositivos": "mknod null, zero, random, urandom",
+                "sin": "namespaces, cgroups, seccomp, overlay",
+            }
     chroot_image = chroot_meta.get("imagen") if rootfs else None
     # Containers: started once, measured through exec.
     running: dict[str, str] = {}
@@ -222,12 +291,26 @@ def _measure_all(cfg: Config, ctx, containers: list[str], image_names: dict[str,
         filesystems[f"{e}:volumen"] = filesystem_type(VOLUME_IN_CONTAINER, e, running[e])
         filesystems[f"{e}:opciones_de_/"] = root_mount_options(e, running[e])
     ctx.run.update_meta(
-        chroot=chroot_meta, filesystems=filesystems,
-        volume={"tipo": "directorio del host montado con -v", "host": volumes, "contenedor": VOLUME_IN_CONTAINER},
-        workloads={w: workload_script(w, directory="DIR", size_mb=cfg.tamano_mb, files=cfg.archivos)
-                   for w in cfg.cargas},
-        pinning=({"cpu": cfg.fijar_cpu, "bare": "sched_setaffinity (como taskset -c)",
-                  "contenedores": f"--cpuset-cpus {cfg.fijar_cpu}"} if cfg.fijar_cpu is not None else None),
+        chroot=chroot_meta,
+        filesystems=filesystems,
+        volume={
+            "tipo": "directorio del host montado con -v",
+            "host": volumes,
+            "contenedor": VOLUME_IN_CONTAINER,
+        },
+        workloads={
+            w: workload_script(w, directory="DIR", size_mb=cfg.tamano_mb, files=cfg.archivos)
+            for w in cfg.cargas
+        },
+        pinning=(
+            {
+                "cpu": cfg.fijar_cpu,
+                "bare": "sched_setaffinity (como taskset -c)",
+                "contenedores": f"--cpuset-cpus {cfg.fijar_cpu}",
+            }
+            if cfg.fijar_cpu is not None
+            else None
+        ),
     )
 
     def measure_one(arm: Arm) -> list[tuple[str, float, str]]:
@@ -240,12 +323,22 @@ def _measure_all(cfg: Config, ctx, containers: list[str], image_names: dict[str,
             # On a shared machine someone else's clean-up may remove our container: start it again, once.
             if arm.engine == "bare" or container_alive(arm.engine, running[arm.engine]):
                 raise
-            log(f"Aviso: el contenedor de {eng.DISPLAY[arm.engine]} desapareció (¿lo borró otro proceso?); "
-                "lo arranco de nuevo y repito esta medición.")
-            start_container(arm.engine, image_names[arm.engine], running[arm.engine], ctx.run_id,
-                            Path(volumes[arm.engine]), cfg.fijar_cpu)
+            log(
+                f"Aviso: el contenedor de {eng.DISPLAY[arm.engine]} desapareció (¿lo borró otro proceso?); "
+                "lo arranco de nuevo y repito esta medición."
+            )
+            start_container(
+                arm.engine,
+                image_names[arm.engine],
+                running[arm.engine],
+                ctx.run_id,
+                Path(volumes[arm.engine]),
+                cfg.fijar_cpu,
+            )
             restarted = ctx.run.meta.setdefault("contenedores_reiniciados", [])
-            restarted.append({"engine": arm.engine, "variante": arm.variant, "motivo": "el contenedor desapareció"})
+            restarted.append(
+                {"engine": arm.engine, "variante": arm.variant, "motivo": "el contenedor desapareció"}
+            )
             ctx.run.write_meta()
             e2e, work = measure_arm(argv, envs[arm.engine], probe=probe)
         rows = [(METRIC_E2E, round(e2e, 6), "s")]
@@ -253,7 +346,15 @@ def _measure_all(cfg: Config, ctx, containers: list[str], image_names: dict[str,
             rows.append((METRIC_WORK, round(work, 6), "s"))
         return rows
 
-    measure_rounds(ctx, plan(cfg, ["bare", *containers], image_names, chroot_image),
-                   repetitions=cfg.repeticiones, warmup=cfg.calentamiento, measure=measure_one, progress=progress,
-                   meta={"timer": "time.perf_counter_ns + os.posix_spawnp (extremo a extremo); "
-                                  "probes/cronometro, CLOCK_MONOTONIC dentro del entorno (trabajo)"})
+    measure_rounds(
+        ctx,
+        plan(cfg, ["bare", *containers], image_names, chroot_image),
+        repetitions=cfg.repeticiones,
+        warmup=cfg.calentamiento,
+        measure=measure_one,
+        progress=progress,
+        meta={
+            "timer": "time.perf_counter_ns + os.posix_spawnp (extremo a extremo); "
+            "probes/cronometro, CLOCK_MONOTONIC dentro del entorno (trabajo)"
+        },
+    )

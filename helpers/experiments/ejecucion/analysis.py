@@ -1,5 +1,6 @@
 """Experiment 3's analysis: summaries, the cost of `exec`, overheads against both baselines, the seed's
 claims and the comparison with the reference. Pure functions of the rows (raw.csv or the reference)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,15 +33,21 @@ def tidy(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _values(df: pd.DataFrame, metric: str, carga: str, entorno: str, lugar: str = "") -> np.ndarray:
-    sel = df[(df["metric"] == metric) & (df["carga"] == carga) & (df["entorno"] == entorno) & (df["lugar"] == lugar)]
+    sel = df[
+        (df["metric"] == metric)
+        & (df["carga"] == carga)
+        & (df["entorno"] == entorno)
+        & (df["lugar"] == lugar)
+    ]
     return sel["value"].to_numpy(dtype=float)
 
 
 def _order(frame: pd.DataFrame) -> pd.DataFrame:
     rank = {name: i for i, name in enumerate((EXEC_TRUE, *WORKLOADS, *PLACES, *ENVIRONMENTS))}
     key = lambda col: col.map(lambda v: rank.get(v, 99)) if col.name in ("carga", "lugar", "entorno") else col
-    return frame.sort_values([c for c in ("carga", "lugar", "entorno", "metric") if c in frame], key=key
-                             ).reset_index(drop=True)
+    return frame.sort_values(
+        [c for c in ("carga", "lugar", "entorno", "metric") if c in frame], key=key
+    ).reset_index(drop=True)
 
 
 def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
@@ -49,13 +56,29 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     data = tidy(df)
     size = ((meta or {}).get("parameters") or {}).get("tamano_mb")
     rows = []
-    for (carga, lugar, entorno, metric), group in data.groupby(["carga", "lugar", "entorno", "metric"], sort=False):
+    for (carga, lugar, entorno, metric), group in data.groupby(
+        ["carga", "lugar", "entorno", "metric"], sort=False
+    ):
         s = measure.summarize(group["value"].to_numpy(dtype=float))
-        rows.append({"carga": carga, "lugar": lugar, "entorno": entorno, "metric": metric,
-                     "image": group["image"].iloc[0], "n": s.n, "mediana_s": s.median, "q1_s": s.q1,
-                     "q3_s": s.q3, "min_s": s.minimum, "ic_bajo_s": s.ci_low, "ic_alto_s": s.ci_high,
-                     "mb_por_s": (size / s.median) if size and carga in ("hash", "escritura") and s.median
-                     else np.nan})
+        rows.append(
+            {
+                "carga": carga,
+                "lugar": lugar,
+                "entorno": entorno,
+                "metric": metric,
+                "image": group["image"].iloc[0],
+                "n": s.n,
+                "mediana_s": s.median,
+                "q1_s": s.q1,
+                "q3_s": s.q3,
+                "min_s": s.minimum,
+                "ic_bajo_s": s.ci_low,
+                "ic_alto_s": s.ci_high,
+                "mb_por_s": (size / s.median)
+                if size and carga in ("hash", "escritura") and s.median
+                else np.nan,
+            }
+        )
     out = pd.DataFrame(rows)
     return _order(out) if not out.empty else out
 
@@ -69,18 +92,35 @@ def exec_costs(df: pd.DataFrame) -> pd.DataFrame:
         values = _values(data, METRIC_E2E, EXEC_TRUE, entorno) * 1e3
         if values.size:
             s = measure.summarize(values)
-            rows.append({"entorno": entorno, "medida": EXEC_TRUE, "n": s.n, "mediana_ms": s.median,
-                         "ic_bajo_ms": s.ci_low, "ic_alto_ms": s.ci_high})
+            rows.append(
+                {
+                    "entorno": entorno,
+                    "medida": EXEC_TRUE,
+                    "n": s.n,
+                    "mediana_ms": s.median,
+                    "ic_bajo_ms": s.ci_low,
+                    "ic_alto_ms": s.ci_high,
+                }
+            )
     keys = ["engine", "image", "variant", "rep"]
-    wide = data[data["carga"] != EXEC_TRUE].pivot_table(index=keys + ["carga", "lugar", "entorno"],
-                                                        columns="metric", values="value", aggfunc="first")
+    wide = data[data["carga"] != EXEC_TRUE].pivot_table(
+        index=keys + ["carga", "lugar", "entorno"], columns="metric", values="value", aggfunc="first"
+    )
     if {METRIC_E2E, METRIC_WORK} <= set(wide.columns):
         wide = wide.dropna(subset=[METRIC_E2E, METRIC_WORK]).reset_index()
         wide["diff_ms"] = (wide[METRIC_E2E] - wide[METRIC_WORK]) * 1e3
         for (carga, lugar, entorno), group in wide.groupby(["carga", "lugar", "entorno"], sort=False):
             s = measure.summarize(group["diff_ms"].to_numpy())
-            rows.append({"entorno": entorno, "medida": f"{carga}:{lugar}" if lugar else carga, "n": s.n,
-                         "mediana_ms": s.median, "ic_bajo_ms": s.ci_low, "ic_alto_ms": s.ci_high})
+            rows.append(
+                {
+                    "entorno": entorno,
+                    "medida": f"{carga}:{lugar}" if lugar else carga,
+                    "n": s.n,
+                    "mediana_ms": s.median,
+                    "ic_bajo_ms": s.ci_low,
+                    "ic_alto_ms": s.ci_high,
+                }
+            )
     out = pd.DataFrame(rows)
     if out.empty:
         return out
@@ -119,9 +159,20 @@ def overheads(df: pd.DataFrame, metric: str = METRIC_WORK) -> pd.DataFrame:
         if values.size and base_values.size:
             pct, lo, hi = overhead_pct(values, base_values)
             shaky = bool(measure.unstable(values) or measure.unstable(base_values))
-            rows.append({"carga": carga, "lugar": lugar, "entorno": entorno, "base": base, "metric": metric,
-                         "sobrecarga_pct": pct, "ic_bajo_pct": lo, "ic_alto_pct": hi,
-                         "veredicto": UNSTABLE if shaky else noise_verdict(lo, hi), "inestable": shaky})
+            rows.append(
+                {
+                    "carga": carga,
+                    "lugar": lugar,
+                    "entorno": entorno,
+                    "base": base,
+                    "metric": metric,
+                    "sobrecarga_pct": pct,
+                    "ic_bajo_pct": lo,
+                    "ic_alto_pct": hi,
+                    "veredicto": UNSTABLE if shaky else noise_verdict(lo, hi),
+                    "inestable": shaky,
+                }
+            )
 
     for carga in [c for c in WORKLOADS if c in set(data["carga"])]:
         if carga == "escritura":
@@ -135,8 +186,21 @@ def overheads(df: pd.DataFrame, metric: str = METRIC_WORK) -> pd.DataFrame:
             for entorno in ENVIRONMENTS:
                 if entorno != base and not (base == "chroot" and entorno == "bare"):
                     add(carga, "", entorno, base, _values(data, metric, carga, entorno), base_values)
-    return pd.DataFrame(rows, columns=["carga", "lugar", "entorno", "base", "metric", "sobrecarga_pct",
-                                       "ic_bajo_pct", "ic_alto_pct", "veredicto", "inestable"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "carga",
+            "lugar",
+            "entorno",
+            "base",
+            "metric",
+            "sobrecarga_pct",
+            "ic_bajo_pct",
+            "ic_alto_pct",
+            "veredicto",
+            "inestable",
+        ],
+    )
 
 
 def _pick(table: pd.DataFrame, **where) -> pd.Series | None:
@@ -151,37 +215,69 @@ SOURCE = "el capítulo original"
 # Overheads are in % of the bare-metal median (container / bare metal − 1), the direction of the tables.
 CLAIMS = {
     # «para hash, el overhead del contenedor es ~0% — las diferencias son ruido del sistema»
-    "hash_0": {"statement": "Para hash, la sobrecarga del contenedor es ~0 %", "carga": "hash",
-               "claimed": 0.0, "region": (-5.0, 5.0)},
+    "hash_0": {
+        "statement": "Para hash, la sobrecarga del contenedor es ~0 %",
+        "carga": "hash",
+        "claimed": 0.0,
+        "region": (-5.0, 5.0),
+    },
     # «Sort: overhead real pero pequeño (+6-8%)»
-    "sort_6_8": {"statement": "Para sort, la sobrecarga es real pero pequeña (+6-8 %)", "carga": "sort",
-                 "claimed": 7.0, "region": (2.0, 12.0)},
+    "sort_6_8": {
+        "statement": "Para sort, la sobrecarga es real pero pequeña (+6-8 %)",
+        "carga": "sort",
+        "claimed": 7.0,
+        "region": (2.0, 12.0),
+    },
     # «El overlay filesystem tiene overhead real (~20% más lento que bare metal para escrituras)»
-    "overlay_20": {"statement": "Escribir en la capa overlay es ~20 % más lento que en el host",
-                   "carga": "escritura", "lugar": "capa", "claimed": 20.0, "region": (10.0, 30.0)},
+    "overlay_20": {
+        "statement": "Escribir en la capa overlay es ~20 % más lento que en el host",
+        "carga": "escritura",
+        "lugar": "capa",
+        "claimed": 20.0,
+        "region": (10.0, 30.0),
+    },
     # «Los volúmenes bypasean el overlay [...] recuperando rendimiento nativo»
-    "volumen_nativo": {"statement": "Un volumen recupera el rendimiento nativo de escritura",
-                       "carga": "escritura", "lugar": "volumen", "claimed": 0.0, "region": (-5.0, 5.0)},
+    "volumen_nativo": {
+        "statement": "Un volumen recupera el rendimiento nativo de escritura",
+        "carga": "escritura",
+        "lugar": "volumen",
+        "claimed": 0.0,
+        "region": (-5.0, 5.0),
+    },
 }
 # «Latencia típica [de exec]: < 1 ms (solo la syscall exec)»
 EXEC_STATEMENT = "Entrar con exec cuesta menos de 1 ms (solo la syscall exec)"
 EXEC_REGION = (0.0, 1.0)
 
 
-def _overhead_claim(key: str, spec: dict, data: pd.DataFrame, engine_name: str, base: str,
-                    detail: dict) -> Claim:
+def _overhead_claim(
+    key: str, spec: dict, data: pd.DataFrame, engine_name: str, base: str, detail: dict
+) -> Claim:
     """A claim about one overhead %, judged on the work alone (cronometro) against `base`."""
     statement = f"{spec['statement']} ({eng.DISPLAY[engine_name]})"
     lugar = spec.get("lugar", "")
     values = _values(data, METRIC_WORK, spec["carga"], engine_name, lugar)
-    base_values = _values(data, METRIC_WORK, spec["carga"], base, "host" if spec["carga"] == "escritura" else "")
+    base_values = _values(
+        data, METRIC_WORK, spec["carga"], base, "host" if spec["carga"] == "escritura" else ""
+    )
     if not (values.size and base_values.size):
         return no_data(key, statement, SOURCE, detail)
     pct, low, high = overhead_pct(values, base_values)
     shaky = measure.unstable(values) or measure.unstable(base_values)
-    return judge(key, statement, SOURCE, pct, low, high, claimed=spec["claimed"], region=spec["region"],
-                 n=int(min(values.size, base_values.size)), unit="%", unstable=shaky,
-                 detail=dict(detail, base=base))
+    return judge(
+        key,
+        statement,
+        SOURCE,
+        pct,
+        low,
+        high,
+        claimed=spec["claimed"],
+        region=spec["region"],
+        n=int(min(values.size, base_values.size)),
+        unit="%",
+        unstable=shaky,
+        detail=dict(detail, base=base),
+    )
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
@@ -199,8 +295,22 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
             out.append(no_data("exec_1ms", statement, SOURCE, detail))
             continue
         s = measure.summarize(values)
-        out.append(judge("exec_1ms", statement, SOURCE, s.median, s.ci_low, s.ci_high, claimed=1.0,
-                         region=EXEC_REGION, n=s.n, unit="ms", unstable=measure.unstable(values), detail=detail))
+        out.append(
+            judge(
+                "exec_1ms",
+                statement,
+                SOURCE,
+                s.median,
+                s.ci_low,
+                s.ci_high,
+                claimed=1.0,
+                region=EXEC_REGION,
+                n=s.n,
+                unit="ms",
+                unstable=measure.unstable(values),
+                detail=detail,
+            )
+        )
     for engine_name in eng.CONTAINER_ENGINES:
         for key in ("hash_0", "sort_6_8"):
             spec = CLAIMS[key]
@@ -208,10 +318,12 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
             detail = {"engine": engine_name}
             if key == "hash_0":
                 # what the chapter saw (-24 %) came from timing exec end to end against the host's binaries
-                for name, table, b, entorno in (("e2e_vs_host", e2e, "bare", engine_name),
-                                                ("trabajo_vs_host", work, "bare", engine_name),
-                                                ("trabajo_vs_chroot", work, "chroot", engine_name),
-                                                ("chroot_vs_host", work, "bare", "chroot")):
+                for name, table, b, entorno in (
+                    ("e2e_vs_host", e2e, "bare", engine_name),
+                    ("trabajo_vs_host", work, "bare", engine_name),
+                    ("trabajo_vs_chroot", work, "chroot", engine_name),
+                    ("chroot_vs_host", work, "bare", "chroot"),
+                ):
                     row = _pick(table, carga="hash", entorno=entorno, base=b)
                     if row is not None:
                         detail[name] = (row["sobrecarga_pct"], row["ic_bajo_pct"], row["ic_alto_pct"])
@@ -226,6 +338,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
 def _hash_explanation(detail: dict) -> str:
     """Which baseline explains a hash difference: `userland` (the image's binaries differ from the host's),
     `contenedor` (the container itself), `ninguna` (no measurable difference) or `sin_datos`."""
+
     def differs(key):
         value = detail.get(key)
         return value is not None and not (value[1] <= 0 <= value[2])
@@ -246,19 +359,31 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
     The seed timed `exec` end to end against the host's binaries; this run adds the work alone against
     the image's own binaries (chroot)."""
     live, ref = summarize(df, meta), summarize(reference)
-    live_e2e, live_work, ref_e2e = overheads(df, METRIC_E2E), overheads(df, METRIC_WORK), overheads(reference, METRIC_E2E)
+    live_e2e, live_work, ref_e2e = (
+        overheads(df, METRIC_E2E),
+        overheads(df, METRIC_WORK),
+        overheads(reference, METRIC_E2E),
+    )
     rows = []
     for carga in ("hash", "sort"):
         for entorno in ("bare", "docker", "podman"):
             r = _pick(ref, carga=carga, entorno=entorno, metric=METRIC_E2E)
             if r is None:
                 continue
-            row = {"carga": carga, "entorno": entorno, "ref_mediana_s": r["mediana_s"],
-                   "tu_mediana_e2e_s": np.nan, "tu_mediana_trabajo_s": np.nan,
-                   "ref_sobrecarga_pct": np.nan, "ref_sobrecarga_ic": (np.nan, np.nan),
-                   "tu_sobrecarga_e2e_pct": np.nan, "acuerdo": SIN_DATOS,
-                   "tu_sobrecarga_e2e_ic": (np.nan, np.nan), "tu_sobrecarga_trabajo_chroot_pct": np.nan,
-                   "tu_sobrecarga_trabajo_chroot_ic": (np.nan, np.nan)}
+            row = {
+                "carga": carga,
+                "entorno": entorno,
+                "ref_mediana_s": r["mediana_s"],
+                "tu_mediana_e2e_s": np.nan,
+                "tu_mediana_trabajo_s": np.nan,
+                "ref_sobrecarga_pct": np.nan,
+                "ref_sobrecarga_ic": (np.nan, np.nan),
+                "tu_sobrecarga_e2e_pct": np.nan,
+                "acuerdo": SIN_DATOS,
+                "tu_sobrecarga_e2e_ic": (np.nan, np.nan),
+                "tu_sobrecarga_trabajo_chroot_pct": np.nan,
+                "tu_sobrecarga_trabajo_chroot_ic": (np.nan, np.nan),
+            }
             for column, metric in (("tu_mediana_e2e_s", METRIC_E2E), ("tu_mediana_trabajo_s", METRIC_WORK)):
                 m = _pick(live, carga=carga, entorno=entorno, metric=metric)
                 if m is not None:
@@ -274,8 +399,10 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
                     row["tu_sobrecarga_e2e_ic"] = (le["ic_bajo_pct"], le["ic_alto_pct"])
                 # the same method on both sides (exec end to end against the host's binaries), each with
                 # its IC (the reference's from its own five repetitions): do they overlap?
-                row["acuerdo"] = agreement((row["tu_sobrecarga_e2e_pct"], *row["tu_sobrecarga_e2e_ic"]),
-                                           (row["ref_sobrecarga_pct"], *row["ref_sobrecarga_ic"]))
+                row["acuerdo"] = agreement(
+                    (row["tu_sobrecarga_e2e_pct"], *row["tu_sobrecarga_e2e_ic"]),
+                    (row["ref_sobrecarga_pct"], *row["ref_sobrecarga_ic"]),
+                )
                 lw = _pick(live_work, carga=carga, entorno=entorno, base="chroot")
                 if lw is not None:
                     row["tu_sobrecarga_trabajo_chroot_pct"] = lw["sobrecarga_pct"]
@@ -294,12 +421,25 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
     data = tidy(df)
     for _, r in exec_costs(df).iterrows():
-        if r["medida"] == EXEC_TRUE and not measure.unstable(_values(data, METRIC_E2E, EXEC_TRUE, r["entorno"])):
-            concepto = ("`true` como proceso nuevo" if r["entorno"] in ("bare", "chroot")
-                        else "`exec … true` en un contenedor que ya corre")
-            rows.append({"concepto": concepto, "tipo": "RUNNING", "entorno": r["entorno"],
-                         "valor": r["mediana_ms"], "ic_bajo": r["ic_bajo_ms"], "ic_alto": r["ic_alto_ms"],
-                         "unidad": "ms"})
+        if r["medida"] == EXEC_TRUE and not measure.unstable(
+            _values(data, METRIC_E2E, EXEC_TRUE, r["entorno"])
+        ):
+            concepto = (
+                "`true` como proceso nuevo"
+                if r["entorno"] in ("bare", "chroot")
+                else "`exec … true` en un contenedor que ya corre"
+            )
+            rows.append(
+                {
+                    "concepto": concepto,
+                    "tipo": "RUNNING",
+                    "entorno": r["entorno"],
+                    "valor": r["mediana_ms"],
+                    "ic_bajo": r["ic_bajo_ms"],
+                    "ic_alto": r["ic_alto_ms"],
+                    "unidad": "ms",
+                }
+            )
     table = overheads(df, METRIC_WORK)
     with_chroot = set(table.loc[table["base"] == "chroot", "carga"])
     for _, r in table[~table["inestable"].astype(bool)].iterrows():
@@ -308,7 +448,15 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
             name = WORKLOAD_NAMES.get(r["carga"], r["carga"])
             if r["lugar"]:
                 name += f" en {PLACE_NAMES.get(r['lugar'], r['lugar'])}"
-            rows.append({"concepto": f"sobrecarga del trabajo: {name} (frente a {BASE_NAMES[wanted]})",
-                         "tipo": "RUNNING", "entorno": r["entorno"], "valor": r["sobrecarga_pct"],
-                         "ic_bajo": r["ic_bajo_pct"], "ic_alto": r["ic_alto_pct"], "unidad": "%"})
+            rows.append(
+                {
+                    "concepto": f"sobrecarga del trabajo: {name} (frente a {BASE_NAMES[wanted]})",
+                    "tipo": "RUNNING",
+                    "entorno": r["entorno"],
+                    "valor": r["sobrecarga_pct"],
+                    "ic_bajo": r["ic_bajo_pct"],
+                    "ic_alto": r["ic_alto_pct"],
+                    "unidad": "%",
+                }
+            )
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)

@@ -1,6 +1,7 @@
 """Experiment 3's environments: bare metal with the host's binaries, a chroot into the image's root
 filesystem exported from the engine (the same userland as the containers, with no namespaces and no
 cgroups), and long-lived containers measured through `exec`."""
+
 from __future__ import annotations
 
 import os
@@ -17,9 +18,14 @@ from .workloads import PROBE, PROBE_IN_CONTAINER, VOLUME_IN_CONTAINER
 
 ENVIRONMENTS = ("bare", "chroot", "docker", "podman")
 ROOTFS_CACHE = eng.CACHE_DIR / "rootfs-exportado"
-FS_MAGIC = {"794c7630": "overlay", "ef53": "ext4", "58465342": "xfs", "1021994": "tmpfs",
-            "9123683e": "btrfs", "65735546": "fuse"}
-
+FS_MAGIC = {
+    "794c7630": "overlay",
+    "ef53": "ext4",
+    "58465342": "xfs",
+    "1021994": "tmpfs",
+    "9123683e": "btrfs",
+    "65735546": "fuse",
+}
 
 
 def _make_dev_nodes(root: Path) -> None:
@@ -78,17 +84,21 @@ def exported_rootfs(engine_name: str, image: dict, run_id: str, log: Log = print
 
 
 def container_options(volume_dir: Path, cpu: int | None) -> eng.RunOptions:
-    return eng.RunOptions(network="none", volumes=[(str(PROBE), PROBE_IN_CONTAINER, "ro"),
-                                                   (str(volume_dir), VOLUME_IN_CONTAINER, "")],
-                          cpuset=cpu)
+    return eng.RunOptions(
+        network="none",
+        volumes=[(str(PROBE), PROBE_IN_CONTAINER, "ro"), (str(volume_dir), VOLUME_IN_CONTAINER, "")],
+        cpuset=cpu,
+    )
 
 
-def start_container(engine_name: str, image: str, name: str, run_id: str, volume_dir: Path,
-                    cpu: int | None) -> str:
+def start_container(
+    engine_name: str, image: str, name: str, run_id: str, volume_dir: Path, cpu: int | None
+) -> str:
     # No --rm: Podman mounts the overlay of a --rm container with fsync=volatile (fsync becomes a
     # no-op), which would fake the writable-layer write speed. Clean-up removes it by the run's label.
-    eng.get_engine(engine_name).launch(image, ["sleep", "86400"], run_id=run_id, name=name,
-                                       opts=container_options(volume_dir, cpu))
+    eng.get_engine(engine_name).launch(
+        image, ["sleep", "86400"], run_id=run_id, name=name, opts=container_options(volume_dir, cpu)
+    )
     return name
 
 
@@ -109,7 +119,9 @@ def root_mount_options(engine_name: str, container: str) -> str:
     for line in _inside(engine_name, container, ["cat", "/proc/mounts"]).splitlines():
         parts = line.split()
         if len(parts) >= 4 and parts[1] == "/":
-            return ",".join(o for o in parts[3].split(",") if not o.startswith(("lowerdir", "upperdir", "workdir")))
+            return ",".join(
+                o for o in parts[3].split(",") if not o.startswith(("lowerdir", "upperdir", "workdir"))
+            )
     return "desconocido"
 
 

@@ -4,6 +4,7 @@ Every workload runs under the probe `probes/bin/cronometro`, which times the wor
 environment, so each measurement gives two rows: `extremo_a_extremo` (the whole command as a student
 types it, timed from the host) and `trabajo` (the work alone, as the probe reports it).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -26,13 +27,25 @@ EXEC_TRUE = "exec_true"
 METRIC_E2E = "extremo_a_extremo"
 METRIC_WORK = "trabajo"
 # Spanish names, for every table that shows them (the views and the closing table).
-WORKLOAD_NAMES = {EXEC_TRUE: "exec true", "hash": "hash (SHA-256)", "sort": "sort (1 M enteros)",
-                  "archivos": "archivos pequeños", "escritura": "escritura con fsync"}
-PLACE_NAMES = {"": "", "capa": "capa del contenedor (overlay)", "volumen": "volumen (-v)",
-               "host": "disco del host"}
+WORKLOAD_NAMES = {
+    EXEC_TRUE: "exec true",
+    "hash": "hash (SHA-256)",
+    "sort": "sort (1 M enteros)",
+    "archivos": "archivos pequeños",
+    "escritura": "escritura con fsync",
+}
+PLACE_NAMES = {
+    "": "",
+    "capa": "capa del contenedor (overlay)",
+    "volumen": "volumen (-v)",
+    "host": "disco del host",
+}
 # What an overhead is measured against, worded to follow «frente a».
-BASE_NAMES = {"bare": "los binarios del host", "chroot": "un chroot con la misma imagen",
-              "host": "bare metal escribiendo en el disco del host"}
+BASE_NAMES = {
+    "bare": "los binarios del host",
+    "chroot": "un chroot con la misma imagen",
+    "host": "bare metal escribiendo en el disco del host",
+}
 
 PROBE = probes.path("cronometro")
 PROBE_IN_CONTAINER = probes.in_container("cronometro")
@@ -47,19 +60,23 @@ def workload_script(workload: str, *, directory: str = "/tmp", size_mb: int = 10
     if workload == "sort":
         return "seq 1 1000000 | shuf | sort -n > /dev/null"
     if workload == "archivos":
-        return (f'd={directory}/curso-archivos.$$; mkdir -p "$d"; i=0; '
-                f'while [ $i -lt {files} ]; do echo $i > "$d/f$i"; i=$((i+1)); done; '
-                'ls -ln "$d" > /dev/null; rm -r "$d"')
+        return (
+            f'd={directory}/curso-archivos.$$; mkdir -p "$d"; i=0; '
+            f'while [ $i -lt {files} ]; do echo $i > "$d/f$i"; i=$((i+1)); done; '
+            'ls -ln "$d" > /dev/null; rm -r "$d"'
+        )
     if workload == "escritura":
-        return f"dd if=/dev/zero of={directory}/curso-escritura.bin bs=1M count={size_mb} conv=fsync 2>/dev/null"
+        return (
+            f"dd if=/dev/zero of={directory}/curso-escritura.bin bs=1M count={size_mb} conv=fsync 2>/dev/null"
+        )
     raise KeyError(workload)
 
 
 @dataclass(frozen=True)
 class Arm:
-    workload: str    # hash, sort, archivos, escritura, exec_true
-    place: str       # escritura only: capa / volumen / host
-    env: str         # bare, chroot, docker, podman
+    workload: str  # hash, sort, archivos, escritura, exec_true
+    place: str  # escritura only: capa / volumen / host
+    env: str  # bare, chroot, docker, podman
     image: str = ""  # real image name ("" = the host's binaries)
 
     @property
@@ -75,7 +92,9 @@ class Arm:
         return f"{self.variant} en {self.env}"
 
 
-def plan(cfg: Config, engines_ok: list[str], image_names: dict[str, str], chroot_image: str | None) -> list[Arm]:
+def plan(
+    cfg: Config, engines_ok: list[str], image_names: dict[str, str], chroot_image: str | None
+) -> list[Arm]:
     """Every arm of the run. exec_true first, then each workload: bare, chroot, engines."""
     containers = [e for e in engines_ok if e != "bare"]
     arms = [Arm(EXEC_TRUE, "", "bare")] + [Arm(EXEC_TRUE, "", e, image_names[e]) for e in containers]
@@ -83,7 +102,10 @@ def plan(cfg: Config, engines_ok: list[str], image_names: dict[str, str], chroot
         if workload == "escritura":
             arms.append(Arm(workload, "host", "bare"))
             for e in containers:
-                arms += [Arm(workload, "capa", e, image_names[e]), Arm(workload, "volumen", e, image_names[e])]
+                arms += [
+                    Arm(workload, "capa", e, image_names[e]),
+                    Arm(workload, "volumen", e, image_names[e]),
+                ]
             continue
         arms.append(Arm(workload, "", "bare"))
         if chroot_image:
@@ -94,19 +116,26 @@ def plan(cfg: Config, engines_ok: list[str], image_names: dict[str, str], chroot
 
 def _dir_for(arm: Arm, host_dirs: dict[str, str]) -> str:
     if arm.workload == "escritura":
-        return {"host": host_dirs["escritura"], "capa": SCRATCH_IN_CONTAINER,
-                "volumen": VOLUME_IN_CONTAINER}[arm.place]
+        return {"host": host_dirs["escritura"], "capa": SCRATCH_IN_CONTAINER, "volumen": VOLUME_IN_CONTAINER}[
+            arm.place
+        ]
     if arm.workload == "archivos" and arm.env == "bare":
         return host_dirs["archivos"]
     return "/tmp"  # chroot: the exported rootfs's /tmp; containers: the writable layer
 
 
-def argv_for(arm: Arm, cfg: Config, *, containers: dict[str, str], rootfs: Path | None,
-             host_dirs: dict[str, str]) -> list[str]:
+def argv_for(
+    arm: Arm, cfg: Config, *, containers: dict[str, str], rootfs: Path | None, host_dirs: dict[str, str]
+) -> list[str]:
     if arm.workload == EXEC_TRUE:
-        return ["true"] if arm.env == "bare" else eng.get_engine(arm.env).exec_argv(containers[arm.env], ["true"])
-    script = workload_script(arm.workload, directory=_dir_for(arm, host_dirs), size_mb=cfg.tamano_mb,
-                             files=cfg.archivos)
+        return (
+            ["true"]
+            if arm.env == "bare"
+            else eng.get_engine(arm.env).exec_argv(containers[arm.env], ["true"])
+        )
+    script = workload_script(
+        arm.workload, directory=_dir_for(arm, host_dirs), size_mb=cfg.tamano_mb, files=cfg.archivos
+    )
     if arm.env == "bare":
         return [str(PROBE), "sh", "-c", script]
     if arm.env == "chroot":
@@ -132,8 +161,10 @@ def measure_arm(argv: list[str], env: dict, *, probe: bool = True) -> tuple[floa
     """(end-to-end seconds, work-alone seconds or None). Raises ComandoFallido on failure."""
     elapsed, code, stderr = measure.spawn_and_wait(argv, env, keep_stderr=True)
     if code != 0:
-        raise ComandoFallido(f"El comando «{' '.join(argv)[:200]}» terminó con código {code}: "
-                             f"{stderr[-400:] or '(sin mensaje)'}")
+        raise ComandoFallido(
+            f"El comando «{' '.join(argv)[:200]}» terminó con código {code}: "
+            f"{stderr[-400:] or '(sin mensaje)'}"
+        )
     if not probe:
         return elapsed / 1e9, None
     work_ns, status = probes.parse_cronometro(stderr)
