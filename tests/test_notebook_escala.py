@@ -31,7 +31,7 @@ def test_runs_headless(tmp_path, monkeypatch):
         str(out),
         cwd=str(NOTEBOOK.parent),
         kernel_name="python3",
-        parameters={"CANTIDADES": [1, 2], "REPETICIONES": 1, "IMAGEN": "alpine", "INTERACTIVO": False},
+        parameters={"CANTIDADES": [1, 2], "REPETICIONES": 2, "IMAGEN": "alpine", "INTERACTIVO": False},
         progress_bar=False,
     )
     nb = nbformat.read(out, as_version=4)
