@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
+import errno
 import json
 import os
 import secrets
@@ -137,13 +138,28 @@ class Run:
         self.write_meta()
 
     def write_meta(self) -> None:
+        text = json.dumps(self.meta, indent=2, ensure_ascii=False, default=str)
         tmp = self.meta_path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.meta, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
-        os.replace(tmp, self.meta_path)
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, self.meta_path)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            # A full disk: no room for a second copy. Rewrite in place (the file's blocks are already
+            # allocated), compact, so the status and its reason still reach meta.json.
+            tmp.unlink(missing_ok=True)
+            compact = json.dumps(self.meta, ensure_ascii=False, separators=(",", ":"), default=str)
+            with open(self.meta_path, "r+", encoding="utf-8") as fh:
+                fh.write(compact)
+                fh.truncate()
 
     def finish(self, status: str, reason: str | None = None) -> None:
         if not self._fh.closed:
-            self._fh.close()
+            try:
+                self._fh.close()
+            except OSError:  # a full disk: the half-written row stays out, the rows before it stay
+                pass
         self.meta.update(status=status, reason=reason, ended=_iso(_utc_now()))
         self.write_meta()
 

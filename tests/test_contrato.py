@@ -1,5 +1,5 @@
 """The experiment contract: every registered module satisfies it, the README lists every notebook, and a
-toy experiment (tests/experimento_juguete.py), registered at run time, goes through the panel, the course
+toy experiment (tests/experimento_juguete/), registered at run time, goes through the panel, the course
 runner, the class comparison, the closing table, make pack and the views' «no run yet» notice without
 editing any other file."""
 
@@ -18,19 +18,23 @@ import pytest
 matplotlib.use("Agg")
 
 from helpers import PROJECT_ROOT, cierre, clase, course, engines, experiments  # noqa: E402
-from helpers.experiments import base  # noqa: E402
+from helpers.experiments import contract, params  # noqa: E402
 from helpers.view import clase as vista_clase  # noqa: E402
 from helpers.view.common import NO_RESULT  # noqa: E402
 from helpers.view.panel import Panel  # noqa: E402
 from tests import experimento_juguete as juguete  # noqa: E402
+from tests.experimento_juguete import view as vista_juguete  # noqa: E402
 
 MODULES = experiments.all_experiments()
+LEGACY = {m.EXPERIMENT for m in MODULES if not issubclass(m.Config, params.Params)}  # TRANSITION
 
 
 # ---------------------------------------------------------------- every registered module
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.EXPERIMENT)
 def test_registered_module_satisfies_the_contract(module):
-    assert experiments.check(module) is module and isinstance(module, base.Experiment)
+    assert experiments.check(module) is module
+    for name in contract.NAMES:
+        assert hasattr(module, name.name), name.name
     assert (PROJECT_ROOT / "notebooks" / f"{module.NOTEBOOK}.ipynb").is_file()
     assert experiments.by_notebook(module.NOTEBOOK) is module
     assert dataclasses.is_dataclass(module.Config)
@@ -38,14 +42,68 @@ def test_registered_module_satisfies_the_contract(module):
     assert {c["name"] for c in module.CONTROLS} <= fields, "un control sin parámetro en Config"
     assert module.config() == module.Config().validated()  # the defaults are valid
     assert module.BASELINE is None or len(module.BASELINE) == 2
+    assert set(module.READS) <= set(experiments.names()), "lee de un experimento que no existe"
     # The quick profile names parameters the notebook declares (else `make course RAPIDO=1` drops them).
     declared = course.declared_parameters(PROJECT_ROOT / "notebooks" / f"{module.NOTEBOOK}.ipynb")
     assert set(module.QUICK) <= set(declared), set(module.QUICK) - set(declared)
-    if hasattr(module, "closing_rows"):
-        empty = pd.DataFrame(
-            columns=["experiment", "engine", "image", "variant", "rep", "metric", "value", "unit"]
-        )
-        assert list(module.closing_rows(empty, {}).columns) == base.CLOSING_COLUMNS
+    empty = pd.DataFrame(
+        columns=["experiment", "engine", "image", "variant", "rep", "metric", "value", "unit"]
+    )
+    assert list(module.closing_rows(empty, {}).columns) == contract.CLOSING_COLUMNS
+    if module.EXPERIMENT not in LEGACY:
+        assert (PROJECT_ROOT / "helpers" / "experiments" / module.EXPERIMENT / "__init__.py").is_file()
+        assert module.CONTROLS == module.Config.controls()  # derived, never written by hand
+
+
+def test_contract_is_written_once_and_contributing_lists_it():
+    """CONTRIBUTING's table of the contract names exactly contract.NAMES, required ones marked."""
+    text = (PROJECT_ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    listed = dict(re.findall(r"^\| `([A-Za-z_]+)` \| (sí|no) \|", text, flags=re.M))
+    assert listed == {n.name: ("sí" if n.required else "no") for n in contract.NAMES}
+    assert len(contract.REQUIRED) == 7
+
+
+def test_a_limit_declared_once_is_seen_by_the_widget_and_the_validator(toy, monkeypatch):
+    """Change a limit in one place (the declaration) and the panel's widget and the validation follow."""
+    field = next(f for f in dataclasses.fields(toy.Config) if f.name == "repeticiones")
+    old = field.metadata["param"]
+    new = dataclasses.replace(old, maximum=7)
+    monkeypatch.setattr(field, "metadata", {"param": new})
+    assert next(c for c in toy.Config.controls() if c["name"] == "repeticiones")["max"] == 7
+    assert toy.Config.build(repeticiones=7).repeticiones == 7
+    with pytest.raises(params.ParametroInvalido, match="REPETICIONES debe ser como máximo 7"):
+        toy.Config.build(repeticiones=8)
+    with pytest.raises(params.ParametroInvalido, match="desconocido"):
+        toy.Config.build(repeticiones=2, repetciones=3)
+
+
+def test_a_module_that_writes_its_own_controls_is_refused():
+    import types
+
+    fake = types.ModuleType("helpers.experiments.falso")
+    for name in contract.REQUIRED:
+        setattr(fake, name, getattr(juguete, name))
+    fake.CONTROLS = []
+    with pytest.raises(TypeError, match="CONTROLS"):
+        contract.check(fake)
+    del fake.CONTROLS
+    fake.Config = type("Config", (), {})
+    with pytest.raises(TypeError, match="params.Params"):
+        contract.check(fake)
+
+
+def test_reading_another_experiment_must_be_declared(toy):
+    import types
+
+    reader = types.ModuleType("lector")
+    reader.READS = ()
+    with pytest.raises(KeyError, match="READS"):
+        experiments.read_run(reader, "juguete")
+    reader.READS = ("juguete",)
+    assert experiments.read_run(reader, "juguete") is None  # no run yet
+    toy.run(toy.config(repeticiones=2), log=lambda _: None)
+    assert experiments.read_claim(reader, "juguete", "sh_mas_lento").key == "sh_mas_lento"
+    assert experiments.read_claim(reader, "juguete", "otra_clave") is None
 
 
 def test_registry_names_are_unique_and_in_notebook_order():
@@ -90,9 +148,9 @@ def test_toy_is_registered_without_editing_the_registry(toy):
 
 
 def test_toy_through_the_panel_and_the_no_run_notice(toy, results_tmp, shown):
-    panel = Panel(toy, titulo=toy.TITLE, tabla=toy.tabla, repeticiones=3)
+    panel = Panel(toy, titulo=toy.TITLE, tabla=vista_juguete.tabla, repeticiones=3)
     assert panel.resultado() is None
-    toy.tabla(panel.resultado())
+    vista_juguete.tabla(panel.resultado())
     assert NO_RESULT in _texts(shown)
     shown.clear()
     assert panel.mostrar(interactivo=False) is None
@@ -101,7 +159,7 @@ def test_toy_through_the_panel_and_the_no_run_notice(toy, results_tmp, shown):
     assert set(res.df["variant"]) == {"true", "sh"} and (res.df["value"] > 0).all()
     assert res.meta["repetitions"] == 3 and res.meta["schedule"].startswith("round-robin")
     assert shown, "el panel no mostró su tabla"
-    with pytest.raises(base.ErrorDelCurso):
+    with pytest.raises(params.ParametroInvalido):
         Panel(toy, titulo="t", repeticiones=0).mostrar(interactivo=False)
 
 

@@ -27,7 +27,7 @@ import pytest
 from helpers import PROJECT_ROOT, images, results
 from helpers import engines as eng
 from helpers.errors import ErrorDelCurso
-from helpers.experiments import base
+from helpers.experiments import runner
 
 from .conftest import require_engine
 
@@ -76,9 +76,9 @@ def test_unwritable_results_folder_is_refused_before_launch(tmp_path, monkeypatc
     blocker.write_text("no soy una carpeta")
     monkeypatch.setenv("CURSO_RESULTADOS", str(blocker / "resultados"))
     launched = []
-    monkeypatch.setattr(base, "split_engines", lambda names: launched.append(names) or ([], {}))
+    monkeypatch.setattr(runner, "split_engines", lambda names: launched.append(names) or ([], {}))
     with pytest.raises(ErrorDelCurso, match="No puedo escribir en la carpeta de resultados"):
-        with base.experiment_run("robustez", {}, ["docker"]):
+        with runner.experiment_run("robustez", {}, ["docker"]):
             pass
     assert not launched
 
@@ -87,7 +87,7 @@ def test_a_full_disk_is_refused_before_launch(tmp_path, monkeypatch):
     usage = shutil.disk_usage(tmp_path)
     monkeypatch.setattr(results.shutil, "disk_usage", lambda p: usage._replace(free=5 * 2**20))
     with pytest.raises(ErrorDelCurso, match="muy poco espacio"):
-        with base.experiment_run("robustez", {}, ["bare"], root=tmp_path / "r"):
+        with runner.experiment_run("robustez", {}, ["bare"], root=tmp_path / "r"):
             pass
     assert not (tmp_path / "r" / "robustez").exists()
 
@@ -96,7 +96,7 @@ def test_a_full_disk_is_refused_before_launch(tmp_path, monkeypatch):
 HOLDER = """
 import sys, time
 from helpers import engines as eng
-from helpers.experiments.base import experiment_run
+from helpers.experiments.runner import experiment_run
 name = sys.argv[1]
 with experiment_run("robustez", {}, [name], image_roles=["alpine"], log=lambda s: None) as ctx:
     engine = eng.get_engine(name)
@@ -133,7 +133,7 @@ def test_a_killed_run_is_reaped_and_a_live_one_is_not(engine_name, results_tmp):
         victim.wait()
         assert len(engine.list_labelled(victim_run)) == 2
         lines = []
-        with base.experiment_run("robustez", {}, [engine_name], log=lines.append) as ctx:
+        with runner.experiment_run("robustez", {}, [engine_name], log=lines.append) as ctx:
             reaped = ctx.run.meta["orphans_reaped"]
         assert engine.list_labelled(victim_run) == []
         assert len(engine.list_labelled(survivor_run)) == 2, "se borraron contenedores de una corrida viva"
@@ -261,11 +261,11 @@ def test_docker_dies_mid_run_and_podman_goes_on(throwaway_dockerd, results_tmp):
 
         return m.time_command(argv, env=engine.env())
 
-    with base.experiment_run(
+    with runner.experiment_run(
         "robustez", {}, ["docker", "podman"], image_roles=["alpine"], log=lines.append
     ) as ctx:
-        arms = [base.Arm(e, "por_defecto", ctx.images[e]["alpine"]["name"]) for e in ("docker", "podman")]
-        base.measure_rounds(ctx, arms, repetitions=4, warmup=0, measure=measure)
+        arms = [runner.Arm(e, "por_defecto", ctx.images[e]["alpine"]["name"]) for e in ("docker", "podman")]
+        runner.measure_rounds(ctx, arms, repetitions=4, warmup=0, measure=measure)
         run_dir = ctx.run.dir
     meta = json.loads((run_dir / "meta.json").read_text())
     rows = results.read_raw(run_dir / "raw.csv")
@@ -284,7 +284,7 @@ def test_docker_dies_mid_run_and_podman_goes_on(throwaway_dockerd, results_tmp):
     docker = eng.get_engine("docker")
     left = docker.list_labelled(meta["run_id"])
     assert left, "el daemon de prueba debía volver con los contenedores de la corrida"
-    with base.experiment_run("robustez", {}, ["docker"], log=lines.append):
+    with runner.experiment_run("robustez", {}, ["docker"], log=lines.append):
         pass
     assert docker.list_labelled(meta["run_id"]) == []
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from helpers import cgroups, engines, environment, experiments, images, system
-from helpers.experiments import base
+from helpers.experiments import runner
 
 FIXTURES = Path(__file__).parent / "fixtures" / "podman_info"
 
@@ -148,13 +148,13 @@ def test_rootless_engine_on_cgroup_v1_has_no_cgroup_per_container(monkeypatch):
 def test_require_root_skips_the_arm_with_a_spanish_reason(monkeypatch, tmp_path):
     lines = []
     monkeypatch.setattr(system, "is_root", lambda: False)
-    with base.experiment_run("prueba_sinroot", {}, ["bare"], root=tmp_path, log=lines.append) as ctx:
+    with runner.experiment_run("prueba_sinroot", {}, ["bare"], root=tmp_path, log=lines.append) as ctx:
         assert ctx.require_root("chroot", "la línea base chroot") is False
     meta = json.loads(next(tmp_path.rglob("meta.json")).read_text())
     assert meta["skipped_arms"]["chroot"].startswith("la línea base chroot necesita privilegios de root")
     assert any("Se omite chroot" in line for line in lines)
     monkeypatch.setattr(system, "is_root", lambda: True)
-    with base.experiment_run("prueba_sinroot", {}, ["bare"], root=tmp_path, log=lines.append) as ctx:
+    with runner.experiment_run("prueba_sinroot", {}, ["bare"], root=tmp_path, log=lines.append) as ctx:
         assert ctx.require_root("chroot", "la línea base chroot") is True
 
 
@@ -174,14 +174,14 @@ def test_a_missing_image_role_skips_that_arm_and_keeps_the_engine(monkeypatch, t
         "size_bytes": 1,
         "origin": "sustituto",
     }
-    monkeypatch.setattr(base.eng, "get_engine", lambda name: HasAlpineOnly())
+    monkeypatch.setattr(runner.eng, "get_engine", lambda name: HasAlpineOnly())
     monkeypatch.setattr(
-        base.images, "resolve_all", lambda roles, names: {"podman": {"alpine": alpine, "ubuntu": None}}
+        runner.images, "resolve_all", lambda roles, names: {"podman": {"alpine": alpine, "ubuntu": None}}
     )
     monkeypatch.setattr(
         images, "standin_reason", lambda role: "no está mmdebstrap." if role == "ubuntu" else None
     )
-    with base.experiment_run(
+    with runner.experiment_run(
         "prueba_sinroot",
         {},
         ["podman"],

@@ -1,14 +1,20 @@
 """The registry: every experiment of the course, in notebook order, listed here and nowhere else.
 
-Each entry is a module of this package that follows the contract in `base.Experiment` (see
+Each entry is a package of this package that follows the contract in `contract.py` (see
 CONTRIBUTING.md). The course runner, the class comparison, the reference loader, `make pack`, the
 closing LAUNCH vs RUNNING table, `make setup` and the tests enumerate this list.
+
+An experiment reads another experiment's results only through `read_run` / `read_claim`, naming it in
+its `READS`; a claim is found by its key, never by the words of its statement.
 """
 
 from __future__ import annotations
 
 import importlib
 from types import ModuleType
+
+from .contract import check
+from .runner import Resultado
 
 REGISTRY: list[str] = [
     "arranque",
@@ -22,31 +28,6 @@ REGISTRY: list[str] = [
 ]
 
 _extra: dict[str, ModuleType] = {}  # registered at run time (tests register a toy experiment)
-
-REQUIRED = (
-    "EXPERIMENT",
-    "TITLE",
-    "NOTEBOOK",
-    "CONTROLS",
-    "BASELINE",
-    "QUICK",
-    "Config",
-    "config",
-    "run",
-    "summarize",
-    "claims",
-    "compare",
-)
-
-
-def check(module: ModuleType) -> ModuleType:
-    """The module, if it provides the contract; else a TypeError naming what is missing."""
-    missing = [name for name in REQUIRED if not hasattr(module, name)]
-    if missing:
-        raise TypeError(
-            f"{module.__name__} no cumple el contrato de experimento: le falta {', '.join(missing)}"
-        )
-    return module
 
 
 def names() -> list[str]:
@@ -80,3 +61,30 @@ def register(module: ModuleType) -> None:
 
 def unregister(name: str) -> None:
     _extra.pop(name, None)
+
+
+# ---------------------------------------------------------------- reading another experiment's results
+def _declared(reader: ModuleType, experiment: str) -> ModuleType:
+    if experiment not in tuple(getattr(reader, "READS", ())):
+        raise KeyError(f"{reader.__name__} lee resultados de «{experiment}» sin declararlo en READS")
+    return get(experiment)
+
+
+def read_run(reader: ModuleType, experiment: str, root=None):
+    """The latest run (complete if any) of `experiment`, which `reader` declares in READS; None when
+    there is none yet (the notebook then says so, see view.common.missing_run)."""
+    _declared(reader, experiment)
+    return Resultado.latest(experiment, root)
+
+
+def read_claim(reader: ModuleType, experiment: str, key: str, root=None, **detail):
+    """The claim `key` of `experiment`'s latest run (the first whose detail matches `detail`), or None
+    when that experiment has no run yet or the run does not judge that claim."""
+    module = _declared(reader, experiment)
+    res = read_run(reader, experiment, root)
+    if res is None:
+        return None
+    for claim in module.claims(res.df, res.meta):
+        if claim.key == key and all(claim.detail.get(k) == v for k, v in detail.items()):
+            return claim
+    return None

@@ -248,3 +248,99 @@ def tabla_contexto(resultado, red: str, reference_versions: dict | None = None):
     return table(
         out, "Lo que una proporción arrastra de su máquina: compara solo donde estos factores coinciden"
     )
+
+
+# ---------------------------------------------------------------- claims: one renderer for every notebook
+VERDICT["no_comparable"] = "no comparable"
+WHY = {
+    "se_confirma": "Todo el intervalo cae dentro del margen de la afirmación.",
+    "no_se_sostiene": "El intervalo deja fuera el valor que afirma la fuente.",
+    "no_concluyente": "El intervalo contiene el valor de la fuente pero se sale del margen: con más "
+    "repeticiones se estrecharía.",
+    "inestable": "La dispersión de la medición aplasta a su mediana, así que la mediana no la resume: "
+    "vuelve a ejecutar.",
+    "sin_datos": "No hay datos suficientes en esta corrida para juzgarla.",
+    "no_comparable": "",
+}
+
+
+def fmt_value(value: float, unit: str, digits: int | None = None) -> str:
+    """A claim's figure in its declared unit: «0.88×», «+7.6 %», «12.3 ms», «3»."""
+    if _missing(value):
+        return "—"
+    if unit == "x":
+        return fmt_ratio(value, digits=2 if digits is None else digits)
+    if unit == "%":
+        return fmt_pct(value, 1 if digits is None else digits)
+    if unit == "":
+        return num(value, 0 if digits is None else digits)
+    return fmt(value, 1 if digits is None else digits, unit)
+
+
+def _bare(value: float, unit: str) -> str:
+    """The number alone, as fmt_value writes it, without the unit (for the ends of an interval)."""
+    if unit == "x":
+        return num(value, 2)
+    if unit == "%":
+        return fmt_pct(value, 1)[:-2]
+    return num(value, 0 if unit == "" else 1)
+
+
+def fmt_value_interval(value: float, low: float, high: float, unit: str) -> str:
+    """«0.88× [0.82, 0.92]», «+7.6 % [+1.0, +12.0]», «12.3 ms [11.9, 12.8]»."""
+    text = fmt_value(value, unit)
+    if _missing(low, high) or (low == high == value):
+        return text
+    return f"{text} [{_bare(low, unit)}, {_bare(high, unit)}]"
+
+
+def fmt_margin(region: tuple[float, float], unit: str) -> str:
+    low, high = region
+    if math.isinf(low) and math.isinf(high):
+        return "cualquier valor"
+    if math.isinf(high):
+        return f"al menos {fmt_value(low, unit)}"
+    if math.isinf(low):
+        return f"como mucho {fmt_value(high, unit)}"
+    return f"de {fmt_value(low, unit)} a {fmt_value(high, unit)}"
+
+
+def claim_sentence(claim) -> str:
+    """The one Spanish sentence of a judged claim, from its declared fields (verdict.Said) and its
+    data: the claim as its source said it, the source (and where in it), the verdict, the figure
+    measured with its IC 95 % and n, the margin, why, and the declared note."""
+    where = f", {claim.where}" if getattr(claim, "where", "") else ""
+    head = f"**«{claim.statement}» ({claim.source}{where}) — {verdict_words(claim)}.**"
+    parts = [head]
+    detail = getattr(claim, "detail", {}) or {}
+    quantity = getattr(claim, "quantity", "") or "la medición"
+    if detail.get("observado"):
+        parts.append(f"Observado: {quantity}, {detail.get('exitos', 0)} de {detail.get('veces', 0)} veces.")
+    elif claim.status not in ("sin_datos", "no_comparable"):
+        parts.append(
+            f"{quantity[:1].upper() + quantity[1:]} = "
+            f"{fmt_value_interval(claim.value, claim.low, claim.high, claim.unit)} "
+            f"(mediana e IC 95 %, n = {claim.n}); la fuente dice {fmt_value(claim.claimed, claim.unit)} "
+            f"y aceptamos {fmt_margin(claim.region, claim.unit)}."
+        )
+    why = WHY.get(claim.status, "")
+    if why and not detail.get("observado"):
+        parts.append(why)
+    note = getattr(claim, "note", "")
+    if note:
+        parts.append(note)
+    return " ".join(parts)
+
+
+def claims_list(claims) -> None:
+    """Show judged claims as a list of sentences (claim_sentence), or say there is nothing to judge."""
+    sentences = [claim_sentence(c) for c in claims]
+    markdown("\n\n".join(f"- {s}" for s in sentences) if sentences else "_Sin datos para un veredicto._")
+
+
+def missing_run(experiment_title: str, notebook: str) -> None:
+    """Say that a result this page uses comes from another notebook that has not run yet."""
+    markdown(
+        f"_Esta parte usa la última corrida de «{experiment_title}» (`{notebook}.ipynb`), y en esta "
+        "máquina todavía no hay ninguna: ejecuta ese cuaderno y vuelve aquí._"
+    )
