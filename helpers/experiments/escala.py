@@ -52,6 +52,7 @@ EXPERIMENT = "escala"
 TITLE = "Experimento 2: escala y factura de memoria"
 NOTEBOOK = "02_escala"
 BASELINE = None  # no bare-metal arm: the ratios here are Podman/Docker, not x bare metal
+READS = ("arranque", "anatomia")  # 01 and 02 answer the same question; 04 measures the network's share
 # What the class comparison may set side by side (as Podman/Docker): launch per container and the memory of
 # each container and of its helper. Totals grow with N and fixed RSS with the host's libraries: left out.
 COMPARABLE = ["lanzamiento_por_contenedor", "memoria_cgroup_por_contenedor", "memoria_stats_por_contenedor"]

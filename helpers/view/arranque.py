@@ -8,12 +8,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from .. import reference
-from ..experiments import arranque
-from ..experiments.base import Resultado
+from .. import experiments, reference
+from ..experiments import anatomia, arranque, escala
+from ..experiments.runner import Resultado
 from .common import (
     ENGINE_LABEL,
     NO_RESULT,
+    claims_list,
     engine_label,
     fmt,
     fmt_interval,
@@ -24,8 +25,8 @@ from .common import (
     show,
     tabla_contexto,
     table,
-    verdict_words,
 )
+from .escala import LAUNCH_OPTIONS as ESCALA_LAUNCH_OPTIONS
 
 VARIANT_LABEL = {
     "proceso": "proceso real (`echo ok` como programa)",
@@ -87,13 +88,13 @@ def tabla(resultado: Resultado) -> None:
 
 
 @needs_result
-def grafico(resultado: Resultado):
+def grafico(resultado: Resultado) -> None:
     """Every repetition as a dot, with its median as a bar; log scale (bare metal is ~1000x faster)."""
     df = arranque.with_roles(resultado.df, resultado.meta)
     df = df[df["metric"] == arranque.METRIC].copy()
     if df.empty:
         markdown("_No hay repeticiones que dibujar._")
-        return None
+        return
     df["Combinación"] = [_combo(r, resultado.meta).replace("`", "") for _, r in df.iterrows()]
     order = list(dict.fromkeys(df.sort_values(["engine", "role", "variant"])["Combinación"]))
     fig, ax = plt.subplots(figsize=(10, 0.55 * len(order) + 1.5))
@@ -162,14 +163,14 @@ REFERENCE_NETWORK = "por defecto (puente), en primer plano"
 
 
 @needs_result
-def contexto(resultado: Resultado):
+def contexto(resultado: Resultado) -> None:
     """What the reference machine and this one run, factor by factor (see view.common.tabla_contexto)."""
     ref = dict(reference.VERSIONS["seed000"], red=REFERENCE_NETWORK)
     show(tabla_contexto(resultado, "por defecto (puente), en primer plano", ref))
 
 
 @needs_result
-def comparacion(resultado: Resultado):
+def comparacion(resultado: Resultado) -> None:
     """Your ratios next to the reference's (the original chapter: Docker 28.4.0, Podman 4.6.2, Linux 6.12),
     each with its IC 95 % (the reference's bootstrapped from its own ten repetitions)."""
     ref = reference.load("arranque")
@@ -209,7 +210,6 @@ def comparacion(resultado: Resultado):
         )
     )
     markdown(frase_comparacion(c))
-    return c
 
 
 def frase_comparacion(c: pd.DataFrame) -> str:
@@ -255,42 +255,7 @@ def frase_comparacion(c: pd.DataFrame) -> str:
     return text + scale
 
 
-def frase_veredicto(claim: arranque.Claim) -> str:
-    """One verdict sentence: the claim in the chapter's words, the verdict, and the figure behind it,
-    in the direction of the tables (Podman/Docker, Ubuntu/Alpine)."""
-    head = f"**«{claim.statement}» ({claim.source}) — {verdict_words(claim)}.**"
-    if claim.status == "sin_datos":
-        role = claim.detail.get("role") or ENGINE_LABEL.get(claim.detail.get("engine"), "")
-        return (
-            f"{head} Hacen falta los dos brazos ({role}) en la misma corrida, con al menos dos repeticiones."
-        )
-    interval = fmt_ratio(claim.value, claim.low, claim.high)
-    margin = f"{fmt_ratio(claim.region[0])} a {fmt_ratio(claim.region[1])}"
-    if claim.key == "podman_2x":
-        figure = (
-            f"Podman/Docker = {interval} (mediana e IC 95 %, n = {claim.n}); «~2x más rápido» equivale "
-            f"a {fmt_ratio(claim.claimed)}, y aceptamos de {margin}."
-        )
-    else:
-        figure = (
-            f"Ubuntu/Alpine = {interval} (mediana e IC 95 %, n = {claim.n}); el capítulo dice "
-            f"{fmt_ratio(claim.claimed)}, y aceptamos de {margin}."
-        )
-    why = {
-        "se_confirma": "Todo el intervalo cae dentro de ese margen.",
-        "no_se_sostiene": "El intervalo deja fuera el valor del capítulo.",
-        "no_concluyente": "El intervalo contiene el valor del capítulo pero se sale del margen: con más "
-        "repeticiones se estrecharía.",
-        "inestable": "Alguno de los dos brazos tiene una dispersión tan grande frente a su mediana que "
-        "la mediana no lo resume: vuelve a ejecutar.",
-    }[claim.status]
-    return f"{head} {figure} {why}"
-
-
 def _launch_rows(resultado: Resultado | None, escala_result: Resultado | None) -> list[dict]:
-    from ..experiments import escala
-    from .escala import LAUNCH_OPTIONS as ESCALA_OPTIONS
-
     rows = []
     if resultado is not None:
         for role in ("ubuntu", "alpine"):
@@ -310,7 +275,7 @@ def _launch_rows(resultado: Resultado | None, escala_result: Resultado | None) -
             rows.append(
                 {
                     "Cuaderno": "02 (escala, por contenedor)",
-                    "Cómo lanza": ESCALA_OPTIONS.replace("`", ""),
+                    "Cómo lanza": ESCALA_LAUNCH_OPTIONS.replace("`", ""),
                     "Podman/Docker [IC 95 %]": fmt_ratio(*ratio),
                     "valor": ratio[0],
                 }
@@ -318,21 +283,22 @@ def _launch_rows(resultado: Resultado | None, escala_result: Resultado | None) -
     return rows
 
 
-def dos_respuestas(resultado: Resultado | None = None, *, root=None) -> pd.DataFrame | None:
+def dos_respuestas(resultado: Resultado | None = None, *, root=None) -> None:
     """One story for 01 and 02: the same question (Podman/Docker at launch) asked with two sets of launch
     options, side by side, and the network's share measured in 04 where there is a run of it (else the
     question, pointing to 04). `resultado` is a run of 01 or 02; the other notebook's latest run is
-    loaded from this machine."""
+    read through the registry (arranque and escala declare each other in READS)."""
     runs = {"arranque": None, "escala": None}
     if resultado is not None and resultado.experiment in runs:
         runs[resultado.experiment] = resultado
-    for name in runs:
-        if runs[name] is None:
-            runs[name] = Resultado.latest(name, root)
+    if runs["arranque"] is None:
+        runs["arranque"] = experiments.read_run(escala, "arranque", root)
+    if runs["escala"] is None:
+        runs["escala"] = experiments.read_run(arranque, "escala", root)
     rows = _launch_rows(runs["arranque"], runs["escala"])
     if not rows:
         markdown("**Aún no hay resultados** de 01 ni de 02 con Docker y Podman en esta máquina.")
-        return None
+        return
     out = pd.DataFrame(rows)
     show(
         table(
@@ -354,12 +320,8 @@ def dos_respuestas(resultado: Resultado | None = None, *, root=None) -> pd.DataF
             "Los dos cuadernos coinciden en qué motor tarda menos, aunque la proporción cambia con "
             "la forma de lanzar."
         )
-    try:
-        from ..experiments import anatomia
-
-        share = anatomia.network_share(root=root)
-    except (ImportError, AttributeError):
-        share = {}
+    anatomy = experiments.read_run(arranque, "anatomia", root)
+    share = anatomia.network_share(anatomy) if anatomy is not None else {}
     if share:
         parts = [
             f"en {ENGINE_LABEL[e]}, la red por defecto añade {fmt(v['red_ms'], 0)} ms "
@@ -376,13 +338,11 @@ def dos_respuestas(resultado: Resultado | None = None, *, root=None) -> pd.DataF
             "motor con y sin red, en la misma corrida: ejecútalo y vuelve a esta celda."
         )
     markdown(" ".join(lines))
-    return out
 
 
 @needs_result
 def veredictos(resultado: Resultado) -> None:
-    sentences = [frase_veredicto(c) for c in arranque.claims(resultado.df, resultado.meta)]
-    markdown("\n\n".join(f"- {s}" for s in sentences) if sentences else "_Sin datos para un veredicto._")
+    claims_list(arranque.claims(resultado.df, resultado.meta))
 
 
 def encabezado(panel) -> Resultado | None:
@@ -394,5 +354,5 @@ def encabezado(panel) -> Resultado | None:
         return None
     markdown(run_caption(resultado))
     if not panel.midio():
-        show(tabla(resultado))
+        tabla(resultado)
     return resultado

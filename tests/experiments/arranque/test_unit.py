@@ -7,7 +7,9 @@ import pytest
 from helpers import engines, results
 from helpers.errors import ParametroInvalido
 from helpers.experiments import arranque
+from helpers.experiments.arranque import measure as arranque_measure
 from helpers.view import arranque as vista
+from helpers.view import common
 
 
 @pytest.mark.parametrize("bad", [0, -3, 2.5, "3", None, True])
@@ -27,7 +29,7 @@ def test_unknown_image_and_engine_are_refused_with_the_valid_options():
 
 def test_bad_input_launches_nothing_and_writes_no_run(results_tmp, monkeypatch):
     launched = []
-    monkeypatch.setattr(arranque.measure, "time_command", lambda *a, **k: launched.append(a) or 1.0)
+    monkeypatch.setattr(arranque_measure.measure, "time_command", lambda *a, **k: launched.append(a) or 1.0)
     with pytest.raises(ParametroInvalido):
         arranque.run(arranque.Config(repeticiones=0))
     assert launched == []
@@ -80,7 +82,7 @@ def test_podman_twice_as_fast_verdict(docker_ms, podman_ms, expected):
     assert {c.status for c in verdicts} == {expected}
     assert all(c.source == "el capítulo original" and c.n == 15 for c in verdicts)
     for c in verdicts:
-        sentence = vista.frase_veredicto(c)
+        sentence = common.claim_sentence(c)
         assert "Podman/Docker" in sentence and "Docker/Podman" not in sentence
         assert "semilla" not in sentence
 
@@ -92,7 +94,7 @@ def test_podman_twice_as_fast_is_inconclusive_with_few_noisy_repetitions():
     c = [c for c in arranque.claims(df, meta) if c.key == "podman_2x"][0]
     assert c.low < c.claimed < c.high
     assert c.status == "no_concluyente" and c.more_reps > 3
-    assert "harían falta unas" in vista.frase_veredicto(c)
+    assert "harían falta unas" in common.claim_sentence(c)
 
 
 def test_an_unstable_arm_is_flagged_not_judged():

@@ -1,0 +1,106 @@
+"""The arms of experiment 1 and how they run.
+
+`echo ok` on bare metal (a real spawned process), and `docker/podman run --rm IMAGE echo ok` for each
+image role. Every arm is timed the same way (helpers.measure.spawn_and_wait), warm-ups are discarded
+and arms are interleaved round-robin. Two extra bare-metal variants teach what the chapter measured:
+- metodo_semilla: the shell builtin `echo` between two `date +%s%N` processes (the chapter's script);
+- builtin: the same builtin between two reads of bash's $EPOCHREALTIME (no process at all).
+"""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+from dataclasses import asdict, dataclass
+
+from ... import engines as eng
+from ... import images, measure
+from ..params import Params, param
+from ..runner import Arm as BaseArm
+from ..runner import Log, Progress, Resultado, experiment_run, measure_rounds, no_progress, print_log
+
+METRIC = "arranque"
+BARE_VARIANTS = ("proceso", "metodo_semilla", "builtin")
+CONTAINER_VARIANT = "por_defecto"
+PROGRESS_LABEL = {
+    "proceso": "(proceso real)",
+    "metodo_semilla": "(método del capítulo)",
+    "builtin": "(solo el builtin)",
+}
+SEED_SCRIPT = "s=$(date +%s%N); echo ok > /dev/null; e=$(date +%s%N); echo $((e - s))"
+BUILTIN_SCRIPT = 's=$EPOCHREALTIME; echo ok > /dev/null; e=$EPOCHREALTIME; echo "$s $e"'
+
+
+@dataclass
+class Config(Params):
+    repeticiones: int = param(10, "Repeticiones", minimum=1, maximum=200)
+    calentamiento: int = param(1, minimum=0, maximum=100)
+    imagenes: list = param(["ubuntu", "alpine"], "Imágenes", options=images.ROLE_NAMES)
+    motores: list = param(["docker", "podman"], "Motores", options=eng.CONTAINER_ENGINES, allow_empty=True)
+    variantes_bare: list = param(list(BARE_VARIANTS), options=BARE_VARIANTS)
+
+
+def _seed_method_ms() -> float:
+    out = subprocess.run(["bash", "-c", SEED_SCRIPT], capture_output=True, text=True, check=True)
+    return int(out.stdout.strip()) / 1e6
+
+
+def _builtin_ms() -> float:
+    out = subprocess.run(["bash", "-c", BUILTIN_SCRIPT], capture_output=True, text=True, check=True)
+    start, end = (float(x.replace(",", ".")) for x in out.stdout.split())
+    return (end - start) * 1e3
+
+
+@dataclass(frozen=True)
+class Arm(BaseArm):
+    role: str = ""  # image role, "" on bare metal
+
+
+def make_arm(engine: str, variant: str, image: str = "", role: str = "") -> Arm:
+    label = f"{eng.DISPLAY[engine]} {role or PROGRESS_LABEL.get(variant, variant)}"
+    return Arm(engine, variant, image, label, role)
+
+
+def plan(cfg: Config, engines_ok: list[str], imgs: dict) -> list[Arm]:
+    arms = [make_arm("bare", v) for v in cfg.variantes_bare]
+    for engine_name in engines_ok:
+        if engine_name == "bare":
+            continue
+        for role in cfg.imagenes:
+            if role in imgs.get(engine_name, {}):  # a missing role is a skipped arm (experiment_run)
+                arms.append(make_arm(engine_name, CONTAINER_VARIANT, imgs[engine_name][role]["name"], role))
+    return arms
+
+
+def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, root=None) -> Resultado:
+    """Measure every arm; rows are written as they are measured. Returns the Resultado."""
+    cfg = cfg.validated()
+    with experiment_run(
+        "arranque", asdict(cfg), cfg.motores, image_roles=cfg.imagenes, root=root, log=log
+    ) as ctx:
+        arms = plan(cfg, ctx.engines, ctx.images)
+        envs = {a.engine: eng.get_engine(a.engine).env() for a in arms}
+        launches = itertools.count(1)
+
+        def measure_one(arm: Arm) -> list[tuple[str, float, str]]:
+            if arm.engine == "bare" and arm.variant == "metodo_semilla":
+                value = _seed_method_ms()
+            elif arm.engine == "bare" and arm.variant == "builtin":
+                value = _builtin_ms()
+            else:
+                engine = eng.get_engine(arm.engine)
+                name = ctx.container_name(arm.engine, arm.role or "bare", next(launches))
+                argv = engine.run_argv(arm.image, ["echo", "ok"], run_id=ctx.run_id, name=name)
+                value = measure.time_command(argv, env=envs[arm.engine])
+            return [(METRIC, round(value, 4), "ms")]
+
+        measure_rounds(
+            ctx,
+            arms,
+            repetitions=cfg.repeticiones,
+            warmup=cfg.calentamiento,
+            measure=measure_one,
+            progress=progress,
+            meta={"timer": "time.perf_counter_ns + os.posix_spawnp"},
+        )
+    return Resultado.load(ctx.run.dir)
