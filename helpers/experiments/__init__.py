@@ -88,3 +88,10 @@ def read_claim(reader: ModuleType, experiment: str, key: str, root=None, **detai
         if claim.key == key and all(claim.detail.get(k) == v for k, v in detail.items()):
             return claim
     return None
+
+
+# Every registered experiment is checked when the package is imported, so a module imported directly
+# (`from helpers.experiments import arranque`) already has its defaults and its derived names
+# (`config`, `CONTROLS`, from Config).
+for _name in REGISTRY:
+    get(_name)

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from helpers import PROJECT_ROOT, engines, results
+from helpers import measure as measure_mod
 from helpers.experiments import arranque
 
 pytestmark = pytest.mark.engines
@@ -45,7 +46,7 @@ def test_containers_carry_the_project_label(docker_engine):
 def _interrupt_while_a_container_runs(monkeypatch, engine_name):
     """Fault injection: the 1st container launch of `engine_name` starts a real long-lived labelled
     container, then Ctrl-C arrives while it runs (as it would in the middle of `docker run`)."""
-    real = arranque.measure.time_command
+    real = measure_mod.time_command
     seen = {}
 
     def launch_then_interrupt(argv, env=None):
@@ -62,11 +63,11 @@ def _interrupt_while_a_container_runs(monkeypatch, engine_name):
             time.sleep(0.2)
         seen["running"] = engine.list_labelled(run_id)
         seen["run_id"] = run_id
-        arranque.measure.stop_child(cli.pid)  # what spawn_and_wait does to its child on Ctrl-C
+        measure_mod.stop_child(cli.pid)  # what spawn_and_wait does to its child on Ctrl-C
         cli.returncode = -9  # reaped by stop_child
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(arranque.measure, "time_command", launch_then_interrupt)
+    monkeypatch.setattr(measure_mod, "time_command", launch_then_interrupt)
     return seen
 
 
