@@ -12,8 +12,8 @@ import pandas as pd
 
 from .. import reference
 from ..experiments import sistema_vm as exp
-from ..experiments.base import Resultado
-from .common import fmt, fmt_interval, fmt_ratio, markdown, needs_result, table, verdict_words
+from ..experiments.runner import Resultado
+from .common import claims_list, fmt, fmt_interval, fmt_ratio, markdown, needs_result, show, table
 
 METRIC_LABEL = {
     exp.ARRANQUE: "arranque hasta «listo»",
@@ -50,7 +50,7 @@ COLOR = {
 DIGITS = {"ms": 1, "MB": 2, "%": 1}
 
 
-def etiqueta(variant: str) -> str:
+def _etiqueta(variant: str) -> str:
     """The Spanish name of a kind of instance; an emulated VM always says so."""
     return exp.kind_label(variant)
 
@@ -61,7 +61,7 @@ def _present(df: pd.DataFrame, metric: str) -> list[str]:
 
 
 @needs_result
-def aceleracion(resultado: Resultado) -> str:
+def aceleracion(resultado: Resultado) -> None:
     """One line: KVM or emulation, and why."""
     info = resultado.meta.get("vm") or {}
     skipped = (resultado.meta.get("skipped_arms") or {}).get("VM")
@@ -77,16 +77,15 @@ def aceleracion(resultado: Resultado) -> str:
     else:
         text = "Esta corrida no midió ninguna VM."
     markdown(text)
-    return text
 
 
 @needs_result
-def tabla(resultado: Resultado):
+def tabla(resultado: Resultado) -> None:
     """Median, IQR, IC 95 % per metric and kind of instance; gzip also × bare metal."""
     s = exp.summarize(resultado.df, resultado.meta)
     if s.empty:
         markdown("_Esta corrida no tiene filas todavía._")
-        return None
+        return
     s = s[s["metrica"] != "memoria_rss_instancia"]
     rows = []
     for _, r in s.iterrows():
@@ -99,7 +98,7 @@ def tabla(resultado: Resultado):
         rows.append(
             {
                 "Medida": METRIC_LABEL.get(r["metrica"], r["metrica"]),
-                "Instancia": etiqueta(r["tipo"]),
+                "Instancia": _etiqueta(r["tipo"]),
                 "n": int(r["n"]),
                 "Mediana": fmt(r["mediana"], digits, r["unidad"])
                 + (" (inestable)" if r["inestable"] else ""),
@@ -109,7 +108,7 @@ def tabla(resultado: Resultado):
             }
         )
     out = pd.DataFrame(rows)
-    return table(out, "Contenedores y VM: medianas (IQR con cuantiles lineales; IC 95 % por bootstrap)")
+    show(table(out, "Contenedores y VM: medianas (IQR con cuantiles lineales; IC 95 % por bootstrap)"))
 
 
 def _strip(ax, df: pd.DataFrame, metric: str, xlabel: str, log: bool = False) -> None:
@@ -119,7 +118,7 @@ def _strip(ax, df: pd.DataFrame, metric: str, xlabel: str, log: bool = False) ->
         jitter = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else np.zeros(1)
         ax.scatter(values, i + jitter, color=COLOR.get(variant, "gray"), alpha=0.7, s=40)
         ax.plot([np.median(values)] * 2, [i - 0.3, i + 0.3], color="black", lw=2)
-    ax.set_yticks(range(len(variants)), [etiqueta(v) for v in variants], fontsize=12)
+    ax.set_yticks(range(len(variants)), [_etiqueta(v) for v in variants], fontsize=12)
     if log:
         ax.set_xscale("log")
     ax.set_xlabel(xlabel, fontsize=12)
@@ -127,33 +126,32 @@ def _strip(ax, df: pd.DataFrame, metric: str, xlabel: str, log: bool = False) ->
 
 
 @needs_result
-def grafico_arranque(resultado: Resultado):
+def grafico_arranque(resultado: Resultado) -> None:
     """Provisioning time to ready, every repetition a dot, the median a bar (log scale)."""
     df = resultado.df
     if not _present(df, exp.ARRANQUE):
         markdown("_No hay arranques que dibujar._")
-        return None
+        return
     fig, ax = plt.subplots(figsize=(10, 3.5))
     _strip(ax, df, exp.ARRANQUE, "tiempo hasta «listo» (ms, escala logarítmica)", log=True)
     ax.set_title("Arranque: cada punto es una instancia nueva; la barra negra, la mediana", fontsize=13)
     fig.tight_layout()
     plt.show()
-    return fig
 
 
 @needs_result
-def grafico_memoria(resultado: Resultado):
+def grafico_memoria(resultado: Resultado) -> None:
     """Left: memory of one idle instance (PSS). Right: the host's view before touching, while touched
     and after freeing the block inside the instance."""
     df = resultado.df
     variants = [v for v in _present(df, exp.ANTES)]
     if not variants:
         markdown("_No hay mediciones de memoria que dibujar._")
-        return None
+        return
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.2))
     idle = [float(df[(df["metric"] == exp.PSS) & (df["variant"] == v)]["value"].median()) for v in variants]
     left.barh(range(len(variants)), idle, color=[COLOR.get(v, "gray") for v in variants])
-    left.set_yticks(range(len(variants)), [etiqueta(v) for v in variants], fontsize=12)
+    left.set_yticks(range(len(variants)), [_etiqueta(v) for v in variants], fontsize=12)
     left.set_xlabel("MB por instancia en reposo (PSS de todos sus procesos)", fontsize=12)
     left.set_title("En reposo", fontsize=13)
     if idle and max(idle) > 0:
@@ -173,23 +171,22 @@ def grafico_memoria(resultado: Resultado):
             label=label,
             color=["#BBBBBB", "#4C4C4C", "#8C8C8C"][j],
         )
-    right.set_xticks(range(len(variants)), [textwrap.fill(etiqueta(v), 14) for v in variants], fontsize=11)
+    right.set_xticks(range(len(variants)), [textwrap.fill(_etiqueta(v), 14) for v in variants], fontsize=11)
     right.set_ylabel("MB que el host tiene asignados\n(cgroup: anónima; VM: RSS de QEMU)", fontsize=11)
     right.set_title("Tocar y liberar un bloque dentro de la instancia", fontsize=13)
     right.legend(fontsize=11)
     fig.tight_layout()
     plt.show()
-    return fig
 
 
 @needs_result
-def grafico_gzip(resultado: Resultado):
+def grafico_gzip(resultado: Resultado) -> None:
     """gzip time per kind as × bare metal, with its IC 95 %."""
     s = exp.summarize(resultado.df, resultado.meta)
     s = s[(s["metrica"] == exp.GZIP) & (s["tipo"] != exp.BASELINE[1])] if not s.empty else s
     if s.empty or "x_bare" not in s:
         markdown("_No hay gzip que dibujar._")
-        return None
+        return
     s = s.set_index("tipo").loc[[v for v in ORDER if v in set(s["tipo"])]]
     fig, ax = plt.subplots(figsize=(10, 3.2))
     y = np.arange(len(s))
@@ -198,23 +195,22 @@ def grafico_gzip(resultado: Resultado):
     ax.axvline(1, color="black", lw=1, ls="--")
     ax.set_yticks(
         y,
-        [etiqueta(v) + ("\n(costo de emular la CPU)" if exp.is_emulated(v) else "") for v in s.index],
+        [_etiqueta(v) + ("\n(costo de emular la CPU)" if exp.is_emulated(v) else "") for v in s.index],
         fontsize=12,
     )
     ax.set_xlabel("tiempo de gzip × bare metal (barra: IC 95 %)", fontsize=12)
     ax.set_title("Trabajo de CPU: 1 = igual que sin contenedor", fontsize=13)
     fig.tight_layout()
     plt.show()
-    return fig
 
 
 @needs_result
-def comparacion(resultado: Resultado):
+def comparacion(resultado: Resultado) -> None:
     """Your figures next to the post's (which it gives in its prose; see SOURCES.md)."""
     c = exp.compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
     if c.empty:
         markdown("_Esta corrida no tiene con qué compararse._")
-        return None
+        return
     rows = []
     for _, r in c.iterrows():
         digits = 2 if r["unidad"] in ("x", "MB") else 1
@@ -226,41 +222,10 @@ def comparacion(resultado: Resultado):
                 "Sysbox (texto del artículo)": fmt(r["referencia"], 0, r["unidad"]),
             }
         )
-    return table(pd.DataFrame(rows), "Frente a la referencia (las cifras de la fuente se leen de su texto)")
-
-
-def frase(claim) -> str:
-    word = verdict_words(claim)
-    if claim.detail.get("tcg"):
-        word = "no se decide con una VM emulada"
-    unit = (
-        f" {claim.unit}"
-        if claim.unit and claim.unit not in ("x", "%")
-        else ("" if claim.unit == "x" else " %")
-    )
-    value = (
-        "—"
-        if math.isnan(claim.value)
-        else (
-            f"{fmt_ratio(claim.value, claim.low, claim.high)}"
-            if claim.unit.startswith("x")
-            else f"{fmt(claim.value, 1)}{unit} (IC 95 % {fmt_interval(claim.low, claim.high, 1)})"
-        )
-    )
-    target = claim.detail.get("tipo") or claim.detail.get("variante_vm")
-    where = f" Instancia: {etiqueta(target)}." if claim.key.startswith("gzip_") and target else ""
-    text = f"**«{claim.statement}»** ({claim.source}) — **{word}**.{where}"
-    if claim.detail.get("emulada"):
-        text += f" Medido con una VM **emulada** (TCG): {value}."
-    elif not math.isnan(claim.value):
-        text += f" Medido: {value}, n = {claim.n}."
-    if claim.detail.get("motivo"):
-        text += f" {claim.detail['motivo']}"
-    return text
+    show(table(pd.DataFrame(rows), "Frente a la referencia (las cifras de la fuente se leen de su texto)"))
 
 
 @needs_result
-def veredictos(resultado: Resultado) -> list[str]:
-    sentences = [frase(c) for c in exp.claims(resultado.df, resultado.meta)]
-    markdown("\n\n".join(f"- {s}" for s in sentences) if sentences else "_Sin datos para un veredicto._")
-    return sentences
+def veredictos(resultado: Resultado) -> None:
+    """The post's claims, judged on this run (one sentence each, from the declared claims)."""
+    claims_list(exp.claims(resultado.df, resultado.meta))

@@ -16,8 +16,9 @@ import pytest
 
 from helpers import PROJECT_ROOT, vm
 from helpers import engines as eng
+from helpers.experiments import runner
 from helpers.experiments import sistema_vm as exp
-from helpers.experiments.base import Resultado
+from helpers.experiments.runner import Resultado
 
 pytestmark = pytest.mark.engines
 
@@ -79,10 +80,12 @@ def test_a_short_run_measures_every_kind_and_cleans_up(results_tmp):
     for kind in ("aplicacion", "sistema", vm_variant):
         assert (df[(df["variant"] == kind) & (df["metric"] == exp.ARRANQUE)]["value"] > 0).sum() == 1
         assert (df[(df["variant"] == kind) & (df["metric"] == exp.GZIP)]["value"] > 0).sum() == 1
-    # memory given back: the container's cgroup returns the block at once, QEMU keeps it
+    assert set(df["variant"]) == {"aplicacion", "sistema", vm_variant, exp.BASELINE[1]}
+    # memory given back: one share per kind, computed (the block was seen touched); the container's
+    # cgroup returns it at once (a mechanism, not a hypothesis on the VM's figure)
     kept = df[df["metric"] == exp.RETENIDA].set_index("variant")["value"]
+    assert sorted(kept.index) == sorted(["aplicacion", "sistema", vm_variant]) and kept.notna().all()
     assert kept["sistema"] < 20 and kept["aplicacion"] < 20
-    assert kept[vm_variant] > 70
     during = df[(df["metric"] == exp.DURANTE) & (df["variant"] == "sistema")]["value"].iloc[0]
     before = df[(df["metric"] == exp.ANTES) & (df["variant"] == "sistema")]["value"].iloc[0]
     assert during - before > 40  # the 48 MB block was really touched and seen
@@ -140,15 +143,15 @@ def test_ctrl_c_while_a_vm_boots_kills_qemu_and_removes_its_overlay(results_tmp)
 
 
 def test_systemd_system_container_is_ready_when_systemd_says_so(results_tmp):
-    from helpers.experiments import base
-
     require_vm()
     if (
         "podman" not in [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available]
         or not exp.systemd_image()
     ):
         pytest.skip("hace falta Podman con la imagen curso/debian-systemd (make setup como root)")
-    with base.experiment_run(exp.EXPERIMENT, {}, ["podman"], root=results_tmp, log=lambda line: None) as ctx:
+    with runner.experiment_run(
+        exp.EXPERIMENT, {}, ["podman"], root=results_tmp, log=lambda line: None
+    ) as ctx:
         instance = exp.ContainerInstance(
             ctx, "podman", exp.systemd_image(), "sistema_systemd", ctx.container_name("systemd")
         )

@@ -3,18 +3,16 @@ views. The tables here are hand-made rows in the run format (what a run would wr
 
 from __future__ import annotations
 
-import gzip
-import io
-import math
-
 import matplotlib
 import pandas as pd
 import pytest
 
 from helpers import experiments, reference, vm
 from helpers.errors import ParametroInvalido
-from helpers.experiments import base
 from helpers.experiments import sistema_vm as exp
+from helpers.experiments import verdict
+from helpers.experiments.contract import CLOSING_COLUMNS
+from helpers.experiments.runner import Resultado
 from helpers.results import COLUMNS
 
 matplotlib.use("Agg")
@@ -58,7 +56,7 @@ def test_a_plan_that_does_not_fit_in_memory_is_refused(monkeypatch):
     class Tiny:
         available = 512 * exp.MB
 
-    monkeypatch.setattr(exp.psutil, "virtual_memory", lambda: Tiny)
+    monkeypatch.setattr(exp.measure.psutil, "virtual_memory", lambda: Tiny)
     with pytest.raises(ParametroInvalido, match="disponibles"):
         exp.config(instancias=8, memoria_mb=1024)
 
@@ -69,89 +67,15 @@ def test_defaults_and_vm_memory_leave_room_for_the_block():
     assert exp.config(memoria_mb=512).vm_memory_mb >= 512 + 64
 
 
-def test_kvm_requested_where_it_does_not_work_is_refused(monkeypatch):
-    monkeypatch.setattr(vm, "kvm_status", lambda **kw: (False, "no existe /dev/kvm."))
-    with pytest.raises(ParametroInvalido, match="KVM no funciona aquí: no existe /dev/kvm"):
-        vm.resolve_acceleration("kvm")
-    assert vm.resolve_acceleration("auto")[0] == "tcg"
-    assert vm.resolve_acceleration("tcg")[0] == "tcg"
-    monkeypatch.setattr(vm, "kvm_status", lambda **kw: (True, "arrancó."))
-    assert vm.resolve_acceleration("auto")[0] == "kvm"
-
-
 def test_kvm_refused_before_anything_is_launched(monkeypatch, results_tmp):
     monkeypatch.setattr(vm, "availability", lambda: (True, None))
-    monkeypatch.setattr(vm, "kvm_status", lambda **kw: (False, "un huésped no arranca."))
+    monkeypatch.setattr(vm.run, "kvm_status", lambda **kw: (False, "un huésped no arranca."))
     with pytest.raises(ParametroInvalido, match="ACELERACION"):
         exp.run(exp.config(tipos=["vm"], aceleracion="kvm"), root=results_tmp)
     assert not results_tmp.exists() or not any(results_tmp.rglob("meta.json"))
 
 
 # ---------------------------------------------------------------- the guest's pieces
-def _read_cpio(data: bytes) -> dict[str, tuple[int, bytes]]:
-    out, pos = {}, 0
-    while True:
-        header = data[pos : pos + 110]
-        assert header[:6] == b"070701"
-        fields = [int(header[6 + 8 * i : 14 + 8 * i], 16) for i in range(13)]
-        mode, size, namesize = fields[1], fields[6], fields[11]
-        name = data[pos + 110 : pos + 110 + namesize - 1].decode()
-        pos += 110 + namesize
-        pos += -pos % 4
-        body = data[pos : pos + size]
-        pos += size
-        pos += -pos % 4
-        if name == "TRAILER!!!":
-            return out
-        out[name] = (mode, body)
-
-
-def test_cpio_newc_round_trip():
-    entries = [("bin", 0o040755, b""), ("bin/sh", 0o120777, b"busybox"), ("init", 0o100755, b"#!/bin/sh\n")]
-    parsed = _read_cpio(vm._cpio_newc(entries))
-    assert parsed == {name: (mode, data) for name, mode, data in entries}
-
-
-def test_initramfs_loads_the_modules_in_dependency_order(tmp_path):
-    fake_busybox = tmp_path / "busybox"
-    fake_busybox.write_text("#!/bin/sh\necho 'sh mount insmod busybox'\n")
-    fake_busybox.chmod(0o755)
-    modules = tmp_path / "mods"
-    for rel in vm.MODULE_PATHS.values():
-        (modules / rel).parent.mkdir(parents=True, exist_ok=True)
-        (modules / rel).write_bytes(b"\x7fELF" + rel.encode())
-    dest = vm.build_initramfs(fake_busybox, modules, tmp_path / "initramfs.cpio.gz")
-    files = _read_cpio(gzip.decompress(dest.read_bytes()))
-    init = files["init"][1].decode()
-    assert init.index("virtio_ring virtio virtio_mmio") >= 0  # virtio needs virtio_ring first
-    assert 'INIT="/bin/busybox init"' in init and "switch_root /newroot $INIT" in init
-    assert "curso.init=" in init  # systemd disks: curso.init=/sbin/init
-    assert files["bin/sh"] == (0o120777, b"busybox")
-    assert all(f"lib/modules/{m}.ko" in files for m in vm.MODULES)
-
-
-def test_extract_vmlinux_finds_the_lz4_payload(tmp_path):
-    if not vm.shutil.which("lz4"):
-        pytest.skip("falta la herramienta lz4")
-    elf = b"\x7fELF" + bytes(range(256)) * 64
-    packed = vm.subprocess.run(["lz4", "-l", "-c"], input=elf, capture_output=True, check=True).stdout
-    bz = tmp_path / "vmlinuz"
-    bz.write_bytes(b"MZ" + b"\0" * 500 + packed + b"trailing bytes")
-    assert vm.extract_vmlinux(bz, tmp_path / "vmlinux").read_bytes() == elf
-
-
-def test_gzip_input_is_deterministic(tmp_path):
-    a = vm.gzip_input(tmp_path / "a.txt", 1).read_bytes()
-    b = vm.gzip_input(tmp_path / "b.txt", 1).read_bytes()
-    assert a == b and len(a) >= 1 << 20
-    assert len(gzip.compress(a)) < len(a) / 2  # text-like: gzip has real work to do
-
-
-def test_the_same_inittab_line_on_both_sides():
-    assert vm.INITTAB_VM.startswith(vm.INITTAB_COMMON)
-    assert vm.READY in vm.INITTAB_COMMON
-
-
 def test_systemd_kinds_are_optional_and_labelled():
     assert exp.config().tipos == list(exp.DEFAULT_KINDS)
     cfg = exp.config(tipos=["sistema_systemd", "vm_systemd"])
@@ -163,13 +87,6 @@ def test_systemd_kinds_are_optional_and_labelled():
     )
     assert cfg.tipos == ["sistema_systemd", "vm_systemd"]
     assert "/sbin/init" in vm.kernel_cmdline("/sbin/init")
-
-
-def test_kernel_cmdline_gives_the_tsc_frequency_when_known(monkeypatch):
-    monkeypatch.setattr(vm, "host_tsc_khz", lambda: 2_300_000)
-    assert "tsc_early_khz=2300000" in vm.kernel_cmdline() and "console=ttyS0" in vm.kernel_cmdline()
-    monkeypatch.setattr(vm, "host_tsc_khz", lambda: None)
-    assert "tsc_early_khz" not in vm.kernel_cmdline()
 
 
 # ---------------------------------------------------------------- analysis and verdicts
@@ -219,23 +136,24 @@ def _claims(df):
 
 def test_emulated_vm_speed_is_not_judged_but_its_memory_and_disk_are():
     claims = _claims(_run_df())
-    assert claims["arranque_10x"].status == base.NO_CONCLUYENTE
-    assert "comparación de la clase" in claims["arranque_10x"].detail["motivo"]
+    assert claims["arranque_10x"].status == verdict.NO_COMPARABLE
+    assert "comparación de la clase" in claims["arranque_10x"].note
     assert claims["arranque_10x"].detail["emulada"] is True
-    assert claims["gzip_vm_emulada"].status == base.NO_CONCLUYENTE
-    assert claims["gzip_vm_emulada"].more_reps is None  # more repetitions would not decide it
-    assert claims["vm_retiene_memoria"].status == base.SE_CONFIRMA
-    assert claims["contenedor_devuelve_memoria"].status == base.SE_CONFIRMA
-    assert claims["vm_disco_650"].status == base.NO_SE_SOSTIENE
-    assert claims["contenedor_disco_pocos_mb"].status == base.SE_CONFIRMA
-    assert claims["gzip_sistema"].status == base.SE_CONFIRMA
+    assert claims["gzip_vm_emulada"].status == verdict.NO_COMPARABLE
+    assert "costo de emular la CPU" in claims["gzip_vm_emulada"].note
+    assert claims["vm_retiene_memoria"].note == "Medido con una VM emulada (TCG)."
+    assert claims["vm_retiene_memoria"].status == verdict.SE_CONFIRMA
+    assert claims["contenedor_devuelve_memoria"].status == verdict.SE_CONFIRMA
+    assert claims["vm_disco_650"].status == verdict.NO_SE_SOSTIENE
+    assert claims["contenedor_disco_pocos_mb"].status == verdict.SE_CONFIRMA
+    assert claims["gzip_sistema"].status == verdict.SE_CONFIRMA
 
 
 def test_with_kvm_the_speed_claims_are_judged():
     claims = _claims(_run_df(vm_variant="vm_kvm"))
     # 3400 / 300 ≈ 11x: inside the claim's margin
-    assert claims["arranque_10x"].status == base.SE_CONFIRMA
-    assert claims["gzip_vm_kvm"].status == base.NO_SE_SOSTIENE  # ~3x is not "alike"
+    assert claims["arranque_10x"].status == verdict.SE_CONFIRMA
+    assert claims["gzip_vm_kvm"].status == verdict.NO_SE_SOSTIENE  # ~3x is not "alike"
 
 
 def test_systemd_pair_gets_its_own_provisioning_verdict():
@@ -247,27 +165,40 @@ def test_systemd_pair_gets_its_own_provisioning_verdict():
     )
     claims = _claims(pd.concat([df, extra], ignore_index=True))
     claim = claims["arranque_10x_systemd"]
-    assert claim.status == base.NO_CONCLUYENTE and claim.detail["init"] == "systemd"
-    assert claim.value == pytest.approx(75000 / 2000)
+    assert claim.status == verdict.NO_COMPARABLE and claim.detail["init"] == "systemd"
+    assert claims["arranque_10x"].detail["init"] == "busybox init"
 
 
 def test_a_vm_that_gives_memory_back_does_not_confirm_the_claim():
     claims = _claims(_run_df(vm_kept=(2.0, 3.0, 1.0)))
-    assert claims["vm_retiene_memoria"].status == base.NO_SE_SOSTIENE
+    assert claims["vm_retiene_memoria"].status == verdict.NO_SE_SOSTIENE
 
 
-def test_fewer_than_three_values_decide_nothing():
+def test_fewer_values_than_the_shared_minimum_decide_nothing():
     df = _run_df(vm_kept=(100.0,))
     claim = _claims(df)["vm_retiene_memoria"]
-    assert claim.status == base.NO_CONCLUYENTE and "n = 1" in claim.detail["motivo"]
-    assert not claim.detail.get("tcg")  # not the emulation's fault: too few instances
+    assert verdict.MIN_N == 2
+    assert claim.status == verdict.SIN_DATOS and claim.n == 1
+
+
+def test_the_claims_are_found_by_key():
+    keys = [c.key for c in exp.claims(_run_df(), {})]
+    assert keys == [
+        "arranque_10x",
+        "vm_retiene_memoria",
+        "contenedor_devuelve_memoria",
+        "vm_disco_650",
+        "contenedor_disco_pocos_mb",
+        "gzip_sistema",
+        "gzip_vm_emulada",
+    ]
 
 
 def test_no_vm_in_the_run_means_no_data():
     df = _run_df()
     claims = _claims(df[~df["variant"].str.startswith("vm")])
-    assert claims["arranque_10x"].status == base.SIN_DATOS
-    assert claims["vm_retiene_memoria"].status == base.SIN_DATOS
+    assert claims["arranque_10x"].status == verdict.SIN_DATOS
+    assert claims["vm_retiene_memoria"].status == verdict.SIN_DATOS
 
 
 def test_summary_marks_emulated_rows_and_gzip_ratios():
@@ -280,7 +211,7 @@ def test_summary_marks_emulated_rows_and_gzip_ratios():
 
 def test_closing_rows_label_the_emulated_vm():
     rows = exp.closing_rows(_run_df(), {})
-    assert list(rows.columns) == base.CLOSING_COLUMNS
+    assert list(rows.columns) == CLOSING_COLUMNS
     vm_rows = rows[rows["entorno"].str.contains("VM")]
     assert len(vm_rows) == 2 and vm_rows["entorno"].str.contains("emulada").all()
     assert set(rows["tipo"]) == {"LAUNCH", "RUNNING"}
@@ -299,24 +230,26 @@ def test_reference_file_and_comparison():
 
 
 # ---------------------------------------------------------------- views
-def test_views_with_a_run(tmp_path, capsys):
+def test_views_with_a_run(tmp_path, monkeypatch):
     from helpers.view import sistema_vm as view
 
-    res = base.Resultado(
+    res = Resultado(
         exp.EXPERIMENT,
         _run_df(),
         tmp_path,
         {"status": "complete", "vm": {"acceleration": "tcg", "reason": "KVM no funciona aquí."}},
     )
-    assert "emulada" in view.aceleracion(res)
-    shown = view.tabla(res).data
-    assert shown[shown["Instancia"].str.contains("VM")]["Instancia"].str.contains("emulada").all()
+    shown = []
+    monkeypatch.setattr(view, "show", lambda obj: shown.append(obj))
+    monkeypatch.setattr(view, "markdown", lambda text: shown.append(text))
+    assert view.aceleracion(res) is None and "emulada" in shown[-1]
+    assert view.tabla(res) is None
+    table = shown[-1].data
+    assert table[table["Instancia"].str.contains("VM")]["Instancia"].str.contains("emulada").all()
     for draw in (view.grafico_arranque, view.grafico_memoria, view.grafico_gzip):
-        assert draw(res) is not None
-    sentences = view.veredictos(res)
-    assert any("emulada" in s for s in sentences)
-    assert all(not math.isnan(len(s)) for s in sentences)
-    assert "650" in io.StringIO(view.comparacion(res).data.to_string()).getvalue()
+        assert draw(res) is None
+    assert view.comparacion(res) is None
+    assert "650" in shown[-1].data.to_string()
 
 
 def test_views_without_a_run():

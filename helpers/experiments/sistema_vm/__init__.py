@@ -1,0 +1,50 @@
+"""Experiment 8: system containers versus virtual machines (the Sysbox post, seed 002).
+
+Three kinds of instance, each ready when its init (or its command) prints the ready marker:
+- aplicacion: an application container: `sh -c 'echo CURSO-LISTO; exec sleep …'` in the «alpine» image;
+- sistema: a system container: PID 1 is busybox init, whose /etc/inittab line prints the marker;
+- vm: a QEMU guest (helpers.vm) whose busybox init runs that same inittab line; KVM only if a probe
+  boots a guest with it, else TCG (variant `vm_emulada`, labelled «emulada» wherever it appears).
+Containers run with no network, like the VM (which has no network card).
+
+kinds.py: kinds, variants, labels, metrics; measure.py: Config, the arms and run(); instances.py: the
+containers and the VM behind one interface; memory.py: PSS and touch-and-free; analysis.py:
+summaries, the reference, closing rows; claims.py: the post's claims.
+"""
+
+from __future__ import annotations
+
+from ... import vm
+from .analysis import arm_values, closing_rows, compare, gzip_ratio, ratio, summarize, vm_variant  # noqa: F401
+from .claims import claims  # noqa: F401
+from .instances import ContainerInstance, VMCommand, VMInstance  # noqa: F401
+from .kinds import (  # noqa: F401
+    ANTES,
+    ARRANQUE,
+    BASELINE,
+    DEFAULT_KINDS,
+    DESPUES,
+    DISCO,
+    DISPONIBLE,
+    DURANTE,
+    EXPERIMENT,
+    GZIP,
+    KINDS,
+    MB,
+    PSS,
+    RETENIDA,
+    SOURCE,
+    SYSTEMD_KINDS,
+    VM_KINDS,
+    is_emulated,
+    kind_label,
+    variant_of,
+)
+from .measure import Arm, Config, plan, provision, run, systemd_image  # noqa: F401
+from .memory import memory_given_back  # noqa: F401
+
+TITLE = "Experimento 8: contenedores de sistema frente a máquinas virtuales"
+NOTEBOOK = "08_sistema_vs_vm"
+QUICK = {"REPETICIONES": 1, "INSTANCIAS": 1, "MEMORIA_MB": 32, "CALENTAMIENTO": 0}
+DEBIAN_PACKAGES = list(vm.DEBIAN_PACKAGES)
+COMPARABLE = ["arranque_listo", "gzip", "memoria_retenida_pct", "memoria_pss_instancia", "disco_instancia"]

@@ -1,0 +1,179 @@
+"""Experiment 8's analysis: summaries, ratios, the comparison with the post's figures, closing rows."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ... import measure
+from ..contract import CLOSING_COLUMNS
+from .kinds import ARRANQUE, BASELINE, DISCO, GZIP, PSS, RETENIDA, is_emulated, kind_label
+
+
+def arm_values(df: pd.DataFrame, metric: str, variant: str) -> np.ndarray:
+    sel = df[(df["metric"] == metric) & (df["variant"] == variant)]
+    return sel["value"].astype(float).to_numpy()
+
+
+def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """One row per (metric, variant): n, median, IQR, min, IC 95 %; gzip also as x bare metal."""
+    rows = []
+    if df is None or df.empty:
+        return pd.DataFrame(rows)
+    bare = arm_values(df, GZIP, BASELINE[1])
+    for (metric, engine, variant), group in df.groupby(["metric", "engine", "variant"], sort=False):
+        values = group["value"].astype(float).to_numpy()
+        s = measure.summarize(values)
+        row = {
+            "metrica": metric,
+            "motor": engine,
+            "tipo": variant,
+            "n": s.n,
+            "mediana": s.median,
+            "q1": s.q1,
+            "q3": s.q3,
+            "minimo": s.minimum,
+            "ic_bajo": s.ci_low,
+            "ic_alto": s.ci_high,
+            "unidad": group["unit"].iloc[0],
+            "emulada": is_emulated(variant),
+            "inestable": measure.unstable(values),
+        }
+        if metric == GZIP and variant != BASELINE[1] and bare.size:
+            row["x_bare"], row["x_bare_bajo"], row["x_bare_alto"] = measure.bootstrap_ratio_ci(values, bare)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def ratio(
+    df: pd.DataFrame, metric: str, num_variant: str, den_variant: str
+) -> tuple[float, float, float, int]:
+    a, b = arm_values(df, metric, num_variant), arm_values(df, metric, den_variant)
+    value, low, high = measure.bootstrap_ratio_ci(a, b)
+    return value, low, high, int(min(a.size, b.size))
+
+
+def vm_variant(df: pd.DataFrame) -> str | None:
+    present = set(df["variant"]) if df is not None and not df.empty else set()
+    for variant in ("vm_kvm", "vm_emulada"):
+        if variant in present:
+            return variant
+    return None
+
+
+def gzip_ratio(df: pd.DataFrame, variant: str) -> tuple[float, float, float, int]:
+    return ratio(df, GZIP, variant, BASELINE[1])
+
+
+def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
+    """Our figures next to the post's, as ratios where the post gives them."""
+    rows = []
+    if reference is None or reference.empty:
+        return pd.DataFrame(rows)
+    vmv = vm_variant(df) if df is not None else None
+    suffix = " (VM emulada)" if vmv == "vm_emulada" else ""
+
+    def ref(metric: str) -> float:
+        sel = reference[reference["metric"] == metric]
+        return float(sel["value"].iloc[0]) if len(sel) else float("nan")
+
+    def add(concepto, nuestro, low, high, referencia, unidad):
+        rows.append(
+            {
+                "concepto": concepto,
+                "aquí": nuestro,
+                "ic_bajo": low,
+                "ic_alto": high,
+                "referencia": referencia,
+                "unidad": unidad,
+            }
+        )
+
+    have = df is not None and not df.empty
+    if have and vmv and (df["variant"] == "sistema").any():
+        value, low, high, _ = ratio(df, ARRANQUE, vmv, "sistema")
+        add(
+            "arranque VM / contenedor de sistema" + suffix,
+            value,
+            low,
+            high,
+            ref("arranque_vm_vs_sistema"),
+            "x",
+        )
+        value, low, high, _ = ratio(df, PSS, vmv, "sistema")
+        add(
+            "memoria en reposo VM / contenedor de sistema" + suffix,
+            value,
+            low,
+            high,
+            ref("memoria_vm_vs_sistema"),
+            "x",
+        )
+    if have and vmv:
+        s = measure.summarize(arm_values(df, DISCO, vmv))
+        add("disco que añade cada VM" + suffix, s.median, s.ci_low, s.ci_high, ref("disco_vm"), "MB")
+        s = measure.summarize(arm_values(df, RETENIDA, vmv))
+        add(
+            "memoria liberada que la VM retiene" + suffix,
+            s.median,
+            s.ci_low,
+            s.ci_high,
+            ref("memoria_vm_retenida"),
+            "%",
+        )
+    if have and (df["variant"] == "sistema").any():
+        value, low, high, _ = gzip_ratio(df, "sistema")
+        add("gzip en contenedor de sistema / bare metal", value, low, high, ref("gzip_sistema_vs_bare"), "x")
+    return pd.DataFrame(rows)
+
+
+def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    rows = []
+    if df is None or df.empty:
+        return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
+    for variant in (
+        "aplicacion",
+        "sistema",
+        "vm_kvm",
+        "vm_emulada",
+        "sistema_systemd",
+        "vm_systemd_kvm",
+        "vm_systemd_emulada",
+    ):
+        values = arm_values(df, ARRANQUE, variant)
+        if values.size and not measure.unstable(values):
+            s = measure.summarize(values)
+            rows.append(
+                {
+                    "concepto": f"arranque hasta «listo»: {kind_label(variant)}",
+                    "tipo": "LAUNCH",
+                    "entorno": kind_label(variant),
+                    "valor": s.median,
+                    "ic_bajo": s.ci_low,
+                    "ic_alto": s.ci_high,
+                    "unidad": "ms",
+                }
+            )
+        values = arm_values(df, GZIP, variant)
+        if values.size and not measure.unstable(values):
+            value, low, high, _ = gzip_ratio(df, variant)
+            if not math.isnan(value):
+                concepto = (
+                    f"gzip: costo de emular la CPU ({kind_label(variant)}; no es el costo de una VM)"
+                    if is_emulated(variant)
+                    else f"gzip: {kind_label(variant)}"
+                )
+                rows.append(
+                    {
+                        "concepto": concepto,
+                        "tipo": "RUNNING",
+                        "entorno": kind_label(variant),
+                        "valor": value,
+                        "ic_bajo": low,
+                        "ic_alto": high,
+                        "unidad": "x bare metal",
+                    }
+                )
+    return pd.DataFrame(rows, columns=CLOSING_COLUMNS)

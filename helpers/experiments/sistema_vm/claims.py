@@ -1,0 +1,161 @@
+"""The Sysbox post's claims, declared once, and claims(df, meta): each judged by a verdict builder.
+
+A VM measured under emulation (TCG) says nothing of an accelerated VM's speed: its speed claims are
+«no comparable» here (the class comparison decides them, with the machines that have KVM).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ... import measure
+from ..verdict import Claim, Said, estimate, missing, not_comparable, ratio
+from .analysis import arm_values, vm_variant
+from .kinds import ARRANQUE, BASELINE, DISCO, GZIP, RETENIDA, SOURCE, is_emulated, kind_label
+
+PROVISION = "Los contenedores de sistema se aprovisionan unas 10 veces más rápido que las VMs."
+GZIP_ALIKE = (
+    "El trabajo de CPU (gzip) rinde casi igual en un contenedor, en un contenedor de sistema y en una VM."
+)
+DEFER = (
+    "La VM de esta máquina es emulada (TCG, sin KVM que funcione): su velocidad no dice nada de "
+    "una VM acelerada. Lo decide la comparación de la clase, con las máquinas que tienen KVM."
+)
+DEFER_GZIP = DEFER + " La proporción medida es el costo de emular la CPU, no el de una VM."
+EMULATED_NOTE = "Medido con una VM emulada (TCG)."
+
+ARRANQUE_10X = Said(
+    "arranque_10x",
+    PROVISION,
+    SOURCE,
+    claimed=10.0,
+    region=(7.5, 13.3),
+    quantity="arranque hasta «listo», VM / contenedor de sistema (busybox init)",
+    unit="x",
+)
+ARRANQUE_10X_SYSTEMD = Said(
+    "arranque_10x_systemd",
+    PROVISION + " (systemd en los dos lados)",
+    SOURCE,
+    claimed=10.0,
+    region=(7.5, 13.3),
+    quantity="arranque hasta «listo», VM / contenedor de sistema (systemd)",
+    unit="x",
+)
+VM_RETIENE_MEMORIA = Said(
+    "vm_retiene_memoria",
+    "Las VMs se quedan con la memoria que el sistema huésped ya liberó.",
+    SOURCE,
+    claimed=100.0,
+    region=(80.0, 120.0),
+    quantity="memoria liberada que el host no recupera, VM",
+    unit="%",
+)
+CONTENEDOR_DEVUELVE_MEMORIA = Said(
+    "contenedor_devuelve_memoria",
+    "En un contenedor, la memoria liberada vuelve al host de inmediato.",
+    SOURCE,
+    claimed=0.0,
+    region=(-10.0, 10.0),
+    quantity="memoria liberada que el host no recupera, contenedor",
+    unit="%",
+)
+VM_DISCO_650 = Said(
+    "vm_disco_650",
+    "Cada VM añade unos 650 MB de disco, aunque todas partan de la misma imagen maestra.",
+    SOURCE,
+    claimed=650.0,
+    region=(650 / 1.5, 650 * 1.5),
+    quantity="disco que añade cada VM",
+    unit="MB",
+)
+CONTENEDOR_DISCO_POCOS_MB = Said(
+    "contenedor_disco_pocos_mb",
+    "Cada contenedor añade solo unos pocos MB de disco.",
+    SOURCE,
+    claimed=3.0,
+    region=(0.0, 10.0),
+    quantity="disco que añade cada contenedor",
+    unit="MB",
+)
+_GZIP = Said("gzip", GZIP_ALIKE, SOURCE, claimed=1.0, region=(0.95, 1.05), unit="x")
+GZIP_CLAIMS = {  # by the variant measured: the key is gzip_<variant>
+    variant: _GZIP.but(key=f"gzip_{variant}", quantity=f"gzip, {kind_label(variant)} / bare metal")
+    for variant in ("sistema", "aplicacion", "vm_kvm", "vm_emulada")
+}
+
+
+def _present(df: pd.DataFrame | None) -> set:
+    return set(df["variant"]) if df is not None and not df.empty else set()
+
+
+def _with_kind(said: Said, variant: str) -> Said:
+    return said.but(quantity=f"{said.quantity} ({kind_label(variant)})")
+
+
+def _provision(said: Said, df: pd.DataFrame, vm_variant_: str, system_variant: str, init: str) -> Claim:
+    detail = {"variante_vm": vm_variant_, "emulada": is_emulated(vm_variant_), "init": init}
+    said = _with_kind(said, vm_variant_)
+    if is_emulated(vm_variant_):
+        return not_comparable(said, DEFER, detail)
+    return ratio(
+        said, arm_values(df, ARRANQUE, vm_variant_), arm_values(df, ARRANQUE, system_variant), detail=detail
+    )
+
+
+def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
+    present = _present(df)
+    vmv = vm_variant(df)
+    out: list[Claim] = []
+
+    # Provisioning: system containers 10x faster than VMs (busybox init on both sides; systemd if measured)
+    if vmv and "sistema" in present:
+        out.append(_provision(ARRANQUE_10X, df, vmv, "sistema", "busybox init"))
+    else:
+        out.append(missing(ARRANQUE_10X))
+    sd_vm = next((v for v in ("vm_systemd_kvm", "vm_systemd_emulada") if v in present), None)
+    if sd_vm and "sistema_systemd" in present:
+        out.append(_provision(ARRANQUE_10X_SYSTEMD, df, sd_vm, "sistema_systemd", "systemd"))
+
+    # Memory the guest freed stays with the VM; a container gives it back
+    kind = "sistema" if "sistema" in present else "aplicacion"
+    for said, variant in ((VM_RETIENE_MEMORIA, vmv), (CONTENEDOR_DEVUELVE_MEMORIA, kind)):
+        out.append(_judged_median(said, df, RETENIDA, variant, present))
+
+    # Disk per instance
+    for said, variant in ((VM_DISCO_650, vmv), (CONTENEDOR_DISCO_POCOS_MB, kind)):
+        out.append(_judged_median(said, df, DISCO, variant, present))
+
+    # CPU-bound work: alike in every kind (the VM only with KVM)
+    for variant in [k for k in ("sistema", "aplicacion") if k in present][:1]:
+        out.append(
+            ratio(GZIP_CLAIMS[variant], arm_values(df, GZIP, variant), arm_values(df, GZIP, BASELINE[1]))
+        )
+    if vmv:
+        said = GZIP_CLAIMS[vmv]
+        if is_emulated(vmv):
+            out.append(not_comparable(said, DEFER_GZIP, {"tipo": vmv, "emulada": True}))
+        else:
+            out.append(
+                ratio(
+                    said, arm_values(df, GZIP, vmv), arm_values(df, GZIP, BASELINE[1]), detail={"tipo": vmv}
+                )
+            )
+    return out
+
+
+def _judged_median(said: Said, df: pd.DataFrame, metric: str, variant: str | None, present: set) -> Claim:
+    """One kind's median of `metric` (bootstrap IC) against the claim; an emulated VM's figure says so
+    in its note. Not marked «inestable» by its spread: these figures sit near zero (a container's
+    retained memory and disk), where a small spread dwarfs the median without meaning anything."""
+    if not variant or variant not in present:
+        return missing(said)
+    values = arm_values(df, metric, variant)
+    if not values.size:
+        return missing(said)
+    said = _with_kind(said, variant)
+    if is_emulated(variant):
+        said = said.but(note=EMULATED_NOTE)
+    s = measure.summarize(values)
+    detail = {"tipo": variant, "emulada": is_emulated(variant)}
+    return estimate(said, s.median, s.ci_low, s.ci_high, n=s.n, detail=detail)

@@ -1,0 +1,184 @@
+"""The three kinds of instance behind one small interface: an application or system container
+(ContainerInstance), a QEMU guest (VMInstance) and a command on the guest's console (VMCommand)."""
+
+from __future__ import annotations
+
+import os
+
+import psutil
+
+from ... import cgroups, measure, probes, vm
+from ... import engines as eng
+from ...errors import ComandoFallido
+from ..runner import RunContext
+from .kinds import READY
+from .memory import pss
+
+APP_COMMAND = ["/bin/sh", "-c", f"echo {READY}; exec sleep 100000000"]
+SYSTEM_COMMAND = ["/bin/busybox", "init"]
+GZIP_SCRIPT = "gzip -c /datos/entrada.txt > /dev/null"
+LAUNCH_TIMEOUT = 120
+
+
+class ContainerInstance:
+    """An application or system container, launched attached until its marker, then left running."""
+
+    def __init__(self, ctx: RunContext, engine_name: str, image: str, kind: str, name: str):
+        self.ctx, self.kind, self.name, self.image = ctx, kind, name, image
+        self.engine = eng.get_engine(engine_name)
+        self.container: eng.Container | None = None
+        guest = vm.assets()
+        volumes = [(str(guest.probes), "/sonda", "ro"), (str(guest.data_file.parent), "/datos", "ro")]
+        if kind == "sistema":
+            volumes.append((str(guest.rootfs / "etc" / "inittab.contenedor"), "/etc/inittab", "ro"))
+        # systemd as PID 1: Podman prepares the container for it (--systemd=always); a terminal (-t) gives
+        # it a /dev/console, where the image's ready unit prints the marker.
+        extra = ["-t", "--systemd=always"] if kind == "sistema_systemd" else []
+        self.opts = eng.RunOptions(network="none", volumes=volumes, extra=extra)
+        self.command = {"sistema": SYSTEM_COMMAND, "sistema_systemd": ["/sbin/init"]}.get(kind, APP_COMMAND)
+
+    def start(self) -> float:
+        """Launch to ready marker, in ms. The attached client is then killed (SIGKILL is not forwarded
+        to the container, which keeps running under its shim / conmon)."""
+        argv = self.engine.run_argv(
+            self.image, self.command, run_id=self.ctx.run_id, name=self.name, remove=False, opts=self.opts
+        )
+        child = measure.Child(argv, env=self.engine.env())
+        try:
+            child.wait_for(READY, LAUNCH_TIMEOUT)
+        finally:
+            child.detach()
+        self.container = self.engine.container(self.name)
+        return child.elapsed_ms
+
+    def _cgroup_procs(self) -> list[int] | None:
+        """The PIDs in the container's memory cgroup, or None where it cannot be read (rootless Podman
+        on cgroup v1 has no cgroup of its own)."""
+        if not (self.container and self.container.cgroup):
+            return None
+        try:
+            text = (cgroups.memory_dir(self.container.cgroup) / "cgroup.procs").read_text()
+        except OSError:
+            return None
+        return [int(x) for x in text.split()] or None
+
+    def _namespace_procs(self) -> list[int]:
+        """The processes that share the PID namespace of the container's PID 1 (without a cgroup)."""
+        try:
+            target = os.readlink(f"/proc/{self.container.pid}/ns/pid")
+        except OSError:
+            return [self.container.pid]
+        found = []
+        for proc in psutil.process_iter():
+            try:
+                if os.readlink(f"/proc/{proc.pid}/ns/pid") == target:
+                    found.append(proc.pid)
+            except OSError:
+                continue
+        return found
+
+    def processes(self) -> list[int]:
+        """Every process of the container itself (not its shim / conmon)."""
+        return self._cgroup_procs() or self._namespace_procs()
+
+    def pids(self) -> list[int]:
+        procs = self.processes()
+        if self.container and self.container.helper_pid:
+            procs.append(self.container.helper_pid)
+        return procs
+
+    @property
+    def memory_basis(self) -> str:
+        return (
+            "cgroup (memoria anónima)" if self._cgroup_procs() else "RSS de sus procesos (sin cgroup legible)"
+        )
+
+    def host_memory(self) -> int:
+        """What the host holds for this instance's work: its cgroup's anonymous memory, or, where the
+        cgroup cannot be read, the RSS of its processes (bytes)."""
+        if self._cgroup_procs():
+            try:
+                return cgroups.read_memory(self.container.cgroup).anon
+            except OSError:
+                pass
+        return pss(self.processes())[1]
+
+    def disk_bytes(self) -> int:
+        return self.engine.writable_layer_bytes(self.name)
+
+    def start_command(self, command: list[str]) -> measure.Child:
+        return measure.Child(self.engine.exec_argv(self.name, command), env=self.engine.env())
+
+    def timed_gzip(self) -> float:
+        argv = self.engine.exec_argv(self.name, ["/sonda/cronometro", "sh", "-c", GZIP_SCRIPT])
+        _, code, stderr = measure.spawn_and_wait(argv, self.engine.env(), keep_stderr=True)
+        return cronometro_ms(stderr, code)
+
+    def stop(self) -> None:
+        self.engine.remove([self.name])
+
+
+class VMInstance:
+    """The course's VM (helpers.vm.VM) behind the same small interface."""
+
+    def __init__(self, ctx: RunContext, accel: str, memory_mb: int, name: str, kind: str = "vm"):
+        self.kind = kind
+        self.name = name
+        flavor = "systemd" if kind == "vm_systemd" else "busybox"
+        self.vm = vm.VM(
+            name,
+            accel=accel,
+            memory_mb=memory_mb,
+            workdir=vm.VM_DIR / "instancias" / ctx.run_id,
+            flavor=flavor,
+        )
+        ctx.defer(self.vm.stop)
+
+    def start(self) -> float:
+        elapsed = self.vm.boot(vm.BOOT_TIMEOUT * (4 if self.kind == "vm_systemd" else 1))
+        self.vm.sh("stty -echo; PS1=''")  # a quiet console for the commands that follow (not timed)
+        return elapsed
+
+    def pids(self) -> list[int]:
+        return [self.vm.pid] if self.vm.pid else []
+
+    def host_memory(self) -> int:
+        """What the host holds for this instance: QEMU's resident memory (bytes)."""
+        return psutil.Process(self.vm.pid).memory_info().rss
+
+    def disk_bytes(self) -> int:
+        return self.vm.overlay_bytes()
+
+    def start_command(self, command: list[str]) -> VMCommand:
+        return VMCommand(self.vm, command)
+
+    def timed_gzip(self) -> float:
+        lines = self.vm.sh(f"/sonda/cronometro sh -c '{GZIP_SCRIPT}' 2>&1", timeout=600)
+        return cronometro_ms("\n".join(lines), 0)
+
+    def stop(self) -> None:
+        self.vm.stop()
+
+
+class VMCommand:
+    """A command started on the VM's console, read like a measure.Child."""
+
+    def __init__(self, machine: vm.VM, command: list[str]):
+        self.machine = machine
+        machine.send(" ".join(command))
+
+    def wait_for(self, marker: str, timeout: float) -> str:
+        return self.machine.wait_for(marker, timeout)
+
+    def finish(self, timeout: float = 60) -> None:
+        self.machine.sh("true", timeout=timeout)
+
+    def detach(self) -> None:
+        pass
+
+
+def cronometro_ms(text: str, code: int) -> float:
+    elapsed_ns, status = probes.parse_cronometro(text)
+    if code != 0 or status != 0:
+        raise ComandoFallido(f"gzip falló dentro de la instancia (código {code or status}): {text[-300:]}")
+    return elapsed_ns / 1e6

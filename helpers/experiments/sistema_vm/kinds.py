@@ -1,0 +1,50 @@
+"""Experiment 8's vocabulary: the kinds of instance, their variants and Spanish labels, the metrics."""
+
+from __future__ import annotations
+
+from ... import vm
+
+EXPERIMENT = "sistema_vm"
+SOURCE = "el artículo sobre el rendimiento de Sysbox"
+KINDS = ("aplicacion", "sistema", "vm", "sistema_systemd", "vm_systemd")
+DEFAULT_KINDS = ("aplicacion", "sistema", "vm")
+VM_KINDS = ("vm", "vm_systemd")
+SYSTEMD_KINDS = ("sistema_systemd", "vm_systemd")
+VM_ENGINE = "qemu"
+BASELINE = ("bare", "proceso")
+
+# Metrics (unit)
+ARRANQUE = "arranque_listo"  # ms, LAUNCH to ready marker
+DISCO = "disco_instancia"  # MB on the host's disk added by one instance
+PSS = "memoria_pss_instancia"  # MB, PSS of every process of one idle instance
+DISPONIBLE = "memoria_disponible_instancia"  # MB, drop of MemAvailable per idle instance
+ANTES, DURANTE, DESPUES = "memoria_antes", "memoria_durante", "memoria_despues"  # MB, host's view
+RETENIDA = "memoria_retenida_pct"  # % of the touched memory the host still holds after the free
+GZIP = "gzip"  # ms of work alone (cronometro)
+READY = vm.READY
+MB = 1024 * 1024
+
+
+def variant_of(kind: str, accel: str) -> str:
+    """The variant stored in raw.csv: the VM's carries its acceleration, so emulated figures are never
+    mixed with accelerated ones (here, in the class comparison or anywhere else)."""
+    if kind in VM_KINDS:
+        return f"{kind}_kvm" if accel == "kvm" else f"{kind}_emulada"
+    return kind
+
+
+def is_emulated(variant: str) -> bool:
+    return variant.endswith("_emulada")
+
+
+def kind_label(variant: str) -> str:
+    return {
+        "aplicacion": "contenedor de aplicación",
+        "sistema": "contenedor de sistema",
+        "vm_emulada": "VM emulada (TCG)",
+        "vm_kvm": "VM (KVM)",
+        "proceso": "bare metal",
+        "sistema_systemd": "contenedor de sistema con systemd (Podman)",
+        "vm_systemd_emulada": "VM con systemd, emulada (TCG)",
+        "vm_systemd_kvm": "VM con systemd (KVM)",
+    }.get(variant, variant)

@@ -1,0 +1,45 @@
+"""Memory probes: the PSS of an instance's processes, and touch-and-free (memtoca) seen from the host."""
+
+from __future__ import annotations
+
+import time
+
+import psutil
+
+from ... import measure, system
+from .kinds import ANTES, DESPUES, DURANTE, MB, RETENIDA
+
+PAUSE_S = 2  # memtoca's pause between phases
+
+
+def pss(pids) -> tuple[int, int]:
+    """(PSS, RSS) in bytes summed over pids (processes that vanished count 0)."""
+    total = rss = 0
+    for pid in pids:
+        try:
+            reading = system.process_memory(psutil.Process(pid))
+        except psutil.Error:
+            continue
+        rss += reading.get("rss") or 0
+        total += reading.get("pss") or reading.get("rss") or 0
+    return total, rss
+
+
+def memory_given_back(instance, megabytes: int) -> dict[str, float]:
+    """Touch and free `megabytes` inside the instance; the host's view before, while touched, after."""
+    before = instance.host_memory()
+    command = instance.start_command(["/sonda/memtoca", str(megabytes), str(PAUSE_S)])
+    try:
+        command.wait_for("memtoca tocado", 300)
+        during = instance.host_memory()
+        command.wait_for("memtoca liberado", 300)
+        time.sleep(0.5)  # the host's accounting settles
+        after = instance.host_memory()
+    finally:
+        if isinstance(command, measure.Child):
+            command.stop()
+        else:
+            command.finish()
+    touched = during - before
+    kept = 100.0 * (after - before) / touched if touched > 0 else float("nan")
+    return {ANTES: before / MB, DURANTE: during / MB, DESPUES: after / MB, RETENIDA: kept}
