@@ -175,6 +175,32 @@ def check_leftovers() -> list[Check]:
     ]
 
 
+def check_lxd() -> list[Check]:
+    """LXD or Incus (the real system containers of notebook 08), and instances left by dead runs."""
+    from . import engines_lxd as lxd
+
+    f = lxd.flavor()
+    ok, why = lxd.availability()
+    if not ok:
+        return [
+            Check(
+                False,
+                "contenedores de sistema (LXD/Incus)",
+                why or "no disponible",
+                "el cuaderno 08 usa entonces Podman con --systemd=always como sustituto",
+            )
+        ]
+    out = [Check(True, f"contenedores de sistema ({f.display})", f"{lxd.version()}, sin red, imagen lista")]
+    reaped = lxd.reap_orphans()
+    total = sum(r["removed"] for r in reaped.values())
+    left = len(lxd.course_instances())
+    detail = f"eliminé {total} de corridas que ya no viven" if total else "ninguno"
+    if left:
+        detail += f"; {left} de una corrida viva siguen en marcha"
+    out.append(Check(True, f"contenedores de sistema abandonados ({f.display})", detail))
+    return out
+
+
 def all_checks() -> list[Check]:
     return (
         check_user()
@@ -182,6 +208,7 @@ def all_checks() -> list[Check]:
         + check_engines()
         + check_images()
         + check_leftovers()
+        + check_lxd()
         + check_cgroups()
         + check_probes()
     )

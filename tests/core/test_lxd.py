@@ -1,0 +1,162 @@
+"""System containers with the real LXD (or Incus) daemon: unprivileged, no network, nothing remote, an
+engine nested inside without --privileged, and nothing left after success, error and Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import psutil
+import pytest
+
+from helpers import PROJECT_ROOT, images
+from helpers import engines as eng
+from helpers import engines_lxd as lxd
+
+pytestmark = pytest.mark.engines
+
+
+@pytest.fixture(scope="module")
+def daemon():
+    lxd.reset_cache()
+    ok, why = lxd.availability()
+    if not ok:
+        print(f"\n[omitido] LXD/Incus no está disponible aquí: {why}", file=sys.stderr)
+        pytest.skip(f"LXD/Incus no está disponible: {why}")
+    return lxd.flavor()
+
+
+@pytest.fixture
+def run_id():
+    rid = "prueba-" + uuid.uuid4().hex[:8]
+    yield rid
+    lxd.cleanup(rid)
+
+
+def _names(run_id: str) -> list[str]:
+    return [n for n, labels in lxd.course_instances() if labels.get(eng.LABEL_RUN) == run_id]
+
+
+def test_unprivileged_system_container_reaches_running_without_network(daemon, run_id):
+    links_before = lxd.host_links()
+    name = f"curso-prueba-{run_id}"
+    lxd.create(name, run_id=run_id)
+    lxd.start(name)
+    assert lxd.wait_ready(name) in lxd.READY_STATES
+    # unprivileged: root inside is a high host uid (the user namespace shifts every id)
+    first = lxd.uid_map(name).split()
+    assert first[0] == "0" and int(first[1]) >= 65536, first
+    init = psutil.Process(lxd.init_pid(name))
+    assert init.uids().real == int(first[1])
+    # no network device inside but loopback, and no new interface on the host
+    inside = lxd.execute(name, ["ls", "/sys/class/net"]).stdout.split()
+    assert inside == ["lo"], inside
+    assert lxd.host_links() == links_before
+    # labelled with the run, as user.* keys
+    assert _names(run_id) == [name]
+    lxd.cleanup(run_id)
+    assert _names(run_id) == []
+    assert not lxd.rootfs_dir(name).exists()
+
+
+def test_daemon_never_contacts_a_remote_server(daemon):
+    proc = lxd.daemon_process(daemon)
+    assert proc is not None
+    environ = Path(f"/proc/{proc.pid}/environ").read_bytes().split(b"\0")
+    assert f"HTTPS_PROXY={lxd.PROXY}".encode() in environ
+    assert lxd.query("/1.0")["config"].get("core.proxy_https") == lxd.PROXY
+    assert lxd.query("/1.0/networks?recursion=1") is not None
+    managed = [n["name"] for n in lxd.query("/1.0/networks?recursion=1") if n.get("managed")]
+    assert managed == []
+    # the daemon holds no internet socket, and any remote request it tried went to the closed proxy
+    assert [c for c in proc.net_connections(kind="inet") if c.raddr] == []
+    log = lxd.LOG_DIR / "daemon.log"
+    if log.exists():
+        for line in log.read_text(errors="replace").splitlines():
+            if "https://" in line or "http://" in line:
+                assert "proxyconnect" in line and "127.0.0.1:9" in line, line
+
+
+@pytest.mark.parametrize("engine", lxd.INNER_ENGINES)
+def test_engine_nested_without_privileged(daemon, run_id, engine, tmp_path):
+    if not eng.get_engine(engine).available:
+        pytest.skip(f"{engine} no está disponible en el host (hace falta para pasarle la imagen)")
+    if not lxd.image_present(lxd.IMAGE_NESTED):
+        pytest.skip(f"falta la imagen {lxd.IMAGE_NESTED}: «sudo make setup»")
+    image = images.resolve("alpine", eng.get_engine(engine))["name"]
+    name = f"curso-anidado-{run_id}"
+    lxd.create(name, lxd.IMAGE_NESTED, run_id=run_id, nesting=True)
+    config = lxd.query(f"/1.0/instances/{name}")["config"]
+    assert config.get("security.nesting") == "true"
+    assert config.get("security.privileged", "false") == "false"
+    lxd.start(name)
+    lxd.wait_ready(name)
+    lxd.inner_ready(name, engine)
+    inner = lxd.hand_in_image(name, engine, image, tmp_path)
+    result = lxd.execute(name, lxd.inner_run_command(engine, inner), timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+    assert lxd.uid_map(name).split()[1] != "0"
+
+
+def test_orphans_of_dead_runs_are_reaped(daemon, run_id):
+    name = f"curso-huerfano-{run_id}"
+    lxd.create(name, run_id=run_id)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    # the owner label now names a process that is gone
+    subprocess.run(
+        [daemon.cli, "config", "set", name, f"user.{eng.LABEL_PID}={dead.pid}"],
+        check=True,
+        env=lxd.proxy_env(),
+    )
+    reaped = lxd.reap_orphans()
+    assert any(r["run"] == run_id and r["removed"] == 1 for r in reaped.values()), reaped
+    assert _names(run_id) == []
+
+
+SCRIPT = textwrap.dedent(
+    """
+    import sys, time
+    from helpers import engines_lxd as lxd
+    from helpers.experiments import runner
+    with runner.experiment_run("prueba_lxd", {}, [], log=lambda line: None) as ctx:
+        ctx.defer(lxd.cleanup, ctx.run_id)
+        lxd.create(f"curso-corte-{ctx.run_id}", run_id=ctx.run_id)
+        lxd.start(f"curso-corte-{ctx.run_id}")
+        print(ctx.run_id, flush=True)
+        if sys.argv[1] == "error":
+            raise RuntimeError("falla a propósito")
+        if sys.argv[1] == "ok":
+            sys.exit(0)
+        time.sleep(120)
+    """
+)
+
+
+@pytest.mark.parametrize("how", ["ok", "error", "sigint", "sigterm"])
+def test_nothing_left_after_success_error_and_interrupt(daemon, how, results_tmp):
+    env = dict(os.environ, CURSO_RESULTADOS=str(results_tmp), PYTHONPATH=str(PROJECT_ROOT))
+    child = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, how],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    rid = child.stdout.readline().strip()
+    assert rid, child.stderr.read()
+    if how in ("sigint", "sigterm"):
+        assert _names(rid), "the instance should exist mid-run"
+        child.send_signal(signal.SIGINT if how == "sigint" else signal.SIGTERM)
+    child.wait(timeout=120)
+    deadline = time.monotonic() + 10
+    while _names(rid) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _names(rid) == []
