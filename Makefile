@@ -48,23 +48,23 @@ lab: setup
 	$(BIN)/jupyter lab --ip 127.0.0.1 --notebook-dir notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench-harness: setup
-	$(BIN)/python -m helpers.bench_harness
+	$(BIN)/python -m helpers.bench.harness
 
 # Experiment 2: reading the memory of 20 containers vs `stats --no-stream`, and removing 20, per engine.
 bench-escala: setup
-	$(BIN)/python -m helpers.bench_escala
+	$(BIN)/python -m helpers.bench.escala
 
 # Experiment 4: the ladder of LAUNCH, and three of its rungs (process, runc run, docker run) next to hyperfine -N.
 bench-anatomia: setup
-	$(BIN)/python -m helpers.bench_anatomia
+	$(BIN)/python -m helpers.bench.anatomia
 
 # Experiment 5: getpid per arm measured by the experiment (exec) next to the probe run by hand (run --rm).
 bench-llamadas: setup
-	$(BIN)/python -m helpers.bench_llamadas
+	$(BIN)/python -m helpers.bench.llamadas
 
 # Network experiment: the helpers' req/s next to wrk typed by hand, on the same arms (native, -p, host).
 bench-http: setup
-	$(BIN)/python -m helpers.bench_http
+	$(BIN)/python -m helpers.bench.http
 
 clean:
 	rm -rf build probes/bin

@@ -3,11 +3,9 @@
 Layers (imports point down):
     view/         widgets, plots, tables, Spanish sentences
     experiments/  one module per experiment: Config -> run() -> tidy DataFrame
-    core          engines, images, measure, system, results, reference
+    core          engines, images, measure, system, results, reference, paths
 """
 
-from pathlib import Path
-
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+from .paths import PROJECT_ROOT
 
 __all__ = ["PROJECT_ROOT"]

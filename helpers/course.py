@@ -30,7 +30,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import PROJECT_ROOT
+from .paths import PROJECT_ROOT
 
 NOTEBOOK_PATTERN = re.compile(r"^\d{2}_.+\.ipynb$")
 ALWAYS = {"INTERACTIVO": False}

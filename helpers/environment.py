@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from . import PROJECT_ROOT, engines, images, system
+from . import engines, images, system
+from .paths import PROBES_DIR, PROJECT_ROOT
 
 PACKAGES = {  # import name -> distribution name
     "jupyterlab": "jupyterlab",
@@ -21,7 +22,6 @@ PACKAGES = {  # import name -> distribution name
     "nbconvert": "nbconvert",
     "psutil": "psutil",
 }
-PROBES_DIR = PROJECT_ROOT / "probes"
 
 
 @dataclass

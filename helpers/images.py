@@ -28,8 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import system
-from .engines import CACHE_DIR, Engine, get_engine
+from .engines import Engine, get_engine
 from .errors import ErrorDelCurso
+from .paths import CACHE_DIR
 
 IMAGES_CACHE = CACHE_DIR / "images"
 

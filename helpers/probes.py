@@ -1,7 +1,7 @@
 """The course's probes: small static C programs in probes/, built once into probes/bin/.
 
 One place locates them, builds them (`make -C probes`, also called by `make setup`) and parses what
-they print. PROBES_DIR is defined here only.
+they print. PROBES_DIR is defined in helpers.paths.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from . import PROJECT_ROOT
 from .errors import ComandoFallido, ErrorDelCurso
+from .paths import PROBES_DIR
 
-PROBES_DIR = PROJECT_ROOT / "probes"
 BIN_DIR = PROBES_DIR / "bin"
 IN_CONTAINER_DIR = "/opt/curso"  # where experiments mount a probe read-only inside a container
 

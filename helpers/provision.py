@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from . import engines, images, probes, system
+from .engines import runtimes
 
 APT_PACKAGES = {
     # command -> Debian package
@@ -133,8 +134,6 @@ def start_dockerd(timeout: float = 60) -> bool:
         return False
     say("Arrancando dockerd en segundo plano…")
     log = open(DOCKERD_LOG, "ab")
-    from . import runtimes
-
     subprocess.Popen(
         [dockerd, *runtimes.dockerd_args()],
         stdout=log,

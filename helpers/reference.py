@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import PROJECT_ROOT
+from .paths import PROJECT_ROOT
 from .results import COLUMNS
 
 REFERENCE_DIR = PROJECT_ROOT / "data" / "reference"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import PROJECT_ROOT
+from .paths import PROJECT_ROOT
 
 COLUMNS = ["experiment", "engine", "image", "variant", "rep", "metric", "value", "unit"]
 STATUS_RUNNING = "running"

@@ -24,10 +24,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import PROJECT_ROOT
-from .engines import CACHE_DIR, get_engine
+from .engines import get_engine
+from .paths import CACHE_DIR, PROBES_DIR
 
-SOURCES_DIR = PROJECT_ROOT / "probes" / "servidores"
+SOURCES_DIR = PROBES_DIR / "servidores"
 BUILD_DIR = CACHE_DIR / "servidores"
 BODY = "Hola desde el servidor del curso"
 CONTAINER_PORT = 8080

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from helpers import engines as eng
-from helpers import oci, proc_events
+from helpers import proc_events
+from helpers.engines import oci
 from helpers.experiments import anatomia
 
 pytestmark = pytest.mark.engines

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import probes, reference, runtimes
+from helpers import probes, reference
+from helpers.engines import runtimes
 from helpers.errors import ParametroInvalido
 from helpers.experiments import base
 from helpers.experiments import llamadas as exp

@@ -217,7 +217,7 @@ def test_exported_rootfs_without_mknod_keeps_going(monkeypatch, tmp_path):
 
 
 def test_gvisor_is_neither_offered_nor_built_without_root(monkeypatch):
-    from helpers import runtimes
+    from helpers.engines import runtimes
 
     monkeypatch.setattr(system, "is_root", lambda: False)
     ok, why = runtimes.runsc_availability()

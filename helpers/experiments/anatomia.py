@@ -34,7 +34,8 @@ import numpy as np
 import pandas as pd
 
 from .. import engines as eng
-from .. import images, measure, oci, proc_events, validate
+from .. import images, measure, proc_events, validate
+from ..engines import oci
 from ..errors import ComandoFallido, ErrorDelCurso, ParametroInvalido
 from .base import (
     Arm,
@@ -400,7 +401,7 @@ def _prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
                     ctx.defer(oci.delete_leftovers, bundle)
                     setup.bundles[variant] = bundle
         if "runsc" in wanted and ("bare", "runsc") not in skip:
-            from .. import runtimes
+            from ..engines import runtimes
 
             ok, why = runtimes.runsc_availability()
             if ok:

@@ -31,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 from .. import engines as eng
-from .. import images, measure, probes, runtimes, validate
+from .. import images, measure, probes, validate
+from ..engines import runtimes
 from ..errors import ComandoFallido, ErrorDelCurso, ParametroInvalido
 from .base import (
     CLOSING_COLUMNS,

@@ -31,7 +31,8 @@ import pandas as pd
 import psutil
 
 from .. import engines as eng
-from .. import measure, runtimes, servidores, system, validate, wrk
+from .. import measure, servidores, system, validate, wrk
+from ..engines import runtimes
 from ..errors import ErrorDelCurso, ParametroInvalido
 from .base import (
     Claim,

@@ -6,7 +6,7 @@ then time
 - `docker/podman stats --no-stream` on the same containers;
 - removing all N (Engine.cleanup, which uses `podman rm -f -t 0`).
 
-    python -m helpers.bench_escala [-n 20]
+    python -m helpers.bench.escala [-n 20]
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import argparse
 import secrets
 import time
 
-from . import cgroups, images
-from . import engines as eng
-from .experiments import escala
+from .. import cgroups, images
+from .. import engines as eng
+from ..experiments import escala
 
 
 def bench_engine(name: str, n: int, role: str = "alpine") -> dict:

@@ -17,8 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import engines, images, probes
-from .experiments import llamadas as exp
+from .. import engines, images, probes
+from ..experiments import llamadas as exp
 
 
 def by_hand(arm: exp.Arm, probe: Path, args: list[str], image: str) -> list[str]:

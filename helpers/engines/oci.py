@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ErrorDelCurso
+from .. import measure
+from ..errors import ErrorDelCurso
 
 
 def runc_path() -> str | None:
@@ -73,8 +74,6 @@ def overlay_paths(base: Path) -> dict[str, Path]:
 def mount_overlay(lower: Path, base: Path) -> Path:
     """Mount a fresh overlay (new empty upper and work directories) over `lower` at base/merged, the
     way an engine gives each container its writable layer. Raises ComandoFallido if mount fails."""
-    from . import measure
-
     paths = overlay_paths(base)
     for key in ("upper", "work"):
         shutil.rmtree(paths[key], ignore_errors=True)
@@ -87,8 +86,6 @@ def mount_overlay(lower: Path, base: Path) -> Path:
 
 def unmount_overlay(base: Path) -> None:
     """Unmount base/merged and delete the writable layer."""
-    from . import measure
-
     paths = overlay_paths(base)
     measure.time_command(["umount", str(paths["merged"])])
     for key in ("upper", "work"):

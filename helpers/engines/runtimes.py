@@ -28,8 +28,8 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from . import system
-from .engines import CACHE_DIR
+from .. import system
+from ..paths import CACHE_DIR
 
 BIN_DIR = CACHE_DIR / "bin"
 RUNSC = BIN_DIR / "runsc"

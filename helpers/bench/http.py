@@ -4,7 +4,7 @@ The same arms as notebook 06 (native, Docker -p, Docker --network host; Go net/h
 turn by the helpers (helpers.wrk via experiments.red.measure_arm) and by a plain `wrk` command line as a
 student would type it, interleaved, on the same server and port. Prints both medians per arm.
 
-    python -m helpers.bench_http [--repeticiones 3] [--duracion 3] [--semilla]
+    python -m helpers.bench.http [--repeticiones 3] [--duracion 3] [--semilla]
 
 --semilla uses the seed's load (wrk -t12 -c400 -d30s) instead of -t2 -c50.
 """
@@ -17,11 +17,11 @@ import statistics
 import subprocess
 import tempfile
 
-from . import engines as eng
-from . import servidores
-from .experiments import red
-from .experiments.base import experiment_run
-from .view.common import num
+from .. import engines as eng
+from .. import servidores
+from ..experiments import red
+from ..experiments.base import experiment_run
+from ..view.common import num
 
 ARMS = ("nativo", "docker-puerto", "docker-host")
 

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import engines, images, measure
+from .. import engines, images, measure
 
 
 def hyperfine_times(argv: list[str], runs: int, shell_none: bool, env=None) -> list[float]:

@@ -16,9 +16,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import engines, images, oci
-from .bench_harness import helper_times, hyperfine_times
-from .experiments import anatomia
+from .. import engines, images
+from ..engines import oci
+from ..experiments import anatomia
+from .harness import helper_times, hyperfine_times
 
 
 def _row(label: str, ours: list[float], theirs: list[float]) -> None:
