@@ -29,7 +29,7 @@ from helpers import engines as eng
 from helpers.errors import ErrorDelCurso
 from helpers.experiments import runner
 
-from .conftest import require_engine
+from ..conftest import require_engine
 
 
 # ---------------------------------------------------------------- unit: who owns a container
