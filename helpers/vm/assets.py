@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engines import CACHE_DIR
 from ..errors import ComandoFallido
+from ..paths import CACHE_DIR
 
 VM_DIR = CACHE_DIR / "vm"
 KERNEL_PACKAGE = "linux-image-cloud-amd64"
