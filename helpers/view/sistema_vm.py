@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import reference
+from .. import measure, reference
 from ..experiments import sistema_vm as exp
 from ..experiments.runner import Resultado
 from .common import claims_list, fmt, fmt_interval, fmt_ratio, markdown, needs_result, show, table
@@ -26,11 +26,20 @@ METRIC_LABEL = {
     exp.DESPUES: "memoria después de liberarlo",
     exp.RETENIDA: "memoria liberada que el host no recupera",
     exp.GZIP: "gzip de 8 MB (solo el trabajo)",
+    "lxd_crear": "LXD: crear (copia y desplazamiento de dueños)",
+    "lxd_iniciar": "LXD: iniciar",
+    "lxd_systemd": "LXD: hasta que systemd dice «running»",
+    "memoria_pss_monitor": "PSS del [lxc monitor] de cada instancia",
+    "memoria_pss_daemon": "PSS del daemon de LXD (una vez, para todas)",
+    "run_motor": "run --rm … echo ok (host o anidado)",
 }
 ORDER = [
     "proceso",
     "aplicacion",
     "sistema",
+    "sistema_lxd",
+    "anfitrion",
+    "anidado_lxd",
     "vm_kvm",
     "vm_emulada",
     "sistema_systemd",
@@ -44,6 +53,9 @@ COLOR = {
     "vm_kvm": "#C44E52",
     "vm_emulada": "#DD8452",
     "sistema_systemd": "#8172B3",
+    "sistema_lxd": "#2E8B57",
+    "anfitrion": "#4C72B0",
+    "anidado_lxd": "#8C564B",
     "vm_systemd_kvm": "#937860",
     "vm_systemd_emulada": "#DA8BC3",
 }
@@ -98,7 +110,8 @@ def tabla(resultado: Resultado) -> None:
         rows.append(
             {
                 "Medida": METRIC_LABEL.get(r["metrica"], r["metrica"]),
-                "Instancia": _etiqueta(r["tipo"]),
+                "Instancia": _etiqueta(r["tipo"])
+                + (f" ({r['motor']})" if r["metrica"] == "run_motor" else ""),
                 "n": int(r["n"]),
                 "Mediana": fmt(r["mediana"], digits, r["unidad"])
                 + (" (inestable)" if r["inestable"] else ""),
@@ -202,6 +215,42 @@ def grafico_gzip(resultado: Resultado) -> None:
     ax.set_title("Trabajo de CPU: 1 = igual que sin contenedor", fontsize=13)
     fig.tight_layout()
     plt.show()
+
+
+@needs_result
+def anidado(resultado: Resultado) -> None:
+    """Scenario 3: the same `run --rm … echo ok` on the host and nested in an unprivileged LXD system
+    container, per engine, with the ratio and its IC; and the user namespace that made it possible."""
+    df = resultado.df
+    sel = df[df["metric"] == "run_motor"]
+    if sel.empty:
+        markdown("_Esta corrida no midió el motor anidado (hace falta LXD o Incus: mira 00_entorno)._")
+        return
+    rows = []
+    for engine in sorted(set(sel["engine"])):
+        host = sel[(sel["engine"] == engine) & (sel["variant"] == "anfitrion")]["value"].astype(float)
+        nested = sel[(sel["engine"] == engine) & (sel["variant"] == "anidado_lxd")]["value"].astype(float)
+        if host.empty or nested.empty:
+            continue
+        value, low, high = measure.bootstrap_ratio_ci(nested.to_numpy(), host.to_numpy())
+        rows.append(
+            {
+                "Motor": engine,
+                "En el host (mediana)": fmt(float(np.median(host)), 1, "ms"),
+                "Anidado en LXD (mediana)": fmt(float(np.median(nested)), 1, "ms"),
+                "Anidado / host [IC 95 %]": fmt_ratio(value, low, high),
+                "n": int(min(len(host), len(nested))),
+            }
+        )
+    show(table(pd.DataFrame(rows), "Un contenedor dentro de un contenedor de sistema, sin --privileged"))
+    nested_meta = resultado.meta.get("nested") or {}
+    uid = nested_meta.get("uid_map") or []
+    if len(uid) >= 3:
+        markdown(
+            f"El root del contenedor de sistema es, para el host, el UID {uid[1]} (mapa `{' '.join(uid)}`): "
+            "el motor de dentro crea sus contenedores con privilegios que solo valen en ese espacio de "
+            "usuarios. Ninguna instancia tuvo `--privileged` ni red."
+        )
 
 
 @needs_result

@@ -6,8 +6,11 @@ from ... import vm
 
 EXPERIMENT = "sistema_vm"
 SOURCE = "el artículo sobre el rendimiento de Sysbox"
-KINDS = ("aplicacion", "sistema", "vm", "sistema_systemd", "vm_systemd")
-DEFAULT_KINDS = ("aplicacion", "sistema", "vm")
+KINDS = ("aplicacion", "sistema", "sistema_lxd", "anidado_lxd", "vm", "sistema_systemd", "vm_systemd")
+DEFAULT_KINDS = ("aplicacion", "sistema", "sistema_lxd", "anidado_lxd", "vm")
+LXD_KINDS = ("sistema_lxd", "anidado_lxd")
+LXD_ENGINE = "lxd"
+HOST_RUN = "anfitrion"  # variant of the host's own engine in the nested comparison
 VM_KINDS = ("vm", "vm_systemd")
 SYSTEMD_KINDS = ("sistema_systemd", "vm_systemd")
 VM_ENGINE = "qemu"
@@ -21,6 +24,10 @@ DISPONIBLE = "memoria_disponible_instancia"  # MB, drop of MemAvailable per idle
 ANTES, DURANTE, DESPUES = "memoria_antes", "memoria_durante", "memoria_despues"  # MB, host's view
 RETENIDA = "memoria_retenida_pct"  # % of the touched memory the host still holds after the free
 GZIP = "gzip"  # ms of work alone (cronometro)
+FASES_LXD = {"crear": "lxd_crear", "iniciar": "lxd_iniciar", "systemd": "lxd_systemd"}  # ms, per phase
+PSS_MONITOR = "memoria_pss_monitor"  # MB, an LXD instance's `[lxc monitor]` (included in PSS)
+PSS_DAEMON = "memoria_pss_daemon"  # MB, the LXD daemon's PSS, once for every instance (kept apart)
+RUN_MOTOR = "run_motor"  # ms, `ENGINE run --rm --network none IMAGE echo ok`, host or nested
 READY = vm.READY
 MB = 1024 * 1024
 
@@ -44,7 +51,10 @@ def kind_label(variant: str) -> str:
         "vm_emulada": "VM emulada (TCG)",
         "vm_kvm": "VM (KVM)",
         "proceso": "bare metal",
-        "sistema_systemd": "contenedor de sistema con systemd (Podman)",
+        "sistema_systemd": "contenedor de sistema con systemd (Podman, sustituto sin LXD)",
+        "sistema_lxd": "contenedor de sistema LXD (systemd, sin privilegios)",
+        "anidado_lxd": "motor anidado en un contenedor de sistema LXD",
+        "anfitrion": "motor en el host",
         "vm_systemd_emulada": "VM con systemd, emulada (TCG)",
         "vm_systemd_kvm": "VM con systemd (KVM)",
     }.get(variant, variant)

@@ -18,12 +18,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import psutil
 
 from ... import engines as eng
+from ... import engines_lxd as lxd
 from ... import measure, probes, vm
 from ...errors import ParametroInvalido
 from .. import runner
@@ -37,17 +40,25 @@ from .kinds import (
     DISCO,
     DISPONIBLE,
     EXPERIMENT,
+    FASES_LXD,
     GZIP,
+    HOST_RUN,
     KINDS,
+    LXD_ENGINE,
+    LXD_KINDS,
     MB,
     PSS,
+    PSS_DAEMON,
+    PSS_MONITOR,
     RETENIDA,
+    RUN_MOTOR,
     SYSTEMD_KINDS,
     VM_ENGINE,
     VM_KINDS,
     kind_label,
     variant_of,
 )
+from .lxd_instances import LXDInstance, daemon_pss_mb, lxd_name, timed_host_run
 from .memory import memory_given_back, pss
 
 
@@ -100,9 +111,17 @@ def systemd_image() -> str | None:
 def plan(cfg: Config, engines_ok: list[str], imgs: dict, accel: str, skip=lambda key, why: None) -> list[Arm]:
     """The arms that can run here; `skip(key, reason)` is told about the others."""
     arms = []
-    for kind in cfg.tipos:
+    tipos = list(cfg.tipos)
+    lxd_ok, lxd_why = lxd.availability() if any(k in LXD_KINDS for k in tipos) else (True, None)
+    if not lxd_ok and "sistema_lxd" in tipos and "sistema_systemd" not in tipos:
+        tipos.append("sistema_systemd")  # the stand-in where LXD is absent, named as such
+    for kind in tipos:
         variant = variant_of(kind, accel)
-        if kind == "vm_systemd" and (vm.assets() is None or vm.assets().systemd_disk is None):
+        if kind in LXD_KINDS and not lxd_ok:
+            skip(kind_label(kind), f"{lxd_why} En su lugar: Podman con --systemd=always (sustituto).")
+        elif kind in LXD_KINDS:
+            arms.append(Arm(LXD_ENGINE, kind, "", kind_label(kind), kind))
+        elif kind == "vm_systemd" and (vm.assets() is None or vm.assets().systemd_disk is None):
             skip(
                 kind_label(variant),
                 vm.systemd_reason() or "falta el disco con systemd: ejecuta «make setup».",
@@ -140,8 +159,12 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             "Faltan las sondas y el disco del curso (~/.cache/curso-contenedores/vm): ejecuta «make setup»."
         )
     motores = [cfg.motor] if any(k in ("aplicacion", "sistema") for k in cfg.tipos) else []
-    if "sistema_systemd" in cfg.tipos:
+    lxd_wanted = any(k in LXD_KINDS for k in cfg.tipos)
+    if "sistema_systemd" in cfg.tipos or ("sistema_lxd" in cfg.tipos and not lxd.availability()[0]):
         motores.append("podman")
+    if "anidado_lxd" in cfg.tipos:
+        motores += list(eng.CONTAINER_ENGINES)  # the same engine on the host, for the nested comparison
+    motores = list(dict.fromkeys(motores))
     with experiment_run(
         EXPERIMENT, asdict(cfg), motores, image_roles=["alpine"] if motores else [], root=root, log=log
     ) as ctx:
@@ -150,6 +173,10 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         # The run's overlays live in one folder, removed with the run (after every VM of it has stopped:
         # clean-up steps run last-in first-out).
         ctx.defer(shutil.rmtree, vm.VM_DIR / "instancias" / ctx.run_id, ignore_errors=True)
+        if lxd_wanted and lxd.availability()[0]:
+            lxd.reap_orphans(log)
+            ctx.defer(lxd.cleanup, ctx.run_id)  # every instance of this run, whatever happens
+            ctx.run.update_meta(lxd={"version": lxd.version(), "pool": "dir", "network": "ninguna"})
         arms = plan(cfg, ctx.engines, ctx.images, accel, skip=ctx.skip_arm)
         if any(a.kind == "vm_systemd" for a in arms) and accel == "tcg":
             log("Aviso: una VM emulada con systemd tarda entre medio minuto y dos minutos en arrancar aquí.")
@@ -185,6 +212,9 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
 
         def make(arm: Arm, tag: str):
             name = ctx.container_name(arm.kind, tag, next(counter))
+            if arm.kind in LXD_KINDS:
+                name = lxd_name(ctx, arm.kind, tag, next(counter))
+                return LXDInstance(ctx, arm.kind, name, nested=arm.kind == "anidado_lxd")
             if arm.kind in VM_KINDS:
                 memory = max(cfg.vm_memory_mb, 384) if arm.kind == "vm_systemd" else cfg.vm_memory_mb
                 return VMInstance(ctx, accel, memory, name, arm.kind)
@@ -198,7 +228,10 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 disk = instance.disk_bytes() / MB
             finally:
                 instance.stop()
-            return [(ARRANQUE, round(elapsed, 3), "ms"), (DISCO, round(disk, 4), "MB")]
+            rows = [(ARRANQUE, round(elapsed, 3), "ms"), (DISCO, round(disk, 4), "MB")]
+            for phase, value in getattr(instance, "phases", {}).items():
+                rows.append((FASES_LXD[phase], round(value, 3), "ms"))
+            return rows
 
         log("1/3 Arranque hasta «listo» y disco por instancia, intercalados.")
         measure_rounds(
@@ -216,9 +249,9 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             f"libera {cfg.memoria_mb} MB."
         )
         running: dict[Arm, list] = {}
-        total = len(arms) * cfg.instancias * 2
+        total = len([a for a in arms if a.kind != "anidado_lxd"]) * cfg.instancias * 2
         done = 0
-        for arm in arms:
+        for arm in [a for a in arms if a.kind != "anidado_lxd"]:
             before = psutil.virtual_memory().available
             group = []
             running[arm] = group
@@ -234,7 +267,12 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 pss_bytes, rss_bytes = pss(instance.pids())
                 ctx.record(arm, PSS, _mb(pss_bytes), "MB", rep=i)
                 ctx.record(arm, "memoria_rss_instancia", _mb(rss_bytes), "MB", rep=i)
+                if arm.kind in LXD_KINDS:  # its `[lxc monitor]` (inside the figure above), also apart
+                    monitor = instance.pids()[-1:] if lxd.monitor_pid(instance.name) else []
+                    ctx.record(arm, PSS_MONITOR, _mb(pss(monitor)[0]), "MB", rep=i)
             ctx.record(arm, DISPONIBLE, _mb((before - after) / cfg.instancias), "MB", rep=1)
+            if arm.kind in LXD_KINDS and (daemon := daemon_pss_mb()) is not None:
+                ctx.record(arm, PSS_DAEMON, round(daemon, 4), "MB", rep=1)  # once, for all instances
             basis = getattr(group[0], "memory_basis", "RSS del proceso de QEMU")
             ctx.run.meta.setdefault("memory_basis", {})[arm.variant] = basis
             if arm.kind not in VM_KINDS and not basis.startswith("cgroup"):
@@ -281,7 +319,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 return [(GZIP, round(cronometro_ms(stderr, code), 3), "ms")]
             return [(GZIP, round(first[arm.variant].timed_gzip(), 3), "ms")]
 
-        gzip_arms = [a for a in arms if a.kind not in SYSTEMD_KINDS]
+        gzip_arms = [a for a in arms if a.kind not in SYSTEMD_KINDS and a.kind != "anidado_lxd"]
         measure_rounds(
             ctx,
             [bare_arm, *gzip_arms],
@@ -300,7 +338,62 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         for group in running.values():
             for instance in group:
                 instance.stop()
+
+        # 4. an engine nested in an unprivileged system container, against the same engine on the host
+        if any(a.kind == "anidado_lxd" for a in arms):
+            nested_phase(ctx, cfg, make, [a for a in arms if a.kind == "anidado_lxd"][0], progress, log)
     return Resultado.load(ctx.run.dir)
+
+
+def nested_phase(ctx, cfg: Config, make, arm: Arm, progress: Progress, log: Log) -> None:
+    """`ENGINE run --rm --network none IMAGE echo ok` on the host and inside one system container
+    (security.nesting, no --privileged), each engine's image handed in offline; interleaved."""
+    log("4/4 Motor anidado: el mismo «run --rm … echo ok» en el host y dentro de un contenedor de sistema.")
+    inner = [e for e in eng.CONTAINER_ENGINES if e in ctx.engines]
+    if not inner:
+        ctx.skip_arm("motor anidado", "no hay Docker ni Podman en el host para pasarle una imagen.")
+        return
+    instance = make(arm, "anidado")
+    instance.start()
+    work = Path(tempfile.mkdtemp(prefix="curso-anidado-"))
+    ctx.defer(shutil.rmtree, work, ignore_errors=True)
+    arms, host_argv, inner_ref = [], {}, {}
+    for engine in inner:
+        image = ctx.images[engine]["alpine"]["name"]
+        try:
+            with ctx.guard(engine):
+                lxd.inner_ready(instance.name, engine)
+                inner_ref[engine] = lxd.hand_in_image(instance.name, engine, image, work)
+        except Exception as exc:  # noqa: BLE001 - one nested engine failing leaves the other
+            ctx.skip_arm(f"{engine} anidado", f"no arrancó dentro del contenedor de sistema: {exc}")
+            continue
+        host = eng.get_engine(engine)
+        host_argv[engine] = (
+            host.run_argv(image, ["echo", "ok"], run_id=ctx.run_id, opts=eng.RunOptions(network="none")),
+            host.env(),
+        )
+        arms += [
+            Arm(engine, HOST_RUN, image, f"{eng.DISPLAY[engine]} en el host", "anfitrion"),
+            Arm(engine, "anidado_lxd", image, f"{eng.DISPLAY[engine]} anidado en LXD", "anidado_lxd"),
+        ]
+    ctx.run.update_meta(
+        nested={
+            "security.nesting": True,
+            "privileged": False,
+            "uid_map": lxd.uid_map(instance.name).split(),
+            "engines": list(inner_ref),
+        }
+    )
+
+    def run_one(a: Arm):
+        if a.variant == HOST_RUN:
+            return [(RUN_MOTOR, round(timed_host_run(*host_argv[a.engine]), 3), "ms")]
+        return [(RUN_MOTOR, round(instance.timed_inner_run(a.engine, inner_ref[a.engine]), 3), "ms")]
+
+    measure_rounds(
+        ctx, arms, repetitions=cfg.repeticiones, warmup=cfg.calentamiento, measure=run_one, progress=progress
+    )
+    instance.stop()
 
 
 def _qemu_version() -> str | None:

@@ -63,7 +63,8 @@ def test_a_plan_that_does_not_fit_in_memory_is_refused(monkeypatch):
 
 def test_defaults_and_vm_memory_leave_room_for_the_block():
     cfg = exp.config()
-    assert cfg.tipos == ["aplicacion", "sistema", "vm"] and cfg.aceleracion == "auto"
+    assert cfg.tipos == list(exp.DEFAULT_KINDS) and cfg.aceleracion == "auto"
+    assert "sistema_lxd" in cfg.tipos and "anidado_lxd" in cfg.tipos
     assert exp.config(memoria_mb=512).vm_memory_mb >= 512 + 64
 
 

@@ -1,0 +1,98 @@
+"""A real system container (LXD or Incus, helpers.engines_lxd) behind the same small interface as the
+other kinds: start to systemd «running», its processes, the host's view of its memory, its disk, a
+command inside, gzip inside; and an engine nested inside it (scenario 3 of the post)."""
+
+from __future__ import annotations
+
+import time
+
+from ... import cgroups, measure, probes, vm
+from ... import engines_lxd as lxd
+from ..runner import RunContext
+from .instances import GZIP_SCRIPT, cronometro_ms
+from .memory import pss
+
+BUSYBOX = "/opt/curso/busybox"  # the same busybox gzip as in the other kinds (mounted read-only)
+
+
+def lxd_name(ctx: RunContext, *parts) -> str:
+    """An instance name LXD accepts (a host name: letters, digits and dashes, at most 63)."""
+    return ctx.container_name(*parts).replace("_", "-").lower()[:63].rstrip("-")
+
+
+class LXDInstance:
+    """An unprivileged system container with systemd as PID 1 and no network device."""
+
+    def __init__(self, ctx: RunContext, kind: str, name: str, *, nested: bool = False):
+        self.ctx, self.kind, self.name, self.nested = ctx, kind, name, nested
+        self.image = lxd.IMAGE_NESTED if nested else lxd.IMAGE_SYSTEM
+        self.phases: dict[str, float] = {}
+
+    def start(self) -> float:
+        """`lxc init` + device mounts + `lxc start` + systemd «running», in ms (each phase kept apart)."""
+        t0 = time.perf_counter_ns()
+        lxd.create(self.name, self.image, run_id=self.ctx.run_id, nesting=self.nested)
+        create = (time.perf_counter_ns() - t0) / 1e6
+        guest = vm.assets()
+        if guest is not None:  # not timed: the probes and the data file, read-only
+            lxd.add_disk(self.name, "sonda", guest.probes, "/sonda")
+            lxd.add_disk(self.name, "datos", guest.data_file.parent, "/datos")
+            lxd.add_disk(self.name, "busybox", guest.rootfs / "bin" / "busybox", BUSYBOX)
+        t1 = time.perf_counter_ns()
+        lxd.start(self.name)
+        t2 = time.perf_counter_ns()
+        lxd.wait_ready(self.name)
+        t3 = time.perf_counter_ns()
+        self.phases = {"crear": create, "iniciar": (t2 - t1) / 1e6, "systemd": (t3 - t2) / 1e6}
+        return sum(self.phases.values())
+
+    def processes(self) -> list[int]:
+        return lxd.payload_pids(self.name)
+
+    def pids(self) -> list[int]:
+        """The instance's processes plus its `[lxc monitor]` (the daemon itself is counted apart)."""
+        monitor = lxd.monitor_pid(self.name)
+        return self.processes() + ([monitor] if monitor else [])
+
+    memory_basis = "cgroup (memoria anónima)"
+
+    def host_memory(self) -> int:
+        try:
+            return cgroups.read_memory(f"/lxc.payload.{self.name}").anon
+        except OSError:
+            pass
+        return pss(self.processes())[1]
+
+    def disk_bytes(self) -> int:
+        return lxd.disk_bytes(self.name)
+
+    def start_command(self, command: list[str]) -> measure.Child:
+        return measure.Child(lxd.exec_argv(self.name, command), env=lxd.proxy_env())
+
+    def timed_gzip(self) -> float:
+        script = f"{BUSYBOX} {GZIP_SCRIPT}"
+        argv = lxd.exec_argv(self.name, ["/sonda/cronometro", BUSYBOX, "sh", "-c", script])
+        _, code, stderr = measure.spawn_and_wait(argv, lxd.proxy_env(), keep_stderr=True)
+        return cronometro_ms(stderr, code)
+
+    def timed_inner_run(self, engine: str, image: str) -> float:
+        """`ENGINE run --rm --network none IMAGE echo ok` typed inside, timed inside by cronometro."""
+        argv = lxd.exec_argv(self.name, ["/sonda/cronometro", *lxd.inner_run_command(engine, image)])
+        _, code, stderr = measure.spawn_and_wait(argv, lxd.proxy_env(), keep_stderr=True)
+        return cronometro_ms(stderr, code)
+
+    def stop(self) -> None:
+        lxd.delete([self.name])
+
+
+def timed_host_run(argv: list[str], env: dict | None) -> float:
+    """The same run on the host's engine, timed the same way (cronometro around the CLI)."""
+    _, code, stderr = measure.spawn_and_wait([str(probes.path("cronometro")), *argv], env, keep_stderr=True)
+    return cronometro_ms(stderr, code)
+
+
+def daemon_pss_mb() -> float | None:
+    proc = lxd.daemon_process()
+    if proc is None:
+        return None
+    return pss([proc.pid])[0] / 2**20
