@@ -322,11 +322,17 @@ def memory_cgroup(name: str) -> Path | None:
 
 
 def monitor_pid(name: str) -> int | None:
-    """The instance's `[lxc monitor]` process, kept by the daemon for every running instance."""
-    for proc in psutil.process_iter(["cmdline"]):
-        cmd = proc.info.get("cmdline") or []
-        if cmd and cmd[0].startswith("[lxc monitor]") and cmd[-1] == name:
-            return proc.pid
+    """The instance's `[lxc monitor]` process: the parent of its init (its command line, rewritten by
+    the daemon, is cut to the length of the daemon's own and cannot be matched by a long name)."""
+    pid = init_pid(name)
+    if not pid:
+        return None
+    try:
+        parent = psutil.Process(pid).parent()
+        if parent is not None and " ".join(parent.cmdline()).startswith("[lxc monitor]"):
+            return parent.pid
+    except psutil.Error:
+        pass
     return None
 
 

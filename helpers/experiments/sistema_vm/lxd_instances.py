@@ -17,7 +17,9 @@ BUSYBOX = "/opt/curso/busybox"  # the same busybox gzip as in the other kinds (m
 
 def lxd_name(ctx: RunContext, *parts) -> str:
     """An instance name LXD accepts (a host name: letters, digits and dashes, at most 63)."""
-    return ctx.container_name(*parts).replace("_", "-").lower()[:63].rstrip("-")
+    short = {"sistema_lxd": "sis", "anidado_lxd": "anid"}
+    tail = "-".join(str(short.get(p, p)) for p in parts)
+    return f"curso-{ctx.run.id.lower()}-{tail}".replace("_", "-")[:63].rstrip("-")
 
 
 class LXDInstance:

@@ -268,8 +268,8 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 ctx.record(arm, PSS, _mb(pss_bytes), "MB", rep=i)
                 ctx.record(arm, "memoria_rss_instancia", _mb(rss_bytes), "MB", rep=i)
                 if arm.kind in LXD_KINDS:  # its `[lxc monitor]` (inside the figure above), also apart
-                    monitor = instance.pids()[-1:] if lxd.monitor_pid(instance.name) else []
-                    ctx.record(arm, PSS_MONITOR, _mb(pss(monitor)[0]), "MB", rep=i)
+                    monitor = lxd.monitor_pid(instance.name)
+                    ctx.record(arm, PSS_MONITOR, _mb(pss([monitor] if monitor else [])[0]), "MB", rep=i)
             ctx.record(arm, DISPONIBLE, _mb((before - after) / cfg.instancias), "MB", rep=1)
             if arm.kind in LXD_KINDS and (daemon := daemon_pss_mb()) is not None:
                 ctx.record(arm, PSS_DAEMON, round(daemon, 4), "MB", rep=1)  # once, for all instances

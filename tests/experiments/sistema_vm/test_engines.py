@@ -65,7 +65,7 @@ def test_a_short_run_measures_every_kind_and_cleans_up(results_tmp):
     require_vm()
     motor = first_engine()
     cfg = exp.config(
-        tipos=list(exp.DEFAULT_KINDS),
+        tipos=["aplicacion", "sistema", "vm"],  # the LXD kinds: tests/experiments/sistema_vm/test_lxd.py
         instancias=1,
         repeticiones=1,
         calentamiento=0,

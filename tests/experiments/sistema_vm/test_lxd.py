@@ -50,6 +50,8 @@ def test_lxd_arms_measure_and_leave_nothing(results_tmp):
     for metric in (exp.ARRANQUE, exp.DISCO, exp.GZIP, exp.PSS, "lxd_crear", "lxd_systemd"):
         assert (metric, "sistema_lxd") in have, metric
     assert ("memoria_pss_daemon", "sistema_lxd") in have
+    monitor = df[(df["metric"] == "memoria_pss_monitor") & (df["variant"] == "sistema_lxd")]["value"]
+    assert (monitor > 1).all()  # the [lxc monitor] of each instance is found and counted
     assert ("run_motor", "anidado_lxd") in have and ("run_motor", "anfitrion") in have
     pss = df[(df["metric"] == exp.PSS) & (df["variant"] == "sistema_lxd")]["value"]
     assert (pss > 1).all()  # systemd and its services, plus the [lxc monitor]
