@@ -139,6 +139,45 @@ def check_cgroups() -> list[Check]:
     ]
 
 
+def user_service_cgroup(uid: int, root: Path = system.CGROUP_ROOT) -> Path:
+    """Where systemd puts a user's session manager on cgroup v2 (user@UID.service)."""
+    return Path(root) / "user.slice" / f"user-{uid}.slice" / f"user@{uid}.service"
+
+
+def check_delegation(root: Path = system.CGROUP_ROOT, uid: int | None = None) -> list[Check]:
+    """Without root on cgroup v2: does systemd delegate the memory controller to this user's session?
+    Only then does rootless Podman give each container a cgroup of its own, whose memory 02 reads."""
+    if system.is_root() or system.cgroup_version(root) != "v2":
+        return []
+    uid = os.getuid() if uid is None else uid
+    service = user_service_cgroup(uid, root)
+    try:
+        delegated = (service / "cgroup.controllers").read_text().split()
+    except OSError:
+        delegated = []
+    item = "delegación de cgroups v2"
+    if "memory" in delegated:
+        return [
+            Check(
+                True,
+                item,
+                f"tu sesión (user@{uid}.service) tiene {', '.join(delegated)}: Podman sin root crea un "
+                "cgroup por contenedor y el experimento 2 lee su memoria",
+            )
+        ]
+    return [
+        Check(
+            False,
+            item,
+            f"tu sesión (user@{uid}.service) no tiene el controlador memory"
+            + (f" (solo {', '.join(delegated)})" if delegated else " o no existe"),
+            "un administrador puede delegarlo con «Delegate=cpu memory pids» en "
+            "/etc/systemd/system/user@.service.d/delegate.conf; sin eso, 02 no lee la memoria de cada "
+            "contenedor de Podman sin root",
+        )
+    ]
+
+
 def check_probes(directory: Path = PROBES_DIR) -> list[Check]:
     sources = sorted(Path(directory).glob("*.c"))
     out = []
@@ -210,6 +249,7 @@ def all_checks() -> list[Check]:
         + check_leftovers()
         + check_lxd()
         + check_cgroups()
+        + check_delegation()
         + check_probes()
     )
 

@@ -1,0 +1,82 @@
+"""The guest's pieces that need no VM: pins, command line, course copy, and the course fixes the guest
+found (each with its own test here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import environment, guest, system
+from helpers.guest import build, run
+
+
+def test_pins_parse_and_drift():
+    pins = guest.pinned_packages("# c\ndocker.io=26.1.5-1\nudev\n\npodman=5.4.2 # x\n")
+    assert pins == {"docker.io": "26.1.5-1", "udev": None, "podman": "5.4.2"}
+    installed = guest.parse_dpkg_list("docker.io\t26.1.5-1\npodman:amd64\t5.4.1\nudev\t257\n")
+    assert guest.version_drift(pins, installed) == {"podman": ("5.4.2", "5.4.1")}
+    assert guest.version_drift(pins, {"docker.io": "26.1.5-1", "podman": "5.4.2"}) == {}
+
+
+def test_the_shipped_lists_pin_the_engines():
+    pins = guest.pinned_packages()
+    for name in ("docker.io", "podman", "crun", "netavark", "passt", "linux-image-cloud-amd64"):
+        assert pins.get(name), f"{name} sin versión fijada"
+    wheels = [line for line in guest.REQUIREMENTS_FILE.read_text().splitlines() if line and line[0] != "#"]
+    assert wheels and all("==" in line for line in wheels)
+    for name in ("papermill", "pandas", "psutil", "docker", "ipykernel"):
+        assert any(line.startswith(f"{name}==") for line in wheels), name
+
+
+def test_qemu_has_no_network_device_and_owns_two_disks(tmp_path):
+    found = build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "d", {})
+    argv = run.qemu_argv(found, tmp_path / "o.qcow2", tmp_path / "io.raw", "tcg")
+    assert argv[argv.index("-nic") + 1] == "none" and "-nodefaults" in argv
+    assert not any("netdev" in a or "virtio-net" in a for a in argv)
+    assert argv[argv.index("-accel") + 1].startswith("tcg")
+    assert sum(1 for a in argv if a == "-drive") == 2
+    assert guest.label("tcg") == "VM emulada (TCG), Debian 13, cgroup v2"
+
+
+def test_the_course_copy_is_what_a_clone_has():
+    files = run.course_files()
+    assert "helpers/guest/guest.sh" in files and "notebooks/00_entorno.ipynb" in files
+    assert not any(f.startswith((".venv/", "results/", "build/")) for f in files)
+
+
+def test_without_root_it_says_why_in_spanish(monkeypatch):
+    monkeypatch.setattr("os.geteuid", lambda: 1000)
+    ok, why = guest.availability()
+    assert not ok and "necesita root" in why
+
+
+# ---------------------------------------------------------------- fixes the guest found in the course
+def _v2_tree(tmp_path: Path, uid: int, controllers: str | None) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    if controllers is not None:
+        service = environment.user_service_cgroup(uid, tmp_path)
+        service.mkdir(parents=True)
+        (service / "cgroup.controllers").write_text(controllers + "\n")
+    return tmp_path
+
+
+def test_notebook_00_reports_rootless_delegation(tmp_path, monkeypatch):
+    monkeypatch.setattr(system, "is_root", lambda: False)
+    [check] = environment.check_delegation(_v2_tree(tmp_path, 1000, "cpu memory pids"), uid=1000)
+    assert check.ok and "memory" in check.detail and check.item == "delegación de cgroups v2"
+
+
+def test_notebook_00_says_what_is_missing_without_delegation(tmp_path, monkeypatch):
+    monkeypatch.setattr(system, "is_root", lambda: False)
+    [check] = environment.check_delegation(_v2_tree(tmp_path, 1000, "pids"), uid=1000)
+    assert not check.ok and "Delegate=" in check.fix
+    [check] = environment.check_delegation(_v2_tree(tmp_path / "x", 1000, None), uid=1000)
+    assert not check.ok
+
+
+def test_delegation_is_not_checked_for_root_or_on_v1(tmp_path, monkeypatch):
+    monkeypatch.setattr(system, "is_root", lambda: True)
+    assert environment.check_delegation(_v2_tree(tmp_path, 1000, "memory"), uid=1000) == []
+    monkeypatch.setattr(system, "is_root", lambda: False)
+    (tmp_path / "v1" / "memory").mkdir(parents=True)
+    assert environment.check_delegation(tmp_path / "v1", uid=1000) == []
