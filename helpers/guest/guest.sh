@@ -73,7 +73,8 @@ echo \$? > $dest/codigo.txt
 $VENV/bin/python -m helpers.guest.sonda > $dest/sonda.json 2> $dest/sonda.log
 echo "$MARK$who fin \$(cut -d' ' -f1 /proc/uptime)"
 EOF
-    env="HOME=$home USER=$who LOGNAME=$who LANG=C.UTF-8 PATH=$VENV/bin:$PATH"
+    # The course from its folder, as an editable install would give it (the venv holds its dependencies).
+    env="HOME=$home USER=$who LOGNAME=$who LANG=C.UTF-8 PATH=$VENV/bin:$PATH PYTHONPATH=$home/curso"
     if [ "$who" = root ]; then
         env -i $env sh "$home/curso/.huesped.sh"
     else
