@@ -528,6 +528,10 @@ def spread(frame: pd.DataFrame, value: str = "proporcion") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+TIME_UNITS = ("ns", "us", "µs", "ms", "s")
+EMULATED_VERDICT = "emulada (TCG): sin veredicto de velocidad"
+
+
 def _verdict(lo: float, hi: float, ref: float, ref_lo: float, ref_hi: float, n: int) -> str:
     """The shared rule (experiments.base.agreement): the machine's IC 95 % and the reference's (from its
     own raw repetitions) overlap → «coincide»; else «más alta» / «más baja»."""
@@ -614,6 +618,13 @@ def against_reference(class_runs: ClassRuns) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame()
     out = pd.concat(frames, ignore_index=True)
+    emulated = {c.machine for c in class_runs.runs if c.meta.get("emulada")}
+    if emulated:  # an emulated machine's timings decide no speed verdict (its memory still does)
+        data = class_runs.data
+        timed = set(map(tuple, data[data["unit"].isin(TIME_UNITS)][["experiment", "metric"]].values))
+        pairs = zip(out["experiment"], out["metric"])
+        at = out["machine"].isin(emulated) & np.array([pair in timed for pair in pairs], dtype=bool)
+        out.loc[at, "veredicto"] = EMULATED_VERDICT
     for col in ("engine", "base"):
         if col in out:
             out[col] = out[col].fillna("")
@@ -668,10 +679,14 @@ def empaquetar(
 
 
 # ---------------------------------------------------------------- demonstration class
-def demo(folder: Path | str | None = None, *, machines: int = 6, seed: int = 7) -> Path:
+def demo(
+    folder: Path | str | None = None, *, machines: int = 6, seed: int = 7, with_guest: bool = False
+) -> Path:
     """Write a demonstration class built from the reference data: several fictitious machines with
     different speeds, one zipped, one interrupted run, one missing an experiment, one broken run
-    and a foreign file. Every meta.json says demo=true; DEMO.txt says so in Spanish."""
+    and a foreign file. Every meta.json says demo=true; DEMO.txt says so in Spanish. With
+    `with_guest`, the latest runs of the Debian 13 guest (make test-huesped), real and labelled as
+    such, join them as a second kind of machine."""
     folder = Path(folder) if folder else PROJECT_ROOT / "build" / "clase_demo"
     rng = np.random.default_rng(seed)
     if folder.exists():
@@ -738,6 +753,10 @@ def demo(folder: Path | str | None = None, *, machines: int = 6, seed: int = 7) 
     (folder / "notas_del_profesor.txt").write_text(
         "Entregas de la clase de demostración.\n", encoding="utf-8"
     )
+    if with_guest:
+        from .guest import comparar
+
+        comparar.add_to_class(folder)
     return folder
 
 
@@ -745,7 +764,7 @@ def carpeta_de_clase(folder: str) -> Path:
     """Resolve the notebook's CARPETA: "demo" builds the demonstration class; a relative path is
     taken from the project root."""
     if folder.strip().lower() == "demo":
-        return demo()
+        return demo(with_guest=True)
     path = Path(folder).expanduser()
     return path if path.is_absolute() else PROJECT_ROOT / path
 

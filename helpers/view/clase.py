@@ -80,6 +80,13 @@ def encabezado(clase: cl.ClassRuns) -> None:
             f"> **{cl.DEMO_LABEL}** Para comparar tu clase, pon en `CARPETA` la carpeta con las "
             "entregas (carpetas o zip de `make pack`)."
         )
+    emulated = sorted({c.machine for c in clase.runs if c.meta.get("emulada")})
+    if emulated:
+        markdown(
+            f"> Las máquinas {', '.join(f'«{m}»' for m in emulated)} son corridas reales del curso en una VM "
+            "Debian 13 con cgroups v2 (`make test-huesped`), emulada por software: sus resultados funcionales "
+            "y sus proporciones internas valen, pero sus tiempos no deciden ningún veredicto de velocidad."
+        )
     n = len({c.machine for c in clase.runs})
     markdown(
         f"Carpeta: `{clase.folder}`. Se leyeron **{len(clase.runs)} corridas** de **{n} máquinas** "

@@ -80,3 +80,26 @@ def test_delegation_is_not_checked_for_root_or_on_v1(tmp_path, monkeypatch):
     monkeypatch.setattr(system, "is_root", lambda: False)
     (tmp_path / "v1" / "memory").mkdir(parents=True)
     assert environment.check_delegation(tmp_path / "v1", uid=1000) == []
+
+
+def test_the_guest_joins_the_class_demo_as_an_emulated_machine(tmp_path):
+    import shutil
+
+    from helpers import clase
+    from helpers.guest import comparar
+
+    demo = clase.demo(tmp_path / "demo")
+    fake = tmp_path / "corrida"  # a returned run: one demo machine's runs as root's results
+    shutil.copytree(demo / "demo-maquina-01", fake / "root" / "results")
+    found = run.GuestRun(str(fake), "tcg", "", guest.label("tcg"), None)
+    assert comparar.add_to_class(demo, found) == [guest.LABEL_TCG]
+    c = clase.recolectar(demo)
+    assert guest.LABEL_TCG in {r.machine for r in c.runs}
+    data = c.data
+    timed = set(data[data["unit"].isin(clase.TIME_UNITS)]["metric"])
+    verdicts = clase.against_reference(c)
+    mine = verdicts[verdicts["machine"] == guest.LABEL_TCG]
+    mine_timed = mine[mine["metric"].isin(timed)]
+    assert not mine_timed.empty and (mine_timed["veredicto"] == clase.EMULATED_VERDICT).all()
+    others = verdicts[verdicts["machine"] != guest.LABEL_TCG]
+    assert not (others["veredicto"] == clase.EMULATED_VERDICT).any()
