@@ -38,6 +38,9 @@ phase sistema "$(up)"
 ip link add dummy0 type dummy && ip addr add 10.99.0.15/24 dev dummy0 && ip link set dummy0 up \
     && ip route add default via 10.99.0.2 dev dummy0
 ip -o addr > "$OUT/hechos/red.txt" 2>&1; ip route >> "$OUT/hechos/red.txt" 2>&1
+for nic in /sys/class/net/*; do  # a network device backed by hardware has a `device` link
+    [ -e "$nic/device" ] && echo "${nic##*/}"
+done > "$OUT/hechos/tarjetas-de-red.txt"
 
 # The facts the host's tests compare with what notebook 00 says.
 H="$OUT/hechos"

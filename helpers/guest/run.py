@@ -34,6 +34,10 @@ IO_DISK_SIZE = "3G"
 DEFAULT_TIMEOUT = 35 * 60  # s, boot to power-off; the whole run takes ~15 min under TCG here
 BOOT_TIMEOUT = 300  # s until the guest's unit starts (multi-user takes ~30 s under TCG)
 POWEROFF_TIMEOUT = 120  # s from the last marker to QEMU's exit
+# Under TCG, a CPU model without AVX: QEMU 7.2 (Debian 12) emulates AVX/AVX2 since that release only,
+# and with `-cpu max` numpy's AVX2 loops died in the guest with a general protection fault (a notebook's
+# kernel crashed at random). Nehalem (x86-64-v2: SSE4.2, POPCNT) is what every wheel needs at least.
+TCG_CPU = "Nehalem"
 
 
 @dataclass
@@ -99,7 +103,9 @@ def acceleration() -> tuple[str, str]:
 
 def qemu_argv(guest: guest_build.Guest, overlay: Path, io: Path, accel: str) -> list[str]:
     accel_args = (
-        ["-accel", "kvm", "-cpu", "host"] if accel == "kvm" else ["-accel", "tcg,thread=multi", "-cpu", "max"]
+        ["-accel", "kvm", "-cpu", "host"]
+        if accel == "kvm"
+        else ["-accel", "tcg,thread=multi", "-cpu", TCG_CPU]
     )
     return [
         _tool("qemu-system-x86_64"),
