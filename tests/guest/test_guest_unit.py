@@ -103,3 +103,58 @@ def test_the_guest_joins_the_class_demo_as_an_emulated_machine(tmp_path):
     assert not mine_timed.empty and (mine_timed["veredicto"] == clase.EMULATED_VERDICT).all()
     others = verdicts[verdicts["machine"] != guest.LABEL_TCG]
     assert not (others["veredicto"] == clase.EMULATED_VERDICT).any()
+
+
+# ---------------------------------------------------------------- the VM is a child the run owns
+def _fake_guest(monkeypatch, tmp_path, script: str) -> tuple[build.Guest, str]:
+    """boot_and_run with a shell standing in for QEMU (no disks, no mke2fs)."""
+    tag = f"huesped-falso-{tmp_path.name}"
+    monkeypatch.setattr(run.guest_build, "_run", lambda *a, **k: "")
+    monkeypatch.setattr(run, "io_disk", lambda dest, work: dest)
+    monkeypatch.setattr(run, "qemu_argv", lambda *a: ["sh", "-c", script, tag])
+    return build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "d", {}), tag
+
+
+def _alive(tag: str) -> list[int]:
+    import psutil
+
+    return [p.pid for p in psutil.process_iter(["cmdline"]) if tag in (p.info["cmdline"] or [])]
+
+
+def _result(tmp_path) -> run.GuestRun:
+    return run.GuestRun(str(tmp_path / "r"), "tcg", "", guest.LABEL_TCG, None)
+
+
+def test_a_guest_that_runs_too_long_is_killed(monkeypatch, tmp_path):
+    import pytest
+
+    from helpers.errors import ComandoFallido
+
+    found, tag = _fake_guest(monkeypatch, tmp_path, "echo CURSO-HUESPED-INICIO 1; sleep 600")
+    result = _result(tmp_path)
+    with pytest.raises(ComandoFallido, match="no terminó a tiempo"):
+        run.boot_and_run(found, tmp_path, "tcg", result, lambda line: None, timeout=3)
+    assert result.boot_seconds is not None and not _alive(tag)
+    assert "CURSO-HUESPED-INICIO" in (tmp_path / "consola.log").read_text()
+
+
+def test_ctrl_c_kills_the_guest(monkeypatch, tmp_path):
+    import pytest
+
+    found, tag = _fake_guest(monkeypatch, tmp_path, "echo CURSO-HUESPED-INICIO 1; sleep 600")
+
+    def interrupt(line):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run.boot_and_run(found, tmp_path, "tcg", _result(tmp_path), interrupt, timeout=60)
+    assert not _alive(tag)
+
+
+def test_a_guest_that_finishes_is_read_to_the_end(monkeypatch, tmp_path):
+    script = "echo CURSO-HUESPED-INICIO 1; echo CURSO-HUESPED-FASE root 9.5; echo CURSO-HUESPED-FIN 0"
+    found, tag = _fake_guest(monkeypatch, tmp_path, script)
+    result = _result(tmp_path)
+    run.boot_and_run(found, tmp_path, "tcg", result, lambda line: None, timeout=60)
+    assert result.exit_code == 0 and result.phases == {"root": 9.5} and result.total_seconds is not None
+    assert not _alive(tag)
