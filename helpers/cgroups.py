@@ -108,15 +108,26 @@ def cgroup_from_inspect(data: dict, *, proc_root: Path | str = PROC_ROOT) -> str
     """The cgroup path (relative to the hierarchy root) of an inspected container, or None.
 
     Order: an explicit `State.CgroupPath` (Podman); else where the container's PID 1 lives
-    (`State.Pid`, via /proc/<pid>/cgroup)."""
+    (`State.Pid`, via /proc/<pid>/cgroup). On cgroup v2 crun runs the container's processes in a
+    `container` sub-cgroup of the scope Podman reports, and the scope's own charge includes that
+    sub-cgroup's kernel bookkeeping (runc's containers, Docker's, have no such child: theirs is charged
+    to the slice above). So where PID 1 lives below the reported path, that sub-cgroup is the
+    container's: each engine's container is read where its processes are."""
     state = data.get("State") or {}
     explicit = state.get("CgroupPath")
-    if explicit:
-        return explicit
     pid = state.get("Pid") or 0
-    if pid > 0:
-        return cgroup_of_pid(pid, proc_root=proc_root)
-    return None
+    own = cgroup_of_pid(pid, proc_root=proc_root) if pid > 0 else None
+    if explicit:
+        if own and own.rstrip("/").startswith(explicit.rstrip("/") + "/"):
+            return own
+        return explicit
+    return own
+
+
+def version_label(value) -> str | None:
+    """ "v1"/"v2" from what an engine reports (Docker says "2", Podman "v2"), None if it says nothing."""
+    text = str(value or "").strip().lower().removeprefix("v")
+    return f"v{text}" if text.isdigit() else (str(value) if value else None)
 
 
 def memory_dir(cgroup_path: str, root: Path | str = CGROUP_ROOT, version: str | None = None) -> Path:

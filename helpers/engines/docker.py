@@ -11,7 +11,7 @@ from pathlib import Path
 import docker
 import psutil
 
-from .. import system
+from .. import cgroups, system
 from ..errors import ErrorDelCurso
 from . import runtimes
 from .base import CLI_TIMEOUT, RunOptions, _changed_fields, _run
@@ -76,7 +76,7 @@ class Docker(CliEngine):
             "runtime_version": _runtime_version(info.get("DefaultRuntime")),
             "storage_driver": info.get("Driver"),
             "cgroup_driver": info.get("CgroupDriver"),
-            "cgroup_version": info.get("CgroupVersion"),
+            "cgroup_version": cgroups.version_label(info.get("CgroupVersion")),  # "2" -> "v2", as Podman
             # Rootless Docker says so in its security options; a user in the docker group talks to a
             # daemon that runs as root (that is what makes the group equivalent to root).
             "rootless": any("rootless" in str(opt) for opt in info.get("SecurityOptions") or []),

@@ -75,6 +75,9 @@ def course_files(root: Path = PROJECT_ROOT) -> list[str]:
 
 def io_disk(dest: Path, work: Path) -> Path:
     """The run's second disk: curso/ (the working tree), guest.sh, an empty salida/."""
+    from .. import probes
+
+    probes.build(lambda line: None)  # static C probes: notebook 00 checks them, the guest has no compiler
     stage = work / "io"
     (stage / "salida").mkdir(parents=True)
     for rel in course_files():

@@ -47,6 +47,12 @@ def probe(name: str) -> dict:
             "file": reading.file,
             "directorio": str(cgroups.memory_dir(container.cgroup)),
         }
+        scope = out["cgroup_inspect"]
+        if scope and scope != container.cgroup:  # what the scope Podman reports holds, for comparison
+            around = cgroups.read_memory(scope)
+            out["memoria_scope"] = {"usage": around.usage, "anon": around.anon, "file": around.file}
+        stats = engine.stats([name_])[1]
+        out["stats_cli"] = stats[0] if stats else None
         helper = engine.helper_process(container)
         out["auxiliar"] = helper.name() if helper else None
     except Exception as exc:  # noqa: BLE001 - reported in the JSON, the host's tests judge it

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from statistics import median
 
 import pytest
 
@@ -102,6 +103,9 @@ def test_notebook_00_recognises_the_usual_host(corrida):
     assert "[ OK ] motor Docker: versión 26." in root
     assert "[ OK ] motor Podman: versión 5." in root
     assert "red netavark" in root and "runtime crun" in root
+    docker_line = next(line for line in root.splitlines() if "motor Docker" in line)
+    assert "cgroups v2" in docker_line, docker_line
+    assert "Todo listo" in root, "como root, al cuaderno 00 le falta algo en el huésped"
     student = notebook_output(corrida.dir, guest.STUDENT, "00_entorno")
     assert "[ OK ] motor Podman sin root: versión 5." in student
     assert "red pasta" in student and "runtime crun" in student
@@ -122,6 +126,10 @@ def test_02_reads_every_container_memory_from_v2_files(corrida):
             assert memory, f"{user}/{engine}: 02 no leyó la memoria de ningún contenedor"
             assert all(v > 0 for v in memory), f"{user}/{engine}: memoria leída {memory}"
             assert values(rows, engine, "tiempo_lectura_cgroup")
+            # What the course reads agrees with the engine's own `stats` (same containers, same moment).
+            ours = median(values(rows, engine, "memoria_stats_por_contenedor"))
+            theirs = median(values(rows, engine, "memoria_stats_cli_por_contenedor"))
+            assert 0.6 < ours / theirs < 1.6, f"{user}/{engine}: cgroup {ours:.0f} KB, stats {theirs:.0f} KB"
 
 
 def test_cgroup_paths_of_each_engine_on_v2(corrida):
@@ -139,6 +147,7 @@ def test_cgroup_paths_of_each_engine_on_v2(corrida):
         assert probe["motivo_sin_cgroup"] is None, probe["motivo_sin_cgroup"]
         if engine == "podman":  # crun puts the container's processes in a `container` sub-cgroup
             assert probe["cgroup_pid"].endswith("/container"), probe
+            assert probe["cgroup"] == probe["cgroup_pid"], "02 no lee el subgrupo «container» de crun"
 
 
 def test_the_full_memory_bill_finds_the_helpers(corrida):
