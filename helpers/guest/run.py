@@ -215,7 +215,24 @@ def copy_out(io: Path, dest: Path) -> None:
 
 
 def run_guest(log: Log = print, *, timeout: float = DEFAULT_TIMEOUT, keep: int = 5) -> GuestRun:
-    """Build (once) and boot the guest; returns the run with its folder under RUNS_DIR."""
+    """Build (once) and boot the guest; returns the run with its folder under RUNS_DIR. One guest at a
+    time on a machine (a lock in the cache): a second caller waits for the first."""
+    import fcntl
+
+    GUEST_DIR.mkdir(parents=True, exist_ok=True)
+    with open(GUEST_DIR / "uso.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log("Otra corrida del huésped está en marcha en esta máquina: espero a que termine…")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        # What a killed run (SIGKILL) could not remove: its instance and build folders.
+        for stale in [*GUEST_DIR.glob("instancia-*"), *GUEST_DIR.glob("construccion-*")]:
+            shutil.rmtree(stale, ignore_errors=True)
+        return _run_locked(log, timeout, keep)
+
+
+def _run_locked(log: Log, timeout: float, keep: int) -> GuestRun:
     started = _dt.datetime.now(_dt.timezone.utc)
     guest, build_seconds = guest_build.ensure(log)
     accel, why = acceleration()
