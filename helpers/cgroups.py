@@ -109,10 +109,10 @@ def cgroup_from_inspect(data: dict, *, proc_root: Path | str = PROC_ROOT) -> str
 
     Order: an explicit `State.CgroupPath` (Podman); else where the container's PID 1 lives
     (`State.Pid`, via /proc/<pid>/cgroup). On cgroup v2 crun runs the container's processes in a
-    `container` sub-cgroup of the scope Podman reports, and the scope's own charge includes that
-    sub-cgroup's kernel bookkeeping (runc's containers, Docker's, have no such child: theirs is charged
-    to the slice above). So where PID 1 lives below the reported path, that sub-cgroup is the
-    container's: each engine's container is read where its processes are."""
+    `container` sub-cgroup of the scope Podman reports; the scope adds what was charged there before
+    the processes moved (in the Debian 13 guest, 12 KB over 200 KB). Where PID 1 lives below the
+    reported path, that sub-cgroup is read: every engine's container is read where its processes are,
+    as Docker's always were."""
     state = data.get("State") or {}
     explicit = state.get("CgroupPath")
     pid = state.get("Pid") or 0

@@ -20,7 +20,7 @@ def informe() -> list[environment.Check]:
     print()
     if missing:
         print(
-            f"Faltan {len(missing)} cosas. El curso funciona igual con lo que hay: donde falte un motor, "
+            f"{missing_sentence(len(missing))} El curso funciona igual con lo que hay: donde falte un motor, "
             "verás bare metal y los datos de referencia."
         )
     else:
@@ -28,6 +28,11 @@ def informe() -> list[environment.Check]:
     print()
     partes()
     return checks
+
+
+def missing_sentence(n: int) -> str:
+    """«Falta 1 cosa.» / «Faltan 3 cosas.» (the guest's notebook 00 said «Faltan 1 cosas»)."""
+    return "Falta 1 cosa." if n == 1 else f"Faltan {n} cosas."
 
 
 def partes() -> list[environment.Part]:

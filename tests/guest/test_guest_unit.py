@@ -168,8 +168,7 @@ def _proc(tmp_path: Path, pid: int, text: str) -> Path:
 
 def test_crun_container_subcgroup_is_the_container(tmp_path):
     """Found by the guest: on cgroup v2 Podman reports the scope, and crun runs the container in its
-    `container` sub-cgroup; the scope also bills that sub-cgroup's kernel bookkeeping (in the guest the
-    course read 278 KB per idle container where `podman stats` said 97 KB, and Docker's two agreed)."""
+    `container` sub-cgroup: the course read the scope, not where the container's processes are."""
     from helpers import cgroups
 
     scope = "/machine.slice/libpod-abc.scope"
@@ -195,3 +194,11 @@ def test_engines_report_the_cgroup_version_alike():
 
     assert cgroups.version_label("2") == cgroups.version_label("v2") == cgroups.version_label(2) == "v2"
     assert cgroups.version_label("1") == "v1" and cgroups.version_label(None) is None
+
+
+def test_notebook_00_counts_in_spanish():
+    """Found by the guest: notebook 00 said «Faltan 1 cosas»."""
+    from helpers.view import entorno
+
+    assert entorno.missing_sentence(1) == "Falta 1 cosa."
+    assert entorno.missing_sentence(3) == "Faltan 3 cosas."

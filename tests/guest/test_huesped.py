@@ -105,7 +105,7 @@ def test_notebook_00_recognises_the_usual_host(corrida):
     assert "red netavark" in root and "runtime crun" in root
     docker_line = next(line for line in root.splitlines() if "motor Docker" in line)
     assert "cgroups v2" in docker_line, docker_line
-    assert "Todo listo" in root, "como root, al cuaderno 00 le falta algo en el huésped"
+    assert "[FALTA] sonda" not in root, "las sondas compiladas no llegaron al huésped"
     student = notebook_output(corrida.dir, guest.STUDENT, "00_entorno")
     assert "[ OK ] motor Podman sin root: versión 5." in student
     assert "red pasta" in student and "runtime crun" in student
@@ -126,10 +126,16 @@ def test_02_reads_every_container_memory_from_v2_files(corrida):
             assert memory, f"{user}/{engine}: 02 no leyó la memoria de ningún contenedor"
             assert all(v > 0 for v in memory), f"{user}/{engine}: memoria leída {memory}"
             assert values(rows, engine, "tiempo_lectura_cgroup")
-            # What the course reads agrees with the engine's own `stats` (same containers, same moment).
+            # Next to the engine's own `stats` (same containers, same moment): Docker's agrees with the
+            # cgroup's usage minus inactive cache; Podman 5's on v2 counts less (about the anon memory).
             ours = median(values(rows, engine, "memoria_stats_por_contenedor"))
             theirs = median(values(rows, engine, "memoria_stats_cli_por_contenedor"))
-            assert 0.6 < ours / theirs < 1.6, f"{user}/{engine}: cgroup {ours:.0f} KB, stats {theirs:.0f} KB"
+            if engine == "docker":
+                assert 0.6 < ours / theirs < 1.6, (
+                    f"{user}/{engine}: cgroup {ours:.0f} KB, stats {theirs:.0f} KB"
+                )
+            else:
+                assert 0 < theirs <= ours, f"{user}/{engine}: cgroup {ours:.0f} KB, stats {theirs:.0f} KB"
 
 
 def test_cgroup_paths_of_each_engine_on_v2(corrida):
