@@ -122,7 +122,9 @@ def _check_value(name: str, spec: Spec, value: Any) -> Any:
             )
         return key
     if spec.kind == "multi":
-        return validate.choices(name, value, [str(o) for o in spec.options], allow_empty=spec.allow_empty)
+        picked = validate.choices(name, value, [str(o) for o in spec.options], allow_empty=spec.allow_empty)
+        as_declared = {str(o): o for o in spec.options}  # integer options (levels, say) stay integers
+        return [as_declared[p] for p in picked]
     if spec.kind == "ints":
         items = validate.as_list(name, value)
         if not items and not spec.allow_empty:
