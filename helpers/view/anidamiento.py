@@ -10,19 +10,19 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from .. import reference
+from .. import experiments, reference
 from ..experiments import anidamiento as exp
-from ..experiments.base import Resultado
+from ..experiments.runner import Resultado
 from .common import (
     ENGINE_LABEL,
+    claims_list,
     fmt,
-    fmt_interval,
     fmt_ratio,
     markdown,
+    missing_run,
     needs_result,
     show,
     table,
-    verdict_words,
 )
 
 BRAZO = {
@@ -63,7 +63,7 @@ def _cell(s: pd.DataFrame, engine: str, variant: str, metric: str, digits: int) 
 
 
 @needs_result
-def tabla(resultado: Resultado):
+def tabla(resultado: Resultado) -> None:
     """Medians per arm, with the IQR (type-7 quantiles) in brackets."""
     s = exp.summarize(resultado.df, resultado.meta)
     timed = s[s["metric"].isin(list(MEDIDA))]
@@ -83,7 +83,7 @@ def tabla(resultado: Resultado):
 
 
 @needs_result
-def tabla_niveles(resultado: Resultado):
+def tabla_niveles(resultado: Resultado) -> None:
     """What each added level costs: the ratio to the level right above, with its IC 95 %."""
     rows = []
     for metric in (exp.METRIC_START_INNER, exp.METRIC_START, exp.METRIC_WORK, exp.METRIC_WORK_E2E):
@@ -117,7 +117,7 @@ def _lectura(r) -> str:
 
 
 @needs_result
-def grafico(resultado: Resultado):
+def grafico(resultado: Resultado) -> None:
     """Every repetition per level: startup (log axis: bare metal is a thousand times faster) and CPU work."""
     df = resultado.df[resultado.df["metric"].isin([exp.METRIC_START_INNER, exp.METRIC_WORK])].copy()
     if df.empty:
@@ -157,7 +157,7 @@ def grafico(resultado: Resultado):
 
 
 @needs_result
-def modos(resultado: Resultado):
+def modos(resultado: Resultado) -> None:
     """How each engine's level-2 container was opened (--privileged, or what replaced it here)."""
     nesting = resultado.meta.get("anidamiento") or {}
     lines = []
@@ -178,7 +178,7 @@ def modos(resultado: Resultado):
 
 
 @needs_result
-def intentos(resultado: Resultado):
+def intentos(resultado: Resultado) -> None:
     """The ladder of attempts without --privileged: what was added at each step, and what happened."""
     attempts = ((resultado.meta.get("anidamiento") or {}).get("intentos_sin_privilegios")) or []
     if not attempts:
@@ -217,7 +217,7 @@ def intentos(resultado: Resultado):
 
 
 @needs_result
-def memoria_disco(resultado: Resultado):
+def memoria_disco(resultado: Resultado) -> None:
     """What an inner engine adds: the PSS of its processes and the size of its image store."""
     df = resultado.df[resultado.df["metric"].isin([exp.METRIC_PSS, exp.METRIC_STORE])]
     if df.empty:
@@ -244,53 +244,50 @@ def memoria_disco(resultado: Resultado):
 
 
 @needs_result
-def veredictos(resultado: Resultado):
-    """The chapter's four claims, each with its verdict and the data behind it."""
+def veredictos(resultado: Resultado) -> None:
+    """The chapter's four claims, each with its verdict, then the figures of this run behind them."""
+    claims_list(exp.claims(resultado.df, resultado.meta))
+    if experiments.read_run(exp, "llamadas") is None:
+        llamadas = experiments.get("llamadas")
+        missing_run(llamadas.TITLE, llamadas.NOTEBOOK)
+    lines = _behind_the_claims(resultado)
+    if lines:
+        markdown("Detrás de estos veredictos, en esta corrida:\n\n" + "\n".join(f"- {ln}" for ln in lines))
+
+
+def _behind_the_claims(resultado: Resultado) -> list[str]:
+    """Sentences from this run's numbers: level 3 against level 2, the CPU work timed from the host, and
+    how the ladder without --privileged ended."""
     lines = []
-    for c in exp.claims(resultado.df, resultado.meta):
-        verdict = verdict_words(c)
-        line = f"- «{c.statement}» ({c.source}): **{verdict}**"
-        if c.key in ("arranque_aditivo", "cpu_acumula") and not math.isnan(c.value):
-            line += (
-                f". Nivel 2 / nivel 1 = {fmt_ratio(c.value, c.low, c.high)}; el capítulo midió "
-                f"{fmt_ratio(c.claimed)}"
-            )
-            if c.detail.get("nivel3_sobre_nivel2"):
-                r, lo, hi = c.detail["nivel3_sobre_nivel2"]
-                line += f"; nivel 3 / nivel 2 = {fmt_ratio(r, lo, hi)}"
-            if c.detail.get("extremo_a_extremo"):
-                r, lo, hi = c.detail["extremo_a_extremo"]
-                line += f"; desde el host, con los exec: {fmt_ratio(r, lo, hi)}"
-        elif c.key == "causa_syscalls":
-            if c.status == "sin_datos":
-                line += f". Falta {c.detail.get('motivo', '').removeprefix('falta ').rstrip('.')}"
-            else:
-                theirs = c.detail.get("de_llamadas", {})
-                line += (
-                    f". Lo decide el cuaderno 05, que midió namespaces de PID anidados "
-                    f"({theirs.get('afirmacion', '')}): {fmt(c.value, 2, c.unit)} "
-                    f"{fmt_interval(c.low, c.high, 2)}"
-                )
-            ours = c.detail.get("trabajo_nivel2_sobre_nivel1") or {}
-            for engine, (r, lo, hi) in ours.items():
-                line += f". Aquí, el trabajo de CPU en nivel 2 / nivel 1 con {ENGINE_LABEL[engine]}: {fmt_ratio(r, lo, hi)}"
-        elif c.key == "pip_necesita_privileged" and c.detail:
-            if c.detail.get("funciono_con"):
-                line += f". Sí funcionó sin `--privileged`, con {c.detail['funciono_con']}"
-            if c.detail.get("error_del_capitulo_visto"):
-                line += "; en el camino apareció el mismo error «mount proc» que registró el capítulo"
-        lines.append(line + ".")
-    markdown("\n".join(lines))
+    start = exp.level_ratios(resultado.df, exp.METRIC_START_INNER)
+    e2e = exp.level_ratios(resultado.df, exp.METRIC_WORK_E2E)
+    for engine in dict.fromkeys([*start["engine"], *e2e["engine"]]):
+        name = ENGINE_LABEL.get(engine, engine)
+        for table_, variant, what in (
+            (start, "nivel3", "arranque del `run` de dentro, nivel 3 / nivel 2"),
+            (e2e, exp.PRIV, "trabajo de CPU desde el host (con los exec), nivel 2 / nivel 1"),
+        ):
+            sel = table_[(table_["engine"] == engine) & (table_["variant"] == variant)]
+            if not sel.empty:
+                r = sel.iloc[0]
+                lines.append(f"{name}, {what}: {fmt_ratio(r['ratio'], r['ic_bajo'], r['ic_alto'])}.")
+    attempts = ((resultado.meta.get("anidamiento") or {}).get("intentos_sin_privilegios")) or []
+    worked = [a for a in attempts if a.get("ok")]
+    if worked:
+        lines.append(f"Podman dentro de Podman sí funcionó sin `--privileged`, con {worked[0]['opciones']}.")
+    if any("mount proc" in (a.get("error") or "") for a in attempts):
+        lines.append("En el camino apareció el mismo error «mount proc» que registró el capítulo.")
+    return lines
 
 
 @needs_result
-def comparacion(resultado: Resultado):
+def comparacion(resultado: Resultado) -> None:
     """The chapter's ratios per level next to this run's."""
     ref = reference.load(exp.EXPERIMENT)
     cmp = exp.compare(resultado.df, resultado.meta, ref)
     if cmp.empty:
         markdown("No hay proporciones que comparar con el capítulo en esta corrida.")
-        return cmp
+        return
     rows = [
         {
             "medida": MEDIDA[r["medida"]],
@@ -303,4 +300,3 @@ def comparacion(resultado: Resultado):
         for _, r in cmp.iterrows()
     ]
     show(table(pd.DataFrame(rows), "El capítulo frente a tus datos (proporciones entre niveles)"))
-    return cmp

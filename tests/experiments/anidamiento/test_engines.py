@@ -20,6 +20,7 @@ from helpers import PROJECT_ROOT
 from helpers import engines as eng
 from helpers.errors import ComandoFallido
 from helpers.experiments import anidamiento as exp
+from helpers.experiments.anidamiento import measure
 
 pytestmark = pytest.mark.engines
 
@@ -101,19 +102,25 @@ def test_level_two_runs_and_leaves_the_host_clean(sandbox):
             i = part[part["metric"] == inner]["value"].iloc[0] * (1e3 if inner == exp.METRIC_WORK else 1)
             assert i <= o
     # Memory and disk of the inner engine, once per nested arm.
-    store = df[(df["variant"] == exp.PRIV) & (df["metric"] == exp.METRIC_STORE)]
-    assert len(store) >= 1 and (store["value"] > 0).all()
-    assert len(df[(df["variant"] == exp.PRIV) & (df["metric"] == exp.METRIC_PSS)]) >= 1
+    nested_arms = {(e, v) for e, v in arms if v in (exp.PRIV, exp.UNPRIV)}
+    store = df[df["metric"] == exp.METRIC_STORE]
+    assert set(zip(store["engine"], store["variant"])) == nested_arms and len(store) == len(nested_arms)
+    assert (store["value"] > 0).all()
+    pss = df[df["metric"] == exp.METRIC_PSS]
+    assert set(zip(pss["engine"], pss["variant"])) == nested_arms and (pss["value"] > 0).all()
     if "docker" in engines:
         assert ("docker", exp.PRIV) in arms or any("docker" in k for k in res.meta.get("skipped_arms", {}))
         assert nested["modos"]["docker"]["modo"] in ("--privileged", "casi --privileged")
-    assert len(exp.claims(df, res.meta)) >= 4
+    judged = {c.key: c for c in exp.claims(df, res.meta)}
+    assert set(judged) == {"arranque_aditivo", "cpu_acumula", "causa_syscalls", "pip_necesita_privileged"}
+    ladder_worked = attempts[-1]["ok"]
+    assert judged["pip_necesita_privileged"].status == ("no_se_sostiene" if ladder_worked else "se_confirma")
     assert_host_clean(res.meta, scratch)
 
 
 def test_error_midway_removes_outer_and_inner_containers(sandbox, monkeypatch):
     results, scratch = sandbox
-    real = exp.probes.parse_cronometro
+    real = measure.probes.parse_cronometro
     calls = {"n": 0}
 
     def failing(stderr):
@@ -122,7 +129,7 @@ def test_error_midway_removes_outer_and_inner_containers(sandbox, monkeypatch):
             raise ComandoFallido("fallo inyectado por la prueba")
         return real(stderr)
 
-    monkeypatch.setattr(exp.probes, "parse_cronometro", failing)
+    monkeypatch.setattr(measure.probes, "parse_cronometro", failing)
     with pytest.raises(ComandoFallido, match="fallo inyectado"):
         exp.run(exp.config(motores=["podman"], **SMALL), log=lambda _: None)
     meta = json.loads(next(results.glob(f"{exp.EXPERIMENT}/*/meta.json")).read_text())

@@ -1,0 +1,198 @@
+"""Summaries, what each level costs against the level above, the chapter's ratios next to this run's,
+and the rows of the closing table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ... import measure
+from ..contract import CLOSING_COLUMNS
+from .levels import (
+    BASE_OF,
+    METRIC_START,
+    METRIC_START_INNER,
+    METRIC_WORK,
+    METRIC_WORK_E2E,
+    PRIV,
+    VARIANTS,
+    level_of,
+)
+
+SUMMARY_COLUMNS = [
+    "engine",
+    "variant",
+    "nivel",
+    "metric",
+    "unit",
+    "n",
+    "mediana",
+    "q1",
+    "q3",
+    "minimo",
+    "ic_bajo",
+    "ic_alto",
+    "inestable",
+]
+RATIO_COLUMNS = ["engine", "variant", "base", "ratio", "ic_bajo", "ic_alto", "inestable"]
+COMPARE_COLUMNS = [
+    "medida",
+    "engine",
+    "variant",
+    "base",
+    "referencia",
+    "tu_proporcion",
+    "tu_ic_bajo",
+    "tu_ic_alto",
+    "coincide",
+]
+
+
+def arm_values(df: pd.DataFrame, engine: str, variant: str, metric: str) -> np.ndarray:
+    if df is None or df.empty:
+        return np.array([], dtype=float)
+    sel = df[(df["engine"] == engine) & (df["variant"] == variant) & (df["metric"] == metric)]
+    return sel["value"].to_numpy(dtype=float)
+
+
+def pick(table: pd.DataFrame, **where) -> pd.Series | None:
+    """The first row of `table` whose columns equal `where`, or None."""
+    sel = table
+    for key, value in where.items():
+        sel = sel[sel[key] == value]
+    return None if sel.empty else sel.iloc[0]
+
+
+def _variant_order(variant: str) -> int:
+    return VARIANTS.index(variant) if variant in VARIANTS else 99
+
+
+def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """Per engine, variant and metric: n, median, IQR, min, IC 95 % of the median; `inestable` flags a
+    spread that dwarfs the median (kept out of ratios and verdicts)."""
+    if df is None or df.empty:
+        return pd.DataFrame(columns=SUMMARY_COLUMNS)
+    rows = []
+    for (engine, variant, metric), group in df.groupby(["engine", "variant", "metric"], sort=False):
+        values = group["value"].to_numpy(dtype=float)
+        s = measure.summarize(values)
+        rows.append(
+            {
+                "engine": engine,
+                "variant": variant,
+                "nivel": level_of(variant),
+                "metric": metric,
+                "unit": group["unit"].iloc[0],
+                "n": s.n,
+                "mediana": s.median,
+                "q1": s.q1,
+                "q3": s.q3,
+                "minimo": s.minimum,
+                "ic_bajo": s.ci_low,
+                "ic_alto": s.ci_high,
+                "inestable": measure.unstable(values),
+            }
+        )
+    out = pd.DataFrame(rows)
+    out["_o"] = out["variant"].map(_variant_order)
+    return out.sort_values(["metric", "engine", "_o"]).drop(columns="_o").reset_index(drop=True)
+
+
+def base_of(engine: str, variant: str) -> tuple[str, str] | None:
+    """The arm a variant is measured against: the level right above it (level 1: bare metal)."""
+    base = BASE_OF.get(variant)
+    return None if base is None else (base[0] or engine, base[1])
+
+
+def level_ratios(df: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Each nested arm against the level right above it (nivel2 / nivel1, nivel3 / nivel2, ...), and each
+    level-1 arm against bare metal: ratio of medians with its bootstrap IC 95 %."""
+    if df is None or df.empty:
+        return pd.DataFrame(columns=RATIO_COLUMNS)
+    rows = []
+    present = set(zip(df["engine"], df["variant"]))
+    for engine, variant in sorted(present, key=lambda p: (p[0], _variant_order(p[1]))):
+        base = None if engine == "bare" else base_of(engine, variant)
+        if base is None or base not in present:
+            continue
+        num, den = arm_values(df, engine, variant, metric), arm_values(df, *base, metric)
+        if num.size == 0 or den.size == 0:
+            continue
+        r, lo, hi = measure.bootstrap_ratio_ci(num, den)
+        rows.append(
+            {
+                "engine": engine,
+                "variant": variant,
+                "base": f"{base[0]}:{base[1]}",
+                "ratio": r,
+                "ic_bajo": lo,
+                "ic_alto": hi,
+                "inestable": measure.unstable(num) or measure.unstable(den),
+            }
+        )
+    return pd.DataFrame(rows, columns=RATIO_COLUMNS)
+
+
+# The chapter's method is not published: its startup and its CPU work "by exec" are set against both of
+# this run's readings (from the host with the `exec`s, and the inner part alone): (ours, the chapter's).
+COMPARED = (
+    (METRIC_START_INNER, METRIC_START),
+    (METRIC_START, METRIC_START),
+    (METRIC_WORK, METRIC_WORK_E2E),
+    (METRIC_WORK_E2E, METRIC_WORK_E2E),
+)
+
+
+def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
+    """The chapter's ratios (per level, against the level above) next to this run's, for startup and CPU.
+    The chapter's figures are medians; here the ratio of this run's medians, with its IC."""
+    rows = []
+    for metric, ref_metric in COMPARED:
+        live = level_ratios(df, metric)
+        ref = (
+            level_ratios(reference, ref_metric)
+            if reference is not None and len(reference)
+            else live.iloc[0:0]
+        )
+        for _, r in ref.iterrows():
+            mine = pick(live, engine=r["engine"], variant=r["variant"])
+            rows.append(
+                {
+                    "medida": metric,
+                    "engine": r["engine"],
+                    "variant": r["variant"],
+                    "base": r["base"],
+                    "referencia": r["ratio"],
+                    "tu_proporcion": np.nan if mine is None else mine["ratio"],
+                    "tu_ic_bajo": np.nan if mine is None else mine["ic_bajo"],
+                    "tu_ic_alto": np.nan if mine is None else mine["ic_alto"],
+                    "coincide": None
+                    if mine is None
+                    else bool(mine["ic_bajo"] <= r["ratio"] <= mine["ic_alto"]),
+                }
+            )
+    return pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+
+
+def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """For the closing LAUNCH vs RUNNING table: what one more level costs, as a ratio to the level above
+    (startup: LAUNCH; CPU work: RUNNING)."""
+    rows = []
+    for metric, tipo, concepto in (
+        (METRIC_START_INNER, "LAUNCH", "arranque anidado (nivel 2 / nivel 1)"),
+        (METRIC_WORK, "RUNNING", "trabajo de CPU anidado (nivel 2 / nivel 1)"),
+    ):
+        for _, r in level_ratios(df, metric).iterrows():
+            if r["variant"] == PRIV and not r["inestable"]:
+                rows.append(
+                    {
+                        "concepto": concepto,
+                        "tipo": tipo,
+                        "entorno": r["engine"],
+                        "valor": r["ratio"],
+                        "ic_bajo": r["ic_bajo"],
+                        "ic_alto": r["ic_alto"],
+                        "unidad": "x",
+                    }
+                )
+    return pd.DataFrame(rows, columns=CLOSING_COLUMNS)

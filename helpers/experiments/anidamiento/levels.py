@@ -1,0 +1,42 @@
+"""The names every part of experiment 7 shares: levels, variants, metrics and their units."""
+
+from __future__ import annotations
+
+import re
+
+EXPERIMENT = "anidamiento"
+SOURCE = "el capítulo original"
+
+LEVELS = (1, 2, 3)
+PRIV = "nivel2"
+UNPRIV = "nivel2_sin_privilegios"
+VARIANTS = ("nivel0", "nivel1", PRIV, UNPRIV, "nivel3")
+
+METRIC_START = "arranque"
+METRIC_START_INNER = "arranque_interior"
+METRIC_WORK = "trabajo"
+METRIC_WORK_E2E = "trabajo_extremo"
+METRIC_PSS = "pss_motor_interior"
+METRIC_STORE = "almacen_interior"
+TIMED = (METRIC_START, METRIC_START_INNER, METRIC_WORK, METRIC_WORK_E2E)  # not the one-off memory/disk reads
+UNITS = {
+    METRIC_START: "ms",
+    METRIC_START_INNER: "ms",
+    METRIC_WORK: "s",
+    METRIC_WORK_E2E: "s",
+    METRIC_PSS: "MB",
+    METRIC_STORE: "MB",
+}
+
+# The level each variant is measured against (its ratio's denominator): the level right above it.
+BASE_OF = {
+    "nivel1": ("bare", "nivel0"),
+    PRIV: (None, "nivel1"),
+    UNPRIV: (None, "nivel1"),
+    "nivel3": (None, PRIV),
+}  # None: the same engine as the variant's
+
+
+def level_of(variant: str) -> int:
+    found = re.match(r"nivel(\d)", variant or "")
+    return int(found.group(1)) if found else -1
