@@ -33,6 +33,19 @@ DIND_ENTRY = (
     'trap "exit 0" TERM INT; while :; do wait; sleep 1; done'
 )
 
+# containers.conf of a Podman that runs inside a container: the host's rlimit/runtime workaround (this
+# kind of kernel refuses to raise NOFILE/NPROC; crun refuses hybrid cgroups), and, with no systemd
+# inside, cgroups managed directly and events written to a file.
+INNER_PODMAN_CONF = """\
+[containers]
+default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
+
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+"""
+
 
 def entry(engine_name: str) -> list[str]:
     """PID 1 of a container that holds an engine (see REAPER and DIND_ENTRY)."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ... import engines as eng
 from ... import images, probes, system
+from ...engines.nested import INNER_PODMAN_CONF
 from ...errors import ComandoFallido, ErrorDelCurso
 from ..runner import Log, print_log
 
@@ -20,18 +21,10 @@ CACHE = eng.CACHE_DIR / "anidamiento"
 SHARE = CACHE / "compartido"  # mounted read-only: containers.conf and the saved images
 INNER_CONF = SHARE / "containers.conf"
 
-INNER_CONF_TEXT = """\
-# Written by the course (helpers/experiments/anidamiento/build.py) for the Podman that runs INSIDE a
-# container. Same rlimit/runtime workaround as the host (this kernel refuses to raise NOFILE/NPROC; crun
-# refuses hybrid cgroups), plus: no systemd inside, so cgroups are managed directly and events go to a file.
-[containers]
-default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-"""
+INNER_CONF_TEXT = (
+    "# Written by the course (helpers/experiments/anidamiento/build.py) for the Podman that runs INSIDE a\n"
+    "# container (helpers.engines.nested.INNER_PODMAN_CONF).\n" + INNER_PODMAN_CONF
+)
 
 NESTED_WHAT = (
     "anidar un motor dentro de un contenedor (niveles 2 y 3: el contenedor exterior monta sistemas "
