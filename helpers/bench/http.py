@@ -1,7 +1,7 @@
 """Benchmark of the network experiment's machinery: prints figures, asserts nothing.
 
 The same arms as notebook 06 (native, Docker -p, Docker --network host; Go net/http), each loaded in
-turn by the helpers (helpers.wrk via experiments.red.measure_arm) and by a plain `wrk` command line as a
+turn by the helpers (experiments.red.measure_arm, through red/load.py) and by a plain `wrk` command line as a
 student would type it, interleaved, on the same server and port. Prints both medians per arm.
 
     python -m helpers.bench.http [--repeticiones 3] [--duracion 3] [--semilla]
@@ -18,9 +18,9 @@ import subprocess
 import tempfile
 
 from .. import engines as eng
-from .. import servidores
 from ..experiments import red
-from ..experiments.base import experiment_run
+from ..experiments.red import servers
+from ..experiments.runner import experiment_run
 from ..view.common import num
 
 ARMS = ("nativo", "docker-puerto", "docker-host")
@@ -65,30 +65,28 @@ def main(argv=None) -> int:
         tempfile.TemporaryDirectory(prefix="bench-http-") as root,
         experiment_run(red.EXPERIMENT, {"bench": True}, engines, root=root, log=print) as ctx,
     ):
-        arms, skipped = red.plan(cfg, ctx.engines, print)
+        arms, skipped = red.plan(cfg, ctx.engines)
         for key, why in skipped.items():
             print(f"Se omite {key}: {why}")
-        published: set[int] = set()
-        for arm in arms:
-            image = servidores.ensure_image(arm.engine, arm.image)["name"] if arm.engine != "bare" else ""
-            red.start_arm(arm, servidores.SERVERS[arm.image], server_cpu, ctx, published, image)
-        live = [a for a in arms if not a.failed]
-        figures = {a.label: {"helpers": [], "a_mano": [], "comando": ""} for a in live}
+        images = {a: servers.ensure_image(a.engine, a.image)["name"] for a in arms if a.engine != "bare"}
+        live = [s for s in red.start_all(arms, images, server_cpu, ctx) if not s.failed]
+        figures = {s.arm.label: {"helpers": [], "a_mano": [], "comando": ""} for s in live}
         for rep in range(1, args.repeticiones + 1):
-            for arm in live:
+            for started in live:
+                label = started.arm.label
                 # Alternate which of the two goes first, so neither always meets a server just warmed up.
                 for who in ("helpers", "a_mano") if rep % 2 else ("a_mano", "helpers"):
                     if who == "helpers":
-                        rows = dict((m, v) for m, v, _u in red.measure_arm(arm, cfg, load_cpu, print))
-                        figures[arm.label]["helpers"].append(rows.get("req_s", float("nan")))
+                        rows = dict((m, v) for m, v, _u in red.measure_arm(started, cfg, load_cpu, print))
+                        figures[label]["helpers"].append(rows.get("req_s", float("nan")))
                     else:
                         value, command = by_hand(
-                            arm.target.url, cfg.hilos, cfg.conexiones, cfg.duracion_s, load_cpu
+                            started.target.url, cfg.hilos, cfg.conexiones, cfg.duracion_s, load_cpu
                         )
-                        figures[arm.label]["a_mano"].append(value)
-                        figures[arm.label]["comando"] = command
+                        figures[label]["a_mano"].append(value)
+                        figures[label]["comando"] = command
                 print(
-                    f"  ronda {rep}: {arm.label}: helpers {num(rows.get('req_s', 0))} req/s, "
+                    f"  ronda {rep}: {label}: helpers {num(rows.get('req_s', 0))} req/s, "
                     f"a mano {num(value)} req/s"
                 )
     print(

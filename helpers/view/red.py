@@ -1,20 +1,26 @@
 """What a person sees of the network experiment (notebook 06_red_http): tables, plots, verdicts.
 
-Every function that shows a result takes a Resultado (or None: it then says so in Spanish) and never
-launches anything.
+Every function that shows a result takes a Resultado (or None: it then says so in Spanish), displays
+itself, returns None and never launches anything. `referencia()` and `kubernetes()` show the source's
+figures and mechanisms, which no run changes.
 """
 
 from __future__ import annotations
 
 import math
 
+import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.ticker import FuncFormatter
 
-from .. import reference, servidores
+from .. import reference
 from ..experiments import red as exp
-from ..experiments.base import Resultado
+from ..experiments.red import servers
+from ..experiments.red.claims import APPENDIX_PER_THREAD, APPENDIX_TOTAL
+from ..experiments.runner import Resultado
 from .common import (
     ENGINE_LABEL,
+    claims_list,
     fmt,
     fmt_interval,
     fmt_ratio,
@@ -23,10 +29,9 @@ from .common import (
     num,
     show,
     table,
-    verdict_words,
 )
 
-SERVIDOR = {k: s.label for k, s in servidores.SERVERS.items()} | {"rocket": "Rust rocket"}
+SERVIDOR = {k: s.label for k, s in servers.SERVERS.items()} | {"rocket": "Rust rocket"}
 NIVEL = {"bare": "nativo", "docker": "Docker (-p)", "kubernetes": "Kubernetes"}
 COLORS = {"nethttp": "#1f77b4", "gin": "#ff7f0e", "actix": "#2ca02c"}
 CPU_PARTS = [
@@ -47,12 +52,12 @@ def _summary(resultado: Resultado) -> pd.DataFrame:
 
 # ------------------------------------------------------------------ tables
 @needs_result
-def tabla(resultado: Resultado):
+def tabla(resultado: Resultado) -> None:
     """Per server and arm: total req/s (median, IC 95 %), against native, per-thread, latencies, errors."""
     s = _summary(resultado)
     if s.empty:
         markdown("Esta corrida no tiene mediciones de rendimiento HTTP.")
-        return None
+        return
     rows = []
     for _, r in s.iterrows():
         rows.append(
@@ -77,7 +82,7 @@ def tabla(resultado: Resultado):
         f"Rendimiento HTTP con wrk -t{params.get('hilos', '?')} -c{params.get('conexiones', '?')} "
         f"-d{params.get('duracion_s', '?')}s (mediana de {int(s['n'].max())} repeticiones)"
     )
-    return table(pd.DataFrame(rows), caption)
+    show(table(pd.DataFrame(rows), caption))
 
 
 @needs_result
@@ -94,13 +99,13 @@ def omitidos(resultado: Resultado) -> None:
 
 
 @needs_result
-def por_hilo(resultado: Resultado):
-    """The seed's mistake in one table: wrk's per-thread Req/Sec next to the total, for native."""
+def por_hilo(resultado: Resultado) -> None:
+    """The source's mistake in one table: wrk's per-thread Req/Sec next to the total, for native."""
     s = _summary(resultado)
     native = s[(s["engine"] == "bare") & (s["variant"] == "nativo")] if not s.empty else s
     if native.empty:
         markdown("Sin brazo nativo no hay con qué enseñar la diferencia entre «por hilo» y «total».")
-        return None
+        return
     hilos = (resultado.meta.get("parameters") or {}).get("hilos", "?")
     rows = [
         {
@@ -115,29 +120,22 @@ def por_hilo(resultado: Resultado):
     rows.append(
         {
             "servidor": "referencia: Go net/http (12 hilos)",
-            "Req/Sec por hilo (lo que copió la tabla)": "8 780",
-            "Requests/sec total (lo que atiende el servidor)": num(104418.14, 0),
-            "total ÷ por hilo": fmt(104418.14 / 8780, 1),
+            "Req/Sec por hilo (lo que copió la tabla)": num(APPENDIX_PER_THREAD, 0),
+            "Requests/sec total (lo que atiende el servidor)": num(APPENDIX_TOTAL, 0),
+            "total ÷ por hilo": fmt(APPENDIX_TOTAL / APPENDIX_PER_THREAD, 1),
             "hilos de wrk": 12,
         }
     )
-    return table(pd.DataFrame(rows), "Por hilo frente a total, sin contenedor")
+    show(table(pd.DataFrame(rows), "Por hilo frente a total, sin contenedor"))
 
 
 # ------------------------------------------------------------------ plots
-def _plt():
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 @needs_result
-def grafico(resultado: Resultado):
+def grafico(resultado: Resultado) -> None:
     """Horizontal bars: median total req/s per arm (IC 95 % as error bars), one colour per server."""
     s = _summary(resultado)
     if s.empty:
-        return None
-    plt = _plt()
+        return
     arms = list(dict.fromkeys(s["brazo"]))
     servers = list(dict.fromkeys(s["servidor"]))
     fig, ax = plt.subplots(figsize=(11, 0.6 + 0.55 * len(arms) * len(servers)))
@@ -172,24 +170,20 @@ def grafico(resultado: Resultado):
     ax.set_title("¿Cuántas peticiones atiende el mismo servidor por cada camino de red?", fontsize=14)
     fig.tight_layout()
     plt.show()
-    return None
 
 
 def _thousands():
-    from matplotlib.ticker import FuncFormatter
-
     return FuncFormatter(lambda x, _pos: num(x, 0))
 
 
 @needs_result
-def grafico_cpu(resultado: Resultado):
+def grafico_cpu(resultado: Resultado) -> None:
     """Stacked bars: CPU microseconds per request of server, proxy, shim/conmon and wrk, per arm."""
     s = _summary(resultado)
     if s.empty:
-        return None
-    server = exp._main_server(resultado.df)
+        return
+    server = exp.main_server(resultado.df)
     s = s[s["servidor"] == server]
-    plt = _plt()
     fig, ax = plt.subplots(figsize=(11, 1.6 + 0.6 * len(s)))
     left = [0.0] * len(s)
     palette = ["#1f77b4", "#d62728", "#9467bd", "#7f7f7f"]
@@ -204,61 +198,44 @@ def grafico_cpu(resultado: Resultado):
     ax.set_title(f"¿Dónde se van los ciclos? ({SERVIDOR.get(server, server)})", fontsize=14)
     fig.tight_layout()
     plt.show()
-    return None
 
 
 # ------------------------------------------------------------------ verdicts and reference
-_NAMES = {
-    "docker_pierde_66": "Docker pierde un 66 %",
-    "causa_seguridad": "la causa: «seguridad» de Docker",
-    "gin_igual_nethttp": "gin ≈ net/http",
-    "columna_por_hilo": "la columna «Requests/s»",
-}
-
-
-def _claim_text(c) -> str:
-    verdict = verdict_words(c)
-    name = _NAMES.get(c.key, c.key)
-    if c.status == "sin_datos" and c.detail.get("motivo") == "un_hilo":
-        return f"**{name}**: {verdict}: con `HILOS = 1` el total y la cifra por hilo coinciden; usa 2 o más hilos."
-    if c.status == "sin_datos":
-        return f"**{name}**: {verdict} (faltan brazos en esta corrida)."
-    if c.unit == "%":
-        measured = f"pérdida medida {fmt(c.value, 1)} % (IC 95 % {fmt_interval(c.low, c.high, 1)} %)"
-    else:
-        measured = f"medido {fmt_ratio(c.value, c.low, c.high)}"
-    extra = ""
-    host = c.detail.get("perdida_host_pct")
-    if c.key == "docker_pierde_66" and not _nan(host):
-        word = "pierde" if host >= 0 else "gana"
-        extra = f" Con `--network host`, el mismo contenedor {word} {fmt(abs(host), 1)} % frente a nativo."
-    if c.key == "causa_seguridad":
-        extra = (
-            " La cifra es `--network host` ÷ `-p` en Docker: el contenedor con `--network host` conserva "
-            "namespaces, seccomp y cgroups y solo se salta docker-proxy; si la pérdida fuera seguridad, "
-            "daría 1."
-        )
-        if not _nan(c.detail.get("us_cpu_proxy")):
-            extra += f" docker-proxy gastó {fmt(c.detail['us_cpu_proxy'], 1)} µs de CPU por petición."
-    if c.key == "gin_igual_nethttp":
-        extra = " La cifra es gin ÷ net/http sin contenedor."
-    if c.key == "columna_por_hilo" and c.detail.get("hilos"):
-        extra = (
-            f" La cifra es el total de wrk ÷ su Req/Sec por hilo: con {c.detail['hilos']} hilos, el total es "
-            f"{fmt(c.value, 1)} veces la cifra por hilo; en el apéndice del documento, "
-            f"{fmt(c.detail['referencia'], 1)} veces con 12 hilos."
-        )
-    return f"**{name}**: *{c.source}* dice «{c.statement}» → **{verdict}**: {measured}.{extra}"
-
-
 @needs_result
 def veredictos(resultado: Resultado) -> None:
-    """One Spanish paragraph per claim, generated from the verdicts."""
-    markdown("\n\n".join(_claim_text(c) for c in exp.claims(resultado.df, resultado.meta)))
+    """The source's four claims, each with its verdict, then the figures of this run behind them."""
+    claims_list(exp.claims(resultado.df, resultado.meta))
+    lines = _behind_the_claims(resultado)
+    if lines:
+        markdown("Detrás de estos veredictos, en esta corrida:\n\n" + "\n".join(f"- {ln}" for ln in lines))
 
 
-def tabla_referencia():
-    """The seed's whole appendix as one table: per-thread and total, every server and level."""
+def _behind_the_claims(resultado: Resultado) -> list[str]:
+    """Sentences from this run's numbers: what the same Docker container loses with --network host, and
+    the CPU docker-proxy spent per request (the main server's)."""
+    s = _summary(resultado)
+    server = exp.main_server(resultado.df)
+    if s.empty or server is None:
+        return []
+    s = s[s["servidor"] == server]
+    lines = []
+    host = s[(s["engine"] == "docker") & (s["variant"] == "host")]
+    if len(host) and not _nan(host["frente_nativo"].iloc[0]):
+        loss = 100 * (1 - host["frente_nativo"].iloc[0])
+        word = "pierde" if loss >= 0 else "gana"
+        lines.append(
+            f"Con `--network host`, el mismo contenedor de Docker {word} {fmt(abs(loss), 1)} % "
+            "frente a nativo."
+        )
+    proxy = s[(s["engine"] == "docker") & (s["variant"] == "puerto")]
+    if len(proxy) and not _nan(proxy["us_cpu_proxy"].iloc[0]):
+        lines.append(f"docker-proxy gastó {fmt(proxy['us_cpu_proxy'].iloc[0], 1)} µs de CPU por petición.")
+    return lines
+
+
+def referencia() -> None:
+    """The source's whole appendix as one table: per-thread and total, every server and level (no run
+    changes it: shown with or without one)."""
     ref = reference.load(exp.EXPERIMENT)
     wide = ref.pivot_table(index=["image", "engine"], columns="metric", values="value", aggfunc="first")
     rows = []
@@ -277,17 +254,17 @@ def tabla_referencia():
     frame = pd.DataFrame(rows).sort_values(
         ["servidor", "nivel"], key=lambda c: c.map(order).fillna(c) if c.name == "nivel" else c
     )
-    return table(frame, "El apéndice del documento: wrk -t12 -c400 -d30s (una corrida por fila)")
+    show(table(frame, "El apéndice del documento: wrk -t12 -c400 -d30s (una corrida por fila)"))
 
 
 @needs_result
-def comparacion(resultado: Resultado):
-    """Live ratios to native next to the seed's, and one generated sentence."""
+def comparacion(resultado: Resultado) -> None:
+    """Live ratios to native next to the source's, and one generated sentence."""
     ref = reference.load(exp.EXPERIMENT)
     table_ = exp.compare(resultado.df, resultado.meta, ref)
     if table_.empty:
         markdown("No hay brazos comparables con la referencia en esta corrida.")
-        return None
+        return
     rows, agree, disagree = [], [], []
     for _, r in table_.iterrows():
         live = (
@@ -323,7 +300,6 @@ def comparacion(resultado: Resultado):
         "Kubernetes no se puede medir aquí: sus cifras quedan como referencia (ver la tabla de mecanismos)."
     )
     markdown(" ".join(parts))
-    return None
 
 
 KUBERNETES = [

@@ -1,6 +1,7 @@
-"""Network experiment (notebook 06): wrk parsing, the loopback-only rule, validation and analysis.
+"""Network experiment (notebook 06): wrk parsing, the loopback-only rule, parameters, analysis, claims,
+the server images and the views.
 
-No engine and no load here; the real runs are in test_red_engines.py."""
+No engine and no load here; the real runs are in test_engines.py."""
 
 from __future__ import annotations
 
@@ -11,10 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import reference, results, servidores, wrk
+from helpers import PROJECT_ROOT, reference, results
 from helpers.errors import ErrorDelCurso, ParametroInvalido
-from helpers.experiments import base
 from helpers.experiments import red as exp
+from helpers.experiments import verdict
+from helpers.experiments.contract import CLOSING_COLUMNS
+from helpers.experiments.red import arms, servers
+from helpers.experiments.red import load as wrk
+from helpers.experiments.runner import Resultado
 
 # A real `wrk --latency` report from this machine, and one in the seed's appendix style (no --latency).
 LIVE = """Running 3s test @ http://127.0.0.1:18080/
@@ -161,6 +166,21 @@ def test_bad_parameters_are_refused_in_spanish(params, match):
         exp.config(**params)
 
 
+@pytest.mark.parametrize("name", ["hilos", "conexiones", "duracion_s", "repeticiones", "calentamiento"])
+def test_each_limit_is_declared_once_and_enforced(name):
+    """The widget shows the limit the validator enforces: one past it is refused, naming the parameter."""
+    spec = exp.Config.limits(name)
+    control = {c["name"]: c for c in exp.CONTROLS}.get(name)
+    if control is not None:
+        assert (control["min"], control["max"]) == (spec.minimum, spec.maximum)
+    base = {"hilos": 1, "conexiones": 64, "duracion_s": 1, "repeticiones": 1, "calentamiento": 0}
+    base |= {"servidores": ["nethttp"], "brazos": ["nativo"]}
+    assert getattr(exp.config(**{**base, name: int(spec.maximum)}), name) == spec.maximum
+    for bad in (int(spec.minimum) - 1, int(spec.maximum) + 1):
+        with pytest.raises(ParametroInvalido, match=name.upper()):
+            exp.config(**{**base, name: bad})
+
+
 def test_defaults_and_quick_profile_fit_their_time():
     assert exp.estimated_seconds(exp.config()) <= 4 * 60 - 30  # room for starting the servers
     quick = exp.config(**{k.lower(): v for k, v in exp.QUICK.items()})
@@ -184,6 +204,22 @@ def test_cpu_layout_uses_two_different_cpus_when_there_are_two():
     if server is None:
         pytest.skip("esta máquina tiene menos de dos CPU permitidas")
     assert server != load
+
+
+def test_run_takes_cpu_layout_from_the_package(monkeypatch, tmp_path):
+    """Exercise 2 swaps red.cpu_layout from the notebook: run() must use the swapped one."""
+
+    class Swapped(Exception):
+        pass
+
+    def swapped():
+        raise Swapped
+
+    monkeypatch.setattr(exp, "cpu_layout", swapped)
+    monkeypatch.setattr(wrk, "available", lambda: (True, None))
+    monkeypatch.setenv("CURSO_RESULTADOS", str(tmp_path))
+    with pytest.raises(Swapped):
+        exp.run(exp.config(brazos=["nativo"], motores=[]), log=lambda _: None)
 
 
 # ------------------------------------------------------------------ analysis on synthetic rows
@@ -242,28 +278,55 @@ def test_summary_ratios_and_cpu_per_request():
 
 def test_claims_follow_the_one_rule():
     claims = {c.key: c for c in exp.claims(synthetic(), {"parameters": {"hilos": 2}})}
-    assert claims["docker_pierde_66"].status == base.SE_CONFIRMA  # 66 % loss, tight IC
+    assert claims["docker_pierde_66"].status == verdict.SE_CONFIRMA  # 66 % loss, tight IC
     assert claims["docker_pierde_66"].value == pytest.approx(66, abs=1)
-    assert claims["causa_seguridad"].status == base.NO_SE_SOSTIENE  # host arm barely loses
-    assert claims["gin_igual_nethttp"].status == base.SE_CONFIRMA
-    assert claims["columna_por_hilo"].status == base.NO_SE_SOSTIENE
+    assert claims["causa_seguridad"].status == verdict.NO_SE_SOSTIENE  # host arm barely loses
+    assert claims["gin_igual_nethttp"].status == verdict.SE_CONFIRMA
+    assert claims["columna_por_hilo"].status == verdict.NO_SE_SOSTIENE
     assert claims["columna_por_hilo"].value == pytest.approx(2.0)
     assert all(c.source == exp.SOURCE for c in claims.values())
 
 
+def test_claims_are_declared_as_the_source_said_them():
+    """Statement, figure and margin of each claim, as the course has always judged them."""
+    declared = {
+        c.key: (c.claimed, c.region, c.unit) for c in exp.claims(synthetic(), {"parameters": {"hilos": 2}})
+    }
+    assert declared == {
+        "docker_pierde_66": (66.0, (61.0, 71.0), "%"),
+        "causa_seguridad": (1.0, (0.9, 1.1), "x"),
+        "gin_igual_nethttp": (1.0, (0.9, 1.1), "x"),
+        "columna_por_hilo": (1.0, (0.9, 1.1), "x"),
+    }
+    statements = {c.key: c.statement for c in exp.claims(synthetic())}
+    assert statements["docker_pierde_66"].startswith("Docker pierde alrededor del 66 %")
+    assert "8,78k y 9,01k" in statements["gin_igual_nethttp"]
+
+
+def test_the_loss_is_the_ratio_turned_into_percent():
+    df = synthetic()
+    loss = {c.key: c for c in exp.claims(df)}["docker_pierde_66"]
+    native = exp.arm_values(df, "req_s", "bare", "nativo", "nethttp")
+    docker = exp.arm_values(df, "req_s", "docker", "puerto", "nethttp")
+    assert (loss.value, loss.low, loss.high) == pytest.approx(exp.loss_pct(docker, native))
+    assert loss.low <= loss.value <= loss.high and loss.n == 8
+
+
 def test_one_wrk_thread_cannot_tell_per_thread_from_total():
     claims = {c.key: c for c in exp.claims(synthetic(), {"parameters": {"hilos": 1}})}
-    assert claims["columna_por_hilo"].status == base.SIN_DATOS
+    assert claims["columna_por_hilo"].status == verdict.SIN_DATOS
+    assert "HILOS = 1" in claims["columna_por_hilo"].note
 
 
 def test_claims_without_data_say_so():
     empty = pd.DataFrame(columns=results.COLUMNS)
-    assert {c.status for c in exp.claims(empty)} == {base.SIN_DATOS}
+    assert {c.status for c in exp.claims(empty)} == {verdict.SIN_DATOS}
     only_native = synthetic()
     only_native = only_native[only_native["engine"] == "bare"]
     statuses = {c.key: c.status for c in exp.claims(only_native)}
     assert (
-        statuses["docker_pierde_66"] == base.SIN_DATOS and statuses["gin_igual_nethttp"] == base.SE_CONFIRMA
+        statuses["docker_pierde_66"] == verdict.SIN_DATOS
+        and statuses["gin_igual_nethttp"] == verdict.SE_CONFIRMA
     )
 
 
@@ -286,10 +349,8 @@ def test_reference_holds_the_whole_appendix():
 
 
 def test_reference_rows_parse_back_from_the_seed_text():
-    """Every total in red.csv is what helpers.wrk.parse reads from the seed's appendix."""
-    from pathlib import Path
-
-    seed = next((Path(__file__).resolve().parents[2] / "shared" / "seeds").glob("003_*.txt"), None)
+    """Every total in red.csv is what load.parse reads from the source's appendix."""
+    seed = next((PROJECT_ROOT.parent / "shared" / "seeds").glob("003_*.txt"), None)
     if seed is None:
         pytest.skip("los documentos de origen no están junto al repositorio")
     blocks = seed.read_text().split("```")[1::2]
@@ -306,22 +367,68 @@ def test_compare_and_closing_rows():
     kube = table[table["nivel"] == "kubernetes"]
     assert len(kube) == 2 and kube["tu_frente_nativo"].isna().all()  # reference only, never live
     closing = exp.closing_rows(synthetic())
-    assert list(closing.columns) == base.CLOSING_COLUMNS and set(closing["tipo"]) == {"RUNNING"}
+    assert list(closing.columns) == CLOSING_COLUMNS and set(closing["tipo"]) == {"RUNNING"}
     assert len(closing) == 3
 
 
 def test_server_catalogue_and_sources():
-    assert set(servidores.SERVER_NAMES) == {"nethttp", "gin", "actix"}
-    go_mod = (servidores.SOURCES_DIR / "go" / "go.mod").read_text()
-    assert "github.com/gin-gonic/gin v" in go_mod and (servidores.SOURCES_DIR / "go" / "go.sum").exists()
-    cargo = (servidores.SOURCES_DIR / "actix" / "Cargo.toml").read_text()
-    assert 'version = "=' in cargo and (servidores.SOURCES_DIR / "actix" / "Cargo.lock").exists()
-    ok, why = servidores.availability("actix")
-    assert ok or "actix" in why or "Rust" in why
+    assert set(servers.SERVER_NAMES) == {"nethttp", "gin", "actix"}
+    go_mod = (servers.SOURCES_DIR / "go" / "go.mod").read_text()
+    assert "github.com/gin-gonic/gin v" in go_mod and (servers.SOURCES_DIR / "go" / "go.sum").exists()
+    cargo = (servers.SOURCES_DIR / "actix" / "Cargo.toml").read_text()
+    assert 'version = "=' in cargo and (servers.SOURCES_DIR / "actix" / "Cargo.lock").exists()
+    ok, why = servers.availability("actix")
+    assert ok or why.startswith("Rust actix-web no está")
+
+
+class FakeEngine:
+    """An engine that holds images by name (the server images are looked up, never pulled)."""
+
+    name, display = "podman", "Podman"
+
+    def __init__(self, present=()):
+        self.images = {n: {"id": f"sha256:{n}", "size_bytes": 1} for n in present}
+
+    def image_info(self, name):
+        return self.images.get(name)
+
+
+def test_a_server_image_is_imported_once_and_found_by_its_local_name(monkeypatch):
+    engine = FakeEngine()
+    imported = []
+
+    def fake_import(eng_, server, log):
+        imported.append(server.key)
+        eng_.images[f"localhost/{server.image_tag()}"] = {"id": "sha256:nuevo", "size_bytes": 7}
+
+    monkeypatch.setattr(servers.eng, "get_engine", lambda name: engine)
+    monkeypatch.setattr(servers, "is_built", lambda server: True)
+    monkeypatch.setattr(servers, "_import_binary", fake_import)
+    first = servers.ensure_image("podman", "nethttp", log=lambda _: None)
+    again = servers.ensure_image("podman", "nethttp", log=lambda _: None)
+    assert imported == ["nethttp"]
+    tag = servers.SERVERS["nethttp"].image_tag()
+    assert (
+        first
+        == again
+        == {
+            "server": "nethttp",
+            "engine": "podman",
+            "name": f"localhost/{tag}",
+            "id": "sha256:nuevo",
+            "size_bytes": 7,
+        }
+    )
+
+
+def test_no_image_without_a_built_binary(monkeypatch):
+    monkeypatch.setattr(servers.eng, "get_engine", lambda name: FakeEngine())
+    monkeypatch.setattr(servers, "is_built", lambda server: False)
+    assert servers.ensure_image("podman", "gin", log=lambda _: None) is None
 
 
 # ------------------------------------------------------------------ views on a synthetic run
-def test_every_view_renders_a_run(monkeypatch, tmp_path):
+def test_every_view_displays_itself_and_returns_none(monkeypatch, tmp_path):
     import IPython.display
     import matplotlib
 
@@ -335,27 +442,46 @@ def test_every_view_renders_a_run(monkeypatch, tmp_path):
         "parameters": {"hilos": 2, "conexiones": 50, "duracion_s": 3},
         "skipped_arms": {"docker-sin-proxy": exp.SIN_PROXY_REASON},
     }
-    resultado = base.Resultado("red", synthetic(), tmp_path, meta)
-    for name in ("tabla", "por_hilo"):
-        html = getattr(vista, name)(resultado).to_html()
-        assert "Go net/http" in html
-    for name in ("omitidos", "grafico", "grafico_cpu", "veredictos", "comparacion"):
-        getattr(vista, name)(resultado)
-    vista.kubernetes()
-    html = vista.tabla_referencia().to_html()
-    assert "Kubernetes" in html and "Rust rocket" in html
+    resultado = Resultado("red", synthetic(), tmp_path, meta)
+    for name in ("tabla", "por_hilo", "omitidos", "grafico", "grafico_cpu", "veredictos", "comparacion"):
+        assert getattr(vista, name)(resultado) is None, name
+    assert vista.referencia() is None and vista.kubernetes() is None
+    html = " ".join(o.to_html() for o in shown if hasattr(o, "to_html"))
+    assert "Go net/http" in html and "Rust rocket" in html and "port-forward" in html
     text = " ".join(str(getattr(o, "data", "")) for o in shown)
-    assert "se confirma" in text and "no se sostiene" in text and "docker-sin-proxy" in text
-    assert "port-forward" in " ".join(o.to_html() for o in shown if hasattr(o, "to_html"))
+    assert "docker-sin-proxy" in text
+    # The claims, rendered by the shared renderer from their declarations, then this run's figures.
+    assert "«Docker pierde alrededor del 66 %" in text and "— se confirma.**" in text
+    assert "«El autor no sabe por qué" in text and "— no se sostiene.**" in text
+    assert "Con `--network host`, el mismo contenedor de Docker pierde 2.9 % frente a nativo." in text
+    assert "docker-proxy gastó 30.0 µs de CPU por petición." in text
 
 
 def test_gvisor_without_root_is_skipped_with_the_standard_reason(monkeypatch):
     from helpers import system
 
     monkeypatch.setattr(system, "is_root", lambda: False)
-    monkeypatch.setattr(exp, "userland_proxy_disabled", lambda: False)
+    monkeypatch.setattr(arms, "userland_proxy_disabled", lambda: False)
+    monkeypatch.setattr(servers, "availability", lambda key: (True, None))
     cfg = exp.config(brazos=["nativo", "gvisor"], motores=[])
-    arms, skipped = exp.plan(cfg, [], print)
-    assert {a.variant for a in arms} <= {"nativo"}
+    planned, skipped = exp.plan(cfg, [])
+    assert [(a.engine, a.variant, a.image) for a in planned] == [
+        ("bare", "nativo", "nethttp"),
+        ("bare", "nativo", "gin"),
+    ]
     assert "root" in skipped["gvisor"] and "gVisor" in skipped["gvisor"]
     assert "gvisor" in exp.NEEDS_ROOT
+
+
+def test_an_arm_without_its_image_fails_with_the_reason_and_starts_nothing(monkeypatch):
+    from helpers.experiments.red import start
+
+    def no_start(*args, **kwargs):
+        raise AssertionError("se arrancó un servidor sin imagen")
+
+    monkeypatch.setattr(start, "start_arm", no_start)
+    arm = exp.HttpArm(
+        "docker", "puerto", "nethttp", "Docker -p · Go net/http", exp.ARM_SPECS["docker-puerto"]
+    )
+    (started,) = exp.start_all([arm], {arm: None}, None, ctx=None)
+    assert started.arm is arm and "make setup" in started.failed

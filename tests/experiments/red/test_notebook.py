@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 
 import nbformat
 import pytest
 
 from helpers import PROJECT_ROOT
+from helpers.experiments import red
+from helpers.view import red as vista
 from tests.curso_rapido import quick_course
 
-NOTEBOOK = PROJECT_ROOT / "notebooks" / "06_red_http.ipynb"
+NOTEBOOK = PROJECT_ROOT / "notebooks" / f"{red.NOTEBOOK}.ipynb"
 PARAMETERS = (
     "SERVIDORES",
     "BRAZOS",
@@ -43,6 +46,23 @@ def test_committed_without_outputs_and_with_its_parameters():
     ):
         assert heading in text
     assert "07_anidamiento" in nb.cells[-1].source
+    # The defaults of the parameters cell are the Config's defaults.
+    scope: dict = {}
+    exec(params[0].source, scope)  # plain literals only
+    assert scope["INTERACTIVO"] is True
+    assert red.config(**{n.lower(): scope[n] for n in PARAMETERS if n != "INTERACTIVO"}) == red.Config()
+
+
+def test_every_name_the_notebook_uses_exists():
+    """What the cells call (red.X, vista.X) and what the prose points at (`red.SEED_PRESET`,
+    `helpers.experiments.red.cpu_layout`) survives any renaming."""
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    text = "\n".join(c.source for c in nb.cells)
+    for module, alias in ((red, r"(?:helpers\.experiments\.)?red"), (vista, "vista")):
+        names = set(re.findall(rf"\b{alias}\.([A-Za-z_]\w*)", text))
+        assert names, alias
+        assert not [n for n in names if not hasattr(module, n)], alias
+    assert red.SEED_PRESET == {"hilos": 12, "conexiones": 400, "duracion_s": 30}
 
 
 @pytest.mark.notebook
@@ -55,7 +75,7 @@ def test_runs_headless_in_the_quick_course():
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors, f"{errors[0].get('ename')}: {errors[0].get('evalue')}" if errors else ""
     text = json.dumps([c.get("outputs", []) for c in nb.cells], ensure_ascii=False)
-    assert "Docker pierde un 66" in text and "la columna «Requests/s»" in text
+    assert "Docker pierde alrededor del 66 %" in text and "columna Requests/s de la tabla" in text
     assert "image/png" in text and "Kubernetes: referencia, no medido aquí" in text
     runs = list((run.results / "red").glob("*/meta.json"))
     assert len(runs) == 1 and json.loads(runs[0].read_text())["status"] == "complete"

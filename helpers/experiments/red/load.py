@@ -1,4 +1,4 @@
-"""HTTP load with wrk (the tool of the original benchmark, seed 003), aimed only at loopback.
+"""HTTP load with wrk (the tool of the original benchmark), aimed only at loopback.
 
 SAFETY: the only way to get a load target is `target_url(port, published)`, which builds
 `http://127.0.0.1:PORT/` for a port the experiment itself published on 127.0.0.1, and refuses
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
+import resource
 import shutil
 import socket
 import subprocess
@@ -20,7 +21,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from .errors import ErrorDelCurso, ParametroInvalido
+from ...errors import ErrorDelCurso, ParametroInvalido
 
 LOOPBACK = "127.0.0.1"
 # wrk exits by itself after -d; this is only a guard against a stuck process.
@@ -125,12 +126,8 @@ def available() -> tuple[bool, str | None]:
     return False, "wrk no está instalado (paquete Debian «wrk»; lo instala «make setup»)."
 
 
-def validate_load(threads, connections, duration_s) -> None:
-    from .validate import positive_int
-
-    positive_int("HILOS", threads, maximum=64)
-    positive_int("CONEXIONES", connections, maximum=2000)
-    positive_int("DURACION_S", duration_s, maximum=120)
+def check_load(threads: int, connections: int) -> None:
+    """wrk's own rule on its parameters (their limits are declared once, in the experiment's Config)."""
     if connections < threads:
         raise ParametroInvalido(
             f"CONEXIONES ({connections}) debe ser al menos HILOS ({threads}): wrk reparte las conexiones "
@@ -185,8 +182,6 @@ def run(
 ) -> WrkRun:
     """Run wrk once against a loopback target and parse it. `during(pid)` is called right after wrk
     starts (to sample other processes' CPU). wrk's own CPU time comes from its rusage."""
-    import resource
-
     cmd = argv(target, threads, connections, duration_s, cpus)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

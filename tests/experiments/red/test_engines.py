@@ -16,9 +16,11 @@ import time
 import psutil
 import pytest
 
-from helpers import PROJECT_ROOT, servidores
+from helpers import PROJECT_ROOT
 from helpers import engines as eng
 from helpers.experiments import red as exp
+from helpers.experiments import verdict
+from helpers.experiments.red import servers, start
 
 pytestmark = pytest.mark.engines
 
@@ -33,8 +35,8 @@ def available_engines() -> list[str]:
 def sandbox(tmp_path, monkeypatch):
     if shutil.which("wrk") is None:
         pytest.skip("wrk no está instalado (paquete Debian «wrk»).")
-    if not servidores.availability("nethttp")[0]:
-        pytest.skip(servidores.availability("nethttp")[1])
+    if not servers.availability("nethttp")[0]:
+        pytest.skip(servers.availability("nethttp")[1])
     results = tmp_path / "resultados"
     monkeypatch.setenv("CURSO_RESULTADOS", str(results))
     return results
@@ -46,7 +48,7 @@ def leftovers(run_id: str) -> dict[str, list[str]]:
 
 def server_processes() -> list[int]:
     """Native server processes started from the course's cache (none may outlive a run)."""
-    binary = str(servidores.SERVERS["nethttp"].path)
+    binary = str(servers.SERVERS["nethttp"].path)
     return [p.pid for p in psutil.process_iter(["cmdline"]) if (p.info["cmdline"] or [""])[0] == binary]
 
 
@@ -77,13 +79,16 @@ def test_every_arm_that_runs_here_measures_and_cleans_up(sandbox):
     assert leftovers(res.meta["run_id"]) == {n: [] for n in engines}
     assert res.meta["cleanup_leftovers"] == {n: 0 for n in engines}
     assert server_processes() == []
-    assert {c.key for c in exp.claims(res.df, res.meta)} >= {"docker_pierde_66", "columna_por_hilo"}
+    claims = {c.key: c for c in exp.claims(res.df, res.meta)}
+    assert set(claims) == {"docker_pierde_66", "causa_seguridad", "gin_igual_nethttp", "columna_por_hilo"}
+    assert claims["columna_por_hilo"].status == verdict.SIN_DATOS  # one wrk thread: nothing to tell apart
+    assert claims["gin_igual_nethttp"].status == verdict.SIN_DATOS  # gin was not asked for
 
 
 def test_a_server_that_does_not_answer_fails_its_arm_not_the_run(sandbox, monkeypatch):
     # Fault injection: wait for a body no server sends, with a short timeout.
-    monkeypatch.setattr(servidores, "BODY", "una respuesta que ningún servidor envía")
-    monkeypatch.setattr(exp, "READY_TIMEOUT_S", 1.0)
+    monkeypatch.setattr(servers, "BODY", "una respuesta que ningún servidor envía")
+    monkeypatch.setattr(start, "READY_TIMEOUT_S", 1.0)
     engines = available_engines()[:1]
     res = exp.run(
         exp.config(

@@ -1,4 +1,4 @@
-"""HTTP servers of the network experiment (notebook 06_red_http, seed 003).
+"""The HTTP servers of the network experiment: the catalogue, building them, their images, `make setup`.
 
 Sources live in `probes/servidores/` with pinned versions (go.mod + go.sum; Cargo.toml + Cargo.lock):
 - `servidor-http` (Go): Go's standard `net/http` (`-impl nethttp`) and the gin framework (`-impl gin`),
@@ -24,8 +24,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .engines import get_engine
-from .paths import CACHE_DIR, PROBES_DIR
+from ... import engines as eng
+from ... import images
+from ...errors import ErrorDelCurso
+from ...paths import CACHE_DIR, PROBES_DIR
+from . import load
 
 SOURCES_DIR = PROBES_DIR / "servidores"
 BUILD_DIR = CACHE_DIR / "servidores"
@@ -236,28 +239,28 @@ def build(log: Log = print, keys: Sequence[str] = SERVER_NAMES) -> dict[str, tup
 
 
 # ------------------------------------------------------------------ images: the binary alone
-def ensure_image(engine_name: str, key: str, log: Log = print) -> dict | None:
-    """The image holding this server's binary alone, imported into the engine if missing."""
-    from . import images
-
-    server = SERVERS[key]
-    engine = get_engine(engine_name)
-    if not is_built(server):
-        return None
-    tag = server.image_tag()
+def _image_in(engine: eng.Engine, key: str) -> dict | None:
+    """The image of this server the engine already has, or None."""
+    tag = SERVERS[key].image_tag()
     for name in images._names_for(engine, tag):
         info = engine.image_info(name)
         if info:
             return {
                 "server": key,
-                "engine": engine_name,
+                "engine": engine.name,
                 "name": name,
                 "id": info["id"],
                 "size_bytes": info["size_bytes"],
             }
+    return None
+
+
+def _import_binary(engine: eng.Engine, server: Server, log: Log) -> None:
+    """Import an image holding the binary alone, owned by root, like the original's FROM scratch."""
+    tag = server.image_tag()
     with tempfile.TemporaryDirectory(prefix="curso-servidor-") as tmp:
         tar_path = Path(tmp) / "imagen.tar"
-        with tarfile.open(tar_path, "w") as tar:  # the binary alone, owned by root, like FROM scratch
+        with tarfile.open(tar_path, "w") as tar:
             info = tar.gettarinfo(str(server.path), arcname=server.binary)
             info.uid = info.gid = 0
             info.uname = info.gname = "root"
@@ -266,14 +269,42 @@ def ensure_image(engine_name: str, key: str, log: Log = print) -> dict | None:
                 tar.addfile(info, fh)
         log(f"    importando {tag} en {engine.display} (solo el binario)…")
         images.import_tar(engine, tar_path, tag, [f'ENTRYPOINT ["/{server.binary}"]'])
-    for name in images._names_for(engine, tag):
-        info = engine.image_info(name)
-        if info:
-            return {
-                "server": key,
-                "engine": engine_name,
-                "name": name,
-                "id": info["id"],
-                "size_bytes": info["size_bytes"],
-            }
-    return None
+
+
+def ensure_image(engine_name: str, key: str, log: Log = print) -> dict | None:
+    """The image holding this server's binary alone, imported into the engine if missing; None when the
+    binary is not built."""
+    server = SERVERS[key]
+    engine = eng.get_engine(engine_name)
+    if not is_built(server):
+        return None
+    found = _image_in(engine, key)
+    if found is None:
+        _import_binary(engine, server, log)
+        found = _image_in(engine, key)
+    return found
+
+
+# ------------------------------------------------------------------ make setup
+def provision(log: Log = print) -> None:
+    """Build the servers (static, cached) and pack each into a binary-only image in every engine."""
+    built = build(log)
+    for key, (ok, why) in built.items():
+        server = SERVERS[key]
+        if ok:
+            log(f"[ OK ] servidor {server.label}: {server.path}")
+        else:
+            log(f"[AVISO] servidor {server.label} no disponible: {why}. El cuaderno 06 lo omite.")
+    for engine_name in eng.CONTAINER_ENGINES:
+        if not eng.get_engine(engine_name).available:
+            continue
+        for key in SERVER_NAMES:
+            if not built.get(key, (False, ""))[0]:
+                continue
+            try:
+                ensure_image(engine_name, key, log)
+            except ErrorDelCurso as exc:
+                log(f"[AVISO] {exc}")
+    ok, why = load.available()
+    if not ok:
+        log(f"[AVISO] {why}")

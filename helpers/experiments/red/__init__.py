@@ -1,0 +1,54 @@
+"""Experiment 6: HTTP throughput natively, in Docker and in Podman («Container Performance Testing»).
+
+The same tiny server (Go net/http, gin, or actix-web) answers `GET /` on bare metal and in containers,
+behind several network paths; wrk loads it from another CPU, always on 127.0.0.1.
+
+arms.py: the network paths and which of them run here (plan); servers.py: the servers, their build, their
+binary-only images and `make setup`; start.py: starting an arm's server and finding its processes;
+load.py: wrk, and the one function that builds a load target (127.0.0.1 and a port this run published,
+nothing else); measure.py: Config, cpu_layout and run(); analysis.py: summaries, the reference, closing
+rows; claims.py: the source's claims.
+"""
+
+from __future__ import annotations
+
+from .analysis import (  # noqa: F401
+    BASELINE,
+    arm_values,
+    closing_rows,
+    compare,
+    loss_pct,
+    main_server,
+    reference_ratios,
+    summarize,
+)
+from .arms import (  # noqa: F401
+    ARM_NAMES,
+    ARM_SPECS,
+    DEFAULT_ARMS,
+    NEEDS_ROOT,
+    SIN_PROXY_REASON,
+    HttpArm,
+    arm_label,
+    plan,
+    userland_proxy_disabled,
+)
+from .claims import SOURCE, claims  # noqa: F401
+from .measure import (  # noqa: F401
+    EXPERIMENT,
+    MAX_RUN_S,
+    SEED_PRESET,
+    Config,
+    cpu_layout,
+    estimated_seconds,
+    measure_arm,
+    run,
+)
+from .servers import provision  # noqa: F401
+from .start import Started, start_all, start_arm  # noqa: F401
+
+TITLE = "Experimento 6: red, rendimiento HTTP nativo, en Docker y en Podman"
+NOTEBOOK = "06_red_http"
+QUICK = {"SERVIDORES": ["nethttp"], "DURACION_S": 1, "REPETICIONES": 2, "CALENTAMIENTO": 0}
+DEBIAN_PACKAGES = ["wrk"]
+COMPARABLE = ["req_s", "latencia_p50", "latencia_p99"]

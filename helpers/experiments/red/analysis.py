@@ -1,0 +1,208 @@
+"""The network experiment's analysis: one row per server and arm, the loss against native, the
+reference's ratios next to the live ones, and the closing rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ... import measure
+from ..contract import CLOSING_COLUMNS
+from . import servers
+from .arms import ARM_SPECS, arm_label
+
+BASELINE = ("bare", "nativo")
+MAIN_SERVERS = ("nethttp", "gin", "actix")  # the first one present is the one the claims read
+
+
+def arm_values(df: pd.DataFrame, metric: str, engine: str, variant: str, server: str) -> np.ndarray:
+    """The raw repetitions of one metric of one arm (engine, variant) and one server."""
+    sel = df[
+        (df["metric"] == metric)
+        & (df["engine"] == engine)
+        & (df["variant"] == variant)
+        & (df["image"] == server)
+    ]
+    return pd.to_numeric(sel["value"], errors="coerce").dropna().to_numpy(dtype=float)
+
+
+def _combos(df: pd.DataFrame) -> list[tuple[str, str, str]]:
+    if df is None or df.empty:
+        return []
+    order = {(s.engine, s.variant): i for i, s in enumerate(ARM_SPECS.values())}
+    known = {k: i for i, k in enumerate(servers.SERVER_NAMES)}
+    combos = df[["engine", "variant", "image"]].drop_duplicates().itertuples(index=False, name=None)
+    return sorted(combos, key=lambda c: (known.get(c[2], 99), order.get((c[0], c[1]), 99), c[0]))
+
+
+def _per_rep(df: pd.DataFrame, engine: str, variant: str, server: str) -> pd.DataFrame:
+    """One arm's rows as one row per repetition and one column per metric."""
+    sel = df[(df["engine"] == engine) & (df["variant"] == variant) & (df["image"] == server)]
+    return sel.pivot_table(index="rep", columns="metric", values="value", aggfunc="first")
+
+
+def per_request_us(df: pd.DataFrame, metric: str, engine: str, variant: str, server: str) -> float:
+    """Median CPU microseconds per request of one process group (paired by repetition)."""
+    wide = _per_rep(df, engine, variant, server)
+    if metric not in wide or "peticiones" not in wide:
+        return float("nan")
+    per = (wide[metric] / wide["peticiones"] * 1e6).replace([np.inf, -np.inf], np.nan).dropna()
+    return float(per.median()) if len(per) else float("nan")
+
+
+def per_rep_ratio(df: pd.DataFrame, num: str, den: str, engine: str, variant: str, server: str) -> np.ndarray:
+    """metric num / metric den, repetition by repetition, for one arm and server."""
+    wide = _per_rep(df, engine, variant, server)
+    if num not in wide or den not in wide:
+        return np.array([])
+    ratio = (wide[num] / wide[den]).replace([np.inf, -np.inf], np.nan).dropna()
+    return ratio.to_numpy(dtype=float)
+
+
+def _median(values: np.ndarray) -> float:
+    return float(np.median(values)) if values.size else float("nan")
+
+
+def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """One row per server and arm: total req/s (median, IQR, IC 95 %), ratio to native (IC 95 %),
+    per-thread req/s, latency p50/p90/p99, socket errors and CPU µs per request of each process."""
+    rows = []
+    for engine, variant, server in _combos(df):
+        total = arm_values(df, "req_s", engine, variant, server)
+        if total.size == 0:
+            continue
+        s = measure.summarize(total)
+        base = arm_values(df, "req_s", *BASELINE, server)
+        if base.size and (engine, variant) != BASELINE:
+            ratio, lo, hi = measure.bootstrap_ratio_ci(total, base)
+        elif base.size:
+            ratio, lo, hi = 1.0, 1.0, 1.0
+        else:
+            ratio = lo = hi = float("nan")
+        errors = arm_values(df, "errores_socket", engine, variant, server)
+        rows.append(
+            {
+                "servidor": server,
+                "engine": engine,
+                "variant": variant,
+                "brazo": arm_label(engine, variant),
+                "n": s.n,
+                "req_s": s.median,
+                "q1": s.q1,
+                "q3": s.q3,
+                "ic_bajo": s.ci_low,
+                "ic_alto": s.ci_high,
+                "frente_nativo": ratio,
+                "frente_nativo_ic_bajo": lo,
+                "frente_nativo_ic_alto": hi,
+                "req_s_hilo": _median(arm_values(df, "req_s_hilo", engine, variant, server)),
+                "latencia_p50_ms": _median(arm_values(df, "latencia_p50", engine, variant, server)),
+                "latencia_p90_ms": _median(arm_values(df, "latencia_p90", engine, variant, server)),
+                "latencia_p99_ms": _median(arm_values(df, "latencia_p99", engine, variant, server)),
+                "errores_socket": float(np.sum(errors)) if errors.size else 0.0,
+                "us_cpu_servidor": per_request_us(df, "cpu_servidor", engine, variant, server),
+                "us_cpu_proxy": per_request_us(df, "cpu_proxy", engine, variant, server),
+                "us_cpu_ayudante": per_request_us(df, "cpu_ayudante", engine, variant, server),
+                "us_cpu_carga": per_request_us(df, "cpu_carga", engine, variant, server),
+                "inestable": measure.unstable(total),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def main_server(df: pd.DataFrame) -> str | None:
+    """The server the claims and the CPU plot read: net/http if present, else gin, else actix."""
+    present = set(df["image"]) if df is not None and not df.empty else set()
+    return next((key for key in MAIN_SERVERS if key in present), None)
+
+
+def loss_pct(arm: np.ndarray, native: np.ndarray) -> tuple[float, float, float]:
+    """What an arm loses against native, in % of native's req/s: 100 × (1 - arm/native), with the
+    bootstrap IC of the ratio of medians turned the same way (its ends swap)."""
+    ratio, lo, hi = measure.bootstrap_ratio_ci(arm, native)
+    return 100 * (1 - ratio), 100 * (1 - hi), 100 * (1 - lo)
+
+
+def reference_ratios(reference: pd.DataFrame) -> pd.DataFrame:
+    """The reference's totals as ratios to native, per server and level (Docker, Kubernetes)."""
+    rows = []
+    ref = reference[reference["metric"] == "req_s"]
+    for server in ref["image"].unique():
+        base = ref[(ref["image"] == server) & (ref["engine"] == "bare")]["value"]
+        if base.empty:
+            continue
+        for _, r in ref[ref["image"] == server].iterrows():
+            rows.append(
+                {
+                    "servidor": server,
+                    "engine": r["engine"],
+                    "variant": r["variant"],
+                    "req_s": float(r["value"]),
+                    "frente_nativo": float(r["value"]) / float(base.iloc[0]),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
+    """Each live arm's ratio to native next to the reference's (Docker -p; Kubernetes is reference only),
+    with whether the reference's ratio falls inside the live IC 95 %."""
+    live = summarize(df, meta)
+    ref = reference_ratios(reference)
+    rows = []
+    for server in MAIN_SERVERS:
+        live_server = live[live["servidor"] == server] if not live.empty else live
+        for _, r in ref[ref["servidor"] == server].iterrows():
+            if r["engine"] == "bare":
+                continue
+            row = {
+                "servidor": server,
+                "nivel": r["engine"],
+                "ref_req_s": r["req_s"],
+                "ref_frente_nativo": r["frente_nativo"],
+                "brazo_en_vivo": "",
+                "tu_frente_nativo": np.nan,
+                "tu_ic_bajo": np.nan,
+                "tu_ic_alto": np.nan,
+                "coincide": None,
+            }
+            match = (
+                live_server[(live_server["engine"] == r["engine"]) & (live_server["variant"] == "puerto")]
+                if len(live_server)
+                else live_server
+            )
+            if len(match):
+                m = match.iloc[0]
+                row.update(
+                    brazo_en_vivo=m["brazo"],
+                    tu_frente_nativo=m["frente_nativo"],
+                    tu_ic_bajo=m["frente_nativo_ic_bajo"],
+                    tu_ic_alto=m["frente_nativo_ic_alto"],
+                    coincide=bool(
+                        m["frente_nativo_ic_bajo"] <= r["frente_nativo"] <= m["frente_nativo_ic_alto"]
+                    ),
+                )
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """RUNNING rows of the closing table: requests per second of the main server, per arm (unstable
+    arms left out)."""
+    live = summarize(df, meta)
+    server = main_server(df)
+    rows = []
+    if server is not None and not live.empty:
+        for _, r in live[(live["servidor"] == server) & ~live["inestable"]].iterrows():
+            rows.append(
+                {
+                    "concepto": f"HTTP {servers.SERVERS[server].label} ({r['brazo']})",
+                    "tipo": "RUNNING",
+                    "entorno": r["engine"],
+                    "valor": r["req_s"],
+                    "ic_bajo": r["ic_bajo"],
+                    "ic_alto": r["ic_alto"],
+                    "unidad": "req/s",
+                }
+            )
+    return pd.DataFrame(rows, columns=CLOSING_COLUMNS)

@@ -1,0 +1,160 @@
+"""The arms of the network experiment: which network path each one is, how it is labelled, and which of
+them this machine can run (`plan`).
+
+    nativo            the binary on the host, listening on 127.0.0.1:PORT
+    docker-puerto     Docker with `-p 127.0.0.1:PORT:8080`: through docker-proxy, a user-space copy loop
+    docker-host       Docker with `--network host`: the same container, the host's network stack
+    podman-puerto     Podman with `-p 127.0.0.1:PORT:8080` (rootful netavark: NAT rules, no proxy process)
+    podman-host       Podman with `--network host`
+    gvisor            Docker (or Podman) with runtime runsc and `-p`: gVisor's own network stack (netstack)
+    docker-sin-proxy  Docker's `-p` with the user-land proxy disabled (NAT rules); needs a daemon started
+                      that way: the shared daemon is never restarted, so here it is usually skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from ... import engines as eng
+from ... import system
+from ...engines import runtimes
+from ..runner import Arm
+from . import servers
+
+DAEMON_JSON = Path("/etc/docker/daemon.json")
+NEEDS_ROOT = {"gvisor": "el brazo gVisor (runsc) de la red HTTP"}  # listed in notebook 00
+
+
+@dataclass(frozen=True)
+class ArmSpec:
+    key: str  # what BRAZOS names
+    engine: str  # bare / docker / podman
+    variant: str  # the `variant` column
+    label: str  # what the reader sees
+    network: str | None = None
+    publish: bool = False
+    runtime: str | None = None
+
+
+ARM_SPECS = {
+    "nativo": ArmSpec("nativo", "bare", "nativo", "nativo (sin contenedor)"),
+    "docker-puerto": ArmSpec("docker-puerto", "docker", "puerto", "Docker -p (docker-proxy)", publish=True),
+    "docker-host": ArmSpec("docker-host", "docker", "host", "Docker --network host", network="host"),
+    "podman-puerto": ArmSpec("podman-puerto", "podman", "puerto", "Podman -p (reglas NAT)", publish=True),
+    "podman-host": ArmSpec("podman-host", "podman", "host", "Podman --network host", network="host"),
+    "gvisor": ArmSpec(
+        "gvisor", "docker", "gvisor", "gVisor -p (su propia pila de red)", publish=True, runtime="runsc"
+    ),
+    "docker-sin-proxy": ArmSpec(
+        "docker-sin-proxy", "docker", "sin_proxy", "Docker -p sin docker-proxy (NAT)", publish=True
+    ),
+}
+ARM_NAMES = tuple(ARM_SPECS)
+DEFAULT_ARMS = list(ARM_NAMES)
+ARM_LABEL = {(s.engine, s.variant): s.label for s in ARM_SPECS.values()} | {
+    ("podman", "gvisor"): "gVisor -p con Podman (su propia pila de red)"
+}
+
+
+def arm_label(engine: str, variant: str) -> str:
+    return ARM_LABEL.get((engine, variant), f"{eng.DISPLAY.get(engine, engine)} {variant}")
+
+
+@dataclass(frozen=True)
+class HttpArm(Arm):
+    """One server behind one network path. engine, variant and label as every arm; `image` holds the
+    server's key (nethttp, gin, actix), which is what raw.csv's `image` column records; `spec` is the path."""
+
+    spec: ArmSpec = ARM_SPECS["nativo"]
+
+
+# ------------------------------------------------------------------ the userland-proxy-off arm
+SIN_PROXY_REASON = (
+    "el daemon de Docker compartido tiene el proxy de usuario activo, y este curso nunca reinicia un "
+    "daemon en uso; el brazo «podman-puerto» muestra el mismo mecanismo (reglas NAT, sin proceso proxy)."
+)
+
+
+def userland_proxy_disabled() -> bool | None:
+    """Whether the running dockerd has the user-land proxy off (--userland-proxy=false or daemon.json).
+    None when it cannot tell."""
+    procs = [p for p in psutil.process_iter(["name", "cmdline"]) if p.info["name"] == "dockerd"]
+    if not procs:
+        return None
+    cmdline = " ".join(procs[0].info["cmdline"] or [])
+    if "--userland-proxy=false" in cmdline or "--userland-proxy false" in cmdline:
+        return True
+    try:
+        if json.loads(DAEMON_JSON.read_text()).get("userland-proxy") is False:
+            return True
+    except (OSError, ValueError, AttributeError):
+        pass
+    return False
+
+
+# ------------------------------------------------------------------ which arms run here
+def gvisor_engine(motores) -> tuple[str | None, str]:
+    """gVisor runs under Docker when its daemon has runsc registered, else under Podman (among the
+    engines asked for in MOTORES): (engine, "") or (None, Spanish reason)."""
+    ok, why = runtimes.runsc_availability()
+    if not ok:
+        return None, why or "gVisor no está disponible."
+    reasons = []
+    for name in ("docker", "podman"):
+        if name not in motores:
+            continue
+        engine = eng.get_engine(name)
+        if not engine.available:
+            reasons.append(f"{engine.display}: {engine.reason}")
+            continue
+        usable, reason = engine.runtime_availability("runsc")
+        if usable:
+            return name, ""
+        reasons.append(f"{engine.display}: {reason}")
+    return None, "; ".join(reasons) or "ningún motor pedido en MOTORES puede usar gVisor."
+
+
+def plan(cfg, engines_ok) -> tuple[list[HttpArm], dict[str, str]]:
+    """The arms of `cfg` (servidores × brazos) this machine can run, and {arm key: Spanish reason} for
+    the others. An arm whose engine was not asked for in MOTORES is silently left out."""
+    skipped: dict[str, str] = {}
+    arms: list[HttpArm] = []
+    present = []
+    for key in cfg.servidores:
+        ok, why = servers.availability(key)
+        if ok:
+            present.append(key)
+        else:
+            skipped[f"servidor {key}"] = why or "no disponible"
+    for arm_key in cfg.brazos:
+        spec = ARM_SPECS[arm_key]
+        engine_name = spec.engine
+        if arm_key == "gvisor":
+            root_reason = system.needs_root_reason(NEEDS_ROOT["gvisor"])
+            if root_reason:  # the standard root-only skip (runner.RunContext.require_root's wording)
+                skipped[arm_key] = root_reason
+                continue
+            engine_name, why = gvisor_engine(cfg.motores)
+            if engine_name is None:
+                skipped[arm_key] = why
+                continue
+        elif engine_name != "bare" and engine_name not in engines_ok:
+            if engine_name in cfg.motores:
+                skipped[arm_key] = f"{eng.DISPLAY[engine_name]} no está disponible aquí."
+            continue
+        if arm_key == "docker-sin-proxy" and not userland_proxy_disabled():
+            skipped[arm_key] = SIN_PROXY_REASON
+            continue
+        if spec.runtime and engine_name != "bare":
+            ok, why = eng.get_engine(engine_name).runtime_availability(spec.runtime)
+            if not ok:
+                skipped[arm_key] = why or "runtime no disponible"
+                continue
+        for key in present:
+            label = f"{arm_label(engine_name, spec.variant)} · {servers.SERVERS[key].label}"
+            arms.append(HttpArm(engine_name, spec.variant, key, label, spec))
+    return arms, skipped
