@@ -207,25 +207,24 @@ _SIZE_UNITS = {"B": 1e-6, "KB": 1e-3, "MB": 1.0, "GB": 1e3, "TB": 1e6}
 _NUM = r"([0-9]+(?:\.[0-9]+)?)"
 
 
-def _time_ms(text: str) -> float:
-    m = re.fullmatch(_NUM + r"(us|ms|s|m|h)", text)
+def _scaled(text: str, units: dict[str, float], what: str) -> float:
+    """A number with one of `units` right after it, scaled by that unit's factor."""
+    m = re.fullmatch(_NUM + "(" + "|".join(map(re.escape, units)) + ")", text)
     if not m:
-        raise ValueError(f"tiempo de wrk no reconocido: {text!r}")
-    return float(m.group(1)) * _TIME_UNITS[m.group(2)]
+        raise ValueError(f"{what} de wrk no reconocido: {text!r}")
+    return float(m.group(1)) * units[m.group(2)]
+
+
+def _time_ms(text: str) -> float:
+    return _scaled(text, _TIME_UNITS, "tiempo")
 
 
 def _count(text: str) -> float:
-    m = re.fullmatch(_NUM + r"([kKMG]?)", text)
-    if not m:
-        raise ValueError(f"cantidad de wrk no reconocida: {text!r}")
-    return float(m.group(1)) * _COUNT_UNITS[m.group(2)]
+    return _scaled(text, _COUNT_UNITS, "número")
 
 
 def _size_mb(text: str) -> float:
-    m = re.fullmatch(_NUM + r"(B|KB|MB|GB|TB)", text)
-    if not m:
-        raise ValueError(f"tamaño de wrk no reconocido: {text!r}")
-    return float(m.group(1)) * _SIZE_UNITS[m.group(2)]
+    return _scaled(text, _SIZE_UNITS, "tamaño")
 
 
 def parse(text: str) -> dict:
