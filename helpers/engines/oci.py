@@ -8,12 +8,13 @@ the command, the terminal, the root and, on request, drops the network namespace
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -181,3 +182,14 @@ def delete_leftovers(bundle: Bundle, runtime: str | None = None) -> None:
             )
         except (OSError, subprocess.TimeoutExpired):
             pass
+
+
+@contextlib.contextmanager
+def mounted_overlay(lower: Path, base: Path) -> Iterator[Path]:
+    """A fresh overlay over `lower` at base/merged for the duration of the block (mount_overlay), then
+    unmounted and its writable layer deleted (unmount_overlay), even if the block fails."""
+    merged = mount_overlay(lower, base)
+    try:
+        yield merged
+    finally:
+        unmount_overlay(base)
