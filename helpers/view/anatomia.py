@@ -1,5 +1,5 @@
-"""Experiment 4 as a person sees it: the ladder, the engine's phases, the waterfall, the process chain,
-the reference and the verdicts, in Spanish."""
+"""Experiment 4 as a person sees it: the ladder (tabla, grafico), the engine's phases, the waterfall, the
+process chain, the published figures (comparacion) and the verdicts, in Spanish."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pandas as pd
 
 from .. import reference
 from ..experiments import anatomia
-from ..experiments.base import Resultado
+from ..experiments.runner import Resultado
 from .common import (
-    ENGINE_LABEL,
+    claims_list,
     engine_label,
     fmt,
     fmt_interval,
@@ -24,7 +24,6 @@ from .common import (
     run_caption,
     show,
     table,
-    verdict_words,
 )
 
 ENGINE_COLOR = {"bare": "#4c72b0", "docker": "#dd8452", "podman": "#55a868"}
@@ -67,13 +66,13 @@ def encabezado(resultado: Resultado) -> None:
 
 
 @needs_result
-def escalera(resultado: Resultado):
+def tabla(resultado: Resultado) -> None:
     """The ladder as a table: median, IQR, min, IC 95 % and × a process (bootstrap IC)."""
     s = anatomia.summarize(resultado.df, resultado.meta)
     s = s[s["metric"] == anatomia.METRIC]
     if s.empty:
         markdown("_Esta corrida no tiene peldaños medidos todavía._")
-        return None
+        return
     out = pd.DataFrame(
         {
             "Peldaño": [_rung(r, resultado.meta) for _, r in s.iterrows()],
@@ -89,15 +88,17 @@ def escalera(resultado: Resultado):
             "Nota": ["medición inestable: repite" if u else "" for u in s["inestable"]],
         }
     )
-    return table(
-        out,
-        "La escalera del arranque: `echo ok` en cada peldaño (IQR con cuantiles lineales; "
-        "IC 95 % por bootstrap)",
+    show(
+        table(
+            out,
+            "La escalera del arranque: `echo ok` en cada peldaño (IQR con cuantiles lineales; "
+            "IC 95 % por bootstrap)",
+        )
     )
 
 
 @needs_result
-def grafico_escalera(resultado: Resultado) -> None:
+def grafico(resultado: Resultado) -> None:
     """One bar per rung (median) with its IC 95 %, log scale: from ~1 ms to a few hundred."""
     s = anatomia.summarize(resultado.df, resultado.meta)
     s = s[s["metric"] == anatomia.METRIC].reset_index(drop=True)
@@ -139,14 +140,14 @@ def grafico_escalera(resultado: Resultado) -> None:
 
 
 @needs_result
-def fases(resultado: Resultado):
+def fases(resultado: Resultado) -> None:
     """The engine's phases apart (create, start, wait, remove): median and IC 95 % of each, and which
     phase holds the time."""
     s = anatomia.summarize(resultado.df, resultado.meta)
     s = s[s["variant"] == "fases"]
     if s.empty:
         markdown("_Esta corrida no midió las fases del motor (peldaño «fases»)._")
-        return None
+        return
     out = pd.DataFrame(
         {
             "Motor": [engine_label(e, resultado.meta) for e in s["engine"]],
@@ -168,11 +169,10 @@ def fases(resultado: Resultado):
             f"({_pct(top['mediana_ms'] / total)} de la suma de medianas)."
         )
     markdown("\n".join(lines))
-    return None
 
 
 @needs_result
-def cascada(resultado: Resultado):
+def cascada(resultado: Resultado) -> None:
     """The waterfall: each engine's `run` (default network) split into process, namespaces, runtime,
     engine and network. Every part but the first is a difference of two rungs: an inference."""
     engines = [
@@ -182,7 +182,7 @@ def cascada(resultado: Resultado):
     ]
     if not engines:
         markdown("_Para la cascada hacen falta los peldaños «proceso», «espacios», «runc» y «motor»._")
-        return None
+        return
     frames = [anatomia.waterfall(resultado.df, e) for e in engines]
     fig, ax = plt.subplots(figsize=(11, 1.3 * len(engines) + 1.8))
     for i, w in enumerate(frames):
@@ -238,7 +238,6 @@ def cascada(resultado: Resultado):
             "abajo: los dos no son del todo comparables (por ejemplo, runc crea todos sus espacios de una "
             "vez, sin un `exec` intermedio)._"
         )
-    return None
 
 
 SUBCOMMANDS = (
@@ -342,13 +341,13 @@ def cadena(resultado: Resultado) -> None:
 
 
 @needs_result
-def referencia(resultado: Resultado):
+def comparacion(resultado: Resultado) -> None:
     """Published launch figures next to yours; ratios where both sides have one."""
     try:
         ref = reference.load(anatomia.EXPERIMENT)
     except KeyError:
         markdown("_No hay datos de referencia para este experimento._")
-        return None
+        return
     c = anatomia.compare(resultado.df, resultado.meta, ref)
     names = {
         "firecracker_spec": "Especificación de Firecracker",
@@ -393,72 +392,18 @@ def referencia(resultado: Resultado):
             f"aquí, quitar solo la red lo acelera {fmt_ratio(redhat['tu_valor'], digits=2)}."
         )
     markdown("\n".join(lines))
-    return None
 
 
 @needs_result
 def veredictos(resultado: Resultado) -> None:
-    """The four claims, each with its verdict by the one rule and the figure that decides it."""
-    lines = []
-    for claim in anatomia.claims(resultado.df, resultado.meta):
-        engine = claim.detail.get("engine", "")
-        who = engine_label(engine, resultado.meta) if engine else ""
-        if claim.detail.get("como"):
-            who += f", {claim.detail['como']}"
-        word = verdict_words(claim)
-        head = f"- **«{claim.statement}»** ({claim.source}{', ' + who if who else ''}): **{word}**."
-        if claim.status == "sin_datos":
-            lines.append(head + " Faltan peldaños para juzgarla.")
-            continue
-        if claim.key == "api_daemon":
-            body = (
-                f" La parte propia del motor (su `run --network none` menos `runc run`) es "
-                f"{fmt(claim.detail['docker_propio_ms'], 0, 'ms')} en Docker y "
-                f"{fmt(claim.detail['podman_propio_ms'], 0, 'ms')} en Podman: Podman/Docker = "
-                f"{fmt_ratio(claim.value, claim.low, claim.high)} (margen: como mucho "
-                f"{fmt_ratio(claim.claimed, digits=1)})."
-            )
-        else:
-            what = {"red_grande": "la red es", "runtime_pequeno": "runc es", "pool": "el pool ahorra"}[
-                claim.key
-            ]
-            edge = {"red_grande": "al menos el", "runtime_pequeno": "como mucho el", "pool": "más del"}[
-                claim.key
-            ]
-            body = (
-                f" Aquí {what} el {_pct(claim.value, claim.low, claim.high)} del `run` con red "
-                f"(margen: {edge} {_pct(claim.claimed)})."
-            )
-        lines.append(head + body)
-    markdown("\n".join(lines) if lines else "_No hay afirmaciones que juzgar con esta corrida._")
-
-
-def cita_red(resultado: Resultado | None = None) -> str:
-    """One Spanish sentence, for notebooks 01 and 02, on how much of each engine's LAUNCH is the network
-    (from the latest run of this notebook); says so if there is none yet."""
-    share = anatomia.network_share(resultado)
-    if not share:
-        return (
-            "El cuaderno 04 (anatomía del arranque) mide cuánto del arranque es la red; todavía no hay "
-            "una corrida suya en esta máquina."
+    """The four ideas about LAUNCH, each with its verdict by the one rule (common.claims_list), and the
+    engines' own parts the first one compares, in milliseconds."""
+    claims_list(anatomia.claims(resultado.df, resultado.meta))
+    own = anatomia.engine_own_part(resultado.df)
+    if own:
+        parts = [f"{fmt(ms, 0, 'ms')} en {engine_label(e, resultado.meta)}" for e, ms in own.items()]
+        markdown(
+            "La parte propia de cada motor (su `run --network none` menos `runc run`): "
+            + " y ".join(parts)
+            + "."
         )
-    parts = [
-        f"en {ENGINE_LABEL[e]}, {fmt(s['red_ms'], 0, 'ms')} {fmt_interval(*s['red_ic'], 0)} de "
-        f"{fmt(s['con_red_ms'], 0, 'ms')} ({_pct(s['fraccion'])})"
-        for e, s in share.items()
-    ]
-    text = (
-        "Según la última corrida del cuaderno 04, configurar la red por defecto cuesta "
-        + "; ".join(parts)
-        + " (IC 95 % entre corchetes)."
-    )
-    clear = [ENGINE_LABEL[e] for e, s in share.items() if _finite(s["red_ic"][0]) and s["red_ic"][0] > 0]
-    noisy = [ENGINE_LABEL[e] for e in share if ENGINE_LABEL[e] not in clear]
-    if clear:
-        text += (
-            f" En {' y '.join(clear)}, un `run` con la red por defecto y otro con `--network none` no miden "
-            "lo mismo: el primero paga además la red."
-        )
-    if noisy:
-        text += f" En {' y '.join(noisy)}, con esas repeticiones la diferencia aún no se distingue del ruido."
-    return text

@@ -1,0 +1,283 @@
+"""Experiment 4's analysis: the ladder's summary, the waterfall (an engine's `run` split into differences
+of consecutive rungs, each an inference with its bootstrap interval), the network's share of LAUNCH
+(notebooks 01 and 02 cite it, through experiments.read_run) and the closing rows. The published
+figures are in published.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ... import engines as eng
+from ... import measure
+from ..contract import CLOSING_COLUMNS
+from ..runner import Resultado
+from .phases import PHASE_TOTAL, PHASES
+from .rungs import LADDER, METRIC, RUNG_LABEL, USUAL_NAMESPACES
+
+BASELINE = ("bare", "proceso")
+
+
+def values(df: pd.DataFrame, engine: str, variant: str, metric: str = METRIC) -> np.ndarray:
+    """The repetitions of one rung (one metric), as floats."""
+    sel = df[(df["engine"] == engine) & (df["variant"] == variant) & (df["metric"] == metric)]
+    return pd.to_numeric(sel["value"], errors="coerce").dropna().to_numpy(dtype=float)
+
+
+def _ladder_order(engine: str, variant: str) -> tuple:
+    return (
+        {"bare": 0, "docker": 1, "podman": 2}.get(engine, 3),
+        LADDER.index(variant) if variant in LADDER else 99,
+    )
+
+
+SUMMARY_COLUMNS = [
+    "engine",
+    "variant",
+    "metric",
+    "peldano",
+    "n",
+    "mediana_ms",
+    "q1_ms",
+    "q3_ms",
+    "min_ms",
+    "ic_bajo_ms",
+    "ic_alto_ms",
+    "x_proceso",
+    "x_proceso_ic_bajo",
+    "x_proceso_ic_alto",
+    "inestable",
+]
+
+
+def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """The ladder: one row per (engine, rung, metric) with n, median, IQR, min, IC 95 %, x process
+    (bootstrap IC) and whether the measurement is unstable."""
+    if df is None or df.empty:
+        return pd.DataFrame(columns=SUMMARY_COLUMNS)
+    data = df[(df["unit"] == "ms") & (df["variant"] != "cadena")]
+    base = values(df, *BASELINE)
+    rows = []
+    for (engine, variant, metric), group in data.groupby(["engine", "variant", "metric"], sort=False):
+        vals = pd.to_numeric(group["value"], errors="coerce").dropna().to_numpy(dtype=float)
+        s = measure.summarize(vals)
+        ratio = measure.bootstrap_ratio_ci(vals, base) if base.size else (np.nan,) * 3
+        label = RUNG_LABEL.get(variant, variant)
+        if metric != METRIC:
+            label = f"{label}: {dict(PHASES).get(metric, 'total')}"
+        rows.append(
+            {
+                "engine": engine,
+                "variant": variant,
+                "metric": metric,
+                "peldano": label,
+                "n": s.n,
+                "mediana_ms": s.median,
+                "q1_ms": s.q1,
+                "q3_ms": s.q3,
+                "min_ms": s.minimum,
+                "ic_bajo_ms": s.ci_low,
+                "ic_alto_ms": s.ci_high,
+                "x_proceso": ratio[0],
+                "x_proceso_ic_bajo": ratio[1],
+                "x_proceso_ic_alto": ratio[2],
+                "inestable": measure.unstable(vals),
+            }
+        )
+    out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    metric_order = {METRIC: 0, **{m: i + 1 for i, (m, _) in enumerate(PHASES)}, PHASE_TOTAL: 9}
+    out["_k"] = [
+        (*_ladder_order(e, v), metric_order.get(m, 10))
+        for e, v, m in zip(out["engine"], out["variant"], out["metric"])
+    ]
+    return out.sort_values("_k").drop(columns="_k").reset_index(drop=True)
+
+
+# ---------------------------------------------------------------- the waterfall
+@dataclass(frozen=True)
+class Part:
+    key: str
+    label: str
+    upper: tuple[str, str]  # (engine, variant) of the rung that ends this part
+    lower: tuple[str, str] | None  # (engine, variant) of the rung it starts from; None: from zero
+
+
+def waterfall_parts(engine: str, storage: bool = True) -> list[Part]:
+    """How an engine's `run` (default network) splits into differences of consecutive rungs; without
+    the overlay rung (storage=False), mounting the writable layer stays inside the engine's part."""
+    runtime_top = ("bare", "runc_overlay" if storage else "runc_con_netns")
+    parts = [
+        Part("proceso", "crear un proceso", BASELINE, None),
+        Part(
+            "espacios",
+            "espacios de nombres (mount, UTS, IPC, PID, red)",
+            ("bare", USUAL_NAMESPACES),
+            BASELINE,
+        ),
+        Part(
+            "runtime",
+            "runtime OCI (runc: configuración, cgroups, pivot_root…)",
+            ("bare", "runc_con_netns"),
+            ("bare", USUAL_NAMESPACES),
+        ),
+    ]
+    if storage:
+        parts.append(
+            Part(
+                "almacenamiento",
+                "almacenamiento: montar una capa overlay de escritura",
+                ("bare", "runc_overlay"),
+                ("bare", "runc_con_netns"),
+            )
+        )
+    return parts + [
+        Part(
+            "motor",
+            "el motor: CLI, API, registro y su propia gestión de capas",
+            (engine, "run_sin_red"),
+            runtime_top,
+        ),
+        Part(
+            "red", "configurar la red (bridge, veth, iptables)", (engine, "run_red"), (engine, "run_sin_red")
+        ),
+    ]
+
+
+WATERFALL_COLUMNS = [
+    "engine",
+    "parte",
+    "etiqueta",
+    "ms",
+    "ic_bajo_ms",
+    "ic_alto_ms",
+    "fraccion",
+    "fraccion_ic_bajo",
+    "fraccion_ic_alto",
+    "inferido",
+    "desde",
+    "hasta",
+]
+
+
+def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
+    """Each part of the engine's `run` (default network) in ms and as a share of it, with bootstrap
+    intervals. Every part but the first is a difference of two rungs: an inference (inferido=True)."""
+    total = values(df, engine, "run_red")
+    rows = []
+    storage = values(df, "bare", "runc_overlay").size > 0
+    for part in waterfall_parts(engine, storage):
+        upper = values(df, *part.upper)
+        if part.lower is None:
+            value, lo, hi = (
+                float(np.median(upper)) if upper.size else np.nan,
+                *measure.bootstrap_median_ci(upper),
+            )
+            share = measure.bootstrap_medians_ci(lambda a, t: a / t, upper, total)
+        else:
+            lower = values(df, *part.lower)
+            value, lo, hi = measure.bootstrap_diff_ci(upper, lower)
+            share = measure.bootstrap_medians_ci(lambda a, b, t: (a - b) / t, upper, lower, total)
+        rows.append(
+            {
+                "engine": engine,
+                "parte": part.key,
+                "etiqueta": part.label,
+                "ms": value,
+                "ic_bajo_ms": lo,
+                "ic_alto_ms": hi,
+                "fraccion": share[0],
+                "fraccion_ic_bajo": share[1],
+                "fraccion_ic_alto": share[2],
+                "inferido": part.lower is not None,
+                "desde": RUNG_LABEL[part.lower[1]] if part.lower else "",
+                "hasta": RUNG_LABEL[part.upper[1]],
+            }
+        )
+    return pd.DataFrame(rows, columns=WATERFALL_COLUMNS)
+
+
+def engine_own_part(df: pd.DataFrame) -> dict[str, float]:
+    """{engine: ms} of each engine's own part of LAUNCH: the median of its `run --network none` minus
+    the median of `runc run` with a network namespace (what the engine adds around the runtime)."""
+    runc = values(df, "bare", "runc_con_netns")
+    out = {}
+    for engine in eng.CONTAINER_ENGINES:
+        none = values(df, engine, "run_sin_red")
+        if runc.size and none.size:
+            out[engine] = float(np.median(none) - np.median(runc))
+    return out
+
+
+def network_costs(df: pd.DataFrame, run_id: str = "") -> dict:
+    """{engine: {"con_red_ms", "sin_red_ms", "red_ms", "red_ic", "fraccion", "fraccion_ic", "n", "run_id"}}:
+    what the default network adds to each engine's `run` (difference of medians, bootstrap IC) and its
+    share of that `run`; only engines with both arms."""
+    out = {}
+    for engine in eng.CONTAINER_ENGINES:
+        with_net, without = values(df, engine, "run_red"), values(df, engine, "run_sin_red")
+        if not (with_net.size and without.size):
+            continue
+        diff = measure.bootstrap_diff_ci(with_net, without)
+        share = measure.bootstrap_medians_ci(lambda a, b: (a - b) / a, with_net, without)
+        out[engine] = {
+            "con_red_ms": float(np.median(with_net)),
+            "sin_red_ms": float(np.median(without)),
+            "red_ms": diff[0],
+            "red_ic": (diff[1], diff[2]),
+            "fraccion": share[0],
+            "fraccion_ic": (share[1], share[2]),
+            "n": int(min(with_net.size, without.size)),
+            "run_id": run_id,
+        }
+    return out
+
+
+def network_share(result: Resultado | None) -> dict:
+    """The network's share of each engine's LAUNCH in a run of this experiment (network_costs).
+    Notebooks 01 and 02 cite it, with the run they get from experiments.read_run, to explain why their
+    Docker/Podman figures differ (01 runs with the default network, 02 with --network none). {} when
+    there is no run or no engine with both arms."""
+    if result is None or result.df.empty:
+        return {}
+    return network_costs(result.df, result.meta.get("run_id", ""))
+
+
+# ---------------------------------------------------------------- closing table
+def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """Rows for the closing LAUNCH vs RUNNING table: the runtime alone, each engine's run without
+    network, the warm pool, and the network's share (an inference)."""
+    rows = []
+
+    def add(concepto, entorno, value, low, high):
+        rows.append(
+            {
+                "concepto": concepto,
+                "tipo": "LAUNCH",
+                "entorno": entorno,
+                "valor": value,
+                "ic_bajo": low,
+                "ic_alto": high,
+                "unidad": "ms",
+            }
+        )
+
+    def add_measured(concepto, entorno, vals):
+        if vals.size and not measure.unstable(vals):
+            s = measure.summarize(vals)
+            add(concepto, entorno, s.median, s.ci_low, s.ci_high)
+
+    add_measured("runc run (sin motor)", "bare metal", values(df, "bare", "runc_con_netns"))
+    shares = network_costs(df)
+    for engine in eng.CONTAINER_ENGINES:
+        label = eng.DISPLAY[engine]
+        add_measured("run --network none", label, values(df, engine, "run_sin_red"))
+        add_measured("start -a de un contenedor ya creado (pool caliente)", label, values(df, engine, "pool"))
+        add_measured(
+            "exec en un contenedor ya en marcha (pool caliente)", label, values(df, engine, "pool_exec")
+        )
+        share = shares.get(engine)
+        if share and np.isfinite(share["red_ms"]):
+            add("configurar la red (diferencia inferida)", label, share["red_ms"], *share["red_ic"])
+    return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
