@@ -547,8 +547,11 @@ def run_course(
     notebooks_dir = Path(notebooks_dir or PROJECT_ROOT / "notebooks")
     build = Path(build or PROJECT_ROOT / "build")
     overrides = dict(overrides or {})
-    saved_env = {k: os.environ.get(k) for k in ("CURSO_SIN_INTERFAZ", "MPLBACKEND")}
+    saved_env = {k: os.environ.get(k) for k in ("CURSO_SIN_INTERFAZ", "MPLBACKEND", "PYTHONPATH")}
     os.environ["CURSO_SIN_INTERFAZ"] = "1"  # inherited by every kernel: never wait for a widget
+    # Every kernel imports the helpers of this checkout (a second working tree, a clone), not whatever
+    # copy the virtual environment was installed from.
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), saved_env["PYTHONPATH"]]))
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     logging.getLogger("papermill").setLevel(logging.WARNING)
     report = Reporter(build / "course.log", stream)

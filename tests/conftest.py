@@ -1,9 +1,14 @@
 import json
+import os
 import sys
 
 import pytest
 
-from helpers import engines
+from helpers import PROJECT_ROOT, engines
+
+# Kernels started by papermill in these tests import this checkout's helpers (a git worktree, a clone),
+# not the copy the virtual environment was installed from.
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))
 
 
 def pytest_collection_modifyitems(config, items):

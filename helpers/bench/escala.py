@@ -51,7 +51,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description="Banco de pruebas del experimento 2 (escala).")
     parser.add_argument("-n", type=int, default=20, help="contenedores por motor (por defecto 20)")
     args = parser.parse_args(argv)
-    n = escala.validate_cantidades([args.n])[0]
+    n = escala.Config.build(cantidades=[args.n]).cantidades[0]
     print(f"Banco del experimento 2: {n} contenedores en reposo por motor.")
     for name in eng.CONTAINER_ENGINES:
         engine = eng.get_engine(name)

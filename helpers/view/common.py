@@ -268,6 +268,8 @@ def fmt_value(value: float, unit: str, digits: int | None = None) -> str:
     """A claim's figure in its declared unit: «0.88×», «+7.6 %», «12.3 ms», «3»."""
     if _missing(value):
         return "—"
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
     if unit == "x":
         return fmt_ratio(value, digits=2 if digits is None else digits)
     if unit == "%":
@@ -279,6 +281,8 @@ def fmt_value(value: float, unit: str, digits: int | None = None) -> str:
 
 def _bare(value: float, unit: str) -> str:
     """The number alone, as fmt_value writes it, without the unit (for the ends of an interval)."""
+    if math.isinf(value):
+        return "∞" if value > 0 else "−∞"
     if unit == "x":
         return num(value, 2)
     if unit == "%":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import matplotlib.pyplot as plt
@@ -11,8 +12,9 @@ import seaborn as sns
 
 from .. import reference
 from ..experiments import escala
-from ..experiments.base import Resultado
+from ..experiments.runner import Resultado
 from .common import (
+    claims_list,
     engine_label,
     fmt,
     fmt_ratio,
@@ -22,7 +24,6 @@ from .common import (
     show,
     tabla_contexto,
     table,
-    verdict_words,
 )
 
 MB = 1024  # KiB per MiB: sizes in raw.csv are KB of 1024 bytes, shown as KiB / MiB (see view.common)
@@ -50,7 +51,7 @@ def tabla(resultado: Resultado) -> None:
     if s.empty:
         markdown("_La corrida no tiene filas._")
         return
-    col = lambda name: escala._col(s, name)  # noqa: E731
+    col = lambda name: escala.column(s, name)  # noqa: E731
     out = pd.DataFrame(
         {
             "motor": [_engine(e, resultado.meta) for e in s["engine"]],
@@ -110,7 +111,7 @@ def tabla_stats(resultado: Resultado) -> None:
         }
     )
     show(table(out, "«stats» del motor frente a leer el cgroup directamente (mismos contenedores)"))
-    markdown(frase_stats(resultado))
+    markdown(_frase_stats(resultado))
 
 
 @needs_result
@@ -131,14 +132,14 @@ def tabla_ruido(resultado: Resultado) -> None:
         }
     )
     show(table(out, "Báscula de baño frente a báscula postal: memoria del sistema contra la suma de cgroups"))
-    markdown(frase_ruido(resultado))
+    markdown(_frase_ruido(resultado))
 
 
 AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
 
 
 @needs_result
-def contexto(resultado: Resultado):
+def contexto(resultado: Resultado) -> None:
     """What the chapter's machine and this one run, factor by factor (view.common.tabla_contexto). The
     chapter launched with the default network; this notebook launches with --network none."""
     ref = dict(reference.VERSIONS["seed000"], red="por defecto (puente), `run -d`")
@@ -164,7 +165,7 @@ def _ratio_cells(c: pd.DataFrame, prefix: str) -> list[str]:
 
 
 @needs_result
-def tabla_referencia(resultado: Resultado) -> None:
+def comparacion(resultado: Resultado) -> None:
     """This machine next to the chapter's, and the sentence that reads the table."""
     c = escala.compare(resultado.df, resultado.meta, reference.load("escala"))
     out = pd.DataFrame(
@@ -187,14 +188,13 @@ def tabla_referencia(resultado: Resultado) -> None:
             "versiones de los motores, del runtime, de la versión de cgroups y de la red: ver abajo.",
         )
     )
-    markdown(frase_referencia(resultado))
+    markdown(_frase_referencia(resultado))
 
 
 # ---------------------------------------------------------------- plots
 def _themed(func):
     """Draw inside seaborn's whitegrid style and a projector-sized context, without touching the global
     matplotlib settings."""
-    import functools
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -206,7 +206,7 @@ def _themed(func):
 
 @needs_result
 @_themed
-def grafico_lanzamiento(resultado: Resultado):
+def grafico(resultado: Resultado) -> None:
     """Total launch time and ms per container against N, per engine (each repetition a point)."""
     w = escala.wide(resultado.df)
     w["motor"] = w["engine"].map(_engine)
@@ -252,7 +252,7 @@ def grafico_lanzamiento(resultado: Resultado):
 
 @needs_result
 @_themed
-def grafico_memoria(resultado: Resultado):
+def grafico_memoria(resultado: Resultado) -> None:
     """Stacked memory bill (fixed, helpers, cgroups) against N, per engine, with RSS and with PSS;
     plus the fitted totals extended until they cross (or clearly do not)."""
     df = resultado.df
@@ -366,78 +366,47 @@ def _interval_n(claim) -> str:
     return f"[{num(claim.low, 0)}, {high}]"
 
 
-@needs_result
-def veredicto(resultado: Resultado) -> str:
-    """The verdicts on the chapter's claims about scale, in Spanish (Markdown), from base.judge."""
-    df = resultado.df
-    lines = []
+def _crossover_lines(resultado: Resultado, claims) -> list[str]:
+    """What the chapter computed and what the whole bill gives, in sentences built from the data."""
     seed_n = escala.reference_crossover(reference.load("escala"))
-    lines.append(
+    lines = [
         f"**Lo que afirma el capítulo original:** Docker paga un impuesto fijo de memoria (el daemon, "
-        f"183 540 KiB en su tabla, unos 179 MiB) y Podman un conmon por contenedor, así que Podman pasaría a gastar más a partir "
-        f"de unos {escala.SEED_CROSSOVER} contenedores (con su propia tabla, la cuenta da "
-        f"{num(seed_n, 0)}). Aceptamos como «unos {escala.SEED_CROSSOVER}» cualquier N entre "
-        f"{num(escala.CROSSOVER_REGION[0], 0)} y {num(escala.CROSSOVER_REGION[1], 0)}."
-    )
-    claims = escala.claims(df, resultado.meta)
+        f"183 540 KiB en su tabla, unos 179 MiB) y Podman un conmon por contenedor, así que Podman pasaría "
+        f"a gastar más a partir de unos {escala.SEED_CROSSOVER} contenedores (con su propia tabla, la cuenta "
+        f"da {num(seed_n, 0)}). Aceptamos como «unos {escala.SEED_CROSSOVER}» cualquier N entre "
+        f"{num(escala.CROSSOVER_REGION[0], 0)} y {num(escala.CROSSOVER_REGION[1], 0)}; «∞» quiere decir que "
+        "las dos rectas no se cruzan."
+    ]
     for claim in claims:
-        if not claim.key.startswith("cruce_"):
+        fit = claim.detail.get("fit") or {}
+        if claim.detail.get("basis") is None or not {"docker", "podman"} <= set(fit):
             continue
-        base = claim.key.split("_")[1].upper()
-        if claim.status == "sin_datos":
-            lines.append(
-                f"- Con {base}: {verdict_words(claim)}; hacen falta Docker y Podman en la misma corrida, con al menos dos repeticiones."
-            )
-            continue
-        fit = claim.detail["fit"]
         d, p = fit["docker"], fit["podman"]
-        seed_model = claim.detail.get("n_cruce_modelo_semilla")
         text = (
-            f"- Con {base}: Docker cuesta {_mb(d['fijo_kb'])} fijos más {_mb(d['por_contenedor_kb'], 1)} por "
-            f"contenedor (shim + cgroup); Podman, {_mb(p['fijo_kb'])} fijos más "
-            f"{_mb(p['por_contenedor_kb'], 1)} por contenedor (conmon + cgroup). Cruce: {_n(claim.value)}, "
-            f"IC 95 % {_interval_n(claim)} (remuestreando tus {claim.n} repeticiones). "
+            f"- Con {claim.detail['basis'].upper()}: Docker cuesta {_mb(d['fijo_kb'])} fijos más "
+            f"{_mb(d['por_contenedor_kb'], 1)} por contenedor (shim + cgroup); Podman, {_mb(p['fijo_kb'])} "
+            f"fijos más {_mb(p['por_contenedor_kb'], 1)} por contenedor (conmon + cgroup): cruce en "
+            f"{_n(claim.value)}, IC 95 % {_interval_n(claim)}."
         )
+        seed_model = claim.detail.get("n_cruce_modelo_semilla")
         if seed_model:
             text += (
-                f"Con la cuenta del capítulo (solo dockerd frente a conmon) tus datos darían N ≈ "
-                f"{num(seed_model, 0)}. "
+                f" Con la cuenta del capítulo (solo dockerd frente a conmon) tus datos darían N ≈ "
+                f"{num(seed_model, 0)}."
             )
-        text += f"Veredicto: **{verdict_words(claim)}**."
         lines.append(text)
-    lines.append(
-        "El capítulo dejó fuera los shims de containerd: uno por contenedor de Docker, y cada uno pesa "
-        "varias veces lo que un conmon. Con PSS (memoria compartida repartida entre quienes la "
-        "comparten) el shim pesa menos que con RSS, pero sigue pesando más que un conmon."
-    )
-    others = [c for c in claims if not c.key.startswith("cruce_")]
-    if others:
-        lines.append("**Las otras afirmaciones del capítulo sobre la escala** (proporciones con su IC 95 %):")
-        for c in others:
-            lines.append("- " + frase_afirmacion(c))
-    return "\n\n".join(lines)
-
-
-RATIO_NAME = {"podman_sobre_docker": "Podman/Docker", "n_mayor_sobre_n_menor": "N mayor / N menor"}
-
-
-def frase_afirmacion(claim) -> str:
-    """One verdict sentence for a ratio claim: the chapter's words, the verdict, the figure."""
-    head = f"**«{claim.statement}»** ({claim.source}): **{verdict_words(claim)}**."
-    if claim.status == "sin_datos":
-        return head + " Faltan datos para calcularla (o solo hay una repetición: sin IC no hay veredicto)."
-    what = RATIO_NAME.get(claim.detail.get("ratio"), "proporción")
-    if claim.detail.get("ratio") == "n_mayor_sobre_n_menor":
-        what = f"Memoria por contenedor con N = {claim.detail['n_mayor']} / con N = {claim.detail['n_menor']}"
-    return (
-        f"{head} {what} = {fmt_ratio(claim.value, claim.low, claim.high)} (n = {claim.n}); el capítulo "
-        f"dice {fmt_ratio(claim.claimed)} y aceptamos de {fmt_ratio(claim.region[0])} a "
-        f"{fmt_ratio(claim.region[1])}."
-    )
+    return lines
 
 
 @needs_result
-def frase_stats(resultado: Resultado) -> str:
+def veredictos(resultado: Resultado) -> None:
+    """The chapter's claims about scale, judged by the one rule, with the bill behind the crossover."""
+    claims = escala.claims(resultado.df, resultado.meta)
+    markdown("\n\n".join(_crossover_lines(resultado, claims)))
+    claims_list(claims)
+
+
+def _frase_stats(resultado: Resultado) -> str:
     s = escala.stats_vs_cgroup(resultado.df)
     if s.empty:
         return "Esta corrida no cronometró «stats»."
@@ -458,8 +427,7 @@ def _containers(n: int) -> str:
     return "1 contenedor" if n == 1 else f"{n} contenedores"
 
 
-@needs_result
-def frase_ruido(resultado: Resultado) -> str:
+def _frase_ruido(resultado: Resultado) -> str:
     r = escala.noise(resultado.df)
     if r.empty:
         return "Sin datos de memoria del sistema."
@@ -481,8 +449,7 @@ def frase_ruido(resultado: Resultado) -> str:
     )
 
 
-@needs_result
-def frase_referencia(resultado: Resultado) -> str:
+def _frase_referencia(resultado: Resultado) -> str:
     """What agrees with the chapter (overlapping intervals of Podman/Docker) and what does not."""
     c = escala.compare(resultado.df, resultado.meta, reference.load("escala")).set_index("medida")
     labels = {
@@ -510,8 +477,3 @@ def frase_referencia(resultado: Resultado) -> str:
     if disagree:
         out.append("No coincide (intervalos separados): " + "; ".join(disagree) + ".")
     return " ".join(out) or "Faltan datos de Docker o de Podman para comparar con el capítulo original."
-
-
-@needs_result
-def mostrar_veredicto(resultado: Resultado) -> None:
-    markdown(veredicto(resultado))

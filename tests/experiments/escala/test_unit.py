@@ -20,7 +20,7 @@ from helpers import cgroups, engines, system
 from helpers.errors import ParametroInvalido
 from helpers.experiments import escala
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[2] / "fixtures"
 V1, V2, PROC = FIXTURES / "cgroup_v1", FIXTURES / "cgroup_v2", FIXTURES / "proc"
 
 
@@ -134,12 +134,11 @@ def test_cantidades_are_sorted_and_deduplicated():
 
 
 def test_more_than_free_memory_is_refused_with_the_estimate():
-    cfg = escala.Config(cantidades=[1, 150], motores=["docker"])
     with pytest.raises(ParametroInvalido) as err:
-        cfg.validated(available_bytes=2 * 2**30)
+        escala.check_memory([1, 150], ["docker"], available_bytes=2 * 2**30)
     text = str(err.value)
     assert "MB" in text and "150" in text and "caben" in text
-    assert cfg.validated(available_bytes=64 * 2**30).cantidades == [1, 150]
+    escala.check_memory([1, 150], ["docker"], available_bytes=64 * 2**30)  # fits: no error
 
 
 @pytest.mark.parametrize(

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import nbformat
 import pytest
 
+from helpers import PROJECT_ROOT
+
 pytestmark = [pytest.mark.notebook, pytest.mark.engines]
-NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "02_escala.ipynb"
+NOTEBOOK = PROJECT_ROOT / "notebooks" / "02_escala.ipynb"
 
 
 def test_committed_without_outputs():
@@ -38,6 +39,6 @@ def test_runs_headless(tmp_path, monkeypatch):
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
     text = json.dumps([c.get("outputs", []) for c in nb.cells], ensure_ascii=False)
-    assert "Veredicto" in text and "image/png" in text
+    assert "Lanzar contenedores: Podman es 2x más rápido que Docker" in text and "image/png" in text
     runs = list((tmp_path / "resultados" / "escala").glob("*/meta.json"))
     assert len(runs) == 1 and json.loads(runs[0].read_text())["status"] == "complete"

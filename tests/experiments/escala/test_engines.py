@@ -11,15 +11,15 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import pytest
 
+from helpers import PROJECT_ROOT
 from helpers import engines as eng
 from helpers.experiments import escala
 
 pytestmark = pytest.mark.engines
-PROJECT = Path(__file__).resolve().parents[1]
+PROJECT = PROJECT_ROOT
 
 
 def _available(name):

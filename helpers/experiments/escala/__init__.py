@@ -1,0 +1,46 @@
+"""Experiment 2: scaling to N idle containers (LAUNCH) and the whole memory bill (CAPACITY).
+
+measure.py: Config and the run; probing.py: launching, inspecting and reading memory through the
+engines; analysis.py: the bill, the crossover, the reference, closing rows; claims.py: the chapter's
+claims.
+"""
+
+from __future__ import annotations
+
+from .analysis import (  # noqa: F401
+    SEED_CROSSOVER,
+    closing_rows,
+    column,
+    compare,
+    crossover,
+    crossover_interval,
+    launch_ratio,
+    memory_bill,
+    noise,
+    reference_crossover,
+    stats_vs_cgroup,
+    summarize,
+    wide,
+)
+from .claims import CROSSOVER_REGION, claims  # noqa: F401
+from .measure import MAX_N, Arm, Config, check_memory, make_arm, run  # noqa: F401
+from .probing import (  # noqa: F401
+    HELPER,
+    LAUNCH_OPTIONS,
+    SETTLE_SECONDS,
+    helper_memory,
+    inspect_all,
+    launch,
+    launch_argv,
+    parse_size,
+    stats_cli,
+)
+
+EXPERIMENT = "escala"
+TITLE = "Experimento 2: escala y factura de memoria"
+NOTEBOOK = "02_escala"
+QUICK = {"REPETICIONES": 2, "CANTIDADES": [1, 2]}
+READS = ("arranque", "anatomia")  # 01 and 02 answer the same question; 04 measures the network's share
+# What the class comparison may set side by side (as Podman/Docker): launch per container and the memory of
+# each container and of its helper. Totals grow with N and fixed RSS with the host's libraries: left out.
+COMPARABLE = ["lanzamiento_por_contenedor", "memoria_cgroup_por_contenedor", "memoria_stats_por_contenedor"]

@@ -1,0 +1,331 @@
+"""Experiment 2's analysis: the wide table, the memory bill and its crossover, stats against cgroups,
+the noise of `free`, the reference and the closing rows. Sizes in KB of 1024 bytes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ... import engines as eng
+from ... import measure
+from ..contract import CLOSING_COLUMNS
+from ..verdict import agreement
+from .probing import FIXED, HELPER
+
+SEED_CROSSOVER = 102
+
+
+def wide(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per (engine, n, rep), one column per metric."""
+    if df.empty:
+        return pd.DataFrame(columns=["engine", "n", "rep"])
+    d = df.copy()
+    d["n"] = d["variant"].str.extract(r"n=(\d+)", expand=False).astype(int)
+    out = d.pivot_table(index=["engine", "n", "rep"], columns="metric", values="value", aggfunc="median")
+    return out.reset_index().rename_axis(columns=None)
+
+
+def column(frame: pd.DataFrame, name: str) -> pd.Series:
+    return frame[name] if name in frame.columns else pd.Series(np.nan, index=frame.index)
+
+
+SUMMARY_METRICS = [
+    "lanzamiento_total",
+    "lanzamiento_por_contenedor",
+    "memoria_cgroup_por_contenedor",
+    "memoria_stats_por_contenedor",
+    "rss_daemon",
+    "rss_containerd",
+    "rss_shims_total",
+    "pss_shims_total",
+    "rss_conmon_total",
+    "pss_conmon_total",
+    "eliminacion_total",
+]
+
+
+def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """Median over repetitions of each metric, per (engine, n); plus the number of repetitions."""
+    w = wide(df)
+    if w.empty:
+        return w
+    cols = [m for m in SUMMARY_METRICS if m in w.columns]
+    out = w.groupby(["engine", "n"])[cols].median().reset_index()
+    out.insert(2, "repeticiones", w.groupby(["engine", "n"])["rep"].nunique().to_numpy())
+    return out
+
+
+def memory_bill(df: pd.DataFrame, basis: str = "rss") -> pd.DataFrame:
+    """Per (engine, n), median over repetitions, in KB: fixed processes, per-container helpers,
+    cgroup memory, and their total. basis: "rss" or "pss" (for the processes; cgroups are cgroups)."""
+    w = wide(df)
+    rows = []
+    for (engine_name, n), g in w.groupby(["engine", "n"]):
+        fixed = (
+            sum(column(g, f"{basis}_{k}") for k in FIXED.get(engine_name, ()))
+            if FIXED.get(engine_name)
+            else pd.Series(0.0, index=g.index)
+        )
+        helpers = column(g, f"{basis}_{HELPER.get(engine_name, '?')}_total")
+        cg = column(g, "memoria_cgroup_total")
+        rows.append(
+            {
+                "engine": engine_name,
+                "n": int(n),
+                "fijo_kb": float(fixed.median()),
+                "ayudantes_kb": float(helpers.median()),
+                "cgroup_kb": float(cg.median()),
+            }
+        )
+    out = pd.DataFrame(rows, columns=["engine", "n", "fijo_kb", "ayudantes_kb", "cgroup_kb"])
+    out["total_kb"] = out[["fijo_kb", "ayudantes_kb", "cgroup_kb"]].sum(axis=1, min_count=3)
+    return out
+
+
+def fit_bill(bill: pd.DataFrame) -> dict[str, dict]:
+    """Per engine: total(N) = fijo + por_contenedor x N. fijo is the measured fixed memory (median
+    over N); por_contenedor is the least-squares slope through the origin of helpers + cgroups."""
+    out = {}
+    for engine_name, g in bill.groupby("engine"):
+        g = g.dropna(subset=["ayudantes_kb", "cgroup_kb"])
+        if g.empty:
+            continue
+        n = g["n"].to_numpy(float)
+        variable = (g["ayudantes_kb"] + g["cgroup_kb"]).to_numpy(float)
+        out[engine_name] = {
+            "fijo_kb": float(np.nanmedian(g["fijo_kb"])),
+            "por_contenedor_kb": float((n * variable).sum() / (n * n).sum()),
+        }
+    return out
+
+
+def crossover_n(fit: dict[str, dict]) -> float | None:
+    """N where Podman's total memory reaches Docker's, or None when the lines never cross for N > 0."""
+    if "docker" not in fit or "podman" not in fit:
+        return None
+    d, p = fit["docker"], fit["podman"]
+    slope = p["por_contenedor_kb"] - d["por_contenedor_kb"]
+    if slope <= 0:
+        return None
+    n = (d["fijo_kb"] - p["fijo_kb"]) / slope
+    return float(n) if n > 0 else None
+
+
+def crossover(df: pd.DataFrame, basis: str = "rss") -> dict:
+    """The crossover recomputed with the whole bill, and with the seed's model on the same data
+    (dockerd alone against conmon per container)."""
+    fit = fit_bill(memory_bill(df, basis))
+    w = wide(df)
+    seed_model = None
+    if {"rss_daemon", "rss_conmon_total"} <= set(w.columns):
+        daemon = w[w["engine"] == "docker"]["rss_daemon"].median()
+        pod = w[w["engine"] == "podman"].dropna(subset=["rss_conmon_total"])
+        if not pod.empty and not np.isnan(daemon):
+            per = float((pod["n"] * pod["rss_conmon_total"]).sum() / (pod["n"] ** 2).sum())
+            seed_model = float(daemon / per) if per > 0 else None
+    return {"basis": basis, "fit": fit, "n_cruce": crossover_n(fit), "n_cruce_modelo_semilla": seed_model}
+
+
+def reference_crossover(reference: pd.DataFrame) -> float:
+    """The seed's arithmetic on its own table: dockerd RSS over conmon RSS per container."""
+    w = wide(reference)
+    daemon = w[w["engine"] == "docker"]["rss_daemon"].median()
+    pod = w[w["engine"] == "podman"]
+    per = float((pod["n"] * pod["rss_conmon_total"]).sum() / (pod["n"] ** 2).sum())
+    return float(daemon / per)
+
+
+def stats_vs_cgroup(df: pd.DataFrame) -> pd.DataFrame:
+    """Where the CLI was timed: its time against the helpers' cgroup reading, and what each reports."""
+    w = wide(df)
+    if "tiempo_stats_cli" not in w.columns:
+        return pd.DataFrame()
+    g = w.dropna(subset=["tiempo_stats_cli"]).groupby(["engine", "n"])
+    out = (
+        g[
+            [
+                "tiempo_stats_cli",
+                "tiempo_lectura_cgroup",
+                "memoria_stats_cli_por_contenedor",
+                "memoria_cgroup_por_contenedor",
+                "memoria_stats_por_contenedor",
+            ]
+        ]
+        .median()
+        .reset_index()
+    )
+    out["veces_mas_lento"] = out["tiempo_stats_cli"] / out["tiempo_lectura_cgroup"]
+    return out
+
+
+def noise(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (engine, n): the cgroup sum next to the system-wide delta, and the delta left after removing
+    everything (which should be 0 and is pure noise). Median and range over repetitions, in KB."""
+    w = wide(df)
+    rows = []
+    for (engine_name, n), g in w.groupby(["engine", "n"]):
+        row = {
+            "engine": engine_name,
+            "n": int(n),
+            "cgroup_total_kb": column(g, "memoria_cgroup_total").median(),
+        }
+        for col, key in (
+            ("memoria_sistema_delta", "delta_sistema"),
+            ("memoria_sistema_ruido", "ruido_sistema"),
+        ):
+            values = column(g, col)
+            row[f"{key}_kb"] = values.median()
+            row[f"{key}_min_kb"] = values.min()
+            row[f"{key}_max_kb"] = values.max()
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def crossover_interval(
+    df: pd.DataFrame, basis: str = "rss", *, resamples: int = 1000, seed: int = measure.BOOTSTRAP_SEED
+) -> tuple[float, float, float]:
+    """The crossover N (whole bill, see crossover) with a percentile-bootstrap IC 95 %: the repetitions
+    of every (engine, N) are resampled, the bill's medians and the two lines refitted each time. "The
+    lines never cross" counts as N = +inf. Returns (n, low, high); NaN when an engine is missing."""
+    nan = float("nan")
+    point = crossover(df, basis)
+    if not {"docker", "podman"} <= set(point["fit"]):
+        return nan, nan, nan
+    w = wide(df)
+    rng = np.random.default_rng(seed)
+    lines = {}
+    for engine_name in ("docker", "podman"):
+        fixed_keys = FIXED.get(engine_name, ())
+        helper = f"{basis}_{HELPER[engine_name]}_total"
+        fixed_b, ns, variable_b = [], [], []
+        for n, g in w[w["engine"] == engine_name].groupby("n"):
+            fixed = (
+                sum(column(g, f"{basis}_{k}") for k in fixed_keys)
+                if fixed_keys
+                else pd.Series(0.0, index=g.index)
+            )
+            variable = column(g, helper) + column(g, "memoria_cgroup_total")
+            pairs = np.column_stack([fixed.to_numpy(float), variable.to_numpy(float)])
+            pairs = pairs[~np.isnan(pairs[:, 1])]
+            if not len(pairs):
+                continue
+            idx = rng.integers(0, len(pairs), size=(resamples, len(pairs)))
+            fixed_b.append(np.nanmedian(pairs[:, 0][idx], axis=1))
+            variable_b.append(np.median(pairs[:, 1][idx], axis=1))
+            ns.append(float(n))
+        n_arr = np.array(ns)
+        lines[engine_name] = (
+            np.nanmedian(np.vstack(fixed_b), axis=0),
+            (n_arr[:, None] * np.vstack(variable_b)).sum(axis=0) / (n_arr**2).sum(),
+        )
+    (d_fixed, d_slope), (p_fixed, p_slope) = lines["docker"], lines["podman"]
+    slope = p_slope - d_slope
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n_b = np.where(slope > 0, (d_fixed - p_fixed) / slope, np.inf)
+    n_b = np.where(n_b > 0, n_b, np.inf)
+    low, high = np.quantile(n_b, [0.025, 0.975], method="inverted_cdf")  # no interpolation across +inf
+    value = point["n_cruce"] if point["n_cruce"] is not None else float("inf")
+    return float(value), float(low), float(high)
+
+
+def metric_values(w: pd.DataFrame, engine_name: str, metric: str, n: int | None = None) -> np.ndarray:
+    g = w[w["engine"] == engine_name]
+    if n is not None:
+        g = g[g["n"] == n]
+    return column(g, metric).dropna().to_numpy(float)
+
+
+def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """LAUNCH rows of the closing table: ms per container when launching the largest N in the background
+    (`run -d`, no network), per engine, over the repetitions; unstable ones are left out."""
+    w = wide(df)
+    rows = []
+    if w.empty or "lanzamiento_por_contenedor" not in w.columns:
+        return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
+    n_max = int(w["n"].max())
+    for engine_name in [e for e in eng.CONTAINER_ENGINES if e in set(w["engine"])]:
+        values = w.loc[(w["engine"] == engine_name) & (w["n"] == n_max), "lanzamiento_por_contenedor"]
+        values = values.dropna().to_numpy(dtype=float)
+        if values.size and not measure.unstable(values):
+            s = measure.summarize(values)
+            rows.append(
+                {
+                    "concepto": f"lanzar {n_max} contenedores en segundo plano (`run -d`, sin red): cada uno",
+                    "tipo": "LAUNCH",
+                    "entorno": engine_name,
+                    "valor": s.median,
+                    "ic_bajo": s.ci_low,
+                    "ic_alto": s.ci_high,
+                    "unidad": "ms",
+                }
+            )
+    return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
+
+
+COMPARED = [
+    # (label key, live metric, reference metric, aggregate over N)
+    ("ms_por_contenedor", "lanzamiento_por_contenedor", "lanzamiento_por_contenedor", "median"),
+    ("kb_por_contenedor", "memoria_stats_por_contenedor", "memoria_cgroup_por_contenedor", "median"),
+    ("memoria_proceso_kb", None, None, "max_n"),
+]
+
+
+def _engine_value(w: pd.DataFrame, engine_name: str, metric: str | None, how: str) -> float:
+    g = w[w["engine"] == engine_name]
+    if g.empty:
+        return float("nan")
+    if metric is None:  # the memory the seed charged to each engine at the largest N
+        metric = "rss_daemon" if engine_name == "docker" else "rss_conmon_total"
+        g = g[g["n"] == g["n"].max()]
+    if metric not in g.columns:
+        return float("nan")
+    return float(g.groupby("n")[metric].median().median())
+
+
+def _compared_values(w: pd.DataFrame, engine_name: str, metric: str | None) -> np.ndarray:
+    """The raw values behind one compared figure: every (N, repetition), or for the process memory the
+    repetitions at the largest N."""
+    g = w[w["engine"] == engine_name]
+    if g.empty:
+        return np.array([])
+    if metric is None:
+        metric = "rss_daemon" if engine_name == "docker" else "rss_conmon_total"
+        g = g[g["n"] == g["n"].max()]
+    return column(g, metric).dropna().to_numpy(float)
+
+
+def launch_ratio(df: pd.DataFrame) -> tuple[float, float, float]:
+    """Podman/Docker of the launch time per container, every N and repetition pooled, with its IC 95 %
+    (what notebook 01 sets beside its own Podman/Docker: same question, other launch options)."""
+    w = wide(df)
+    return measure.bootstrap_ratio_ci(
+        _compared_values(w, "podman", "lanzamiento_por_contenedor"),
+        _compared_values(w, "docker", "lanzamiento_por_contenedor"),
+    )
+
+
+def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
+    """Live figures next to the chapter's, with the ratio Podman/Docker and its IC 95 % on both sides
+    (the reference's bootstrapped from its own rows: one per N), and whether the intervals overlap.
+
+    KB per container: the chapter read `stats`, so the live side uses the same view (usage minus inactive
+    file cache). Process memory: dockerd for Docker, all conmon for Podman, at the largest N."""
+    w, ref = wide(df), wide(reference)
+    rows = []
+    for key, live_metric, ref_metric, how in COMPARED:
+        row = {"medida": key}
+        for prefix, frame, metric in (("ref", ref, ref_metric), ("tu", w, live_metric)):
+            for engine_name in ("docker", "podman"):
+                row[f"{prefix}_{engine_name}"] = _engine_value(frame, engine_name, metric, how)
+            value, low, high = measure.bootstrap_ratio_ci(
+                _compared_values(frame, "podman", metric), _compared_values(frame, "docker", metric)
+            )
+            row[f"{prefix}_podman_sobre_docker"] = value
+            row[f"{prefix}_podman_sobre_docker_ic_bajo"] = low
+            row[f"{prefix}_podman_sobre_docker_ic_alto"] = high
+        row["acuerdo"] = agreement(
+            tuple(row[f"tu_podman_sobre_docker{s}"] for s in ("", "_ic_bajo", "_ic_alto")),
+            tuple(row[f"ref_podman_sobre_docker{s}"] for s in ("", "_ic_bajo", "_ic_alto")),
+        )
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,217 @@
+"""Experiment 2, measuring: scaling to N idle containers (LAUNCH) and the whole memory bill (CAPACITY).
+
+For each engine and each N (round-robin over repetitions), one step:
+1. launch N idle containers (`sleep 3600`, `--network none`, `--stop-timeout 0`), one after another
+   or CONCURRENCIA at a time, timing each `docker/podman run -d` and the whole batch;
+2. find every container's cgroup from the engine's inspect data and read its memory files
+   (helpers.cgroups), timing that reading;
+3. read RSS and PSS (psutil) of the fixed processes (dockerd, containerd) and of the per-container
+   helpers (the containerd shim that parents each Docker container, each Podman container's conmon);
+4. at the largest N, time `docker/podman stats --no-stream` for the same containers and keep what it
+   prints;
+5. remove the N containers (Engine.cleanup by this run's label), timing it, and note how much the
+   system-wide "used" memory moved (`free -m`'s view) against the cgroup sum.
+
+Sizes are in KB of 1024 bytes (what `ps -o rss=` prints, as in the reference table). Nothing here
+imports ipywidgets or matplotlib.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import psutil
+
+from ... import cgroups, images
+from ... import engines as eng
+from ...errors import ParametroInvalido
+from ..params import Params, param
+from ..runner import Arm as BaseArm
+from ..runner import Log, Progress, Resultado, experiment_run, measure_rounds, no_progress, print_log
+from .probing import (
+    HELPER,
+    KB,
+    SETTLE_SECONDS,
+    fixed_memory,
+    helper_memory,
+    inspect_all,
+    launch,
+    launch_argv,
+    remove_until_gone,
+    stats_cli,
+    used_memory_bytes,
+)
+
+MAX_N = 200
+# Conservative host memory per idle container, for the check before launching (KB): a Docker
+# container costs a containerd shim (~13 MB RSS) plus its cgroup; a Podman one a conmon (~2 MB).
+ESTIMATE_KB = {"docker": 16 * 1024, "podman": 6 * 1024}
+SAFETY_FACTOR = 2.0  # never plan to use more than half of the available memory
+
+
+def estimate_kb(n: int, engine_name: str) -> int:
+    return n * ESTIMATE_KB[engine_name]
+
+
+def check_memory(cantidades: list[int], motores: list[str], available_bytes: int | None = None) -> None:
+    """Refuse, before launching, an N the free memory cannot hold (steps run one engine at a time,
+    and every step removes its containers, so only the largest N of the hungriest engine counts)."""
+    if not cantidades or not motores:
+        return
+    available = psutil.virtual_memory().available if available_bytes is None else available_bytes
+    n = max(cantidades)
+    worst = max(motores, key=lambda m: ESTIMATE_KB[m])
+    need = estimate_kb(n, worst) * KB * SAFETY_FACTOR
+    if need > available:
+        fits = int(available / (ESTIMATE_KB[worst] * KB * SAFETY_FACTOR))
+        raise ParametroInvalido(
+            f"CANTIDADES: {n} contenedores de {eng.DISPLAY[worst]} necesitarían unos "
+            f"{estimate_kb(n, worst) / 1024:.0f} MB (≈{ESTIMATE_KB[worst] / 1024:.0f} MB cada uno, contando "
+            f"su proceso auxiliar), y con el margen de seguridad (x{SAFETY_FACTOR:g}) eso supera los "
+            f"{available / 2**20:.0f} MB libres de esta máquina. Aquí caben como mucho unos {fits}."
+        )
+
+
+@dataclass
+class Config(Params):
+    cantidades: list = param(
+        [1, 5, 10, 20],
+        "Cantidades de contenedores (N, separadas por comas)",
+        kind="ints",
+        minimum=1,
+        maximum=MAX_N,
+    )
+    motores: list = param(list(eng.CONTAINER_ENGINES), "Motores", options=eng.CONTAINER_ENGINES)
+    imagen: str = param("ubuntu", "Imagen", options=images.ROLE_NAMES)
+    # 5: enough for a bootstrap IC of every claim; measured here: 3 took 95 s
+    repeticiones: int = param(5, "Repeticiones", minimum=1, maximum=20)
+    concurrencia: int = param(1, "Lanzamientos simultáneos (1 = uno tras otro)", minimum=1, maximum=16)
+    comparar_stats: bool = param(True)
+
+    def check(self) -> None:
+        self.cantidades = sorted(self.cantidades)
+        check_memory(self.cantidades, self.motores)
+
+
+@dataclass(frozen=True)
+class Arm(BaseArm):
+    n: int = 0
+
+
+def make_arm(engine: str, n: int) -> Arm:
+    return Arm(engine, f"n={n}", "", f"{eng.DISPLAY.get(engine, engine)} N={n}", n)
+
+
+def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, root=None) -> Resultado:
+    """Measure every (engine, N) step; rows are written as they are measured."""
+    cfg = cfg.validated()
+    with experiment_run(
+        "escala", asdict(cfg), cfg.motores, image_roles=[cfg.imagen], root=root, log=log
+    ) as ctx:
+        arms = [make_arm(e, n) for n in cfg.cantidades for e in ctx.engines]
+        total = sum(a.n for a in arms) * cfg.repeticiones
+        envs = {e: eng.get_engine(e).env() for e in ctx.engines}
+        ctx.run.update_meta(
+            cgroup_layout=cgroups.layout(),
+            size_unit="KB = 1024 bytes",
+            launch_command={
+                e: launch_argv(eng.get_engine(e), "IMAGEN", run_id=ctx.run_id, name="NOMBRE")
+                for e in ctx.engines
+            },
+            helpers={},
+            stats_cli_at_n=max(cfg.cantidades) if cfg.comparar_stats else None,
+        )
+        # Progress counts containers, not steps: measure_rounds gives the step's label, and every
+        # container launched moves the bar.
+        state = {"launched": 0, "label": ""}
+        reps: dict[Arm, int] = {}
+
+        def step_progress(done: int, steps: int, label: str) -> None:
+            state["label"] = label
+            progress(total if done == steps else state["launched"], total, label)
+
+        def measure_one(arm: Arm) -> list[tuple[str, float, str]]:
+            rep = reps[arm] = reps.get(arm, 0) + 1  # no warm-up here: the k-th step of an arm is rep k
+            engine = eng.get_engine(arm.engine)
+            image = ctx.images[arm.engine][cfg.imagen]["name"]
+            rows: list[tuple[str, float, str]] = []
+
+            def add(metric, value, unit):
+                if value is not None and not (isinstance(value, float) and np.isnan(value)):
+                    rows.append((metric, round(float(value), 4), unit))
+
+            def on_done(k, _base=state["launched"], _label=state["label"]):
+                progress(_base + k, total, f"{_label}: contenedor {k}/{arm.n}")
+
+            used_before = used_memory_bytes()
+            names = [ctx.container_name(arm.engine, f"n{arm.n}", f"r{rep}", k) for k in range(1, arm.n + 1)]
+            argvs = [launch_argv(engine, image, run_id=ctx.run_id, name=nm) for nm in names]
+            wall, per = launch(engine, argvs, cfg.concurrencia, envs[arm.engine], on_done)
+            state["launched"] += arm.n
+            add("lanzamiento_total", wall, "s")
+            add("lanzamiento_por_contenedor", wall * 1e3 / arm.n, "ms")
+            add("lanzamiento_mediana_individual", float(np.median(per)), "ms")
+
+            time.sleep(SETTLE_SECONDS)
+            containers = inspect_all(engine, names)
+            # Rootless Podman on cgroup v1 gives its containers no cgroup of their own: reading the
+            # user's cgroup instead would bill the whole session to each container. Skip, saying why.
+            no_cgroup = cgroups.per_container_reason(engine, [c.cgroup for c in containers])
+            if no_cgroup:
+                ctx.skip_arm(f"{engine.display}: memoria de cada cgroup y «stats»", no_cgroup)
+            else:
+                readings, seconds = cgroups.read_many([c.cgroup for c in containers])
+                add("tiempo_lectura_cgroup", seconds, "s")
+                usage = np.array([r.usage for r in readings], dtype=float) / KB
+                add("memoria_cgroup_por_contenedor", usage.mean(), "KB")
+                add("memoria_cgroup_total", usage.sum(), "KB")
+                add("memoria_stats_por_contenedor", np.mean([r.stats_view for r in readings]) / KB, "KB")
+                add("memoria_anon_por_contenedor", np.mean([r.anon for r in readings]) / KB, "KB")
+                add("memoria_cache_por_contenedor", np.mean([r.file for r in readings]) / KB, "KB")
+
+            helpers, helper_names = helper_memory(containers)
+            ctx.run.meta["helpers"][arm.engine] = helper_names
+            add(f"rss_{HELPER[arm.engine]}_total", helpers["rss"] / KB, "KB")
+            if helpers["pss"] is not None:
+                add(f"pss_{HELPER[arm.engine]}_total", helpers["pss"] / KB, "KB")
+            add(f"{HELPER[arm.engine]}_procesos", helpers["count"], "procesos")
+            for key, totals in fixed_memory(arm.engine).items():
+                add(f"rss_{key}", totals["rss"] / KB, "KB")
+                if totals["pss"] is not None:
+                    add(f"pss_{key}", totals["pss"] / KB, "KB")
+            add("memoria_sistema_delta", (used_memory_bytes() - used_before) / KB, "KB")
+
+            if cfg.comparar_stats and arm.n == max(cfg.cantidades) and not no_cgroup:
+                seconds, sizes = stats_cli(engine, names)
+                add("tiempo_stats_cli", seconds, "s")
+                if sizes:
+                    add("memoria_stats_cli_por_contenedor", np.mean(sizes) / KB, "KB")
+
+            start = time.perf_counter_ns()
+            engine.cleanup(ctx.run_id)
+            add("eliminacion_total", (time.perf_counter_ns() - start) / 1e9, "s")
+            left = engine.list_labelled(ctx.run_id)
+            if left:
+                log(f"Aviso: quedaron {len(left)} contenedores de {engine.display} sin borrar; se reintenta.")
+                remove_until_gone([arm.engine], ctx.run_id)
+            time.sleep(SETTLE_SECONDS)
+            add("memoria_sistema_ruido", (used_memory_bytes() - used_before) / KB, "KB")
+            ctx.run.write_meta()
+            return rows
+
+        try:
+            measure_rounds(
+                ctx,
+                arms,
+                repetitions=cfg.repeticiones,
+                warmup=0,
+                measure=measure_one,
+                progress=step_progress,
+                meta={"timer": "time.perf_counter_ns + os.posix_spawnp"},
+            )
+        except BaseException:
+            remove_until_gone(ctx.engines, ctx.run_id)
+            raise
+    return Resultado.load(ctx.run.dir)
