@@ -12,7 +12,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.e
 
 
 def pytest_collection_modifyitems(config, items):
-    """The slow test of a student without root (tests/test_sinroot.py) runs only when asked for:
+    """The slow test of a student without root (tests/course/test_sinroot.py) runs only when asked for:
     `make test-sinroot` (pytest -m sinroot)."""
     if "sinroot" in (config.getoption("-m") or ""):
         return

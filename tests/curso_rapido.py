@@ -1,5 +1,6 @@
-"""One quick headless run of the whole course per test session, shared by test_course and
-test_browser (imported by both; pytest puts tests/ on sys.path)."""
+"""One quick headless run of the whole course per test session, shared by the course tests
+(tests/course/) and every notebook test of an experiment (tests/experiments/<name>/test_notebook.py),
+which read its pages instead of executing a notebook a second time."""
 
 from __future__ import annotations
 

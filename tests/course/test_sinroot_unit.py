@@ -9,7 +9,7 @@ import pytest
 from helpers import cgroups, engines, environment, experiments, images, system
 from helpers.experiments import runner
 
-FIXTURES = Path(__file__).parent / "fixtures" / "podman_info"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "podman_info"
 
 
 def test_busybox_standin_is_a_root_owned_tarball_whoever_builds_it(tmp_path):
