@@ -34,9 +34,11 @@ mkdir -p "$OUT/hechos" "$OUT/restos" "$OUT/root" "$OUT/$STUDENT"
 phase() { echo "$1 $2" >> "$OUT/tiempos.txt"; mark "FASE $1 $2"; }
 phase sistema "$(up)"
 
-# No network device: pasta (rootless Podman) needs a link with a default route. Nothing leaves the VM.
-ip link add dummy0 type dummy && ip addr add 10.99.0.15/24 dev dummy0 && ip link set dummy0 up \
-    && ip route add default via 10.99.0.2 dev dummy0
+# No network device: pasta (rootless Podman) needs a link with a default route. Nothing leaves the VM:
+# dummy0 is a software link that drops what it is sent, and its address is from TEST-NET-1 (RFC 5737,
+# reserved for documentation, never routed anywhere).
+ip link add dummy0 type dummy && ip addr add 192.0.2.15/24 dev dummy0 && ip link set dummy0 up \
+    && ip route add default via 192.0.2.1 dev dummy0
 ip -o addr > "$OUT/hechos/red.txt" 2>&1; ip route >> "$OUT/hechos/red.txt" 2>&1
 for nic in /sys/class/net/*; do  # a network device backed by hardware has a `device` link
     [ -e "$nic/device" ] && echo "${nic##*/}"
