@@ -60,7 +60,7 @@ def main(argv=None) -> int:
     cpu = exp.summarize(res.df)
     wall = exp.summarize(exp.wall_clock(res.df))
     probe = probes.ensure(exp.PROBE)
-    probe_args = [a for a in exp.probe_args(cfg, "")[1:]]
+    probe_args = exp.probe_args(cfg.operaciones, cfg.llamadas, cfg.cpu, cfg.tope_ms)
     print(f"\n{'brazo':32s} {'experimento (exec)':>28s}   {'a mano (run --rm / directo)':>28s}")
     print(f"{'':32s} {'CPU ns':>13s} {'pared ns':>14s}   {'CPU ns':>13s} {'pared ns':>14s}")
     for _, row in cpu[cpu["operacion"] == "getpid"].iterrows():

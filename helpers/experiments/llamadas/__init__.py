@@ -1,0 +1,59 @@
+"""Experiment 5: what isolation costs per system call (the document «Benchmark 01: Namespace Syscall
+Overhead»), with gVisor as a third kind of container.
+
+probe.py: the probe (`probes/llamadas`), its arguments and output; arms.py: the arms (host, PID
+namespaces alone and nested, containers with and without seccomp, gVisor) and how the probe gets into
+each; measure.py: Config and the run; analysis.py: summaries, decomposition, nesting, the document,
+closing rows; claims.py: the document's claims.
+"""
+
+from __future__ import annotations
+
+from .analysis import (  # noqa: F401
+    BASELINE,
+    agreement_with_document,
+    arm_ratio,
+    closing_rows,
+    compare,
+    cost_at_rate,
+    decomposition,
+    nesting,
+    nesting_slope,
+    summarize,
+    values,
+    wall_clock,
+)
+from .arms import (  # noqa: F401
+    ARM_KIND_LABEL,
+    ARM_KINDS,
+    ENGINE_VARIANTS,
+    NESTED_DEPTHS,
+    USER_PID_ARMS,
+    Arm,
+    argv_for,
+    arm_label,
+    bare_arms,
+    container_options,
+    engine_arms,
+    primary_clock,
+    unshare_prefix,
+)
+from .claims import SEED_CONTAINER_NS, SEED_HOST_NS, SOURCE, claims, exec_claims  # noqa: F401
+from .measure import DEBIAN_PACKAGES, EXPERIMENT, NEEDS_ROOT, Config, provision, run  # noqa: F401
+from .probe import (  # noqa: F401
+    LEVELS_METRIC,
+    OPERATION_LABEL,
+    OPERATIONS,
+    PROBE,
+    PROBE_IN_CONTAINER,
+    WALL_SUFFIX,
+    parse_probe,
+    probe_args,
+    run_probe,
+)
+
+TITLE = "Llamadas al sistema: lo que cuesta cada capa de aislamiento"
+NOTEBOOK = "05_llamadas_sistema"
+QUICK = {"LLAMADAS": 20_000, "REPETICIONES": 2, "CALENTAMIENTO": 0}
+READS = ("ejecucion",)  # the cost of `exec true` (experiment 3) decides «exec_1_9ms»
+COMPARABLE = ["getpid"]  # the class comparison puts this metric's ratios (x host) side by side

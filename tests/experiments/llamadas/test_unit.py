@@ -1,0 +1,464 @@
+"""Experiment 5 (system calls) without engines: parameters, the probe itself, arms, analysis, the claims
+and their verdicts, reading experiment 3's run and being read by experiment 7, and the views. Timings
+are never asserted in absolute terms."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+
+import IPython.display
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+from helpers import experiments, probes, reference, results  # noqa: E402
+from helpers.errors import ParametroInvalido  # noqa: E402
+from helpers.experiments import anidamiento, verdict  # noqa: E402
+from helpers.experiments import llamadas as exp  # noqa: E402
+from helpers.experiments.contract import CLOSING_COLUMNS  # noqa: E402
+from helpers.experiments.runner import Resultado  # noqa: E402
+
+# The packages' `claims` is the contract's function; the declarations live in their claims modules.
+said = importlib.import_module("helpers.experiments.llamadas.claims")
+nesting_07 = importlib.import_module("helpers.experiments.anidamiento.claims")
+
+
+# ---------------------------------------------------------------- bad input, before anything runs
+@pytest.mark.parametrize(
+    "params, name",
+    [
+        ({"llamadas": 0}, "LLAMADAS"),
+        ({"llamadas": 999}, "LLAMADAS"),
+        ({"llamadas": exp.Config.limits("llamadas").maximum + 1}, "LLAMADAS"),
+        ({"llamadas": "mil"}, "LLAMADAS"),
+        ({"operaciones": ["getpid", "fork"]}, "OPERACIONES"),
+        ({"brazos": ["host", "kvm"]}, "BRAZOS"),
+        ({"cpu": 4096}, "CPU"),
+        ({"cpu": "cero"}, "CPU"),
+        ({"cpu": True}, "CPU"),
+        ({"repeticiones": 0}, "REPETICIONES"),
+        ({"repeticiones": 101}, "REPETICIONES"),
+        ({"motores": ["lxc"]}, "MOTORES"),
+        ({"imagen": "fedora"}, "IMAGEN"),
+    ],
+)
+def test_bad_parameters_get_a_spanish_error(params, name):
+    with pytest.raises(ParametroInvalido, match=name):
+        exp.config(**params)
+
+
+def test_the_widgets_allow_what_the_validator_accepts():
+    controls = {c["name"]: c for c in exp.CONTROLS}
+    calls = controls["llamadas"]
+    assert exp.config(llamadas=calls["min"]).llamadas == calls["min"]
+    assert exp.config(llamadas=calls["max"]).llamadas == calls["max"]
+    allowed = sorted(os.sched_getaffinity(0))
+    assert controls["cpu"]["options"] == [*allowed, None]
+    assert exp.config(cpu=None).cpu is None and exp.config(cpu=allowed[-1]).cpu == allowed[-1]
+
+
+def test_bad_parameters_stop_run_before_any_folder_is_made(tmp_path):
+    with pytest.raises(ParametroInvalido):
+        exp.run(exp.Config(llamadas=0), root=tmp_path, log=lambda _: None)
+    assert not any(tmp_path.iterdir())
+
+
+def test_defaults_and_quick_profile_are_valid():
+    cfg = exp.config()
+    assert cfg == exp.Config().validated()
+    assert cfg.operaciones == list(exp.OPERATIONS) and cfg.brazos == list(exp.ARM_KINDS)
+    quick = exp.config(**{k.lower(): v for k, v in exp.QUICK.items()})
+    assert quick.llamadas < cfg.llamadas and quick.repeticiones < cfg.repeticiones
+    assert exp.READS == ("ejecucion",)
+
+
+# ---------------------------------------------------------------- the probe, for real
+@pytest.fixture(scope="module")
+def probe():
+    return probes.ensure(exp.PROBE, log=lambda _: None)
+
+
+def test_probe_prints_one_parseable_line_per_operation(probe):
+    args = exp.probe_args(exp.OPERATIONS, 2000, None, 250)
+    out = subprocess.run([str(probe), *args], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    found = exp.parse_probe(out.stdout)
+    assert list(found) == list(exp.OPERATIONS)
+    assert len(out.stdout.strip().splitlines()) == len(exp.OPERATIONS)
+    for values in found.values():
+        assert values["n"] == 2000 and values["cpu"] == -1
+        assert values["niveles_pid"] == 1  # the host's own PID namespace only
+
+
+def test_probe_rejects_bad_usage(probe):
+    for argv in (["fork", "10"], ["getpid", "0"], ["getpid", "10", "-2"], ["getpid,", "x"]):
+        assert subprocess.run([str(probe), *argv], capture_output=True, timeout=30).returncode == 2
+
+
+def test_probe_pins_to_the_given_cpu_and_refuses_a_missing_one(probe):
+    cpu = sorted(os.sched_getaffinity(0))[-1]
+    ok = subprocess.run([str(probe), "getpid", "1000", str(cpu)], capture_output=True, text=True, timeout=30)
+    assert ok.returncode == 0 and exp.parse_probe(ok.stdout)["getpid"]["cpu"] == cpu
+    bad = subprocess.run([str(probe), "getpid", "1000", "1023"], capture_output=True, text=True, timeout=30)
+    assert bad.returncode == 3 and "CPU" in bad.stderr
+
+
+def test_probe_time_cap_stops_a_long_loop_early(probe):
+    args = exp.probe_args(["open_close"], 100_000_000, None, 20)
+    out = subprocess.run([str(probe), *args], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0
+    n = exp.parse_probe(out.stdout)["open_close"]["n"]
+    assert 0 < n < 100_000_000 and n % 1024 == 0
+
+
+def test_vdso_call_is_cheaper_than_a_kernel_entry_in_the_same_run(probe):
+    """clock_gettime through the vDSO never enters the kernel: in one run it costs less than getpid."""
+    args = exp.probe_args(["getpid", "clock_gettime"], 200_000, None, 250)
+    found = exp.parse_probe(
+        subprocess.run([str(probe), *args], capture_output=True, text=True, timeout=60).stdout
+    )
+    assert found["clock_gettime"]["ns_cpu"] < found["getpid"]["ns_cpu"]
+
+
+def test_nested_pid_namespaces_are_seen_by_the_probe(probe):
+    """The proof the nesting arms rest on: under `unshare` twice, the probe counts three PID namespaces."""
+    reason = exp.arms.namespaces_unavailable()
+    if reason:
+        pytest.skip(reason)
+    arm = exp.bare_arms(["anidado"])[0]
+    argv = exp.argv_for(arm, exp.probe_args(["getpid"], 1000, None, 250), probe_path=str(probe))
+    assert argv[: len(exp.unshare_prefix(2, as_root=os.geteuid() == 0))].count("--pid") == 2
+    assert exp.run_probe(argv, "bare", ["getpid"])["getpid"]["niveles_pid"] == 3
+
+
+# ---------------------------------------------------------------- arms
+def test_gvisor_arms_are_measured_on_the_wall_clock():
+    assert exp.primary_clock(exp.Arm("docker", "gvisor")) == "ns_pared"
+    assert exp.primary_clock(exp.Arm("docker", "seccomp")) == "ns_cpu"
+    assert exp.primary_clock(exp.Arm("bare", "pid:2", depth=2)) == "ns_cpu"
+
+
+def test_unshare_prefix_nests_and_falls_back_to_a_user_namespace():
+    assert exp.unshare_prefix(0, as_root=True) == []
+    assert exp.unshare_prefix(1, as_root=True) == ["unshare", "--pid", "--fork"]
+    assert exp.unshare_prefix(3, as_root=True).count("--pid") == 3
+    no_root = exp.unshare_prefix(2, as_root=False)
+    assert no_root[:5] == exp.USER_PID_ARMS and no_root.count("--user") == 1 and no_root.count("--pid") == 2
+
+
+def test_arms_follow_brazos_and_motores():
+    bare = exp.bare_arms(["host", "anidado"])
+    assert [a.variant for a in bare] == ["host", "pid:2", "pid:4", "pid:8"]
+    assert [a.depth for a in bare] == [0, 2, 4, 8]
+    assert [a.kind for a in bare] == ["host", "anidado", "anidado", "anidado"]
+    assert bare[1].label == "2 namespaces PID anidados"
+    arms = exp.engine_arms(
+        ["seccomp", "gvisor"], ["docker", "podman"], {"docker": "img:1", "podman": "img:2"}
+    )
+    assert [(a.engine, a.variant, a.image) for a in arms] == [
+        ("docker", "seccomp", "img:1"),
+        ("docker", "gvisor", "img:1"),
+        ("podman", "seccomp", "img:2"),
+        ("podman", "gvisor", "img:2"),
+    ]
+    opts = exp.container_options("sin_seccomp", "/x")
+    assert opts.security_opt == ["seccomp=unconfined"] and opts.runtime is None and not opts.privileged
+    assert exp.container_options("gvisor", "/x").runtime == "runsc"
+    assert exp.container_options("seccomp", "/x").volumes == [("/x", exp.PROBE_IN_CONTAINER, "ro")]
+    assert exp.container_options("seccomp", "/x").network == "none"
+
+
+# ---------------------------------------------------------------- synthetic runs
+def synthetic(arms: dict[tuple[str, str], float], reps: int = 12, spread: float = 0.01, seed: int = 1):
+    """Rows as run() writes them: per arm and repetition, getpid and clock_gettime (CPU clock and, at
+    three times the value, the wall clock) and the PID-namespace levels the probe saw."""
+    rng = np.random.default_rng(seed)
+    rows = []
+
+    def row(engine, variant, rep, metric, value, unit):
+        rows.append(dict(experiment="llamadas", engine=engine, image="", variant=variant, rep=rep, metric=metric, value=value, unit=unit))  # fmt: skip
+
+    for (engine, variant), ns in arms.items():
+        for rep in range(1, reps + 1):
+            for op, factor in (("getpid", 1.0), ("clock_gettime", 0.2)):
+                value = ns * factor * (1 + rng.normal(0, spread))
+                row(engine, variant, rep, op, value, "ns")
+                row(engine, variant, rep, op + exp.WALL_SUFFIX, value * 3, "ns")
+            depth = exp.arms.depth_of(variant) if engine == "bare" else 0
+            row(engine, variant, rep, exp.LEVELS_METRIC, depth + 1, "niveles")
+    return pd.DataFrame(rows)
+
+
+PER_LEVEL = exp.SEED_CONTAINER_NS - exp.SEED_HOST_NS
+FILTER_IS_THE_COST = {
+    ("bare", "host"): 100,
+    ("bare", "pid:1"): 100,
+    ("bare", "pid:2"): 100,
+    ("bare", "pid:4"): 100,
+    ("bare", "pid:8"): 100,
+    ("docker", "seccomp"): 125,
+    ("docker", "sin_seccomp"): 100,
+    ("docker", "gvisor"): 5000,
+}
+
+
+def by_key(claims, key, engine=None):
+    found = [c for c in claims if c.key == key and (engine is None or c.detail.get("engine") == engine)]
+    assert len(found) == 1, [c.key for c in claims]
+    return found[0]
+
+
+def test_summarize_gives_medians_and_ratios_against_the_host():
+    df = synthetic({("bare", "host"): 100, ("docker", "seccomp"): 150})
+    s = exp.summarize(df)
+    row = s[(s["engine"] == "docker") & (s["operacion"] == "getpid")].iloc[0]
+    assert row["mediana_ns"] == pytest.approx(150, rel=0.03)
+    assert row["x_host"] == pytest.approx(1.5, rel=0.03)
+    assert row["x_host_ic_bajo"] < 1.5 * 1.03 and row["x_host_ic_alto"] > 1.5 * 0.97
+    assert set(s["operacion"]) == {"getpid", "clock_gettime"}  # wall-clock rows are not mixed in
+    wall = exp.summarize(exp.wall_clock(df))
+    assert wall[wall["operacion"] == "getpid"]["mediana_ns"].tolist() == pytest.approx(
+        (3 * s[s["operacion"] == "getpid"]["mediana_ns"]).tolist()
+    )
+    assert exp.summarize(pd.DataFrame()).empty
+
+
+def test_decomposition_closing_rows_and_cost_at_a_rate():
+    df = synthetic({("bare", "host"): 100, ("bare", "pid:1"): 101, **{k: v for k, v in FILTER_IS_THE_COST.items() if k[0] == "docker"}})  # fmt: skip
+    d = exp.decomposition(df)
+    assert list(d["variant"]) == ["host", "pid:1", "sin_seccomp", "seccomp", "gvisor"]
+    assert d.iloc[3]["x_paso_anterior"] == pytest.approx(1.25, rel=0.03)
+    rows = exp.closing_rows(df, {})
+    assert list(rows.columns) == CLOSING_COLUMNS and set(rows["tipo"]) == {"RUNNING"}
+    assert set(rows["unidad"]) == {"ns"} and len(rows) == 5
+    cost = exp.cost_at_rate(df, 1_000_000).set_index("brazo")
+    assert cost.loc["host", "cpu_por_segundo"] == 0
+    assert cost.loc["Docker + gVisor", "cpu_por_segundo"] == pytest.approx(4.9, rel=0.03)  # 4 900 ns x 1e6/s
+
+
+def test_nesting_and_its_slope_in_ns_and_in_percent_of_the_host():
+    arms = {("bare", "host"): 100.0, **{("bare", f"pid:{d}"): 100 + PER_LEVEL * d for d in (1, 2, 4, 8)}}
+    df = synthetic(arms)
+    assert exp.nesting(df)["niveles_vistos"].tolist() == [1, 2, 3, 5, 9]
+    slope, low, high, n = exp.nesting_slope(df)
+    assert slope == pytest.approx(PER_LEVEL, rel=0.05) and low < slope < high and n == 12
+    pct, low, high, _ = exp.nesting_slope(df, relative=True)
+    assert pct == pytest.approx(PER_LEVEL, rel=0.05)  # the host costs 100 ns: ns and % coincide
+    assert exp.nesting_slope(synthetic({("bare", "host"): 100, ("bare", "pid:1"): 100}))[3] == 0
+
+
+# ---------------------------------------------------------------- claims
+def test_every_claim_comes_from_its_declaration():
+    df = synthetic(FILTER_IS_THE_COST)
+    found = exp.claims(df, {})
+    assert [c.key for c in found] == ["contenedor_11", "causa_pid", "anidamiento", "entre_cpus", "exec_1_9ms"]
+    for claim, declared in zip(found, (said.CONTAINER_11, said.PID_CAUSE, said.NESTING, said.ACROSS_CPUS)):
+        assert claim.source == declared.source == exp.SOURCE
+        assert claim.statement.startswith(declared.statement)
+        assert (claim.unit, claim.region) == (declared.unit, declared.region)
+        assert claim.claimed == declared.claimed or np.isnan(declared.claimed)
+    assert found[0].statement.endswith(" — Docker") and found[0].detail == {"engine": "docker"}
+
+
+def test_verdicts_when_the_filter_is_the_cost_and_the_pid_namespace_is_free():
+    found = exp.claims(synthetic(FILTER_IS_THE_COST), {})
+    assert by_key(found, "contenedor_11", "docker").status == verdict.SE_CONFIRMA
+    pid = by_key(found, "causa_pid")
+    assert pid.status == verdict.NO_SE_SOSTIENE and pid.value == pytest.approx(1.0, abs=0.02)
+    nest = by_key(found, "anidamiento")
+    assert nest.status == verdict.NO_SE_SOSTIENE and nest.unit == "%" and abs(nest.value) < 1
+    across = by_key(found, "entre_cpus")
+    assert across.status == verdict.NO_COMPARABLE and "90_comparar_clase" in across.note
+    exec_claim = by_key(found, "exec_1_9ms")
+    assert exec_claim.status == verdict.SIN_DATOS and exec_claim.note == said.EXEC_NO_RUN.note
+
+
+def test_verdicts_when_every_level_adds_what_the_document_says():
+    # The document's 29.5 ns over its 268.8 ns host: 11 % of the host's call per level.
+    per_level = said.SEED_PER_LEVEL_PCT / 100 * 100
+    arms = {("bare", "host"): 100.0, **{("bare", f"pid:{d}"): 100 + per_level * d for d in (1, 2, 4, 8)}}
+    found = exp.claims(synthetic(arms), {})
+    nest = by_key(found, "anidamiento")
+    assert nest.status == verdict.SE_CONFIRMA and nest.value == pytest.approx(
+        said.SEED_PER_LEVEL_PCT, rel=0.05
+    )
+    assert by_key(found, "causa_pid").status == verdict.SE_CONFIRMA  # one level alone: 1.11x the host
+
+
+def getpid_rows(engine: str, variant: str, values) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            dict(
+                experiment="llamadas",
+                engine=engine,
+                image="",
+                variant=variant,
+                rep=rep,
+                metric="getpid",
+                value=v,
+                unit="ns",
+            )  # fmt: skip
+            for rep, v in enumerate(values, 1)
+        ]
+    )
+
+
+def test_a_claim_whose_interval_leaves_the_margin_but_keeps_the_claimed_value_is_inconclusive():
+    df = pd.concat(
+        [getpid_rows("bare", "host", [100] * 4), getpid_rows("docker", "seccomp", [105, 115, 125, 150])]
+    )
+    claim = by_key(exp.claims(df, {}), "contenedor_11", "docker")
+    assert claim.high > said.OVERHEAD_REGION[1] and claim.low <= said.SEED_OVERHEAD <= claim.high
+    assert claim.status == verdict.NO_CONCLUYENTE and claim.more_reps > 4
+
+
+def test_a_spread_that_dwarfs_the_median_is_unstable():
+    df = pd.concat(
+        [getpid_rows("bare", "host", [100] * 4), getpid_rows("docker", "seccomp", [60, 70, 400, 500])]
+    )
+    assert by_key(exp.claims(df, {}), "contenedor_11", "docker").status == verdict.INESTABLE
+
+
+def test_missing_arms_are_said_not_guessed():
+    found = exp.claims(synthetic({("bare", "host"): 100}), {})
+    for key in ("contenedor_11", "causa_pid", "anidamiento"):
+        claim = by_key(found, key)
+        assert claim.status == verdict.SIN_DATOS and claim.note == said.NEEDS_ARMS
+
+
+# ---------------------------------------------------------------- other experiments' runs
+def write_run(experiment: str, rows: list[dict]) -> None:
+    with results.Run(experiment, {}) as run:
+        for r in rows:
+            run.append(**r)
+
+
+def exec_rows(seconds, engine="docker") -> list[dict]:
+    ejecucion = experiments.get("ejecucion")
+    return [
+        dict(
+            engine=engine,
+            image="x",
+            variant=ejecucion.EXEC_TRUE,
+            rep=r,
+            metric=ejecucion.METRIC_E2E,
+            value=v,
+            unit="s",
+        )  # fmt: skip
+        for r, v in enumerate(seconds, 1)
+    ]
+
+
+def test_exec_claim_reads_experiment_3s_latest_run():
+    assert experiments.read_run(exp, "ejecucion") is None  # the tests' results folder is empty
+    write_run("ejecucion", exec_rows([0.09, 0.1, 0.11, 0.095, 0.105]))
+    claim = by_key(exp.claims(synthetic(FILTER_IS_THE_COST), {}), "exec_1_9ms")
+    assert claim.status == verdict.NO_SE_SOSTIENE and claim.unit == "ms"
+    assert claim.value == pytest.approx(100) and claim.n == 5 and claim.detail == {"engine": "docker"}
+    write_run("ejecucion", exec_rows([0.0019 + 0.00001 * i for i in range(5)], engine="podman"))
+    claim = by_key(exp.claims(synthetic(FILTER_IS_THE_COST), {}), "exec_1_9ms")
+    assert claim.status == verdict.SE_CONFIRMA and claim.detail == {"engine": "podman"}
+
+
+def test_exec_claim_when_experiment_3_did_not_measure_exec_true():
+    other = [dict(r, variant="cpu") for r in exec_rows([0.1, 0.2])]
+    (claim,) = exp.exec_claims(Resultado("ejecucion", pd.DataFrame(other), None, {}))
+    assert claim.status == verdict.SIN_DATOS and claim.note == said.EXEC_NOT_MEASURED.note
+
+
+def test_notebook_07_judges_its_cause_on_this_nesting_claim_by_key():
+    arms = {("bare", "host"): 100.0, **{("bare", f"pid:{d}"): 100.0 for d in (1, 2, 4, 8)}}
+    write_run("llamadas", synthetic(arms).drop(columns="experiment").to_dict("records"))
+    ours = experiments.read_claim(anidamiento, "llamadas", "anidamiento")
+    theirs = nesting_07.syscall_claim()
+    assert theirs.key == "causa_syscalls" and ours.key == "anidamiento"
+    assert (theirs.value, theirs.low, theirs.high, theirs.n) == (ours.value, ours.low, ours.high, ours.n)
+    assert (theirs.claimed, theirs.region, theirs.unit) == (ours.claimed, ours.region, "%")
+    assert theirs.status == ours.status == verdict.NO_SE_SOSTIENE
+
+
+def test_compare_puts_the_documents_ratios_next_to_this_run():
+    ref = reference.load(exp.EXPERIMENT)
+    seed = ref[(ref["source"] == "seed001") & (ref["metric"] == "getpid")]
+    assert sorted(seed["value"]) == [268.83, 298.31]
+    c = exp.compare(synthetic({("bare", "host"): 100, ("docker", "seccomp"): 130}), {}, ref)
+    assert c.loc[c["fuente"] == "seed001", "x_host"].iloc[0] == pytest.approx(1.11, abs=0.005)
+    assert len(c) == 5  # its run, three CPUs of its table, and this machine (Docker)
+    assert c.iloc[-1]["x_host"] == pytest.approx(1.3, rel=0.03)
+    (inside,) = exp.agreement_with_document(c).itertuples()
+    assert inside.acuerdo == verdict.COINCIDE and inside.lado == ""
+    far = exp.compare(synthetic({("bare", "host"): 100, ("podman", "seccomp"): 300}), {}, ref)
+    (above,) = exp.agreement_with_document(far).itertuples()
+    assert above.acuerdo == verdict.NO_COINCIDE and above.lado == "encima"
+    assert (above.doc_bajo, above.doc_alto) == pytest.approx((298.31 / 268.83, 97.5 / 75))
+
+
+# ---------------------------------------------------------------- views
+@pytest.fixture
+def shown(monkeypatch):
+    out: list = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: out.append(obj))
+    monkeypatch.setattr(plt, "show", lambda *a, **k: out.extend(plt.get_fignums()))
+    yield out
+    plt.close("all")
+
+
+def _text(shown) -> str:
+    return "\n".join(str(getattr(o, "data", "")) for o in shown)
+
+
+def test_every_table_and_plot_shows_itself_and_returns_none(shown, tmp_path):
+    from helpers.view import llamadas as view
+
+    meta = {"status": "complete", "run_id": "x", "skipped_arms": {"Podman + gVisor": "sin root"}}
+    res = Resultado(exp.EXPERIMENT, synthetic(FILTER_IS_THE_COST), tmp_path, meta)
+    for que in view.TABLAS:
+        before = len(shown)
+        assert view.tabla(res, que) is None
+        assert len(shown) > before, que
+    for que in view.GRAFICOS:
+        before = len(shown)
+        assert view.grafico(res, que) is None
+        assert len(shown) > before, que
+        plt.close("all")
+    assert view.referencia() is None and view.comparacion(res) is None
+    with pytest.raises(ValueError, match="relojes"):
+        view.tabla(res, "reloj")
+
+
+def test_verdicts_render_every_claim_and_say_experiment_3_is_missing(shown, tmp_path):
+    from helpers.view import common
+    from helpers.view import llamadas as view
+
+    res = Resultado(exp.EXPERIMENT, synthetic(FILTER_IS_THE_COST), tmp_path, {"status": "complete"})
+    assert view.veredictos(res) is None
+    text = _text(shown)
+    for claim in exp.claims(res.df, res.meta):
+        assert common.claim_sentence(claim) in text
+    assert "03_ejecucion.ipynb" in text  # view.common.missing_run
+    assert "el mismo contenedor **sin seccomp** cuesta" in text
+    assert "En Docker, activar el perfil seccomp multiplica el costo de getpid por 1.2" in text  # 125/100
+    assert "Cada nivel de namespace PID añade" in text
+    shown.clear()
+    write_run("ejecucion", exec_rows([0.002] * 4))
+    view.veredictos(res)
+    assert "03_ejecucion.ipynb" not in _text(shown)
+
+
+def test_comparison_sentence_is_generated_from_the_agreement(shown, tmp_path):
+    from helpers.view import llamadas as view
+
+    res = Resultado(
+        exp.EXPERIMENT, synthetic({("bare", "host"): 100, ("podman", "seccomp"): 300}), tmp_path, {}
+    )
+    view.comparacion(res)
+    assert "Podman, 3.00×" in _text(shown) and "por encima de todo lo que publica el documento" in _text(
+        shown
+    )
