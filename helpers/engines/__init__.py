@@ -10,8 +10,9 @@ Docker inspection and clean-up go through the docker SDK; Podman through its CLI
 One job per module: base (the interface, RunOptions, Container), bare, cli (what Docker and Podman
 share), docker, podman, labels (the labels of every course container, built in one place, and who owns
 one), registry (get_engine; install/substituted for tests), cleanup (a run's containers, orphans),
-runtimes (gVisor's runsc), oci (bundles run by an OCI runtime without an engine) and nested (engines
-inside containers: a chain of `exec`s, one per level).
+runtimes (gVisor's runsc), oci (bundles run by an OCI runtime without an engine), rootfs (an image's
+root filesystem exported once, to chroot into or to build a bundle on) and nested (engines inside
+containers: a chain of `exec`s, one per level).
 """
 
 from __future__ import annotations

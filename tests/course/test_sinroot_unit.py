@@ -203,19 +203,6 @@ def test_every_root_only_arm_is_listed_for_notebook_00(monkeypatch):
     assert all(p.part.split(":")[0] in {m.NOTEBOOK for m in experiments.all_experiments()} for p in parts)
 
 
-def test_exported_rootfs_without_mknod_keeps_going(monkeypatch, tmp_path):
-    """Fault injection: mknod refused (a user without root); the rest of the rootfs is still prepared."""
-    from helpers.experiments.ejecucion import environments
-
-    def refuse(*args, **kwargs):
-        raise PermissionError(1, "Operation not permitted")
-
-    monkeypatch.setattr(environments.os, "mknod", refuse)
-    environments._make_dev_nodes(tmp_path)
-    assert (tmp_path / "dev").is_dir() and not (tmp_path / "dev" / "null").exists()
-    assert (tmp_path / "tmp").stat().st_mode & 0o1777 == 0o1777
-
-
 def test_gvisor_is_neither_offered_nor_built_without_root(monkeypatch):
     from helpers.engines import runtimes
 

@@ -21,9 +21,8 @@ from pathlib import Path
 
 from ... import engines as eng
 from ... import measure
-from ...engines import oci, runtimes
+from ...engines import oci, rootfs, runtimes
 from ...errors import ErrorDelCurso
-from .. import ejecucion
 from ..runner import Arm, Log
 
 METRIC = "arranque"
@@ -209,7 +208,7 @@ def prepare_rootfs(ctx, setup: Setup, arms: list[Arm], image_role: str, skip: Sk
             skip[("bare", arm.variant)] = "no hay motor del que exportar el sistema de archivos de la imagen."
         return
     try:
-        setup.rootfs = ejecucion.exported_rootfs(source, ctx.images[source][image_role], ctx.run_id, log)
+        setup.rootfs = rootfs.exported_rootfs(source, ctx.images[source][image_role], ctx.run_id, log)
     except ErrorDelCurso as exc:
         for arm in needs_rootfs:
             skip[("bare", arm.variant)] = f"no pude exportar la imagen: {exc}"

@@ -24,7 +24,7 @@ claims.py: the chapter's claims.
 
 from __future__ import annotations
 
-from .. import ejecucion
+from ...engines.rootfs import CHROOT_WHAT
 from .analysis import closing_rows, compare, level_ratios, summarize  # noqa: F401
 from .build import NESTED_WHAT, nested_image_info, provision, unavailable_reason  # noqa: F401
 from .claims import claims  # noqa: F401
@@ -52,5 +52,5 @@ BASELINE = ("bare", "nivel0")
 QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0, "NIVELES": [1, 2], "MOTORES": ["podman"], "TAMANO_MB": 8}
 DEBIAN_PACKAGES = ["mmdebstrap"]  # builds the level-2 images (provision)
 COMPARABLE = list(TIMED)  # not the one-off memory/disk reads
-NEEDS_ROOT = {"anidados": NESTED_WHAT, "chroot": ejecucion.CHROOT_WHAT}  # listed in notebook 00
+NEEDS_ROOT = {"anidados": NESTED_WHAT, "chroot": CHROOT_WHAT}  # listed in notebook 00
 READS = ("llamadas",)  # notebook 05's claim on nested PID namespaces decides «causa_syscalls»

@@ -21,10 +21,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ... import engines as eng
-from ... import measure, probes
+from ... import measure, probes, workloads
+from ...engines import rootfs
 from ...engines.nested import Chain, short_error
 from ...errors import ComandoFallido, ErrorDelCurso, ParametroInvalido
-from .. import ejecucion
 from ..params import Params, param
 from ..runner import Arm, Log, Progress, Resultado, experiment_run, measure_rounds, no_progress, print_log
 from .build import NESTED_WHAT, PROBE_IN_CONTAINER, prepare
@@ -134,7 +134,7 @@ class Nesting:
         if "docker" in self.engines and 2 in self.cfg.niveles:
             self.ctx.skip_arm("Docker en Docker sin --privileged", DOCKER_UNPRIVILEGED)
         arms = [a for a in wanted if a in self.chains]
-        script = ejecucion.workload_script("hash", size_mb=self.cfg.tamano_mb)
+        script = workloads.script("hash", size_mb=self.cfg.tamano_mb)
         measure_rounds(
             self.ctx,
             arms,
@@ -166,10 +166,10 @@ class Nesting:
         """Level 0: `echo ok` as a real process; the CPU work chrooted into the busybox image's exported
         root filesystem (the same binary the containers run, without namespaces) when root allows it."""
         why = None if self.engines else "no hay motor del que exportar la imagen"
-        if self.engines and self.ctx.require_root("chroot", ejecucion.CHROOT_WHAT):
+        if self.engines and self.ctx.require_root("chroot", rootfs.CHROOT_WHAT):
             source = self.engines[0]
             image = self.ctx.images[source]["alpine"]
-            self.rootfs = ejecucion.exported_rootfs(source, image, self.ctx.run_id, self.log)
+            self.rootfs = rootfs.exported_rootfs(source, image, self.ctx.run_id, self.log)
             self.meta["linea_base_cpu"] = {
                 "tipo": "chroot a la imagen busybox exportada",
                 "motor": source,
