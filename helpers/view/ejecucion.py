@@ -1,29 +1,34 @@
 """What a person sees of experiment 3 (RUNNING): tables, seaborn plots and Spanish verdicts.
 
-Every function takes a Resultado or None (nothing measured yet: the Spanish notice), displays itself and
-never launches a container.
+The view convention: `tabla`, `grafico`, `veredictos`, `comparacion`. Each takes a Resultado or None
+(nothing measured yet: the Spanish notice), displays itself, returns None and never launches a container.
+A second argument picks which one, where there is more than one:
+- tabla(r) the times per workload; tabla(r, "exec") what `exec` costs; tabla(r, "sobrecarga") the overheads;
+- grafico(r) every repetition; grafico(r, "sobrecarga") the overheads with their IC 95 %;
+- veredictos(r) the chapter's claims; veredictos(r, "corrida") what this run says, from its own data.
 """
 
 from __future__ import annotations
 
 import math
 
+import matplotlib.pyplot as plt
 import pandas as pd
+import seaborn as sns
 
 from .. import reference
 from ..experiments import ejecucion as exp
-from ..experiments.base import Resultado
+from ..experiments.runner import Resultado
 from .common import (
     ENGINE_LABEL,
+    claims_list,
     fmt,
     fmt_interval,
-    fmt_pct,
+    fmt_value_interval,
     markdown,
     needs_result,
-    num,
     show,
     table,
-    verdict_words,
 )
 
 ENTORNO = {
@@ -38,29 +43,51 @@ LUGAR = exp.PLACE_NAMES
 LUGAR_CORTO = {"capa": "capa overlay", "volumen": "volumen", "host": "disco host"}
 METRICA = {exp.METRIC_E2E: "extremo a extremo", exp.METRIC_WORK: "trabajo solo"}
 BASE = {"bare": "binarios del host", "chroot": "chroot (misma imagen)", "host": "disco del host"}
+READING_COLOR = {
+    exp.analysis.UNSTABLE: "tab:orange",
+    exp.analysis.NOISE: "tab:gray",
+    "más lento": "tab:red",
+    "más rápido": "tab:green",
+}
+AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
 
 
 def _nombre(carga: str, lugar: str = "") -> str:
     return CARGA.get(carga, carga) + (f" — {LUGAR.get(lugar, lugar)}" if lugar else "")
 
 
-def _signed(value: float) -> str:
-    return fmt_pct(value).replace(" %", "")
-
-
 def _pct(value: float, low: float, high: float) -> str:
     """An overhead with its interval: «+7.6 % [+1.0, +12.0]» (view.common's number format)."""
-    if value is None or math.isnan(value):
-        return "—"
-    if any(v is None or math.isnan(v) for v in (low, high)):
-        return fmt_pct(value)
-    return f"{fmt_pct(value)} [{_signed(low)}, {_signed(high)}]"
+    return fmt_value_interval(value, low, high, "%")
+
+
+def _pick(which: str, options: dict):
+    if which not in options:
+        raise ValueError(f"Elige una de estas: {', '.join(repr(k) for k in options)} (recibí {which!r}).")
+    return options[which]
+
+
+def _fair(o: pd.DataFrame) -> pd.DataFrame:
+    """The overheads worth reading: each workload in a container against the fairest baseline (the
+    same image under chroot when it was measured), writes against the host's disk, and the chroot
+    against the host's binaries (the userland alone)."""
+    with_chroot = set(o.loc[o["base"] == "chroot", "carga"])
+    keep = [
+        b in ("host", "chroot") or (b == "bare" and (c not in with_chroot or e == "chroot"))
+        for c, b, e in zip(o["carga"], o["base"], o["entorno"])
+    ]
+    return o[keep]
 
 
 # ---------------------------------------------------------------- tables
 @needs_result
-def tabla(resultado: Resultado):
-    """Medians per workload and environment: end to end and the work alone."""
+def tabla(resultado: Resultado, cual: str = "tiempos") -> None:
+    """«tiempos»: medians per workload and environment, end to end and the work alone; «exec»: what
+    entering a container costs; «sobrecarga»: the overhead against bare metal with its IC 95 %."""
+    _pick(cual, {"tiempos": _tabla_tiempos, "exec": _tabla_exec, "sobrecarga": _tabla_sobrecarga})(resultado)
+
+
+def _tabla_tiempos(resultado: Resultado) -> None:
     s = exp.summarize(resultado.df, resultado.meta)
     s = s[s["carga"] != exp.EXEC_TRUE]
     rows = []
@@ -82,9 +109,7 @@ def tabla(resultado: Resultado):
     show(table(pd.DataFrame(rows), "Tiempos por carga y entorno (mediana, IQR con cuantiles tipo 7)"))
 
 
-@needs_result
-def tabla_exec(resultado: Resultado):
-    """What `exec` costs per engine: `exec true`, and end to end minus the work, per workload."""
+def _tabla_exec(resultado: Resultado) -> None:
     costs = exp.exec_costs(resultado.df)
     rows = [
         {
@@ -103,28 +128,36 @@ def tabla_exec(resultado: Resultado):
     )
 
 
-@needs_result
-def tabla_sobrecarga(resultado: Resultado, metrica: str = exp.METRIC_WORK) -> None:
-    """Overhead % against bare metal, with IC 95 % and a verdict per row."""
-    o = exp.overheads(resultado.df, metrica)
+def _tabla_sobrecarga(resultado: Resultado) -> None:
+    o = exp.overheads(resultado.df, exp.METRIC_WORK)
     rows = [
         {
             "carga": _nombre(r["carga"], r["lugar"]),
             "entorno": ENTORNO_CORTO.get(r["entorno"], r["entorno"]),
             "frente a": BASE.get(r["base"], r["base"]),
             "sobrecarga [IC 95 %]": _pct(r["sobrecarga_pct"], r["ic_bajo_pct"], r["ic_alto_pct"]),
-            "veredicto": r["veredicto"],
+            "lectura del IC": r["lectura"],
         }
         for _, r in o.iterrows()
     ]
     show(
         table(
-            pd.DataFrame(rows), f"Sobrecarga ({METRICA[metrica]}) frente a bare metal; IC 95 % por bootstrap"
+            pd.DataFrame(rows),
+            f"Sobrecarga ({METRICA[exp.METRIC_WORK]}) frente a bare metal; IC 95 % por bootstrap",
         )
     )
 
 
 # ---------------------------------------------------------------- plots
+@needs_result
+def grafico(resultado: Resultado, cual: str = "repeticiones") -> None:
+    """«repeticiones»: one panel per workload, every repetition, end to end next to the work alone;
+    «sobrecarga»: the overhead of the work alone, with its IC 95 %, against the fairest baseline."""
+    draw = _pick(cual, {"repeticiones": _grafico_repeticiones, "sobrecarga": _grafico_sobrecarga})
+    with sns.axes_style("whitegrid"):
+        draw(resultado)
+
+
 def _plot_frame(df: pd.DataFrame) -> pd.DataFrame:
     data = exp.tidy(df)
     data = data[data["carga"] != exp.EXEC_TRUE].copy()
@@ -136,16 +169,12 @@ def _plot_frame(df: pd.DataFrame) -> pd.DataFrame:
     return data
 
 
-@needs_result
-def grafico(resultado: Resultado):
-    """One panel per workload: every repetition, end to end next to the work alone."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
+def _grafico_repeticiones(resultado: Resultado) -> None:
     data = _plot_frame(resultado.df)
     cargas = [c for c in exp.WORKLOADS if c in set(data["carga"])]
     if not cargas:
-        return None
+        markdown("_Esta corrida no tiene cargas medidas._")
+        return
     # Two panels per row at most: readable on a projector (no long strip of tiny panels).
     ncols = min(2, len(cargas))
     nrows = math.ceil(len(cargas) / ncols)
@@ -181,23 +210,10 @@ def grafico(resultado: Resultado):
     plt.show()
 
 
-@needs_result
-def grafico_sobrecarga(resultado: Resultado):
-    """Overhead % of the work alone, with its IC 95 %, against the fairest baseline of each workload."""
-    import matplotlib.pyplot as plt
-
-    o = exp.overheads(resultado.df, exp.METRIC_WORK)
-    with_chroot = set(o.loc[o["base"] == "chroot", "carga"])
-    keep = o[
-        [
-            (b == "host")
-            or (b == "chroot")
-            or (b == "bare" and c not in with_chroot)
-            or (b == "bare" and e == "chroot")
-            for c, b, e in zip(o["carga"], o["base"], o["entorno"])
-        ]
-    ]
+def _grafico_sobrecarga(resultado: Resultado) -> None:
+    keep = _fair(exp.overheads(resultado.df, exp.METRIC_WORK))
     if keep.empty:
+        markdown("_Esta corrida no tiene sobrecargas que dibujar (falta bare metal o un motor)._")
         return
     labels = [
         f"{_nombre(c, lugar)}\n{ENTORNO_CORTO[e]} frente a {BASE[b]}"
@@ -205,23 +221,13 @@ def grafico_sobrecarga(resultado: Resultado):
     ]
     fig, ax = plt.subplots(figsize=(10, 0.6 * len(keep) + 1.8))
     y = list(range(len(keep)))[::-1]
-    colors = [
-        "tab:orange"
-        if v == exp.analysis.UNSTABLE
-        else "tab:gray"
-        if v == "indistinguible del ruido"
-        else "tab:red"
-        if v == "más lento"
-        else "tab:green"
-        for v in keep["veredicto"]
-    ]
-    for yi, color, (_, r) in zip(y, colors, keep.iterrows()):
+    for yi, (_, r) in zip(y, keep.iterrows()):
         ax.errorbar(
             [r["sobrecarga_pct"]],
             [yi],
             xerr=[[r["sobrecarga_pct"] - r["ic_bajo_pct"]], [r["ic_alto_pct"] - r["sobrecarga_pct"]]],
             fmt="o",
-            color=color,
+            color=READING_COLOR.get(r["lectura"], "tab:gray"),
             capsize=3,
         )
     ax.axvline(0, color="black", lw=0.8)
@@ -238,88 +244,28 @@ def grafico_sobrecarga(resultado: Resultado):
 
 
 # ---------------------------------------------------------------- verdicts
-def _margin(c) -> str:
-    low, high = c.region
-    return (
-        f"de {_signed(low)} a {_signed(high)} %"
-        if c.unit == "%"
-        else f"de {fmt(low, 0)} a {fmt(high, 0)} {c.unit}"
-    )
-
-
-def _claim_sentence(c) -> str:
-    d = c.detail
-    engine = ENGINE_LABEL.get(d.get("engine"), d.get("engine", ""))
-    head = f"- **«{c.statement}»** ({c.source}): **{verdict_words(c)}**."
-    if c.status == "sin_datos":
-        return f"{head} Esta corrida no midió lo necesario (o solo una repetición: sin IC no hay veredicto)."
-    if c.status == "inestable":
-        return (
-            f"{head} Las repeticiones están tan dispersas (o partidas en dos grupos) que su mediana no las "
-            "resume: vuelve a ejecutar, con la máquina más tranquila o más repeticiones."
-        )
-    if c.key == "exec_1ms":
-        return (
-            f"{head} `{d['engine']} exec CONTENEDOR true` tardó una mediana de {fmt(c.value, 1, 'ms')} "
-            f"(IC 95 % {fmt_interval(c.low, c.high, 1, 'ms')}, n = {c.n}): unas {num(c.value, 0)} veces el "
-            "milisegundo del capítulo. Entrar a un contenedor pasa por el motor y el runtime, no es solo una "
-            "llamada al sistema."
-        )
-    base = BASE.get(d.get("base"), d.get("base", ""))
-    text = (
-        f"{head} En {engine}, el trabajo solo frente a {base}: {_pct(c.value, c.low, c.high)} (n = {c.n}); "
-        f"el capítulo dice {fmt_pct(c.claimed, 0)} y aceptamos {_margin(c)}."
-    )
-    if c.key == "hash_0":
-        why = {
-            "userland": "aquí la imagen trae otros binarios que el host, y eso sí cambia el tiempo: con los "
-            "mismos binarios (chroot) el contenedor no se distingue",
-            "contenedor": "incluso con los mismos binarios (chroot) el contenedor se distingue",
-            "ninguna": "ni el userland ni el contenedor cambian el hash de forma medible",
-            "sin_datos": "falta la línea base chroot para separar userland de contenedor",
-        }[d.get("explicacion", "sin_datos")]
-        e2e = d.get("e2e_vs_host")
-        if e2e:
-            text += (
-                f" Medido como el capítulo (exec extremo a extremo, binarios del host) sale "
-                f"{_pct(*e2e)}: su «−24 %» mezclaba `exec` y binarios distintos."
-            )
-        text += f" Las dos líneas base: {why}."
-    elif c.key == "overlay_20":
-        text += " Escribir con fsync en la capa del contenedor, frente al disco del host."
-    elif c.key == "volumen_nativo":
-        text += " Un volumen (-v) frente al disco del host: «nativo» exige que todo el IC quepa en el margen."
-    return text
-
-
 @needs_result
-def veredictos(resultado: Resultado) -> None:
-    """The chapter's claims, each with its verdict (base.judge, the one rule) and the data behind it."""
-    lines = [_claim_sentence(c) for c in exp.claims(resultado.df, resultado.meta)]
+def veredictos(resultado: Resultado, cual: str = "capitulo") -> None:
+    """«capitulo»: the chapter's claims, each judged by the one rule (common.claims_list); «corrida»:
+    what this run says, generated from its overheads and its cost of exec (never written before)."""
+    _pick(cual, {"capitulo": _veredictos_capitulo, "corrida": _lo_que_dice_la_corrida})(resultado)
+
+
+def _veredictos_capitulo(resultado: Resultado) -> None:
     markdown(
         "**Veredictos sobre las afirmaciones del capítulo original** (IC 95 % por bootstrap; se confirma "
-        "si todo el IC cae dentro del margen, no se sostiene si deja fuera lo afirmado):\n\n"
-        + "\n".join(lines)
+        "si todo el IC cae dentro del margen, no se sostiene si deja fuera lo afirmado):"
     )
+    claims_list(exp.claims(resultado.df, resultado.meta))
 
 
-@needs_result
-def conclusion(resultado: Resultado) -> str:
-    """The closing sentence, generated from this run (never written before the data): where the container
-    shows, judged on stable overheads whose IC excludes 0 %."""
-    o = exp.overheads(resultado.df, exp.METRIC_WORK)
-    with_chroot = set(o.loc[o["base"] == "chroot", "carga"])
-    fair = o[
-        [
-            (b == "host" and e in ENGINE_LABEL)
-            or (b == "chroot" and e in ENGINE_LABEL)
-            or (b == "bare" and c not in with_chroot and e in ENGINE_LABEL)
-            for c, b, e in zip(o["carga"], o["base"], o["entorno"])
-        ]
-    ]
+def _lo_que_dice_la_corrida(resultado: Resultado) -> None:
+    """Where the container shows, among stable overheads against the fairest baseline whose IC
+    excludes 0 %; what was too unstable to say; and what exec cost."""
+    fair = _fair(exp.overheads(resultado.df, exp.METRIC_WORK))
+    fair = fair[fair["entorno"].isin(ENGINE_LABEL) & (fair["entorno"] != "bare")]
     shaky = fair[fair["inestable"].astype(bool)]
-    stable = fair[~fair["inestable"].astype(bool)]
-    real = stable[(stable["ic_bajo_pct"] > 0) | (stable["ic_alto_pct"] < 0)]
+    real = fair[fair["lectura"].isin(["más lento", "más rápido"])]
     parts = []
     if real.empty:
         parts.append(
@@ -330,8 +276,8 @@ def conclusion(resultado: Resultado) -> str:
         top = real.loc[real["sobrecarga_pct"].abs().idxmax()]
         parts.append(
             f"Donde más se nota el contenedor en esta corrida es en {_nombre(top['carga'], top['lugar'])} "
-            f"con {ENGINE_LABEL[top['entorno']]}: {_pct(top['sobrecarga_pct'], top['ic_bajo_pct'], top['ic_alto_pct'])} "
-            f"frente a {BASE[top['base']]}."
+            f"con {ENGINE_LABEL[top['entorno']]}: "
+            f"{_pct(top['sobrecarga_pct'], top['ic_bajo_pct'], top['ic_alto_pct'])} frente a {BASE[top['base']]}."
         )
         rest = sorted(
             {_nombre(c, lugar) for c, lugar in zip(real["carga"], real["lugar"])}
@@ -358,17 +304,15 @@ def conclusion(resultado: Resultado) -> str:
             )
             + ": es un costo de arranque, no de ejecución."
         )
-    text = " ".join(parts)
-    markdown(text)
-    return text
+    markdown(" ".join(parts))
 
 
+# ---------------------------------------------------------------- the chapter's figures
 @needs_result
-def comparacion(resultado: Resultado):
-    """The original chapter's hash and sort next to this run, plus one sentence on what agrees (overlapping
-    intervals of the overhead measured the chapter's way)."""
+def comparacion(resultado: Resultado) -> None:
+    """The original chapter's hash and sort next to this run, and one sentence on what agrees
+    (overlapping intervals of the overhead measured the chapter's way)."""
     cmp = exp.compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
-    words = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
     rows = []
     for _, r in cmp.iterrows():
         bare = r["entorno"] == "bare"
@@ -385,7 +329,7 @@ def comparacion(resultado: Resultado):
                 "tú: sobrecarga como el capítulo": "—"
                 if bare
                 else _pct(r["tu_sobrecarga_e2e_pct"], *r["tu_sobrecarga_e2e_ic"]),
-                "¿coinciden?": "—" if bare else words.get(r["acuerdo"], "—"),
+                "¿coinciden?": "—" if bare else AGREEMENT.get(r["acuerdo"], "—"),
                 "tú: trabajo solo frente a chroot": "—"
                 if bare
                 else _pct(r["tu_sobrecarga_trabajo_chroot_pct"], *r["tu_sobrecarga_trabajo_chroot_ic"]),
@@ -398,11 +342,10 @@ def comparacion(resultado: Resultado):
             "máquina; «coincide» si los dos IC 95 % de la sobrecarga se solapan",
         )
     )
-    markdown(frase_comparacion(cmp))
-    return cmp
+    markdown(_frase_comparacion(cmp))
 
 
-def frase_comparacion(cmp: pd.DataFrame) -> str:
+def _frase_comparacion(cmp: pd.DataFrame) -> str:
     """One Spanish sentence: where this run's overhead (measured the chapter's way) agrees with the
     chapter's, by overlapping intervals, and where not."""
     agree, differ = [], []
@@ -410,7 +353,8 @@ def frase_comparacion(cmp: pd.DataFrame) -> str:
         if r["acuerdo"] == "sin_datos":
             continue
         name = (
-            f"{r['carga']} en {ENTORNO_CORTO[r['entorno']]} ({_pct(r['tu_sobrecarga_e2e_pct'], *r['tu_sobrecarga_e2e_ic'])} "
+            f"{r['carga']} en {ENTORNO_CORTO[r['entorno']]} "
+            f"({_pct(r['tu_sobrecarga_e2e_pct'], *r['tu_sobrecarga_e2e_ic'])} "
             f"frente a {_pct(r['ref_sobrecarga_pct'], *r['ref_sobrecarga_ic'])})"
         )
         (agree if r["acuerdo"] == "coincide" else differ).append(name)

@@ -1,5 +1,6 @@
-"""Experiment 3's analysis: summaries, the cost of `exec`, overheads against both baselines, the seed's
-claims and the comparison with the reference. Pure functions of the rows (raw.csv or the reference)."""
+"""Experiment 3's analysis: summaries, the cost of `exec`, overheads against both baselines, the
+comparison with the reference and the closing rows. Pure functions of the rows (raw.csv or the
+reference); the chapter's claims are in claims.py."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import pandas as pd
 
 from ... import engines as eng
 from ... import measure
-from ..base import CLOSING_COLUMNS, SIN_DATOS, Claim, agreement, judge, no_data
-from .environments import ENVIRONMENTS
-from .workloads import (
+from ..contract import CLOSING_COLUMNS
+from ..verdict import SIN_DATOS, agreement
+from .arms import (
     BASE_NAMES,
+    ENVIRONMENTS,
     EXEC_TRUE,
     METRIC_E2E,
     METRIC_WORK,
@@ -32,7 +34,9 @@ def tidy(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def _values(df: pd.DataFrame, metric: str, carga: str, entorno: str, lugar: str = "") -> np.ndarray:
+def samples(df: pd.DataFrame, metric: str, carga: str, entorno: str, lugar: str = "") -> np.ndarray:
+    """The repetitions of one workload (carga, lugar) in one environment, in raw units (rows through
+    `tidy`)."""
     sel = df[
         (df["metric"] == metric)
         & (df["carga"] == carga)
@@ -89,7 +93,7 @@ def exec_costs(df: pd.DataFrame) -> pd.DataFrame:
     data = tidy(df)
     rows = []
     for entorno in ENVIRONMENTS:
-        values = _values(data, METRIC_E2E, EXEC_TRUE, entorno) * 1e3
+        values = samples(data, METRIC_E2E, EXEC_TRUE, entorno) * 1e3
         if values.size:
             s = measure.summarize(values)
             rows.append(
@@ -129,14 +133,17 @@ def exec_costs(df: pd.DataFrame) -> pd.DataFrame:
 
 
 UNSTABLE = "medición inestable: repite"
+NOISE = "indistinguible del ruido"
 
 
-def noise_verdict(low_pct: float, high_pct: float) -> str:
-    """Spanish verdict on an overhead interval (in %)."""
+def noise_reading(low_pct: float, high_pct: float) -> str:
+    """How an overhead's IC 95 % (in %) reads, in Spanish: «indistinguible del ruido» when it contains
+    0 %, else «más lento» / «más rápido». A description of the interval, not a verdict on a claim (those
+    are judged by verdict.py in claims.py)."""
     if any(np.isnan(v) for v in (low_pct, high_pct)):
         return "sin datos"
     if low_pct <= 0 <= high_pct:
-        return "indistinguible del ruido"
+        return NOISE
     return "más lento" if low_pct > 0 else "más rápido"
 
 
@@ -147,7 +154,7 @@ def overhead_pct(values, baseline) -> tuple[float, float, float]:
 
 
 def overheads(df: pd.DataFrame, metric: str = METRIC_WORK) -> pd.DataFrame:
-    """Overhead % against bare metal per workload and environment, with IC 95 % and a verdict; a
+    """Overhead % against bare metal per workload and environment, with IC 95 % and its reading; a
     measurement whose spread dwarfs its median (measure.unstable) says so and is flagged `inestable`.
 
     CPU workloads: every environment against both baselines (base `bare` = host binaries, base
@@ -169,23 +176,23 @@ def overheads(df: pd.DataFrame, metric: str = METRIC_WORK) -> pd.DataFrame:
                     "sobrecarga_pct": pct,
                     "ic_bajo_pct": lo,
                     "ic_alto_pct": hi,
-                    "veredicto": UNSTABLE if shaky else noise_verdict(lo, hi),
+                    "lectura": UNSTABLE if shaky else noise_reading(lo, hi),
                     "inestable": shaky,
                 }
             )
 
     for carga in [c for c in WORKLOADS if c in set(data["carga"])]:
         if carga == "escritura":
-            host = _values(data, metric, carga, "bare", "host")
+            host = samples(data, metric, carga, "bare", "host")
             for entorno in ("docker", "podman"):
                 for lugar in ("capa", "volumen"):
-                    add(carga, lugar, entorno, "host", _values(data, metric, carga, entorno, lugar), host)
+                    add(carga, lugar, entorno, "host", samples(data, metric, carga, entorno, lugar), host)
             continue
         for base in ("bare", "chroot"):
-            base_values = _values(data, metric, carga, base)
+            base_values = samples(data, metric, carga, base)
             for entorno in ENVIRONMENTS:
                 if entorno != base and not (base == "chroot" and entorno == "bare"):
-                    add(carga, "", entorno, base, _values(data, metric, carga, entorno), base_values)
+                    add(carga, "", entorno, base, samples(data, metric, carga, entorno), base_values)
     return pd.DataFrame(
         rows,
         columns=[
@@ -197,7 +204,7 @@ def overheads(df: pd.DataFrame, metric: str = METRIC_WORK) -> pd.DataFrame:
             "sobrecarga_pct",
             "ic_bajo_pct",
             "ic_alto_pct",
-            "veredicto",
+            "lectura",
             "inestable",
         ],
     )
@@ -208,148 +215,6 @@ def _pick(table: pd.DataFrame, **where) -> pd.Series | None:
     for column, value in where.items():
         sel = sel[sel[column] == value]
     return sel.iloc[0] if len(sel) else None
-
-
-SOURCE = "el capítulo original"
-# The chapter's claims about RUNNING, in its words, each with the margin it is judged within (base.judge).
-# Overheads are in % of the bare-metal median (container / bare metal − 1), the direction of the tables.
-CLAIMS = {
-    # «para hash, el overhead del contenedor es ~0% — las diferencias son ruido del sistema»
-    "hash_0": {
-        "statement": "Para hash, la sobrecarga del contenedor es ~0 %",
-        "carga": "hash",
-        "claimed": 0.0,
-        "region": (-5.0, 5.0),
-    },
-    # «Sort: overhead real pero pequeño (+6-8%)»
-    "sort_6_8": {
-        "statement": "Para sort, la sobrecarga es real pero pequeña (+6-8 %)",
-        "carga": "sort",
-        "claimed": 7.0,
-        "region": (2.0, 12.0),
-    },
-    # «El overlay filesystem tiene overhead real (~20% más lento que bare metal para escrituras)»
-    "overlay_20": {
-        "statement": "Escribir en la capa overlay es ~20 % más lento que en el host",
-        "carga": "escritura",
-        "lugar": "capa",
-        "claimed": 20.0,
-        "region": (10.0, 30.0),
-    },
-    # «Los volúmenes bypasean el overlay [...] recuperando rendimiento nativo»
-    "volumen_nativo": {
-        "statement": "Un volumen recupera el rendimiento nativo de escritura",
-        "carga": "escritura",
-        "lugar": "volumen",
-        "claimed": 0.0,
-        "region": (-5.0, 5.0),
-    },
-}
-# «Latencia típica [de exec]: < 1 ms (solo la syscall exec)»
-EXEC_STATEMENT = "Entrar con exec cuesta menos de 1 ms (solo la syscall exec)"
-EXEC_REGION = (0.0, 1.0)
-
-
-def _overhead_claim(
-    key: str, spec: dict, data: pd.DataFrame, engine_name: str, base: str, detail: dict
-) -> Claim:
-    """A claim about one overhead %, judged on the work alone (cronometro) against `base`."""
-    statement = f"{spec['statement']} ({eng.DISPLAY[engine_name]})"
-    lugar = spec.get("lugar", "")
-    values = _values(data, METRIC_WORK, spec["carga"], engine_name, lugar)
-    base_values = _values(
-        data, METRIC_WORK, spec["carga"], base, "host" if spec["carga"] == "escritura" else ""
-    )
-    if not (values.size and base_values.size):
-        return no_data(key, statement, SOURCE, detail)
-    pct, low, high = overhead_pct(values, base_values)
-    shaky = measure.unstable(values) or measure.unstable(base_values)
-    return judge(
-        key,
-        statement,
-        SOURCE,
-        pct,
-        low,
-        high,
-        claimed=spec["claimed"],
-        region=spec["region"],
-        n=int(min(values.size, base_values.size)),
-        unit="%",
-        unstable=shaky,
-        detail=dict(detail, base=base),
-    )
-
-
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    """The chapter's claims about RUNNING, per engine, judged by the one rule (base.judge). CPU
-    workloads are judged on the work alone against the image's own binaries (chroot) when it was
-    measured, else against the host's; writes against the host's disk."""
-    data = tidy(df)
-    out: list[Claim] = []
-    work, e2e = overheads(df, METRIC_WORK), overheads(df, METRIC_E2E)
-    for engine_name in eng.CONTAINER_ENGINES:
-        values = _values(data, METRIC_E2E, EXEC_TRUE, engine_name) * 1e3
-        statement = f"{EXEC_STATEMENT} ({eng.DISPLAY[engine_name]})"
-        detail = {"engine": engine_name, "unidad": "ms"}
-        if not values.size:
-            out.append(no_data("exec_1ms", statement, SOURCE, detail))
-            continue
-        s = measure.summarize(values)
-        out.append(
-            judge(
-                "exec_1ms",
-                statement,
-                SOURCE,
-                s.median,
-                s.ci_low,
-                s.ci_high,
-                claimed=1.0,
-                region=EXEC_REGION,
-                n=s.n,
-                unit="ms",
-                unstable=measure.unstable(values),
-                detail=detail,
-            )
-        )
-    for engine_name in eng.CONTAINER_ENGINES:
-        for key in ("hash_0", "sort_6_8"):
-            spec = CLAIMS[key]
-            base = "chroot" if _values(data, METRIC_WORK, spec["carga"], "chroot").size else "bare"
-            detail = {"engine": engine_name}
-            if key == "hash_0":
-                # what the chapter saw (-24 %) came from timing exec end to end against the host's binaries
-                for name, table, b, entorno in (
-                    ("e2e_vs_host", e2e, "bare", engine_name),
-                    ("trabajo_vs_host", work, "bare", engine_name),
-                    ("trabajo_vs_chroot", work, "chroot", engine_name),
-                    ("chroot_vs_host", work, "bare", "chroot"),
-                ):
-                    row = _pick(table, carga="hash", entorno=entorno, base=b)
-                    if row is not None:
-                        detail[name] = (row["sobrecarga_pct"], row["ic_bajo_pct"], row["ic_alto_pct"])
-                detail["explicacion"] = _hash_explanation(detail)
-            out.append(_overhead_claim(key, spec, data, engine_name, base, detail))
-    for engine_name in eng.CONTAINER_ENGINES:
-        for key in ("overlay_20", "volumen_nativo"):
-            out.append(_overhead_claim(key, CLAIMS[key], data, engine_name, "bare", {"engine": engine_name}))
-    return out
-
-
-def _hash_explanation(detail: dict) -> str:
-    """Which baseline explains a hash difference: `userland` (the image's binaries differ from the host's),
-    `contenedor` (the container itself), `ninguna` (no measurable difference) or `sin_datos`."""
-
-    def differs(key):
-        value = detail.get(key)
-        return value is not None and not (value[1] <= 0 <= value[2])
-
-    if "trabajo_vs_chroot" not in detail or "chroot_vs_host" not in detail:
-        return "sin_datos"
-    if differs("trabajo_vs_chroot"):
-        return "contenedor"
-    if differs("chroot_vs_host"):
-        return "userland"
-    return "ninguna"
 
 
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
@@ -422,7 +287,7 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     data = tidy(df)
     for _, r in exec_costs(df).iterrows():
         if r["medida"] == EXEC_TRUE and not measure.unstable(
-            _values(data, METRIC_E2E, EXEC_TRUE, r["entorno"])
+            samples(data, METRIC_E2E, EXEC_TRUE, r["entorno"])
         ):
             concepto = (
                 "`true` como proceso nuevo"

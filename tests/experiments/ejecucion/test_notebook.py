@@ -10,7 +10,7 @@ import pytest
 from helpers import PROJECT_ROOT
 from helpers import engines as eng
 
-pytestmark = pytest.mark.notebook
+pytestmark = [pytest.mark.notebook, pytest.mark.engines]
 
 NOTEBOOK = PROJECT_ROOT / "notebooks" / "03_ejecucion.ipynb"
 
@@ -42,7 +42,10 @@ def test_notebook_runs_headless(tmp_path, monkeypatch):
     nb = nbformat.read(out, as_version=4)
     text = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"], ensure_ascii=False)
     assert "Veredictos sobre las afirmaciones del capítulo original" in text
-    assert "LAUNCH frente a RUNNING" in text
-    assert "Traceback" not in text
+    assert "LAUNCH frente a RUNNING" in text and "image/png" in text
+    if motores:
+        assert "Entrar con `exec` costó" in text  # the run's own summary, from its exec true rows
+    errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors and "Traceback" not in text
     runs = list((tmp_path / "resultados" / "ejecucion").iterdir())
     assert len(runs) == 1 and json.loads((runs[0] / "meta.json").read_text())["status"] == "complete"

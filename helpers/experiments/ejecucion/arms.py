@@ -1,4 +1,5 @@
-"""Experiment 3's workloads: what runs, how its command line is built in each environment, how it is timed.
+"""Experiment 3's arms: what runs (a workload, where it writes, in which environment), its command
+line in each environment, and how one repetition is timed.
 
 Every workload runs under the probe `probes/bin/cronometro`, which times the work from inside its
 environment, so each measurement gives two rows: `extremo_a_extremo` (the whole command as a student
@@ -9,20 +10,19 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ... import engines as eng
-from ... import measure, probes
+from ... import measure, probes, workloads
 from ...errors import ComandoFallido
+from ..runner import Arm as BaseArm
 
-if TYPE_CHECKING:
-    from . import Config
-
-WORKLOADS = ("hash", "sort", "archivos", "escritura")
+WORKLOADS = workloads.SCRIPTS  # hash, sort, archivos, escritura
 CPU_WORKLOADS = ("hash", "sort", "archivos")  # the ones that also run under chroot
 PLACES = ("capa", "volumen", "host")
+ENVIRONMENTS = ("bare", "chroot", "docker", "podman")
 EXEC_TRUE = "exec_true"
 METRIC_E2E = "extremo_a_extremo"
 METRIC_WORK = "trabajo"
@@ -53,89 +53,70 @@ VOLUME_IN_CONTAINER = "/datos"
 SCRATCH_IN_CONTAINER = "/tmp"  # on the container's writable (overlay) layer
 
 
-def workload_script(workload: str, *, directory: str = "/tmp", size_mb: int = 100, files: int = 2000) -> str:
-    """The shell command of a workload; POSIX sh, so dash, bash and busybox all run it."""
-    if workload == "hash":
-        return f"dd if=/dev/urandom bs=1M count={size_mb} 2>/dev/null | sha256sum > /dev/null"
-    if workload == "sort":
-        return "seq 1 1000000 | shuf | sort -n > /dev/null"
-    if workload == "archivos":
-        return (
-            f'd={directory}/curso-archivos.$$; mkdir -p "$d"; i=0; '
-            f'while [ $i -lt {files} ]; do echo $i > "$d/f$i"; i=$((i+1)); done; '
-            'ls -ln "$d" > /dev/null; rm -r "$d"'
-        )
-    if workload == "escritura":
-        return (
-            f"dd if=/dev/zero of={directory}/curso-escritura.bin bs=1M count={size_mb} conv=fsync 2>/dev/null"
-        )
-    raise KeyError(workload)
-
-
 @dataclass(frozen=True)
-class Arm:
-    workload: str  # hash, sort, archivos, escritura, exec_true
-    place: str  # escritura only: capa / volumen / host
-    env: str  # bare, chroot, docker, podman
-    image: str = ""  # real image name ("" = the host's binaries)
+class Arm(BaseArm):
+    """One workload in one environment: `env` is bare, chroot, docker or podman (chroot runs on the
+    host's engine "bare", with the image's name in `image`); `place` says where `escritura` writes."""
 
-    @property
-    def engine(self) -> str:
-        return "bare" if self.env in ("bare", "chroot") else self.env
+    workload: str = ""  # hash, sort, archivos, escritura, exec_true
+    place: str = ""  # escritura only: capa / volumen / host
+    env: str = ""
 
-    @property
-    def variant(self) -> str:
-        return f"{self.workload}:{self.place}" if self.place else self.workload
 
-    @property
-    def label(self) -> str:
-        return f"{self.variant} en {self.env}"
+def make_arm(workload: str, place: str, env: str, image: str = "") -> Arm:
+    engine = "bare" if env in ("bare", "chroot") else env
+    variant = f"{workload}:{place}" if place else workload
+    return Arm(engine, variant, image, f"{variant} en {env}", workload, place, env)
 
 
 def plan(
-    cfg: Config, engines_ok: list[str], image_names: dict[str, str], chroot_image: str | None
+    workloads_wanted: Sequence[str], containers: Sequence[str], image_names: dict[str, str], chroot_image: str
 ) -> list[Arm]:
-    """Every arm of the run. exec_true first, then each workload: bare, chroot, engines."""
-    containers = [e for e in engines_ok if e != "bare"]
-    arms = [Arm(EXEC_TRUE, "", "bare")] + [Arm(EXEC_TRUE, "", e, image_names[e]) for e in containers]
-    for workload in cfg.cargas:
+    """Every arm of the run: exec_true first, then each workload on bare metal, in the chroot (when
+    `chroot_image` is set) and in each container; `escritura` in each place instead."""
+    arms = [make_arm(EXEC_TRUE, "", "bare")]
+    arms += [make_arm(EXEC_TRUE, "", e, image_names[e]) for e in containers]
+    for workload in workloads_wanted:
         if workload == "escritura":
-            arms.append(Arm(workload, "host", "bare"))
+            arms.append(make_arm(workload, "host", "bare"))
             for e in containers:
-                arms += [
-                    Arm(workload, "capa", e, image_names[e]),
-                    Arm(workload, "volumen", e, image_names[e]),
-                ]
+                arms += [make_arm(workload, p, e, image_names[e]) for p in ("capa", "volumen")]
             continue
-        arms.append(Arm(workload, "", "bare"))
+        arms.append(make_arm(workload, "", "bare"))
         if chroot_image:
-            arms.append(Arm(workload, "", "chroot", chroot_image))
-        arms += [Arm(workload, "", e, image_names[e]) for e in containers]
+            arms.append(make_arm(workload, "", "chroot", chroot_image))
+        arms += [make_arm(workload, "", e, image_names[e]) for e in containers]
     return arms
 
 
 def _dir_for(arm: Arm, host_dirs: dict[str, str]) -> str:
     if arm.workload == "escritura":
-        return {"host": host_dirs["escritura"], "capa": SCRATCH_IN_CONTAINER, "volumen": VOLUME_IN_CONTAINER}[
-            arm.place
-        ]
+        places = {
+            "host": host_dirs["escritura"],
+            "capa": SCRATCH_IN_CONTAINER,
+            "volumen": VOLUME_IN_CONTAINER,
+        }
+        return places[arm.place]
     if arm.workload == "archivos" and arm.env == "bare":
         return host_dirs["archivos"]
     return "/tmp"  # chroot: the exported rootfs's /tmp; containers: the writable layer
 
 
 def argv_for(
-    arm: Arm, cfg: Config, *, containers: dict[str, str], rootfs: Path | None, host_dirs: dict[str, str]
+    arm: Arm,
+    *,
+    size_mb: int,
+    files: int,
+    containers: dict[str, str],
+    rootfs: Path | None,
+    host_dirs: dict[str, str],
 ) -> list[str]:
+    """The command line of one arm, as run from the host (the engine builds its own `exec`)."""
     if arm.workload == EXEC_TRUE:
-        return (
-            ["true"]
-            if arm.env == "bare"
-            else eng.get_engine(arm.env).exec_argv(containers[arm.env], ["true"])
-        )
-    script = workload_script(
-        arm.workload, directory=_dir_for(arm, host_dirs), size_mb=cfg.tamano_mb, files=cfg.archivos
-    )
+        if arm.env == "bare":
+            return ["true"]
+        return eng.get_engine(arm.env).exec_argv(containers[arm.env], ["true"])
+    script = workloads.script(arm.workload, directory=_dir_for(arm, host_dirs), size_mb=size_mb, files=files)
     if arm.env == "bare":
         return [str(PROBE), "sh", "-c", script]
     if arm.env == "chroot":
@@ -157,7 +138,7 @@ def pinned(cpu: int | None):
         os.sched_setaffinity(0, previous)
 
 
-def measure_arm(argv: list[str], env: dict, *, probe: bool = True) -> tuple[float, float | None]:
+def time_arm(argv: list[str], env: dict, *, probe: bool = True) -> tuple[float, float | None]:
     """(end-to-end seconds, work-alone seconds or None). Raises ComandoFallido on failure."""
     elapsed, code, stderr = measure.spawn_and_wait(argv, env, keep_stderr=True)
     if code != 0:

@@ -1,0 +1,248 @@
+"""Experiment 3's parameters and its run.
+
+Containers are started once (`sleep`), then each workload runs in them through `docker/podman exec`,
+and on bare metal twice: with the host's binaries (as the chapter did) and chrooted into the image's
+root filesystem exported from the engine (the same userland as the containers, with no namespaces and
+no cgroups). Every arm is interleaved round-robin through `measure_rounds`; warm-ups are discarded.
+Values are seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ... import engines as eng
+from ... import images, probes, workloads
+from ...engines import rootfs
+from ...errors import ComandoFallido, ParametroInvalido
+from ..params import Params, param
+from ..runner import (
+    Log,
+    Progress,
+    Resultado,
+    RunContext,
+    experiment_run,
+    measure_rounds,
+    no_progress,
+    print_log,
+)
+from . import arms as arms_mod
+from .arms import CPU_WORKLOADS, EXEC_TRUE, METRIC_E2E, METRIC_WORK, VOLUME_IN_CONTAINER, WORKLOADS, Arm
+from .environments import container_alive, container_filesystems, filesystem_type, start_container
+
+EXPERIMENT = "ejecucion"
+CPUS = (None, *sorted(os.sched_getaffinity(0)))  # FIJAR_CPU: not pinned, or one CPU this process may use
+
+
+def cpu_label(cpu: int | None) -> str:
+    return "sin fijar" if cpu is None else f"CPU {cpu}"
+
+
+@dataclass
+class Config(Params):
+    repeticiones: int = param(7, "Repeticiones", minimum=1, maximum=100)
+    calentamiento: int = param(1, minimum=0, maximum=100)
+    cargas: list = param(list(WORKLOADS), "Cargas de trabajo", options=WORKLOADS)
+    motores: list = param(
+        list(eng.CONTAINER_ENGINES), "Motores", options=eng.CONTAINER_ENGINES, allow_empty=True
+    )
+    imagen: str = param("ubuntu", "Imagen", options=images.ROLE_NAMES)
+    tamano_mb: int = param(100, "Tamaño (MB) de hash y escritura", minimum=1, maximum=2048)
+    archivos: int = param(2000, minimum=1, maximum=200_000)
+    fijar_cpu: int | None = param(None, "Fijar a una CPU", kind="choice", options=CPUS)
+    chroot: bool = param(True)
+
+    def check(self) -> None:
+        if isinstance(self.fijar_cpu, bool):  # True == 1 would pass as CPU 1
+            raise ParametroInvalido(
+                f"FIJAR_CPU debe ser None o una de las CPU disponibles "
+                f"({', '.join(str(c) for c in CPUS[1:])}), pero recibió {self.fijar_cpu!r}."
+            )
+
+    @classmethod
+    def controls(cls) -> list[dict]:
+        # The panel names each CPU in Spanish; the values (and so the validation) stay the declared ones.
+        out = super().controls()
+        for control in out:
+            if control["name"] == "fijar_cpu":
+                control["options"] = [(cpu_label(c), c) for c in control["options"]]
+        return out
+
+
+def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, root=None) -> Resultado:
+    """Measure every arm round-robin; rows are written as they are measured. Returns the Resultado."""
+    cfg = cfg.validated()
+    probes.ensure("cronometro", log)
+    with experiment_run(
+        EXPERIMENT, asdict(cfg), cfg.motores, image_roles=[cfg.imagen], root=root, log=log
+    ) as ctx:
+        workdir = Path(tempfile.mkdtemp(prefix=f"curso-ejecucion-{ctx.run_id}-"))
+        # Runs after the run's containers are removed (a bind-mounted directory is in use until then).
+        ctx.defer(_remove_scratch, ctx, workdir)
+        ctx.run.update_meta(host_scratch_dir=str(workdir))
+        Execution(cfg, ctx, workdir, log).measure(progress)
+    return Resultado.load(ctx.run.dir)
+
+
+def _remove_scratch(ctx: RunContext, workdir: Path) -> None:
+    shutil.rmtree(workdir, ignore_errors=True)
+    ctx.run.meta["host_scratch_removed"] = not workdir.exists()
+
+
+class Execution:
+    """One run: the chroot baseline, the long-lived containers, then every arm round-robin."""
+
+    def __init__(self, cfg: Config, ctx: RunContext, workdir: Path, log: Log):
+        self.cfg, self.ctx, self.workdir, self.log = cfg, ctx, workdir, log
+        self.containers = [e for e in ctx.engines if e != "bare"]
+        self.image_names = {e: ctx.images[e][cfg.imagen]["name"] for e in self.containers}
+        self.host_dirs = {"archivos": str(workdir / "archivos"), "escritura": str(workdir / "escritura")}
+        self.rootfs: Path | None = None
+        self.chroot_meta: dict = {"usada": False}
+        self.running: dict[str, str] = {}
+        self.volumes: dict[str, str] = {}
+        self.envs = {e: eng.get_engine(e).env() for e in ["bare", *self.containers]}
+
+    def measure(self, progress: Progress) -> None:
+        for d in self.host_dirs.values():
+            Path(d).mkdir()
+        self.prepare_chroot()
+        self.start_containers()
+        self.describe()
+        running = [e for e in self.containers if e in self.running]
+        chroot_image = self.chroot_meta.get("imagen", "") if self.rootfs else ""
+        measure_rounds(
+            self.ctx,
+            arms_mod.plan(self.cfg.cargas, running, self.image_names, chroot_image),
+            repetitions=self.cfg.repeticiones,
+            warmup=self.cfg.calentamiento,
+            measure=self.measure_one,
+            progress=progress,
+            meta={
+                "timer": "time.perf_counter_ns + os.posix_spawnp (extremo a extremo); "
+                "probes/cronometro, CLOCK_MONOTONIC dentro del entorno (trabajo)"
+            },
+        )
+
+    # -- preparing
+    def prepare_chroot(self) -> None:
+        """The image's own binaries on bare metal: its root filesystem, exported from the first engine
+        that has the image (helpers.engines.rootfs). Needs root; skipped with its reason otherwise."""
+        if not self.cfg.chroot or not any(w in CPU_WORKLOADS for w in self.cfg.cargas):
+            return
+        if not self.containers:
+            self.chroot_meta["motivo"] = "no hay motor del que exportar la imagen."
+            self.ctx.skip_arm("chroot", self.chroot_meta["motivo"])
+            return
+        if not self.ctx.require_root("chroot", rootfs.CHROOT_WHAT):
+            self.chroot_meta["motivo"] = self.ctx.run.meta["skipped_arms"]["chroot"]
+            return
+        source = self.containers[0]
+        image = self.ctx.images[source][self.cfg.imagen]
+        with self.ctx.guard(source):
+            self.rootfs = rootfs.exported_rootfs(source, image, self.ctx.run_id, self.log)
+        if self.rootfs is None:  # the engine was lost while exporting (ctx.guard said so)
+            self.chroot_meta["motivo"] = f"{eng.DISPLAY[source]} dejó de responder al exportar la imagen."
+            self.ctx.skip_arm("chroot", self.chroot_meta["motivo"])
+            return
+        self.chroot_meta = {
+            "usada": True,
+            "origen": f"{source} create + {source} export",
+            "motor": source,
+            "imagen": image["name"],
+            "imagen_id": image["id"],
+            "imagen_origen": image["origin"],
+            "directorio": str(self.rootfs),
+            "dispositivos": "mknod " + ", ".join(name for name, _ in rootfs.DEV_NODES),
+            "sin": "namespaces, cgroups, seccomp, overlay",
+        }
+
+    def start_containers(self) -> None:
+        for e in self.containers:
+            with self.ctx.guard(e):
+                volume = self.workdir / f"volumen-{e}"
+                volume.mkdir(exist_ok=True)
+                self.volumes[e] = str(volume)
+                name = self.ctx.container_name(e)
+                start_container(e, self.image_names[e], name, self.ctx.run_id, volume, self.cfg.fijar_cpu)
+                self.running[e] = name
+                self.log(f"{eng.DISPLAY[e]}: contenedor {name} en marcha ({self.image_names[e]}).")
+
+    def describe(self) -> None:
+        """What meta.json says about the environments: the chroot, the filesystems written to, the
+        volume, the workloads' command lines and the CPU pinning."""
+        filesystems = {"host": filesystem_type(self.host_dirs["escritura"])}
+        for e, container in self.running.items():
+            with self.ctx.guard(e):
+                filesystems.update(container_filesystems(e, container))
+        cpu = self.cfg.fijar_cpu
+        self.ctx.run.update_meta(
+            chroot=self.chroot_meta,
+            filesystems=filesystems,
+            volume={
+                "tipo": "directorio del host montado con -v",
+                "host": self.volumes,
+                "contenedor": VOLUME_IN_CONTAINER,
+            },
+            workloads={
+                w: workloads.script(w, directory="DIR", size_mb=self.cfg.tamano_mb, files=self.cfg.archivos)
+                for w in self.cfg.cargas
+            },
+            pinning=(
+                {
+                    "cpu": cpu,
+                    "bare": "sched_setaffinity (como taskset -c)",
+                    "contenedores": f"--cpuset-cpus {cpu}",
+                }
+                if cpu is not None
+                else None
+            ),
+        )
+
+    # -- measuring
+    def measure_one(self, arm: Arm) -> list[tuple[str, float, str]]:
+        argv = arms_mod.argv_for(
+            arm,
+            size_mb=self.cfg.tamano_mb,
+            files=self.cfg.archivos,
+            containers=self.running,
+            rootfs=self.rootfs,
+            host_dirs=self.host_dirs,
+        )
+        probe = arm.workload != EXEC_TRUE
+        env = self.envs[arm.engine]
+        try:
+            with arms_mod.pinned(self.cfg.fijar_cpu if arm.engine == "bare" else None):
+                e2e, work = arms_mod.time_arm(argv, env, probe=probe)
+        except ComandoFallido:
+            # On a shared machine someone else's clean-up may remove our container: start it again, once.
+            if arm.engine == "bare" or container_alive(arm.engine, self.running[arm.engine]):
+                raise
+            self.restart(arm)
+            e2e, work = arms_mod.time_arm(argv, env, probe=probe)
+        rows = [(METRIC_E2E, round(e2e, 6), "s")]
+        if work is not None:
+            rows.append((METRIC_WORK, round(work, 6), "s"))
+        return rows
+
+    def restart(self, arm: Arm) -> None:
+        e = arm.engine
+        self.log(
+            f"Aviso: el contenedor de {eng.DISPLAY[e]} desapareció (¿lo borró otro proceso?); "
+            "lo arranco de nuevo y repito esta medición."
+        )
+        start_container(
+            e,
+            self.image_names[e],
+            self.running[e],
+            self.ctx.run_id,
+            Path(self.volumes[e]),
+            self.cfg.fijar_cpu,
+        )
+        restarted = self.ctx.run.meta.setdefault("contenedores_reiniciados", [])
+        restarted.append({"engine": e, "variante": arm.variant, "motivo": "el contenedor desapareció"})
+        self.ctx.run.write_meta()
