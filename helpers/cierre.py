@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from . import experiments, results
-from .experiments.base import CLOSING_COLUMNS, Resultado
+from .experiments.contract import CLOSING_COLUMNS
+from .experiments.runner import Resultado
 
 COLUMNS = ["experimento", "titulo", "corrida", "estado", *CLOSING_COLUMNS]
 

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 
 from .. import cierre, experiments
-from ..experiments.base import Resultado
+from ..experiments.runner import Resultado
 from .common import ENGINE_LABEL, STATUS_LABEL, fmt, fmt_interval, fmt_pct, fmt_ratio, markdown, show, table
 
 TIPO = {"LAUNCH": "LAUNCH (arrancar)", "RUNNING": "RUNNING (trabajar dentro)"}

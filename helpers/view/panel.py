@@ -20,7 +20,7 @@ import pandas as pd
 import psutil
 
 from ..errors import ErrorDelCurso
-from ..experiments.base import Resultado
+from ..experiments.runner import Resultado
 from .common import run_caption, show
 
 HEADLESS_MARKERS = ("papermill", "nbconvert", "nbclient")
