@@ -82,8 +82,8 @@ CPU_CLAIMS = {"hash": HASH_0, "sort": SORT_6_8}
 WRITE_CLAIMS = {"capa": OVERLAY_20, "volumen": VOLUME_NATIVE}
 
 
-def _for(said: Said, engine: str, quantity: str) -> Said:
-    return said.but(statement=f"{said.statement} ({eng.DISPLAY[engine]})", quantity=quantity)
+def _for(said: Said, engine: str, quantity: str, how: str = "") -> Said:
+    return said.but(statement=f"{said.statement} ({eng.DISPLAY[engine]}{how})", quantity=quantity)
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
@@ -112,6 +112,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
                     HASH_0_AS_CHAPTER,
                     engine,
                     f"sobrecarga de `exec` + trabajo en {eng.DISPLAY[engine]} frente a {BASE_NAMES['bare']}",
+                    "; medida como el capítulo",
                 )
                 e2e, host = samples(data, METRIC_E2E, carga, engine), samples(data, METRIC_E2E, carga, "bare")
                 detail = {"engine": engine, "base": "bare"}

@@ -310,6 +310,10 @@ def test_hash_is_judged_on_the_same_userland_and_again_as_the_chapter_measured_i
     # the chapter's way mixes the userland in: −24 %, outside ±5 %
     as_chapter = claim(claims, "hash_0_como_capitulo", "docker")
     assert as_chapter.status == verdict.NO_SE_SOSTIENE and as_chapter.value == pytest.approx(-24, abs=0.5)
+    assert (
+        as_chapter.statement
+        == "Para hash, la sobrecarga del contenedor es ~0 % (Docker; medida como el capítulo)"
+    )
 
 
 def test_cpu_claims_fall_back_to_the_host_binaries_without_chroot():
