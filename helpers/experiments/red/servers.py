@@ -3,12 +3,15 @@
 Sources live in `probes/servidores/` with pinned versions (go.mod + go.sum; Cargo.toml + Cargo.lock):
 - `servidor-http` (Go): Go's standard `net/http` (`-impl nethttp`) and the gin framework (`-impl gin`),
   the original benchmark's two implementations;
-- `servidor-actix` (Rust): actix-web, the original's fastest native server; only where a Rust
-  toolchain is present.
+- `servidor-actix` (Rust): actix-web, the original's fastest native server;
+- `servidor-rocket` (Rust): Rocket with its default features, the original's fourth server (its
+  appendix ran it natively only).
+The Rust servers are built only where a Rust toolchain is present.
 
 `build(log)` compiles them once, statically, into `~/.cache/curso-contenedores/servidores/` (rebuilt
 when a source file changes), and `ensure_images(...)` packs each binary alone into an image (no base
-image, like the original's `FROM scratch`) imported into each engine.
+image, no shell: the course's choice, so that a container arm differs from native only by the
+container; the original publishes no Dockerfile) imported into each engine.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ SERVERS = {
     "nethttp": Server("nethttp", "Go net/http", "servidor-http", "go", "go"),
     "gin": Server("gin", "Go gin", "servidor-http", "go", "go"),
     "actix": Server("actix", "Rust actix-web", "servidor-actix", "rust", "actix"),
+    "rocket": Server("rocket", "Rust Rocket", "servidor-rocket", "rust", "rocket"),
 }
 SERVER_NAMES = tuple(SERVERS)
 
@@ -256,7 +260,7 @@ def _image_in(engine: eng.Engine, key: str) -> dict | None:
 
 
 def _import_binary(engine: eng.Engine, server: Server, log: Log) -> None:
-    """Import an image holding the binary alone, owned by root, like the original's FROM scratch."""
+    """Import an image holding the binary alone, owned by root (no base image, no shell)."""
     tag = server.image_tag()
     with tempfile.TemporaryDirectory(prefix="curso-servidor-") as tmp:
         tar_path = Path(tmp) / "imagen.tar"
