@@ -4,16 +4,20 @@
     panel.mostrar(interactivo=INTERACTIVO)
 
 Interactive (JupyterLab): controls, a «Ejecutar» button, a progress bar and an output area; the results
-table appears in that area when the run ends. Headless (INTERACTIVO=False, papermill, nbconvert, or
+table appears in that area when the run ends. `presets=[Preset(...)]` adds one button per ready-made
+configuration (a source's own settings, say): a click fills the controls with its values and says, before
+anything runs, how long that run would take (the experiment's `estimated_seconds`, when it has one). Headless (INTERACTIVO=False, papermill, nbconvert, or
 no front end): the experiment runs at once with the parameters, printing its progress, and never
 waits for a widget. Parameters are validated before anything is launched, in both modes.
 """
 
 from __future__ import annotations
 
+import html
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from types import ModuleType
 
 import pandas as pd
@@ -65,6 +69,37 @@ def frontend_attached() -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Preset:
+    """A ready-made configuration the panel offers as one button: `label` (Spanish, the button's
+    text), `values` (config field names -> values; the controls not named keep theirs) and `warning`
+    (Spanish, shown when it is chosen, before anything runs)."""
+
+    label: str
+    values: dict = field(default_factory=dict)
+    warning: str = ""
+
+
+def preset_message(module: ModuleType, values: dict, preset: Preset) -> str:
+    """What the panel says when a preset is chosen: its warning and, when the experiment can estimate
+    it, how long the run would take; or the Spanish reason the values are refused."""
+    try:
+        cfg = module.config(**values)
+    except ErrorDelCurso as exc:
+        return f"«{preset.label}» no es válida aquí: {exc}"
+    parts = [f"Elegiste «{preset.label}».", preset.warning]
+    estimate = getattr(module, "estimated_seconds", None)
+    if estimate is not None:
+        minutes = estimate(cfg) / 60
+        parts.append(
+            f"Esta corrida tardaría unos {minutes:.0f} minutos."
+            if minutes >= 1.5
+            else "Tardaría menos de 2 minutos."
+        )
+    parts.append("Revisa los controles y pulsa «Ejecutar» para lanzarla.")
+    return " ".join(p for p in parts if p)
+
+
 class TextProgress:
     """Progress for logs: one line each 10 %, no escape codes."""
 
@@ -92,15 +127,18 @@ class Panel:
         titulo: str,
         tabla: Callable[[Resultado], object] | None = None,
         root=None,
+        presets: Sequence[Preset] = (),
         **defaults,
     ):
         self.module = module
         self.titulo = titulo
         self.tabla = tabla
         self.root = root
+        self.presets = tuple(presets)
         self.defaults = defaults
         self._resultado: Resultado | None = None
         self._widgets: dict = {}
+        self._hidden: dict = {}  # values a preset set for parameters that have no control
 
     # -- results
     def resultado(self) -> Resultado | None:
@@ -181,8 +219,25 @@ class Panel:
             return w.Checkbox(value=bool(value), description=spec["label"], style=style, layout=layout)
         raise ValueError(spec["kind"])
 
+    def apply_preset(self, preset: Preset) -> str:
+        """Fill the controls with a preset's values (nothing runs) and return what to tell the reader.
+        A value with no control (a parameter without a label) holds for the next runs."""
+        for name, value in preset.values.items():
+            widget = self._widgets.get(name)
+            if widget is None:
+                self._hidden[name] = value
+                continue
+            spec = next(s for s in self.module.CONTROLS if s["name"] == name)
+            if spec["kind"] == "multi":
+                widget.value = tuple(v for v in value if v in widget.options)
+            elif spec["kind"] == "ints":
+                widget.value = ", ".join(str(v) for v in value)
+            else:
+                widget.value = value
+        return preset_message(self.module, self._values(), preset)
+
     def _values(self) -> dict:
-        values = dict(self.defaults)
+        values = dict(self.defaults) | self._hidden
         for spec in self.module.CONTROLS:
             widget = self._widgets[spec["name"]]
             value = widget.value
@@ -242,8 +297,23 @@ class Panel:
                     button.disabled = False
 
         button.on_click(on_click)
+        notice = w.HTML()  # what a preset's button says (long text: a Label would cut it)
+        preset_buttons = []
+        for preset in self.presets:
+            chooser = w.Button(
+                description=preset.label, tooltip=preset.warning, layout=w.Layout(width="auto")
+            )
+            chooser.on_click(
+                lambda _b, preset=preset: setattr(
+                    notice, "value", f"<p>{html.escape(self.apply_preset(preset))}</p>"
+                )
+            )
+            preset_buttons.append(chooser)
         title = w.HTML(f"<b>{self.titulo}</b>")
-        controls = w.VBox([title, *self._widgets.values(), w.HBox([button, bar]), status])
+        rows = [title, *self._widgets.values()]
+        if preset_buttons:
+            rows += [w.HBox([w.Label("Configuraciones listas:"), *preset_buttons]), notice]
+        controls = w.VBox([*rows, w.HBox([button, bar]), status])
         box = w.VBox([controls, out])
         display(box)
         self._box = box

@@ -51,3 +51,21 @@ def test_text_progress_prints_at_most_eleven_lines():
         progress(i, 100, "paso")
     assert 2 <= len(lines) <= 11
     assert all("\x1b" not in line for line in lines)
+
+
+def test_a_preset_fills_the_controls_and_says_how_long_before_anything_runs(monkeypatch):
+    from helpers.experiments import red
+    from helpers.view.panel import Preset
+
+    monkeypatch.setattr(red, "run", lambda *a, **k: pytest.fail("un preset no debe lanzar nada"))
+    p = Panel(red, titulo="t", servidores=["nethttp", "gin"], hilos=2, conexiones=50, duracion_s=2)
+    p._widgets = {spec["name"]: p._control(spec) for spec in red.CONTROLS}
+    message = p.apply_preset(Preset("Del documento", red.DOCUMENT_PRESET, "Carga solo contra 127.0.0.1."))
+    values = p._values()
+    assert {k: values[k] for k in red.DOCUMENT_PRESET} == red.DOCUMENT_PRESET
+    assert p._widgets["brazos"].value == ("nativo", "docker-puerto")
+    minutes = red.estimated_seconds(red.config(**values)) / 60
+    assert "«Del documento»" in message and "Carga solo contra 127.0.0.1." in message
+    assert (f"unos {minutes:.0f} minutos" if minutes >= 1.5 else "menos de 2 minutos") in message
+    refused = p.apply_preset(Preset("Imposible", {"hilos": 8, "conexiones": 4}))
+    assert "no es válida aquí" in refused and "CONEXIONES" in refused
