@@ -80,6 +80,8 @@ class Docker(CliEngine):
             # Rootless Docker says so in its security options; a user in the docker group talks to a
             # daemon that runs as root (that is what makes the group equivalent to root).
             "rootless": any("rootless" in str(opt) for opt in info.get("SecurityOptions") or []),
+            # seccomp, apparmor, selinux, userns... as the daemon reports them ("name=seccomp,profile=default")
+            "security_options": [str(opt) for opt in info.get("SecurityOptions") or []],
             "network_backend": "bridge (docker0)",
         }
 

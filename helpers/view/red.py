@@ -2,7 +2,7 @@
 
 Every function that shows a result takes a Resultado (or None: it then says so in Spanish), displays
 itself, returns None and never launches anything. `referencia()` and `kubernetes()` show the source's
-figures and mechanisms, which no run changes.
+figures and mechanisms, which no run changes. `PRESETS` are the panel's one-click configurations.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from matplotlib.ticker import FuncFormatter
 
 from .. import reference
 from ..experiments import red as exp
+from ..experiments import verdict
 from ..experiments.red import servers
-from ..experiments.red.claims import APPENDIX_PER_THREAD, APPENDIX_TOTAL
+from ..experiments.red.claims import APPENDIX_PER_THREAD, APPENDIX_THREADS, APPENDIX_TOTAL
 from ..experiments.runner import Resultado
 from .common import (
-    ENGINE_LABEL,
     claims_list,
     fmt,
     fmt_interval,
@@ -30,10 +30,22 @@ from .common import (
     show,
     table,
 )
+from .panel import Preset
 
-SERVIDOR = {k: s.label for k, s in servers.SERVERS.items()} | {"rocket": "Rust rocket"}
+SERVIDOR = {k: s.label for k, s in servers.SERVERS.items()}
 NIVEL = {"bare": "nativo", "docker": "Docker (-p)", "kubernetes": "Kubernetes"}
-COLORS = {"nethttp": "#1f77b4", "gin": "#ff7f0e", "actix": "#2ca02c"}
+COLORS = {"nethttp": "#1f77b4", "gin": "#ff7f0e", "actix": "#2ca02c", "rocket": "#8c564b"}
+MAX_PLOT_HEIGHT_IN = 7.5  # a plot fits a projector's screen
+
+PRESETS = [
+    Preset(
+        "Configuración del documento (wrk -t12 -c400 -d30s)",
+        exp.DOCUMENT_PRESET,
+        "La carga del documento: 12 hilos y 400 conexiones durante 30 s por medición, siempre contra "
+        "127.0.0.1, con net/http sin contenedor y con Docker -p. En una máquina de dos núcleos wrk y el "
+        "servidor se disputan la CPU: cuenta con errores de socket y latencias altas.",
+    )
+]
 CPU_PARTS = [
     ("us_cpu_servidor", "servidor"),
     ("us_cpu_proxy", "proxy (docker-proxy…)"),
@@ -86,19 +98,6 @@ def tabla(resultado: Resultado) -> None:
 
 
 @needs_result
-def omitidos(resultado: Resultado) -> None:
-    """The arms this machine could not run, and why (one Spanish line each)."""
-    skipped = resultado.meta.get("skipped_arms") or {}
-    engines = resultado.meta.get("skipped_engines") or {}
-    lines = [f"- **{key}**: {why}" for key, why in skipped.items()]
-    lines += [f"- **{ENGINE_LABEL.get(k, k)}**: {why}" for k, why in engines.items()]
-    if lines:
-        markdown("Brazos que no se midieron en esta máquina:\n\n" + "\n".join(lines))
-    else:
-        markdown("Se midieron todos los brazos pedidos.")
-
-
-@needs_result
 def por_hilo(resultado: Resultado) -> None:
     """The source's mistake in one table: wrk's per-thread Req/Sec next to the total, for native."""
     s = _summary(resultado)
@@ -112,18 +111,20 @@ def por_hilo(resultado: Resultado) -> None:
             "servidor": SERVIDOR.get(r["servidor"], r["servidor"]),
             "Req/Sec por hilo (lo que copió la tabla)": fmt(r["req_s_hilo"], 0),
             "Requests/sec total (lo que atiende el servidor)": fmt(r["req_s"], 0),
-            "total ÷ por hilo": fmt(r["req_s"] / r["req_s_hilo"] if r["req_s_hilo"] else float("nan"), 1),
+            "total ÷ por hilo": fmt_ratio(
+                r["req_s"] / r["req_s_hilo"] if r["req_s_hilo"] else float("nan"), digits=1
+            ),
             "hilos de wrk": hilos,
         }
         for _, r in native.iterrows()
     ]
     rows.append(
         {
-            "servidor": "referencia: Go net/http (12 hilos)",
+            "servidor": "el documento: Go net/http",
             "Req/Sec por hilo (lo que copió la tabla)": num(APPENDIX_PER_THREAD, 0),
             "Requests/sec total (lo que atiende el servidor)": num(APPENDIX_TOTAL, 0),
-            "total ÷ por hilo": fmt(APPENDIX_TOTAL / APPENDIX_PER_THREAD, 1),
-            "hilos de wrk": 12,
+            "total ÷ por hilo": fmt_ratio(APPENDIX_TOTAL / APPENDIX_PER_THREAD, digits=1),
+            "hilos de wrk": APPENDIX_THREADS,
         }
     )
     show(table(pd.DataFrame(rows), "Por hilo frente a total, sin contenedor"))
@@ -138,7 +139,7 @@ def grafico(resultado: Resultado) -> None:
         return
     arms = list(dict.fromkeys(s["brazo"]))
     servers = list(dict.fromkeys(s["servidor"]))
-    fig, ax = plt.subplots(figsize=(11, 0.6 + 0.55 * len(arms) * len(servers)))
+    fig, ax = plt.subplots(figsize=(11, min(0.8 + 0.45 * len(arms) * len(servers), MAX_PLOT_HEIGHT_IN)))
     height = 0.8 / max(len(servers), 1)
     for j, server in enumerate(servers):
         part = s[s["servidor"] == server].set_index("brazo")
@@ -184,7 +185,7 @@ def grafico_cpu(resultado: Resultado) -> None:
         return
     server = exp.main_server(resultado.df)
     s = s[s["servidor"] == server]
-    fig, ax = plt.subplots(figsize=(11, 1.6 + 0.6 * len(s)))
+    fig, ax = plt.subplots(figsize=(11, min(1.6 + 0.5 * len(s), MAX_PLOT_HEIGHT_IN)))
     left = [0.0] * len(s)
     palette = ["#1f77b4", "#d62728", "#9467bd", "#7f7f7f"]
     for (column, label), color in zip(CPU_PARTS, palette):
@@ -203,33 +204,78 @@ def grafico_cpu(resultado: Resultado) -> None:
 # ------------------------------------------------------------------ verdicts and reference
 @needs_result
 def veredictos(resultado: Resultado) -> None:
-    """The source's four claims, each with its verdict, then the figures of this run behind them."""
+    """The source's claims, each with its verdict (or why there is none), then the figures of this run
+    behind them."""
+    s = _summary(resultado)
+    n = int(s["n"].max()) if not s.empty else 0
+    if 0 < n < verdict.MIN_N:
+        markdown(
+            f"**Esta corrida tiene {n} repeticiones por brazo, y un veredicto pide al menos "
+            f"{verdict.MIN_N}: aquí se ven las cifras, sin veredictos.** Para juzgar las afirmaciones, "
+            f"vuelve a medir con `REPETICIONES = {verdict.MIN_N}` o más."
+        )
     claims_list(exp.claims(resultado.df, resultado.meta))
     lines = _behind_the_claims(resultado)
     if lines:
         markdown("Detrás de estos veredictos, en esta corrida:\n\n" + "\n".join(f"- {ln}" for ln in lines))
 
 
+def _ratio_words(value: float, low: float, high: float, n: int, baseline: str) -> str:
+    """«0.81× [0.78, 0.85] lo de BASELINE: menos, …» with the direction decided by the IC (and none
+    below the minimum of repetitions)."""
+    figure = f"{fmt_ratio(value, low, high)} lo de {baseline} (IC 95 %, n = {n})"
+    if n < verdict.MIN_N:
+        return f"{figure}; con tan pocas repeticiones no decimos si es más o menos"
+    if high < 1:
+        return f"{figure}: menos, con todo el intervalo por debajo de 1"
+    if low > 1:
+        return f"{figure}: más, con todo el intervalo por encima de 1"
+    return f"{figure}: el intervalo contiene 1, así que no se distingue de {baseline}"
+
+
 def _behind_the_claims(resultado: Resultado) -> list[str]:
-    """Sentences from this run's numbers: what the same Docker container loses with --network host, and
-    the CPU docker-proxy spent per request (the main server's)."""
+    """Sentences from this run's numbers (main server): each network path against another, the CPU
+    docker-proxy spent per request, and how the document's «Requests/s» column reads here."""
     s = _summary(resultado)
     server = exp.main_server(resultado.df)
     if s.empty or server is None:
         return []
     s = s[s["servidor"] == server]
+    ratios = exp.path_ratios(resultado.df, server)
     lines = []
-    host = s[(s["engine"] == "docker") & (s["variant"] == "host")]
-    if len(host) and not _nan(host["frente_nativo"].iloc[0]):
-        loss = 100 * (1 - host["frente_nativo"].iloc[0])
-        word = "pierde" if loss >= 0 else "gana"
+    if "host_frente_nativo" in ratios:
         lines.append(
-            f"Con `--network host`, el mismo contenedor de Docker {word} {fmt(abs(loss), 1)} % "
-            "frente a nativo."
+            "Con `--network host` el contenedor no tiene espacio de nombres de red propio: sin par veth, sin "
+            "puente, sin NAT y sin docker-proxy (conserva seccomp, cgroups y los demás namespaces). Así, el "
+            f"mismo contenedor de Docker atiende {_ratio_words(*ratios['host_frente_nativo'], 'nativo')}."
+        )
+    if "nat_frente_proxy" in ratios:
+        lines.append(
+            "Podman -p lleva el mismo puente y el mismo par veth que Docker -p, pero sus reglas NAT "
+            "reemplazan al proceso docker-proxy: atiende "
+            f"{_ratio_words(*ratios['nat_frente_proxy'], 'Docker -p')}."
         )
     proxy = s[(s["engine"] == "docker") & (s["variant"] == "puerto")]
     if len(proxy) and not _nan(proxy["us_cpu_proxy"].iloc[0]):
-        lines.append(f"docker-proxy gastó {fmt(proxy['us_cpu_proxy'].iloc[0], 1)} µs de CPU por petición.")
+        lines.append(
+            f"docker-proxy gastó {fmt(proxy['us_cpu_proxy'].iloc[0], 1, 'µs')} de CPU por petición; el "
+            f"servidor, {fmt(proxy['us_cpu_servidor'].iloc[0], 1, 'µs')}."
+        )
+    native = s[(s["engine"] == "bare") & (s["variant"] == "nativo")]
+    threads = (resultado.meta.get("parameters") or {}).get("hilos")
+    if len(native) and threads and not _nan(native["req_s_hilo"].iloc[0]) and native["req_s_hilo"].iloc[0]:
+        total, per_thread = native["req_s"].iloc[0], native["req_s_hilo"].iloc[0]
+        if threads == 1:
+            lines.append(
+                "La columna «Requests/s» del documento, en tu corrida: con un solo hilo de wrk el total y la "
+                "cifra por hilo son el mismo número; sube `HILOS` para verlas separarse."
+            )
+        else:
+            lines.append(
+                f"La columna «Requests/s» del documento, en tu corrida: sin contenedor y con {threads} hilos "
+                f"de wrk, el total ({num(total)} peticiones por segundo) es "
+                f"{fmt_ratio(total / per_thread, digits=1)} la cifra por hilo ({num(per_thread)})."
+            )
     return lines
 
 
@@ -259,7 +305,7 @@ def referencia() -> None:
 
 @needs_result
 def comparacion(resultado: Resultado) -> None:
-    """Live ratios to native next to the source's, and one generated sentence."""
+    """Live ratios to native next to the source's, and generated sentences."""
     ref = reference.load(exp.EXPERIMENT)
     table_ = exp.compare(resultado.df, resultado.meta, ref)
     if table_.empty:
@@ -294,37 +340,62 @@ def comparacion(resultado: Resultado) -> None:
     if disagree:
         parts.append(
             f"Para {', '.join(disagree)}, tu intervalo no contiene la proporción del documento: "
-            "tu máquina, tu versión de Docker o tu carga reparten distinto el costo del proxy."
+            "tu máquina, tu versión de Docker o tu carga reparten distinto el costo del camino de red."
         )
-    parts.append(
-        "Kubernetes no se puede medir aquí: sus cifras quedan como referencia (ver la tabla de mecanismos)."
-    )
     markdown(" ".join(parts))
 
 
 KUBERNETES = [
     (
-        "Service (ClusterIP/NodePort)",
-        "reglas NAT de kube-proxy (iptables/IPVS) en el kernel",
-        "podman-puerto (NAT de netavark, sin proceso intermedio)",
+        "`kubectl port-forward` (la hipótesis para «wrk contra localhost»)",
+        "kubectl, en el host, acepta la conexión y la reenvía por un flujo cifrado al servidor de la API; "
+        "este la pasa al kubelet del nodo, que la entrega dentro del espacio de red del pod. Cada byte "
+        "cruza varios procesos en espacio de usuario",
+        "docker-puerto: docker-proxy acepta la conexión en el host y copia los bytes hacia el contenedor "
+        "(un solo proceso intermedio, no varios)",
+    ),
+    (
+        "Service NodePort o ClusterIP (kube-proxy con iptables o IPVS)",
+        "reglas NAT en el kernel; ningún proceso intermedio",
+        "podman-puerto (NAT de netavark, sin proxy)",
     ),
     (
         "red del pod",
-        "un par veth y un puente (o la CNI que toque) entre el host y el pod",
-        "podman-puerto y docker-puerto (veth + puente docker0/podman0)",
+        "un par veth y un puente (o lo que ponga la CNI) entre el host y el pod",
+        "podman-puerto y docker-puerto (veth + puente)",
     ),
     (
-        "kubectl port-forward",
-        "cada conexión sube al servidor de la API, baja al kubelet y entra al pod por un "
-        "túnel; todo en espacio de usuario",
-        "docker-puerto (docker-proxy: copia en espacio de usuario), pero con más saltos",
+        "`hostNetwork: true`",
+        "el pod usa la pila de red del nodo: sin veth, sin puente, sin NAT",
+        "docker-host",
     ),
 ]
 
 
 def kubernetes() -> None:
-    """Which mechanism each Kubernetes path adds, and which live arm shows the same one."""
+    """Which mechanism each Kubernetes path adds, which live arm shows the same kind of mechanism, and
+    the document's figures beside Docker's (reference only: no cluster runs here)."""
     frame = pd.DataFrame(
-        KUBERNETES, columns=["camino de Kubernetes", "qué añade", "brazo en vivo con el mismo mecanismo"]
+        KUBERNETES,
+        columns=[
+            "camino de Kubernetes",
+            "qué atraviesa cada petición",
+            "brazo en vivo con el mismo mecanismo",
+        ],
     )
     show(table(frame, "Kubernetes: referencia, no medido aquí"))
+    ratios = exp.reference_ratios(reference.load(exp.EXPERIMENT))
+    net = ratios[ratios["servidor"] == "nethttp"].set_index("engine")["frente_nativo"]
+    if {"docker", "kubernetes"} <= set(net.index):
+        worse = net["kubernetes"] < net["docker"]
+        markdown(
+            f"En el documento, con net/http, Docker dejó {fmt_ratio(net['docker'])} lo de nativo y "
+            f"Kubernetes {fmt_ratio(net['kubernetes'])}: Kubernetes "
+            + (
+                "perdió más. Es lo que predice la hipótesis (más saltos en espacio de usuario que "
+                "docker-proxy), pero no la prueba: el documento no midió el camino ni dice cómo expuso el "
+                "servicio."
+                if worse
+                else "no perdió más, lo contrario de lo que predice la hipótesis de port-forward."
+            )
+        )

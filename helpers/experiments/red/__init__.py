@@ -1,6 +1,6 @@
 """Experiment 6: HTTP throughput natively, in Docker and in Podman («Container Performance Testing»).
 
-The same tiny server (Go net/http, gin, or actix-web) answers `GET /` on bare metal and in containers,
+The same tiny server (Go net/http, gin, actix-web or Rocket) answers `GET /` on bare metal and in containers,
 behind several network paths; wrk loads it from another CPU, always on 127.0.0.1.
 
 arms.py: the network paths and which of them run here (plan); servers.py: the servers, their build, their
@@ -19,6 +19,7 @@ from .analysis import (  # noqa: F401
     compare,
     loss_pct,
     main_server,
+    path_ratios,
     reference_ratios,
     summarize,
 )
@@ -35,6 +36,7 @@ from .arms import (  # noqa: F401
 )
 from .claims import SOURCE, claims  # noqa: F401
 from .measure import (  # noqa: F401
+    DOCUMENT_PRESET,
     EXPERIMENT,
     MAX_RUN_S,
     SEED_PRESET,

@@ -12,7 +12,7 @@ from . import servers
 from .arms import ARM_SPECS, arm_label
 
 BASELINE = ("bare", "nativo")
-MAIN_SERVERS = ("nethttp", "gin", "actix")  # the first one present is the one the claims read
+MAIN_SERVERS = ("nethttp", "gin", "actix", "rocket")  # the first one present is the one the claims read
 
 
 def arm_values(df: pd.DataFrame, metric: str, engine: str, variant: str, server: str) -> np.ndarray:
@@ -116,6 +116,26 @@ def main_server(df: pd.DataFrame) -> str | None:
     return next((key for key in MAIN_SERVERS if key in present), None)
 
 
+# The network paths compared two by two under the verdicts (numerator arm, denominator arm).
+PATH_PAIRS = {
+    "host_frente_nativo": (("docker", "host"), BASELINE),
+    "puerto_frente_nativo": (("docker", "puerto"), BASELINE),
+    "nat_frente_proxy": (("podman", "puerto"), ("docker", "puerto")),
+}
+
+
+def path_ratios(df: pd.DataFrame, server: str) -> dict[str, tuple[float, float, float, int]]:
+    """{pair: (ratio of medians of req/s, IC low, IC high, n)} for the PATH_PAIRS both of whose arms
+    ran with this server."""
+    out = {}
+    for key, (num_arm, den_arm) in PATH_PAIRS.items():
+        num = arm_values(df, "req_s", *num_arm, server)
+        den = arm_values(df, "req_s", *den_arm, server)
+        if num.size and den.size:
+            out[key] = (*measure.bootstrap_ratio_ci(num, den), int(min(num.size, den.size)))
+    return out
+
+
 def loss_pct(arm: np.ndarray, native: np.ndarray) -> tuple[float, float, float]:
     """What an arm loses against native, in % of native's req/s: 100 × (1 - arm/native), with the
     bootstrap IC of the ratio of medians turned the same way (its ends swap)."""
@@ -196,7 +216,7 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         for _, r in live[(live["servidor"] == server) & ~live["inestable"]].iterrows():
             rows.append(
                 {
-                    "concepto": f"HTTP {servers.SERVERS[server].label} ({r['brazo']})",
+                    "concepto": f"HTTP {servers.SERVERS[server].label} · {r['brazo']}",
                     "tipo": "RUNNING",
                     "entorno": r["engine"],
                     "valor": r["req_s"],

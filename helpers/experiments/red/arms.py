@@ -2,8 +2,13 @@
 them this machine can run (`plan`).
 
     nativo            the binary on the host, listening on 127.0.0.1:PORT
-    docker-puerto     Docker with `-p 127.0.0.1:PORT:8080`: through docker-proxy, a user-space copy loop
-    docker-host       Docker with `--network host`: the same container, the host's network stack
+    docker-puerto     Docker with `-p 127.0.0.1:PORT:8080`: for a client on the host's loopback (wrk here,
+                      and the original's `localhost`), through docker-proxy, a user-space copy loop, then
+                      the bridge and the veth pair into the container's network namespace
+    docker-seguridad  the same as docker-puerto with Docker's seccomp filter switched off
+                      (`--security-opt seccomp=unconfined`): the original's «security processing», off
+    docker-host       Docker with `--network host`: no network namespace of its own, so no veth, bridge,
+                      NAT or proxy; the other namespaces, seccomp and cgroups stay
     podman-puerto     Podman with `-p 127.0.0.1:PORT:8080` (rootful netavark: NAT rules, no proxy process)
     podman-host       Podman with `--network host`
     gvisor            Docker (or Podman) with runtime runsc and `-p`: gVisor's own network stack (netstack)
@@ -38,11 +43,20 @@ class ArmSpec:
     network: str | None = None
     publish: bool = False
     runtime: str | None = None
+    security_opt: tuple[str, ...] = ()
 
 
 ARM_SPECS = {
     "nativo": ArmSpec("nativo", "bare", "nativo", "nativo (sin contenedor)"),
     "docker-puerto": ArmSpec("docker-puerto", "docker", "puerto", "Docker -p (docker-proxy)", publish=True),
+    "docker-seguridad": ArmSpec(
+        "docker-seguridad",
+        "docker",
+        "sin_seccomp",
+        "Docker -p sin seccomp",
+        publish=True,
+        security_opt=("seccomp=unconfined",),
+    ),
     "docker-host": ArmSpec("docker-host", "docker", "host", "Docker --network host", network="host"),
     "podman-puerto": ArmSpec("podman-puerto", "podman", "puerto", "Podman -p (reglas NAT)", publish=True),
     "podman-host": ArmSpec("podman-host", "podman", "host", "Podman --network host", network="host"),
@@ -54,7 +68,9 @@ ARM_SPECS = {
     ),
 }
 ARM_NAMES = tuple(ARM_SPECS)
-DEFAULT_ARMS = list(ARM_NAMES)
+# What the default run measures (every claim's arms, within the notebook's time budget); the others are
+# one click away in the panel.
+DEFAULT_ARMS = ["nativo", "docker-puerto", "docker-seguridad", "docker-host", "podman-puerto"]
 ARM_LABEL = {(s.engine, s.variant): s.label for s in ARM_SPECS.values()} | {
     ("podman", "gvisor"): "gVisor -p con Podman (su propia pila de red)"
 }

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from ... import engines as eng
 from ...errors import ErrorDelCurso, ParametroInvalido
 from .. import red as this
+from .. import verdict
 from ..params import Params, param
 from ..runner import Log, Progress, Resultado, experiment_run, measure_rounds, no_progress, print_log
 from . import load, servers
@@ -24,6 +25,15 @@ from .start import Started, cpu_seconds, start_all
 EXPERIMENT = "red"
 MAX_RUN_S = 20 * 60  # refuse a plan longer than this before launching anything
 SEED_PRESET = {"hilos": 12, "conexiones": 400, "duracion_s": 30}  # the original's `wrk -t12 -c400 -d30s`
+# The panel's one-click «configuración del documento»: the original's load on its own two arms (native and
+# Docker -p, net/http), with enough repetitions for a verdict and no warm-up round (each round is 30 s).
+DOCUMENT_PRESET = {
+    "servidores": ["nethttp"],
+    "brazos": ["nativo", "docker-puerto"],
+    **SEED_PRESET,
+    "repeticiones": verdict.MIN_N,
+    "calentamiento": 0,
+}
 METRICS_FROM_WRK = (
     "req_s",
     "req_s_hilo",
@@ -45,8 +55,8 @@ class Config(Params):
     brazos: list = param(list(DEFAULT_ARMS), "Brazos", options=ARM_NAMES)
     hilos: int = param(2, "Hilos de wrk", minimum=1, maximum=64)
     conexiones: int = param(50, "Conexiones", minimum=1, maximum=2000)
-    duracion_s: int = param(3, "Duración (s)", minimum=1, maximum=120)
-    repeticiones: int = param(3, "Repeticiones", minimum=1, maximum=50)
+    duracion_s: int = param(2, "Duración (s)", minimum=1, maximum=120)
+    repeticiones: int = param(6, "Repeticiones", minimum=1, maximum=50)
     calentamiento: int = param(1, minimum=0, maximum=5)
     motores: list = param(["docker", "podman"], "Motores", options=eng.CONTAINER_ENGINES, allow_empty=True)
 

@@ -123,6 +123,7 @@ def _start_container(started: Started, port: int, cpu: str | None, ctx, image: s
         network=arm.spec.network,
         publish=publish,
         runtime=arm.spec.runtime,
+        security_opt=arm.spec.security_opt,
         cpuset=cpu,
         env=server.env(),
         stop_timeout=0 if arm.engine == "podman" else None,

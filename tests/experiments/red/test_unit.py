@@ -5,6 +5,7 @@ No engine and no load here; the real runs are in test_engines.py."""
 
 from __future__ import annotations
 
+import importlib
 import socket
 import subprocess
 
@@ -182,21 +183,62 @@ def test_each_limit_is_declared_once_and_enforced(name):
 
 
 def test_defaults_and_quick_profile_fit_their_time():
-    assert exp.estimated_seconds(exp.config()) <= 4 * 60 - 30  # room for starting the servers
+    default = exp.config()
+    assert exp.estimated_seconds(default) <= 4 * 60 - 30  # room for starting the servers
     quick = exp.config(**{k.lower(): v for k, v in exp.QUICK.items()})
     assert exp.estimated_seconds(quick) <= 45
     assert exp.config(servidores='["gin"]', brazos="nativo").brazos == ["nativo"]
 
 
-def test_the_seed_preset_is_valid():
-    cfg = exp.config(
-        servidores=["nethttp"],
-        brazos=["nativo", "docker-puerto"],
-        repeticiones=2,
-        calentamiento=0,
-        **exp.SEED_PRESET,
-    )
-    assert (cfg.hilos, cfg.conexiones, cfg.duracion_s) == (12, 400, 30)
+def test_the_default_run_reaches_a_verdict_for_every_claim_it_judges():
+    """Enough repetitions for the verdict module's minimum, and every arm a judged claim reads."""
+    default = exp.config()
+    assert default.repeticiones >= verdict.MIN_N
+    needed = {("bare", "nativo"), ("docker", "puerto"), ("docker", "sin_seccomp")}
+    chosen = {(exp.ARM_SPECS[k].engine, exp.ARM_SPECS[k].variant) for k in default.brazos}
+    assert needed <= chosen and {"nethttp", "gin"} <= set(default.servidores)
+
+
+def test_the_quick_profile_says_it_shows_figures_without_verdicts(monkeypatch, tmp_path):
+    import IPython.display
+
+    from helpers.view import red as vista
+
+    quick = exp.config(**{k.lower(): v for k, v in exp.QUICK.items()})
+    # The quick profile stays below the minimum (today's or a future higher one), so the page says it.
+    monkeypatch.setattr(verdict, "MIN_N", max(verdict.MIN_N, quick.repeticiones + 1))
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    df = synthetic()
+    short = Resultado("red", df[df["rep"] <= quick.repeticiones], tmp_path, {"parameters": {"hilos": 2}})
+    vista.veredictos(short)
+    text = " ".join(str(getattr(o, "data", "")) for o in shown)
+    assert f"{quick.repeticiones} repeticiones por brazo" in text and "sin veredictos" in text
+    assert "— se confirma" not in text and "— no se sostiene" not in text
+    shown.clear()
+    vista.veredictos(Resultado("red", df, tmp_path, {"parameters": {"hilos": 2}}))
+    assert "sin veredictos" not in " ".join(str(getattr(o, "data", "")) for o in shown)
+
+
+def test_the_document_preset_is_its_load_bounded_and_on_loopback():
+    cfg = exp.config(**exp.DOCUMENT_PRESET)
+    assert (cfg.hilos, cfg.conexiones, cfg.duracion_s) == (12, 400, 30) == tuple(exp.SEED_PRESET.values())
+    assert cfg.brazos == ["nativo", "docker-puerto"] and cfg.repeticiones >= verdict.MIN_N
+    assert exp.estimated_seconds(cfg) <= exp.MAX_RUN_S
+    # every wrk run it makes is bounded by -d and aimed at 127.0.0.1
+    argv = wrk.argv(wrk.target_url(8080, {8080}), cfg.hilos, cfg.conexiones, cfg.duracion_s)
+    assert argv[-1].startswith("http://127.0.0.1:") and argv[argv.index("-d") + 1] == "30s"
+
+
+def test_the_panel_offers_the_document_preset_with_its_time():
+    from helpers.view import panel as panel_mod
+    from helpers.view import red as vista
+
+    (preset,) = vista.PRESETS
+    assert preset.values == exp.DOCUMENT_PRESET and "127.0.0.1" in preset.warning
+    message = panel_mod.preset_message(exp, {**exp.config().__dict__, **preset.values}, preset)
+    minutes = round(exp.estimated_seconds(exp.config(**preset.values)) / 60)
+    assert f"unos {minutes} minutos" in message or "menos de 2 minutos" in message
 
 
 def test_cpu_layout_uses_two_different_cpus_when_there_are_two():
@@ -254,14 +296,16 @@ def _rows(engine, variant, server, values, per_thread_div=2.0, proxy_us=0.0):
     return out
 
 
-def synthetic() -> pd.DataFrame:
+def synthetic(host=97_000, seccomp_off=34_500, nat=60_000, reps=8) -> pd.DataFrame:
     rng = np.random.default_rng(3)
-    noise = lambda m: list(m * (1 + rng.normal(0, 0.005, 8)))  # noqa: E731
+    noise = lambda m: list(m * (1 + rng.normal(0, 0.005, reps)))  # noqa: E731
     rows = (
         _rows("bare", "nativo", "nethttp", noise(100_000))
         + _rows("bare", "nativo", "gin", noise(101_000))
         + _rows("docker", "puerto", "nethttp", noise(34_000), proxy_us=30)
-        + _rows("docker", "host", "nethttp", noise(97_000))
+        + _rows("docker", "sin_seccomp", "nethttp", noise(seccomp_off), proxy_us=30)
+        + _rows("docker", "host", "nethttp", noise(host))
+        + _rows("podman", "puerto", "nethttp", noise(nat))
     )
     return pd.DataFrame(rows, columns=results.COLUMNS)
 
@@ -280,27 +324,71 @@ def test_claims_follow_the_one_rule():
     claims = {c.key: c for c in exp.claims(synthetic(), {"parameters": {"hilos": 2}})}
     assert claims["docker_pierde_66"].status == verdict.SE_CONFIRMA  # 66 % loss, tight IC
     assert claims["docker_pierde_66"].value == pytest.approx(66, abs=1)
-    assert claims["causa_seguridad"].status == verdict.NO_SE_SOSTIENE  # host arm barely loses
+    assert claims["causa_seguridad"].status == verdict.NO_SE_SOSTIENE  # seccomp off gives nothing back
+    assert claims["causa_seguridad"].value == pytest.approx(34_500 / 34_000, abs=0.01)
     assert claims["gin_igual_nethttp"].status == verdict.SE_CONFIRMA
-    assert claims["columna_por_hilo"].status == verdict.NO_SE_SOSTIENE
-    assert claims["columna_por_hilo"].value == pytest.approx(2.0)
+    assert claims["columna_por_hilo"].status == verdict.NO_COMPARABLE  # an absolute figure of another machine
+    assert claims["kubernetes_pierde_84"].status == verdict.NO_COMPARABLE  # no cluster here
     assert all(c.source == exp.SOURCE for c in claims.values())
 
 
-def test_claims_are_declared_as_the_source_said_them():
-    """Statement, figure and margin of each claim, as the course has always judged them."""
-    declared = {
-        c.key: (c.claimed, c.region, c.unit) for c in exp.claims(synthetic(), {"parameters": {"hilos": 2}})
-    }
-    assert declared == {
-        "docker_pierde_66": (66.0, (61.0, 71.0), "%"),
-        "causa_seguridad": (1.0, (0.9, 1.1), "x"),
-        "gin_igual_nethttp": (1.0, (0.9, 1.1), "x"),
-        "columna_por_hilo": (1.0, (0.9, 1.1), "x"),
-    }
-    statements = {c.key: c.statement for c in exp.claims(synthetic())}
-    assert statements["docker_pierde_66"].startswith("Docker pierde alrededor del 66 %")
-    assert "8,78k y 9,01k" in statements["gin_igual_nethttp"]
+def test_the_security_claim_follows_the_data_both_ways():
+    """If switching seccomp off gave the requests back, the claim would be confirmed."""
+    back = {c.key: c for c in exp.claims(synthetic(seccomp_off=90_000))}["causa_seguridad"]
+    assert back.status == verdict.SE_CONFIRMA and back.value == pytest.approx(90_000 / 34_000, abs=0.05)
+    missing_arm = synthetic()
+    missing_arm = missing_arm[missing_arm["variant"] != "sin_seccomp"]
+    assert {c.key: c for c in exp.claims(missing_arm)}["causa_seguridad"].status == verdict.SIN_DATOS
+
+
+def test_every_claim_names_its_source_and_where_in_it():
+    for claim in exp.claims(synthetic(), {"parameters": {"hilos": 2}}):
+        assert claim.source == "Container Performance Testing", claim.key
+        assert claim.where.startswith(("tabla «Results»", "sección «Conclusion»")), claim.key
+        assert claim.status == verdict.NO_COMPARABLE or claim.note or claim.key == "gin_igual_nethttp"
+
+
+def test_claims_match_the_reference_figures():
+    """A claim's declared figure and its reference row cannot drift apart: each is recomputed from
+    data/reference/red.csv the way the document's table did (from the per-thread column)."""
+    declared = importlib.import_module("helpers.experiments.red.claims")
+
+    ref = reference.load("red")
+    per_thread = ref[ref["metric"] == "req_s_hilo"].set_index(["engine", "image"])["value"]
+    totals = ref[ref["metric"] == "req_s"].set_index(["engine", "image"])["value"]
+    native = per_thread[("bare", "nethttp")]
+    assert declared.DOCKER_LOSS.claimed == pytest.approx(
+        100 * (1 - per_thread[("docker", "nethttp")] / native), abs=0.01
+    )
+    assert declared.KUBERNETES_LOSS.claimed == pytest.approx(
+        100 * (1 - per_thread[("kubernetes", "nethttp")] / native), abs=0.01
+    )
+    assert declared.GIN_NETHTTP.claimed == pytest.approx(per_thread[("bare", "gin")] / native)
+    assert declared.PER_THREAD.claimed == declared.APPENDIX_PER_THREAD == native
+    assert declared.APPENDIX_TOTAL == totals[("bare", "nethttp")]
+    hilos = ref[(ref["metric"] == "hilos") & (ref["image"] == "nethttp")]["value"]
+    assert set(hilos) == {declared.APPENDIX_THREADS}
+    # and the figures written in the statements and in the reading are those same numbers
+    from helpers.view.common import num
+
+    assert "65.83 %" in declared.DOCKER_LOSS.statement and "83.59 %" in declared.KUBERNETES_LOSS.statement
+    assert "8.78k" in declared.GIN_NETHTTP.statement and "9.01k" in declared.GIN_NETHTTP.statement
+    assert num(declared.APPENDIX_TOTAL) in declared.PER_THREAD_READING
+    assert (
+        f"{declared.APPENDIX_TOTAL / declared.APPENDIX_PER_THREAD:.1f} veces" in declared.PER_THREAD_READING
+    )
+
+
+def test_the_security_note_states_our_setup_from_the_run():
+    declared = importlib.import_module("helpers.experiments.red.claims")
+
+    def note(options):
+        meta = {"engines": {"docker": {"server_version": "20.10.24", "security_options": options}}}
+        return {c.key: c for c in exp.claims(synthetic(), meta)}["causa_seguridad"].note
+
+    assert "AppArmor no está activo" in note(["name=seccomp,profile=default"]) and "20.10.24" in note([])
+    assert "AppArmor también está activo" in note(["name=apparmor", "name=seccomp,profile=default"])
+    assert "no sabemos si AppArmor" in declared.security_setup({})
 
 
 def test_the_loss_is_the_ratio_turned_into_percent():
@@ -312,15 +400,11 @@ def test_the_loss_is_the_ratio_turned_into_percent():
     assert loss.low <= loss.value <= loss.high and loss.n == 8
 
 
-def test_one_wrk_thread_cannot_tell_per_thread_from_total():
-    claims = {c.key: c for c in exp.claims(synthetic(), {"parameters": {"hilos": 1}})}
-    assert claims["columna_por_hilo"].status == verdict.SIN_DATOS
-    assert "HILOS = 1" in claims["columna_por_hilo"].note
-
-
 def test_claims_without_data_say_so():
     empty = pd.DataFrame(columns=results.COLUMNS)
-    assert {c.status for c in exp.claims(empty)} == {verdict.SIN_DATOS}
+    statuses = {c.key: c.status for c in exp.claims(empty)}
+    assert set(statuses.values()) == {verdict.SIN_DATOS, verdict.NO_COMPARABLE}
+    assert statuses["docker_pierde_66"] == verdict.SIN_DATOS
     only_native = synthetic()
     only_native = only_native[only_native["engine"] == "bare"]
     statuses = {c.key: c.status for c in exp.claims(only_native)}
@@ -368,17 +452,37 @@ def test_compare_and_closing_rows():
     assert len(kube) == 2 and kube["tu_frente_nativo"].isna().all()  # reference only, never live
     closing = exp.closing_rows(synthetic())
     assert list(closing.columns) == CLOSING_COLUMNS and set(closing["tipo"]) == {"RUNNING"}
-    assert len(closing) == 3
+    assert len(closing) == 5 and "HTTP Go net/http · Docker -p (docker-proxy)" in set(closing["concepto"])
 
 
 def test_server_catalogue_and_sources():
-    assert set(servers.SERVER_NAMES) == {"nethttp", "gin", "actix"}
+    """The document's four servers, each from pinned sources."""
+    assert set(servers.SERVER_NAMES) == {"nethttp", "gin", "actix", "rocket"}
+    ref = reference.load("red")
+    assert set(servers.SERVER_NAMES) == set(ref["image"])  # every server of the appendix runs here
     go_mod = (servers.SOURCES_DIR / "go" / "go.mod").read_text()
     assert "github.com/gin-gonic/gin v" in go_mod and (servers.SOURCES_DIR / "go" / "go.sum").exists()
-    cargo = (servers.SOURCES_DIR / "actix" / "Cargo.toml").read_text()
-    assert 'version = "=' in cargo and (servers.SOURCES_DIR / "actix" / "Cargo.lock").exists()
-    ok, why = servers.availability("actix")
-    assert ok or why.startswith("Rust actix-web no está")
+    for folder, crate in (("actix", "actix-web"), ("rocket", "rocket")):
+        cargo = (servers.SOURCES_DIR / folder / "Cargo.toml").read_text()
+        assert (
+            f'{crate} = {{ version = "=' in cargo and (servers.SOURCES_DIR / folder / "Cargo.lock").exists()
+        )
+        lock = (servers.SOURCES_DIR / folder / "Cargo.lock").read_text()
+        pinned = cargo.split('version = "=')[1].split('"')[0]
+        assert f'name = "{crate}"\nversion = "{pinned}"' in lock  # the lock holds the pinned version
+    for key in ("actix", "rocket"):
+        ok, why = servers.availability(key)
+        assert ok or why.startswith(f"{servers.SERVERS[key].label} no está")
+
+
+def test_no_source_or_docstring_credits_the_document_with_a_dockerfile():
+    """The document publishes no Dockerfile: nothing may cite its «FROM scratch»."""
+    from helpers.view import red as vista
+
+    texts = [servers.__doc__, servers._import_binary.__doc__, vista.__doc__]
+    texts += [(PROJECT_ROOT / "notebooks" / "06_red_http.ipynb").read_text(encoding="utf-8")]
+    texts += [(PROJECT_ROOT / "docs" / "soluciones" / "06_red_http.md").read_text(encoding="utf-8")]
+    assert not [t for t in texts if "FROM scratch" in (t or "")]
 
 
 class FakeEngine:
@@ -443,18 +547,55 @@ def test_every_view_displays_itself_and_returns_none(monkeypatch, tmp_path):
         "skipped_arms": {"docker-sin-proxy": exp.SIN_PROXY_REASON},
     }
     resultado = Resultado("red", synthetic(), tmp_path, meta)
-    for name in ("tabla", "por_hilo", "omitidos", "grafico", "grafico_cpu", "veredictos", "comparacion"):
+    for name in ("tabla", "por_hilo", "grafico", "grafico_cpu", "veredictos", "comparacion"):
         assert getattr(vista, name)(resultado) is None, name
     assert vista.referencia() is None and vista.kubernetes() is None
     html = " ".join(o.to_html() for o in shown if hasattr(o, "to_html"))
-    assert "Go net/http" in html and "Rust rocket" in html and "port-forward" in html
+    assert "Go net/http" in html and "Rust Rocket" in html and "port-forward" in html
+    assert html.count("Rendimiento HTTP con wrk") == 1  # each table once
     text = " ".join(str(getattr(o, "data", "")) for o in shown)
-    assert "docker-sin-proxy" in text
     # The claims, rendered by the shared renderer from their declarations, then this run's figures.
-    assert "«Docker pierde alrededor del 66 %" in text and "— se confirma.**" in text
-    assert "«El autor no sabe por qué" in text and "— no se sostiene.**" in text
-    assert "Con `--network host`, el mismo contenedor de Docker pierde 2.9 % frente a nativo." in text
-    assert "docker-proxy gastó 30.0 µs de CPU por petición." in text
+    assert "«En Docker, net/http (http-pkg) pierde un 65.83 %" in text and "— se confirma.**" in text
+    assert "(Container Performance Testing, tabla «Results», fila Docker · http-pkg" in text
+    assert "«El autor oyó que Docker aplica" in text and "sección «Conclusion») — no se sostiene.**" in text
+    assert "— no comparable.**" in text and "`kubectl port-forward`" in text
+    assert "docker-proxy gastó 30.0 µs de CPU por petición; el servidor, 20.0 µs." in text
+    assert "SEED_PRESET" not in text and "red." not in text.replace("red.csv", "")
+    assert "0,5" not in text and "x [" not in text  # one number format: decimal point and «×»
+
+
+def _behind_text(tmp_path, **kw) -> str:
+    from helpers.view import red as vista
+
+    df = synthetic(**kw)
+    return " ".join(vista._behind_the_claims(Resultado("red", df, tmp_path, {"parameters": {"hilos": 2}})))
+
+
+def test_the_sentences_under_the_verdicts_follow_the_data(tmp_path):
+    """Synthetic runs pointing both ways: each generated sentence changes with the numbers."""
+    slower = _behind_text(tmp_path, host=90_000, nat=60_000)
+    assert (
+        "el mismo contenedor de Docker atiende 0.90×" in slower and "menos, con todo el intervalo" in slower
+    )
+    assert "atiende 1.76×" in slower and "más, con todo el intervalo por encima de 1" in slower
+    faster = _behind_text(tmp_path, host=110_000, nat=20_000)
+    assert "el mismo contenedor de Docker atiende 1.10×" in faster and "más, con todo el intervalo" in faster
+    assert "atiende 0.59×" in faster and "menos, con todo el intervalo por debajo de 1" in faster
+    same = _behind_text(tmp_path, host=100_000)
+    assert "el intervalo contiene 1, así que no se distingue de nativo" in same
+    few = _behind_text(tmp_path, host=90_000, reps=verdict.MIN_N - 1) if verdict.MIN_N > 2 else ""
+    if few:
+        assert "con tan pocas repeticiones no decimos si es más o menos" in few
+    assert "sin contenedor y con 2 hilos de wrk, el total" in slower and "2.0× la cifra por hilo" in slower
+
+
+def test_one_wrk_thread_reads_the_column_as_the_total(tmp_path):
+    from helpers.view import red as vista
+
+    lines = vista._behind_the_claims(Resultado("red", synthetic(), tmp_path, {"parameters": {"hilos": 1}}))
+    assert any(
+        "con un solo hilo de wrk el total y la cifra por hilo son el mismo número" in ln for ln in lines
+    )
 
 
 def test_gvisor_without_root_is_skipped_with_the_standard_reason(monkeypatch):
