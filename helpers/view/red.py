@@ -23,6 +23,7 @@ from .common import (
     claims_list,
     fmt,
     fmt_interval,
+    fmt_pct,
     fmt_ratio,
     markdown,
     needs_result,
@@ -54,8 +55,8 @@ CPU_PARTS = [
 ]
 
 
-def _nan(value) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+def _nan(*values) -> bool:
+    return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
 
 
 def _summary(resultado: Resultado) -> pd.DataFrame:
@@ -261,6 +262,17 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
             f"docker-proxy gastó {fmt(proxy['us_cpu_proxy'].iloc[0], 1, 'µs')} de CPU por petición; el "
             f"servidor, {fmt(proxy['us_cpu_servidor'].iloc[0], 1, 'µs')}."
         )
+    secure = s[(s["engine"] == "docker") & (s["variant"] == "sin_seccomp")]
+    if (
+        len(proxy)
+        and len(secure)
+        and not _nan(secure["us_cpu_servidor"].iloc[0], proxy["us_cpu_servidor"].iloc[0])
+    ):
+        off, on = secure["us_cpu_servidor"].iloc[0], proxy["us_cpu_servidor"].iloc[0]
+        lines.append(
+            f"Con seccomp apagado, el servidor gastó {fmt(off, 1, 'µs')} de CPU por petición; con el filtro "
+            f"de Docker, {fmt(on, 1, 'µs')} ({fmt_pct(100 * (off / on - 1))})."
+        )
     native = s[(s["engine"] == "bare") & (s["variant"] == "nativo")]
     threads = (resultado.meta.get("parameters") or {}).get("hilos")
     if len(native) and threads and not _nan(native["req_s_hilo"].iloc[0]) and native["req_s_hilo"].iloc[0]:
@@ -347,7 +359,7 @@ def comparacion(resultado: Resultado) -> None:
 
 KUBERNETES = [
     (
-        "`kubectl port-forward` (la hipótesis para «wrk contra localhost»)",
+        "kubectl port-forward (la hipótesis para «wrk contra localhost»)",
         "kubectl, en el host, acepta la conexión y la reenvía por un flujo cifrado al servidor de la API; "
         "este la pasa al kubelet del nodo, que la entrega dentro del espacio de red del pod. Cada byte "
         "cruza varios procesos en espacio de usuario",
@@ -365,7 +377,7 @@ KUBERNETES = [
         "podman-puerto y docker-puerto (veth + puente)",
     ),
     (
-        "`hostNetwork: true`",
+        "hostNetwork: true",
         "el pod usa la pila de red del nodo: sin veth, sin puente, sin NAT",
         "docker-host",
     ),

@@ -265,7 +265,7 @@ def test_run_takes_cpu_layout_from_the_package(monkeypatch, tmp_path):
 
 
 # ------------------------------------------------------------------ analysis on synthetic rows
-def _rows(engine, variant, server, values, per_thread_div=2.0, proxy_us=0.0):
+def _rows(engine, variant, server, values, per_thread_div=2.0, proxy_us=0.0, server_us=20.0):
     out = []
     for rep, v in enumerate(values, 1):
         requests = v * 3
@@ -276,7 +276,7 @@ def _rows(engine, variant, server, values, per_thread_div=2.0, proxy_us=0.0):
             ("latencia_p99", 5e3 / v * 50, "ms"),
             ("peticiones", requests, "peticiones"),
             ("errores_socket", 0, "errores"),
-            ("cpu_servidor", requests * 20e-6, "s"),
+            ("cpu_servidor", requests * server_us * 1e-6, "s"),
             ("cpu_proxy", requests * proxy_us * 1e-6, "s"),
             ("cpu_ayudante", 0.0, "s"),
             ("cpu_carga", requests * 10e-6, "s"),
@@ -296,14 +296,16 @@ def _rows(engine, variant, server, values, per_thread_div=2.0, proxy_us=0.0):
     return out
 
 
-def synthetic(host=97_000, seccomp_off=34_500, nat=60_000, reps=8) -> pd.DataFrame:
+def synthetic(host=97_000, seccomp_off=34_500, nat=60_000, reps=8, seccomp_server_us=20.0) -> pd.DataFrame:
     rng = np.random.default_rng(3)
     noise = lambda m: list(m * (1 + rng.normal(0, 0.005, reps)))  # noqa: E731
     rows = (
         _rows("bare", "nativo", "nethttp", noise(100_000))
         + _rows("bare", "nativo", "gin", noise(101_000))
         + _rows("docker", "puerto", "nethttp", noise(34_000), proxy_us=30)
-        + _rows("docker", "sin_seccomp", "nethttp", noise(seccomp_off), proxy_us=30)
+        + _rows(
+            "docker", "sin_seccomp", "nethttp", noise(seccomp_off), proxy_us=30, server_us=seccomp_server_us
+        )
         + _rows("docker", "host", "nethttp", noise(host))
         + _rows("podman", "puerto", "nethttp", noise(nat))
     )
@@ -587,6 +589,10 @@ def test_the_sentences_under_the_verdicts_follow_the_data(tmp_path):
     if few:
         assert "con tan pocas repeticiones no decimos si es más o menos" in few
     assert "sin contenedor y con 2 hilos de wrk, el total" in slower and "2.0× la cifra por hilo" in slower
+    assert (
+        "Con seccomp apagado, el servidor gastó 20.0 µs de CPU por petición; con el filtro de Docker, 20.0 µs"
+        in slower
+    )
 
 
 def test_one_wrk_thread_reads_the_column_as_the_total(tmp_path):
