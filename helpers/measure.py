@@ -2,7 +2,7 @@
 
 Timing: `time.perf_counter_ns()` around exactly the thing measured. A command is started with
 `os.posix_spawnp` (no shell, no Python subprocess machinery) so the bare-metal baseline costs what a
-real process costs, and waited for with `os.waitpid`.
+real process costs, and waited for through a pidfd: the window holds the spawn and the exit, no thread.
 
 Statistics: median, IQR (numpy's "linear" quantile method, Hyndman & Fan type 7), min, and
 percentile-bootstrap 95 % intervals for the median and for ratios of medians.
@@ -41,10 +41,12 @@ def spawn_and_wait(
 ) -> tuple[int, int, str]:
     """Run argv, return (elapsed_ns, exit_code, stderr_text). stdout goes to /dev/null.
 
-    The clock starts right before the spawn and stops right after the child is reaped. stderr is
+    The clock starts right before the spawn and stops as soon as the kernel reports the child's exit;
+    everything else (the environment, the file actions, the stderr file) is prepared before it starts. stderr is
     returned on failure, or always with keep_stderr=True (for probes that report on stderr). A child
     still running after `timeout` seconds is stopped (SIGTERM, then SIGKILL) and ComandoFallido is
-    raised: a hung engine never blocks a notebook forever.
+    raised: a hung engine never blocks a notebook forever. The deadline costs the timed window no
+    thread: the kernel keeps it (see `_wait`).
     """
     devnull = os.open(os.devnull, os.O_WRONLY)
     err = tempfile.TemporaryFile()
@@ -57,18 +59,14 @@ def spawn_and_wait(
         environment = dict(os.environ if env is None else env)
         start = time.perf_counter_ns()
         pid = os.posix_spawnp(argv[0], list(argv), environment, file_actions=actions)
-        watchdog = _Watchdog(pid, timeout) if timeout else None
         try:
-            _, status = os.waitpid(pid, 0)
+            status, end = _wait(pid, timeout)
         except BaseException:
             # Interrupted (Ctrl-C): do not leave the child behind.
             stop_child(pid)
             raise
-        finally:
-            if watchdog:
-                watchdog.cancel()
-        elapsed = time.perf_counter_ns() - start
-        if watchdog and watchdog.fired:
+        elapsed = end - start
+        if status is None:
             raise ComandoFallido(
                 f"«{' '.join(argv)[:120]}» no terminó en {timeout:.0f} s y lo detuve: "
                 "el motor parece colgado.",
@@ -83,6 +81,61 @@ def spawn_and_wait(
     finally:
         os.close(devnull)
         err.close()
+
+
+def _wait(pid: int, timeout: float | None) -> tuple[int | None, int]:
+    """Reap the child `pid`: (its wait status, the clock when its exit was known); the status is None if
+    the child was still running after `timeout` seconds (it has then been stopped and reaped by
+    `stop_child`).
+
+    The deadline is a pidfd polled with a timeout: the kernel wakes this thread when the child exits,
+    exactly as `waitpid` would, and nothing else runs meanwhile (a timer thread started per spawn
+    added 0.1-0.2 ms to a 0.8 ms `true` here). The clock is read when poll returns; the reap and the
+    pidfd's close come after it. On a kernel without pidfd (Linux < 5.3) a timer thread stands in, at
+    that cost."""
+    if not timeout:
+        status = os.waitpid(pid, 0)[1]
+        return status, time.perf_counter_ns()
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return _wait_with_timer(pid, timeout)
+    try:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        exited = poller.poll(timeout * 1000)
+        end = time.perf_counter_ns()
+        if not exited:
+            stop_child(pid)
+            return None, end
+        return os.waitpid(pid, 0)[1], end
+    finally:
+        os.close(pidfd)
+
+
+def _wait_with_timer(pid: int, timeout: float) -> tuple[int | None, int]:
+    """`_wait` for kernels without pidfd: a timer thread stops the child when the deadline passes
+    (SIGTERM, then SIGKILL 2 s later) and this thread reaps it as usual."""
+    fired = threading.Event()
+
+    def fire() -> None:
+        fired.set()
+        for sig, pause in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 0)):
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                return
+            time.sleep(pause)
+
+    timer = threading.Timer(timeout, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        status = os.waitpid(pid, 0)[1]
+        end = time.perf_counter_ns()
+    finally:
+        timer.cancel()
+    return (None if fired.is_set() else status), end
 
 
 def stop_child(pid: int, grace: float = 2.0) -> None:
@@ -100,29 +153,6 @@ def stop_child(pid: int, grace: float = 2.0) -> None:
         os.waitpid(pid, 0)
     except (ProcessLookupError, ChildProcessError):
         pass
-
-
-class _Watchdog:
-    """Stops a child that outlives its timeout (SIGTERM, then SIGKILL 2 s later) from a timer thread;
-    the waiting thread then reaps it as usual."""
-
-    def __init__(self, pid: int, timeout: float):
-        self.pid, self.fired = pid, False
-        self._timer = threading.Timer(timeout, self._fire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def _fire(self) -> None:
-        self.fired = True
-        for sig, pause in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 0)):
-            try:
-                os.kill(self.pid, sig)
-            except ProcessLookupError:
-                return
-            time.sleep(pause)
-
-    def cancel(self) -> None:
-        self._timer.cancel()
 
 
 def command_failed(argv: Sequence[str], code: int, stderr: str) -> ComandoFallido:
