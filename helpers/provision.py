@@ -74,29 +74,35 @@ def install_missing() -> list[str]:
     if cmd_static_busybox_missing():
         missing.append("busybox-static")
     missing = sorted(set(missing))
-    if not missing:
-        return []
+    if missing:
+        apt_install(missing)
+    return missing
+
+
+def apt_install(packages: list[str]) -> bool:
+    """Install Debian packages with apt-get (root only); one Spanish line when it cannot. True if apt-get
+    ran and succeeded."""
     if not can_apt():
         if sys.platform.startswith("linux") and shutil.which("apt-get"):
             say(
-                f"[AVISO] Faltan {', '.join(missing)} e instalarlos necesita root; sigo con lo que hay. "
-                f"Un administrador puede instalarlos con «sudo apt-get install {' '.join(missing)}»."
+                f"[AVISO] Faltan {', '.join(packages)} e instalarlos necesita root; sigo con lo que hay. "
+                f"Un administrador puede instalarlos con «sudo apt-get install {' '.join(packages)}»."
             )
         else:
             say(
-                f"[AVISO] Faltan {', '.join(missing)} y este sistema no usa apt; sigo con lo que hay: "
+                f"[AVISO] Faltan {', '.join(packages)} y este sistema no usa apt; sigo con lo que hay: "
                 "bare metal y datos de referencia."
             )
-        return []
-    say(f"Instalando con apt: {', '.join(missing)} (unos 30 s)…")
+        return False
+    say(f"Instalando con apt: {', '.join(packages)} (unos 30 s)…")
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     subprocess.run(["apt-get", "update", "-qq"], check=False, env=env)
     result = subprocess.run(
-        ["apt-get", "install", "-y", "-qq", *missing], env=env, capture_output=True, text=True
+        ["apt-get", "install", "-y", "-qq", *packages], env=env, capture_output=True, text=True
     )
     if result.returncode != 0:
-        say(f"[AVISO] apt-get no pudo instalar {', '.join(missing)}: {result.stderr.strip()[-300:]}")
-    return missing
+        say(f"[AVISO] apt-get no pudo instalar {', '.join(packages)}: {result.stderr.strip()[-300:]}")
+    return result.returncode == 0
 
 
 def cmd_static_busybox_missing() -> bool:

@@ -1,0 +1,135 @@
+"""What every `make bench-*` shares: the tools it needs, one comparison of two paths, the exit code.
+
+A benchmark compares the experiment's figure with a second path that shares no measuring code with it
+(hyperfine, `wrk` typed by hand, the probe started by hand, `docker stats`), prints both medians with their
+ratio, and says whether they agree within a tolerance stated beforehand. The exit code says it too:
+0 every comparison agrees, 1 one falls outside its tolerance, 2 one could not be made (a tool or an engine
+missing). A benchmark prints figures; it is not a test (it never runs under pytest).
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..view.common import num
+
+OK, OUTSIDE, NOT_MADE = 0, 1, 2
+
+
+def figure(value: float) -> str:
+    """A figure with three significant digits (at most four decimals), the course's way (view.common)."""
+    if not math.isfinite(value):
+        return "—"
+    digits = 0 if value == 0 else 2 - math.floor(math.log10(abs(value)))
+    return num(value, min(max(digits, 0), 4))
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How far the two paths may be apart: a ratio band (`relative`: 0.10 = ±10 %) and/or an absolute
+    difference (`absolute`, in the figures' unit). With both, meeting either is enough."""
+
+    relative: float | None = None
+    absolute: float | None = None
+
+    def holds(self, ratio: float, difference: float) -> bool:
+        by_ratio = self.relative is not None and math.isfinite(ratio) and abs(ratio - 1) <= self.relative
+        by_difference = (
+            self.absolute is not None and math.isfinite(difference) and abs(difference) <= self.absolute
+        )
+        return by_ratio or by_difference
+
+    def describe(self, unit: str) -> str:
+        parts = []
+        if self.absolute is not None:
+            parts.append(f"±{figure(self.absolute)} {unit}")
+        if self.relative is not None:
+            parts.append(f"±{figure(100 * self.relative)} %")
+        return " o ".join(parts)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    label: str
+    ours: float  # median of every value of the experiment's path
+    theirs: float  # median of every value of the independent path
+    ratio: float  # median over rounds of (ours ÷ theirs): what is judged against a relative tolerance
+    difference: float  # median over rounds of (ours − theirs): judged against an absolute tolerance
+    unit: str
+    tolerance: Tolerance
+    ok: bool
+
+
+Round = tuple[Sequence[float], Sequence[float]]  # (experiment's values, independent values) of one round
+
+
+def compare(
+    label: str,
+    rounds: Sequence[Round],
+    *,
+    unit: str,
+    tolerance: Tolerance,
+    names: tuple[str, str],
+    log=print,
+) -> Comparison:
+    """Print the two paths' medians, their ratio and difference, and whether they agree.
+
+    The paths are measured in rounds (each round one block of each, in alternating order): the ratio and
+    the difference judged are the medians over rounds of each round's own ratio and difference of medians,
+    so drift between rounds (a loaded machine) falls on both paths alike and does not count."""
+    rounds = [(list(a), list(b)) for a, b in rounds if len(a) and len(b)]
+    ours = [v for a, _ in rounds for v in a]
+    theirs = [v for _, b in rounds for v in b]
+    nan = float("nan")
+    a = statistics.median(ours) if ours else nan
+    b = statistics.median(theirs) if theirs else nan
+    per_round = [(statistics.median(x), statistics.median(y)) for x, y in rounds]
+    ratio = statistics.median([x / y for x, y in per_round if y]) if per_round else nan
+    difference = statistics.median([x - y for x, y in per_round]) if per_round else nan
+    ok = tolerance.holds(ratio, difference)
+    result = Comparison(label, a, b, ratio, difference, unit, tolerance, ok)
+    width = max(len(n) for n in names)
+    log(label)
+    for name, values, median in ((names[0], ours, a), (names[1], theirs, b)):
+        low = f", mín {figure(min(values))}" if values else ""
+        log(f"  {name:{width}s}  mediana {figure(median):>10} {unit}  (n = {len(values)}{low})")
+    verdict = "dentro de" if ok else "FUERA de"
+    log(
+        f"  proporción {num(ratio, 3)}×, diferencia {figure(difference)} {unit} (medianas de {len(rounds)} "
+        f"rondas pareadas): {verdict} la tolerancia ({tolerance.describe(unit)})"
+    )
+    return result
+
+
+def need(command: str, package: str, log=print) -> bool:
+    """True if `command` is on PATH; if it is not, install its Debian package (root with apt), the same
+    way `make setup` does, and look again."""
+    if shutil.which(command):
+        return True
+    from .. import provision
+
+    provision.apt_install([package])
+    if shutil.which(command):
+        return True
+    log(f"No está «{command}» (paquete Debian «{package}») y no pude instalarlo: no hay comparación.")
+    return False
+
+
+def exit_code(comparisons: Sequence[Comparison], not_made: Sequence[str] = (), log=print) -> int:
+    """0 if every comparison agrees, 1 if one falls outside its tolerance, 2 if one could not be made;
+    one closing Spanish line says which."""
+    outside = [c.label for c in comparisons if not c.ok]
+    for reason in not_made:
+        log(f"Sin comparar: {reason}")
+    if outside:
+        log(f"\nResultado: {len(outside)} de {len(comparisons)} comparaciones FUERA de su tolerancia.")
+        return OUTSIDE
+    if not_made or not comparisons:
+        log(f"\nResultado: {len(comparisons)} comparaciones dentro; {len(not_made)} sin hacer.")
+        return NOT_MADE
+    log(f"\nResultado: las {len(comparisons)} comparaciones dentro de su tolerancia.")
+    return OK
