@@ -81,7 +81,8 @@ def compare(
     The paths are measured in rounds (each round one block of each, in alternating order): the ratio and
     the difference judged are the medians over rounds of each round's own ratio and difference of medians,
     so drift between rounds (a loaded machine) falls on both paths alike and does not count."""
-    rounds = [(list(a), list(b)) for a, b in rounds if len(a) and len(b)]
+    rounds = [([v for v in a if math.isfinite(v)], [v for v in b if math.isfinite(v)]) for a, b in rounds]
+    rounds = [(a, b) for a, b in rounds if a and b]  # a round counts only with both paths measured
     ours = [v for a, _ in rounds for v in a]
     theirs = [v for _, b in rounds for v in b]
     nan = float("nan")

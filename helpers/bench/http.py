@@ -1,8 +1,11 @@
-"""Benchmark of the network experiment's machinery: prints figures, asserts nothing.
+"""Benchmark for the network experiment: its req/s next to `wrk` typed by hand, arm by arm.
 
 The same arms as notebook 06 (native, Docker -p, Docker --network host; Go net/http), each loaded in
-turn by the helpers (experiments.red.measure_arm, through red/load.py) and by a plain `wrk` command line as a
-student would type it, interleaved, on the same server and port. Prints both medians per arm.
+turn by the experiment (experiments.red.measure_arm, through red/load.py) and by a plain `wrk` command line
+as a student would type it, its Requests/sec read here by a regular expression of its own: on the same
+server and port, the order swapping every round. Each arm is judged on the median over rounds of the
+round's ratio (bench.common): ±15 %, what two loads of a few seconds on a shared machine still allow.
+Exit code as in bench.common.
 
     python -m helpers.bench.http [--repeticiones 3] [--duracion 3] [--semilla]
 
@@ -13,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import statistics
 import subprocess
 import tempfile
 
@@ -22,6 +24,9 @@ from ..experiments import red
 from ..experiments.red import servers
 from ..experiments.runner import experiment_run
 from ..view.common import num
+from .common import Tolerance, compare, exit_code
+
+TOLERANCE = Tolerance(relative=0.15)
 
 ARMS = ("nativo", "docker-puerto", "docker-host")
 
@@ -69,7 +74,10 @@ def main(argv=None) -> int:
         for key, why in skipped.items():
             print(f"Se omite {key}: {why}")
         images = {a: servers.ensure_image(a.engine, a.image)["name"] for a in arms if a.engine != "bare"}
-        live = [s for s in red.start_all(arms, images, server_cpu, ctx) if not s.failed]
+        started_all = red.start_all(arms, images, server_cpu, ctx)
+        live = [s for s in started_all if not s.failed]
+        not_made = [f"{key}: {why}" for key, why in skipped.items()]
+        not_made += [f"{s.arm.label}: {s.failed}" for s in started_all if s.failed]
         figures = {s.arm.label: {"helpers": [], "a_mano": [], "comando": ""} for s in live}
         for rep in range(1, args.repeticiones + 1):
             for started in live:
@@ -91,16 +99,15 @@ def main(argv=None) -> int:
                 )
     print(
         f"\nwrk -t{cfg.hilos} -c{cfg.conexiones} -d{cfg.duracion_s}s, {args.repeticiones} rondas intercaladas, "
-        "medianas de peticiones por segundo:"
+        "peticiones por segundo:\n"
     )
+    comparisons = []
     for label, f in figures.items():
-        helpers, hand = statistics.median(f["helpers"]), statistics.median(f["a_mano"])
-        print(
-            f"  {label:50s} helpers {num(helpers):>10}   a mano {num(hand):>10}   "
-            f"diferencia {100 * (helpers / hand - 1):+.1f} %"
-        )
-        print(f"      a mano: {f['comando']}")
-    return 0
+        rounds = [([a], [b]) for a, b in zip(f["helpers"], f["a_mano"], strict=True)]
+        names = ("experimento (red.measure_arm)", "wrk a mano")
+        comparisons.append(compare(label, rounds, unit="req/s", tolerance=TOLERANCE, names=names))
+        print(f"  a mano: {f['comando']}")
+    return exit_code(comparisons, not_made)
 
 
 if __name__ == "__main__":
