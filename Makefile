@@ -53,22 +53,27 @@ lint: python
 lab: setup
 	$(BIN)/jupyter lab --ip 127.0.0.1 --notebook-dir notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
+# Benchmarks: each compares an experiment's figure with a path that shares no measuring code with it,
+# prints both with their ratio, and exits 1 outside its stated tolerance (2: a comparison not made).
+# `setup` installs what they need (hyperfine, wrk, the engines); a missing tool is installed on the spot.
+
+# The course's timer: a bare `true` within 0.1 ms of hyperfine -N, `docker run` within ±10 %.
 bench-harness: setup
 	$(BIN)/python -m helpers.bench.harness
 
-# Experiment 2: reading the memory of 20 containers vs `stats --no-stream`, and removing 20, per engine.
+# Experiment 2: each idle container's memory read from its cgroup files vs `docker/podman stats` (±5 %).
 bench-escala: setup
 	$(BIN)/python -m helpers.bench.escala
 
-# Experiment 4: the ladder of LAUNCH, and three of its rungs (process, runc run, docker run) next to hyperfine -N.
+# Experiment 4: rungs of the ladder (process, unshare, runc run, docker/podman run) vs hyperfine -N.
 bench-anatomia: setup
 	$(BIN)/python -m helpers.bench.anatomia
 
-# Experiment 5: getpid per arm measured by the experiment (exec) next to the probe run by hand (run --rm).
+# Experiment 5: getpid per arm measured by the experiment (exec) vs the probe started by hand (run --rm).
 bench-llamadas: setup
 	$(BIN)/python -m helpers.bench.llamadas
 
-# Network experiment: the helpers' req/s next to wrk typed by hand, on the same arms (native, -p, host).
+# Network experiment: the experiment's req/s vs wrk typed by hand, on the same arms (native, -p, host).
 bench-http: setup
 	$(BIN)/python -m helpers.bench.http
 
