@@ -216,7 +216,7 @@ def check_leftovers() -> list[Check]:
 
 def check_lxd() -> list[Check]:
     """LXD or Incus (the real system containers of notebook 08), and instances left by dead runs."""
-    from . import engines_lxd as lxd
+    from .engines import lxd
 
     f = lxd.flavor()
     ok, why = lxd.availability()

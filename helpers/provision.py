@@ -220,9 +220,9 @@ def main(argv=None) -> int:
         if "podman" in available:
             step("La prueba del arreglo de Podman", podman_workaround)
     step("La compilación de sondas", build_probes)
-    from . import engines_lxd
+    from .engines import lxd
 
-    step("La preparación de LXD (contenedores de sistema, sin red)", engines_lxd.provision, say)
+    step("La preparación de LXD (contenedores de sistema, sin red)", lxd.provision, say)
     provision_experiments()
     return 0
 

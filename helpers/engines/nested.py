@@ -7,7 +7,7 @@
 Podman in Podman and Docker in Docker: the same CLI at every level. A container that holds an engine
 runs `entry(engine)` as its PID 1 (it reaps the inner engine's orphans; for Docker it also starts the
 inner daemon, which `wait_inner_engine` waits for). Notebook 07 (anidamiento) uses this; LXD's nested
-engines (helpers.engines_lxd) go through LXD's own exec instead.
+engines (engines.lxd_nested) go through LXD's own exec instead.
 """
 
 from __future__ import annotations

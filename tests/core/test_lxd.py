@@ -17,7 +17,7 @@ import pytest
 
 from helpers import PROJECT_ROOT, images
 from helpers import engines as eng
-from helpers import engines_lxd as lxd
+from helpers.engines import lxd, lxd_nested
 
 pytestmark = pytest.mark.engines
 
@@ -43,10 +43,17 @@ def _names(run_id: str) -> list[str]:
     return [n for n, labels in lxd.course_instances() if labels.get(eng.LABEL_RUN) == run_id]
 
 
-def test_unprivileged_system_container_reaches_running_without_network(daemon, run_id):
+@pytest.mark.parametrize("pool", [lxd.POOL, lxd.POOL_COW])
+def test_unprivileged_system_container_reaches_running_without_network(daemon, run_id, pool):
+    if pool not in lxd.pools():
+        pytest.skip(f"el daemon no tiene el pool «{pool}» («sudo make setup» lo crea donde hay btrfs)")
     links_before = lxd.host_links()
     name = f"curso-prueba-{run_id}"
-    lxd.create(name, run_id=run_id)
+    lxd.create(name, run_id=run_id, pool=pool)
+    assert lxd.pool_of(name) == pool
+    config = lxd.query(f"/1.0/instances/{name}")
+    assert config["config"].get("security.privileged", "false") == "false"
+    assert [d for d in config["expanded_devices"].values() if d.get("type") == "nic"] == []
     lxd.start(name)
     assert lxd.wait_ready(name) in lxd.READY_STATES
     # unprivileged: root inside is a high host uid (the user namespace shifts every id)
@@ -57,12 +64,40 @@ def test_unprivileged_system_container_reaches_running_without_network(daemon, r
     # no network device inside but loopback, and no new interface on the host
     inside = lxd.execute(name, ["ls", "/sys/class/net"]).stdout.split()
     assert inside == ["lo"], inside
-    assert lxd.host_links() == links_before
+    # on the host: no new link that stays (another run's Docker veth lives a moment without its bridge)
+    added = lxd.links_added_since(links_before)
+    if added:
+        time.sleep(2)
+        added &= lxd.links_added_since(links_before)
+    assert added == set()
+    assert not [k for k in lxd.query(f"/1.0/instances/{name}")["config"] if k.endswith(".host_name")]
     # labelled with the run, as user.* keys
     assert _names(run_id) == [name]
     lxd.cleanup(run_id)
     assert _names(run_id) == []
-    assert not lxd.rootfs_dir(name).exists()
+    assert not lxd.rootfs_dir(name, pool).exists()
+
+
+def test_copy_on_write_pool_keeps_only_what_an_instance_writes(daemon, run_id):
+    if lxd.POOL_COW not in lxd.pools():
+        pytest.skip("el daemon no tiene el pool con copia en escritura («sudo make setup» lo crea)")
+    cow, full = f"curso-cow-{run_id}", f"curso-dir-{run_id}"
+    lxd.create(cow, run_id=run_id, pool=lxd.POOL_COW)
+    lxd.create(full, run_id=run_id, pool=lxd.POOL)
+    assert lxd.disk_bytes(full) > 100 * 2**20  # a full copy of the image
+    before = lxd.disk_bytes(cow)
+    assert before < 2**20  # a fresh snapshot shares everything with the image's volume
+    lxd.start(cow)
+    lxd.wait_ready(cow)
+    written = lxd.execute(cow, ["dd", "if=/dev/urandom", "of=/nuevo", "bs=1M", "count=20", "conv=fsync"])
+    assert written.returncode == 0, written.stderr
+    assert lxd.disk_bytes(cow) - before >= 20 * 2**20  # what it wrote, and only that, is its own
+
+
+def test_the_default_profile_and_the_daemon_have_no_network(daemon):
+    profile = lxd.query("/1.0/profiles/default")
+    assert [d for d in profile["devices"].values() if d.get("type") == "nic"] == []
+    assert [n for n in lxd.query("/1.0/networks?recursion=1") if n.get("managed")] == []
 
 
 def test_daemon_never_contacts_a_remote_server(daemon):
@@ -83,7 +118,7 @@ def test_daemon_never_contacts_a_remote_server(daemon):
                 assert "proxyconnect" in line and "127.0.0.1:9" in line, line
 
 
-@pytest.mark.parametrize("engine", lxd.INNER_ENGINES)
+@pytest.mark.parametrize("engine", lxd_nested.INNER_ENGINES)
 def test_engine_nested_without_privileged(daemon, run_id, engine, tmp_path):
     if not eng.get_engine(engine).available:
         pytest.skip(f"{engine} no está disponible en el host (hace falta para pasarle la imagen)")
@@ -97,9 +132,9 @@ def test_engine_nested_without_privileged(daemon, run_id, engine, tmp_path):
     assert config.get("security.privileged", "false") == "false"
     lxd.start(name)
     lxd.wait_ready(name)
-    lxd.inner_ready(name, engine)
-    inner = lxd.hand_in_image(name, engine, image, tmp_path)
-    result = lxd.execute(name, lxd.inner_run_command(engine, inner), timeout=120)
+    lxd_nested.inner_ready(name, engine)
+    inner = lxd_nested.hand_in_image(name, engine, image, tmp_path)
+    result = lxd.execute(name, lxd_nested.inner_run_command(engine, inner), timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
     assert lxd.uid_map(name).split()[1] != "0"
@@ -124,7 +159,7 @@ def test_orphans_of_dead_runs_are_reaped(daemon, run_id):
 SCRIPT = textwrap.dedent(
     """
     import sys, time
-    from helpers import engines_lxd as lxd
+    from helpers.engines import lxd
     from helpers.experiments import runner
     with runner.experiment_run("prueba_lxd", {}, [], log=lambda line: None) as ctx:
         ctx.defer(lxd.cleanup, ctx.run_id)

@@ -1,4 +1,4 @@
-"""A real system container (LXD or Incus, helpers.engines_lxd) behind the same small interface as the
+"""A real system container (LXD or Incus, helpers.engines.lxd) behind the same small interface as the
 other kinds: start to systemd «running», its processes, the host's view of its memory, its disk, a
 command inside, gzip inside; and an engine nested inside it (scenario 3 of the post)."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from ... import cgroups, measure, probes, vm
-from ... import engines_lxd as lxd
+from ...engines import lxd, lxd_nested
 from ..runner import RunContext
 from .instances import GZIP_SCRIPT, cronometro_ms
 from .memory import pss
@@ -33,7 +33,7 @@ class LXDInstance:
     def start(self) -> float:
         """`lxc init` + device mounts + `lxc start` + systemd «running», in ms (each phase kept apart)."""
         t0 = time.perf_counter_ns()
-        lxd.create(self.name, self.image, run_id=self.ctx.run_id, nesting=self.nested)
+        lxd.create(self.name, self.image, run_id=self.ctx.run_id, nesting=self.nested, pool=lxd.POOL)
         create = (time.perf_counter_ns() - t0) / 1e6
         guest = vm.assets()
         if guest is not None:  # not timed: the probes and the data file, read-only
@@ -79,7 +79,7 @@ class LXDInstance:
 
     def timed_inner_run(self, engine: str, image: str) -> float:
         """`ENGINE run --rm --network none IMAGE echo ok` typed inside, timed inside by cronometro."""
-        argv = lxd.exec_argv(self.name, ["/sonda/cronometro", *lxd.inner_run_command(engine, image)])
+        argv = lxd.exec_argv(self.name, ["/sonda/cronometro", *lxd_nested.inner_run_command(engine, image)])
         _, code, stderr = measure.spawn_and_wait(argv, lxd.proxy_env(), keep_stderr=True)
         return cronometro_ms(stderr, code)
 

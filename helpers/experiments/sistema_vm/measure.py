@@ -26,8 +26,8 @@ from pathlib import Path
 import psutil
 
 from ... import engines as eng
-from ... import engines_lxd as lxd
 from ... import measure, probes, vm
+from ...engines import lxd, lxd_nested
 from ...errors import ParametroInvalido
 from .. import runner
 from ..params import Params, param
@@ -362,8 +362,8 @@ def nested_phase(ctx, cfg: Config, make, arm: Arm, progress: Progress, log: Log)
         image = ctx.images[engine]["alpine"]["name"]
         try:
             with ctx.guard(engine):
-                lxd.inner_ready(instance.name, engine)
-                inner_ref[engine] = lxd.hand_in_image(instance.name, engine, image, work)
+                lxd_nested.inner_ready(instance.name, engine)
+                inner_ref[engine] = lxd_nested.hand_in_image(instance.name, engine, image, work)
         except Exception as exc:  # noqa: BLE001 - one nested engine failing leaves the other
             ctx.skip_arm(f"{engine} anidado", f"no arrancó dentro del contenedor de sistema: {exc}")
             continue

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from helpers import engines_lxd as lxd
+from helpers.engines import lxd
 from helpers.experiments import sistema_vm as exp
 from helpers.experiments.verdict import STATUSES
 

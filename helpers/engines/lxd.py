@@ -1,4 +1,4 @@
-"""System containers with LXD or Incus: provisioning, an instance API, labels and orphan reaping.
+"""System containers with LXD or Incus: the daemon's flavour, availability, instances, labels and reaping.
 
 Whichever the machine has: Debian's `lxd` (5.0), Ubuntu's snap, or Incus (`incus`/`incusd`, the same
 REST API and a CLI that matches `lxc` closely). Everything goes through the CLI (`lxc query` for JSON),
@@ -6,13 +6,18 @@ which is what a student types and what the course times.
 
 Rules this module keeps:
 - no network at all: the daemon is initialised with `networks: []` and a default profile holding only a
-  root disk on a `dir` pool, so an instance has no NIC, and no bridge, interface or firewall rule appears
-  on the host;
-- the daemon never contacts a remote image server: it is started by this module with the proxy variables
+  root disk, so an instance has no NIC, and no bridge, interface or firewall rule appears on the host;
+- the daemon never contacts a remote image server: it is started (lxd_setup) with the proxy variables
   pointing at a closed loopback port from its very first start, and `core.proxy_http(s)` say the same;
   images are built offline with mmdebstrap and imported;
-- every instance carries the course's labels as `user.*` config keys (engines.labels_for) and is removed
-  by the run's clean-up; orphans of dead runs are reaped like containers (engines.orphan_reason).
+- every instance carries the course's labels as `user.*` config keys (labels.labels_for) and is removed
+  by the run's clean-up; orphans of dead runs are reaped like containers (labels.orphan_reason).
+
+Two storage pools: `curso` (`dir`: each instance is a full copy of its image, owners shifted file by file)
+and, where the kernel and btrfs-progs allow, `curso-cow` (btrfs on a loop file: each instance is a
+copy-on-write snapshot of the image's volume, as a container's layer is). An instance goes to the
+copy-on-write pool when it exists. Modules: lxd (this), lxd_nested (an engine inside a system
+container), lxd_setup (`make setup`).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -29,15 +35,18 @@ from pathlib import Path
 
 import psutil
 
-from . import engines as eng
-from . import system
+from .. import system
+from ..paths import CACHE_DIR
+from .labels import LABEL, LABEL_RUN, labels_for, orphan_reason
 
 PROXY = "http://127.0.0.1:9"  # the discard port: nothing listens there, so every proxied request fails
-POOL = "curso"
+POOL = "curso"  # `dir`: a full copy per instance
+POOL_COW = "curso-cow"  # btrfs on a loop file: a copy-on-write snapshot per instance
+POOL_DRIVERS = {POOL: "dir", POOL_COW: "btrfs"}
 IMAGE_SYSTEM = "curso-sistema"  # Debian minbase + systemd
 IMAGE_NESTED = "curso-anidado"  # the same plus docker.io and podman (scenario 3)
 LOG_DIR = Path("/var/log/curso-lxd")
-IMAGE_CACHE = eng.CACHE_DIR / "lxd"
+IMAGE_CACHE = CACHE_DIR / "lxd"
 READY_STATES = ("running", "degraded")
 READY_TIMEOUT = 60
 CLI_TIMEOUT = 120
@@ -76,7 +85,7 @@ def flavor() -> Flavor | None:
     return found[0] if found else None
 
 
-def _daemon_path(f: Flavor) -> str | None:
+def daemon_path(f: Flavor) -> str | None:
     return shutil.which(f.daemon) or next(
         (p for p in (f"/usr/libexec/incus/{f.daemon}", f"/usr/lib/incus/{f.daemon}") if Path(p).exists()),
         None,
@@ -92,7 +101,7 @@ def proxy_env() -> dict:
     return env
 
 
-def _cli(argv, *, f: Flavor | None = None, timeout: float = CLI_TIMEOUT, input: str | None = None):
+def cli(argv, *, f: Flavor | None = None, timeout: float = CLI_TIMEOUT, input: str | None = None):
     f = f or flavor()
     return subprocess.run(
         [f.cli, *argv], capture_output=True, text=True, timeout=timeout, input=input, env=proxy_env()
@@ -103,7 +112,7 @@ class LxdError(RuntimeError):
     pass
 
 
-def _check(result: subprocess.CompletedProcess, what: str) -> str:
+def check(result: subprocess.CompletedProcess, what: str) -> str:
     if result.returncode != 0:
         raise LxdError(f"{what}: {(result.stderr or result.stdout).strip()[-400:]}")
     return result.stdout
@@ -111,7 +120,7 @@ def _check(result: subprocess.CompletedProcess, what: str) -> str:
 
 def query(path: str, f: Flavor | None = None):
     """GET on the daemon's REST API through the CLI (`lxc query`)."""
-    return json.loads(_check(_cli(["query", path], f=f), f"query {path}") or "null")
+    return json.loads(check(cli(["query", path], f=f), f"query {path}") or "null")
 
 
 # ---------------------------------------------------------------- availability
@@ -120,7 +129,7 @@ def daemon_answers(f: Flavor | None = None, timeout: float = 10) -> bool:
     if f is None or not f.socket.exists():
         return False
     try:
-        return _cli(["query", "/1.0"], f=f, timeout=timeout).returncode == 0
+        return cli(["query", "/1.0"], f=f, timeout=timeout).returncode == 0
     except (subprocess.TimeoutExpired, OSError):
         return False
 
@@ -168,9 +177,9 @@ def availability() -> tuple[bool, str | None]:
 
 def reset_cache() -> None:
     availability.cache_clear()
+    pools.cache_clear()
 
 
-# ---------------------------------------------------------------- daemon
 def daemon_process(f: Flavor | None = None) -> psutil.Process | None:
     f = f or flavor()
     if f is None:
@@ -184,22 +193,70 @@ def daemon_process(f: Flavor | None = None) -> psutil.Process | None:
 
 def image_present(alias: str, f: Flavor | None = None) -> bool:
     try:
-        return _cli(["image", "info", alias], f=f).returncode == 0
+        return cli(["image", "info", alias], f=f).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
 
 
 def provision(log) -> None:
-    """`make setup` (helpers.engines_lxd_setup.provision)."""
-    from . import engines_lxd_setup
+    """`make setup` (lxd_setup.provision)."""
+    from . import lxd_setup
 
-    engines_lxd_setup.provision(log)
+    lxd_setup.provision(log)
+
+
+def version() -> str | None:
+    f = flavor()
+    if f is None:
+        return None
+    result = cli(["version"], f=f, timeout=10)
+    return " ".join(result.stdout.split()) if result.returncode == 0 else None
+
+
+# ---------------------------------------------------------------- storage pools
+@functools.cache
+def pools() -> dict[str, str]:
+    """{name: driver} of the daemon's storage pools (empty if it does not answer)."""
+    try:
+        return {p["name"]: p.get("driver", "") for p in query("/1.0/storage-pools?recursion=1") or []}
+    except (LxdError, OSError, subprocess.TimeoutExpired, ValueError, TypeError):
+        return {}
+
+
+def instance_pool() -> str:
+    """Where instances go: the copy-on-write pool if the daemon has it, else the `dir` pool."""
+    return POOL_COW if POOL_COW in pools() else POOL
+
+
+def pool_of(name: str) -> str:
+    root = (query(f"/1.0/instances/{name}").get("expanded_devices") or {}).get("root") or {}
+    return root.get("pool") or POOL
+
+
+def rootfs_dir(name: str, pool: str = POOL) -> Path:
+    return flavor().state_dir / "storage-pools" / pool / "containers" / name
+
+
+def disk_bytes(name: str) -> int:
+    """Bytes this instance adds to the host's disk: on `dir`, everything under its directory (a full
+    copy); on btrfs, the bytes only its snapshot holds (`btrfs filesystem du`: «exclusive»), since the
+    rest is shared with the image's volume."""
+    pool = pool_of(name)
+    path = rootfs_dir(name, pool)
+    if pools().get(pool) == "btrfs":
+        result = subprocess.run(
+            ["btrfs", "filesystem", "du", "-s", "--raw", str(path)], capture_output=True, text=True
+        )
+        match = re.search(r"^\s*(\d+)\s+(\d+)\s+", result.stdout.splitlines()[-1]) if result.stdout else None
+        return int(match.group(2)) if result.returncode == 0 and match else 0
+    result = subprocess.run(["du", "-sxB1", str(path)], capture_output=True, text=True)
+    return int(result.stdout.split()[0]) if result.returncode == 0 and result.stdout else 0
 
 
 # ---------------------------------------------------------------- instances
 def user_keys(run_id: str | None) -> dict[str, str]:
     """The course's labels as LXD `user.*` config keys."""
-    return {f"user.{key}": value for key, value in eng.labels_for(run_id).items()}
+    return {f"user.{key}": value for key, value in labels_for(run_id).items()}
 
 
 def labels_of(config: dict) -> dict[str, str]:
@@ -207,10 +264,15 @@ def labels_of(config: dict) -> dict[str, str]:
 
 
 def create_argv(
-    name: str, image: str = IMAGE_SYSTEM, *, run_id: str | None, nesting: bool = False
+    name: str,
+    image: str = IMAGE_SYSTEM,
+    *,
+    run_id: str | None,
+    nesting: bool = False,
+    pool: str | None = None,
 ) -> list[str]:
     f = flavor()
-    argv = [f.cli, "init", image, name]
+    argv = [f.cli, "init", image, name, "--storage", pool or instance_pool()]
     config = dict(user_keys(run_id))
     if nesting:
         config["security.nesting"] = "true"
@@ -219,45 +281,34 @@ def create_argv(
     return argv
 
 
-def start_argv(name: str) -> list[str]:
-    return [flavor().cli, "start", name]
-
-
 def exec_argv(name: str, command) -> list[str]:
     return [flavor().cli, "exec", name, "--", *command]
 
 
-def create(name: str, image: str = IMAGE_SYSTEM, *, run_id: str | None, nesting: bool = False) -> None:
-    argv = create_argv(name, image, run_id=run_id, nesting=nesting)
-    _check(subprocess.run(argv, capture_output=True, text=True, env=proxy_env(), timeout=CLI_TIMEOUT), "init")
+def create(
+    name: str,
+    image: str = IMAGE_SYSTEM,
+    *,
+    run_id: str | None,
+    nesting: bool = False,
+    pool: str | None = None,
+) -> None:
+    argv = create_argv(name, image, run_id=run_id, nesting=nesting, pool=pool)
+    check(subprocess.run(argv, capture_output=True, text=True, env=proxy_env(), timeout=CLI_TIMEOUT), "init")
 
 
 def start(name: str) -> None:
-    _check(_cli(["start", name]), f"start {name}")
+    check(cli(["start", name]), f"start {name}")
 
 
 def add_disk(name: str, device: str, source: Path | str, path: str) -> None:
     """A read-only bind mount of a host path (probes, data) into the instance."""
-    _check(
-        _cli(
-            [
-                "config",
-                "device",
-                "add",
-                name,
-                device,
-                "disk",
-                f"source={source}",
-                f"path={path}",
-                "readonly=true",
-            ]
-        ),
-        f"device {device}",
-    )
+    argv = ["config", "device", "add", name, device, "disk", f"source={source}", f"path={path}"]
+    check(cli([*argv, "readonly=true"]), f"device {device}")
 
 
 def system_state(name: str) -> str:
-    result = _cli(["exec", name, "--", "systemctl", "is-system-running"], timeout=30)
+    result = cli(["exec", name, "--", "systemctl", "is-system-running"], timeout=30)
     return result.stdout.strip() or "desconocido"
 
 
@@ -274,29 +325,32 @@ def wait_ready(name: str, timeout: float = READY_TIMEOUT) -> str:
 
 
 def execute(name: str, command, timeout: float = CLI_TIMEOUT) -> subprocess.CompletedProcess:
-    return _cli(["exec", name, "--", *command], timeout=timeout)
+    return cli(["exec", name, "--", *command], timeout=timeout)
 
 
 def push_file(name: str, source: Path | str, dest: str) -> None:
-    _check(_cli(["file", "push", str(source), f"{name}{dest}"], timeout=600), f"file push {dest}")
+    check(cli(["file", "push", str(source), f"{name}{dest}"], timeout=600), f"file push {dest}")
 
 
 def delete(names) -> None:
     for name in names:
-        _cli(["delete", "--force", name], timeout=CLI_TIMEOUT)
-
-
-def state(name: str) -> dict:
-    return query(f"/1.0/instances/{name}/state") or {}
+        cli(["delete", "--force", name], timeout=CLI_TIMEOUT)
 
 
 def init_pid(name: str) -> int | None:
-    return (state(name) or {}).get("pid") or None
+    return (query(f"/1.0/instances/{name}/state") or {}).get("pid") or None
 
 
 def uid_map(name: str) -> str:
     pid = init_pid(name)
     return Path(f"/proc/{pid}/uid_map").read_text() if pid else ""
+
+
+def memory_cgroup(name: str) -> Path | None:
+    for base in (Path("/sys/fs/cgroup/memory"), Path("/sys/fs/cgroup")):
+        if (base / f"lxc.payload.{name}").is_dir():
+            return base / f"lxc.payload.{name}"
+    return None
 
 
 def payload_pids(name: str) -> list[int]:
@@ -314,13 +368,6 @@ def payload_pids(name: str) -> list[int]:
     return sorted(set(pids))
 
 
-def memory_cgroup(name: str) -> Path | None:
-    for base in (Path("/sys/fs/cgroup/memory"), Path("/sys/fs/cgroup")):
-        if (base / f"lxc.payload.{name}").is_dir():
-            return base / f"lxc.payload.{name}"
-    return None
-
-
 def monitor_pid(name: str) -> int | None:
     """The instance's `[lxc monitor]` process: the parent of its init (its command line, rewritten by
     the daemon, is cut to the length of the daemon's own and cannot be matched by a long name)."""
@@ -336,16 +383,7 @@ def monitor_pid(name: str) -> int | None:
     return None
 
 
-def rootfs_dir(name: str) -> Path:
-    f = flavor()
-    return f.state_dir / "storage-pools" / POOL / "containers" / name
-
-
-def disk_bytes(name: str) -> int:
-    result = subprocess.run(["du", "-sxB1", str(rootfs_dir(name))], capture_output=True, text=True)
-    return int(result.stdout.split()[0]) if result.returncode == 0 and result.stdout else 0
-
-
+# ---------------------------------------------------------------- the course's instances
 def course_instances() -> list[tuple[str, dict]]:
     """(name, labels) of every instance carrying the course's mark."""
     f = flavor()
@@ -354,7 +392,7 @@ def course_instances() -> list[tuple[str, dict]]:
     out = []
     for inst in query("/1.0/instances?recursion=1", f) or []:
         labels = labels_of(inst.get("config") or {})
-        if labels.get(eng.LABEL):
+        if labels.get(LABEL):
             out.append((inst["name"], labels))
     return out
 
@@ -362,9 +400,7 @@ def course_instances() -> list[tuple[str, dict]]:
 def cleanup(run_id: str | None) -> int:
     """Remove one run's instances (every course instance if run_id is None); never raises."""
     try:
-        names = [
-            n for n, labels in course_instances() if run_id is None or labels.get(eng.LABEL_RUN) == run_id
-        ]
+        names = [n for n, labels in course_instances() if run_id is None or labels.get(LABEL_RUN) == run_id]
         delete(names)
         return len(names)
     except Exception:  # noqa: BLE001 - clean-up must not mask the original error
@@ -372,14 +408,14 @@ def cleanup(run_id: str | None) -> int:
 
 
 def reap_orphans(log=None) -> dict[str, dict]:
-    """Remove the course instances whose run is gone (engines.orphan_reason); never raises."""
+    """Remove the course instances whose run is gone (labels.orphan_reason); never raises."""
     reaped: dict[str, dict] = {}
     try:
         by_run: dict[str, tuple[list[str], str]] = {}
         for name, labels in course_instances():
-            why = eng.orphan_reason(labels)
+            why = orphan_reason(labels)
             if why:
-                run = labels.get(eng.LABEL_RUN) or "(sin corrida)"
+                run = labels.get(LABEL_RUN) or "(sin corrida)"
                 names, _ = by_run.get(run, ([], why))
                 by_run[run] = (names + [name], why)
         for run, (names, why) in by_run.items():
@@ -402,44 +438,17 @@ def host_links() -> set[str]:
     return {name for _, name in socket.if_nameindex()}
 
 
-def version() -> str | None:
-    f = flavor()
-    if f is None:
-        return None
-    result = _cli(["version"], f=f, timeout=10)
-    return " ".join(result.stdout.split()) if result.returncode == 0 else None
+ENGINE_BRIDGES = ("docker", "br-", "podman", "cni-podman")  # bridges Docker and Podman make
 
 
-# ---------------------------------------------------------------- an engine nested inside (scenario 3)
-INNER_ENGINES = ("docker", "podman")
+def links_added_since(before: set[str]) -> set[str]:
+    """Host interfaces that appeared since `before`, except Docker's and Podman's bridges and the veths
+    enslaved to them (containers other runs start meanwhile): an LXD instance with a NIC would add a
+    bridge of its own (lxdbr0) or a link on no engine's bridge."""
 
+    def engines_own(name: str) -> bool:
+        master = Path(f"/sys/class/net/{name}/master")
+        bridge = master.resolve().name if master.exists() else name
+        return bridge.startswith(ENGINE_BRIDGES)
 
-def inner_ready(name: str, engine: str, timeout: float = 60) -> None:
-    """Wait until the engine inside the instance answers (Docker's daemon starts with the instance's
-    systemd; Podman has no daemon)."""
-    deadline = time.monotonic() + timeout
-    last = ""
-    while time.monotonic() < deadline:
-        result = execute(name, [engine, "info"], timeout=30)
-        if result.returncode == 0:
-            return
-        last = (result.stderr or result.stdout).strip()[-300:]
-        time.sleep(0.3)
-    raise LxdError(f"{engine} no responde dentro de {name}: {last}")
-
-
-def hand_in_image(name: str, engine: str, image: str, workdir: Path) -> str:
-    """Give the inner engine an image offline: `save` on the host, push the file, `load` inside.
-    Returns the reference the inner engine knows it by."""
-    host = eng.get_engine(engine)
-    tarball = host.save_image(image, Path(workdir) / f"{engine}-imagen.tar")
-    push_file(name, tarball, "/root/imagen.tar")
-    result = execute(name, [engine, "load", "-i", "/root/imagen.tar"], timeout=300)
-    _check(result, f"{engine} load")
-    execute(name, ["rm", "-f", "/root/imagen.tar"])
-    return image.removeprefix("localhost/")
-
-
-def inner_run_command(engine: str, image: str) -> list[str]:
-    """What a student types inside the system container (no network, like on the host arm)."""
-    return [engine, "run", "--rm", "--network", "none", image, "echo", "ok"]
+    return {name for name in host_links() - before if not engines_own(name)}

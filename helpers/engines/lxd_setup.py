@@ -1,9 +1,11 @@
 """Setting up LXD or Incus once, for `make setup`: install (services held back), lxcfs and the daemon
 started by hand with the closed proxy in its environment from its very first start, the no-network
-preseed, and the course's images built offline with mmdebstrap and imported (cached: built once)."""
+preseed, the copy-on-write pool (btrfs on a loop file, where the kernel has btrfs), and the course's
+images built offline with mmdebstrap and imported (cached: built once)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import subprocess
@@ -11,28 +13,32 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import system
-from .engines_lxd import (
+from .. import system
+from .lxd import (
     IMAGE_CACHE,
     IMAGE_NESTED,
     IMAGE_SYSTEM,
     LOG_DIR,
     POOL,
+    POOL_COW,
     PROXY,
     Flavor,
-    _check,
-    _cli,
-    _daemon_path,
     admin_command,
     availability,
+    check,
+    cli,
     daemon_answers,
+    daemon_path,
     flavor,
     image_present,
+    pools,
     proxy_env,
     query,
     reap_orphans,
     reset_cache,
+    user_keys,
 )
+from .nested import INNER_PODMAN_CONF
 
 DEBIAN_PACKAGE = "lxd"
 NESTED_PACKAGES = ["docker.io", "podman", "runc", "uidmap", "fuse-overlayfs", "iptables"]
@@ -55,17 +61,12 @@ profiles:
       type: disk
 """
 
+COW_PACKAGE = "btrfs-progs"
+COW_POOL_SIZE = "4GiB"  # a sparse loop file: it takes on the host only what the instances write
+
 # The nested engines inside a system container: no bridge, no firewall rule (runs use --network none),
-# and Podman with the cgroup v1 workaround of the host (helpers.engines.PODMAN_WORKAROUND_CONF).
+# and Podman with the same containers.conf as any Podman inside a container (engines.nested).
 INNER_DOCKER_CONF = '{"bridge": "none", "iptables": false, "ip6tables": false}\n'
-INNER_PODMAN_CONF = """\
-[containers]
-default_ulimits = ["nofile=1024:1024", "nproc=1024:1024"]
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-"""
 
 
 def start_daemon(f: Flavor, log, timeout: float = 60) -> bool:
@@ -75,6 +76,7 @@ def start_daemon(f: Flavor, log, timeout: float = 60) -> bool:
         return True
     LOG_DIR.mkdir(parents=True, exist_ok=True)
     lxcfs_dir = Path("/var/lib/lxcfs")
+    _drop_dead_fuse(lxcfs_dir, log)
     if shutil.which("lxcfs") and not os.path.ismount(lxcfs_dir):
         lxcfs_dir.mkdir(parents=True, exist_ok=True)
         with open(LOG_DIR / "lxcfs.log", "ab") as out:
@@ -89,7 +91,7 @@ def start_daemon(f: Flavor, log, timeout: float = 60) -> bool:
             if os.path.ismount(lxcfs_dir):
                 break
             time.sleep(0.1)
-    daemon = _daemon_path(f)
+    daemon = daemon_path(f)
     if daemon is None:
         log(f"[AVISO] {f.display}: no encuentro el daemon «{f.daemon}».")
         return False
@@ -103,6 +105,17 @@ def start_daemon(f: Flavor, log, timeout: float = 60) -> bool:
     return daemon_answers(f)
 
 
+def _drop_dead_fuse(path: Path, log) -> None:
+    """A FUSE mount whose daemon died (lxcfs killed, or gone with a restored machine) answers every
+    access with ENOTCONN: detach it, so lxcfs can mount there again."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ENOTCONN:
+            subprocess.run(["umount", "-l", str(path)], capture_output=True)
+            log(f"[ OK ] {path}: el montaje de un lxcfs que ya no corre, desmontado.")
+
+
 def initialised(f: Flavor) -> bool:
     pools = query("/1.0/storage-pools", f) or []
     return any(p.rstrip("/").endswith(f"/{POOL}") for p in pools)
@@ -114,15 +127,15 @@ def initialise(f: Flavor, log) -> None:
         init = (
             [f.cli, "admin", "init", "--preseed"]
             if f.name == "incus"
-            else [_daemon_path(f), "init", "--preseed"]
+            else [daemon_path(f), "init", "--preseed"]
         )
         result = subprocess.run(
             init, input=PRESEED, capture_output=True, text=True, env=proxy_env(), timeout=120
         )
-        _check(result, "init --preseed")
+        check(result, "init --preseed")
         log(f"[ OK ] {f.display} inicializado sin red: pool «{POOL}» (dir), ninguna red, ningún puente.")
     for key in ("core.proxy_http", "core.proxy_https"):
-        _check(_cli(["config", "set", key, PROXY], f=f), key)
+        check(cli(["config", "set", key, PROXY], f=f), key)
 
 
 def build_image(f: Flavor, alias: str, packages: list[str], log) -> None:
@@ -152,7 +165,7 @@ def build_image(f: Flavor, alias: str, packages: list[str], log) -> None:
                 "bookworm",
                 str(partial),
             ]
-            _check(subprocess.run(argv, capture_output=True, text=True, timeout=900), "mmdebstrap")
+            check(subprocess.run(argv, capture_output=True, text=True, timeout=900), "mmdebstrap")
             shutil.move(partial, rootfs)
     meta = IMAGE_CACHE / f"{alias}.meta.tar"
     with tempfile.TemporaryDirectory() as tmp:
@@ -161,15 +174,61 @@ def build_image(f: Flavor, alias: str, packages: list[str], log) -> None:
             f"  description: curso {alias}\n  os: debian\n  release: bookworm\n"
         )
         subprocess.run(["tar", "-C", tmp, "-cf", str(meta), "metadata.yaml"], check=True)
-    _check(
-        _cli(["image", "import", str(meta), str(rootfs), "--alias", alias], f=f, timeout=600), "image import"
+    check(
+        cli(["image", "import", str(meta), str(rootfs), "--alias", alias], f=f, timeout=600), "image import"
     )
     log(f"[ OK ] Imagen «{alias}» importada en {f.display} ({rootfs.stat().st_size / 2**20:.0f} MB).")
 
 
+def ensure_cow_pool(f: Flavor, log) -> bool:
+    """The copy-on-write pool: btrfs on a sparse loop file the daemon makes and mounts itself. Where the
+    kernel has no btrfs (or btrfs-progs cannot be installed) instances stay on the `dir` pool."""
+    reset_cache()
+    if POOL_COW in pools():
+        return True
+    try:
+        has_btrfs = "btrfs" in Path("/proc/filesystems").read_text().split()
+    except OSError:
+        has_btrfs = False
+    if not has_btrfs:
+        log(
+            "[AVISO] El kernel no tiene btrfs: los contenedores de sistema usan el pool «dir» (copia entera)."
+        )
+        return False
+    if not shutil.which("mkfs.btrfs") and shutil.which("apt-get"):
+        _apt_install_held([COW_PACKAGE], log)
+    if not shutil.which("mkfs.btrfs"):
+        log(f"[AVISO] Falta {COW_PACKAGE}: los contenedores de sistema usan el pool «dir» (copia entera).")
+        return False
+    result = cli(["storage", "create", POOL_COW, "btrfs", f"size={COW_POOL_SIZE}"], f=f, timeout=120)
+    reset_cache()
+    if result.returncode != 0:
+        log(f"[AVISO] {f.display} no creó el pool btrfs: {(result.stderr or result.stdout).strip()[-200:]}")
+        return False
+    log(f"[ OK ] Pool «{POOL_COW}» (btrfs, copia en escritura) creado en {f.display}.")
+    return True
+
+
+def warm_pool(f: Flavor, image: str, pool: str, log) -> None:
+    """Unpack an image into the pool once (LXD keeps that image volume), so that the first instance
+    a run creates there is a snapshot like every other, not an unpacking."""
+    fingerprint = (query(f"/1.0/images/aliases/{image}", f) or {}).get("target", "")
+    volumes = query(f"/1.0/storage-pools/{pool}/volumes/image", f) or []
+    if not fingerprint or any(v.rstrip("/").endswith(fingerprint) for v in volumes):
+        return
+    name = f"curso-calentar-{os.getpid()}"
+    config = [arg for key, value in user_keys(None).items() for arg in ("-c", f"{key}={value}")]
+    try:
+        check(cli(["init", image, name, "--storage", pool, *config], f=f, timeout=600), "init")
+        log(f"[ OK ] Imagen «{image}» desempaquetada en el pool «{pool}».")
+    finally:
+        cli(["delete", "--force", name], f=f)
+
+
 def provision(log) -> None:
     """`make setup`: install LXD where root and apt allow (services held back), start lxcfs and the
-    daemon with the closed proxy, preseed without network, build and import the images once, reap."""
+    daemon with the closed proxy, preseed without network, build and import the images once, the
+    copy-on-write pool, reap."""
     f = flavor()
     if f is None:
         if not (system.is_root() and shutil.which("apt-get")):
@@ -195,6 +254,9 @@ def provision(log) -> None:
     if not image_present(IMAGE_NESTED, f):
         build_image(f, IMAGE_NESTED, NESTED_PACKAGES, log)
     reap_orphans(log=lambda line: log(f"[ OK ] {line}"))
+    if ensure_cow_pool(f, log):
+        for image in (IMAGE_SYSTEM, IMAGE_NESTED):
+            warm_pool(f, image, POOL_COW, log)
     reset_cache()
     ok, why = availability()
     log(f"[ OK ] {f.display} listo, sin red." if ok else f"[AVISO] {f.display}: {why}")

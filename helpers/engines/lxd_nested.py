@@ -1,0 +1,55 @@
+"""An engine nested inside an unprivileged system container (the Sysbox post's scenario 3).
+
+The instance runs with `security.nesting=true` and never `security.privileged`: its root is a high
+host uid (a user namespace), and Docker (overlay2) and Podman run inside it without `--privileged`.
+Images are handed in offline (`save` on the host, `load` inside); inner containers get no network.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import lxd
+from .registry import get_engine
+
+INNER_ENGINES = ("docker", "podman")
+
+
+def inner_ready(name: str, engine: str, timeout: float = 60) -> None:
+    """Wait until the engine inside the instance answers (Docker's daemon starts with the instance's
+    systemd; Podman has no daemon)."""
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        result = lxd.execute(name, [engine, "info"], timeout=30)
+        if result.returncode == 0:
+            return
+        last = (result.stderr or result.stdout).strip()[-300:]
+        time.sleep(0.3)
+    raise lxd.LxdError(f"{engine} no responde dentro de {name}: {last}")
+
+
+def hand_in_image(name: str, engine: str, image: str, workdir: Path) -> str:
+    """Give the inner engine an image offline: `save` on the host, push the file, `load` inside.
+    Returns the reference the inner engine knows it by."""
+    tarball = get_engine(engine).save_image(image, Path(workdir) / f"{engine}-imagen.tar")
+    lxd.push_file(name, tarball, "/root/imagen.tar")
+    result = lxd.execute(name, [engine, "load", "-i", "/root/imagen.tar"], timeout=300)
+    lxd.check(result, f"{engine} load")
+    lxd.execute(name, ["rm", "-f", "/root/imagen.tar"])
+    return image.removeprefix("localhost/")
+
+
+def inner_run_command(
+    engine: str,
+    image: str,
+    command: Sequence[str] = ("echo", "ok"),
+    *,
+    volumes: Sequence[str] = (),
+) -> list[str]:
+    """What a student types inside the system container: `ENGINE run --rm --network none` (no network,
+    like on the host arm), with read-only bind mounts of the instance's own paths (`volumes`)."""
+    mounts = [arg for path in volumes for arg in ("-v", f"{path}:{path}:ro")]
+    return [engine, "run", "--rm", "--network", "none", *mounts, image, *command]
