@@ -4,8 +4,7 @@ Timing: `time.perf_counter_ns()` around exactly the thing measured. A command is
 `os.posix_spawnp` (no shell, no Python subprocess machinery) so the bare-metal baseline costs what a
 real process costs, and waited for through a pidfd: the window holds the spawn and the exit, no thread.
 
-Statistics: median, IQR (numpy's "linear" quantile method, Hyndman & Fan type 7), min, and
-percentile-bootstrap 95 % intervals for the median and for ratios of medians.
+Statistics live in `helpers/stats.py` (medians, intervals with tested coverage, published ranges).
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,10 +24,6 @@ import numpy as np
 from .errors import ComandoFallido, summarize_engine_error
 
 COMMAND_TIMEOUT = 600.0  # seconds: no measured command may wait forever (a hung engine)
-
-QUANTILE_METHOD = "linear"  # numpy default; Hyndman & Fan type 7
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 20261122
 
 
 # ---------------------------------------------------------------- timing
@@ -327,148 +322,28 @@ def round_robin(
     return steps
 
 
-# ---------------------------------------------------------------- statistics
-def _values(values: Iterable[float]) -> np.ndarray:
-    arr = np.asarray(list(values), dtype=float)
-    return arr[~np.isnan(arr)]
-
-
-def iqr(values) -> tuple[float, float]:
-    arr = _values(values)
-    if arr.size == 0:
-        return (float("nan"), float("nan"))
-    q1, q3 = np.quantile(arr, [0.25, 0.75], method=QUANTILE_METHOD)
-    return float(q1), float(q3)
-
-
-def bootstrap_median_ci(
-    values, *, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of the median."""
-    arr = _values(values)
-    if arr.size == 0:
-        return (float("nan"), float("nan"))
-    if arr.size == 1:
-        return (float(arr[0]), float(arr[0]))
-    rng = np.random.default_rng(seed)
-    samples = rng.choice(arr, size=(resamples, arr.size), replace=True)
-    medians = np.median(samples, axis=1)
-    alpha = (1 - level) / 2
-    lo, hi = np.quantile(medians, [alpha, 1 - alpha])
-    return float(lo), float(hi)
-
-
-def bootstrap_ratio_ci(
-    numerator,
-    denominator,
-    *,
-    level: float = 0.95,
-    resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED,
-) -> tuple[float, float, float]:
-    """Ratio of medians (numerator / denominator) with a percentile-bootstrap interval.
-
-    Both samples are resampled independently. Returns (ratio, low, high).
-    """
-    a, b = _values(numerator), _values(denominator)
-    if a.size == 0 or b.size == 0:
-        nan = float("nan")
-        return nan, nan, nan
-    if np.median(b) == 0:
-        nan = float("nan")
-        return nan, nan, nan  # a ratio against zero says nothing
-    ratio = float(np.median(a) / np.median(b))
-    rng = np.random.default_rng(seed)
-    ma = np.median(rng.choice(a, size=(resamples, a.size), replace=True), axis=1)
-    mb = np.median(rng.choice(b, size=(resamples, b.size), replace=True), axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratios = ma / mb
-    ratios = ratios[np.isfinite(ratios)]
-    if ratios.size == 0:
-        return ratio, float("nan"), float("nan")
-    alpha = (1 - level) / 2
-    lo, hi = np.quantile(ratios, [alpha, 1 - alpha])
-    return ratio, float(lo), float(hi)
-
-
-def bootstrap_medians_ci(
-    fn: Callable[..., float],
-    *samples,
-    level: float = 0.95,
-    resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED,
-) -> tuple[float, float, float]:
-    """Any figure computed from the medians of several independent samples (a difference of two
-    medians, a share such as (a - b) / a), with a percentile-bootstrap interval: each sample is
-    resampled on its own, `fn(*medians)` is computed for every resample. Returns (value, low, high);
-    NaN where a sample is empty or fn is undefined."""
-    arrays = [_values(s) for s in samples]
-    nan = float("nan")
-    if not arrays or any(a.size == 0 for a in arrays):
-        return nan, nan, nan
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = float(fn(*[np.median(a) for a in arrays]))
-        rng = np.random.default_rng(seed)
-        medians = [np.median(rng.choice(a, size=(resamples, a.size), replace=True), axis=1) for a in arrays]
-        stats = np.asarray(fn(*medians), dtype=float)
-    stats = stats[np.isfinite(stats)]
-    if stats.size == 0 or not np.isfinite(value):
-        return value, nan, nan
-    alpha = (1 - level) / 2
-    lo, hi = np.quantile(stats, [alpha, 1 - alpha])
-    return value, float(lo), float(hi)
+# ---------------------------------------------------------------- statistics: helpers/stats.py
+# TRANSITION: the statistics moved to helpers/stats.py; these names stay for the modules not yet
+# converted (ejecucion, llamadas, clase). New code imports helpers.stats.
+from .stats import (  # noqa: E402, F401
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    QUANTILE_METHOD,
+    UNSTABLE_SPREAD,
+    Summary,
+    intervals_overlap,
+    iqr,
+    summarize,
+    unstable,
+)
+from .stats import bootstrap_ci as bootstrap_medians_ci  # noqa: E402, F401
+from .stats import median_ci as bootstrap_median_ci  # noqa: E402, F401
+from .stats import ratio_ci as bootstrap_ratio_ci  # noqa: E402, F401
+from .stats import values as _values  # noqa: E402, F401
 
 
 def bootstrap_diff_ci(a, b, **kw) -> tuple[float, float, float]:
-    """median(a) - median(b) with a percentile-bootstrap interval (independent samples)."""
-    return bootstrap_medians_ci(lambda x, y: x - y, a, b, **kw)
+    """TRANSITION: stats.difference_ci."""
+    from .stats import difference_ci
 
-
-@dataclass(frozen=True)
-class Summary:
-    n: int
-    median: float
-    q1: float
-    q3: float
-    minimum: float
-    ci_low: float
-    ci_high: float
-
-
-def summarize(values) -> Summary:
-    arr = _values(values)
-    if arr.size == 0:
-        nan = float("nan")
-        return Summary(0, nan, nan, nan, nan, nan, nan)
-    q1, q3 = iqr(arr)
-    lo, hi = bootstrap_median_ci(arr)
-    return Summary(int(arr.size), float(np.median(arr)), q1, q3, float(arr.min()), lo, hi)
-
-
-def intervals_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
-    """True when the closed intervals a and b share at least one point."""
-    return bool(max(a[0], b[0]) <= min(a[1], b[1]))
-
-
-UNSTABLE_SPREAD = 0.5  # IQR / median above this: the measurement is too spread out to summarise
-
-
-def unstable(values, *, threshold: float = UNSTABLE_SPREAD) -> bool:
-    """True when the spread dwarfs the median (IQR / median > threshold, or two clusters far apart:
-    max / min > 4 with a quarter of the values in each half). Such a measurement is flagged
-    «medición inestable: repite» and kept out of summaries and closing tables."""
-    arr = _values(values)
-    if arr.size < 3:
-        return False
-    median = float(np.median(arr))
-    if median <= 0:
-        return False
-    q1, q3 = iqr(arr)
-    if (q3 - q1) / median > threshold:
-        return True
-    lo, hi = float(arr.min()), float(arr.max())
-    if lo > 0 and hi / lo > 4:
-        mid = (lo * hi) ** 0.5
-        low_share = float(np.mean(arr < mid))
-        return 0.25 <= low_share <= 0.75
-    return False
+    return difference_ci(a, b, **kw)

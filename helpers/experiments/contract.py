@@ -66,6 +66,12 @@ NAMES: tuple[Name, ...] = (
         "`claims(df, meta)`: las afirmaciones de las fuentes, declaradas con `Said` y "
         "juzgadas con los constructores de `verdict`",
     ),
+    Name(
+        "SAID",
+        False,
+        "las afirmaciones declaradas (`verdict.Said`), en una tupla: las lista `python -m helpers.sources` sin correr nada",
+        lambda: (),
+    ),
     Name("BASELINE", False, "`(motor, variante)` contra la que se calculan las proporciones", lambda: None),
     Name(
         "READS",

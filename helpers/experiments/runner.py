@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from .. import engines as eng
-from .. import images, results, system
+from .. import images, results, stats, system
 from .. import measure as measure_mod
 from ..errors import ErrorDelCurso
 
@@ -286,7 +286,7 @@ def measure_rounds(
     of raw.csv through ctx.record, as soon as it is measured. shuffle=True gives every round its own
     seeded order (recorded in meta), for arms of very different weight whose after-effects (a heavy
     launch's clean-up in the kernel) would otherwise always fall on the same next arm."""
-    seed = measure_mod.BOOTSTRAP_SEED if shuffle else None
+    seed = stats.BOOTSTRAP_SEED if shuffle else None
     steps = measure_mod.round_robin(list(arms), repetitions, warmup, shuffle_seed=seed)
     ctx.run.update_meta(
         **{
@@ -304,7 +304,7 @@ def measure_rounds(
             "schedule": "round-robin"
             + (f", orden barajado en cada ronda (semilla {seed})" if shuffle else ""),
             "timer": "time.perf_counter_ns",
-            "quantile_method": measure_mod.QUANTILE_METHOD,
+            "quantile_method": stats.QUANTILE_METHOD,
             **(meta or {}),
         }
     )  # `meta` may override the defaults (a different timer, say)
@@ -396,6 +396,7 @@ def experiment_run(
         images=imgs,
         workarounds=[w for n in containers for w in eng.get_engine(n).workarounds()],
         labels=eng.labels_for(run.id),
+        estadistica=stats.method(),  # how every interval and verdict of this run is computed
     )
     ctx = RunContext(run, available, skipped, imgs, log)
     for key, reason in skipped_roles.items():

@@ -1,25 +1,30 @@
-"""The one verdict rule, the claim builders and the minimum number of repetitions. No experiment
-decides a verdict any other way.
+"""The one verdict rule, the margin of each kind of claim, the claim builders and the minimum number of
+repetitions. No experiment decides a verdict any other way.
 
-A claim is declared once, as its source said it (`Said`), and judged by a builder on the run's data:
+A claim is declared once, as its source said it (`Said`), with its `kind` (how the source said it: «~2×»,
+«+11 %», «casi igual», «al menos la cuarta parte», «24-30 %»…); the kind and the claimed figure give
+its margin (`MARGINS`, one table for every notebook; `margin`):
 
     PODMAN_2X = Said("podman_2x", "Podman es ~2x más rápido que Docker en el arranque", SOURCE,
-                     claimed=0.5, region=(0.4, 0.625), quantity="Podman/Docker", unit="x")
-    ratio(PODMAN_2X, podman_times, docker_times)
+                     claimed=0.5, kind="about", quantity="Podman/Docker", unit="x")
+    ratio(PODMAN_2X, podman_times, docker_times)   # pandas Series indexed by round: paired by round
 
-Builders: `ratio` (ratio of the medians of two arms), `median` (one arm's median against a figure),
-`difference` (difference of two arms' medians, absolute or in %), `estimate` (a figure the experiment
-computed with its own interval: a slope, a crossover), `outcome` (a deterministic result: a step that
-works or fails), `missing` (no data). Each returns a `Claim`, decided by `judge`:
+Builders: `ratio` (numerator / denominator), `median` (one arm's median), `difference` (a − b, or in %),
+`formula` (any function of several arms), `estimate` (a figure with its own interval: a slope, a
+crossover), `outcome` (a deterministic result: a step that works or fails), `missing`, `not_comparable`.
+Arms given as pandas Series indexed by round (`rep`) are paired by round (the figure is computed round by
+round); plain arrays are independent arms (see helpers/stats.py). Each returns a `Claim`, decided by
+`judge`:
 
-- below MIN_N repetitions → «sin datos» (no verdict without an interval);
+- no data → «sin datos»; fewer than MIN_N repetitions (rounds) → «sin datos» too, with the number needed
+  (`Claim.more_reps`): no interval below it reaches 95 %;
 - a measurement whose spread dwarfs its median → «inestable»;
 - the IC lies inside the claim's margin → «se confirma»;
-- otherwise, the IC excludes the claimed value → «no se sostiene»;
+- the IC lies entirely outside the margin → «no se sostiene»;
 - otherwise → «no concluyente», with about how many repetitions would decide it.
 
 The Spanish sentence of a claim is rendered by one function (`view.common.claim_sentence`) from the
-declared fields: statement, source, where, quantity, unit, claimed, region, note.
+declared fields: statement, source, where, quantity, unit, claimed, kind, region, note.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .. import measure
+from .. import stats
 
 SE_CONFIRMA = "se_confirma"
 NO_SE_SOSTIENE = "no_se_sostiene"
@@ -40,33 +45,210 @@ SIN_DATOS = "sin_datos"
 NO_COMPARABLE = "no_comparable"
 STATUSES = (SE_CONFIRMA, NO_SE_SOSTIENE, NO_CONCLUYENTE, INESTABLE, SIN_DATOS, NO_COMPARABLE)
 
-MIN_N = 2  # fewer repetitions than this: no interval, no verdict
+# Fewer repetitions than this: no verdict. Derived from coverage: the fewest values whose
+# distribution-free interval for a median reaches 95 % (6: [min, max] covers it 96.9 % of the time).
+MIN_N = stats.MIN_N
+INF = math.inf
+
+# ---------------------------------------------------------------- margins: one per kind of claim
+ABOUT = 1.25  # «about k»: within a factor 1.25 of k either way (k/1.25 … k·1.25)
+SAME = 0.05  # «no difference»: within ±5 % (0.95× … 1.05×, −5 % … +5 %)
 
 
+@dataclass(frozen=True)
+class Kind:
+    """How a source says a figure (Spanish, for the table the notebooks print) and what we accept."""
+
+    name: str
+    said: str
+    accepted: str
+    example: str
+
+
+KINDS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        Kind(
+            "about",
+            "una cifra: «~2× más rápido», «unas 10 veces», «unos 650 MB»",
+            "de la cifra ÷ 1.25 a la cifra × 1.25",
+            "«~2× más rápido» (0.5×): de 0.4× a 0.625×",
+        ),
+        Kind(
+            "percent_about",
+            "un efecto en porcentaje: «un 11 % más lento», «+45 %»",
+            "el efecto, de ÷ 1.25 a × 1.25 (sobre una proporción r, el efecto es r − 1)",
+            "«+11 %»: de +8.8 % a +13.75 %",
+        ),
+        Kind(
+            "no_difference",
+            "«casi igual», «sin penalización», «~1×», «~0 %»",
+            "de 0.95× a 1.05× (de −5 % a +5 %)",
+            "«gin y net/http rinden igual»: de 0.95× a 1.05×",
+        ),
+        Kind(
+            "adds",
+            "«añade costo», «algo de diferencia», «se acumula»",
+            "al menos 1.05× (+5 %): por encima del margen de «casi igual»",
+            "«cada nivel suma CPU»: al menos 1.05×",
+        ),
+        Kind(
+            "reduces",
+            "«ahorra», «cuesta menos», sin cifra",
+            "como mucho 0.95× (−5 %): por debajo del margen de «casi igual»",
+            "«cuesta menos»: como mucho 0.95×",
+        ),
+        Kind(
+            "at_least",
+            "un umbral desde abajo: «una parte grande», «más de la mitad»",
+            "el umbral que declara la afirmación, o más",
+            "«al menos una cuarta parte»: al menos 25 %",
+        ),
+        Kind(
+            "at_most",
+            "un umbral desde arriba: «una parte pequeña», «como mucho la mitad»",
+            "el umbral que declara la afirmación, o menos",
+            "«como mucho una quinta parte»: como mucho 20 %",
+        ),
+        Kind(
+            "range",
+            "un rango publicado: «24-30 %» (o la lectura que declara su nota)",
+            "el rango, tal cual lo da la fuente",
+            "«+24-30 %»: de +24 % a +30 %",
+        ),
+        Kind(
+            "observed",
+            "un resultado determinista: «falla», «funciona»",
+            "que pase cada vez que se observa",
+            "«sin --privileged falla»: falla en todos los intentos",
+        ),
+    )
+}
+MARGINS = KINDS  # the one table of margins (view.common.margins_table prints it)
+
+
+def margin(
+    kind: str, claimed: float = math.nan, unit: str = "x", bounds: tuple[float, float] | None = None
+) -> tuple[float, float]:
+    """The margin (low, high) of a claim of this kind, in the claim's unit. ValueError, in English (a
+    programming error), where the kind needs what the declaration lacks."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; one of {sorted(KINDS)}")
+    ratio_unit = unit == "x"
+    if kind == "about":
+        _need(claimed, kind)
+        if claimed == 0:
+            raise ValueError("«about 0» has no relative margin: use kind='no_difference'")
+        return _sorted(claimed / ABOUT, claimed * ABOUT)
+    if kind == "percent_about":
+        _need(claimed, kind)
+        effect = (claimed - 1) * 100 if ratio_unit else claimed
+        if effect == 0:
+            raise ValueError("an effect of 0 % has no relative margin: use kind='no_difference'")
+        low, high = _sorted(effect / ABOUT, effect * ABOUT)
+        return (1 + low / 100, 1 + high / 100) if ratio_unit else (low, high)
+    if kind in ("no_difference", "adds", "reduces"):
+        if unit not in ("x", "%"):
+            raise ValueError(f"kind {kind!r} is for ratios ('x') or percentages ('%'); use at_least/at_most")
+        centre, step = (1.0, SAME) if ratio_unit else (0.0, SAME * 100)
+        return {
+            "no_difference": (centre - step, centre + step),
+            "adds": (centre + step, INF),
+            "reduces": (-INF, centre - step),
+        }[kind]
+    if kind == "at_least":
+        _need(claimed, kind)
+        return (float(claimed), INF)
+    if kind == "at_most":
+        _need(claimed, kind)
+        return (-INF, float(claimed))
+    if kind == "range":
+        if bounds is None or len(bounds) != 2 or _nan(*bounds):
+            raise ValueError("kind 'range' needs bounds=(low, high)")
+        return _sorted(*bounds)
+    return (1.0, 1.0)  # observed: every time
+
+
+def _need(claimed: float, kind: str) -> None:
+    if _nan(claimed):
+        raise ValueError(f"kind {kind!r} needs a claimed figure")
+
+
+def _sorted(a: float, b: float) -> tuple[float, float]:
+    return (float(min(a, b)), float(max(a, b)))
+
+
+# ---------------------------------------------------------------- where a claimed figure comes from
+@dataclass(frozen=True)
+class Ref:
+    """The reference figure a claimed number comes from: rows of data/reference/<experiment>*.csv picked
+    by column filters (`select`), optionally divided by a second selection (`over`: the same filters
+    with these changed), optionally as a percentage ((a / b − 1) × 100). Several rows of one source give
+    their median; a range source (reference.RANGE_SOURCES) gives (low, high). `rtol`: how far the
+    claimed number may round the figure. Built with `ref(...)`; checked by tests/core/test_sources.py."""
+
+    select: tuple[tuple[str, object], ...]
+    over: tuple[tuple[str, object], ...] = ()
+    experiment: str = ""
+    percent: bool = False
+    rtol: float = 0.01
+
+
+def ref(
+    *, over: dict | None = None, experiment: str = "", percent: bool = False, rtol: float = 0.01, **select
+) -> Ref:
+    """Ref(select=…): `ref(source="seed001", metric="getpid", engine="docker", variant="seccomp",
+    over={"engine": "bare", "variant": "host"}, percent=True)` is seed 001's +11 %."""
+    return Ref(tuple(select.items()), tuple((over or {}).items()), experiment, percent, rtol)
+
+
+# ---------------------------------------------------------------- a claim as said, and as judged
 @dataclass(frozen=True)
 class Said:
     """A claim as its source said it, with what counts as «the claim» (its margin).
 
     key: a stable identifier other experiments and views may refer to; statement: the claim in Spanish,
     in the source's form; source: the source as the reader sees it («el capítulo original», a
-    document's title); where: section or table of the source; claimed: the figure claimed; region: the
-    margin (low, high) within which a measured interval confirms it; quantity: what is measured, in
-    Spanish («Podman/Docker, imagen ubuntu»); unit: how the figure reads: "x" (ratio), "%" (percent),
-    "ms", "ns", "MiB", "" (a count); note: a Spanish sentence the verdict line carries (the
-    conditions of our setup, a correction the course makes)."""
+    document's title); where: section or table of the source; claimed: the figure claimed (for
+    at_least/at_most: the threshold); kind: how the source said it (a key of KINDS), which with
+    `claimed` (and `bounds` for a range) gives `region`, the margin; quantity: what is measured, in
+    Spanish («Podman/Docker, imagen ubuntu»); unit: "x" (ratio), "%" (percent), "ms", "ns", "MiB",
+    "" (a count); note: a Spanish sentence the verdict line carries; ref: where the claimed number
+    comes from in data/reference (`ref(...)`).
+
+    TRANSITION: a declaration without kind states its region by hand (the modules not yet converted)."""
 
     key: str
     statement: str
     source: str
     claimed: float = float("nan")
-    region: tuple[float, float] = (float("-inf"), float("inf"))
+    region: tuple[float, float] | None = None
     quantity: str = ""
     unit: str = "x"
     where: str = ""
     note: str = ""
+    kind: str = ""
+    bounds: tuple[float, float] | None = None
+    ref: Ref | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind:
+            derived = margin(self.kind, self.claimed, self.unit, self.bounds)
+            if self.region is not None and tuple(self.region) != derived:
+                raise ValueError(
+                    f"{self.key}: region {self.region} contradicts kind {self.kind!r} ({derived})"
+                )
+            object.__setattr__(self, "region", derived)
+        elif self.region is None:
+            object.__setattr__(self, "region", (-INF, INF))
+        else:
+            object.__setattr__(self, "region", tuple(float(v) for v in self.region))
 
     def but(self, **changes) -> Said:
-        """The same declaration with some fields changed (a per-image variant, say)."""
+        """The same declaration with some fields changed (a per-image variant, say); the margin follows
+        the kind and the claimed figure."""
+        if (changes.get("kind", self.kind)) and "region" not in changes:
+            changes["region"] = None
         return replace(self, **changes)
 
 
@@ -91,27 +273,37 @@ class Claim:
     quantity: str = ""
     where: str = ""
     note: str = ""
+    kind: str = ""
+    bounds: tuple[float, float] | None = None
 
     @property
     def decided(self) -> bool:
         return self.status in (SE_CONFIRMA, NO_SE_SOSTIENE)
+
+    @property
+    def too_few(self) -> bool:
+        """Measured, but below MIN_N repetitions: no verdict, and `more_reps` says how many are needed."""
+        return self.status == SIN_DATOS and 0 < self.n < MIN_N
 
 
 def _nan(*values) -> bool:
     return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
 
 
-def decide(low: float, high: float, *, claimed: float, region: tuple[float, float]) -> str:
-    """The one verdict rule. The IC [low, high] lies inside the claim's margin `region` → se_confirma;
-    otherwise, the IC excludes the claimed value → no_se_sostiene; otherwise → no_concluyente.
-    A claim of "no difference" (claimed 1, region (0.95, 1.05) say) is confirmed only when the whole
-    IC lies inside the margin: an IC that merely contains 1 is no_concluyente."""
-    if _nan(low, high, claimed):
+def decide(low: float, high: float, *, region: tuple[float, float], claimed: float | None = None) -> str:
+    """The one verdict rule, on the IC [low, high] and the claim's margin `region`: the IC inside the
+    margin → se_confirma; the IC entirely outside it (high below its low end, or low above its high
+    end) → no_se_sostiene; otherwise → no_concluyente. An IC that merely contains the claimed value
+    confirms nothing, and one that excludes it refutes nothing while it still overlaps the margin.
+    (`claimed` is accepted for old callers and not used: the margin already says it.)"""
+    if _nan(low, high) or region is None or _nan(*region):
         return SIN_DATOS
     lo_r, hi_r = region
+    if math.isinf(lo_r) and math.isinf(hi_r):
+        return SIN_DATOS  # a claim without a margin cannot be judged
     if lo_r <= low and high <= hi_r:
         return SE_CONFIRMA
-    if claimed < low or claimed > high:
+    if high < lo_r or low > hi_r:
         return NO_SE_SOSTIENE
     return NO_CONCLUYENTE
 
@@ -122,23 +314,37 @@ def repetitions_to_decide(
     high: float,
     n: int,
     *,
-    claimed: float,
     region: tuple[float, float],
+    claimed: float | None = None,
     cap: int = 10_000,
 ) -> int | None:
-    """About how many repetitions would make an inconclusive IC decisive, assuming its width shrinks
-    like 1/sqrt(n): enough to fit inside the margin around `value`, or to exclude `claimed`."""
-    if _nan(value, low, high) or n <= 0 or high <= low:
+    """About how many repetitions would make an inconclusive IC decisive, assuming each side of it
+    shrinks around `value` like 1/√n: to fit inside the margin (value inside it), or to clear the
+    margin's nearer end (value outside it). Always more than the n already run; None where the model
+    says nothing: an infinite or missing bound, a value on the margin's edge, more than `cap`."""
+    if _nan(value, low, high) or n <= 0 or not all(math.isfinite(v) for v in (value, low, high)):
         return None
-    half = (high - low) / 2
-    targets = [abs(value - claimed)]  # exclude the claimed value
-    if region[0] <= value <= region[1]:
-        targets.append(min(value - region[0], region[1] - value))  # fit inside the margin
-    target = max(targets)
-    if target <= 0 or not math.isfinite(target):
-        return None if target <= 0 else n
-    needed = math.ceil(n * (half / target) ** 2)
-    return min(max(needed, n + 1), cap)
+    lo_r, hi_r = region
+    below, above = value - low, high - value  # the IC's two sides
+    if below < 0 or above < 0 or below + above <= 0:
+        return None
+    if lo_r < value < hi_r:
+        shrink = max(
+            below / (value - lo_r) if math.isfinite(lo_r) else 0.0,
+            above / (hi_r - value) if math.isfinite(hi_r) else 0.0,
+        )
+    elif value > hi_r:
+        shrink = below / (value - hi_r)
+    elif value < lo_r:
+        shrink = above / (lo_r - value)
+    else:
+        return None
+    if shrink <= 0:
+        return None
+    needed = math.ceil(n * shrink**2)
+    if needed > cap:
+        return None
+    return max(needed, n + 1, MIN_N)
 
 
 def judge(
@@ -152,17 +358,17 @@ def judge(
     detail: dict | None = None,
 ) -> Claim:
     """A Claim decided by the one rule (see the module docstring)."""
-    if n < MIN_N:
+    more = None
+    if n <= 0 or _nan(value):
         status = SIN_DATOS
+    elif n < MIN_N:
+        status, more = SIN_DATOS, MIN_N
     elif unstable:
         status = INESTABLE
     else:
-        status = decide(low, high, claimed=said.claimed, region=said.region)
-    more = (
-        repetitions_to_decide(value, low, high, n, claimed=said.claimed, region=said.region)
-        if status == NO_CONCLUYENTE
-        else None
-    )
+        status = decide(low, high, region=said.region)
+        if status == NO_CONCLUYENTE:
+            more = repetitions_to_decide(value, low, high, n, region=said.region)
     return Claim(
         key=said.key,
         statement=said.statement,
@@ -180,6 +386,8 @@ def judge(
         quantity=said.quantity,
         where=said.where,
         note=said.note,
+        kind=said.kind,
+        bounds=said.bounds,
     )
 
 
@@ -197,40 +405,81 @@ def not_comparable(said: Said, reason: str, detail: dict | None = None) -> Claim
     return claim
 
 
-def ratio(said: Said, numerator, denominator, *, detail: dict | None = None) -> Claim:
-    """The ratio of medians numerator/denominator (raw repetitions of two arms) with its bootstrap IC;
-    «inestable» when either arm's spread dwarfs its median."""
-    num, den = measure._values(numerator), measure._values(denominator)
-    if num.size == 0 or den.size == 0:
+def _samples_unstable(*samples) -> bool:
+    return any(stats.unstable(s) for s in samples)
+
+
+def _ratio_unstable(a, b) -> bool:
+    """Arms paired by round: the per-round ratio is what is judged, so its spread is what counts (a
+    drift shared by a round spreads each arm, not their ratio); independent arms: each arm's spread."""
+    if stats.is_paired(a, b):
+        return stats.unstable(stats.per_round(lambda x, y: x / y, a, b))
+    return _samples_unstable(a, b)
+
+
+def _with_pairing(detail: dict | None, *samples) -> dict:
+    out = dict(detail or {})
+    if stats.is_paired(*samples):
+        out.setdefault("rondas", True)  # n counts rounds; the figure was computed round by round
+    return out
+
+
+def formula(said: Said, fn, *samples, scale: float = 1.0, detail: dict | None = None) -> Claim:
+    """fn(*arms) × scale with its IC: round by round for Series indexed by round (paired), from the
+    arms' medians for arrays (independent); «inestable» when any arm's spread dwarfs its median."""
+    n = stats.n_of(*samples)
+    if n == 0:
         return missing(said, detail)
-    value, low, high = measure.bootstrap_ratio_ci(num, den)
-    shaky = measure.unstable(num) or measure.unstable(den)
-    return judge(said, value, low, high, n=int(min(num.size, den.size)), unstable=shaky, detail=detail)
+    value, low, high = stats.figure_ci(fn, *samples)
+    return judge(
+        said,
+        value * scale,
+        low * scale,
+        high * scale,
+        n=n,
+        unstable=_samples_unstable(*samples),
+        detail=_with_pairing(detail, *samples),
+    )
+
+
+def ratio(said: Said, numerator, denominator, *, detail: dict | None = None) -> Claim:
+    """numerator / denominator (two arms) with its IC (see `formula`)."""
+    n = stats.n_of(numerator, denominator)
+    if n == 0:
+        return missing(said, detail)
+    value, low, high = stats.ratio_ci(numerator, denominator)
+    shaky = _ratio_unstable(numerator, denominator)
+    return judge(
+        said, value, low, high, n=n, unstable=shaky, detail=_with_pairing(detail, numerator, denominator)
+    )
 
 
 def median(said: Said, values, *, detail: dict | None = None) -> Claim:
-    """One arm's median (bootstrap IC) against the claimed figure."""
-    arr = measure._values(values)
+    """One arm's median with its distribution-free IC, against the claim."""
+    arr = stats.values(values)
     if arr.size == 0:
         return missing(said, detail)
-    low, high = measure.bootstrap_median_ci(arr)
+    low, high = stats.median_ci(arr)
     return judge(
-        said, float(np.median(arr)), low, high, n=int(arr.size), unstable=measure.unstable(arr), detail=detail
+        said, float(np.median(arr)), low, high, n=int(arr.size), unstable=stats.unstable(arr), detail=detail
     )
 
 
 def difference(said: Said, a, b, *, percent: bool = False, detail: dict | None = None) -> Claim:
-    """median(a) - median(b) (or, with percent=True, (median(a) / median(b) - 1) × 100) with its
-    bootstrap IC, against the claimed figure."""
-    arr_a, arr_b = measure._values(a), measure._values(b)
-    if arr_a.size == 0 or arr_b.size == 0:
+    """a − b (or, with percent=True, (a / b − 1) × 100) with its IC (see `formula`)."""
+    n = stats.n_of(a, b)
+    if n == 0:
         return missing(said, detail)
-    if percent:
-        value, low, high = measure.bootstrap_medians_ci(lambda x, y: (x / y - 1) * 100, arr_a, arr_b)
-    else:
-        value, low, high = measure.bootstrap_diff_ci(arr_a, arr_b)
-    shaky = measure.unstable(arr_a) or measure.unstable(arr_b)
-    return judge(said, value, low, high, n=int(min(arr_a.size, arr_b.size)), unstable=shaky, detail=detail)
+    value, low, high = stats.difference_ci(a, b, percent=percent)
+    return judge(
+        said,
+        value,
+        low,
+        high,
+        n=n,
+        unstable=_ratio_unstable(a, b) if percent else _samples_unstable(a, b),
+        detail=_with_pairing(detail, a, b),
+    )
 
 
 def estimate(
@@ -244,23 +493,23 @@ def estimate(
     detail: dict | None = None,
 ) -> Claim:
     """A figure the experiment computed with its own interval (a regression slope, a crossover, a
-    share of a waterfall), judged by the same rule."""
+    share of a waterfall), judged by the same rule; n counts independent repetitions."""
     return judge(said, value, low, high, n=n, unstable=unstable, detail=detail)
 
 
 def outcome(said: Said, observed: Sequence[bool], *, detail: dict | None = None) -> Claim:
-    """A deterministic result observed `len(observed)` times (True: the claimed thing happened).
-    The claim is confirmed when it happened every time, refuted when it never did, and «no
-    concluyente» when it varied; the value is the share of times it happened."""
+    """A deterministic result observed `len(observed)` times (True: the claimed thing happened): an
+    observed outcome, not an estimate, so one observation decides. Confirmed when it happened every
+    time, refuted when it never did, «no concluyente» when it varied; the value is the share of times
+    it happened."""
     obs = [bool(o) for o in observed]
     if not obs:
         return missing(said, detail)
     share = sum(obs) / len(obs)
-    claim = judge(said.but(claimed=1.0, region=(1.0, 1.0)), share, share, share, n=max(len(obs), MIN_N))
-    if 0 < share < 1:
-        claim.status, claim.more_reps = NO_CONCLUYENTE, None
-    claim.n = len(obs)
-    claim.claimed, claim.region, claim.unit = said.claimed, tuple(said.region), said.unit or ""
+    status = SE_CONFIRMA if share == 1 else NO_SE_SOSTIENE if share == 0 else NO_CONCLUYENTE
+    claim = judge(said, share, share, share, n=MIN_N)
+    claim.status, claim.more_reps, claim.n = status, None, len(obs)
+    claim.unit = said.unit or ""
     claim.detail = {**dict(detail or {}), "observado": True, "veces": len(obs), "exitos": sum(obs)}
     return claim
 
@@ -268,16 +517,50 @@ def outcome(said: Said, observed: Sequence[bool], *, detail: dict | None = None)
 # ---------------------------------------------------------------- agreement with the reference
 COINCIDE = "coincide"
 NO_COINCIDE = "no_coincide"
+AGREEMENT_KIND = "about"  # «coincide»: this machine's figure is about the reference's (÷ 1.25 … × 1.25)
+AGREEMENT_POINTS = SAME * 100  # for signed figures (a percentage that may be ≤ 0): within ±5 points
 
 
-def agreement(live: tuple[float, float, float], ref: tuple[float, float, float]) -> str:
-    """Does a live figure agree with the reference's? Both are (value, low, high) with their IC 95 %
-    (the reference's bootstrapped from its own raw repetitions where it has them; a single published
-    figure is its own degenerate interval). They agree when the intervals overlap: «coincide»;
-    disjoint intervals: «no_coincide»; a missing side: «sin_datos»."""
-    (_, a_low, a_high), (ref_value, b_low, b_high) = live, ref
-    if _nan(b_low, b_high) and not _nan(ref_value):
-        b_low = b_high = ref_value
-    if _nan(a_low, a_high, b_low, b_high):
+def _bounds(ref: tuple[float, float, float]) -> tuple[float, float]:
+    """The reference's (low, high): its IC or range, or its single figure as both ends."""
+    value, low, high = ref
+    return (value, value) if _nan(low, high) else (low, high)
+
+
+def _quotient(live, ref) -> bool:
+    """Compare as live ÷ reference (both positive) rather than live − reference."""
+    return not _nan(live[1], *_bounds(ref)) and min(live[1], _bounds(ref)[0]) > 0
+
+
+def agreement_interval(
+    live: tuple[float, float, float], ref: tuple[float, float, float]
+) -> tuple[float, float, float]:
+    """live ÷ reference (value, low, high) for positive figures: the live IC over the reference's
+    (its IC from raw repetitions, its published range, or its single figure):
+    [l_low / r_high, l_high / r_low]. Figures that may be ≤ 0 (a percentage): live − reference the
+    same way. NaN without a live IC."""
+    (value, low, high), (r_value, _, _) = live, ref
+    r_low, r_high = _bounds(ref)
+    if _nan(low, high, r_low, r_high):
+        return (float("nan"),) * 3
+    if _quotient(live, ref):
+        point = value / r_value if not _nan(value, r_value) else float("nan")
+        return point, low / r_high, high / r_low
+    point = value - r_value if not _nan(value, r_value) else float("nan")
+    return point, low - r_high, high - r_low
+
+
+def agreement(
+    live: tuple[float, float, float], ref: tuple[float, float, float], *, kind: str = AGREEMENT_KIND
+) -> str:
+    """Does a live figure agree with the reference's? Both are (value, low, high). Judged like a claim:
+    live ÷ reference (`agreement_interval`), by the one rule, against the margin of «about 1»
+    (÷ 1.25 … × 1.25; figures that may be ≤ 0 are compared as live − reference within ±5 points):
+    «coincide» (inside), «no_coincide» (entirely outside), «no_concluyente» (neither), «sin_datos» (no
+    live IC). Two wide intervals no longer «coinciden»: they are «no_concluyente»."""
+    _, low, high = agreement_interval(live, ref)
+    if _nan(low, high):
         return SIN_DATOS
-    return COINCIDE if measure.intervals_overlap((a_low, a_high), (b_low, b_high)) else NO_COINCIDE
+    region = margin(kind, 1.0, "x") if _quotient(live, ref) else (-AGREEMENT_POINTS, AGREEMENT_POINTS)
+    status = decide(low, high, region=region)
+    return {SE_CONFIRMA: COINCIDE, NO_SE_SOSTIENE: NO_COINCIDE}.get(status, status)

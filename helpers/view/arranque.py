@@ -12,6 +12,8 @@ from .. import experiments, reference
 from ..experiments import anatomia, arranque, escala
 from ..experiments.runner import Resultado
 from .common import (
+    AGREEMENT,
+    AGREEMENT_MARGIN,
     ENGINE_LABEL,
     NO_RESULT,
     claims_list,
@@ -158,7 +160,6 @@ def leccion_bare_metal(resultado: Resultado) -> None:
     markdown(" ".join(parts) or "Esta corrida no midió bare metal.")
 
 
-AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
 REFERENCE_NETWORK = "por defecto (puente), en primer plano"
 
 
@@ -205,16 +206,18 @@ def comparacion(resultado: Resultado) -> None:
     show(
         table(
             out,
-            "Tu máquina frente a la referencia: proporciones con su IC 95 %; «coincide» si los dos "
-            "intervalos se tocan (los ms absolutos no se comparan)",
+            "Tu máquina frente a la referencia: proporciones con su IC 95 %; «coincide» si tu proporción "
+            f"÷ la de referencia, con su intervalo, cae entera {AGREEMENT_MARGIN} (los ms absolutos no "
+            "se comparan)",
         )
     )
     markdown(frase_comparacion(c))
 
 
 def frase_comparacion(c: pd.DataFrame) -> str:
-    """One generated sentence: what agrees with the reference (overlapping intervals) and what does not."""
-    agree, differ = [], []
+    """One generated sentence: what agrees with the reference (verdict.agreement: this machine ÷ the
+    reference within 0.8×-1.25×), what does not, and what the intervals cannot tell yet."""
+    agree, differ, unsure = [], [], []
     for role in c["role"].unique():
         sub = c[c["role"] == role].iloc[0]
         status = sub["acuerdo_podman_sobre_docker"]
@@ -232,6 +235,8 @@ def frase_comparacion(c: pd.DataFrame) -> str:
         )
         if status == "coincide":
             agree.append(f"Podman/Docker con {role}: {tu} frente a {ref}")
+        elif status == "no_concluyente":
+            unsure.append(f"Podman/Docker con {role}: {tu} frente a {ref}")
         else:
             quicker = "Podman" if sub["tu_podman_sobre_docker"] < 1 else "Docker"
             differ.append(f"Podman/Docker con {role}: {tu} frente a {ref} (aquí tarda menos {quicker})")
@@ -245,13 +250,27 @@ def frase_comparacion(c: pd.DataFrame) -> str:
             f"(en la referencia, entre {fmt_ratio(seen['ref_x_bare'].min(), digits=0)} y "
             f"{fmt_ratio(seen['ref_x_bare'].max(), digits=0)})."
         )
-    if not agree and not differ:
+    if not agree and not differ and not unsure:
         return "No hay combinaciones de contenedores medidas para comparar con la referencia." + scale
     text = ""
     if agree:
-        text += "Coincide con la referencia (los intervalos se solapan): " + "; ".join(agree) + "."
+        text += (
+            f"Coincide con la referencia (tu cifra ÷ la suya, {AGREEMENT_MARGIN}): " + "; ".join(agree) + "."
+        )
     if differ:
-        text += (" " if text else "") + "No coincide (intervalos separados): " + "; ".join(differ) + "."
+        text += (
+            (" " if text else "")
+            + f"No coincide (tu cifra ÷ la suya, fuera del margen {AGREEMENT_MARGIN}): "
+            + "; ".join(differ)
+            + "."
+        )
+    if unsure:
+        text += (
+            (" " if text else "")
+            + "No concluyente (los intervalos son demasiado anchos para decirlo): "
+            + "; ".join(unsure)
+            + "."
+        )
     return text + scale
 
 

@@ -1,37 +1,46 @@
-"""Small display helpers shared by every experiment's view.
-
-Number format (one decision for prose, tables and plots; every view formats through `num`/`fmt`):
-- Decimal point, as the course's tables and the original chapter write it: «1.8 ms».
-- Thousands grouped with a narrow no-break space (U+202F), never a comma or a point, so no reader
-  takes it for a decimal: «183 540 KiB».
-- A multiplier or ratio is written with «×» right after the number: «1.26×», «238×»
-  (`fmt_ratio`). On one screen a ratio keeps one direction (Podman/Docker, container/bare metal):
-  the verdict under a table uses the table's direction.
-- Memory in binary units, named as such: KiB (1024 bytes, what `ps -o rss=` and the cgroup files give
-  once divided by 1024) and MiB (1024 KiB). raw.csv keeps its historical unit label "KB" for KiB.
-- Times in the unit of the quantity's table; the prose under a table uses the same unit (`fmt_time`
-  picks ms or µs once for a whole column).
-- Percentages with a space before «%»: «+7.6 %».
+"""Small display helpers shared by every experiment's view: the one number format (view/numbers.py,
+re-exported here), the words of verdicts (view/verdicts.py, re-exported here), tables, captions and the
+«Cómo medimos» of every notebook. Views format numbers and verdicts only through this module.
 """
 
 from __future__ import annotations
 
 import functools
-import math
 
 import pandas as pd
 
 from ..engines import DISPLAY
+from ..experiments import verdict as _verdict
+from .numbers import (  # noqa: F401 - the one number format, called as common.fmt_*
+    MINUS,
+    THOUSANDS,
+    TIMES,
+    UNIT_LABEL,
+    _missing,
+    decimals_for,
+    fmt,
+    fmt_interval,
+    fmt_margin,
+    fmt_pct,
+    fmt_ratio,
+    fmt_value,
+    fmt_value_interval,
+    num,
+    significant,
+    unit_label,
+)
+from .verdicts import (  # noqa: F401 - the words of verdicts, called as common.*
+    AGREEMENT,
+    AGREEMENT_MARGIN,
+    VERDICT,
+    WHY,
+    claim_sentence,
+    margins_frame,
+    method_sentence,
+    verdict_words,
+)
 
 ENGINE_LABEL = DISPLAY  # engine display names live in one place: helpers.engines.DISPLAY
-# How every notebook words a verdict (experiments.base.judge, the one rule), one term per idea.
-VERDICT = {
-    "se_confirma": "se confirma",
-    "no_se_sostiene": "no se sostiene",
-    "no_concluyente": "no concluyente con estas repeticiones",
-    "inestable": "medición inestable: repite",
-    "sin_datos": "no se puede juzgar",
-}
 STATUS_LABEL = {
     "complete": "completa",
     "interrupted": "interrumpida",
@@ -39,15 +48,6 @@ STATUS_LABEL = {
     "partial": "parcial (se perdió un motor)",
     "running": "en curso (o cortada sin aviso)",
 }
-
-
-def verdict_words(claim) -> str:
-    """The verdict's words; an inconclusive one says about how many repetitions would decide it."""
-    words = VERDICT.get(claim.status, claim.status)
-    more = getattr(claim, "more_reps", None)
-    if claim.status == "no_concluyente" and more:
-        words += f" (harían falta unas {num(more)})"
-    return words
 
 
 def show(obj) -> None:
@@ -69,51 +69,6 @@ def markdown(text: str | None) -> None:
         display(Markdown(text))
     except ImportError:  # pragma: no cover
         print(text)
-
-
-TIMES = "×"
-THOUSANDS = "\u202f"  # narrow no-break space: "1 715", never "1,715" (a decimal to a Spanish reader)
-
-
-def num(value: float, digits: int = 0) -> str:
-    """A number the Spanish way: decimal point as in the course's tables, thousands with a thin space."""
-    return f"{value:,.{digits}f}".replace(",", THOUSANDS)
-
-
-def fmt(value: float, digits: int = 1, unit: str = "") -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    return f"{num(value, digits)} {unit}".strip()
-
-
-def fmt_interval(low: float, high: float, digits: int = 1, unit: str = "") -> str:
-    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (low, high)):
-        return "—"
-    return f"[{num(low, digits)}, {num(high, digits)}] {unit}".strip()
-
-
-def _missing(*values) -> bool:
-    return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
-
-
-def fmt_pct(value: float, digits: int = 1, sign: bool = True) -> str:
-    """A percentage: «+7.6 %»."""
-    if _missing(value):
-        return "—"
-    text = num(value, digits)
-    if sign and value > 0 and text.strip("0.") != "":
-        text = "+" + text
-    return f"{text} %"
-
-
-def fmt_ratio(value: float, low: float | None = None, high: float | None = None, digits: int = 2) -> str:
-    """A ratio or multiplier: «1.26× [1.10, 1.45]»."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "—"
-    text = f"{num(value, digits)}{TIMES}"
-    if low is not None and high is not None and not (math.isnan(low) or math.isnan(high)):
-        text += f" [{num(low, digits)}, {num(high, digits)}]"
-    return text
 
 
 def run_caption(resultado) -> str:
@@ -251,91 +206,6 @@ def tabla_contexto(resultado, red: str, reference_versions: dict | None = None):
 
 
 # ---------------------------------------------------------------- claims: one renderer for every notebook
-VERDICT["no_comparable"] = "no comparable"
-WHY = {
-    "se_confirma": "Todo el intervalo cae dentro del margen de la afirmación.",
-    "no_se_sostiene": "El intervalo deja fuera el valor que afirma la fuente.",
-    "no_concluyente": "El intervalo contiene el valor de la fuente pero se sale del margen: con más "
-    "repeticiones se estrecharía.",
-    "inestable": "La dispersión de la medición aplasta a su mediana, así que la mediana no la resume: "
-    "vuelve a ejecutar.",
-    "sin_datos": "No hay datos suficientes en esta corrida para juzgarla.",
-    "no_comparable": "",
-}
-
-
-def fmt_value(value: float, unit: str, digits: int | None = None) -> str:
-    """A claim's figure in its declared unit: «0.88×», «+7.6 %», «12.3 ms», «3»."""
-    if _missing(value):
-        return "—"
-    if math.isinf(value):
-        return "∞" if value > 0 else "−∞"
-    if unit == "x":
-        return fmt_ratio(value, digits=2 if digits is None else digits)
-    if unit == "%":
-        return fmt_pct(value, 1 if digits is None else digits)
-    if unit == "":
-        return num(value, 0 if digits is None else digits)
-    return fmt(value, 1 if digits is None else digits, unit)
-
-
-def _bare(value: float, unit: str) -> str:
-    """The number alone, as fmt_value writes it, without the unit (for the ends of an interval)."""
-    if math.isinf(value):
-        return "∞" if value > 0 else "−∞"
-    if unit == "x":
-        return num(value, 2)
-    if unit == "%":
-        return fmt_pct(value, 1)[:-2]
-    return num(value, 0 if unit == "" else 1)
-
-
-def fmt_value_interval(value: float, low: float, high: float, unit: str) -> str:
-    """«0.88× [0.82, 0.92]», «+7.6 % [+1.0, +12.0]», «12.3 ms [11.9, 12.8]»."""
-    text = fmt_value(value, unit)
-    if _missing(low, high) or (low == high == value):
-        return text
-    return f"{text} [{_bare(low, unit)}, {_bare(high, unit)}]"
-
-
-def fmt_margin(region: tuple[float, float], unit: str) -> str:
-    low, high = region
-    if math.isinf(low) and math.isinf(high):
-        return "cualquier valor"
-    if math.isinf(high):
-        return f"al menos {fmt_value(low, unit)}"
-    if math.isinf(low):
-        return f"como mucho {fmt_value(high, unit)}"
-    return f"de {fmt_value(low, unit)} a {fmt_value(high, unit)}"
-
-
-def claim_sentence(claim) -> str:
-    """The one Spanish sentence of a judged claim, from its declared fields (verdict.Said) and its
-    data: the claim as its source said it, the source (and where in it), the verdict, the figure
-    measured with its IC 95 % and n, the margin, why, and the declared note."""
-    where = f", {claim.where}" if getattr(claim, "where", "") else ""
-    head = f"**«{claim.statement}» ({claim.source}{where}) — {verdict_words(claim)}.**"
-    parts = [head]
-    detail = getattr(claim, "detail", {}) or {}
-    quantity = getattr(claim, "quantity", "") or "la medición"
-    if detail.get("observado"):
-        parts.append(f"Observado: {quantity}, {detail.get('exitos', 0)} de {detail.get('veces', 0)} veces.")
-    elif claim.status not in ("sin_datos", "no_comparable"):
-        parts.append(
-            f"{quantity[:1].upper() + quantity[1:]} = "
-            f"{fmt_value_interval(claim.value, claim.low, claim.high, claim.unit)} "
-            f"(mediana e IC 95 %, n = {claim.n}); la fuente dice {fmt_value(claim.claimed, claim.unit)} "
-            f"y aceptamos {fmt_margin(claim.region, claim.unit)}."
-        )
-    why = WHY.get(claim.status, "")
-    if why and not detail.get("observado"):
-        parts.append(why)
-    note = getattr(claim, "note", "")
-    if note:
-        parts.append(note)
-    return " ".join(parts)
-
-
 def claims_list(claims) -> None:
     """Show judged claims as a list of sentences (claim_sentence), or say there is nothing to judge."""
     sentences = [claim_sentence(c) for c in claims]
@@ -348,3 +218,23 @@ def missing_run(experiment_title: str, notebook: str) -> None:
         f"_Esta parte usa la última corrida de «{experiment_title}» (`{notebook}.ipynb`), y en esta "
         "máquina todavía no hay ninguna: ejecuta ese cuaderno y vuelve aquí._"
     )
+
+
+def como_medimos(module=None) -> None:
+    """The notebook's «Cómo medimos»: the method of every interval and verdict (with its tested
+    coverage) and the table of margins, only the kinds of claim `module` declares (its SAID) if given."""
+    kinds = None
+    if module is not None:
+        kinds = {s.kind for s in getattr(module, "SAID", ()) if s.kind} or None
+    markdown(method_sentence())
+    show(
+        table(margins_frame(kinds), "Márgenes: qué cuenta como «la afirmación», según cómo la dijo la fuente")
+    )
+
+
+def too_few(n: int) -> str:
+    """«no se puede juzgar con N repeticiones; hacen falta M» for a figure measured n times (a view's
+    own figure below the minimum); empty from MIN_N on."""
+    if n >= _verdict.MIN_N:
+        return ""
+    return f"no se puede juzgar con {n} {'repetición' if n == 1 else 'repeticiones'}; hacen falta {_verdict.MIN_N}"

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import measure, reference
+from .. import reference, stats
 from ..experiments import sistema_vm as exp
 from ..experiments.runner import Resultado
 from .common import claims_list, fmt, fmt_interval, fmt_ratio, markdown, needs_result, show, table
@@ -232,7 +232,7 @@ def anidado(resultado: Resultado) -> None:
         nested = sel[(sel["engine"] == engine) & (sel["variant"] == "anidado_lxd")]["value"].astype(float)
         if host.empty or nested.empty:
             continue
-        value, low, high = measure.bootstrap_ratio_ci(nested.to_numpy(), host.to_numpy())
+        value, low, high = stats.ratio_ci(nested.to_numpy(), host.to_numpy())
         rows.append(
             {
                 "Motor": engine,

@@ -1,30 +1,9 @@
-"""helpers.measure: bootstrap intervals of a difference and of any function of several medians, and
-rounds in a seeded order of their own (experiment 4 uses both)."""
+"""helpers.measure: rounds in a seeded order of their own (experiment 4 uses them). The statistics are
+tested in test_stats.py."""
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
-
 from helpers import measure
-
-
-def test_bootstrap_difference_and_share_of_medians():
-    rng = np.random.default_rng(3)
-    a, b = rng.normal(300, 5, 40), rng.normal(200, 5, 40)
-    diff, lo, hi = measure.bootstrap_diff_ci(a, b)
-    assert diff == pytest.approx(np.median(a) - np.median(b))
-    assert lo < diff < hi and 90 < lo and hi < 110
-    assert measure.bootstrap_diff_ci(a, b) == (diff, lo, hi)  # seeded, reproducible
-    share, slo, shi = measure.bootstrap_medians_ci(lambda x, y: (x - y) / x, a, b)
-    assert share == pytest.approx((np.median(a) - np.median(b)) / np.median(a))
-    assert slo < share < shi
-
-
-def test_bootstrap_of_medians_says_nan_without_data():
-    assert all(np.isnan(v) for v in measure.bootstrap_diff_ci([], [1.0, 2.0]))
-    value, lo, hi = measure.bootstrap_medians_ci(lambda x, y: x / y, [1.0, 2.0], [0.0, 0.0])
-    assert np.isnan(lo) and np.isnan(hi)
 
 
 def test_shuffled_rounds_visit_every_arm_once_in_a_seeded_order():

@@ -1,175 +1,292 @@
 """The one verdict rule (experiments.verdict.decide / judge), branch by branch, on constructed intervals;
-and how a verdict is worded (view.common)."""
+the margins of each kind of claim; the minimum of repetitions; agreement with the reference; and how a
+verdict is worded (view.common)."""
 
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from helpers import measure
+from helpers import stats
 from helpers.experiments import verdict as base
 from helpers.experiments.verdict import Said
 from helpers.view import common
 
 INF = float("inf")
+N = base.MIN_N
 
 
-def J(key, statement, source, value, low, high, *, claimed, region, n, unit="", unstable=False):
-    """verdict.judge on a declaration built in place."""
-    said = Said(key, statement, source, claimed=claimed, region=region, unit=unit)
+def J(value, low, high, *, region, n=10, unstable=False, unit="x"):
+    """verdict.judge on a declaration with a hand-made margin."""
+    said = Said("k", "s", "f", claimed=value, region=region, unit=unit)
     return base.judge(said, value, low, high, n=n, unstable=unstable)
 
 
 # ---------------------------------------------------------------- decide: every branch
 @pytest.mark.parametrize(
-    "low, high, claimed, region, expected",
+    "low, high, region, expected",
     [
-        # "no difference" (ratio 1, margin ±5 %): only an IC wholly inside the margin confirms it
-        (0.97, 1.03, 1.0, (0.95, 1.05), base.SE_CONFIRMA),
-        (0.96, 1.04, 1.0, (0.95, 1.05), base.SE_CONFIRMA),
-        (0.90, 1.03, 1.0, (0.95, 1.05), base.NO_CONCLUYENTE),  # contains 1, but pokes out of the margin
-        (0.80, 1.40, 1.0, (0.95, 1.05), base.NO_CONCLUYENTE),  # absence of evidence is not confirmation
-        (1.10, 1.30, 1.0, (0.95, 1.05), base.NO_SE_SOSTIENE),  # excludes 1
-        (0.70, 0.90, 1.0, (0.95, 1.05), base.NO_SE_SOSTIENE),
-        # inside the margin while excluding the claimed value exactly: equivalence wins
-        (1.01, 1.04, 1.0, (0.95, 1.05), base.SE_CONFIRMA),
+        # "no difference" (margin ±5 %): only an IC wholly inside the margin confirms it
+        (0.97, 1.03, (0.95, 1.05), base.SE_CONFIRMA),
+        (0.95, 1.05, (0.95, 1.05), base.SE_CONFIRMA),  # the ends belong to the margin
+        (0.90, 1.03, (0.95, 1.05), base.NO_CONCLUYENTE),  # pokes out of the margin
+        (0.80, 1.40, (0.95, 1.05), base.NO_CONCLUYENTE),  # absence of evidence is not confirmation
+        (1.06, 1.30, (0.95, 1.05), base.NO_SE_SOSTIENE),  # entirely above
+        (0.70, 0.94, (0.95, 1.05), base.NO_SE_SOSTIENE),  # entirely below
         # a claimed factor ("~2x", margin 1.6-2.5)
-        (1.80, 2.20, 2.0, (1.6, 2.5), base.SE_CONFIRMA),
-        (1.20, 1.50, 2.0, (1.6, 2.5), base.NO_SE_SOSTIENE),  # faster, but far from twice
-        (0.70, 0.90, 2.0, (1.6, 2.5), base.NO_SE_SOSTIENE),  # the other way round
-        (1.50, 2.10, 2.0, (1.6, 2.5), base.NO_CONCLUYENTE),
-        # a claimed percentage with a one-sided margin (-inf allowed)
-        (-3.0, 2.0, 0.0, (-INF, 5.0), base.SE_CONFIRMA),
-        (-30.0, 2.0, 0.0, (-INF, 5.0), base.SE_CONFIRMA),
-        (-3.0, 9.0, 0.0, (-INF, 5.0), base.NO_CONCLUYENTE),
-        (6.0, 9.0, 0.0, (-INF, 5.0), base.NO_SE_SOSTIENE),
-        # the boundaries belong to the margin
-        (0.95, 1.05, 1.0, (0.95, 1.05), base.SE_CONFIRMA),
+        (1.80, 2.20, (1.6, 2.5), base.SE_CONFIRMA),
+        (1.20, 1.50, (1.6, 2.5), base.NO_SE_SOSTIENE),
+        (1.50, 2.10, (1.6, 2.5), base.NO_CONCLUYENTE),
+        # the review's cases: an IC that excludes the claimed value but overlaps the margin is not refuted
+        (0.94, 1.05, (1.05, INF), base.NO_CONCLUYENTE),  # 01: «algo de diferencia» (adds), 0.98× [0.94, 1.05]
+        (-7.0, 11.8, (16.0, 25.0), base.NO_SE_SOSTIENE),  # 03: «~20 %» (percent_about): entirely below
+        (-7.0, 17.0, (16.0, 25.0), base.NO_CONCLUYENTE),
+        (0.56, 0.71, (-INF, 0.5), base.NO_SE_SOSTIENE),  # 04: «at most 0.5×»
+        (0.45, 0.71, (-INF, 0.5), base.NO_CONCLUYENTE),
+        # one-sided margins
+        (-30.0, 2.0, (-INF, 5.0), base.SE_CONFIRMA),
+        (-3.0, 9.0, (-INF, 5.0), base.NO_CONCLUYENTE),
+        (6.0, 9.0, (-INF, 5.0), base.NO_SE_SOSTIENE),
+        (1.0, 10.0, (0.5, INF), base.SE_CONFIRMA),  # «adds cost» against its floor, not a point
+        # an infinite end of the IC
+        (5.0, INF, (0.5, INF), base.SE_CONFIRMA),
+        (130.0, INF, (81.6, 127.5), base.NO_SE_SOSTIENE),
+        (100.0, INF, (81.6, 127.5), base.NO_CONCLUYENTE),
     ],
 )
-def test_decide_branches(low, high, claimed, region, expected):
-    assert base.decide(low, high, claimed=claimed, region=region) == expected
+def test_decide_branches(low, high, region, expected):
+    assert base.decide(low, high, region=region) == expected
+
+
+@pytest.mark.parametrize("low, high", [(math.nan, 1.0), (0.9, math.nan), (None, 1.1)])
+def test_decide_without_an_interval_cannot_judge(low, high):
+    assert base.decide(low, high, region=(0.9, 1.1)) == base.SIN_DATOS
+
+
+def test_a_claim_without_a_margin_cannot_be_judged():
+    assert base.decide(0.9, 1.1, region=(-INF, INF)) == base.SIN_DATOS
+    assert Said("k", "s", "f").region == (-INF, INF)
+
+
+# ---------------------------------------------------------------- margins: one per kind
+@pytest.mark.parametrize(
+    "kind, claimed, unit, bounds, region",
+    [
+        ("about", 0.5, "x", None, (0.4, 0.625)),
+        ("about", 2.0, "x", None, (1.6, 2.5)),
+        ("about", 650.0, "MB", None, (520.0, 812.5)),
+        ("percent_about", 11.0, "%", None, (8.8, 13.75)),
+        ("percent_about", -20.0, "%", None, (-25.0, -16.0)),
+        ("percent_about", 1.2, "x", None, (1.16, 1.25)),  # +20 % on a ratio: the effect r − 1
+        ("no_difference", 1.0, "x", None, (0.95, 1.05)),
+        ("no_difference", 0.0, "%", None, (-5.0, 5.0)),
+        ("adds", 1.1, "x", None, (1.05, INF)),
+        ("adds", 10.0, "%", None, (5.0, INF)),
+        ("reduces", 0.8, "x", None, (-INF, 0.95)),
+        ("at_least", 25.0, "%", None, (25.0, INF)),
+        ("at_most", 0.5, "x", None, (-INF, 0.5)),
+        ("range", math.nan, "%", (30.0, 24.0), (24.0, 30.0)),
+        ("observed", math.nan, "", None, (1.0, 1.0)),
+    ],
+)
+def test_each_kind_has_one_margin(kind, claimed, unit, bounds, region):
+    said = Said("k", "s", "f", claimed=claimed, kind=kind, unit=unit, bounds=bounds)
+    assert said.region == pytest.approx(region)
+    assert base.margin(kind, claimed, unit, bounds) == pytest.approx(region)
 
 
 @pytest.mark.parametrize(
-    "low, high, claimed", [(math.nan, 1.0, 1.0), (0.9, math.nan, 1.0), (0.9, 1.1, math.nan), (None, 1.1, 1.0)]
+    "kind, claimed, unit, bounds",
+    [
+        ("about", math.nan, "x", None),
+        ("about", 0.0, "x", None),
+        ("percent_about", 1.0, "x", None),  # an effect of 0 %: that is «no_difference»
+        ("no_difference", 0.0, "ms", None),  # «no difference» of a time: say the threshold
+        ("range", math.nan, "%", None),
+        ("nearly", 1.0, "x", None),
+    ],
 )
-def test_decide_without_an_interval_cannot_judge(low, high, claimed):
-    assert base.decide(low, high, claimed=claimed, region=(0.9, 1.1)) == base.SIN_DATOS
+def test_a_kind_without_what_it_needs_is_a_programming_error(kind, claimed, unit, bounds):
+    with pytest.raises(ValueError):
+        base.margin(kind, claimed, unit, bounds)
 
 
-# ---------------------------------------------------------------- judge
-def test_judge_inconclusive_says_how_many_repetitions_would_help():
-    c = J(
-        "k",
-        "«No hay diferencia»",
-        "el capítulo original",
-        1.02,
-        0.90,
-        1.14,
-        claimed=1.0,
-        region=(0.95, 1.05),
-        n=10,
-    )
-    assert c.status == base.NO_CONCLUYENTE
-    assert c.more_reps is not None and c.more_reps > 10
-    # a wider interval (same centre) asks for more repetitions
-    wider = J("k", "s", "f", 1.02, 0.80, 1.24, claimed=1.0, region=(0.95, 1.05), n=10)
-    assert wider.more_reps > c.more_reps
-    assert c.source == "el capítulo original" and c.n == 10 and c.region == (0.95, 1.05)
+def test_a_declared_region_must_agree_with_the_kind():
+    with pytest.raises(ValueError, match="contradicts"):
+        Said("k", "s", "f", claimed=2.0, kind="about", region=(1.0, 3.0))
+    assert Said("k", "s", "f", claimed=2.0, kind="about", region=(1.6, 2.5)).region == (1.6, 2.5)
 
 
-def test_judge_only_inconclusive_carries_more_repetitions():
-    for low, high in ((0.97, 1.03), (1.2, 1.3)):
-        c = J("k", "s", "f", (low + high) / 2, low, high, claimed=1.0, region=(0.95, 1.05), n=10)
-        assert c.status in (base.SE_CONFIRMA, base.NO_SE_SOSTIENE)
-        assert c.more_reps is None
+def test_but_recomputes_the_margin_from_the_kind():
+    said = Said("k", "s", "f", claimed=0.5, kind="about")
+    other = said.but(claimed=1 / 2.2)
+    assert other.region == pytest.approx((1 / 2.2 / 1.25, 1.25 / 2.2))
+    legacy = Said("k", "s", "f", claimed=1.0, region=(0.9, 1.1))
+    assert legacy.but(claimed=1.1).region == (0.9, 1.1)  # a hand-made margin stays as declared
 
 
-def test_a_single_measurement_gets_no_verdict():
-    c = J("k", "s", "f", 13.0, 13.0, 13.0, claimed=10.0, region=(7.5, 13.3), n=1)
-    assert c.status == base.SIN_DATOS
+def test_two_figures_of_one_source_never_both_confirm():
+    """Seed 001 says +11 % (its own run) and +24-30 % (its table) for the same overhead: no interval can
+    lie inside both margins, so no run confirms both."""
+    eleven = Said("a", "s", "seed 001", claimed=11.0, kind="percent_about", unit="%")
+    table = Said("b", "s", "seed 001", kind="range", bounds=(24.0, 30.0), unit="%")
+    assert eleven.region[1] < table.region[0]
+    for low, high in ((9.0, 13.0), (25.0, 29.0), (12.0, 25.0)):
+        verdicts = {base.decide(low, high, region=s.region) for s in (eleven, table)}
+        assert verdicts != {base.SE_CONFIRMA}
+
+
+@pytest.mark.parametrize("kind, unit", [("about", "x"), ("percent_about", "%")])
+def test_figures_more_than_a_factor_1_25_squared_apart_have_disjoint_margins(kind, unit):
+    for a in (0.2, 0.5, 2.0, 11.0, 66.0, 100.0):
+        b = a * base.ABOUT**2 * 1.01
+        ra = base.margin(kind, a, unit)
+        rb = base.margin(kind, b, unit)
+        assert ra[1] < rb[0]
+
+
+def test_no_difference_excludes_what_the_chapter_calls_some_difference():
+    """The chapter calls +10 % (Podman, Ubuntu/Alpine 213/193 ms) «algo de diferencia»: the margin of
+    «no difference» must not reach it, and «adds» starts where «no difference» ends."""
+    same = base.margin("no_difference", 1.0, "x")
+    assert same[1] < 212.7 / 193.3
+    assert base.margin("adds", 1.1, "x")[0] == same[1]
+    assert base.margin("reduces", 0.9, "x")[1] == same[0]
+
+
+def test_every_kind_is_in_the_printed_table():
+    frame = common.margins_frame()
+    assert len(frame) == len(base.MARGINS) and frame.notna().all().all()
+    some = common.margins_frame({"range", "about"})  # only the kinds asked for, in the table's order
+    assert list(some.iloc[:, 0]) == [frame.iloc[0, 0], frame.iloc[list(base.MARGINS).index("range"), 0]]
+
+
+# ---------------------------------------------------------------- the minimum of repetitions
+def test_the_minimum_is_derived_from_coverage():
+    assert base.MIN_N == stats.MIN_N == 6
+    assert stats.coverage(base.MIN_N) >= 0.95 and math.isnan(stats.coverage(base.MIN_N - 1))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, N - 1])
+def test_below_the_minimum_no_verdict_and_the_number_needed(n):
+    c = J(2.0, 1.9, 2.1, region=(1.6, 2.5), n=n)
+    assert c.status == base.SIN_DATOS and c.too_few and c.more_reps == N and c.n == n
+    words = common.verdict_words(c)
     assert (
-        J("k", "s", "f", 13.0, 12.0, 13.2, claimed=10.0, region=(7.5, 13.3), n=3).status == base.SE_CONFIRMA
+        words == f"no se puede juzgar con {n} {'repetición' if n == 1 else 'repeticiones'}; hacen falta {N}"
     )
+    assert words in common.claim_sentence(c)
 
 
-def test_judge_unstable_overrides_the_interval():
-    c = J("k", "s", "f", 1.0, 0.99, 1.01, claimed=1.0, region=(0.95, 1.05), n=10, unstable=True)
-    assert c.status == base.INESTABLE
+def test_at_the_minimum_a_verdict():
+    assert J(2.0, 1.9, 2.1, region=(1.6, 2.5), n=N).status == base.SE_CONFIRMA
+
+
+def test_no_data_is_not_too_few():
+    c = base.missing(Said("k", "s", "f", claimed=2.0, kind="about"))
+    assert c.status == base.SIN_DATOS and not c.too_few and c.more_reps is None
+    assert common.verdict_words(c) == "no se puede juzgar"
+
+
+def test_unstable_overrides_the_interval_from_the_minimum_on():
+    assert J(1.0, 0.99, 1.01, region=(0.95, 1.05), unstable=True).status == base.INESTABLE
+    assert J(1.0, 0.99, 1.01, region=(0.95, 1.05), n=2, unstable=True).status == base.SIN_DATOS
+
+
+# ---------------------------------------------------------------- how many repetitions would decide
+def test_inconclusive_says_how_many_repetitions_would_help():
+    c = J(1.02, 0.90, 1.14, region=(0.95, 1.05))
+    assert c.status == base.NO_CONCLUYENTE and c.more_reps > 10
+    wider = J(1.02, 0.80, 1.24, region=(0.95, 1.05))
+    assert wider.more_reps > c.more_reps
+
+
+def test_only_inconclusive_carries_more_repetitions():
+    for low, high in ((0.97, 1.03), (1.2, 1.3)):
+        assert J((low + high) / 2, low, high, region=(0.95, 1.05)).more_reps is None
 
 
 def test_repetitions_to_decide_shrinks_like_root_n():
-    # half-width 0.1 around 1.05, outside the narrow margin; the claimed value sits 0.05 away:
-    # excluding it needs a half-width of 0.05, (0.1 / 0.05)^2 = 4x the repetitions
-    n = base.repetitions_to_decide(1.05, 0.95, 1.15, 10, claimed=1.0, region=(0.99, 1.01))
-    assert 35 <= n <= 45
-    # inside a wide margin, fitting in it is the nearer goal
-    assert base.repetitions_to_decide(1.05, 0.80, 1.30, 10, claimed=1.0, region=(0.9, 1.5)) < n
-    assert base.repetitions_to_decide(1.0, math.nan, 1.1, 10, claimed=1.0, region=(0.9, 1.1)) is None
+    # value 1.10 above the margin's top (1.05): the IC's low side (0.1) must shrink to 0.05: 4× the n
+    assert base.repetitions_to_decide(1.10, 1.00, 1.20, 10, region=(0.95, 1.05)) == 40
+    # inside the margin: each side must fit on its own side of it
+    assert base.repetitions_to_decide(1.0, 0.9, 1.02, 10, region=(0.95, 1.05)) == 40
 
 
-# ---------------------------------------------------------------- unstable measurements
-def test_unstable_flags_two_clusters_and_wide_spread():
-    two_clusters = [0.13, 0.14, 0.15, 0.13, 2.0, 2.1, 1.9, 2.05]  # 03's «archivos» in Docker
-    assert measure.unstable(two_clusters)
-    assert measure.unstable([1, 1, 1, 3, 3, 3, 5, 5])  # IQR / median > 0.5
-    assert not measure.unstable([1.00, 1.02, 0.98, 1.01, 0.99, 1.03])
-    assert not measure.unstable([1.0, 50.0])  # too few to say
-    rng = np.random.default_rng(1)
-    assert not measure.unstable(rng.normal(100, 5, 30))
+@pytest.mark.parametrize(
+    "value, low, high",
+    [
+        (150.0, 100.0, INF),  # notebook 02's crossover: one infinite bound (it crashed: math.ceil(inf))
+        (150.0, -INF, 200.0),
+        (INF, 100.0, INF),
+        (1.0, math.nan, 1.1),
+    ],
+)
+def test_an_infinite_or_missing_bound_says_nothing_instead_of_crashing(value, low, high):
+    assert base.repetitions_to_decide(value, low, high, 10, region=(81.6, 127.5)) is None
+    c = J(value, low, high, region=(81.6, 127.5))
+    assert c.more_reps is None
+    common.claim_sentence(c)  # renders
 
 
-# ---------------------------------------------------------------- words
-def test_every_status_has_its_words():
-    statuses = list(base.STATUSES)
-    assert set(common.VERDICT) == set(statuses)  # the old statuses are gone
-    assert common.VERDICT[base.SE_CONFIRMA] == "se confirma"
-    assert common.VERDICT[base.NO_SE_SOSTIENE] == "no se sostiene"
-    assert common.VERDICT[base.INESTABLE] == "medición inestable: repite"
-    assert common.VERDICT[base.SIN_DATOS] == "no se puede juzgar"
+def test_never_about_n_when_n_were_already_run():
+    # an IC barely out of the margin: the 1/√n model asks for no more than n, but n did not decide
+    more = base.repetitions_to_decide(1.0, 0.9499, 1.0001, 30, region=(0.95, 1.05))
+    assert more is not None and more > 30
+    assert base.repetitions_to_decide(1.05, 1.0, 1.1, 10, region=(0.95, 1.05)) is None  # on the edge
 
 
-def test_verdict_words_name_the_repetitions_needed():
-    c = J("k", "s", "f", 1.02, 0.90, 1.14, claimed=1.0, region=(0.95, 1.05), n=10)
-    words = common.verdict_words(c)
-    assert words.startswith("no concluyente con estas repeticiones")
-    assert f"harían falta unas {common.num(c.more_reps)}" in words
-    assert common.verdict_words(base.missing(Said("k", "s", "f"))) == "no se puede juzgar"
+def test_repetitions_to_decide_has_a_cap():
+    assert base.repetitions_to_decide(1.0, 0.0, 2.0, 10, region=(0.999, 1.001)) is None
 
 
 # ---------------------------------------------------------------- builders
-SAID = Said("k", "A tarda el doble que B", "una fuente", claimed=2.0, region=(1.6, 2.5), quantity="A/B")
+SAID = Said("k", "A tarda el doble que B", "una fuente", claimed=2.0, kind="about", quantity="A/B")
 
 
-def test_ratio_builder_judges_the_ratio_of_medians():
+def test_ratio_builder_judges_the_ratio():
     rng = np.random.default_rng(3)
     b = rng.normal(100, 1, 12)
     assert base.ratio(SAID, 2 * b, b).status == base.SE_CONFIRMA
     assert base.ratio(SAID, b, b).status == base.NO_SE_SOSTIENE
     assert base.ratio(SAID, [], b).status == base.SIN_DATOS
     one = base.ratio(SAID, [200.0], [100.0])
-    assert one.status == base.SIN_DATOS and one.n == 1  # below the minimum: no verdict
+    assert one.status == base.SIN_DATOS and one.n == 1 and one.more_reps == N
 
 
-def test_median_and_difference_builders():
+def test_series_indexed_by_round_are_paired_and_n_counts_rounds():
     rng = np.random.default_rng(4)
-    a = rng.normal(110, 1, 12)
-    b = rng.normal(100, 1, 12)
-    pct = Said("p", "A es un 10 % más lento", "f", claimed=10.0, region=(5.0, 15.0), unit="%")
+    drift = np.exp(rng.normal(0, 0.6, 8))  # a noisy machine, round by round
+    a = pd.Series(2 * drift * rng.normal(1, 0.02, 8), index=range(1, 9))
+    b = pd.Series(drift * rng.normal(1, 0.02, 8), index=range(1, 9))
+    paired = base.ratio(SAID, a, b)
+    assert paired.status == base.SE_CONFIRMA and paired.n == 8 and paired.detail["rondas"] is True
+    independent = base.ratio(SAID, a.to_numpy(), b.to_numpy())
+    assert independent.status != base.SE_CONFIRMA and "rondas" not in independent.detail
+    assert "mediana de las cifras por ronda" in common.claim_sentence(paired)
+    assert "n = 8 rondas" in common.claim_sentence(paired)
+
+
+def test_median_difference_and_formula_builders():
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(110, 1, 12), rng.normal(100, 1, 12)
+    pct = Said("p", "A es un 10 % más lento", "f", claimed=10.0, kind="percent_about", unit="%")
     assert base.difference(pct, a, b, percent=True).status == base.SE_CONFIRMA
-    ms = Said("d", "A tarda 10 ms más", "f", claimed=10.0, region=(8.0, 12.0), unit="ms")
+    ms = Said("d", "A tarda 10 ms más", "f", claimed=10.0, kind="about", unit="ms")
     assert base.difference(ms, a, b).status == base.SE_CONFIRMA
-    level = Said("m", "A tarda unos 50 ms", "f", claimed=50.0, region=(40.0, 60.0), unit="ms")
+    level = Said("m", "A tarda unos 50 ms", "f", claimed=50.0, kind="about", unit="ms")
     claim = base.median(level, a)
     assert claim.status == base.NO_SE_SOSTIENE and claim.low <= claim.value <= claim.high
+    share = Said("s", "B es al menos el 80 % de A", "f", claimed=80.0, kind="at_least", unit="%")
+    assert base.formula(share, lambda x, y: y / x, a, b, scale=100).status == base.SE_CONFIRMA
 
 
 def test_outcome_builder_observes_a_deterministic_result():
-    said = Said("o", "sin --privileged falla", "f", unit="")
+    said = Said("o", "sin --privileged falla", "f", kind="observed", unit="")
     assert base.outcome(said, [True, True, True]).status == base.SE_CONFIRMA
     refuted = base.outcome(said, [False])  # one observation of a deterministic step decides
-    assert refuted.status == base.NO_SE_SOSTIENE and refuted.n == 1
+    assert refuted.status == base.NO_SE_SOSTIENE and refuted.n == 1 and not refuted.too_few
     assert base.outcome(said, [True, False]).status == base.NO_CONCLUYENTE
     assert base.outcome(said, []).status == base.SIN_DATOS
 
@@ -179,15 +296,73 @@ def test_not_comparable_carries_its_reason():
     assert c.status == base.NO_COMPARABLE and "busybox" in c.note
 
 
+# ---------------------------------------------------------------- agreement, judged like a claim
+@pytest.mark.parametrize(
+    "live, ref, expected",
+    [
+        ((0.50, 0.48, 0.52), (0.50, 0.49, 0.51), base.COINCIDE),  # live ÷ ref in [0.94, 1.06]
+        ((0.50, 0.48, 0.52), (0.50, float("nan"), float("nan")), base.COINCIDE),  # a published figure
+        ((1.50, 1.40, 1.60), (0.50, 0.45, 0.55), base.NO_COINCIDE),
+        ((0.50, 0.30, 0.80), (0.50, 0.30, 0.80), base.NO_CONCLUYENTE),  # two wide intervals: not «coincide»
+        ((0.50, float("nan"), float("nan")), (0.5, 0.4, 0.6), base.SIN_DATOS),
+        ((2.0, 1.0, 3.0), (2.0, 1.9, 2.1), base.NO_CONCLUYENTE),
+        ((1.0, -2.0, 3.0), (2.0, 1.0, 3.0), base.COINCIDE),  # a signed figure: within ±5 points
+        ((12.0, 10.0, 14.0), (2.0, -1.0, 3.0), base.NO_COINCIDE),
+    ],
+)
+def test_agreement_is_live_over_reference_against_a_margin(live, ref, expected):
+    assert base.agreement(live, ref) == expected
+    assert common.AGREEMENT[base.agreement(live, ref)]
+
+
+def test_a_published_range_over_which_live_falls_inside():
+    # the reference is a range 24-30 (never resampled): live ÷ [24, 30]
+    assert base.agreement_interval((27.0, 26.0, 28.0), (27.0, 24.0, 30.0)) == pytest.approx(
+        (1.0, 26 / 30, 28 / 24)
+    )
+    assert base.agreement((27.0, 26.0, 28.0), (27.0, 24.0, 30.0)) == base.COINCIDE
+
+
+# ---------------------------------------------------------------- words
+def test_every_status_has_its_words():
+    assert set(common.VERDICT) == set(base.STATUSES)
+    assert common.VERDICT[base.SE_CONFIRMA] == "se confirma"
+    assert common.VERDICT[base.NO_SE_SOSTIENE] == "no se sostiene"
+    assert common.VERDICT[base.INESTABLE] == "medición inestable: repite"
+    assert common.VERDICT[base.SIN_DATOS] == "no se puede juzgar"
+
+
+def test_verdict_words_name_the_repetitions_needed():
+    c = J(1.02, 0.90, 1.14, region=(0.95, 1.05))
+    words = common.verdict_words(c)
+    assert words.startswith("no concluyente con estas repeticiones")
+    assert f"harían falta unas {common.num(c.more_reps)}" in words
+
+
 def test_claim_sentence_is_built_from_declared_fields():
     rng = np.random.default_rng(5)
     b = rng.normal(100, 1, 12)
     said = SAID.but(where="tabla 2", note="Nuestra línea base es otra.")
     text = common.claim_sentence(base.ratio(said, 2 * b, b))
     assert "«A tarda el doble que B» (una fuente, tabla 2) — se confirma" in text
-    assert "A/B = 2.00×" in text and "n = 12" in text and "de 1.60× a 2.50×" in text
+    assert "n = 12 repeticiones" in text and "la fuente dice 2× y aceptamos de 1.6× a 2.5×" in text
     assert text.endswith("Nuestra línea base es otra.")
     refuted = common.claim_sentence(base.ratio(said, b, b))
-    assert "no se sostiene" in refuted and "deja fuera" in refuted
+    assert "no se sostiene" in refuted and "fuera del margen" in refuted
     observed = common.claim_sentence(base.outcome(Said("o", "falla", "f", quantity="el intento"), [True]))
     assert "Observado: el intento, 1 de 1 veces." in observed
+
+
+def test_a_threshold_and_a_range_are_worded_as_such():
+    floor = Said("f", "añade costo", "f", claimed=0.5, kind="at_least", unit="ns", quantity="el costo")
+    text = common.claim_sentence(base.estimate(floor, 3.0, 1.0, 10.0, n=10))
+    assert "aceptamos al menos 0.5 ns" in text and "la fuente dice" not in text
+    rng = Said("r", "24-30 %", "f", kind="range", bounds=(24.0, 30.0), unit="%")
+    text = common.claim_sentence(base.estimate(rng, 27.0, 25.0, 29.0, n=10))
+    assert "la fuente da de +24 % a +30 %" in text and "se confirma" in text
+
+
+def test_the_method_sentence_names_the_minimum_and_the_rule():
+    text = common.method_sentence()
+    assert f"Con menos de {N} repeticiones no hay veredicto" in text
+    assert "96.9 %" in text and "ronda a ronda" in text and "no se sostiene" in text

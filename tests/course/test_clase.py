@@ -48,7 +48,7 @@ def write_run(
     return run
 
 
-def arranque_rows(bare=1.0, docker=100.0, podman=50.0, seed_bare=2.0, reps=5):
+def arranque_rows(bare=1.0, docker=100.0, podman=50.0, seed_bare=2.0, reps=6):
     rows = []
     for rep in range(1, reps + 1):
         rows += [

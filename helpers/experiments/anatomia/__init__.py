@@ -26,7 +26,7 @@ from .analysis import (  # noqa: F401
     waterfall_parts,
 )
 from .chain import CHAIN_FILE, load_chain  # noqa: F401
-from .claims import claims  # noqa: F401
+from .claims import SAID, claims  # noqa: F401
 from .measure import EXPERIMENT, Config, provision, run  # noqa: F401
 from .phases import PHASE_TOTAL, PHASES  # noqa: F401
 from .published import compare  # noqa: F401

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ... import engines as eng
-from ... import measure
+from ... import stats
 from ..contract import CLOSING_COLUMNS
 from ..runner import Resultado
 from .phases import PHASE_TOTAL, PHASES
@@ -62,8 +62,8 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     rows = []
     for (engine, variant, metric), group in data.groupby(["engine", "variant", "metric"], sort=False):
         vals = pd.to_numeric(group["value"], errors="coerce").dropna().to_numpy(dtype=float)
-        s = measure.summarize(vals)
-        ratio = measure.bootstrap_ratio_ci(vals, base) if base.size else (np.nan,) * 3
+        s = stats.summarize(vals)
+        ratio = stats.ratio_ci(vals, base) if base.size else (np.nan,) * 3
         label = RUNG_LABEL.get(variant, variant)
         if metric != METRIC:
             label = f"{label}: {dict(PHASES).get(metric, 'total')}"
@@ -83,7 +83,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                 "x_proceso": ratio[0],
                 "x_proceso_ic_bajo": ratio[1],
                 "x_proceso_ic_alto": ratio[2],
-                "inestable": measure.unstable(vals),
+                "inestable": stats.unstable(vals),
             }
         )
     out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
@@ -172,13 +172,13 @@ def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
         if part.lower is None:
             value, lo, hi = (
                 float(np.median(upper)) if upper.size else np.nan,
-                *measure.bootstrap_median_ci(upper),
+                *stats.median_ci(upper),
             )
-            share = measure.bootstrap_medians_ci(lambda a, t: a / t, upper, total)
+            share = stats.figure_ci(lambda a, t: a / t, upper, total)
         else:
             lower = values(df, *part.lower)
-            value, lo, hi = measure.bootstrap_diff_ci(upper, lower)
-            share = measure.bootstrap_medians_ci(lambda a, b, t: (a - b) / t, upper, lower, total)
+            value, lo, hi = stats.difference_ci(upper, lower)
+            share = stats.figure_ci(lambda a, b, t: (a - b) / t, upper, lower, total)
         rows.append(
             {
                 "engine": engine,
@@ -219,8 +219,8 @@ def network_costs(df: pd.DataFrame, run_id: str = "") -> dict:
         with_net, without = values(df, engine, "run_red"), values(df, engine, "run_sin_red")
         if not (with_net.size and without.size):
             continue
-        diff = measure.bootstrap_diff_ci(with_net, without)
-        share = measure.bootstrap_medians_ci(lambda a, b: (a - b) / a, with_net, without)
+        diff = stats.difference_ci(with_net, without)
+        share = stats.figure_ci(lambda a, b: (a - b) / a, with_net, without)
         out[engine] = {
             "con_red_ms": float(np.median(with_net)),
             "sin_red_ms": float(np.median(without)),
@@ -264,8 +264,8 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         )
 
     def add_measured(concepto, entorno, vals):
-        if vals.size and not measure.unstable(vals):
-            s = measure.summarize(vals)
+        if vals.size and not stats.unstable(vals):
+            s = stats.summarize(vals)
             add(concepto, entorno, s.median, s.ci_low, s.ci_high)
 
     add_measured("runc run (sin motor)", "bare metal", values(df, "bare", "runc_con_netns"))

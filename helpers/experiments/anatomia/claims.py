@@ -12,14 +12,10 @@ dwarfs its median):
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pandas as pd
 
 from ... import engines as eng
-from ... import measure
-from ..verdict import Claim, Said, estimate, missing
+from ..verdict import Claim, Said, formula, missing
 from .analysis import values
 from .rungs import RUNG_LABEL
 
@@ -31,7 +27,7 @@ API_DAEMON = Said(
     "El modelo fork-exec de Podman, sin daemon, elimina el cuello de botella central que es la API de Docker.",
     SEED,
     claimed=0.5,
-    region=(-math.inf, 0.5),
+    kind="at_most",
     quantity="la parte propia de Podman / la de Docker (su `run --network none` menos `runc run`)",
     unit="x",
     note="Aquí «elimina» quiere decir que la parte propia de Podman es como mucho la mitad de la de Docker.",
@@ -41,7 +37,7 @@ NETWORK_LARGE = Said(
     "Configurar la red virtual es una parte grande del arranque de un contenedor.",
     COMMON,
     claimed=25.0,
-    region=(25.0, math.inf),
+    kind="at_least",
     quantity="la parte de la red en el `run` con red por defecto",
     unit="%",
     note="Aquí «una parte grande» quiere decir al menos una cuarta parte.",
@@ -51,7 +47,7 @@ RUNTIME_SMALL = Said(
     "El runtime OCI (runc) es una parte pequeña del arranque.",
     COMMON,
     claimed=20.0,
-    region=(-math.inf, 20.0),
+    kind="at_most",
     quantity="`runc run` (con espacio de red) como parte del `run` con red por defecto",
     unit="%",
     note="Aquí «una parte pequeña» quiere decir como mucho una quinta parte.",
@@ -61,26 +57,18 @@ WARM_POOL = Said(
     "Un pool caliente, con contenedores preparados de antemano, elimina la mayor parte del arranque.",
     COMMON,
     claimed=50.0,
-    region=(50.0, math.inf),
+    kind="at_least",
     quantity="lo que ahorra el pool frente al `run` con red por defecto",
     unit="%",
     note="Aquí «la mayor parte» quiere decir más de la mitad.",
 )
+SAID = (API_DAEMON, NETWORK_LARGE, RUNTIME_SMALL, WARM_POOL)
 NEEDS_FOR_API = "Faltan peldaños: runc con espacio de red y `run --network none` de Docker y de Podman."
 
 
-def _judged(said: Said, fn, *samples: np.ndarray, scale: float = 1.0, detail: dict | None = None) -> Claim:
-    """The claim judged on fn(medians of samples), with its bootstrap IC, times `scale`."""
-    value, low, high = measure.bootstrap_medians_ci(fn, *samples)
-    return estimate(
-        said,
-        value * scale,
-        low * scale,
-        high * scale,
-        n=int(min(s.size for s in samples)),
-        unstable=any(measure.unstable(s) for s in samples),
-        detail=detail,
-    )
+def _judged(said: Said, fn, *samples, scale: float = 1.0, detail: dict | None = None) -> Claim:
+    """The claim judged on fn(arms) × scale with its IC (verdict.formula)."""
+    return formula(said, fn, *samples, scale=scale, detail=detail)
 
 
 def _who(engine: str, meta: dict | None) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import measure
+from ... import stats
 from .analysis import values
 
 COMPARE_COLUMNS = [
@@ -72,7 +72,7 @@ def _row(fuente, medida, referencia, ref_unidad, live, tu_unidad, comparable) ->
 
 
 def _ratio(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
-    return measure.bootstrap_ratio_ci(a, b) if a.size and b.size else (np.nan,) * 3
+    return stats.ratio_ci(a, b) if a.size and b.size else (np.nan,) * 3
 
 
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
@@ -86,7 +86,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
         reference, "crun_readme_anterior", "runc_sin_netns", "cien_true"
     )
     per_container = _ref(reference, "crun_readme", "runc", "cien_true") * 1000 / 100
-    s = measure.summarize(runc_net)
+    s = stats.summarize(runc_net)
     rpi = _ref(reference, "redhat_rpi", "antes", "arranque_rpi") / _ref(
         reference, "redhat_rpi", "despues", "arranque_rpi"
     )
@@ -119,7 +119,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
             True,
         ),
     ]
-    docker = measure.summarize(values(df, "docker", "run_red"))
+    docker = stats.summarize(values(df, "docker", "run_red"))
     for source, variant, metric, label, unit, factor in ORIENTATION:
         rows.append(
             _row(

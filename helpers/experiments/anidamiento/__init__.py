@@ -27,7 +27,7 @@ from __future__ import annotations
 from ...engines.rootfs import CHROOT_WHAT
 from .analysis import closing_rows, compare, level_ratios, summarize  # noqa: F401
 from .build import NESTED_WHAT, nested_image_info, provision, unavailable_reason  # noqa: F401
-from .claims import claims  # noqa: F401
+from .claims import SAID, claims  # noqa: F401
 from .levels import (  # noqa: F401
     EXPERIMENT,
     METRIC_PSS,

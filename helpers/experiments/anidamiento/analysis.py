@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import measure
+from ... import stats
 from ..contract import CLOSING_COLUMNS
 from .levels import (
     BASE_OF,
@@ -75,7 +75,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     rows = []
     for (engine, variant, metric), group in df.groupby(["engine", "variant", "metric"], sort=False):
         values = group["value"].to_numpy(dtype=float)
-        s = measure.summarize(values)
+        s = stats.summarize(values)
         rows.append(
             {
                 "engine": engine,
@@ -90,7 +90,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                 "minimo": s.minimum,
                 "ic_bajo": s.ci_low,
                 "ic_alto": s.ci_high,
-                "inestable": measure.unstable(values),
+                "inestable": stats.unstable(values),
             }
         )
     out = pd.DataFrame(rows)
@@ -118,7 +118,7 @@ def level_ratios(df: pd.DataFrame, metric: str) -> pd.DataFrame:
         num, den = arm_values(df, engine, variant, metric), arm_values(df, *base, metric)
         if num.size == 0 or den.size == 0:
             continue
-        r, lo, hi = measure.bootstrap_ratio_ci(num, den)
+        r, lo, hi = stats.ratio_ci(num, den)
         rows.append(
             {
                 "engine": engine,
@@ -127,7 +127,7 @@ def level_ratios(df: pd.DataFrame, metric: str) -> pd.DataFrame:
                 "ratio": r,
                 "ic_bajo": lo,
                 "ic_alto": hi,
-                "inestable": measure.unstable(num) or measure.unstable(den),
+                "inestable": stats.unstable(num) or stats.unstable(den),
             }
         )
     return pd.DataFrame(rows, columns=RATIO_COLUMNS)

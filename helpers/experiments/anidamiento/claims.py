@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ... import engines as eng
@@ -23,8 +22,7 @@ from .levels import METRIC_START_INNER, METRIC_WORK, PRIV, SOURCE
 # The chapter's experiment-4 medians (data/reference/anidamiento.csv), for the claims' stated values.
 CHAPTER_START_L2_OVER_L1 = {"docker": 340 / 315, "podman": 241 / 166}
 CHAPTER_CPU_L2_OVER_L1 = {"docker": 0.581 / 0.536, "podman": 0.698 / 0.563}
-MODERATE = (1.0, 1.5)  # "moderate": a nested start costs at most +50 % over level 1
-ACCUMULATES = (1.02, np.inf)  # "accumulates": each level adds at least 2 % to the same CPU work
+MODERATE = (1.0, 1.5)  # "moderate": a nested start costs at most +50 % over level 1 (kind «range»)
 START_SAID = {"docker": "+8 %", "podman": "+45 %"}
 CPU_SAID = {"docker": "+15 % → +24 %", "podman": "+21 % → +49 %"}
 
@@ -35,7 +33,8 @@ START_ADDITIVE = {
         f"{START_SAID[engine]} sobre el nivel 1).",
         SOURCE,
         claimed=CHAPTER_START_L2_OVER_L1[engine],
-        region=MODERATE,
+        kind="range",
+        bounds=MODERATE,
         quantity=f"nivel 2 / nivel 1, arranque del `run` de dentro ({d} en {d})",
         unit="x",
     )
@@ -47,7 +46,7 @@ CPU_ACCUMULATES = {
         f"La sobrecarga de CPU se acumula con cada nivel ({d}: {CPU_SAID[engine]} sobre bare metal).",
         SOURCE,
         claimed=CHAPTER_CPU_L2_OVER_L1[engine],
-        region=ACCUMULATES,
+        kind="adds",
         quantity=f"nivel 2 / nivel 1, trabajo de CPU medido dentro ({d} en {d})",
         unit="x",
     )
@@ -70,10 +69,14 @@ NEEDS_PRIVILEGED = Said(
     "pip_necesita_privileged",
     "Podman dentro de Podman sin --privileged falla (mount proc: Operation not permitted).",
     SOURCE,
+    kind="observed",
     quantity="todos los pasos sin --privileged fallan",
     note="Se sostiene solo si falla cada paso de la escalera (la tabla «paso a paso», arriba); uno que "
     "funcione basta para refutarla.",
 )
+
+
+SAID = (*START_ADDITIVE.values(), *CPU_ACCUMULATES.values(), SYSCALL_CAUSE, NEEDS_PRIVILEGED)
 
 
 def _level_ratio(said: Said, df: pd.DataFrame, engine: str, metric: str) -> Claim:
@@ -91,7 +94,14 @@ def syscall_claim() -> Claim:
         theirs = None
     if theirs is None or theirs.status == SIN_DATOS:
         return missing(SYSCALL_CAUSE_MISSING)
-    said = SYSCALL_CAUSE.but(claimed=theirs.claimed, region=tuple(theirs.region), unit=theirs.unit)
+    kind = getattr(theirs, "kind", "")
+    said = SYSCALL_CAUSE.but(
+        kind=kind,
+        claimed=theirs.claimed,
+        bounds=getattr(theirs, "bounds", None),
+        region=None if kind else tuple(theirs.region),
+        unit=theirs.unit,
+    )
     return estimate(
         said, theirs.value, theirs.low, theirs.high, n=theirs.n, unstable=theirs.status == INESTABLE
     )

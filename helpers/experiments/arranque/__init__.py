@@ -15,7 +15,7 @@ from .analysis import (  # noqa: F401
     unstable_arms,
     with_roles,
 )
-from .claims import claims  # noqa: F401
+from .claims import SAID, claims  # noqa: F401
 from .measure import BARE_VARIANTS, CONTAINER_VARIANT, METRIC, Arm, Config, plan, run  # noqa: F401
 
 EXPERIMENT = "arranque"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import measure, results
+from ... import results, stats
 from ..contract import CLOSING_COLUMNS
 from ..verdict import agreement
 from .measure import METRIC
@@ -25,8 +25,8 @@ def summarize(df: pd.DataFrame, meta: dict | None = None, *, baseline=BASELINE) 
     rows = []
     for (engine_name, role, variant), group in df.groupby(["engine", "role", "variant"], sort=False):
         values = group["value"].to_numpy()
-        s = measure.summarize(values)
-        ratio, lo, hi = measure.bootstrap_ratio_ci(values, base) if base.size else (np.nan,) * 3
+        s = stats.summarize(values)
+        ratio, lo, hi = stats.ratio_ci(values, base) if base.size else (np.nan,) * 3
         rows.append(
             {
                 "engine": engine_name,
@@ -67,13 +67,13 @@ def pair_ratio(
 ) -> tuple[float, float, float]:
     """Median ratio a/b with a bootstrap IC; a and b are (engine, role) of container arms, or
     ("bare", variant)."""
-    return measure.bootstrap_ratio_ci(arm_values(df, meta, a), arm_values(df, meta, b))
+    return stats.ratio_ci(arm_values(df, meta, a), arm_values(df, meta, b))
 
 
 def unstable_arms(df: pd.DataFrame, meta: dict | None) -> set[tuple[str, str, str]]:
-    """(engine, role, variant) of the arms whose spread dwarfs their median (measure.unstable)."""
+    """(engine, role, variant) of the arms whose spread dwarfs their median (stats.unstable)."""
     d = with_roles(df[df["metric"] == METRIC], meta)
-    return {key for key, g in d.groupby(["engine", "role", "variant"]) if measure.unstable(g["value"])}
+    return {key for key, g in d.groupby(["engine", "role", "variant"]) if stats.unstable(g["value"])}
 
 
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
@@ -119,10 +119,10 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
     out = pd.DataFrame(rows)
     # Podman/Docker per image, with both intervals and whether they overlap.
     for role in out["role"].unique():
-        ref_pd = measure.bootstrap_ratio_ci(
+        ref_pd = stats.ratio_ci(
             arm_values(reference, None, ("podman", role)), arm_values(reference, None, ("docker", role))
         )
-        live_pd = measure.bootstrap_ratio_ci(
+        live_pd = stats.ratio_ci(
             arm_values(df, meta, ("podman", role)), arm_values(df, meta, ("docker", role))
         )
         at = out["role"] == role

@@ -11,7 +11,6 @@ from .analysis import arm_values
 
 SOURCE = "el capítulo original"
 WHERE = "experimento 1"
-PODMAN_2X_REGION = (1 / 2.5, 1 / 1.6)  # «~2x»: Docker takes between 1.6 and 2.5 times Podman's time
 
 # «Podman es ~2x más rápido que Docker en startup» (2x with Ubuntu, 2.2x with Alpine)
 PODMAN_2X = {
@@ -21,7 +20,7 @@ PODMAN_2X = {
         SOURCE,
         where=WHERE,
         claimed=claimed,
-        region=PODMAN_2X_REGION,
+        kind="about",
         quantity=f"Podman/Docker con «{role}»",
         unit="x",
         note="«~2x más rápido» es Podman/Docker ≈ 0.5×.",
@@ -39,7 +38,7 @@ ALPINE_UBUNTU = {
         SOURCE,
         where=WHERE,
         claimed=1.0,
-        region=(0.9, 1.1),
+        kind="no_difference",
         quantity="Ubuntu/Alpine en Docker",
         unit="x",
     ),
@@ -49,11 +48,14 @@ ALPINE_UBUNTU = {
         SOURCE,
         where=WHERE,
         claimed=212.7 / 193.3,
-        region=(1.02, 1.25),
+        kind="adds",
         quantity="Ubuntu/Alpine en Podman",
         unit="x",
     ),
 }
+
+
+SAID = (*PODMAN_2X.values(), *ALPINE_UBUNTU.values())
 
 
 def claims(df: pd.DataFrame, meta: dict | None) -> list[Claim]:

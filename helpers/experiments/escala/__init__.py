@@ -22,7 +22,7 @@ from .analysis import (  # noqa: F401
     summarize,
     wide,
 )
-from .claims import CROSSOVER_REGION, claims  # noqa: F401
+from .claims import CROSSOVER_REGION, SAID, claims  # noqa: F401
 from .measure import MAX_N, Arm, Config, check_memory, make_arm, run  # noqa: F401
 from .probing import (  # noqa: F401
     HELPER,

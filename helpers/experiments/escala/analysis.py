@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ... import engines as eng
-from ... import measure
+from ... import stats
 from ..contract import CLOSING_COLUMNS
 from ..verdict import agreement
 from .probing import FIXED, HELPER
@@ -182,7 +182,7 @@ def noise(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def crossover_interval(
-    df: pd.DataFrame, basis: str = "rss", *, resamples: int = 1000, seed: int = measure.BOOTSTRAP_SEED
+    df: pd.DataFrame, basis: str = "rss", *, resamples: int = 1000, seed: int = stats.BOOTSTRAP_SEED
 ) -> tuple[float, float, float]:
     """The crossover N (whole bill, see crossover) with a percentile-bootstrap IC 95 %: the repetitions
     of every (engine, N) are resampled, the bill's medians and the two lines refitted each time. "The
@@ -246,8 +246,8 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     for engine_name in [e for e in eng.CONTAINER_ENGINES if e in set(w["engine"])]:
         values = w.loc[(w["engine"] == engine_name) & (w["n"] == n_max), "lanzamiento_por_contenedor"]
         values = values.dropna().to_numpy(dtype=float)
-        if values.size and not measure.unstable(values):
-            s = measure.summarize(values)
+        if values.size and not stats.unstable(values):
+            s = stats.summarize(values)
             rows.append(
                 {
                     "concepto": f"lanzar {n_max} contenedores en segundo plano (`run -d`, sin red): cada uno",
@@ -298,7 +298,7 @@ def launch_ratio(df: pd.DataFrame) -> tuple[float, float, float]:
     """Podman/Docker of the launch time per container, every N and repetition pooled, with its IC 95 %
     (what notebook 01 sets beside its own Podman/Docker: same question, other launch options)."""
     w = wide(df)
-    return measure.bootstrap_ratio_ci(
+    return stats.ratio_ci(
         _compared_values(w, "podman", "lanzamiento_por_contenedor"),
         _compared_values(w, "docker", "lanzamiento_por_contenedor"),
     )
@@ -317,7 +317,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
         for prefix, frame, metric in (("ref", ref, ref_metric), ("tu", w, live_metric)):
             for engine_name in ("docker", "podman"):
                 row[f"{prefix}_{engine_name}"] = _engine_value(frame, engine_name, metric, how)
-            value, low, high = measure.bootstrap_ratio_ci(
+            value, low, high = stats.ratio_ci(
                 _compared_values(frame, "podman", metric), _compared_values(frame, "docker", metric)
             )
             row[f"{prefix}_podman_sobre_docker"] = value

@@ -13,11 +13,7 @@ from .analysis import SEED_CROSSOVER, crossover, crossover_interval, metric_valu
 
 SOURCE = "el capítulo original"
 WHERE = "experimento 2"
-CROSSOVER_REGION = (SEED_CROSSOVER / 2, SEED_CROSSOVER * 2)  # «a partir de ~100»: within a factor 2
-PODMAN_FASTER_REGION = (1 / 2.5, 1 / 1.6)  # «~2x más rápido», as in experiment 1
 CGROUP_RATIO = 97 / 437  # «Podman 4.5x menos» (97 frente a 437 KB por contenedor)
-CGROUP_RATIO_REGION = (1 / 6.75, 1 / 3.0)  # 4.5x give or take half: 3x to 6.75x less
-FLAT_REGION = (0.9, 1.1)  # «estables con 1, 5, 10 o 20 contenedores» (434-442 KB: ±1 %)
 
 CROSSOVER = {
     basis: Said(
@@ -27,7 +23,7 @@ CROSSOVER = {
         SOURCE,
         where=WHERE,
         claimed=SEED_CROSSOVER,
-        region=CROSSOVER_REGION,
+        kind="about",
         quantity=f"el N en que se cruzan las dos facturas completas de memoria ({basis.upper()})",
         unit="",
     )
@@ -40,7 +36,7 @@ LAUNCH_2X = Said(
     SOURCE,
     where=WHERE,
     claimed=0.5,
-    region=PODMAN_FASTER_REGION,
+    kind="about",
     quantity="Podman/Docker del tiempo de lanzamiento por contenedor",
     unit="x",
 )
@@ -51,7 +47,7 @@ CGROUP_4X = Said(
     SOURCE,
     where=WHERE,
     claimed=CGROUP_RATIO,
-    region=CGROUP_RATIO_REGION,
+    kind="about",
     quantity="Podman/Docker de la memoria por contenedor (la vista de `stats`)",
     unit="x",
 )
@@ -61,9 +57,13 @@ FLAT = Said(
     SOURCE,
     where=WHERE,
     claimed=1.0,
-    region=FLAT_REGION,
+    kind="no_difference",
     unit="x",
 )
+
+
+CROSSOVER_REGION = CROSSOVER["rss"].region  # the margin of «a partir de ~100» (kind «about»)
+SAID = (*CROSSOVER.values(), LAUNCH_2X, CGROUP_4X, FLAT)
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:

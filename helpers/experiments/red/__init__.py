@@ -34,7 +34,7 @@ from .arms import (  # noqa: F401
     plan,
     userland_proxy_disabled,
 )
-from .claims import SOURCE, claims  # noqa: F401
+from .claims import SAID, SOURCE, claims  # noqa: F401
 from .measure import (  # noqa: F401
     DOCUMENT_PRESET,
     EXPERIMENT,

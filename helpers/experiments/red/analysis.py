@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import measure
+from ... import stats
 from ..contract import CLOSING_COLUMNS
 from . import servers
 from .arms import ARM_SPECS, arm_label
@@ -71,10 +71,10 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         total = arm_values(df, "req_s", engine, variant, server)
         if total.size == 0:
             continue
-        s = measure.summarize(total)
+        s = stats.summarize(total)
         base = arm_values(df, "req_s", *BASELINE, server)
         if base.size and (engine, variant) != BASELINE:
-            ratio, lo, hi = measure.bootstrap_ratio_ci(total, base)
+            ratio, lo, hi = stats.ratio_ci(total, base)
         elif base.size:
             ratio, lo, hi = 1.0, 1.0, 1.0
         else:
@@ -104,7 +104,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                 "us_cpu_proxy": per_request_us(df, "cpu_proxy", engine, variant, server),
                 "us_cpu_ayudante": per_request_us(df, "cpu_ayudante", engine, variant, server),
                 "us_cpu_carga": per_request_us(df, "cpu_carga", engine, variant, server),
-                "inestable": measure.unstable(total),
+                "inestable": stats.unstable(total),
             }
         )
     return pd.DataFrame(rows)
@@ -132,14 +132,14 @@ def path_ratios(df: pd.DataFrame, server: str) -> dict[str, tuple[float, float, 
         num = arm_values(df, "req_s", *num_arm, server)
         den = arm_values(df, "req_s", *den_arm, server)
         if num.size and den.size:
-            out[key] = (*measure.bootstrap_ratio_ci(num, den), int(min(num.size, den.size)))
+            out[key] = (*stats.ratio_ci(num, den), int(min(num.size, den.size)))
     return out
 
 
 def loss_pct(arm: np.ndarray, native: np.ndarray) -> tuple[float, float, float]:
     """What an arm loses against native, in % of native's req/s: 100 × (1 - arm/native), with the
     bootstrap IC of the ratio of medians turned the same way (its ends swap)."""
-    ratio, lo, hi = measure.bootstrap_ratio_ci(arm, native)
+    ratio, lo, hi = stats.ratio_ci(arm, native)
     return 100 * (1 - ratio), 100 * (1 - hi), 100 * (1 - lo)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import measure
+from ... import stats
 from ..verdict import Claim, Said, estimate, missing, not_comparable, ratio
 from . import servers
 from .analysis import BASELINE, arm_values, loss_pct, main_server
@@ -37,7 +37,7 @@ DOCKER_LOSS = Said(
     SOURCE,
     where=f"{RESULTS}, fila Docker · http-pkg, columna «Loss wrt native»",
     claimed=65.83,
-    region=(61.0, 71.0),
+    kind="about",
     quantity="la pérdida de peticiones por segundo de Docker -p frente a nativo",
     unit="%",
 )
@@ -48,7 +48,7 @@ SECURITY_CAUSE = Said(
     SOURCE,
     where=CONCLUSION,
     claimed=1.10,
-    region=(1.10, float("inf")),
+    kind="at_least",
     quantity="Docker -p sin seccomp / Docker -p, en peticiones por segundo",
     unit="x",
 )
@@ -58,7 +58,7 @@ GIN_NETHTTP = Said(
     SOURCE,
     where=f"{RESULTS}, filas Native",
     claimed=9.01 / 8.78,
-    region=(0.9, 1.1),
+    kind="no_difference",
     quantity="la proporción gin / net/http, sin contenedor",
     unit="x",
 )
@@ -68,6 +68,7 @@ PER_THREAD = Said(
     SOURCE,
     where=f"{RESULTS}, fila Native · http-pkg",
     claimed=APPENDIX_PER_THREAD,
+    kind="about",
     quantity="peticiones por segundo de net/http sin contenedor",
     unit="",
 )
@@ -85,6 +86,7 @@ KUBERNETES_LOSS = Said(
     SOURCE,
     where=f"{RESULTS}, fila Kubernetes · http-pkg, columna «Loss wrt native»",
     claimed=83.59,
+    kind="about",
     quantity="la pérdida de Kubernetes frente a nativo",
     unit="%",
 )
@@ -94,6 +96,7 @@ KUBERNETES_REASON = (
     "En esta máquina no se puede levantar un clúster: la cifra queda como referencia. El documento no dice "
     "por qué camino llegó wrk al pod; la hipótesis del cuaderno (sin medir) es `kubectl port-forward`."
 )
+SAID = CLAIMS
 
 
 def _on(said: Said, server: str) -> Said:
@@ -144,7 +147,7 @@ def docker_loss(df: pd.DataFrame, meta: dict | None, server: str) -> Claim:
     if not (native.size and docker_p.size):
         return missing(said, detail)
     value, low, high = loss_pct(docker_p, native)
-    shaky = measure.unstable(docker_p) or measure.unstable(native)
+    shaky = stats.unstable(docker_p) or stats.unstable(native)
     return estimate(said, value, low, high, n=min(native.size, docker_p.size), unstable=shaky, detail=detail)
 
 

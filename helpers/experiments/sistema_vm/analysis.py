@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ... import measure
+from ... import stats
 from ..contract import CLOSING_COLUMNS
 from .kinds import ARRANQUE, BASELINE, DISCO, GZIP, PSS, RETENIDA, is_emulated, kind_label
 
@@ -25,7 +25,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     bare = arm_values(df, GZIP, BASELINE[1])
     for (metric, engine, variant), group in df.groupby(["metric", "engine", "variant"], sort=False):
         values = group["value"].astype(float).to_numpy()
-        s = measure.summarize(values)
+        s = stats.summarize(values)
         row = {
             "metrica": metric,
             "motor": engine,
@@ -39,10 +39,10 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
             "ic_alto": s.ci_high,
             "unidad": group["unit"].iloc[0],
             "emulada": is_emulated(variant),
-            "inestable": measure.unstable(values),
+            "inestable": stats.unstable(values),
         }
         if metric == GZIP and variant != BASELINE[1] and bare.size:
-            row["x_bare"], row["x_bare_bajo"], row["x_bare_alto"] = measure.bootstrap_ratio_ci(values, bare)
+            row["x_bare"], row["x_bare_bajo"], row["x_bare_alto"] = stats.ratio_ci(values, bare)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -51,7 +51,7 @@ def ratio(
     df: pd.DataFrame, metric: str, num_variant: str, den_variant: str
 ) -> tuple[float, float, float, int]:
     a, b = arm_values(df, metric, num_variant), arm_values(df, metric, den_variant)
-    value, low, high = measure.bootstrap_ratio_ci(a, b)
+    value, low, high = stats.ratio_ci(a, b)
     return value, low, high, int(min(a.size, b.size))
 
 
@@ -112,9 +112,9 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
             "x",
         )
     if have and vmv:
-        s = measure.summarize(arm_values(df, DISCO, vmv))
+        s = stats.summarize(arm_values(df, DISCO, vmv))
         add("disco que añade cada VM" + suffix, s.median, s.ci_low, s.ci_high, ref("disco_vm"), "MB")
-        s = measure.summarize(arm_values(df, RETENIDA, vmv))
+        s = stats.summarize(arm_values(df, RETENIDA, vmv))
         add(
             "memoria liberada que la VM retiene" + suffix,
             s.median,
@@ -143,8 +143,8 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         "vm_systemd_emulada",
     ):
         values = arm_values(df, ARRANQUE, variant)
-        if values.size and not measure.unstable(values):
-            s = measure.summarize(values)
+        if values.size and not stats.unstable(values):
+            s = stats.summarize(values)
             rows.append(
                 {
                     "concepto": f"arranque hasta «listo»: {kind_label(variant)}",
@@ -157,7 +157,7 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                 }
             )
         values = arm_values(df, GZIP, variant)
-        if values.size and not measure.unstable(values):
+        if values.size and not stats.unstable(values):
             value, low, high, _ = gzip_ratio(df, variant)
             if not math.isnan(value):
                 concepto = (

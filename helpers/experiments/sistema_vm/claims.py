@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import measure
+from ... import stats
 from ..verdict import Claim, Said, estimate, missing, not_comparable, ratio
 from .analysis import arm_values, vm_variant
 from .kinds import (
@@ -40,7 +40,7 @@ ARRANQUE_10X = Said(
     PROVISION,
     SOURCE,
     claimed=10.0,
-    region=(7.5, 13.3),
+    kind="about",
     quantity="arranque hasta «listo», VM / contenedor de sistema (busybox init)",
     unit="x",
 )
@@ -49,7 +49,7 @@ ARRANQUE_10X_SYSTEMD = Said(
     PROVISION + " (systemd en los dos lados)",
     SOURCE,
     claimed=10.0,
-    region=(7.5, 13.3),
+    kind="about",
     quantity="arranque hasta «listo», VM / contenedor de sistema (systemd)",
     unit="x",
 )
@@ -58,7 +58,7 @@ VM_RETIENE_MEMORIA = Said(
     "Las VMs se quedan con la memoria que el sistema huésped ya liberó.",
     SOURCE,
     claimed=100.0,
-    region=(80.0, 120.0),
+    kind="about",
     quantity="memoria liberada que el host no recupera, VM",
     unit="%",
 )
@@ -67,7 +67,7 @@ CONTENEDOR_DEVUELVE_MEMORIA = Said(
     "En un contenedor, la memoria liberada vuelve al host de inmediato.",
     SOURCE,
     claimed=0.0,
-    region=(-10.0, 10.0),
+    kind="no_difference",
     quantity="memoria liberada que el host no recupera, contenedor",
     unit="%",
 )
@@ -76,7 +76,7 @@ VM_DISCO_650 = Said(
     "Cada VM añade unos 650 MB de disco, aunque todas partan de la misma imagen maestra.",
     SOURCE,
     claimed=650.0,
-    region=(650 / 1.5, 650 * 1.5),
+    kind="about",
     quantity="disco que añade cada VM",
     unit="MB",
 )
@@ -84,8 +84,8 @@ CONTENEDOR_DISCO_POCOS_MB = Said(
     "contenedor_disco_pocos_mb",
     "Cada contenedor añade solo unos pocos MB de disco.",
     SOURCE,
-    claimed=3.0,
-    region=(0.0, 10.0),
+    claimed=10.0,
+    kind="at_most",
     quantity="disco que añade cada contenedor",
     unit="MB",
 )
@@ -94,7 +94,7 @@ SIN_PENALIZACION = Said(
     "Reforzar el aislamiento de un contenedor (contenedor de sistema, espacio de usuarios) no cuesta rendimiento.",
     SOURCE,
     claimed=1.0,
-    region=(0.95, 1.05),
+    kind="no_difference",
     quantity="gzip, contenedor de sistema LXD / contenedor de aplicación",
     unit="x",
 )
@@ -108,7 +108,7 @@ ANIDADO_17 = Said(
     "Un contenedor dentro de un contenedor de sistema rinde un 17 % menos (y dentro de una VM, un 65 % menos aún).",
     SOURCE,
     claimed=1.17,
-    region=(1.17 / 1.1, 1.17 * 1.1),
+    kind="percent_about",
     quantity="el mismo «run --rm … echo ok», anidado en LXD / en el host",
     unit="x",
 )
@@ -122,7 +122,7 @@ DISCO_40 = Said(
     "Con Sysbox CE, el disco de un contenedor anidado en un contenedor de sistema sube a cerca del 40 % del de una VM.",
     SOURCE,
     claimed=0.4,
-    region=(0.3, 0.53),
+    kind="about",
     quantity="disco por instancia, contenedor de sistema LXD con motor dentro / VM",
     unit="x",
 )
@@ -131,7 +131,7 @@ DENSIDAD = Said(
     "Con cargas de E/S caben el doble de contenedores de sistema que de VMs por servidor (y un 30 % más con cargas de CPU).",
     SOURCE,
     claimed=2.0,
-    region=(1.5, 2.67),
+    kind="about",
     quantity="instancias por servidor con el mismo rendimiento, contenedores de sistema / VMs",
     unit="x",
 )
@@ -146,11 +146,27 @@ DISCO_NO_COMPARABLE = (
     "de sistema guarda una copia entera de su imagen (la tabla de resultados da las dos cifras). Un pool btrfs, zfs o "
     "lvm cambiaría esa cifra."
 )
-_GZIP = Said("gzip", GZIP_ALIKE, SOURCE, claimed=1.0, region=(0.95, 1.05), unit="x")
+_GZIP = Said("gzip", GZIP_ALIKE, SOURCE, claimed=1.0, kind="no_difference", unit="x")
 GZIP_CLAIMS = {  # by the variant measured: the key is gzip_<variant>
     variant: _GZIP.but(key=f"gzip_{variant}", quantity=f"gzip, {kind_label(variant)} / bare metal")
     for variant in ("sistema", "aplicacion", "vm_kvm", "vm_emulada")
 }
+
+
+SAID = (
+    ARRANQUE_10X,
+    ARRANQUE_10X_SYSTEMD,
+    ARRANQUE_10X_LXD,
+    VM_RETIENE_MEMORIA,
+    CONTENEDOR_DEVUELVE_MEMORIA,
+    VM_DISCO_650,
+    CONTENEDOR_DISCO_POCOS_MB,
+    SIN_PENALIZACION,
+    ANIDADO_17,
+    DISCO_40,
+    DENSIDAD,
+    *GZIP_CLAIMS.values(),
+)
 
 
 def _present(df: pd.DataFrame | None) -> set:
@@ -199,16 +215,16 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
         for engine in sorted(set(df.loc[df["variant"] == HOST_RUN, "engine"])):
             nested, host = _engine_values(df, engine, "anidado_lxd"), _engine_values(df, engine, HOST_RUN)
             if nested.size and host.size:
-                value, low, high = measure.bootstrap_ratio_ci(nested, host)
+                value, low, high = stats.ratio_ci(nested, host)
                 detail[f"{engine}_anidado_x_host"] = [round(value, 3), round(low, 3), round(high, 3)]
         out.append(not_comparable(ANIDADO_17, ANIDADO_NO_COMPARABLE, detail))
         nested_disk = arm_values(df, DISCO, "anidado_lxd")
         vm_disk = arm_values(df, DISCO, vmv) if vmv else nested_disk[:0]
         detail = {"pool": "dir (copia completa por instancia)"}
         if nested_disk.size:
-            detail["anidado_lxd_mb"] = round(float(measure.summarize(nested_disk).median), 1)
+            detail["anidado_lxd_mb"] = round(float(stats.summarize(nested_disk).median), 1)
         if vm_disk.size:
-            detail["vm_mb"] = round(float(measure.summarize(vm_disk).median), 2)
+            detail["vm_mb"] = round(float(stats.summarize(vm_disk).median), 2)
         out.append(not_comparable(DISCO_40, DISCO_NO_COMPARABLE, detail))
 
     if "sistema_lxd" in present and vmv:
@@ -253,7 +269,7 @@ def _judged_median(said: Said, df: pd.DataFrame, metric: str, variant: str | Non
     said = _with_kind(said, variant)
     if is_emulated(variant):
         said = said.but(note=EMULATED_NOTE)
-    s = measure.summarize(values)
+    s = stats.summarize(values)
     detail = {"tipo": variant, "emulada": is_emulated(variant)}
     return estimate(said, s.median, s.ci_low, s.ci_high, n=s.n, detail=detail)
 

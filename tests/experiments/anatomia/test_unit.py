@@ -11,7 +11,7 @@ import pytest
 
 from helpers import reference
 from helpers.errors import ParametroInvalido
-from helpers.experiments import anatomia
+from helpers.experiments import anatomia, verdict
 from helpers.experiments.anatomia import rungs
 from helpers.experiments.runner import Arm, Resultado
 
@@ -253,12 +253,13 @@ def test_a_spread_that_dwarfs_the_median_is_unstable():
     assert claims[("red_grande", "podman", None)].status == "se_confirma"
 
 
-def test_two_repetitions_are_enough_to_judge_and_one_is_not():
+def test_the_minimum_of_repetitions_judges_and_one_fewer_does_not():
     df = _synthetic()
-    two = anatomia.claims(df[df["rep"] <= 2], {})
-    one = anatomia.claims(df[df["rep"] == 1], {})
-    assert all(c.status != "sin_datos" for c in two)
-    assert {c.status for c in one} == {"sin_datos"}
+    enough = anatomia.claims(df[df["rep"] <= verdict.MIN_N], {})
+    fewer = anatomia.claims(df[df["rep"] < verdict.MIN_N], {})
+    assert all(c.status != "sin_datos" for c in enough)
+    assert {c.status for c in fewer} == {"sin_datos"}
+    assert {c.more_reps for c in fewer} == {verdict.MIN_N}
 
 
 # ---------------------------------------------------------------- published figures and closing rows

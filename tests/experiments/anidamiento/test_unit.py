@@ -281,7 +281,7 @@ def test_syscall_cause_is_judged_on_notebook_05s_claim_found_by_key(monkeypatch)
         3.0,
         2.0,
         4.0,
-        n=5,
+        n=6,
     )
     asked = []
 
@@ -293,7 +293,7 @@ def test_syscall_cause_is_judged_on_notebook_05s_claim_found_by_key(monkeypatch)
     claim = claims.syscall_claim()
     assert asked == [(exp, "llamadas", "anidamiento")]
     assert claim.key == "causa_syscalls" and claim.statement == claims.SYSCALL_CAUSE.statement
-    assert (claim.value, claim.low, claim.high, claim.n) == (3.0, 2.0, 4.0, 5)
+    assert (claim.value, claim.low, claim.high, claim.n) == (3.0, 2.0, 4.0, 6)
     assert claim.claimed == 29.5 and claim.region == (0.5, np.inf) and claim.unit == "ns"
     assert claim.status == verdict.SE_CONFIRMA
 

@@ -574,15 +574,16 @@ def _behind_text(tmp_path, **kw) -> str:
 
 
 def test_the_sentences_under_the_verdicts_follow_the_data(tmp_path):
-    """Synthetic runs pointing both ways: each generated sentence changes with the numbers."""
+    """Synthetic runs pointing both ways: each generated sentence changes with the numbers (decimals
+    follow each interval's width: view.common.fmt_ratio)."""
     slower = _behind_text(tmp_path, host=90_000, nat=60_000)
     assert (
-        "el mismo contenedor de Docker atiende 0.90×" in slower and "menos, con todo el intervalo" in slower
+        "el mismo contenedor de Docker atiende 0.903×" in slower and "menos, con todo el intervalo" in slower
     )
-    assert "atiende 1.76×" in slower and "más, con todo el intervalo por encima de 1" in slower
+    assert "atiende 1.764×" in slower and "más, con todo el intervalo por encima de 1" in slower
     faster = _behind_text(tmp_path, host=110_000, nat=20_000)
-    assert "el mismo contenedor de Docker atiende 1.10×" in faster and "más, con todo el intervalo" in faster
-    assert "atiende 0.59×" in faster and "menos, con todo el intervalo por debajo de 1" in faster
+    assert "el mismo contenedor de Docker atiende 1.104×" in faster and "más, con todo el intervalo" in faster
+    assert "atiende 0.588×" in faster and "menos, con todo el intervalo por debajo de 1" in faster
     same = _behind_text(tmp_path, host=100_000)
     assert "el intervalo contiene 1, así que no se distingue de nativo" in same
     few = _behind_text(tmp_path, host=90_000, reps=verdict.MIN_N - 1) if verdict.MIN_N > 2 else ""

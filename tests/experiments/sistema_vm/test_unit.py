@@ -107,12 +107,16 @@ def _rows(variant, engine, metric, values, unit):
     ]
 
 
-def _run_df(vm_variant="vm_emulada", vm_kept=(99.0, 100.5, 101.0), vm_disk=(0.31, 0.32, 0.33)):
+def _run_df(
+    vm_variant="vm_emulada",
+    vm_kept=(99.0, 100.5, 101.0, 99.5, 100.0, 100.8),
+    vm_disk=(0.31, 0.32, 0.33, 0.31, 0.32, 0.33),
+):
     rows = []
-    rows += _rows("aplicacion", "docker", exp.ARRANQUE, [290, 300, 310, 305, 295], "ms")
-    rows += _rows("sistema", "docker", exp.ARRANQUE, [280, 300, 320, 290, 310], "ms")
-    rows += _rows(vm_variant, "qemu", exp.ARRANQUE, [3300, 3400, 3500, 3450, 3350], "ms")
-    rows += _rows("sistema", "docker", exp.DISCO, [0.0, 0.0, 0.0], "MB")
+    rows += _rows("aplicacion", "docker", exp.ARRANQUE, [290, 300, 310, 305, 295, 302], "ms")
+    rows += _rows("sistema", "docker", exp.ARRANQUE, [280, 300, 320, 290, 310, 305], "ms")
+    rows += _rows(vm_variant, "qemu", exp.ARRANQUE, [3300, 3400, 3500, 3450, 3350, 3420], "ms")
+    rows += _rows("sistema", "docker", exp.DISCO, [0.0] * 6, "MB")
     rows += _rows(vm_variant, "qemu", exp.DISCO, list(vm_disk), "MB")
     rows += _rows("sistema", "docker", exp.PSS, [5.0, 5.2, 4.9], "MB")
     rows += _rows(vm_variant, "qemu", exp.PSS, [196.0, 197.0, 198.0], "MB")
@@ -123,11 +127,11 @@ def _run_df(vm_variant="vm_emulada", vm_kept=(99.0, 100.5, 101.0), vm_disk=(0.31
     ):
         rows += _rows("sistema", "docker", metric, [container] * 3, "MB")
         rows += _rows(vm_variant, "qemu", metric, [machine] * 3, "MB")
-    rows += _rows("sistema", "docker", exp.RETENIDA, [0.1, 0.2, 0.1], "%")
+    rows += _rows("sistema", "docker", exp.RETENIDA, [0.1, 0.2, 0.1, 0.2, 0.1, 0.15], "%")
     rows += _rows(vm_variant, "qemu", exp.RETENIDA, list(vm_kept), "%")
-    rows += _rows("proceso", "bare", exp.GZIP, [480, 470, 490, 485, 475], "ms")
-    rows += _rows("sistema", "docker", exp.GZIP, [482, 474, 488, 486, 477], "ms")
-    rows += _rows(vm_variant, "qemu", exp.GZIP, [1500, 1480, 1520, 1510, 1490], "ms")
+    rows += _rows("proceso", "bare", exp.GZIP, [480, 470, 490, 485, 475, 482], "ms")
+    rows += _rows("sistema", "docker", exp.GZIP, [482, 474, 488, 486, 477, 481], "ms")
+    rows += _rows(vm_variant, "qemu", exp.GZIP, [1500, 1480, 1520, 1510, 1490, 1505], "ms")
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -171,14 +175,16 @@ def test_systemd_pair_gets_its_own_provisioning_verdict():
 
 
 def test_a_vm_that_gives_memory_back_does_not_confirm_the_claim():
-    claims = _claims(_run_df(vm_kept=(2.0, 3.0, 1.0)))
+    claims = _claims(_run_df(vm_kept=(2.0, 3.0, 1.0, 2.5, 1.5, 2.0)))
     assert claims["vm_retiene_memoria"].status == verdict.NO_SE_SOSTIENE
 
 
 def test_fewer_values_than_the_shared_minimum_decide_nothing():
-    df = _run_df(vm_kept=(100.0,))
-    claim = _claims(df)["vm_retiene_memoria"]
-    assert verdict.MIN_N == 2
+    kept = (99.0, 100.5, 101.0, 99.5, 100.0, 100.8)[: verdict.MIN_N - 1]
+    claim = _claims(_run_df(vm_kept=kept))["vm_retiene_memoria"]
+    assert claim.status == verdict.SIN_DATOS and claim.n == verdict.MIN_N - 1
+    assert claim.more_reps == verdict.MIN_N  # «hacen falta 6»
+    claim = _claims(_run_df(vm_kept=(100.0,)))["vm_retiene_memoria"]
     assert claim.status == verdict.SIN_DATOS and claim.n == 1
 
 
@@ -207,7 +213,7 @@ def test_summary_marks_emulated_rows_and_gzip_ratios():
     vm_rows = s[s["tipo"] == "vm_emulada"]
     assert vm_rows["emulada"].all() and not s[s["tipo"] == "sistema"]["emulada"].any()
     gzip_vm = s[(s["metrica"] == exp.GZIP) & (s["tipo"] == "vm_emulada")].iloc[0]
-    assert gzip_vm["x_bare"] == pytest.approx(1500 / 480)
+    assert gzip_vm["x_bare"] == pytest.approx(1502.5 / 481)  # medians of six values
 
 
 def test_closing_rows_label_the_emulated_vm():
@@ -225,7 +231,7 @@ def test_reference_file_and_comparison():
     table = exp.compare(_run_df(), {}, ref)
     row = table[table["concepto"].str.startswith("arranque VM")].iloc[0]
     assert "emulada" in row["concepto"] and row["referencia"] == 10
-    assert row["aquí"] == pytest.approx(3400 / 300)
+    assert row["aquí"] == pytest.approx(3410 / 302.5)  # medians of six values
     disk = table[table["concepto"].str.startswith("disco")].iloc[0]
     assert disk["referencia"] == 650
 

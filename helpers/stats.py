@@ -1,0 +1,312 @@
+"""The course's statistics: medians, intervals that really are 95 % (coverage tested by simulation in
+tests/core/test_coverage.py), and published figures that are not samples.
+
+The method, written once (meta.json records `method()`, the notebooks' «Cómo medimos» says it):
+
+- **One arm's median**: the distribution-free order-statistic interval (the sign test's, from
+  `scipy.stats.binom`): [x(k), x(n−k+1)] with the largest k such that P(Binom(n, ½) ≤ k−1) ≤ 2.5 %.
+  Its coverage is at least 95 % for any continuous distribution (skewed, heavy-tailed), with no
+  resampling; it needs n ≥ 6 (with 6 values, [min, max] covers the median 96.9 % of the time).
+- **Arms measured in the same rounds** (pandas Series indexed by round, the `rep` of raw.csv): the
+  figure is computed round by round (a/b, a − b, (a/b − 1)·100, any fn(a, b, c)) and its median gets the
+  same interval. What a round shares (the machine's load, a drift) cancels inside the round, and the
+  rounds are what is independent: the interval is exact for the median of the per-round figure.
+- **Independent arms** (plain arrays): a function of the arms' medians with a percentile bootstrap that
+  resamples each arm on its own (2000 resamples, fixed seed). Its coverage at n = 6 and n = 10 is
+  tested too.
+- Below `MIN_N` values (or rounds) no interval is called 95 %: every function returns NaN bounds.
+- Quantiles for the IQR: numpy's "linear" method (Hyndman & Fan type 7).
+- A published range (a source's «24-30 %») is a range: `published` shows it as (low, high), never
+  resampled; a single published figure has no interval.
+
+Pass pandas Series indexed by round to say «paired by round» (they are aligned on their common index;
+several values of one round are first reduced to their median); pass lists or numpy arrays for
+independent arms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+LEVEL = 0.95
+QUANTILE_METHOD = "linear"  # numpy default; Hyndman & Fan type 7
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 20261122
+NAN = float("nan")
+
+
+# ---------------------------------------------------------------- values
+def values(data: Iterable[float]) -> np.ndarray:
+    """The finite-or-infinite (not NaN) values of a sample, as a float array."""
+    if isinstance(data, pd.Series):
+        arr = data.to_numpy(dtype=float)
+    else:
+        arr = np.asarray(list(data), dtype=float)
+    return arr[~np.isnan(arr)]
+
+
+def is_paired(*samples) -> bool:
+    """True when every sample is a pandas Series (indexed by round): the arms are paired by round."""
+    return bool(samples) and all(isinstance(s, pd.Series) for s in samples)
+
+
+def rounds(*samples: pd.Series) -> pd.DataFrame:
+    """The samples side by side, one row per round present in all of them (NaN rows dropped); a round
+    with several values of one arm is reduced to their median first."""
+    cols = {}
+    for i, s in enumerate(samples):
+        s = pd.to_numeric(s, errors="coerce")
+        if not s.index.is_unique:
+            s = s.groupby(level=0).median()
+        cols[i] = s
+    return pd.DataFrame(cols).dropna()
+
+
+def n_of(*samples) -> int:
+    """The number of independent repetitions behind a figure: complete rounds for paired samples, the
+    smallest arm for independent ones."""
+    if not samples:
+        return 0
+    if is_paired(*samples):
+        return len(rounds(*samples))
+    return int(min(values(s).size for s in samples))
+
+
+# ---------------------------------------------------------------- the order-statistic interval
+@lru_cache(maxsize=512)
+def order_k(n: int, level: float = LEVEL) -> int:
+    """The k of the order-statistic interval [x(k), x(n−k+1)] for the median at `level`: the largest
+    k ≥ 1 with P(Binom(n, ½) ≤ k − 1) ≤ (1 − level)/2; 0 when no k reaches the level."""
+    if n < 1:
+        return 0
+    alpha = (1 - level) / 2
+    k = int(sps.binom.ppf(alpha, n, 0.5))  # smallest j with cdf(j) >= alpha
+    while k >= 1 and sps.binom.cdf(k - 1, n, 0.5) > alpha:
+        k -= 1
+    while sps.binom.cdf(k, n, 0.5) <= alpha:
+        k += 1
+    return k if k <= (n + 1) // 2 else 0
+
+
+def coverage(n: int, level: float = LEVEL) -> float:
+    """The exact coverage of the order-statistic interval for the median at n values (continuous data):
+    1 − 2 · P(Binom(n, ½) ≤ k − 1). NaN when no interval reaches the level."""
+    k = order_k(n, level)
+    return float(1 - 2 * sps.binom.cdf(k - 1, n, 0.5)) if k else NAN
+
+
+@lru_cache(maxsize=8)
+def min_n(level: float = LEVEL) -> int:
+    """The fewest values whose order-statistic interval reaches `level` (6 at 95 %: [min, max] covers
+    the median 1 − 2/2⁶ = 96.9 % of the time)."""
+    n = 1
+    while not order_k(n, level):
+        n += 1
+    return n
+
+
+MIN_N = min_n(LEVEL)
+
+
+def median_ci(data, *, level: float = LEVEL) -> tuple[float, float]:
+    """The median's distribution-free interval [x(k), x(n−k+1)] (see `order_k`); NaN below min_n."""
+    arr = np.sort(values(data))
+    k = order_k(arr.size, level)
+    if not k:
+        return NAN, NAN
+    return float(arr[k - 1]), float(arr[arr.size - k])
+
+
+def per_round(fn: Callable[..., np.ndarray], *samples: pd.Series) -> np.ndarray:
+    """fn(a, b, …) computed round by round on Series indexed by round (its finite results)."""
+    table = rounds(*samples)
+    if table.empty:
+        return np.array([], dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        figures = np.asarray(fn(*(table[c].to_numpy() for c in table.columns)), dtype=float)
+    return figures[np.isfinite(figures)]
+
+
+def _per_round(
+    fn: Callable[..., np.ndarray], *samples: pd.Series, level: float
+) -> tuple[float, float, float]:
+    figures = per_round(fn, *samples)
+    if figures.size == 0:
+        return NAN, NAN, NAN
+    low, high = median_ci(figures, level=level)
+    return float(np.median(figures)), low, high
+
+
+# ---------------------------------------------------------------- independent arms: bootstrap
+def bootstrap_ci(
+    fn: Callable[..., float],
+    *samples,
+    level: float = LEVEL,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> tuple[float, float, float]:
+    """fn(medians of independent samples) with a percentile-bootstrap interval: each sample resampled
+    on its own. Returns (value, low, high); NaN bounds below MIN_N values in any sample, NaN everywhere
+    where a sample is empty or fn is undefined."""
+    arrays = [values(s) for s in samples]
+    if not arrays or any(a.size == 0 for a in arrays):
+        return NAN, NAN, NAN
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = float(fn(*[np.median(a) for a in arrays]))
+        if not np.isfinite(value) or min(a.size for a in arrays) < min_n(level):
+            return value, NAN, NAN
+        rng = np.random.default_rng(seed)
+        medians = [np.median(rng.choice(a, size=(resamples, a.size), replace=True), axis=1) for a in arrays]
+        figures = np.asarray(fn(*medians), dtype=float)
+    figures = figures[np.isfinite(figures)]
+    if figures.size == 0:
+        return value, NAN, NAN
+    alpha = (1 - level) / 2
+    lo, hi = np.quantile(figures, [alpha, 1 - alpha])
+    return value, float(lo), float(hi)
+
+
+# ---------------------------------------------------------------- the figures experiments judge
+def figure_ci(fn: Callable[..., float], *samples, level: float = LEVEL) -> tuple[float, float, float]:
+    """Any figure of several arms with its interval: round by round for Series (paired), from the
+    medians with a bootstrap for arrays (independent). Returns (value, low, high)."""
+    if is_paired(*samples):
+        return _per_round(fn, *samples, level=level)
+    return bootstrap_ci(fn, *samples, level=level)
+
+
+def ratio_ci(numerator, denominator, *, level: float = LEVEL) -> tuple[float, float, float]:
+    """numerator / denominator with its interval (paired: the median of the per-round ratios;
+    independent: the ratio of medians). NaN against a zero median."""
+    if not is_paired(numerator, denominator):
+        den = values(denominator)
+        if den.size and np.median(den) == 0:
+            return NAN, NAN, NAN  # a ratio against zero says nothing
+    return figure_ci(lambda a, b: a / b, numerator, denominator, level=level)
+
+
+def difference_ci(a, b, *, percent: bool = False, level: float = LEVEL) -> tuple[float, float, float]:
+    """a − b, or with percent=True (a / b − 1) × 100, with its interval (paired or independent)."""
+    if percent:
+        return figure_ci(lambda x, y: (x / y - 1) * 100, a, b, level=level)
+    return figure_ci(lambda x, y: x - y, a, b, level=level)
+
+
+# ---------------------------------------------------------------- summaries
+def iqr(data) -> tuple[float, float]:
+    arr = values(data)
+    if arr.size == 0:
+        return NAN, NAN
+    q1, q3 = np.quantile(arr, [0.25, 0.75], method=QUANTILE_METHOD)
+    return float(q1), float(q3)
+
+
+@dataclass(frozen=True)
+class Summary:
+    n: int
+    median: float
+    q1: float
+    q3: float
+    minimum: float
+    ci_low: float
+    ci_high: float
+
+
+def summarize(data) -> Summary:
+    """n, median, IQR, min and the median's IC 95 % (NaN below MIN_N values)."""
+    arr = values(data)
+    if arr.size == 0:
+        return Summary(0, NAN, NAN, NAN, NAN, NAN, NAN)
+    q1, q3 = iqr(arr)
+    lo, hi = median_ci(arr)
+    return Summary(int(arr.size), float(np.median(arr)), q1, q3, float(arr.min()), lo, hi)
+
+
+def intervals_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """True when the closed intervals a and b share at least one point."""
+    return bool(max(a[0], b[0]) <= min(a[1], b[1]))
+
+
+UNSTABLE_SPREAD = 0.5  # IQR / median above this: the measurement is too spread out to summarise
+
+
+def unstable(data, *, threshold: float = UNSTABLE_SPREAD) -> bool:
+    """True when the spread dwarfs the median (IQR / median > threshold, or two clusters far apart:
+    max / min > 4 with a quarter of the values in each half). Such a measurement is flagged
+    «medición inestable: repite» and kept out of summaries and closing tables."""
+    arr = values(data)
+    if arr.size < 3:
+        return False
+    median = float(np.median(arr))
+    if median <= 0:
+        return False
+    q1, q3 = iqr(arr)
+    if (q3 - q1) / median > threshold:
+        return True
+    lo, hi = float(arr.min()), float(arr.max())
+    if lo > 0 and hi / lo > 4:
+        mid = (lo * hi) ** 0.5
+        low_share = float(np.mean(arr < mid))
+        return 0.25 <= low_share <= 0.75
+    return False
+
+
+# ---------------------------------------------------------------- published figures (not samples)
+RANGE = "rango"
+POINT = "cifra"
+REPETITIONS = "repeticiones"
+KEYS = ["source", "engine", "image", "variant", "metric", "unit"]
+
+
+def published(rows: pd.DataFrame, ranges: Iterable[str] = ()) -> pd.DataFrame:
+    """One row per published figure of reference rows (with `source`): each source stays its own
+    «machine». A source named in `ranges` gave ranges (its rep 1 is the low end, rep 2 the high end):
+    the figure is that range as (low, high), never resampled, with value its midpoint; a single row is a
+    point without interval; several repetitions of one source get their median and its interval.
+    Columns: KEYS + value, low, high, n, forma («rango», «cifra», «repeticiones»)."""
+    ranges = set(ranges)
+    out = []
+    keys = [k for k in KEYS if k in rows.columns]
+    for key, group in rows.groupby(keys, dropna=False, sort=False):
+        vals = values(group["value"])
+        row = dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True))
+        if row.get("source") in ranges:
+            low, high = float(vals.min()), float(vals.max())
+            row.update(value=(low + high) / 2, low=low, high=high, n=0, forma=RANGE)
+        elif vals.size == 1:
+            row.update(value=float(vals[0]), low=NAN, high=NAN, n=1, forma=POINT)
+        else:
+            low, high = median_ci(vals)
+            row.update(value=float(np.median(vals)), low=low, high=high, n=int(vals.size), forma=REPETITIONS)
+        out.append(row)
+    return pd.DataFrame(out, columns=keys + ["value", "low", "high", "n", "forma"])
+
+
+# ---------------------------------------------------------------- the method, for meta.json
+# Coverage of the interval called «IC 95 %», as measured by tests/core/test_coverage.py (seeded
+# simulation; the test fails if a re-run drifts from these figures beyond its Monte-Carlo error).
+TESTED_COVERAGE: dict[str, dict[int, float]] = {}
+
+
+def method() -> dict:
+    """The statistical method of every verdict and interval, for meta.json («estadistica»)."""
+    return {
+        "nivel": LEVEL,
+        "repeticiones_minimas": MIN_N,
+        "mediana": "intervalo de estadísticos de orden (prueba del signo, scipy.stats.binom), sin suponer "
+        "distribución",
+        "brazos_en_las_mismas_rondas": "la cifra se calcula ronda a ronda y se toma su mediana con el "
+        "mismo intervalo",
+        "brazos_independientes": f"bootstrap de percentiles de las medianas ({BOOTSTRAP_RESAMPLES} "
+        f"remuestras, semilla {BOOTSTRAP_SEED})",
+        "rango_publicado": "se muestra como rango, sin remuestrear",
+        "cuantiles": f"numpy «{QUANTILE_METHOD}» (Hyndman y Fan tipo 7)",
+        "cobertura_exacta_mediana": {str(n): round(coverage(n), 4) for n in (MIN_N, 10, 20)},
+        "cobertura_probada": {k: {str(n): v for n, v in d.items()} for k, d in TESTED_COVERAGE.items()},
+    }

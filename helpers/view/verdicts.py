@@ -1,0 +1,168 @@
+"""The words of a verdict, built from the claim's declared fields and its data (view.common re-exports
+these; views call them there): one sentence per claim, the table of margins, and how we measure."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import stats
+from ..experiments import verdict as vd
+from .numbers import fmt_margin, fmt_value, fmt_value_interval, num
+
+# How every notebook words a verdict (experiments.verdict, the one rule), one term per idea.
+VERDICT = {
+    vd.SE_CONFIRMA: "se confirma",
+    vd.NO_SE_SOSTIENE: "no se sostiene",
+    vd.NO_CONCLUYENTE: "no concluyente con estas repeticiones",
+    vd.INESTABLE: "medición inestable: repite",
+    vd.SIN_DATOS: "no se puede juzgar",
+    vd.NO_COMPARABLE: "no comparable",
+}
+WHY = {
+    vd.SE_CONFIRMA: "Todo el intervalo cae dentro del margen de la afirmación.",
+    vd.NO_SE_SOSTIENE: "Todo el intervalo cae fuera del margen de la afirmación.",
+    vd.NO_CONCLUYENTE: "El intervalo se sale del margen sin quedar entero fuera de él: con más "
+    "repeticiones se estrecharía.",
+    vd.INESTABLE: "La dispersión de la medición aplasta a su mediana, así que la mediana no la resume: "
+    "vuelve a ejecutar.",
+    vd.SIN_DATOS: "No hay datos suficientes en esta corrida para juzgarla.",
+    vd.NO_COMPARABLE: "",
+}
+# Agreement of this machine with the reference (verdict.agreement), the same three outcomes.
+AGREEMENT = {
+    vd.COINCIDE: "coincide",
+    vd.NO_COINCIDE: "no coincide",
+    vd.NO_CONCLUYENTE: "no concluyente",
+    vd.SIN_DATOS: "—",
+}
+AGREEMENT_MARGIN = fmt_margin(vd.margin(vd.AGREEMENT_KIND, 1.0, "x"), "x")  # «de 0.8× a 1.25×»
+
+
+def verdict_words(claim) -> str:
+    """The verdict's words; too few repetitions say how many are needed, an inconclusive one about how
+    many would decide it."""
+    n, more = getattr(claim, "n", 0), getattr(claim, "more_reps", None)
+    if claim.status == vd.SIN_DATOS and 0 < n < vd.MIN_N:
+        return f"no se puede juzgar con {n} {_reps(n)}; hacen falta {more or vd.MIN_N}"
+    words = VERDICT.get(claim.status, claim.status)
+    if claim.status == vd.NO_CONCLUYENTE and more:
+        words += f" (harían falta unas {num(more)})"
+    return words
+
+
+def _reps(n: int) -> str:
+    return "repetición" if n == 1 else "repeticiones"
+
+
+def _what_we_accept(claim) -> str:
+    """«la fuente dice 0.5× y aceptamos de 0.4× a 0.625×», or for a threshold or a range, the margin."""
+    kind, unit, region = getattr(claim, "kind", ""), claim.unit, claim.region
+    margin = fmt_margin(region, unit)
+    if kind == "range":
+        return f"la fuente da {margin}, y ese es el margen"
+    if kind in ("about", "percent_about", "") and not vd._nan(claim.claimed):
+        return f"la fuente dice {fmt_value(claim.claimed, unit)} y aceptamos {margin}"
+    return f"aceptamos {margin}"
+
+
+def claim_sentence(claim) -> str:
+    """The one Spanish sentence of a judged claim, from its declared fields (verdict.Said) and its
+    data: the claim as its source said it, the source (and where in it), the verdict, the figure
+    measured with its IC 95 % and n, the margin, why, and the declared note."""
+    where = f", {claim.where}" if getattr(claim, "where", "") else ""
+    parts = [f"**«{claim.statement}» ({claim.source}{where}) — {verdict_words(claim)}.**"]
+    detail = getattr(claim, "detail", {}) or {}
+    quantity = getattr(claim, "quantity", "") or "la medición"
+    quantity = quantity[:1].upper() + quantity[1:]
+    by_round = "mediana de las cifras por ronda" if detail.get("rondas") else "mediana"
+    counted = "rondas" if detail.get("rondas") else _reps(claim.n)
+    if detail.get("observado"):
+        parts.append(
+            f"Observado: {quantity[:1].lower() + quantity[1:]}, {detail.get('exitos', 0)} de "
+            f"{detail.get('veces', 0)} veces."
+        )
+    elif claim.status == vd.SIN_DATOS and 0 < claim.n < vd.MIN_N:
+        parts.append(
+            f"{quantity} = {fmt_value_interval(claim.value, float('nan'), float('nan'), claim.unit)} "
+            f"({by_round}, n = {claim.n} {counted}), sin IC 95 %: con menos de {vd.MIN_N} ningún "
+            f"intervalo llega al 95 %; {_what_we_accept(claim)}."
+        )
+    elif claim.status not in (vd.SIN_DATOS, vd.NO_COMPARABLE):
+        parts.append(
+            f"{quantity} = {fmt_value_interval(claim.value, claim.low, claim.high, claim.unit)} "
+            f"({by_round} e IC 95 %, n = {claim.n} {counted}); {_what_we_accept(claim)}."
+        )
+    why = WHY.get(claim.status, "")
+    if why and not detail.get("observado") and not (claim.status == vd.SIN_DATOS and claim.n > 0):
+        parts.append(why)
+    note = getattr(claim, "note", "")
+    if note:
+        parts.append(note)
+    return " ".join(parts)
+
+
+# ---------------------------------------------------------------- how we measure, for every notebook
+KIND_LABEL = {
+    "about": "«unas k veces», una cifra",
+    "percent_about": "«un p % más», un efecto",
+    "no_difference": "«casi igual»",
+    "adds": "«añade costo»",
+    "reduces": "«ahorra»",
+    "at_least": "«al menos» un umbral",
+    "at_most": "«como mucho» un umbral",
+    "range": "un rango publicado",
+    "observed": "un resultado que funciona o falla",
+}
+
+
+def margins_frame(kinds=None) -> pd.DataFrame:
+    """The one table of margins (verdict.MARGINS), in Spanish: one row per kind of claim (only `kinds`,
+    in table order, if given)."""
+    wanted = [k for k in vd.MARGINS if kinds is None or k in set(kinds)]
+    return pd.DataFrame(
+        [
+            {
+                "Tipo de afirmación": KIND_LABEL[k],
+                "Cómo lo dice la fuente": vd.MARGINS[k].said,
+                "Qué aceptamos (el margen)": vd.MARGINS[k].accepted,
+                "Ejemplo": vd.MARGINS[k].example,
+            }
+            for k in wanted
+        ]
+    )
+
+
+def _pct(p: float) -> str:
+    return f"{num(100 * p, 1)} %"
+
+
+def method_sentence() -> str:
+    """How every interval and verdict of the course is computed, in one Spanish paragraph, with the
+    coverage the simulation test measured (stats.TESTED_COVERAGE)."""
+    n0 = vd.MIN_N
+    text = (
+        f"**Cómo medimos.** Cada cifra es una mediana con su intervalo de confianza del 95 % (IC 95 %), "
+        f"calculado sin suponer ninguna distribución: con los valores ordenados, el IC va de uno a otro "
+        f"de ellos según la prueba del signo (con {n0} valores, del menor al mayor: cubre la mediana el "
+        f"{_pct(stats.coverage(n0))} de las veces). Cuando dos brazos se midieron en las mismas rondas, "
+        f"la proporción o la diferencia se calcula ronda a ronda y se toma su mediana con el mismo "
+        f"intervalo: lo que comparte una ronda (la carga de la máquina, una deriva) se cancela dentro de "
+        f"ella. Brazos independientes usan un bootstrap de percentiles de sus medianas. Con menos de "
+        f"{n0} repeticiones no hay veredicto. Un veredicto compara el IC con el margen de la "
+        f"afirmación (tabla de márgenes): dentro, «se confirma»; entero fuera, «no se sostiene»; si no, "
+        f"«no concluyente». Un rango publicado se muestra como rango, sin remuestrear."
+    )
+    tested = stats.TESTED_COVERAGE
+    if tested:
+        worst = {
+            n: min(d[n] for d in tested.values() if n in d)
+            for n in sorted({n for d in tested.values() for n in d})
+        }
+        text += (
+            " Una simulación reproducible (tests/core/test_coverage.py) comprobó que el IC 95 % cubre "
+            "el valor verdadero al menos "
+            + " y ".join(f"el {_pct(c)} de las veces con n = {n}" for n, c in worst.items())
+            + ", en datos asimétricos (log-normales), de cola pesada (Pareto, t de Student) y con deriva "
+            "por ronda, para medianas, proporciones y diferencias por ronda."
+        )
+    return text
