@@ -312,16 +312,22 @@ def getpid_rows(engine: str, variant: str, values) -> pd.DataFrame:
 
 def test_a_claim_whose_interval_leaves_the_margin_but_keeps_the_claimed_value_is_inconclusive():
     df = pd.concat(
-        [getpid_rows("bare", "host", [100] * 4), getpid_rows("docker", "seccomp", [105, 115, 125, 150])]
+        [
+            getpid_rows("bare", "host", [100] * 6),
+            getpid_rows("docker", "seccomp", [105, 115, 125, 150, 110, 120]),
+        ]
     )
     claim = by_key(exp.claims(df, {}), "contenedor_11", "docker")
     assert claim.high > said.OVERHEAD_REGION[1] and claim.low <= said.SEED_OVERHEAD <= claim.high
-    assert claim.status == verdict.NO_CONCLUYENTE and claim.more_reps > 4
+    assert claim.status == verdict.NO_CONCLUYENTE and claim.more_reps > 6
 
 
 def test_a_spread_that_dwarfs_the_median_is_unstable():
     df = pd.concat(
-        [getpid_rows("bare", "host", [100] * 4), getpid_rows("docker", "seccomp", [60, 70, 400, 500])]
+        [
+            getpid_rows("bare", "host", [100] * 6),
+            getpid_rows("docker", "seccomp", [60, 70, 400, 500, 65, 450]),
+        ]
     )
     assert by_key(exp.claims(df, {}), "contenedor_11", "docker").status == verdict.INESTABLE
 
@@ -358,11 +364,11 @@ def exec_rows(seconds, engine="docker") -> list[dict]:
 
 def test_exec_claim_reads_experiment_3s_latest_run():
     assert experiments.read_run(exp, "ejecucion") is None  # the tests' results folder is empty
-    write_run("ejecucion", exec_rows([0.09, 0.1, 0.11, 0.095, 0.105]))
+    write_run("ejecucion", exec_rows([0.09, 0.1, 0.11, 0.095, 0.105, 0.1]))
     claim = by_key(exp.claims(synthetic(FILTER_IS_THE_COST), {}), "exec_1_9ms")
     assert claim.status == verdict.NO_SE_SOSTIENE and claim.unit == "ms"
-    assert claim.value == pytest.approx(100) and claim.n == 5 and claim.detail == {"engine": "docker"}
-    write_run("ejecucion", exec_rows([0.0019 + 0.00001 * i for i in range(5)], engine="podman"))
+    assert claim.value == pytest.approx(100) and claim.n == 6 and claim.detail == {"engine": "docker"}
+    write_run("ejecucion", exec_rows([0.0019 + 0.00001 * i for i in range(6)], engine="podman"))
     claim = by_key(exp.claims(synthetic(FILTER_IS_THE_COST), {}), "exec_1_9ms")
     assert claim.status == verdict.SE_CONFIRMA and claim.detail == {"engine": "podman"}
 
