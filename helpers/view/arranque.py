@@ -15,7 +15,6 @@ from .common import (
     AGREEMENT,
     AGREEMENT_MARGIN,
     ENGINE_LABEL,
-    NO_RESULT,
     claims_list,
     engine_label,
     fmt,
@@ -211,10 +210,10 @@ def comparacion(resultado: Resultado) -> None:
             "se comparan)",
         )
     )
-    markdown(frase_comparacion(c))
+    markdown(_frase_comparacion(c))
 
 
-def frase_comparacion(c: pd.DataFrame) -> str:
+def _frase_comparacion(c: pd.DataFrame) -> str:
     """One generated sentence: what agrees with the reference (verdict.agreement: this machine ÷ the
     reference within 0.8×-1.25×), what does not, and what the intervals cannot tell yet."""
     agree, differ, unsure = [], [], []
@@ -364,14 +363,10 @@ def veredictos(resultado: Resultado) -> None:
     claims_list(arranque.claims(resultado.df, resultado.meta))
 
 
-def encabezado(panel) -> Resultado | None:
+@needs_result
+def encabezado(resultado: Resultado, panel=None) -> None:
     """Say which run the following cells show; show its table too when the panel above did not
     (the run came from disk because nobody pressed «Ejecutar» in this session)."""
-    resultado = panel.resultado()
-    if resultado is None:
-        markdown(NO_RESULT)
-        return None
     markdown(run_caption(resultado))
-    if not panel.midio():
+    if panel is not None and not panel.midio():
         tabla(resultado)
-    return resultado

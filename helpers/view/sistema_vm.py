@@ -139,7 +139,7 @@ def _strip(ax, df: pd.DataFrame, metric: str, xlabel: str, log: bool = False) ->
 
 
 @needs_result
-def grafico_arranque(resultado: Resultado) -> None:
+def grafico(resultado: Resultado) -> None:
     """Provisioning time to ready, every repetition a dot, the median a bar (log scale)."""
     df = resultado.df
     if not _present(df, exp.ARRANQUE):

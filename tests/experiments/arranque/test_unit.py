@@ -145,7 +145,7 @@ def test_comparison_with_reference_gives_podman_over_docker_per_image():
         < c["ref_podman_sobre_docker_ic_alto"].iloc[0]
     )
     assert set(c["acuerdo_podman_sobre_docker"]) == {"no_coincide"}
-    sentence = vista.frase_comparacion(c)
+    sentence = vista._frase_comparacion(c)
     assert "No coincide" in sentence and "Docker" in sentence
 
 
@@ -158,7 +158,7 @@ def test_agreement_with_the_reference_is_judged_like_a_claim():
     df, meta = _synthetic(430, 215)
     c = arranque.compare(df, meta, ref)
     assert set(c["acuerdo_podman_sobre_docker"]) == {"no_concluyente"}
-    sentence = vista.frase_comparacion(c)
+    sentence = vista._frase_comparacion(c)
     assert "No concluyente" in sentence and "Coincide" not in sentence
 
 

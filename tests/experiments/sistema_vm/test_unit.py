@@ -253,7 +253,7 @@ def test_views_with_a_run(tmp_path, monkeypatch):
     assert view.tabla(res) is None
     table = shown[-1].data
     assert table[table["Instancia"].str.contains("VM")]["Instancia"].str.contains("emulada").all()
-    for draw in (view.grafico_arranque, view.grafico_memoria, view.grafico_gzip):
+    for draw in (view.grafico, view.grafico_memoria, view.grafico_gzip):
         assert draw(res) is None
     assert view.comparacion(res) is None
     assert "650" in shown[-1].data.to_string()
@@ -265,7 +265,7 @@ def test_views_without_a_run():
     for func in (
         view.tabla,
         view.aceleracion,
-        view.grafico_arranque,
+        view.grafico,
         view.grafico_memoria,
         view.grafico_gzip,
         view.comparacion,
