@@ -32,13 +32,6 @@ JOBS = ("tabla", "grafico", "veredictos", "referencia", "comparacion")
 REQUIRED = ("tabla", "grafico", "veredictos", "comparacion")
 # A public name that mentions a job (in Spanish or English) must be that job or `<job>_<what>`.
 MENTIONS_A_JOB = re.compile(r"tabl|table|grafic|plot|chart|veredict|verdict|referen|compar", re.I)
-# Views being rewritten in this round (issue 19) by the helpers who own them; they return Stylers,
-# figures and sentences today. Marked xfail (not strict): once they comply the report shows XPASS,
-# and the entry goes.
-REWRITING = {
-    "ejecucion": "helpers/view/ejecucion.py se está reescribiendo (EJECUCION, issue 19)",
-    "llamadas": "helpers/view/llamadas.py se está reescribiendo (LLAMADAS, issue 19)",
-}
 
 
 def _view_modules():
@@ -56,9 +49,7 @@ MODULES = _view_modules()
 
 def _params():
     for module in MODULES:
-        name = module.__name__.rsplit(".", 1)[1]
-        marks = [pytest.mark.xfail(reason=REWRITING[name], strict=False)] if name in REWRITING else []
-        yield pytest.param(module, id=name, marks=marks)
+        yield pytest.param(module, id=module.__name__.rsplit(".", 1)[1])
 
 
 def public_functions(module) -> dict:
