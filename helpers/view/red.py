@@ -20,6 +20,8 @@ from ..experiments.red import servers
 from ..experiments.red.claims import APPENDIX_PER_THREAD, APPENDIX_THREADS, APPENDIX_TOTAL
 from ..experiments.runner import Resultado
 from .common import (
+    AGREEMENT,
+    AGREEMENT_MARGIN,
     claims_list,
     fmt,
     fmt_interval,
@@ -224,7 +226,7 @@ def veredictos(resultado: Resultado) -> None:
 def _ratio_words(value: float, low: float, high: float, n: int, baseline: str) -> str:
     """«0.81× [0.78, 0.85] lo de BASELINE: menos, …» with the direction decided by the IC (and none
     below the minimum of repetitions)."""
-    figure = f"{fmt_ratio(value, low, high)} lo de {baseline} (IC 95 %, n = {n})"
+    figure = f"{fmt_ratio(value, low, high)} lo de {baseline} (IC 95 %, pareado por ronda, n = {n} rondas)"
     if n < verdict.MIN_N:
         return f"{figure}; con tan pocas repeticiones no decimos si es más o menos"
     if high < 1:
@@ -323,7 +325,7 @@ def comparacion(resultado: Resultado) -> None:
     if table_.empty:
         markdown("No hay brazos comparables con la referencia en esta corrida.")
         return
-    rows, agree, disagree = [], [], []
+    rows, by_status = [], {}
     for _, r in table_.iterrows():
         live = (
             fmt_ratio(r["tu_frente_nativo"], r["tu_ic_bajo"], r["tu_ic_alto"])
@@ -337,22 +339,29 @@ def comparacion(resultado: Resultado) -> None:
                 "documento: frente a nativo": fmt_ratio(r["ref_frente_nativo"]),
                 "tu brazo": r["brazo_en_vivo"] or "—",
                 "tú: frente a nativo [IC 95 %]": live,
+                "¿coincide?": AGREEMENT.get(r["acuerdo"], "—") if r["brazo_en_vivo"] else "—",
             }
         )
-        if r["coincide"] is True:
-            agree.append(SERVIDOR.get(r["servidor"], r["servidor"]))
-        elif r["coincide"] is False:
-            disagree.append(SERVIDOR.get(r["servidor"], r["servidor"]))
+        if r["brazo_en_vivo"]:
+            by_status.setdefault(r["acuerdo"], []).append(SERVIDOR.get(r["servidor"], r["servidor"]))
     show(table(pd.DataFrame(rows), "Proporción frente a nativo: el documento y tu máquina"))
     parts = []
-    if agree:
+    if verdict.COINCIDE in by_status:
         parts.append(
-            f"Con `-p`, la proporción del documento cae dentro de tu intervalo para {', '.join(agree)}."
+            f"Con `-p`, tu proporción coincide con la del documento para {', '.join(by_status[verdict.COINCIDE])} "
+            f"(tu intervalo dividido por su cifra cae entero en el margen de «coincide», {AGREEMENT_MARGIN})."
         )
-    if disagree:
+    if verdict.NO_COINCIDE in by_status:
         parts.append(
-            f"Para {', '.join(disagree)}, tu intervalo no contiene la proporción del documento: "
-            "tu máquina, tu versión de Docker o tu carga reparten distinto el costo del camino de red."
+            f"Para {', '.join(by_status[verdict.NO_COINCIDE])}, tu proporción no coincide con la del documento "
+            "(todo tu intervalo cae lejos de su cifra): tu máquina, tu versión de Docker o tu carga reparten "
+            "distinto el costo del camino de red."
+        )
+    undecided = by_status.get(verdict.NO_CONCLUYENTE, []) + by_status.get(verdict.SIN_DATOS, [])
+    if undecided:
+        parts.append(
+            f"Para {', '.join(undecided)}, tu intervalo es demasiado ancho para decir si coincide: con más "
+            "repeticiones se estrecharía."
         )
     markdown(" ".join(parts))
 

@@ -17,7 +17,6 @@ from .analysis import (  # noqa: F401
     arm_values,
     closing_rows,
     compare,
-    loss_pct,
     main_server,
     path_ratios,
     reference_ratios,

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
+from .. import verdict
 from ..contract import CLOSING_COLUMNS
 from . import servers
 from .arms import ARM_SPECS, arm_label
@@ -15,15 +16,18 @@ BASELINE = ("bare", "nativo")
 MAIN_SERVERS = ("nethttp", "gin", "actix", "rocket")  # the first one present is the one the claims read
 
 
-def arm_values(df: pd.DataFrame, metric: str, engine: str, variant: str, server: str) -> np.ndarray:
-    """The raw repetitions of one metric of one arm (engine, variant) and one server."""
+def arm_values(df: pd.DataFrame, metric: str, engine: str, variant: str, server: str) -> pd.Series:
+    """The repetitions of one metric of one arm (engine, variant) and one server, indexed by round
+    (`rep`): the arms are loaded round-robin, so two arms' Series are paired by round (stats pairs
+    them; a drift shared by a round then cancels in their ratio)."""
     sel = df[
         (df["metric"] == metric)
         & (df["engine"] == engine)
         & (df["variant"] == variant)
         & (df["image"] == server)
     ]
-    return pd.to_numeric(sel["value"], errors="coerce").dropna().to_numpy(dtype=float)
+    values = pd.Series(pd.to_numeric(sel["value"], errors="coerce").to_numpy(dtype=float), index=sel["rep"])
+    return values.dropna()
 
 
 def _combos(df: pd.DataFrame) -> list[tuple[str, str, str]]:
@@ -59,7 +63,7 @@ def per_rep_ratio(df: pd.DataFrame, num: str, den: str, engine: str, variant: st
     return ratio.to_numpy(dtype=float)
 
 
-def _median(values: np.ndarray) -> float:
+def _median(values: pd.Series) -> float:
     return float(np.median(values)) if values.size else float("nan")
 
 
@@ -125,22 +129,15 @@ PATH_PAIRS = {
 
 
 def path_ratios(df: pd.DataFrame, server: str) -> dict[str, tuple[float, float, float, int]]:
-    """{pair: (ratio of medians of req/s, IC low, IC high, n)} for the PATH_PAIRS both of whose arms
-    ran with this server."""
+    """{pair: (ratio of req/s, IC low, IC high, n rounds)} for the PATH_PAIRS both of whose arms ran with
+    this server (paired by round)."""
     out = {}
     for key, (num_arm, den_arm) in PATH_PAIRS.items():
         num = arm_values(df, "req_s", *num_arm, server)
         den = arm_values(df, "req_s", *den_arm, server)
         if num.size and den.size:
-            out[key] = (*stats.ratio_ci(num, den), int(min(num.size, den.size)))
+            out[key] = (*stats.ratio_ci(num, den), stats.n_of(num, den))
     return out
-
-
-def loss_pct(arm: np.ndarray, native: np.ndarray) -> tuple[float, float, float]:
-    """What an arm loses against native, in % of native's req/s: 100 × (1 - arm/native), with the
-    bootstrap IC of the ratio of medians turned the same way (its ends swap)."""
-    ratio, lo, hi = stats.ratio_ci(arm, native)
-    return 100 * (1 - ratio), 100 * (1 - hi), 100 * (1 - lo)
 
 
 def reference_ratios(reference: pd.DataFrame) -> pd.DataFrame:
@@ -166,7 +163,7 @@ def reference_ratios(reference: pd.DataFrame) -> pd.DataFrame:
 
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
     """Each live arm's ratio to native next to the reference's (Docker -p; Kubernetes is reference only),
-    with whether the reference's ratio falls inside the live IC 95 %."""
+    and their agreement judged like a claim (verdict.agreement: live ÷ reference against «about 1»)."""
     live = summarize(df, meta)
     ref = reference_ratios(reference)
     rows = []
@@ -184,7 +181,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
                 "tu_frente_nativo": np.nan,
                 "tu_ic_bajo": np.nan,
                 "tu_ic_alto": np.nan,
-                "coincide": None,
+                "acuerdo": verdict.SIN_DATOS,
             }
             match = (
                 live_server[(live_server["engine"] == r["engine"]) & (live_server["variant"] == "puerto")]
@@ -198,8 +195,9 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
                     tu_frente_nativo=m["frente_nativo"],
                     tu_ic_bajo=m["frente_nativo_ic_bajo"],
                     tu_ic_alto=m["frente_nativo_ic_alto"],
-                    coincide=bool(
-                        m["frente_nativo_ic_bajo"] <= r["frente_nativo"] <= m["frente_nativo_ic_alto"]
+                    acuerdo=verdict.agreement(
+                        (m["frente_nativo"], m["frente_nativo_ic_bajo"], m["frente_nativo_ic_alto"]),
+                        (r["frente_nativo"], float("nan"), float("nan")),
                     ),
                 )
             rows.append(row)

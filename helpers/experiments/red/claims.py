@@ -2,8 +2,8 @@
 document states them (its section or table in `where`) and judged by the builders of the verdict module,
 on the main server of the run (net/http if present):
 
-- docker_pierde_66: the table's «Loss wrt native» for Docker, net/http (65.83 %), judged on the loss of
-  Docker -p against native;
+- docker_pierde_66: the table's «Loss wrt native» for Docker, net/http (65.83 %), judged as the change of
+  Docker -p against native (−65.83 %), paired by round;
 - causa_seguridad: the Conclusion's «Docker applies a lot of security processing… if this is switched off
   or tuned, performance might be better», judged in its own words: the same Docker -p container with its
   security filter (seccomp) switched off, against the default one;
@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import stats
-from ..verdict import Claim, Said, estimate, missing, not_comparable, ratio
+from ..verdict import Claim, Said, difference, missing, not_comparable, ratio, ref
 from . import servers
-from .analysis import BASELINE, arm_values, loss_pct, main_server
+from .analysis import BASELINE, arm_values, main_server
 
 SOURCE = "Container Performance Testing"
 RESULTS = "tabla «Results»"
@@ -30,16 +29,20 @@ APPENDIX_PER_THREAD = 8780.0  # net/http natively: the per-thread Req/Sec the ta
 APPENDIX_TOTAL = 104418.14  # and wrk's total Requests/sec in the appendix, with 12 threads
 APPENDIX_THREADS = 12
 SECURITY_ARM = ("docker", "sin_seccomp")
+SEED = "seed003"  # the document's rows in data/reference/red.csv
+# The table's columns come from wrk's per-thread Req/Sec (its «Requests/s»): its figures are read there.
+TABLE = {"source": SEED, "metric": "req_s_hilo"}
 
 DOCKER_LOSS = Said(
     "docker_pierde_66",
     "En Docker, net/http (http-pkg) pierde un 65.83 % de las peticiones por segundo frente a nativo.",
     SOURCE,
     where=f"{RESULTS}, fila Docker · http-pkg, columna «Loss wrt native»",
-    claimed=65.83,
-    kind="about",
-    quantity="la pérdida de peticiones por segundo de Docker -p frente a nativo",
+    claimed=-65.83,
+    kind="percent_about",
+    quantity="el cambio de peticiones por segundo de Docker -p frente a nativo",
     unit="%",
+    ref=ref(**TABLE, engine="docker", image="nethttp", over={"engine": "bare"}, percent=True),
 )
 SECURITY_CAUSE = Said(
     "causa_seguridad",
@@ -47,8 +50,7 @@ SECURITY_CAUSE = Said(
     "y que si se apaga o se ajusta el rendimiento podría mejorar.",
     SOURCE,
     where=CONCLUSION,
-    claimed=1.10,
-    kind="at_least",
+    kind="adds",
     quantity="Docker -p sin seccomp / Docker -p, en peticiones por segundo",
     unit="x",
 )
@@ -61,6 +63,7 @@ GIN_NETHTTP = Said(
     kind="no_difference",
     quantity="la proporción gin / net/http, sin contenedor",
     unit="x",
+    ref=ref(**TABLE, engine="bare", image="gin", over={"image": "nethttp"}),
 )
 PER_THREAD = Said(
     "columna_por_hilo",
@@ -71,6 +74,7 @@ PER_THREAD = Said(
     kind="about",
     quantity="peticiones por segundo de net/http sin contenedor",
     unit="",
+    ref=ref(**TABLE, engine="bare", image="nethttp"),
 )
 # Why the per-thread claim is «no comparable», and how its column reads (the figures are the appendix's:
 # a test ties them to data/reference/red.csv).
@@ -85,10 +89,11 @@ KUBERNETES_LOSS = Said(
     "En Kubernetes, net/http (http-pkg) pierde un 83.59 % de las peticiones por segundo frente a nativo.",
     SOURCE,
     where=f"{RESULTS}, fila Kubernetes · http-pkg, columna «Loss wrt native»",
-    claimed=83.59,
-    kind="about",
-    quantity="la pérdida de Kubernetes frente a nativo",
+    claimed=-83.59,
+    kind="percent_about",
+    quantity="el cambio de peticiones por segundo de Kubernetes frente a nativo",
     unit="%",
+    ref=ref(**TABLE, engine="kubernetes", image="nethttp", over={"engine": "bare"}, percent=True),
 )
 CLAIMS = (DOCKER_LOSS, SECURITY_CAUSE, GIN_NETHTTP, PER_THREAD, KUBERNETES_LOSS)
 
@@ -140,15 +145,15 @@ def security_setup(meta: dict | None) -> str:
 
 
 def docker_loss(df: pd.DataFrame, meta: dict | None, server: str) -> Claim:
-    """Docker -p against native, as the loss the source wrote (%), with the ratio's bootstrap IC."""
-    native = arm_values(df, "req_s", *BASELINE, server)
-    docker_p = arm_values(df, "req_s", "docker", "puerto", server)
-    said, detail = _on(DOCKER_LOSS, server).but(note=conditions(meta)), {"servidor": server}
-    if not (native.size and docker_p.size):
-        return missing(said, detail)
-    value, low, high = loss_pct(docker_p, native)
-    shaky = stats.unstable(docker_p) or stats.unstable(native)
-    return estimate(said, value, low, high, n=min(native.size, docker_p.size), unstable=shaky, detail=detail)
+    """Docker -p against native, as the change in % the source's loss is (paired by round)."""
+    said = _on(DOCKER_LOSS, server).but(note=conditions(meta))
+    return difference(
+        said,
+        arm_values(df, "req_s", "docker", "puerto", server),
+        arm_values(df, "req_s", *BASELINE, server),
+        percent=True,
+        detail={"servidor": server},
+    )
 
 
 def security_cause(df: pd.DataFrame, meta: dict | None, server: str) -> Claim:

@@ -6,6 +6,7 @@ No engine and no load here; the real runs are in test_engines.py."""
 from __future__ import annotations
 
 import importlib
+import re
 import socket
 import subprocess
 
@@ -296,13 +297,15 @@ def _rows(engine, variant, server, values, per_thread_div=2.0, proxy_us=0.0, ser
     return out
 
 
-def synthetic(host=97_000, seccomp_off=34_500, nat=60_000, reps=8, seccomp_server_us=20.0) -> pd.DataFrame:
+def synthetic(
+    docker_p=34_000, host=97_000, seccomp_off=34_500, nat=60_000, reps=8, seccomp_server_us=20.0
+) -> pd.DataFrame:
     rng = np.random.default_rng(3)
     noise = lambda m: list(m * (1 + rng.normal(0, 0.005, reps)))  # noqa: E731
     rows = (
         _rows("bare", "nativo", "nethttp", noise(100_000))
         + _rows("bare", "nativo", "gin", noise(101_000))
-        + _rows("docker", "puerto", "nethttp", noise(34_000), proxy_us=30)
+        + _rows("docker", "puerto", "nethttp", noise(docker_p), proxy_us=30)
         + _rows(
             "docker", "sin_seccomp", "nethttp", noise(seccomp_off), proxy_us=30, server_us=seccomp_server_us
         )
@@ -325,7 +328,9 @@ def test_summary_ratios_and_cpu_per_request():
 def test_claims_follow_the_one_rule():
     claims = {c.key: c for c in exp.claims(synthetic(), {"parameters": {"hilos": 2}})}
     assert claims["docker_pierde_66"].status == verdict.SE_CONFIRMA  # 66 % loss, tight IC
-    assert claims["docker_pierde_66"].value == pytest.approx(66, abs=1)
+    assert claims["docker_pierde_66"].value == pytest.approx(-66, abs=1)
+    light = {c.key: c for c in exp.claims(synthetic(docker_p=90_000))}["docker_pierde_66"]
+    assert light.status == verdict.NO_SE_SOSTIENE and light.value == pytest.approx(-10, abs=1)
     assert claims["causa_seguridad"].status == verdict.NO_SE_SOSTIENE  # seccomp off gives nothing back
     assert claims["causa_seguridad"].value == pytest.approx(34_500 / 34_000, abs=0.01)
     assert claims["gin_igual_nethttp"].status == verdict.SE_CONFIRMA
@@ -350,24 +355,40 @@ def test_every_claim_names_its_source_and_where_in_it():
         assert claim.status == verdict.NO_COMPARABLE or claim.note or claim.key == "gin_igual_nethttp"
 
 
-def test_claims_match_the_reference_figures():
-    """A claim's declared figure and its reference row cannot drift apart: each is recomputed from
-    data/reference/red.csv the way the document's table did (from the per-thread column)."""
-    declared = importlib.import_module("helpers.experiments.red.claims")
+def _figure(reference_df: pd.DataFrame, r) -> float:
+    """What a claim's `ref` picks in the reference (the Ref docstring: select, over, percent)."""
 
+    def pick(filters) -> float:
+        sel = reference_df
+        for column, value in filters:
+            sel = sel[sel[column] == value]
+        assert len(sel) == 1, filters
+        return float(sel["value"].iloc[0])
+
+    value = pick(r.select)
+    if not r.over:
+        return value
+    base = pick(tuple((c, dict(r.over).get(c, v)) for c, v in r.select))
+    return (value / base - 1) * 100 if r.percent else value / base
+
+
+def test_claims_match_the_reference_figures():
+    """A claim's declared figure and its reference row cannot drift apart: each claim with a figure
+    declares where it comes from (`ref`), and that row of data/reference/red.csv gives it back."""
+    declared = importlib.import_module("helpers.experiments.red.claims")
     ref = reference.load("red")
-    per_thread = ref[ref["metric"] == "req_s_hilo"].set_index(["engine", "image"])["value"]
-    totals = ref[ref["metric"] == "req_s"].set_index(["engine", "image"])["value"]
-    native = per_thread[("bare", "nethttp")]
-    assert declared.DOCKER_LOSS.claimed == pytest.approx(
-        100 * (1 - per_thread[("docker", "nethttp")] / native), abs=0.01
-    )
-    assert declared.KUBERNETES_LOSS.claimed == pytest.approx(
-        100 * (1 - per_thread[("kubernetes", "nethttp")] / native), abs=0.01
-    )
-    assert declared.GIN_NETHTTP.claimed == pytest.approx(per_thread[("bare", "gin")] / native)
-    assert declared.PER_THREAD.claimed == declared.APPENDIX_PER_THREAD == native
-    assert declared.APPENDIX_TOTAL == totals[("bare", "nethttp")]
+    with_figure = [s for s in declared.SAID if s.claimed == s.claimed]
+    assert {s.key for s in with_figure} == {
+        "docker_pierde_66",
+        "gin_igual_nethttp",
+        "columna_por_hilo",
+        "kubernetes_pierde_84",
+    }
+    for said in with_figure:
+        assert said.ref is not None, said.key
+        assert said.claimed == pytest.approx(_figure(ref, said.ref), rel=said.ref.rtol), said.key
+    totals = ref[(ref["metric"] == "req_s") & (ref["engine"] == "bare") & (ref["image"] == "nethttp")]
+    assert declared.APPENDIX_TOTAL == totals["value"].iloc[0]
     hilos = ref[(ref["metric"] == "hilos") & (ref["image"] == "nethttp")]["value"]
     assert set(hilos) == {declared.APPENDIX_THREADS}
     # and the figures written in the statements and in the reading are those same numbers
@@ -393,13 +414,18 @@ def test_the_security_note_states_our_setup_from_the_run():
     assert "no sabemos si AppArmor" in declared.security_setup({})
 
 
-def test_the_loss_is_the_ratio_turned_into_percent():
+def test_the_loss_is_the_change_against_native_paired_by_round():
+    """Docker -p / native − 1, round by round: a drift shared by a round cancels."""
     df = synthetic()
+    drifted = df.copy()
+    factor = drifted["rep"].map({r: 0.5 + 0.1 * r for r in range(1, 9)})  # every arm alike, per round
+    is_rate = drifted["metric"] == "req_s"
+    drifted.loc[is_rate, "value"] = drifted.loc[is_rate, "value"] * factor[is_rate]
     loss = {c.key: c for c in exp.claims(df)}["docker_pierde_66"]
-    native = exp.arm_values(df, "req_s", "bare", "nativo", "nethttp")
-    docker = exp.arm_values(df, "req_s", "docker", "puerto", "nethttp")
-    assert (loss.value, loss.low, loss.high) == pytest.approx(exp.loss_pct(docker, native))
-    assert loss.low <= loss.value <= loss.high and loss.n == 8
+    shifted = {c.key: c for c in exp.claims(drifted)}["docker_pierde_66"]
+    assert loss.value == pytest.approx(100 * (34_000 / 100_000 - 1), abs=0.5)
+    assert shifted.value == pytest.approx(loss.value, abs=0.5) and shifted.status == loss.status
+    assert loss.low <= loss.value <= loss.high and loss.n == 8 and loss.detail.get("rondas")
 
 
 def test_claims_without_data_say_so():
@@ -577,13 +603,18 @@ def test_the_sentences_under_the_verdicts_follow_the_data(tmp_path):
     """Synthetic runs pointing both ways: each generated sentence changes with the numbers (decimals
     follow each interval's width: view.common.fmt_ratio)."""
     slower = _behind_text(tmp_path, host=90_000, nat=60_000)
-    assert (
-        "el mismo contenedor de Docker atiende 0.903×" in slower and "menos, con todo el intervalo" in slower
+    assert re.search(
+        r"el mismo contenedor de Docker atiende 0\.90\d*× \[[^]]+\] lo de nativo \(IC 95 %, pareado", slower
     )
-    assert "atiende 1.764×" in slower and "más, con todo el intervalo por encima de 1" in slower
+    assert "nativo (IC 95 %, pareado por ronda, n = 8 rondas): menos, con todo el intervalo" in slower
+    assert re.search(
+        r"atiende 1\.76\d*× \[[^]]+\] lo de Docker -p \([^)]*\): más, con todo el intervalo", slower
+    )
     faster = _behind_text(tmp_path, host=110_000, nat=20_000)
-    assert "el mismo contenedor de Docker atiende 1.104×" in faster and "más, con todo el intervalo" in faster
-    assert "atiende 0.588×" in faster and "menos, con todo el intervalo por debajo de 1" in faster
+    assert re.search(
+        r"el mismo contenedor de Docker atiende 1\.10\d*× \[[^]]+\] lo de nativo \([^)]*\): más", faster
+    )
+    assert re.search(r"atiende 0\.58\d*× \[[^]]+\] lo de Docker -p \([^)]*\): menos, con todo", faster)
     same = _behind_text(tmp_path, host=100_000)
     assert "el intervalo contiene 1, así que no se distingue de nativo" in same
     few = _behind_text(tmp_path, host=90_000, reps=verdict.MIN_N - 1) if verdict.MIN_N > 2 else ""
