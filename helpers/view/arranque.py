@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
-import math
-
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
-from .. import experiments, reference
-from ..experiments import anatomia, arranque, escala
+from .. import reference
+from ..experiments import arranque
 from ..experiments.runner import Resultado
+from .arranque_condiciones import (  # noqa: F401 - views of the conditions, shown by notebook 01
+    bucle,
+    primer_arranque,
+    red,
+    segunda_ronda,
+    sin_veredicto,
+    tamanos,
+)
 from .common import (
     AGREEMENT,
     AGREEMENT_MARGIN,
-    ENGINE_LABEL,
     claims_list,
     engine_label,
     fmt,
     fmt_interval,
+    fmt_pct,
     fmt_ratio,
     markdown,
     needs_result,
@@ -26,26 +32,28 @@ from .common import (
     show,
     tabla_contexto,
     table,
+    verdict_words,
 )
-from .escala import LAUNCH_OPTIONS as ESCALA_LAUNCH_OPTIONS
 
 VARIANT_LABEL = {
     "proceso": "proceso real (`echo ok` como programa)",
     "metodo_semilla": "método del capítulo original (builtin entre dos `date`)",
     "builtin": "solo el builtin `echo` (sin procesos)",
     "por_defecto": "`run --rm IMAGEN echo ok`",
+    "sin_red": "`run --rm --network none IMAGEN echo ok`",
 }
-# How this notebook launches, said in every table (02 launches differently, and it shows).
+# How this notebook launches, said in every table (the chapter's conditions; the variant is labelled).
 LAUNCH_OPTIONS = (
     "`run --rm IMAGEN echo ok` en primer plano (la terminal espera a que termine) y con la "
-    "red por defecto (puente)"
+    "red por defecto (puente), como el capítulo; la variante «sin red» añade `--network none`"
 )
 
 
 def _combo(row, meta: dict | None = None) -> str:
     if row["engine"] == "bare":
         return f"bare metal — {VARIANT_LABEL.get(row['variant'], row['variant'])}"
-    return f"{engine_label(row['engine'], meta)} / {row['role']}"
+    net = " · sin red (variante)" if row["variant"] == arranque.NO_NETWORK_VARIANT else ""
+    return f"{engine_label(row['engine'], meta)} / {row['role']}{net}"
 
 
 @needs_result
@@ -123,39 +131,65 @@ def grafico(resultado: Resultado) -> None:
     plt.show()
 
 
-@needs_result
-def leccion_bare_metal(resultado: Resultado) -> None:
-    """The lesson of the baseline: the seed's method measures the cost of `date`, not of `echo`."""
-    s = arranque.summarize(resultado.df, resultado.meta)
+def _bare_ci(df, meta, a: str, b: str) -> tuple[float, float, float]:
+    return arranque.pair_ratio(df, meta, ("bare", a), ("bare", b))
+
+
+def _frases_bare_metal(s: pd.DataFrame, df: pd.DataFrame, meta: dict | None) -> list[str]:
+    """The lesson of the baseline, every conclusion from this run's figures: what the chapter's method
+    measures (the builtin's share of it) and how far it lands from a real process."""
     bare = {r["variant"]: r for _, r in s[s["engine"] == "bare"].iterrows()}
     parts = []
     if "proceso" in bare:
         parts.append(
             f"Lanzar `echo ok` como proceso real cuesta **{fmt(bare['proceso']['mediana_ms'], 2)} ms** "
-            "(mediana): esa es la línea base justa, porque un contenedor también es un proceso nuevo."
+            "(mediana): esa es la línea base del mismo tipo que un contenedor, que también es un proceso nuevo."
         )
     if "metodo_semilla" in bare:
         parts.append(
             f"El método del capítulo original (el builtin `echo` entre dos `date +%s%N`) da "
             f"**{fmt(bare['metodo_semilla']['mediana_ms'], 2)} ms**."
         )
-    if "builtin" in bare:
+    if "builtin" in bare and "metodo_semilla" in bare:
         ms = bare["builtin"]["mediana_ms"]
-        parts.append(
-            f"Pero el builtin solo tarda **{fmt(ms, 4)} ms** ({fmt(ms * 1000, 1)} µs): casi todo lo "
-            "que mide el capítulo es el arranque del segundo `date` (fork, exec y carga de la "
-            "biblioteca de C), no el `echo`."
-        )
+        share, low, high = _bare_ci(df, meta, "builtin", "metodo_semilla")
+        text = f"El builtin solo tarda **{fmt(ms * 1000, 1)} µs**: {fmt_pct(share * 100, 2, sign=False)} de esa cifra"
+        if high < 0.1:
+            text += (
+                f" (IC 95 % {fmt_interval(low * 100, high * 100, 2, '%')}). Lo demás es lo que tarda en arrancar "
+                "el segundo `date` (fork, exec y carga de la biblioteca de C): el método mide `date`, no `echo`."
+            )
+        elif low > 0.5:
+            text += " : aquí el builtin es la mayor parte de lo que mide el método del capítulo."
+        else:
+            text += (
+                f" (IC 95 % {fmt_interval(low * 100, high * 100, 2, '%')}): esta corrida no alcanza para decir "
+                "qué parte domina."
+            )
+        parts.append(text)
     if "proceso" in bare and "metodo_semilla" in bare:
-        r = bare["metodo_semilla"]["mediana_ms"] / bare["proceso"]["mediana_ms"]
+        r, low, high = _bare_ci(df, meta, "metodo_semilla", "proceso")
+        if 0.5 <= low and high <= 2:
+            where = "mide otra cosa, pero del mismo orden"
+        elif high < 0.5 or low > 2:
+            where = "y no es del mismo orden: los «× bare metal» cambiarían mucho con una u otra línea base"
+        else:
+            where = "un intervalo demasiado ancho para decir si es del mismo orden"
         parts.append(
-            f"Por casualidad, el método del capítulo queda a {fmt_ratio(r)} del proceso real: "
-            "mide otra cosa, pero del mismo orden. Por eso los multiplicadores «× bare metal» "
-            "dependen de qué línea base se elige: elige siempre el mismo tipo de trabajo."
+            f"El método del capítulo queda a {fmt_ratio(r, low, high)} del proceso real: {where}. "
+            "Un «× bare metal» depende de qué línea base se elige: elige el mismo tipo de trabajo."
         )
-    virt = (resultado.meta.get("host") or {}).get("virtualization") or {}
+    virt = (meta.get("host") or {}).get("virtualization") or {} if meta else {}
     if virt.get("es_vm"):
         parts.append(virt["descripcion"])
+    return parts
+
+
+@needs_result
+def leccion_bare_metal(resultado: Resultado) -> None:
+    """The lesson of the baseline, generated from this run (frases_bare_metal)."""
+    s = arranque.summarize(resultado.df, resultado.meta)
+    parts = _frases_bare_metal(s, resultado.df, resultado.meta)
     markdown(" ".join(parts) or "Esta corrida no midió bare metal.")
 
 
@@ -273,94 +307,35 @@ def _frase_comparacion(c: pd.DataFrame) -> str:
     return text + scale
 
 
-def _launch_rows(resultado: Resultado | None, escala_result: Resultado | None) -> list[dict]:
-    rows = []
-    if resultado is not None:
-        for role in ("ubuntu", "alpine"):
-            ratio = arranque.pair_ratio(resultado.df, resultado.meta, ("podman", role), ("docker", role))
-            if not math.isnan(ratio[0]):
-                rows.append(
-                    {
-                        "Cuaderno": f"01 (arranque, {role})",
-                        "Cómo lanza": LAUNCH_OPTIONS.replace("`", ""),
-                        "Podman/Docker [IC 95 %]": fmt_ratio(*ratio),
-                        "valor": ratio[0],
-                    }
-                )
-    if escala_result is not None:
-        ratio = escala.launch_ratio(escala_result.df)
-        if not math.isnan(ratio[0]):
-            rows.append(
-                {
-                    "Cuaderno": "02 (escala, por contenedor)",
-                    "Cómo lanza": ESCALA_LAUNCH_OPTIONS.replace("`", ""),
-                    "Podman/Docker [IC 95 %]": fmt_ratio(*ratio),
-                    "valor": ratio[0],
-                }
-            )
-    return rows
-
-
-def dos_respuestas(resultado: Resultado | None = None, *, root=None) -> None:
-    """One story for 01 and 02: the same question (Podman/Docker at launch) asked with two sets of launch
-    options, side by side, and the network's share measured in 04 where there is a run of it (else the
-    question, pointing to 04). `resultado` is a run of 01 or 02; the other notebook's latest run is
-    read through the registry (arranque and escala declare each other in READS)."""
-    runs = {"arranque": None, "escala": None}
-    if resultado is not None and resultado.experiment in runs:
-        runs[resultado.experiment] = resultado
-    if runs["arranque"] is None:
-        runs["arranque"] = experiments.read_run(escala, "arranque", root)
-    if runs["escala"] is None:
-        runs["escala"] = experiments.read_run(arranque, "escala", root)
-    rows = _launch_rows(runs["arranque"], runs["escala"])
-    if not rows:
-        markdown("**Aún no hay resultados** de 01 ni de 02 con Docker y Podman en esta máquina.")
-        return
-    out = pd.DataFrame(rows)
-    show(
-        table(
-            out.drop(columns="valor"),
-            "La misma pregunta con dos formas de lanzar: Podman/Docker (menos de 1× = Podman tarda menos)",
-        )
+def _respuesta(claims) -> str:
+    """The course's answer to «is Podman faster to start?», generated from the verdicts of
+    `podman_mas_rapido` (this notebook decides it; 02 cites it)."""
+    faster = [c for c in claims if c.key == "podman_mas_rapido"]
+    if not faster:
+        return "Esta corrida no midió Docker y Podman juntos: aún no hay respuesta."
+    parts = []
+    for c in faster:
+        role = c.detail.get("role", "?")
+        figure = fmt_ratio(c.value, c.low, c.high)
+        if c.status == "se_confirma":
+            parts.append(f"con «{role}», sí: Podman tarda {figure} lo que Docker")
+        elif c.status == "no_se_sostiene":
+            parts.append(f"con «{role}», no: Podman tarda {figure} lo que Docker")
+        else:
+            parts.append(f"con «{role}», todavía no se puede decir ({verdict_words(c)}; {figure})")
+    return (
+        "**¿Arranca Podman más rápido que Docker?** En las condiciones del capítulo (`run --rm`, red por "
+        "defecto), en tu máquina: " + "; ".join(parts) + "."
     )
-    lines = []
-    faster = {r["Cuaderno"][:2]: ("Podman" if r["valor"] < 1 else "Docker") for r in rows}
-    if len(set(faster.values())) > 1:
-        lines.append(
-            "Aquí los dos cuadernos **no** responden lo mismo: en uno tarda menos "
-            f"{faster.get('01', '?')} y en el otro {faster.get('02', '?')}. No es una contradicción: "
-            "01 lanza en primer plano con la red por defecto, 02 en segundo plano y sin red, y cada "
-            "motor paga esas dos cosas de forma distinta."
-        )
-    elif len(faster) > 1:
-        lines.append(
-            "Los dos cuadernos coinciden en qué motor tarda menos, aunque la proporción cambia con "
-            "la forma de lanzar."
-        )
-    anatomy = experiments.read_run(arranque, "anatomia", root)
-    share = anatomia.network_share(anatomy) if anatomy is not None else {}
-    if share:
-        parts = [
-            f"en {ENGINE_LABEL[e]}, la red por defecto añade {fmt(v['red_ms'], 0)} ms "
-            f"{fmt_interval(*v['red_ic'], 0, 'ms')} a un arranque de {fmt(v['con_red_ms'], 0)} ms "
-            f"({fmt(v['fraccion'] * 100, 0)} %)"
-            for e, v in share.items()
-        ]
-        lines.append(
-            "El cuaderno 04 (anatomía del arranque) lo midió en esta máquina: " + "; ".join(parts) + "."
-        )
-    else:
-        lines.append(
-            "¿Cuánto de esa diferencia es la red? El cuaderno 04 (anatomía del arranque) mide cada "
-            "motor con y sin red, en la misma corrida: ejecútalo y vuelve a esta celda."
-        )
-    markdown(" ".join(lines))
 
 
 @needs_result
 def veredictos(resultado: Resultado) -> None:
-    claims_list(arranque.claims(resultado.df, resultado.meta))
+    """The chapter's claims judged on this run, and the answer to the course's question they give."""
+    claims = arranque.claims(resultado.df, resultado.meta)
+    markdown(sin_veredicto(claims))
+    claims_list(claims)
+    markdown(_respuesta(claims))
 
 
 @needs_result

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import math
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -14,7 +13,6 @@ from .. import reference
 from ..experiments import escala
 from ..experiments.runner import Resultado
 from .common import (
-    claims_list,
     engine_label,
     fmt,
     fmt_ratio,
@@ -26,12 +24,23 @@ from .common import (
     table,
 )
 
-MB = 1024  # KiB per MiB: sizes in raw.csv are KB of 1024 bytes, shown as KiB / MiB (see view.common)
-# How this notebook launches, said in its tables (01 launches differently, and it shows).
-LAUNCH_OPTIONS = (
-    "`run -d IMAGEN sleep 3600` en segundo plano (el cliente vuelve en cuanto el contenedor "
-    "arranca) y sin red (`--network none`)"
-)
+MB = 1024  # KiB per MiB: sizes in raw.csv are KB of 1024 bytes, shown in MiB throughout (view.common)
+NETWORK_WORDS = {
+    "por_defecto": "con la red por defecto, como el script del capítulo",
+    "sin_red": "sin red (`--network none`, variante del curso)",
+}
+
+
+def _launch_options(meta: dict | None) -> str:
+    """How this run launched, said in its tables (01 launches in the foreground: other conditions)."""
+    meta = meta or {}
+    network = meta.get("launch_network", "sin_red")  # runs from before the option launched without
+    concurrency = int((meta.get("parameters") or {}).get("concurrencia", 1) or 1)
+    order = "uno tras otro" if concurrency <= 1 else f"{concurrency} a la vez"
+    return (
+        f"`run -d IMAGEN sleep 3600` en segundo plano (el cliente vuelve en cuanto el contenedor arranca), "
+        f"{order}, {NETWORK_WORDS.get(network, network)}"
+    )
 
 
 def _engine(name: str, meta: dict | None = None) -> str:
@@ -59,7 +68,7 @@ def tabla(resultado: Resultado) -> None:
             "repeticiones": s["repeticiones"],
             "lanzamiento total (s)": _cells(col("lanzamiento_total"), 2),
             "ms por contenedor": _cells(col("lanzamiento_por_contenedor"), 0),
-            "KiB de cgroup por contenedor": _cells(col("memoria_cgroup_por_contenedor"), 0),
+            "MiB de cgroup por contenedor": _cells(col("memoria_cgroup_por_contenedor") / MB, 2),
             "RSS dockerd + containerd (MiB)": _cells((col("rss_daemon") + col("rss_containerd")) / MB, 1),
             "RSS ayudantes (MiB)": _cells(col("rss_shims_total").fillna(col("rss_conmon_total")) / MB, 1),
             "PSS ayudantes (MiB)": _cells(col("pss_shims_total").fillna(col("pss_conmon_total")) / MB, 1),
@@ -70,7 +79,8 @@ def tabla(resultado: Resultado) -> None:
         table(
             out,
             "Escala: medianas por motor y N (ayudantes: un shim por contenedor en Docker, "
-            f"un conmon por contenedor en Podman). Lanzamiento: {LAUNCH_OPTIONS.replace('`', '')}.",
+            f"un conmon por contenedor en Podman; N = 0: solo los procesos fijos). Lanzamiento: "
+            f"{_launch_options(resultado.meta).replace('`', '')}.",
         )
     )
 
@@ -88,12 +98,18 @@ def tabla_factura(resultado: Resultado, base: str = "rss") -> None:
             "total (MiB)": _cells(bill["total_kb"] / MB, 1),
         }
     )
-    show(table(out, f"La factura completa de memoria, contando procesos con {base.upper()}"))
+    show(
+        table(
+            out, f"La factura completa de memoria (costo de CAPACIDAD), contando procesos con {base.upper()}"
+        )
+    )
+    markdown(frase_factura(bill, base))
 
 
 @needs_result
 def tabla_stats(resultado: Resultado) -> None:
-    """The engine's `stats` against reading the cgroup files, and the sentence that reads the table."""
+    """The engine's `stats` against what it has to do to answer (find each container's cgroup with
+    inspect, then read it), and the sentence that reads the table."""
     s = escala.stats_vs_cgroup(resultado.df)
     if s.empty:
         markdown("_Esta corrida no cronometró «stats» (comparar_stats=False)._")
@@ -103,21 +119,23 @@ def tabla_stats(resultado: Resultado) -> None:
             "motor": s["engine"].map(_engine),
             "N": s["n"],
             "«stats --no-stream» (s)": _cells(s["tiempo_stats_cli"], 3),
-            "lectura directa del cgroup (s)": _cells(s["tiempo_lectura_cgroup"], 4),
-            "veces más lento": [fmt_ratio(v, digits=0) for v in s["veces_mas_lento"]],
-            "KiB por contenedor según «stats»": _cells(s["memoria_stats_cli_por_contenedor"], 0),
-            "KiB por contenedor, uso bruto del cgroup": _cells(s["memoria_cgroup_por_contenedor"], 0),
-            "KiB por contenedor, uso − caché inactiva": _cells(s["memoria_stats_por_contenedor"], 0),
+            "inspect + lectura de los cgroups (s)": _cells(s["tiempo_inspect_y_lectura"], 3),
+            "solo la lectura (s)": _cells(s["tiempo_lectura_cgroup"], 4),
+            "«stats» ÷ (inspect + lectura)": [fmt_ratio(v, digits=1) for v in s["veces_mas_lento"]],
+            "MiB por contenedor según «stats»": _cells(s["memoria_stats_cli_por_contenedor"] / MB, 2),
+            "MiB por contenedor, uso bruto del cgroup": _cells(s["memoria_cgroup_por_contenedor"] / MB, 2),
+            "MiB por contenedor, uso − caché inactiva": _cells(s["memoria_stats_por_contenedor"] / MB, 2),
         }
     )
-    show(table(out, "«stats» del motor frente a leer el cgroup directamente (mismos contenedores)"))
-    markdown(_frase_stats(resultado))
+    show(table(out, "«stats» del motor frente a buscar y leer los cgroups (mismos contenedores; medianas)"))
+    markdown(frase_stats(s))
 
 
 @needs_result
 def tabla_ruido(resultado: Resultado) -> None:
     """System-wide memory against the sum of cgroups, and the sentence that reads the table."""
     r = escala.noise(resultado.df)
+    r = r[r["n"] > 0]
     out = pd.DataFrame(
         {
             "motor": r["engine"].map(_engine),
@@ -132,7 +150,7 @@ def tabla_ruido(resultado: Resultado) -> None:
         }
     )
     show(table(out, "Báscula de baño frente a báscula postal: memoria del sistema contra la suma de cgroups"))
-    markdown(_frase_ruido(resultado))
+    markdown(frase_ruido(r))
 
 
 AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
@@ -141,15 +159,26 @@ AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": 
 @needs_result
 def contexto(resultado: Resultado) -> None:
     """What the chapter's machine and this one run, factor by factor (view.common.tabla_contexto). The
-    chapter launched with the default network; this notebook launches with --network none."""
+    chapter's script launched with `run -d` and the default network."""
     ref = dict(reference.VERSIONS["seed000"], red="por defecto (puente), `run -d`")
-    show(tabla_contexto(resultado, "ninguna (`--network none`), `run -d`", ref))
+    network = resultado.meta.get("launch_network", "sin_red")
+    mine = (
+        "por defecto (puente), `run -d`"
+        if network == "por_defecto"
+        else "ninguna (`--network none`), `run -d`"
+    )
+    show(tabla_contexto(resultado, mine, ref))
 
 
 COMPARED_NAMES = {
-    "ms_por_contenedor": "arranque por contenedor (ms)",
-    "kb_por_contenedor": "memoria por contenedor, vista de «stats» (KiB)",
-    "memoria_proceso_kb": "dockerd (Docker) / todos los conmon (Podman) al N mayor (KiB)",
+    "s_lanzamiento_total": "lanzar los N contenedores, en total (s)",
+    "kb_por_contenedor": "memoria por contenedor, vista de «stats» (MiB)",
+    "memoria_proceso_kb": "dockerd (Docker) / todos los conmon (Podman) (MiB)",
+}
+COMPARED_SCALE = {
+    "s_lanzamiento_total": (1, 2),
+    "kb_por_contenedor": (1 / MB, 2),
+    "memoria_proceso_kb": (1 / MB, 1),
 }
 
 
@@ -166,29 +195,39 @@ def _ratio_cells(c: pd.DataFrame, prefix: str) -> list[str]:
 
 @needs_result
 def comparacion(resultado: Resultado) -> None:
-    """This machine next to the chapter's, and the sentence that reads the table."""
+    """This machine next to the chapter's at the same N, and the sentence that reads the table."""
     c = escala.compare(resultado.df, resultado.meta, reference.load("escala"))
+    if c["n"].isna().all():
+        markdown("_Faltan Docker o Podman con la misma N para comparar con el capítulo._")
+        return
+
+    def cells(key_col, prefix):
+        return [
+            fmt(v * COMPARED_SCALE[k][0], COMPARED_SCALE[k][1]) for k, v in zip(c["medida"], c[f"{prefix}"])
+        ]
+
     out = pd.DataFrame(
         {
             "medida": c["medida"].map(COMPARED_NAMES),
-            "capítulo: Docker": [fmt(v, 0) for v in c["ref_docker"]],
-            "capítulo: Podman": [fmt(v, 0) for v in c["ref_podman"]],
+            "capítulo: Docker": cells("medida", "ref_docker"),
+            "capítulo: Podman": cells("medida", "ref_podman"),
             "capítulo: Podman/Docker": _ratio_cells(c, "ref"),
-            "tú: Docker": [fmt(v, 0) for v in c["tu_docker"]],
-            "tú: Podman": [fmt(v, 0) for v in c["tu_podman"]],
-            "tú: Podman/Docker": _ratio_cells(c, "tu"),
+            "tú: Docker": cells("medida", "tu_docker"),
+            "tú: Podman": cells("medida", "tu_podman"),
+            "tú: Podman/Docker [IC 95 %]": _ratio_cells(c, "tu"),
             "¿coinciden?": c["acuerdo"].map(AGREEMENT),
         }
     )
+    n = int(c["n"].dropna().iloc[0])
     show(
         table(
             out,
-            "Tu máquina frente al capítulo original: proporciones Podman/Docker con su IC 95 %; "
-            "«coincide» si los dos intervalos se tocan. Una proporción depende también de las "
-            "versiones de los motores, del runtime, de la versión de cgroups y de la red: ver abajo.",
+            f"Tu máquina frente al capítulo original con N = {n}: el capítulo publicó una cifra por N (sin "
+            "intervalo); la tuya lleva su IC 95 % por rondas. Lanzamiento: "
+            f"{_launch_options(resultado.meta).replace('`', '')}.",
         )
     )
-    markdown(_frase_referencia(resultado))
+    markdown(frase_referencia(c))
 
 
 # ---------------------------------------------------------------- plots
@@ -209,6 +248,7 @@ def _themed(func):
 def grafico(resultado: Resultado) -> None:
     """Total launch time and ms per container against N, per engine (each repetition a point)."""
     w = escala.wide(resultado.df)
+    w = w[w["n"] > 0].copy()
     w["motor"] = w["engine"].map(_engine)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     sns.lineplot(
@@ -327,11 +367,12 @@ def grafico_memoria(resultado: Resultado) -> None:
         )
         if n_cross is not None:
             ax2.axvline(n_cross, color="red", ls="--", label=f"cruce medido: N ≈ {num(n_cross, 0)}")
-        else:
+        elif {"docker", "podman"} <= set(fit):
+            cheaper = min(fit, key=lambda e: fit[e]["fijo_kb"] + fit[e]["por_contenedor_kb"])
             ax2.text(
                 0.98,
                 0.04,
-                "las rectas no se cruzan: Podman gasta menos para todo N",
+                f"las rectas no se cruzan: {_engine(cheaper)} gasta menos para todo N",
                 transform=ax2.transAxes,
                 ha="right",
                 va="bottom",
@@ -350,130 +391,18 @@ def grafico_memoria(resultado: Resultado) -> None:
     plt.show()
 
 
-# ---------------------------------------------------------------- sentences
-def _mb(kb: float, digits: int = 0) -> str:
-    return fmt(kb / MB, digits, "MiB")
-
-
-def _n(value: float) -> str:
-    return "nunca (las rectas no se cruzan)" if math.isinf(value) else f"N ≈ {num(value, 0)}"
-
-
-def _interval_n(claim) -> str:
-    if math.isinf(claim.low):
-        return "[nunca, nunca]"
-    high = "nunca" if math.isinf(claim.high) else num(claim.high, 0)
-    return f"[{num(claim.low, 0)}, {high}]"
-
-
-def _crossover_lines(resultado: Resultado, claims) -> list[str]:
-    """What the chapter computed and what the whole bill gives, in sentences built from the data."""
-    seed_n = escala.reference_crossover(reference.load("escala"))
-    lines = [
-        f"**Lo que afirma el capítulo original:** Docker paga un impuesto fijo de memoria (el daemon, "
-        f"183 540 KiB en su tabla, unos 179 MiB) y Podman un conmon por contenedor, así que Podman pasaría "
-        f"a gastar más a partir de unos {escala.SEED_CROSSOVER} contenedores (con su propia tabla, la cuenta "
-        f"da {num(seed_n, 0)}). Aceptamos como «unos {escala.SEED_CROSSOVER}» cualquier N entre "
-        f"{num(escala.CROSSOVER_REGION[0], 0)} y {num(escala.CROSSOVER_REGION[1], 0)}; «∞» quiere decir que "
-        "las dos rectas no se cruzan."
-    ]
-    for claim in claims:
-        fit = claim.detail.get("fit") or {}
-        if claim.detail.get("basis") is None or not {"docker", "podman"} <= set(fit):
-            continue
-        d, p = fit["docker"], fit["podman"]
-        text = (
-            f"- Con {claim.detail['basis'].upper()}: Docker cuesta {_mb(d['fijo_kb'])} fijos más "
-            f"{_mb(d['por_contenedor_kb'], 1)} por contenedor (shim + cgroup); Podman, {_mb(p['fijo_kb'])} "
-            f"fijos más {_mb(p['por_contenedor_kb'], 1)} por contenedor (conmon + cgroup): cruce en "
-            f"{_n(claim.value)}, IC 95 % {_interval_n(claim)}."
-        )
-        seed_model = claim.detail.get("n_cruce_modelo_semilla")
-        if seed_model:
-            text += (
-                f" Con la cuenta del capítulo (solo dockerd frente a conmon) tus datos darían N ≈ "
-                f"{num(seed_model, 0)}."
-            )
-        lines.append(text)
-    return lines
+from .escala_frases import (  # noqa: E402, F401 - the sentences live in their own module
+    _veredictos,
+    frase_factura,
+    frase_referencia,
+    frase_ruido,
+    frase_stats,
+    respuesta_de_01,
+)
 
 
 @needs_result
 def veredictos(resultado: Resultado) -> None:
-    """The chapter's claims about scale, judged by the one rule, with the bill behind the crossover."""
-    claims = escala.claims(resultado.df, resultado.meta)
-    markdown("\n\n".join(_crossover_lines(resultado, claims)))
-    claims_list(claims)
-
-
-def _frase_stats(resultado: Resultado) -> str:
-    s = escala.stats_vs_cgroup(resultado.df)
-    if s.empty:
-        return "Esta corrida no cronometró «stats»."
-    parts = []
-    for _, r in s.iterrows():
-        parts.append(
-            f"con {int(r['n'])} contenedores, «{r['engine']} stats --no-stream» tardó "
-            f"{fmt(r['tiempo_stats_cli'], 2, 's')} y leer los cgroups directamente "
-            f"{fmt(r['tiempo_lectura_cgroup'] * 1e3, 1, 'ms')} ({num(r['veces_mas_lento'], 0)} veces menos)"
-        )
-    return (
-        "En esta corrida, " + "; ".join(parts) + ". Docker calcula las estadísticas tomando muestras "
-        "a través del daemon (espera un intervalo para la CPU); Podman, sin daemon, lee el cgroup como los helpers."
-    )
-
-
-def _containers(n: int) -> str:
-    return "1 contenedor" if n == 1 else f"{n} contenedores"
-
-
-def _frase_ruido(resultado: Resultado) -> str:
-    r = escala.noise(resultado.df)
-    if r.empty:
-        return "Sin datos de memoria del sistema."
-    noise_mb = (
-        np.nanmax(
-            np.abs(
-                r[["ruido_sistema_kb", "ruido_sistema_min_kb", "ruido_sistema_max_kb"]].to_numpy(dtype=float)
-            )
-        )
-        / MB
-    )
-    small = r.sort_values("cgroup_total_kb").iloc[0]
-    return (
-        f"Tras borrar todos los contenedores, la memoria «usada» del sistema llegó a moverse "
-        f"{num(noise_mb, 1)} MiB, cuando debería haber vuelto a su valor inicial; mientras tanto, "
-        f"{_containers(int(small['n']))} de {_engine(small['engine'])} {'sumaban' if small['n'] > 1 else 'ocupaba'} "
-        f"apenas {num(small['cgroup_total_kb'], 0)} KiB en {'sus cgroups' if small['n'] > 1 else 'su cgroup'}. Con ese ruido, `free -m` no sirve para "
-        "medir contenedores; la suma de cgroups sí."
-    )
-
-
-def _frase_referencia(resultado: Resultado) -> str:
-    """What agrees with the chapter (overlapping intervals of Podman/Docker) and what does not."""
-    c = escala.compare(resultado.df, resultado.meta, reference.load("escala")).set_index("medida")
-    labels = {
-        "ms_por_contenedor": "el arranque por contenedor",
-        "kb_por_contenedor": "la memoria de cgroup por contenedor",
-        "memoria_proceso_kb": "la memoria del daemon frente a la de los conmon",
-    }
-    agree, disagree = [], []
-    for key, label in labels.items():
-        if c.loc[key, "acuerdo"] == "sin_datos":
-            continue
-        ratios = {
-            p: fmt_ratio(
-                c.loc[key, f"{p}_podman_sobre_docker"],
-                c.loc[key, f"{p}_podman_sobre_docker_ic_bajo"],
-                c.loc[key, f"{p}_podman_sobre_docker_ic_alto"],
-            )
-            for p in ("ref", "tu")
-        }
-        text = f"{label} (Podman/Docker: capítulo {ratios['ref']}, tú {ratios['tu']})"
-        (agree if c.loc[key, "acuerdo"] == "coincide" else disagree).append(text)
-    out = []
-    if agree:
-        out.append("Coincide con el capítulo original (los intervalos se solapan): " + "; ".join(agree) + ".")
-    if disagree:
-        out.append("No coincide (intervalos separados): " + "; ".join(disagree) + ".")
-    return " ".join(out) or "Faltan datos de Docker o de Podman para comparar con el capítulo original."
+    """The chapter's claims about scale, judged by the one rule, after the whole bill (the course's
+    correction to the chapter's crossover)."""
+    _veredictos(resultado)

@@ -6,22 +6,41 @@ claims.py: the chapter's claims on startup.
 
 from __future__ import annotations
 
+from ..verdict import MIN_N
 from .analysis import (  # noqa: F401
+    arm_series,
     arm_values,
     closing_rows,
     compare,
+    first_launches,
+    image_sizes,
+    iqr_ratio,
+    network_table,
     pair_ratio,
+    rounds_ci,
     summarize,
     unstable_arms,
     with_roles,
 )
 from .claims import SAID, claims  # noqa: F401
-from .measure import BARE_VARIANTS, CONTAINER_VARIANT, METRIC, Arm, Config, plan, run  # noqa: F401
+from .measure import (  # noqa: F401
+    BARE_VARIANTS,
+    CONTAINER_VARIANT,
+    FIRST_METRIC,
+    METRIC,
+    NETWORK_VARIANTS,
+    NO_NETWORK_VARIANT,
+    Arm,
+    Config,
+    plan,
+    run,
+)
+from .stopwatch import side_by_side, time_launches  # noqa: F401
 
 EXPERIMENT = "arranque"
 TITLE = "Experimento 1: arranque de «echo ok»"
 NOTEBOOK = "01_arranque"
-QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0}
+QUICK = {"REPETICIONES": max(MIN_N, 2), "CALENTAMIENTO": 1}  # reaches the verdicts' minimum in < 1 min
 BASELINE = ("bare", "proceso")
 COMPARABLE = [METRIC]  # ratios (x bare metal, Podman/Docker) of the launch time travel across machines
-READS = ("escala", "anatomia")  # 01 and 02 answer the same question; 04 measures the network's share
+READS = ("anatomia",)  # 04 measures where the launch goes (its network's share)

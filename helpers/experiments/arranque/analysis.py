@@ -8,9 +8,10 @@ import pandas as pd
 from ... import results, stats
 from ..contract import CLOSING_COLUMNS
 from ..verdict import agreement
-from .measure import METRIC
+from .measure import CONTAINER_VARIANT, FIRST_METRIC, METRIC, NO_NETWORK_VARIANT
 
 BASELINE = ("bare", "proceso")
+MB = 2**20
 
 
 def with_roles(df: pd.DataFrame, meta: dict | None) -> pd.DataFrame:
@@ -18,15 +19,26 @@ def with_roles(df: pd.DataFrame, meta: dict | None) -> pd.DataFrame:
     return results.add_roles(df, meta)
 
 
-def summarize(df: pd.DataFrame, meta: dict | None = None, *, baseline=BASELINE) -> pd.DataFrame:
-    """One row per (engine, role, variant): n, median, IQR, min, IC 95 % and x baseline with its IC."""
+def _by_round(group: pd.DataFrame, paired: bool):
+    """An arm's values: indexed by round (paired with the other arms of its rounds) or a plain array."""
+    values = group["value"].to_numpy(float)
+    return pd.Series(values, index=group["rep"].to_numpy(int)) if paired else values
+
+
+def summarize(
+    df: pd.DataFrame, meta: dict | None = None, *, baseline=BASELINE, paired: bool = True
+) -> pd.DataFrame:
+    """One row per (engine, role, variant): n, median, IQR, min, IC 95 % and x baseline with its IC.
+    paired: the arms were measured round-robin (a live run), so × baseline is paired by round; the
+    reference's repetitions were not, and are compared as independent samples."""
     df = with_roles(df[df["metric"] == METRIC], meta)
-    base = df[(df["engine"] == baseline[0]) & (df["variant"] == baseline[1])]["value"].to_numpy()
+    base_rows = df[(df["engine"] == baseline[0]) & (df["variant"] == baseline[1])]
+    base = _by_round(base_rows, paired)
     rows = []
     for (engine_name, role, variant), group in df.groupby(["engine", "role", "variant"], sort=False):
         values = group["value"].to_numpy()
         s = stats.summarize(values)
-        ratio, lo, hi = stats.ratio_ci(values, base) if base.size else (np.nan,) * 3
+        ratio, lo, hi = stats.ratio_ci(_by_round(group, paired), base) if len(base_rows) else (np.nan,) * 3
         rows.append(
             {
                 "engine": engine_name,
@@ -54,20 +66,157 @@ def summarize(df: pd.DataFrame, meta: dict | None = None, *, baseline=BASELINE) 
     ).reset_index(drop=True)
 
 
-def arm_values(df: pd.DataFrame, meta: dict | None, key: tuple[str, str]) -> np.ndarray:
-    """Raw repetitions of one arm: (engine, role) for a container arm, ("bare", variant) on bare metal."""
-    df = with_roles(df[df["metric"] == METRIC], meta)
+def arm_series(
+    df: pd.DataFrame,
+    meta: dict | None,
+    key: tuple[str, str],
+    variant: str = CONTAINER_VARIANT,
+    metric: str = METRIC,
+) -> pd.Series:
+    """Raw repetitions of one arm indexed by round (rep): (engine, role) for a container arm (with the
+    default network unless `variant` says otherwise), ("bare", variant) on bare metal."""
+    df = with_roles(df[df["metric"] == metric], meta)
     engine_name, what = key
-    col = "variant" if engine_name == "bare" else "role"
-    return df[(df["engine"] == engine_name) & (df[col] == what)]["value"].to_numpy()
+    if engine_name == "bare":
+        at = (df["engine"] == "bare") & (df["variant"] == what)
+    else:
+        at = (df["engine"] == engine_name) & (df["role"] == what) & (df["variant"] == variant)
+    g = df[at]
+    return pd.Series(g["value"].to_numpy(float), index=g["rep"].to_numpy(int), name=f"{engine_name}/{what}")
+
+
+def arm_values(
+    df: pd.DataFrame, meta: dict | None, key: tuple[str, str], variant: str = CONTAINER_VARIANT
+) -> np.ndarray:
+    """The same repetitions as a plain array (see arm_series)."""
+    return arm_series(df, meta, key, variant).to_numpy()
 
 
 def pair_ratio(
-    df: pd.DataFrame, meta: dict | None, a: tuple[str, str], b: tuple[str, str]
+    df: pd.DataFrame,
+    meta: dict | None,
+    a: tuple[str, str],
+    b: tuple[str, str],
+    variant: str = CONTAINER_VARIANT,
 ) -> tuple[float, float, float]:
-    """Median ratio a/b with a bootstrap IC; a and b are (engine, role) of container arms, or
-    ("bare", variant)."""
-    return stats.ratio_ci(arm_values(df, meta, a), arm_values(df, meta, b))
+    """Ratio a/b with its IC, paired by round (stats.ratio_ci); a and b are (engine, role) of container
+    arms, or ("bare", variant)."""
+    return stats.ratio_ci(arm_series(df, meta, a, variant), arm_series(df, meta, b, variant))
+
+
+def rounds_ci(
+    series: list[pd.Series], fn, *, resamples: int = stats.BOOTSTRAP_RESAMPLES, seed=stats.BOOTSTRAP_SEED
+) -> tuple[float, float, float, int]:
+    """A figure of several arms measured in the same rounds that cannot be computed round by round (a
+    spread, a range across N), with a percentile-bootstrap IC 95 % that resamples whole rounds (the
+    arms of a round stay together, so drift shared by a round cancels); figures that can be computed
+    per round go through stats (ratio_ci, difference_ci). fn takes one array per arm (aligned by
+    round). Returns (value, low, high, n rounds); NaN bounds below stats.MIN_N rounds."""
+    nan = float("nan")
+    table = pd.concat(series, axis=1, join="inner").dropna()
+    n = len(table)
+    if n == 0:
+        return nan, nan, nan, 0
+    cols = [table.iloc[:, i].to_numpy(float) for i in range(table.shape[1])]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = float(fn(*cols))
+    if n < stats.MIN_N:
+        return value, nan, nan, n
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(resamples, n))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        figures = np.array([fn(*(c[i] for c in cols)) for i in idx], dtype=float)
+    figures = figures[np.isfinite(figures)]
+    if figures.size == 0:
+        return value, nan, nan, n
+    low, high = np.quantile(figures, [0.025, 0.975])
+    return value, float(low), float(high), n
+
+
+def relative_iqr(values: np.ndarray) -> np.float64:
+    """IQR / median (the spread of a set of times, free of their scale)."""
+    q1, q3 = np.quantile(values, [0.25, 0.75], method=stats.QUANTILE_METHOD)
+    return np.float64(q3 - q1) / np.float64(np.median(values))
+
+
+def iqr_ratio(df: pd.DataFrame, meta: dict | None, role: str) -> tuple[float, float, float, int]:
+    """Podman's relative IQR over Docker's (same image, default network), with an IC 95 % that
+    resamples whole rounds; (value, low, high, n)."""
+    series = [arm_series(df, meta, (e, role)) for e in ("podman", "docker")]
+    if any(s.empty for s in series):
+        nan = float("nan")
+        return nan, nan, nan, 0
+    return rounds_ci(series, lambda p, d: relative_iqr(p) / relative_iqr(d), resamples=1000)
+
+
+def network_table(df: pd.DataFrame, meta: dict | None) -> pd.DataFrame:
+    """Per engine and image: median with the default network, with `--network none` (the course's
+    variant), and what the network adds (ms: the median of the per-round differences, with its IC)."""
+    rows = []
+    for role in sorted(set(with_roles(df, meta)["role"]) - {""}):
+        for engine_name in ("docker", "podman"):
+            with_net = arm_series(df, meta, (engine_name, role))
+            without = arm_series(df, meta, (engine_name, role), NO_NETWORK_VARIANT)
+            if with_net.empty:
+                continue
+            added = stats.difference_ci(with_net, without) if len(without) else None
+            rows.append(
+                {
+                    "engine": engine_name,
+                    "role": role,
+                    "con_red_ms": float(with_net.median()),
+                    "sin_red_ms": float(without.median()) if len(without) else np.nan,
+                    "red_ms": added[0] if added else np.nan,
+                    "red_ic_bajo": added[1] if added else np.nan,
+                    "red_ic_alto": added[2] if added else np.nan,
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=["engine", "role", "con_red_ms", "sin_red_ms", "red_ms", "red_ic_bajo", "red_ic_alto"]
+    )
+
+
+def first_launches(df: pd.DataFrame, meta: dict | None) -> pd.DataFrame:
+    """Per container arm: its first launch in this run (the warm-up) next to the median of the
+    measured repetitions, and their ratio."""
+    d = with_roles(df, meta)
+    first = d[(d["metric"] == FIRST_METRIC) & (d["engine"] != "bare")]
+    rows = []
+    for (engine_name, role, variant), g in first.groupby(["engine", "role", "variant"], sort=True):
+        rest = arm_values(df, meta, (engine_name, role), variant)
+        if not rest.size:
+            continue
+        med = float(np.median(rest))
+        rows.append(
+            {
+                "engine": engine_name,
+                "role": role,
+                "variant": variant,
+                "primero_ms": float(g["value"].iloc[0]),
+                "mediana_ms": med,
+                "proporcion": float(g["value"].iloc[0]) / med,
+            }
+        )
+    return pd.DataFrame(rows, columns=["engine", "role", "variant", "primero_ms", "mediana_ms", "proporcion"])
+
+
+def image_sizes(meta: dict | None) -> pd.DataFrame:
+    """The images this run used, per engine and role: real name and the engine's own size (MiB,
+    uncompressed, as stored locally; no registry is reached)."""
+    rows = []
+    for engine_name, roles in ((meta or {}).get("images") or {}).items():
+        for role, info in (roles or {}).items():
+            if info and info.get("size_bytes"):
+                rows.append(
+                    {
+                        "engine": engine_name,
+                        "role": role,
+                        "image": info.get("name", ""),
+                        "mib": info["size_bytes"] / MB,
+                        "origen": info.get("origin", ""),
+                    }
+                )
+    return pd.DataFrame(rows, columns=["engine", "role", "image", "mib", "origen"])
 
 
 def unstable_arms(df: pd.DataFrame, meta: dict | None) -> set[tuple[str, str, str]]:
@@ -84,7 +233,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
     bare-metal row was measured with the chapter's method, so x bare metal is compared against the same
     method measured here (`tu_x_bare_metodo_semilla`); the real process is shown beside it."""
     live = summarize(df, meta)
-    ref = summarize(reference, None, baseline=("bare", "metodo_semilla"))
+    ref = summarize(reference, None, baseline=("bare", "metodo_semilla"), paired=False)
     has_seed_way = bool(((df["engine"] == "bare") & (df["variant"] == "metodo_semilla")).any())
     live_seed = summarize(df, meta, baseline=("bare", "metodo_semilla")) if has_seed_way else None
     nan3 = (np.nan, np.nan, np.nan)
@@ -101,12 +250,20 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
             "tu_x_bare_proceso": np.nan,
         }
         seed_way = nan3
-        match = live[(live["engine"] == r["engine"]) & (live["role"] == r["role"])]
+        match = live[
+            (live["engine"] == r["engine"])
+            & (live["role"] == r["role"])
+            & (live["variant"] == CONTAINER_VARIANT)
+        ]
         if not match.empty:
             row["tu_mediana_ms"] = match.iloc[0]["mediana_ms"]
             row["tu_x_bare_proceso"] = match.iloc[0]["x_bare"]
             if live_seed is not None:
-                ms = live_seed[(live_seed["engine"] == r["engine"]) & (live_seed["role"] == r["role"])]
+                ms = live_seed[
+                    (live_seed["engine"] == r["engine"])
+                    & (live_seed["role"] == r["role"])
+                    & (live_seed["variant"] == CONTAINER_VARIANT)
+                ]
                 if not ms.empty:
                     seed_way = tuple(ms.iloc[0][["x_bare", "x_bare_ic_bajo", "x_bare_ic_alto"]])
         (
@@ -122,9 +279,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
         ref_pd = stats.ratio_ci(
             arm_values(reference, None, ("podman", role)), arm_values(reference, None, ("docker", role))
         )
-        live_pd = stats.ratio_ci(
-            arm_values(df, meta, ("podman", role)), arm_values(df, meta, ("docker", role))
-        )
+        live_pd = pair_ratio(df, meta, ("podman", role), ("docker", role))
         at = out["role"] == role
         for prefix, (value, low, high) in (("ref", ref_pd), ("tu", live_pd)):
             out.loc[at, f"{prefix}_podman_sobre_docker"] = value
@@ -149,7 +304,8 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                 continue
             concepto = "arrancar `echo ok` como proceso nuevo"
         else:
-            concepto = f"arrancar un contenedor nuevo (`run --rm … echo ok`, imagen «{r['role']}»)"
+            net = ", sin red" if r["variant"] == NO_NETWORK_VARIANT else ""
+            concepto = f"arrancar un contenedor nuevo (`run --rm … echo ok`, imagen «{r['role']}»{net})"
         rows.append(
             {
                 "concepto": concepto,

@@ -14,7 +14,7 @@ from .analysis import (  # noqa: F401
     compare,
     crossover,
     crossover_interval,
-    launch_ratio,
+    largest_n,
     memory_bill,
     noise,
     reference_crossover,
@@ -22,11 +22,13 @@ from .analysis import (  # noqa: F401
     summarize,
     wide,
 )
-from .claims import CROSSOVER_REGION, SAID, claims  # noqa: F401
-from .measure import MAX_N, Arm, Config, check_memory, make_arm, run  # noqa: F401
+from .claims import CHAPTER_N, CROSSOVER_REGION, SAID, claims, launch_conditions  # noqa: F401
+from .measure import MAX_N, Arm, Config, check_memory, make_arm, plan, run  # noqa: F401
+from .per_n import fixed_ratio, per_container_medians, ratio_at, seed_crossover, steadiness  # noqa: F401
 from .probing import (  # noqa: F401
     HELPER,
     LAUNCH_OPTIONS,
+    NETWORKS,
     SETTLE_SECONDS,
     helper_memory,
     inspect_all,
@@ -39,8 +41,10 @@ from .probing import (  # noqa: F401
 EXPERIMENT = "escala"
 TITLE = "Experimento 2: escala y factura de memoria"
 NOTEBOOK = "02_escala"
-QUICK = {"REPETICIONES": 2, "CANTIDADES": [1, 2]}
-READS = ("arranque", "anatomia")  # 01 and 02 answer the same question; 04 measures the network's share
+# The quick profile stays under a minute: too few repetitions for a verdict, and it says so.
+QUICK = {"REPETICIONES": 2, "CANTIDADES": [0, 1, 3]}
+
+READS = ("arranque", "anatomia")  # 01 decides «is Podman faster to start?»; 04 measures the network's share
 # What the class comparison may set side by side (as Podman/Docker): launch per container and the memory of
 # each container and of its helper. Totals grow with N and fixed RSS with the host's libraries: left out.
 COMPARABLE = ["lanzamiento_por_contenedor", "memoria_cgroup_por_contenedor", "memoria_stats_por_contenedor"]

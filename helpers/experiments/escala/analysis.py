@@ -140,12 +140,16 @@ def stats_vs_cgroup(df: pd.DataFrame) -> pd.DataFrame:
     w = wide(df)
     if "tiempo_stats_cli" not in w.columns:
         return pd.DataFrame()
-    g = w.dropna(subset=["tiempo_stats_cli"]).groupby(["engine", "n"])
+    g = w.dropna(subset=["tiempo_stats_cli"])
+    if "tiempo_inspect_y_lectura" not in g.columns:  # runs from before inspect was timed with the reads
+        g = g.assign(tiempo_inspect_y_lectura=np.nan)
+    g = g.groupby(["engine", "n"])
     out = (
         g[
             [
                 "tiempo_stats_cli",
                 "tiempo_lectura_cgroup",
+                "tiempo_inspect_y_lectura",
                 "memoria_stats_cli_por_contenedor",
                 "memoria_cgroup_por_contenedor",
                 "memoria_stats_por_contenedor",
@@ -154,7 +158,8 @@ def stats_vs_cgroup(df: pd.DataFrame) -> pd.DataFrame:
         .median()
         .reset_index()
     )
-    out["veces_mas_lento"] = out["tiempo_stats_cli"] / out["tiempo_lectura_cgroup"]
+    # `stats` has to find the containers' cgroups too: it is set against inspect + reading
+    out["veces_mas_lento"] = out["tiempo_stats_cli"] / column(out, "tiempo_inspect_y_lectura")
     return out
 
 
@@ -236,90 +241,120 @@ def metric_values(w: pd.DataFrame, engine_name: str, metric: str, n: int | None 
 
 
 def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
-    """LAUNCH rows of the closing table: ms per container when launching the largest N in the background
-    (`run -d`, no network), per engine, over the repetitions; unstable ones are left out."""
+    """Rows of the closing table at the largest N: LAUNCH (ms per container, `run -d` one after another)
+    and CAPACITY (what one idle container costs in memory: its cgroup and its helper, PSS; and the
+    fixed processes), per engine, over the repetitions; unstable ones are left out."""
     w = wide(df)
     rows = []
     if w.empty or "lanzamiento_por_contenedor" not in w.columns:
         return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
+    network = (meta or {}).get("launch_network", "sin_red")  # runs before the option launched without
+    net = "red por defecto" if network == "por_defecto" else "sin red"
     n_max = int(w["n"].max())
-    for engine_name in [e for e in eng.CONTAINER_ENGINES if e in set(w["engine"])]:
-        values = w.loc[(w["engine"] == engine_name) & (w["n"] == n_max), "lanzamiento_por_contenedor"]
-        values = values.dropna().to_numpy(dtype=float)
+
+    def add(concepto, tipo, engine_name, values, unit, scale=1.0):
+        values = values.dropna().to_numpy(dtype=float) * scale
         if values.size and not stats.unstable(values):
             s = stats.summarize(values)
             rows.append(
                 {
-                    "concepto": f"lanzar {n_max} contenedores en segundo plano (`run -d`, sin red): cada uno",
-                    "tipo": "LAUNCH",
+                    "concepto": concepto,
+                    "tipo": tipo,
                     "entorno": engine_name,
                     "valor": s.median,
                     "ic_bajo": s.ci_low,
                     "ic_alto": s.ci_high,
-                    "unidad": "ms",
+                    "unidad": unit,
                 }
+            )
+
+    for engine_name in [e for e in eng.CONTAINER_ENGINES if e in set(w["engine"])]:
+        g = w[(w["engine"] == engine_name) & (w["n"] == n_max)]
+        add(
+            f"lanzar {n_max} contenedores uno tras otro (`run -d`, {net}): cada uno",
+            "LAUNCH",
+            engine_name,
+            column(g, "lanzamiento_por_contenedor"),
+            "ms",
+        )
+        add(
+            "memoria del cgroup de un contenedor en reposo",
+            "CAPACITY",
+            engine_name,
+            column(g, "memoria_cgroup_por_contenedor"),
+            "MiB",
+            1 / 1024,
+        )
+        helper = HELPER.get(engine_name, "?")
+        add(
+            f"su proceso ayudante ({'shim' if helper == 'shims' else helper}, PSS)",
+            "CAPACITY",
+            engine_name,
+            column(g, f"pss_{helper}_total") / n_max,
+            "MiB",
+            1 / 1024,
+        )
+        fixed = FIXED.get(engine_name, ())
+        if fixed:
+            total = sum(column(g, f"pss_{k}") for k in fixed)
+            add(
+                "procesos fijos del motor (dockerd + containerd, PSS)",
+                "CAPACITY",
+                engine_name,
+                total,
+                "MiB",
+                1 / 1024,
             )
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
 
 
+def largest_n(w: pd.DataFrame, *engines: str) -> int | None:
+    """The largest N (> 0) every given engine was measured at, or None."""
+    common = None
+    for engine_name in engines:
+        ns = set(w.loc[(w["engine"] == engine_name) & (w["n"] > 0), "n"])
+        common = ns if common is None else common & ns
+    return max(common) if common else None
+
+
 COMPARED = [
-    # (label key, live metric, reference metric, aggregate over N)
-    ("ms_por_contenedor", "lanzamiento_por_contenedor", "lanzamiento_por_contenedor", "median"),
-    ("kb_por_contenedor", "memoria_stats_por_contenedor", "memoria_cgroup_por_contenedor", "median"),
-    ("memoria_proceso_kb", None, None, "max_n"),
+    # (label key, live metric, reference metric)
+    ("s_lanzamiento_total", "lanzamiento_total", "lanzamiento_total"),
+    ("kb_por_contenedor", "memoria_stats_por_contenedor", "memoria_cgroup_por_contenedor"),
+    ("memoria_proceso_kb", None, None),
 ]
 
 
-def _engine_value(w: pd.DataFrame, engine_name: str, metric: str | None, how: str) -> float:
-    g = w[w["engine"] == engine_name]
-    if g.empty:
-        return float("nan")
-    if metric is None:  # the memory the seed charged to each engine at the largest N
-        metric = "rss_daemon" if engine_name == "docker" else "rss_conmon_total"
-        g = g[g["n"] == g["n"].max()]
-    if metric not in g.columns:
-        return float("nan")
-    return float(g.groupby("n")[metric].median().median())
-
-
-def _compared_values(w: pd.DataFrame, engine_name: str, metric: str | None) -> np.ndarray:
-    """The raw values behind one compared figure: every (N, repetition), or for the process memory the
-    repetitions at the largest N."""
-    g = w[w["engine"] == engine_name]
-    if g.empty:
-        return np.array([])
-    if metric is None:
-        metric = "rss_daemon" if engine_name == "docker" else "rss_conmon_total"
-        g = g[g["n"] == g["n"].max()]
-    return column(g, metric).dropna().to_numpy(float)
-
-
-def launch_ratio(df: pd.DataFrame) -> tuple[float, float, float]:
-    """Podman/Docker of the launch time per container, every N and repetition pooled, with its IC 95 %
-    (what notebook 01 sets beside its own Podman/Docker: same question, other launch options)."""
-    w = wide(df)
-    return stats.ratio_ci(
-        _compared_values(w, "podman", "lanzamiento_por_contenedor"),
-        _compared_values(w, "docker", "lanzamiento_por_contenedor"),
-    )
+def _process_metric(engine_name: str) -> str:
+    """The memory the chapter charged to each engine: dockerd for Docker, every conmon for Podman."""
+    return "rss_daemon" if engine_name == "docker" else "rss_conmon_total"
 
 
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
-    """Live figures next to the chapter's, with the ratio Podman/Docker and its IC 95 % on both sides
-    (the reference's bootstrapped from its own rows: one per N), and whether the intervals overlap.
+    """Live figures next to the chapter's at one N (the largest this run measured both engines at,
+    where the chapter has it too: 20 by default), with Podman/Docker. The live ratio's IC 95 %
+    resamples this run's rounds; the chapter published one figure per N, shown as it is (no interval).
 
     KB per container: the chapter read `stats`, so the live side uses the same view (usage minus inactive
-    file cache). Process memory: dockerd for Docker, all conmon for Podman, at the largest N."""
+    file cache). Process memory: dockerd for Docker, all conmon for Podman."""
     w, ref = wide(df), wide(reference)
+    n = largest_n(w, "docker", "podman")
     rows = []
-    for key, live_metric, ref_metric, how in COMPARED:
-        row = {"medida": key}
+    for key, live_metric, ref_metric in COMPARED:
+        row = {"medida": key, "n": n}
         for prefix, frame, metric in (("ref", ref, ref_metric), ("tu", w, live_metric)):
+            at = frame[frame["n"] == n] if n is not None else frame.iloc[:0]
+            series = {}
             for engine_name in ("docker", "podman"):
-                row[f"{prefix}_{engine_name}"] = _engine_value(frame, engine_name, metric, how)
-            value, low, high = stats.ratio_ci(
-                _compared_values(frame, "podman", metric), _compared_values(frame, "docker", metric)
-            )
+                m = metric or _process_metric(engine_name)
+                g = at[at["engine"] == engine_name]
+                series[engine_name] = pd.Series(column(g, m).to_numpy(float), index=g["rep"].to_numpy(int))
+                row[f"{prefix}_{engine_name}"] = float(series[engine_name].median()) if len(g) else np.nan
+            if prefix == "ref":
+                value = row["ref_podman"] / row["ref_docker"] if row["ref_docker"] else np.nan
+                low = high = np.nan
+            else:
+                value, low, high = stats.ratio_ci(series["podman"], series["docker"])  # paired by round
             row[f"{prefix}_podman_sobre_docker"] = value
             row[f"{prefix}_podman_sobre_docker_ic_bajo"] = low
             row[f"{prefix}_podman_sobre_docker_ic_alto"] = high

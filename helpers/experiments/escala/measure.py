@@ -1,10 +1,12 @@
 """Experiment 2, measuring: scaling to N idle containers (LAUNCH) and the whole memory bill (CAPACITY).
 
 For each engine and each N (round-robin over repetitions), one step:
-1. launch N idle containers (`sleep 3600`, `--network none`, `--stop-timeout 0`), one after another
-   or CONCURRENCIA at a time, timing each `docker/podman run -d` and the whole batch;
+1. launch N idle containers (`sleep 3600`, `--stop-timeout 0`; with the default network as the
+   chapter's script did, or `--network none` as the course's variant), one after another or
+   CONCURRENCIA at a time, timing each `docker/podman run -d` and the whole batch (nothing else runs
+   inside that window: the progress bar moves between steps);
 2. find every container's cgroup from the engine's inspect data and read its memory files
-   (helpers.cgroups), timing that reading;
+   (helpers.cgroups), timing the reading alone and inspect + reading (what `stats` has to do too);
 3. read RSS and PSS (psutil) of the fixed processes (dockerd, containerd) and of the per-container
    helpers (the containerd shim that parents each Docker container, each Podman container's conmon);
 4. at the largest N, time `docker/podman stats --no-stream` for the same containers and keep what it
@@ -12,6 +14,7 @@ For each engine and each N (round-robin over repetitions), one step:
 5. remove the N containers (Engine.cleanup by this run's label), timing it, and note how much the
    system-wide "used" memory moved (`free -m`'s view) against the cgroup sum.
 
+N = 0 (Docker only: Podman has no daemon) measures the fixed processes with no container at all.
 Sizes are in KB of 1024 bytes (what `ps -o rss=` prints, as in the reference table). Nothing here
 imports ipywidgets or matplotlib.
 """
@@ -31,8 +34,10 @@ from ..params import Params, param
 from ..runner import Arm as BaseArm
 from ..runner import Log, Progress, Resultado, experiment_run, measure_rounds, no_progress, print_log
 from .probing import (
+    FIXED,
     HELPER,
     KB,
+    NETWORKS,
     SETTLE_SECONDS,
     fixed_memory,
     helper_memory,
@@ -45,6 +50,7 @@ from .probing import (
 )
 
 MAX_N = 200
+STATS_REPETITIONS = 3  # `stats --no-stream` takes seconds per call: timed in the first 3 repetitions only
 # Conservative host memory per idle container, for the check before launching (KB): a Docker
 # container costs a containerd shim (~13 MB RSS) plus its cgroup; a Podman one a conmon (~2 MB).
 ESTIMATE_KB = {"docker": 16 * 1024, "podman": 6 * 1024}
@@ -68,26 +74,28 @@ def check_memory(cantidades: list[int], motores: list[str], available_bytes: int
         fits = int(available / (ESTIMATE_KB[worst] * KB * SAFETY_FACTOR))
         raise ParametroInvalido(
             f"CANTIDADES: {n} contenedores de {eng.DISPLAY[worst]} necesitarían unos "
-            f"{estimate_kb(n, worst) / 1024:.0f} MB (≈{ESTIMATE_KB[worst] / 1024:.0f} MB cada uno, contando "
+            f"{estimate_kb(n, worst) / 1024:.0f} MiB (≈{ESTIMATE_KB[worst] / 1024:.0f} MiB cada uno, contando "
             f"su proceso auxiliar), y con el margen de seguridad (x{SAFETY_FACTOR:g}) eso supera los "
-            f"{available / 2**20:.0f} MB libres de esta máquina. Aquí caben como mucho unos {fits}."
+            f"{available / 2**20:.0f} MiB libres de esta máquina. Aquí caben como mucho unos {fits}."
         )
 
 
 @dataclass
 class Config(Params):
     cantidades: list = param(
-        [1, 5, 10, 20],
-        "Cantidades de contenedores (N, separadas por comas)",
+        [0, 1, 20],
+        "Cantidades de contenedores (N, separadas por comas; 0 = solo los procesos fijos)",
         kind="ints",
-        minimum=1,
+        minimum=0,
         maximum=MAX_N,
     )
     motores: list = param(list(eng.CONTAINER_ENGINES), "Motores", options=eng.CONTAINER_ENGINES)
     imagen: str = param("ubuntu", "Imagen", options=images.ROLE_NAMES)
-    # 5: enough for a bootstrap IC of every claim; measured here: 3 took 95 s
-    repeticiones: int = param(5, "Repeticiones", minimum=1, maximum=20)
+    # 6: the verdicts' minimum (verdict.MIN_N). N = 0, 1, 20 with 6 repetitions: about 2.5 min on an idle
+    # machine of the project's kind, 3.5 min with other work on its 2 cores (each more N adds to it)
+    repeticiones: int = param(6, "Repeticiones", minimum=1, maximum=20)
     concurrencia: int = param(1, "Lanzamientos simultáneos (1 = uno tras otro)", minimum=1, maximum=16)
+    red: str = param(NETWORKS[0], "Red de los contenedores", options=NETWORKS)
     comparar_stats: bool = param(True)
 
     def check(self) -> None:
@@ -104,33 +112,31 @@ def make_arm(engine: str, n: int) -> Arm:
     return Arm(engine, f"n={n}", "", f"{eng.DISPLAY.get(engine, engine)} N={n}", n)
 
 
+def plan(cantidades: list[int], engines_ok: list[str]) -> list[Arm]:
+    """One arm per (N, engine); N = 0 only where there are fixed processes to read (Docker)."""
+    return [make_arm(e, n) for n in cantidades for e in engines_ok if n > 0 or FIXED.get(e)]
+
+
 def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, root=None) -> Resultado:
     """Measure every (engine, N) step; rows are written as they are measured."""
     cfg = cfg.validated()
     with experiment_run(
         "escala", asdict(cfg), cfg.motores, image_roles=[cfg.imagen], root=root, log=log
     ) as ctx:
-        arms = [make_arm(e, n) for n in cfg.cantidades for e in ctx.engines]
-        total = sum(a.n for a in arms) * cfg.repeticiones
+        arms = plan(cfg.cantidades, ctx.engines)
         envs = {e: eng.get_engine(e).env() for e in ctx.engines}
         ctx.run.update_meta(
             cgroup_layout=cgroups.layout(),
             size_unit="KB = 1024 bytes",
             launch_command={
-                e: launch_argv(eng.get_engine(e), "IMAGEN", run_id=ctx.run_id, name="NOMBRE")
+                e: launch_argv(eng.get_engine(e), "IMAGEN", run_id=ctx.run_id, name="NOMBRE", network=cfg.red)
                 for e in ctx.engines
             },
+            launch_network=cfg.red,
             helpers={},
             stats_cli_at_n=max(cfg.cantidades) if cfg.comparar_stats else None,
         )
-        # Progress counts containers, not steps: measure_rounds gives the step's label, and every
-        # container launched moves the bar.
-        state = {"launched": 0, "label": ""}
         reps: dict[Arm, int] = {}
-
-        def step_progress(done: int, steps: int, label: str) -> None:
-            state["label"] = label
-            progress(total if done == steps else state["launched"], total, label)
 
         def measure_one(arm: Arm) -> list[tuple[str, float, str]]:
             rep = reps[arm] = reps.get(arm, 0) + 1  # no warm-up here: the k-th step of an arm is rep k
@@ -142,20 +148,24 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 if value is not None and not (isinstance(value, float) and np.isnan(value)):
                     rows.append((metric, round(float(value), 4), unit))
 
-            def on_done(k, _base=state["launched"], _label=state["label"]):
-                progress(_base + k, total, f"{_label}: contenedor {k}/{arm.n}")
-
             used_before = used_memory_bytes()
+            if arm.n == 0:  # no container: the fixed processes alone
+                for key, totals in fixed_memory(arm.engine).items():
+                    add(f"rss_{key}", totals["rss"] / KB, "KB")
+                    if totals["pss"] is not None:
+                        add(f"pss_{key}", totals["pss"] / KB, "KB")
+                return rows
             names = [ctx.container_name(arm.engine, f"n{arm.n}", f"r{rep}", k) for k in range(1, arm.n + 1)]
-            argvs = [launch_argv(engine, image, run_id=ctx.run_id, name=nm) for nm in names]
-            wall, per = launch(engine, argvs, cfg.concurrencia, envs[arm.engine], on_done)
-            state["launched"] += arm.n
+            argvs = [launch_argv(engine, image, run_id=ctx.run_id, name=nm, network=cfg.red) for nm in names]
+            wall, per = launch(engine, argvs, cfg.concurrencia, envs[arm.engine])
             add("lanzamiento_total", wall, "s")
             add("lanzamiento_por_contenedor", wall * 1e3 / arm.n, "ms")
             add("lanzamiento_mediana_individual", float(np.median(per)), "ms")
 
             time.sleep(SETTLE_SECONDS)
+            start = time.perf_counter_ns()
             containers = inspect_all(engine, names)
+            inspected_ns = time.perf_counter_ns() - start
             # Rootless Podman on cgroup v1 gives its containers no cgroup of their own: reading the
             # user's cgroup instead would bill the whole session to each container. Skip, saying why.
             no_cgroup = cgroups.per_container_reason(engine, [c.cgroup for c in containers])
@@ -164,6 +174,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             else:
                 readings, seconds = cgroups.read_many([c.cgroup for c in containers])
                 add("tiempo_lectura_cgroup", seconds, "s")
+                add("tiempo_inspect_y_lectura", inspected_ns / 1e9 + seconds, "s")
                 usage = np.array([r.usage for r in readings], dtype=float) / KB
                 add("memoria_cgroup_por_contenedor", usage.mean(), "KB")
                 add("memoria_cgroup_total", usage.sum(), "KB")
@@ -183,7 +194,13 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                     add(f"pss_{key}", totals["pss"] / KB, "KB")
             add("memoria_sistema_delta", (used_memory_bytes() - used_before) / KB, "KB")
 
-            if cfg.comparar_stats and arm.n == max(cfg.cantidades) and not no_cgroup:
+            # `stats` against inspect + reads: a figure, not a verdict, so 3 repetitions show it
+            if (
+                cfg.comparar_stats
+                and arm.n == max(cfg.cantidades)
+                and rep <= STATS_REPETITIONS
+                and not no_cgroup
+            ):
                 seconds, sizes = stats_cli(engine, names)
                 add("tiempo_stats_cli", seconds, "s")
                 if sizes:
@@ -208,7 +225,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 repetitions=cfg.repeticiones,
                 warmup=0,
                 measure=measure_one,
-                progress=step_progress,
+                progress=progress,
                 meta={"timer": "time.perf_counter_ns + os.posix_spawnp"},
             )
         except BaseException:

@@ -186,3 +186,123 @@ def test_list_parameters_given_as_text_by_papermill_are_understood():
     assert cfg.imagenes == ["alpine"] and cfg.motores == ["podman", "docker"]
     with pytest.raises(ParametroInvalido, match="no entiendo la lista"):
         arranque.config(imagenes="[alpine")
+
+
+# ---------------------------------------------------------------- the course's variant, the new claims
+def _with_variant(df, podman_ms, docker_ms, seed=1):
+    """Add `--network none` rows (variant sin_red) with their own figures to a synthetic run."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for rep in sorted(set(df["rep"])):
+        for role in ("ubuntu", "alpine"):
+            rows.append(("docker", f"d-{role}", "sin_red", rep, rng.normal(docker_ms, 5)))
+            rows.append(("podman", f"p-{role}", "sin_red", rep, rng.normal(podman_ms, 5)))
+    extra = pd.DataFrame(rows, columns=["engine", "image", "variant", "rep", "value"])
+    extra["experiment"], extra["metric"], extra["unit"] = "arranque", "arranque", "ms"
+    return pd.concat([df, extra[results.COLUMNS]], ignore_index=True)
+
+
+def test_claims_judge_only_the_chapter_conditions_and_the_variant_has_its_own_figures():
+    df, meta = _synthetic(400, 200)
+    plain = {(c.key, c.detail.get("role")): c.value for c in arranque.claims(df, meta)}
+    df2 = _with_variant(df, podman_ms=500, docker_ms=100)  # the variant points the other way
+    mixed = {(c.key, c.detail.get("role")): c.value for c in arranque.claims(df2, meta)}
+    assert mixed == pytest.approx(plain)
+    t = arranque.network_table(df2, meta)
+    docker = t[(t.engine == "docker") & (t.role == "ubuntu")].iloc[0]
+    assert docker.con_red_ms == pytest.approx(400, rel=0.05) and docker.sin_red_ms == pytest.approx(
+        100, rel=0.1
+    )
+    assert docker.red_ic_bajo < docker.red_ms < docker.red_ic_alto
+    assert arranque.pair_ratio(df2, meta, ("podman", "ubuntu"), ("docker", "ubuntu"), "sin_red")[0] > 4
+
+
+@pytest.mark.parametrize("docker_ms,podman_ms,word", [(400, 200, "sí"), (200, 400, "no")])
+def test_the_answer_to_the_course_question_follows_the_verdict(docker_ms, podman_ms, word):
+    df, meta = _synthetic(docker_ms, podman_ms)
+    claims = arranque.claims(df, meta)
+    faster = [c for c in claims if c.key == "podman_mas_rapido"]
+    assert {c.status for c in faster} == {"se_confirma" if word == "sí" else "no_se_sostiene"}
+    assert all(c.where and "Análisis" in c.where for c in faster)
+    text = vista._respuesta(claims)
+    assert f"con «ubuntu», {word}:" in text and f"con «alpine», {word}:" in text
+
+
+def test_podman_wider_iqr_is_judged_on_the_spread_relative_to_the_median():
+    df, meta = _synthetic(400, 200, reps=12)
+    rng = np.random.default_rng(3)
+    wide = (df.engine == "podman") & (df.variant == "por_defecto")
+    df.loc[wide, "value"] = 200 * rng.lognormal(0, 0.35, wide.sum())
+    by_role = {c.detail["role"]: c for c in arranque.claims(df, meta) if c.key == "podman_iqr_amplio"}
+    assert set(by_role) == {"ubuntu", "alpine"}
+    assert all(c.value > 1 and c.n == 12 for c in by_role.values())
+    meta["engines"] = {"podman": {"storage": "overlay nativo del kernel"}}
+    note = [c for c in arranque.claims(df, meta) if c.key == "podman_iqr_amplio"][0].note
+    assert "overlay nativo del kernel" in note and "no está en esta máquina" in note
+    meta["engines"] = {"podman": {"storage_driver": "overlay", "storage": "fuse-overlayfs"}}
+    note = [c for c in arranque.claims(df, meta) if c.key == "podman_iqr_amplio"][0].note
+    assert "está presente" in note
+
+
+def _bare(builtin_ms, seed_ms, process_ms, reps=10):
+    rng = np.random.default_rng(0)
+    rows = []
+    for rep in range(1, reps + 1):
+        for variant, ms in (("builtin", builtin_ms), ("metodo_semilla", seed_ms), ("proceso", process_ms)):
+            rows.append(("bare", "", variant, rep, ms * rng.normal(1, 0.03)))
+    df = pd.DataFrame(rows, columns=["engine", "image", "variant", "rep", "value"])
+    df["experiment"], df["metric"], df["unit"] = "arranque", "arranque", "ms"
+    return df[results.COLUMNS]
+
+
+def test_the_baseline_lesson_follows_the_data_both_ways():
+    df = _bare(builtin_ms=0.03, seed_ms=2.0, process_ms=1.0)
+    text = " ".join(vista._frases_bare_metal(arranque.summarize(df), df, {}))
+    assert "el método mide `date`, no `echo`" in text and "del mismo orden" in text
+    df = _bare(builtin_ms=1.8, seed_ms=2.0, process_ms=40.0)  # a machine where the builtin dominates
+    text = " ".join(vista._frases_bare_metal(arranque.summarize(df), df, {}))
+    assert "mide `date`" not in text and "la mayor parte" in text
+    assert "no es del mismo orden" in text
+
+
+def test_the_stopwatch_sentence_follows_its_figures():
+    shown = []
+    import IPython.display
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(getattr(obj, "data", "")))
+        vista.bucle({"bucle_ms": 1.0, "curso_ms": 1.02, "proporcion": 0.98, "repeticiones": 5})
+        vista.bucle({"bucle_ms": 1.0, "curso_ms": 2.0, "proporcion": 0.5, "repeticiones": 5})
+    assert "def time_launches" in shown[0]
+    assert "la misma cifra" in shown[1] and "la misma cifra" not in shown[3]
+
+
+def test_the_stopwatch_gives_the_course_figure_in_the_same_run():
+    """The loop a student reads and the panel's timer, interleaved on the same command (a ratio of two
+    medians measured together, never an absolute time)."""
+    out = arranque.side_by_side(["true"], repetitions=30)
+    assert 0.5 < out["proporcion"] < 2.0
+
+
+def test_a_quick_run_below_the_minimum_says_it_shows_figures_without_verdicts():
+    from helpers.experiments import verdict
+
+    df, meta = _synthetic(400, 200, reps=verdict.MIN_N - 1 if verdict.MIN_N > 2 else 1)
+    assert "sin veredictos" in vista.sin_veredicto(arranque.claims(df, meta))
+    df, meta = _synthetic(400, 200, reps=max(verdict.MIN_N, 2))
+    assert vista.sin_veredicto(arranque.claims(df, meta)) == ""
+
+
+def test_default_and_quick_runs_reach_the_verdicts_minimum():
+    from helpers.experiments import verdict
+
+    assert arranque.Config().repeticiones >= verdict.MIN_N
+    assert arranque.QUICK["REPETICIONES"] >= verdict.MIN_N
+
+
+def test_first_launches_sit_beside_the_median():
+    df, meta = _synthetic(400, 200)
+    first = df[df.engine != "bare"].groupby(["engine", "image", "variant"], as_index=False).first()
+    first["metric"], first["value"] = arranque.FIRST_METRIC, 1200.0
+    t = arranque.first_launches(pd.concat([df, first[results.COLUMNS]]), meta)
+    assert len(t) == 4 and (t["proporcion"] > 2).all()

@@ -50,7 +50,7 @@ def test_small_run_both_engines(resultados):
     )
     assert r.status == "complete"
     assert r.run_dir.parent.parent == resultados
-    assert seen[-1][0] == seen[-1][1] == len(motores) * 4
+    assert seen[-1][0] == seen[-1][1] == len(motores) * 2  # the bar moves per step, between batches
     for name in motores:
         assert eng.get_engine(name).list_labelled(r.meta["run_id"]) == []
         assert r.meta["cleanup_leftovers"][name] == 0
@@ -63,12 +63,27 @@ def test_small_run_both_engines(resultados):
         helper = escala.HELPER[name]
         assert g.loc[3, f"{helper}_procesos"] == 3 and g.loc[1, f"{helper}_procesos"] == 1
         assert g.loc[3, f"rss_{helper}_total"] > g.loc[1, f"rss_{helper}_total"]
-        # the helpers' own reading beats the engine's CLI on the same containers (a ratio, same run)
+        # the helpers' own reading beats the engine's CLI on the same containers (a ratio, same run),
+        # and inspect + reading (what `stats` has to do too) holds the reading
         assert g.loc[3, "tiempo_lectura_cgroup"] < g.loc[3, "tiempo_stats_cli"]
+        assert g.loc[3, "tiempo_lectura_cgroup"] < g.loc[3, "tiempo_inspect_y_lectura"]
     if "docker" in motores:
         assert (w[w["engine"] == "docker"]["rss_daemon"] > 0).all()
     assert escala.summarize(r.df).shape[0] == len(motores) * 2
-    assert {c.key for c in escala.claims(r.df)} >= {"cgroup_estable"}
+    assert {c.key for c in escala.claims(r.df, r.meta)} >= {"cgroup_estable", "lanzamiento_20", "cruce_102"}
+    assert r.meta["launch_network"] == "por_defecto"
+
+
+def test_n_zero_weighs_docker_with_no_container(resultados):
+    if not _available("docker"):
+        pytest.skip("Docker no disponible")
+    r = escala.run(
+        escala.config(cantidades=[0], motores=["docker"], imagen="alpine", repeticiones=1),
+        log=lambda line: None,
+    )
+    w = escala.wide(r.df)
+    assert list(w["n"]) == [0] and (w["rss_daemon"] > 0).all()
+    assert "lanzamiento_total" not in w.columns
 
 
 @pytest.mark.parametrize("motor", ENGINES)

@@ -122,7 +122,7 @@ def test_parse_stats_sizes():
 
 
 # ---------------------------------------------------------------- parameters
-@pytest.mark.parametrize("bad", [[], [0], [-3], [1.5], ["5"], [True], "diez", [201], None])
+@pytest.mark.parametrize("bad", [[], [-3], [1.5], ["5"], [True], "diez", [201], None])
 def test_bad_cantidades_are_refused_in_spanish(bad):
     with pytest.raises(ParametroInvalido) as err:
         escala.config(cantidades=bad)
@@ -137,7 +137,7 @@ def test_more_than_free_memory_is_refused_with_the_estimate():
     with pytest.raises(ParametroInvalido) as err:
         escala.check_memory([1, 150], ["docker"], available_bytes=2 * 2**30)
     text = str(err.value)
-    assert "MB" in text and "150" in text and "caben" in text
+    assert "MiB" in text and "150" in text and "caben" in text
     escala.check_memory([1, 150], ["docker"], available_bytes=64 * 2**30)  # fits: no error
 
 
@@ -197,14 +197,21 @@ def test_crossover_with_and_without_helpers():
     assert c2["n_cruce"] == pytest.approx(130_000 / (2_300 - 600))
     status = {c.key: c.status for c in escala.claims(df)}
     # one repetition per N: no interval, so no verdict (with several, see the next test)
-    assert status["cruce_rss"] == "sin_datos" and status["cruce_pss"] == "sin_datos"
+    assert status["cruce_102"] == "sin_datos"
 
 
-def _noisy_class(reps=6, seed=0, shim_kb=13_000, conmon_kb=2_000):
+CHAPTER_META = {"launch_network": "por_defecto", "parameters": {"concurrencia": 1, "red": "por_defecto"}}
+
+
+def _noisy_class(
+    reps=6, seed=0, shim_kb=13_000, conmon_kb=2_000, ns=(1, 5, 10, 20), docker_ms=300, podman_ms=150
+):
     rng = np.random.default_rng(seed)
     rows = []
     for rep in range(1, reps + 1):
-        for n in (1, 5, 10, 20):
+        rows += _rows("docker", 0, rep, rss_daemon=rng.normal(90_000, 500), rss_containerd=40_000)
+        for n in ns:
+            d_ms, p_ms = rng.normal(docker_ms, 10), rng.normal(podman_ms, 10)
             rows += _rows(
                 "docker",
                 n,
@@ -215,7 +222,8 @@ def _noisy_class(reps=6, seed=0, shim_kb=13_000, conmon_kb=2_000):
                 memoria_cgroup_total=600 * n,
                 memoria_cgroup_por_contenedor=rng.normal(600, 5),
                 memoria_stats_por_contenedor=rng.normal(440, 5),
-                lanzamiento_por_contenedor=rng.normal(300, 10),
+                lanzamiento_por_contenedor=d_ms,
+                lanzamiento_total=d_ms * n / 1000,
             )
             rows += _rows(
                 "podman",
@@ -225,44 +233,195 @@ def _noisy_class(reps=6, seed=0, shim_kb=13_000, conmon_kb=2_000):
                 memoria_cgroup_total=300 * n,
                 memoria_cgroup_por_contenedor=rng.normal(300, 3),
                 memoria_stats_por_contenedor=rng.normal(97, 2),
-                lanzamiento_por_contenedor=rng.normal(150, 10),
+                lanzamiento_por_contenedor=p_ms,
+                lanzamiento_total=p_ms * n / 1000,
             )
     return pd.DataFrame(rows)
 
 
-def test_crossover_has_an_interval_and_is_judged_by_the_rule():
-    # no shims: Docker 130 MB fixed + 0.6 MB/container, Podman 1.9 MB/container -> N ≈ 100, «about 102»
-    df = _noisy_class(shim_kb=0, conmon_kb=1_600)
-    value, low, high = escala.crossover_interval(df, "rss")
-    assert low < value < high and value == pytest.approx(130_000 / 1_300, rel=0.05)
-    claims = {c.key: c for c in escala.claims(df)}
-    assert claims["cruce_rss"].status == "se_confirma" and claims["cruce_rss"].n == 6
-    # Podman 2.3 MB/container: N ≈ 76, a quarter below the chapter's ~102: outside «about»
+def test_the_chapter_crossover_is_judged_as_the_chapter_computed_it():
+    # dockerd 90 MB against 2 MB per conmon: the chapter's arithmetic gives 45 on these data
     df = _noisy_class(shim_kb=0)
-    assert {c.key: c.status for c in escala.claims(df)}["cruce_rss"] == "no_se_sostiene"
-    # with the shims the lines never cross: the interval is [inf, inf] and excludes ~102
-    df = _noisy_class()
-    assert escala.crossover_interval(df, "rss")[1] == float("inf")
-    assert {c.key: c.status for c in escala.claims(df)}["cruce_rss"] == "no_se_sostiene"
+    c = {c.key: c for c in escala.claims(df, CHAPTER_META)}["cruce_102"]
+    assert c.value == pytest.approx(45, rel=0.05) and c.low < c.value < c.high and c.n == 6
+    assert c.status == "no_se_sostiene" and "El impuesto del daemon" in c.where
+    # with a daemon twice as big the same arithmetic lands near 90, inside «unos 102»
+    big = df.copy()
+    big.loc[big.metric == "rss_daemon", "value"] *= 2
+    assert {c.key: c for c in escala.claims(big, CHAPTER_META)}["cruce_102"].status == "se_confirma"
 
 
-def test_scale_claims_in_the_chapter_words():
-    claims = escala.claims(_noisy_class())
+def test_the_whole_bill_has_its_own_crossover_with_an_interval():
+    # no shims: Docker 130 MB fixed + 0.6 MB/container, Podman 2.3 MB/container -> N ≈ 76
+    df = _noisy_class(shim_kb=0)
+    value, low, high = escala.crossover_interval(df, "rss")
+    assert low < value < high and value == pytest.approx(130_000 / 1_700, rel=0.05)
+    # with the shims the lines never cross
+    assert escala.crossover_interval(_noisy_class(), "rss")[1] == float("inf")
+
+
+def test_scale_claims_in_the_chapter_words_count_repetitions_not_rows():
+    claims = escala.claims(_noisy_class(), CHAPTER_META)
     by_key = {(c.key, c.detail.get("engine")): c for c in claims}
-    assert by_key[("lanzamiento_2x", None)].status == "se_confirma"
-    assert by_key[("cgroup_4x", None)].status == "se_confirma"
+    launch = by_key[("lanzamiento_20", None)]
+    assert launch.status == "se_confirma" and launch.n == 6  # 6 repetitions at N = 20, not 20 rows
+    assert "20 contenedores" in launch.where
+    assert by_key[("cgroup_4x", None)].status == "se_confirma" and by_key[("cgroup_4x", None)].n == 6
     assert by_key[("cgroup_estable", "docker")].status == "se_confirma"
-    assert all(c.source == "el capítulo original" for c in claims)
+    assert by_key[("daemon_fijo", None)].status == "se_confirma"
+    assert all(c.source == "el capítulo original" and c.where for c in claims)
     assert all(not math.isnan(c.low) for c in claims if c.status != "sin_datos")
 
 
-def test_comparison_with_the_chapter_is_judged_like_a_claim():
+def test_launch_claims_are_not_judged_outside_the_chapter_conditions():
+    df = _noisy_class()
+    for meta in (
+        {"launch_network": "sin_red", "parameters": {"red": "sin_red"}},
+        {"launch_network": "por_defecto", "parameters": {"concurrencia": 4}},
+    ):
+        by_key = {c.key: c for c in escala.claims(df, meta)}
+        assert by_key["lanzamiento_20"].status == "no_comparable"
+        assert by_key["escala_constante"].status == "no_comparable"
+        assert by_key["cgroup_4x"].status == "se_confirma"  # memory does not depend on how it launched
+
+
+@pytest.mark.parametrize("podman_spread,expected", [(5, "se_confirma"), (300, "no_se_sostiene")])
+def test_steadiness_compares_the_ranges_across_n(podman_spread, expected):
+    df = _noisy_class(reps=8)
+    at = df["metric"] == "lanzamiento_por_contenedor"
+    n = df["variant"].str.extract(r"n=(\d+)", expand=False).astype(float)
+    docker, podman = at & (df.engine == "docker"), at & (df.engine == "podman")
+    df.loc[docker, "value"] += n[docker] * 5  # Docker: 95 ms wider from N = 1 to 20
+    df.loc[podman, "value"] += n[podman] / 20 * podman_spread
+    c = {c.key: c for c in escala.claims(df, CHAPTER_META)}["escala_constante"]
+    assert c.status == expected and c.n == 8
+
+
+def test_n_zero_is_allowed_and_only_docker_measures_it():
+    cfg = escala.config(cantidades=[0, 1, 20])
+    assert cfg.cantidades == [0, 1, 20]
+    arms = escala.plan(cfg.cantidades, ["docker", "podman"])
+    assert [(a.engine, a.n) for a in arms if a.n == 0] == [("docker", 0)]
+
+
+def test_default_run_reaches_the_verdicts_minimum_and_quick_says_it_does_not():
+    from helpers.experiments import verdict
+    from helpers.view import arranque as vista_arranque
+
+    assert escala.Config().repeticiones >= verdict.MIN_N
+    quick = _noisy_class(reps=escala.QUICK["REPETICIONES"], ns=(1, 3))
+    claims = escala.claims(quick, CHAPTER_META)
+    if escala.QUICK["REPETICIONES"] < verdict.MIN_N:
+        assert "sin veredictos" in vista_arranque.sin_veredicto(claims)
+    else:
+        assert vista_arranque.sin_veredicto(claims) == ""
+
+
+def test_the_launch_window_holds_only_the_launches():
+    """No callback reaches inside the timed batch (the progress bar moves between steps)."""
+    import inspect
+
+    assert list(inspect.signature(escala.launch).parameters) == ["engine", "argvs", "concurrency", "env"]
+
+
+def test_comparison_with_the_chapter_is_at_the_same_n():
     from helpers import reference
 
     c = escala.compare(_noisy_class(), None, reference.load("escala")).set_index("medida")
-    # here ÷ the chapter's figure, with this run's interval, within 0.8×-1.25×
-    assert c.loc["ms_por_contenedor", "acuerdo"] == "coincide"  # 0.51 here, 0.54 there
-    assert c.loc["kb_por_contenedor", "acuerdo"] == "coincide"
-    assert c.loc["memoria_proceso_kb", "acuerdo"] == "no_coincide"  # 0.45 here, 0.19 there
-    # the chapter's four rows (one per N) are not six repetitions: its figure has no IC 95 %
-    assert math.isnan(c.loc["ms_por_contenedor", "ref_podman_sobre_docker_ic_bajo"])
+    assert set(c["n"]) == {20}
+    assert c.loc["s_lanzamiento_total", "acuerdo"] == "coincide"  # 0.5 here, 0.496 there
+    assert (
+        c.loc["memoria_proceso_kb", "acuerdo"] == "no_coincide"
+    )  # dockerd 90 MB vs 40 MB of conmon: 0.44, not 0.19
+    low, high = c.loc[
+        "s_lanzamiento_total", ["tu_podman_sobre_docker_ic_bajo", "tu_podman_sobre_docker_ic_alto"]
+    ]
+    assert low < 0.5 < high
+    assert np.isnan(
+        c.loc["s_lanzamiento_total", "ref_podman_sobre_docker_ic_bajo"]
+    )  # one figure, no interval
+
+
+# ---------------------------------------------------------------- sentences that follow the data
+def test_the_free_sentence_follows_the_noise_both_ways():
+    from helpers.view import escala as vista
+
+    row = {"engine": "docker", "n": 1, "cgroup_total_kb": 600.0, "delta_sistema_kb": 0.0}
+    noisy = pd.DataFrame(
+        [
+            {
+                **row,
+                "ruido_sistema_kb": 50_000.0,
+                "ruido_sistema_min_kb": -80_000.0,
+                "ruido_sistema_max_kb": 1.0,
+            }
+        ]
+    )
+    quiet = pd.DataFrame(
+        [{**row, "ruido_sistema_kb": 100.0, "ruido_sistema_min_kb": -50.0, "ruido_sistema_max_kb": 120.0}]
+    )
+    assert "no lo distinguiría" in vista.frase_ruido(noisy)
+    text = vista.frase_ruido(quiet)
+    assert "no lo distinguiría" not in text and "habría visto la diferencia" in text
+
+
+def test_the_stats_sentence_follows_the_timings_both_ways():
+    from helpers.view import escala as vista
+
+    base = {"engine": "docker", "n": 20, "tiempo_inspect_y_lectura": 0.1}
+    slow = pd.DataFrame([{**base, "tiempo_stats_cli": 2.7, "veces_mas_lento": 27.0}])
+    fast = pd.DataFrame([{**base, "tiempo_stats_cli": 0.05, "veces_mas_lento": 0.5}])
+    assert "27.0×" in vista.frase_stats(slow) and vista.frase_stats(slow).endswith(": más.")
+    assert "0.5×" in vista.frase_stats(fast) and vista.frase_stats(fast).endswith(": menos.")
+
+
+def test_the_bill_sentence_gives_each_helper_from_the_data():
+    import re
+
+    from helpers.view import escala as vista
+
+    def helpers_mib(text):
+        return {k: float(v) for k, v in re.findall(r"cada (shim|conmon) ([\d.]+) MiB", text)}
+
+    got = helpers_mib(vista.frase_factura(escala.memory_bill(_noisy_class()), "rss"))
+    assert got["shim"] == pytest.approx(13_000 / 1024, rel=0.05) and got["conmon"] == pytest.approx(
+        2_000 / 1024, rel=0.05
+    )
+    got = helpers_mib(
+        vista.frase_factura(escala.memory_bill(_noisy_class(shim_kb=1_000, conmon_kb=8_000)), "rss")
+    )
+    assert got["shim"] < got["conmon"]
+
+
+def test_02_cites_01_answer_and_says_its_own_conditions(results_tmp, monkeypatch):
+    import IPython.display
+
+    from helpers import results
+    from helpers.experiments.runner import Resultado
+    from helpers.view import escala as vista
+
+    shown = []
+    monkeypatch.setattr(
+        IPython.display, "display", lambda obj, *a, **k: shown.append(getattr(obj, "data", ""))
+    )
+    res = Resultado(
+        "escala", _noisy_class(), results_tmp, {**CHAPTER_META, "parameters": {"imagen": "ubuntu"}}
+    )
+    vista.respuesta_de_01(res, root=results_tmp)
+    assert "01_arranque" in shown[0]  # no run of 01 yet: say so
+    with results.Run("arranque", {}, results_tmp) as run:
+        for rep in range(1, 9):
+            for engine_name, ms in (("docker", 400.0), ("podman", 200.0)):
+                run.append(
+                    engine=engine_name,
+                    image="ubuntu",
+                    variant="por_defecto",
+                    rep=rep,
+                    metric="arranque",
+                    value=ms + rep,
+                    unit="ms",
+                )
+    shown.clear()
+    vista.respuesta_de_01(res, root=results_tmp)
+    assert "Lo decide el cuaderno 01" in shown[0] and "se confirma" in shown[0]
+    assert "uno tras otro, con la red por defecto" in shown[1]

@@ -1,0 +1,235 @@
+"""Experiment 1, the conditions around the main figures: the timing loop a student reads, the course's
+network variant beside the chapter's conditions, the images' sizes, the first launch of each
+combination, a second round, and the plain statement of a run too short for verdicts (02 uses it too).
+Notebook 01 reaches these through helpers.view.arranque."""
+
+from __future__ import annotations
+
+import inspect
+import math
+
+import pandas as pd
+
+from .. import experiments, results
+from ..experiments import anatomia, arranque, verdict
+from ..experiments.arranque import stopwatch
+from ..experiments.runner import Resultado
+from .common import engine_label, fmt, fmt_interval, fmt_ratio, markdown, needs_result, show, table
+
+
+@needs_result
+def red(resultado: Resultado) -> None:
+    """The course's variant beside the chapter's conditions: each engine with the default network and
+    with `--network none`, what the network adds (paired by round), and Podman/Docker under each."""
+    t = arranque.network_table(resultado.df, resultado.meta)
+    if t.empty or t["sin_red_ms"].isna().all():
+        markdown("_Esta corrida no midió la variante sin red (`REDES` sin «sin_red»)._")
+        return
+    out = pd.DataFrame(
+        {
+            "Combinación": [
+                f"{engine_label(e, resultado.meta)} / {r}" for e, r in zip(t["engine"], t["role"])
+            ],
+            "Red por defecto (ms)": [fmt(v, 1) for v in t["con_red_ms"]],
+            "Sin red, `--network none` (ms)": [fmt(v, 1) for v in t["sin_red_ms"]],
+            "Lo que añade la red (ms) [IC 95 %]": [
+                f"{fmt(v, 1)} {fmt_interval(lo, hi, 1)}"
+                for v, lo, hi in zip(t["red_ms"], t["red_ic_bajo"], t["red_ic_alto"])
+            ],
+        }
+    )
+    show(
+        table(
+            out,
+            "Variante del curso: el mismo `run --rm … echo ok` con y sin red (medianas; la diferencia, por rondas)",
+        )
+    )
+    lines = []
+    for role in t["role"].unique():
+        cells = []
+        for variant, words in (
+            (arranque.CONTAINER_VARIANT, "con la red por defecto"),
+            (arranque.NO_NETWORK_VARIANT, "sin red"),
+        ):
+            v = arranque.pair_ratio(resultado.df, resultado.meta, ("podman", role), ("docker", role), variant)
+            if not math.isnan(v[0]):
+                cells.append(f"{words} {fmt_ratio(*v)}")
+        if len(cells) == 2:
+            lines.append(f"con «{role}», Podman/Docker es " + " y ".join(cells))
+    if lines:
+        markdown(
+            "Las dos condiciones, en tu máquina: " + "; ".join(lines) + ". El veredicto de abajo juzga al "
+            "capítulo en sus condiciones (red por defecto); la variante sin red es solo una cifra más."
+        )
+    markdown(red_en_04())
+
+
+def red_en_04(root=None) -> str:
+    """What notebook 04 (the anatomy of a launch) measured of the network's share, if it has run here."""
+    share = anatomia.network_share(experiments.read_run(arranque, "anatomia", root))
+    if not share:
+        return (
+            "El cuaderno 04 (anatomía del arranque) desarma el arranque paso a paso, red incluida: "
+            "ejecútalo y esta celda citará lo que midió."
+        )
+    parts = [
+        f"en {engine_label(e)}, la red por defecto añade {fmt(v['red_ms'], 0)} ms "
+        f"{fmt_interval(*v['red_ic'], 0, 'ms')} a un arranque de {fmt(v['con_red_ms'], 0)} ms"
+        for e, v in share.items()
+    ]
+    return "El cuaderno 04 lo midió con su propia escalera: " + "; ".join(parts) + "."
+
+
+CHAPTER_PULL_MB = {"alpine": 3, "ubuntu": 29}  # the chapter: «Alpine: ~3 MB vs Ubuntu: ~29 MB» (docker pull)
+
+
+@needs_result
+def tamanos(resultado: Resultado) -> None:
+    """The chapter's download sizes next to the images this run used (the engine's own size)."""
+    sizes = arranque.image_sizes(resultado.meta)
+    if sizes.empty:
+        markdown("_Esta corrida no usó imágenes de contenedor._")
+        return
+    out = pd.DataFrame(
+        {
+            "Imagen": [
+                f"{engine_label(e, resultado.meta)} / {r}" for e, r in zip(sizes["engine"], sizes["role"])
+            ],
+            "Nombre real": sizes["image"],
+            "Tu imagen: tamaño local (MiB, sin comprimir)": [fmt(v, 1) for v in sizes["mib"]],
+            "Capítulo: descarga con `docker pull` (MB, comprimida)": [
+                f"~{CHAPTER_PULL_MB[r]}" if r in CHAPTER_PULL_MB else "—" for r in sizes["role"]
+            ],
+        }
+    )
+    show(
+        table(
+            out,
+            "Tamaño de las imágenes: lo que ocupa la tuya en el motor frente a lo que descargó el capítulo",
+        )
+    )
+    by_role = sizes.groupby("role")["mib"].median()
+    if {"alpine", "ubuntu"} <= set(by_role.index):
+        markdown(
+            f"Tu «ubuntu» ocupa {fmt_ratio(by_role['ubuntu'] / by_role['alpine'], digits=0)} lo que tu «alpine» "
+            f"(en el capítulo, la descarga de Ubuntu era unas {fmt_ratio(29 / 3, digits=0)} la de Alpine). "
+            "El arranque no descomprime nada: si el tamaño pesa, lo dirá el veredicto «Alpine frente a Ubuntu»."
+        )
+
+
+@needs_result
+def primer_arranque(resultado: Resultado) -> None:
+    """The first launch of each combination in this run (the warm-up, left out of the medians) next to
+    the median of the rest."""
+    t = arranque.first_launches(resultado.df, resultado.meta)
+    if t.empty:
+        markdown("_Esta corrida no guardó el primer arranque de cada combinación._")
+        return
+    names = {arranque.CONTAINER_VARIANT: "", arranque.NO_NETWORK_VARIANT: " · sin red"}
+    out = pd.DataFrame(
+        {
+            "Combinación": [
+                f"{engine_label(e, resultado.meta)} / {r}{names.get(v, v)}"
+                for e, r, v in zip(t["engine"], t["role"], t["variant"])
+            ],
+            "Primer arranque (ms)": [fmt(v, 1) for v in t["primero_ms"]],
+            "Mediana del resto (ms)": [fmt(v, 1) for v in t["mediana_ms"]],
+            "Primero / mediana": [fmt_ratio(v) for v in t["proporcion"]],
+        }
+    )
+    show(
+        table(
+            out,
+            "El primer arranque de cada combinación en esta corrida (el calentamiento) frente a los demás",
+        )
+    )
+    slow = t[t["proporcion"] > 1.5]
+    if slow.empty:
+        markdown(
+            f"Ningún primer arranque pasó de 1.5× su mediana (el más alto: {fmt_ratio(t['proporcion'].max())}): "
+            "en esta corrida el calentamiento no cambió casi nada."
+        )
+    else:
+        markdown(
+            f"{len(slow)} de {len(t)} combinaciones tardaron más de 1.5× su mediana en su primer arranque "
+            f"(hasta {fmt_ratio(slow['proporcion'].max())}): por eso se descarta el calentamiento."
+        )
+
+
+def previous_run(resultado: Resultado, root=None) -> Resultado | None:
+    """The complete run of this experiment just before `resultado` on this machine, if any."""
+    runs = [r for r in results.list_runs(arranque.EXPERIMENT, root) if r.name < resultado.run_dir.name]
+    for run_dir in reversed(runs):
+        earlier = Resultado.load(run_dir)
+        if earlier.status == "complete" and not earlier.df.empty:
+            return earlier
+    return None
+
+
+@needs_result
+def segunda_ronda(resultado: Resultado, *, root=None) -> None:
+    """This run's medians next to the previous run's on this machine (the chapter's «segunda ronda»)."""
+    earlier = previous_run(resultado, root)
+    if earlier is None:
+        markdown(
+            "_No hay otra corrida completa de este cuaderno en esta máquina: ejecuta el panel otra vez y "
+            "vuelve a esta celda para comparar las dos rondas._"
+        )
+        return
+    now, before = (arranque.summarize(r.df, r.meta) for r in (resultado, earlier))
+    key = ["engine", "role", "variant"]
+    both = now.merge(before, on=key, suffixes=("", "_antes"))
+    both = both[both["engine"] != "bare"]
+    if both.empty:
+        markdown("_Las dos corridas no tienen combinaciones en común._")
+        return
+    ratio = both["mediana_ms"] / both["mediana_ms_antes"]
+    names = {arranque.CONTAINER_VARIANT: "", arranque.NO_NETWORK_VARIANT: " · sin red"}
+    out = pd.DataFrame(
+        {
+            "Combinación": [
+                f"{engine_label(e, resultado.meta)} / {r}{names.get(v, v)}"
+                for e, r, v in zip(both["engine"], both["role"], both["variant"])
+            ],
+            f"Corrida anterior `{earlier.meta.get('run_id')}` (ms)": [
+                fmt(v, 1) for v in both["mediana_ms_antes"]
+            ],
+            "Esta corrida (ms)": [fmt(v, 1) for v in both["mediana_ms"]],
+            "Ahora / antes": [fmt_ratio(v) for v in ratio],
+        }
+    )
+    show(table(out, "Segunda ronda: las medianas de esta corrida frente a las de la anterior"))
+    markdown(
+        f"Entre las dos rondas, las medianas se movieron entre {fmt_ratio(ratio.min())} y "
+        f"{fmt_ratio(ratio.max())}. ¿Se movieron todas en la misma dirección (la máquina) o cada una por su "
+        "lado (el ruido)?"
+    )
+
+
+def bucle(medida: dict) -> None:
+    """The timing loop a student reads (stopwatch.time_launches), and what it gave next to the course's
+    own timer on the same command, interleaved in one run (stopwatch.side_by_side)."""
+    code = inspect.getsource(stopwatch.time_launches)
+    markdown(f"```python\n{code}```")
+    markdown(
+        f"Con {medida['repeticiones']} lanzamientos de cada uno, intercalados: este bucle midió "
+        f"**{fmt(medida['bucle_ms'], 3)} ms** (mediana) y el cronómetro que usa el panel "
+        f"**{fmt(medida['curso_ms'], 3)} ms**; proporción {fmt_ratio(medida['proporcion'])}"
+        + (
+            ": la misma cifra, con el ruido de una máquina compartida."
+            if 0.8 <= medida["proporcion"] <= 1.25
+            else ": más lejos de lo que explica el ruido; vuelve a ejecutar la celda y mira si se repite."
+        )
+    )
+
+
+def sin_veredicto(claims) -> str:
+    """Say plainly when this run is too short for any verdict (a quick profile)."""
+    judged = [c for c in claims if c.status != "no_comparable" and c.n > 0]
+    if judged and all(c.n < verdict.MIN_N for c in judged):
+        n = max(c.n for c in judged)
+        return (
+            f"**Esta corrida tiene {n} repeticiones, menos de las {verdict.MIN_N} que pide un veredicto: "
+            "muestra cifras, sin veredictos.** Súbelas en el panel para juzgar al capítulo."
+        )
+    return ""

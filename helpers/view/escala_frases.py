@@ -1,0 +1,199 @@
+"""Experiment 2's sentences: every conclusion generated from a verdict or a figure of the run (the
+bill, `stats` against the cgroups, `free`'s noise, the chapter's table), and the verdicts with the
+crossover the chapter computed beside the whole bill, the course's correction."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .. import experiments
+from ..experiments import escala
+from ..experiments.runner import Resultado
+from .arranque_condiciones import sin_veredicto
+from .common import (
+    claims_list,
+    engine_label,
+    fmt,
+    fmt_ratio,
+    markdown,
+    missing_run,
+    num,
+    verdict_words,
+)
+
+MB = 1024  # KiB per MiB
+
+
+def _mb(kb: float, digits: int = 1) -> str:
+    return fmt(kb / MB, digits, "MiB")
+
+
+def _n(value: float) -> str:
+    return "nunca (las rectas no se cruzan)" if math.isinf(value) else f"N ≈ {num(value, 0)}"
+
+
+def _interval_n(low: float, high: float) -> str:
+    if math.isinf(low):
+        return "[nunca, nunca]"
+    return f"[{num(low, 0)}, {'nunca' if math.isinf(high) else num(high, 0)}]"
+
+
+def crossover_lines(df: pd.DataFrame) -> list[str]:
+    """The course's correction to the chapter's crossover: the whole bill (dockerd, containerd, a shim
+    per Docker container, the cgroups) with RSS and with PSS, each crossing with its IC 95 %."""
+    lines = [
+        "**La corrección del curso: la factura completa.** La cuenta del capítulo (abajo, con su veredicto) "
+        "pone dockerd frente a los conmon. A Docker le faltan containerd y un shim por contenedor, y a los "
+        "dos motores la memoria de los cgroups:"
+    ]
+    for basis in ("rss", "pss"):
+        c = escala.crossover(df, basis)
+        fit = c["fit"]
+        if not {"docker", "podman"} <= set(fit):
+            continue
+        value, low, high = escala.crossover_interval(df, basis)
+        d, p = fit["docker"], fit["podman"]
+        lines.append(
+            f"- Con {basis.upper()}: Docker cuesta {_mb(d['fijo_kb'], 0)} fijos más {_mb(d['por_contenedor_kb'], 2)} "
+            f"por contenedor (shim + cgroup); Podman, {_mb(p['fijo_kb'], 0)} fijos más "
+            f"{_mb(p['por_contenedor_kb'], 2)} por contenedor (conmon + cgroup): se cruzan en {_n(value)}, "
+            f"IC 95 % {_interval_n(low, high)}."
+        )
+    return lines if len(lines) > 1 else []
+
+
+def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
+    """«Is Podman faster to start?» is decided in 01 (arranque.podman_mas_rapido): cite it, then say
+    how this notebook's launches differ and what they gave here, as figures."""
+    role = ((resultado.meta if resultado else {}).get("parameters") or {}).get("imagen", "ubuntu")
+    claim = experiments.read_claim(escala, "arranque", "podman_mas_rapido", root, role=role)
+    if claim is None:
+        missing_run("Experimento 1: arranque", "01_arranque")
+    else:
+        markdown(
+            f"**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01 (`run --rm … echo ok`, red por "
+            f"defecto, imagen «{role}»): {verdict_words(claim)}, Podman/Docker = "
+            f"{fmt_ratio(claim.value, claim.low, claim.high)} (n = {claim.n})."
+        )
+    if resultado is None:
+        return
+    value, low, high, reps = escala.ratio_at(
+        resultado.df, "lanzamiento_total", escala.largest_n(escala.wide(resultado.df), "docker", "podman")
+    )
+    if reps:
+        from .escala import _launch_options
+
+        markdown(
+            f"Aquí se lanzó de otra forma: {_launch_options(resultado.meta)}. En esas condiciones, lanzar "
+            f"la tanda más grande le llevó a Podman {fmt_ratio(value, low, high)} lo que a Docker "
+            f"(n = {reps}). Es una cifra de estas condiciones, no otra respuesta a la pregunta de 01."
+        )
+
+
+def _veredictos(resultado: Resultado) -> None:
+    """The chapter's claims about scale, judged by the one rule, after the whole bill (the course's
+    correction to the chapter's crossover)."""
+    claims = escala.claims(resultado.df, resultado.meta)
+    markdown(sin_veredicto(claims))
+    markdown("\n\n".join(crossover_lines(resultado.df)))
+    claims_list(claims)
+
+
+def frase_factura(bill: pd.DataFrame, basis: str) -> str:
+    """What each per-container helper costs at the largest N, from the bill."""
+    bill = bill[bill["n"] > 0]
+    parts = []
+    for engine_name, g in bill.groupby("engine"):
+        top = g[g["n"] == g["n"].max()].iloc[0]
+        if not np.isnan(top["ayudantes_kb"]):
+            helper = "shim" if engine_name == "docker" else "conmon"
+            parts.append(
+                f"en {engine_label(engine_name)}, cada {helper} {_mb(top['ayudantes_kb'] / top['n'], 2)} y cada "
+                f"cgroup {_mb(top['cgroup_kb'] / top['n'], 2)}"
+            )
+    if not parts:
+        return ""
+    return f"Con {basis.upper()}, a la N más grande: " + "; ".join(parts) + "."
+
+
+def frase_stats(s: pd.DataFrame) -> str:
+    """How long `stats` took against finding and reading the same cgroups, from the table's medians."""
+    parts = []
+    for _, r in s.iterrows():
+        ratio = r["veces_mas_lento"]
+        if np.isnan(ratio):
+            continue
+        how = "más" if ratio > 1 else "menos"
+        parts.append(
+            f"con {int(r['n'])} contenedores, «{r['engine']} stats --no-stream» tardó "
+            f"{fmt(r['tiempo_stats_cli'], 2, 's')}, {fmt_ratio(ratio, digits=1)} lo que buscar y leer sus "
+            f"cgroups ({fmt(r['tiempo_inspect_y_lectura'], 2, 's')}): {how}"
+        )
+    if not parts:
+        return "Esta corrida no cronometró inspect junto a la lectura de los cgroups."
+    return "En esta corrida, " + "; ".join(parts) + "."
+
+
+def frase_ruido(r: pd.DataFrame) -> str:
+    """`free`'s view against the cgroup sum: which is bigger, the noise or what is measured."""
+    if r.empty or r["ruido_sistema_kb"].isna().all():
+        return "Sin datos de memoria del sistema."
+    noise_kb = float(
+        np.nanmax(
+            np.abs(r[["ruido_sistema_kb", "ruido_sistema_min_kb", "ruido_sistema_max_kb"]].to_numpy(float))
+        )
+    )
+    small = r.sort_values("cgroup_total_kb").iloc[0]
+    many = small["n"] > 1
+    what = (
+        f"{f'{int(small.n)} contenedores' if many else '1 contenedor'} de {engine_label(small['engine'])} "
+        f"{'sumaban' if many else 'ocupaba'} {_mb(small['cgroup_total_kb'], 2)} en "
+        f"{'sus cgroups' if many else 'su cgroup'}"
+    )
+    text = (
+        f"Tras borrar todos los contenedores, la memoria «usada» del sistema llegó a moverse {_mb(noise_kb)}, "
+        f"cuando debería haber vuelto a su valor inicial; {what}."
+    )
+    if noise_kb > small["cgroup_total_kb"]:
+        return (
+            text
+            + " Ese ruido es mayor que lo que se quería pesar: `free -m` no lo distinguiría; la suma de cgroups sí."
+        )
+    return text + (
+        " En esta corrida el ruido fue menor que lo pesado: con la máquina así de tranquila, `free -m` habría "
+        "visto la diferencia. Repite con la máquina ocupada y compara."
+    )
+
+
+def frase_referencia(c: pd.DataFrame) -> str:
+    """What agrees with the chapter (the live interval against its published figure) and what not."""
+    labels = {
+        "s_lanzamiento_total": "el tiempo total de lanzar la tanda",
+        "kb_por_contenedor": "la memoria de cgroup por contenedor",
+        "memoria_proceso_kb": "la memoria del daemon frente a la de los conmon",
+    }
+    c = c.set_index("medida")
+    agree, disagree = [], []
+    for key, label in labels.items():
+        if key not in c.index or c.loc[key, "acuerdo"] == "sin_datos":
+            continue
+        tu = fmt_ratio(
+            c.loc[key, "tu_podman_sobre_docker"],
+            c.loc[key, "tu_podman_sobre_docker_ic_bajo"],
+            c.loc[key, "tu_podman_sobre_docker_ic_alto"],
+        )
+        text = (
+            f"{label} (Podman/Docker: capítulo {fmt_ratio(c.loc[key, 'ref_podman_sobre_docker'])}, tú {tu})"
+        )
+        (agree if c.loc[key, "acuerdo"] == "coincide" else disagree).append(text)
+    out = []
+    if agree:
+        out.append(
+            "Coincide con el capítulo original (su cifra cae en tu intervalo): " + "; ".join(agree) + "."
+        )
+    if disagree:
+        out.append("No coincide (su cifra queda fuera de tu intervalo): " + "; ".join(disagree) + ".")
+    return " ".join(out) or "Faltan datos de Docker o de Podman para comparar con el capítulo original."
