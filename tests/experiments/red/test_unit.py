@@ -664,3 +664,25 @@ def test_an_arm_without_its_image_fails_with_the_reason_and_starts_nothing(monke
     )
     (started,) = exp.start_all([arm], {arm: None}, None, ctx=None)
     assert started.arm is arm and "make setup" in started.failed
+
+
+def test_the_kubernetes_sentence_follows_the_reference_figures(monkeypatch):
+    """The hypothesis is labelled as such; whether the reference agrees with it is read from the figures."""
+    import IPython.display
+
+    from helpers.view import red as vista
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    real = reference.load("red")
+    vista.kubernetes()
+    text = " ".join(str(getattr(o, "data", "")) for o in shown)
+    assert "Kubernetes perdió más" in text and "no la prueba" in text
+    swapped = real.copy()
+    k8s = (swapped["engine"] == "kubernetes") & (swapped["metric"] == "req_s")
+    swapped.loc[k8s, "value"] = swapped.loc[k8s, "value"] * 4  # Kubernetes above Docker
+    monkeypatch.setattr(vista.reference, "load", lambda name: swapped)
+    shown.clear()
+    vista.kubernetes()
+    text = " ".join(str(getattr(o, "data", "")) for o in shown)
+    assert "Kubernetes no perdió más, lo contrario de lo que predice la hipótesis" in text
