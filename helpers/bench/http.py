@@ -49,7 +49,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         description="Compara la cifra de los helpers con wrk a mano, brazo por brazo."
     )
-    parser.add_argument("--repeticiones", type=int, default=3)
+    parser.add_argument("--repeticiones", type=int, default=5)
     parser.add_argument("--duracion", type=int, default=3)
     parser.add_argument("--semilla", action="store_true", help="carga del documento: -t12 -c400 -d30s")
     args = parser.parse_args(argv)
