@@ -189,7 +189,7 @@ def build_disk(rootfs: Path, dest: Path) -> Path:
 def provision(log: Log = print, *, force: bool = False) -> Assets | None:
     """Build the guest once into ~/.cache/curso-contenedores/vm. Never raises for a missing tool:
     says what is missing in Spanish and returns None."""
-    from . import images, probes
+    from .. import images, probes
 
     if not force and assets() is not None:
         log("VM del curso: ya construida.")

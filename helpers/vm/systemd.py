@@ -76,7 +76,7 @@ def _tar_add_unit(tar_path: Path, name: str, text: str) -> None:
 
 def systemd_reason() -> str | None:
     """Why the systemd pair (container image and VM disk) cannot be built here, or None."""
-    from . import images
+    from .. import images
 
     if os.geteuid() != 0:
         return (

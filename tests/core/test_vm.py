@@ -92,3 +92,12 @@ def test_kernel_cmdline_gives_the_tsc_frequency_when_known(monkeypatch):
     assert "tsc_early_khz=2300000" in vm.kernel_cmdline() and "console=ttyS0" in vm.kernel_cmdline()
     monkeypatch.setattr(vm.run, "host_tsc_khz", lambda: None)
     assert "tsc_early_khz" not in vm.kernel_cmdline()
+
+
+def test_systemd_reason_imports_what_it_needs():
+    """provision() and systemd_reason() import lazily; a wrong relative import only showed up as a
+    warning of `make setup`. Calling it must give None or a Spanish reason, never ImportError."""
+    from helpers.vm import systemd
+
+    reason = systemd.systemd_reason()
+    assert reason is None or "root" in reason or "imagen" in reason or isinstance(reason, str) and reason
