@@ -322,7 +322,7 @@ def _respuesta(claims) -> str:
         elif c.status == "no_se_sostiene":
             parts.append(f"con «{role}», no: Podman tarda {figure} lo que Docker")
         else:
-            parts.append(f"con «{role}», todavía no se puede decir ({verdict_words(c)}; {figure})")
+            parts.append(f"con «{role}», todavía no se puede decir: {verdict_words(c)}, con {figure}")
     return (
         "**¿Arranca Podman más rápido que Docker?** En las condiciones del capítulo (`run --rm`, red por "
         "defecto), en tu máquina: " + "; ".join(parts) + "."

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..verdict import Claim, Said, estimate, missing, ratio
+from ..verdict import Claim, Said, estimate, missing, ratio, ref
 from .analysis import arm_series, iqr_ratio
 
 SOURCE = "el capítulo original"
@@ -40,6 +40,7 @@ PODMAN_FASTER = {
         where=WHERE,
         claimed=CHAPTER_MEDIAN[("podman", role)] / CHAPTER_MEDIAN[("docker", role)],
         kind="reduces",
+        ref=ref(source="seed000", metric="arranque", engine="podman", image=role, over={"engine": "docker"}),
         quantity=f"Podman/Docker del arranque con «{role}» (red por defecto)",
         unit="x",
     )
@@ -54,6 +55,14 @@ PODMAN_2X = {
         where=WHERE_TABLE,
         claimed=claimed,
         kind="about",
+        ref=ref(
+            source="seed000",
+            metric="arranque",
+            engine="podman",
+            image=role,
+            over={"engine": "docker"},
+            rtol=0.02,
+        ),
         quantity=f"Podman/Docker con «{role}» (red por defecto)",
         unit="x",
         note="«~2x más rápido» es Podman/Docker ≈ 0.5×.",
@@ -82,6 +91,9 @@ ALPINE_UBUNTU = {
         where=WHERE,
         claimed=212.7 / 193.3,
         kind="adds",
+        ref=ref(
+            source="seed000", metric="arranque", engine="podman", image="ubuntu", over={"image": "alpine"}
+        ),
         quantity="Ubuntu/Alpine en Podman",
         unit="x",
     ),

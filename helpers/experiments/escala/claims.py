@@ -11,7 +11,7 @@ import math
 import pandas as pd
 
 from ... import engines as eng
-from ..verdict import Claim, Said, estimate, missing, not_comparable, ratio
+from ..verdict import Claim, Said, estimate, missing, not_comparable, ratio, ref
 from .analysis import SEED_CROSSOVER, crossover, metric_values, wide
 from .per_n import fixed_ratio, ratio_at, seed_crossover, steadiness
 
@@ -46,6 +46,13 @@ LAUNCH_20 = Said(
     where=WHERE_TABLE_20,
     claimed=2.74 / 5.52,
     kind="about",
+    ref=ref(
+        source="seed000",
+        metric="lanzamiento_total",
+        engine="podman",
+        variant="n=20",
+        over={"engine": "docker"},
+    ),
     quantity="Podman/Docker del tiempo total de lanzar 20 contenedores uno tras otro",
     unit="x",
 )
@@ -81,6 +88,13 @@ CGROUP_4X = Said(
     where=WHERE_TABLE_20,
     claimed=CGROUP_RATIO,
     kind="about",
+    ref=ref(
+        source="seed000",
+        metric="memoria_cgroup_por_contenedor",
+        engine="podman",
+        variant="n=20",
+        over={"engine": "docker"},
+    ),
     quantity="Podman/Docker de la memoria por contenedor (la vista de `stats`)",
     unit="x",
 )
