@@ -306,3 +306,21 @@ def test_first_launches_sit_beside_the_median():
     first["metric"], first["value"] = arranque.FIRST_METRIC, 1200.0
     t = arranque.first_launches(pd.concat([df, first[results.COLUMNS]]), meta)
     assert len(t) == 4 and (t["proporcion"] > 2).all()
+
+
+@pytest.mark.parametrize("factor,words", [(3.0, "por eso se descarta"), (1.0, "no cambió casi nada")])
+def test_the_first_launch_sentence_follows_the_data(factor, words, tmp_path, monkeypatch):
+    import IPython.display
+
+    from helpers.experiments.runner import Resultado
+
+    df, meta = _synthetic(400, 200)
+    first = df[df.engine != "bare"].groupby(["engine", "image", "variant"], as_index=False).first()
+    first["metric"] = arranque.FIRST_METRIC
+    first["value"] = first["engine"].map({"docker": 400.0, "podman": 200.0}) * factor
+    shown = []
+    monkeypatch.setattr(
+        IPython.display, "display", lambda obj, *a, **k: shown.append(getattr(obj, "data", ""))
+    )
+    vista.primer_arranque(Resultado("arranque", pd.concat([df, first[results.COLUMNS]]), tmp_path, meta))
+    assert any(words in str(text) for text in shown)
