@@ -291,7 +291,12 @@ def published(rows: pd.DataFrame, ranges: Iterable[str] = ()) -> pd.DataFrame:
 # ---------------------------------------------------------------- the method, for meta.json
 # Coverage of the interval called «IC 95 %», as measured by tests/core/test_coverage.py (seeded
 # simulation; the test fails if a re-run drifts from these figures beyond its Monte-Carlo error).
-TESTED_COVERAGE: dict[str, dict[int, float]] = {}
+TESTED_COVERAGE: dict[str, dict[int, float]] = {  # the worst case over the simulated laws, by n
+    "mediana": {6: 0.967, 10: 0.9775},
+    "proporcion_por_ronda": {6: 0.9675, 10: 0.9768},
+    "diferencia_por_ronda": {6: 0.9685, 10: 0.9755},
+    "proporcion_independiente": {6: 0.9575, 10: 0.965},
+}
 
 
 def method() -> dict:

@@ -162,7 +162,8 @@ def method_sentence() -> str:
             " Una simulación reproducible (tests/core/test_coverage.py) comprobó que el IC 95 % cubre "
             "el valor verdadero al menos "
             + " y ".join(f"el {_pct(c)} de las veces con n = {n}" for n, c in worst.items())
-            + ", en datos asimétricos (log-normales), de cola pesada (Pareto, t de Student) y con deriva "
-            "por ronda, para medianas, proporciones y diferencias por ronda."
+            + ", en datos asimétricos (log-normales) y de cola pesada (Pareto, t de Student), para "
+            "medianas, proporciones y diferencias por ronda (también con deriva por ronda) y para el "
+            "bootstrap de brazos independientes."
         )
     return text
