@@ -14,6 +14,9 @@ from .paths import PROJECT_ROOT
 from .results import COLUMNS
 
 REFERENCE_DIR = PROJECT_ROOT / "data" / "reference"
+# Sources whose rows are published ranges («110-120 ns»): rep 1 is the low end, rep 2 the high end (each
+# one's section of SOURCES.md says so). `figures` shows them as ranges, never resampled.
+RANGE_SOURCES = frozenset({"seed001-tabla-xeon-8370c", "seed001-tabla-epyc-7763", "seed001-tabla-i7-12700k"})
 VERSIONS = {"seed000": {"docker": "28.4.0", "podman": "4.6.2", "kernel": "6.12"}}
 
 
@@ -54,3 +57,12 @@ def load(experiment: str, directory: Path | None = None) -> pd.DataFrame:
     df["image"] = df["image"].fillna("")
     df["variant"] = df["variant"].fillna("")
     return df
+
+
+def figures(experiment: str, directory: Path | None = None) -> pd.DataFrame:
+    """One row per published figure of an experiment (stats.published): each source is its own
+    «machine», a published range stays a range (low, high; never bootstrapped), a single figure has
+    no interval, and only a source's raw repetitions get a median with its IC 95 %."""
+    from . import stats
+
+    return stats.published(load(experiment, directory), RANGE_SOURCES)

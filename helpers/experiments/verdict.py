@@ -78,7 +78,7 @@ KINDS: dict[str, Kind] = {
             "percent_about",
             "un efecto en porcentaje: «un 11 % más lento», «+45 %»",
             "el efecto, de ÷ 1.25 a × 1.25 (sobre una proporción r, el efecto es r − 1)",
-            "«+11 %»: de +8.8 % a +13.75 %",
+            "«+11 %»: de +8.8 % a +13.8 %",
         ),
         Kind(
             "no_difference",
