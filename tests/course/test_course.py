@@ -186,7 +186,7 @@ def test_a_finished_kernel_is_shut_down_without_a_sigint():
     keeps every other interrupt (a cell timeout)."""
     import asyncio
 
-    manager = course._kernel_manager_class()()
+    manager = course.execute._kernel_manager_class()()
     with pytest.raises(RuntimeError, match="No kernel is running"):
         asyncio.run(manager._async_interrupt_kernel())  # not shutting down: the usual interrupt
     manager.shutting_down = True
