@@ -1,0 +1,107 @@
+"""What a class comparison reads: one machine's run (MachineRun), what was skipped and why (Skipped), and
+the whole class (ClassRuns) with its rows, machines and skipped items."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .. import results
+
+REFERENCE_MACHINE = "referencia"
+KEY = ["experiment", "metric", "engine", "role", "variant"]
+PAIR_KEY = ["experiment", "metric", "role", "variant"]
+MANIFEST = "entrega.json"  # the hand-in's manifest, at the top of a student's zip
+
+
+@dataclass
+class Skipped:
+    what: str
+    reason: str
+
+
+@dataclass
+class MachineRun:
+    machine: str
+    origin: str
+    experiment: str
+    run_id: str
+    status: str
+    meta: dict
+    df: pd.DataFrame
+    dropped_rows: int = 0
+
+    @property
+    def partial(self) -> bool:
+        return self.status != results.STATUS_COMPLETE
+
+
+@dataclass
+class ClassRuns:
+    folder: str
+    runs: list[MachineRun] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    demo: bool = False
+
+    @property
+    def data(self) -> pd.DataFrame:
+        """Every used row, with machine, role, run id and whether the run was partial."""
+        frames = []
+        for c in self.runs:
+            df = results.add_roles(c.df, c.meta)
+            frames.append(df.assign(machine=c.machine, run_id=c.run_id, parcial=c.partial))
+        if not frames:
+            return pd.DataFrame(columns=results.COLUMNS + ["role", "machine", "run_id", "parcial"])
+        return pd.concat(frames, ignore_index=True)
+
+    @property
+    def experiments(self) -> list[str]:
+        return sorted({c.experiment for c in self.runs})
+
+    def machines(self) -> pd.DataFrame:
+        """One row per machine: host facts, engine versions, experiments and their status."""
+        rows = {}
+        for c in self.runs:
+            host = c.meta.get("host") or {}
+            row = rows.setdefault(
+                c.machine,
+                {
+                    "máquina": c.machine,
+                    "host": host.get("hostname", "?"),
+                    "CPU": host.get("cpu_model", "?"),
+                    "núcleos": host.get("cpu_cores", "?"),
+                    "kernel": host.get("kernel", "?"),
+                    "cgroup": host.get("cgroup_version", "?"),
+                    "VM": _vm(host),
+                    "motores": "",
+                    "experimentos": "",
+                },
+            )
+            versions = [
+                f"{name} {info.get('version') or info.get('server_version') or info.get('client_version') or '?'}"
+                for name, info in (c.meta.get("engines") or {}).items()
+                if isinstance(info, dict) and name != "bare"
+            ]
+            if versions and not row["motores"]:
+                row["motores"] = ", ".join(versions)
+            mark = "" if not c.partial else f" (parcial: {c.status})"
+            row["experimentos"] = ", ".join(filter(None, [row["experimentos"], c.experiment + mark]))
+        return pd.DataFrame(list(rows.values()))
+
+    def skipped_frame(self) -> pd.DataFrame:
+        return pd.DataFrame(
+            [{"qué": o.what, "motivo": o.reason} for o in self.skipped], columns=["qué", "motivo"]
+        )
+
+
+def _vm(host: dict) -> str:
+    """«sí (Firecracker)» / «no» / «?» (a run from before the course detected virtualisation)."""
+    virt = host.get("virtualization")
+    if not isinstance(virt, dict):
+        return "?"
+    return (
+        f"sí ({virt.get('tecnologia')})"
+        if virt.get("es_vm") and virt.get("tecnologia")
+        else ("sí" if virt.get("es_vm") else "no")
+    )
