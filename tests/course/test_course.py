@@ -13,6 +13,7 @@ import nbformat
 import pytest
 
 from helpers import PROJECT_ROOT, course
+from helpers.experiments import arranque
 from tests.curso_rapido import quick_course
 
 ESCAPE = re.compile(r"\x1b|\r")
@@ -74,7 +75,7 @@ def test_injects_only_declared_parameters(tmp_path):
         tmp_path / "01_arranque.ipynb", "REPETICIONES = 10\nIMAGENES = ['ubuntu']\nINTERACTIVO = True"
     )
     quick = course.parameters_for(nb, quick=True, overrides={"NO_EXISTE": 1})
-    assert quick == {"REPETICIONES": 2, "INTERACTIVO": False}
+    assert quick == {"REPETICIONES": arranque.QUICK["REPETICIONES"], "INTERACTIVO": False}
     other = make_notebook(tmp_path / "01_otro.ipynb", "REPETICIONES = 10\nINTERACTIVO = True")
     assert course.parameters_for(other, quick=True, overrides={}) == {"INTERACTIVO": False}
     full = course.parameters_for(nb, quick=False, overrides={"REPETICIONES": 7})
