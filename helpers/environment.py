@@ -299,8 +299,8 @@ def _podman_part() -> Part:
         )
     user = system.user_name()
     if not (
-        images._subid_range(Path("/etc/subuid"), user, os.getuid())
-        and images._subid_range(Path("/etc/subgid"), user, os.getuid())
+        images.has_subid_range(Path("/etc/subuid"), user, os.getuid())
+        and images.has_subid_range(Path("/etc/subgid"), user, os.getuid())
     ):
         return Part(
             "Podman",

@@ -60,8 +60,9 @@ ROLES = {
 ROLE_NAMES = tuple(ROLES)
 
 
-def _names_for(engine: Engine, ref: str) -> list[str]:
-    """Podman stores unqualified local imports as localhost/<name>."""
+def local_names(engine: Engine, ref: str) -> list[str]:
+    """The names under which `engine` may hold a locally built or imported image `ref`, most likely
+    first: Podman stores unqualified local imports as localhost/<name>."""
     names = [ref]
     if engine.name == "podman" and "/" in ref and not ref.startswith(("localhost/", "docker.io/")):
         names.insert(0, f"localhost/{ref}")
@@ -73,7 +74,7 @@ def resolve(role: str, engine: Engine) -> dict | None:
     spec = ROLES[role]
     for origin, refs in (("oficial", spec.official), ("sustituto", (spec.standin,))):
         for ref in refs:
-            for name in _names_for(engine, ref):
+            for name in local_names(engine, ref):
                 info = engine.image_info(name)
                 if info:
                     return {
@@ -92,7 +93,8 @@ def _run(argv: Sequence[str], **kw) -> subprocess.CompletedProcess:
     return subprocess.run(list(argv), capture_output=True, text=True, **kw)
 
 
-def _tool(name: str) -> str | None:
+def find_tool(name: str) -> str | None:
+    """The path of a command, also in /usr/sbin and /sbin (not on a user's PATH), or None."""
     return shutil.which(name) or next(
         (str(p) for p in (Path("/usr/sbin") / name, Path("/sbin") / name) if p.exists()), None
     )
@@ -113,7 +115,9 @@ def standin_tar(role: str) -> Path:
     return IMAGES_CACHE / role / "rootfs.tar"
 
 
-def _subid_range(path: Path, user: str, uid: int) -> bool:
+def has_subid_range(path: Path, user: str, uid: int) -> bool:
+    """Whether /etc/subuid or /etc/subgid (`path`) gives `user` (by name or uid) the 65,536 subordinate
+    ids a whole image needs (rootless Podman, mmdebstrap --mode=unshare)."""
     try:
         lines = path.read_text().splitlines()
     except OSError:
@@ -138,20 +142,22 @@ def rootfs_builder_reason() -> str | None:
     """
     if not sys.platform.startswith("linux"):
         return "construir una imagen Debian con mmdebstrap solo funciona en Linux."
-    if _tool("mmdebstrap") is None:
+    if find_tool("mmdebstrap") is None:
         return (
             "no está mmdebstrap (paquete Debian «mmdebstrap»; un administrador puede instalarlo con "
             "«sudo apt-get install mmdebstrap»)."
         )
     if system.is_root():
         return None
-    if not (_tool("newuidmap") and _tool("newgidmap")):
+    if not (find_tool("newuidmap") and find_tool("newgidmap")):
         return (
             "sin root, mmdebstrap necesita newuidmap y newgidmap (paquete «uidmap»; un administrador "
             "puede instalarlo con «sudo apt-get install uidmap»)."
         )
     user, uid = system.user_name(), os.getuid()
-    if not (_subid_range(Path("/etc/subuid"), user, uid) and _subid_range(Path("/etc/subgid"), user, uid)):
+    if not (
+        has_subid_range(Path("/etc/subuid"), user, uid) and has_subid_range(Path("/etc/subgid"), user, uid)
+    ):
         return (
             f"sin root, mmdebstrap necesita un rango de 65536 UID y GID subordinados para «{user}» en "
             f"/etc/subuid y /etc/subgid (un administrador: {system.subid_command(user)})."
@@ -183,7 +189,7 @@ def build_rootfs_tar(
     dest.parent.mkdir(parents=True, exist_ok=True)
     partial = dest.with_name(dest.name + ".parcial.tar")
     mode = "root" if system.is_root() else "unshare"
-    argv = [_tool("mmdebstrap"), f"--mode={mode}", f"--variant={variant}", "--quiet"]
+    argv = [find_tool("mmdebstrap"), f"--mode={mode}", f"--variant={variant}", "--quiet"]
     if include:
         argv.append("--include=" + ",".join(include))
     argv += [suite, str(partial)]

@@ -43,7 +43,7 @@ def say(line: str) -> None:
 
 
 def _have(cmd: str) -> bool:
-    return bool(images._tool(cmd))
+    return bool(images.find_tool(cmd))
 
 
 def can_apt() -> bool:
@@ -125,7 +125,7 @@ def docker_socket_exists() -> bool:
 def start_dockerd(timeout: float = 60) -> bool:
     if docker_answers():
         return True
-    dockerd = images._tool("dockerd")
+    dockerd = images.find_tool("dockerd")
     if dockerd is None:
         say("[AVISO] No hay daemon de Docker ni dockerd instalado: sigo sin Docker.")
         return False
@@ -168,8 +168,8 @@ def rootless_podman_check() -> None:
         return
     user = system.user_name()
     if not (
-        images._subid_range(Path("/etc/subuid"), user, os.getuid())
-        and images._subid_range(Path("/etc/subgid"), user, os.getuid())
+        images.has_subid_range(Path("/etc/subuid"), user, os.getuid())
+        and images.has_subid_range(Path("/etc/subgid"), user, os.getuid())
     ):
         say(
             f"[AVISO] Podman sin root: «{user}» no tiene UID/GID subordinados en /etc/subuid y /etc/subgid; "

@@ -17,10 +17,10 @@
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from ..engines import CACHE_DIR
+from ..images import find_tool
 
 GUEST_DIR = CACHE_DIR / "huesped"
 RUNS_DIR = GUEST_DIR / "corridas"
@@ -43,12 +43,6 @@ def label(accel: str) -> str:
     return LABEL_KVM if accel == "kvm" else LABEL_TCG
 
 
-def _tool(name: str) -> str | None:
-    return shutil.which(name) or next(
-        (str(p) for p in (Path("/sbin") / name, Path("/usr/sbin") / name) if p.exists()), None
-    )
-
-
 def availability() -> tuple[bool, str | None]:
     """Can this machine build and boot the guest? (ok, Spanish reason)."""
     if os.geteuid() != 0:
@@ -56,7 +50,7 @@ def availability() -> tuple[bool, str | None]:
             "la VM Debian 13 con cgroups v2 necesita root (mmdebstrap y los dueños de los archivos de su "
             "disco); ejecuta «sudo make test-huesped»."
         )
-    missing = [tool for tool in HOST_TOOLS if not _tool(tool)]
+    missing = [tool for tool in HOST_TOOLS if not find_tool(tool)]
     if missing:
         return False, (
             f"falta {', '.join(missing)} (paquetes de Debian mmdebstrap, e2fsprogs, qemu-system-x86, "

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from .. import images
 from ..errors import ComandoFallido
+from ..images import find_tool
 from . import (
     GUEST_DIR,
     MIRROR,
@@ -36,7 +37,6 @@ from . import (
     STUDENT,
     STUDENT_UID,
     SUITE,
-    _tool,
     parse_dpkg_list,
     pinned_packages,
     version_drift,
@@ -254,7 +254,19 @@ def build(log: Log = print) -> Guest:
         partial = GUEST_DIR / "base.raw.parcial"
         partial.unlink(missing_ok=True)
         _run(
-            [_tool("mke2fs"), "-q", "-F", "-t", "ext4", "-L", "curso-huesped", "-d", root, partial, DISK_SIZE]
+            [
+                find_tool("mke2fs"),
+                "-q",
+                "-F",
+                "-t",
+                "ext4",
+                "-L",
+                "curso-huesped",
+                "-d",
+                root,
+                partial,
+                DISK_SIZE,
+            ]
         )
         partial.replace(GUEST_DIR / "base.raw")
     manifest = {

@@ -24,7 +24,8 @@ from pathlib import Path
 
 from .. import PROJECT_ROOT, measure
 from ..errors import ComandoFallido
-from . import GUEST_DIR, GUEST_SCRIPT, MARK, RUNS_DIR, _tool, label
+from ..images import find_tool
+from . import GUEST_DIR, GUEST_SCRIPT, MARK, RUNS_DIR, label
 from . import build as guest_build
 
 Log = Callable[[str], None]
@@ -86,7 +87,7 @@ def io_disk(dest: Path, work: Path) -> Path:
         shutil.copy2(PROJECT_ROOT / rel, target)
     shutil.copy2(GUEST_SCRIPT, stage / "guest.sh")
     guest_build._run(
-        [_tool("mke2fs"), "-q", "-F", "-t", "ext4", "-L", "curso-io", "-d", stage, dest, IO_DISK_SIZE]
+        [find_tool("mke2fs"), "-q", "-F", "-t", "ext4", "-L", "curso-io", "-d", stage, dest, IO_DISK_SIZE]
     )
     shutil.rmtree(stage)
     return dest
@@ -111,7 +112,7 @@ def qemu_argv(guest: guest_build.Guest, overlay: Path, io: Path, accel: str) -> 
         else ["-accel", "tcg,thread=multi", "-cpu", TCG_CPU]
     )
     return [
-        _tool("qemu-system-x86_64"),
+        find_tool("qemu-system-x86_64"),
         "-M",
         "q35",
         *accel_args,
@@ -209,7 +210,7 @@ def boot_and_run(
 def copy_out(io: Path, dest: Path) -> None:
     """salida/ of the run's disk into dest (debugfs rdump: no mount needed)."""
     dest.mkdir(parents=True, exist_ok=True)
-    guest_build._run([_tool("debugfs"), "-R", f"rdump /salida {dest}", io], timeout=600)
+    guest_build._run([find_tool("debugfs"), "-R", f"rdump /salida {dest}", io], timeout=600)
     if not (dest / "salida").is_dir():
         raise ComandoFallido("El disco del huésped no trae la carpeta salida/.")
 

@@ -106,9 +106,9 @@ def student():
     if not system.is_root():
         pytest.skip("crear un usuario de prueba necesita root")
     for tool in ("useradd", "userdel", "runuser", "git"):
-        if not images._tool(tool):
+        if not images.find_tool(tool):
             pytest.skip(f"falta «{tool}»")
-    if not engines.get_engine("podman").available or not images._tool("newuidmap"):
+    if not engines.get_engine("podman").available or not images.find_tool("newuidmap"):
         pytest.skip("hace falta Podman con uidmap (make setup como root los instala)")
     created = _root(["useradd", "-m", "-s", "/bin/bash", USER])
     assert created.returncode == 0, created.stderr
@@ -117,7 +117,7 @@ def student():
     try:
         # Rootless Podman and mmdebstrap --mode=unshare need subordinate ids (useradd may have given them).
         for path in (Path("/etc/subuid"), Path("/etc/subgid")):
-            if not images._subid_range(path, USER, entry.pw_uid):
+            if not images.has_subid_range(path, USER, entry.pw_uid):
                 start = max(
                     system.free_subid_start(Path("/etc/subuid")), system.free_subid_start(Path("/etc/subgid"))
                 )

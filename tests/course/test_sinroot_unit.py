@@ -27,16 +27,16 @@ def test_busybox_standin_is_a_root_owned_tarball_whoever_builds_it(tmp_path):
 
 def test_rootfs_builder_without_root_names_what_is_missing(monkeypatch, tmp_path):
     monkeypatch.setattr(system, "is_root", lambda: False)
-    monkeypatch.setattr(images, "_tool", lambda name: None if name == "newuidmap" else f"/usr/bin/{name}")
+    monkeypatch.setattr(images, "find_tool", lambda name: None if name == "newuidmap" else f"/usr/bin/{name}")
     reason = images.rootfs_builder_reason()
     assert "uidmap" in reason and "apt-get install uidmap" in reason
 
-    monkeypatch.setattr(images, "_tool", lambda name: f"/usr/bin/{name}")
-    monkeypatch.setattr(images, "_subid_range", lambda path, user, uid: False)
+    monkeypatch.setattr(images, "find_tool", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(images, "has_subid_range", lambda path, user, uid: False)
     reason = images.rootfs_builder_reason()
     assert "/etc/subuid" in reason and "usermod --add-subuids" in reason
 
-    monkeypatch.setattr(images, "_tool", lambda name: None)
+    monkeypatch.setattr(images, "find_tool", lambda name: None)
     assert "mmdebstrap" in images.rootfs_builder_reason()
     with pytest.raises(images.ErrorDelCurso, match="mmdebstrap"):
         images.build_rootfs_tar(tmp_path / "x.tar", log=lambda line: None)
@@ -45,10 +45,10 @@ def test_rootfs_builder_without_root_names_what_is_missing(monkeypatch, tmp_path
 def test_subid_ranges_are_read_by_user_name_or_uid(tmp_path):
     subuid = tmp_path / "subuid"
     subuid.write_text("ana:100000:65536\n1002:165536:65536\npepe:231072:1000\n")
-    assert images._subid_range(subuid, "ana", 1001)
-    assert images._subid_range(subuid, "luis", 1002)
-    assert not images._subid_range(subuid, "pepe", 1003)  # too small for a whole image
-    assert not images._subid_range(tmp_path / "no-existe", "ana", 1001)
+    assert images.has_subid_range(subuid, "ana", 1001)
+    assert images.has_subid_range(subuid, "luis", 1002)
+    assert not images.has_subid_range(subuid, "pepe", 1003)  # too small for a whole image
+    assert not images.has_subid_range(tmp_path / "no-existe", "ana", 1001)
     assert system.free_subid_start(subuid) == 232072
 
 

@@ -82,7 +82,7 @@ def write_inner_conf() -> Path:
 def nested_image_info(engine_name: str) -> dict | None:
     engine = eng.get_engine(engine_name)
     spec = NESTED[engine_name]
-    for name in images._names_for(engine, spec.tag):
+    for name in images.local_names(engine, spec.tag):
         info = engine.image_info(name)
         if info:
             return {

@@ -246,7 +246,7 @@ def build(log: Log = print, keys: Sequence[str] = SERVER_NAMES) -> dict[str, tup
 def _image_in(engine: eng.Engine, key: str) -> dict | None:
     """The image of this server the engine already has, or None."""
     tag = SERVERS[key].image_tag()
-    for name in images._names_for(engine, tag):
+    for name in images.local_names(engine, tag):
         info = engine.image_info(name)
         if info:
             return {
