@@ -27,7 +27,10 @@ def test_a_small_run_measures_every_combination_and_records_real_images(containe
             assert info["id"] and info["size_bytes"] > 0
             # The row holds the image's real name, which the engine really has.
             assert engines.get_engine(name).image_info(info["name"]) is not None
-            assert (res.df[(res.df.engine == name)]["image"] == info["name"]).sum() == 2
+            rows = res.df[(res.df.engine == name) & (res.df.image == info["name"])]
+            # 2 repetitions in each network condition, and the first launch of each (kept apart)
+            assert (rows.metric == arranque.METRIC).sum() == 2 * len(arranque.NETWORK_VARIANTS)
+            assert (rows.metric == arranque.FIRST_METRIC).sum() == len(arranque.NETWORK_VARIANTS)
         assert res.meta["engines"][name]["server_version"]
         assert res.meta["cleanup_leftovers"][name] == 0
     # Repetitions are interleaved: every arm's rep 1 comes before any arm's rep 2.
