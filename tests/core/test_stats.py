@@ -153,3 +153,35 @@ def test_a_published_range_is_a_range_and_repetitions_are_summarised():
     assert out.loc["tabla", "n"] == 0  # never resampled
     assert out.loc["corrida", "forma"] == "cifra" and math.isnan(out.loc["corrida", "low"])
     assert tuple(out.loc["capitulo", ["value", "low", "high", "n"]]) == (5.5, 2.0, 9.0, 10)
+
+
+# ---------------------------------------------------------------- the method, where a reader finds it
+def test_every_run_records_the_method_in_meta_json(results_tmp):
+    import json
+
+    from helpers.experiments import runner
+
+    with runner.experiment_run("estadistica", {}, ["bare"], log=lambda s: None) as ctx:
+        folder = ctx.run.dir
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    method = meta["estadistica"]
+    assert method == json.loads(json.dumps(stats.method()))
+    assert method["repeticiones_minimas"] == stats.MIN_N and method["nivel"] == 0.95
+    assert set(method["cobertura_probada"]) == set(stats.TESTED_COVERAGE)
+    assert all(v >= 0.93 for by_n in stats.TESTED_COVERAGE.values() for v in by_n.values())
+
+
+def test_como_medimos_shows_the_method_and_only_the_margins_a_notebook_uses(monkeypatch):
+    import IPython.display
+
+    from helpers.experiments import anatomia
+    from helpers.view import common
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    assert common.como_medimos(anatomia) is None
+    text, frame = shown[0].data, shown[1].data
+    worst6 = min(by_n[6] for by_n in stats.TESTED_COVERAGE.values())
+    assert "Cómo medimos" in text and f"{common.num(100 * worst6, 1)} %" in text
+    kinds = {s.kind for s in anatomia.SAID}
+    assert len(frame) == len(kinds) and len(common.margins_frame()) > len(kinds)
