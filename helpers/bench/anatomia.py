@@ -52,7 +52,7 @@ def main(argv=None) -> int:
                 repeticiones=args.repeticiones,
                 calentamiento=1,
                 motores=motores,
-                peldanos=["proceso", "espacios", "runc", "motor"],
+                peldaños=["proceso", "espacios", "runc", "motor"],
             )
             hand_first = k % 2 == 1  # round 0 shows which rungs run here: hyperfine goes after it
             if hand_first:

@@ -9,6 +9,7 @@ the command, the terminal, the root and, on request, drops the network namespace
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import shutil
@@ -18,7 +19,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import measure
 from ..errors import ErrorDelCurso
 
 
@@ -72,25 +72,65 @@ def overlay_paths(base: Path) -> dict[str, Path]:
     return {"upper": base / "upper", "work": base / "work", "merged": base / "merged"}
 
 
-def mount_overlay(lower: Path, base: Path) -> Path:
-    """Mount a fresh overlay (new empty upper and work directories) over `lower` at base/merged, the
-    way an engine gives each container its writable layer. Raises ComandoFallido if mount fails."""
+# mount(2) and umount2(2) straight from libc: no `mount`/`umount` binary to spawn, so a timed window
+# around them holds the system calls and nothing else.
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_LIBC.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_LIBC.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+
+
+def _check(code: int, what: str) -> None:
+    if code != 0:
+        err = ctypes.get_errno()
+        raise ErrorDelCurso(f"{what} falló: {os.strerror(err)} (errno {err}).")
+
+
+def fresh_layer(base: Path) -> dict[str, Path]:
+    """New empty upper and work directories (and the merged mount point) under `base`: the writable
+    layer an engine gives each container, before it is mounted."""
     paths = overlay_paths(base)
     for key in ("upper", "work"):
         shutil.rmtree(paths[key], ignore_errors=True)
         paths[key].mkdir(parents=True)
     paths["merged"].mkdir(parents=True, exist_ok=True)
+    return paths
+
+
+def mount_layer(lower: Path, base: Path) -> Path:
+    """mount(2) an overlay over `lower` at base/merged, on the layer fresh_layer prepared.
+    ErrorDelCurso (Spanish) if the kernel refuses."""
+    paths = overlay_paths(base)
     options = f"lowerdir={Path(lower).resolve()},upperdir={paths['upper']},workdir={paths['work']}"
-    measure.time_command(["mount", "-t", "overlay", "overlay", "-o", options, str(paths["merged"])])
+    code = _LIBC.mount(b"overlay", str(paths["merged"]).encode(), b"overlay", 0, options.encode())
+    _check(code, "mount(2) de la capa overlay")
     return paths["merged"]
+
+
+def umount_layer(base: Path) -> None:
+    """umount2(2) of base/merged."""
+    _check(_LIBC.umount2(str(overlay_paths(base)["merged"]).encode(), 0), "umount2(2) de la capa overlay")
+
+
+def clear_layer(base: Path) -> None:
+    """Delete the writable layer (upper and work directories)."""
+    paths = overlay_paths(base)
+    for key in ("upper", "work"):
+        shutil.rmtree(paths[key], ignore_errors=True)
+
+
+def mount_overlay(lower: Path, base: Path) -> Path:
+    """Mount a fresh overlay (new empty upper and work directories) over `lower` at base/merged, the
+    way an engine gives each container its writable layer. ErrorDelCurso if the kernel refuses."""
+    fresh_layer(base)
+    return mount_layer(lower, base)
 
 
 def unmount_overlay(base: Path) -> None:
     """Unmount base/merged and delete the writable layer."""
-    paths = overlay_paths(base)
-    measure.time_command(["umount", str(paths["merged"])])
-    for key in ("upper", "work"):
-        shutil.rmtree(paths[key], ignore_errors=True)
+    try:
+        umount_layer(base)
+    finally:
+        clear_layer(base)
 
 
 def make_bundle(

@@ -9,10 +9,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import reference
-from ..experiments import anatomia
+from .. import experiments, reference
+from ..experiments import anatomia, verdict
 from ..experiments.runner import Resultado
+from . import anatomia_frases as frases
 from .common import (
+    AGREEMENT,
     claims_list,
     engine_label,
     fmt,
@@ -20,6 +22,7 @@ from .common import (
     fmt_pct,
     fmt_ratio,
     markdown,
+    missing_run,
     needs_result,
     run_caption,
     show,
@@ -35,6 +38,9 @@ PART_COLOR = {
     "motor": "#dd8452",
     "red": "#c44e52",
 }
+
+
+MAX_HEIGHT = 7.5  # inches: no chart taller than a projected screen
 
 
 def _finite(*values) -> bool:
@@ -61,8 +67,11 @@ def _rung(row, meta: dict | None) -> str:
 
 @needs_result
 def encabezado(resultado: Resultado) -> None:
-    """Which run is shown, on which machine, and every rung that could not run here, with its reason."""
+    """Which run is shown, on which machine, every rung that could not run here (with its reason) and,
+    without root, what ran inside a user namespace instead."""
     markdown(run_caption(resultado))
+    if resultado.meta.get("sin_root"):
+        markdown(f"_{resultado.meta['sin_root']}_")
 
 
 @needs_result
@@ -91,10 +100,11 @@ def tabla(resultado: Resultado) -> None:
     show(
         table(
             out,
-            "La escalera del arranque: `echo ok` en cada peldaño (IQR con cuantiles lineales; "
-            "IC 95 % por bootstrap)",
+            "La escalera del arranque: `echo ok` en cada peldaño (IQR con cuantiles lineales; IC 95 % de "
+            "la mediana por estadísticos de orden; × proceso, por ronda)",
         )
     )
+    markdown(frases.ladder_sentence(anatomia.summarize(resultado.df, resultado.meta), resultado.meta))
 
 
 @needs_result
@@ -107,7 +117,7 @@ def grafico(resultado: Resultado) -> None:
         return
     labels = [_rung(r, resultado.meta) for _, r in s.iterrows()]
     y = np.arange(len(s))[::-1]
-    fig, ax = plt.subplots(figsize=(11, 0.45 * len(s) + 1.6))
+    fig, ax = plt.subplots(figsize=(11, min(0.3 * len(s) + 1.6, MAX_HEIGHT)))
     err = np.array([s["mediana_ms"] - s["ic_bajo_ms"], s["ic_alto_ms"] - s["mediana_ms"]]).clip(min=0)
     ax.barh(
         y,
@@ -119,7 +129,7 @@ def grafico(resultado: Resultado) -> None:
     )
     for yi, value in zip(y, s["mediana_ms"]):
         ax.text(value * 1.08, yi, fmt(value, 1 if value < 100 else 0, "ms"), va="center", fontsize=10)
-    ax.set_yticks(y, labels, fontsize=11)
+    ax.set_yticks(y, labels, fontsize=10 if len(s) < 20 else 8)
     ax.set_xscale("log")
     ax.set_xlabel("mediana de `echo ok` (ms, escala logarítmica); la línea es el IC 95 %", fontsize=12)
     ax.set_title("Cada peldaño añade una pieza del arranque", fontsize=14)
@@ -156,6 +166,9 @@ def fases(resultado: Resultado) -> None:
             "Mediana (ms)": [fmt(v, 1) for v in s["mediana_ms"]],
             "IC 95 % (ms)": [fmt_interval(a, b, 1) for a, b in zip(s["ic_bajo_ms"], s["ic_alto_ms"])],
             "IQR (ms)": [fmt_interval(a, b, 1) for a, b in zip(s["q1_ms"], s["q3_ms"])],
+            "Qué incluye": [
+                anatomia.PHASE_INCLUDES.get((e, m), "") for e, m in zip(s["engine"], s["metric"])
+            ],
         }
     )
     show(table(out, "Fases del motor: Docker por la API de bajo nivel del SDK, Podman por su CLI"))
@@ -184,7 +197,7 @@ def cascada(resultado: Resultado) -> None:
         markdown("_Para la cascada hacen falta los peldaños «proceso», «espacios», «runc» y «motor»._")
         return
     frames = [anatomia.waterfall(resultado.df, e) for e in engines]
-    fig, ax = plt.subplots(figsize=(11, 1.3 * len(engines) + 1.8))
+    fig, ax = plt.subplots(figsize=(11, min(1.3 * len(engines) + 1.8, MAX_HEIGHT)))
     for i, w in enumerate(frames):
         left = 0.0
         for _, part in w.iterrows():
@@ -230,7 +243,8 @@ def cascada(resultado: Resultado) -> None:
             ],
         }
     )
-    show(table(out, "La cascada en números: las diferencias de medianas llevan su IC 95 % por bootstrap"))
+    show(table(out, "La cascada en números: cada diferencia se calcula ronda a ronda, con su IC 95 %"))
+    markdown(frases.waterfall_sentence(frames, resultado.meta))
     negative = w[(w["ic_alto_ms"] < 0)]
     if not negative.empty:
         markdown(
@@ -282,15 +296,16 @@ def cadena(resultado: Resultado) -> None:
         daemons = group[group["start_ms"].isna()].reset_index(drop=True)
         procs = group[group["start_ms"].notna()].sort_values("start_ms").reset_index(drop=True)
         total = info.get(engine, {}).get("total_ms", float(procs["end_ms"].max()))
-        rows = len(daemons) + len(procs)
-        fig, ax = plt.subplots(figsize=(12, 0.32 * rows + 1.8))
-        names = sorted(set(procs["name"]))
+        # One line per program (and subcommand): its processes drawn on it, so 36 `iptables` are one line.
+        procs["linea"] = [_proc_label(n, c) for n, c in zip(procs["name"], procs["cmdline"])]
+        lines = list(dict.fromkeys(procs["linea"]))
+        rows = len(daemons) + len(lines)
+        fig, ax = plt.subplots(figsize=(12, min(0.3 * rows + 1.8, MAX_HEIGHT)))
         cmap = plt.get_cmap("tab20")
-        colors = {n: cmap(i % 20) for i, n in enumerate(names)}
         labels = []
         for i, d in daemons.iterrows():
             ax.plot([0, total], [i, i], lw=6, color="lightgrey", ls=(0, (4, 2)), solid_capstyle="butt")
-            labels.append(f"{d['name']} ({d['pid']}), ya en marcha")
+            labels.append(f"{d['name']}, ya en marcha")
             if _finite(d["cpu_ms"]):
                 ax.text(
                     total / 2,
@@ -300,17 +315,23 @@ def cadena(resultado: Resultado) -> None:
                     va="center",
                     fontsize=9,
                 )
-        for i, p in procs.iterrows():
-            y = len(daemons) + i
-            end = p["end_ms"] if _finite(p["end_ms"]) else total
-            ax.plot([p["start_ms"], end], [y, y], lw=6, color=colors[p["name"]], solid_capstyle="butt")
-            if _finite(p["exec_ms"]):
-                ax.plot(p["exec_ms"], y, "o", color="black", ms=4)
-            labels.append(f"{_proc_label(p['name'], p['cmdline'])} ({p['pid']})")
+        for j, line in enumerate(lines):
+            y = len(daemons) + j
+            mine = procs[procs["linea"] == line]
+            for _, p in mine.iterrows():
+                end = p["end_ms"] if _finite(p["end_ms"]) else total
+                ax.plot([p["start_ms"], end], [y, y], lw=6, color=cmap(j % 20), solid_capstyle="butt")
+                if _finite(p["exec_ms"]):
+                    ax.plot(p["exec_ms"], y, "o", color="black", ms=3)
+            labels.append(f"{line} ×{len(mine)}" if len(mine) > 1 else line)
         ax.set_yticks(range(rows), labels, fontsize=9)
         ax.invert_yaxis()
         ax.axvline(total, color="grey", ls="--", lw=1)
         ax.text(total, -0.8, f" el CLI termina: {fmt(total, 0, 'ms')}", fontsize=10, color="grey")
+        split = anatomia.chain_split(chain, engine, total)
+        if split:
+            ax.axvline(split["echo_ms"], color="black", ls=":", lw=1)
+            ax.text(split["echo_ms"], rows - 0.3, " termina el echo", fontsize=9)
         ax.set_xlabel("ms desde que se lanzó el comando (punto negro: exec)", fontsize=12)
         ax.set_title(
             f"{engine_label(engine, resultado.meta)}: los procesos de un `{engine} run` ({len(procs)} procesos)",
@@ -318,6 +339,7 @@ def cadena(resultado: Resultado) -> None:
         )
         fig.tight_layout()
         plt.show()
+        markdown(frases.chain_sentence(split, engine, resultado.meta))
         if info.get(engine, {}).get("lost_events"):
             markdown(
                 "_Aviso: el kernel descartó eventos durante la captura (búfer lleno); puede faltar algún "
@@ -374,15 +396,14 @@ def comparacion(resultado: Resultado) -> None:
     lines = []
     first = c.iloc[0]
     if _finite(first["tu_valor"], first["tu_ic_bajo"], first["tu_ic_alto"]):
-        inside = first["tu_ic_bajo"] <= first["referencia"] <= first["tu_ic_alto"]
+        agree = verdict.agreement(
+            (first["tu_valor"], first["tu_ic_bajo"], first["tu_ic_alto"]),
+            (first["referencia"], np.nan, np.nan),
+        )
         lines.append(
-            f"- `runc run` con espacio de red tarda {fmt_ratio(first['tu_valor'], digits=2)} lo que sin él "
-            f"aquí, frente a {fmt_ratio(first['referencia'], digits=2)} en el README de crun: "
-            + (
-                "tu intervalo contiene la cifra publicada."
-                if inside
-                else "tu intervalo no contiene la cifra publicada."
-            )
+            f"- `runc run` con espacio de red tarda {fmt_ratio(first['tu_valor'], first['tu_ic_bajo'], first['tu_ic_alto'])} "
+            f"lo que sin él aquí, frente a {fmt_ratio(first['referencia'], digits=2)} en el README de crun: "
+            f"{AGREEMENT.get(agree, agree)} (tu intervalo ÷ su cifra, con el margen de «coincide»)."
         )
     redhat = c.iloc[2]
     if _finite(redhat["tu_valor"]):
@@ -396,14 +417,21 @@ def comparacion(resultado: Resultado) -> None:
 
 @needs_result
 def veredictos(resultado: Resultado) -> None:
-    """The four ideas about LAUNCH, each with its verdict by the one rule (common.claims_list), and the
-    engines' own parts the first one compares, in milliseconds."""
-    claims_list(anatomia.claims(resultado.df, resultado.meta))
-    own = anatomia.engine_own_part(resultado.df)
-    if own:
-        parts = [f"{fmt(ms, 0, 'ms')} en {engine_label(e, resultado.meta)}" for e, ms in own.items()]
+    """01's answer to «is Podman faster to start?», cited; then the three ideas about LAUNCH, each with
+    its verdict by the one rule (common.claims_list), and the engines' own parts as figures."""
+    claims = anatomia.claims(resultado.df, resultado.meta)
+    n = max((c.n for c in claims), default=0)
+    if 0 < n < verdict.MIN_N:
         markdown(
-            "La parte propia de cada motor (su `run --network none` menos `runc run`): "
-            + " y ".join(parts)
-            + "."
+            f"**Esta corrida tiene {n} repeticiones por peldaño, y un veredicto pide al menos "
+            f"{verdict.MIN_N}: aquí se ven las cifras, sin veredictos.** Para juzgar, vuelve a medir con "
+            f"`REPETICIONES = {verdict.MIN_N}` o más."
         )
+    answer = frases.answer_of_01(resultado)
+    if answer:
+        markdown(answer)
+    else:
+        arranque = experiments.get("arranque")
+        missing_run(arranque.TITLE, arranque.NOTEBOOK)
+    claims_list(claims)
+    markdown(frases.own_parts_sentence(resultado.df, resultado.meta))

@@ -12,11 +12,15 @@ import seaborn as sns
 
 from .. import experiments, reference
 from ..experiments import anidamiento as exp
+from ..experiments import verdict
 from ..experiments.runner import Resultado
 from .common import (
+    AGREEMENT,
+    AGREEMENT_MARGIN,
     ENGINE_LABEL,
     claims_list,
     fmt,
+    fmt_interval,
     fmt_ratio,
     markdown,
     missing_run,
@@ -58,7 +62,7 @@ def _cell(s: pd.DataFrame, engine: str, variant: str, metric: str, digits: int) 
     if sel.empty:
         return "—"
     r = sel.iloc[0]
-    text = f"{fmt(r['mediana'], digits)} [{fmt(r['q1'], digits)}–{fmt(r['q3'], digits)}]"
+    text = f"{fmt(r['mediana'], digits)} {fmt_interval(r['q1'], r['q3'], digits)}"
     return text + (" (inestable)" if r["inestable"] else "")
 
 
@@ -118,7 +122,8 @@ def _lectura(r) -> str:
 
 @needs_result
 def grafico(resultado: Resultado) -> None:
-    """Every repetition per level: startup (log axis: bare metal is a thousand times faster) and CPU work."""
+    """Every repetition per level: startup (log axis) and CPU work; under it, how far each level-1 start
+    sits from bare metal, from this run's ratios."""
     df = resultado.df[resultado.df["metric"].isin([exp.METRIC_START_INNER, exp.METRIC_WORK])].copy()
     if df.empty:
         markdown("No hay mediciones de arranque ni de trabajo en esta corrida.")
@@ -154,6 +159,26 @@ def grafico(resultado: Resultado) -> None:
     fig.tight_layout()
     show(fig)
     plt.close(fig)
+    markdown(_start_vs_bare(resultado))
+
+
+def _start_vs_bare(resultado: Resultado) -> str:
+    """«Bare metal started `echo ok` in X ms; Docker's level 1, Y× that [IC]…», from this run's ratios."""
+    s = exp.summarize(resultado.df, resultado.meta)
+    bare = s[(s["engine"] == "bare") & (s["metric"] == exp.METRIC_START_INNER)]
+    ratios = exp.level_ratios(resultado.df, exp.METRIC_START_INNER)
+    first = ratios[ratios["variant"] == "nivel1"]
+    if bare.empty or first.empty:
+        return ""
+    parts = [
+        f"el nivel 1 de {ENGINE_LABEL.get(r['engine'], r['engine'])}, {fmt_ratio(r['ratio'], r['ic_bajo'], r['ic_alto'])} eso"
+        for _, r in first.iterrows()
+    ]
+    return (
+        f"Sin contenedor, `echo ok` tardó {fmt(bare.iloc[0]['mediana'], 2, 'ms')} de mediana; "
+        + "; ".join(parts)
+        + " (por ronda, IC 95 %)."
+    )
 
 
 @needs_result
@@ -235,8 +260,8 @@ def memoria_disco(resultado: Resultado) -> None:
         rows.append(
             {
                 "brazo": _brazo(engine, variant),
-                "PSS del motor interior (MB)": fmt(pss.iloc[0], 1) if len(pss) else "—",
-                "almacén de imágenes (MB)": fmt(store.iloc[0], 1) if len(store) else "—",
+                "PSS del motor interior (MiB)": fmt(pss.iloc[0], 1) if len(pss) else "—",
+                "almacén de imágenes (MiB)": fmt(store.iloc[0], 1) if len(store) else "—",
                 "procesos": ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in names.items()) or "—",
             }
         )
@@ -245,8 +270,17 @@ def memoria_disco(resultado: Resultado) -> None:
 
 @needs_result
 def veredictos(resultado: Resultado) -> None:
-    """The chapter's four claims, each with its verdict, then the figures of this run behind them."""
-    claims_list(exp.claims(resultado.df, resultado.meta))
+    """The four claims (the repository's experiment 4 and the chapter's closing note), each with its
+    verdict, then the figures of this run behind them."""
+    claims = exp.claims(resultado.df, resultado.meta)
+    n = max((c.n for c in claims if not c.detail.get("observado")), default=0)
+    if 0 < n < verdict.MIN_N:
+        markdown(
+            f"**Esta corrida tiene {n} repeticiones por brazo, y un veredicto pide al menos "
+            f"{verdict.MIN_N}: aquí se ven las cifras, sin veredictos.** Para juzgar, vuelve a medir con "
+            f"`REPETICIONES = {verdict.MIN_N}` o más."
+        )
+    claims_list(claims)
     if experiments.read_run(exp, "llamadas") is None:
         llamadas = experiments.get("llamadas")
         missing_run(llamadas.TITLE, llamadas.NOTEBOOK)
@@ -276,27 +310,36 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
     if worked:
         lines.append(f"Podman dentro de Podman sí funcionó sin `--privileged`, con {worked[0]['opciones']}.")
     if any("mount proc" in (a.get("error") or "") for a in attempts):
-        lines.append("En el camino apareció el mismo error «mount proc» que registró el capítulo.")
+        lines.append(
+            "En el camino apareció el mismo error «mount proc» que registró el experimento 4 del repositorio "
+            "del capítulo."
+        )
     return lines
 
 
 @needs_result
 def comparacion(resultado: Resultado) -> None:
-    """The chapter's ratios per level next to this run's."""
+    """The ratios per level of the repository's experiment 4 next to this run's."""
     ref = reference.load(exp.EXPERIMENT)
     cmp = exp.compare(resultado.df, resultado.meta, ref)
     if cmp.empty:
-        markdown("No hay proporciones que comparar con el capítulo en esta corrida.")
+        markdown("No hay proporciones que comparar con el experimento 4 del repositorio en esta corrida.")
         return
     rows = [
         {
             "medida": MEDIDA[r["medida"]],
             "brazo": _brazo(r["engine"], r["variant"]),
             "frente a": _brazo(*r["base"].split(":")),
-            "capítulo": fmt_ratio(r["referencia"]),
+            "repositorio, experimento 4": fmt_ratio(r["referencia"], digits=2),
             "tus datos [IC 95 %]": fmt_ratio(r["tu_proporcion"], r["tu_ic_bajo"], r["tu_ic_alto"]),
-            "¿el IC contiene la cifra del capítulo?": {True: "sí", False: "no"}.get(r["coincide"], "—"),
+            "¿coincide?": AGREEMENT.get(r["coincide"], "—") if r["coincide"] else "—",
         }
         for _, r in cmp.iterrows()
     ]
-    show(table(pd.DataFrame(rows), "El capítulo frente a tus datos (proporciones entre niveles)"))
+    show(
+        table(
+            pd.DataFrame(rows),
+            "El experimento 4 del repositorio del capítulo (sonder-art/fdd_p26) frente a tus datos "
+            f"(proporciones entre niveles; «coincide»: tu IC ÷ su cifra, {AGREEMENT_MARGIN})",
+        )
+    )

@@ -4,36 +4,41 @@ A ladder of rungs, each timed exactly like experiment 1 and interleaved round-ro
 `unshare` with one more namespace per rung, `chroot`, the OCI runtime alone on a bundle (runc, runsc),
 `docker/podman run` with and without network, the engine's phases apart and the warm pool; then the
 chain of processes one `run` creates. Every share of the total that is a difference of two rungs is an
-inference, reported with a bootstrap interval.
+inference, computed round by round (the rungs share their rounds) with its interval.
 
 rungs.py: the ladder and the bare rungs; phases.py: the engine rungs (run, phases, warm pool);
 chain.py: the process chain; measure.py: Config and run; analysis.py: summary, waterfall, network
-share, published figures, closing rows; claims.py: the four ideas about LAUNCH.
+share, published figures, closing rows; claims.py: three ideas about LAUNCH.
 """
 
 from __future__ import annotations
 
+from ..verdict import MIN_N
 from .analysis import (  # noqa: F401
     BASELINE,
     Part,
     closing_rows,
     engine_own_part,
+    engine_own_parts,
     network_costs,
     network_share,
+    series,
     summarize,
     values,
     waterfall,
     waterfall_parts,
 )
-from .chain import CHAIN_FILE, load_chain  # noqa: F401
-from .claims import SAID, claims  # noqa: F401
+from .chain import CHAIN_FILE, chain_split, load_chain  # noqa: F401
+from .claims import ANSWER_OF_01, SAID, claims  # noqa: F401
 from .measure import EXPERIMENT, Config, provision, run  # noqa: F401
-from .phases import PHASE_TOTAL, PHASES  # noqa: F401
+from .phases import PHASE_INCLUDES, PHASE_TOTAL, PHASES  # noqa: F401
 from .published import compare  # noqa: F401
 from .rungs import COMMAND, GROUPS, METRIC, NAMESPACES, NEEDS_ROOT, RUNG_LABEL, namespace_argv, plan  # noqa: F401
 
 TITLE = "Anatomía del arranque: ¿en qué se van los milisegundos de LAUNCH?"
 NOTEBOOK = "04_anatomia_arranque"
-QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0}
+# Quick profile: the rungs the verdicts use, with the verdicts' minimum of repetitions (under a minute).
+QUICK = {"REPETICIONES": MIN_N, "CALENTAMIENTO": 0, "PELDAÑOS": ["proceso", "runc", "motor", "pool"]}
+READS = ("arranque",)  # «is Podman faster to start?» is decided in 01: cited, not re-judged
 COMPARABLE = [METRIC]
 DEBIAN_PACKAGES = ["runc", "util-linux", "coreutils"]

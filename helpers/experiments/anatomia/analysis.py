@@ -26,6 +26,16 @@ def values(df: pd.DataFrame, engine: str, variant: str, metric: str = METRIC) ->
     return pd.to_numeric(sel["value"], errors="coerce").dropna().to_numpy(dtype=float)
 
 
+def series(df: pd.DataFrame, engine: str, variant: str, metric: str = METRIC) -> pd.Series:
+    """The repetitions of one rung indexed by round (`rep`): every rung is measured in the same rounds,
+    so figures built from several rungs are computed round by round (paired, helpers.stats)."""
+    sel = df[(df["engine"] == engine) & (df["variant"] == variant) & (df["metric"] == metric)]
+    out = pd.Series(
+        pd.to_numeric(sel["value"], errors="coerce").to_numpy(dtype=float), index=sel["rep"].to_numpy()
+    )
+    return out.dropna()
+
+
 def _ladder_order(engine: str, variant: str) -> tuple:
     return (
         {"bare": 0, "docker": 1, "podman": 2}.get(engine, 3),
@@ -58,12 +68,12 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     if df is None or df.empty:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
     data = df[(df["unit"] == "ms") & (df["variant"] != "cadena")]
-    base = values(df, *BASELINE)
+    base = series(df, *BASELINE)
     rows = []
     for (engine, variant, metric), group in data.groupby(["engine", "variant", "metric"], sort=False):
         vals = pd.to_numeric(group["value"], errors="coerce").dropna().to_numpy(dtype=float)
         s = stats.summarize(vals)
-        ratio = stats.ratio_ci(vals, base) if base.size else (np.nan,) * 3
+        ratio = stats.ratio_ci(series(df, engine, variant, metric), base) if base.size else (np.nan,) * 3
         label = RUNG_LABEL.get(variant, variant)
         if metric != METRIC:
             label = f"{label}: {dict(PHASES).get(metric, 'total')}"
@@ -127,7 +137,7 @@ def waterfall_parts(engine: str, storage: bool = True) -> list[Part]:
         parts.append(
             Part(
                 "almacenamiento",
-                "almacenamiento: montar una capa overlay de escritura",
+                "almacenamiento: montar y desmontar una capa overlay (mount(2) y umount2(2))",
                 ("bare", "runc_overlay"),
                 ("bare", "runc_con_netns"),
             )
@@ -135,12 +145,15 @@ def waterfall_parts(engine: str, storage: bool = True) -> list[Part]:
     return parts + [
         Part(
             "motor",
-            "el motor: CLI, API, registro y su propia gestión de capas",
+            "el motor: CLI, API, registro, sus capas y su limpieza (sin red)",
             (engine, "run_sin_red"),
             runtime_top,
         ),
         Part(
-            "red", "configurar la red (bridge, veth, iptables)", (engine, "run_red"), (engine, "run_sin_red")
+            "red",
+            "la red por defecto: crearla al arrancar y deshacerla al terminar (bridge, veth, iptables)",
+            (engine, "run_red"),
+            (engine, "run_sin_red"),
         ),
     ]
 
@@ -164,21 +177,27 @@ WATERFALL_COLUMNS = [
 def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
     """Each part of the engine's `run` (default network) in ms and as a share of it, with bootstrap
     intervals. Every part but the first is a difference of two rungs: an inference (inferido=True)."""
-    total = values(df, engine, "run_red")
+    total = series(df, engine, "run_red")
     rows = []
     storage = values(df, "bare", "runc_overlay").size > 0
     for part in waterfall_parts(engine, storage):
-        upper = values(df, *part.upper)
+        upper = series(df, *part.upper)
         if part.lower is None:
             value, lo, hi = (
                 float(np.median(upper)) if upper.size else np.nan,
                 *stats.median_ci(upper),
             )
             share = stats.figure_ci(lambda a, t: a / t, upper, total)
+            share = (value / float(np.median(total)) if total.size else np.nan, share[1], share[2])
         else:
-            lower = values(df, *part.lower)
-            value, lo, hi = stats.difference_ci(upper, lower)
+            lower = series(df, *part.lower)
+            _, lo, hi = stats.difference_ci(upper, lower)
             share = stats.figure_ci(lambda a, b, t: (a - b) / t, upper, lower, total)
+            # The bar is the difference of medians, so the parts add up to the run's median; the
+            # interval is the paired one (round by round).
+            value = float(np.median(upper) - np.median(lower)) if upper.size and lower.size else np.nan
+            total_median = float(np.median(total)) if total.size else np.nan
+            share = (value / total_median, share[1], share[2])
         rows.append(
             {
                 "engine": engine,
@@ -210,13 +229,31 @@ def engine_own_part(df: pd.DataFrame) -> dict[str, float]:
     return out
 
 
+def engine_own_parts(df: pd.DataFrame) -> dict:
+    """Each engine's own part of LAUNCH with its IC, paired by round: {engine: (ms, low, high, n)}, and
+    under "podman/docker" the ratio of the two parts with its IC (a figure of this notebook's
+    conditions: `--network none`, against `runc run`; «is Podman faster to start?» is decided in 01)."""
+    runc = series(df, "bare", "runc_con_netns")
+    out: dict = {}
+    nones = {}
+    for engine in eng.CONTAINER_ENGINES:
+        none = series(df, engine, "run_sin_red")
+        if runc.size and none.size:
+            nones[engine] = none
+            out[engine] = (*stats.difference_ci(none, runc), stats.n_of(none, runc))
+    if len(nones) == 2:
+        fig = stats.figure_ci(lambda p, d, r: (p - r) / (d - r), nones["podman"], nones["docker"], runc)
+        out["podman/docker"] = (*fig, stats.n_of(nones["podman"], nones["docker"], runc))
+    return out
+
+
 def network_costs(df: pd.DataFrame, run_id: str = "") -> dict:
     """{engine: {"con_red_ms", "sin_red_ms", "red_ms", "red_ic", "fraccion", "fraccion_ic", "n", "run_id"}}:
     what the default network adds to each engine's `run` (difference of medians, bootstrap IC) and its
     share of that `run`; only engines with both arms."""
     out = {}
     for engine in eng.CONTAINER_ENGINES:
-        with_net, without = values(df, engine, "run_red"), values(df, engine, "run_sin_red")
+        with_net, without = series(df, engine, "run_red"), series(df, engine, "run_sin_red")
         if not (with_net.size and without.size):
             continue
         diff = stats.difference_ci(with_net, without)
@@ -228,7 +265,7 @@ def network_costs(df: pd.DataFrame, run_id: str = "") -> dict:
             "red_ic": (diff[1], diff[2]),
             "fraccion": share[0],
             "fraccion_ic": (share[1], share[2]),
-            "n": int(min(with_net.size, without.size)),
+            "n": stats.n_of(with_net, without),
             "run_id": run_id,
         }
     return out
@@ -279,5 +316,10 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         )
         share = shares.get(engine)
         if share and np.isfinite(share["red_ms"]):
-            add("configurar la red (diferencia inferida)", label, share["red_ms"], *share["red_ic"])
+            add(
+                "la red por defecto: crearla y deshacerla (diferencia inferida)",
+                label,
+                share["red_ms"],
+                *share["red_ic"],
+            )
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)

@@ -125,3 +125,26 @@ def load_chain(result: Resultado | None) -> pd.DataFrame:
         if column not in df:
             df[column] = np.nan
     return df[CHAIN_COLUMNS]
+
+
+def chain_split(chain: pd.DataFrame, engine: str, total_ms: float | None = None) -> dict:
+    """One engine's captured `run` split at the container's own command: when its `echo` ended, when the
+    CLI returned, and the processes that started after the `echo` ended (what tears the container
+    down: network, layer, the engine's bookkeeping), by program. {} without an `echo` in the chain."""
+    procs = chain[(chain["engine"] == engine) & chain["start_ms"].notna()]
+    echo = procs[procs["name"] == COMMAND[0]]
+    if echo.empty:
+        return {}
+    first = echo.sort_values("start_ms").iloc[0]
+    end = first["end_ms"] if np.isfinite(first["end_ms"]) else first["start_ms"]
+    total = (
+        float(total_ms) if total_ms is not None and np.isfinite(total_ms) else float(procs["end_ms"].max())
+    )
+    after = procs[procs["start_ms"] >= end]
+    return {
+        "echo_ms": float(end),
+        "total_ms": total,
+        "despues_ms": total - float(end),
+        "despues": after.groupby("name").size().sort_values(ascending=False).to_dict(),
+        "procesos_despues": int(len(after)),
+    }

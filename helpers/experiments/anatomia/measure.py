@@ -24,9 +24,9 @@ EXPERIMENT = "anatomia"
 
 @dataclass
 class Config(Params):
-    repeticiones: int = param(10, "Repeticiones", minimum=1, maximum=200)
+    repeticiones: int = param(8, "Repeticiones", minimum=1, maximum=200)
     calentamiento: int = param(1, "Calentamiento", minimum=0, maximum=20)
-    peldanos: list = param(list(GROUPS), "Peldaños", options=GROUPS)
+    peldaños: list = param(list(GROUPS), "Peldaños", options=GROUPS)
     imagen: str = param("alpine", "Imagen", options=images.ROLE_NAMES)
     motores: list = param(
         list(eng.CONTAINER_ENGINES), "Motores", options=eng.CONTAINER_ENGINES, allow_empty=True
@@ -48,7 +48,7 @@ def try_once(arm: Arm, setup: Setup) -> str | None:
         measure_arm(arm, setup)
     except ErrorDelCurso as exc:
         if os.geteuid() != 0 and arm.engine == "bare":
-            return f"necesita privilegios de root en esta máquina ({exc})"
+            return f"sin root no se pudo ni con un espacio de nombres de usuario (unshare -r): {exc}"
         return f"no funciona en esta máquina: {exc}"
     except OSError as exc:
         return f"no se puede ejecutar: {exc.strerror or exc}."
@@ -66,12 +66,12 @@ def prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
         envs={e: eng.get_engine(e).env() for e in ctx.engines if e != "bare"},
         names=ctx.container_name,
     )
-    arms = rungs.plan(cfg.peldanos, list(image_names), image_names)
+    arms = rungs.plan(cfg.peldaños, list(image_names), image_names)
     skip: Skips = {}
     dropped: set[tuple[str, str]] = set()  # skipped already, with their line (ctx.require_root)
     rungs.prepare_rootfs(ctx, setup, arms, cfg.imagen, skip, log)
-    rungs.drop_root_only(ctx, arms, skip, dropped)
-    rungs.prepare_bundles(ctx, setup, set(cfg.peldanos), skip, dropped)
+    rungs.note_rootless(ctx, arms, log)
+    rungs.prepare_bundles(ctx, setup, set(cfg.peldaños), skip, dropped)
     phases.start_running(ctx, arms, setup, skip)
     # One untimed try of each rung: a rung that fails here is skipped with its reason, the rest runs.
     for arm in arms:
@@ -111,7 +111,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 "runsc": str(setup.runsc or ""),
             },
         )
-        if "cadena" in cfg.peldanos:
+        if "cadena" in cfg.peldaños:
             capture_chains(ctx, cfg.imagen, setup.envs, log)
     return Resultado.load(ctx.run.dir)
 
@@ -128,4 +128,7 @@ def provision(log: Log = print_log) -> None:
     if not ok:
         log(f"Anatomía del arranque: sin cadena de procesos ({why})")
     if os.geteuid() != 0:
-        log("Anatomía del arranque: sin root se omiten chroot y los espacios de nombres que lo necesitan.")
+        log(
+            "Anatomía del arranque: sin root, los espacios de nombres y chroot se miden dentro de un espacio "
+            "de usuario (unshare -r); la cadena de procesos y la capa overlay necesitan root."
+        )

@@ -12,6 +12,7 @@ The engine rungs (`run`, phases, warm pool) are in phases.py; the bundles themse
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
 import tempfile
 import time
@@ -28,7 +29,7 @@ from ..runner import Arm, Log
 METRIC = "arranque"
 COMMAND = ["echo", "ok"]
 
-# The groups of rungs a student can pick (PELDANOS), in ladder order.
+# The groups of rungs a student can pick (PELDAÑOS), in ladder order.
 GROUPS = ("proceso", "espacios", "chroot", "runc", "runsc", "motor", "fases", "pool", "cadena")
 GROUP_LABEL = {
     "proceso": "un proceso (echo ok)",
@@ -60,7 +61,7 @@ RUNG_LABEL = {
     "chroot": "chroot a la imagen",
     "runc_sin_netns": "runc run, sin espacio de red",
     "runc_con_netns": "runc run, con espacio de red",
-    "runc_overlay": "runc run sobre una capa overlay recién montada",
+    "runc_overlay": "runc run sobre una capa overlay (mount(2) + runc + umount2(2))",
     "runsc": "runsc run (gVisor)",
     "run_sin_red": "run --network none",
     "run_red": "run, red por defecto",
@@ -86,13 +87,26 @@ LADDER = (
 RUNC_VARIANTS = ("runc_sin_netns", "runc_con_netns", "runc_overlay")
 ON_ROOTFS = ("chroot", *RUNC_VARIANTS, "runsc")  # the rungs that run on the exported image
 
-# Arms only root can run (notebook 00 lists them for a student without root).
+# Arms only root can run (notebook 00 lists them for a student without root). Without root, the
+# namespace rungs and chroot run inside a user namespace of their own (`unshare -r`: the user is root
+# there), which adds one namespace to each of them (ROOTLESS_NOTE).
 NEEDS_ROOT = {
-    "espacios": "crear espacios de nombres con «unshare» (los peldaños de espacios)",
-    "chroot": "el peldaño chroot (chroot a la imagen exportada)",
     "cadena": "escuchar los eventos de procesos del kernel (la cadena de procesos)",
     "overlay": "montar una capa overlay (el peldaño runc sobre overlay)",
 }
+
+USERNS = ["-r"]  # unshare --map-root-user: a new user namespace where this user is root
+ROOTLESS_NOTE = (
+    "Sin root, los peldaños de espacios de nombres y chroot corren dentro de un espacio de nombres de "
+    "usuario propio (`unshare -r`, donde tu usuario es root): cada uno lleva un espacio más (el de usuario), "
+    "así que el primero de ellos incluye su costo; las diferencias entre peldaños siguen midiendo un espacio "
+    "cada una. Quedan fuera, porque solo root puede: {skipped}."
+)
+
+
+def rootless() -> bool:
+    return os.geteuid() != 0
+
 
 Skips = dict[tuple[str, str], str]  # (engine, variant) -> Spanish reason it cannot run here
 
@@ -103,9 +117,10 @@ def rung_label(engine: str, variant: str) -> str:
     return label if engine == "bare" else f"{eng.DISPLAY[engine]}: {label}"
 
 
-def namespace_argv(key: str) -> list[str]:
-    """`unshare` with every namespace up to and including `key`, then echo ok."""
-    flags: list[str] = []
+def namespace_argv(key: str, without_root: bool | None = None) -> list[str]:
+    """`unshare` with every namespace up to and including `key`, then echo ok; without root, inside a
+    user namespace of its own (`unshare -r`)."""
+    flags: list[str] = list(USERNS) if (rootless() if without_root is None else without_root) else []
     for name, args, _ in NAMESPACES:
         flags += args
         if name == key:
@@ -114,7 +129,7 @@ def namespace_argv(key: str) -> list[str]:
 
 
 def plan(groups, engines_ok: list[str], image_names: dict[str, str]) -> list[Arm]:
-    """Every arm of the ladder for the chosen groups (PELDANOS), in ladder order (the chain is
+    """Every arm of the ladder for the chosen groups (PELDAÑOS), in ladder order (the chain is
     captured apart, after the rounds)."""
     wanted = set(groups)
     arms: list[Arm] = []
@@ -170,7 +185,8 @@ def bare_argv(arm: Arm, setup: Setup, n: int) -> list[str]:
     if arm.variant.startswith("ns_"):
         return namespace_argv(arm.variant)
     if arm.variant == "chroot":
-        return ["chroot", str(setup.rootfs), *COMMAND]
+        prefix = ["unshare", *USERNS] if rootless() else []
+        return [*prefix, "chroot", str(setup.rootfs), *COMMAND]
     container_id = f"curso-anatomia-{setup.run_id.lower()}-{n}"
     if arm.variant in RUNC_VARIANTS:
         return oci.runc_argv(setup.bundles[arm.variant], container_id)
@@ -180,12 +196,20 @@ def bare_argv(arm: Arm, setup: Setup, n: int) -> list[str]:
 
 
 def measure_overlay_run(setup: Setup, argv: list[str]) -> float:
-    """What an engine does for storage, by hand: a fresh writable layer (upper and work directories)
-    over the image, mounted as overlay, the runtime run on it, unmounted and deleted; all timed."""
-    start = time.perf_counter_ns()
-    with oci.mounted_overlay(setup.rootfs, setup.overlay):
-        measure.time_command(argv)
-    return (time.perf_counter_ns() - start) / 1e6
+    """What an engine does for storage, by hand: mount(2) an overlay (a fresh writable layer over the
+    image), run the runtime on it, umount2(2) it; those three are timed. Preparing the empty layer
+    before and deleting it after (rmtree) stay outside the window."""
+    oci.fresh_layer(setup.overlay)
+    try:
+        start = time.perf_counter_ns()
+        oci.mount_layer(setup.rootfs, setup.overlay)
+        try:
+            measure.time_command(argv)
+        finally:
+            oci.umount_layer(setup.overlay)
+        return (time.perf_counter_ns() - start) / 1e6
+    finally:
+        oci.clear_layer(setup.overlay)
 
 
 def measure_bare(arm: Arm, setup: Setup, n: int) -> float:
@@ -214,13 +238,18 @@ def prepare_rootfs(ctx, setup: Setup, arms: list[Arm], image_role: str, skip: Sk
             skip[("bare", arm.variant)] = f"no pude exportar la imagen: {exc}"
 
 
-def drop_root_only(ctx, arms: list[Arm], skip: Skips, dropped: set) -> None:
-    """Root-only rungs (namespaces, chroot), the standard way: ctx.require_root (one Spanish line and
-    meta["skipped_arms"]); they are dropped from the plan."""
-    for arm in arms:
-        group = "chroot" if arm.variant == "chroot" else "espacios" if arm.variant.startswith("ns_") else None
-        if group and ("bare", arm.variant) not in skip and not ctx.require_root(arm.label, NEEDS_ROOT[group]):
-            dropped.add(("bare", arm.variant))
+def note_rootless(ctx, arms: list[Arm], log: Log) -> None:
+    """Without root: say (log and meta["sin_root"]) that the namespace and chroot rungs run inside a user
+    namespace, and what only root can run. A kernel that refuses user namespaces to users makes those
+    rungs fail their untimed try: they are then skipped with that reason."""
+    if not rootless():
+        return
+    userns = [a for a in arms if a.variant == "chroot" or a.variant.startswith("ns_")]
+    root_only = "; ".join(NEEDS_ROOT.values())
+    note = ROOTLESS_NOTE.format(skipped=root_only)
+    if userns:
+        log(note)
+    ctx.run.update_meta(sin_root=note)
 
 
 def prepare_bundles(ctx, setup: Setup, wanted: set, skip: Skips, dropped: set) -> None:

@@ -38,6 +38,8 @@ from .levels import (  # noqa: F401
     METRIC_WORK_E2E,
     PRIV,
     SOURCE,
+    SOURCE_CHAPTER,
+    SOURCE_REPO,
     TIMED,
     UNPRIV,
     VARIANTS,
@@ -48,8 +50,9 @@ from .measure import Config, NestArm, plan, run  # noqa: F401
 TITLE = "Experimento 7: anidamiento, contenedores dentro de contenedores"
 NOTEBOOK = "07_anidamiento"
 BASELINE = ("bare", "nivel0")
-# Quick profile: Podman only (no inner Docker daemon to start), levels 1 and 2, the ladder without --privileged.
-QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0, "NIVELES": [1, 2], "MOTORES": ["podman"], "TAMANO_MB": 8}
+# Quick profile: Podman only (no inner Docker daemon to start), levels 1 and 2, the ladder without
+# --privileged; 2 repetitions, below the verdicts' minimum: the page says it shows figures without verdicts.
+QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0, "NIVELES": [1, 2], "MOTORES": ["podman"], "TAMAÑO_MIB": 8}
 DEBIAN_PACKAGES = ["mmdebstrap"]  # builds the level-2 images (provision)
 COMPARABLE = list(TIMED)  # not the one-off memory/disk reads
 NEEDS_ROOT = {"anidados": NESTED_WHAT, "chroot": CHROOT_WHAT}  # listed in notebook 00

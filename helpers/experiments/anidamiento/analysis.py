@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
+from .. import verdict
 from ..contract import CLOSING_COLUMNS
 from .levels import (
     BASE_OF,
@@ -34,7 +35,7 @@ SUMMARY_COLUMNS = [
     "ic_alto",
     "inestable",
 ]
-RATIO_COLUMNS = ["engine", "variant", "base", "ratio", "ic_bajo", "ic_alto", "inestable"]
+RATIO_COLUMNS = ["engine", "variant", "base", "ratio", "ic_bajo", "ic_alto", "inestable", "n"]
 COMPARE_COLUMNS = [
     "medida",
     "engine",
@@ -48,11 +49,13 @@ COMPARE_COLUMNS = [
 ]
 
 
-def arm_values(df: pd.DataFrame, engine: str, variant: str, metric: str) -> np.ndarray:
+def arm_values(df: pd.DataFrame, engine: str, variant: str, metric: str) -> pd.Series:
+    """One arm's values indexed by round (`rep`): the arms are measured in the same rounds, so a ratio of
+    two of them is computed round by round (paired, helpers.stats)."""
     if df is None or df.empty:
-        return np.array([], dtype=float)
+        return pd.Series([], dtype=float)
     sel = df[(df["engine"] == engine) & (df["variant"] == variant) & (df["metric"] == metric)]
-    return sel["value"].to_numpy(dtype=float)
+    return pd.Series(sel["value"].to_numpy(dtype=float), index=sel["rep"].to_numpy()).dropna()
 
 
 def pick(table: pd.DataFrame, **where) -> pd.Series | None:
@@ -106,7 +109,7 @@ def base_of(engine: str, variant: str) -> tuple[str, str] | None:
 
 def level_ratios(df: pd.DataFrame, metric: str) -> pd.DataFrame:
     """Each nested arm against the level right above it (nivel2 / nivel1, nivel3 / nivel2, ...), and each
-    level-1 arm against bare metal: ratio of medians with its bootstrap IC 95 %."""
+    level-1 arm against bare metal: the ratio computed round by round, with its IC 95 % (helpers.stats)."""
     if df is None or df.empty:
         return pd.DataFrame(columns=RATIO_COLUMNS)
     rows = []
@@ -128,6 +131,7 @@ def level_ratios(df: pd.DataFrame, metric: str) -> pd.DataFrame:
                 "ic_bajo": lo,
                 "ic_alto": hi,
                 "inestable": stats.unstable(num) or stats.unstable(den),
+                "n": stats.n_of(num, den),
             }
         )
     return pd.DataFrame(rows, columns=RATIO_COLUMNS)
@@ -144,8 +148,9 @@ COMPARED = (
 
 
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
-    """The chapter's ratios (per level, against the level above) next to this run's, for startup and CPU.
-    The chapter's figures are medians; here the ratio of this run's medians, with its IC."""
+    """The repository's ratios (experiment 4; per level, against the level above) next to this run's, for
+    startup and CPU. Its figures are single medians; here the paired ratio with its IC; `coincide` is
+    verdict.agreement (live ÷ reference against the margin of «about 1»)."""
     rows = []
     for metric, ref_metric in COMPARED:
         live = level_ratios(df, metric)
@@ -168,7 +173,9 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
                     "tu_ic_alto": np.nan if mine is None else mine["ic_alto"],
                     "coincide": None
                     if mine is None
-                    else bool(mine["ic_bajo"] <= r["ratio"] <= mine["ic_alto"]),
+                    else verdict.agreement(
+                        (mine["ratio"], mine["ic_bajo"], mine["ic_alto"]), (r["ratio"], np.nan, np.nan)
+                    ),
                 }
             )
     return pd.DataFrame(rows, columns=COMPARE_COLUMNS)

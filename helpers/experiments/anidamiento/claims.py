@@ -1,11 +1,17 @@
-"""The chapter's four claims on nesting, declared once and judged by the builders of the verdict module.
+"""Four claims on nesting, declared once as their sources said them and judged by the builders of the
+verdict module. Three come from the course repository the chapter grew from (its experiment 4, whose
+figures are data/reference/anidamiento.csv, `source = fdd_p26`); the fourth is the chapter's closing note:
 
-- arranque_aditivo (per engine): a nested start costs a moderate, additive overhead over level 1;
-- cpu_acumula (per engine): the CPU overhead accumulates with each level;
-- causa_syscalls: the cause is a namespace walk per system call — notebook 05 (llamadas) measured
-  nested PID namespaces, and its claim «anidamiento» decides this one (READS);
-- pip_necesita_privileged: Podman inside Podman without --privileged fails (a deterministic outcome:
-  it holds when every step of the ladder failed).
+- arranque_aditivo (per engine, repository): a nested start costs a moderate, additive overhead over
+  level 1 (+8 % Docker in Docker, +45 % Podman in Podman);
+- cpu_acumula (per engine, repository): the CPU overhead accumulates with each level;
+- causa_syscalls (repository): the cause is a namespace walk per system call — notebook 05 (llamadas)
+  measured nested PID namespaces, and its claim «anidamiento» decides this one (READS);
+- pip_necesita_privileged (the chapter's note: «En Podman, se necesita --privileged»): Podman inside
+  Podman without --privileged fails (a deterministic outcome: it holds when every step of the ladder
+  failed); the `mount proc` error it ran into is the repository's.
+
+Level 2 and level 1 are measured in the same rounds: their ratio is paired by round (Series by `rep`).
 """
 
 from __future__ import annotations
@@ -15,13 +21,25 @@ import pandas as pd
 from ... import engines as eng
 from .. import anidamiento as this
 from .. import read_claim
-from ..verdict import INESTABLE, SIN_DATOS, Claim, Said, estimate, missing, outcome, ratio
+from ..verdict import INESTABLE, SIN_DATOS, Claim, Said, estimate, missing, outcome, ratio, ref
 from .analysis import arm_values
-from .levels import METRIC_START_INNER, METRIC_WORK, PRIV, SOURCE
+from .levels import (
+    CHAPTER_NOTE,
+    METRIC_START_INNER,
+    METRIC_WORK,
+    PRIV,
+    REFERENCE_SOURCE,
+    REPO_FILE,
+    SOURCE_CHAPTER,
+    SOURCE_REPO,
+)
 
-# The chapter's experiment-4 medians (data/reference/anidamiento.csv), for the claims' stated values.
-CHAPTER_START_L2_OVER_L1 = {"docker": 340 / 315, "podman": 241 / 166}
-CHAPTER_CPU_L2_OVER_L1 = {"docker": 0.581 / 0.536, "podman": 0.698 / 0.563}
+# The repository's experiment-4 medians (data/reference/anidamiento.csv), for the claims' stated values
+# (a test recomputes each from its `ref`).
+REPO_START_L2_OVER_L1 = {"docker": 340 / 315, "podman": 241 / 166}
+REPO_CPU_L2_OVER_L1 = {"docker": 0.581 / 0.536, "podman": 0.698 / 0.563}
+WHERE_TABLE = f"{REPO_FILE}, tabla de medianas"
+WHERE_PROSE = f"{REPO_FILE}, conclusiones"
 MODERATE = (1.0, 1.5)  # "moderate": a nested start costs at most +50 % over level 1 (kind «range»)
 START_SAID = {"docker": "+8 %", "podman": "+45 %"}
 CPU_SAID = {"docker": "+15 % → +24 %", "podman": "+21 % → +49 %"}
@@ -31,12 +49,21 @@ START_ADDITIVE = {
         "arranque_aditivo",
         f"Anidar suma una sobrecarga de arranque moderada y aditiva ({d} dentro de {d}: "
         f"{START_SAID[engine]} sobre el nivel 1).",
-        SOURCE,
-        claimed=CHAPTER_START_L2_OVER_L1[engine],
+        SOURCE_REPO,
+        where=f"{WHERE_TABLE}, arranque",
+        claimed=REPO_START_L2_OVER_L1[engine],
         kind="range",
         bounds=MODERATE,
         quantity=f"nivel 2 / nivel 1, arranque del `run` de dentro ({d} en {d})",
         unit="x",
+        note="«Moderada» se lee aquí como de 1× a 1.5× el nivel 1.",
+        ref=ref(
+            source=REFERENCE_SOURCE,
+            metric="arranque",
+            engine=engine,
+            variant=PRIV,
+            over={"variant": "nivel1"},
+        ),
     )
     for engine, d in ((e, eng.DISPLAY[e]) for e in eng.CONTAINER_ENGINES)
 }
@@ -44,11 +71,19 @@ CPU_ACCUMULATES = {
     engine: Said(
         "cpu_acumula",
         f"La sobrecarga de CPU se acumula con cada nivel ({d}: {CPU_SAID[engine]} sobre bare metal).",
-        SOURCE,
-        claimed=CHAPTER_CPU_L2_OVER_L1[engine],
+        SOURCE_REPO,
+        where=f"{WHERE_TABLE}, trabajo de CPU por exec",
+        claimed=REPO_CPU_L2_OVER_L1[engine],
         kind="adds",
         quantity=f"nivel 2 / nivel 1, trabajo de CPU medido dentro ({d} en {d})",
         unit="x",
+        ref=ref(
+            source=REFERENCE_SOURCE,
+            metric="trabajo_extremo",
+            engine=engine,
+            variant=PRIV,
+            over={"variant": "nivel1"},
+        ),
     )
     for engine, d in ((e, eng.DISPLAY[e]) for e in eng.CONTAINER_ENGINES)
 }
@@ -56,7 +91,8 @@ CPU_ACCUMULATES = {
 SYSCALL_CAUSE = Said(
     "causa_syscalls",
     "La causa es que cada nivel añade un recorrido de namespaces a cada llamada al sistema.",
-    SOURCE,
+    SOURCE_REPO,
+    where=WHERE_PROSE,
     quantity="el costo de cada nivel de namespaces de PID anidados por llamada al sistema",
     note="Lo decide el cuaderno 05 (05_llamadas_sistema), que midió namespaces de PID anidados.",
 )
@@ -67,12 +103,14 @@ SYSCALL_CAUSE_MISSING = SYSCALL_CAUSE.but(
 LLAMADAS_KEY = "anidamiento"  # notebook 05's claim «each nesting level of PID namespaces adds cost»
 NEEDS_PRIVILEGED = Said(
     "pip_necesita_privileged",
-    "Podman dentro de Podman sin --privileged falla (mount proc: Operation not permitted).",
-    SOURCE,
+    "Para anidar contenedores con Podman hace falta --privileged.",
+    SOURCE_CHAPTER,
+    where=CHAPTER_NOTE,
     kind="observed",
-    quantity="todos los pasos sin --privileged fallan",
+    quantity="Podman dentro de Podman: todos los pasos sin --privileged fallan",
     note="Se sostiene solo si falla cada paso de la escalera (la tabla «paso a paso», arriba); uno que "
-    "funcione basta para refutarla.",
+    "funcione basta para refutarla. El error «mount proc: Operation not permitted» lo registró el "
+    "experimento 4 del repositorio del capítulo, no el capítulo.",
 )
 
 

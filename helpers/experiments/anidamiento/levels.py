@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 
 EXPERIMENT = "anidamiento"
-SOURCE = "el capítulo original"
+# The figures and most claims come from the course repository the chapter grew from (its experiment 4),
+# not from the chapter: the chapter's only text on nesting is its closing note (SOURCE_CHAPTER).
+SOURCE_REPO = "el experimento 4 del repositorio del capítulo original (sonder-art/fdd_p26)"
+SOURCE = SOURCE_REPO
+REPO_FILE = "clase/08_containers/06_nested.md"
+SOURCE_CHAPTER = "el capítulo original"
+CHAPTER_NOTE = "«Nota sobre I/O y contenedores anidados»"
+REFERENCE_SOURCE = "fdd_p26"  # its rows in data/reference/anidamiento.csv
 
 LEVELS = (1, 2, 3)
 PRIV = "nivel2"
@@ -24,8 +31,8 @@ UNITS = {
     METRIC_START_INNER: "ms",
     METRIC_WORK: "s",
     METRIC_WORK_E2E: "s",
-    METRIC_PSS: "MB",
-    METRIC_STORE: "MB",
+    METRIC_PSS: "MiB",
+    METRIC_STORE: "MiB",
 }
 
 # The level each variant is measured against (its ratio's denominator): the level right above it.

@@ -7,8 +7,8 @@ Per round and arm (interleaved round-robin), two measurements:
 - CPU work (`dd if=/dev/urandom | sha256sum`, experiment 3's `hash` workload) by `exec` into an already
   running busybox container at that level: `trabajo` (s, timed inside by cronometro) and
   `trabajo_extremo` (s, timed from the host, all the `exec`s included).
-Once per nested arm: the memory of the inner engine (`pss_motor_interior`, MB) and its image store on
-disk (`almacen_interior`, MB).
+Once per nested arm: the memory of the inner engine (`pss_motor_interior`, MiB) and its image store on
+disk (`almacen_interior`, MiB).
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ from .levels import (
     UNPRIV,
 )
 
+MIB = 2**20
+
 DOCKER_UNPRIVILEGED = (
     "no se intenta: el daemon de dentro necesita montar sistemas de archivos, crear redes y "
     "escribir en los cgroups (CAP_SYS_ADMIN, CAP_NET_ADMIN), y el Docker sin root que podría "
@@ -60,7 +62,7 @@ class Config(Params):
     niveles: list = param([1, 2, 3], "Niveles", kind="multi", options=LEVELS)
     motores: list = param(["docker", "podman"], "Motores", options=eng.CONTAINER_ENGINES, allow_empty=True)
     privilegiado: bool = param(True, "Brazos con --privileged")
-    tamano_mb: int = param(20, "MB del trabajo de CPU (sha256)", minimum=1, maximum=1024)
+    tamaño_mib: int = param(20, "MiB del trabajo de CPU (sha256)", minimum=1, maximum=1024)
 
     def check(self) -> None:
         if 1 not in self.niveles:
@@ -134,7 +136,7 @@ class Nesting:
         if "docker" in self.engines and 2 in self.cfg.niveles:
             self.ctx.skip_arm("Docker en Docker sin --privileged", DOCKER_UNPRIVILEGED)
         arms = [a for a in wanted if a in self.chains]
-        script = workloads.script("hash", size_mb=self.cfg.tamano_mb)
+        script = workloads.script("hash", size_mb=self.cfg.tamaño_mib)
         measure_rounds(
             self.ctx,
             arms,
@@ -271,8 +273,8 @@ class Nesting:
                 "almacen": str(chain.store_dir),
             }
             if memory["pss"] is not None:
-                self.ctx.record(arm, METRIC_PSS, round(memory["pss"] / 1e6, 3), UNITS[METRIC_PSS], rep=1)
-            self.ctx.record(arm, METRIC_STORE, round(store / 1e6, 3), UNITS[METRIC_STORE], rep=1)
+                self.ctx.record(arm, METRIC_PSS, round(memory["pss"] / MIB, 3), UNITS[METRIC_PSS], rep=1)
+            self.ctx.record(arm, METRIC_STORE, round(store / MIB, 3), UNITS[METRIC_STORE], rep=1)
         self.ctx.run.update_meta(anidamiento=self.meta)
 
 

@@ -88,7 +88,7 @@ def test_an_error_midway_still_removes_containers_and_bundles(monkeypatch, conta
     with pytest.raises(RuntimeError, match="fallo inyectado"):
         anatomia.run(
             anatomia.config(
-                repeticiones=1, calentamiento=0, peldanos=["runc", "pool"], motores=container_engines[:1]
+                repeticiones=1, calentamiento=0, peldaños=["runc", "pool"], motores=container_engines[:1]
             )
         )
     meta = _only_meta()
@@ -115,7 +115,7 @@ def test_ctrl_c_during_the_warm_pool_cleans_up(monkeypatch, container_engines, r
             anatomia.config(
                 repeticiones=2,
                 calentamiento=0,
-                peldanos=["proceso", "runc", "pool"],
+                peldaños=["proceso", "runc", "pool"],
                 motores=container_engines[:1],
             )
         )
@@ -140,6 +140,6 @@ def test_the_phases_are_timed_apart_and_leave_no_container(engine_name, request)
 
 
 def test_bad_input_fails_before_launching(results_tmp):
-    with pytest.raises(Exception, match="PELDANOS"):
-        anatomia.run(anatomia.Config(peldanos=["proceso", "nada"]))
+    with pytest.raises(Exception, match="PELDAÑOS"):
+        anatomia.run(anatomia.Config(peldaños=["proceso", "nada"]))
     assert not results_tmp.exists()

@@ -20,7 +20,7 @@ def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
     assert all(not c.outputs and c.execution_count is None for c in code)
     params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
     assert len(params) == 1
-    for name in ("REPETICIONES", "CALENTAMIENTO", "PELDANOS", "IMAGEN", "MOTORES", "INTERACTIVO = True"):
+    for name in ("REPETICIONES", "CALENTAMIENTO", "PELDAÑOS", "IMAGEN", "MOTORES", "INTERACTIVO = True"):
         assert name in params[0].source
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     for heading in (
@@ -41,7 +41,7 @@ def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
     cfg = anatomia.config(
         repeticiones=scope["REPETICIONES"],
         calentamiento=scope["CALENTAMIENTO"],
-        peldanos=scope["PELDANOS"],
+        peldaños=scope["PELDAÑOS"],
         imagen=scope["IMAGEN"],
         motores=scope["MOTORES"],
     )

@@ -24,7 +24,7 @@ from helpers.experiments.anidamiento import measure
 
 pytestmark = pytest.mark.engines
 
-SMALL = dict(repeticiones=1, calentamiento=0, tamano_mb=2, niveles=[1, 2])
+SMALL = dict(repeticiones=1, calentamiento=0, tamaño_mib=2, niveles=[1, 2])
 
 
 @pytest.fixture
@@ -143,7 +143,7 @@ def test_ctrl_c_removes_outer_and_inner_containers(sandbox):
     script = (
         "import tempfile, sys; tempfile.tempdir = sys.argv[1]\n"
         "from helpers.experiments import anidamiento as exp\n"
-        "exp.run(exp.config(motores=['podman'], repeticiones=50, calentamiento=0, tamano_mb=2, niveles=[1, 2]))\n"
+        "exp.run(exp.config(motores=['podman'], repeticiones=50, calentamiento=0, tamaño_mib=2, niveles=[1, 2]))\n"
     )
     env = dict(os.environ, CURSO_RESULTADOS=str(results), PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(

@@ -46,7 +46,7 @@ def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
         niveles=scope["NIVELES"],
         motores=scope["MOTORES"],
         privilegiado=scope["PRIVILEGIADO"],
-        tamano_mb=scope["TAMANO_MB"],
+        tamaño_mib=scope["TAMAÑO_MIB"],
     )
     assert cfg == anidamiento.Config()
 

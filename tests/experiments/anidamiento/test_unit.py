@@ -4,6 +4,7 @@ analysis, verdicts and views on hand-made rows."""
 from __future__ import annotations
 
 import importlib
+import re
 
 import matplotlib
 import numpy as np
@@ -55,8 +56,8 @@ def test_one_declaration_gives_the_widget_and_the_validator_their_limits():
         ({"privilegiado": "sí"}, "PRIVILEGIADO"),
         ({"motores": ["lxc"]}, "MOTORES"),
         ({"calentamiento": 21}, "CALENTAMIENTO"),
-        ({"tamano_mb": 1025}, "TAMANO_MB"),
-        ({"tamano_mb": 0}, "TAMANO_MB"),
+        ({"tamaño_mib": 1025}, "TAMAÑO_MIB"),
+        ({"tamaño_mib": 0}, "TAMAÑO_MIB"),
     ],
 )
 def test_bad_parameters_fail_in_spanish_before_anything_runs(params, word):
@@ -369,3 +370,96 @@ def test_views_without_a_run():
         view.comparacion,
     ):
         assert func(None) is None
+
+
+# ---------------------------------------------------------------- sources, references, sentences
+def test_every_claim_names_its_source_and_where_in_it():
+    """The figures are the repository's experiment 4 (never «el capítulo original»); the --privileged
+    claim is the chapter's closing note."""
+    for claim in exp.claims(synthetic(), META):
+        assert claim.where, claim.key
+        if claim.key == "pip_necesita_privileged":
+            assert claim.source == exp.SOURCE_CHAPTER and "Nota sobre I/O" in claim.where
+            assert "repositorio" in claim.note and "mount proc" in claim.note
+        else:
+            assert claim.source == exp.SOURCE_REPO and "experimento 4" in claim.source
+            assert "06_nested.md" in claim.where
+
+
+def _figure(reference_df: pd.DataFrame, r) -> float:
+    def pick(filters) -> float:
+        sel = reference_df
+        for column, value in filters:
+            sel = sel[sel[column] == value]
+        assert len(sel) == 1, filters
+        return float(sel["value"].iloc[0])
+
+    value = pick(r.select)
+    if not r.over:
+        return value
+    base = pick(tuple((c, dict(r.over).get(c, v)) for c, v in r.select))
+    return (value / base - 1) * 100 if r.percent else value / base
+
+
+def test_claims_match_the_reference_figures():
+    """Each declared figure names its row of data/reference/anidamiento.csv (`ref`) and gives it back,
+    and the percentages written in the statements are those same numbers."""
+    ref = reference.load(exp.EXPERIMENT)
+    with_figure = [s for s in claims.SAID if s.claimed == s.claimed]
+    assert {s.key for s in with_figure} == {"arranque_aditivo", "cpu_acumula"}
+    for said in with_figure:
+        assert said.ref is not None, said.key
+        assert said.claimed == pytest.approx(_figure(ref, said.ref), rel=said.ref.rtol), said.key
+    for engine, pct in (("docker", "+8 %"), ("podman", "+45 %")):
+        said = claims.START_ADDITIVE[engine]
+        assert pct in said.statement
+        assert round((said.claimed - 1) * 100) == int(pct[1:-2])
+    bare = ref[(ref["engine"] == "bare") & (ref["metric"] == exp.METRIC_WORK_E2E)]["value"].iloc[0]
+    for engine, text in (("docker", "+15 % → +24 %"), ("podman", "+21 % → +49 %")):
+        assert text in claims.CPU_ACCUMULATES[engine].statement
+        rows = ref[(ref["engine"] == engine) & (ref["metric"] == exp.METRIC_WORK_E2E)].set_index("variant")
+        first, second = (round((rows.loc[v, "value"] / bare - 1) * 100) for v in ("nivel1", "nivel2"))
+        # the repository rounds from its own unrounded data: its percentages may differ by one point
+        said_first, said_second = (int(p.strip(" +%")) for p in text.split("→"))
+        assert abs(said_first - first) <= 1 and abs(said_second - second) <= 1
+
+
+def test_level_ratios_are_paired_by_round():
+    df = synthetic(start_l2_factor=1.2)
+    # a drift shared by each round moves both levels alike: the paired ratio does not see it
+    drift = df["rep"].map(lambda r: 1 + 0.5 * (r % 3))
+    drifting = df.assign(value=df["value"] * drift)
+    tight = exp.level_ratios(drifting, exp.METRIC_START_INNER)
+    row = tight[(tight["engine"] == "podman") & (tight["variant"] == "nivel2")].iloc[0]
+    assert row["ratio"] == pytest.approx(1.2, rel=0.02) and row["ic_alto"] - row["ic_bajo"] < 0.1
+    claim = _claims(drifting, META)[("arranque_aditivo", "podman")]
+    assert claim.detail.get("rondas") and claim.status == verdict.SE_CONFIRMA
+
+
+def test_the_sentences_follow_the_data(tmp_path, monkeypatch):
+    """Synthetic runs pointing both ways: the sentence under the plot and the notice of too few
+    repetitions change with the numbers."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from helpers.view import anidamiento as view
+
+    shown: list = []
+    monkeypatch.setattr(view, "show", lambda obj: None)
+    monkeypatch.setattr(view, "markdown", lambda text: shown.append(text or ""))
+    view.grafico(Resultado(exp.EXPERIMENT, synthetic(), tmp_path, META))
+    assert "Sin contenedor, `echo ok` tardó 1.0" in shown[-1]
+    assert re.search(r"el nivel 1 de Docker, (299|300|301)× \[", shown[-1])
+    slow_bare = synthetic()
+    slow_bare.loc[slow_bare["engine"] == "bare", "value"] *= 100
+    view.grafico(Resultado(exp.EXPERIMENT, slow_bare, tmp_path, META))
+    assert "Sin contenedor, `echo ok` tardó 100" in shown[-1]
+    assert re.search(r"el nivel 1 de Docker, (2\.9\d*|3\.0\d*)× \[", shown[-1])
+    few = synthetic()
+    few = few[few["rep"] <= 2]
+    shown.clear()
+    view.veredictos(Resultado(exp.EXPERIMENT, few, tmp_path, META))
+    assert any("sin veredictos" in t for t in shown)
+    shown.clear()
+    view.veredictos(Resultado(exp.EXPERIMENT, synthetic(), tmp_path, META))
+    assert not any("sin veredictos" in t for t in shown)

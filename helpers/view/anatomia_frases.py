@@ -1,0 +1,123 @@
+"""The sentences of notebook 04 that conclude, each generated from the run's figures (never written
+before the data): where the ladder jumps, which part of the waterfall weighs most, what a captured `run`
+does after the container's own command ended, the engines' own parts, and 01's answer cited."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from .. import experiments
+from ..experiments import anatomia
+from ..experiments.runner import Resultado
+from .common import engine_label, fmt, fmt_interval, fmt_pct, fmt_ratio, verdict_words
+
+
+def _finite(*values) -> bool:
+    return all(isinstance(v, (int, float)) and math.isfinite(v) for v in values)
+
+
+def ladder_sentence(summary: pd.DataFrame, meta: dict | None) -> str:
+    """From the process to each engine's `run`: how many times a process, and the largest step of the
+    bare ladder (between two consecutive rungs that were measured)."""
+    s = summary[summary["metric"] == anatomia.METRIC]
+    base = s[(s["engine"] == "bare") & (s["variant"] == "proceso")]
+    parts = []
+    if not base.empty:
+        b = base.iloc[0]
+        parts.append(f"Un proceso suelto (`echo ok`) tardó {fmt(b['mediana_ms'], 2, 'ms')} de mediana.")
+        for _, r in s[s["variant"] == "run_red"].iterrows():
+            parts.append(
+                f"El `run` de {engine_label(r['engine'], meta)} con la red por defecto, "
+                f"{fmt(r['mediana_ms'], 0, 'ms')}: {fmt_ratio(r['x_proceso'], r['x_proceso_ic_bajo'], r['x_proceso_ic_alto'])} "
+                "lo de un proceso."
+            )
+    bare = s[s["engine"] == "bare"].reset_index(drop=True)
+    if len(bare) >= 2:
+        steps = bare["mediana_ms"].diff().iloc[1:]
+        i = int(steps.idxmax())
+        parts.append(
+            f"Sin motor, el escalón más alto está entre «{bare.loc[i - 1, 'peldano']}» y «{bare.loc[i, 'peldano']}»: "
+            f"{fmt(steps.loc[i], 1, 'ms')} más (diferencia de medianas)."
+        )
+    return " ".join(parts)
+
+
+def waterfall_sentence(frames: list[pd.DataFrame], meta: dict | None) -> str:
+    """Per engine, the part of its `run` that weighs most, with its share and interval."""
+    lines = []
+    for w in frames:
+        w = w[w["fraccion"].notna()]
+        if w.empty:
+            continue
+        top = w.loc[w["fraccion"].idxmax()]
+        lines.append(
+            f"- En {engine_label(top['engine'], meta)}, la parte que más pesa es «{top['etiqueta']}»: "
+            f"{fmt(top['ms'], 0, 'ms')}, {fmt_pct(100 * top['fraccion'], 0, sign=False)} del `run` "
+            f"{fmt_interval(100 * top['fraccion_ic_bajo'], 100 * top['fraccion_ic_alto'], 0)}."
+        )
+    return "\n".join(lines)
+
+
+def chain_sentence(split: dict, engine: str, meta: dict | None) -> str:
+    """When the container's `echo` ended and when the CLI returned, and what started in between."""
+    if not split:
+        return ""
+    after = ", ".join(f"{name} ×{count}" if count > 1 else name for name, count in split["despues"].items())
+    share = split["despues_ms"] / split["total_ms"] if split["total_ms"] > 0 else float("nan")
+    text = (
+        f"En {engine_label(engine, meta)}, el `echo` del contenedor terminó a los {fmt(split['echo_ms'], 0, 'ms')} "
+        f"y el CLI volvió a los {fmt(split['total_ms'], 0, 'ms')}: {fmt(split['despues_ms'], 0, 'ms')} "
+        f"({fmt_pct(100 * share, 0, sign=False)} de esta captura) pasaron después de que el trabajo del "
+        "contenedor había terminado"
+    )
+    if split["procesos_despues"]:
+        text += (
+            f", y en ellos arrancaron {split['procesos_despues']} procesos ({after}): deshacer el contenedor."
+        )
+    else:
+        text += ", sin que arrancara ningún proceso nuevo (trabajo dentro de procesos que ya existían)."
+    return text
+
+
+def own_parts_sentence(df: pd.DataFrame, meta: dict | None) -> str:
+    """The engines' own parts (run --network none − runc run), paired by round, and their ratio: a
+    figure of this notebook's conditions, no verdict."""
+    own = anatomia.engine_own_parts(df)
+    engines = [e for e in ("docker", "podman") if e in own]
+    if not engines:
+        return ""
+    parts = [
+        f"{engine_label(e, meta)} {fmt(own[e][0], 0, 'ms')} {fmt_interval(own[e][1], own[e][2], 0)}"
+        for e in engines
+    ]
+    text = (
+        "La parte propia de cada motor en este cuaderno (su `run --network none` menos `runc run`, por ronda, "
+        f"IC 95 %): {' y '.join(parts)}."
+    )
+    if "podman/docker" in own:
+        value, low, high, n = own["podman/docker"]
+        text += (
+            f" La de Podman es {fmt_ratio(value, low, high)} la de Docker (n = {n} rondas): una cifra de estas "
+            "condiciones (sin red, restando el runtime), no otra respuesta a la pregunta que decide el cuaderno 01."
+        )
+    return text
+
+
+def answer_of_01(resultado: Resultado | None, root=None) -> str:
+    """«Is Podman faster to start?» as notebook 01 decided it (arranque.podman_mas_rapido), cited; ""
+    when 01 has no run (the view then says so with missing_run)."""
+    role = ((resultado.meta if resultado else {}).get("parameters") or {}).get("imagen", "alpine")
+    experiment, key = anatomia.ANSWER_OF_01
+    claim = experiments.read_claim(anatomia, experiment, key, root, role=role)
+    if claim is None:
+        claim = experiments.read_claim(anatomia, experiment, key, root)
+    if claim is None:
+        return ""
+    where = (claim.quantity or "").replace("`", "")
+    return (
+        f"**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01 (`run --rm … echo ok`, las "
+        f"condiciones del capítulo; {where}): {verdict_words(claim)}, Podman/Docker = "
+        f"{fmt_ratio(claim.value, claim.low, claim.high)} (n = {claim.n}). Aquí no se vuelve a juzgar."
+    )
