@@ -290,16 +290,17 @@ def veredictos(resultado: Resultado) -> None:
 
 
 def _behind_the_claims(resultado: Resultado) -> list[str]:
-    """Sentences from this run's numbers: level 3 against level 2, the CPU work timed from the host, and
-    how the ladder without --privileged ended."""
+    """Sentences from this run's numbers: the inner readings beside the claims judged from the host (the
+    `run` alone, the work alone), level 3 against level 2, and how the ladder without --privileged ended."""
     lines = []
     start = exp.level_ratios(resultado.df, exp.METRIC_START_INNER)
-    e2e = exp.level_ratios(resultado.df, exp.METRIC_WORK_E2E)
-    for engine in dict.fromkeys([*start["engine"], *e2e["engine"]]):
+    work = exp.level_ratios(resultado.df, exp.METRIC_WORK)
+    for engine in dict.fromkeys([*start["engine"], *work["engine"]]):
         name = ENGINE_LABEL.get(engine, engine)
         for table_, variant, what in (
+            (start, exp.PRIV, "arranque del `run` de dentro solo (sin los exec), nivel 2 / nivel 1"),
+            (work, exp.PRIV, "trabajo de CPU medido dentro (sin los exec), nivel 2 / nivel 1"),
             (start, "nivel3", "arranque del `run` de dentro, nivel 3 / nivel 2"),
-            (e2e, exp.PRIV, "trabajo de CPU desde el host (con los exec), nivel 2 / nivel 1"),
         ):
             sel = table_[(table_["engine"] == engine) & (table_["variant"] == variant)]
             if not sel.empty:

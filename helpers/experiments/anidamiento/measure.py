@@ -187,7 +187,7 @@ class Nesting:
     def open_nested(self, arm: NestArm) -> None:
         """Levels 2 and 3: the nesting image, how the outer container is opened, the chain, and one
         `echo ok` inside before measuring (a broken arm is skipped, not half-measured)."""
-        key = f"{arm.label} [{arm.engine}:{arm.variant}]"
+        key = arm.label  # the reader sees it (meta["skipped_arms"]): labels are unique per arm
         if not self.ctx.require_root(key, NESTED_WHAT):
             return
         started = time.monotonic()
