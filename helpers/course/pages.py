@@ -94,11 +94,16 @@ def _kit_page(title: str, body: str, back: str) -> str:
     )
 
 
-def render_instructor_kit(target: Path, docs_dir: Path | None = None) -> str | None:
+def render_instructor_kit(
+    target: Path, docs_dir: Path | None = None, *, results_root=None, facts: dict | None = None
+) -> str | None:
     """docs/guia_docente.md and docs/soluciones/*.md (not the template, `_*.md`) rendered into
-    target/ (build/html/docente/) with an index. Returns the index's path relative to build/html/,
-    or None when there are no docs."""
+    target/ (build/html/docente/) with an index, each `{{clave}}` filled with its fact from the latest
+    runs under `results_root` (course.facts). Returns the index's path relative to build/html/, or None
+    when there are no docs."""
     import mistune
+
+    from .facts import fill, kit_facts
 
     docs_dir = Path(docs_dir or DOCS_DIR)
     guide = docs_dir / "guia_docente.md"
@@ -106,12 +111,13 @@ def render_instructor_kit(target: Path, docs_dir: Path | None = None) -> str | N
     if not guide.is_file() and not solutions:
         return None
     target.mkdir(parents=True, exist_ok=True)
+    facts = kit_facts(results_root) if facts is None else facts
     links = []
     render = mistune.create_markdown(plugins=["table"])
     for source, out in ([(guide, target / "guia_docente.html")] if guide.is_file() else []) + [
         (p, target / "soluciones" / f"{p.stem}.html") for p in solutions
     ]:
-        text = source.read_text(encoding="utf-8")
+        text = fill(source.read_text(encoding="utf-8"), facts)
         title = next(
             (line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("#")), source.stem
         )

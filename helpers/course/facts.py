@@ -1,0 +1,395 @@
+"""The instructor's kit, generated from a run: every figure of the guide's «what you will see» and every
+fact a worked answer states, as a Spanish sentence computed from the latest run of each experiment
+(through the experiments' public analysis functions and view.common's number format).
+
+docs/guia_docente.md and docs/soluciones/*.md hold placeholders `{{clave}}`; `fill` replaces each with
+its sentence. When an experiment has no run yet, its facts say so instead of inventing a figure; when
+the run lacks the arms a fact needs (a quick profile, a student without root), the fact says which.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+
+import numpy as np
+
+from .. import stats
+from ..view import common
+
+# This module reads other experiments' runs through experiments.read_run, like any experiment does.
+READS = ("arranque", "escala", "ejecucion", "anatomia", "sistema_vm")
+PLACEHOLDER = re.compile(r"\{\{\s*([a-z0-9_.]+)\s*\}\}")
+ENGINE = {"docker": "Docker", "podman": "Podman"}
+
+Facts = dict[str, str]
+
+
+def _em(text: str) -> str:
+    return f"*({text})*"
+
+
+def no_run(notebook: str) -> str:
+    return _em(
+        f"todavía no hay ninguna corrida de `{notebook}` en esta máquina: ejecuta el cuaderno o "
+        "`make course` y vuelve a generar esta página; aquí no se inventa ninguna cifra"
+    )
+
+
+def missing_arms(notebook: str, what: str) -> str:
+    return _em(f"la última corrida de `{notebook}` no midió {what}, así que no hay cifra que dar")
+
+
+def _ms(values: np.ndarray) -> str:
+    return common.fmt_value(float(np.median(values)), "ms", common.significant(float(np.median(values))))
+
+
+def _ms_ci(values: np.ndarray) -> str:
+    lo, hi = stats.median_ci(values)
+    return common.fmt_value_interval(float(np.median(values)), lo, hi, "ms")
+
+
+def _share(value: float, lo: float, hi: float) -> str:
+    return common.fmt_value_interval(value * 100, lo * 100, hi * 100, "%").replace("+", "")
+
+
+def _run_tag(res) -> str:
+    return f"corrida `{res.meta.get('run_id', res.run_dir.name)}`"
+
+
+# ---------------------------------------------------------------- 01: arranque
+def _arranque(res) -> Facts:
+    from ..experiments import arranque as a
+
+    nb = a.NOTEBOOK
+    out: Facts = {}
+    df, meta = res.df, res.meta
+    table = a.summarize(df, meta)
+    if table.empty:
+        return {}
+    bare = table[(table["engine"] == "bare") & (table["variant"] == "proceso")]
+    out["arranque.bare"] = (
+        common.fmt_value(float(bare["mediana_ms"].iloc[0]), "ms", 2)
+        if len(bare)
+        else missing_arms(nb, "bare metal")
+    )
+    for engine in ENGINE:
+        rows = table[(table["engine"] == engine) & (table["variant"] == a.CONTAINER_VARIANT)]
+        if rows.empty:
+            out[f"arranque.{engine}"] = missing_arms(nb, f"{ENGINE[engine]} con la red por defecto")
+            continue
+        parts = [f"{common.fmt_value(r.mediana_ms, 'ms', 0)} ({r.role})" for r in rows.itertuples()]
+        out[f"arranque.{engine}"] = ", ".join(parts)
+    sentences = []
+    for claim in a.claims(df, meta):
+        if claim.key != "podman_mas_rapido" or np.isnan(claim.value):
+            continue
+        if not np.isnan(claim.low) and claim.low > 1:
+            who = "arranca antes Docker"
+        elif not np.isnan(claim.high) and claim.high < 1:
+            who = "arranca antes Podman"
+        elif np.isnan(claim.low):
+            who = "sin IC (pocas rondas), la mediana favorece a " + (
+                "Docker" if claim.value > 1 else "Podman"
+            )
+        else:
+            who = "el IC cruza 1×: no se distingue cuál arranca antes"
+        sentences.append(
+            f"Con {claim.detail.get('role', '?')}, Podman/Docker = "
+            f"{common.fmt_ratio(claim.value, claim.low, claim.high)}: {who}; el veredicto de 01 sobre "
+            f"«Podman arranca más rápido» es «{common.verdict_words(claim)}»."
+        )
+    out["arranque.podman_docker"] = (
+        f"En la {_run_tag(res)}, con la red por defecto (las condiciones del capítulo): "
+        + " ".join(sentences)
+        if sentences
+        else missing_arms(nb, "Docker y Podman en las mismas rondas")
+    )
+    podman = (meta.get("engines") or {}).get("podman") or {}
+    backend = podman.get("network_backend")
+    out["arranque.red_podman"] = (
+        f"En la {_run_tag(res)}, Podman {podman.get('server_version') or ''} "
+        f"configuró la red con `{backend}`".replace("  ", " ")
+        + (" (sin root)" if podman.get("rootless") else "")
+        + "."
+        if backend
+        else missing_arms(nb, "Podman (no hay datos de su red)")
+    )
+    return out
+
+
+# ---------------------------------------------------------------- 02: escala
+def _escala(res) -> Facts:
+    from ..experiments import escala as e
+
+    table = e.summarize(res.df, res.meta)
+    out: Facts = {}
+    metric = "memoria_cgroup_por_contenedor"
+    unit = next(iter(res.df.loc[res.df["metric"] == metric, "unit"]), "MB")
+    for engine in ENGINE:
+        rows = table[(table["engine"] == engine) & (table["n"] > 0)] if not table.empty else table
+        if rows.empty or metric not in rows or rows[metric].dropna().empty:
+            out[f"escala.memoria_{engine}"] = missing_arms(
+                e.NOTEBOOK, f"la memoria de cgroup de cada contenedor de {ENGINE[engine]}"
+            )
+            continue
+        row = rows.dropna(subset=[metric]).iloc[-1]
+        mib = float(row[metric]) / (1024 if unit == "KB" else 1)
+        out[f"escala.memoria_{engine}"] = (
+            f"{ENGINE[engine]} {common.fmt_value(mib, 'MiB', 2)} (N = {int(row['n'])})"
+        )
+    return out
+
+
+# ---------------------------------------------------------------- 03: ejecucion
+def _ejecucion(res) -> Facts:
+    from ..experiments import ejecucion as x
+
+    out: Facts = {}
+    costs = x.exec_costs(res.df)
+    for engine in ENGINE:
+        rows = costs[(costs["medida"] == x.EXEC_TRUE) & (costs["entorno"] == engine)] if len(costs) else costs
+        out[f"ejecucion.exec_{engine}"] = (
+            common.fmt_value_interval(
+                float(rows["mediana_ms"].iloc[0]),
+                float(rows["ic_bajo_ms"].iloc[0]),
+                float(rows["ic_alto_ms"].iloc[0]),
+                "ms",
+            )
+            if len(rows)
+            else missing_arms(x.NOTEBOOK, f"`exec true` en {ENGINE[engine]}")
+        )
+    over = x.overheads(res.df)
+    cpu = over[(over["carga"] == "hash") & (over["base"] == "bare") & over["entorno"].isin(list(ENGINE))]
+    if cpu.empty:
+        out["ejecucion.cpu"] = missing_arms(x.NOTEBOOK, "la carga hash dentro de un contenedor")
+    else:
+        out["ejecucion.cpu"] = "; ".join(
+            f"{ENGINE[r.entorno]} {common.fmt_value_interval(r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct, '%')}"
+            f" ({r.lectura})"
+            for r in cpu.itertuples()
+        )
+    return out
+
+
+# ---------------------------------------------------------------- 04: anatomia
+def _anatomia(res) -> Facts:
+    from ..experiments import anatomia as an
+
+    nb, df = an.NOTEBOOK, res.df
+    out: Facts = {}
+
+    # Exercise 1: the waterfall, the largest part and the network's share.
+    sentences = []
+    for engine in ENGINE:
+        if not an.values(df, engine, "run_red").size:
+            continue
+        parts = an.waterfall(df, engine).dropna(subset=["fraccion"])
+        if parts.empty:
+            continue
+        top = parts.loc[parts["fraccion"].idxmax()]
+        net = parts[parts["parte"] == "red"]
+        text = (
+            f"en {ENGINE[engine]} la parte mayor es «{top['etiqueta']}», "
+            f"{_share(top['fraccion'], top['fraccion_ic_bajo'], top['fraccion_ic_alto'])} del `run`"
+        )
+        if top["parte"] == "red":
+            text += ": la red es lo que más pesa"
+        elif len(net):
+            n = net.iloc[0]
+            text += (
+                f"; la red es {_share(n['fraccion'], n['fraccion_ic_bajo'], n['fraccion_ic_alto'])}: "
+                "no es la red lo que más pesa"
+            )
+        if len(parts) < len(an.waterfall_parts(engine)) - 1:
+            text += " (faltan peldaños de root, así que la parte de runtime y espacios queda sin repartir)"
+        sentences.append(text)
+    out["anatomia.cascada"] = (
+        f"En la {_run_tag(res)}, " + "; ".join(sentences) + "."
+        if sentences
+        else missing_arms(nb, "`run` con y sin red")
+    )
+
+    # Exercise 2: what each namespace adds to the one before it.
+    steps = [("proceso", "proceso")] + [(key, name) for key, _, name in an.NAMESPACES]
+    added = []
+    for (lower, _), (upper, name) in zip(steps, steps[1:]):
+        a, b = an.values(df, "bare", upper), an.values(df, "bare", lower)
+        if a.size and b.size:
+            value, lo, hi = stats.difference_ci(a, b)
+            added.append((name, value, lo, hi))
+    net = next((s for s in added if s[0] == "red"), None)
+    if net is None:
+        out["anatomia.espacios"] = missing_arms(nb, "los peldaños de espacios de nombres (necesitan root)")
+    else:
+        others = [s for s in added if s[0] in ("mount", "UTS", "IPC", "PID")]
+        together = sum(s[1] for s in others)
+        dearest = max(added, key=lambda s: s[1])
+        listing = ", ".join(f"{s[0]} {common.fmt_value_interval(s[1], s[2], s[3], 'ms')}" for s in added)
+        verdict = "cuesta más" if net[1] > together else "no cuesta más"
+        out["anatomia.espacios"] = (
+            f"En la {_run_tag(res)}, lo que añade cada espacio sobre el peldaño anterior: {listing}. "
+            f"El de red {verdict} que mount, UTS, IPC y PID juntos "
+            f"({common.fmt_value(net[1], 'ms', 2)} frente a {common.fmt_value(together, 'ms', 2)}, "
+            f"diferencias de medianas), y el que más añade es el de {dearest[0]}."
+        )
+
+    # Exercise 3: runc with and without a network namespace.
+    with_net, without = an.values(df, "bare", "runc_con_netns"), an.values(df, "bare", "runc_sin_netns")
+    if with_net.size and without.size:
+        value, lo, hi = stats.ratio_ci(with_net, without)
+        out["anatomia.runc_red"] = (
+            f"En la {_run_tag(res)}, `runc run` con espacio de red / sin él = {common.fmt_ratio(value, lo, hi)} "
+            f"({_ms(with_net)} frente a {_ms(without)})."
+        )
+    else:
+        out["anatomia.runc_red"] = missing_arms(nb, "`runc run` con y sin espacio de red")
+
+    # Exercise 4: run against start -a of the warm pool.
+    sentences = []
+    for engine in ENGINE:
+        run, pool = an.values(df, engine, "run_red"), an.values(df, engine, "pool")
+        if not (run.size and pool.size):
+            continue
+        saving, lo, hi = stats.difference_ci(pool, run, percent=True)
+        per_s = (1000 / np.median(run), 1000 / np.median(pool))
+        if -saving < 15:
+            word = "apenas unos pocos más"
+        elif -saving < 50:
+            word = "algunos más"
+        else:
+            word = "muchos más"
+        sentences.append(
+            f"en {ENGINE[engine]}, `run` {_ms(run)} (≈ {per_s[0]:.1f} por segundo) y `start -a` {_ms(pool)} "
+            f"(≈ {per_s[1]:.1f} por segundo): `start -a` cambia el tiempo un "
+            f"{common.fmt_value_interval(saving, lo, hi, '%')}, así que un núcleo arranca {word}"
+        )
+    out["anatomia.pool"] = (
+        f"En la {_run_tag(res)}, " + "; ".join(sentences) + "."
+        if sentences
+        else missing_arms(nb, "`run` y `start -a` del pool caliente")
+    )
+
+    # The network's share of each engine's run (exercise 2 of 01 and the guide's table).
+    costs = an.network_costs(df, res.meta.get("run_id", ""))
+    for engine in ENGINE:
+        c = costs.get(engine)
+        out[f"anatomia.sin_red_{engine}"] = (
+            common.fmt_value(c["sin_red_ms"], "ms", 0)
+            if c
+            else missing_arms(nb, f"{ENGINE[engine]} con `--network none`")
+        )
+    out["anatomia.red"] = (
+        f"En la {_run_tag(res)} de `{nb}`: "
+        + "; ".join(
+            f"{ENGINE[e]} {common.fmt_value(c['con_red_ms'], 'ms', 0)} con la red por defecto y "
+            f"{common.fmt_value(c['sin_red_ms'], 'ms', 0)} con `--network none`: la red es "
+            f"{_share(c['fraccion'], *c['fraccion_ic'])} de su arranque"
+            for e, c in costs.items()
+        )
+        + "."
+        if costs
+        else missing_arms(nb, "`run` con y sin red")
+    )
+    return out
+
+
+# ---------------------------------------------------------------- 08: sistema_vm
+def _sistema_vm(res) -> Facts:
+    from ..experiments import sistema_vm as s
+
+    table = s.summarize(res.df, res.meta)
+    out: Facts = {}
+    rows = table[table["metrica"] == s.DISCO] if "metrica" in table else table.iloc[0:0]
+    if rows.empty:
+        out["sistema_vm.disco"] = missing_arms(s.NOTEBOOK, "el disco que añade cada instancia")
+        return out
+    out["sistema_vm.disco"] = (
+        f"En la {_run_tag(res)}, el disco que añade cada instancia: "
+        + "; ".join(
+            f"{s.kind_label(r.tipo)} {common.fmt_value(float(r.mediana), r.unidad)}"
+            for r in rows.itertuples()
+        )
+        + "."
+    )
+    return out
+
+
+# ---------------------------------------------------------------- all of them
+BUILDERS: dict[str, Callable] = {
+    "arranque": _arranque,
+    "escala": _escala,
+    "ejecucion": _ejecucion,
+    "anatomia": _anatomia,
+    "sistema_vm": _sistema_vm,
+}
+# Every key each experiment gives (so a missing run fills all of them with its notice).
+KEYS: dict[str, tuple[str, ...]] = {
+    "arranque": (
+        "arranque.bare",
+        "arranque.docker",
+        "arranque.podman",
+        "arranque.podman_docker",
+        "arranque.red_podman",
+    ),
+    "escala": ("escala.memoria_docker", "escala.memoria_podman"),
+    "ejecucion": ("ejecucion.exec_docker", "ejecucion.exec_podman", "ejecucion.cpu"),
+    "anatomia": (
+        "anatomia.cascada",
+        "anatomia.espacios",
+        "anatomia.runc_red",
+        "anatomia.pool",
+        "anatomia.sin_red_docker",
+        "anatomia.sin_red_podman",
+        "anatomia.red",
+    ),
+    "sistema_vm": ("sistema_vm.disco",),
+}
+
+
+def kit_facts(root=None) -> Facts:
+    """{placeholder key: Spanish text} from the latest run of each experiment under `root` (by default
+    the course's results folder)."""
+    from .. import experiments
+
+    me = sys.modules[__name__]
+    out: Facts = {}
+    for name, build in BUILDERS.items():
+        notebook = experiments.get(name).NOTEBOOK
+        res = experiments.read_run(me, name, root)
+        got: Facts = {}
+        if res is not None and not res.df.empty:
+            try:
+                got = build(res)
+            except Exception as exc:  # noqa: BLE001 - one experiment's data must not stop the kit
+                reason = _em(
+                    f"no se pudo leer la última corrida de `{notebook}`: {type(exc).__name__}: {exc}"
+                )
+                got = dict.fromkeys(KEYS[name], reason)
+        for key in KEYS[name]:
+            out[key] = got.get(key) or (
+                no_run(notebook) if res is None or res.df.empty else missing_arms(notebook, "esto")
+            )
+    out.update(_without_root())
+    return out
+
+
+def _without_root() -> Facts:
+    """What a student without root loses per notebook, from each experiment's NEEDS_ROOT."""
+    from .. import experiments
+
+    out: Facts = {}
+    for module in experiments.all_experiments():
+        needs = list(getattr(module, "NEEDS_ROOT", {}).values())
+        out[f"sinroot.{module.EXPERIMENT}"] = (
+            "se omiten: " + "; ".join(needs)
+            if needs
+            else "los mismos brazos (ninguno declara que necesite root)"
+        )
+    return out
+
+
+def fill(text: str, facts: Facts) -> str:
+    """The text with every `{{clave}}` replaced by its fact; an unknown key says so (in Spanish)."""
+    return PLACEHOLDER.sub(lambda m: facts.get(m.group(1), _em(f"dato desconocido: {m.group(1)}")), text)

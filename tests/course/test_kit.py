@@ -1,0 +1,176 @@
+"""The instructor's kit is generated from a run (issue 22): every figure of the guide and every fact a
+worked answer states comes from the latest runs, a sentence that changes when the data point the other
+way, and a notice in Spanish when there is no run."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import PROJECT_ROOT, course, results
+from helpers.course import facts as kit
+from helpers.experiments import anatomia
+
+DOCS = PROJECT_ROOT / "docs"
+ROLES = {"alpine": "curso/busybox-estatico:1", "ubuntu": "curso/debian-minbase:bookworm"}
+
+
+def _write_run(root: Path, experiment: str, run_id: str, rows: list[tuple], meta: dict | None = None) -> None:
+    run_dir = root / experiment / run_id
+    run_dir.mkdir(parents=True)
+    lines = [",".join(results.COLUMNS)]
+    lines += [",".join(str(v) for v in (experiment, *row)) for row in rows]
+    (run_dir / "raw.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    base = {"experiment": experiment, "run_id": run_id, "status": "complete", "started_ns": 1}
+    (run_dir / "meta.json").write_text(json.dumps({**base, **(meta or {})}), encoding="utf-8")
+
+
+def _reps(center: float, n: int = 8, seed: int = 0) -> list[float]:
+    rng = np.random.default_rng(seed)
+    return [round(center * (1 + 0.01 * x), 4) for x in rng.standard_normal(n)]
+
+
+def _anatomia(root: Path, network_heavy: bool) -> None:
+    """A ladder where the network dominates `run`, netns is the dearest namespace and the warm pool saves
+    most of a launch (network_heavy), or the other way round on all three."""
+    if network_heavy:
+        bare = dict(proceso=1, ns_mount=1.1, ns_uts=1.15, ns_ipc=1.2, ns_pid=1.3, ns_red=4.3)
+        bare |= dict(runc_sin_netns=20, runc_con_netns=23, runc_overlay=25)
+        engine = dict(run_sin_red=60, run_red=200, pool=40)
+    else:
+        bare = dict(proceso=1, ns_mount=2.0, ns_uts=2.05, ns_ipc=2.1, ns_pid=2.2, ns_red=2.5)
+        bare |= dict(runc_sin_netns=20, runc_con_netns=20.5, runc_overlay=22)
+        engine = dict(run_sin_red=180, run_red=200, pool=195)
+    rows = []
+    for i, (variant, ms) in enumerate(bare.items()):
+        rows += [("bare", "", variant, r, "arranque", v, "ms") for r, v in enumerate(_reps(ms, seed=i), 1)]
+    for name in ("docker", "podman"):
+        for i, (variant, ms) in enumerate(engine.items()):
+            values = _reps(ms, seed=10 + i)
+            rows += [
+                (name, ROLES["alpine"], variant, r, "arranque", v, "ms") for r, v in enumerate(values, 1)
+            ]
+    _write_run(root, "anatomia", "20260101T000000Z-anat", rows)
+
+
+def _arranque(root: Path, podman_faster: bool) -> None:
+    docker_ms, podman_ms = (200, 100) if podman_faster else (100, 200)
+    rows = [("bare", "", "proceso", r, "arranque", v, "ms") for r, v in enumerate(_reps(1.0), 1)]
+    for name, ms in (("docker", docker_ms), ("podman", podman_ms)):
+        for role, image in ROLES.items():
+            values = _reps(ms, seed=len(name) + len(role))
+            rows += [(name, image, "por_defecto", r, "arranque", v, "ms") for r, v in enumerate(values, 1)]
+    images = {
+        name: {role: {"role": role, "engine": name, "name": image} for role, image in ROLES.items()}
+        for name in ("docker", "podman")
+    }
+    backend = "netavark" if podman_faster else "cni"
+    meta = {"images": images, "engines": {"podman": {"network_backend": backend, "server_version": "4.3.1"}}}
+    _write_run(root, "arranque", "20260101T000000Z-arra", rows, meta)
+
+
+def _text(page: Path) -> str:
+    """A rendered page as a reader sees it: no tags, entities unescaped, spaces collapsed."""
+    raw = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))
+    return re.sub(r"\s+", " ", html.unescape(raw))
+
+
+def _render(tmp_path: Path, root: Path) -> dict[str, str]:
+    target = tmp_path / f"html-{root.name}" / "docente"
+    assert course.render_instructor_kit(target, results_root=root) == "docente/index.html"
+    pages = {"guia": _text(target / "guia_docente.html")}
+    for page in (target / "soluciones").glob("*.html"):
+        pages[page.stem] = _text(page)
+    return pages
+
+
+def test_every_placeholder_of_the_kit_is_a_known_fact():
+    known = set(kit.kit_facts(Path("/nonexistent")))  # every key exists even without any run
+    used = set()
+    for path in [DOCS / "guia_docente.md", *sorted((DOCS / "soluciones").glob("*.md"))]:
+        used |= set(kit.PLACEHOLDER.findall(path.read_text(encoding="utf-8")))
+    assert used, "la guía y las soluciones no toman ninguna cifra de una corrida"
+    assert used <= known, sorted(used - known)
+    assert {"anatomia.cascada", "anatomia.espacios", "anatomia.pool", "arranque.red_podman"} <= used
+
+
+def test_without_a_run_the_pages_say_so_in_spanish(tmp_path):
+    pages = _render(tmp_path, tmp_path / "vacio")
+    for text in pages.values():
+        assert not kit.PLACEHOLDER.search(text) and "dato desconocido" not in text
+    assert "todavía no hay ninguna corrida de 04_anatomia_arranque" in pages["04_anatomia_arranque"]
+    assert "todavía no hay ninguna corrida de 01_arranque" in pages["guia"]
+    assert not re.search(r"\d ms", pages["04_anatomia_arranque"])  # no figure invented
+
+
+def test_the_worked_answers_follow_the_data_both_ways(tmp_path):
+    heavy, light = tmp_path / "red", tmp_path / "motor"
+    _anatomia(heavy, network_heavy=True)
+    _anatomia(light, network_heavy=False)
+    _arranque(heavy, podman_faster=True)
+    _arranque(light, podman_faster=False)
+    a, b = _render(tmp_path, heavy)["04_anatomia_arranque"], _render(tmp_path, light)["04_anatomia_arranque"]
+
+    # Exercise 1: which part of `run` weighs most.
+    assert "en Docker la parte mayor es «configurar la red" in a and "la red es lo que más pesa" in a
+    assert "en Docker la parte mayor es «el motor" in b and "no es la red lo que más pesa" in b
+    assert "la red es lo que más pesa" not in b
+    # Exercise 2: netns against mount, UTS, IPC and PID together, and the dearest one.
+    assert "El de red cuesta más que mount, UTS, IPC y PID juntos" in a and "el de red." in a
+    assert "El de red no cuesta más que mount, UTS, IPC y PID juntos" in b and "el de mount." in b
+    # Exercise 4: what start -a of the warm pool saves.
+    assert "un núcleo arranca muchos más" in a and "un núcleo arranca apenas unos pocos más" in b
+    # The figures are the run's: the pool's median and the network's share, as view.common writes them.
+    pool = anatomia.values(
+        results.read_raw(heavy / "anatomia" / "20260101T000000Z-anat" / "raw.csv"), "docker", "pool"
+    )
+    assert f"`start -a` {kit._ms(pool)}".replace("`", "") in a
+    share = anatomia.waterfall(
+        results.read_raw(light / "anatomia" / "20260101T000000Z-anat" / "raw.csv"), "docker"
+    ).set_index("parte")
+    assert kit._share(*share.loc["red", ["fraccion", "fraccion_ic_bajo", "fraccion_ic_alto"]]) in b
+
+    # 01 and the guide: who starts first, and Podman's network program, from the run.
+    guide_a, guide_b = _render(tmp_path, heavy)["guia"], _render(tmp_path, light)["guia"]
+    assert "arranca antes Podman" in guide_a and "arranca antes Docker" not in guide_a
+    assert "arranca antes Docker" in guide_b and "arranca antes Podman" not in guide_b
+    one_a, one_b = _render(tmp_path, heavy)["01_arranque"], _render(tmp_path, light)["01_arranque"]
+    assert "configuró la red con netavark" in one_a and "configuró la red con cni" in one_b
+
+
+@pytest.mark.notebook
+def test_the_kit_of_the_quick_course_states_its_own_run():
+    """The course's quick run (shared with the other course tests): the kit beside it states that run's
+    figures, and each worked answer's conclusion is the one its data give."""
+    from tests.curso_rapido import quick_course
+
+    run = quick_course()
+    docente = run.build / "html" / "docente"
+    assert (docente / "index.html").is_file(), run.output[-2000:]
+    latest = results.latest_run("anatomia", run.results)
+    assert latest is not None, "el curso rápido no dejó una corrida de 04"
+    page = _text(docente / "soluciones" / "04_anatomia_arranque.html")
+    assert latest.name in page
+    df = results.read_raw(latest / "raw.csv")
+    for engine in ("docker", "podman"):
+        parts = anatomia.waterfall(df, engine).dropna(subset=["fraccion"])
+        if parts.empty:
+            continue
+        top = parts.loc[parts["fraccion"].idxmax()]
+        start = page.index(f"en {kit.ENGINE[engine]} la parte mayor es «{top['etiqueta']}»")
+        clause = page[start:].split(";")[0] if top["parte"] == "red" else page[start:].split("; en ")[0]
+        if top["parte"] == "red":
+            assert "la red es lo que más pesa" in clause, clause
+        elif "red" in set(parts["parte"]):
+            assert "no es la red lo que más pesa" in clause, clause
+    facts = kit.kit_facts(run.results)
+    guide = _text(docente / "guia_docente.html")
+    for key in ("arranque.bare", "arranque.docker", "arranque.podman"):
+        assert facts[key] in guide, (key, facts[key])
+    for text in [guide, page]:
+        assert not kit.PLACEHOLDER.search(text) and "dato desconocido" not in text
