@@ -54,6 +54,12 @@ def _share(value: float, lo: float, hi: float) -> str:
     return common.fmt_value_interval(value * 100, lo * 100, hi * 100, "%").replace("+", "")
 
 
+def _about(count: float) -> str:
+    """A count nobody should read to the unit: two significant figures («1 600», «29 000»)."""
+    digits = max(len(str(int(count))) - 2, 0)
+    return common.num(round(count, -digits))
+
+
 def _run_tag(res) -> str:
     return f"corrida `{res.meta.get('run_id', res.run_dir.name)}`"
 
@@ -139,6 +145,36 @@ def _escala(res) -> Facts:
         out[f"escala.memoria_{engine}"] = (
             f"{ENGINE[engine]} {common.fmt_value(mib, 'MiB', 2)} (N = {int(row['n'])})"
         )
+    free = (res.meta.get("host") or {}).get("memory_available_bytes")
+    sentences = []
+    for basis in ("rss", "pss"):
+        bill = e.memory_bill(res.df, basis)
+        fit = e.crossover(res.df, basis)["fit"]
+        if not fit:
+            continue
+        parts = []
+        for engine, line in fit.items():
+            fixed, per = line["fijo_kb"] / 1024, line["por_contenedor_kb"] / 1024
+            text = (
+                f"{ENGINE.get(engine, engine)} {common.fmt_value(fixed, 'MiB', 0)} fijos y "
+                f"{common.fmt_value(per, 'MiB', 1)} por contenedor"
+            )
+            if free and per > 0:
+                text += f" (cabrían unos {_about(max(free / 2**20 - fixed, 0) / per)})"
+            last = bill[bill["engine"] == engine].dropna(subset=["ayudantes_kb", "cgroup_kb"]).tail(1)
+            if len(last):
+                helper = float(last["ayudantes_kb"].iloc[0]) > float(last["cgroup_kb"].iloc[0])
+                text += ", y por contenedor pesa más " + (
+                    "su ayudante que su cgroup" if helper else "su cgroup que su ayudante"
+                )
+            parts.append(text)
+        sentences.append(f"con {basis.upper()}, " + "; ".join(parts))
+    memory = f" en los {common.fmt_value(free / 2**30, 'GiB', 1)} libres que tenía al medir" if free else ""
+    out["escala.caben"] = (
+        f"En la {_run_tag(res)}{memory}: " + ". Y ".join(sentences) + "."
+        if sentences
+        else missing_arms(e.NOTEBOOK, "la factura de memoria de los dos motores")
+    )
     return out
 
 
@@ -160,6 +196,20 @@ def _ejecucion(res) -> Facts:
             if len(rows)
             else missing_arms(x.NOTEBOOK, f"`exec true` en {ENGINE[engine]}")
         )
+    per_s = []
+    for engine in ENGINE:
+        rows = costs[(costs["medida"] == x.EXEC_TRUE) & (costs["entorno"] == engine)] if len(costs) else costs
+        if len(rows):
+            ms = float(rows["mediana_ms"].iloc[0])
+            per_s.append(
+                f"`{engine} exec … true` tardó una mediana de {common.fmt_value(ms, 'ms', common.significant(ms))}, "
+                f"así que un núcleo atendería como mucho unas {1000 / ms:.0f} peticiones por segundo"
+            )
+    out["ejecucion.exec_por_segundo"] = (
+        f"En la {_run_tag(res)}, " + "; ".join(per_s) + "."
+        if per_s
+        else missing_arms(x.NOTEBOOK, "`exec true` en un contenedor")
+    )
     over = x.overheads(res.df)
     cpu = over[(over["carga"] == "hash") & (over["base"] == "bare") & over["entorno"].isin(list(ENGINE))]
     if cpu.empty:
@@ -234,6 +284,11 @@ def _anatomia(res) -> Facts:
             f"({common.fmt_value(net[1], 'ms', 2)} frente a {common.fmt_value(together, 'ms', 2)}, "
             f"diferencias de medianas), y el que más añade es el de {dearest[0]}."
         )
+        if any(np.isnan(step[2]) for step in added):
+            out["anatomia.espacios"] += (
+                " Con tan pocas repeticiones no hay IC y las diferencias pueden salir negativas: repite con "
+                "`REPETICIONES = 50` antes de concluir."
+            )
 
     # Exercise 3: runc with and without a network namespace.
     with_net, without = an.values(df, "bare", "runc_con_netns"), an.values(df, "bare", "runc_sin_netns")
@@ -254,16 +309,23 @@ def _anatomia(res) -> Facts:
             continue
         saving, lo, hi = stats.difference_ci(pool, run, percent=True)
         per_s = (1000 / np.median(run), 1000 / np.median(pool))
-        if -saving < 15:
-            word = "apenas unos pocos más"
+        no_ci = np.isnan(lo)
+        if (no_ci and saving > 0) or (not no_ci and lo > 0):
+            word = "arranca menos con `start -a`, no más: aquí el pool no ahorra nada"
+        elif not no_ci and hi >= 0:
+            word = "no arranca más con `start -a` que con `run`: con estas repeticiones no se distinguen"
+        elif -saving < 15:
+            word = "arranca apenas unos pocos más"
         elif -saving < 50:
-            word = "algunos más"
+            word = "arranca algunos más"
         else:
-            word = "muchos más"
+            word = "arranca muchos más"
+        if no_ci:
+            word += " (sin IC: pocas repeticiones)"
         sentences.append(
             f"en {ENGINE[engine]}, `run` {_ms(run)} (≈ {per_s[0]:.1f} por segundo) y `start -a` {_ms(pool)} "
             f"(≈ {per_s[1]:.1f} por segundo): `start -a` cambia el tiempo un "
-            f"{common.fmt_value_interval(saving, lo, hi, '%')}, así que un núcleo arranca {word}"
+            f"{common.fmt_value_interval(saving, lo, hi, '%')}, así que un núcleo {word}"
         )
     out["anatomia.pool"] = (
         f"En la {_run_tag(res)}, " + "; ".join(sentences) + "."
@@ -333,8 +395,13 @@ KEYS: dict[str, tuple[str, ...]] = {
         "arranque.podman_docker",
         "arranque.red_podman",
     ),
-    "escala": ("escala.memoria_docker", "escala.memoria_podman"),
-    "ejecucion": ("ejecucion.exec_docker", "ejecucion.exec_podman", "ejecucion.cpu"),
+    "escala": ("escala.memoria_docker", "escala.memoria_podman", "escala.caben"),
+    "ejecucion": (
+        "ejecucion.exec_docker",
+        "ejecucion.exec_podman",
+        "ejecucion.exec_por_segundo",
+        "ejecucion.cpu",
+    ),
     "anatomia": (
         "anatomia.cascada",
         "anatomia.espacios",

@@ -125,6 +125,7 @@ def test_the_worked_answers_follow_the_data_both_ways(tmp_path):
     assert "El de red no cuesta más que mount, UTS, IPC y PID juntos" in b and "el de mount." in b
     # Exercise 4: what start -a of the warm pool saves.
     assert "un núcleo arranca muchos más" in a and "un núcleo arranca apenas unos pocos más" in b
+    assert "no más" not in a + b
     # The figures are the run's: the pool's median and the network's share, as view.common writes them.
     pool = anatomia.values(
         results.read_raw(heavy / "anatomia" / "20260101T000000Z-anat" / "raw.csv"), "docker", "pool"
