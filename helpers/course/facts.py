@@ -45,11 +45,6 @@ def _ms(values: np.ndarray) -> str:
     return common.fmt_value(float(np.median(values)), "ms", common.significant(float(np.median(values))))
 
 
-def _ms_ci(values: np.ndarray) -> str:
-    lo, hi = stats.median_ci(values)
-    return common.fmt_value_interval(float(np.median(values)), lo, hi, "ms")
-
-
 def _share(value: float, lo: float, hi: float) -> str:
     return common.fmt_value_interval(value * 100, lo * 100, hi * 100, "%").replace("+", "")
 
@@ -265,7 +260,7 @@ def _anatomia(res) -> Facts:
     steps = [("proceso", "proceso")] + [(key, name) for key, _, name in an.NAMESPACES]
     added = []
     for (lower, _), (upper, name) in zip(steps, steps[1:]):
-        a, b = an.values(df, "bare", upper), an.values(df, "bare", lower)
+        a, b = an.series(df, "bare", upper), an.series(df, "bare", lower)  # paired by round
         if a.size and b.size:
             value, lo, hi = stats.difference_ci(a, b)
             added.append((name, value, lo, hi))
@@ -291,7 +286,7 @@ def _anatomia(res) -> Facts:
             )
 
     # Exercise 3: runc with and without a network namespace.
-    with_net, without = an.values(df, "bare", "runc_con_netns"), an.values(df, "bare", "runc_sin_netns")
+    with_net, without = an.series(df, "bare", "runc_con_netns"), an.series(df, "bare", "runc_sin_netns")
     if with_net.size and without.size:
         value, lo, hi = stats.ratio_ci(with_net, without)
         out["anatomia.runc_red"] = (
@@ -304,7 +299,7 @@ def _anatomia(res) -> Facts:
     # Exercise 4: run against start -a of the warm pool.
     sentences = []
     for engine in ENGINE:
-        run, pool = an.values(df, engine, "run_red"), an.values(df, engine, "pool")
+        run, pool = an.series(df, engine, "run_red"), an.series(df, engine, "pool")
         if not (run.size and pool.size):
             continue
         saving, lo, hi = stats.difference_ci(pool, run, percent=True)
