@@ -13,6 +13,15 @@ from ..experiments import anatomia
 from ..experiments.runner import Resultado
 from .common import engine_label, fmt, fmt_interval, fmt_pct, fmt_ratio, verdict_words
 
+LINEAR = (
+    "proceso",
+    *[key for key, _, _ in anatomia.NAMESPACES],
+    "chroot",
+    "runc_sin_netns",
+    "runc_con_netns",
+    "runc_overlay",
+)
+
 
 def _finite(*values) -> bool:
     return all(isinstance(v, (int, float)) and math.isfinite(v) for v in values)
@@ -33,7 +42,8 @@ def ladder_sentence(summary: pd.DataFrame, meta: dict | None) -> str:
                 f"{fmt(r['mediana_ms'], 0, 'ms')}: {fmt_ratio(r['x_proceso'], r['x_proceso_ic_bajo'], r['x_proceso_ic_alto'])} "
                 "lo de un proceso."
             )
-    bare = s[s["engine"] == "bare"].reset_index(drop=True)
+    # the linear ladder only: runsc is another runtime beside runc, not a rung above the overlay
+    bare = s[(s["engine"] == "bare") & s["variant"].isin(LINEAR)].reset_index(drop=True)
     if len(bare) >= 2:
         steps = bare["mediana_ms"].diff().iloc[1:]
         i = int(steps.idxmax())
@@ -64,7 +74,11 @@ def chain_sentence(split: dict, engine: str, meta: dict | None) -> str:
     """When the container's `echo` ended and when the CLI returned, and what started in between."""
     if not split:
         return ""
-    after = ", ".join(f"{name} ×{count}" if count > 1 else name for name, count in split["despues"].items())
+    names = {
+        name if name != "?" else "sin nombre (terminaron antes de leerlo)": n
+        for name, n in split["despues"].items()
+    }
+    after = ", ".join(f"{name} ×{count}" if count > 1 else name for name, count in names.items())
     share = split["despues_ms"] / split["total_ms"] if split["total_ms"] > 0 else float("nan")
     text = (
         f"En {engine_label(engine, meta)}, el `echo` del contenedor terminó a los {fmt(split['echo_ms'], 0, 'ms')} "
@@ -73,9 +87,9 @@ def chain_sentence(split: dict, engine: str, meta: dict | None) -> str:
         "contenedor había terminado"
     )
     if split["procesos_despues"]:
-        text += (
-            f", y en ellos arrancaron {split['procesos_despues']} procesos ({after}): deshacer el contenedor."
-        )
+        count = split["procesos_despues"]
+        started = "arrancó 1 proceso" if count == 1 else f"arrancaron {count} procesos"
+        text += f", y en ellos {started} ({after}): deshacer el contenedor."
     else:
         text += ", sin que arrancara ningún proceso nuevo (trabajo dentro de procesos que ya existían)."
     return text

@@ -132,7 +132,8 @@ def chain_split(chain: pd.DataFrame, engine: str, total_ms: float | None = None)
     CLI returned, and the processes that started after the `echo` ended (what tears the container
     down: network, layer, the engine's bookkeeping), by program. {} without an `echo` in the chain."""
     procs = chain[(chain["engine"] == engine) & chain["start_ms"].notna()]
-    echo = procs[procs["name"] == COMMAND[0]]
+    # the container's own process: named `echo`, or, exec'd too fast to read, proc_events' own name for it
+    echo = procs[procs["name"].isin([COMMAND[0], proc_events.CONTAINER_PROCESS])]
     if echo.empty:
         return {}
     first = echo.sort_values("start_ms").iloc[0]

@@ -14,7 +14,7 @@ import pytest
 from helpers import images, proc_events
 from helpers.experiments import anatomia
 from helpers.experiments.anatomia import measure as anatomy_measure
-from helpers.experiments.anatomia import phases
+from helpers.experiments.anatomia import phases, rungs
 
 pytestmark = pytest.mark.engines
 
@@ -143,3 +143,25 @@ def test_bad_input_fails_before_launching(results_tmp):
     with pytest.raises(Exception, match="PELDAÑOS"):
         anatomia.run(anatomia.Config(peldaños=["proceso", "nada"]))
     assert not results_tmp.exists()
+
+
+def test_without_root_the_namespace_and_chroot_rungs_run_in_a_user_namespace(tmp_path):
+    """The argv a user without root gets (unshare -r), run as `nobody`: every namespace rung and chroot
+    answer «ok» (a kernel that refuses user namespaces would make the run skip them, with the reason)."""
+    import shutil
+    import subprocess
+
+    if not shutil.which("setpriv"):
+        pytest.skip("falta setpriv (util-linux)")
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    for key, _, _ in anatomia.NAMESPACES:
+        argv = anatomia.namespace_argv(key, without_root=True)
+        out = subprocess.run([*as_nobody, *argv], capture_output=True, text=True, timeout=30)
+        assert (out.returncode, out.stdout.strip()) == (0, "ok"), (key, out.stderr)
+    out = subprocess.run(
+        [*as_nobody, "unshare", *rungs.USERNS, "chroot", "/", *anatomia.COMMAND],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert (out.returncode, out.stdout.strip()) == (0, "ok"), out.stderr
