@@ -443,7 +443,8 @@ def _without_root() -> Facts:
 
     out: Facts = {}
     for module in experiments.all_experiments():
-        needs = list(getattr(module, "NEEDS_ROOT", {}).values())
+        # Each what is a phrase read mid-sentence: «un contenedor con gVisor», never «Un contenedor…».
+        needs = [w[:1].lower() + w[1:] for w in getattr(module, "NEEDS_ROOT", {}).values()]
         out[f"sinroot.{module.EXPERIMENT}"] = (
             "se omiten: " + "; ".join(needs)
             if needs
