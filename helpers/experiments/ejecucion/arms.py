@@ -4,6 +4,14 @@ line in each environment, and how one repetition is timed.
 Every workload runs under the probe `probes/bin/cronometro`, which times the work from inside its
 environment, so each measurement gives two rows: `extremo_a_extremo` (the whole command as a student
 types it, timed from the host) and `trabajo` (the work alone, as the probe reports it).
+
+Two arms time `exec` itself: `exec_true` (`exec CONTENEDOR true` from the host, what a user waits for;
+`true` as a new process on bare metal) and `exec_dentro` (`cronometro true` inside the environment: the
+fork + exec + wait of one process, the «solo la syscall exec» of the chapter).
+
+The I/O workloads (`archivos`, `escritura`, `copia`) name where they write (`lugar`): `host` (a fresh
+directory on the host's disk, written by bare metal or by the chroot), `capa` (the container's writable
+overlay layer) or `volumen` (a host directory bind-mounted into the container).
 """
 
 from __future__ import annotations
@@ -19,20 +27,25 @@ from ... import measure, probes, workloads
 from ...errors import ComandoFallido
 from ..runner import Arm as BaseArm
 
-WORKLOADS = workloads.SCRIPTS  # hash, sort, archivos, escritura
-CPU_WORKLOADS = ("hash", "sort", "archivos")  # the ones that also run under chroot
-PLACES = ("capa", "volumen", "host")
+WORKLOADS = workloads.SCRIPTS  # hash, sort, archivos, escritura, copia
+CPU_WORKLOADS = ("hash", "sort")
+IO_WORKLOADS = ("archivos", "escritura", "copia")  # written to a place; the disk is synced before each
+CHROOT_WORKLOADS = ("hash", "sort", "archivos")  # the ones that also run under chroot
+PLACES = ("host", "capa", "volumen")
 ENVIRONMENTS = ("bare", "chroot", "docker", "podman")
 EXEC_TRUE = "exec_true"
+EXEC_INSIDE = "exec_dentro"
 METRIC_E2E = "extremo_a_extremo"
 METRIC_WORK = "trabajo"
 # Spanish names, for every table that shows them (the views and the closing table).
 WORKLOAD_NAMES = {
     EXEC_TRUE: "exec true",
+    EXEC_INSIDE: "un proceso nuevo dentro del entorno",
     "hash": "hash (SHA-256)",
     "sort": "sort (1 M enteros)",
     "archivos": "archivos pequeños",
     "escritura": "escritura con fsync",
+    "copia": "modificar un archivo de la imagen",
 }
 PLACE_NAMES = {
     "": "",
@@ -44,7 +57,7 @@ PLACE_NAMES = {
 BASE_NAMES = {
     "bare": "los binarios del host",
     "chroot": "un chroot con la misma imagen",
-    "host": "bare metal escribiendo en el disco del host",
+    "host": "bare metal en el disco del host",
 }
 
 PROBE = probes.path("cronometro")
@@ -72,34 +85,28 @@ def make_arm(workload: str, place: str, env: str, image: str = "") -> Arm:
 def plan(
     workloads_wanted: Sequence[str], containers: Sequence[str], image_names: dict[str, str], chroot_image: str
 ) -> list[Arm]:
-    """Every arm of the run: exec_true first, then each workload on bare metal, in the chroot (when
-    `chroot_image` is set) and in each container; `escritura` in each place instead."""
-    arms = [make_arm(EXEC_TRUE, "", "bare")]
-    arms += [make_arm(EXEC_TRUE, "", e, image_names[e]) for e in containers]
-    for workload in workloads_wanted:
-        if workload == "escritura":
-            arms.append(make_arm(workload, "host", "bare"))
-            for e in containers:
-                arms += [make_arm(workload, p, e, image_names[e]) for p in ("capa", "volumen")]
-            continue
-        arms.append(make_arm(workload, "", "bare"))
-        if chroot_image:
-            arms.append(make_arm(workload, "", "chroot", chroot_image))
-        arms += [make_arm(workload, "", e, image_names[e]) for e in containers]
+    """Every arm of the run: `exec` first (exec_true, exec_dentro), then each workload on bare metal, in
+    the chroot (when `chroot_image` is set and the workload runs there) and in each container; an I/O
+    workload in each place (host for bare metal and the chroot; capa and volumen in each container)."""
+    arms = []
+    for workload in (EXEC_TRUE, EXEC_INSIDE, *workloads_wanted):
+        place = "host" if workload in IO_WORKLOADS else ""
+        arms.append(make_arm(workload, place, "bare"))
+        if chroot_image and workload in (EXEC_INSIDE, *CHROOT_WORKLOADS):
+            arms.append(make_arm(workload, place, "chroot", chroot_image))
+        for e in containers:
+            places = ("capa", "volumen") if workload in IO_WORKLOADS else ("",)
+            arms += [make_arm(workload, p, e, image_names[e]) for p in places]
     return arms
 
 
 def _dir_for(arm: Arm, host_dirs: dict[str, str]) -> str:
-    if arm.workload == "escritura":
-        places = {
-            "host": host_dirs["escritura"],
-            "capa": SCRATCH_IN_CONTAINER,
-            "volumen": VOLUME_IN_CONTAINER,
-        }
-        return places[arm.place]
-    if arm.workload == "archivos" and arm.env == "bare":
-        return host_dirs["archivos"]
-    return "/tmp"  # chroot: the exported rootfs's /tmp; containers: the writable layer
+    """Where an I/O workload writes, as seen from where it runs."""
+    if arm.place == "volumen":
+        return VOLUME_IN_CONTAINER
+    if arm.place == "capa" or arm.env == "chroot":
+        return SCRATCH_IN_CONTAINER  # the writable layer; for the chroot, its /tmp on the host's disk
+    return host_dirs.get(arm.workload, "/tmp")
 
 
 def argv_for(
@@ -110,18 +117,39 @@ def argv_for(
     containers: dict[str, str],
     rootfs: Path | None,
     host_dirs: dict[str, str],
+    copy: tuple[str, int] = ("", 0),
 ) -> list[str]:
-    """The command line of one arm, as run from the host (the engine builds its own `exec`)."""
+    """The command line of one arm, as run from the host (the engine builds its own `exec`). `copy` is
+    (the image's file `copia` modifies on the writable layer, its size in bytes); `containers` maps an
+    engine (or `engine:capa` for `copia`'s fresh container) to the container's name."""
     if arm.workload == EXEC_TRUE:
         if arm.env == "bare":
             return ["true"]
         return eng.get_engine(arm.env).exec_argv(containers[arm.env], ["true"])
-    script = workloads.script(arm.workload, directory=_dir_for(arm, host_dirs), size_mb=size_mb, files=files)
+    if arm.workload == EXEC_INSIDE:
+        inner = ["true"]
+    else:
+        target = copy[0] if (arm.workload == "copia" and arm.place == "capa") else ""
+        line = workloads.script(
+            arm.workload,
+            directory=_dir_for(arm, host_dirs),
+            size_mb=size_mb,
+            files=files,
+            target=target,
+            target_bytes=copy[1],
+        )
+        inner = ["sh", "-c", line]
     if arm.env == "bare":
-        return [str(PROBE), "sh", "-c", script]
+        return [str(PROBE), *inner]
     if arm.env == "chroot":
-        return [str(PROBE), "--root", str(rootfs), "sh", "-c", script]
-    return eng.get_engine(arm.env).exec_argv(containers[arm.env], [PROBE_IN_CONTAINER, "sh", "-c", script])
+        return [str(PROBE), "--root", str(rootfs), *inner]
+    container = containers[copy_key(arm.env)] if arm.workload == "copia" and arm.place == "capa" else None
+    return eng.get_engine(arm.env).exec_argv(container or containers[arm.env], [PROBE_IN_CONTAINER, *inner])
+
+
+def copy_key(engine: str) -> str:
+    """The key of `copia`'s own container (started afresh before each repetition) in `containers`."""
+    return f"{engine}:capa"
 
 
 @contextlib.contextmanager

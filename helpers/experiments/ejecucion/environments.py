@@ -1,5 +1,7 @@
 """Experiment 3's containers: started once (`sleep`), measured through `exec`, and what their
-filesystems are (the writable overlay layer, the bind-mounted volume, the options of `/`).
+filesystems are (the writable overlay layer, the bind-mounted volume, the options of `/`). `copia`
+has a container of its own, started afresh before each repetition (outside the timed window), so the
+image's file it modifies is still in the image's layer: overlay copies it up every time.
 
 The bare-metal baselines need nothing here: the host's binaries run as they are, and the chroot into the
 image's exported root filesystem comes from helpers.engines.rootfs."""
@@ -22,16 +24,22 @@ FS_MAGIC = {
 }
 
 
-def container_options(volume_dir: Path, cpu: int | None) -> eng.RunOptions:
-    return eng.RunOptions(
-        network="none",
-        volumes=[(str(PROBE), PROBE_IN_CONTAINER, "ro"), (str(volume_dir), VOLUME_IN_CONTAINER, "")],
-        cpuset=cpu,
-    )
+# The image's file `copia` modifies: the largest regular, non-executable file (a running binary
+# cannot be opened for writing) between these sizes, found inside the container.
+COPY_MIN_BYTES = 256 * 1024
+COPY_MAX_BYTES = 32 * 1024 * 1024
+
+
+def container_options(volume_dir: Path | None, cpu: int | None) -> eng.RunOptions:
+    volumes = [(str(PROBE), PROBE_IN_CONTAINER, "ro")]
+    if volume_dir is not None:
+        volumes.append((str(volume_dir), VOLUME_IN_CONTAINER, ""))
+    # stop timeout 0: `sleep` as PID 1 ignores SIGTERM, and `podman rm -f` would wait 10 s for it.
+    return eng.RunOptions(network="none", volumes=volumes, cpuset=cpu, stop_timeout=0)
 
 
 def start_container(
-    engine_name: str, image: str, name: str, run_id: str, volume_dir: Path, cpu: int | None
+    engine_name: str, image: str, name: str, run_id: str, volume_dir: Path | None, cpu: int | None
 ) -> str:
     # No --rm: Podman mounts the overlay of a --rm container with fsync=volatile (fsync becomes a
     # no-op), which would fake the writable-layer write speed. Clean-up removes it by the run's label.
@@ -39,6 +47,32 @@ def start_container(
         image, ["sleep", "86400"], run_id=run_id, name=name, opts=container_options(volume_dir, cpu)
     )
     return name
+
+
+def restart_fresh(engine_name: str, image: str, name: str, run_id: str, cpu: int | None) -> str:
+    """Remove the container `name` (if any) and start a new one from the image: a writable layer with
+    nothing copied up yet."""
+    engine = eng.get_engine(engine_name)
+    engine.remove([name])
+    return start_container(engine_name, image, name, run_id, None, cpu)
+
+
+def copy_target(engine_name: str, container: str) -> tuple[str, int] | None:
+    """(path, bytes) of the image's file `copia` modifies, or None when the image has none (a busybox
+    image holds little more than its one binary, which is always running)."""
+    line = (
+        f"find / -xdev -type f -size +{COPY_MIN_BYTES // 1024}k ! -perm -u+x 2>/dev/null | "
+        'while read f; do echo "$(wc -c < "$f") $f"; done'
+    )
+    found = []
+    for row in _inside(engine_name, container, ["sh", "-c", line]).splitlines():
+        size, _, path = row.strip().partition(" ")
+        if size.isdigit() and path and " " not in path and int(size) <= COPY_MAX_BYTES:
+            found.append((int(size), path))
+    if not found:
+        return None
+    size, path = max(found)
+    return path, size
 
 
 def container_alive(engine_name: str, name: str) -> bool:

@@ -5,6 +5,12 @@ and on bare metal twice: with the host's binaries (as the chapter did) and chroo
 root filesystem exported from the engine (the same userland as the containers, with no namespaces and
 no cgroups). Every arm is interleaved round-robin through `measure_rounds`; warm-ups are discarded.
 Values are seconds.
+
+The I/O arms start from the same state every time, outside the timed window: the disk is synced first
+(`sync`: no other arm's dirty pages are written back inside this one), the small files go to a fresh
+directory, and `copia` gets a fresh file (on the host and in the volume) or a fresh container (on the
+writable layer, so overlay copies the image's file up again); `copia` reads its file before modifying
+it, so the page cache holds it alike on every arm.
 """
 
 from __future__ import annotations
@@ -31,8 +37,24 @@ from ..runner import (
     print_log,
 )
 from . import arms as arms_mod
-from .arms import CPU_WORKLOADS, EXEC_TRUE, METRIC_E2E, METRIC_WORK, VOLUME_IN_CONTAINER, WORKLOADS, Arm
-from .environments import container_alive, container_filesystems, filesystem_type, start_container
+from .arms import (
+    EXEC_TRUE,
+    IO_WORKLOADS,
+    METRIC_E2E,
+    METRIC_WORK,
+    VOLUME_IN_CONTAINER,
+    WORKLOADS,
+    Arm,
+    copy_key,
+)
+from .environments import (
+    container_alive,
+    container_filesystems,
+    copy_target,
+    filesystem_type,
+    restart_fresh,
+    start_container,
+)
 
 EXPERIMENT = "ejecucion"
 CPUS = (None, *sorted(os.sched_getaffinity(0)))  # FIJAR_CPU: not pinned, or one CPU this process may use
@@ -51,8 +73,8 @@ class Config(Params):
         list(eng.CONTAINER_ENGINES), "Motores", options=eng.CONTAINER_ENGINES, allow_empty=True
     )
     imagen: str = param("ubuntu", "Imagen", options=images.ROLE_NAMES)
-    tamano_mb: int = param(100, "Tamaño (MB) de hash y escritura", minimum=1, maximum=2048)
-    archivos: int = param(2000, minimum=1, maximum=200_000)
+    megas: int = param(100, "Megabytes de hash y escritura", minimum=1, maximum=2048)
+    archivos: int = param(2000, "Archivos pequeños", minimum=1, maximum=200_000)
     fijar_cpu: int | None = param(None, "Fijar a una CPU", kind="choice", options=CPUS)
     chroot: bool = param(True)
 
@@ -100,24 +122,27 @@ class Execution:
         self.cfg, self.ctx, self.workdir, self.log = cfg, ctx, workdir, log
         self.containers = [e for e in ctx.engines if e != "bare"]
         self.image_names = {e: ctx.images[e][cfg.imagen]["name"] for e in self.containers}
-        self.host_dirs = {"archivos": str(workdir / "archivos"), "escritura": str(workdir / "escritura")}
+        self.host_dirs = {w: str(workdir / w) for w in IO_WORKLOADS}
         self.rootfs: Path | None = None
         self.chroot_meta: dict = {"usada": False}
         self.running: dict[str, str] = {}
         self.volumes: dict[str, str] = {}
         self.envs = {e: eng.get_engine(e).env() for e in ["bare", *self.containers]}
+        self.cargas = list(cfg.cargas)  # what is measured (copia leaves when the image has no file for it)
+        self.copy: tuple[str, int] = ("", 0)  # the image's file `copia` modifies, and its size
 
     def measure(self, progress: Progress) -> None:
         for d in self.host_dirs.values():
             Path(d).mkdir()
         self.prepare_chroot()
         self.start_containers()
+        self.find_copy_target()
         self.describe()
         running = [e for e in self.containers if e in self.running]
         chroot_image = self.chroot_meta.get("imagen", "") if self.rootfs else ""
         measure_rounds(
             self.ctx,
-            arms_mod.plan(self.cfg.cargas, running, self.image_names, chroot_image),
+            arms_mod.plan(self.cargas, running, self.image_names, chroot_image),
             repetitions=self.cfg.repeticiones,
             warmup=self.cfg.calentamiento,
             measure=self.measure_one,
@@ -132,7 +157,7 @@ class Execution:
     def prepare_chroot(self) -> None:
         """The image's own binaries on bare metal: its root filesystem, exported from the first engine
         that has the image (helpers.engines.rootfs). Needs root; skipped with its reason otherwise."""
-        if not self.cfg.chroot or not any(w in CPU_WORKLOADS for w in self.cfg.cargas):
+        if not self.cfg.chroot:
             return
         if not self.containers:
             self.chroot_meta["motivo"] = "no hay motor del que exportar la imagen."
@@ -172,6 +197,25 @@ class Execution:
                 self.running[e] = name
                 self.log(f"{eng.DISPLAY[e]}: contenedor {name} en marcha ({self.image_names[e]}).")
 
+    def find_copy_target(self) -> None:
+        """The image's file `copia` modifies (found in the first running container), or the arm is
+        skipped with its reason."""
+        if "copia" not in self.cargas or not self.running:
+            return
+        engine, container = next(iter(self.running.items()))
+        with self.ctx.guard(engine):
+            found = copy_target(engine, container)
+            if found is None:
+                self.ctx.skip_arm(
+                    "copia",
+                    f"la imagen {self.image_names[engine]} no tiene un archivo de datos de más de "
+                    "256 KiB que modificar (sus binarios están en uso: no se pueden abrir para escribir).",
+                )
+                self.cargas.remove("copia")
+                return
+            self.copy = found
+            self.ctx.run.update_meta(copia={"archivo": found[0], "bytes": found[1]})
+
     def describe(self) -> None:
         """What meta.json says about the environments: the chroot, the filesystems written to, the
         volume, the workloads' command lines and the CPU pinning."""
@@ -189,8 +233,15 @@ class Execution:
                 "contenedor": VOLUME_IN_CONTAINER,
             },
             workloads={
-                w: workloads.script(w, directory="DIR", size_mb=self.cfg.tamano_mb, files=self.cfg.archivos)
-                for w in self.cfg.cargas
+                w: workloads.script(
+                    w,
+                    directory="DIR",
+                    size_mb=self.cfg.megas,
+                    files=self.cfg.archivos,
+                    target=self.copy[0],
+                    target_bytes=self.copy[1],
+                )
+                for w in self.cargas
             },
             pinning=(
                 {
@@ -204,15 +255,31 @@ class Execution:
         )
 
     # -- measuring
+    def prepare(self, arm: Arm) -> None:
+        """The same starting state for every I/O arm, outside the timed window: `copia`'s fresh file
+        or fresh container, then `sync`."""
+        if arm.workload == "copia":
+            if arm.place == "capa":
+                key = copy_key(arm.engine)
+                name = self.running.setdefault(key, self.ctx.container_name(arm.engine, "copia"))
+                restart_fresh(arm.engine, self.image_names[arm.engine], name, self.ctx.run_id, self.cfg.fijar_cpu)
+            else:
+                folder = self.volumes[arm.engine] if arm.place == "volumen" else self.host_dirs["copia"]
+                _fresh_file(Path(folder) / workloads.COPY_NAME, self.copy[1])
+        if arm.workload in IO_WORKLOADS:
+            os.sync()
+
     def measure_one(self, arm: Arm) -> list[tuple[str, float, str]]:
         argv = arms_mod.argv_for(
             arm,
-            size_mb=self.cfg.tamano_mb,
+            size_mb=self.cfg.megas,
             files=self.cfg.archivos,
             containers=self.running,
             rootfs=self.rootfs,
             host_dirs=self.host_dirs,
+            copy=self.copy,
         )
+        self.prepare(arm)
         probe = arm.workload != EXEC_TRUE
         env = self.envs[arm.engine]
         try:
@@ -223,6 +290,7 @@ class Execution:
             if arm.engine == "bare" or container_alive(arm.engine, self.running[arm.engine]):
                 raise
             self.restart(arm)
+            self.prepare(arm)
             e2e, work = arms_mod.time_arm(argv, env, probe=probe)
         rows = [(METRIC_E2E, round(e2e, 6), "s")]
         if work is not None:
@@ -231,6 +299,8 @@ class Execution:
 
     def restart(self, arm: Arm) -> None:
         e = arm.engine
+        if arm.workload == "copia" and arm.place == "capa":
+            return  # prepare() starts it afresh anyway
         self.log(
             f"Aviso: el contenedor de {eng.DISPLAY[e]} desapareció (¿lo borró otro proceso?); "
             "lo arranco de nuevo y repito esta medición."
@@ -246,3 +316,12 @@ class Execution:
         restarted = self.ctx.run.meta.setdefault("contenedores_reiniciados", [])
         restarted.append({"engine": e, "variante": arm.variant, "motivo": "el contenedor desapareció"})
         self.ctx.run.write_meta()
+
+
+def _fresh_file(path: Path, size: int) -> None:
+    """A new file of `size` bytes (written and fsynced), in place of any earlier one."""
+    path.unlink(missing_ok=True)
+    with open(path, "wb") as f:
+        f.write(b"\0" * size)
+        f.flush()
+        os.fsync(f.fileno())
