@@ -4,8 +4,10 @@ The view convention: `tabla`, `grafico`, `veredictos`, `comparacion`. Each takes
 (nothing measured yet: the Spanish notice), displays itself, returns None and never launches a container.
 A second argument picks which one, where there is more than one:
 - tabla(r) the times per workload; tabla(r, "exec") what `exec` costs; tabla(r, "sobrecarga") the overheads;
-- grafico(r) every repetition; grafico(r, "sobrecarga") the overheads with their IC 95 %;
-- veredictos(r) the chapter's claims; veredictos(r, "corrida") what this run says, from its own data.
+- grafico(r) every repetition; grafico(r, "sobrecarga") the overheads with their IC 95 %, one panel per
+  workload so every interval shows on its own axis;
+- veredictos(r) the claims; veredictos(r, "corrida") what this run says, from its own data.
+Every number goes through view.common's formats; every concluding sentence comes from the data.
 """
 
 from __future__ import annotations
@@ -13,17 +15,21 @@ from __future__ import annotations
 import math
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import seaborn as sns
 
 from .. import reference
+from ..engines import CONTAINER_ENGINES
 from ..experiments import ejecucion as exp
+from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
 from .common import (
+    AGREEMENT,
     ENGINE_LABEL,
     claims_list,
-    fmt,
     fmt_interval,
+    fmt_value,
     fmt_value_interval,
     markdown,
     needs_result,
@@ -40,25 +46,32 @@ ENTORNO = {
 ENTORNO_CORTO = {"bare": "bare metal", "chroot": "chroot", "docker": "Docker", "podman": "Podman"}
 CARGA = exp.WORKLOAD_NAMES
 LUGAR = exp.PLACE_NAMES
-LUGAR_CORTO = {"capa": "capa overlay", "volumen": "volumen", "host": "disco host"}
+LUGAR_CORTO = {"capa": "capa overlay", "volumen": "volumen", "host": "disco del host"}
 METRICA = {exp.METRIC_E2E: "extremo a extremo", exp.METRIC_WORK: "trabajo solo"}
-BASE = {"bare": "binarios del host", "chroot": "chroot (misma imagen)", "host": "disco del host"}
+BASE = {"bare": "binarios del host", "chroot": "chroot (misma imagen)", "host": "bare metal, disco del host"}
 READING_COLOR = {
     exp.analysis.UNSTABLE: "tab:orange",
     exp.analysis.NOISE: "tab:gray",
     "más lento": "tab:red",
     "más rápido": "tab:green",
 }
-AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
 
 
 def _nombre(carga: str, lugar: str = "") -> str:
     return CARGA.get(carga, carga) + (f" — {LUGAR.get(lugar, lugar)}" if lugar else "")
 
 
+def _entorno(entorno: str, lugar: str = "") -> str:
+    return ENTORNO_CORTO.get(entorno, entorno) + (f" ({LUGAR_CORTO[lugar]})" if lugar else "")
+
+
 def _pct(value: float, low: float, high: float) -> str:
     """An overhead with its interval: «+7.6 % [+1.0, +12.0]» (view.common's number format)."""
     return fmt_value_interval(value, low, high, "%")
+
+
+def _ms(value: float, low: float, high: float) -> str:
+    return fmt_value_interval(value, low, high, "ms")
 
 
 def _pick(which: str, options: dict):
@@ -67,46 +80,60 @@ def _pick(which: str, options: dict):
     return options[which]
 
 
-def _fair(o: pd.DataFrame) -> pd.DataFrame:
-    """The overheads worth reading: each workload in a container against the fairest baseline (the
-    same image under chroot when it was measured), writes against the host's disk, and the chroot
-    against the host's binaries (the userland alone)."""
-    with_chroot = set(o.loc[o["base"] == "chroot", "carga"])
-    keep = [
-        b in ("host", "chroot") or (b == "bare" and (c not in with_chroot or e == "chroot"))
-        for c, b, e in zip(o["carga"], o["base"], o["entorno"])
+def _shown(o: pd.DataFrame) -> pd.DataFrame:
+    """The overheads worth reading: each workload in a container against its fairest baseline (the same
+    image under chroot when it was measured; I/O against the host's disk), and the chroot against the
+    host's binaries (the userland alone)."""
+    return o[o["justa"].astype(bool) | (o["entorno"] == "chroot")]
+
+
+def _stability(r) -> str:
+    """Which arm is unstable on its own, in words («—» when neither)."""
+    shaky = [
+        w for w, flag in (("el entorno", r["inestable_entorno"]), ("la base", r["inestable_base"])) if flag
     ]
-    return o[keep]
+    return "inestable: " + " y ".join(shaky) if shaky else "—"
 
 
 # ---------------------------------------------------------------- tables
 @needs_result
 def tabla(resultado: Resultado, cual: str = "tiempos") -> None:
     """«tiempos»: medians per workload and environment, end to end and the work alone; «exec»: what
-    entering a container costs; «sobrecarga»: the overhead against bare metal with its IC 95 %."""
+    `exec` costs; «sobrecarga»: the overhead against the fairest baseline with its IC 95 %."""
     _pick(cual, {"tiempos": _tabla_tiempos, "exec": _tabla_exec, "sobrecarga": _tabla_sobrecarga})(resultado)
 
 
 def _tabla_tiempos(resultado: Resultado) -> None:
     s = exp.summarize(resultado.df, resultado.meta)
-    s = s[s["carga"] != exp.EXEC_TRUE]
+    s = s[~s["carga"].isin([exp.EXEC_TRUE, exp.EXEC_INSIDE])]
     rows = []
     for (carga, lugar, entorno), g in s.groupby(["carga", "lugar", "entorno"], sort=False):
-        e2e = g[g["metric"] == exp.METRIC_E2E]
-        work = g[g["metric"] == exp.METRIC_WORK]
-        row = {"carga": _nombre(carga, lugar), "entorno": ENTORNO.get(entorno, entorno)}
-        for label, part in (("extremo a extremo", e2e), ("trabajo solo", work)):
+        row = {"carga": CARGA.get(carga, carga), "entorno": _entorno(entorno, lugar)}
+        for metric, label in METRICA.items():
+            part = g[g["metric"] == metric]
             if len(part):
                 r = part.iloc[0]
-                row[f"{label}: mediana (s)"] = fmt(r["mediana_s"], 3)
-                row[f"{label}: IQR (s)"] = fmt_interval(r["q1_s"], r["q3_s"], 3)
+                row[f"{label}: mediana"] = fmt_value(r["mediana_s"], "s")
+                row[f"{label}: IQR"] = fmt_interval(r["q1_s"], r["q3_s"], 3, "s")
             else:
-                row[f"{label}: mediana (s)"] = row[f"{label}: IQR (s)"] = "—"
+                row[f"{label}: mediana"] = row[f"{label}: IQR"] = "—"
+        work = g[g["metric"] == exp.METRIC_WORK]
         mbs = work["mb_por_s"].iloc[0] if len(work) else float("nan")
-        row["MB/s (trabajo)"] = fmt(mbs, 0)
-        row["n"] = int(work["n"].iloc[0]) if len(work) else int(e2e["n"].iloc[0])
+        row["MiB/s (trabajo)"] = fmt_value(mbs, "") if not math.isnan(mbs) else "—"
+        shaky = work["inestable"].iloc[0] if len(work) else bool(g["inestable"].iloc[0])
+        row["estabilidad"] = "inestable: repite" if shaky else "—"
+        row["n"] = int((work if len(work) else g)["n"].iloc[0])
         rows.append(row)
-    show(table(pd.DataFrame(rows), "Tiempos por carga y entorno (mediana, IQR con cuantiles tipo 7)"))
+    show(table(pd.DataFrame(rows), "Tiempos por carga y entorno (mediana; IQR con cuantiles tipo 7)"))
+
+
+def _exec_medida(medida: str) -> str:
+    if medida == exp.EXEC_TRUE:
+        return "`exec … true` desde el host (en bare metal: `true`)"
+    if medida == exp.EXEC_INSIDE:
+        return "un proceso nuevo, cronometrado dentro"
+    carga, _, lugar = medida.partition(":")
+    return f"{_nombre(carga, lugar)}: extremo a extremo − trabajo"
 
 
 def _tabla_exec(resultado: Resultado) -> None:
@@ -114,36 +141,34 @@ def _tabla_exec(resultado: Resultado) -> None:
     rows = [
         {
             "entorno": ENTORNO_CORTO.get(r["entorno"], r["entorno"]),
-            "medida": "exec true (extremo a extremo)"
-            if r["medida"] == exp.EXEC_TRUE
-            else f"{_nombre(*(r['medida'].split(':') + [''])[:2])}: extremo a extremo − trabajo",
-            "mediana (ms)": fmt(r["mediana_ms"], 2),
-            "IC 95 % (ms)": fmt_interval(r["ic_bajo_ms"], r["ic_alto_ms"], 2),
+            "medida": _exec_medida(r["medida"]),
+            "mediana [IC 95 %]": _ms(r["mediana_ms"], r["ic_bajo_ms"], r["ic_alto_ms"]),
             "n": r["n"],
         }
         for _, r in costs.iterrows()
     ]
-    show(
-        table(pd.DataFrame(rows), "Costo de entrar al contenedor con exec (en bare metal: crear un proceso)")
-    )
+    show(table(pd.DataFrame(rows), "Lo que cuesta lanzar un proceso con exec (LAUNCH), en ms"))
 
 
 def _tabla_sobrecarga(resultado: Resultado) -> None:
-    o = exp.overheads(resultado.df, exp.METRIC_WORK)
+    o = _shown(exp.overheads(resultado.df, exp.METRIC_WORK))
     rows = [
         {
-            "carga": _nombre(r["carga"], r["lugar"]),
-            "entorno": ENTORNO_CORTO.get(r["entorno"], r["entorno"]),
+            "carga": CARGA.get(r["carga"], r["carga"]),
+            "entorno": _entorno(r["entorno"], r["lugar"]),
             "frente a": BASE.get(r["base"], r["base"]),
             "sobrecarga [IC 95 %]": _pct(r["sobrecarga_pct"], r["ic_bajo_pct"], r["ic_alto_pct"]),
             "lectura del IC": r["lectura"],
+            "cada brazo": _stability(r),
+            "rondas": r["n"],
         }
         for _, r in o.iterrows()
     ]
     show(
         table(
             pd.DataFrame(rows),
-            f"Sobrecarga ({METRICA[exp.METRIC_WORK]}) frente a bare metal; IC 95 % por bootstrap",
+            "Sobrecarga del trabajo solo (RUNNING), ronda a ronda frente a su línea base; IC 95 % de la "
+            "mediana de las cifras por ronda",
         )
     )
 
@@ -152,7 +177,7 @@ def _tabla_sobrecarga(resultado: Resultado) -> None:
 @needs_result
 def grafico(resultado: Resultado, cual: str = "repeticiones") -> None:
     """«repeticiones»: one panel per workload, every repetition, end to end next to the work alone;
-    «sobrecarga»: the overhead of the work alone, with its IC 95 %, against the fairest baseline."""
+    «sobrecarga»: the overhead of the work alone with its IC 95 %, one panel per workload."""
     draw = _pick(cual, {"repeticiones": _grafico_repeticiones, "sobrecarga": _grafico_sobrecarga})
     with sns.axes_style("whitegrid"):
         draw(resultado)
@@ -160,7 +185,7 @@ def grafico(resultado: Resultado, cual: str = "repeticiones") -> None:
 
 def _plot_frame(df: pd.DataFrame) -> pd.DataFrame:
     data = exp.tidy(df)
-    data = data[data["carga"] != exp.EXEC_TRUE].copy()
+    data = data[~data["carga"].isin([exp.EXEC_TRUE, exp.EXEC_INSIDE])].copy()
     data["medida"] = data["metric"].map(METRICA)
     data["entorno_es"] = [
         ENTORNO_CORTO.get(e, e) + (f"\n{LUGAR_CORTO[lugar]}" if lugar else "")
@@ -175,10 +200,9 @@ def _grafico_repeticiones(resultado: Resultado) -> None:
     if not cargas:
         markdown("_Esta corrida no tiene cargas medidas._")
         return
-    # Two panels per row at most: readable on a projector (no long strip of tiny panels).
     ncols = min(2, len(cargas))
     nrows = math.ceil(len(cargas) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 4.6 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 3.8 * nrows), squeeze=False)
     flat = [ax for row in axes for ax in row]
     for ax, carga in zip(flat, cargas):
         part = data[data["carga"] == carga]
@@ -196,7 +220,7 @@ def _grafico_repeticiones(resultado: Resultado) -> None:
         ax.set_xlabel("")
         ax.set_ylabel("tiempo (s)", fontsize=12)
         ax.set_ylim(bottom=0)
-        ax.tick_params(axis="both", labelsize=11)
+        ax.tick_params(axis="both", labelsize=10)
         if ax is not flat[0] and ax.get_legend():
             ax.get_legend().remove()
     for ax in flat[len(cargas) :]:
@@ -210,35 +234,61 @@ def _grafico_repeticiones(resultado: Resultado) -> None:
     plt.show()
 
 
+def _limits(part: pd.DataFrame) -> tuple[float, float]:
+    """An x range that shows every interval of one panel and 0 %."""
+    ends = part[["sobrecarga_pct", "ic_bajo_pct", "ic_alto_pct"]].to_numpy(dtype=float).ravel()
+    ends = ends[np.isfinite(ends)]
+    low, high = min(0.0, *ends) if ends.size else -1.0, max(0.0, *ends) if ends.size else 1.0
+    pad = max(high - low, 1.0) * 0.08
+    return low - pad, high + pad
+
+
 def _grafico_sobrecarga(resultado: Resultado) -> None:
-    keep = _fair(exp.overheads(resultado.df, exp.METRIC_WORK))
+    keep = _shown(exp.overheads(resultado.df, exp.METRIC_WORK))
     if keep.empty:
         markdown("_Esta corrida no tiene sobrecargas que dibujar (falta bare metal o un motor)._")
         return
-    labels = [
-        f"{_nombre(c, lugar)}\n{ENTORNO_CORTO[e]} frente a {BASE[b]}"
-        for c, lugar, e, b in zip(keep["carga"], keep["lugar"], keep["entorno"], keep["base"])
-    ]
-    fig, ax = plt.subplots(figsize=(10, 0.6 * len(keep) + 1.8))
-    y = list(range(len(keep)))[::-1]
-    for yi, (_, r) in zip(y, keep.iterrows()):
-        ax.errorbar(
-            [r["sobrecarga_pct"]],
-            [yi],
-            xerr=[[r["sobrecarga_pct"] - r["ic_bajo_pct"]], [r["ic_alto_pct"] - r["sobrecarga_pct"]]],
-            fmt="o",
-            color=READING_COLOR.get(r["lectura"], "tab:gray"),
-            capsize=3,
-        )
-    ax.axvline(0, color="black", lw=0.8)
-    ax.set_yticks(y, labels, fontsize=11)
-    ax.tick_params(axis="x", labelsize=11)
-    ax.set_xlabel(
-        "sobrecarga del trabajo solo (%) con IC 95 %\n(gris: el IC contiene 0 %; naranja: "
-        "medición inestable)",
-        fontsize=12,
+    cargas = [c for c in exp.WORKLOADS if c in set(keep["carga"])]
+    heights = [len(keep[keep["carga"] == c]) * 0.45 + 0.9 for c in cargas]
+    fig, axes = plt.subplots(
+        len(cargas),
+        1,
+        figsize=(10, sum(heights) + 0.6),
+        squeeze=False,
+        gridspec_kw={"height_ratios": heights},
     )
-    ax.set_title("Sobrecarga de ejecución (RUNNING) frente a bare metal", fontsize=14)
+    for ax, carga in zip(axes[:, 0], cargas):
+        part = keep[keep["carga"] == carga]
+        labels = [
+            f"{_entorno(e, lugar)} frente a {BASE[b]}"
+            for e, lugar, b in zip(part["entorno"], part["lugar"], part["base"])
+        ]
+        y = list(range(len(part)))[::-1]
+        for yi, (_, r) in zip(y, part.iterrows()):
+            has_ci = np.isfinite(r["ic_bajo_pct"]) and np.isfinite(r["ic_alto_pct"])
+            ax.errorbar(
+                [r["sobrecarga_pct"]],
+                [yi],
+                xerr=[[r["sobrecarga_pct"] - r["ic_bajo_pct"]], [r["ic_alto_pct"] - r["sobrecarga_pct"]]]
+                if has_ci
+                else None,
+                fmt="o",
+                mfc="white" if (r["inestable_entorno"] or r["inestable_base"]) else None,
+                color=READING_COLOR.get(r["lectura"], "tab:gray"),
+                capsize=3,
+            )
+        ax.axvline(0, color="black", lw=0.8)
+        ax.set_xlim(*_limits(part))
+        ax.set_yticks(y, labels, fontsize=10)
+        ax.set_ylim(-0.6, len(part) - 0.4)
+        ax.set_title(CARGA[carga], fontsize=12, loc="left")
+        ax.tick_params(axis="x", labelsize=10)
+    axes[-1, 0].set_xlabel(
+        "sobrecarga del trabajo solo (%), mediana por ronda con IC 95 % (cada carga con su propia escala)\n"
+        "gris: el IC contiene 0 %; naranja: cifra inestable; círculo hueco: un brazo inestable por sí solo",
+        fontsize=11,
+    )
+    fig.suptitle("Sobrecarga de ejecución (RUNNING) frente a su línea base", fontsize=14)
     fig.tight_layout()
     plt.show()
 
@@ -246,45 +296,110 @@ def _grafico_sobrecarga(resultado: Resultado) -> None:
 # ---------------------------------------------------------------- verdicts
 @needs_result
 def veredictos(resultado: Resultado, cual: str = "capitulo") -> None:
-    """«capitulo»: the chapter's claims, each judged by the one rule (common.claims_list); «corrida»:
-    what this run says, generated from its overheads and its cost of exec (never written before)."""
+    """«capitulo»: the claims, each judged by the one rule (common.claims_list), and why hash and sort
+    come out as they do; «corrida»: what this run says, generated from its own data."""
     _pick(cual, {"capitulo": _veredictos_capitulo, "corrida": _lo_que_dice_la_corrida})(resultado)
 
 
+def _few(claims) -> str:
+    """A plain sentence when the run is below the minimum for every claim it measured."""
+    measured = [c for c in claims if c.n > 0]
+    if measured and all(c.n < vd.MIN_N for c in measured):
+        n = max(c.n for c in measured)
+        return (
+            f"_Con {n} {'repetición' if n == 1 else 'repeticiones'} esta corrida muestra cifras sin "
+            f"veredictos: ningún intervalo llega al 95 % con menos de {vd.MIN_N}._"
+        )
+    return ""
+
+
 def _veredictos_capitulo(resultado: Resultado) -> None:
+    claims = exp.claims(resultado.df, resultado.meta)
     markdown(
-        "**Veredictos sobre las afirmaciones del capítulo original** (IC 95 % por bootstrap; se confirma "
-        "si todo el IC cae dentro del margen, no se sostiene si deja fuera lo afirmado):"
+        "**Veredictos** (IC 95 %; se confirma si todo el IC cae dentro del margen, no se sostiene si cae "
+        f"entero fuera de él; sin veredicto por debajo de {vd.MIN_N} repeticiones):"
     )
-    claims_list(exp.claims(resultado.df, resultado.meta))
+    markdown(_few(claims))
+    claims_list(claims)
+    markdown(_frase_explicacion(exp.explanation(resultado.df)))
+
+
+def _frase_explicacion(ex: pd.DataFrame) -> str:
+    """Why hash and sort come out as they do, from the data: the chapter's figure next to the work alone
+    against the host's binaries and against the same image, and what exec added."""
+    parts = []
+    for _, r in ex.iterrows():
+        figures = [
+            f"como el capítulo {_pct(*r['capitulo'])}" if not math.isnan(r["capitulo"][0]) else "",
+            f"el trabajo solo frente a los binarios del host {_pct(*r['trabajo_host'])}"
+            if not math.isnan(r["trabajo_host"][0])
+            else "",
+            f"frente a la misma imagen (chroot) {_pct(*r['trabajo_chroot'])}"
+            if not math.isnan(r["trabajo_chroot"][0])
+            else "",
+            f"y `exec` añadió {_ms(*r['exec_ms'])}" if not math.isnan(r["exec_ms"][0]) else "",
+        ]
+        parts.append(
+            f"{CARGA[r['carga']]} en {ENGINE_LABEL[r['entorno']]}: " + ", ".join(f for f in figures if f)
+        )
+    if not parts:
+        return ""
+    return (
+        "**De dónde sale cada cifra de hash y sort** (explicación, no veredicto): " + "; ".join(parts) + "."
+    )
 
 
 def _lo_que_dice_la_corrida(resultado: Resultado) -> None:
-    """Where the container shows, among stable overheads against the fairest baseline whose IC
-    excludes 0 %; what was too unstable to say; and what exec cost."""
-    fair = _fair(exp.overheads(resultado.df, exp.METRIC_WORK))
-    fair = fair[fair["entorno"].isin(ENGINE_LABEL) & (fair["entorno"] != "bare")]
-    shaky = fair[fair["inestable"].astype(bool)]
-    real = fair[fair["lectura"].isin(["más lento", "más rápido"])]
+    """LAUNCH (what exec cost) and RUNNING (where the container shows, among stable overheads against
+    the fairest baseline whose IC excludes 0 %; what was unstable, and which arm), from the data."""
     parts = []
-    if real.empty:
+    costs = exp.exec_costs(resultado.df)
+    execs = costs[(costs["medida"] == exp.EXEC_TRUE) & costs["entorno"].isin(CONTAINER_ENGINES)]
+    if not execs.empty:
         parts.append(
-            "Con estas repeticiones, en ninguna carga se distingue el trabajo dentro de un contenedor del "
-            "mismo trabajo en bare metal: cada IC 95 % de la sobrecarga contiene el 0 %."
+            "LAUNCH: lanzar un proceso con `exec` costó "
+            + " y ".join(
+                f"{_ms(r['mediana_ms'], r['ic_bajo_ms'], r['ic_alto_ms'])} en {ENGINE_LABEL[r['entorno']]}"
+                for _, r in execs.iterrows()
+            )
+            + " desde el host: se paga cada vez que se entra, no mientras se trabaja."
+        )
+    fair = _shown(exp.overheads(resultado.df, exp.METRIC_WORK))
+    fair = fair[fair["justa"].astype(bool) & fair["entorno"].isin(CONTAINER_ENGINES)]
+    real = fair[fair["lectura"].isin(["más lento", "más rápido"])]
+    if fair.empty:
+        pass
+    elif real.empty:
+        parts.append(
+            "RUNNING: con estas repeticiones, ninguna carga se distingue dentro de un contenedor de su "
+            "línea base: cada IC 95 % de la sobrecarga contiene el 0 %, o no hay IC."
         )
     else:
         top = real.loc[real["sobrecarga_pct"].abs().idxmax()]
         parts.append(
-            f"Donde más se nota el contenedor en esta corrida es en {_nombre(top['carga'], top['lugar'])} "
+            f"RUNNING: donde más se nota el contenedor en esta corrida es en {_nombre(top['carga'], top['lugar'])} "
             f"con {ENGINE_LABEL[top['entorno']]}: "
             f"{_pct(top['sobrecarga_pct'], top['ic_bajo_pct'], top['ic_alto_pct'])} frente a {BASE[top['base']]}."
         )
         rest = sorted(
-            {_nombre(c, lugar) for c, lugar in zip(real["carga"], real["lugar"])}
-            - {_nombre(top["carga"], top["lugar"])}
+            {
+                f"{_nombre(c, lugar)} ({ENGINE_LABEL[e]}, {_pct(v, lo, hi)})"
+                for c, lugar, e, v, lo, hi in zip(
+                    real["carga"],
+                    real["lugar"],
+                    real["entorno"],
+                    real["sobrecarga_pct"],
+                    real["ic_bajo_pct"],
+                    real["ic_alto_pct"],
+                )
+            }
+            - {
+                f"{_nombre(top['carga'], top['lugar'])} ({ENGINE_LABEL[top['entorno']]}, {_pct(top['sobrecarga_pct'], top['ic_bajo_pct'], top['ic_alto_pct'])})"
+            }
         )
         if rest:
-            parts.append(f"También se distingue en: {', '.join(rest)}.")
+            parts.append(f"También se distingue en: {'; '.join(rest)}.")
+    shaky = fair[fair["inestable"].astype(bool)]
     if not shaky.empty:
         names = sorted(
             {
@@ -292,26 +407,27 @@ def _lo_que_dice_la_corrida(resultado: Resultado) -> None:
                 for c, lugar, e in zip(shaky["carga"], shaky["lugar"], shaky["entorno"])
             }
         )
-        parts.append(f"Quedan fuera por inestables (repite): {', '.join(names)}.")
-    costs = exp.exec_costs(resultado.df)
-    execs = costs[(costs["medida"] == exp.EXEC_TRUE) & costs["entorno"].isin(["docker", "podman"])]
-    if not execs.empty:
-        parts.append(
-            "Entrar con `exec` costó "
-            + " y ".join(
-                f"{fmt(r['mediana_ms'], 0, 'ms')} en {ENGINE_LABEL[r['entorno']]}"
-                for _, r in execs.iterrows()
-            )
-            + ": es un costo de arranque, no de ejecución."
+        parts.append(f"Quedan fuera por inestables, ronda a ronda (repite): {', '.join(names)}.")
+    arms = fair[(fair["inestable_entorno"] | fair["inestable_base"]) & ~fair["inestable"].astype(bool)]
+    if not arms.empty:
+        names = sorted(
+            {
+                f"{_nombre(c, lugar)} ({ENGINE_LABEL[e]}: {_stability(r).removeprefix('inestable: ')})"
+                for (_, r), c, lugar, e in zip(arms.iterrows(), arms["carga"], arms["lugar"], arms["entorno"])
+            }
         )
-    markdown(" ".join(parts))
+        parts.append(
+            "Un brazo varió mucho por sí solo, pero la cifra ronda a ronda es estable (la variación la "
+            f"compartían los dos brazos de cada ronda): {', '.join(names)}."
+        )
+    markdown(" ".join(parts) or "_Esta corrida no tiene cifras con las que decir algo._")
 
 
 # ---------------------------------------------------------------- the chapter's figures
 @needs_result
 def comparacion(resultado: Resultado) -> None:
-    """The original chapter's hash and sort next to this run, and one sentence on what agrees
-    (overlapping intervals of the overhead measured the chapter's way)."""
+    """The original chapter's hash and sort next to this run, and one sentence on what agrees (this
+    run's overhead measured the chapter's way against the chapter's, judged like a claim)."""
     cmp = exp.compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
     rows = []
     for _, r in cmp.iterrows():
@@ -320,26 +436,21 @@ def comparacion(resultado: Resultado) -> None:
             {
                 "carga": CARGA[r["carga"]],
                 "entorno": ENTORNO_CORTO[r["entorno"]],
-                "capítulo: mediana (s)": fmt(r["ref_mediana_s"], 3),
-                "tú: extremo a extremo (s)": fmt(r["tu_mediana_e2e_s"], 3),
-                "tú: trabajo solo (s)": fmt(r["tu_mediana_trabajo_s"], 3),
-                "capítulo: sobrecarga": "—"
-                if bare
-                else _pct(r["ref_sobrecarga_pct"], *r["ref_sobrecarga_ic"]),
+                "capítulo: mediana": fmt_value(r["ref_mediana_s"], "s"),
+                "tú: extremo a extremo": fmt_value(r["tu_mediana_e2e_s"], "s"),
+                "tú: trabajo solo": fmt_value(r["tu_mediana_trabajo_s"], "s"),
+                "capítulo: sobrecarga": "—" if bare else fmt_value(r["ref_sobrecarga_pct"], "%"),
                 "tú: sobrecarga como el capítulo": "—"
                 if bare
                 else _pct(r["tu_sobrecarga_e2e_pct"], *r["tu_sobrecarga_e2e_ic"]),
-                "¿coinciden?": "—" if bare else AGREEMENT.get(r["acuerdo"], "—"),
-                "tú: trabajo solo frente a chroot": "—"
-                if bare
-                else _pct(r["tu_sobrecarga_trabajo_chroot_pct"], *r["tu_sobrecarga_trabajo_chroot_ic"]),
+                "¿coinciden?": "—" if bare else AGREEMENT.get(r["acuerdo"], r["acuerdo"]),
             }
         )
     show(
         table(
             pd.DataFrame(rows),
-            "El capítulo original (Docker 28.4, Podman 4.6.2, Linux 6.12) frente a esta "
-            "máquina; «coincide» si los dos IC 95 % de la sobrecarga se solapan",
+            "El capítulo original (Docker 28.4, Podman 4.6.2, Linux 6.12) frente a esta máquina; "
+            "«coincide» si tu sobrecarga queda a ±5 puntos de la suya, con todo su IC",
         )
     )
     markdown(_frase_comparacion(cmp))
@@ -347,22 +458,23 @@ def comparacion(resultado: Resultado) -> None:
 
 def _frase_comparacion(cmp: pd.DataFrame) -> str:
     """One Spanish sentence: where this run's overhead (measured the chapter's way) agrees with the
-    chapter's, by overlapping intervals, and where not."""
-    agree, differ = [], []
+    chapter's, where it does not, and where the interval cannot tell."""
+    groups: dict[str, list[str]] = {}
     for _, r in cmp[cmp["entorno"] != "bare"].iterrows():
-        if r["acuerdo"] == "sin_datos":
+        if r["acuerdo"] == vd.SIN_DATOS:
             continue
         name = (
-            f"{r['carga']} en {ENTORNO_CORTO[r['entorno']]} "
+            f"{CARGA[r['carga']]} en {ENTORNO_CORTO[r['entorno']]} "
             f"({_pct(r['tu_sobrecarga_e2e_pct'], *r['tu_sobrecarga_e2e_ic'])} "
-            f"frente a {_pct(r['ref_sobrecarga_pct'], *r['ref_sobrecarga_ic'])})"
+            f"frente a {fmt_value(r['ref_sobrecarga_pct'], '%')})"
         )
-        (agree if r["acuerdo"] == "coincide" else differ).append(name)
-    parts = []
-    if agree:
-        parts.append(f"coincide con el capítulo en {'; '.join(agree)}")
-    if differ:
-        parts.append(f"no coincide en {'; '.join(differ)}")
+        groups.setdefault(r["acuerdo"], []).append(name)
+    words = {
+        vd.COINCIDE: "coincide con el capítulo en",
+        vd.NO_COINCIDE: "no coincide en",
+        vd.NO_CONCLUYENTE: "no se puede decir todavía (IC demasiado ancho) en",
+    }
+    parts = [f"{words[k]} {'; '.join(v)}" for k, v in groups.items() if k in words]
     if not parts:
         return "No hay filas comparables con el capítulo original en esta corrida."
     return (

@@ -3,13 +3,15 @@
 Containers are started once (`sleep`), then each workload runs in them through `docker/podman exec`,
 and on bare metal, under the probe `probes/bin/cronometro`. Each measurement gives two rows: metric
 `extremo_a_extremo` (the whole command as a student types it, timed from the host, as the chapter
-measured) and `trabajo` (the work alone, timed inside the environment). `exec true` is measured on its
-own (variant `exec_true`). Two bare-metal baselines: the host's binaries (image "") and a chroot into the
-image's exported root filesystem (image = the real image name; helpers.engines.rootfs).
+measured) and `trabajo` (the work alone, timed inside the environment). `exec` is measured on its own
+twice: `exec_true` (`exec CONTENEDOR true` from the host, end to end) and `exec_dentro` (one new process,
+timed inside). Two bare-metal baselines: the host's binaries (image "") and a chroot into the image's
+exported root filesystem (image = the real image name; helpers.engines.rootfs).
 
-Rows: engine bare/docker/podman; variant `<carga>` or `escritura:<lugar>` (lugar: capa = the container's
-writable overlay layer, volumen = a host directory bind-mounted into it, host = a host directory written
-by a bare-metal process). Values are seconds.
+Rows: engine bare/docker/podman; variant `<carga>` or `<carga>:<lugar>` for the I/O workloads archivos,
+escritura and copia (lugar: host = a fresh host directory, written by bare metal or the chroot; capa =
+the container's writable overlay layer; volumen = a host directory bind-mounted into it). Values are
+seconds. `exec` launches a process (LAUNCH); the work inside is RUNNING (closing_rows says which).
 
 arms.py: the workloads, the arms and how one repetition is timed; environments.py: the containers and
 their filesystems; measure.py: Config and run; analysis.py: summaries, the cost of exec, overheads,
@@ -23,6 +25,8 @@ from .analysis import (  # noqa: F401
     closing_rows,
     compare,
     exec_costs,
+    explanation,
+    fair_base,
     noise_reading,
     overhead_pct,
     overheads,
@@ -34,7 +38,9 @@ from .arms import (  # noqa: F401
     BASE_NAMES,
     CPU_WORKLOADS,
     ENVIRONMENTS,
+    EXEC_INSIDE,
     EXEC_TRUE,
+    IO_WORKLOADS,
     METRIC_E2E,
     METRIC_WORK,
     PLACE_NAMES,
@@ -45,12 +51,13 @@ from .arms import (  # noqa: F401
     make_arm,
     plan,
 )
-from .claims import claims  # noqa: F401
+from .claims import SAID, claims  # noqa: F401
 from .measure import EXPERIMENT, Config, run  # noqa: F401
 
 TITLE = "Experimento 3: costo de ejecución (RUNNING)"
 NOTEBOOK = "03_ejecucion"
-QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0, "TAMANO_MB": 8}
+# Quick: figures without verdicts (fewer than verdict.MIN_N rounds; the verdicts view says so).
+QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0, "MEGAS": 8, "ARCHIVOS": 200}
 BASELINE = ("bare", "hash")  # each workload against the same workload on bare metal; hash by default
 # Comparable across machines: the work alone (cronometro), and end to end (what the chapter timed,
 # exec included: the only one the reference has).

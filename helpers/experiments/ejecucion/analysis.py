@@ -1,6 +1,11 @@
-"""Experiment 3's analysis: summaries, the cost of `exec`, overheads against both baselines, the
+"""Experiment 3's analysis: summaries, the cost of `exec`, overheads against the fairest baseline, the
 comparison with the reference and the closing rows. Pure functions of the rows (raw.csv or the
-reference); the chapter's claims are in claims.py."""
+reference); the chapter's claims are in claims.py.
+
+Arms are measured round-robin, so each round pairs them: `samples` returns a pandas Series indexed by
+round (`rep`), and every overhead is computed round by round (helpers.stats: the median of the
+per-round figures with its distribution-free IC 95 %). Reference rows were not measured in rounds:
+they are plain arrays (independent arms)."""
 
 from __future__ import annotations
 
@@ -8,13 +13,17 @@ import numpy as np
 import pandas as pd
 
 from ... import engines as eng
-from ... import measure
+from ... import stats
 from ..contract import CLOSING_COLUMNS
 from ..verdict import SIN_DATOS, agreement
 from .arms import (
     BASE_NAMES,
+    CHROOT_WORKLOADS,
+    CPU_WORKLOADS,
     ENVIRONMENTS,
+    EXEC_INSIDE,
     EXEC_TRUE,
+    IO_WORKLOADS,
     METRIC_E2E,
     METRIC_WORK,
     PLACE_NAMES,
@@ -22,6 +31,8 @@ from .arms import (
     WORKLOAD_NAMES,
     WORKLOADS,
 )
+
+SIZE_PARAMS = ("megas", "tamano_mb")  # the parameter's name now, and in runs made before it changed
 
 
 def tidy(df: pd.DataFrame) -> pd.DataFrame:
@@ -34,36 +45,45 @@ def tidy(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def samples(df: pd.DataFrame, metric: str, carga: str, entorno: str, lugar: str = "") -> np.ndarray:
-    """The repetitions of one workload (carga, lugar) in one environment, in raw units (rows through
-    `tidy`)."""
+def samples(df: pd.DataFrame, metric: str, carga: str, entorno: str, lugar: str = "") -> pd.Series:
+    """The repetitions of one workload (carga, lugar) in one environment, in raw units, as a Series
+    indexed by round (`rep`; rows through `tidy`): arms of one run are paired by round."""
     sel = df[
         (df["metric"] == metric)
         & (df["carga"] == carga)
         & (df["entorno"] == entorno)
         & (df["lugar"] == lugar)
     ]
-    return sel["value"].to_numpy(dtype=float)
+    if sel.empty:
+        return pd.Series([], dtype=float)
+    return sel.groupby("rep")["value"].median().astype(float)
 
 
 def _order(frame: pd.DataFrame) -> pd.DataFrame:
-    rank = {name: i for i, name in enumerate((EXEC_TRUE, *WORKLOADS, *PLACES, *ENVIRONMENTS))}
+    rank = {name: i for i, name in enumerate((EXEC_TRUE, EXEC_INSIDE, *WORKLOADS, *PLACES, *ENVIRONMENTS))}
     key = lambda col: col.map(lambda v: rank.get(v, 99)) if col.name in ("carga", "lugar", "entorno") else col
     return frame.sort_values(
         [c for c in ("carga", "lugar", "entorno", "metric") if c in frame], key=key
     ).reset_index(drop=True)
 
 
+def size_mb(meta: dict | None) -> float | None:
+    params = (meta or {}).get("parameters") or {}
+    return next((params[k] for k in SIZE_PARAMS if params.get(k)), None)
+
+
 def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     """One row per (carga, lugar, entorno, metric): n, median, IQR, min and IC 95 % of the median, in
-    seconds; MB/s for `escritura` and `hash` when the size is known."""
+    seconds, and whether the arm is unstable on its own; MB/s for `escritura` and `hash` when the size
+    is known."""
     data = tidy(df)
-    size = ((meta or {}).get("parameters") or {}).get("tamano_mb")
+    size = size_mb(meta)
     rows = []
     for (carga, lugar, entorno, metric), group in data.groupby(
         ["carga", "lugar", "entorno", "metric"], sort=False
     ):
-        s = measure.summarize(group["value"].to_numpy(dtype=float))
+        values = group["value"].to_numpy(dtype=float)
+        s = stats.summarize(values)
         rows.append(
             {
                 "carga": carga,
@@ -78,6 +98,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                 "min_s": s.minimum,
                 "ic_bajo_s": s.ci_low,
                 "ic_alto_s": s.ci_high,
+                "inestable": bool(stats.unstable(values)),
                 "mb_por_s": (size / s.median)
                 if size and carga in ("hash", "escritura") and s.median
                 else np.nan,
@@ -88,43 +109,43 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
 
 
 def exec_costs(df: pd.DataFrame) -> pd.DataFrame:
-    """What `exec` costs, per environment, in ms: `exec true` end to end, and for each workload the
-    paired difference (end to end − work alone) of the same repetition."""
+    """What `exec` costs, per environment, in ms: `exec true` end to end (what a user waits for), one
+    new process timed inside the environment (`exec_dentro`: fork + exec + wait of `true`), and for
+    each workload the paired difference (end to end − work alone) of the same repetition."""
     data = tidy(df)
     rows = []
+
+    def add(entorno, medida, values):
+        s = stats.summarize(values)
+        rows.append(
+            {
+                "entorno": entorno,
+                "medida": medida,
+                "n": s.n,
+                "mediana_ms": s.median,
+                "ic_bajo_ms": s.ci_low,
+                "ic_alto_ms": s.ci_high,
+            }
+        )
+
     for entorno in ENVIRONMENTS:
         values = samples(data, METRIC_E2E, EXEC_TRUE, entorno) * 1e3
         if values.size:
-            s = measure.summarize(values)
-            rows.append(
-                {
-                    "entorno": entorno,
-                    "medida": EXEC_TRUE,
-                    "n": s.n,
-                    "mediana_ms": s.median,
-                    "ic_bajo_ms": s.ci_low,
-                    "ic_alto_ms": s.ci_high,
-                }
-            )
+            add(entorno, EXEC_TRUE, values)
+    for entorno in ENVIRONMENTS:
+        values = samples(data, METRIC_WORK, EXEC_INSIDE, entorno) * 1e3
+        if values.size:
+            add(entorno, EXEC_INSIDE, values)
     keys = ["engine", "image", "variant", "rep"]
-    wide = data[data["carga"] != EXEC_TRUE].pivot_table(
+    work = data[~data["carga"].isin([EXEC_TRUE, EXEC_INSIDE])]
+    wide = work.pivot_table(
         index=keys + ["carga", "lugar", "entorno"], columns="metric", values="value", aggfunc="first"
     )
     if {METRIC_E2E, METRIC_WORK} <= set(wide.columns):
         wide = wide.dropna(subset=[METRIC_E2E, METRIC_WORK]).reset_index()
         wide["diff_ms"] = (wide[METRIC_E2E] - wide[METRIC_WORK]) * 1e3
         for (carga, lugar, entorno), group in wide.groupby(["carga", "lugar", "entorno"], sort=False):
-            s = measure.summarize(group["diff_ms"].to_numpy())
-            rows.append(
-                {
-                    "entorno": entorno,
-                    "medida": f"{carga}:{lugar}" if lugar else carga,
-                    "n": s.n,
-                    "mediana_ms": s.median,
-                    "ic_bajo_ms": s.ci_low,
-                    "ic_alto_ms": s.ci_high,
-                }
-            )
+            add(entorno, f"{carga}:{lugar}" if lugar else carga, group["diff_ms"].to_numpy())
     out = pd.DataFrame(rows)
     if out.empty:
         return out
@@ -141,73 +162,109 @@ def noise_reading(low_pct: float, high_pct: float) -> str:
     0 %, else «más lento» / «más rápido». A description of the interval, not a verdict on a claim (those
     are judged by verdict.py in claims.py)."""
     if any(np.isnan(v) for v in (low_pct, high_pct)):
-        return "sin datos"
+        return "sin IC 95 % (pocas repeticiones)"
     if low_pct <= 0 <= high_pct:
         return NOISE
     return "más lento" if low_pct > 0 else "más rápido"
 
 
-def overhead_pct(values, baseline) -> tuple[float, float, float]:
-    """Overhead % of the median against the baseline's, with a bootstrap IC 95 %."""
-    ratio, low, high = measure.bootstrap_ratio_ci(values, baseline)
-    return (ratio - 1) * 100, (low - 1) * 100, (high - 1) * 100
+def overhead_pct(values: pd.Series, baseline: pd.Series) -> tuple[float, float, float]:
+    """Overhead % against the baseline: the median of the per-round (value / baseline − 1) × 100, with
+    its IC 95 % (helpers.stats; arrays instead of Series are treated as independent arms)."""
+    return stats.difference_ci(values, baseline, percent=True)
+
+
+def per_round_unstable(values: pd.Series, baseline: pd.Series) -> bool:
+    """The per-round ratio's spread dwarfs its median (what the verdicts check too)."""
+    if stats.is_paired(values, baseline):
+        return bool(stats.unstable(stats.per_round(lambda a, b: a / b, values, baseline)))
+    return bool(stats.unstable(values) or stats.unstable(baseline))
+
+
+def bases(data: pd.DataFrame, carga: str) -> list[tuple[str, str, str]]:
+    """The baselines of a workload, fairest first, as (base, entorno, lugar): the image's own binaries
+    (chroot) when measured, then the host's binaries; I/O on the host's disk."""
+    place = "host" if carga in IO_WORKLOADS else ""
+    out = []
+    if carga in CHROOT_WORKLOADS and samples(data, METRIC_WORK, carga, "chroot", place).size:
+        out.append(("chroot", "chroot", place))
+    out.append(("host" if place else "bare", "bare", place))
+    return out
+
+
+def fair_base(data: pd.DataFrame, carga: str) -> tuple[str, str, str]:
+    """The fairest baseline of a workload (see `bases`)."""
+    return bases(data, carga)[0]
+
+
+OVERHEAD_COLUMNS = [
+    "carga",
+    "lugar",
+    "entorno",
+    "base",
+    "justa",
+    "metric",
+    "sobrecarga_pct",
+    "ic_bajo_pct",
+    "ic_alto_pct",
+    "n",
+    "lectura",
+    "inestable",
+    "inestable_entorno",
+    "inestable_base",
+]
 
 
 def overheads(df: pd.DataFrame, metric: str = METRIC_WORK) -> pd.DataFrame:
-    """Overhead % against bare metal per workload and environment, with IC 95 % and its reading; a
-    measurement whose spread dwarfs its median (measure.unstable) says so and is flagged `inestable`.
-
-    CPU workloads: every environment against both baselines (base `bare` = host binaries, base
-    `chroot` = the image's binaries). escritura: each place against the host (bare metal, `host`)."""
+    """Overhead % per workload, environment (and place) and baseline, paired by round, with its IC 95 %
+    and its reading. `justa`: against the fairest baseline. Instability is flagged per arm
+    (`inestable_entorno`, `inestable_base`: the arm's own spread dwarfs its median) and for the figure
+    (`inestable`: the per-round ratio's spread dwarfs its median; such a figure reads «medición
+    inestable: repite» and stays out of summaries). A drift shared by a round spreads each arm but not
+    their ratio: a shaky baseline no longer hides a steady overhead."""
     data = tidy(df)
     rows = []
-
-    def add(carga, lugar, entorno, base, values, base_values):
-        if values.size and base_values.size:
-            pct, lo, hi = overhead_pct(values, base_values)
-            shaky = bool(measure.unstable(values) or measure.unstable(base_values))
-            rows.append(
-                {
-                    "carga": carga,
-                    "lugar": lugar,
-                    "entorno": entorno,
-                    "base": base,
-                    "metric": metric,
-                    "sobrecarga_pct": pct,
-                    "ic_bajo_pct": lo,
-                    "ic_alto_pct": hi,
-                    "lectura": UNSTABLE if shaky else noise_reading(lo, hi),
-                    "inestable": shaky,
-                }
-            )
-
-    for carga in [c for c in WORKLOADS if c in set(data["carga"])]:
-        if carga == "escritura":
-            host = samples(data, metric, carga, "bare", "host")
-            for entorno in ("docker", "podman"):
-                for lugar in ("capa", "volumen"):
-                    add(carga, lugar, entorno, "host", samples(data, metric, carga, entorno, lugar), host)
-            continue
-        for base in ("bare", "chroot"):
-            base_values = samples(data, metric, carga, base)
+    present = set(data["carga"])
+    for carga in [c for c in WORKLOADS if c in present]:
+        options = bases(data, carga)
+        for i, (base, base_env, base_place) in enumerate(options):
+            base_values = samples(data, metric, carga, base_env, base_place)
+            if not base_values.size:
+                continue
+            targets = []
             for entorno in ENVIRONMENTS:
-                if entorno != base and not (base == "chroot" and entorno == "bare"):
-                    add(carga, "", entorno, base, samples(data, metric, carga, entorno), base_values)
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "carga",
-            "lugar",
-            "entorno",
-            "base",
-            "metric",
-            "sobrecarga_pct",
-            "ic_bajo_pct",
-            "ic_alto_pct",
-            "lectura",
-            "inestable",
-        ],
-    )
+                if entorno in ("bare", base_env):
+                    continue
+                if entorno == "chroot":
+                    targets.append((entorno, base_place))
+                else:
+                    places = ("capa", "volumen") if carga in IO_WORKLOADS else ("",)
+                    targets += [(entorno, p) for p in places]
+            for entorno, lugar in targets:
+                values = samples(data, metric, carga, entorno, lugar)
+                if not values.size:
+                    continue
+                pct, lo, hi = overhead_pct(values, base_values)
+                shaky = per_round_unstable(values, base_values)
+                rows.append(
+                    {
+                        "carga": carga,
+                        "lugar": lugar,
+                        "entorno": entorno,
+                        "base": base,
+                        "justa": i == 0,
+                        "metric": metric,
+                        "sobrecarga_pct": pct,
+                        "ic_bajo_pct": lo,
+                        "ic_alto_pct": hi,
+                        "n": stats.n_of(values, base_values),
+                        "lectura": UNSTABLE if shaky else noise_reading(lo, hi),
+                        "inestable": shaky,
+                        "inestable_entorno": bool(stats.unstable(values)),
+                        "inestable_base": bool(stats.unstable(base_values)),
+                    }
+                )
+    return pd.DataFrame(rows, columns=OVERHEAD_COLUMNS)
 
 
 def _pick(table: pd.DataFrame, **where) -> pd.Series | None:
@@ -217,21 +274,49 @@ def _pick(table: pd.DataFrame, **where) -> pd.Series | None:
     return sel.iloc[0] if len(sel) else None
 
 
+def explanation(df: pd.DataFrame) -> pd.DataFrame:
+    """Why hash and sort come out as they do when measured the chapter's way (exec end to end against
+    the host's binaries): per engine, that figure, the work alone against the host's binaries, the work
+    alone against the same image (chroot), and what exec added (ms), each with its IC 95 %."""
+    e2e, work = overheads(df, METRIC_E2E), overheads(df, METRIC_WORK)
+    costs = exec_costs(df)
+    rows = []
+    for carga in CPU_WORKLOADS:
+        for entorno in eng.CONTAINER_ENGINES:
+            row = {"carga": carga, "entorno": entorno}
+            for name, table, base in (("capitulo", e2e, "bare"), ("trabajo_host", work, "bare")):
+                r = _pick(table, carga=carga, entorno=entorno, base=base)
+                row[name] = (
+                    (np.nan,) * 3 if r is None else (r["sobrecarga_pct"], r["ic_bajo_pct"], r["ic_alto_pct"])
+                )
+            r = _pick(work, carga=carga, entorno=entorno, base="chroot")
+            row["trabajo_chroot"] = (
+                (np.nan,) * 3 if r is None else (r["sobrecarga_pct"], r["ic_bajo_pct"], r["ic_alto_pct"])
+            )
+            c = _pick(costs, entorno=entorno, medida=carga) if len(costs) else None
+            row["exec_ms"] = (
+                (np.nan,) * 3 if c is None else (c["mediana_ms"], c["ic_bajo_ms"], c["ic_alto_ms"])
+            )
+            if not all(np.isnan(row[k][0]) for k in ("capitulo", "trabajo_host", "trabajo_chroot")):
+                rows.append(row)
+    return pd.DataFrame(
+        rows, columns=["carga", "entorno", "capitulo", "trabajo_host", "trabajo_chroot", "exec_ms"]
+    )
+
+
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
     """The original chapter next to this run for hash and sort: medians (s) and overhead % against bare
-    metal, each overhead with its IC 95 %, and whether the two intervals overlap (`acuerdo`).
-
-    The seed timed `exec` end to end against the host's binaries; this run adds the work alone against
-    the image's own binaries (chroot)."""
-    live, ref = summarize(df, meta), summarize(reference)
-    live_e2e, live_work, ref_e2e = (
-        overheads(df, METRIC_E2E),
-        overheads(df, METRIC_WORK),
-        overheads(reference, METRIC_E2E),
-    )
+    metal measured the chapter's way (exec end to end against the host's binaries), and whether this
+    run's figure agrees with the chapter's (verdict.agreement: judged like a claim, live − reference
+    within ±5 points). The reference's five repetitions were not measured in rounds: its overhead is
+    the ratio of its medians (fewer than MIN_N: no interval)."""
+    live = summarize(df, meta)
+    ref = summarize(reference)
+    live_e2e = overheads(df, METRIC_E2E)
+    ref_data = tidy(reference)
     rows = []
-    for carga in ("hash", "sort"):
-        for entorno in ("bare", "docker", "podman"):
+    for carga in CPU_WORKLOADS:
+        for entorno in ("bare", *eng.CONTAINER_ENGINES):
             r = _pick(ref, carga=carga, entorno=entorno, metric=METRIC_E2E)
             if r is None:
                 continue
@@ -242,86 +327,92 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
                 "tu_mediana_e2e_s": np.nan,
                 "tu_mediana_trabajo_s": np.nan,
                 "ref_sobrecarga_pct": np.nan,
-                "ref_sobrecarga_ic": (np.nan, np.nan),
                 "tu_sobrecarga_e2e_pct": np.nan,
-                "acuerdo": SIN_DATOS,
                 "tu_sobrecarga_e2e_ic": (np.nan, np.nan),
-                "tu_sobrecarga_trabajo_chroot_pct": np.nan,
-                "tu_sobrecarga_trabajo_chroot_ic": (np.nan, np.nan),
+                "acuerdo": SIN_DATOS,
             }
             for column, metric in (("tu_mediana_e2e_s", METRIC_E2E), ("tu_mediana_trabajo_s", METRIC_WORK)):
                 m = _pick(live, carga=carga, entorno=entorno, metric=metric)
                 if m is not None:
                     row[column] = m["mediana_s"]
             if entorno != "bare":
-                rr = _pick(ref_e2e, carga=carga, entorno=entorno, base="bare")
-                if rr is not None:
-                    row["ref_sobrecarga_pct"] = rr["sobrecarga_pct"]
-                    row["ref_sobrecarga_ic"] = (rr["ic_bajo_pct"], rr["ic_alto_pct"])
+                mine = samples(ref_data, METRIC_E2E, carga, entorno).to_numpy()
+                host = samples(ref_data, METRIC_E2E, carga, "bare").to_numpy()
+                if mine.size and host.size:
+                    row["ref_sobrecarga_pct"] = (np.median(mine) / np.median(host) - 1) * 100
                 le = _pick(live_e2e, carga=carga, entorno=entorno, base="bare")
                 if le is not None:
                     row["tu_sobrecarga_e2e_pct"] = le["sobrecarga_pct"]
                     row["tu_sobrecarga_e2e_ic"] = (le["ic_bajo_pct"], le["ic_alto_pct"])
-                # the same method on both sides (exec end to end against the host's binaries), each with
-                # its IC (the reference's from its own five repetitions): do they overlap?
                 row["acuerdo"] = agreement(
                     (row["tu_sobrecarga_e2e_pct"], *row["tu_sobrecarga_e2e_ic"]),
-                    (row["ref_sobrecarga_pct"], *row["ref_sobrecarga_ic"]),
+                    (row["ref_sobrecarga_pct"], np.nan, np.nan),
                 )
-                lw = _pick(live_work, carga=carga, entorno=entorno, base="chroot")
-                if lw is not None:
-                    row["tu_sobrecarga_trabajo_chroot_pct"] = lw["sobrecarga_pct"]
-                    row["tu_sobrecarga_trabajo_chroot_ic"] = (lw["ic_bajo_pct"], lw["ic_alto_pct"])
             rows.append(row)
     return pd.DataFrame(rows)
 
 
+LAUNCH, RUNNING = "LAUNCH", "RUNNING"
+# Where each figure sits: `exec` launches a process into a running container (LAUNCH); the work that
+# process does inside is RUNNING.
+EXEC_CONCEPT = {
+    EXEC_TRUE: {
+        "bare": "`true` como proceso nuevo, desde el host (exec lanza un proceso: LAUNCH)",
+        "chroot": "`true` como proceso nuevo, desde el host (exec lanza un proceso: LAUNCH)",
+        "container": "`exec … true` en un contenedor que ya corre, desde el host (exec lanza un "
+        "proceso: LAUNCH)",
+    },
+    EXEC_INSIDE: {
+        "bare": "un proceso nuevo (fork + exec), cronometrado donde corre (LAUNCH)",
+        "chroot": "un proceso nuevo (fork + exec) en el chroot, cronometrado donde corre (LAUNCH)",
+        "container": "un proceso nuevo (fork + exec) dentro del contenedor, cronometrado dentro (LAUNCH)",
+    },
+}
+
+
 def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
-    """Rows of the closing LAUNCH vs RUNNING table (all RUNNING): what `exec true` costs in each
-    environment (ms), and each workload's overhead in a container (%, the work alone) against the same
-    userland on bare metal (chroot) when it was measured, else against the host's binaries; writes
-    against the host's disk. Unstable measurements (measure.unstable) stay out."""
+    """Rows of the closing LAUNCH vs RUNNING table. LAUNCH: what `exec` costs (ms): `exec … true` from
+    the host and one new process timed inside, in each environment. RUNNING: each workload's overhead
+    in a container (%, the work alone) against its fairest baseline. Unstable figures stay out."""
     rows = []
     if df is None or df.empty:
         return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
     data = tidy(df)
     for _, r in exec_costs(df).iterrows():
-        if r["medida"] == EXEC_TRUE and not measure.unstable(
-            samples(data, METRIC_E2E, EXEC_TRUE, r["entorno"])
-        ):
-            concepto = (
-                "`true` como proceso nuevo"
-                if r["entorno"] in ("bare", "chroot")
-                else "`exec … true` en un contenedor que ya corre"
-            )
-            rows.append(
-                {
-                    "concepto": concepto,
-                    "tipo": "RUNNING",
-                    "entorno": r["entorno"],
-                    "valor": r["mediana_ms"],
-                    "ic_bajo": r["ic_bajo_ms"],
-                    "ic_alto": r["ic_alto_ms"],
-                    "unidad": "ms",
-                }
-            )
+        if r["medida"] not in EXEC_CONCEPT:
+            continue
+        metric = METRIC_E2E if r["medida"] == EXEC_TRUE else METRIC_WORK
+        if stats.unstable(samples(data, metric, r["medida"], r["entorno"])):
+            continue
+        kind = r["entorno"] if r["entorno"] in ("bare", "chroot") else "container"
+        rows.append(
+            {
+                "concepto": EXEC_CONCEPT[r["medida"]][kind],
+                "tipo": LAUNCH,
+                "entorno": r["entorno"],
+                "valor": r["mediana_ms"],
+                "ic_bajo": r["ic_bajo_ms"],
+                "ic_alto": r["ic_alto_ms"],
+                "unidad": "ms",
+            }
+        )
     table = overheads(df, METRIC_WORK)
-    with_chroot = set(table.loc[table["base"] == "chroot", "carga"])
-    for _, r in table[~table["inestable"].astype(bool)].iterrows():
-        wanted = "host" if r["carga"] == "escritura" else "chroot" if r["carga"] in with_chroot else "bare"
-        if r["entorno"] in eng.CONTAINER_ENGINES and r["base"] == wanted:
-            name = WORKLOAD_NAMES.get(r["carga"], r["carga"])
-            if r["lugar"]:
-                name += f" en {PLACE_NAMES.get(r['lugar'], r['lugar'])}"
-            rows.append(
-                {
-                    "concepto": f"sobrecarga del trabajo: {name} (frente a {BASE_NAMES[wanted]})",
-                    "tipo": "RUNNING",
-                    "entorno": r["entorno"],
-                    "valor": r["sobrecarga_pct"],
-                    "ic_bajo": r["ic_bajo_pct"],
-                    "ic_alto": r["ic_alto_pct"],
-                    "unidad": "%",
-                }
-            )
+    keep = table["justa"].astype(bool) & ~table["inestable"].astype(bool)
+    for _, r in table[keep].iterrows():
+        if r["entorno"] not in eng.CONTAINER_ENGINES:
+            continue
+        name = WORKLOAD_NAMES.get(r["carga"], r["carga"])
+        if r["lugar"]:
+            name += f" en {PLACE_NAMES.get(r['lugar'], r['lugar'])}"
+        rows.append(
+            {
+                "concepto": f"sobrecarga del trabajo: {name} (frente a {BASE_NAMES[r['base']]}; RUNNING)",
+                "tipo": RUNNING,
+                "entorno": r["entorno"],
+                "valor": r["sobrecarga_pct"],
+                "ic_bajo": r["ic_bajo_pct"],
+                "ic_alto": r["ic_alto_pct"],
+                "unidad": "%",
+            }
+        )
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)

@@ -23,7 +23,7 @@ from helpers.experiments.ejecucion import arms
 
 pytestmark = pytest.mark.engines
 
-SMALL = dict(repeticiones=1, calentamiento=0, tamano_mb=2, archivos=50)
+SMALL = dict(repeticiones=1, calentamiento=0, megas=2, archivos=50)
 
 
 def available_engines() -> list[str]:
@@ -57,18 +57,21 @@ def test_each_workload_runs_everywhere_and_cleans_up(sandbox, carga):
     work = df[(df["carga"] == carga) & (df["metric"] == exp.METRIC_WORK)]
     e2e = df[(df["carga"] == carga) & (df["metric"] == exp.METRIC_E2E)]
     expected = set(engines) | {"bare"}
-    if carga != "escritura":
-        assert res.meta["chroot"]["usada"] is (os.geteuid() == 0)  # without root: skipped, with its reason
-        if os.geteuid() == 0:
-            expected.add("chroot")
+    assert res.meta["chroot"]["usada"] is (os.geteuid() == 0)  # without root: skipped, with its reason
+    if carga in arms.CHROOT_WORKLOADS and os.geteuid() == 0:
+        expected.add("chroot")
     assert set(work["entorno"]) == expected
-    if carga == "escritura":
+    if carga in arms.IO_WORKLOADS:
         assert set(work["lugar"]) == {"host", "capa", "volumen"}
         assert res.meta["filesystems"][f"{engines[0]}:capa"] == "overlay"
+    if carga == "copia":  # the image's own file, found in the container, copied up afresh each time
+        assert res.meta["copia"]["archivo"].startswith("/") and res.meta["copia"]["bytes"] > 256 * 1024
     # The work alone is measured inside the end-to-end command, so it can never be longer.
     merged = work.merge(e2e, on=["engine", "image", "variant", "rep"], suffixes=("_t", "_e"))
     assert len(merged) == len(work) and (merged["value_t"] <= merged["value_e"]).all()
     assert set(df.loc[df["carga"] == exp.EXEC_TRUE, "entorno"]) == set(engines) | {"bare"}
+    inside = df[(df["carga"] == exp.EXEC_INSIDE) & (df["metric"] == exp.METRIC_WORK)]
+    assert set(engines) <= set(inside["entorno"])  # one new process, timed inside each container
     assert leftovers(res.meta["run_id"]) == {n: [] for n in engines}
     assert res.meta["host_scratch_removed"] is True
     assert list(scratch.iterdir()) == []  # the files of `escritura` and `archivos` are gone
@@ -129,7 +132,7 @@ def test_containers_and_files_removed_on_ctrl_c(sandbox, tmp_path):
         "import tempfile, sys; tempfile.tempdir = sys.argv[1]\n"
         "from helpers.experiments import ejecucion as exp\n"
         f"exp.run(exp.config(cargas=['escritura', 'sort'], motores={engines!r}, repeticiones=50, "
-        "calentamiento=0, tamano_mb=2, archivos=50))\n"
+        "calentamiento=0, megas=2, archivos=50))\n"
     )
     env = dict(os.environ, CURSO_RESULTADOS=str(results), PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(

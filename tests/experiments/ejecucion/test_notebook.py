@@ -21,7 +21,16 @@ def test_notebook_is_committed_without_outputs():
     assert all(not c.outputs and c.execution_count is None for c in code)
     params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
     assert len(params) == 1
-    for name in ("REPETICIONES", "CARGAS", "MOTORES", "IMAGEN", "TAMANO_MB", "INTERACTIVO", "FIJAR_CPU"):
+    for name in (
+        "REPETICIONES",
+        "CARGAS",
+        "MOTORES",
+        "IMAGEN",
+        "MEGAS",
+        "ARCHIVOS",
+        "INTERACTIVO",
+        "FIJAR_CPU",
+    ):
         assert f"{name} =" in params[0].source
 
 
@@ -37,14 +46,15 @@ def test_notebook_runs_headless(tmp_path, monkeypatch):
         cwd=str(NOTEBOOK.parent),
         kernel_name="python3",
         progress_bar=False,
-        parameters={"REPETICIONES": 1, "TAMANO_MB": 2, "MOTORES": motores, "INTERACTIVO": False},
+        parameters={"REPETICIONES": 1, "MEGAS": 2, "ARCHIVOS": 20, "MOTORES": motores, "INTERACTIVO": False},
     )
     nb = nbformat.read(out, as_version=4)
     text = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"], ensure_ascii=False)
-    assert "Veredictos sobre las afirmaciones del capítulo original" in text
+    assert "**Veredictos**" in text and "muestra cifras sin veredictos" in text  # 1 repetition
+    assert "Márgenes" in text  # «Cómo medimos»
     assert "LAUNCH frente a RUNNING" in text and "image/png" in text
     if motores:
-        assert "Entrar con `exec` costó" in text  # the run's own summary, from its exec true rows
+        assert "lanzar un proceso con `exec` costó" in text  # the run's own summary, from its exec true rows
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors and "Traceback" not in text
     runs = list((tmp_path / "resultados" / "ejecucion").iterdir())
