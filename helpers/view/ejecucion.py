@@ -29,6 +29,7 @@ from .common import (
     ENGINE_LABEL,
     claims_list,
     fmt_interval,
+    fmt_pct,
     fmt_value,
     fmt_value_interval,
     markdown,
@@ -284,8 +285,8 @@ def _grafico_sobrecarga(resultado: Resultado) -> None:
         ax.set_title(CARGA[carga], fontsize=12, loc="left")
         ax.tick_params(axis="x", labelsize=10)
     axes[-1, 0].set_xlabel(
-        "sobrecarga del trabajo solo (%), mediana por ronda con IC 95 % (cada carga con su propia escala)\n"
-        "gris: el IC contiene 0 %; naranja: cifra inestable; círculo hueco: un brazo inestable por sí solo",
+        "sobrecarga del trabajo solo (%), mediana por ronda e IC 95 % (cada carga, su escala)\n"
+        "gris: IC con 0 %; naranja: cifra inestable; hueco: un brazo inestable",
         fontsize=11,
     )
     fig.suptitle("Sobrecarga de ejecución (RUNNING) frente a su línea base", fontsize=14)
@@ -439,7 +440,7 @@ def comparacion(resultado: Resultado) -> None:
                 "capítulo: mediana": fmt_value(r["ref_mediana_s"], "s"),
                 "tú: extremo a extremo": fmt_value(r["tu_mediana_e2e_s"], "s"),
                 "tú: trabajo solo": fmt_value(r["tu_mediana_trabajo_s"], "s"),
-                "capítulo: sobrecarga": "—" if bare else fmt_value(r["ref_sobrecarga_pct"], "%"),
+                "capítulo: sobrecarga": "—" if bare else fmt_pct(r["ref_sobrecarga_pct"], 1),
                 "tú: sobrecarga como el capítulo": "—"
                 if bare
                 else _pct(r["tu_sobrecarga_e2e_pct"], *r["tu_sobrecarga_e2e_ic"]),
@@ -449,8 +450,9 @@ def comparacion(resultado: Resultado) -> None:
     show(
         table(
             pd.DataFrame(rows),
-            "El capítulo original (Docker 28.4, Podman 4.6.2, Linux 6.12) frente a esta máquina; "
-            "«coincide» si tu sobrecarga queda a ±5 puntos de la suya, con todo su IC",
+            "El capítulo original (Docker 28.4, Podman 4.6.2, Linux 6.12; su sobrecarga, recalculada de sus "
+            "cinco repeticiones) frente a esta máquina; «coincide» si tu sobrecarga queda a ±5 puntos de la "
+            "suya, con todo su IC",
         )
     )
     markdown(_frase_comparacion(cmp))
@@ -466,7 +468,7 @@ def _frase_comparacion(cmp: pd.DataFrame) -> str:
         name = (
             f"{CARGA[r['carga']]} en {ENTORNO_CORTO[r['entorno']]} "
             f"({_pct(r['tu_sobrecarga_e2e_pct'], *r['tu_sobrecarga_e2e_ic'])} "
-            f"frente a {fmt_value(r['ref_sobrecarga_pct'], '%')})"
+            f"frente a {fmt_pct(r['ref_sobrecarga_pct'], 1)})"
         )
         groups.setdefault(r["acuerdo"], []).append(name)
     words = {
