@@ -322,16 +322,6 @@ def test_every_claim_names_its_source_and_where_and_is_judged_per_engine():
     assert all(c.kind for c in claims)  # each margin comes from the kind of claim
 
 
-def test_sort_claim_figures_match_the_reference_rows():
-    ref = exp.tidy(reference.load("ejecucion"))
-    for engine, said in claims_mod.SORT_6_8.items():
-        sel = dict(said.ref.select)
-        mine = ref[(ref["engine"] == engine) & (ref["variant"] == sel["variant"])]["value"].median()
-        host = ref[(ref["engine"] == "bare") & (ref["variant"] == sel["variant"])]["value"].median()
-        assert said.claimed == pytest.approx((mine / host - 1) * 100, rel=said.ref.rtol)
-        assert said.region == (6.0, 8.0)
-
-
 def test_exec_claim_in_its_two_readings():
     df = pd.DataFrame(
         rows("docker", "img", "exec_true", "extremo_a_extremo", spread(0.070))
