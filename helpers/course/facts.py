@@ -19,7 +19,7 @@ from .. import stats
 from ..view import common
 
 # This module reads other experiments' runs through experiments.read_run, like any experiment does.
-READS = ("arranque", "escala", "ejecucion", "anatomia", "sistema_vm")
+READS = ("arranque", "escala", "ejecucion", "anatomia", "anidamiento", "sistema_vm")
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z0-9_.]+)\s*\}\}")
 ENGINE = {"docker": "Docker", "podman": "Podman"}
 
@@ -352,6 +352,35 @@ def _anatomia(res) -> Facts:
     return out
 
 
+# ---------------------------------------------------------------- 07: anidamiento
+CI_JOBS = 50  # the exercise's number of CI jobs at once
+
+
+def _anidamiento(res) -> Facts:
+    from ..experiments import anidamiento as n
+    from ..view.anidamiento import BRAZO
+
+    pss = res.df[res.df["metric"] == n.METRIC_PSS]
+    if pss.empty:
+        return {
+            "anidamiento.ci": missing_arms(
+                n.NOTEBOOK, "la memoria de un motor interior (no hubo brazos anidados)"
+            )
+        }
+    parts = []
+    for (engine, variant), group in pss.groupby(["engine", "variant"], sort=False):
+        mib = float(group["value"].astype(float).median())
+        parts.append(
+            f"{ENGINE.get(engine, engine)}, {BRAZO.get(variant, variant)}: "
+            f"{common.fmt_value(mib, 'MiB', common.significant(mib))} de PSS, "
+            f"así que {CI_JOBS} trabajos a la vez sumarían unos "
+            f"{common.fmt_value(mib * CI_JOBS / 1024, 'GiB', 1) if mib * CI_JOBS >= 1024 else common.fmt_value(mib * CI_JOBS, 'MiB', 0)}"
+        )
+    return {
+        "anidamiento.ci": f"En la {_run_tag(res)}, lo que añade el motor interior: " + "; ".join(parts) + "."
+    }
+
+
 # ---------------------------------------------------------------- 08: sistema_vm
 def _sistema_vm(res) -> Facts:
     from ..experiments import sistema_vm as s
@@ -379,6 +408,7 @@ BUILDERS: dict[str, Callable] = {
     "escala": _escala,
     "ejecucion": _ejecucion,
     "anatomia": _anatomia,
+    "anidamiento": _anidamiento,
     "sistema_vm": _sistema_vm,
 }
 # Every key each experiment gives (so a missing run fills all of them with its notice).
@@ -406,6 +436,7 @@ KEYS: dict[str, tuple[str, ...]] = {
         "anatomia.sin_red_podman",
         "anatomia.red",
     ),
+    "anidamiento": ("anidamiento.ci",),
     "sistema_vm": ("sistema_vm.disco",),
 }
 
