@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .. import reference, stats
+from ..engines import DISPLAY
 from ..experiments import sistema_vm as exp
 from ..experiments.runner import Resultado
 from .common import claims_list, fmt, fmt_interval, fmt_ratio, markdown, needs_result, show, table
@@ -26,7 +27,9 @@ METRIC_LABEL = {
     exp.DESPUES: "memoria después de liberarlo",
     exp.RETENIDA: "memoria liberada que el host no recupera",
     exp.GZIP: "gzip de 8 MB (solo el trabajo)",
-    "lxd_crear": "LXD: crear (copia y desplazamiento de dueños)",
+    exp.FIO: "fio: lecturas y escrituras de 4 KiB al azar, E/S directa (IOPS)",
+    exp.DISCO_ESCRITO: "disco que escribió el contenedor de sistema con motor (imágenes, capas, registros)",
+    "lxd_crear": "LXD: crear (en «dir», copia y cambio de dueños; en btrfs, una instantánea)",
     "lxd_iniciar": "LXD: iniciar",
     "lxd_systemd": "LXD: hasta que systemd dice «running»",
     "memoria_pss_monitor": "PSS del [lxc monitor] de cada instancia",
@@ -38,6 +41,7 @@ ORDER = [
     "aplicacion",
     "sistema",
     "sistema_lxd",
+    "sistema_lxd_cow",
     "anfitrion",
     "anidado_lxd",
     "vm_kvm",
@@ -54,12 +58,13 @@ COLOR = {
     "vm_emulada": "#DD8452",
     "sistema_systemd": "#8172B3",
     "sistema_lxd": "#2E8B57",
+    "sistema_lxd_cow": "#3CB371",
     "anfitrion": "#4C72B0",
     "anidado_lxd": "#8C564B",
     "vm_systemd_kvm": "#937860",
     "vm_systemd_emulada": "#DA8BC3",
 }
-DIGITS = {"ms": 1, "MB": 2, "%": 1}
+DIGITS = {"ms": 1, "MB": 2, "%": 1, "IOPS": 0}
 
 
 def _etiqueta(variant: str) -> str:
@@ -218,6 +223,22 @@ def grafico_gzip(resultado: Resultado) -> None:
 
 
 @needs_result
+def grafico_disco(resultado: Resultado) -> None:
+    """Disk I/O (fio IOPS) per kind, every repetition a dot, the median a bar."""
+    df = resultado.df
+    if not _present(df, exp.FIO):
+        reason = (resultado.meta.get("skipped_arms") or {}).get("fio")
+        markdown(f"_Esta corrida no midió el disco{': ' + reason if reason else '.'}_")
+        return
+    fig, ax = plt.subplots(figsize=(10, 3.5))
+    _strip(ax, df, exp.FIO, "IOPS de lectura + escritura (más es mejor)")
+    ax.set_xlim(left=0)
+    ax.set_title("Disco: fio dentro de cada instancia; la barra negra, la mediana", fontsize=13)
+    fig.tight_layout()
+    plt.show()
+
+
+@needs_result
 def anidado(resultado: Resultado) -> None:
     """Scenario 3: the same `run --rm … echo ok` on the host and nested in an unprivileged LXD system
     container, per engine, with the ratio and its IC; and the user namespace that made it possible."""
@@ -235,7 +256,7 @@ def anidado(resultado: Resultado) -> None:
         value, low, high = stats.ratio_ci(nested.to_numpy(), host.to_numpy())
         rows.append(
             {
-                "Motor": engine,
+                "Motor": DISPLAY.get(engine, engine),
                 "En el host (mediana)": fmt(float(np.median(host)), 1, "ms"),
                 "Anidado en LXD (mediana)": fmt(float(np.median(nested)), 1, "ms"),
                 "Anidado / host [IC 95 %]": fmt_ratio(value, low, high),
@@ -246,10 +267,12 @@ def anidado(resultado: Resultado) -> None:
     nested_meta = resultado.meta.get("nested") or {}
     uid = nested_meta.get("uid_map") or []
     if len(uid) >= 3:
+        privileged = "con" if nested_meta.get("privileged") else "sin"
         markdown(
             f"El root del contenedor de sistema es, para el host, el UID {uid[1]} (mapa `{' '.join(uid)}`): "
             "el motor de dentro crea sus contenedores con privilegios que solo valen en ese espacio de "
-            "usuarios. Ninguna instancia tuvo `--privileged` ni red."
+            f"usuarios. El contenedor de sistema corrió {privileged} `security.privileged`, en el pool "
+            f"«{nested_meta.get('pool', '?')}»; los contenedores de dentro, con `--network none`."
         )
 
 

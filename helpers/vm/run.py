@@ -127,6 +127,7 @@ class VM:
         found: Assets | None = None,
         balloon_reporting: bool = False,
         flavor: str = "busybox",
+        extra_drives: tuple[Path, ...] = (),
     ):
         self.name = name
         self.accel = accel
@@ -143,6 +144,7 @@ class VM:
             )
         self.base_disk = self.assets.systemd_disk if flavor == "systemd" else self.assets.base_disk
         self.balloon_reporting = balloon_reporting
+        self.extra_drives = tuple(extra_drives)  # read-only raw images: /dev/vdb, /dev/vdc… in the guest
         self.child: measure.Child | None = None
         self.boot_ms = float("nan")
         self._seq = 0
@@ -154,6 +156,10 @@ class VM:
             else ["-accel", "tcg,tb-size=32", "-cpu", "max"]
         )
         balloon = "virtio-balloon-device" + (",free-page-reporting=on" if self.balloon_reporting else "")
+        extra = []
+        for i, drive in enumerate(self.extra_drives, 1):
+            extra += ["-drive", f"id=d{i},file={drive},format=raw,if=none,readonly=on"]
+            extra += ["-device", f"virtio-blk-device,drive=d{i}"]
         return [
             QEMU,
             "-M",
@@ -184,6 +190,7 @@ class VM:
             "virtio-blk-device,drive=d0",
             "-device",
             balloon,
+            *extra,
             "-name",
             f"curso-{self.name}",
         ]

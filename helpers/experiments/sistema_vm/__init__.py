@@ -7,14 +7,17 @@ Three kinds of instance, each ready when its init (or its command) prints the re
   boots a guest with it, else TCG (variant `vm_emulada`, labelled «emulada» wherever it appears).
 Containers run with no network, like the VM (which has no network card).
 
-kinds.py: kinds, variants, labels, metrics; measure.py: Config, the arms and run(); instances.py: the
-containers and the VM behind one interface; memory.py: PSS and touch-and-free; analysis.py:
-summaries, the reference, closing rows; claims.py: the post's claims.
+kinds.py: kinds, variants, labels, metrics, Arm; measure.py: Config, plan() and run(); phases.py:
+provisioning, memory, workloads; instances.py: the containers and the VM behind one interface;
+lxd_instances.py: a real system container (LXD) behind it too; lxd_nested.py: scenario 3, an engine
+nested in a system container; disk_io.py: the fio workload; memory.py: PSS and touch-and-free;
+analysis.py: summaries, the reference, closing rows; claims.py: the post's claims.
 """
 
 from __future__ import annotations
 
 from ... import vm
+from . import disk_io
 from .analysis import arm_values, closing_rows, compare, gzip_ratio, ratio, summarize, vm_variant  # noqa: F401
 from .claims import SAID, claims  # noqa: F401
 from .instances import ContainerInstance, VMCommand, VMInstance  # noqa: F401
@@ -25,9 +28,11 @@ from .kinds import (  # noqa: F401
     DEFAULT_KINDS,
     DESPUES,
     DISCO,
+    DISCO_ESCRITO,
     DISPONIBLE,
     DURANTE,
     EXPERIMENT,
+    FIO,
     GZIP,
     KINDS,
     MB,
@@ -45,6 +50,14 @@ from .memory import memory_given_back  # noqa: F401
 
 TITLE = "Experimento 8: contenedores de sistema frente a máquinas virtuales"
 NOTEBOOK = "08_sistema_vs_vm"
-QUICK = {"REPETICIONES": 1, "INSTANCIAS": 1, "MEMORIA_MB": 32, "CALENTAMIENTO": 0}
-DEBIAN_PACKAGES = list(vm.DEBIAN_PACKAGES)
+# The quick profile keeps one kind per mechanism (LXD's on the `dir` pool); the copy-on-write pool and the
+# nested engine are left to the default run and to tests/experiments/sistema_vm/test_lxd.py.
+QUICK = {
+    "TIPOS": ["aplicacion", "sistema", "sistema_lxd", "vm"],
+    "REPETICIONES": 1,
+    "INSTANCIAS": 1,
+    "MEMORIA_MB": 32,
+    "CALENTAMIENTO": 0,
+}
+DEBIAN_PACKAGES = [*vm.DEBIAN_PACKAGES, disk_io.DEBIAN_PACKAGE]
 COMPARABLE = ["arranque_listo", "gzip", "memoria_retenida_pct", "memoria_pss_instancia", "disco_instancia"]

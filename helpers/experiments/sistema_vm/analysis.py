@@ -136,6 +136,9 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     for variant in (
         "aplicacion",
         "sistema",
+        "sistema_lxd",
+        "sistema_lxd_cow",
+        "anidado_lxd",
         "vm_kvm",
         "vm_emulada",
         "sistema_systemd",

@@ -11,6 +11,7 @@ from ... import cgroups, measure, probes, vm
 from ... import engines as eng
 from ...errors import ComandoFallido
 from ..runner import RunContext
+from . import disk_io
 from .kinds import READY
 from .memory import pss
 
@@ -31,6 +32,8 @@ class ContainerInstance:
         volumes = [(str(guest.probes), "/sonda", "ro"), (str(guest.data_file.parent), "/datos", "ro")]
         if kind == "sistema":
             volumes.append((str(guest.rootfs / "etc" / "inittab.contenedor"), "/etc/inittab", "ro"))
+        if disk_io.available():
+            volumes.append((str(disk_io.BUNDLE), disk_io.FIO_DIR, "ro"))
         # systemd as PID 1: Podman prepares the container for it (--systemd=always); a terminal (-t) gives
         # it a /dev/console, where the image's ready unit prints the marker.
         extra = ["-t", "--systemd=always"] if kind == "sistema_systemd" else []
@@ -114,6 +117,10 @@ class ContainerInstance:
         _, code, stderr = measure.spawn_and_wait(argv, self.engine.env(), keep_stderr=True)
         return cronometro_ms(stderr, code)
 
+    def timed_fio(self) -> float:
+        """fio's read + write IOPS on the container's own root file system."""
+        return disk_io.run_checked(self.engine.exec_argv(self.name, disk_io.command()), self.engine.env())
+
     def stop(self) -> None:
         self.engine.remove([self.name])
 
@@ -125,18 +132,22 @@ class VMInstance:
         self.kind = kind
         self.name = name
         flavor = "systemd" if kind == "vm_systemd" else "busybox"
+        self.fio = flavor == "busybox" and disk_io.available()  # fio's folder as a second, read-only disk
         self.vm = vm.VM(
             name,
             accel=accel,
             memory_mb=memory_mb,
             workdir=vm.VM_DIR / "instancias" / ctx.run_id,
             flavor=flavor,
+            extra_drives=(disk_io.IMAGE,) if self.fio else (),
         )
         ctx.defer(self.vm.stop)
 
     def start(self) -> float:
         elapsed = self.vm.boot(vm.BOOT_TIMEOUT * (4 if self.kind == "vm_systemd" else 1))
         self.vm.sh("stty -echo; PS1=''")  # a quiet console for the commands that follow (not timed)
+        if self.fio:
+            self.vm.sh(f"mkdir -p {disk_io.FIO_DIR} && mount -t ext4 -o ro /dev/vdb {disk_io.FIO_DIR}")
         return elapsed
 
     def pids(self) -> list[int]:
@@ -155,6 +166,10 @@ class VMInstance:
     def timed_gzip(self) -> float:
         lines = self.vm.sh(f"/sonda/cronometro sh -c '{GZIP_SCRIPT}' 2>&1", timeout=600)
         return cronometro_ms("\n".join(lines), 0)
+
+    def timed_fio(self) -> float:
+        """fio's read + write IOPS on the guest's disk (its qcow2 overlay, through virtio)."""
+        return disk_io.iops("\n".join(self.vm.sh(" ".join(disk_io.command()), timeout=180)))
 
     def stop(self) -> None:
         self.vm.stop()

@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ... import vm
+from .. import runner
 
 EXPERIMENT = "sistema_vm"
 SOURCE = "el artículo sobre el rendimiento de Sysbox"
-KINDS = ("aplicacion", "sistema", "sistema_lxd", "anidado_lxd", "vm", "sistema_systemd", "vm_systemd")
-DEFAULT_KINDS = ("aplicacion", "sistema", "sistema_lxd", "anidado_lxd", "vm")
-LXD_KINDS = ("sistema_lxd", "anidado_lxd")
+KINDS = (
+    "aplicacion",
+    "sistema",
+    "sistema_lxd",
+    "sistema_lxd_cow",
+    "anidado_lxd",
+    "vm",
+    "sistema_systemd",
+    "vm_systemd",
+)
+DEFAULT_KINDS = ("aplicacion", "sistema", "sistema_lxd", "sistema_lxd_cow", "anidado_lxd", "vm")
+LXD_KINDS = ("sistema_lxd", "sistema_lxd_cow", "anidado_lxd")
+LXD_COW = "sistema_lxd_cow"  # the same system container on the copy-on-write pool: provisioning and disk only
+NESTED = "anidado_lxd"  # scenario 3: its own phase (one instance), not the provisioning and memory rounds
 LXD_ENGINE = "lxd"
 HOST_RUN = "anfitrion"  # variant of the host's own engine in the nested comparison
 VM_KINDS = ("vm", "vm_systemd")
@@ -24,6 +38,10 @@ DISPONIBLE = "memoria_disponible_instancia"  # MB, drop of MemAvailable per idle
 ANTES, DURANTE, DESPUES = "memoria_antes", "memoria_durante", "memoria_despues"  # MB, host's view
 RETENIDA = "memoria_retenida_pct"  # % of the touched memory the host still holds after the free
 GZIP = "gzip"  # ms of work alone (cronometro)
+FIO = "fio_iops"  # read + write IOPS of the disk-I/O job (fio, direct I/O), higher is better
+DISCO_ESCRITO = (
+    "disco_escrito"  # MB a nested instance wrote over its copy of the image (what a CoW pool keeps)
+)
 FASES_LXD = {"crear": "lxd_crear", "iniciar": "lxd_iniciar", "systemd": "lxd_systemd"}  # ms, per phase
 PSS_MONITOR = "memoria_pss_monitor"  # MB, an LXD instance's `[lxc monitor]` (included in PSS)
 PSS_DAEMON = "memoria_pss_daemon"  # MB, the LXD daemon's PSS, once for every instance (kept apart)
@@ -53,8 +71,14 @@ def kind_label(variant: str) -> str:
         "proceso": "bare metal",
         "sistema_systemd": "contenedor de sistema con systemd (Podman, sustituto sin LXD)",
         "sistema_lxd": "contenedor de sistema LXD (systemd, sin privilegios)",
-        "anidado_lxd": "motor anidado en un contenedor de sistema LXD",
+        "sistema_lxd_cow": "contenedor de sistema LXD en un pool con copia en escritura (btrfs)",
+        "anidado_lxd": "contenedor dentro de un contenedor de sistema LXD",
         "anfitrion": "motor en el host",
         "vm_systemd_emulada": "VM con systemd, emulada (TCG)",
         "vm_systemd_kvm": "VM con systemd (KVM)",
     }.get(variant, variant)
+
+
+@dataclass(frozen=True)
+class Arm(runner.Arm):
+    kind: str = ""

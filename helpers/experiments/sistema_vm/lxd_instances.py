@@ -1,6 +1,7 @@
 """A real system container (LXD or Incus, helpers.engines.lxd) behind the same small interface as the
 other kinds: start to systemd «running», its processes, the host's view of its memory, its disk, a
-command inside, gzip inside; and an engine nested inside it (scenario 3 of the post)."""
+command inside, gzip and fio inside; and, nested inside it, an engine running the same work in a
+container of its own (scenario 3 of the post)."""
 
 from __future__ import annotations
 
@@ -9,37 +10,44 @@ import time
 from ... import cgroups, measure, probes, vm
 from ...engines import lxd, lxd_nested
 from ..runner import RunContext
+from . import disk_io
 from .instances import GZIP_SCRIPT, cronometro_ms
 from .memory import pss
 
 BUSYBOX = "/opt/curso/busybox"  # the same busybox gzip as in the other kinds (mounted read-only)
+SHARED = ("/sonda", "/datos")  # what a nested container gets, read-only, for gzip
 
 
 def lxd_name(ctx: RunContext, *parts) -> str:
     """An instance name LXD accepts (a host name: letters, digits and dashes, at most 63)."""
-    short = {"sistema_lxd": "sis", "anidado_lxd": "anid"}
+    short = {"sistema_lxd": "sis", "sistema_lxd_cow": "cow", "anidado_lxd": "anid"}
     tail = "-".join(str(short.get(p, p)) for p in parts)
     return f"curso-{ctx.run.id.lower()}-{tail}".replace("_", "-")[:63].rstrip("-")
 
 
 class LXDInstance:
-    """An unprivileged system container with systemd as PID 1 and no network device."""
+    """An unprivileged system container with systemd as PID 1 and no network device, on `pool`."""
 
-    def __init__(self, ctx: RunContext, kind: str, name: str, *, nested: bool = False):
-        self.ctx, self.kind, self.name, self.nested = ctx, kind, name, nested
+    def __init__(self, ctx: RunContext, kind: str, name: str, *, nested: bool = False, pool: str = lxd.POOL):
+        self.ctx, self.kind, self.name, self.nested, self.pool = ctx, kind, name, nested, pool
         self.image = lxd.IMAGE_NESTED if nested else lxd.IMAGE_SYSTEM
         self.phases: dict[str, float] = {}
+        self.created_bytes = 0  # its disk right after `init`, before it ran (the copy of its image)
 
     def start(self) -> float:
         """`lxc init` + device mounts + `lxc start` + systemd «running», in ms (each phase kept apart)."""
         t0 = time.perf_counter_ns()
-        lxd.create(self.name, self.image, run_id=self.ctx.run_id, nesting=self.nested, pool=lxd.POOL)
+        lxd.create(self.name, self.image, run_id=self.ctx.run_id, nesting=self.nested, pool=self.pool)
         create = (time.perf_counter_ns() - t0) / 1e6
+        if self.nested:
+            self.created_bytes = lxd.disk_bytes(self.name)
         guest = vm.assets()
-        if guest is not None:  # not timed: the probes and the data file, read-only
+        if guest is not None:  # not timed: the probes, the data file and fio, read-only
             lxd.add_disk(self.name, "sonda", guest.probes, "/sonda")
             lxd.add_disk(self.name, "datos", guest.data_file.parent, "/datos")
             lxd.add_disk(self.name, "busybox", guest.rootfs / "bin" / "busybox", BUSYBOX)
+        if disk_io.available():
+            lxd.add_disk(self.name, "fio", disk_io.BUNDLE, disk_io.FIO_DIR)
         t1 = time.perf_counter_ns()
         lxd.start(self.name)
         t2 = time.perf_counter_ns()
@@ -71,17 +79,32 @@ class LXDInstance:
     def start_command(self, command: list[str]) -> measure.Child:
         return measure.Child(lxd.exec_argv(self.name, command), env=lxd.proxy_env())
 
-    def timed_gzip(self) -> float:
-        script = f"{BUSYBOX} {GZIP_SCRIPT}"
-        argv = lxd.exec_argv(self.name, ["/sonda/cronometro", BUSYBOX, "sh", "-c", script])
-        _, code, stderr = measure.spawn_and_wait(argv, lxd.proxy_env(), keep_stderr=True)
+    def _cronometro(self, command: list[str]) -> float:
+        _, code, stderr = measure.spawn_and_wait(
+            lxd.exec_argv(self.name, command), lxd.proxy_env(), keep_stderr=True
+        )
         return cronometro_ms(stderr, code)
 
+    def timed_gzip(self) -> float:
+        return self._cronometro(["/sonda/cronometro", BUSYBOX, "sh", "-c", f"{BUSYBOX} {GZIP_SCRIPT}"])
+
+    def timed_fio(self) -> float:
+        return disk_io.run_checked(lxd.exec_argv(self.name, disk_io.command()), lxd.proxy_env())
+
+    # ------------------------------------------------------------ an engine nested inside
     def timed_inner_run(self, engine: str, image: str) -> float:
         """`ENGINE run --rm --network none IMAGE echo ok` typed inside, timed inside by cronometro."""
-        argv = lxd.exec_argv(self.name, ["/sonda/cronometro", *lxd_nested.inner_run_command(engine, image)])
-        _, code, stderr = measure.spawn_and_wait(argv, lxd.proxy_env(), keep_stderr=True)
-        return cronometro_ms(stderr, code)
+        return self._cronometro(["/sonda/cronometro", *lxd_nested.inner_run_command(engine, image)])
+
+    def timed_inner_gzip(self, engine: str, image: str) -> float:
+        """gzip in a container the inner engine runs (its launch not timed: cronometro runs inside it)."""
+        inner = ["/sonda/cronometro", "sh", "-c", GZIP_SCRIPT]
+        return self._cronometro(lxd_nested.inner_run_command(engine, image, inner, volumes=SHARED))
+
+    def timed_inner_fio(self, engine: str, image: str) -> float:
+        """fio in a container the inner engine runs, on that container's own root file system."""
+        argv = lxd_nested.inner_run_command(engine, image, disk_io.command(), volumes=(disk_io.FIO_DIR,))
+        return disk_io.run_checked(lxd.exec_argv(self.name, argv), lxd.proxy_env())
 
     def stop(self) -> None:
         lxd.delete([self.name])

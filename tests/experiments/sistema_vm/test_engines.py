@@ -19,6 +19,7 @@ from helpers import engines as eng
 from helpers.experiments import runner
 from helpers.experiments import sistema_vm as exp
 from helpers.experiments.runner import Resultado
+from helpers.experiments.sistema_vm import disk_io
 
 pytestmark = pytest.mark.engines
 
@@ -81,6 +82,9 @@ def test_a_short_run_measures_every_kind_and_cleans_up(results_tmp):
         assert (df[(df["variant"] == kind) & (df["metric"] == exp.ARRANQUE)]["value"] > 0).sum() == 1
         assert (df[(df["variant"] == kind) & (df["metric"] == exp.GZIP)]["value"] > 0).sum() == 1
     assert set(df["variant"]) == {"aplicacion", "sistema", vm_variant, exp.BASELINE[1]}
+    if disk_io.available():  # the disk workload ran everywhere, in the VM from its second, read-only disk
+        for kind in ("aplicacion", "sistema", vm_variant, exp.BASELINE[1]):
+            assert (df[(df["variant"] == kind) & (df["metric"] == exp.FIO)]["value"] > 0).sum() == 1, kind
     # memory given back: one share per kind, computed (the block was seen touched); the container's
     # cgroup returns it at once (a mechanism, not a hypothesis on the VM's figure)
     kept = df[df["metric"] == exp.RETENIDA].set_index("variant")["value"]

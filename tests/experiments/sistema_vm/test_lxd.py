@@ -4,13 +4,24 @@ planned, named as such."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
 import sys
+import tempfile
+import time
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from helpers import PROJECT_ROOT
 from helpers.engines import lxd
 from helpers.experiments import sistema_vm as exp
+from helpers.experiments import verdict
 from helpers.experiments.verdict import STATUSES
+from helpers.results import COLUMNS
 
 
 def require_lxd():
@@ -19,6 +30,89 @@ def require_lxd():
     if not ok:
         print(f"\n[omitido] LXD/Incus no está disponible aquí: {why}", file=sys.stderr)
         pytest.skip(f"LXD/Incus no está disponible: {why}")
+
+
+def _rows(variant, engine, metric, values, unit):
+    return [
+        dict(
+            experiment=exp.EXPERIMENT,
+            engine=engine,
+            image="",
+            variant=variant,
+            rep=i + 1,
+            metric=metric,
+            value=v,
+            unit=unit,
+        )
+        for i, v in enumerate(values)
+    ]
+
+
+def _lxd_df(nested_iops=(9000, 9100, 8900, 9050, 8950), vm_variant="vm_emulada"):
+    rows = []
+    rows += _rows("aplicacion", "docker", exp.GZIP, [500, 505, 495, 502, 498], "ms")
+    rows += _rows("sistema_lxd", "lxd", exp.GZIP, [501, 504, 497, 500, 499], "ms")
+    rows += _rows("anidado_lxd", "docker", exp.GZIP, [700, 705, 710, 695, 702], "ms")
+    rows += _rows("aplicacion", "docker", exp.FIO, [9000, 9050, 8950, 9020, 8980], "IOPS")
+    rows += _rows("sistema_lxd", "lxd", exp.FIO, [9010, 9040, 8960, 9000, 8990], "IOPS")
+    rows += _rows("anidado_lxd", "docker", exp.FIO, list(nested_iops), "IOPS")
+    rows += _rows(vm_variant, "qemu", exp.FIO, [1500, 1400, 1450], "IOPS")
+    rows += _rows(vm_variant, "qemu", exp.DISCO, [0.3, 0.3, 0.3], "MB")
+    rows += _rows("sistema_lxd", "lxd", exp.DISCO, [210.2, 210.2, 210.2], "MB")
+    rows += _rows("sistema_lxd_cow", "lxd", exp.DISCO, [7.9, 8.0, 8.1], "MB")
+    rows += _rows("anidado_lxd", "lxd", exp.DISCO_ESCRITO, [12.6], "MB")
+    rows += _rows("anidado_lxd", "docker", "run_motor", [280, 290, 285], "ms")
+    rows += _rows("anfitrion", "docker", "run_motor", [270, 275, 272], "ms")
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def test_lxd_workload_claims_are_judged_against_the_application_container():
+    claims = {c.key: c for c in exp.claims(_lxd_df(), {})}
+    assert claims["sistema_sin_penalizacion"].status == verdict.SE_CONFIRMA
+    assert claims["sistema_sin_penalizacion_disco"].status == verdict.SE_CONFIRMA
+    assert claims["anidado_disco"].status == verdict.SE_CONFIRMA
+    assert claims["anidado_gzip"].status == verdict.NO_SE_SOSTIENE  # 1.4x slower: outside «casi igual»
+    assert claims["anidado_gzip"].value == pytest.approx(702 / 500, rel=0.01)
+    # an emulated VM decides nothing about a VM's disk speed
+    assert claims["vm_disco_lento"].status == verdict.NO_COMPARABLE
+    # storage: every pool's figure is in the detail of the «no comparable» verdict
+    detail = claims["disco_40"].detail
+    assert detail["sistema_lxd_dir_mb"] == 210.2 and detail["sistema_lxd_cow_mb"] == 8.0
+    assert detail["anidado_lxd_escrito_mb"] == 12.6
+
+
+def test_nested_disk_io_far_below_the_host_does_not_confirm():
+    claims = {c.key: c for c in exp.claims(_lxd_df(nested_iops=(6000, 6100, 5900, 6050, 5950)), {})}
+    assert claims["anidado_disco"].status == verdict.NO_SE_SOSTIENE
+
+
+def test_with_kvm_the_vm_disk_claim_is_judged():
+    claims = {c.key: c for c in exp.claims(_lxd_df(vm_variant="vm_kvm"), {})}
+    assert claims["vm_disco_lento"].status in (verdict.NO_SE_SOSTIENE, verdict.NO_CONCLUYENTE)
+    assert claims["vm_disco_lento"].value == pytest.approx(1450 / 9000, rel=0.05)
+
+
+def test_without_the_cow_pool_its_kind_is_skipped_with_a_reason(monkeypatch):
+    monkeypatch.setattr(lxd, "availability", lambda: (True, None))
+    monkeypatch.setattr(lxd, "pools", lambda: {lxd.POOL: "dir"})
+    cfg = exp.config(tipos=["sistema_lxd", "sistema_lxd_cow"], repeticiones=2)
+    skipped = {}
+    arms = exp.plan(cfg, [], {}, "tcg", skip=skipped.__setitem__)
+    assert [a.kind for a in arms] == ["sistema_lxd"]
+    assert "btrfs" in skipped[exp.kind_label("sistema_lxd_cow")]
+
+
+def test_every_lxd_kind_goes_to_its_declared_pool_and_none_is_privileged():
+    from helpers.experiments.sistema_vm import measure
+
+    assert measure.POOLS == {
+        "sistema_lxd": lxd.POOL,
+        "sistema_lxd_cow": lxd.POOL_COW,
+        "anidado_lxd": lxd.POOL,
+    }
+    source = "\n".join(p.read_text() for p in Path(exp.__file__).parent.glob("*.py"))
+    assert "security.privileged" not in source.replace('"security.privileged"', "")
+    assert "privileged=True" not in source
 
 
 def test_without_lxd_the_podman_stand_in_is_planned(monkeypatch):
@@ -36,13 +130,11 @@ def test_without_lxd_the_podman_stand_in_is_planned(monkeypatch):
 @pytest.mark.engines
 def test_lxd_arms_measure_and_leave_nothing(results_tmp):
     require_lxd()
-    cfg = exp.config(
-        tipos=["aplicacion", "sistema_lxd", "anidado_lxd"],
-        repeticiones=2,
-        instancias=1,
-        calentamiento=0,
-        memoria_mb=32,
-    )
+    kinds = ["aplicacion", "sistema_lxd", "anidado_lxd"]
+    if lxd.POOL_COW in lxd.pools():
+        kinds.insert(2, "sistema_lxd_cow")
+    scratch_before = set(Path("/var/tmp").glob("curso-fio-*"))
+    cfg = exp.config(tipos=kinds, repeticiones=2, instancias=1, calentamiento=0, memoria_mb=32)
     resultado = exp.run(cfg, log=lambda line: None, root=results_tmp)
     df = resultado.df
     assert resultado.meta["status"] == "complete"
@@ -57,13 +149,80 @@ def test_lxd_arms_measure_and_leave_nothing(results_tmp):
     assert (pss > 1).all()  # systemd and its services, plus the [lxc monitor]
     disk = df[(df["metric"] == exp.DISCO) & (df["variant"] == "sistema_lxd")]["value"]
     assert (disk > 50).all()  # the dir pool: a full copy of the image
+    if "sistema_lxd_cow" in kinds:  # the copy-on-write pool keeps only what the instance wrote
+        cow = df[(df["metric"] == exp.DISCO) & (df["variant"] == "sistema_lxd_cow")]["value"]
+        assert len(cow) == 2 and cow.max() < disk.min() / 4
+        assert resultado.meta["lxd"]["pools"]["sistema_lxd_cow"] == lxd.POOL_COW
+    # scenario 3 runs the workloads in a container of the inner engine, next to the others
+    for metric in (exp.GZIP, exp.FIO):
+        for variant in ("proceso", "aplicacion", "sistema_lxd", "anidado_lxd"):
+            values = df[(df["metric"] == metric) & (df["variant"] == variant)]["value"]
+            assert len(values) == 2 and (values > 0).all(), (metric, variant)
+    assert ("disco_escrito", "anidado_lxd") in have
     assert resultado.meta["nested"]["privileged"] is False
     assert resultado.meta["nested"]["uid_map"][:1] == ["0"] and resultado.meta["nested"]["uid_map"][1] != "0"
     keys = {c.key: c for c in exp.claims(df, resultado.meta)}
-    assert keys["sistema_sin_penalizacion"].status in STATUSES
+    for key in (
+        "sistema_sin_penalizacion",
+        "sistema_sin_penalizacion_disco",
+        "anidado_gzip",
+        "anidado_disco",
+    ):
+        assert keys[key].status in STATUSES and keys[key].n == 2, key
     assert keys["anidado_17"].status == "no_comparable" and keys["anidado_17"].detail
     assert not [
         n
         for n, labels in lxd.course_instances()
         if labels.get("curso-contenedores.run") == resultado.meta["run_id"]
     ]
+    assert set(Path("/var/tmp").glob("curso-fio-*")) <= scratch_before  # fio's scratch folder is gone
+
+
+@pytest.mark.engines
+def test_ctrl_c_during_the_nested_scenario_leaves_nothing(results_tmp):
+    """SIGINT once the nested instance exists: its instances, fio's scratch folder and the folder of the
+    images handed in go with the run."""
+    require_lxd()
+    script = (
+        "from helpers.experiments import sistema_vm as s\n"
+        "s.run(s.config(tipos=['sistema_lxd', 'anidado_lxd'], instancias=1, repeticiones=3, calentamiento=0,"
+        " memoria_mb=32))\n"
+    )
+    before = set(Path("/var/tmp").glob("curso-fio-*")) | set(
+        Path(tempfile.gettempdir()).glob("curso-anidado-*")
+    )
+    env = dict(os.environ, CURSO_RESULTADOS=str(results_tmp), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        run_id, deadline = None, time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            metas = list(results_tmp.rglob("meta.json"))
+            run_id = run_id or (json.loads(metas[0].read_text()).get("run_id") if metas else None)
+            mine = [
+                n for n, labels in lxd.course_instances() if labels.get("curso-contenedores.run") == run_id
+            ]
+            if run_id and any("-anid-" in n for n in mine):
+                break
+            time.sleep(1)
+        assert run_id and proc.poll() is None, "no apareció la instancia anidada"
+        time.sleep(3)
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "KeyboardInterrupt" in out
+    meta = json.loads(next(results_tmp.rglob("meta.json")).read_text())
+    assert meta["status"] == "interrupted"
+    assert not [n for n, labels in lxd.course_instances() if labels.get("curso-contenedores.run") == run_id]
+    after = set(Path("/var/tmp").glob("curso-fio-*")) | set(
+        Path(tempfile.gettempdir()).glob("curso-anidado-*")
+    )
+    assert after <= before

@@ -1,0 +1,194 @@
+"""Experiment 8's phases, each over the arms that take part in it:
+
+1. provisioning (LAUNCH): a fresh instance per kind per round, interleaved; launch to ready, then the
+   disk it added (a container's writable layer, LXD's full copy on `dir` or its snapshot on the
+   copy-on-write pool, the VM's qcow2 overlay), then removal (not timed);
+2. memory: N idle instances per kind (PSS of every process involved; LXD's monitor and daemon apart),
+   then touch-and-free inside each (the host's view before, while touched and after freeing);
+3. workloads (RUNNING): gzip (CPU) and fio (disk I/O) in one instance of each kind, in a container
+   nested in a system container, and on bare metal, interleaved.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+from ... import measure, probes, vm
+from ...engines import DISPLAY, lxd
+from ..runner import Log, Progress, RunContext, measure_rounds
+from . import disk_io
+from .instances import cronometro_ms
+from .kinds import (
+    ARRANQUE,
+    BASELINE,
+    DISCO,
+    DISPONIBLE,
+    FASES_LXD,
+    FIO,
+    GZIP,
+    LXD_COW,
+    LXD_KINDS,
+    MB,
+    NESTED,
+    PSS,
+    PSS_DAEMON,
+    PSS_MONITOR,
+    RETENIDA,
+    SYSTEMD_KINDS,
+    VM_KINDS,
+    Arm,
+)
+from .lxd_instances import daemon_pss_mb
+from .memory import memory_given_back, pss
+
+
+def _mb(nbytes: float) -> float:
+    return round(float(nbytes) / MB, 4)
+
+
+def provisioning(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress, log: Log) -> None:
+    def provision_one(arm: Arm):
+        instance = make(arm, "arranque")
+        try:
+            elapsed = instance.start()
+            disk = instance.disk_bytes() / MB
+        finally:
+            instance.stop()
+        rows = [(ARRANQUE, round(elapsed, 3), "ms"), (DISCO, round(disk, 4), "MB")]
+        for phase, value in getattr(instance, "phases", {}).items():
+            rows.append((FASES_LXD[phase], round(value, 3), "ms"))
+        return rows
+
+    log("1/3 Arranque hasta «listo» y disco por instancia, intercalados.")
+    measure_rounds(
+        ctx,
+        [a for a in arms if a.kind != NESTED],
+        repetitions=cfg.repeticiones,
+        warmup=cfg.calentamiento,
+        measure=provision_one,
+        progress=progress,
+    )
+
+
+def memory(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress, log: Log) -> dict[Arm, list]:
+    """N idle instances per kind, then memory given back; returns the instances kept for the workloads
+    (one per kind, busybox and LXD kinds; the others are stopped here)."""
+    log(
+        f"2/3 Memoria: {cfg.instancias} instancia(s) en reposo por tipo; luego cada una toca y "
+        f"libera {cfg.memoria_mb} MB."
+    )
+    running: dict[Arm, list] = {}
+    measured = [a for a in arms if a.kind not in (NESTED, LXD_COW)]
+    total = len(measured) * cfg.instancias * 2
+    done = 0
+    for arm in measured:
+        before = psutil.virtual_memory().available
+        group: list = []
+        running[arm] = group
+        for i in range(cfg.instancias):
+            progress(done, total, f"{arm.label}: arrancando {i + 1}/{cfg.instancias}")
+            instance = make(arm, "reposo")
+            group.append(instance)
+            instance.start()
+            done += 1
+        time.sleep(2)  # let the instances settle before reading their memory
+        after = psutil.virtual_memory().available
+        for i, instance in enumerate(group, 1):
+            pss_bytes, rss_bytes = pss(instance.pids())
+            ctx.record(arm, PSS, _mb(pss_bytes), "MB", rep=i)
+            ctx.record(arm, "memoria_rss_instancia", _mb(rss_bytes), "MB", rep=i)
+            if arm.kind in LXD_KINDS:  # its `[lxc monitor]` (inside the figure above), also apart
+                monitor = lxd.monitor_pid(instance.name)
+                ctx.record(arm, PSS_MONITOR, _mb(pss([monitor] if monitor else [])[0]), "MB", rep=i)
+        ctx.record(arm, DISPONIBLE, _mb((before - after) / cfg.instancias), "MB", rep=1)
+        if arm.kind in LXD_KINDS and (daemon := daemon_pss_mb()) is not None:
+            ctx.record(arm, PSS_DAEMON, round(daemon, 4), "MB", rep=1)  # once, for all instances
+        basis = getattr(group[0], "memory_basis", "RSS del proceso de QEMU")
+        ctx.run.meta.setdefault("memory_basis", {})[arm.variant] = basis
+        if arm.kind not in VM_KINDS and not basis.startswith("cgroup"):
+            log(f"{arm.label}: sin cgroup legible (¿sin root?); su memoria se lee como RSS de sus procesos.")
+        for i, instance in enumerate(group, 1):
+            progress(done, total, f"{arm.label}: toca y libera {cfg.memoria_mb} MB ({i}/{cfg.instancias})")
+            for metric, value in memory_given_back(instance, cfg.memoria_mb).items():
+                unit = "%" if metric == RETENIDA else "MB"
+                ctx.record(arm, metric, round(float(value), 4), unit, rep=i)
+            done += 1
+        stop = group if arm.kind in SYSTEMD_KINDS else group[1:]  # the gzip/fio rounds use busybox kinds
+        for instance in stop:
+            instance.stop()
+        del group[len(group) - len(stop) :]
+        if not group:
+            del running[arm]
+    progress(total, total, "memoria medida")
+    return running
+
+
+def workloads(
+    ctx: RunContext, cfg, guest, running: dict, nested, nested_engine, progress: Progress, log: Log
+) -> None:
+    """gzip and fio in one instance of each kind (`running`: arm -> its instances, the first is used), in
+    a container of the nested engine (if `nested`), and on bare metal: one measure_rounds, so every arm
+    shares the noise. Every instance in `running` is stopped at the end."""
+    fio = disk_io.available()
+    log(
+        "3/3 Trabajo de CPU (gzip del mismo archivo de 8 MB con busybox)"
+        + (" y de disco (fio, E/S directa, 4 KiB al azar)" if fio else "")
+        + ", dentro de cada instancia."
+    )
+    if not fio:
+        ctx.skip_arm("fio", disk_io.reason())
+    scratch = Path(tempfile.mkdtemp(prefix="curso-fio-", dir="/var/tmp"))  # on disk, never a tmpfs
+    ctx.defer(shutil.rmtree, scratch, ignore_errors=True)
+    busybox = guest.rootfs / "bin" / "busybox"
+    bare_gzip = [
+        str(probes.path("cronometro")),
+        str(busybox),
+        "sh",
+        "-c",
+        f"{busybox} gzip -c {guest.data_file} > /dev/null",
+    ]
+    bare_fio = disk_io.command(str(scratch / "curso-fio.dat"), where=str(disk_io.BUNDLE))
+    first = {arm.variant: group[0] for arm, group in running.items()}
+    arms = [Arm("bare", BASELINE[1], "", "bare metal", "bare"), *running]
+    if nested is not None and nested_engine:
+        label = f"{DISPLAY[nested_engine]} anidado en LXD"
+        arms.append(Arm(nested_engine, NESTED, nested.images[nested_engine], label, NESTED))
+
+    def one(arm: Arm) -> list:
+        if arm.engine == "bare":
+            _, code, stderr = measure.spawn_and_wait(bare_gzip, keep_stderr=True)
+            gzip_ms, iops = cronometro_ms(stderr, code), (lambda: disk_io.run_checked(bare_fio))
+        elif arm.variant == NESTED:
+            image = nested.images[arm.engine]
+            gzip_ms = nested.instance.timed_inner_gzip(arm.engine, image)
+            iops = lambda: nested.instance.timed_inner_fio(arm.engine, image)  # noqa: E731
+        else:
+            gzip_ms, iops = first[arm.variant].timed_gzip(), first[arm.variant].timed_fio
+        return [(GZIP, round(gzip_ms, 3), "ms")] + ([(FIO, round(iops(), 1), "IOPS")] if fio else [])
+
+    measure_rounds(
+        ctx,
+        arms,
+        repetitions=cfg.repeticiones,
+        warmup=cfg.calentamiento,
+        measure=one,
+        progress=progress,
+        meta={
+            "gzip": {
+                "input_mb": vm.GUEST_DATA_MB,
+                "tool": "busybox gzip",
+                "timer": "probes/cronometro (CLOCK_MONOTONIC dentro)",
+            },
+            "fio": {**disk_io.JOB, "target": "el sistema de archivos raíz de cada instancia"}
+            if fio
+            else None,
+        },
+    )
+    for group in running.values():
+        for instance in group:
+            instance.stop()
