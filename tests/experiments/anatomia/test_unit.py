@@ -395,3 +395,32 @@ def test_the_overlay_rung_times_syscalls_and_leaves_rmtree_out(tmp_path, monkeyp
     monkeypatch.setattr(rungs.measure, "time_command", lambda argv: calls.append("runc"))
     rungs.measure_overlay_run(rungs.Setup("R", rootfs=tmp_path, overlay=tmp_path / "o"), ["runc"])
     assert calls == ["preparar", "t", "mount(2)", "runc", "umount2(2)", "t", "rmtree"]
+
+
+def test_the_answer_of_01_is_cited_not_judged_again(monkeypatch):
+    """«Is Podman faster to start?» comes from 01 (read_claim, declared in READS), both ways."""
+    from helpers import experiments
+    from helpers.view import anatomia_frases as frases
+
+    asked = []
+
+    def fake(reader, experiment, key, root=None, **detail):
+        asked.append((reader.__name__, experiment, key, detail))
+        said = verdict.Said(
+            key, "Podman arranca con menos sobrecarga", "el capítulo original", kind="reduces"
+        )
+        value = fake.value
+        return verdict.judge(said, value, value * 0.95, value * 1.05, n=8)
+
+    monkeypatch.setattr(experiments, "read_claim", fake)
+    fake.value = 0.6
+    faster = frases.answer_of_01(
+        Resultado("anatomia", _synthetic(), ".", {"parameters": {"imagen": "alpine"}})
+    )
+    assert asked[0] == ("helpers.experiments.anatomia", "arranque", "podman_mas_rapido", {"role": "alpine"})
+    assert "se confirma" in faster and "Aquí no se vuelve a juzgar" in faster
+    fake.value = 1.3
+    slower = frases.answer_of_01(None)
+    assert "no se sostiene" in slower and slower != faster
+    monkeypatch.setattr(experiments, "read_claim", lambda *a, **k: None)
+    assert frases.answer_of_01(None) == ""
