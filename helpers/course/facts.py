@@ -266,22 +266,24 @@ def _anatomia(res) -> Facts:
             added.append((name, value, lo, hi))
     net = next((s for s in added if s[0] == "red"), None)
     if net is None:
-        out["anatomia.espacios"] = missing_arms(nb, "los peldaños de espacios de nombres (necesitan root)")
+        out["anatomia.espacios"] = missing_arms(nb, "los peldaños de espacios de nombres")
     else:
         others = [s for s in added if s[0] in ("mount", "UTS", "IPC", "PID")]
         together = sum(s[1] for s in others)
         dearest = max(added, key=lambda s: s[1])
         listing = ", ".join(f"{s[0]} {common.fmt_value_interval(s[1], s[2], s[3], 'ms')}" for s in added)
         verdict = "cuesta más" if net[1] > together else "no cuesta más"
+        no_ci = any(np.isnan(step[2]) for step in added)
+        lead = "Sin IC (pocas repeticiones), las medianas dicen que el de red" if no_ci else "El de red"
         out["anatomia.espacios"] = (
             f"En la {_run_tag(res)}, lo que añade cada espacio sobre el peldaño anterior: {listing}. "
-            f"El de red {verdict} que mount, UTS, IPC y PID juntos "
+            f"{lead} {verdict} que mount, UTS, IPC y PID juntos "
             f"({common.fmt_value(net[1], 'ms', 2)} frente a {common.fmt_value(together, 'ms', 2)}, "
             f"diferencias de medianas), y el que más añade es el de {dearest[0]}."
         )
-        if any(np.isnan(step[2]) for step in added):
+        if no_ci:
             out["anatomia.espacios"] += (
-                " Con tan pocas repeticiones no hay IC y las diferencias pueden salir negativas: repite con "
+                " Con tan pocas repeticiones las diferencias pueden salir incluso negativas: repite con "
                 "`REPETICIONES = 50` antes de concluir."
             )
 
