@@ -17,6 +17,9 @@ From that one declaration:
   parameter, before anything is launched); `config(**params)` in the contract is this;
 - the limits the widget allows are the limits the validator enforces: they are the same numbers.
 
+Options may carry a Spanish label each (`labels={None: "sin fijar"}` or a function of the option): the
+widget shows the labels, the value stays the option (`Config.controls()` gives (label, value) pairs).
+
 Kinds (inferred from the default when not given): "int" (an integer within [minimum, maximum]), "float",
 "bool", "choice" (one of `options`), "multi" (a sub-list of `options`), "ints" (a list of integers within
 the limits), "text" (free text), "any" (checked by `check` only).
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import validate
@@ -46,6 +49,7 @@ class Spec:
     options: tuple = ()
     allow_empty: bool = False
     help: str = ""  # a Spanish sentence shown as the widget's tooltip
+    labels: tuple = ()  # (option, Spanish label) pairs: what the widget shows for each option
 
 
 def _infer_kind(default: Any, options: Sequence | None) -> str:
@@ -72,16 +76,21 @@ def param(
     options: Sequence | None = None,
     allow_empty: bool = False,
     help: str = "",
+    labels: dict | Callable[[Any], str] | None = None,
 ) -> Any:
-    """A dataclass field that carries its Spec (see the module docstring)."""
+    """A dataclass field that carries its Spec (see the module docstring). `labels`: the Spanish label of
+    each option (a dict, or a function of the option); options without one show as themselves."""
+    options = tuple(options or ())
+    named = labels if callable(labels) else (labels or {}).get
     spec = Spec(
         kind or _infer_kind(default, options),
         label,
         minimum,
         maximum,
-        tuple(options or ()),
+        options,
         allow_empty,
         help,
+        tuple((o, named(o) or str(o)) for o in options) if labels else (),
     )
     if spec.kind not in KINDS:
         raise ValueError(f"unknown parameter kind {spec.kind!r}")
@@ -180,7 +189,9 @@ class Params:
                 item["min"] = spec.minimum
             if spec.maximum is not None:
                 item["max"] = spec.maximum
-            if spec.options:
+            if spec.labels:
+                item["options"] = [(text, option) for option, text in spec.labels]
+            elif spec.options:
                 item["options"] = list(spec.options)
             if spec.help:
                 item["help"] = spec.help

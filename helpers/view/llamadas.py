@@ -2,7 +2,8 @@
 
 Five views, the course's names (CONTRIBUTING, «Las vistas»); each displays itself and returns None:
 `tabla(resultado, que)`, `grafico(resultado, que)`, `veredictos(resultado)`, `referencia()` and
-`comparacion(resultado)`. `que` picks which table or plot (TABLAS, GRAFICOS).
+`comparacion(resultado)`. `que` picks which table or plot (TABLAS, GRAFICOS). Every sentence that
+concludes is generated from the run's figures or verdicts. `PRESETS`: the panel's one-click configurations.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pandas as pd
 from .. import experiments, reference
 from ..engines import CONTAINER_ENGINES
 from ..experiments import llamadas as exp
+from ..experiments import verdict
 from ..experiments.runner import Resultado
 from . import llamadas_graficos as graficos
 from .common import (
@@ -19,30 +21,45 @@ from .common import (
     claims_list,
     fmt,
     fmt_interval,
+    fmt_margin,
     fmt_ratio,
+    fmt_value_interval,
     markdown,
     missing_run,
     needs_result,
     num,
-    run_caption,
     show,
     table,
 )
+from .panel import Preset
 
 REF_LABEL = {
     "seed001": "el documento: su corrida (kernel 6.14 en Azure)",
+    "seed001-esperado": "el documento: lo que espera («Expected» de sus pruebas A y B)",
     "seed001-tabla-xeon-8370c": "su tabla: Intel Xeon Platinum 8370C (Azure)",
     "seed001-tabla-epyc-7763": "su tabla: AMD EPYC 7763 (Azure)",
     "seed001-tabla-i7-12700k": "su tabla: Intel i7-12700K",
 }
 
 
+CLOCK_LABEL = {exp.CPU: "CPU del hilo", exp.WALL: "pared"}
+PRESETS = [
+    Preset(
+        f"Configuración del documento ({num(exp.DOCUMENT_CALLS)} de getpid)",
+        exp.DOCUMENT_PRESET,
+        "Sus pruebas A y B: diez millones de getpid por medición en el host y en un contenedor de Docker "
+        "con el seccomp por defecto, fijadas a la primera CPU, sin cortar el bucle. Cada medición tarda "
+        "segundos, más en una máquina ocupada.",
+    )
+]
+
+
 def _digits(value: float) -> int:
-    return 0 if value >= 100 else 1 if value >= 10 else 2
+    return 0 if value != value or value >= 100 else 1 if value >= 10 else 2
 
 
 def _ratio(r: float, lo: float | None = None, hi: float | None = None) -> str:
-    return fmt_ratio(r, lo, hi, 2 if not r == r or r < 10 else 0)
+    return fmt_ratio(r, lo, hi)
 
 
 def _choose(kind: str, que: str, options: dict) -> None:
@@ -52,16 +69,17 @@ def _choose(kind: str, que: str, options: dict) -> None:
 
 # ---------------------------------------------------------------- tables
 def _tabla_corrida(resultado: Resultado, **_) -> None:
-    """Which run is shown, and which arms were skipped and why."""
-    markdown(run_caption(resultado))
+    """Which arms were skipped and why (the panel already said which run this is)."""
     skipped = resultado.meta.get("skipped_arms") or {}
     if skipped:
         rows = pd.DataFrame({"Brazo omitido": list(skipped), "Motivo": list(skipped.values())})
         show(table(rows, "Brazos que no se midieron en esta corrida"))
+    else:
+        markdown("_En esta corrida se midieron todos los brazos elegidos._")
 
 
 def _tabla_brazos(resultado: Resultado, operacion: str = "getpid", **_) -> None:
-    """One operation, every arm: median ns per call, IQR, min, IC 95 % and × host with its IC."""
+    """One operation, every arm: median ns per call with its IC, IQR, min, and × host with its IC."""
     s = exp.summarize(resultado.df, resultado.meta)
     s = s[s["operacion"] == operacion]
     if s.empty:
@@ -70,13 +88,14 @@ def _tabla_brazos(resultado: Resultado, operacion: str = "getpid", **_) -> None:
     out = pd.DataFrame(
         {
             "Brazo": s["brazo"],
+            "Reloj": [CLOCK_LABEL[c] for c in s["reloj"]],
             "n": s["n"],
-            "Mediana (ns/llamada)": [fmt(v, _digits(v)) for v in s["mediana_ns"]],
+            "Mediana [IC 95 %] (ns)": [
+                fmt_value_interval(m, lo, hi, "")
+                for m, lo, hi in zip(s["mediana_ns"], s["ic_bajo_ns"], s["ic_alto_ns"])
+            ],
             "IQR (ns)": [fmt_interval(a, b, _digits(a)) for a, b in zip(s["q1_ns"], s["q3_ns"])],
             "Mín (ns)": [fmt(v, _digits(v)) for v in s["min_ns"]],
-            "IC 95 % mediana (ns)": [
-                fmt_interval(a, b, _digits(a)) for a, b in zip(s["ic_bajo_ns"], s["ic_alto_ns"])
-            ],
             "× host [IC 95 %]": [
                 _ratio(r, lo, hi) for r, lo, hi in zip(s["x_host"], s["x_host_ic_bajo"], s["x_host_ic_alto"])
             ],
@@ -84,8 +103,8 @@ def _tabla_brazos(resultado: Resultado, operacion: str = "getpid", **_) -> None:
         }
     )
     caption = (
-        f"{exp.OPERATION_LABEL.get(operacion, operacion)}: ns por llamada (IQR con cuantiles lineales; "
-        "IC 95 % por bootstrap)"
+        f"{exp.OPERATION_LABEL.get(operacion, operacion)}: ns por llamada (IQR con cuantiles lineales). "
+        "× host: ronda a ronda, con el mismo reloj en los dos brazos (el de pared si uno es gVisor)"
     )
     show(table(out, caption))
 
@@ -107,13 +126,49 @@ def _tabla_operaciones(resultado: Resultado, **_) -> None:
         rows.append(row)
     caption = "Mediana de ns por llamada en cada brazo (entre paréntesis, × host)"
     show(table(pd.DataFrame(rows).fillna("—"), caption))
+    markdown(frase_vdso(resultado.df))
+
+
+SAME = (0.95, 1.05)  # «no difference»: the course's margin for «casi igual» (±5 %)
+VDSO_GROUP = {
+    verdict.SE_CONFIRMA: "a menos de un 5 % del host",
+    verdict.NO_SE_SOSTIENE: "claramente más cara o más barata que en el host",
+    verdict.NO_CONCLUYENTE: "sin decidir con estas repeticiones",
+}
+
+
+def frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
+    """Where the call that does not enter the kernel (the vDSO) moved and where it did not, from this
+    run: each arm's × host (round by round, IC 95 %) against the margin of «casi igual»."""
+    s = exp.summarize(df)
+    s = s[(s["operacion"] == operacion) & ~((s["engine"] == "bare") & (s["variant"] == "host"))]
+    s = s.dropna(subset=["x_host_ic_bajo", "x_host_ic_alto"])
+    if s.empty:
+        return (
+            f"_Para ver si alguna capa encarece {operacion} hace falta medirla en el host y en otro brazo._"
+        )
+    groups: dict[str, list[str]] = {}
+    for _, r in s.iterrows():
+        if r["n"] < verdict.MIN_N:
+            status = verdict.SIN_DATOS
+        else:
+            status = verdict.decide(r["x_host_ic_bajo"], r["x_host_ic_alto"], claimed=1.0, region=SAME)
+        groups.setdefault(status, []).append(
+            f"{r['brazo']} ({_ratio(r['x_host'], r['x_host_ic_bajo'], r['x_host_ic_alto'])})"
+        )
+    parts = [f"{VDSO_GROUP[k]}: {'; '.join(groups[k])}" for k in VDSO_GROUP if k in groups]
+    if verdict.SIN_DATOS in groups:
+        parts.append(
+            f"con menos de {verdict.MIN_N} repeticiones, sin juzgar: {'; '.join(groups[verdict.SIN_DATOS])}"
+        )
+    return f"En esta corrida, {operacion} (vDSO, × host e IC 95 %) quedó " + "; ".join(parts) + "."
 
 
 def _tabla_relojes(resultado: Resultado, operacion: str = "getpid", **_) -> None:
     """The same calls through two clocks: the thread's CPU time (what this notebook uses) and the wall
     clock (what the document used). On a busy machine the wall clock also counts the waits for a CPU."""
-    cpu = exp.summarize(resultado.df, resultado.meta)
-    wall = exp.summarize(exp.wall_clock(resultado.df), resultado.meta)
+    cpu = exp.summarize(resultado.df, resultado.meta, clock=exp.CPU)
+    wall = exp.summarize(resultado.df, resultado.meta, clock=exp.WALL)
     cpu, wall = cpu[cpu["operacion"] == operacion], wall[wall["operacion"] == operacion]
     if cpu.empty or wall.empty:
         markdown("_Esta corrida no tiene las dos medidas de reloj._")
@@ -125,7 +180,7 @@ def _tabla_relojes(resultado: Resultado, operacion: str = "getpid", **_) -> None
         out[f"{name}: IQR (ns)"] = [
             fmt_interval(a, b, _digits(a)) for a, b in zip(m[f"q1_ns_{clock}"], m[f"q3_ns_{clock}"])
         ]
-    show(table(out, f"{operacion}: tiempo de CPU del hilo frente a reloj de pared"))
+    show(table(out, f"{operacion}: tiempo de CPU del hilo frente a reloj de pared, en todos los brazos"))
 
 
 def _tabla_anidamiento(resultado: Resultado, operacion: str = "getpid", **_) -> None:
@@ -234,14 +289,53 @@ def grafico(resultado: Resultado, que: str = "capas", operacion: str = "getpid")
 # ---------------------------------------------------------------- verdicts and the document
 @needs_result
 def veredictos(resultado: Resultado) -> None:
-    """The document's claims, each with its verdict, then the figures of this run behind them."""
-    claims_list(exp.claims(resultado.df, resultado.meta))
+    """The document's claims, each with its verdict, the figures of this run behind them, and the
+    course's correction to the document's kernel code, with the measurement that puts it to the test."""
+    judged = exp.claims(resultado.df, resultado.meta)
+    claims_list(judged)
     if experiments.read_run(exp, "ejecucion") is None:
         ejecucion = experiments.get("ejecucion")
         missing_run(ejecucion.TITLE, ejecucion.NOTEBOOK)
     lines = _behind_the_claims(resultado)
     if lines:
         markdown("Detrás de estos veredictos, en esta corrida:\n\n" + "\n".join(f"- {ln}" for ln in lines))
+    markdown(correccion_pid(next(c for c in judged if c.key == NESTING_KEY)))
+
+
+NESTING_KEY = "anidamiento"
+KERNEL_CORRECTION = (
+    "**Corrección del curso** a «Understanding the Kernel Code»: en el kernel, `pid_nr_ns` no recorre la "
+    "cadena de namespaces; lee directamente el número del nivel que busca, `pid->numbers[ns->level]` "
+    "(kernel/pid.c), así que el costo de getpid no debería crecer con los niveles."
+)
+CORRECTION_SUPPORT = {
+    verdict.NO_SE_SOSTIENE: "todo el intervalo queda por debajo del piso de «añade costo» ({margen}): esta "
+    "corrida respalda la corrección",
+    verdict.SE_CONFIRMA: "todo el intervalo queda por encima del piso de «añade costo» ({margen}): esta "
+    "corrida contradice la corrección; mira la tabla de anidamiento y repite con la máquina más tranquila",
+    verdict.NO_CONCLUYENTE: "el intervalo cruza el piso de «añade costo» ({margen}): esta corrida no basta "
+    "para respaldarla ni para contradecirla",
+    verdict.INESTABLE: "la medición salió inestable: repite antes de leerla",
+}
+
+
+def correccion_pid(claim) -> str:
+    """The course's correction (pid_nr_ns indexes by level) and what this run's nesting slope says of
+    it: supports it, contradicts it, or cannot tell; generated from the claim «anidamiento»."""
+    if claim.n == 0:
+        return (
+            f"{KERNEL_CORRECTION} Esta corrida no midió namespaces PID anidados (brazos «pid» y «anidado»): "
+            "la corrección queda sin su medida."
+        )
+    figure = fmt_value_interval(claim.value, claim.low, claim.high, claim.unit)
+    if claim.status == verdict.SIN_DATOS:
+        support = f"con {claim.n} rondas no hay intervalo del 95 % (hacen falta {verdict.MIN_N}): sin juzgar"
+    else:
+        support = CORRECTION_SUPPORT[claim.status].format(margen=fmt_margin(claim.region, claim.unit))
+    return (
+        f"{KERNEL_CORRECTION} La medida que la pone a prueba: en esta corrida cada nivel añadió {figure} "
+        f"de la llamada del host (pendiente ronda a ronda, IC 95 %, {claim.n} rondas); {support}."
+    )
 
 
 def _behind_the_claims(resultado: Resultado) -> list[str]:
@@ -253,8 +347,7 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
         without = exp.arm_ratio(df, (engine, "sin_seccomp"), exp.BASELINE)
         if without[0] == without[0]:
             lines.append(
-                f"En {name}, el mismo contenedor **sin seccomp** cuesta {_ratio(*without)} lo del host: ahí se "
-                "ve qué parte de la sobrecarga es el filtro."
+                f"En {name}, el mismo contenedor **sin seccomp** cuesta {_ratio(*without)} lo del host."
             )
         profile = exp.arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
         if profile[0] == profile[0]:
@@ -264,8 +357,8 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
     slope, low, high, n = exp.nesting_slope(df)
     if n:
         lines.append(
-            f"Cada nivel de namespace PID añade {fmt(slope, 1)} ns {fmt_interval(low, high, 1)} a getpid "
-            "(pendiente de la recta mediana–profundidad, IC 95 %)."
+            f"Cada nivel de namespace PID añade {fmt_value_interval(slope, low, high, 'ns')} a getpid "
+            f"(pendiente ronda a ronda, IC 95 %, {n} rondas)."
         )
     return lines
 
@@ -324,7 +417,8 @@ def _frase_comparacion(a: pd.DataFrame) -> str:
             "Esta corrida no midió el host y un contenedor con seccomp por defecto: no hay nada que comparar."
         )
     where = {
-        "coincide": "se solapa con lo que publica el documento",
+        "coincide": "coincide con lo que publica el documento",
+        "no_concluyente": "no se puede decir si coincide con lo que publica el documento",
         "debajo": "queda por debajo de todo lo que publica el documento",
         "encima": "queda por encima de todo lo que publica el documento",
         "sin_datos": "no se puede situar (falta su intervalo)",

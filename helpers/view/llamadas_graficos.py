@@ -50,9 +50,9 @@ def capas(resultado: Resultado, operacion: str) -> None:
     else:
         ax.set_xlabel(f"ns por llamada a {operacion}", fontsize=12)
         ax.set_xlim(left=0)
-    ax.set_title(
-        "De arriba abajo se añade una capa de aislamiento\n(punto: mediana; barra: IC 95 %)", fontsize=13
-    )
+    title = "De arriba abajo se añade una capa de aislamiento\n(punto: mediana; barra: IC 95 %"
+    title += "; gVisor con reloj de pared)" if "pared" in set(d["reloj"]) else ")"
+    ax.set_title(title, fontsize=13)
     ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout()
     plt.show()
@@ -97,8 +97,8 @@ def operaciones(resultado: Resultado, operacion: str) -> None:
 
 
 def anidamiento(resultado: Resultado, operacion: str) -> None:
-    """ns per call against the depth of nested PID namespaces, next to what «each level adds cost» with
-    the document's 29.5 ns per level would predict."""
+    """ns per call against the depth of nested PID namespaces, next to a hypothesis: each level costing
+    what the document measured between its container and its host (it gives no figure per level)."""
     n = exp.nesting(resultado.df, operacion)
     if len(n) < 2:
         markdown("_Esta corrida no midió namespaces PID anidados (brazos «pid» y «anidado»)._")
@@ -116,17 +116,17 @@ def anidamiento(resultado: Resultado, operacion: str) -> None:
     )
     base = float(n.loc[n["profundidad"] == n["profundidad"].min(), "mediana_ns"].iloc[0])
     depths = np.array([n["profundidad"].min(), n["profundidad"].max()])
-    per_level = exp.SEED_CONTAINER_NS - exp.SEED_HOST_NS
+    per_level = exp.SEED_DIFFERENCE_NS
     ax.plot(
         depths,
         base + per_level * (depths - depths[0]),
         "--",
         color="tab:red",
-        label=f"si cada nivel costara {fmt(per_level, 1)} ns (el documento)",
+        label=f"hipótesis: cada nivel costara {fmt(per_level, 1)} ns\n(contenedor − host en la corrida del documento)",
     )
     ax.set_xticks(list(n["profundidad"]))
     ax.set_xlabel("niveles de namespaces PID por encima del host (0 = el host)", fontsize=12)
-    ax.set_ylabel(f"ns por llamada a {operacion}", fontsize=12)
+    ax.set_ylabel(f"ns por llamada a {operacion} (CPU del hilo)", fontsize=12)
     ax.set_ylim(bottom=0)
     ax.set_title("¿Cada nivel de anidamiento añade costo?", fontsize=13)
     ax.legend(fontsize=11)

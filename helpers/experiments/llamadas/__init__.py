@@ -11,14 +11,19 @@ from __future__ import annotations
 
 from .analysis import (  # noqa: F401
     BASELINE,
+    CPU,
+    WALL,
     agreement_with_document,
     arm_ratio,
     closing_rows,
     compare,
     cost_at_rate,
     decomposition,
+    metric_name,
     nesting,
     nesting_slope,
+    series,
+    shared_clock,
     summarize,
     values,
     wall_clock,
@@ -38,8 +43,26 @@ from .arms import (  # noqa: F401
     primary_clock,
     unshare_prefix,
 )
-from .claims import SEED_CONTAINER_NS, SEED_HOST_NS, SOURCE, claims, exec_claims  # noqa: F401
-from .measure import DEBIAN_PACKAGES, EXPERIMENT, NEEDS_ROOT, Config, provision, run  # noqa: F401
+from .claims import (  # noqa: F401
+    SEED_CONTAINER_NS,
+    SEED_DIFFERENCE_NS,
+    SEED_HOST_NS,
+    SOURCE,
+    claims,
+    exec_claims,
+)
+from .measure import (  # noqa: F401
+    DEBIAN_PACKAGES,
+    DOCUMENT_CALLS,
+    DOCUMENT_PRESET,
+    EXPERIMENT,
+    NEEDS_ROOT,
+    Config,
+    cpu_label,
+    estimated_seconds,
+    provision,
+    run,
+)
 from .probe import (  # noqa: F401
     LEVELS_METRIC,
     OPERATION_LABEL,
@@ -54,6 +77,6 @@ from .probe import (  # noqa: F401
 
 TITLE = "Llamadas al sistema: lo que cuesta cada capa de aislamiento"
 NOTEBOOK = "05_llamadas_sistema"
-QUICK = {"LLAMADAS": 20_000, "REPETICIONES": 2, "CALENTAMIENTO": 0}
+QUICK = {"LLAMADAS": 20_000, "REPETICIONES": 6, "CALENTAMIENTO": 0}  # verdict.MIN_N rounds
 READS = ("ejecucion",)  # the cost of `exec true` (experiment 3) decides «exec_1_9ms»
 COMPARABLE = ["getpid"]  # the class comparison puts this metric's ratios (x host) side by side

@@ -11,16 +11,28 @@ from ... import engines as eng
 from ... import measure
 from ..contract import CLOSING_COLUMNS
 from ..verdict import agreement
-from .arms import NESTED_DEPTHS, arm_label, depth_of
+from .arms import NESTED_DEPTHS, arm_label, depth_of, primary_clock
 from .probe import LEVELS_METRIC, OPERATIONS, UNIT, WALL_SUFFIX
 
 BASELINE = ("bare", "host")
 NAN3 = (np.nan, np.nan, np.nan)
+CPU, WALL = "cpu", "pared"  # the probe's two clocks: the thread's CPU time and the wall clock
+
+
+def metric_name(operation: str, clock: str) -> str:
+    """The raw.csv metric of one operation through one clock: `getpid` (CPU) or `getpid:pared`."""
+    return operation + WALL_SUFFIX if clock == WALL else operation
+
+
+def shared_clock(*arms: tuple[str, str]) -> str:
+    """The one clock a comparison of these arms reads both sides with: the wall clock as soon as one of
+    them is gVisor (its calls are served by another thread), the thread's CPU time otherwise."""
+    return WALL if any(primary_clock(variant) == WALL for _, variant in arms) else CPU
 
 
 def wall_clock(df: pd.DataFrame) -> pd.DataFrame:
     """The same run seen through the wall clock: the `<op>:pared` rows renamed to `<op>` (and the CPU-time
-    rows dropped), so every function below can summarise either clock."""
+    rows dropped)."""
     if df is None or not len(df):
         return df
     wall = df[df["metric"].str.endswith(WALL_SUFFIX)].copy()
@@ -32,24 +44,38 @@ def wall_clock(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def operations(df: pd.DataFrame) -> pd.DataFrame:
-    """The per-call rows (ns) of the chosen clock; an empty frame for an empty run."""
+    """The per-call rows (ns) of both clocks; an empty frame for an empty run."""
     if df is None or not len(df):
-        return pd.DataFrame(columns=["engine", "variant", "metric", "value"])
-    return df[(df["unit"] == UNIT) & df["metric"].isin(OPERATIONS)]
+        return pd.DataFrame(columns=["engine", "variant", "rep", "metric", "value"])
+    wall = {metric_name(op, WALL) for op in OPERATIONS}
+    return df[(df["unit"] == UNIT) & (df["metric"].isin(OPERATIONS) | df["metric"].isin(wall))]
 
 
-def values(df: pd.DataFrame, engine: str, variant: str, metric: str = "getpid") -> np.ndarray:
-    """One arm's repetitions of one operation (ns per call)."""
+def series(
+    df: pd.DataFrame, engine: str, variant: str, metric: str = "getpid", clock: str | None = None
+) -> pd.Series:
+    """One arm's repetitions of one operation (ns per call), indexed by round (`rep`): arms measured in
+    the same rounds are paired by it. `clock`: CPU, WALL, or None for the arm's own (`primary_clock`)."""
     ops = operations(df)
-    sel = ops[(ops["engine"] == engine) & (ops["variant"] == variant) & (ops["metric"] == metric)]
-    return sel["value"].to_numpy(dtype=float)
+    name = metric_name(metric, clock or primary_clock(variant))
+    sel = ops[(ops["engine"] == engine) & (ops["variant"] == variant) & (ops["metric"] == name)]
+    return pd.Series(sel["value"].to_numpy(dtype=float), index=sel["rep"].to_numpy(), name=variant)
+
+
+def values(
+    df: pd.DataFrame, engine: str, variant: str, metric: str = "getpid", clock: str | None = None
+) -> np.ndarray:
+    """One arm's repetitions of one operation (ns per call), as a plain array."""
+    return series(df, engine, variant, metric, clock).to_numpy(dtype=float)
 
 
 def arm_ratio(
     df, num: tuple[str, str], den: tuple[str, str], metric: str = "getpid"
 ) -> tuple[float, float, float]:
-    """Ratio of the medians of two arms for one operation, with its bootstrap IC; NaN when one is missing."""
-    a, b = values(df, *num, metric), values(df, *den, metric)
+    """num / den for one operation, both arms through one clock (`shared_clock`), paired by round, with
+    its IC 95 %; NaN when one is missing."""
+    clock = shared_clock(num, den)
+    a, b = series(df, *num, metric, clock), series(df, *den, metric, clock)
     if not a.size or not b.size:
         return NAN3
     return tuple(float(v) for v in measure.bootstrap_ratio_ci(a, b))
@@ -60,6 +86,7 @@ SUMMARY_COLUMNS = [
     "variant",
     "brazo",
     "operacion",
+    "reloj",
     "n",
     "mediana_ns",
     "q1_ns",
@@ -74,25 +101,40 @@ SUMMARY_COLUMNS = [
 ]
 
 
-def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
-    """One row per arm and operation: median ns per call, IQR, min, IC 95 %, and the ratio against the
-    host (x host) with its IC; `inestable` when the spread dwarfs the median."""
+def _arms(df: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """(engine, variant, operation) of every arm and operation measured, in the order of the run."""
     ops = operations(df)
+    ops = ops[ops["metric"].isin(OPERATIONS)]
+    return list(dict.fromkeys(zip(ops["engine"], ops["variant"], ops["metric"])))
+
+
+def summarize(df: pd.DataFrame, meta: dict | None = None, *, clock: str | None = None) -> pd.DataFrame:
+    """One row per arm and operation: median ns per call, IQR, min, IC 95 %, and the ratio against the
+    host (x host, paired by round) with its IC; `inestable` when the spread dwarfs the median. `clock`:
+    None for each arm's own clock (the ratio through `shared_clock`), or CPU / WALL for every arm."""
     rows = []
-    for (engine, variant, metric), group in ops.groupby(["engine", "variant", "metric"], sort=False):
-        arr = group["value"].to_numpy(dtype=float)
+    for engine, variant, metric in _arms(df):
+        arm_clock = clock or primary_clock(variant)
+        arr = values(df, engine, variant, metric, arm_clock)
+        if not arr.size:
+            continue
         s = measure.summarize(arr)
-        r = arm_ratio(df, (engine, variant), BASELINE, metric)
+        if clock:
+            h, a = series(df, *BASELINE, metric, clock), series(df, engine, variant, metric, clock)
+            r = tuple(float(v) for v in measure.bootstrap_ratio_ci(a, h)) if h.size else NAN3
+        else:
+            r = arm_ratio(df, (engine, variant), BASELINE, metric)
         rows.append(
-            [engine, variant, arm_label(engine, variant), metric, s.n, s.median, s.q1, s.q3, s.minimum]
-            + [s.ci_low, s.ci_high, *r, measure.unstable(arr)]
+            [engine, variant, arm_label(engine, variant), metric, arm_clock, s.n, s.median, s.q1, s.q3]
+            + [s.minimum, s.ci_low, s.ci_high, *r, measure.unstable(arr)]
         )
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
 def decomposition(df: pd.DataFrame, metric: str = "getpid") -> pd.DataFrame:
     """Per engine, the step by step story: host → PID namespace → container without seccomp → with
-    seccomp → gVisor, as medians (ns) and as each step's ratio against the previous one (with IC)."""
+    seccomp → gVisor, as medians (ns, each arm's own clock) and as each step's ratio against the
+    previous one (one clock for both, paired by round, with IC)."""
     rows = []
     present = set(operations(df)["engine"])
     for engine in [e for e in eng.CONTAINER_ENGINES if e in present] or [None]:
@@ -103,9 +145,10 @@ def decomposition(df: pd.DataFrame, metric: str = "getpid") -> pd.DataFrame:
         for step in [s for s in chain if values(df, *s, metric).size]:
             s = measure.summarize(values(df, *step, metric))
             r = arm_ratio(df, step, previous, metric) if previous else NAN3
-            rows.append([engine or "bare", *step, arm_label(*step), s.median, s.ci_low, s.ci_high, *r])
+            clock = primary_clock(step[1])
+            rows.append([engine or "bare", *step, arm_label(*step), clock, s.median, s.ci_low, s.ci_high, *r])
             previous = step
-    columns = ["cadena", "engine", "variant", "brazo", "mediana_ns", "ic_bajo_ns", "ic_alto_ns"]
+    columns = ["cadena", "engine", "variant", "brazo", "reloj", "mediana_ns", "ic_bajo_ns", "ic_alto_ns"]
     return pd.DataFrame(rows, columns=columns + ["x_paso_anterior", "ic_bajo", "ic_alto"])
 
 
@@ -113,7 +156,8 @@ NESTING_VARIANTS = ["host"] + [f"pid:{d}" for d in (1, *NESTED_DEPTHS)]
 
 
 def nesting(df: pd.DataFrame, metric: str = "getpid") -> pd.DataFrame:
-    """Median ns per call against PID-namespace depth (0 = host), with the levels the probe saw."""
+    """Median ns per call (the thread's CPU time) against PID-namespace depth (0 = host), with the levels
+    the probe saw."""
     rows = []
     for variant in NESTING_VARIANTS:
         arr = values(df, "bare", variant, metric)
@@ -127,50 +171,58 @@ def nesting(df: pd.DataFrame, metric: str = "getpid") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def nesting_slope(
-    df: pd.DataFrame,
-    metric: str = "getpid",
-    *,
-    relative: bool = False,
-    resamples: int = measure.BOOTSTRAP_RESAMPLES,
-    seed: int = measure.BOOTSTRAP_SEED,
-) -> tuple[float, float, float, int]:
-    """What each PID-namespace level adds to a call: the least-squares slope of the median against depth
-    (ns per level; with relative=True, in % of the host's median), with a percentile-bootstrap IC (each
-    depth's sample resampled independently). (slope, low, high, n); NaN with fewer than three depths."""
-    samples = {depth_of(v): values(df, "bare", v, metric) for v in NESTING_VARIANTS}
-    samples = {d: s for d, s in samples.items() if s.size}
-    if len(samples) < 3 or (relative and 0 not in samples):
+def nesting_series(df: pd.DataFrame, metric: str = "getpid") -> tuple[list[int], list[pd.Series]]:
+    """The depths measured (host = 0 first) and each depth's repetitions indexed by round."""
+    found = [(depth_of(v), series(df, "bare", v, metric)) for v in NESTING_VARIANTS]
+    found = [(d, s) for d, s in found if s.size]
+    return [d for d, _ in found], [s for _, s in found]
+
+
+def per_level_slope(depths, *, relative: bool = False):
+    """fn(*arms) → the least-squares slope of ns per call against depth, one per round (the arms are the
+    depths' values of each round, in `depths` order); with relative=True in % of that round's host call
+    (depth 0 first). The figure `verdict.formula` judges round by round."""
+    x = np.asarray(depths, dtype=float)
+    centred = (x - x.mean()) / ((x - x.mean()) @ (x - x.mean()))
+
+    def slope(*arms):
+        ys = np.vstack([np.asarray(a, dtype=float) for a in arms])  # depths × rounds
+        per_round = centred @ ys
+        return 100 * per_round / ys[0] if relative else per_round
+
+    return slope
+
+
+def nesting_slope(df: pd.DataFrame, metric: str = "getpid", *, relative: bool = False):
+    """What each PID-namespace level adds to a call, computed round by round (the depths of one round are
+    measured back to back): the median over rounds of each round's least-squares slope against depth
+    (ns per level; with relative=True, in % of that round's host call) and its IC 95 %.
+    (slope, low, high, rounds); NaN with fewer than three depths (or no host for relative)."""
+    depths, arms = nesting_series(df, metric)
+    if len(depths) < 3 or (relative and depths[0] != 0):
         return np.nan, np.nan, np.nan, 0
-    depths = np.array(sorted(samples), dtype=float)
-    centred = depths - depths.mean()
-    rng = np.random.default_rng(seed)
-    boot = np.empty((resamples, len(depths)))
-    for j, d in enumerate(sorted(samples)):
-        v = samples[d]
-        boot[:, j] = np.median(rng.choice(v, size=(resamples, v.size), replace=True), axis=1)
-    medians = np.array([np.median(samples[d]) for d in sorted(samples)])
-    slope = float((medians - medians.mean()) @ centred / (centred @ centred))
-    slopes = (boot - boot.mean(axis=1, keepdims=True)) @ centred / (centred @ centred)
-    if relative:  # depth 0 (the host) is the first column
-        slope, slopes = 100 * slope / medians[0], 100 * slopes / boot[:, 0]
-    lo, hi = np.quantile(slopes, [0.025, 0.975])
-    return slope, float(lo), float(hi), int(min(v.size for v in samples.values()))
+    table = pd.concat(arms, axis=1).dropna()
+    if table.empty:
+        return np.nan, np.nan, np.nan, 0
+    slopes = per_level_slope(depths, relative=relative)(*(table[c].to_numpy() for c in table.columns))
+    low, high = measure.bootstrap_median_ci(slopes)
+    return float(np.median(slopes)), float(low), float(high), int(len(slopes))
 
 
 def cost_at_rate(df: pd.DataFrame, calls_per_second: float, metric: str = "getpid") -> pd.DataFrame:
     """A workload making `calls_per_second` calls: the ns each arm adds per call (difference of medians
-    against the host) and the CPU that adds per second (CPU-seconds per second, 1 = a whole core)."""
-    host = values(df, *BASELINE, metric)
-    if not host.size:
-        return pd.DataFrame(columns=["brazo", "ns_extra", "cpu_por_segundo"])
-    h = float(np.median(host))
-    s = summarize(df)
-    s = s[s["operacion"] == metric]
-    extra = s["mediana_ns"] - h
-    return pd.DataFrame(
-        {"brazo": s["brazo"], "ns_extra": extra, "cpu_por_segundo": extra * calls_per_second / 1e9}
-    ).reset_index(drop=True)
+    against the host, both through one clock) and the CPU that adds per second (1 = a whole core)."""
+    rows = []
+    for engine, variant, op in _arms(df):
+        if op != metric:
+            continue
+        clock = shared_clock((engine, variant), BASELINE)
+        host = values(df, *BASELINE, metric, clock)
+        if not host.size:
+            return pd.DataFrame(columns=["brazo", "ns_extra", "cpu_por_segundo"])
+        extra = float(np.median(values(df, engine, variant, metric, clock)) - np.median(host))
+        rows.append([arm_label(engine, variant), extra, extra * calls_per_second / 1e9])
+    return pd.DataFrame(rows, columns=["brazo", "ns_extra", "cpu_por_segundo"])
 
 
 # ---------------------------------------------------------------- the document

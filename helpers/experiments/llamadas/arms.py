@@ -136,9 +136,10 @@ def argv_for(arm: Arm, args: list[str], *, probe_path: str, container: str | Non
     return eng.get_engine(arm.engine).exec_argv(container, [PROBE_IN_CONTAINER, *args])
 
 
-def primary_clock(arm: Arm) -> str:
-    """The probe figure an arm's `<op>` rows carry. With a Linux kernel the call's work runs on the calling
-    thread, so its CPU time counts all of it and leaves out the waits for a busy CPU. Under gVisor the call
-    is served by another thread (the Sentry) and the thread's CPU clock is gVisor's own coarse accounting:
-    there the wall clock is the cost of the call."""
-    return "ns_pared" if arm.variant == "gvisor" else "ns_cpu"
+def primary_clock(variant: str) -> str:
+    """The clock that stands for an arm's cost: «cpu» (the thread's CPU time) or «pared» (the wall clock).
+    With a Linux kernel the call's work runs on the calling thread, so its CPU time counts all of it and
+    leaves out the waits for a busy CPU. Under gVisor the call is served by another thread (the Sentry)
+    and the thread's CPU clock is gVisor's own coarse accounting: there the wall clock is the cost of the
+    call. A ratio reads both of its arms through one clock (`analysis.shared_clock`)."""
+    return "pared" if variant == "gvisor" else "cpu"

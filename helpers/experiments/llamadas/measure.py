@@ -3,9 +3,10 @@ timing its own loop in each; one measurement runs every chosen operation one aft
 
 Each measurement gives, per operation, metric `<op>` = the thread's CPU time per call
 (CLOCK_THREAD_CPUTIME_ID: on a shared machine it leaves out the time spent waiting for a CPU, which the
-wall clock counts; under gVisor the wall clock, see `arms.primary_clock`) and `<op>:pared` = wall-clock
-ns per call (the seed's clock); plus one row `niveles_pid` (how many PID namespaces the probe saw itself
-in: the proof that nesting happened).
+wall clock counts) and `<op>:pared` = wall-clock ns per call (the seed's clock), in every arm: one metric,
+one clock. Which clock stands for an arm's cost (the wall clock under gVisor) is the analysis' choice
+(`arms.primary_clock`), and a ratio always takes both arms through the same clock. Plus one row
+`niveles_pid` (how many PID namespaces the probe saw itself in: the proof that nesting happened).
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ from .arms import (
     container_options,
     engine_arms,
     namespaces_unavailable,
-    primary_clock,
     unshare_prefix,
 )
 from .probe import LEVELS_METRIC, MAX_CALLS, OPERATIONS, PROBE, UNIT, WALL_SUFFIX, probe_args, run_probe
@@ -48,6 +48,11 @@ NEEDS_ROOT = {
     "gvisor": "Un contenedor con gVisor (runsc)"
 }  # listed for a student without root in notebook 00
 CPUS = (*sorted(os.sched_getaffinity(0)), None)  # None: the probe is not pinned
+DOCUMENT_CALLS = 10_000_000  # «Runs getpid() syscall 10 million times» (its tests A and B)
+
+
+def cpu_label(cpu: int | None) -> str:
+    return "sin fijar" if cpu is None else f"CPU {cpu}"
 
 
 @dataclass
@@ -61,10 +66,16 @@ class Config(Params):
         list(eng.CONTAINER_ENGINES), "Motores", options=eng.CONTAINER_ENGINES, allow_empty=True
     )
     cpu: int | None = param(
-        0, "CPU fija (None: sin fijar)", kind="choice", options=CPUS, help="La CPU a la que se fija la sonda."
+        0,
+        "CPU de la sonda",
+        kind="choice",
+        options=CPUS,
+        labels=cpu_label,
+        help="La CPU a la que se fija la sonda («sin fijar»: la que elija el kernel).",
     )
     imagen: str = param("alpine", options=images.ROLE_NAMES)
     # An operation's loop stops early after this long (gVisor is ~100x slower): ns per call stay exact.
+    # 0: never (every call is made).
     tope_ms: int = param(250, minimum=0, maximum=600_000)
 
     def check(self) -> None:
@@ -79,8 +90,7 @@ def measure_arm(arm: Arm, *, cfg: Config, probe_path: str, containers: dict) -> 
     args = probe_args(cfg.operaciones, cfg.llamadas, cfg.cpu, cfg.tope_ms)
     argv = argv_for(arm, args, probe_path=probe_path, container=containers.get((arm.engine, arm.variant)))
     found = run_probe(argv, arm.engine, cfg.operaciones)
-    clock = primary_clock(arm)
-    rows = [(op, found[op][clock], UNIT) for op in cfg.operaciones]
+    rows = [(op, found[op]["ns_cpu"], UNIT) for op in cfg.operaciones]
     rows += [(op + WALL_SUFFIX, found[op]["ns_pared"], UNIT) for op in cfg.operaciones]
     return rows + [(LEVELS_METRIC, float(found[cfg.operaciones[0]]["niveles_pid"]), "niveles")]
 
@@ -171,8 +181,10 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 },
                 "gvisor": gvisor,
                 "clocks": {
-                    "<op>": "tiempo de CPU del hilo (CLOCK_THREAD_CPUTIME_ID); en gVisor, reloj de pared",
-                    "<op>" + WALL_SUFFIX: "reloj de pared (CLOCK_MONOTONIC)",
+                    "<op>": "tiempo de CPU del hilo (CLOCK_THREAD_CPUTIME_ID), en todos los brazos",
+                    "<op>" + WALL_SUFFIX: "reloj de pared (CLOCK_MONOTONIC), en todos los brazos",
+                    "costo": "CPU del hilo; en gVisor, reloj de pared (y una proporción con gVisor usa el "
+                    "reloj de pared en sus dos brazos)",
                 },
                 "pid_namespaces": {
                     "as_root": as_root,
@@ -181,6 +193,43 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             },
         )
     return Resultado.load(ctx.run.dir)
+
+
+# Rough wall-clock ns per call on a shared two-core machine, to say beforehand how long a run takes.
+EXPECTED_NS = {"getpid": 400, "clock_gettime": 60, "read": 700, "open_close": 3000, "stat": 1500}
+GVISOR_FACTOR = 100  # a call served by gVisor's Sentry: about a hundred times slower
+START_S = {"bare": 0.01, "pid": 0.02, "container": 0.4}  # starting the probe in an arm (exec, unshare)
+CONTAINER_START_S = 3.0  # each engine arm's container, started once
+
+
+def estimated_seconds(cfg: Config) -> float:
+    """About how long a run of `cfg` takes (every chosen arm runs): each round runs the probe once per
+    arm, every operation up to its time cap; the containers start once."""
+    per_round = 0.0
+    for kind in cfg.brazos:
+        if kind in ENGINE_VARIANTS:
+            arms, start = len(cfg.motores), START_S["container"]
+        else:
+            arms = len(bare_arms([kind]))
+            start = START_S["bare" if kind == "host" else "pid"]
+        cap = cfg.tope_ms / 1000 if cfg.tope_ms else float("inf")
+        factor = GVISOR_FACTOR if kind == "gvisor" else 1
+        work = sum(min(cfg.llamadas * EXPECTED_NS[op] * factor / 1e9, cap) for op in cfg.operaciones)
+        per_round += arms * (start + work)
+    containers = sum(len(cfg.motores) for k in cfg.brazos if k in ENGINE_VARIANTS)
+    return (cfg.repeticiones + cfg.calentamiento) * per_round + containers * CONTAINER_START_S
+
+
+# The document's own settings (its tests A and B): 10 million getpid on the host and in a Docker container
+# with the default seccomp profile, pinned to CPU 0 (`taskset -c 0`); the loop is never cut short.
+DOCUMENT_PRESET = {
+    "llamadas": DOCUMENT_CALLS,
+    "operaciones": ["getpid"],
+    "brazos": ["host", "seccomp"],
+    "motores": ["docker"],
+    "cpu": CPUS[0],
+    "tope_ms": 0,
+}
 
 
 DEBIAN_PACKAGES: list[str] = []  # unshare comes with util-linux (essential); gVisor is built from Go

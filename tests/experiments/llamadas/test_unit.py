@@ -60,7 +60,7 @@ def test_the_widgets_allow_what_the_validator_accepts():
     assert exp.config(llamadas=calls["min"]).llamadas == calls["min"]
     assert exp.config(llamadas=calls["max"]).llamadas == calls["max"]
     allowed = sorted(os.sched_getaffinity(0))
-    assert controls["cpu"]["options"] == [*allowed, None]
+    assert controls["cpu"]["options"] == [*((f"CPU {c}", c) for c in allowed), ("sin fijar", None)]
     assert exp.config(cpu=None).cpu is None and exp.config(cpu=allowed[-1]).cpu == allowed[-1]
 
 
@@ -75,8 +75,28 @@ def test_defaults_and_quick_profile_are_valid():
     assert cfg == exp.Config().validated()
     assert cfg.operaciones == list(exp.OPERATIONS) and cfg.brazos == list(exp.ARM_KINDS)
     quick = exp.config(**{k.lower(): v for k, v in exp.QUICK.items()})
-    assert quick.llamadas < cfg.llamadas and quick.repeticiones < cfg.repeticiones
+    assert quick.llamadas < cfg.llamadas
+    # Both reach the minimum for a verdict; the estimates keep them inside their budgets (4 min, 1 min).
+    assert min(cfg.repeticiones, quick.repeticiones) >= verdict.MIN_N
+    assert exp.estimated_seconds(quick) < 60 < exp.estimated_seconds(cfg) < 240
     assert exp.READS == ("ejecucion",)
+
+
+def test_the_documents_settings_are_one_preset_away_with_a_time_warning():
+    from helpers.view import llamadas as view
+    from helpers.view.panel import preset_message
+
+    (preset,) = view.PRESETS
+    cfg = exp.config(**preset.values)
+    assert cfg.llamadas == 10_000_000 and cfg.operaciones == ["getpid"] and cfg.tope_ms == 0
+    assert cfg.brazos == ["host", "seccomp"] and cfg.motores == ["docker"] and cfg.cpu == exp.measure.CPUS[0]
+    # Ten million calls per measurement take longer than the default's 200 000 capped at 250 ms.
+    per_round = exp.estimated_seconds(
+        cfg.__class__(**{**cfg.__dict__, "repeticiones": 1, "calentamiento": 0})
+    )
+    assert per_round > 2 * 10_000_000 * exp.measure.EXPECTED_NS["getpid"] / 1e9 * 0.99
+    said_text = preset_message(exp, {**exp.config().__dict__, **preset.values}, preset)
+    assert "diez millones" in said_text and "tardaría" in said_text.lower()
 
 
 # ---------------------------------------------------------------- the probe, for real
@@ -139,10 +159,11 @@ def test_nested_pid_namespaces_are_seen_by_the_probe(probe):
 
 
 # ---------------------------------------------------------------- arms
-def test_gvisor_arms_are_measured_on_the_wall_clock():
-    assert exp.primary_clock(exp.Arm("docker", "gvisor")) == "ns_pared"
-    assert exp.primary_clock(exp.Arm("docker", "seccomp")) == "ns_cpu"
-    assert exp.primary_clock(exp.Arm("bare", "pid:2", depth=2)) == "ns_cpu"
+def test_gvisor_arms_are_measured_on_the_wall_clock_and_a_ratio_uses_one_clock():
+    assert exp.primary_clock("gvisor") == exp.WALL
+    assert exp.primary_clock("seccomp") == exp.primary_clock("pid:2") == exp.CPU
+    assert exp.shared_clock(("docker", "gvisor"), exp.BASELINE) == exp.WALL
+    assert exp.shared_clock(("docker", "seccomp"), exp.BASELINE) == exp.CPU
 
 
 def test_unshare_prefix_nests_and_falls_back_to_a_user_namespace():
@@ -176,9 +197,18 @@ def test_arms_follow_brazos_and_motores():
 
 
 # ---------------------------------------------------------------- synthetic runs
-def synthetic(arms: dict[tuple[str, str], float], reps: int = 12, spread: float = 0.01, seed: int = 1):
-    """Rows as run() writes them: per arm and repetition, getpid and clock_gettime (CPU clock and, at
-    three times the value, the wall clock) and the PID-namespace levels the probe saw."""
+def synthetic(
+    arms: dict[tuple[str, str], float],
+    reps: int = 12,
+    spread: float = 0.01,
+    seed: int = 1,
+    *,
+    cpu_factor: dict | None = None,
+    vdso: dict | None = None,
+):
+    """Rows as run() writes them: per arm and repetition, getpid (`ns`) and clock_gettime (20 ns, times
+    `vdso[arm]`) on the CPU clock (times `cpu_factor[arm]`) and on the wall clock (three times the CPU
+    figure), and the PID-namespace levels the probe saw."""
     rng = np.random.default_rng(seed)
     rows = []
 
@@ -187,23 +217,24 @@ def synthetic(arms: dict[tuple[str, str], float], reps: int = 12, spread: float 
 
     for (engine, variant), ns in arms.items():
         for rep in range(1, reps + 1):
-            for op, factor in (("getpid", 1.0), ("clock_gettime", 0.2)):
-                value = ns * factor * (1 + rng.normal(0, spread))
-                row(engine, variant, rep, op, value, "ns")
+            vdso_ns = 20.0 * (vdso or {}).get((engine, variant), 1)  # the same in every arm, unless told
+            for op, base in (("getpid", ns), ("clock_gettime", vdso_ns)):
+                value = base * (1 + rng.normal(0, spread))
+                row(engine, variant, rep, op, value * (cpu_factor or {}).get((engine, variant), 1), "ns")
                 row(engine, variant, rep, op + exp.WALL_SUFFIX, value * 3, "ns")
             depth = exp.arms.depth_of(variant) if engine == "bare" else 0
             row(engine, variant, rep, exp.LEVELS_METRIC, depth + 1, "niveles")
     return pd.DataFrame(rows)
 
 
-PER_LEVEL = exp.SEED_CONTAINER_NS - exp.SEED_HOST_NS
+PER_LEVEL = exp.SEED_DIFFERENCE_NS
 FILTER_IS_THE_COST = {
     ("bare", "host"): 100,
     ("bare", "pid:1"): 100,
     ("bare", "pid:2"): 100,
     ("bare", "pid:4"): 100,
     ("bare", "pid:8"): 100,
-    ("docker", "seccomp"): 125,
+    ("docker", "seccomp"): 127,
     ("docker", "sin_seccomp"): 100,
     ("docker", "gvisor"): 5000,
 }
@@ -223,7 +254,8 @@ def test_summarize_gives_medians_and_ratios_against_the_host():
     assert row["x_host"] == pytest.approx(1.5, rel=0.03)
     assert row["x_host_ic_bajo"] < 1.5 * 1.03 and row["x_host_ic_alto"] > 1.5 * 0.97
     assert set(s["operacion"]) == {"getpid", "clock_gettime"}  # wall-clock rows are not mixed in
-    wall = exp.summarize(exp.wall_clock(df))
+    assert set(s["reloj"]) == {exp.CPU}
+    wall = exp.summarize(df, clock=exp.WALL)
     assert wall[wall["operacion"] == "getpid"]["mediana_ns"].tolist() == pytest.approx(
         (3 * s[s["operacion"] == "getpid"]["mediana_ns"]).tolist()
     )
@@ -234,13 +266,26 @@ def test_decomposition_closing_rows_and_cost_at_a_rate():
     df = synthetic({("bare", "host"): 100, ("bare", "pid:1"): 101, **{k: v for k, v in FILTER_IS_THE_COST.items() if k[0] == "docker"}})  # fmt: skip
     d = exp.decomposition(df)
     assert list(d["variant"]) == ["host", "pid:1", "sin_seccomp", "seccomp", "gvisor"]
-    assert d.iloc[3]["x_paso_anterior"] == pytest.approx(1.25, rel=0.03)
+    assert d.iloc[3]["x_paso_anterior"] == pytest.approx(1.27, rel=0.03)
+    assert list(d["reloj"]) == [exp.CPU] * 4 + [exp.WALL]
     rows = exp.closing_rows(df, {})
     assert list(rows.columns) == CLOSING_COLUMNS and set(rows["tipo"]) == {"RUNNING"}
     assert set(rows["unidad"]) == {"ns"} and len(rows) == 5
     cost = exp.cost_at_rate(df, 1_000_000).set_index("brazo")
     assert cost.loc["host", "cpu_por_segundo"] == 0
-    assert cost.loc["Docker + gVisor", "cpu_por_segundo"] == pytest.approx(4.9, rel=0.03)  # 4 900 ns x 1e6/s
+    # gVisor on the wall clock, the host too: (5 000 - 100) x 3 ns per call x 1e6 calls/s.
+    assert cost.loc["Docker + gVisor", "cpu_por_segundo"] == pytest.approx(14.7, rel=0.03)
+
+
+def test_a_gvisor_ratio_reads_both_arms_on_the_wall_clock():
+    # gVisor's own CPU accounting says 1 000 ns; its calls take 15 000 ns of wall clock, the host's 300.
+    df = synthetic(
+        {("bare", "host"): 100, ("docker", "gvisor"): 5000}, cpu_factor={("docker", "gvisor"): 0.2 / 3}
+    )
+    row = exp.summarize(df).set_index(["variant", "operacion"]).loc[("gvisor", "getpid")]
+    assert row["reloj"] == exp.WALL and row["mediana_ns"] == pytest.approx(15_000, rel=0.03)
+    assert row["x_host"] == pytest.approx(50, rel=0.03)  # 15 000 / 300, not 15 000 / 100 (two clocks)
+    assert exp.arm_ratio(df, ("docker", "gvisor"), exp.BASELINE)[0] == pytest.approx(50, rel=0.03)
 
 
 def test_nesting_and_its_slope_in_ns_and_in_percent_of_the_host():
@@ -255,41 +300,70 @@ def test_nesting_and_its_slope_in_ns_and_in_percent_of_the_host():
 
 
 # ---------------------------------------------------------------- claims
-def test_every_claim_comes_from_its_declaration():
-    df = synthetic(FILTER_IS_THE_COST)
-    found = exp.claims(df, {})
-    assert [c.key for c in found] == ["contenedor_11", "causa_pid", "anidamiento", "entre_cpus", "exec_1_9ms"]
-    for claim, declared in zip(found, (said.CONTAINER_11, said.PID_CAUSE, said.NESTING, said.ACROSS_CPUS)):
-        assert claim.source == declared.source == exp.SOURCE
+KEYS = [
+    "esperado_host",
+    "contenedor_11",
+    "contenedor_tabla",
+    "esperado_contenedor",
+    "causa_pid",
+    "anidamiento",
+    "entre_cpus",
+    "exec_1_9ms",
+]
+DECLARED = [
+    said.EXPECTED_HOST,
+    said.CONTAINER_RUN,
+    said.CONTAINER_TABLE,
+    said.EXPECTED_CONTAINER,
+    said.PID_CAUSE,
+    said.NESTING,
+    said.ACROSS_CPUS,
+]
+
+
+def test_every_claim_comes_from_its_declaration_and_names_where_the_source_says_it():
+    found = exp.claims(synthetic(FILTER_IS_THE_COST), {})
+    assert [c.key for c in found] == KEYS
+    for claim, declared in zip(found, DECLARED):
+        assert claim.source == declared.source == exp.SOURCE and claim.where == declared.where != ""
         assert claim.statement.startswith(declared.statement)
         assert (claim.unit, claim.region) == (declared.unit, declared.region)
         assert claim.claimed == declared.claimed or np.isnan(declared.claimed)
-    assert found[0].statement.endswith(" — Docker") and found[0].detail == {"engine": "docker"}
+    assert found[1].statement.endswith(" — Docker") and found[1].detail == {"engine": "docker"}
+    # Its two figures are two claims whose margins do not overlap: one figure cannot confirm both.
+    run, table = said.CONTAINER_RUN.region, said.CONTAINER_TABLE.region
+    assert run[1] < table[0] and table == (24.0, 30.0)
+    assert said.SEED_RUN_PCT == pytest.approx(100 * (298.31 / 268.83 - 1))
 
 
 def test_verdicts_when_the_filter_is_the_cost_and_the_pid_namespace_is_free():
     found = exp.claims(synthetic(FILTER_IS_THE_COST), {})
-    assert by_key(found, "contenedor_11", "docker").status == verdict.SE_CONFIRMA
+    assert by_key(found, "contenedor_11", "docker").status == verdict.NO_SE_SOSTIENE  # +27 %
+    assert by_key(found, "contenedor_tabla", "docker").status == verdict.SE_CONFIRMA
+    assert by_key(found, "esperado_host").status == verdict.SE_CONFIRMA  # 100 ns
+    assert by_key(found, "esperado_contenedor", "docker").status == verdict.SE_CONFIRMA  # 127 ns
     pid = by_key(found, "causa_pid")
-    assert pid.status == verdict.NO_SE_SOSTIENE and pid.value == pytest.approx(1.0, abs=0.02)
+    assert pid.status == verdict.NO_SE_SOSTIENE and pid.value == pytest.approx(0, abs=2)
     nest = by_key(found, "anidamiento")
     assert nest.status == verdict.NO_SE_SOSTIENE and nest.unit == "%" and abs(nest.value) < 1
     across = by_key(found, "entre_cpus")
-    assert across.status == verdict.NO_COMPARABLE and "90_comparar_clase" in across.note
+    assert across.status == verdict.NO_COMPARABLE and "comparación de la clase (90)" in across.note
     exec_claim = by_key(found, "exec_1_9ms")
     assert exec_claim.status == verdict.SIN_DATOS and exec_claim.note == said.EXEC_NO_RUN.note
 
 
-def test_verdicts_when_every_level_adds_what_the_document_says():
-    # The document's 29.5 ns over its 268.8 ns host: 11 % of the host's call per level.
-    per_level = said.SEED_PER_LEVEL_PCT / 100 * 100
-    arms = {("bare", "host"): 100.0, **{("bare", f"pid:{d}"): 100 + per_level * d for d in (1, 2, 4, 8)}}
-    found = exp.claims(synthetic(arms), {})
+def test_verdicts_when_the_container_costs_its_own_run_and_every_level_adds_cost():
+    # 11 % per level over a 200 ns host: the document's own run, and nesting that does add cost.
+    per_level = 0.11 * 200
+    arms = {("bare", "host"): 200.0, **{("bare", f"pid:{d}"): 200 + per_level * d for d in (1, 2, 4, 8)}}
+    found = exp.claims(synthetic({**arms, ("docker", "seccomp"): 222.0}), {})
     nest = by_key(found, "anidamiento")
-    assert nest.status == verdict.SE_CONFIRMA and nest.value == pytest.approx(
-        said.SEED_PER_LEVEL_PCT, rel=0.05
-    )
-    assert by_key(found, "causa_pid").status == verdict.SE_CONFIRMA  # one level alone: 1.11x the host
+    assert nest.status == verdict.SE_CONFIRMA and nest.value == pytest.approx(11, rel=0.05)
+    assert by_key(found, "causa_pid").status == verdict.SE_CONFIRMA  # one level alone: +11 %
+    assert by_key(found, "contenedor_11", "docker").status == verdict.SE_CONFIRMA
+    assert by_key(found, "contenedor_tabla", "docker").status == verdict.NO_SE_SOSTIENE
+    assert by_key(found, "esperado_host").status == verdict.NO_SE_SOSTIENE  # 200 ns: above 80-150
+    assert by_key(found, "esperado_contenedor", "docker").status == verdict.NO_SE_SOSTIENE  # 222 ns
 
 
 def getpid_rows(engine: str, variant: str, values) -> pd.DataFrame:
@@ -310,15 +384,15 @@ def getpid_rows(engine: str, variant: str, values) -> pd.DataFrame:
     )
 
 
-def test_a_claim_whose_interval_leaves_the_margin_but_keeps_the_claimed_value_is_inconclusive():
+def test_a_claim_whose_interval_crosses_its_margin_is_inconclusive():
     df = pd.concat(
         [
             getpid_rows("bare", "host", [100] * 6),
-            getpid_rows("docker", "seccomp", [105, 115, 125, 150, 110, 120]),
+            getpid_rows("docker", "seccomp", [108, 110, 112, 114, 118, 130]),
         ]
     )
     claim = by_key(exp.claims(df, {}), "contenedor_11", "docker")
-    assert claim.high > said.OVERHEAD_REGION[1] and claim.low <= said.SEED_OVERHEAD <= claim.high
+    assert claim.high > said.CONTAINER_RUN.region[1] and claim.low < said.CONTAINER_RUN.region[1]
     assert claim.status == verdict.NO_CONCLUYENTE and claim.more_reps > 6
 
 
@@ -326,7 +400,7 @@ def test_a_spread_that_dwarfs_the_median_is_unstable():
     df = pd.concat(
         [
             getpid_rows("bare", "host", [100] * 6),
-            getpid_rows("docker", "seccomp", [60, 70, 400, 500, 65, 450]),
+            getpid_rows("docker", "seccomp", [60, 70, 400, 500, 450, 80]),
         ]
     )
     assert by_key(exp.claims(df, {}), "contenedor_11", "docker").status == verdict.INESTABLE
@@ -334,7 +408,7 @@ def test_a_spread_that_dwarfs_the_median_is_unstable():
 
 def test_missing_arms_are_said_not_guessed():
     found = exp.claims(synthetic({("bare", "host"): 100}), {})
-    for key in ("contenedor_11", "causa_pid", "anidamiento"):
+    for key in ("contenedor_11", "contenedor_tabla", "esperado_contenedor", "causa_pid", "anidamiento"):
         claim = by_key(found, key)
         assert claim.status == verdict.SIN_DATOS and claim.note == said.NEEDS_ARMS
 
@@ -396,7 +470,7 @@ def test_compare_puts_the_documents_ratios_next_to_this_run():
     assert sorted(seed["value"]) == [268.83, 298.31]
     c = exp.compare(synthetic({("bare", "host"): 100, ("docker", "seccomp"): 130}), {}, ref)
     assert c.loc[c["fuente"] == "seed001", "x_host"].iloc[0] == pytest.approx(1.11, abs=0.005)
-    assert len(c) == 5  # its run, three CPUs of its table, and this machine (Docker)
+    assert len(c) == 6  # its run, what it expects, three CPUs of its table, and this machine (Docker)
     assert c.iloc[-1]["x_host"] == pytest.approx(1.3, rel=0.03)
     (inside,) = exp.agreement_with_document(c).itertuples()
     assert inside.acuerdo == verdict.COINCIDE and inside.lado == ""
@@ -450,8 +524,9 @@ def test_verdicts_render_every_claim_and_say_experiment_3_is_missing(shown, tmp_
         assert common.claim_sentence(claim) in text
     assert "03_ejecucion.ipynb" in text  # view.common.missing_run
     assert "el mismo contenedor **sin seccomp** cuesta" in text
-    assert "En Docker, activar el perfil seccomp multiplica el costo de getpid por 1.2" in text  # 125/100
+    assert "En Docker, activar el perfil seccomp multiplica el costo de getpid por 1.2" in text  # 127/100
     assert "Cada nivel de namespace PID añade" in text
+    assert "Corrección del curso" in text and "esta corrida respalda la corrección" in text
     shown.clear()
     write_run("ejecucion", exec_rows([0.002] * 4))
     view.veredictos(res)
@@ -465,6 +540,26 @@ def test_comparison_sentence_is_generated_from_the_agreement(shown, tmp_path):
         exp.EXPERIMENT, synthetic({("bare", "host"): 100, ("podman", "seccomp"): 300}), tmp_path, {}
     )
     view.comparacion(res)
-    assert "Podman, 3.00×" in _text(shown) and "por encima de todo lo que publica el documento" in _text(
-        shown
-    )
+    assert "Podman, 3." in _text(shown) and "por encima de todo lo que publica el documento" in _text(shown)
+
+
+def test_the_sentences_under_the_figures_follow_the_data(tmp_path):
+    from helpers.view import llamadas as view
+
+    # The vDSO call: the same fifth of getpid everywhere, or twice as dear in the container.
+    flat = view.frase_vdso(synthetic(FILTER_IS_THE_COST))
+    dear = view.frase_vdso(synthetic(FILTER_IS_THE_COST, vdso={("docker", "seccomp"): 2.0}))
+    assert "a menos de un 5 % del host: namespace PID" in flat and "claramente" not in flat
+    assert "claramente más cara o más barata que en el host: Docker (seccomp por defecto)" in dear
+    few = view.frase_vdso(synthetic(FILTER_IS_THE_COST, reps=3))
+    assert f"con menos de {verdict.MIN_N} repeticiones, sin juzgar" in few or verdict.MIN_N <= 3
+    # The course's correction to the document's kernel code, with the slope that tests it.
+    free = exp.claims(synthetic(FILTER_IS_THE_COST), {})
+    costly = {("bare", "host"): 100.0, **{("bare", f"pid:{d}"): 100 + 11.0 * d for d in (1, 2, 4, 8)}}
+    for found, words in (
+        (free, "esta corrida respalda la corrección"),
+        (exp.claims(synthetic(costly), {}), "esta corrida contradice la corrección"),
+        (exp.claims(synthetic({("bare", "host"): 100}), {}), "la corrección queda sin su medida"),
+    ):
+        text = view.correccion_pid(by_key(found, "anidamiento"))
+        assert text.startswith(view.KERNEL_CORRECTION) and words in text
