@@ -29,6 +29,7 @@ from .common import (
     needs_result,
     num,
     show,
+    significant,
     table,
 )
 from .panel import Preset
@@ -55,7 +56,8 @@ PRESETS = [
 
 
 def _digits(value: float) -> int:
-    return 0 if value != value or value >= 100 else 1 if value >= 10 else 2
+    """Three significant digits (a figure without its own interval)."""
+    return significant(value)
 
 
 def _ratio(r: float, lo: float | None = None, hi: float | None = None) -> str:
@@ -126,10 +128,10 @@ def _tabla_operaciones(resultado: Resultado, **_) -> None:
         rows.append(row)
     caption = "Mediana de ns por llamada en cada brazo (entre paréntesis, × host)"
     show(table(pd.DataFrame(rows).fillna("—"), caption))
-    markdown(frase_vdso(resultado.df))
+    markdown(_frase_vdso(resultado.df))
 
 
-SAME = (0.95, 1.05)  # «no difference»: the course's margin for «casi igual» (±5 %)
+SAME = verdict.margin("no_difference")  # the course's margin for «casi igual» (±5 %)
 VDSO_GROUP = {
     verdict.SE_CONFIRMA: "a menos de un 5 % del host",
     verdict.NO_SE_SOSTIENE: "claramente más cara o más barata que en el host",
@@ -137,12 +139,12 @@ VDSO_GROUP = {
 }
 
 
-def frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
+def _frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
     """Where the call that does not enter the kernel (the vDSO) moved and where it did not, from this
     run: each arm's × host (round by round, IC 95 %) against the margin of «casi igual»."""
     s = exp.summarize(df)
     s = s[(s["operacion"] == operacion) & ~((s["engine"] == "bare") & (s["variant"] == "host"))]
-    s = s.dropna(subset=["x_host_ic_bajo", "x_host_ic_alto"])
+    s = s.dropna(subset=["x_host"])
     if s.empty:
         return (
             f"_Para ver si alguna capa encarece {operacion} hace falta medirla en el host y en otro brazo._"
@@ -152,14 +154,14 @@ def frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
         if r["n"] < verdict.MIN_N:
             status = verdict.SIN_DATOS
         else:
-            status = verdict.decide(r["x_host_ic_bajo"], r["x_host_ic_alto"], claimed=1.0, region=SAME)
+            status = verdict.decide(r["x_host_ic_bajo"], r["x_host_ic_alto"], region=SAME)
         groups.setdefault(status, []).append(
             f"{r['brazo']} ({_ratio(r['x_host'], r['x_host_ic_bajo'], r['x_host_ic_alto'])})"
         )
     parts = [f"{VDSO_GROUP[k]}: {'; '.join(groups[k])}" for k in VDSO_GROUP if k in groups]
     if verdict.SIN_DATOS in groups:
         parts.append(
-            f"con menos de {verdict.MIN_N} repeticiones, sin juzgar: {'; '.join(groups[verdict.SIN_DATOS])}"
+            f"sin juzgar (menos de {verdict.MIN_N} repeticiones): {'; '.join(groups[verdict.SIN_DATOS])}"
         )
     return f"En esta corrida, {operacion} (vDSO, × host e IC 95 %) quedó " + "; ".join(parts) + "."
 
@@ -192,8 +194,10 @@ def _tabla_anidamiento(resultado: Resultado, operacion: str = "getpid", **_) -> 
         {
             "Niveles añadidos": n["profundidad"],
             "Niveles que vio la sonda (NSpid)": [("—" if v != v else int(v)) for v in n["niveles_vistos"]],
-            "Mediana (ns)": [fmt(v, 1) for v in n["mediana_ns"]],
-            "IC 95 % (ns)": [fmt_interval(a, b, 1) for a, b in zip(n["ic_bajo_ns"], n["ic_alto_ns"])],
+            "Mediana [IC 95 %] (ns)": [
+                fmt_value_interval(m, lo, hi, "")
+                for m, lo, hi in zip(n["mediana_ns"], n["ic_bajo_ns"], n["ic_alto_ns"])
+            ],
         }
     )
     caption = (
@@ -213,9 +217,11 @@ def _tabla_cuanto_importa(
     out = pd.DataFrame(
         {
             "Brazo": c["brazo"],
-            "ns extra por llamada": [fmt(v, 0 if abs(v) >= 100 else 1) for v in c["ns_extra"]],
+            "ns extra por llamada": [fmt(v, _digits(v)) for v in c["ns_extra"]],
             "CPU extra por segundo": [
-                f"{fmt(v * 100, 1)} % de un núcleo" if v < 1 else f"{fmt(v, 1)} núcleos enteros"
+                f"{fmt(v * 100, _digits(v * 100))} % de un núcleo"
+                if v < 1
+                else f"{fmt(v, _digits(v))} núcleos"
                 for v in c["cpu_por_segundo"]
             ],
         }
@@ -299,7 +305,7 @@ def veredictos(resultado: Resultado) -> None:
     lines = _behind_the_claims(resultado)
     if lines:
         markdown("Detrás de estos veredictos, en esta corrida:\n\n" + "\n".join(f"- {ln}" for ln in lines))
-    markdown(correccion_pid(next(c for c in judged if c.key == NESTING_KEY)))
+    markdown(_correccion_pid(next(c for c in judged if c.key == NESTING_KEY)))
 
 
 NESTING_KEY = "anidamiento"
@@ -319,7 +325,7 @@ CORRECTION_SUPPORT = {
 }
 
 
-def correccion_pid(claim) -> str:
+def _correccion_pid(claim) -> str:
     """The course's correction (pid_nr_ns indexes by level) and what this run's nesting slope says of
     it: supports it, contradicts it, or cannot tell; generated from the claim «anidamiento»."""
     if claim.n == 0:
@@ -400,14 +406,14 @@ def comparacion(resultado: Resultado) -> None:
     out = pd.DataFrame(
         {
             "Fuente": [REF_LABEL.get(f, f) for f in c["fuente"]],
-            "Host (ns)": [fmt(v, 1) for v in c["host_ns"]],
-            "Contenedor (ns)": [fmt(v, 1) for v in c["contenedor_ns"]],
+            "Host (ns)": [fmt(v, _digits(v)) for v in c["host_ns"]],
+            "Contenedor (ns)": [fmt(v, _digits(v)) for v in c["contenedor_ns"]],
             "Contenedor / host [IC 95 %]": [
                 fmt_ratio(r, lo, hi) for r, lo, hi in zip(c["x_host"], c["ic_bajo"], c["ic_alto"])
             ],
         }
     )
-    show(table(out, "getpid: el documento (los rangos de su tabla, por su punto medio) y tu máquina"))
+    show(table(out, "getpid: el documento (cada rango que publica, por su punto medio) y tu máquina"))
     markdown(_frase_comparacion(exp.agreement_with_document(c)))
 
 

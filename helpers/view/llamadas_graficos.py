@@ -8,7 +8,7 @@ import numpy as np
 
 from ..experiments import llamadas as exp
 from ..experiments.runner import Resultado
-from .common import fmt, markdown
+from .common import fmt, markdown, significant
 
 COLOR = {"bare": "tab:gray", "docker": "tab:blue", "podman": "tab:purple"}
 OPERACION_CORTA = {
@@ -21,7 +21,7 @@ OPERACION_CORTA = {
 
 
 def ns(value: float) -> str:
-    return fmt(value, (0 if value >= 100 else 1 if value >= 10 else 2) if value == value else 0, "ns")
+    return fmt(value, significant(value), "ns")
 
 
 def _errorbars(ax, y, med, lo, hi, colors):

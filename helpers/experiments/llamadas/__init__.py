@@ -26,7 +26,6 @@ from .analysis import (  # noqa: F401
     shared_clock,
     summarize,
     values,
-    wall_clock,
 )
 from .arms import (  # noqa: F401
     ARM_KIND_LABEL,
@@ -44,6 +43,7 @@ from .arms import (  # noqa: F401
     unshare_prefix,
 )
 from .claims import (  # noqa: F401
+    SAID,
     SEED_CONTAINER_NS,
     SEED_DIFFERENCE_NS,
     SEED_HOST_NS,

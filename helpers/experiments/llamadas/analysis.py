@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ... import engines as eng
-from ... import measure
+from ... import stats
 from ..contract import CLOSING_COLUMNS
 from ..verdict import agreement
 from .arms import NESTED_DEPTHS, arm_label, depth_of, primary_clock
@@ -28,19 +28,6 @@ def shared_clock(*arms: tuple[str, str]) -> str:
     """The one clock a comparison of these arms reads both sides with: the wall clock as soon as one of
     them is gVisor (its calls are served by another thread), the thread's CPU time otherwise."""
     return WALL if any(primary_clock(variant) == WALL for _, variant in arms) else CPU
-
-
-def wall_clock(df: pd.DataFrame) -> pd.DataFrame:
-    """The same run seen through the wall clock: the `<op>:pared` rows renamed to `<op>` (and the CPU-time
-    rows dropped)."""
-    if df is None or not len(df):
-        return df
-    wall = df[df["metric"].str.endswith(WALL_SUFFIX)].copy()
-    wall["metric"] = wall["metric"].str.removesuffix(WALL_SUFFIX)
-    return pd.concat(
-        [df[~df["metric"].isin(OPERATIONS) & ~df["metric"].str.endswith(WALL_SUFFIX)], wall],
-        ignore_index=True,
-    )
 
 
 def operations(df: pd.DataFrame) -> pd.DataFrame:
@@ -78,7 +65,7 @@ def arm_ratio(
     a, b = series(df, *num, metric, clock), series(df, *den, metric, clock)
     if not a.size or not b.size:
         return NAN3
-    return tuple(float(v) for v in measure.bootstrap_ratio_ci(a, b))
+    return tuple(float(v) for v in stats.ratio_ci(a, b))
 
 
 SUMMARY_COLUMNS = [
@@ -118,15 +105,15 @@ def summarize(df: pd.DataFrame, meta: dict | None = None, *, clock: str | None =
         arr = values(df, engine, variant, metric, arm_clock)
         if not arr.size:
             continue
-        s = measure.summarize(arr)
+        s = stats.summarize(arr)
         if clock:
             h, a = series(df, *BASELINE, metric, clock), series(df, engine, variant, metric, clock)
-            r = tuple(float(v) for v in measure.bootstrap_ratio_ci(a, h)) if h.size else NAN3
+            r = tuple(float(v) for v in stats.ratio_ci(a, h)) if h.size else NAN3
         else:
             r = arm_ratio(df, (engine, variant), BASELINE, metric)
         rows.append(
             [engine, variant, arm_label(engine, variant), metric, arm_clock, s.n, s.median, s.q1, s.q3]
-            + [s.minimum, s.ci_low, s.ci_high, *r, measure.unstable(arr)]
+            + [s.minimum, s.ci_low, s.ci_high, *r, stats.unstable(arr)]
         )
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
@@ -143,7 +130,7 @@ def decomposition(df: pd.DataFrame, metric: str = "getpid") -> pd.DataFrame:
             chain += [(engine, "sin_seccomp"), (engine, "seccomp"), (engine, "gvisor")]
         previous = None
         for step in [s for s in chain if values(df, *s, metric).size]:
-            s = measure.summarize(values(df, *step, metric))
+            s = stats.summarize(values(df, *step, metric))
             r = arm_ratio(df, step, previous, metric) if previous else NAN3
             clock = primary_clock(step[1])
             rows.append([engine or "bare", *step, arm_label(*step), clock, s.median, s.ci_low, s.ci_high, *r])
@@ -163,7 +150,7 @@ def nesting(df: pd.DataFrame, metric: str = "getpid") -> pd.DataFrame:
         arr = values(df, "bare", variant, metric)
         if not arr.size:
             continue
-        s = measure.summarize(arr)
+        s = stats.summarize(arr)
         seen = df[(df["engine"] == "bare") & (df["variant"] == variant) & (df["metric"] == LEVELS_METRIC)]
         levels = int(seen["value"].median()) if len(seen) else np.nan
         rows.append([depth_of(variant), s.median, s.ci_low, s.ci_high, s.n, levels])
@@ -201,12 +188,11 @@ def nesting_slope(df: pd.DataFrame, metric: str = "getpid", *, relative: bool = 
     depths, arms = nesting_series(df, metric)
     if len(depths) < 3 or (relative and depths[0] != 0):
         return np.nan, np.nan, np.nan, 0
-    table = pd.concat(arms, axis=1).dropna()
-    if table.empty:
+    n = stats.n_of(*arms)
+    if not n:
         return np.nan, np.nan, np.nan, 0
-    slopes = per_level_slope(depths, relative=relative)(*(table[c].to_numpy() for c in table.columns))
-    low, high = measure.bootstrap_median_ci(slopes)
-    return float(np.median(slopes)), float(low), float(high), int(len(slopes))
+    value, low, high = stats.figure_ci(per_level_slope(depths, relative=relative), *arms)
+    return float(value), float(low), float(high), int(n)
 
 
 def cost_at_rate(df: pd.DataFrame, calls_per_second: float, metric: str = "getpid") -> pd.DataFrame:

@@ -24,8 +24,8 @@ from ... import engines as eng
 from .. import ejecucion, read_run
 from .. import llamadas as this
 from ..runner import Resultado
-from ..verdict import Claim, Said, difference, estimate, median, missing, not_comparable
-from .analysis import BASELINE, nesting_slope, series
+from ..verdict import Claim, Said, difference, formula, median, missing, not_comparable, ref
+from .analysis import BASELINE, nesting_series, per_level_slope, series
 
 SOURCE = "«Benchmark 01: Namespace Syscall Overhead»"
 SEED_HOST_NS, SEED_CONTAINER_NS = 268.83, 298.31  # its own run («Our Results»)
@@ -34,9 +34,9 @@ SEED_RUN_PCT = 100 * (SEED_CONTAINER_NS / SEED_HOST_NS - 1)  # +11.0 %
 SEED_TABLE_PCT = (24.0, 30.0)  # the «Overhead» column of its per-CPU table spans 24-30 %
 EXPECTED_HOST_NS = (80.0, 150.0)  # «Test A … Expected: 80-150 ns per call (varies by CPU)»
 EXPECTED_CONTAINER_NS = (100.0, 180.0)  # «Test B … Expected: 100-180 ns per call»
-ADDS_FLOOR_PCT = 5.0  # «adds cost»: at least +5 % of the host's call per level (the margin's floor)
 EXEC_CLAIMED_MS = 1.9
-EXEC_REGION_MS = (EXEC_CLAIMED_MS / 1.25, EXEC_CLAIMED_MS * 1.25)
+TABLE_SOURCES = ("seed001-tabla-xeon-8370c", "seed001-tabla-epyc-7763", "seed001-tabla-i7-12700k")
+HOST = {"engine": "bare", "variant": "host"}
 
 OVERHEAD_QUANTITY = (
     "la sobrecarga de getpid en el contenedor (seccomp por defecto) frente al host, ronda a ronda"
@@ -48,19 +48,21 @@ CONTAINER_RUN = Said(
     SOURCE,
     where="«Our Results», tabla «Actual Performance» (su corrida)",
     claimed=SEED_RUN_PCT,
-    region=(SEED_RUN_PCT / 1.25, SEED_RUN_PCT * 1.25),
+    kind="percent_about",
     quantity=OVERHEAD_QUANTITY,
     unit="%",
+    ref=ref(source="seed001", metric="getpid", engine="docker", variant="seccomp", over=HOST, percent=True),
 )
 CONTAINER_TABLE = Said(
     "contenedor_tabla",
     "En su tabla por CPU, la sobrecarga del contenedor va del 24 % al 30 %",
     SOURCE,
     where="tabla «Expected Results by Hardware», columna «Overhead»",
-    claimed=sum(SEED_TABLE_PCT) / 2,
-    region=SEED_TABLE_PCT,
+    kind="range",
+    bounds=SEED_TABLE_PCT,
     quantity=OVERHEAD_QUANTITY,
     unit="%",
+    ref=ref(source=TABLE_SOURCES, metric="sobrecarga"),
     note="Su tabla es de otras CPU (dos Xeon/EPYC de Azure y un i7-12700K); el porcentaje es lo que dice "
     "que se mantiene de una CPU a otra.",
 )
@@ -73,9 +75,10 @@ EXPECTED_HOST = Said(
     "getpid en el host tarda de 80 a 150 ns por llamada",
     SOURCE,
     where="«The Tests», Test A, «Expected»",
-    claimed=sum(EXPECTED_HOST_NS) / 2,
-    region=EXPECTED_HOST_NS,
+    kind="range",
+    bounds=EXPECTED_HOST_NS,
     quantity="la mediana de getpid en el host",
+    ref=ref(source="seed001-esperado", metric="getpid", **HOST),
     unit="ns",
     note=ABSOLUTE_NOTE,
 )
@@ -84,9 +87,10 @@ EXPECTED_CONTAINER = Said(
     "getpid en un contenedor tarda de 100 a 180 ns por llamada",
     SOURCE,
     where="«The Tests», Test B, «Expected»",
-    claimed=sum(EXPECTED_CONTAINER_NS) / 2,
-    region=EXPECTED_CONTAINER_NS,
+    kind="range",
+    bounds=EXPECTED_CONTAINER_NS,
     quantity="la mediana de getpid en el contenedor (seccomp por defecto)",
+    ref=ref(source="seed001-esperado", metric="getpid", engine="docker", variant="seccomp"),
     unit="ns",
     note=ABSOLUTE_NOTE,
 )
@@ -96,9 +100,10 @@ PID_CAUSE = Said(
     SOURCE,
     where="«Analysis», «Conclusion»",
     claimed=SEED_RUN_PCT,
-    region=(SEED_RUN_PCT / 1.25, SEED_RUN_PCT * 1.25),
+    kind="percent_about",
     quantity="la sobrecarga de getpid en un namespace PID solo (unshare, sin contenedor) frente al host",
     unit="%",
+    ref=CONTAINER_RUN.ref,
     note="Si la traducción de PID fuera la causa, un namespace PID solo, sin el resto del contenedor, "
     "costaría ese 11 %.",
 )
@@ -107,8 +112,7 @@ NESTING = Said(
     "Cada nivel de anidamiento añade costo (el kernel recorre la cadena de namespaces)",
     SOURCE,
     where="«Understanding the Kernel Code»",
-    claimed=ADDS_FLOOR_PCT,
-    region=(ADDS_FLOOR_PCT, float("inf")),
+    kind="adds",
     quantity="lo que añade cada nivel de namespace PID a getpid, en % de la llamada del host (pendiente "
     "ronda a ronda)",
     unit="%",
@@ -130,7 +134,7 @@ EXEC = Said(
     SOURCE,
     where="«Production Impact», escenario 1",
     claimed=EXEC_CLAIMED_MS,
-    region=EXEC_REGION_MS,
+    kind="about",
     quantity="exec true en un contenedor que ya corre (mediana del experimento 3 en esta máquina)",
     unit="ms",
 )
@@ -138,6 +142,16 @@ EXEC_NO_RUN = EXEC.but(
     note="Se juzga con el exec true del experimento 3, que aún no tiene corrida en esta máquina."
 )
 EXEC_NOT_MEASURED = EXEC.but(note="La última corrida del experimento 3 no midió exec true.")
+SAID = (
+    CONTAINER_RUN,
+    CONTAINER_TABLE,
+    EXPECTED_HOST,
+    EXPECTED_CONTAINER,
+    PID_CAUSE,
+    NESTING,
+    ACROSS_CPUS,
+    EXEC,
+)
 NEEDS_ARMS = "Faltan los brazos que hacen falta para juzgarla (revisa BRAZOS y MOTORES)."
 
 
@@ -182,11 +196,12 @@ def exec_claims(exec_run: Resultado | None) -> list[Claim]:
 
 
 def nesting_claim(df: pd.DataFrame) -> Claim:
-    """«Each nesting level adds cost»: the per-round slope in % of the host's call, against its floor."""
-    slope, low, high, n = nesting_slope(df, relative=True)
-    if not n:
+    """«Each nesting level adds cost»: the slope of getpid against depth in % of the host's call, computed
+    round by round, against the floor of «adds cost»."""
+    depths, arms = nesting_series(df)
+    if len(depths) < 3 or depths[0] != 0:
         return missing(NESTING.but(note=NEEDS_ARMS))
-    return estimate(NESTING, slope, low, high, n=n, detail={"rondas": True})
+    return formula(NESTING, per_level_slope(depths, relative=True), *arms)
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
