@@ -16,7 +16,9 @@ from .results import COLUMNS
 REFERENCE_DIR = PROJECT_ROOT / "data" / "reference"
 # Sources whose rows are published ranges («110-120 ns»): rep 1 is the low end, rep 2 the high end (each
 # one's section of SOURCES.md says so). `figures` shows them as ranges, never resampled.
-RANGE_SOURCES = frozenset({"seed001-tabla-xeon-8370c", "seed001-tabla-epyc-7763", "seed001-tabla-i7-12700k"})
+RANGE_SOURCES = frozenset(
+    {"seed001-esperado", "seed001-tabla-xeon-8370c", "seed001-tabla-epyc-7763", "seed001-tabla-i7-12700k"}
+)
 VERSIONS = {"seed000": {"docker": "28.4.0", "podman": "4.6.2", "kernel": "6.12"}}
 
 

@@ -19,6 +19,7 @@ from . import llamadas_graficos as graficos
 from .common import (
     ENGINE_LABEL,
     claims_list,
+    decimals_for,
     fmt,
     fmt_interval,
     fmt_margin,
@@ -60,6 +61,12 @@ def _digits(value: float) -> int:
     return significant(value)
 
 
+def _median_digits(value: float, low: float, high: float) -> int:
+    """The decimals a median shows with its IC (view.common): its IQR and minimum show as many."""
+    found = decimals_for(low, high)
+    return significant(value) if found is None else found
+
+
 def _ratio(r: float, lo: float | None = None, hi: float | None = None) -> str:
     return fmt_ratio(r, lo, hi)
 
@@ -87,6 +94,9 @@ def _tabla_brazos(resultado: Resultado, operacion: str = "getpid", **_) -> None:
     if s.empty:
         markdown(f"_Esta corrida no midió {operacion}._")
         return
+    digits = [
+        _median_digits(m, lo, hi) for m, lo, hi in zip(s["mediana_ns"], s["ic_bajo_ns"], s["ic_alto_ns"])
+    ]
     out = pd.DataFrame(
         {
             "Brazo": s["brazo"],
@@ -96,8 +106,8 @@ def _tabla_brazos(resultado: Resultado, operacion: str = "getpid", **_) -> None:
                 fmt_value_interval(m, lo, hi, "")
                 for m, lo, hi in zip(s["mediana_ns"], s["ic_bajo_ns"], s["ic_alto_ns"])
             ],
-            "IQR (ns)": [fmt_interval(a, b, _digits(a)) for a, b in zip(s["q1_ns"], s["q3_ns"])],
-            "Mín (ns)": [fmt(v, _digits(v)) for v in s["min_ns"]],
+            "IQR (ns)": [fmt_interval(a, b, d) for a, b, d in zip(s["q1_ns"], s["q3_ns"], digits)],
+            "Mín (ns)": [fmt(v, d) for v, d in zip(s["min_ns"], digits)],
             "× host [IC 95 %]": [
                 _ratio(r, lo, hi) for r, lo, hi in zip(s["x_host"], s["x_host_ic_bajo"], s["x_host_ic_alto"])
             ],
@@ -132,11 +142,28 @@ def _tabla_operaciones(resultado: Resultado, **_) -> None:
 
 
 SAME = verdict.margin("no_difference")  # the course's margin for «casi igual» (±5 %)
-VDSO_GROUP = {
-    verdict.SE_CONFIRMA: "a menos de un 5 % del host",
-    verdict.NO_SE_SOSTIENE: "claramente más cara o más barata que en el host",
+VDSO_GROUP = {  # the groups of the vDSO sentence, in the order it names them
+    "igual": "a menos de un 5 % del host",
+    "cara": "más cara que en el host",
+    "barata": "más barata que en el host",
     verdict.NO_CONCLUYENTE: "sin decidir con estas repeticiones",
+    verdict.INESTABLE: "inestable (repite)",
+    verdict.SIN_DATOS: f"sin juzgar (menos de {verdict.MIN_N} repeticiones)",
 }
+
+
+def _vdso_group(r) -> str:
+    """Which group of the vDSO sentence one arm's × host falls in: the one rule against «casi igual»."""
+    if r["n"] < verdict.MIN_N:
+        return verdict.SIN_DATOS
+    if r["inestable"]:
+        return verdict.INESTABLE
+    status = verdict.decide(r["x_host_ic_bajo"], r["x_host_ic_alto"], region=SAME)
+    if status == verdict.SE_CONFIRMA:
+        return "igual"
+    if status == verdict.NO_SE_SOSTIENE:
+        return "cara" if r["x_host"] > 1 else "barata"
+    return status
 
 
 def _frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
@@ -151,18 +178,10 @@ def _frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
         )
     groups: dict[str, list[str]] = {}
     for _, r in s.iterrows():
-        if r["n"] < verdict.MIN_N:
-            status = verdict.SIN_DATOS
-        else:
-            status = verdict.decide(r["x_host_ic_bajo"], r["x_host_ic_alto"], region=SAME)
-        groups.setdefault(status, []).append(
+        groups.setdefault(_vdso_group(r), []).append(
             f"{r['brazo']} ({_ratio(r['x_host'], r['x_host_ic_bajo'], r['x_host_ic_alto'])})"
         )
     parts = [f"{VDSO_GROUP[k]}: {'; '.join(groups[k])}" for k in VDSO_GROUP if k in groups]
-    if verdict.SIN_DATOS in groups:
-        parts.append(
-            f"sin juzgar (menos de {verdict.MIN_N} repeticiones): {'; '.join(groups[verdict.SIN_DATOS])}"
-        )
     return f"En esta corrida, {operacion} (vDSO, × host e IC 95 %) quedó " + "; ".join(parts) + "."
 
 
