@@ -92,6 +92,12 @@ def chain_sentence(split: dict, engine: str, meta: dict | None) -> str:
         text += f", y en ellos {started} ({after}): deshacer el contenedor."
     else:
         text += ", sin que arrancara ningún proceso nuevo (trabajo dentro de procesos que ya existían)."
+    steps = split.get("red") or {}
+    if "setup" in steps and "teardown" in steps:
+        text += (
+            f" La red, por separado: netavark tardó {fmt(steps['setup'], 0, 'ms')} en crearla (`setup`) y "
+            f"{fmt(steps['teardown'], 0, 'ms')} en deshacerla (`teardown`)."
+        )
     return text
 
 

@@ -148,4 +148,21 @@ def chain_split(chain: pd.DataFrame, engine: str, total_ms: float | None = None)
         "despues_ms": total - float(end),
         "despues": after.groupby("name").size().sort_values(ascending=False).to_dict(),
         "procesos_despues": int(len(after)),
+        "red": network_steps(procs),
     }
+
+
+NETWORK_TOOLS = ("netavark", "aardvark-dns")  # Podman's network tools; Docker's work is inside dockerd
+
+
+def network_steps(procs: pd.DataFrame) -> dict[str, float]:
+    """{"setup": ms, "teardown": ms}: how long the network tool's `setup` and `teardown` processes lived
+    in the capture (Podman's netavark); {} when the chain has none (Docker does it inside dockerd)."""
+    out: dict[str, float] = {}
+    tools = procs[procs["name"].isin(NETWORK_TOOLS) & procs["end_ms"].notna()]
+    for step in ("setup", "teardown"):
+        mine = tools[tools["cmdline"].map(lambda c, step=step: step in str(c).split()).astype(bool)]
+        mine = mine[mine["name"] == "netavark"] if (mine["name"] == "netavark").any() else mine
+        if not mine.empty:
+            out[step] = float((mine["end_ms"] - mine["start_ms"]).sum())
+    return out

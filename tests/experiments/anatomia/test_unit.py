@@ -370,6 +370,35 @@ def test_the_chain_sentence_says_what_happens_after_the_echo():
         return pd.DataFrame(rows, columns=anatomia.chain.CHAIN_COLUMNS)
 
     busy = anatomia.chain_split(chain(36), "podman", 339.0)
+    assert busy["red"] == {}
+    with_net = chain(36)
+    with_net.loc[len(with_net)] = [
+        "podman",
+        90,
+        1,
+        "netavark",
+        "netavark --config x setup /run/netns/a",
+        20.0,
+        21.0,
+        60.0,
+        np.nan,
+    ]
+    with_net.loc[len(with_net)] = [
+        "podman",
+        91,
+        1,
+        "netavark",
+        "netavark --config x teardown /run/netns/a",
+        140.0,
+        141.0,
+        290.0,
+        np.nan,
+    ]
+    split = anatomia.chain_split(with_net, "podman", 339.0)
+    assert split["red"] == {"setup": 40.0, "teardown": 150.0}
+    assert "netavark tardó 40 ms en crearla (`setup`) y 150 ms en deshacerla" in frases.chain_sentence(
+        split, "podman", {}
+    )
     assert busy["echo_ms"] == 130 and busy["despues"] == {"iptables": 36}
     text = frases.chain_sentence(busy, "podman", {})
     assert "terminó a los 130 ms y el CLI volvió a los 339 ms: 209 ms" in text and "iptables ×36" in text
