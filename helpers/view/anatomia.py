@@ -379,9 +379,12 @@ def comparacion(resultado: Resultado) -> None:
         {
             "Fuente": [names.get(f, f) for f in c["fuente"]],
             "Medida": c["medida"].to_numpy(),
-            "Referencia": [fmt(v, 2 if u == "x" else 0, u) for v, u in zip(c["referencia"], c["ref_unidad"])],
+            "Referencia": [
+                fmt_ratio(v, digits=2) if u == "x" else fmt(v, 0, u)
+                for v, u in zip(c["referencia"], c["ref_unidad"])
+            ],
             "Tú [IC 95 %]": [
-                (f"{fmt(v, 2 if u == 'x' else 1)} {fmt_interval(a, b, 2 if u == 'x' else 1)} {u}")
+                (fmt_ratio(v, a, b) if u == "x" else f"{fmt(v, 1)} {fmt_interval(a, b, 1)} {u}")
                 if _finite(v)
                 else "—"
                 for v, a, b, u in zip(c["tu_valor"], c["tu_ic_bajo"], c["tu_ic_alto"], c["tu_unidad"])

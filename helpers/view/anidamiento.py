@@ -331,7 +331,7 @@ def comparacion(resultado: Resultado) -> None:
             "medida": MEDIDA[r["medida"]],
             "brazo": _brazo(r["engine"], r["variant"]),
             "frente a": _brazo(*r["base"].split(":")),
-            "repositorio, experimento 4": fmt_ratio(r["referencia"], digits=2),
+            "repositorio, experimento 4": fmt_ratio(r["referencia"], digits=2 if r["referencia"] < 10 else 0),
             "tus datos [IC 95 %]": fmt_ratio(r["tu_proporcion"], r["tu_ic_bajo"], r["tu_ic_alto"]),
             "¿coincide?": AGREEMENT.get(r["coincide"], "—") if r["coincide"] else "—",
         }

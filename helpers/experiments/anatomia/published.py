@@ -93,7 +93,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
     rows = [
         _row(
             "README de crun (versión anterior)",
-            "runc con espacio de red / sin él (x)",
+            "runc con espacio de red / sin él",
             crun_ratio,
             "x",
             _ratio(runc_net, values(df, "bare", "runc_sin_netns")),
@@ -111,7 +111,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
         ),
         _row(
             "Red Hat (Podman en Raspberry Pi)",
-            "aceleración (x): ellos, con todos sus cambios; tú, solo sin red",
+            "aceleración: ellos, con todos sus cambios; tú, solo sin red",
             rpi,
             "x",
             _ratio(values(df, "podman", "run_red"), values(df, "podman", "run_sin_red")),

@@ -111,7 +111,7 @@ NEEDS_PRIVILEGED = Said(
     SOURCE_CHAPTER,
     where=CHAPTER_NOTE,
     kind="observed",
-    quantity="Podman dentro de Podman: todos los pasos sin --privileged fallan",
+    quantity="que falle cada paso sin --privileged de Podman dentro de Podman",
     note="Se sostiene solo si falla cada paso de la escalera (la tabla «paso a paso», arriba); uno que "
     "funcione basta para refutarla. El error «mount proc: Operation not permitted» lo registró el "
     "experimento 4 del repositorio del capítulo, no el capítulo.",

@@ -7,7 +7,7 @@ import re
 EXPERIMENT = "anidamiento"
 # The figures and most claims come from the course repository the chapter grew from (its experiment 4),
 # not from the chapter: the chapter's only text on nesting is its closing note (SOURCE_CHAPTER).
-SOURCE_REPO = "el experimento 4 del repositorio del capítulo original (sonder-art/fdd_p26)"
+SOURCE_REPO = "el experimento 4 del repositorio del capítulo original, sonder-art/fdd_p26"
 SOURCE = SOURCE_REPO
 REPO_FILE = "clase/08_containers/06_nested.md"
 SOURCE_CHAPTER = "el capítulo original"
