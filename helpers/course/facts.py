@@ -243,12 +243,15 @@ def _anatomia(res) -> Facts:
             text += ": la red es lo que más pesa"
         elif len(net):
             n = net.iloc[0]
-            text += (
-                f"; la red es {_share(n['fraccion'], n['fraccion_ic_bajo'], n['fraccion_ic_alto'])}: "
-                "no es la red lo que más pesa"
+            overlap = top["fraccion_ic_bajo"] <= n["fraccion_ic_alto"]  # NaN bounds compare False
+            text += f"; la red es {_share(n['fraccion'], n['fraccion_ic_bajo'], n['fraccion_ic_alto'])}: " + (
+                "por la mediana la red pesa menos, pero sus IC se solapan y con estas repeticiones no se "
+                "puede decir cuál pesa más"
+                if overlap
+                else "no es la red lo que más pesa"
             )
         if len(parts) < len(an.waterfall_parts(engine)) - 1:
-            text += " (faltan peldaños de root, así que la parte de runtime y espacios queda sin repartir)"
+            text += " (a esta corrida le faltan peldaños, así que una parte del arranque queda sin repartir)"
         sentences.append(text)
     out["anatomia.cascada"] = (
         f"En la {_run_tag(res)}, " + "; ".join(sentences) + "."
