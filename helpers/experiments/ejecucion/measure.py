@@ -74,7 +74,7 @@ class Config(Params):
         list(eng.CONTAINER_ENGINES), "Motores", options=eng.CONTAINER_ENGINES, allow_empty=True
     )
     imagen: str = param("ubuntu", "Imagen", options=images.ROLE_NAMES)
-    megas: int = param(100, "Megabytes de hash y escritura", minimum=1, maximum=2048)
+    megas: int = param(100, "MiB de hash y escritura", minimum=1, maximum=2048)
     archivos: int = param(1000, "Archivos pequeños", minimum=1, maximum=200_000)
     fijar_cpu: int | None = param(None, "Fijar a una CPU", kind="choice", options=CPUS)
     chroot: bool = param(True)
@@ -150,7 +150,10 @@ class Execution:
             progress=progress,
             meta={
                 "timer": "time.perf_counter_ns + os.posix_spawnp (extremo a extremo); "
-                "probes/cronometro, CLOCK_MONOTONIC dentro del entorno (trabajo)"
+                "probes/cronometro, CLOCK_MONOTONIC dentro del entorno (trabajo)",
+                "preparacion_es": "fuera del tiempo medido, antes de cada carga de E/S: sync; archivos en un "
+                "directorio nuevo; copia: un archivo nuevo (host, volumen) o un contenedor nuevo (capa), y "
+                "el archivo se lee antes de modificarlo en todos los brazos",
             },
         )
 
