@@ -74,6 +74,23 @@ def _arranque(root: Path, podman_faster: bool) -> None:
     _write_run(root, "arranque", "20260101T000000Z-arra", rows, meta)
 
 
+def _escala(root: Path, helper_heavy: bool) -> None:
+    """Idle containers whose per-container helper (shim, conmon) outweighs their cgroup (helper_heavy),
+    or the other way round; KB, like raw.csv."""
+    helper_kb, cgroup_kb = (12000, 400) if helper_heavy else (100, 5000)
+    rows = []
+    for n in (1, 3):
+        for rep in (1, 2, 3):
+            common = [("memoria_cgroup_total", cgroup_kb * n), ("memoria_cgroup_por_contenedor", cgroup_kb)]
+            docker = [("rss_daemon", 100000), ("pss_daemon", 95000), ("rss_containerd", 45000)]
+            docker += [("pss_containerd", 44000), ("rss_shims_total", helper_kb * n)]
+            docker += [("pss_shims_total", helper_kb * n // 3)]
+            podman = [("rss_conmon_total", helper_kb * n // 5), ("pss_conmon_total", helper_kb * n // 15)]
+            for engine, metrics in (("docker", docker + common), ("podman", podman + common)):
+                rows += [(engine, "", f"n={n}", rep, metric, value, "KB") for metric, value in metrics]
+    _write_run(root, "escala", "20260101T000000Z-esca", rows, {"host": {"memory_available_bytes": 8 * 2**30}})
+
+
 def _text(page: Path) -> str:
     """A rendered page as a reader sees it: no tags, entities unescaped, spaces collapsed."""
     raw = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))
@@ -114,6 +131,8 @@ def test_the_worked_answers_follow_the_data_both_ways(tmp_path):
     _anatomia(light, network_heavy=False)
     _arranque(heavy, podman_faster=True)
     _arranque(light, podman_faster=False)
+    _escala(heavy, helper_heavy=True)
+    _escala(light, helper_heavy=False)
     a, b = _render(tmp_path, heavy)["04_anatomia_arranque"], _render(tmp_path, light)["04_anatomia_arranque"]
 
     # Exercise 1: which part of `run` weighs most.
@@ -141,6 +160,12 @@ def test_the_worked_answers_follow_the_data_both_ways(tmp_path):
     guide_a, guide_b = _render(tmp_path, heavy)["guia"], _render(tmp_path, light)["guia"]
     assert "arranca antes Podman" in guide_a and "arranca antes Docker" not in guide_a
     assert "arranca antes Docker" in guide_b and "arranca antes Podman" not in guide_b
+    # 02, exercise 4 (CAPACITY): what weighs most per container, and how many fit in the free memory.
+    two_a, two_b = _render(tmp_path, heavy)["02_escala"], _render(tmp_path, light)["02_escala"]
+    assert "pesa más su ayudante que su cgroup" in two_a and "pesa más su cgroup" not in two_a
+    assert "pesa más su cgroup que su ayudante" in two_b and "pesa más su ayudante" not in two_b
+    assert "en los 8.0 GiB libres que tenía al medir" in two_a
+    assert "0.39 MiB (N = 3)" in guide_a and "4.88 MiB (N = 3)" in guide_b  # the guide's cgroup row
     one_a, one_b = _render(tmp_path, heavy)["01_arranque"], _render(tmp_path, light)["01_arranque"]
     assert "configuró la red con netavark" in one_a and "configuró la red con cni" in one_b
 
