@@ -78,3 +78,130 @@ def gather(*given: Resultado | None, root=None) -> Cierre:
     if frames:
         out.rows = pd.concat(frames, ignore_index=True)
     return out
+
+
+# ---------------------------------------------------------------- LAUNCH, RUNNING or CAPACITY: one each
+COSTS = ("LAUNCH", "RUNNING", "CAPACITY")
+
+
+def cost_of(row) -> str:
+    """The one cost a closing figure belongs to. The rule (stated in 09): `exec` launches a process into
+    a running container → LAUNCH, whichever experiment measured it; the work done inside → RUNNING; how
+    many fit, and the memory each one holds → CAPACITY (as the experiment declares it)."""
+    concept = str(row.get("concepto", "")).lower()
+    if "exec" in concept:
+        return "LAUNCH"
+    kind = str(row.get("tipo", "")).upper()
+    return kind if kind in COSTS else "RUNNING"
+
+
+# ---------------------------------------------------------------- the questions, each decided in one place
+READS = ("arranque", "ejecucion", "anatomia", "escala")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question the course asks, the cost it is about, and where its answer is decided: claim keys of
+    one experiment (the first the run judges is the answer; the others are cited beside it)."""
+
+    key: str
+    cost: str
+    experiment: str
+    claims: tuple[str, ...]
+
+
+QUESTIONS = (
+    Question("podman_mas_rapido", "LAUNCH", "arranque", ("podman_mas_rapido", "podman_2x")),
+    Question("donde_va_launch", "LAUNCH", "anatomia", ("api_daemon", "red_grande", "runtime_pequeno")),
+    Question(
+        "costo_running", "RUNNING", "ejecucion", ("archivos_pequenos", "hash_0", "sort_6_8", "overlay_20")
+    ),
+    Question("capacidad", "CAPACITY", "escala", ("daemon_fijo", "cgroup_4x", "cruce_102")),
+)
+
+
+def answers(root=None) -> dict[str, list]:
+    """{question key: the claims its deciding notebook judged in its latest run, in the declared order
+    (None for a claim the run does not judge; an empty list when the notebook has no run yet)}."""
+    from . import cierre as this
+
+    out = {}
+    for q in QUESTIONS:
+        if experiments.read_run(this, q.experiment, root) is None:
+            out[q.key] = []
+            continue
+        out[q.key] = [experiments.read_claim(this, q.experiment, key, root) for key in q.claims]
+    return out
+
+
+# ---------------------------------------------------------------- the chapter's summary, and the student's
+SUMMARY = (  # (cost, experiment, metric, image role, variant): the chapter's one-table summary
+    ("LAUNCH", "arranque", "arranque", "alpine", "por_defecto"),
+    ("LAUNCH", "arranque", "arranque", "ubuntu", "por_defecto"),
+    ("RUNNING", "ejecucion", "extremo_a_extremo", "ubuntu", "hash"),
+    ("RUNNING", "ejecucion", "extremo_a_extremo", "ubuntu", "sort"),
+)
+SUMMARY_COLUMNS = ["costo", "experimento", "metrica", "imagen", "variante", "motor", "unidad"]
+SUMMARY_COLUMNS += ["capitulo", "tuyo", "tuyo_bajo", "tuyo_alto", "n"]
+
+
+def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
+    """The chapter's Docker-vs-Podman table (its medians, from data/reference) beside the student's own
+    (the median of the latest run with its IC 95 %), one row per figure and engine."""
+    from . import reference, stats
+
+    rows = []
+    for cost, experiment, metric, role, variant in SUMMARY:
+        ref = reference.load(experiment).query("source == 'seed000'")
+        run = (runs or {}).get(experiment) or latest(experiment, root)
+        mine = results.add_roles(run.df, run.meta) if run is not None else None
+        for engine in ("docker", "podman"):
+            at = (ref["engine"] == engine) & (ref["image"] == role) & (ref["variant"] == variant)
+            chapter = ref.loc[at & (ref["metric"] == metric), "value"]
+            values = pd.Series(dtype=float)
+            if mine is not None:
+                pick = (mine["engine"] == engine) & (mine["role"] == role) & (mine["variant"] == variant)
+                values = mine.loc[pick & (mine["metric"] == metric), "value"]
+            low, high = stats.median_ci(values) if len(values) else (float("nan"), float("nan"))
+            unit = ref.loc[at, "unit"].iloc[0] if at.any() else ""
+            rows.append(
+                (cost, experiment, metric, role, variant, engine, unit)
+                + (float(chapter.median()) if len(chapter) else float("nan"),)
+                + (float(values.median()) if len(values) else float("nan"), low, high, int(len(values)))
+            )
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+# ---------------------------------------------------------------- the chapter's bottom line, recomputed
+WORK_MINUTES = 120  # «2 h de trabajo…»
+CHAPTER_LIMIT_MINUTES = 10  # «…→ < 10 min de sobrecarga»
+
+
+@dataclass
+class BottomLine:
+    """The overhead of WORK_MINUTES of work in a container, from the student's own figures: the
+    largest RUNNING overhead (%) with its IC, plus one launch (ms). minutes/low/high in minutes; NaN
+    where a figure is missing; running/launch the closing rows used."""
+
+    minutes: float
+    low: float
+    high: float
+    running: dict | None
+    launch: dict | None
+
+
+def bottom_line(rows: pd.DataFrame) -> BottomLine:
+    """Recompute «2 h de trabajo → < 10 min de sobrecarga» from closing rows (helpers.cierre.COLUMNS)."""
+    nan = float("nan")
+    if rows is None or rows.empty:
+        return BottomLine(nan, nan, nan, None, None)
+    cost = rows.apply(cost_of, axis=1)
+    running = rows[(cost == "RUNNING") & (rows["unidad"] == "%") & (rows["entorno"] != "bare")]
+    launch = rows[(cost == "LAUNCH") & (rows["unidad"] == "ms") & ~rows["concepto"].str.contains("exec")]
+    run_row = running.loc[running["valor"].idxmax()].to_dict() if not running.empty else None
+    launch_row = launch.loc[launch["valor"].idxmax()].to_dict() if not launch.empty else None
+    if run_row is None:
+        return BottomLine(nan, nan, nan, None, launch_row)
+    once = (launch_row["valor"] / 60_000) if launch_row else 0.0
+    parts = [WORK_MINUTES * run_row[k] / 100 + once for k in ("valor", "ic_bajo", "ic_alto")]
+    return BottomLine(*parts, run_row, launch_row)

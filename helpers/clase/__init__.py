@@ -26,6 +26,7 @@ This package never imports matplotlib or ipywidgets (see helpers.view.clase).
     cli          python -m helpers.clase empaquetar | demo
 """
 
+from . import compare
 from .collect import recolectar
 from .compare import (
     EMULATED_VERDICT,
@@ -36,6 +37,7 @@ from .compare import (
     only_comparable,
     podman_over_docker,
     ratios_vs_bare,
+    reference_ratios,
     spread,
     with_reference,
 )
@@ -57,12 +59,14 @@ __all__ = [
     "against_reference",
     "carpeta_de_clase",
     "comparable",
+    "compare",
     "demo",
     "empaquetar",
     "medianas",
     "only_comparable",
     "podman_over_docker",
     "ratios_vs_bare",
+    "reference_ratios",
     "recolectar",
     "spread",
     "with_reference",

@@ -1,23 +1,49 @@
 """The class side by side: ratios per machine (× bare metal, Podman/Docker) with their IC 95 %, their spread
-across machines, and each machine against the bundled reference."""
+across machines, and each machine against each published reference source.
+
+Ratios pair the arms by round (`rep`) when both have it: a class run measures its arms round-robin
+(helpers/stats.py). Each reference source is its own «machine» (`reference_ratios`): a published range
+stays a range (interval arithmetic on its ends, never resampled), a single published figure is a point,
+and only a source's raw repetitions get an interval from the data. A machine agrees with a source by the
+one rule (`verdict.agreement`: live ÷ reference against «about 1», 0.8×-1.25×), never by overlap.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from .. import experiments, measure, reference, results
-from ..experiments.verdict import COINCIDE, agreement
+from .. import experiments, reference, results, stats
+from ..experiments import verdict as vd
 from .runs import KEY, PAIR_KEY, REFERENCE_MACHINE, ClassRuns
+
+RATIO_COLUMNS = [
+    "machine",
+    "experiment",
+    "metric",
+    "engine",
+    "role",
+    "variant",
+    "base",
+    "n",
+    "proporcion",
+    "ic_bajo",
+    "ic_alto",
+]
+PAIR_COLUMNS = ["machine", *PAIR_KEY, "n", "proporcion", "ic_bajo", "ic_alto"]
+BARE_LABEL, PAIR_LABEL = "× bare metal", "Podman/Docker"
+TIME_UNITS = ("ns", "us", "µs", "ms", "s")
+EMULATED = "emulada"  # an emulated machine's timing decides no agreement (its memory still does)
+EMULATED_VERDICT = "emulada (TCG): sin veredicto de velocidad"
 
 
 def with_reference(class_runs: ClassRuns) -> pd.DataFrame:
-    """The class's rows plus the bundled reference of every experiment present, as machine
-    «referencia»."""
-    frames = [class_runs.data]
+    """The class's rows plus the bundled reference's raw rows of every experiment present, as machine
+    «referencia» with their `source` kept (the class comparison never pools sources)."""
+    frames = [class_runs.data.assign(source="")]
     for experiment in class_runs.experiments:
         if experiment in reference.available():
-            ref = reference.load(experiment).drop(columns=["source"])
+            ref = reference.load(experiment)
             frames.append(
                 results.add_roles(ref, None).assign(
                     machine=REFERENCE_MACHINE, run_id="referencia", parcial=False
@@ -28,14 +54,18 @@ def with_reference(class_runs: ClassRuns) -> pd.DataFrame:
 
 def _baseline_preference(experiment: str) -> list[str]:
     """Bare-metal variants to use as baseline, best first: the experiment module's BASELINE."""
-    prefs = []
     try:
         base = experiments.get(experiment).BASELINE
     except KeyError:  # an experiment this version of the course does not know
         base = None
-    if base and base[0] == "bare":
-        prefs.append(base[1])
-    return prefs
+    return [base[1]] if base and base[0] == "bare" else []
+
+
+def _bare_for(bare: pd.DataFrame, role: str) -> pd.DataFrame:
+    """The bare-metal rows that play the same image role (the same server in 06), when there are any;
+    else every bare-metal row (bare metal runs no image in 01-05)."""
+    same = bare[bare["role"] == role]
+    return same if not same.empty else bare
 
 
 def _pick_baseline(bare: pd.DataFrame, variant: str, prefs: list[str]) -> str | None:
@@ -48,94 +78,76 @@ def _pick_baseline(bare: pd.DataFrame, variant: str, prefs: list[str]) -> str | 
     return variants[0] if len(variants) == 1 else None
 
 
-def ratios_vs_bare(data: pd.DataFrame, *, base: dict[str, str] | None = None) -> pd.DataFrame:
-    """x bare metal per machine and combination: ratio of medians with its IC 95 % (bootstrap).
+def _arm(rows: pd.DataFrame):
+    """An arm's values, as a Series indexed by round when the rows carry `rep` (paired ratios)."""
+    if "rep" in rows and rows["rep"].notna().all():
+        return pd.Series(rows["value"].to_numpy(dtype=float), index=rows["rep"].to_numpy())
+    return rows["value"].to_numpy(dtype=float)
 
-    Baseline: bare metal doing the same variant (e.g. the same workload); else `base[experiment]`
-    (to compare with the reference on its own baseline); else the experiment's BASELINE."""
+
+def _ratio_ci(numerator, denominator) -> tuple[float, float, float, int] | None:
+    """Ratio of medians (paired by round when both arms are Series sharing enough rounds) with its
+    IC 95 % and n; None when undefined (no data, a zero denominator median). Below MIN_N repetitions the
+    interval is NaN (no figure below it is an IC 95 %)."""
+    paired = stats.is_paired(numerator, denominator) and stats.n_of(numerator, denominator) >= min(
+        stats.values(numerator).size, stats.values(denominator).size
+    )
+    if not paired:
+        numerator, denominator = stats.values(numerator), stats.values(denominator)
+    num, den = stats.values(numerator), stats.values(denominator)
+    if num.size == 0 or den.size == 0 or np.median(den) == 0:
+        return None
+    n = stats.n_of(numerator, denominator)
+    if np.any(den == 0):  # some resamples would divide by zero: the plain ratio, no IC
+        return float(np.median(num) / np.median(den)), np.nan, np.nan, n
+    value, low, high = stats.ratio_ci(numerator, denominator)
+    if n < vd.MIN_N:
+        low = high = np.nan
+    return value, low, high, n
+
+
+def ratios_vs_bare(data: pd.DataFrame, *, base: dict[str, str] | None = None) -> pd.DataFrame:
+    """× bare metal per machine and combination: ratio of medians with its IC 95 %.
+
+    Baseline: bare metal with the same image role (the same server), doing the same variant (e.g. the
+    same workload); else `base[experiment]` (to compare with the reference on its own baseline); else
+    the experiment's BASELINE."""
     rows = []
     for (machine, experiment, metric), group in data.groupby(["machine", "experiment", "metric"], sort=True):
-        bare = group[group["engine"] == "bare"]
-        if bare.empty:
+        bare_all = group[group["engine"] == "bare"]
+        if bare_all.empty:
             continue
         prefs = _baseline_preference(experiment)
+        forced = [(base or {})[experiment]] if experiment in (base or {}) else []
         for (engine, role, variant), arm in group[group["engine"] != "bare"].groupby(
             ["engine", "role", "variant"], sort=True
         ):
-            forced = [(base or {})[experiment]] if experiment in (base or {}) else []
+            bare = _bare_for(bare_all, role)
             chosen = _pick_baseline(bare, variant, forced + prefs)
-            baseline = bare[bare["variant"] == chosen]["value"].to_numpy() if chosen else np.array([])
-            if baseline.size == 0:
+            if chosen is None:
                 continue
-            found = _ratio_ci(arm["value"].to_numpy(dtype=float), baseline.astype(float))
+            found = _ratio_ci(_arm(arm), _arm(bare[bare["variant"] == chosen]))
             if found is None:
                 continue
-            ratio, lo, hi = found
+            ratio, lo, hi, n = found
             rows.append(
-                {
-                    "machine": machine,
-                    "experiment": experiment,
-                    "metric": metric,
-                    "engine": engine,
-                    "role": role,
-                    "variant": variant,
-                    "base": chosen,
-                    "n": len(arm),
-                    "proporcion": ratio,
-                    "ic_bajo": lo,
-                    "ic_alto": hi,
-                }
+                dict(zip(RATIO_COLUMNS, (machine, experiment, metric, engine, role, variant, chosen)))
             )
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "machine",
-            "experiment",
-            "metric",
-            "engine",
-            "role",
-            "variant",
-            "base",
-            "n",
-            "proporcion",
-            "ic_bajo",
-            "ic_alto",
-        ],
-    )
-
-
-def _ratio_ci(numerator: np.ndarray, denominator: np.ndarray) -> tuple[float, float, float] | None:
-    """Ratio of medians with its IC 95 %, or None when it is undefined (no data, or a zero or
-    non-finite denominator median, e.g. a memory metric that read 0)."""
-    numerator, denominator = numerator[np.isfinite(numerator)], denominator[np.isfinite(denominator)]
-    if numerator.size == 0 or denominator.size == 0 or np.median(denominator) == 0:
-        return None
-    if np.any(denominator == 0):  # some resamples would divide by zero: take the plain ratio, no IC
-        ratio = float(np.median(numerator) / np.median(denominator))
-        return ratio, float("nan"), float("nan")
-    return measure.bootstrap_ratio_ci(numerator, denominator)
+            rows[-1].update(n=n, proporcion=ratio, ic_bajo=lo, ic_alto=hi)
+    return pd.DataFrame(rows, columns=RATIO_COLUMNS)
 
 
 def podman_over_docker(data: pd.DataFrame) -> pd.DataFrame:
     """Podman/Docker per machine and combination (same image role, variant and metric)."""
     rows = []
     for (machine, *key), group in data.groupby(["machine"] + PAIR_KEY, sort=True):
-        docker = group[group["engine"] == "docker"]["value"].to_numpy()
-        podman = group[group["engine"] == "podman"]["value"].to_numpy()
-        found = _ratio_ci(podman.astype(float), docker.astype(float))
+        docker, podman = group[group["engine"] == "docker"], group[group["engine"] == "podman"]
+        found = _ratio_ci(_arm(podman), _arm(docker)) if len(docker) and len(podman) else None
         if found is not None:
-            ratio, lo, hi = found
-            rows.append(
-                {
-                    "machine": machine,
-                    **dict(zip(PAIR_KEY, key)),
-                    "n": min(docker.size, podman.size),
-                    "proporcion": ratio,
-                    "ic_bajo": lo,
-                    "ic_alto": hi,
-                }
-            )
-    return pd.DataFrame(rows, columns=["machine", *PAIR_KEY, "n", "proporcion", "ic_bajo", "ic_alto"])
+            ratio, lo, hi, n = found
+            rows.append({"machine": machine, **dict(zip(PAIR_KEY, key)), "n": n, "proporcion": ratio})
+            rows[-1].update(ic_bajo=lo, ic_alto=hi)
+    return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
 
 def medianas(data: pd.DataFrame) -> pd.DataFrame:
@@ -155,11 +167,11 @@ def spread(frame: pd.DataFrame, value: str = "proporcion") -> pd.DataFrame:
     key = [c for c in frame.columns if c in KEY + ["unit", "base"]]
     rows = []
     for k, group in data.groupby(key, sort=True):
-        v = group[value].to_numpy(dtype=float)
+        v = stats.values(group[value])
         v = v[np.isfinite(v)]
         if v.size == 0:
             continue
-        q1, q3 = measure.iqr(v)
+        q1, q3 = stats.iqr(v)
         rows.append(
             {
                 **dict(zip(key, k if isinstance(k, tuple) else (k,))),
@@ -175,24 +187,76 @@ def spread(frame: pd.DataFrame, value: str = "proporcion") -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-TIME_UNITS = ("ns", "us", "µs", "ms", "s")
-EMULATED_VERDICT = "emulada (TCG): sin veredicto de velocidad"
+# ---------------------------------------------------------------- the reference, one source at a time
+def _bounds(fig) -> tuple[float, float]:
+    """A published figure's (low, high): its range or IC, or its single value at both ends."""
+    low, high = fig["low"], fig["high"]
+    return (fig["value"], fig["value"]) if pd.isna(low) or pd.isna(high) else (low, high)
 
 
-def _verdict(lo: float, hi: float, ref: float, ref_lo: float, ref_hi: float, n: int) -> str:
-    """The shared rule (experiments.base.agreement): the machine's IC 95 % and the reference's (from its
-    own raw repetitions) overlap → «coincide»; else «más alta» / «más baja»."""
-    if not np.isfinite(ref):
-        return "sin referencia"
-    if n < 2:
-        return "una sola medición (sin IC)"
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return "sin IC"
-    if agreement((np.nan, lo, hi), (ref, ref_lo, ref_hi)) == COINCIDE:
-        return "coincide"
-    return "más alta" if lo > ref else "más baja"
+def _published_ratio(num, den, raw: pd.DataFrame) -> tuple[float, float, float, int, str]:
+    """num / den of two published figures of one source: raw repetitions on both sides → their ratio
+    with its IC from the data; a range on either side → interval arithmetic on the ends (never
+    resampled); two single figures → a point. Returns (value, low, high, n, forma)."""
+    if num["forma"] == den["forma"] == stats.REPETITIONS:
+        found = _ratio_ci(_values_of(raw, num), _values_of(raw, den))
+        if found is not None:
+            return (*found, stats.REPETITIONS)
+    value = num["value"] / den["value"] if den["value"] else np.nan
+    if stats.RANGE in (num["forma"], den["forma"]):
+        (n_lo, n_hi), (d_lo, d_hi) = _bounds(num), _bounds(den)
+        if d_lo > 0:
+            return value, n_lo / d_hi, n_hi / d_lo, 0, stats.RANGE
+    return value, np.nan, np.nan, 1, stats.POINT
 
 
+def _values_of(raw: pd.DataFrame, fig) -> np.ndarray:
+    """The raw repetitions behind one published figure (its source, arm and metric)."""
+    at = np.ones(len(raw), dtype=bool)
+    for col, field in (("source", "source"), ("engine", "engine"), ("image", "role"), ("variant", "variant")):
+        at &= (raw[col] == fig[field]).to_numpy()
+    at &= (raw["metric"] == fig["metric"]).to_numpy()
+    return raw.loc[at, "value"].to_numpy(dtype=float)
+
+
+REFERENCE_COLUMNS = ["machine", "fuente", "forma", "proporcion_de", *RATIO_COLUMNS[1:]]
+
+
+def reference_ratios(experiment: str) -> pd.DataFrame:
+    """The reference's ratios of one experiment, one row per source and combination (each source its own
+    «machine»): × bare metal (same source, same image role when it has one, same variant or the
+    experiment's BASELINE) and Podman/Docker. Columns REFERENCE_COLUMNS (n = 0 for a range)."""
+    if experiment not in reference.available():
+        return pd.DataFrame(columns=REFERENCE_COLUMNS)
+    raw = reference.load(experiment)
+    figs = reference.figures(experiment).rename(columns={"image": "role"})
+    rows = []
+    prefs = _baseline_preference(experiment)
+    for (source, metric), g in figs.groupby(["source", "metric"], sort=True):
+        bare_all = g[g["engine"] == "bare"]
+        for _, fig in g[g["engine"] != "bare"].iterrows() if not bare_all.empty else ():
+            bare = _bare_for(bare_all, fig["role"])
+            chosen = _pick_baseline(bare, fig["variant"], prefs)
+            if chosen is None:
+                continue
+            found = _published_ratio(fig, bare[bare["variant"] == chosen].iloc[0], raw)
+            rows.append(
+                (REFERENCE_MACHINE, source, found[4], BARE_LABEL, experiment, metric, fig["engine"])
+                + (fig["role"], fig["variant"], chosen, found[3], *found[:3])
+            )
+        for (role, variant), pair in g[g["engine"].isin(["docker", "podman"])].groupby(["role", "variant"]):
+            if set(pair["engine"]) != {"docker", "podman"}:
+                continue
+            num, den = (pair[pair["engine"] == e].iloc[0] for e in ("podman", "docker"))
+            found = _published_ratio(num, den, raw)
+            rows.append(
+                (REFERENCE_MACHINE, source, found[4], PAIR_LABEL, experiment, metric, "", role, variant, "")
+                + (found[3], *found[:3])
+            )
+    return pd.DataFrame(rows, columns=REFERENCE_COLUMNS)
+
+
+# ---------------------------------------------------------------- each machine against each source
 def comparable(experiment: str) -> list[str] | None:
     """The metrics an experiment declares comparable across machines (COMPARABLE), None for all."""
     try:
@@ -212,63 +276,88 @@ def only_comparable(data: pd.DataFrame) -> pd.DataFrame:
     return data[keep]
 
 
+def agreement_status(live: tuple[float, float, float], n: int, ref: tuple[float, float, float]) -> str:
+    """The one rule on live ÷ reference (verdict.agreement): «coincide», «no_coincide»,
+    «no_concluyente»; «sin_datos» below MIN_N repetitions or without an interval."""
+    if n < vd.MIN_N:
+        return vd.SIN_DATOS
+    return vd.agreement(live, ref)
+
+
+def _reference_base(refs: pd.DataFrame) -> dict[str, str]:
+    bare = refs[refs["proporcion_de"] == BARE_LABEL]
+    return {exp: g["base"].iloc[0] for exp, g in bare.groupby("experiment")}
+
+
+AGAINST_COLUMNS = [
+    "machine",
+    "proporcion_de",
+    "fuente",
+    "forma",
+    *KEY,
+    "base",
+    "n",
+    "proporcion",
+    "ic_bajo",
+    "ic_alto",
+    "referencia",
+    "referencia_ic_bajo",
+    "referencia_ic_alto",
+    "veredicto",
+]
+
+
 def against_reference(class_runs: ClassRuns) -> pd.DataFrame:
-    """Each machine's ratios next to the reference's: «coincide» when the two IC 95 % overlap (the
-    reference's bootstrapped from its own raw repetitions), else «más alta» / «más baja». Only the
-    metrics each experiment declares COMPARABLE. x bare metal uses the reference's baseline variant, so
-    both sides time the same kind of work."""
-    combined = only_comparable(with_reference(class_runs))
-    ref = combined[combined["machine"] == REFERENCE_MACHINE]
-    if ref.empty:
-        return pd.DataFrame()
-    ref_base = {
-        exp: list(dict.fromkeys(g[g["engine"] == "bare"]["variant"]))[0]
-        for exp, g in ref.groupby("experiment")
-        if (g["engine"] == "bare").any()
-    }
-    frames = []
+    """Each machine's ratios against each reference source's (one row per machine, source and
+    combination), judged by the one rule: live ÷ reference inside 0.8×-1.25× → «coincide», entirely
+    outside → «no_coincide», else «no_concluyente»; below MIN_N repetitions «sin_datos». Only the
+    metrics each experiment declares COMPARABLE. × bare metal uses the reference's baseline variant, so
+    both sides time the same kind of work. An emulated machine's timings are marked EMULATED."""
+    if not class_runs.runs:
+        return pd.DataFrame(columns=AGAINST_COLUMNS)
+    data = only_comparable(class_runs.data)
+    frames = [r for r in (reference_ratios(e) for e in class_runs.experiments) if not r.empty]
+    refs = only_comparable(pd.concat(frames, ignore_index=True)) if frames else pd.DataFrame()
+    if refs.empty or data.empty:
+        return pd.DataFrame(columns=AGAINST_COLUMNS)
+    emulated = {c.machine for c in class_runs.runs if c.meta.get("emulada")}
+    timed = set(map(tuple, data[data["unit"].isin(TIME_UNITS)][["experiment", "metric"]].values))
+    rows = []
     for label, table in (
-        ("× bare metal", ratios_vs_bare(combined, base=ref_base)),
-        ("Podman/Docker", podman_over_docker(combined)),
+        (BARE_LABEL, ratios_vs_bare(data, base=_reference_base(refs))),
+        (PAIR_LABEL, podman_over_docker(data)),
     ):
         if table.empty:
             continue
-        key = [c for c in table.columns if c in KEY]
-        refs = table[table["machine"] == REFERENCE_MACHINE].set_index(key)[
-            ["proporcion", "ic_bajo", "ic_alto"]
-        ]
-        mine = table[table["machine"] != REFERENCE_MACHINE].copy()
-        for col, src in (
-            ("referencia", "proporcion"),
-            ("referencia_ic_bajo", "ic_bajo"),
-            ("referencia_ic_alto", "ic_alto"),
-        ):
-            mine[col] = [refs[src].get(tuple(r[k] for k in key), np.nan) for _, r in mine.iterrows()]
-        mine = mine.dropna(subset=["referencia"])
-        mine["veredicto"] = [
-            _verdict(lo, hi, r, rlo, rhi, n)
-            for lo, hi, r, rlo, rhi, n in zip(
-                mine["ic_bajo"],
-                mine["ic_alto"],
-                mine["referencia"],
-                mine["referencia_ic_bajo"],
-                mine["referencia_ic_alto"],
-                mine["n"],
-            )
-        ]
-        mine.insert(1, "proporcion_de", label)
-        frames.append(mine)
-    if not frames:
-        return pd.DataFrame()
-    out = pd.concat(frames, ignore_index=True)
-    emulated = {c.machine for c in class_runs.runs if c.meta.get("emulada")}
-    if emulated:  # an emulated machine's timings decide no speed verdict (its memory still does)
-        data = class_runs.data
-        timed = set(map(tuple, data[data["unit"].isin(TIME_UNITS)][["experiment", "metric"]].values))
-        pairs = zip(out["experiment"], out["metric"])
-        at = out["machine"].isin(emulated) & np.array([pair in timed for pair in pairs], dtype=bool)
-        out.loc[at, "veredicto"] = EMULATED_VERDICT
+        key = [c for c in KEY if c in table.columns]
+        ref_part = refs[refs["proporcion_de"] == label]
+        for _, mine in table.iterrows():
+            at = np.ones(len(ref_part), dtype=bool)
+            for k in key:
+                at &= (ref_part[k] == mine[k]).to_numpy()
+            for _, ref in ref_part[at].iterrows():
+                live = (mine["proporcion"], mine["ic_bajo"], mine["ic_alto"])
+                status = agreement_status(
+                    live, int(mine["n"]), (ref["proporcion"], ref["ic_bajo"], ref["ic_alto"])
+                )
+                if mine["machine"] in emulated and (mine["experiment"], mine["metric"]) in timed:
+                    status = EMULATED
+                rows.append(
+                    {
+                        **{k: mine.get(k, "") for k in ["machine", *KEY, "base", "n"]},
+                        "proporcion_de": label,
+                        "fuente": ref["fuente"],
+                        "forma": ref["forma"],
+                        "proporcion": mine["proporcion"],
+                        "ic_bajo": mine["ic_bajo"],
+                        "ic_alto": mine["ic_alto"],
+                        "referencia": ref["proporcion"],
+                        "referencia_ic_bajo": ref["ic_bajo"],
+                        "referencia_ic_alto": ref["ic_alto"],
+                        "veredicto": status,
+                    }
+                )
+    out = pd.DataFrame(rows, columns=AGAINST_COLUMNS)
     for col in ("engine", "base"):
-        if col in out:
-            out[col] = out[col].fillna("")
+        out[col] = out[col].fillna("")
     return out

@@ -7,10 +7,28 @@ import math
 import pandas as pd
 
 from .. import cierre, experiments
+from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
-from .common import ENGINE_LABEL, STATUS_LABEL, fmt, fmt_interval, fmt_pct, fmt_ratio, markdown, show, table
+from .common import (
+    ENGINE_LABEL,
+    STATUS_LABEL,
+    claim_sentence,
+    fmt,
+    fmt_interval,
+    fmt_pct,
+    fmt_ratio,
+    fmt_value,
+    fmt_value_interval,
+    markdown,
+    show,
+    table,
+)
 
-TIPO = {"LAUNCH": "LAUNCH (arrancar)", "RUNNING": "RUNNING (trabajar dentro)"}
+TIPO = {
+    "LAUNCH": "LAUNCH (arrancar, o lanzar un proceso con exec)",
+    "RUNNING": "RUNNING (trabajar dentro)",
+    "CAPACITY": "CAPACITY (cuántos caben)",
+}
 ENTORNO = {**ENGINE_LABEL, "chroot": "bare metal (chroot a la imagen)"}
 
 
@@ -58,7 +76,8 @@ def tabla(resultado: Resultado | None = None, *, root=None) -> pd.DataFrame | No
         _notes(data, only_problems=True)
         return None
     rows = data.rows.copy()
-    rows["_orden"] = rows["tipo"].map({"LAUNCH": 0, "RUNNING": 1}).fillna(2)
+    rows["tipo"] = rows.apply(cierre.cost_of, axis=1)  # exactly one of LAUNCH, RUNNING, CAPACITY
+    rows["_orden"] = rows["tipo"].map({c: i for i, c in enumerate(cierre.COSTS)})
     rows = rows.sort_values("_orden", kind="stable")
     shown = pd.DataFrame(
         {
@@ -73,7 +92,7 @@ def tabla(resultado: Resultado | None = None, *, root=None) -> pd.DataFrame | No
             ],
         }
     )
-    show(table(shown, "LAUNCH frente a RUNNING en esta máquina (la última corrida de cada experimento)"))
+    show(table(shown, "LAUNCH, RUNNING y CAPACITY en esta máquina (la última corrida de cada experimento)"))
     _notes(data)
     return data.rows
 
@@ -97,3 +116,113 @@ def _notes(data: cierre.Cierre, only_problems: bool = False) -> None:
     for name, why in data.unreadable.items():
         lines.append(f"{experiments.get(name).TITLE}: {why}")
     markdown("\n\n".join(f"_{line}_" for line in lines))
+
+
+# ---------------------------------------------------------------- one answer per question
+QUESTION_TEXT = {
+    "podman_mas_rapido": "¿Arranca Podman más rápido que Docker?",
+    "donde_va_launch": "¿A dónde se va el tiempo de LAUNCH?",
+    "costo_running": "¿Cuánto cuesta un contenedor mientras trabaja (RUNNING)?",
+    "capacidad": "¿Cuántos caben, y qué retiene cada uno (CAPACITY)?",
+}
+
+
+ANSWER = {  # the answer to a question, from the verdict of the claim that decides it
+    vd.SE_CONFIRMA: "sí, como dice la fuente.",
+    vd.NO_SE_SOSTIENE: "no, al contrario de lo que dice la fuente.",
+    vd.NO_CONCLUYENTE: "tus datos todavía no lo deciden (el intervalo es ancho: más repeticiones).",
+    vd.INESTABLE: "la medición salió inestable: repite ese cuaderno.",
+    vd.SIN_DATOS: "aún no hay datos suficientes para responder.",
+    vd.NO_COMPARABLE: "no se puede comparar en esta máquina.",
+}
+
+
+def preguntas(root=None) -> dict:
+    """One short paragraph per question, generated from the claims of the one notebook that decides it
+    (its latest run): the answer, then the other claims it cites. Returns {question: [claims]}."""
+    found = cierre.answers(root)
+    for q in cierre.QUESTIONS:
+        where = _notebook(q.experiment)
+        claims = [c for c in found[q.key] if c is not None]
+        head = f"#### {QUESTION_TEXT[q.key]}\n\nLo decide {where}"
+        if not found[q.key]:
+            markdown(f"{head}, que aún no tiene corrida en esta máquina: ejecútalo y vuelve a esta celda.")
+            continue
+        if not claims:
+            markdown(f"{head}, pero su última corrida no juzga ninguna de sus afirmaciones sobre esto.")
+            continue
+        answer = ANSWER.get(claims[0].status, ANSWER[vd.SIN_DATOS])
+        text = f"{head}. **En tu máquina: {answer}** Lo que juzgó, empezando por su afirmación principal:\n\n"
+        text += "\n".join(f"- {claim_sentence(c)}" for c in claims)
+        markdown(text)
+    return found
+
+
+# ---------------------------------------------------------------- the chapter's table beside the student's
+CONCEPT = {
+    ("arranque", "alpine"): "arranque de echo, imagen alpine",
+    ("arranque", "ubuntu"): "arranque de echo, imagen ubuntu",
+    ("ejecucion", "hash"): "hash de extremo a extremo (exec + trabajo)",
+    ("ejecucion", "sort"): "sort de extremo a extremo (exec + trabajo)",
+}
+
+
+def resumen(root=None) -> pd.DataFrame:
+    """The chapter's one-table Docker-vs-Podman summary (its medians) beside the student's (median and
+    IC 95 % of the latest run), each figure in its cost."""
+    data = cierre.summary(root)
+    shown = pd.DataFrame(
+        {
+            "Costo": data["costo"],
+            "Qué": [
+                CONCEPT.get((e, v if e == "ejecucion" else r), e)
+                for e, r, v in zip(data["experimento"], data["imagen"], data["variante"])
+            ],
+            "Motor": data["motor"].map(lambda e: ENGINE_LABEL.get(e, e)),
+            "Capítulo (mediana)": [fmt_value(v, u) for v, u in zip(data["capitulo"], data["unidad"])],
+            "Tu máquina (mediana e IC 95 %)": [
+                fmt_value_interval(v, lo, hi, u) if n else "sin corrida"
+                for v, lo, hi, u, n in zip(
+                    data["tuyo"], data["tuyo_bajo"], data["tuyo_alto"], data["unidad"], data["n"]
+                )
+            ],
+        }
+    )
+    show(table(shown, "Docker frente a Podman: la tabla del capítulo y la tuya"))
+    return data
+
+
+def balance(rows: pd.DataFrame | None) -> cierre.BottomLine:
+    """The chapter's bottom line («2 h de trabajo → menos de 10 min de sobrecarga») recomputed from the
+    student's closing rows, as a sentence that follows the figure."""
+    line = cierre.bottom_line(rows)
+    if line.running is None:
+        markdown(
+            "_Para rehacer la cuenta del capítulo («2 h de trabajo → menos de 10 min de sobrecarga») hace "
+            "falta una sobrecarga RUNNING medida: ejecuta el cuaderno 03 y vuelve aquí._"
+        )
+        return line
+    run = line.running
+    launch = line.launch
+    span = fmt_interval(line.low, line.high, 1, "min") if not math.isnan(line.low) else "sin IC"
+    within = (
+        "queda por debajo de"
+        if line.high < cierre.CHAPTER_LIMIT_MINUTES
+        else "supera"
+        if line.low > cierre.CHAPTER_LIMIT_MINUTES
+        else "no se distingue de"
+    )
+    text = (
+        f"**Con tus datos, {cierre.WORK_MINUTES // 60} h de trabajo dentro de un contenedor cuestan "
+        f"{fmt(line.minutes, 1, 'min')} de más** ({span}): la mayor sobrecarga RUNNING que mediste, "
+        f"{run['concepto'].replace('`', '')} en {ENTORNO.get(run['entorno'], run['entorno'])} "
+        f"({valor(run['valor'], '%')} {intervalo(run['ic_bajo'], run['ic_alto'], run['valor'], '%')})"
+    )
+    if launch:
+        text += f", más un arranque ({valor(launch['valor'], 'ms')})"
+    text += (
+        f". Esa cuenta {within} los {cierre.CHAPTER_LIMIT_MINUTES} min que daba el capítulo "
+        f"(«{cierre.WORK_MINUTES // 60} h de trabajo → menos de {cierre.CHAPTER_LIMIT_MINUTES} min de sobrecarga»)."
+    )
+    markdown(text)
+    return line

@@ -8,10 +8,24 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
 
 from .. import clase as cl
-from .common import ENGINE_LABEL, fmt_ratio, markdown, num, show, table
+from .. import experiments
+from ..clase import deferred
+from ..experiments import verdict as vd
+from .common import (
+    AGREEMENT_MARGIN,
+    ENGINE_LABEL,
+    VERDICT,
+    fmt_pct,
+    fmt_ratio,
+    fmt_value_interval,
+    markdown,
+    num,
+    show,
+    table,
+    verdict_words,
+)
 
 COMBO_COLUMNS = ["engine", "role", "variant"]
 # Spanish names for the columns a table shows (never a raw column name on the page).
@@ -111,48 +125,125 @@ def omitidos(clase: cl.ClassRuns) -> None:
     show(table(df, f"Lo que se omitió y por qué ({len(df)})"))
 
 
+# A projector's screen: no figure taller than this (inches at the default 100 dpi: 800 px).
+MAX_HEIGHT_IN = 8.0
+PANEL_COLUMNS = 3
+PANEL_HEIGHT_IN = 2.6
+LABELLED_MACHINES = 15  # up to this many machines every one is named on its panel; above, only outliers
+SOURCE_LABEL = {
+    "seed000": "capítulo original",
+    "seed001": "documento de getpid (su corrida)",
+    "seed001-tabla-xeon-8370c": "documento de getpid, tabla: Xeon 8370C",
+    "seed001-tabla-epyc-7763": "documento de getpid, tabla: EPYC 7763",
+    "seed001-tabla-i7-12700k": "documento de getpid, tabla: i7-12700K",
+    "seed002": "blog de Sysbox",
+    "seed003": "documento de rendimiento HTTP",
+    "fdd_p26": "repositorio del curso (experimento 4)",
+    "crun_readme": "README de crun",
+    "crun_readme_anterior": "README de crun (versión anterior)",
+    "firecracker_spec": "especificación de Firecracker",
+    "kata_checkmetrics": "métricas de Kata",
+    "redhat_rpi": "artículo de Red Hat (Raspberry Pi)",
+}
+
+
+def source_label(source: str) -> str:
+    """A reference source as a reader sees it (never its identifier)."""
+    return SOURCE_LABEL.get(source, str(source).replace("_", " ").replace("-", " "))
+
+
+def outliers(values: pd.Series) -> list:
+    """The index labels of values outside [Q1 − 1.5 IQR, Q3 + 1.5 IQR] (Tukey's fences), most extreme
+    first."""
+    v = values.dropna().astype(float)
+    if len(v) < 4:
+        return []
+    q1, q3 = v.quantile([0.25, 0.75])
+    low, high = q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1)
+    out = v[(v < low) | (v > high)]
+    centre = v.median()
+    return list((out - centre).abs().sort_values(ascending=False).index)
+
+
+def _chunks(items: list, size: int) -> list[list]:
+    return [items[i : i + size] for i in range(0, len(items), size)] or [[]]
+
+
 def _ratio_plot(
     data: pd.DataFrame, title: str, xlabel: str, reference: pd.DataFrame | None = None, log: bool = False
-) -> None:
+) -> list:
+    """Small multiples: one panel per combination, the machines ranked on it (a point and its IC 95 %
+    each), each reference source as a line (a single figure) or a band (a range or an IC); machines are
+    named when they are few, else only the outliers. Figures are split so none is taller than a
+    screen. Returns the figures drawn."""
     data = data.assign(combinación=[_combo(r) for _, r in data.iterrows()])
     data = data.sort_values([c for c in COMBO_COLUMNS if c in data], key=lambda col: col.map(_natural))
     order = list(dict.fromkeys(data["combinación"]))
-    fig, ax = plt.subplots(
-        figsize=(9, 1.2 + 0.5 * len(order) * max(1, min(3, data["machine"].nunique() / 4)))
-    )
-    machines = sorted(data["machine"].unique())
-    palette = dict(zip(machines, sns.color_palette("husl", len(machines))))
-    offsets = np.linspace(-0.3, 0.3, len(machines)) if len(machines) > 1 else [0.0]
-    for offset, machine in zip(offsets, machines):
-        d = data[data["machine"] == machine]
-        y = [order.index(c) + offset for c in d["combinación"]]
-        err = np.vstack([d["proporcion"] - d["ic_bajo"], d["ic_alto"] - d["proporcion"]]).clip(min=0)
-        ax.errorbar(
-            d["proporcion"], y, xerr=err, fmt="o", ms=4, capsize=2, color=palette[machine], label=machine
-        )
+    ref = None
     if reference is not None and not reference.empty:
         ref = reference.assign(combinación=[_combo(r) for _, r in reference.iterrows()])
-        ref = ref[ref["combinación"].isin(order)]
-        ax.scatter(
-            ref["proporcion"],
-            [order.index(c) for c in ref["combinación"]],
-            marker="X",
-            s=90,
-            color="black",
-            zorder=5,
-            label="referencia",
+    rows_per_fig = max(1, int(MAX_HEIGHT_IN // PANEL_HEIGHT_IN))
+    figures = []
+    for part in _chunks(order, rows_per_fig * PANEL_COLUMNS):
+        ncols = min(PANEL_COLUMNS, len(part))
+        nrows = -(-len(part) // ncols)
+        fig, axes = plt.subplots(
+            nrows,
+            ncols,
+            figsize=(4.4 * ncols, min(MAX_HEIGHT_IN, 1.0 + PANEL_HEIGHT_IN * nrows)),
+            squeeze=False,
         )
-    ax.axvline(1, color="grey", lw=0.8, ls="--")
-    ax.set_yticks(range(len(order)), order, fontsize=12)
-    ax.invert_yaxis()
+        for ax, combo in zip(axes.flat, part):
+            _panel(
+                ax,
+                data[data["combinación"] == combo],
+                None if ref is None else ref[ref["combinación"] == combo],
+                log,
+            )
+            ax.set_title(combo, fontsize=11)
+        for ax in list(axes.flat)[len(part) :]:
+            ax.set_visible(False)
+        for ax in axes[-1]:
+            ax.set_xlabel(xlabel, fontsize=10)
+        fig.suptitle(title, fontsize=12)
+        fig.tight_layout()
+        figures.append(fig)
+        plt.show()
+    return figures
+
+
+def _panel(ax, d: pd.DataFrame, ref: pd.DataFrame | None, log: bool) -> None:
+    d = d.sort_values("proporcion").reset_index(drop=True)
+    y = np.arange(len(d))
+    err = np.vstack([d["proporcion"] - d["ic_bajo"], d["ic_alto"] - d["proporcion"]]).clip(min=0)
+    err = np.nan_to_num(err)
+    ax.errorbar(d["proporcion"], y, xerr=err, fmt="o", ms=3, lw=0.8, capsize=0, color="tab:blue")
+    named = set(d.index) if len(d) <= LABELLED_MACHINES else set(outliers(d["proporcion"]))
+    for i in sorted(named):
+        ax.annotate(
+            str(d.loc[i, "machine"]),
+            (d.loc[i, "proporcion"], i),
+            xytext=(4, 0),
+            textcoords="offset points",
+            fontsize=8,
+            va="center",
+        )
+    for i, (_, r) in enumerate((ref if ref is not None else pd.DataFrame()).iterrows()):
+        color = plt.cm.Dark2(i % 8)
+        label = source_label(r.get("fuente", ""))
+        if pd.notna(r["ic_bajo"]) and pd.notna(r["ic_alto"]):
+            ax.axvspan(r["ic_bajo"], r["ic_alto"], color=color, alpha=0.15, label=label)
+        ax.axvline(
+            r["proporcion"], color=color, lw=1.2, ls="--", label=None if pd.notna(r["ic_bajo"]) else label
+        )
+    ax.axvline(1, color="grey", lw=0.6, ls=":")
+    ax.set_yticks([])
+    ax.set_ylabel(f"{len(d)} máquinas, ordenadas", fontsize=9)
     if log:
         ax.set_xscale("log")
-    ax.set_xlabel(xlabel, fontsize=12)
-    ax.set_title(title, fontsize=13)
-    ax.tick_params(axis="x", labelsize=11)
-    ax.legend(fontsize=11, bbox_to_anchor=(1.01, 1), loc="upper left")
-    fig.tight_layout()
-    plt.show()
+    ax.tick_params(axis="x", labelsize=9)
+    if ref is not None and not ref.empty:
+        ax.legend(fontsize=7, loc="lower right", framealpha=0.8)
 
 
 def _fmt_table(df: pd.DataFrame, caption: str):
@@ -164,52 +255,87 @@ def _fmt_table(df: pd.DataFrame, caption: str):
     return table(df, caption).format(numeric, na_rep="—")
 
 
+METRIC_LABEL = {
+    "arranque": "arranque",
+    "lanzamiento_por_contenedor": "lanzamiento por contenedor",
+    "memoria_cgroup_por_contenedor": "memoria por contenedor (cgroup)",
+    "memoria_stats_por_contenedor": "memoria por contenedor (docker stats)",
+    "trabajo": "solo el trabajo",
+    "extremo_a_extremo": "de extremo a extremo",
+    "getpid": "getpid",
+    "req_s": "peticiones por segundo",
+    "latencia_p50": "latencia p50",
+    "latencia_p99": "latencia p99",
+    "arranque_interior": "arranque dentro",
+    "trabajo_extremo": "trabajo de extremo a extremo",
+    "arranque_listo": "arranque hasta «listo»",
+    "gzip": "gzip",
+    "memoria_retenida_pct": "memoria retenida",
+    "memoria_pss_instancia": "memoria por instancia (PSS)",
+    "disco_instancia": "disco por instancia",
+}
+
+
+def _title(experiment: str) -> str:
+    try:
+        return experiments.get(experiment).TITLE
+    except KeyError:
+        return experiment
+
+
+def _metric(metric: str) -> str:
+    return METRIC_LABEL.get(metric, metric.replace("_", " "))
+
+
 def experimento(clase: cl.ClassRuns, experiment: str) -> None:
-    """x bare metal and Podman/Docker per machine (with IC 95 %), the reference, and the spread."""
-    todo = cl.only_comparable(cl.with_reference(clase))
+    """× bare metal and Podman/Docker per machine (with IC 95 %), each reference source, the spread and
+    the machines that stand out."""
+    todo = cl.only_comparable(clase.data)
     todo = todo[todo["experiment"] == experiment]
-    markdown(f"### Experimento «{experiment}»")
+    refs = cl.reference_ratios(experiment)
+    markdown(f"### {_title(experiment)}")
     for metric, datos in todo.groupby("metric", sort=True):
-        ratios = cl.ratios_vs_bare(datos)
-        pairs = cl.podman_over_docker(datos)
-        if ratios.empty and pairs.empty:
-            continue
-        markdown(f"**Métrica `{metric}`**")
-        if not ratios.empty:
-            mine = ratios[ratios["machine"] != cl.REFERENCE_MACHINE]
-            if not mine.empty:
-                _ratio_plot(
-                    mine,
-                    f"{experiment} · {metric}: veces bare metal (IC 95 %)",
-                    "× bare metal (escala log)",
-                    ratios[ratios["machine"] == cl.REFERENCE_MACHINE],
-                    log=True,
-                )
-                spread = cl.spread(ratios)
-                if not spread.empty:
-                    show(
-                        _fmt_table(
-                            spread.drop(columns=["experiment", "metric"]),
-                            "× bare metal: dispersión entre máquinas (mediana, IQR, mín., máx.)",
-                        )
+        for label, ratios, xlabel, log in (
+            (cl.compare.BARE_LABEL, cl.ratios_vs_bare(datos), "× bare metal (escala log)", True),
+            (cl.compare.PAIR_LABEL, cl.podman_over_docker(datos), "Podman/Docker (< 1: Podman menos)", False),
+        ):
+            if ratios.empty:
+                continue
+            ref = (
+                refs[(refs["metric"] == metric) & (refs["proporcion_de"] == label)]
+                if not refs.empty
+                else None
+            )
+            _ratio_plot(
+                ratios, f"{_title(experiment)} · {_metric(metric)}: {label} (IC 95 %)", xlabel, ref, log
+            )
+            spread = cl.spread(ratios)
+            if not spread.empty:
+                show(
+                    _fmt_table(
+                        spread.drop(columns=["experiment", "metric"]),
+                        f"{label}, {_metric(metric)}: dispersión entre máquinas",
                     )
-        if not pairs.empty:
-            mine = pairs[pairs["machine"] != cl.REFERENCE_MACHINE]
-            if not mine.empty:
-                _ratio_plot(
-                    mine,
-                    f"{experiment} · {metric}: Podman/Docker (IC 95 %)",
-                    "Podman/Docker (< 1: Podman más rápido o más liviano)",
-                    pairs[pairs["machine"] == cl.REFERENCE_MACHINE],
                 )
-                spread = cl.spread(pairs)
-                if not spread.empty:
-                    show(
-                        _fmt_table(
-                            spread.drop(columns=["experiment", "metric"]),
-                            "Podman/Docker: dispersión entre máquinas",
-                        )
-                    )
+            _name_outliers(ratios, label)
+
+
+def _name_outliers(ratios: pd.DataFrame, label: str) -> None:
+    lines = []
+    for combo, g in ratios.assign(c=[_combo(r) for _, r in ratios.iterrows()]).groupby("c", sort=False):
+        g = g.set_index("machine")
+        far = outliers(g["proporcion"])
+        if far:
+            named = ", ".join(f"«{m}» ({fmt_ratio(g.loc[m, 'proporcion'])})" for m in far)
+            lines.append(
+                f"- {combo}: se apartan del resto {named}; la mediana de la clase es "
+                f"{fmt_ratio(g['proporcion'].median())}."
+            )
+    if lines:
+        markdown(
+            f"Máquinas que se salen de la clase en {label} (fuera de Q1 − 1,5·IQR … Q3 + 1,5·IQR):\n\n"
+            + "\n".join(lines)
+        )
 
 
 def experimentos(clase: cl.ClassRuns) -> None:
@@ -221,52 +347,120 @@ def experimentos(clase: cl.ClassRuns) -> None:
 
 
 def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
-    """One Spanish sentence per machine, then the detailed table."""
+    """How many machines agree with each reference source (the one rule on live ÷ reference), then one
+    table per comparison with the machines ranked and each source's figure in its header."""
     df = cl.against_reference(clase)
     if df.empty:
         markdown("Ningún experimento de la clase tiene datos de referencia con los que comparar.")
         return df
-    for machine, group in df.groupby("machine", sort=True):
-        counts = group["veredicto"].value_counts()
-        judged = int(counts.get("coincide", 0) + counts.get("más alta", 0) + counts.get("más baja", 0))
-        text = (
-            f"- **{machine}**: {int(counts.get('coincide', 0))} de {judged} proporciones coinciden con la "
-            f"referencia (la referencia cae dentro de su IC 95 %); {int(counts.get('más alta', 0))} más altas, "
-            f"{int(counts.get('más baja', 0))} más bajas"
+    counts = df.groupby("machine")["veredicto"].value_counts().unstack(fill_value=0)
+    for status in (vd.COINCIDE, vd.NO_COINCIDE, vd.NO_CONCLUYENTE, vd.SIN_DATOS, cl.compare.EMULATED):
+        if status not in counts:
+            counts[status] = 0
+    counts["_orden"] = counts[vd.COINCIDE] - counts[vd.NO_COINCIDE]
+    counts = counts.sort_values("_orden", ascending=False)
+    summary = pd.DataFrame(
+        {
+            "Máquina": counts.index,
+            "coincide": counts[vd.COINCIDE].to_numpy(),
+            "no coincide": counts[vd.NO_COINCIDE].to_numpy(),
+            "no concluyente": counts[vd.NO_CONCLUYENTE].to_numpy(),
+            f"menos de {vd.MIN_N} repeticiones": counts[vd.SIN_DATOS].to_numpy(),
+            "emulada (sin veredicto de tiempo)": counts[cl.compare.EMULATED].to_numpy(),
+        }
+    )
+    summary = summary.loc[:, (summary != 0).any(axis=0)]
+    show(
+        table(
+            summary, "Cada máquina frente a las fuentes publicadas (comparaciones por resultado), ordenadas"
         )
-        single = int(counts.get("una sola medición (sin IC)", 0))
-        if single:
-            text += f"; {single} sin IC porque se midieron una sola vez"
-        markdown(text + ".")
+    )
     for (label, experiment, metric), part in df.groupby(["proporcion_de", "experiment", "metric"], sort=True):
-        show(pivot_detalle(part, f"{label} · {experiment} · {metric}"))
+        show(pivot_detalle(part, f"{label} · {_title(experiment)} · {_metric(metric)}"))
     return df
 
 
-VERDICT_MARK = {"coincide": "✓", "más alta": "↑", "más baja": "↓"}
+VERDICT_MARK = {vd.COINCIDE: "✓", vd.NO_COINCIDE: "✗", vd.NO_CONCLUYENTE: "?", vd.SIN_DATOS: "·"}
+MARKS_LEGEND = (
+    f"✓ coincide, ✗ no coincide, ? no concluyente, · menos de {vd.MIN_N} repeticiones "
+    f"(máquina ÷ fuente {AGREEMENT_MARGIN})"
+)
 
 
 def pivot_detalle(part: pd.DataFrame, caption: str):
-    """One row per machine, one column per arm: the machine's ratio [IC 95 %] and a mark (✓ coincides with
-    the reference, ↑ higher, ↓ lower); the reference's own ratio in the column header."""
-    part = part.sort_values([c for c in COMBO_COLUMNS if c in part], key=lambda col: col.map(_natural))
+    """One row per machine (ranked by its ratio), one column per arm and source: the machine's ratio
+    [IC 95 %] and its mark; the source's own figure (range, IC or single figure) in the header."""
     part = part.assign(combinación=[_combo(r) for _, r in part.iterrows()])
     headers = {}
-    for combo, g in part.groupby("combinación", sort=False):
+    for (combo, fuente), g in part.groupby(["combinación", "fuente"], sort=False):
         r = g.iloc[0]
-        headers[combo] = (
-            f"{combo} (ref. {fmt_ratio(r['referencia'], r['referencia_ic_bajo'], r['referencia_ic_alto'])})"
-        )
-    cells = part.assign(
+        ref = fmt_ratio(r["referencia"], r["referencia_ic_bajo"], r["referencia_ic_alto"])
+        if r["forma"] == "rango":
+            ref = (
+                f"rango publicado {fmt_ratio(r['referencia_ic_bajo'])} a {fmt_ratio(r['referencia_ic_alto'])}"
+            )
+        headers[(combo, fuente)] = f"{combo}, frente a {source_label(fuente)} ({ref})"
+    part = part.assign(
+        columna=[headers[(c, f)] for c, f in zip(part["combinación"], part["fuente"])],
         celda=[
             f"{fmt_ratio(v, lo, hi)} {VERDICT_MARK.get(ver, '·')}"
             for v, lo, hi, ver in zip(part["proporcion"], part["ic_bajo"], part["ic_alto"], part["veredicto"])
-        ]
+        ],
     )
-    wide = cells.pivot_table(
-        index="machine", columns="combinación", values="celda", aggfunc="first", sort=False
-    )
-    wide = wide[[c for c in headers if c in wide.columns]].rename(columns=headers).fillna("—")
+    rank = part.groupby("machine")["proporcion"].median().sort_values().index
+    wide = part.pivot_table(index="machine", columns="columna", values="celda", aggfunc="first", sort=False)
+    wide = wide.reindex(index=rank, columns=[h for h in headers.values() if h in wide.columns]).fillna("—")
     wide = wide.reset_index().rename(columns={"machine": "máquina"})
     wide.columns.name = None
-    return table(wide, f"{caption}: cada máquina frente a la referencia (✓ coincide, ↑ más alta, ↓ más baja)")
+    return table(wide, f"{caption}: {MARKS_LEGEND}")
+
+
+def _claim_line(name: str, claim) -> str:
+    return f"«{name}»: {fmt_value_interval(claim.value, claim.low, claim.high, 'x')}, {verdict_words(claim)}"
+
+
+def veredictos_diferidos(clase: cl.ClassRuns) -> None:
+    """The verdicts notebooks 05 and 08 leave to the class: the getpid overhead across CPUs and the
+    speed claims of a VM with KVM."""
+    across = deferred.across_cpus(clase)
+    lines = [f"**{across.statement}** (lo deja aquí el cuaderno 05): {VERDICT[across.status]}."]
+    per = across.per_machine
+    if across.status == vd.SIN_DATOS:
+        lines.append(
+            f"Hacen falta al menos dos máquinas (o tablas publicadas) con la llamada getpid medida {vd.MIN_N} "
+            "veces o más en bare metal y en Docker."
+        )
+    else:
+        table_rows = [
+            {
+                "Máquina o fuente": source_label(name) if name in SOURCE_LABEL else name,
+                "Sobrecarga": fmt_pct(c.detail.get("sobrecarga", float("nan"))),
+                "÷ mediana de las demás": fmt_value_interval(c.value, c.low, c.high, "x"),
+                "Veredicto": verdict_words(c),
+            }
+            for name, c in sorted(
+                per.items(), key=lambda kv: -kv[1].value if kv[1].value == kv[1].value else 0
+            )
+        ]
+        show(
+            table(
+                pd.DataFrame(table_rows),
+                f"Sobrecarga de getpid en Docker por máquina; margen {AGREEMENT_MARGIN}",
+            )
+        )
+        if across.outside:
+            names = ", ".join(f"«{source_label(m) if m in SOURCE_LABEL else m}»" for m in across.outside)
+            lines.append(f"Se salen del margen, con todo su intervalo: {names}.")
+    markdown("\n\n".join(lines))
+    kvm = deferred.kvm(clase)
+    if not kvm:
+        return
+    out = ["**Lo que el cuaderno 08 deja a las máquinas con KVM** (una VM emulada no decide su velocidad):"]
+    for v in kvm.values():
+        text = f"- {v.statement}: {VERDICT[v.status]}"
+        if v.per_machine:
+            text += " (" + "; ".join(_claim_line(m, c) for m, c in sorted(v.per_machine.items())) + ")"
+        else:
+            text += " — ninguna máquina de la clase lo midió con KVM"
+        out.append(text + ".")
+    markdown("\n".join(out))

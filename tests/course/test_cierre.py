@@ -10,7 +10,8 @@ import pytest
 
 from helpers import cierre, experiments, results
 from helpers.experiments import arranque, ejecucion
-from helpers.experiments.base import CLOSING_COLUMNS, Resultado
+from helpers.experiments.contract import CLOSING_COLUMNS
+from helpers.experiments.runner import Resultado
 from helpers.view import cierre as vista
 
 RNG = np.random.default_rng(3)
@@ -168,3 +169,113 @@ def test_escala_declares_its_launch_per_container_at_the_largest_n():
     assert list(out.columns) == CLOSING_COLUMNS and set(out["entorno"]) == {"docker", "podman"}
     assert all("lanzar 5 contenedores" in c for c in out["concepto"])
     assert out.set_index("entorno").loc["podman", "valor"] == pytest.approx(150 * 1.02)
+
+
+def _startup(docker: float, podman: float) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            {
+                "engine": e,
+                "image": role,
+                "variant": v,
+                "rep": k,
+                "metric": "arranque",
+                "value": val * (1 + 0.01 * (k % 3)),
+                "unit": "ms",
+            }
+            for e, role, v, val in (
+                ("bare", "", "proceso", 1.0),
+                ("bare", "", "metodo_semilla", 2.0),
+                ("docker", "alpine", "por_defecto", docker),
+                ("podman", "alpine", "por_defecto", podman),
+                ("docker", "ubuntu", "por_defecto", docker),
+                ("podman", "ubuntu", "por_defecto", podman),
+            )
+            for k in range(1, 9)
+        ]
+    )
+
+
+def _markdown(shown) -> str:
+    return "\n".join(getattr(o, "data", "") or "" for o in shown if isinstance(getattr(o, "data", None), str))
+
+
+@pytest.mark.parametrize("podman, answer", [(150.0, "sí, como dice"), (450.0, "no, al contrario")])
+def test_each_question_is_answered_from_the_notebook_that_decides_it(root, monkeypatch, podman, answer):
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    found = vista.preguntas(root=root)
+    assert all(found[q.key] == [] for q in cierre.QUESTIONS)  # no run anywhere yet
+    assert "01_arranque.ipynb" in _markdown(shown) and "aún no tiene corrida" in _markdown(shown)
+    shown.clear()
+    _run(root, "arranque", _startup(docker=300.0, podman=podman))
+    found = vista.preguntas(root=root)
+    first = found["podman_mas_rapido"][0]
+    assert first is not None and first.key == "podman_mas_rapido"  # read by key from 01's own claims
+    text = _markdown(shown)
+    assert "¿Arranca Podman más rápido que Docker?" in text and answer in text
+    assert "podman_mas_rapido" not in text and "se_confirma" not in text
+
+
+def test_exec_is_launch_wherever_it_was_measured():
+    assert (
+        cierre.cost_of({"concepto": "`exec true` en un contenedor que ya corre", "tipo": "RUNNING"})
+        == "LAUNCH"
+    )
+    assert cierre.cost_of({"concepto": "sobrecarga de hash", "tipo": "RUNNING"}) == "RUNNING"
+    assert cierre.cost_of({"concepto": "memoria por contenedor", "tipo": "CAPACITY"}) == "CAPACITY"
+
+
+def test_the_view_puts_every_figure_in_one_cost(root, monkeypatch):
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    _run(root, "ejecucion", _ejecucion_rows())
+    vista.tabla(root=root)
+    frame = shown[0].data
+    exec_rows = frame[frame["Qué se mide"].str.contains("exec")]
+    assert not exec_rows.empty and set(exec_rows["Costo"]) == {vista.TIPO["LAUNCH"]}
+
+
+def test_the_chapter_summary_sits_beside_the_students(root, monkeypatch):
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    _run(root, "arranque", _startup(docker=300.0, podman=150.0))
+    data = vista.resumen(root=root)
+    docker = data.query("experimento == 'arranque' and imagen == 'alpine' and motor == 'docker'").iloc[0]
+    assert docker["capitulo"] == pytest.approx(430, rel=0.05)  # the chapter's median, from data/reference
+    assert docker["tuyo"] == pytest.approx(303, rel=0.01) and docker["n"] == 8
+    assert docker["tuyo_bajo"] <= docker["tuyo"] <= docker["tuyo_alto"]
+    assert data.query("experimento == 'ejecucion'")["n"].eq(0).all()  # no run of 03 here
+    html = shown[0].to_html()
+    assert "Capítulo" in html and "sin corrida" in html and "303" in html
+
+
+def _closing(overhead_pct: float, low: float, high: float, launch_ms: float = 300.0) -> pd.DataFrame:
+    return pd.DataFrame(
+        [
+            ("arranque de echo", "LAUNCH", "docker", launch_ms, launch_ms * 0.9, launch_ms * 1.1, "ms"),
+            ("sobrecarga de hash", "RUNNING", "docker", overhead_pct, low, high, "%"),
+            ("`exec true`", "RUNNING", "docker", 60.0, 55.0, 65.0, "ms"),
+        ],
+        columns=CLOSING_COLUMNS,
+    )
+
+
+@pytest.mark.parametrize(
+    "pct, low, high, words",
+    [
+        (2.0, 1.0, 3.0, "queda por debajo de"),
+        (20.0, 15.0, 25.0, "supera"),
+        (8.0, 2.0, 14.0, "no se distingue"),
+    ],
+)
+def test_the_bottom_line_is_recomputed_from_the_students_data(monkeypatch, pct, low, high, words):
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    line = vista.balance(_closing(pct, low, high))
+    assert line.minutes == pytest.approx(120 * pct / 100 + 300 / 60_000)
+    assert line.low < line.minutes < line.high
+    assert line.launch["concepto"] == "arranque de echo"  # exec is not the launch that is paid once
+    assert words in _markdown(shown)
+    shown.clear()
+    assert vista.balance(None).running is None and "cuaderno 03" in _markdown(shown)

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from helpers import PROJECT_ROOT, clase, results
+from helpers.experiments import verdict as vd
 
 IMAGES = {
     "docker": {"alpine": {"name": "curso/alpine:1"}},
@@ -204,19 +205,55 @@ def test_each_machine_against_the_reference(class_folder):
     assert set(xbare["base"]) == {"metodo_semilla"}  # the reference's own baseline
     row = xbare.query("machine == 'alumno-a' and engine == 'docker'").iloc[0]
     assert row["proporcion"] == pytest.approx(50)  # 100 ms / 2 ms
-    # the shared rule: the two intervals (the reference's from its own ten repetitions) overlap
+    # the one rule on live ÷ reference (0.8×-1.25×), never interval overlap
     assert row["referencia_ic_bajo"] < row["referencia"] < row["referencia_ic_alto"]
-    overlap = max(row["ic_bajo"], row["referencia_ic_bajo"]) <= min(row["ic_alto"], row["referencia_ic_alto"])
-    assert row["veredicto"] == (
-        "coincide" if overlap else "más alta" if row["ic_bajo"] > row["referencia"] else "más baja"
+    expected = vd.agreement(
+        (row["proporcion"], row["ic_bajo"], row["ic_alto"]),
+        (row["referencia"], row["referencia_ic_bajo"], row["referencia_ic_alto"]),
     )
-    assert set(table["veredicto"]) <= {
-        "coincide",
-        "más alta",
-        "más baja",
-        "una sola medición (sin IC)",
-        "sin IC",
-    }
+    assert row["veredicto"] == expected
+    assert set(table["veredicto"]) <= {vd.COINCIDE, vd.NO_COINCIDE, vd.NO_CONCLUYENTE, vd.SIN_DATOS}
+    # alumno-a measured arranque in 6 rounds; ejecucion in 3: below MIN_N, no agreement at all
+    assert set(table.query("experiment == 'ejecucion'")["veredicto"]) <= {vd.SIN_DATOS}
+
+
+def test_two_wide_intervals_no_longer_coincide():
+    wide, ref = (1.0, 0.5, 2.0), (1.0, 0.6, 1.7)
+    assert max(wide[1], ref[1]) <= min(wide[2], ref[2])  # they overlap...
+    assert clase.compare.agreement_status(wide, 10, ref) == vd.NO_CONCLUYENTE  # ...and decide nothing
+    assert clase.compare.agreement_status((1.0, 0.95, 1.05), 10, (1.0, 0.97, 1.03)) == vd.COINCIDE
+    assert clase.compare.agreement_status((3.0, 2.8, 3.2), 10, (1.0, 0.97, 1.03)) == vd.NO_COINCIDE
+    assert clase.compare.agreement_status((1.0, 0.95, 1.05), vd.MIN_N - 1, (1.0, 0.97, 1.03)) == vd.SIN_DATOS
+
+
+def test_each_reference_source_is_its_own_machine_and_a_range_stays_a_range():
+    refs = clase.reference_ratios("llamadas").query("metric == 'getpid'").set_index("fuente")
+    assert len(refs) == 4  # the seed's own run and its three CPU tables: never pooled
+    xeon = refs.loc["seed001-tabla-xeon-8370c"]
+    assert xeon["forma"] == "rango" and xeon["n"] == 0
+    # 140-150 ns over 110-120 ns: the ends divided, not resampled
+    assert (xeon["ic_bajo"], xeon["ic_alto"]) == (pytest.approx(140 / 120), pytest.approx(150 / 110))
+    own = refs.loc["seed001"]
+    assert own["forma"] == "cifra" and own["proporcion"] == pytest.approx(298.31 / 268.83)
+    assert pd.isna(own["ic_bajo"])
+
+
+def test_baseline_is_picked_by_server():
+    # seed 003: Docker -p over bare metal serving the same server (06 says 0.34× for net/http)
+    refs = clase.reference_ratios("red").query("metric == 'req_s' and variant == 'puerto'")
+    nethttp = refs.query("role == 'nethttp'").iloc[0]
+    assert nethttp["proporcion"] == pytest.approx(0.34, abs=0.005)
+    rows = [
+        (e, srv, v, rep, "req_s", base * f, "req/s")
+        for rep in range(1, 7)
+        for srv, base in (("nethttp", 100.0), ("gin", 200.0))
+        for e, v, f in (("bare", "nativo", 1.0), ("docker", "puerto", 0.5))
+    ]
+    data = pd.DataFrame([dict(zip(results.COLUMNS, ("red", *r))) for r in rows]).assign(
+        machine="pc", role=lambda d: d["image"]
+    )
+    ratios = clase.ratios_vs_bare(data).set_index("role")["proporcion"]
+    assert ratios.to_dict() == {"gin": pytest.approx(0.5), "nethttp": pytest.approx(0.5)}
 
 
 def test_only_the_metrics_an_experiment_declares_comparable():
@@ -347,3 +384,95 @@ def test_notebook_90_runs_on_a_class_folder(class_folder, tmp_path):
     text = out.read_text(encoding="utf-8")
     assert "alumno-a" in text and "LEEME.txt" in text and "image/png" in text
     assert "DEMOSTRACIÓN" not in text
+
+
+def llamadas_rows(host=100.0, overhead=0.25, reps=8, jitter=0.01):
+    return [
+        row
+        for rep in range(1, reps + 1)
+        for row in (
+            ("bare", "", "host", rep, "getpid", host * (1 + jitter * (rep % 3)), "ns"),
+            ("docker", "", "seccomp", rep, "getpid", host * (1 + overhead) * (1 + jitter * (rep % 3)), "ns"),
+        )
+    ]
+
+
+@pytest.fixture
+def big_class(tmp_path):
+    """40 machines: startup and getpid, all alike except two that stand out."""
+    root = tmp_path / "clase40"
+    for i in range(1, 41):
+        odd = i in (7, 33)
+        write_run(
+            root / f"pc-{i:02d}",
+            "arranque",
+            arranque_rows(docker=100 + i, podman=50 + (150 if odd else i)),
+            host=f"pc-{i:02d}",
+            images=IMAGES,
+        )
+        write_run(
+            root / f"pc-{i:02d}",
+            "llamadas",
+            llamadas_rows(host=80 + i, overhead=1.0 if i == 33 else 0.25),
+            host=f"pc-{i:02d}",
+        )
+    return root
+
+
+def test_getpid_overhead_across_cpus_is_a_class_verdict(big_class, tmp_path):
+    from helpers.clase import deferred
+
+    c = clase.recolectar(big_class)
+    verdict = deferred.across_cpus(c)
+    assert verdict.status == vd.NO_SE_SOSTIENE and "pc-33" in verdict.outside  # +100 % among +25 %
+    assert verdict.per_machine["pc-01"].status == vd.SE_CONFIRMA
+    # the seed's CPU tables are machines of their own, judged on their published ranges
+    assert {"seed001-tabla-xeon-8370c", "seed001-tabla-epyc-7763"} <= set(verdict.per_machine)
+    # without the odd machine the class is consistent... as long as every interval fits the margin
+    alike = tmp_path / "alike"
+    for i in range(1, 9):
+        write_run(alike / f"pc-{i}", "llamadas", llamadas_rows(host=80 + i), host=f"pc-{i}")
+    calm = deferred.across_cpus(clase.recolectar(alike))
+    assert calm.status in (vd.SE_CONFIRMA, vd.NO_CONCLUYENTE) and not calm.outside
+    assert all(calm.per_machine[f"pc-{i}"].status == vd.SE_CONFIRMA for i in range(1, 9))
+    one = tmp_path / "one"
+    write_run(one / "pc", "llamadas", llamadas_rows(reps=3), host="pc")  # below MIN_N: not judged
+    assert deferred.across_cpus(clase.recolectar(one)).per_machine["pc"].status == vd.SIN_DATOS
+
+
+def test_kvm_verdicts_without_a_kvm_machine_say_so(big_class):
+    from helpers.clase import deferred
+
+    kvm = deferred.kvm(clase.recolectar(big_class))
+    assert kvm and all(v.status == vd.SIN_DATOS and not v.per_machine for v in kvm.values())
+
+
+def test_forty_machines_fit_a_screen_and_outliers_are_named(big_class, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from helpers.view import clase as vista
+
+    shown, drawn = [], []
+    monkeypatch.setattr(vista, "show", lambda obj: shown.append(obj))
+    monkeypatch.setattr(vista, "markdown", lambda text: shown.append(text))
+    monkeypatch.setattr(plt, "show", lambda: drawn.append(plt.gcf()))
+    c = clase.recolectar(big_class)
+    vista.experimento(c, "arranque")
+    assert drawn
+    for fig in drawn:
+        width, height = fig.get_size_inches()
+        assert height <= vista.MAX_HEIGHT_IN and width <= 14
+        for ax in fig.axes:
+            # 40 machines: only the outliers carry a name on the panel, not 40 labels
+            assert len(ax.texts) <= 5
+    text = "\n".join(t for t in shown if isinstance(t, str))
+    assert "«pc-33»" in text and "«pc-07»" in text  # Podman/Docker: the two machines that stand out
+    plt.close("all")
+    vista.veredictos_diferidos(c)
+    text = "\n".join(t for t in shown if isinstance(t, str))
+    assert "no se sostiene" in text and "«pc-33»" in text
+    for words in ("seed001", "entre_cpus", "sin_datos", "no_se_sostiene"):
+        assert words not in text

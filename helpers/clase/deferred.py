@@ -1,0 +1,174 @@
+"""The verdicts other notebooks defer to the class comparison, because one machine cannot decide them.
+
+- across CPUs (05, seed 001 «Expected Results by Hardware»): the getpid overhead in a container is
+  about the same on every CPU. Each machine of the class and each CPU table of the seed (its own
+  «machine», a published range kept as a range) is judged by the one rule: its overhead ÷ the median
+  overhead of all the others, against «about 1» (0.8×-1.25×). The class verdict joins them: one machine
+  entirely outside → «no se sostiene» (the machine is named); every one inside → «se confirma»;
+  otherwise «no concluyente». Fewer than two judged machines → «sin datos».
+- KVM (08): the speed claims notebook 08 leaves «no comparable» on an emulated VM are judged on each
+  machine whose run used KVM, with 08's own `claims`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .. import experiments
+from ..experiments import verdict as vd
+from . import compare
+from .runs import ClassRuns
+
+ACROSS_EXPERIMENT, ACROSS_METRIC = "llamadas", "getpid"
+# The speed claims 08 defers on an emulated VM. 08's module may declare them (DEFERRED_TO_CLASS);
+# until it does, these keys (its claims today).
+KVM_EXPERIMENT = "sistema_vm"
+KVM_KEYS = ("arranque_10x", "arranque_10x_systemd", "arranque_10x_lxd", "gzip_vm_kvm")
+
+
+@dataclass
+class ClassVerdict:
+    """A verdict of the whole class: status (verdict.STATUSES), each machine's own Claim, the machines
+    that fall entirely outside the margin (named on the page), and a note (Spanish) when there is
+    nothing to judge."""
+
+    key: str
+    statement: str
+    status: str
+    per_machine: dict[str, vd.Claim] = field(default_factory=dict)
+    outside: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
+def _across_said() -> vd.Said:
+    from ..experiments.llamadas.claims import ACROSS_CPUS
+
+    return ACROSS_CPUS.but(
+        kind="about",
+        claimed=1.0,
+        unit="x",
+        quantity="sobrecarga de getpid de cada máquina ÷ la mediana de las demás",
+    )
+
+
+def overheads(class_runs: ClassRuns) -> pd.DataFrame:
+    """The getpid overhead in a Docker container (%, container ÷ host − 1) of every machine and every
+    reference source: machine, fuente ('' for a class machine), forma, n, valor, ic_bajo, ic_alto."""
+    rows = []
+    data = class_runs.data
+    if not data.empty:
+        mine = compare.ratios_vs_bare(data[(data["experiment"] == ACROSS_EXPERIMENT)])
+        mine = mine[(mine["metric"] == ACROSS_METRIC) & (mine["engine"] == "docker")]
+        for _, r in mine.iterrows():
+            rows.append((r["machine"], "", "", int(r["n"]), r["proporcion"], r["ic_bajo"], r["ic_alto"]))
+    ref = compare.reference_ratios(ACROSS_EXPERIMENT)
+    ref = ref[(ref["metric"] == ACROSS_METRIC) & (ref["engine"] == "docker")]
+    for _, r in ref.iterrows():
+        rows.append(
+            (
+                compare.REFERENCE_MACHINE,
+                r["fuente"],
+                r["forma"],
+                int(r["n"]),
+                *r[["proporcion", "ic_bajo", "ic_alto"]],
+            )
+        )
+    out = pd.DataFrame(rows, columns=["machine", "fuente", "forma", "n", "valor", "ic_bajo", "ic_alto"])
+    for col in ("valor", "ic_bajo", "ic_alto"):
+        out[col] = (out[col].astype(float) - 1) * 100
+    return out
+
+
+def _name(row) -> str:
+    return row["fuente"] or row["machine"]
+
+
+def across_cpus(class_runs: ClassRuns) -> ClassVerdict:
+    """«The overhead is about the same on every CPU», judged across the class and the seed's tables."""
+    said = _across_said()
+    table = overheads(class_runs)
+    out = ClassVerdict(said.key, said.statement, vd.SIN_DATOS)
+    for i, row in table.iterrows():
+        others = table.drop(index=i)["valor"].to_numpy(dtype=float)
+        centre = float(np.median(others)) if others.size else np.nan
+        name = _name(row)
+        if not np.isfinite(centre) or centre <= 0:
+            out.per_machine[name] = vd.missing(said)
+            continue
+        value, low, high = (row[c] / centre for c in ("valor", "ic_bajo", "ic_alto"))
+        if row["forma"] == "rango":  # a published range: judged on its ends, it is not a sample
+            claim = vd.estimate(said, value, low, high, n=vd.MIN_N, detail={"rango_publicado": True})
+            claim.n = 0
+        else:
+            claim = vd.estimate(said, value, low, high, n=int(row["n"]) if np.isfinite(low) else 0)
+        claim.detail.update(sobrecarga=row["valor"], mediana_de_las_demas=centre)
+        out.per_machine[name] = claim
+    judged = {
+        m: c
+        for m, c in out.per_machine.items()
+        if c.status in (vd.SE_CONFIRMA, vd.NO_SE_SOSTIENE, vd.NO_CONCLUYENTE)
+    }
+    out.outside = sorted(m for m, c in judged.items() if c.status == vd.NO_SE_SOSTIENE)
+    if len(judged) < 2:
+        out.status = vd.SIN_DATOS
+    elif out.outside:
+        out.status = vd.NO_SE_SOSTIENE
+    elif all(c.status == vd.SE_CONFIRMA for c in judged.values()):
+        out.status = vd.SE_CONFIRMA
+    else:
+        out.status = vd.NO_CONCLUYENTE
+    return out
+
+
+def kvm_keys() -> tuple[str, ...]:
+    try:
+        module = experiments.get(KVM_EXPERIMENT)
+    except KeyError:
+        return ()
+    return tuple(getattr(module, "DEFERRED_TO_CLASS", None) or KVM_KEYS)
+
+
+def kvm(class_runs: ClassRuns) -> dict[str, ClassVerdict]:
+    """Each speed claim 08 defers, judged by 08's own `claims` on every machine whose VM used KVM (an
+    emulated VM decides nothing). The class verdict joins them like `across_cpus`; a key no machine
+    judged is «sin datos», and the machines that could not judge it are listed in `missing`."""
+    keys = kvm_keys()
+    out = {}
+    try:
+        module = experiments.get(KVM_EXPERIMENT)
+    except KeyError:
+        return out
+    judged: dict[str, dict[str, vd.Claim]] = {k: {} for k in keys}
+    without: list[str] = []
+    for run in class_runs.runs:
+        if run.experiment != KVM_EXPERIMENT:
+            continue
+        try:
+            found = {c.key: c for c in module.claims(run.df, run.meta)}
+        except Exception:  # noqa: BLE001 - one machine's odd run must not hide the others
+            without.append(run.machine)
+            continue
+        for key in keys:
+            claim = found.get(key)
+            if claim is not None and claim.status != vd.NO_COMPARABLE and not claim.detail.get("emulada"):
+                judged[key][run.machine] = claim
+    statements = {s.key: s.statement for s in getattr(module, "SAID", ())}
+    for key in keys:
+        verdict = ClassVerdict(key, statements.get(key, key), vd.SIN_DATOS, judged[key])
+        decided = {
+            m: c
+            for m, c in judged[key].items()
+            if c.status in (vd.SE_CONFIRMA, vd.NO_SE_SOSTIENE, vd.NO_CONCLUYENTE)
+        }
+        statuses = {c.status for c in decided.values()}
+        if decided:
+            verdict.status = statuses.pop() if len(statuses) == 1 else vd.NO_CONCLUYENTE
+        verdict.outside = sorted(m for m, c in decided.items() if c.status == vd.NO_SE_SOSTIENE)
+        verdict.missing = sorted(
+            {r.machine for r in class_runs.runs if r.experiment == KVM_EXPERIMENT} - set(decided)
+        )
+        out[key] = verdict
+    return out
