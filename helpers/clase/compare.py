@@ -34,7 +34,7 @@ PAIR_COLUMNS = ["machine", *PAIR_KEY, "n", "proporcion", "ic_bajo", "ic_alto"]
 BARE_LABEL, PAIR_LABEL = "× bare metal", "Podman/Docker"
 TIME_UNITS = ("ns", "us", "µs", "ms", "s")
 EMULATED = "emulada"  # an emulated machine's timing decides no agreement (its memory still does)
-EMULATED_VERDICT = "emulada (TCG): sin veredicto de velocidad"
+EMULATED_VERDICT = EMULATED  # the status of such a comparison (the view words it)
 
 
 def with_reference(class_runs: ClassRuns) -> pd.DataFrame:

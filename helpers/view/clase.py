@@ -133,6 +133,7 @@ LABELLED_MACHINES = 15  # up to this many machines every one is named on its pan
 SOURCE_LABEL = {
     "seed000": "capítulo original",
     "seed001": "documento de getpid (su corrida)",
+    "seed001-esperado": "documento de getpid, rangos esperados",
     "seed001-tabla-xeon-8370c": "documento de getpid, tabla: Xeon 8370C",
     "seed001-tabla-epyc-7763": "documento de getpid, tabla: EPYC 7763",
     "seed001-tabla-i7-12700k": "documento de getpid, tabla: i7-12700K",

@@ -228,7 +228,14 @@ def test_two_wide_intervals_no_longer_coincide():
 
 def test_each_reference_source_is_its_own_machine_and_a_range_stays_a_range():
     refs = clase.reference_ratios("llamadas").query("metric == 'getpid'").set_index("fuente")
-    assert len(refs) == 4  # the seed's own run and its three CPU tables: never pooled
+    # the seed's own run, its expected ranges and its three CPU tables: never pooled
+    assert set(refs.index) == {
+        "seed001",
+        "seed001-esperado",
+        "seed001-tabla-xeon-8370c",
+        "seed001-tabla-epyc-7763",
+        "seed001-tabla-i7-12700k",
+    }
     xeon = refs.loc["seed001-tabla-xeon-8370c"]
     assert xeon["forma"] == "rango" and xeon["n"] == 0
     # 140-150 ns over 110-120 ns: the ends divided, not resampled
@@ -428,6 +435,7 @@ def test_getpid_overhead_across_cpus_is_a_class_verdict(big_class, tmp_path):
     assert verdict.per_machine["pc-01"].status == vd.SE_CONFIRMA
     # the seed's CPU tables are machines of their own, judged on their published ranges
     assert {"seed001-tabla-xeon-8370c", "seed001-tabla-epyc-7763"} <= set(verdict.per_machine)
+    assert "seed001-esperado" not in verdict.per_machine  # an expectation for every CPU is not a CPU
     # without the odd machine the class is consistent... as long as every interval fits the margin
     alike = tmp_path / "alike"
     for i in range(1, 9):
