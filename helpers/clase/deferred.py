@@ -157,7 +157,8 @@ def kvm(class_runs: ClassRuns) -> dict[str, ClassVerdict]:
             continue
         for key in keys:
             claim = found.get(key)
-            if claim is not None and claim.status != vd.NO_COMPARABLE and not claim.detail.get("emulada"):
+            usable = claim is not None and claim.status not in (vd.NO_COMPARABLE, vd.SIN_DATOS)
+            if usable and not claim.detail.get("emulada") and claim.n > 0:
                 judged[key][run.machine] = claim
     statements = {s.key: s.statement for s in getattr(module, "SAID", ())}
     for key in keys:

@@ -328,13 +328,14 @@ def _name_outliers(ratios: pd.DataFrame, label: str) -> None:
         far = outliers(g["proporcion"])
         if far:
             named = ", ".join(f"«{m}» ({fmt_ratio(g.loc[m, 'proporcion'])})" for m in far)
+            verb = "se aparta" if len(far) == 1 else "se apartan"
             lines.append(
-                f"- {combo}: se apartan del resto {named}; la mediana de la clase es "
+                f"- {combo}: {verb} del resto {named}; la mediana de la clase es "
                 f"{fmt_ratio(g['proporcion'].median())}."
             )
     if lines:
         markdown(
-            f"Máquinas que se salen de la clase en {label} (fuera de Q1 − 1,5·IQR … Q3 + 1,5·IQR):\n\n"
+            f"Máquinas que se salen de la clase en {label} (fuera de Q1 − 1.5·IQR … Q3 + 1.5·IQR):\n\n"
             + "\n".join(lines)
         )
 
@@ -458,7 +459,7 @@ def veredictos_diferidos(clase: cl.ClassRuns) -> None:
         return
     out = ["**Lo que el cuaderno 08 deja a las máquinas con KVM** (una VM emulada no decide su velocidad):"]
     for v in kvm.values():
-        text = f"- {v.statement}: {VERDICT[v.status]}"
+        text = f"- {v.statement.rstrip('.')}: {VERDICT[v.status]}"
         if v.per_machine:
             text += " (" + "; ".join(_claim_line(m, c) for m, c in sorted(v.per_machine.items())) + ")"
         else:
