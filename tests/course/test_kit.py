@@ -150,11 +150,11 @@ def test_the_worked_answers_follow_the_data_both_ways(tmp_path):
     pool = anatomia.values(
         results.read_raw(heavy / "anatomia" / "20260101T000000Z-anat" / "raw.csv"), "docker", "pool"
     )
-    assert f"`start -a` {kit._ms(pool)}".replace("`", "") in a
+    assert f"`start -a` {kit.ms(pool)}".replace("`", "") in a
     share = anatomia.waterfall(
         results.read_raw(light / "anatomia" / "20260101T000000Z-anat" / "raw.csv"), "docker"
     ).set_index("parte")
-    assert kit._share(*share.loc["red", ["fraccion", "fraccion_ic_bajo", "fraccion_ic_alto"]]) in b
+    assert kit.share(*share.loc["red", ["fraccion", "fraccion_ic_bajo", "fraccion_ic_alto"]]) in b
 
     # 01 and the guide: who starts first, and Podman's network program, from the run.
     guide_a, guide_b = _render(tmp_path, heavy)["guia"], _render(tmp_path, light)["guia"]

@@ -1,0 +1,107 @@
+"""The instructor's kit, generated from a run: every figure of the guide's «what you will see» and every
+fact a worked answer states, as a Spanish sentence computed from the latest run of each experiment
+(through the experiments' public analysis functions and view.common's number format).
+
+docs/guia_docente.md and docs/soluciones/*.md hold placeholders `{{clave}}`; `fill` replaces each with
+its sentence. When an experiment has no run yet, its facts say so instead of inventing a figure; when
+the run lacks the arms a fact needs (a quick profile, a student without root), the fact says which.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+
+from .capacity import from_anidamiento, from_escala, from_sistema_vm
+from .launch import from_anatomia, from_arranque
+from .running import from_ejecucion
+from .words import ENGINE, Facts, about, em, missing_arms, ms, no_run, run_tag, share  # noqa: F401
+
+# This package reads other experiments' runs through experiments.read_run, like any experiment does.
+READS = ("arranque", "escala", "ejecucion", "anatomia", "anidamiento", "sistema_vm")
+PLACEHOLDER = re.compile(r"\{\{\s*([a-z0-9_.]+)\s*\}\}")
+
+# ---------------------------------------------------------------- all of them
+BUILDERS: dict[str, Callable] = {
+    "arranque": from_arranque,
+    "escala": from_escala,
+    "ejecucion": from_ejecucion,
+    "anatomia": from_anatomia,
+    "anidamiento": from_anidamiento,
+    "sistema_vm": from_sistema_vm,
+}
+# Every key each experiment gives (so a missing run fills all of them with its notice).
+KEYS: dict[str, tuple[str, ...]] = {
+    "arranque": (
+        "arranque.bare",
+        "arranque.docker",
+        "arranque.podman",
+        "arranque.podman_docker",
+        "arranque.red_podman",
+    ),
+    "escala": ("escala.memoria_docker", "escala.memoria_podman", "escala.caben"),
+    "ejecucion": (
+        "ejecucion.exec_docker",
+        "ejecucion.exec_podman",
+        "ejecucion.exec_por_segundo",
+        "ejecucion.cpu",
+    ),
+    "anatomia": (
+        "anatomia.cascada",
+        "anatomia.espacios",
+        "anatomia.runc_red",
+        "anatomia.pool",
+        "anatomia.sin_red_docker",
+        "anatomia.sin_red_podman",
+        "anatomia.red",
+    ),
+    "anidamiento": ("anidamiento.ci",),
+    "sistema_vm": ("sistema_vm.disco",),
+}
+
+
+def kit_facts(root=None) -> Facts:
+    """{placeholder key: Spanish text} from the latest run of each experiment under `root` (by default
+    the course's results folder)."""
+    from ... import experiments
+
+    me = sys.modules[__name__]
+    out: Facts = {}
+    for name, build in BUILDERS.items():
+        notebook = experiments.get(name).NOTEBOOK
+        res = experiments.read_run(me, name, root)
+        got: Facts = {}
+        if res is not None and not res.df.empty:
+            try:
+                got = build(res)
+            except Exception as exc:  # noqa: BLE001 - one experiment's data must not stop the kit
+                reason = em(f"no se pudo leer la última corrida de `{notebook}`: {type(exc).__name__}: {exc}")
+                got = dict.fromkeys(KEYS[name], reason)
+        for key in KEYS[name]:
+            out[key] = got.get(key) or (
+                no_run(notebook) if res is None or res.df.empty else missing_arms(notebook, "esto")
+            )
+    out.update(_without_root())
+    return out
+
+
+def _without_root() -> Facts:
+    """What a student without root loses per notebook, from each experiment's NEEDS_ROOT."""
+    from ... import experiments
+
+    out: Facts = {}
+    for module in experiments.all_experiments():
+        # Each what is a phrase read mid-sentence: «un contenedor con gVisor», never «Un contenedor…».
+        needs = [w[:1].lower() + w[1:] for w in getattr(module, "NEEDS_ROOT", {}).values()]
+        out[f"sinroot.{module.EXPERIMENT}"] = (
+            "se omiten: " + "; ".join(needs)
+            if needs
+            else "los mismos brazos (ninguno declara que necesite root)"
+        )
+    return out
+
+
+def fill(text: str, facts: Facts) -> str:
+    """The text with every `{{clave}}` replaced by its fact; an unknown key says so (in Spanish)."""
+    return PLACEHOLDER.sub(lambda m: facts.get(m.group(1), em(f"dato desconocido: {m.group(1)}")), text)

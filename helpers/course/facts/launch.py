@@ -1,0 +1,209 @@
+"""LAUNCH facts: 01 (arranque: who starts first, Podman's network) and 04 (anatomia: the waterfall, the
+namespaces, runc with and without a network namespace, the warm pool, the network's share)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import stats
+from ...view import common
+from .words import ENGINE, Facts, missing_arms, ms, run_tag, share
+
+
+# ---------------------------------------------------------------- 01: arranque
+def from_arranque(res) -> Facts:
+    from ...experiments import arranque as a
+
+    nb = a.NOTEBOOK
+    out: Facts = {}
+    df, meta = res.df, res.meta
+    table = a.summarize(df, meta)
+    if table.empty:
+        return {}
+    bare = table[(table["engine"] == "bare") & (table["variant"] == "proceso")]
+    out["arranque.bare"] = (
+        common.fmt_value(float(bare["mediana_ms"].iloc[0]), "ms", 2)
+        if len(bare)
+        else missing_arms(nb, "bare metal")
+    )
+    for engine in ENGINE:
+        rows = table[(table["engine"] == engine) & (table["variant"] == a.CONTAINER_VARIANT)]
+        if rows.empty:
+            out[f"arranque.{engine}"] = missing_arms(nb, f"{ENGINE[engine]} con la red por defecto")
+            continue
+        parts = [f"{common.fmt_value(r.mediana_ms, 'ms', 0)} ({r.role})" for r in rows.itertuples()]
+        out[f"arranque.{engine}"] = ", ".join(parts)
+    sentences = []
+    for claim in a.claims(df, meta):
+        if claim.key != "podman_mas_rapido" or np.isnan(claim.value):
+            continue
+        if not np.isnan(claim.low) and claim.low > 1:
+            who = "arranca antes Docker"
+        elif not np.isnan(claim.high) and claim.high < 1:
+            who = "arranca antes Podman"
+        elif np.isnan(claim.low):
+            who = "sin IC (pocas rondas), la mediana favorece a " + (
+                "Docker" if claim.value > 1 else "Podman"
+            )
+        else:
+            who = "el IC cruza 1×: no se distingue cuál arranca antes"
+        sentences.append(
+            f"Con {claim.detail.get('role', '?')}, Podman/Docker = "
+            f"{common.fmt_ratio(claim.value, claim.low, claim.high)}: {who}; el veredicto de 01 sobre "
+            f"«Podman arranca más rápido» es «{common.verdict_words(claim)}»."
+        )
+    out["arranque.podman_docker"] = (
+        f"En la {run_tag(res)}, con la red por defecto (las condiciones del capítulo): " + " ".join(sentences)
+        if sentences
+        else missing_arms(nb, "Docker y Podman en las mismas rondas")
+    )
+    podman = (meta.get("engines") or {}).get("podman") or {}
+    backend = podman.get("network_backend")
+    out["arranque.red_podman"] = (
+        f"En la {run_tag(res)}, Podman {podman.get('server_version') or ''} "
+        f"configuró la red con `{backend}`".replace("  ", " ")
+        + (" (sin root)" if podman.get("rootless") else "")
+        + "."
+        if backend
+        else missing_arms(nb, "Podman (no hay datos de su red)")
+    )
+    return out
+
+
+# ---------------------------------------------------------------- 04: anatomia
+def from_anatomia(res) -> Facts:
+    from ...experiments import anatomia as an
+
+    nb, df = an.NOTEBOOK, res.df
+    out: Facts = {}
+
+    # Exercise 1: the waterfall, the largest part and the network's share.
+    sentences = []
+    for engine in ENGINE:
+        if not an.values(df, engine, "run_red").size:
+            continue
+        parts = an.waterfall(df, engine).dropna(subset=["fraccion"])
+        if parts.empty:
+            continue
+        top = parts.loc[parts["fraccion"].idxmax()]
+        net = parts[parts["parte"] == "red"]
+        text = (
+            f"en {ENGINE[engine]} la parte mayor es «{top['etiqueta']}», "
+            f"{share(top['fraccion'], top['fraccion_ic_bajo'], top['fraccion_ic_alto'])} del `run`"
+        )
+        if top["parte"] == "red":
+            text += ": la red es lo que más pesa"
+        elif len(net):
+            n = net.iloc[0]
+            overlap = top["fraccion_ic_bajo"] <= n["fraccion_ic_alto"]  # NaN bounds compare False
+            text += f"; la red es {share(n['fraccion'], n['fraccion_ic_bajo'], n['fraccion_ic_alto'])}: " + (
+                "por la mediana la red pesa menos, pero sus IC se solapan y con estas repeticiones no se "
+                "puede decir cuál pesa más"
+                if overlap
+                else "no es la red lo que más pesa"
+            )
+        if len(parts) < len(an.waterfall_parts(engine)) - 1:
+            text += " (a esta corrida le faltan peldaños, así que una parte del arranque queda sin repartir)"
+        sentences.append(text)
+    out["anatomia.cascada"] = (
+        f"En la {run_tag(res)}, " + "; ".join(sentences) + "."
+        if sentences
+        else missing_arms(nb, "`run` con y sin red")
+    )
+
+    # Exercise 2: what each namespace adds to the one before it.
+    steps = [("proceso", "proceso")] + [(key, name) for key, _, name in an.NAMESPACES]
+    added = []
+    for (lower, _), (upper, name) in zip(steps, steps[1:]):
+        a, b = an.series(df, "bare", upper), an.series(df, "bare", lower)  # paired by round
+        if a.size and b.size:
+            value, lo, hi = stats.difference_ci(a, b)
+            added.append((name, value, lo, hi))
+    net = next((s for s in added if s[0] == "red"), None)
+    if net is None:
+        out["anatomia.espacios"] = missing_arms(nb, "los peldaños de espacios de nombres")
+    else:
+        others = [s for s in added if s[0] in ("mount", "UTS", "IPC", "PID")]
+        together = sum(s[1] for s in others)
+        dearest = max(added, key=lambda s: s[1])
+        listing = ", ".join(f"{s[0]} {common.fmt_value_interval(s[1], s[2], s[3], 'ms')}" for s in added)
+        verdict = "cuesta más" if net[1] > together else "no cuesta más"
+        no_ci = any(np.isnan(step[2]) for step in added)
+        lead = "Sin IC (pocas repeticiones), las medianas dicen que el de red" if no_ci else "El de red"
+        out["anatomia.espacios"] = (
+            f"En la {run_tag(res)}, lo que añade cada espacio sobre el peldaño anterior: {listing}. "
+            f"{lead} {verdict} que mount, UTS, IPC y PID juntos "
+            f"({common.fmt_value(net[1], 'ms', 2)} frente a {common.fmt_value(together, 'ms', 2)}, "
+            f"diferencias de medianas), y el que más añade es el de {dearest[0]}."
+        )
+        if no_ci:
+            out["anatomia.espacios"] += (
+                " Con tan pocas repeticiones las diferencias pueden salir incluso negativas: repite con "
+                "`REPETICIONES = 50` antes de concluir."
+            )
+
+    # Exercise 3: runc with and without a network namespace.
+    with_net, without = an.series(df, "bare", "runc_con_netns"), an.series(df, "bare", "runc_sin_netns")
+    if with_net.size and without.size:
+        value, lo, hi = stats.ratio_ci(with_net, without)
+        out["anatomia.runc_red"] = (
+            f"En la {run_tag(res)}, `runc run` con espacio de red / sin él = {common.fmt_ratio(value, lo, hi)} "
+            f"({ms(with_net)} frente a {ms(without)})."
+        )
+    else:
+        out["anatomia.runc_red"] = missing_arms(nb, "`runc run` con y sin espacio de red")
+
+    # Exercise 4: run against start -a of the warm pool.
+    sentences = []
+    for engine in ENGINE:
+        run, pool = an.series(df, engine, "run_red"), an.series(df, engine, "pool")
+        if not (run.size and pool.size):
+            continue
+        saving, lo, hi = stats.difference_ci(pool, run, percent=True)
+        per_s = (1000 / np.median(run), 1000 / np.median(pool))
+        no_ci = np.isnan(lo)
+        if (no_ci and saving > 0) or (not no_ci and lo > 0):
+            word = "arranca menos con `start -a`, no más: aquí el pool no ahorra nada"
+        elif not no_ci and hi >= 0:
+            word = "no arranca más con `start -a` que con `run`: con estas repeticiones no se distinguen"
+        elif -saving < 15:
+            word = "arranca apenas unos pocos más"
+        elif -saving < 50:
+            word = "arranca algunos más"
+        else:
+            word = "arranca muchos más"
+        if no_ci:
+            word += " (sin IC: pocas repeticiones)"
+        sentences.append(
+            f"en {ENGINE[engine]}, `run` {ms(run)} (≈ {per_s[0]:.1f} por segundo) y `start -a` {ms(pool)} "
+            f"(≈ {per_s[1]:.1f} por segundo): `start -a` cambia el tiempo un "
+            f"{common.fmt_value_interval(saving, lo, hi, '%')}, así que un núcleo {word}"
+        )
+    out["anatomia.pool"] = (
+        f"En la {run_tag(res)}, " + "; ".join(sentences) + "."
+        if sentences
+        else missing_arms(nb, "`run` y `start -a` del pool caliente")
+    )
+
+    # The network's share of each engine's run (exercise 2 of 01 and the guide's table).
+    costs = an.network_costs(df, res.meta.get("run_id", ""))
+    for engine in ENGINE:
+        c = costs.get(engine)
+        out[f"anatomia.sin_red_{engine}"] = (
+            common.fmt_value(c["sin_red_ms"], "ms", 0)
+            if c
+            else missing_arms(nb, f"{ENGINE[engine]} con `--network none`")
+        )
+    out["anatomia.red"] = (
+        f"En la {run_tag(res)} de `{nb}`: "
+        + "; ".join(
+            f"{ENGINE[e]} {common.fmt_value(c['con_red_ms'], 'ms', 0)} con la red por defecto y "
+            f"{common.fmt_value(c['sin_red_ms'], 'ms', 0)} con `--network none`: la red es "
+            f"{share(c['fraccion'], *c['fraccion_ic'])} de su arranque"
+            for e, c in costs.items()
+        )
+        + "."
+        if costs
+        else missing_arms(nb, "`run` con y sin red")
+    )
+    return out

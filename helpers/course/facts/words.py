@@ -1,0 +1,45 @@
+"""How the kit's facts are written: the notices when a run or an arm is missing, and the few number
+formats the sentences share (all through view.common)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...view import common
+
+ENGINE = {"docker": "Docker", "podman": "Podman"}
+
+Facts = dict[str, str]
+
+
+def em(text: str) -> str:
+    return f"*({text})*"
+
+
+def no_run(notebook: str) -> str:
+    return em(
+        f"todavía no hay ninguna corrida de `{notebook}` en esta máquina: ejecuta el cuaderno o "
+        "`make course` y vuelve a generar esta página; aquí no se inventa ninguna cifra"
+    )
+
+
+def missing_arms(notebook: str, what: str) -> str:
+    return em(f"la última corrida de `{notebook}` no midió {what}, así que no hay cifra que dar")
+
+
+def ms(values: np.ndarray) -> str:
+    return common.fmt_value(float(np.median(values)), "ms", common.significant(float(np.median(values))))
+
+
+def share(value: float, lo: float, hi: float) -> str:
+    return common.fmt_value_interval(value * 100, lo * 100, hi * 100, "%").replace("+", "")
+
+
+def about(count: float) -> str:
+    """A count nobody should read to the unit: two significant figures («1 600», «29 000»)."""
+    digits = max(len(str(int(count))) - 2, 0)
+    return common.num(round(count, -digits))
+
+
+def run_tag(res) -> str:
+    return f"corrida `{res.meta.get('run_id', res.run_dir.name)}`"
