@@ -112,9 +112,9 @@ class Question:
 
 QUESTIONS = (
     Question("podman_mas_rapido", "LAUNCH", "arranque", ("podman_mas_rapido", "podman_2x")),
-    Question("donde_va_launch", "LAUNCH", "anatomia", ("api_daemon", "red_grande", "runtime_pequeno")),
+    Question("donde_va_launch", "LAUNCH", "anatomia", ("red_grande", "runtime_pequeno", "pool")),
     Question(
-        "costo_running", "RUNNING", "ejecucion", ("archivos_pequenos", "hash_0", "sort_6_8", "overlay_20")
+        "costo_running", "RUNNING", "ejecucion", ("archivos_pequenos", "copia_capa", "hash_0", "sort_6_8")
     ),
     Question("capacidad", "CAPACITY", "escala", ("daemon_fijo", "cgroup_4x", "cruce_102")),
 )

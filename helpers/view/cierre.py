@@ -128,8 +128,8 @@ QUESTION_TEXT = {
 
 
 ANSWER = {  # the answer to a question, from the verdict of the claim that decides it
-    vd.SE_CONFIRMA: "sí, como dice la fuente.",
-    vd.NO_SE_SOSTIENE: "no, al contrario de lo que dice la fuente.",
+    vd.SE_CONFIRMA: "sí: la afirmación principal se confirma.",
+    vd.NO_SE_SOSTIENE: "no: la afirmación principal no se sostiene.",
     vd.NO_CONCLUYENTE: "tus datos todavía no lo deciden (el intervalo es ancho: más repeticiones).",
     vd.INESTABLE: "la medición salió inestable: repite ese cuaderno.",
     vd.SIN_DATOS: "aún no hay datos suficientes para responder.",

@@ -200,7 +200,7 @@ def _markdown(shown) -> str:
     return "\n".join(getattr(o, "data", "") or "" for o in shown if isinstance(getattr(o, "data", None), str))
 
 
-@pytest.mark.parametrize("podman, answer", [(150.0, "sí, como dice"), (450.0, "no, al contrario")])
+@pytest.mark.parametrize("podman, answer", [(150.0, "sí: la afirmación"), (450.0, "no: la afirmación")])
 def test_each_question_is_answered_from_the_notebook_that_decides_it(root, monkeypatch, podman, answer):
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
@@ -279,3 +279,10 @@ def test_the_bottom_line_is_recomputed_from_the_students_data(monkeypatch, pct, 
     assert words in _markdown(shown)
     shown.clear()
     assert vista.balance(None).running is None and "cuaderno 03" in _markdown(shown)
+
+
+def test_every_question_reads_claims_its_notebook_declares():
+    for q in cierre.QUESTIONS:
+        declared = {s.key for s in experiments.get(q.experiment).SAID}
+        assert set(q.claims) <= declared, (q.key, set(q.claims) - declared)
+        assert q.experiment in cierre.READS and q.cost in cierre.COSTS
