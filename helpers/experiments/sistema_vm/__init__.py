@@ -19,7 +19,7 @@ from __future__ import annotations
 from ... import vm
 from . import disk_io
 from .analysis import arm_values, closing_rows, compare, gzip_ratio, ratio, summarize, vm_variant  # noqa: F401
-from .claims import SAID, claims  # noqa: F401
+from .claims import DEFERRED_TO_CLASS, SAID, claims  # noqa: F401
 from .instances import ContainerInstance, VMCommand, VMInstance  # noqa: F401
 from .kinds import (  # noqa: F401
     ANTES,
