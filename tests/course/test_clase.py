@@ -492,7 +492,15 @@ def sistema_vm_rows(vm: str, vm_ms: float, system_ms: float = 100.0, reps: int =
         for rep in range(1, reps + 1)
         for row in (
             ("qemu", "", vm, rep, "arranque_listo", vm_ms * (1 + 0.01 * (rep % 3)), "ms"),
-            ("lxc", "", "sistema", rep, "arranque_listo", system_ms * (1 + 0.01 * (rep % 2)), "ms"),
+            (
+                "podman",
+                "",
+                "sistema_systemd",
+                rep,
+                "arranque_listo",
+                system_ms * (1 + 0.01 * (rep % 2)),
+                "ms",
+            ),
         )
     ]
 
@@ -501,9 +509,10 @@ def test_kvm_verdicts_are_judged_on_the_machines_with_kvm(tmp_path):
     from helpers.clase import deferred
 
     root = tmp_path / "kvm"
-    write_run(root / "con-kvm", "sistema_vm", sistema_vm_rows("vm_kvm", 1000.0), host="con-kvm")
-    write_run(root / "emulada", "sistema_vm", sistema_vm_rows("vm_emulada", 30_000.0), host="emulada")
-    verdict = deferred.kvm(clase.recolectar(root))["arranque_10x"]
+    # 08 judges «10×» with systemd on both sides (a busybox microVM is not the post's Ubuntu VM)
+    write_run(root / "con-kvm", "sistema_vm", sistema_vm_rows("vm_systemd_kvm", 1000.0), host="con-kvm")
+    write_run(root / "emulada", "sistema_vm", sistema_vm_rows("vm_systemd_emulada", 30_000.0), host="emulada")
+    verdict = deferred.kvm(clase.recolectar(root))["arranque_10x_systemd"]
     assert set(verdict.per_machine) == {"con-kvm"}  # an emulated VM decides no speed
     assert verdict.per_machine["con-kvm"].value == pytest.approx(10, rel=0.05)
     assert verdict.status == vd.SE_CONFIRMA and verdict.missing == ["emulada"]
