@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from .capacity import from_anidamiento, from_escala, from_sistema_vm
 from .launch import from_anatomia, from_arranque
-from .running import from_ejecucion
+from .running import bottom_line, from_ejecucion
 from .words import ENGINE, Facts, about, em, missing_arms, ms, no_run, run_tag, share  # noqa: F401
 
 # This package reads other experiments' runs through experiments.read_run, like any experiment does.
@@ -83,6 +83,9 @@ def kit_facts(root=None) -> Facts:
                 no_run(notebook) if res is None or res.df.empty else missing_arms(notebook, "esto")
             )
     out.update(_without_root())
+    out["cierre.cuenta"] = bottom_line(
+        experiments.read_run(me, "arranque", root), experiments.read_run(me, "ejecucion", root)
+    )
     return out
 
 
