@@ -39,7 +39,12 @@ def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
     ):
         assert heading in text
     assert "la semilla" not in text.lower()
-    for concluded in ("ninguna capa la encarece", "25-30 %", "lo decide el cuaderno"):
+    for concluded in (
+        "ninguna capa la encarece",
+        "25-30 %",
+        "lo decide el cuaderno",
+        "no cuesta nada medible",
+    ):
         assert concluded not in text  # prose written before the run asks; it never concludes
     scope: dict = {}
     exec(params[0].source, scope)  # plain literals only
