@@ -15,6 +15,7 @@ from . import lxd
 from .registry import get_engine
 
 INNER_ENGINES = ("docker", "podman")
+WORKER = "curso-trabajo"  # the inner container the workloads run in (it goes with the instance)
 
 
 def inner_ready(name: str, engine: str, timeout: float = 60) -> None:
@@ -51,5 +52,22 @@ def inner_run_command(
 ) -> list[str]:
     """What a student types inside the system container: `ENGINE run --rm --network none` (no network,
     like on the host arm), with read-only bind mounts of the instance's own paths (`volumes`)."""
-    mounts = [arg for path in volumes for arg in ("-v", f"{path}:{path}:ro")]
-    return [engine, "run", "--rm", "--network", "none", *mounts, image, *command]
+    return [engine, "run", "--rm", "--network", "none", *_mounts(volumes), image, *command]
+
+
+def _mounts(volumes: Sequence[str]) -> list[str]:
+    return [arg for path in volumes for arg in ("-v", f"{path}:{path}:ro")]
+
+
+def start_worker(name: str, engine: str, image: str, *, volumes: Sequence[str] = ()) -> str:
+    """A container the inner engine keeps running (no network, `volumes` read-only), for workloads run
+    by `exec` into it, as in the other kinds. Deleting the instance removes it with everything inside."""
+    worker = f"{WORKER}-{engine}"
+    argv = [engine, "run", "-d", "--name", worker, "--network", "none", *_mounts(volumes), image]
+    lxd.check(lxd.execute(name, [*argv, "sleep", "100000000"], timeout=120), f"{engine} run -d")
+    return worker
+
+
+def worker_exec(engine: str, worker: str, command: Sequence[str]) -> list[str]:
+    """`ENGINE exec WORKER COMMAND…`, to run inside the instance (lxd.exec_argv)."""
+    return [engine, "exec", worker, *command]

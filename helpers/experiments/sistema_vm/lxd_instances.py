@@ -96,14 +96,19 @@ class LXDInstance:
         """`ENGINE run --rm --network none IMAGE echo ok` typed inside, timed inside by cronometro."""
         return self._cronometro(["/sonda/cronometro", *lxd_nested.inner_run_command(engine, image)])
 
-    def timed_inner_gzip(self, engine: str, image: str) -> float:
-        """gzip in a container the inner engine runs (its launch not timed: cronometro runs inside it)."""
-        inner = ["/sonda/cronometro", "sh", "-c", GZIP_SCRIPT]
-        return self._cronometro(lxd_nested.inner_run_command(engine, image, inner, volumes=SHARED))
+    def start_worker(self, engine: str, image: str) -> str:
+        """A container of the inner engine, kept running for the workloads (probes, data and fio mounted)."""
+        volumes = (*SHARED, disk_io.FIO_DIR) if disk_io.available() else SHARED
+        return lxd_nested.start_worker(self.name, engine, image, volumes=volumes)
 
-    def timed_inner_fio(self, engine: str, image: str) -> float:
-        """fio in a container the inner engine runs, on that container's own root file system."""
-        argv = lxd_nested.inner_run_command(engine, image, disk_io.command(), volumes=(disk_io.FIO_DIR,))
+    def timed_inner_gzip(self, engine: str, worker: str) -> float:
+        """gzip in the inner engine's container, by `exec`, timed inside it by cronometro."""
+        inner = ["/sonda/cronometro", "sh", "-c", GZIP_SCRIPT]
+        return self._cronometro(lxd_nested.worker_exec(engine, worker, inner))
+
+    def timed_inner_fio(self, engine: str, worker: str) -> float:
+        """fio in the inner engine's container, on that container's own root file system."""
+        argv = lxd_nested.worker_exec(engine, worker, disk_io.command())
         return disk_io.run_checked(lxd.exec_argv(self.name, argv), lxd.proxy_env())
 
     def stop(self) -> None:

@@ -1,7 +1,7 @@
 """Scenario 3 of the post: an engine nested in an unprivileged system container (LXD, security.nesting,
 no --privileged), prepared once per run, then measured in two ways:
-- the workloads (gzip, fio) in a container the inner engine runs, in the same rounds as every other
-  kind (phases.workloads);
+- the workloads (gzip, fio) by `exec` in a container the inner engine keeps running, in the same
+  rounds as every other kind (phases.workloads);
 - `ENGINE run --rm --network none IMAGE echo ok` inside against the same engine on the host,
   interleaved (run_rounds).
 The instance lives on the `dir` pool: its storage is ext4 like the host engine's overlay2, so the I/O
@@ -28,10 +28,15 @@ class Nested:
     instance: LXDInstance
     images: dict[str, str] = field(default_factory=dict)  # engine -> inner reference
     host_images: dict[str, str] = field(default_factory=dict)  # engine -> the host engine's reference
+    workers: dict[str, str] = field(default_factory=dict)  # engine -> its running container (workloads)
 
     def workload_engine(self, preferred: str) -> str | None:
-        """The inner engine for gzip and fio: the one the application container uses, if it answers."""
-        return preferred if preferred in self.images else next(iter(self.images), None)
+        """The inner engine for gzip and fio (the one the application container uses, if it answers),
+        with its container started (not timed); None if there is none."""
+        engine = preferred if preferred in self.images else next(iter(self.images), None)
+        if engine is not None and engine not in self.workers:
+            self.workers[engine] = self.instance.start_worker(engine, self.images[engine])
+        return engine
 
 
 def prepare(ctx: RunContext, make, arm, log: Log) -> Nested | None:

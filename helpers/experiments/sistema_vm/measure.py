@@ -202,7 +202,12 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         running = phases.memory(ctx, cfg, arms, make, progress, log)
         nested_arm = next((a for a in arms if a.kind == NESTED), None)
         nested = lxd_nested.prepare(ctx, make, nested_arm, log) if nested_arm else None
-        engine = nested.workload_engine(cfg.motor) if nested else None
+        engine = None
+        if nested is not None:
+            try:
+                engine = nested.workload_engine(cfg.motor)
+            except Exception as exc:  # noqa: BLE001 - the nested run comparison can still go on
+                ctx.skip_arm("gzip y fio en el motor anidado", f"su contenedor no arrancó: {exc}")
         phases.workloads(ctx, cfg, guest, running, nested, engine, progress, log)
         if nested is not None:
             lxd_nested.run_rounds(ctx, cfg, nested, progress, log)

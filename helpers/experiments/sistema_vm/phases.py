@@ -164,9 +164,9 @@ def workloads(
             _, code, stderr = measure.spawn_and_wait(bare_gzip, keep_stderr=True)
             gzip_ms, iops = cronometro_ms(stderr, code), (lambda: disk_io.run_checked(bare_fio))
         elif arm.variant == NESTED:
-            image = nested.images[arm.engine]
-            gzip_ms = nested.instance.timed_inner_gzip(arm.engine, image)
-            iops = lambda: nested.instance.timed_inner_fio(arm.engine, image)  # noqa: E731
+            worker = nested.workers[arm.engine]
+            gzip_ms = nested.instance.timed_inner_gzip(arm.engine, worker)
+            iops = lambda: nested.instance.timed_inner_fio(arm.engine, worker)  # noqa: E731
         else:
             gzip_ms, iops = first[arm.variant].timed_gzip(), first[arm.variant].timed_fio
         return [(GZIP, round(gzip_ms, 3), "ms")] + ([(FIO, round(iops(), 1), "IOPS")] if fio else [])
