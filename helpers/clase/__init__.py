@@ -26,7 +26,7 @@ This package never imports matplotlib or ipywidgets (see helpers.view.clase).
     cli          python -m helpers.clase empaquetar | demo
 """
 
-from . import compare
+from . import compare, runs
 from .collect import recolectar
 from .compare import (
     EMULATED_VERDICT,
@@ -60,6 +60,7 @@ __all__ = [
     "carpeta_de_clase",
     "comparable",
     "compare",
+    "runs",
     "demo",
     "empaquetar",
     "medianas",

@@ -15,6 +15,25 @@ PAIR_KEY = ["experiment", "metric", "role", "variant"]
 MANIFEST = "entrega.json"  # the hand-in's manifest, at the top of a student's zip
 
 
+STATUS_WORDS = {  # a run's status as the instructor reads it
+    results.STATUS_INTERRUPTED: "interrumpida",
+    results.STATUS_FAILED: "fallida",
+    results.STATUS_PARTIAL: "le faltó un motor",
+    results.STATUS_RUNNING: "sin terminar",
+}
+
+
+def notebook_of(experiment: str) -> str:
+    """An experiment as the instructor knows it: its notebook («01_arranque»), or its name if this
+    version of the course does not know it."""
+    from .. import experiments
+
+    try:
+        return experiments.get(experiment).NOTEBOOK
+    except KeyError:
+        return experiment
+
+
 @dataclass
 class Skipped:
     what: str
@@ -85,8 +104,10 @@ class ClassRuns:
             ]
             if versions and not row["motores"]:
                 row["motores"] = ", ".join(versions)
-            mark = "" if not c.partial else f" (parcial: {c.status})"
-            row["experimentos"] = ", ".join(filter(None, [row["experimentos"], c.experiment + mark]))
+            mark = "" if not c.partial else f" (parcial: {STATUS_WORDS.get(c.status, c.status)})"
+            row["experimentos"] = ", ".join(
+                filter(None, [row["experimentos"], notebook_of(c.experiment) + mark])
+            )
         return pd.DataFrame(list(rows.values()))
 
     def skipped_frame(self) -> pd.DataFrame:

@@ -104,7 +104,7 @@ def encabezado(clase: cl.ClassRuns) -> None:
     n = len({c.machine for c in clase.runs})
     markdown(
         f"Carpeta: `{clase.folder}`. Se leyeron **{len(clase.runs)} corridas** de **{n} máquinas** "
-        f"({', '.join(clase.experiments) or 'ningún experimento'}); se omitieron {len(clase.skipped)} "
+        f"({', '.join(cl.runs.notebook_of(e) for e in clase.experiments) or 'ningún experimento'}); se omitieron {len(clase.skipped)} "
         "elementos (ver la tabla de omitidos)."
     )
 

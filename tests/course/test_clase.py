@@ -163,6 +163,8 @@ def test_partial_run_is_used_and_marked(class_folder):
     run = next(r for r in c.runs if r.machine == "alumno-c")
     assert run.partial and len(run.df) == 8
     assert "parcial" in c.machines().set_index("máquina").loc["alumno-c", "experimentos"]
+    assert "01_arranque" in c.machines().set_index("máquina").loc["alumno-c", "experimentos"]
+    assert "interrupted" not in c.machines().to_string()  # the status in Spanish
     assert c.data.query("machine == 'alumno-c'")["parcial"].all()
 
 
