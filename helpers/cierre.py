@@ -177,31 +177,35 @@ WORK_MINUTES = 120  # «2 h de trabajo…»
 CHAPTER_LIMIT_MINUTES = 10  # «…→ < 10 min de sobrecarga»
 
 
+CONTAINERS = ("docker", "podman")
+
+
 @dataclass
 class BottomLine:
-    """The overhead of WORK_MINUTES of work in a container, from the student's own figures: the
-    largest RUNNING overhead (%) with its IC, plus one launch (ms). minutes/low/high in minutes; NaN
-    where a figure is missing; running/launch the closing rows used."""
+    """The overhead of WORK_MINUTES of work in a container, from the student's own closing rows: one row
+    per RUNNING overhead (%) measured in a container (`loads`: the closing columns plus minutos,
+    minutos_bajo, minutos_alto: WORK_MINUTES × the overhead, plus one launch), and the launch used
+    (the slowest container launch in ms, exec excluded: exec is not the launch paid once)."""
 
-    minutes: float
-    low: float
-    high: float
-    running: dict | None
+    loads: pd.DataFrame
     launch: dict | None
 
+    @property
+    def measured(self) -> bool:
+        return not self.loads.empty
 
-def bottom_line(rows: pd.DataFrame) -> BottomLine:
+
+def bottom_line(rows: pd.DataFrame | None) -> BottomLine:
     """Recompute «2 h de trabajo → < 10 min de sobrecarga» from closing rows (helpers.cierre.COLUMNS)."""
-    nan = float("nan")
+    extra = ["minutos", "minutos_bajo", "minutos_alto"]
     if rows is None or rows.empty:
-        return BottomLine(nan, nan, nan, None, None)
+        return BottomLine(pd.DataFrame(columns=[*CLOSING_COLUMNS, *extra]), None)
     cost = rows.apply(cost_of, axis=1)
-    running = rows[(cost == "RUNNING") & (rows["unidad"] == "%") & (rows["entorno"] != "bare")]
-    launch = rows[(cost == "LAUNCH") & (rows["unidad"] == "ms") & ~rows["concepto"].str.contains("exec")]
-    run_row = running.loc[running["valor"].idxmax()].to_dict() if not running.empty else None
+    in_container = rows["entorno"].isin(CONTAINERS)
+    running = rows[(cost == "RUNNING") & (rows["unidad"] == "%") & in_container].copy()
+    launch = rows[(cost == "LAUNCH") & (rows["unidad"] == "ms") & in_container]
     launch_row = launch.loc[launch["valor"].idxmax()].to_dict() if not launch.empty else None
-    if run_row is None:
-        return BottomLine(nan, nan, nan, None, launch_row)
     once = (launch_row["valor"] / 60_000) if launch_row else 0.0
-    parts = [WORK_MINUTES * run_row[k] / 100 + once for k in ("valor", "ic_bajo", "ic_alto")]
-    return BottomLine(*parts, run_row, launch_row)
+    for col, src in zip(extra, ("valor", "ic_bajo", "ic_alto")):
+        running[col] = WORK_MINUTES * running[src].astype(float) / 100 + once
+    return BottomLine(running.sort_values("minutos").reset_index(drop=True), launch_row)

@@ -192,37 +192,59 @@ def resumen(root=None) -> pd.DataFrame:
     return data
 
 
+def _against_limit(low: float, high: float) -> str:
+    """Where a figure with its interval sits against the chapter's limit (the same three outcomes as a
+    verdict: all below, all above, or neither; no interval decides nothing)."""
+    limit = cierre.CHAPTER_LIMIT_MINUTES
+    if math.isnan(low) or math.isnan(high):
+        return "sin IC"
+    return "por debajo" if high < limit else "por encima" if low > limit else "sin decidir"
+
+
 def balance(rows: pd.DataFrame | None) -> cierre.BottomLine:
     """The chapter's bottom line («2 h de trabajo → menos de 10 min de sobrecarga») recomputed from the
-    student's closing rows, as a sentence that follows the figure."""
+    student's closing rows: one figure per kind of work measured in a container, as sentences that
+    follow the figures."""
     line = cierre.bottom_line(rows)
-    if line.running is None:
+    hours, limit = cierre.WORK_MINUTES // 60, cierre.CHAPTER_LIMIT_MINUTES
+    said = f"«{hours} h de trabajo → menos de {limit} min de sobrecarga»"
+    if not line.measured:
         markdown(
-            "_Para rehacer la cuenta del capítulo («2 h de trabajo → menos de 10 min de sobrecarga») hace "
-            "falta una sobrecarga RUNNING medida: ejecuta el cuaderno 03 y vuelve aquí._"
+            f"_Para rehacer la cuenta del capítulo ({said}) hace falta una sobrecarga RUNNING medida en un "
+            "contenedor: ejecuta el cuaderno 03 y vuelve aquí._"
         )
         return line
-    run = line.running
+    where = [_against_limit(lo, hi) for lo, hi in zip(line.loads["minutos_bajo"], line.loads["minutos_alto"])]
+    items = [
+        f"- {r['concepto'].replace('`', '')}, {ENTORNO.get(r['entorno'], r['entorno'])}: "
+        f"{valor(r['valor'], '%')} → **{fmt(r['minutos'], 1, 'min')}**"
+        + (
+            f" {fmt_interval(r['minutos_bajo'], r['minutos_alto'], 1, 'min')}"
+            if not math.isnan(r["minutos_bajo"])
+            else ""
+        )
+        + f" ({w})"
+        for (_, r), w in zip(line.loads.iterrows(), where)
+    ]
     launch = line.launch
-    span = fmt_interval(line.low, line.high, 1, "min") if not math.isnan(line.low) else "sin IC"
-    within = (
-        "queda por debajo de"
-        if line.high < cierre.CHAPTER_LIMIT_MINUTES
-        else "supera"
-        if line.low > cierre.CHAPTER_LIMIT_MINUTES
-        else "no se distingue de"
+    once = f", más un arranque de {valor(launch['valor'], 'ms')}" if launch else ""
+    counts = {w: where.count(w) for w in ("por debajo", "por encima", "sin decidir", "sin IC")}
+    tally = "; ".join(
+        f"{label} de {limit} min: {counts[w]}"
+        for w, label in (
+            ("por debajo", "con todo su intervalo por debajo"),
+            ("por encima", "con todo su intervalo por encima"),
+            ("sin decidir", "con el intervalo a los dos lados"),
+        )
     )
-    text = (
-        f"**Con tus datos, {cierre.WORK_MINUTES // 60} h de trabajo dentro de un contenedor cuestan "
-        f"{fmt(line.minutes, 1, 'min')} de más** ({span}): la mayor sobrecarga RUNNING que mediste, "
-        f"{run['concepto'].replace('`', '')} en {ENTORNO.get(run['entorno'], run['entorno'])} "
-        f"({valor(run['valor'], '%')} {intervalo(run['ic_bajo'], run['ic_alto'], run['valor'], '%')})"
+    if counts["sin IC"]:
+        tally += f"; sin IC 95 % (menos de {vd.MIN_N} repeticiones): {counts['sin IC']}"
+    markdown(
+        f"El capítulo cerraba con {said}. **Con tus datos, {hours} h de trabajo dentro de un contenedor "
+        f"cuestan de más entre {fmt(line.loads['minutos'].min(), 1, 'min')} y "
+        f"{fmt(line.loads['minutos'].max(), 1, 'min')}, según la carga**{once}. Cada carga que mediste, "
+        f"de la más barata a la más cara (sobrecarga → minutos de más en {hours} h):\n\n"
+        + "\n".join(items)
+        + f"\n\nCargas {tally}."
     )
-    if launch:
-        text += f", más un arranque ({valor(launch['valor'], 'ms')})"
-    text += (
-        f". Esa cuenta {within} los {cierre.CHAPTER_LIMIT_MINUTES} min que daba el capítulo "
-        f"(«{cierre.WORK_MINUTES // 60} h de trabajo → menos de {cierre.CHAPTER_LIMIT_MINUTES} min de sobrecarga»)."
-    )
-    markdown(text)
     return line

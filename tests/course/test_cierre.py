@@ -264,21 +264,40 @@ def _closing(overhead_pct: float, low: float, high: float, launch_ms: float = 30
 @pytest.mark.parametrize(
     "pct, low, high, words",
     [
-        (2.0, 1.0, 3.0, "queda por debajo de"),
-        (20.0, 15.0, 25.0, "supera"),
-        (8.0, 2.0, 14.0, "no se distingue"),
+        (2.0, 1.0, 3.0, "con todo su intervalo por debajo de 10 min: 1"),
+        (20.0, 15.0, 25.0, "con todo su intervalo por encima de 10 min: 1"),
+        (8.0, 2.0, 14.0, "con el intervalo a los dos lados de 10 min: 1"),
     ],
 )
 def test_the_bottom_line_is_recomputed_from_the_students_data(monkeypatch, pct, low, high, words):
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
     line = vista.balance(_closing(pct, low, high))
-    assert line.minutes == pytest.approx(120 * pct / 100 + 300 / 60_000)
-    assert line.low < line.minutes < line.high
+    load = line.loads.iloc[0]
+    assert len(line.loads) == 1 and load["minutos"] == pytest.approx(120 * pct / 100 + 300 / 60_000)
+    assert load["minutos_bajo"] < load["minutos"] < load["minutos_alto"]
     assert line.launch["concepto"] == "arranque de echo"  # exec is not the launch that is paid once
     assert words in _markdown(shown)
     shown.clear()
-    assert vista.balance(None).running is None and "cuaderno 03" in _markdown(shown)
+    assert not vista.balance(None).measured and "cuaderno 03" in _markdown(shown)
+
+
+def test_the_bottom_line_leaves_out_what_is_not_a_container_and_says_when_there_is_no_interval(monkeypatch):
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    rows = pd.concat(
+        [
+            _closing(2.0, float("nan"), float("nan")),
+            pd.DataFrame(
+                [("arranque hasta listo: VM", "LAUNCH", "vm_emulada", 3600.0, 3500.0, 3700.0, "ms")],
+                columns=CLOSING_COLUMNS,
+            ),
+        ],
+        ignore_index=True,
+    )
+    line = vista.balance(rows)
+    assert line.launch["valor"] == 300.0  # a VM's boot is not a container's launch
+    assert "sin IC 95 %" in _markdown(shown)
 
 
 def test_every_question_reads_claims_its_notebook_declares():
