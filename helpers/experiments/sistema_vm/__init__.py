@@ -5,7 +5,10 @@ Three kinds of instance, each ready when its init (or its command) prints the re
 - sistema: a system container: PID 1 is busybox init, whose /etc/inittab line prints the marker;
 - vm: a QEMU guest (helpers.vm) whose busybox init runs that same inittab line; KVM only if a probe
   boots a guest with it, else TCG (variant `vm_emulada`, labelled «emulada» wherever it appears).
-Containers run with no network, like the VM (which has no network card).
+And, where LXD or Incus is set up (helpers.engines.lxd), the post's real scenarios: sistema_lxd, an
+unprivileged system container with systemd on the `dir` pool (sistema_lxd_cow: the same on the
+copy-on-write pool, for provisioning and disk); anidado_lxd, Docker and Podman nested inside one.
+Nothing has a network device, like the VM (which has no network card).
 
 kinds.py: kinds, variants, labels, metrics, Arm; measure.py: Config, plan() and run(); phases.py:
 provisioning, memory, workloads; instances.py: the containers and the VM behind one interface;
