@@ -23,6 +23,7 @@ from .common import (
     markdown,
     num,
     show,
+    significant,
     table,
     verdict_words,
 )
@@ -248,8 +249,8 @@ def _panel(ax, d: pd.DataFrame, ref: pd.DataFrame | None, log: bool) -> None:
 
 
 def _fmt_table(df: pd.DataFrame, caption: str):
-    def two_digits(v):
-        return num(v, 2) if pd.notna(v) else "—"
+    def two_digits(v):  # three significant figures: «233», «1.27», «0.121»
+        return num(v, significant(v)) if pd.notna(v) else "—"
 
     df = _spanish(df)
     numeric = {c: two_digits for c in df.columns if pd.api.types.is_float_dtype(df[c])}
