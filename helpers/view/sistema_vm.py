@@ -13,8 +13,22 @@ import pandas as pd
 from .. import reference, stats
 from ..engines import DISPLAY
 from ..experiments import sistema_vm as exp
+from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
-from .common import claims_list, fmt, fmt_interval, fmt_ratio, markdown, needs_result, show, table
+from .common import (
+    claims_list,
+    fmt,
+    fmt_interval,
+    fmt_pct,
+    fmt_ratio,
+    fmt_value,
+    fmt_value_interval,
+    markdown,
+    needs_result,
+    show,
+    table,
+)
+from .numbers import decimals_for, significant
 
 METRIC_LABEL = {
     exp.ARRANQUE: "arranque hasta «listo»",
@@ -26,7 +40,7 @@ METRIC_LABEL = {
     exp.DURANTE: "memoria con el bloque tocado",
     exp.DESPUES: "memoria después de liberarlo",
     exp.RETENIDA: "memoria liberada que el host no recupera",
-    exp.GZIP: "gzip de 8 MB (solo el trabajo)",
+    exp.GZIP: "gzip de 8 MiB (solo el trabajo)",
     exp.FIO: "fio: lecturas y escrituras de 4 KiB al azar, E/S directa (IOPS)",
     exp.DISCO_ESCRITO: "disco que escribió el contenedor de sistema con motor (imágenes, capas, registros)",
     "lxd_crear": "LXD: crear (en «dir», copia y cambio de dueños; en btrfs, una instantánea)",
@@ -64,7 +78,8 @@ COLOR = {
     "vm_systemd_kvm": "#937860",
     "vm_systemd_emulada": "#DA8BC3",
 }
-DIGITS = {"ms": 1, "MB": 2, "%": 1, "IOPS": 0}
+# A reference figure in the post's decimal MB, shown in the MiB of every figure measured here
+MB_IN_MIB = 1e6 / 2**20
 
 
 def _etiqueta(variant: str) -> str:
@@ -106,7 +121,7 @@ def tabla(resultado: Resultado) -> None:
     s = s[s["metrica"] != "memoria_rss_instancia"]
     rows = []
     for _, r in s.iterrows():
-        digits = DIGITS.get(r["unidad"], 2)
+        digits = _digits(r["mediana"], r["ic_bajo"], r["ic_alto"])
         ratio = (
             fmt_ratio(r.get("x_bare", math.nan), r.get("x_bare_bajo"), r.get("x_bare_alto"))
             if r["metrica"] == exp.GZIP and r["tipo"] != exp.BASELINE[1]
@@ -118,15 +133,20 @@ def tabla(resultado: Resultado) -> None:
                 "Instancia": _etiqueta(r["tipo"])
                 + (f" ({r['motor']})" if r["metrica"] == "run_motor" else ""),
                 "n": int(r["n"]),
-                "Mediana": fmt(r["mediana"], digits, r["unidad"])
+                "Mediana [IC 95 %]": fmt_value_interval(r["mediana"], r["ic_bajo"], r["ic_alto"], r["unidad"])
                 + (" (inestable)" if r["inestable"] else ""),
                 "IQR": fmt_interval(r["q1"], r["q3"], digits),
-                "IC 95 %": fmt_interval(r["ic_bajo"], r["ic_alto"], digits),
                 "× bare metal [IC 95 %]": ratio,
             }
         )
     out = pd.DataFrame(rows)
-    show(table(out, "Contenedores y VM: medianas (IQR con cuantiles lineales; IC 95 % por bootstrap)"))
+    show(table(out, "Contenedores y VM: medianas con su IC 95 % (sin distribución supuesta) e IQR"))
+
+
+def _digits(value: float, low: float, high: float) -> int:
+    """Decimals that match the interval (or 3 significant digits without one): no false precision."""
+    digits = decimals_for(low, high)
+    return significant(value) if digits is None else digits
 
 
 def _strip(ax, df: pd.DataFrame, metric: str, xlabel: str, log: bool = False) -> None:
@@ -170,12 +190,12 @@ def grafico_memoria(resultado: Resultado) -> None:
     idle = [float(df[(df["metric"] == exp.PSS) & (df["variant"] == v)]["value"].median()) for v in variants]
     left.barh(range(len(variants)), idle, color=[COLOR.get(v, "gray") for v in variants])
     left.set_yticks(range(len(variants)), [_etiqueta(v) for v in variants], fontsize=12)
-    left.set_xlabel("MB por instancia en reposo (PSS de todos sus procesos)", fontsize=12)
+    left.set_xlabel("MiB por instancia en reposo (PSS de todos sus procesos)", fontsize=12)
     left.set_title("En reposo", fontsize=13)
     if idle and max(idle) > 0:
         left.set_xlim(0, max(idle) * 1.3)  # room for the value labels
     for i, value in enumerate(idle):
-        left.text(value, i, f" {fmt(value, 1)} MB", va="center", fontsize=11)
+        left.text(value, i, " " + fmt_value(value, "MB", significant(value)), va="center", fontsize=11)
     phases = [(exp.ANTES, "antes"), (exp.DURANTE, "tocado"), (exp.DESPUES, "liberado")]
     width = 0.25
     for j, (metric, label) in enumerate(phases):
@@ -190,7 +210,7 @@ def grafico_memoria(resultado: Resultado) -> None:
             color=["#BBBBBB", "#4C4C4C", "#8C8C8C"][j],
         )
     right.set_xticks(range(len(variants)), [textwrap.fill(_etiqueta(v), 14) for v in variants], fontsize=11)
-    right.set_ylabel("MB que el host tiene asignados\n(cgroup: anónima; VM: RSS de QEMU)", fontsize=11)
+    right.set_ylabel("MiB que el host tiene asignados\n(cgroup: anónima; VM: RSS de QEMU)", fontsize=11)
     right.set_title("Tocar y liberar un bloque dentro de la instancia", fontsize=13)
     right.legend(fontsize=11)
     fig.tight_layout()
@@ -278,26 +298,112 @@ def anidado(resultado: Resultado) -> None:
 
 @needs_result
 def comparacion(resultado: Resultado) -> None:
-    """Your figures next to the post's (which it gives in its prose; see SOURCES.md)."""
+    """Your figures next to the post's (which it gives in its prose; see SOURCES.md), each with what the
+    post measured and what this run did."""
     c = exp.compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
     if c.empty:
         markdown("_Esta corrida no tiene con qué compararse._")
         return
     rows = []
     for _, r in c.iterrows():
-        digits = 2 if r["unidad"] in ("x", "MB") else 1
+        unit = r["unidad"]
+        theirs = r["referencia"]
+        source = (
+            f"≈ {fmt_value(theirs * MB_IN_MIB, unit, 0)} ({fmt(theirs, 0)} MB en el artículo)"
+            if unit == "MB"
+            else fmt_value(theirs, unit)
+        )
         rows.append(
             {
                 "Qué": r["concepto"],
-                "Aquí (mediana)": fmt(r["aquí"], digits, r["unidad"]),
-                "IC 95 %": fmt_interval(r["ic_bajo"], r["ic_alto"], digits),
-                "Sysbox (texto del artículo)": fmt(r["referencia"], 0, r["unidad"]),
+                "Aquí [IC 95 %]": fmt_value_interval(r["aquí"], r["ic_bajo"], r["ic_alto"], unit),
+                "Artículo (de su texto)": source,
+                "Qué midió cada uno": r["condicion"],
             }
         )
-    show(table(pd.DataFrame(rows), "Frente a la referencia (las cifras de la fuente se leen de su texto)"))
+    show(table(pd.DataFrame(rows), "Frente al artículo: la misma palabra, a veces otra medida"))
+
+
+@needs_result
+def memoria_y_disco(resultado: Resultado) -> None:
+    """What this run says of freed memory and of the disk each instance adds, generated from its data."""
+    claims = {c.key: c for c in exp.claims(resultado.df, resultado.meta)}
+    lines = [_frase_memoria(resultado.df, claims), _frase_disco(resultado.df)]
+    lines = [line for line in lines if line]
+    markdown("\n\n".join(lines) if lines else "_Esta corrida no midió la memoria ni el disco por instancia._")
+
+
+def _frase_memoria(df: pd.DataFrame, claims: dict) -> str:
+    """Where the freed block went, per kind, from the touch-and-free rows (each instance observed)."""
+    parts = []
+    for key in ("vm_retiene_memoria", "contenedor_devuelve_memoria"):
+        claim = claims.get(key)
+        kept = (claim.detail or {}).get("retenida_pct") if claim else None
+        if not kept:
+            continue
+        variant = claim.detail["tipo"]
+        held = float(np.median(kept))
+        n = len(kept)
+        if claim.status == vd.SE_CONFIRMA:
+            what = (
+                "lo retuvo en cada instancia"
+                if key == "vm_retiene_memoria"
+                else "lo recuperó en cada instancia"
+            )
+        elif claim.status == vd.NO_SE_SOSTIENE:
+            what = (
+                "lo recuperó en cada instancia: esta VM devolvió lo liberado"
+                if key == "vm_retiene_memoria"
+                else "no lo recuperó en ninguna instancia"
+            )
+        else:
+            what = "lo retuvo en unas instancias y en otras no"
+        parts.append(
+            f"En {_etiqueta(variant)}, tras liberar el bloque el host seguía con el {fmt_pct(held, 1, sign=False)} "
+            f"(mediana de {n} {'instancia' if n == 1 else 'instancias'}): {what}."
+        )
+    return " ".join(parts)
+
+
+def _frase_disco(df: pd.DataFrame) -> str:
+    """The disk each new instance added, per kind, with its IC when there are enough rounds."""
+    parts = []
+    for variant in _present(df, exp.DISCO):
+        values = df[(df["metric"] == exp.DISCO) & (df["variant"] == variant)]["value"].astype(float)
+        if values.empty:
+            continue
+        s = stats.summarize(values.to_numpy())
+        figure = (
+            fmt_value_interval(s.median, s.ci_low, s.ci_high, "MB")
+            if s.n >= vd.MIN_N
+            else fmt_value(s.median, "MB", significant(s.median))
+        )
+        parts.append(f"{_etiqueta(variant)}: {figure}")
+    if not parts:
+        return ""
+    return "Disco que añadió cada instancia nueva (mediana): " + "; ".join(parts) + "."
 
 
 @needs_result
 def veredictos(resultado: Resultado) -> None:
-    """The post's claims, judged on this run (one sentence each, from the declared claims)."""
-    claims_list(exp.claims(resultado.df, resultado.meta))
+    """The post's claims, judged on this run (one sentence each, from the declared claims); a run below
+    the minimum of repetitions says plainly that it shows figures without verdicts."""
+    claims = exp.claims(resultado.df, resultado.meta)
+    few = _pocas(claims)
+    if few:
+        markdown(few)
+    claims_list(claims)
+
+
+def _pocas(claims) -> str:
+    """A plain sentence when every claim measured (not observed, not «no comparable») is below MIN_N."""
+    measured = [c for c in claims if c.n > 0 and not (c.detail or {}).get("observado")]
+    if measured and all(c.n < vd.MIN_N for c in measured):
+        n = max(c.n for c in measured)
+        return (
+            f"**Con {n} {'repetición' if n == 1 else 'repeticiones'} esta corrida muestra cifras sin "
+            f"veredictos** (ningún intervalo llega al 95 % con menos de {vd.MIN_N}; solo se dicen los "
+            f"resultados observados, como la memoria devuelta). Para juzgar las demás, vuelve a medir con "
+            f"`REPETICIONES = {vd.MIN_N}` o más."
+        )
+    return ""

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ... import stats
 from ..verdict import Claim, Said, median, missing, not_comparable, outcome, ratio, ref
-from .analysis import arm_values, vm_variant
+from .analysis import arm_values, by_round, vm_variant
 from .kinds import (
     ARRANQUE,
     BASELINE,
@@ -301,12 +301,6 @@ def _present(df: pd.DataFrame | None) -> set:
 
 def _with_kind(said: Said, variant: str) -> Said:
     return said.but(quantity=f"{said.quantity} ({kind_label(variant)})")
-
-
-def by_round(df: pd.DataFrame, metric: str, variant: str) -> pd.Series:
-    """One arm's values as a Series indexed by round (`rep`): arms of the same rounds pair by round."""
-    sel = df[(df["metric"] == metric) & (df["variant"] == variant)]
-    return pd.Series(sel["value"].astype(float).to_numpy(), index=sel["rep"].to_numpy())
 
 
 def _provision(said: Said, df: pd.DataFrame, vm_variant_: str, system_variant: str, init: str) -> Claim:

@@ -4,6 +4,7 @@ views. The tables here are hand-made rows in the run format (what a run would wr
 from __future__ import annotations
 
 import matplotlib
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -262,7 +263,8 @@ def test_reference_file_and_comparison():
     table = exp.compare(_run_df(), {}, ref)
     row = table[table["concepto"].str.startswith("arranque VM")].iloc[0]
     assert "emulada" in row["concepto"] and row["referencia"] == 10
-    assert row["aquí"] == pytest.approx(3410 / 302.5)  # medians of six values
+    per_round = np.array([3300, 3400, 3500, 3450, 3350, 3420]) / np.array([280, 300, 320, 290, 310, 305])
+    assert row["aquí"] == pytest.approx(np.median(per_round))  # paired by round
     disk = table[table["concepto"].str.startswith("disco")].iloc[0]
     assert disk["referencia"] == 650
 
@@ -286,8 +288,11 @@ def test_views_with_a_run(tmp_path, monkeypatch):
     assert table[table["Instancia"].str.contains("VM")]["Instancia"].str.contains("emulada").all()
     for draw in (view.grafico, view.grafico_memoria, view.grafico_gzip):
         assert draw(res) is None
+    assert view.memoria_y_disco(res) is None and "MiB" in shown[-1]
     assert view.comparacion(res) is None
-    assert "650" in shown[-1].data.to_string()
+    text = shown[-1].data.to_string()
+    assert "650 MB en el artículo" in text and "≈ 620 MiB" in text and "en reposo" in text
+    assert view.veredictos(res) is None and "sin veredictos" not in "".join(map(str, shown))
 
 
 def test_views_without_a_run():
@@ -303,3 +308,33 @@ def test_views_without_a_run():
         view.veredictos,
     ):
         assert func(None) is None
+
+
+def test_the_memory_sentence_follows_the_data_both_ways():
+    from helpers.view import sistema_vm as view
+
+    def sentence(vm_kept):
+        df = _run_df(vm_kept=vm_kept)
+        return view._frase_memoria(df, {c.key: c for c in exp.claims(df, {})})
+
+    keeps, gives = sentence((99.0, 100.5, 101.0)), sentence((2.0, 3.0, 1.0))
+    assert "VM emulada (TCG)" in keeps and "lo retuvo en cada instancia" in keeps and "100.5 %" in keeps
+    assert "esta VM devolvió lo liberado" in gives and "lo retuvo" not in gives.split("VM emulada")[1]
+    assert "unas instancias y en otras no" in sentence((99.0, 2.0))
+
+
+def test_the_disk_sentence_is_in_mib_with_the_run_s_figures():
+    from helpers.view import sistema_vm as view
+
+    small, large = view._frase_disco(_run_df()), view._frase_disco(_run_df(vm_disk=(640.0,) * 6))
+    assert "MiB" in small and "MB " not in small and "0.32" in small
+    assert "640" in large and small != large
+
+
+def test_a_run_below_the_minimum_says_it_shows_figures_without_verdicts():
+    from helpers.view import sistema_vm as view
+
+    df = _run_df()
+    few = df[(df["rep"] <= 2) | (df["metric"] == exp.RETENIDA)]
+    assert "sin veredictos" in view._pocas(exp.claims(few, {}))
+    assert view._pocas(exp.claims(df, {})) == ""
