@@ -245,8 +245,9 @@ def write_index(
     )
     kit = (
         f"<h2>Para el profesor</h2><p id='docente'>La guía docente (plan de 90 minutos, qué esperar en "
-        f"cada tipo de máquina, qué decir cuando un resultado contradice al capítulo) y las soluciones de los "
-        f"ejercicios están en <a href='{html.escape(docente)}'>el material del profesor</a>. No se reparte a "
+        f"cada tipo de máquina, qué ve un estudiante sin root, qué decir cuando un resultado contradice al "
+        f"capítulo) y las soluciones de los ejercicios, con las cifras de las últimas corridas de esta "
+        f"máquina, están en <a href='{html.escape(docente)}'>el material del profesor</a>. No se reparte a "
         f"los estudiantes.</p>"
         if docente
         else ""
