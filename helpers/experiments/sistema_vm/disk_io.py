@@ -126,5 +126,5 @@ def provision(log) -> bool:
         shutil.rmtree(BUNDLE, ignore_errors=True)
         shutil.move(work, BUNDLE)
         shutil.move(raw, IMAGE)
-    log(f"[ OK ] fio preparado para las instancias ({BUNDLE}, {IMAGE.stat().st_size / 2**20:.0f} MB).")
+    log(f"[ OK ] fio preparado para las instancias ({BUNDLE}, {IMAGE.stat().st_size / 2**20:.0f} MiB).")
     return True

@@ -49,7 +49,7 @@ class Config(Params):
     instancias: int = param(2, "Instancias en reposo", minimum=1, maximum=8)
     repeticiones: int = param(6, "Repeticiones", minimum=1, maximum=50)
     calentamiento: int = param(1, minimum=0, maximum=5)
-    memoria_mb: int = param(256, "Memoria a tocar (MB)", minimum=16, maximum=1024)
+    memoria_mb: int = param(256, "Memoria a tocar (MiB)", minimum=16, maximum=1024)
     aceleracion: str = param("auto", "Aceleración de la VM", options=("auto", "kvm", "tcg"))
     motor: str = param("docker", "Motor de los contenedores", options=tuple(eng.CONTAINER_ENGINES))
 
@@ -70,8 +70,8 @@ class Config(Params):
         available = psutil.virtual_memory().available / MB
         if need > 0.6 * available:
             raise ParametroInvalido(
-                f"{self.instancias} instancias de cada tipo podrían necesitar hasta {need:.0f} MB y esta "
-                f"máquina tiene {available:.0f} MB disponibles: baja INSTANCIAS o MEMORIA_MB."
+                f"{self.instancias} instancias de cada tipo podrían necesitar hasta {need:.0f} MiB y esta "
+                f"máquina tiene {available:.0f} MiB disponibles: baja INSTANCIAS o MEMORIA_MB."
             )
 
 

@@ -80,7 +80,7 @@ def memory(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress, log:
     (one per kind, busybox and LXD kinds; the others are stopped here)."""
     log(
         f"2/3 Memoria: {cfg.instancias} instancia(s) en reposo por tipo; luego cada una toca y "
-        f"libera {cfg.memoria_mb} MB."
+        f"libera {cfg.memoria_mb} MiB."
     )
     running: dict[Arm, list] = {}
     measured = [a for a in arms if a.kind not in (NESTED, LXD_COW)]
@@ -113,7 +113,7 @@ def memory(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress, log:
         if arm.kind not in VM_KINDS and not basis.startswith("cgroup"):
             log(f"{arm.label}: sin cgroup legible (¿sin root?); su memoria se lee como RSS de sus procesos.")
         for i, instance in enumerate(group, 1):
-            progress(done, total, f"{arm.label}: toca y libera {cfg.memoria_mb} MB ({i}/{cfg.instancias})")
+            progress(done, total, f"{arm.label}: toca y libera {cfg.memoria_mb} MiB ({i}/{cfg.instancias})")
             for metric, value in memory_given_back(instance, cfg.memoria_mb).items():
                 unit = "%" if metric == RETENIDA else "MB"
                 ctx.record(arm, metric, round(float(value), 4), unit, rep=i)
@@ -136,7 +136,7 @@ def workloads(
     shares the noise. Every instance in `running` is stopped at the end."""
     fio = disk_io.available()
     log(
-        "3/3 Trabajo de CPU (gzip del mismo archivo de 8 MB con busybox)"
+        "3/3 Trabajo de CPU (gzip del mismo archivo de 8 MiB con busybox)"
         + (" y de disco (fio, E/S directa, 4 KiB al azar)" if fio else "")
         + ", dentro de cada instancia."
     )
