@@ -316,12 +316,25 @@ def comparacion(resultado: Resultado) -> None:
         rows.append(
             {
                 "Qué": r["concepto"],
-                "Aquí [IC 95 %]": fmt_value_interval(r["aquí"], r["ic_bajo"], r["ic_alto"], unit),
-                "Artículo (de su texto)": source,
+                "Aquí [IC 95 %]": _share(r["aquí"], r["ic_bajo"], r["ic_alto"])
+                if unit == "%"
+                else fmt_value_interval(r["aquí"], r["ic_bajo"], r["ic_alto"], unit),
+                "Artículo (de su texto)": fmt_pct(theirs, 0, sign=False) if unit == "%" else source,
                 "Qué midió cada uno": r["condicion"],
             }
         )
     show(table(pd.DataFrame(rows), "Frente al artículo: la misma palabra, a veces otra medida"))
+
+
+def _share(value: float, low: float, high: float) -> str:
+    """A share of something (a percentage that is not a change): no sign, decimals from its IC."""
+    digits = _digits(value, low, high)
+    text = fmt_pct(value, digits, sign=False)
+    return (
+        text
+        if low != low or high != high
+        else f"{text} [{fmt_pct(low, digits, sign=False)[:-2]}, {fmt_pct(high, digits, sign=False)[:-2]}]"
+    )
 
 
 @needs_result
@@ -359,8 +372,9 @@ def _frase_memoria(df: pd.DataFrame, claims: dict) -> str:
         else:
             what = "lo retuvo en unas instancias y en otras no"
         parts.append(
-            f"En {_etiqueta(variant)}, tras liberar el bloque el host seguía con el {fmt_pct(held, 1, sign=False)} "
-            f"(mediana de {n} {'instancia' if n == 1 else 'instancias'}): {what}."
+            f"{_etiqueta(variant)[:1].upper()}{_etiqueta(variant)[1:]}: tras liberar el bloque, el host seguía "
+            f"con el {fmt_pct(held, 1, sign=False)} (mediana de {n} {'instancia' if n == 1 else 'instancias'}): "
+            f"{what}."
         )
     return " ".join(parts)
 

@@ -292,6 +292,7 @@ def test_views_with_a_run(tmp_path, monkeypatch):
     assert view.comparacion(res) is None
     text = shown[-1].data.to_string()
     assert "650 MB en el artículo" in text and "≈ 620 MiB" in text and "en reposo" in text
+    assert "+100" not in text and "100 %" in text  # a share, not a change: no sign
     assert view.veredictos(res) is None and "sin veredictos" not in "".join(map(str, shown))
 
 
@@ -318,7 +319,7 @@ def test_the_memory_sentence_follows_the_data_both_ways():
         return view._frase_memoria(df, {c.key: c for c in exp.claims(df, {})})
 
     keeps, gives = sentence((99.0, 100.5, 101.0)), sentence((2.0, 3.0, 1.0))
-    assert "VM emulada (TCG)" in keeps and "lo retuvo en cada instancia" in keeps and "100.5 %" in keeps
+    assert "VM emulada (TCG): tras liberar" in keeps and "lo retuvo en cada instancia" in keeps and "100.5 %" in keeps
     assert "esta VM devolvió lo liberado" in gives and "lo retuvo" not in gives.split("VM emulada")[1]
     assert "unas instancias y en otras no" in sentence((99.0, 2.0))
 
