@@ -319,7 +319,11 @@ def test_the_memory_sentence_follows_the_data_both_ways():
         return view._frase_memoria(df, {c.key: c for c in exp.claims(df, {})})
 
     keeps, gives = sentence((99.0, 100.5, 101.0)), sentence((2.0, 3.0, 1.0))
-    assert "VM emulada (TCG): tras liberar" in keeps and "lo retuvo en cada instancia" in keeps and "100.5 %" in keeps
+    assert (
+        "VM emulada (TCG): tras liberar" in keeps
+        and "lo retuvo en cada instancia" in keeps
+        and "100.5 %" in keeps
+    )
     assert "esta VM devolvió lo liberado" in gives and "lo retuvo" not in gives.split("VM emulada")[1]
     assert "unas instancias y en otras no" in sentence((99.0, 2.0))
 
