@@ -320,30 +320,3 @@ def round_robin(
     steps = [Step(a, i + 1, True) for i in range(warmup) for a in order()]
     steps += [Step(a, i + 1, False) for i in range(repetitions) for a in order()]
     return steps
-
-
-# ---------------------------------------------------------------- statistics: helpers/stats.py
-# TRANSITION: the statistics moved to helpers/stats.py; these names stay for the modules not yet
-# converted (ejecucion, llamadas, clase). New code imports helpers.stats.
-from .stats import (  # noqa: E402, F401
-    BOOTSTRAP_RESAMPLES,
-    BOOTSTRAP_SEED,
-    QUANTILE_METHOD,
-    UNSTABLE_SPREAD,
-    Summary,
-    intervals_overlap,
-    iqr,
-    summarize,
-    unstable,
-)
-from .stats import bootstrap_ci as bootstrap_medians_ci  # noqa: E402, F401
-from .stats import median_ci as bootstrap_median_ci  # noqa: E402, F401
-from .stats import ratio_ci as bootstrap_ratio_ci  # noqa: E402, F401
-from .stats import values as _values  # noqa: E402, F401
-
-
-def bootstrap_diff_ci(a, b, **kw) -> tuple[float, float, float]:
-    """TRANSITION: stats.difference_ci."""
-    from .stats import difference_ci
-
-    return difference_ci(a, b, **kw)

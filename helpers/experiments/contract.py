@@ -118,13 +118,6 @@ def check(module: ModuleType) -> ModuleType:
             f"{module.__name__} no cumple el contrato de experimento: le falta {', '.join(missing)}"
         )
     config_cls = module.Config
-    # TRANSITION: a module not yet turned into a package writes config and CONTROLS itself.
-    legacy = not issubclass(config_cls, params_mod.Params) and all(hasattr(module, n) for n in DERIVED)
-    if legacy:
-        for name in NAMES:
-            if not name.required and not hasattr(module, name.name):
-                setattr(module, name.name, name.default())
-        return module
     if not (dataclasses.is_dataclass(config_cls) and issubclass(config_cls, params_mod.Params)):
         raise TypeError(
             f"{module.__name__}.Config debe ser una dataclass que herede de params.Params: los parámetros "

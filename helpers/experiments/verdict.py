@@ -216,7 +216,7 @@ class Said:
     "" (a count); note: a Spanish sentence the verdict line carries; ref: where the claimed number
     comes from in data/reference (`ref(...)`).
 
-    TRANSITION: a declaration without kind states its region by hand (the modules not yet converted)."""
+    A declaration without kind has no margin: only `missing` and `not_comparable` use one."""
 
     key: str
     statement: str

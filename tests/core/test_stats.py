@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from helpers import measure, stats
+from helpers import stats
 
 
 # ---------------------------------------------------------------- the order-statistic interval
@@ -130,11 +130,6 @@ def test_nothing_to_divide_is_nan_not_a_crash():
     assert all(math.isnan(v) for v in stats.ratio_ci([1.0, 2.0, 3.0], [0.0, 0.0, 1.0]))
     value, lo, hi = stats.figure_ci(lambda x, y: x / y, [1.0] * 6, [0.0] * 6)
     assert math.isnan(lo) and math.isnan(hi)
-
-
-def test_measure_keeps_the_old_names_for_the_modules_not_yet_converted():
-    assert measure.bootstrap_ratio_ci is stats.ratio_ci and measure.summarize is stats.summarize
-    assert measure.unstable is stats.unstable
 
 
 # ---------------------------------------------------------------- published figures

@@ -26,7 +26,6 @@ from tests import experimento_juguete as juguete  # noqa: E402
 from tests.experimento_juguete import view as vista_juguete  # noqa: E402
 
 MODULES = experiments.all_experiments()
-LEGACY = {m.EXPERIMENT for m in MODULES if not issubclass(m.Config, params.Params)}  # TRANSITION
 
 
 # ---------------------------------------------------------------- every registered module
@@ -50,9 +49,9 @@ def test_registered_module_satisfies_the_contract(module):
         columns=["experiment", "engine", "image", "variant", "rep", "metric", "value", "unit"]
     )
     assert list(module.closing_rows(empty, {}).columns) == contract.CLOSING_COLUMNS
-    if module.EXPERIMENT not in LEGACY:
-        assert (PROJECT_ROOT / "helpers" / "experiments" / module.EXPERIMENT / "__init__.py").is_file()
-        assert module.CONTROLS == module.Config.controls()  # derived, never written by hand
+    assert (PROJECT_ROOT / "helpers" / "experiments" / module.EXPERIMENT / "__init__.py").is_file()
+    assert issubclass(module.Config, params.Params)
+    assert module.CONTROLS == module.Config.controls()  # derived, never written by hand
 
 
 def test_contract_is_written_once_and_contributing_lists_it():

@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from helpers import PROJECT_ROOT, course, results
-from helpers.experiments import base
+from helpers.experiments import runner, verdict
 
 NOTEBOOKS = course.discover(PROJECT_ROOT / "notebooks")
 MIN_REPETITIONS = 3  # fewer repetitions give an IC that is just [min, max] (or a single point)
@@ -113,14 +113,14 @@ def test_default_and_quick_verdicts_carry_an_interval():
     run = quick_course()
     checked = 0
     for module in experiments.all_experiments():
-        latest = base.Resultado.latest(module.EXPERIMENT, run.results)
+        latest = runner.Resultado.latest(module.EXPERIMENT, run.results)
         if latest is None or latest.df.empty:
             continue
         for claim in module.claims(latest.df, latest.meta):
             if claim.detail.get("observado"):  # a deterministic outcome: observed, not estimated
                 assert claim.n >= 1 and claim.low == claim.high, (module.EXPERIMENT, claim.key)
                 continue
-            if claim.status in (base.SE_CONFIRMA, base.NO_SE_SOSTIENE):  # a verdict that decides
+            if claim.status in (verdict.SE_CONFIRMA, verdict.NO_SE_SOSTIENE):  # a verdict that decides
                 checked += 1
                 assert claim.low == claim.low and claim.high == claim.high, (module.EXPERIMENT, claim.key)
                 assert claim.low <= claim.high and claim.n >= 2, (module.EXPERIMENT, claim.key, claim.n)
