@@ -19,7 +19,14 @@ ENGINE_NAMES = ("bare", "docker", "podman")
 CONTAINER_ENGINES = ("docker", "podman")
 # How every table and sentence names an engine (view.common.ENGINE_LABEL is this same dict). "qemu" is
 # the VM arm of 08_sistema_vs_vm: not an engine of this module, but named in the same tables.
-DISPLAY = {"bare": "bare metal", "docker": "Docker", "podman": "Podman", "qemu": "QEMU"}
+DISPLAY = {
+    "bare": "bare metal",
+    "docker": "Docker",
+    "podman": "Podman",
+    "qemu": "QEMU",
+    "kubernetes": "Kubernetes",
+    "lxd": "LXD",
+}
 
 LOOPBACK = "127.0.0.1"
 CLI_TIMEOUT = 120  # seconds; no engine call may wait forever

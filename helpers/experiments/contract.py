@@ -82,7 +82,7 @@ NAMES: tuple[Name, ...] = (
     Name(
         "closing_rows",
         False,
-        "`closing_rows(df, meta)`: sus filas de la tabla LAUNCH frente a RUNNING (`CLOSING_COLUMNS`)",
+        "`closing_rows(df, meta)`: sus filas de la tabla de cierre LAUNCH, RUNNING y CAPACITY (`CLOSING_COLUMNS`)",
         lambda: _no_closing_rows,
     ),
     Name(

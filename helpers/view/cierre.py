@@ -70,7 +70,7 @@ def tabla(resultado: Resultado | None = None, *, root=None) -> pd.DataFrame | No
     if data.rows.empty:
         pending = ", ".join(_notebook(n) for n in data.missing) or "ninguno"
         markdown(
-            "**Aún no hay resultados para la tabla LAUNCH frente a RUNNING en esta máquina.** Ejecuta "
+            "**Aún no hay resultados para la tabla de cierre (LAUNCH, RUNNING y CAPACITY) en esta máquina.** Ejecuta "
             f"los cuadernos de los experimentos ({pending}) y vuelve a esta celda."
         )
         _notes(data, only_problems=True)

@@ -34,8 +34,8 @@ def _missing(*values) -> bool:
 
 
 def num(value: float, digits: int = 0) -> str:
-    """A number with a decimal point and thin-space thousands: «1 715.3»."""
-    return f"{value:,.{digits}f}".replace(",", THOUSANDS)
+    """A number with a decimal point, thin-space thousands and a true minus sign: «1 715.3», «−34.8»."""
+    return f"{value:,.{digits}f}".replace(",", THOUSANDS).replace("-", "−")
 
 
 def _trim(text: str) -> str:
