@@ -11,17 +11,6 @@ from helpers import PROJECT_ROOT, engines
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))
 
 
-def pytest_collection_modifyitems(config, items):
-    """The slow test of a student without root (tests/course/test_sinroot.py) runs only when asked for:
-    `make test-sinroot` (pytest -m sinroot)."""
-    if "sinroot" in (config.getoption("-m") or ""):
-        return
-    skip = pytest.mark.skip(reason="prueba lenta de un estudiante sin root: se corre con «make test-sinroot»")
-    for item in items:
-        if "sinroot" in item.keywords:
-            item.add_marker(skip)
-
-
 @pytest.fixture(autouse=True)
 def results_tmp(tmp_path, monkeypatch):
     """Every test writes its runs under a temporary folder, never into results/."""

@@ -1,12 +1,16 @@
-"""A student without root: image builders, root checks, rootless Podman metadata, the docker group."""
+"""A student without root: image builders, root checks, rootless Podman metadata, the docker group, and
+the pieces of the non-root preview (helpers.course.sinroot) that need no user."""
 
 import json
+import os
+import subprocess
 import tarfile
 from pathlib import Path
 
 import pytest
 
 from helpers import cgroups, engines, environment, experiments, images, system
+from helpers.course import sinroot
 from helpers.experiments import runner
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "podman_info"
@@ -212,3 +216,68 @@ def test_gvisor_is_neither_offered_nor_built_without_root(monkeypatch):
     monkeypatch.setattr(runtimes, "choose_go", lambda log: pytest.fail("no debe buscar Go sin root"))
     built, message = runtimes.build_runsc(lambda line: None)
     assert not built and "No lo compilo" in message
+
+
+# ---------------------------------------------------------------- helpers.course.sinroot (the preview)
+def _git(cwd, *args):
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True, capture_output=True
+    )
+
+
+def test_the_students_copy_is_the_working_tree_without_what_git_ignores(tmp_path):
+    """The copy holds tracked files as they are now (uncommitted changes included) and new files, never
+    .venv, build/ or results/; a refresh keeps only the student's own .venv and keeps modification times
+    (so the student's make reinstalls nothing when pyproject.toml did not change)."""
+    src = tmp_path / "proyecto"
+    (src / "helpers").mkdir(parents=True)
+    (src / ".gitignore").write_text(".venv\nbuild/\nresults/\n")
+    (src / "pyproject.toml").write_text("[project]\n")
+    (src / "helpers" / "a.py").write_text("A = 1\n")
+    _git(src, "init", "-q")
+    _git(src, "add", ".")
+    _git(src, "commit", "-q", "-m", "x")
+    (src / "helpers" / "a.py").write_text("A = 2\n")  # uncommitted change
+    (src / "helpers" / "nuevo.py").write_text("B = 1\n")  # new, not yet added
+    for ignored in (".venv/bin/python", "build/html/index.html", "results/arranque/raw.csv"):
+        (src / ignored).parent.mkdir(parents=True, exist_ok=True)
+        (src / ignored).write_text("no\n")
+    old = 1_600_000_000
+    os.utime(src / "pyproject.toml", (old, old))
+
+    dest = tmp_path / "curso"
+    (dest / ".venv").mkdir(parents=True)
+    (dest / ".venv" / ".instalado").write_text("")
+    (dest / "results" / "viejo").mkdir(parents=True)
+    (dest / "borrado.py").write_text("stale\n")
+
+    assert sinroot.copy_checkout(dest, src) == 4
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()) == [
+        ".gitignore",
+        ".venv/.instalado",
+        "helpers/a.py",
+        "helpers/nuevo.py",
+        "pyproject.toml",
+    ]
+    assert (dest / "helpers" / "a.py").read_text() == "A = 2\n"
+    assert (dest / "pyproject.toml").stat().st_mtime == old
+
+
+def test_the_students_shell_gets_none_of_our_variables(monkeypatch, tmp_path):
+    monkeypatch.setenv("CURSO_RESULTADOS", "/tmp/x")
+    monkeypatch.setenv("CONTAINERS_CONF", "/tmp/c.conf")
+    monkeypatch.setenv("PIP_FIND_LINKS", "/opt/wheels")
+    student = sinroot.Student("ana", 1001, 1001, tmp_path)
+    argv = sinroot.student_env(student)
+    assert argv[:2] == ["env", "-i"]
+    names = {a.split("=", 1)[0] for a in argv[2:]}
+    assert {"HOME", "USER", "PATH", "PIP_FIND_LINKS"} <= names
+    assert not names & {"CURSO_RESULTADOS", "CONTAINERS_CONF", "PYTHONPATH"}
+    assert f"HOME={tmp_path}" in argv
+
+
+def test_the_preview_says_why_it_cannot_run_without_root(monkeypatch):
+    monkeypatch.setattr(system, "is_root", lambda: False)
+    reason = sinroot.unavailable_reason()
+    assert reason and "root" in reason and "SINROOT=1" in reason
+    assert sinroot.main(["--borrar"]) == 1
