@@ -53,10 +53,11 @@ from .memory import memory_given_back  # noqa: F401
 
 TITLE = "Experimento 8: contenedores de sistema frente a máquinas virtuales"
 NOTEBOOK = "08_sistema_vs_vm"
-# The quick profile keeps one kind per mechanism (LXD's on the `dir` pool); the copy-on-write pool and the
-# nested engine are left to the default run and to tests/experiments/sistema_vm/test_lxd.py.
+# The quick profile keeps LXD in its cheapest form (the copy-on-write pool: a snapshot to create, provisioning
+# and disk only); the `dir` pool's full copy, its workloads and the nested engine are left to the default run
+# and to tests/experiments/sistema_vm/test_lxd.py.
 QUICK = {
-    "TIPOS": ["aplicacion", "sistema", "sistema_lxd", "vm"],
+    "TIPOS": ["aplicacion", "sistema", "sistema_lxd_cow", "vm"],
     "REPETICIONES": 1,
     "INSTANCIAS": 1,
     "MEMORIA_MB": 32,
