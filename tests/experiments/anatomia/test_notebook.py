@@ -10,34 +10,21 @@ import pytest
 
 from helpers import PROJECT_ROOT
 from helpers.experiments import anatomia
+from tests.support import COURSE_HEADINGS, committed_notebook, executed_in_quick_course
 
 NOTEBOOK = PROJECT_ROOT / "notebooks" / f"{anatomia.NOTEBOOK}.ipynb"
 
 
 def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(not c.outputs and c.execution_count is None for c in code)
-    params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
-    assert len(params) == 1
-    for name in ("REPETICIONES", "CALENTAMIENTO", "PELDAÑOS", "IMAGEN", "MOTORES", "INTERACTIVO = True"):
-        assert name in params[0].source
-    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    for heading in (
-        "Aprenderás a:",
-        "## La idea",
-        "## Parámetros",
-        "## Resultados",
-        "## Ejercicios",
-        "## En este cuaderno...",
-        "05_llamadas_sistema",
-        "el capítulo original",
-    ):
-        assert heading in text
+    shape = committed_notebook(
+        NOTEBOOK,
+        parameters=("REPETICIONES", "CALENTAMIENTO", "PELDAÑOS", "IMAGEN", "MOTORES"),
+        headings=(*COURSE_HEADINGS, "05_llamadas_sistema", "el capítulo original"),
+    )
+    text, scope = shape.text, shape.scope
+    assert "INTERACTIVO = True" in shape.parameters
     assert "la semilla" not in text.lower()
     # The defaults of the parameters cell are the Config's defaults.
-    scope: dict = {}
-    exec(params[0].source, scope)  # plain literals only
     cfg = anatomia.config(
         repeticiones=scope["REPETICIONES"],
         calentamiento=scope["CALENTAMIENTO"],
@@ -69,15 +56,8 @@ def test_notebook_calls_only_views_that_exist():
 
 @pytest.mark.notebook
 def test_notebook_runs_headless_in_the_quick_course():
-    from tests.curso_rapido import quick_course
-
-    run = quick_course()
-    executed = run.build / "notebooks" / NOTEBOOK.name
-    assert executed.is_file(), run.output[-2000:]
-    nb = nbformat.read(executed, as_version=4)
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
-    assert not [o for o in outputs if o.get("output_type") == "error"]
-    text = json.dumps(outputs, ensure_ascii=False)
+    executed = executed_in_quick_course(NOTEBOOK)
+    run, outputs, text = executed.run, executed.outputs, executed.text
     assert "La escalera del arranque" in text
     assert "El modelo fork-exec de Podman" in text  # the verdicts, one sentence per claim
     runs = list((run.results / anatomia.EXPERIMENT).iterdir())

@@ -6,21 +6,16 @@ Only behaviour is asserted, never absolute times: the machine is shared."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import tempfile
-import time
 
 import psutil
 import pytest
 
-from helpers import PROJECT_ROOT
 from helpers import engines as eng
 from helpers.errors import ComandoFallido
 from helpers.experiments import anidamiento as exp
 from helpers.experiments.anidamiento import measure
+from tests.support import interrupt_run
 
 pytestmark = pytest.mark.engines
 
@@ -140,39 +135,17 @@ def test_error_midway_removes_outer_and_inner_containers(sandbox, monkeypatch):
 def test_ctrl_c_removes_outer_and_inner_containers(sandbox):
     """A real SIGINT to a separate Python process while the nested containers are measuring."""
     results, scratch = sandbox
-    script = (
-        "import tempfile, sys; tempfile.tempdir = sys.argv[1]\n"
-        "from helpers.experiments import anidamiento as exp\n"
-        "exp.run(exp.config(motores=['podman'], repeticiones=50, calentamiento=0, tamaño_mib=2, niveles=[1, 2]))\n"
+
+    def outer_up(run_id):
+        assert eng.get_engine("podman").list_labelled(run_id)
+
+    run = interrupt_run(
+        "anidamiento",
+        dict(motores=["podman"], repeticiones=50, calentamiento=0, tamaño_mib=2, niveles=[1, 2]),
+        results,
+        ready=lambda meta, rows: rows > 5,  # measuring: every chain is up
+        before_signal=outer_up,
+        scratch=scratch,
+        timeout=150,
     )
-    env = dict(os.environ, CURSO_RESULTADOS=str(results), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-c", script, str(scratch)],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        meta, deadline = {}, time.monotonic() + 150
-        while time.monotonic() < deadline and proc.poll() is None:
-            raws = list(results.glob(f"{exp.EXPERIMENT}/*/raw.csv"))
-            if raws and len(raws[0].read_text().splitlines()) > 6:  # measuring: every chain is up
-                meta = json.loads((raws[0].parent / "meta.json").read_text())
-                break
-            time.sleep(0.3)
-        assert meta and proc.poll() is None, (
-            proc.stdout.read() if proc.poll() is not None else "la corrida no llegó a medir"
-        )
-        assert eng.get_engine("podman").list_labelled(meta["run_id"])
-        proc.send_signal(signal.SIGINT)
-        output, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode != 0, output
-    meta = json.loads(next(results.glob(f"{exp.EXPERIMENT}/*/meta.json")).read_text())
-    assert meta["status"] == "interrupted"
-    assert_host_clean(meta, scratch)
+    assert_host_clean(run.meta, scratch)

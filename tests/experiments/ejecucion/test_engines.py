@@ -8,26 +8,18 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
 import tempfile
-import time
 
 import pytest
 
-from helpers import PROJECT_ROOT
 from helpers import engines as eng
 from helpers.experiments import ejecucion as exp
 from helpers.experiments.ejecucion import arms
+from tests.support import available_engines, interrupt_run, leftovers
 
 pytestmark = pytest.mark.engines
 
 SMALL = dict(repeticiones=1, calentamiento=0, megas=2, archivos=50)
-
-
-def available_engines() -> list[str]:
-    return [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available]
 
 
 @pytest.fixture
@@ -41,10 +33,6 @@ def sandbox(tmp_path, monkeypatch):
     monkeypatch.setenv("CURSO_RESULTADOS", str(results))
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     return results, scratch
-
-
-def leftovers(run_id: str) -> dict[str, list[str]]:
-    return {n: eng.get_engine(n).list_labelled(run_id) for n in available_engines()}
 
 
 @pytest.mark.parametrize("carga", exp.WORKLOADS)
@@ -128,45 +116,26 @@ def test_containers_and_files_removed_on_ctrl_c(sandbox, tmp_path):
     """A real SIGINT to a separate Python process in the middle of the measurements."""
     results, scratch = sandbox
     engines = available_engines()
-    script = (
-        "import tempfile, sys; tempfile.tempdir = sys.argv[1]\n"
-        "from helpers.experiments import ejecucion as exp\n"
-        f"exp.run(exp.config(cargas=['escritura', 'sort'], motores={engines!r}, repeticiones=50, "
-        "calentamiento=0, megas=2, archivos=50))\n"
-    )
-    env = dict(os.environ, CURSO_RESULTADOS=str(results), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-c", script, str(scratch)],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        run_id, deadline = None, time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            metas = list(results.glob(f"{exp.EXPERIMENT}/*/meta.json"))
-            if metas:
-                meta = json.loads(metas[0].read_text())
-                run_id = meta["run_id"]
-                # Interrupt once every container is up and rows are being measured.
-                if meta.get("rows", 0) >= 2 and all(leftovers(run_id).values()):
-                    break
-            time.sleep(0.3)
-        assert run_id and proc.poll() is None, (
-            proc.stdout.read() if proc.poll() is not None else "sin corrida"
-        )
+
+    def in_progress(run_id):
         assert any(leftovers(run_id).values()) and any(scratch.iterdir())
-        proc.send_signal(signal.SIGINT)
-        output, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode != 0, output
-    meta = json.loads(next(results.glob(f"{exp.EXPERIMENT}/*/meta.json")).read_text())
-    assert meta["status"] == "interrupted"
-    assert meta["rows"] >= 2
-    assert leftovers(run_id) == {n: [] for n in engines}
+
+    run = interrupt_run(
+        "ejecucion",
+        dict(
+            cargas=["escritura", "sort"],
+            motores=engines,
+            repeticiones=50,
+            calentamiento=0,
+            megas=2,
+            archivos=50,
+        ),
+        results,
+        # Interrupt once every container is up and rows are being measured.
+        ready=lambda meta, rows: meta.get("rows", 0) >= 2 and all(leftovers(meta["run_id"]).values()),
+        before_signal=in_progress,
+        scratch=scratch,
+    )
+    assert run.meta["rows"] >= 2
+    assert leftovers(run.run_id) == {n: [] for n in engines}
     assert list(scratch.iterdir()) == []

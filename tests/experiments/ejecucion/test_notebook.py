@@ -9,6 +9,7 @@ import pytest
 
 from helpers import PROJECT_ROOT
 from helpers import engines as eng
+from tests.support import committed_notebook
 
 pytestmark = [pytest.mark.notebook, pytest.mark.engines]
 
@@ -16,22 +17,19 @@ NOTEBOOK = PROJECT_ROOT / "notebooks" / "03_ejecucion.ipynb"
 
 
 def test_notebook_is_committed_without_outputs():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(not c.outputs and c.execution_count is None for c in code)
-    params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
-    assert len(params) == 1
-    for name in (
-        "REPETICIONES",
-        "CARGAS",
-        "MOTORES",
-        "IMAGEN",
-        "MEGAS",
-        "ARCHIVOS",
-        "INTERACTIVO",
-        "FIJAR_CPU",
-    ):
-        assert f"{name} =" in params[0].source
+    committed_notebook(
+        NOTEBOOK,
+        parameters=(
+            "REPETICIONES",
+            "CARGAS",
+            "MOTORES",
+            "IMAGEN",
+            "MEGAS",
+            "ARCHIVOS",
+            "INTERACTIVO",
+            "FIJAR_CPU",
+        ),
+    )
 
 
 def test_notebook_runs_headless(tmp_path, monkeypatch):

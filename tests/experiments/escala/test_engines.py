@@ -4,22 +4,13 @@ Other engineers use the same engines at the same time: everything is filtered by
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
-import textwrap
-import time
-
 import pytest
 
-from helpers import PROJECT_ROOT
 from helpers import engines as eng
 from helpers.experiments import escala
+from tests.support import interrupt_run
 
 pytestmark = pytest.mark.engines
-PROJECT = PROJECT_ROOT
 
 
 def _available(name):
@@ -98,55 +89,28 @@ def test_parallel_launch(motor):
     assert eng.get_engine(motor).list_labelled(r.meta["run_id"]) == []
 
 
-SCRIPT = textwrap.dedent("""
-    import sys
-    from helpers.experiments import escala
-    escala.run(escala.config(cantidades=[2, 12], motores=[sys.argv[1]], imagen="alpine", repeticiones=1,
-                             concurrencia=int(sys.argv[2])))
-""")
-
-
 @pytest.mark.parametrize("concurrencia", [1, 3])
 @pytest.mark.parametrize("motor", ENGINES)
 def test_ctrl_c_halfway_through_launching_removes_everything(motor, concurrencia, resultados):
     """SIGINT (Ctrl-C) once a few of the 12 containers are up: all of this run's containers go, the
     rows measured so far stay, and meta.json says «interrupted»."""
     engine = eng.get_engine(motor)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SCRIPT, motor, str(concurrencia)],
-        cwd=PROJECT,
-        env=dict(os.environ),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+
+    def halfway(run_id):
+        assert 3 <= len(engine.list_labelled(run_id)) < 12  # halfway through N=12
+
+    run = interrupt_run(
+        "escala",
+        dict(cantidades=[2, 12], motores=[motor], imagen="alpine", repeticiones=1, concurrencia=concurrencia),
+        resultados,
+        ready=lambda meta, rows: len(engine.list_labelled(meta["run_id"])) >= 3,
+        before_signal=halfway,
+        poll=0.1,
     )
-    try:
-        run_id, deadline = None, time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            runs = list((resultados / "escala").glob("*/meta.json"))
-            if runs:
-                run_id = runs[0].parent.name
-                if len(engine.list_labelled(run_id)) >= 3:
-                    break
-            time.sleep(0.1)
-        assert run_id is not None and proc.poll() is None, "la corrida terminó antes de poder interrumpirla"
-        launched_before = len(engine.list_labelled(run_id))
-        assert 3 <= launched_before < 12  # halfway through N=12
-        proc.send_signal(signal.SIGINT)
-        output, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:  # the test failed before interrupting: interrupt, so the run cleans up
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.communicate(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-    assert proc.returncode != 0, output
-    assert engine.list_labelled(run_id) == [], "quedaron contenedores de la corrida"
-    meta = json.loads((resultados / "escala" / run_id / "meta.json").read_text())
-    assert meta["status"] == "interrupted", meta
+    assert engine.list_labelled(run.run_id) == [], "quedaron contenedores de la corrida"
+    meta = run.meta
     assert meta["cleanup_leftovers"] == {motor: 0}
-    rows = (resultados / "escala" / run_id / "raw.csv").read_text().splitlines()
+    rows = (run.run_dir / "raw.csv").read_text().splitlines()
     assert rows[0].startswith("experiment,engine")
     assert any(",n=2," in row for row in rows[1:]), "se perdieron las filas ya medidas (N=2)"
     assert meta["rows"] == len(rows) - 1

@@ -8,19 +8,17 @@ import nbformat
 import pytest
 
 from helpers import PROJECT_ROOT
+from tests.support import committed_notebook
 
 pytestmark = [pytest.mark.notebook, pytest.mark.engines]
 NOTEBOOK = PROJECT_ROOT / "notebooks" / "02_escala.ipynb"
 
 
 def test_committed_without_outputs():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)
-    params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
-    assert len(params) == 1
-    for name in ("CANTIDADES", "MOTORES", "IMAGEN", "REPETICIONES", "CONCURRENCIA", "RED", "INTERACTIVO"):
-        assert f"{name} = " in params[0].source
+    committed_notebook(
+        NOTEBOOK,
+        parameters=("CANTIDADES", "MOTORES", "IMAGEN", "REPETICIONES", "CONCURRENCIA", "RED", "INTERACTIVO"),
+    )
 
 
 def test_runs_headless(tmp_path, monkeypatch):

@@ -8,30 +8,17 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 
 import pytest
 
-from helpers import PROJECT_ROOT
 from helpers import engines as eng
 from helpers.experiments import llamadas as exp
+from tests.support import available_engines, interrupt_run, leftovers
 
 measure = importlib.import_module("helpers.experiments.llamadas.measure")
 pytestmark = pytest.mark.engines
 
 SMALL = dict(llamadas=3000, repeticiones=1, calentamiento=0, operaciones=["getpid", "clock_gettime"])
-
-
-def available_engines() -> list[str]:
-    return [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available]
-
-
-def leftovers(run_id: str) -> dict[str, list[str]]:
-    return {n: eng.get_engine(n).list_labelled(run_id) for n in available_engines()}
 
 
 @pytest.fixture
@@ -108,42 +95,18 @@ def test_containers_removed_when_a_measurement_fails(results, monkeypatch):
 def test_containers_removed_on_ctrl_c(results):
     """A real SIGINT to a separate Python process in the middle of the measurements."""
     engines = available_engines()
-    script = (
-        "from helpers.experiments import llamadas as exp\n"
-        f"exp.run(exp.config(motores={engines!r}, brazos=['host', 'seccomp', 'gvisor'], llamadas=3000, "
-        "repeticiones=100, calentamiento=0, operaciones=['getpid']))\n"
+    run = interrupt_run(
+        "llamadas",
+        dict(
+            motores=engines,
+            brazos=["host", "seccomp", "gvisor"],
+            llamadas=3000,
+            repeticiones=100,
+            calentamiento=0,
+            operaciones=["getpid"],
+        ),
+        results,
+        ready=lambda meta, rows: rows >= 4 and all(leftovers(meta["run_id"]).values()),
     )
-    env = dict(os.environ, CURSO_RESULTADOS=str(results), PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-c", script],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        run_id, deadline = None, time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            metas = list(results.glob(f"{exp.EXPERIMENT}/*/meta.json"))
-            if metas:
-                meta = json.loads(metas[0].read_text())
-                run_id = meta["run_id"]
-                raw = metas[0].parent / "raw.csv"
-                rows = len(raw.read_text().splitlines()) - 1 if raw.exists() else 0
-                if rows >= 4 and all(leftovers(run_id).values()):
-                    break
-            time.sleep(0.3)
-        assert run_id and proc.poll() is None, (
-            proc.stdout.read() if proc.poll() is not None else "sin corrida"
-        )
-        proc.send_signal(signal.SIGINT)
-        output, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode != 0, output
-    meta = json.loads(next(results.glob(f"{exp.EXPERIMENT}/*/meta.json")).read_text())
-    assert meta["status"] == "interrupted" and meta["rows"] >= 4
-    assert leftovers(run_id) == {n: [] for n in engines}
+    assert run.meta["rows"] >= 4
+    assert leftovers(run.run_id) == {n: [] for n in engines}

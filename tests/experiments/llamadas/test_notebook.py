@@ -6,38 +6,30 @@ import importlib
 import json
 import re
 
-import nbformat
 import pytest
 
 from helpers import PROJECT_ROOT
 from helpers.experiments import llamadas
 from helpers.experiments.runner import Resultado
 from helpers.view.common import claim_sentence
+from tests.support import COURSE_HEADINGS, committed_notebook, executed_in_quick_course
 
 NOTEBOOK = PROJECT_ROOT / "notebooks" / f"{llamadas.NOTEBOOK}.ipynb"
 
 
 def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(not c.outputs and c.execution_count is None for c in code)
-    params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
-    assert len(params) == 1
-    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    for heading in (
-        "Aprenderás a:",
-        "## La idea",
-        "## Parámetros",
-        "## Resultados",
-        "## Ejercicios",
-        "## En este cuaderno...",
-        "06_",
-        "comparación de la clase (90) lo juzga con varias máquinas",
-        "24-30 %",
-        "vDSO",
-        "gVisor",
-    ):
-        assert heading in text
+    shape = committed_notebook(
+        NOTEBOOK,
+        headings=(
+            *COURSE_HEADINGS,
+            "06_",
+            "comparación de la clase (90) lo juzga con varias máquinas",
+            "24-30 %",
+            "vDSO",
+            "gVisor",
+        ),
+    )
+    code, text, scope = shape.code, shape.text, shape.scope
     assert "la semilla" not in text.lower()
     for concluded in (
         "ninguna capa la encarece",
@@ -46,8 +38,6 @@ def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
         "no cuesta nada medible",
     ):
         assert concluded not in text  # prose written before the run asks; it never concludes
-    scope: dict = {}
-    exec(params[0].source, scope)  # plain literals only
     for name in ("LLAMADAS", "REPETICIONES", "OPERACIONES", "BRAZOS", "CPU", "MOTORES"):
         assert name in scope
     assert scope["INTERACTIVO"] is True
@@ -74,14 +64,8 @@ def test_notebook_is_committed_without_outputs_and_has_the_course_shape():
 
 @pytest.mark.notebook
 def test_notebook_runs_headless_in_the_quick_course(monkeypatch):
-    from tests.curso_rapido import quick_course
-
-    run = quick_course()
-    executed = run.build / "notebooks" / NOTEBOOK.name
-    assert executed.is_file(), run.output[-2000:]
-    nb = nbformat.read(executed, as_version=4)
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
-    assert not [o for o in outputs if o.get("output_type") == "error"]
+    executed = executed_in_quick_course(NOTEBOOK)
+    run, outputs = executed.run, executed.outputs
     assert sum("image/png" in o.get("data", {}) for o in outputs) == 3  # layers, operations, nesting
     runs = list((run.results / llamadas.EXPERIMENT).iterdir())
     assert len(runs) == 1

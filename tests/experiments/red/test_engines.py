@@ -5,30 +5,19 @@ shared. Containers are found by this run's label only."""
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import signal
-import subprocess
-import sys
-import time
 
 import psutil
 import pytest
 
-from helpers import PROJECT_ROOT
-from helpers import engines as eng
 from helpers.experiments import red as exp
 from helpers.experiments import verdict
 from helpers.experiments.red import servers, start
+from tests.support import available_engines, interrupt_run, leftovers
 
 pytestmark = pytest.mark.engines
 
 SHORT = dict(servidores=["nethttp"], hilos=1, conexiones=4, duracion_s=1, repeticiones=1, calentamiento=0)
-
-
-def available_engines() -> list[str]:
-    return [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available]
 
 
 @pytest.fixture
@@ -40,10 +29,6 @@ def sandbox(tmp_path, monkeypatch):
     results = tmp_path / "resultados"
     monkeypatch.setenv("CURSO_RESULTADOS", str(results))
     return results
-
-
-def leftovers(run_id: str) -> dict[str, list[str]]:
-    return {n: eng.get_engine(n).list_labelled(run_id) for n in available_engines()}
 
 
 def server_processes() -> list[int]:
@@ -140,49 +125,28 @@ def test_ctrl_c_stops_servers_and_removes_containers(sandbox):
     engines = available_engines()
     if not engines:
         pytest.skip("No hay Docker ni Podman disponibles en esta máquina.")
-    script = (
-        # A background job may inherit SIGINT ignored; a terminal's Ctrl-C is not.
-        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
-        "from helpers.experiments import red as exp\n"
-        f"exp.run(exp.config(servidores=['nethttp'], brazos=['nativo', 'docker-puerto', 'podman-puerto'], "
-        f"motores={engines!r}, hilos=1, conexiones=4, duracion_s=2, repeticiones=20, calentamiento=0))\n"
-    )
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-c", script],
-        cwd=PROJECT_ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        run_id, deadline = None, time.monotonic() + 120
-        while time.monotonic() < deadline and proc.poll() is None:
-            metas = list(sandbox.glob(f"{exp.EXPERIMENT}/*/meta.json"))
-            if metas:
-                meta = json.loads(metas[0].read_text())
-                run_id = meta["run_id"]
-                raw = metas[0].parent / "raw.csv"
-                rows = len(raw.read_text().splitlines()) - 1 if raw.exists() else 0
-                if rows >= 2 and all(leftovers(run_id).values()):
-                    break
-            time.sleep(0.3)
-        assert run_id and proc.poll() is None, (
-            proc.stdout.read() if proc.poll() is not None else "sin corrida"
-        )
+
+    def servers_up(run_id):
         assert server_processes()
-        proc.send_signal(signal.SIGINT)
-        output, _ = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    assert proc.returncode != 0, output
-    meta = json.loads(next(sandbox.glob(f"{exp.EXPERIMENT}/*/meta.json")).read_text())
-    assert meta["status"] == "interrupted" and meta["rows"] >= 2
-    assert leftovers(run_id) == {n: [] for n in engines}
+
+    run = interrupt_run(
+        "red",
+        dict(
+            servidores=["nethttp"],
+            brazos=["nativo", "docker-puerto", "podman-puerto"],
+            motores=engines,
+            hilos=1,
+            conexiones=4,
+            duracion_s=2,
+            repeticiones=20,
+            calentamiento=0,
+        ),
+        sandbox,
+        ready=lambda meta, rows: rows >= 2 and all(leftovers(meta["run_id"]).values()),
+        before_signal=servers_up,
+    )
+    assert run.meta["rows"] >= 2
+    assert leftovers(run.run_id) == {n: [] for n in engines}
     assert server_processes() == []
     children = [p for p in psutil.process_iter(["name"]) if p.info["name"] == "wrk"]
-    assert all(p.ppid() != proc.pid for p in children)
+    assert all(p.ppid() != run.pid for p in children)

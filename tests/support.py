@@ -1,0 +1,189 @@
+"""Shared scaffolding of the experiments' tests: a real Ctrl-C to a running experiment, and the shape
+of a committed notebook. Each test keeps its own assertions; this only does the common plumbing."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from helpers import PROJECT_ROOT
+from helpers import engines as eng
+
+# The headings every lesson notebook has (CONTRIBUTING, «forma del cuaderno»).
+COURSE_HEADINGS = (
+    "Aprenderás a:",
+    "## La idea",
+    "## Parámetros",
+    "## Resultados",
+    "## Ejercicios",
+    "## En este cuaderno...",
+)
+
+
+def available_engines() -> list[str]:
+    """The container engines present on this machine."""
+    return [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available]
+
+
+def leftovers(run_id: str, engines: Iterable[str] | None = None) -> dict[str, list[str]]:
+    """The labelled containers of `run_id` still present, by engine."""
+    names = available_engines() if engines is None else list(engines)
+    return {n: eng.get_engine(n).list_labelled(run_id) for n in names}
+
+
+@dataclass
+class Interrupted:
+    """What is left of a run stopped by a real SIGINT."""
+
+    run_id: str
+    run_dir: Path
+    meta: dict  # meta.json as the interrupted run left it
+    output: str  # the process's stdout and stderr
+    pid: int
+
+
+def _raw_rows(run_dir: Path) -> int:
+    raw = run_dir / "raw.csv"
+    return len(raw.read_text().splitlines()) - 1 if raw.exists() else 0
+
+
+def interrupt_run(
+    experiment: str,
+    config_kwargs: dict,
+    results: Path,
+    *,
+    ready: Callable[[dict, int], bool],
+    before_signal: Callable[[str], None] | None = None,
+    scratch: Path | None = None,
+    timeout: float = 120,
+    poll: float = 0.3,
+) -> Interrupted:
+    """Run `helpers.experiments.<experiment>.run(config(**config_kwargs))` in a separate Python process
+    (its own session, SIGINT restored as a terminal has it), poll its run folder under `results` until
+    `ready(meta, raw_rows)` is true, call `before_signal(run_id)` (the test's checks of a run in
+    progress), send SIGINT to the process group as a terminal's Ctrl-C does, and wait for it to end.
+    Asserts it ended by the interruption and that meta.json says «interrupted»; returns what is left
+    for the test's own assertions. With `scratch`, the run's temporary files go there.
+    If anything fails before the signal, the run is still interrupted (so it cleans up), then killed."""
+    script = (
+        # A background job may inherit SIGINT ignored; a terminal's Ctrl-C is not.
+        "import signal, sys, tempfile\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+        "if len(sys.argv) > 1: tempfile.tempdir = sys.argv[1]\n"
+        f"from helpers.experiments import {experiment} as exp\n"
+        f"exp.run(exp.config(**{config_kwargs!r}))\n"
+    )
+    argv = [sys.executable, "-c", script] + ([str(scratch)] if scratch is not None else [])
+    env = dict(os.environ, CURSO_RESULTADOS=str(results), PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        argv,
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    interrupted = False
+    try:
+        run_dir, run_id, deadline = None, None, time.monotonic() + timeout
+        while time.monotonic() < deadline and proc.poll() is None:
+            metas = list(results.glob("*/*/meta.json"))
+            if metas:
+                run_dir = metas[0].parent
+                try:
+                    meta = json.loads(metas[0].read_text())
+                except ValueError:  # being written
+                    time.sleep(0.1)
+                    continue
+                run_id = meta["run_id"]
+                if ready(meta, _raw_rows(run_dir)):
+                    break
+            time.sleep(poll)
+        else:
+            raise AssertionError(
+                proc.stdout.read()
+                if proc.poll() is not None
+                else "la corrida no llegó al punto de interrumpirla"
+            )
+        if before_signal is not None:
+            before_signal(run_id)
+        os.killpg(proc.pid, signal.SIGINT)
+        interrupted = True
+        output, _ = proc.communicate(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            if not interrupted:  # the test failed first: interrupt, so the run cleans up
+                os.killpg(proc.pid, signal.SIGINT)
+            try:
+                proc.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode != 0, output
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["status"] == "interrupted", meta
+    return Interrupted(run_id=run_id, run_dir=run_dir, meta=meta, output=output, pid=proc.pid)
+
+
+@dataclass
+class Notebook:
+    """A committed lesson notebook, read and checked for the course's shape."""
+
+    nb: nbformat.NotebookNode
+    code: list  # its code cells
+    parameters: str  # the source of its one «parameters» cell
+    scope: dict  # what that cell defines (plain literals only)
+    text: str  # all its markdown
+
+
+def committed_notebook(path: Path, parameters: Iterable[str] = (), headings: Iterable[str] = ()) -> Notebook:
+    """Read `path` and assert it is committed without outputs, has exactly one «parameters» cell that
+    assigns each of `parameters`, and that its markdown has each of `headings`."""
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(not c.get("outputs") and c.get("execution_count") is None for c in code)
+    params = [c for c in code if "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1
+    for name in parameters:
+        assert f"{name} =" in params[0].source, name
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    for heading in headings:
+        assert heading in text, heading
+    scope: dict = {}
+    exec(params[0].source, scope)  # plain literals only
+    return Notebook(nb=nb, code=code, parameters=params[0].source, scope=scope, text=text)
+
+
+@dataclass
+class Executed:
+    """A lesson notebook as the shared quick course executed it (tests/curso_rapido.py)."""
+
+    run: object  # the quick course's run: .build, .results, .output
+    nb: nbformat.NotebookNode
+    outputs: list  # the outputs of its code cells
+    text: str  # those outputs as JSON, to look for sentences in
+
+
+def executed_in_quick_course(notebook: Path) -> Executed:
+    """Run (once per session) the quick course and return `notebook` as it executed; asserts it was
+    executed and no cell raised."""
+    from tests.curso_rapido import quick_course
+
+    run = quick_course()
+    executed = run.build / "notebooks" / notebook.name
+    assert executed.is_file(), run.output[-2000:]
+    nb = nbformat.read(executed, as_version=4)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    errors = [o for o in outputs if o.get("output_type") == "error"]
+    assert not errors, f"{errors[0].get('ename')}: {errors[0].get('evalue')}" if errors else ""
+    return Executed(run=run, nb=nb, outputs=outputs, text=json.dumps(outputs, ensure_ascii=False))
