@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -49,6 +50,17 @@ class Interrupted:
     meta: dict  # meta.json as the interrupted run left it
     output: str  # the process's stdout and stderr
     pid: int
+
+
+def results_and_scratch(tmp_path: Path, monkeypatch) -> tuple[Path, Path]:
+    """Point the run's results (CURSO_RESULTADOS) and every temporary directory (tempfile) under
+    tmp_path; returns (results, scratch), so a test can check the scratch folder is left empty."""
+    results = tmp_path / "resultados"
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("CURSO_RESULTADOS", str(results))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    return results, scratch
 
 
 def _raw_rows(run_dir: Path) -> int:

@@ -6,7 +6,6 @@ Only behaviour is asserted, never absolute times: the machine is shared."""
 from __future__ import annotations
 
 import json
-import tempfile
 
 import psutil
 import pytest
@@ -15,7 +14,7 @@ from helpers import engines as eng
 from helpers.errors import ComandoFallido
 from helpers.experiments import anidamiento as exp
 from helpers.experiments.anidamiento import measure
-from tests.support import interrupt_run
+from tests.support import interrupt_run, results_and_scratch
 
 pytestmark = pytest.mark.engines
 
@@ -29,12 +28,7 @@ def sandbox(tmp_path, monkeypatch, podman_engine):
         pytest.skip(exp.unavailable_reason())
     if exp.nested_image_info("podman") is None:
         pytest.skip("falta la imagen de nivel 2 de Podman: ejecuta «make setup».")
-    results = tmp_path / "resultados"
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    monkeypatch.setenv("CURSO_RESULTADOS", str(results))
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    return results, scratch
+    return results_and_scratch(tmp_path, monkeypatch)
 
 
 def engines_here() -> list[str]:

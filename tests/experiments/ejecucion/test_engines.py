@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 
 import pytest
 
 from helpers import engines as eng
 from helpers.experiments import ejecucion as exp
 from helpers.experiments.ejecucion import arms
-from tests.support import available_engines, interrupt_run, leftovers
+from tests.support import available_engines, interrupt_run, leftovers, results_and_scratch
 
 pytestmark = pytest.mark.engines
 
@@ -27,12 +26,7 @@ def sandbox(tmp_path, monkeypatch):
     """Results and every temporary directory of the run go under tmp_path."""
     if not available_engines():
         pytest.skip("No hay Docker ni Podman disponibles en esta máquina.")
-    results = tmp_path / "resultados"
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    monkeypatch.setenv("CURSO_RESULTADOS", str(results))
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    return results, scratch
+    return results_and_scratch(tmp_path, monkeypatch)
 
 
 @pytest.mark.parametrize("carga", exp.WORKLOADS)
@@ -132,7 +126,7 @@ def test_containers_and_files_removed_on_ctrl_c(sandbox, tmp_path):
         ),
         results,
         # Interrupt once every container is up and rows are being measured.
-        ready=lambda meta, rows: meta.get("rows", 0) >= 2 and all(leftovers(meta["run_id"]).values()),
+        ready=lambda meta, rows: rows >= 2 and all(leftovers(meta["run_id"]).values()),
         before_signal=in_progress,
         scratch=scratch,
     )
