@@ -20,12 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 
-import pandas as pd
 import psutil
 
 from ..errors import ErrorDelCurso
 from ..experiments.runner import Resultado
-from .common import run_caption, show
+from .common import run_caption
 
 HEADLESS_MARKERS = ("papermill", "nbconvert", "nbclient")
 FRONTEND_MARKERS = (
@@ -169,9 +168,7 @@ class Panel:
         print(run_caption(resultado), flush=True)
         print(f"Datos guardados en {resultado.run_dir}", flush=True)
         if self.tabla is not None:
-            shown = self.tabla(resultado)
-            if shown is not None and not isinstance(shown, pd.DataFrame):
-                show(shown)  # a view that returns its table (a Styler) instead of displaying it
+            self.tabla(resultado)  # views display themselves (tests/course/test_view_convention.py)
         return resultado
 
     # -- widgets
