@@ -27,6 +27,23 @@ def test_the_shipped_lists_pin_the_engines():
         assert any(line.startswith(f"{name}==") for line in wheels), name
 
 
+def test_the_guest_gets_every_dependency_the_course_declares():
+    """The guest installs requisitos.txt, not pyproject: a dependency added to one only (scipy, say) left
+    the guest's course dying at import. Every runtime dependency of pyproject is pinned for the guest."""
+    import re
+
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]
+    wanted = {re.split(r"[<>=!~\[ ;]", d, maxsplit=1)[0].lower() for d in project["dependencies"]}
+    pinned = {
+        line.split("==")[0].strip().lower()
+        for line in guest.REQUIREMENTS_FILE.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    assert wanted <= pinned, f"faltan en requisitos.txt del huésped: {sorted(wanted - pinned)}"
+
+
 def test_qemu_has_no_network_device_and_owns_two_disks(tmp_path):
     found = build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "d", {})
     argv = run.qemu_argv(found, tmp_path / "o.qcow2", tmp_path / "io.raw", "tcg")

@@ -50,7 +50,7 @@ def test_notebook_runs_headless(tmp_path, monkeypatch):
     text = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"], ensure_ascii=False)
     assert "**Veredictos**" in text and "muestra cifras sin veredictos" in text  # 1 repetition
     assert "Márgenes" in text  # «Cómo medimos»
-    assert "LAUNCH frente a RUNNING" in text and "image/png" in text
+    assert "LAUNCH, RUNNING y CAPACITY" in text and "image/png" in text
     if motores:
         assert "lanzar un proceso con `exec` costó" in text  # the run's own summary, from its exec true rows
     errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
