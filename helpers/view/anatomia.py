@@ -216,11 +216,20 @@ def cascada(resultado: Resultado) -> None:
                     left + width / 2, i, fmt(width, 0), ha="center", va="center", fontsize=10, color="white"
                 )
             left += max(width, 0)
+        median = anatomia.run_median(resultado.df, engines[i])
+        if _finite(median):
+            ax.plot([median, median], [i - 0.45, i + 0.45], color="black", lw=2)
+            ax.text(median, i, f" {fmt(median, 0, 'ms')}", ha="left", va="center", fontsize=10)
     ax.set_yticks(
         range(len(engines)), [f"{engine_label(e, resultado.meta)} run" for e in engines], fontsize=12
     )
     ax.invert_yaxis()
-    ax.set_xlabel("ms (medianas; las partes rayadas son diferencias entre peldaños: inferidas)", fontsize=12)
+    ax.set_xlim(right=ax.get_xlim()[1] * 1.1)
+    ax.set_xlabel(
+        "ms (cada parte, su mediana ronda a ronda; rayadas: diferencias entre peldaños, inferidas; "
+        "la raya negra, la mediana del run)",
+        fontsize=11,
+    )
     ax.set_title("¿En qué se va el arranque?", fontsize=14)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, fontsize=10, frameon=False)
     fig.tight_layout()
@@ -243,7 +252,13 @@ def cascada(resultado: Resultado) -> None:
             ],
         }
     )
-    show(table(out, "La cascada en números: cada diferencia se calcula ronda a ronda, con su IC 95 %"))
+    show(
+        table(
+            out,
+            "La cascada en números: cada parte y su proporción del `run`, ronda a ronda (mediana de las "
+            "rondas, IC 95 %); la parte de la red es la misma cifra que juzga el veredicto de la red",
+        )
+    )
     markdown(frases.waterfall_sentence(frames, resultado.meta))
     negative = w[(w["ic_alto_ms"] < 0)]
     if not negative.empty:

@@ -1,6 +1,6 @@
 """Experiment 4's analysis: the ladder's summary, the waterfall (an engine's `run` split into differences
 of consecutive rungs, each an inference with its bootstrap interval), the network's share of LAUNCH
-(notebooks 01 and 02 cite it, through experiments.read_run) and the closing rows. The published
+(notebook 01 cites it, through experiments.read_run) and the closing rows. The published
 figures are in published.py."""
 
 from __future__ import annotations
@@ -175,29 +175,29 @@ WATERFALL_COLUMNS = [
 
 
 def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
-    """Each part of the engine's `run` (default network) in ms and as a share of it, with bootstrap
-    intervals. Every part but the first is a difference of two rungs: an inference (inferido=True)."""
+    """Each part of the engine's `run` (default network) in ms and as a share of it, with intervals.
+    Every part but the first is a difference of two rungs: an inference (inferido=True). Every figure is
+    computed round by round (the rungs share their rounds): the median over rounds of the part, and of
+    the part ÷ that round's `run`, with the paired interval. The network's part is network_costs's (the
+    one place that decides it, and the figure the claim «red_grande» judges), so the waterfall, the
+    verdict and the pages that cite 04 give one share. Being medians of each part, the parts add up to
+    the run's median only roughly (run_median says how far)."""
     total = series(df, engine, "run_red")
     rows = []
     storage = values(df, "bare", "runc_overlay").size > 0
+    network = network_costs(df).get(engine)
     for part in waterfall_parts(engine, storage):
         upper = series(df, *part.upper)
-        if part.lower is None:
-            value, lo, hi = (
-                float(np.median(upper)) if upper.size else np.nan,
-                *stats.median_ci(upper),
-            )
+        if part.key == "red" and network:
+            value, (lo, hi) = network["red_ms"], network["red_ic"]
+            share = (network["fraccion"], *network["fraccion_ic"])
+        elif part.lower is None:
+            value, lo, hi = float(np.median(upper)) if upper.size else np.nan, *stats.median_ci(upper)
             share = stats.figure_ci(lambda a, t: a / t, upper, total)
-            share = (value / float(np.median(total)) if total.size else np.nan, share[1], share[2])
         else:
             lower = series(df, *part.lower)
-            _, lo, hi = stats.difference_ci(upper, lower)
+            value, lo, hi = stats.difference_ci(upper, lower)
             share = stats.figure_ci(lambda a, b, t: (a - b) / t, upper, lower, total)
-            # The bar is the difference of medians, so the parts add up to the run's median; the
-            # interval is the paired one (round by round).
-            value = float(np.median(upper) - np.median(lower)) if upper.size and lower.size else np.nan
-            total_median = float(np.median(total)) if total.size else np.nan
-            share = (value / total_median, share[1], share[2])
         rows.append(
             {
                 "engine": engine,
@@ -217,16 +217,10 @@ def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=WATERFALL_COLUMNS)
 
 
-def engine_own_part(df: pd.DataFrame) -> dict[str, float]:
-    """{engine: ms} of each engine's own part of LAUNCH: the median of its `run --network none` minus
-    the median of `runc run` with a network namespace (what the engine adds around the runtime)."""
-    runc = values(df, "bare", "runc_con_netns")
-    out = {}
-    for engine in eng.CONTAINER_ENGINES:
-        none = values(df, engine, "run_sin_red")
-        if runc.size and none.size:
-            out[engine] = float(np.median(none) - np.median(runc))
-    return out
+def run_median(df: pd.DataFrame, engine: str) -> float:
+    """The median of the engine's `run` with the default network (the waterfall's whole), in ms."""
+    total = values(df, engine, "run_red")
+    return float(np.median(total)) if total.size else np.nan
 
 
 def engine_own_parts(df: pd.DataFrame) -> dict:
@@ -249,8 +243,10 @@ def engine_own_parts(df: pd.DataFrame) -> dict:
 
 def network_costs(df: pd.DataFrame, run_id: str = "") -> dict:
     """{engine: {"con_red_ms", "sin_red_ms", "red_ms", "red_ic", "fraccion", "fraccion_ic", "n", "run_id"}}:
-    what the default network adds to each engine's `run` (difference of medians, bootstrap IC) and its
-    share of that `run`; only engines with both arms."""
+    what the default network adds to each engine's `run` and its share of that `run`, both round by round
+    (the median over rounds of `run` − `run --network none`, and of that ÷ `run`, with the paired IC);
+    only engines with both arms. The one place that decides the network's share of LAUNCH: the
+    waterfall's «red» part, the claim «red_grande», the closing rows and the pages that cite 04 read it."""
     out = {}
     for engine in eng.CONTAINER_ENGINES:
         with_net, without = series(df, engine, "run_red"), series(df, engine, "run_sin_red")
@@ -273,9 +269,9 @@ def network_costs(df: pd.DataFrame, run_id: str = "") -> dict:
 
 def network_share(result: Resultado | None) -> dict:
     """The network's share of each engine's LAUNCH in a run of this experiment (network_costs).
-    Notebooks 01 and 02 cite it, with the run they get from experiments.read_run, to explain why their
-    Docker/Podman figures differ (01 runs with the default network, 02 with --network none). {} when
-    there is no run or no engine with both arms."""
+    Notebook 01 cites it (view.arranque_condiciones.red_en_04), with the run it gets from
+    experiments.read_run, beside its default-network and --network none figures. {} when there is no run
+    or no engine with both arms."""
     if result is None or result.df.empty:
         return {}
     return network_costs(result.df, result.meta.get("run_id", ""))
