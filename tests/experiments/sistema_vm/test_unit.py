@@ -343,3 +343,38 @@ def test_a_run_below_the_minimum_says_it_shows_figures_without_verdicts():
     few = df[(df["rep"] <= 2) | (df["metric"] == exp.RETENIDA)]
     assert "sin veredictos" in view._pocas(exp.claims(few, {}))
     assert view._pocas(exp.claims(df, {})) == ""
+
+
+def test_gzip_is_judged_against_the_posts_scenario_1_when_the_run_has_it():
+    """The post compares each scenario with a container on the host, not with a bare process: with the
+    application container's gzip in the run, that is the baseline (a slow container would hide it)."""
+    df = _run_df(vm_variant="vm_kvm")
+    alone = _claims(df)
+    assert "bare metal" in alone["gzip_sistema"].quantity
+    app = pd.DataFrame(
+        _rows("aplicacion", "docker", exp.GZIP, [960, 948, 976, 972, 954, 962], "ms"), columns=COLUMNS
+    )
+    claims = _claims(pd.concat([df, app], ignore_index=True))
+    for key in ("gzip_sistema", "gzip_vm_kvm"):
+        assert "contenedor de aplicación" in claims[key].quantity
+    assert claims["gzip_sistema"].value == pytest.approx(0.5, rel=0.02)  # ÷ the container, not ÷ bare
+    assert claims["gzip_vm_kvm"].value == pytest.approx(1.56, rel=0.03)
+    assert "dentro de la VM" in claims["gzip_vm_kvm"].note
+    row = exp.compare(pd.concat([df, app], ignore_index=True), {}, reference.load(exp.EXPERIMENT))
+    assert row["concepto"].str.contains("gzip en contenedor de sistema / contenedor de aplicación").any()
+
+
+def test_every_claim_of_the_post_is_listed_in_sources_with_its_status():
+    """SOURCES.md's section of this experiment lists every declared claim by key (the hand-written list
+    an instructor reads beside the post), and the post's sections by their own titles."""
+    from helpers import PROJECT_ROOT
+
+    text = (PROJECT_ROOT / "data" / "reference" / "SOURCES.md").read_text(encoding="utf-8")
+    section = text[text.index("## `sistema_vm.csv`") :]
+    section = section[: section.find("\n## ", 5)] if "\n## " in section[5:] else section
+    missing = [s.key for s in exp.SAID if f"`{s.key}`" not in section]
+    assert not missing, f"SOURCES.md no lista: {missing}"
+    for title in ("Workload Performance", "Memory Utilization", "Storage Utilization", "Provisioning Time"):
+        assert title in section
+    assert "Server Consolidation" in section  # the section's title; «Density» is only its name in the index
+    assert not any(s.where.startswith("sección «Density»") for s in exp.SAID)
