@@ -138,7 +138,7 @@ def _tabla_operaciones(resultado: Resultado, **_) -> None:
         rows.append(row)
     caption = "Mediana de ns por llamada en cada brazo (entre paréntesis, × host)"
     show(table(pd.DataFrame(rows).fillna("—"), caption))
-    markdown(_frase_vdso(resultado.df))
+    markdown(frase_vdso(resultado.df))
 
 
 SAME = verdict.margin("no_difference")  # the course's margin for «casi igual» (±5 %)
@@ -166,7 +166,7 @@ def _vdso_group(r) -> str:
     return status
 
 
-def _frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
+def frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
     """Where the call that does not enter the kernel (the vDSO) moved and where it did not, from this
     run: each arm's × host (round by round, IC 95 %) against the margin of «casi igual»."""
     s = exp.summarize(df)

@@ -201,3 +201,82 @@ def test_the_kit_of_the_quick_course_states_its_own_run():
         assert re.sub(r"\s+", " ", facts[key]) in guide, (key, facts[key])
     for text in [guide, page]:
         assert not kit.PLACEHOLDER.search(text) and "dato desconocido" not in text
+
+
+def _llamadas(root: Path, layered: bool) -> None:
+    """05: seccomp costs 27 ns and each nested PID namespace 30 ns (layered), or neither does."""
+    per_level, filter_ns = (30.0, 27.0) if layered else (0.0, 0.0)
+    arms = {("bare", "host"): 100.0, ("docker", "sin_seccomp"): 100.0, ("docker", "seccomp"): 100 + filter_ns}
+    arms |= {("bare", f"pid:{d}"): 100 + per_level * d for d in (1, 2, 4, 8)}
+    rows = []
+    for i, ((engine, variant), ns) in enumerate(arms.items()):
+        for rep, value in enumerate(_reps(ns, seed=20 + i), 1):
+            rows.append((engine, "", variant, rep, "getpid", value, "ns"))
+            rows.append((engine, "", variant, rep, "getpid:pared", value * 1.1, "ns"))
+            rows.append((engine, "", variant, rep, "clock_gettime", 20.0 + value / 1000, "ns"))
+            rows.append((engine, "", variant, rep, "clock_gettime:pared", 22.0 + value / 1000, "ns"))
+    meta = {"parameters": {"llamadas": 200000, "cpu": 0}}
+    _write_run(root, "llamadas", "20260101T000000Z-llam", rows, meta)
+
+
+def _red(root: Path, security_is_the_cost: bool) -> None:
+    """06: Docker -p at half of native; with seccomp off it gets everything back (security_is_the_cost)
+    or nothing. docker-proxy spends 20 µs of CPU per request."""
+    arms = {("bare", "nativo"): 20000.0, ("docker", "puerto"): 10000.0, ("docker", "host"): 19000.0}
+    arms[("docker", "sin_seccomp")] = 20000.0 if security_is_the_cost else 10000.0
+    rows = []
+    for i, ((engine, variant), req_s) in enumerate(arms.items()):
+        for rep, value in enumerate(_reps(req_s, seed=40 + i), 1):
+            rows += [(engine, "nethttp", variant, rep, "req_s", value, "req/s")]
+            rows += [(engine, "nethttp", variant, rep, "req_s_hilo", value / 2, "req/s")]
+            rows += [(engine, "nethttp", variant, rep, "peticiones", value * 2, "")]
+            rows += [(engine, "nethttp", variant, rep, "cpu_servidor", value * 2 * 30e-6, "s")]
+            if variant in ("puerto", "sin_seccomp"):
+                rows += [(engine, "nethttp", variant, rep, "cpu_proxy", value * 2 * 20e-6, "s")]
+    meta = {"parameters": {"hilos": 2, "conexiones": 50, "duracion_s": 2}}
+    _write_run(root, "red", "20260101T000000Z-red0", rows, meta)
+
+
+def test_the_worked_answers_of_05_and_06_follow_the_data_both_ways(tmp_path):
+    layered, flat = tmp_path / "capas", tmp_path / "plano"
+    _llamadas(layered, layered=True)
+    _llamadas(flat, layered=False)
+    _red(layered, security_is_the_cost=True)
+    _red(flat, security_is_the_cost=False)
+    five_a, five_b = (
+        _render(tmp_path, layered)["05_llamadas_sistema"],
+        _render(tmp_path, flat)["05_llamadas_sistema"],
+    )
+    # Exercise 6: the nesting slope against the course's correction.
+    assert "cada nivel de namespace PID añadió 30" in five_a and "contradice el código" in five_a
+    assert "la recta es plana, como predice el código" in five_b and "contradice el código" not in five_b
+    # Exercise 4: the seccomp profile at a million calls per second (27 ns → about 2.7 % of a core).
+    share = r"el perfil seccomp de Docker añade ([0-9.−]+) ns por llamada .*?: (?:([0-9.]+) %|nada)"
+    found_a, found_b = re.search(share, five_a), re.search(share, five_b)
+    assert found_a and 24 < float(found_a[1]) < 30 and 2.4 < float(found_a[2]) < 3.0, found_a
+    assert (
+        found_b
+        and float(found_b[1].replace("−", "-")) < 3
+        and (found_b[2] is None or float(found_b[2]) < 0.3)
+    ), found_b
+    # Exercise 2: the two overhead figures of the document, judged apart.
+    assert "frente al 11 % de su corrida: «no se sostiene»" in five_a
+    assert "frente al 24-30 % de su tabla: «no se sostiene»" not in five_a
+    assert "frente al 24-30 % de su tabla: «no se sostiene»" in five_b
+    # Exercise 1: the clock readings of the run, and the CPU it was pinned to.
+    assert "(CPU 0), getpid en el host: tiempo de CPU 100" in five_a
+
+    six_a, six_b = _render(tmp_path, layered)["06_red_http"], _render(tmp_path, flat)["06_red_http"]
+    # Exercise 5: «Docker applies a lot of security processing», judged by switching seccomp off.
+    assert "«procesamiento de seguridad» es «se confirma»" in six_a
+    assert "«procesamiento de seguridad» es «no se sostiene»" in six_b
+    assert "Docker -p frente a nativo, 0.50×" in six_a
+    # Exercise 4: docker-proxy's ceiling with one core (20 µs per request → 50 000 requests per second).
+    assert "docker-proxy gastó 20.0 µs" in six_a and "unas 50 000 peticiones" in six_a
+    guide = _render(tmp_path, layered)["guia"]
+    assert (
+        "Docker -p / nativo con Go net/http: 0.50×" in guide
+        and "getpid en el contenedor / en el host: Docker 1.2" in guide
+    )
+    for text in (five_a, five_b, six_a, six_b, guide):
+        assert not kit.PLACEHOLDER.search(text) and "dato desconocido" not in text

@@ -13,13 +13,14 @@ import re
 import sys
 from collections.abc import Callable
 
+from .calls_http import from_llamadas, from_red, static_facts
 from .capacity import from_anidamiento, from_escala, from_sistema_vm
 from .launch import from_anatomia, from_arranque
 from .running import bottom_line, from_ejecucion
 from .words import ENGINE, Facts, about, em, missing_arms, ms, no_run, run_tag, share  # noqa: F401
 
 # This package reads other experiments' runs through experiments.read_run, like any experiment does.
-READS = ("arranque", "escala", "ejecucion", "anatomia", "anidamiento", "sistema_vm")
+READS = ("arranque", "escala", "ejecucion", "anatomia", "llamadas", "red", "anidamiento", "sistema_vm")
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z0-9_.]+)\s*\}\}")
 
 # ---------------------------------------------------------------- all of them
@@ -28,6 +29,8 @@ BUILDERS: dict[str, Callable] = {
     "escala": from_escala,
     "ejecucion": from_ejecucion,
     "anatomia": from_anatomia,
+    "llamadas": from_llamadas,
+    "red": from_red,
     "anidamiento": from_anidamiento,
     "sistema_vm": from_sistema_vm,
 }
@@ -56,6 +59,15 @@ KEYS: dict[str, tuple[str, ...]] = {
         "anatomia.sin_red_podman",
         "anatomia.red",
     ),
+    "llamadas": (
+        "llamadas.contenedor",
+        "llamadas.seccomp",
+        "llamadas.vdso",
+        "llamadas.cuanto_importa",
+        "llamadas.anidamiento",
+        "llamadas.relojes",
+    ),
+    "red": ("red.docker_puerto", "red.caminos", "red.seguridad", "red.proxy"),
     "anidamiento": ("anidamiento.ci",),
     "sistema_vm": ("sistema_vm.disco",),
 }
@@ -83,6 +95,7 @@ def kit_facts(root=None) -> Facts:
                 no_run(notebook) if res is None or res.df.empty else missing_arms(notebook, "esto")
             )
     out.update(_without_root())
+    out.update(static_facts())
     out["cierre.cuenta"] = bottom_line(
         experiments.read_run(me, "arranque", root), experiments.read_run(me, "ejecucion", root)
     )
