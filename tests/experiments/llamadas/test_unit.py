@@ -584,3 +584,19 @@ def test_every_claimed_number_is_the_reference_figure_it_names():
     table = ref[ref["source"].isin(said.TABLE_SOURCES) & (ref["metric"] == "sobrecarga")]["value"]
     assert set(ref["source"]) >= set(said.TABLE_SOURCES) and len(table) == 6
     assert (table.min(), table.max()) == said.CONTAINER_TABLE.bounds
+
+
+def test_every_claim_of_the_document_is_listed_in_sources_with_where_and_status():
+    """SOURCES.md's hand-written list for llamadas.csv names every declared claim by key, with where the
+    document says it (the same section as the declaration) and a status."""
+    from helpers import PROJECT_ROOT
+
+    text = (PROJECT_ROOT / "data" / "reference" / "SOURCES.md").read_text(encoding="utf-8")
+    section = text[text.index("## `llamadas.csv`") :]
+    section = section[: section.index("\n## ", 5)]
+    for said in exp.SAID:
+        row = next((ln for ln in section.splitlines() if ln.startswith(f"| `{said.key}` |")), None)
+        assert row is not None, f"SOURCES.md no lista {said.key}"
+        first = re.search(r"«[^»]+»", said.where)[0]  # the section or table it names first
+        assert first in row, (said.key, first, row)
+        assert row.rstrip().endswith("|") and row.count("|") == 5, row

@@ -670,3 +670,14 @@ def test_the_kubernetes_sentence_follows_the_reference_figures(monkeypatch):
     vista.kubernetes()
     text = " ".join(str(getattr(o, "data", "")) for o in shown)
     assert "Kubernetes no perdió más, lo contrario de lo que predice la hipótesis" in text
+
+
+def test_every_claim_of_the_document_is_listed_in_sources_with_where_and_status():
+    """SOURCES.md's list for red.csv names every declared claim by key, with where the document says it."""
+    text = (PROJECT_ROOT / "data" / "reference" / "SOURCES.md").read_text(encoding="utf-8")
+    section = text[text.index("## `red.csv`") :]
+    section = section[: section.index("\n## ", 5)]
+    for said in exp.SAID:
+        row = next((ln for ln in section.splitlines() if f"| `{said.key}` |" in ln), None)
+        assert row is not None, f"SOURCES.md no lista {said.key}"
+        assert said.where.split(",")[0] in row, (said.key, said.where, row)
