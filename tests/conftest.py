@@ -6,6 +6,10 @@ import pytest
 
 from helpers import PROJECT_ROOT, engines
 
+GUEST_MARK = "huesped"
+GUEST_RUN = pytest.StashKey()  # the guest started in the background (helpers.guest.background)
+
+
 # Kernels started by papermill in these tests import this checkout's helpers (a git worktree, a clone),
 # not the copy the virtual environment was installed from.
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))
@@ -73,3 +77,65 @@ def container_engines():
     if not present:
         pytest.skip("no hay ningún motor de contenedores disponible")
     return present
+
+
+# ---------------------------------------------------------------- the guest VM, in the background
+def pytest_collection_modifyitems(config, items):
+    """The guest's tests (marker `huesped`) go last: they only wait for and judge the run started at the
+    beginning of the session, so every other test runs while the VM works."""
+    items.sort(key=lambda item: item.get_closest_marker(GUEST_MARK) is not None)
+
+
+def pytest_collection_finish(session):
+    """If the selected tests include the guest's, start its run now in the background (tests/guest's
+    fixture `corrida` waits for it). Not with CURSO_HUESPED_CORRIDA (a returned run re-checked), nor
+    where the guest cannot run (the fixture then skips with the reason)."""
+    config = session.config
+    if config.option.collectonly or os.environ.get("CURSO_HUESPED_CORRIDA"):
+        return
+    if not any(item.get_closest_marker(GUEST_MARK) for item in session.items):
+        return
+    from helpers import guest
+    from helpers.guest import background
+
+    ok, _ = guest.availability()
+    if not ok:
+        return
+    config.stash[GUEST_RUN] = background.Background.start()
+    print(
+        f"\n[huésped] la VM Debian 13 arranca en segundo plano mientras corren las demás pruebas; "
+        f"registro: {config.stash[GUEST_RUN].log_path}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def guest_run_of(config):
+    """The guest run this session started in the background, or None."""
+    return config.stash.get(GUEST_RUN, None)
+
+
+@pytest.fixture(scope="session")
+def guest_background(request):
+    """The guest run started in the background for this session (None if none was started)."""
+    return guest_run_of(request.config)
+
+
+def pytest_sessionfinish(session):
+    """Whatever happened (-x, a failure, Ctrl-C, an error), the VM does not outlive the session."""
+    found = guest_run_of(session.config)
+    if found is not None and found.stop():
+        print("\n[huésped] la corrida en segundo plano seguía en marcha: detenida.", file=sys.stderr)
+
+
+def pytest_unconfigure(config):
+    found = guest_run_of(config)
+    if found is not None:
+        found.stop()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    found = guest_run_of(config)
+    if found is not None and found.outcome:
+        terminalreporter.write_sep("-", "VM Debian 13 (huésped)")
+        terminalreporter.write_line(f"{found.outcome}; registro: {found.log_path}")

@@ -36,7 +36,16 @@ MARK = "CURSO-HUESPED-"
 # How the class comparison and the tests name this machine.
 LABEL_TCG = "VM emulada (TCG), Debian 13, cgroup v2"
 LABEL_KVM = "VM acelerada (KVM), Debian 13, cgroup v2"
-HOST_TOOLS = ("mmdebstrap", "mke2fs", "debugfs", "qemu-system-x86_64", "qemu-img")
+# What the host needs, and the Debian package `make setup` installs it from: the guest installs nothing
+# itself (it runs beside the other tests, which must not race it for dpkg's lock).
+HOST_PACKAGES = {
+    "mmdebstrap": "mmdebstrap",
+    "mke2fs": "e2fsprogs",
+    "debugfs": "e2fsprogs",
+    "qemu-system-x86_64": "qemu-system-x86",
+    "qemu-img": "qemu-utils",
+}
+HOST_TOOLS = tuple(HOST_PACKAGES)
 
 
 def label(accel: str) -> str:
@@ -52,9 +61,9 @@ def availability() -> tuple[bool, str | None]:
         )
     missing = [tool for tool in HOST_TOOLS if not find_tool(tool)]
     if missing:
+        packages = " ".join(sorted({HOST_PACKAGES[tool] for tool in missing}))
         return False, (
-            f"falta {', '.join(missing)} (paquetes de Debian mmdebstrap, e2fsprogs, qemu-system-x86, "
-            "qemu-utils)."
+            f"falta {', '.join(missing)} (paquetes de Debian {packages}; «sudo make setup» los instala)."
         )
     return True, None
 

@@ -60,6 +60,18 @@ def test_the_course_copy_is_what_a_clone_has():
     assert not any(f.startswith((".venv/", "results/", "build/")) for f in files)
 
 
+def test_make_setup_installs_what_the_guest_needs_on_the_host():
+    """The guest runs in the background beside the other tests: it must not install anything on the
+    host (apt's lock), so every host tool it needs comes from a package `make setup` installs."""
+    from helpers import experiments, provision
+
+    setup = set(provision.APT_PACKAGES.values())
+    setup |= {p for module in experiments.all_experiments() for p in getattr(module, "DEBIAN_PACKAGES", ())}
+    assert set(guest.HOST_PACKAGES.values()) <= setup, set(guest.HOST_PACKAGES.values()) - setup
+    code = " ".join(p.read_text() for p in Path(guest.HERE).glob("*.py"))
+    assert "apt-get" not in code and "provision" not in code
+
+
 def test_without_root_it_says_why_in_spanish(monkeypatch):
     monkeypatch.setattr("os.geteuid", lambda: 1000)
     ok, why = guest.availability()

@@ -2,8 +2,9 @@
 notebook 00 and the quick profile of 01 and 02 headless, as root and as the student «alumno» (rootless
 Podman). These tests judge the run folders the guest returns.
 
-One boot per test session (the module's fixture); `make test-huesped` runs only these, `make test`
-runs them too. CURSO_HUESPED_CORRIDA=<folder> re-checks a returned run without booting.
+One boot per test session, started in the background when the session begins (tests/conftest.py) so
+the VM works while every other test runs; these tests come last and wait for it. `make test-huesped`
+runs only these, `make test` runs them too. CURSO_HUESPED_CORRIDA=<folder> re-checks a returned run without booting.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from statistics import median
 import pytest
 
 from helpers import guest
+from helpers.guest import background
 from helpers.guest import run as guest_run
 
 pytestmark = [pytest.mark.huesped]
@@ -25,7 +27,9 @@ USERS = ("root", guest.STUDENT)
 
 
 @pytest.fixture(scope="module")
-def corrida() -> guest_run.GuestRun:
+def corrida(guest_background) -> guest_run.GuestRun:
+    """The run started in the background at the beginning of the session (tests/conftest.py), waited
+    for here; started now if this session did not start one."""
     again = os.environ.get("CURSO_HUESPED_CORRIDA")
     if again:
         return guest_run.load(Path(again))
@@ -33,10 +37,15 @@ def corrida() -> guest_run.GuestRun:
     if not ok:
         print(f"\n[omitido] VM Debian 13: {why}", file=sys.stderr)
         pytest.skip(f"VM Debian 13: {why}")
-    result = guest_run.run_guest(lambda line: print(line, file=sys.stderr, flush=True))
+    started = guest_background or background.Background.start()
+    try:
+        result = started.wait()
+    finally:
+        started.stop()
     print(
         f"\n[huésped] {result.label}: construcción {result.build_seconds or 0:.0f} s (0 = caché), "
-        f"arranque {result.boot_seconds} s, total {result.total_seconds} s, fases {result.phases}",
+        f"arranque {result.boot_seconds} s, total {result.total_seconds} s, fases {result.phases}; "
+        f"registro {started.log_path}",
         file=sys.stderr,
     )
     return result
