@@ -67,6 +67,13 @@ def _median_digits(value: float, low: float, high: float) -> int:
     return significant(value) if found is None else found
 
 
+def _spread_digits(q1: float, q3: float, digits: int) -> int:
+    """Decimals of an IQR: those of its own half-width when it is narrower than the median's IC (so a
+    narrow IQR never prints as «[88, 88]»), else the median's."""
+    own = decimals_for(q1, q3)
+    return digits if own is None else max(own, digits)
+
+
 def _ratio(r: float, lo: float | None = None, hi: float | None = None) -> str:
     return fmt_ratio(r, lo, hi)
 
@@ -106,7 +113,9 @@ def _tabla_brazos(resultado: Resultado, operacion: str = "getpid", **_) -> None:
                 fmt_value_interval(m, lo, hi, "")
                 for m, lo, hi in zip(s["mediana_ns"], s["ic_bajo_ns"], s["ic_alto_ns"])
             ],
-            "IQR (ns)": [fmt_interval(a, b, d) for a, b, d in zip(s["q1_ns"], s["q3_ns"], digits)],
+            "IQR (ns)": [
+                fmt_interval(a, b, _spread_digits(a, b, d)) for a, b, d in zip(s["q1_ns"], s["q3_ns"], digits)
+            ],
             "Mín (ns)": [fmt(v, d) for v, d in zip(s["min_ns"], digits)],
             "× host [IC 95 %]": [
                 _ratio(r, lo, hi) for r, lo, hi in zip(s["x_host"], s["x_host_ic_bajo"], s["x_host_ic_alto"])
@@ -235,7 +244,7 @@ def _tabla_cuanto_importa(
         return
     out = pd.DataFrame(
         {
-            "Brazo": c["brazo"],
+            "Brazo": [f"{b} ⚠ inestable: repite" if u else b for b, u in zip(c["brazo"], c["inestable"])],
             "ns extra por llamada": [fmt(v, _digits(v)) for v in c["ns_extra"]],
             "CPU extra por segundo": [
                 f"{fmt(v * 100, _digits(v * 100))} % de un núcleo"
@@ -247,7 +256,7 @@ def _tabla_cuanto_importa(
     )
     caption = (
         f"Una carga que hace {num(llamadas_por_segundo)} llamadas a {operacion} por segundo: lo que añade "
-        "cada brazo (diferencia de medianas con el host)"
+        "cada brazo (diferencia de medianas con el host; un brazo inestable es solo una lectura)"
     )
     show(table(out, caption))
 
@@ -363,6 +372,17 @@ def _correccion_pid(claim) -> str:
     )
 
 
+def _direction(value: float, low: float, high: float) -> str:
+    """What an IC 95 % of a ratio says of its direction (no direction below the minimum rounds)."""
+    if low != low or high != high:
+        return "sin intervalo, no decimos si es más o menos"
+    if low > 1:
+        return "más, con todo el intervalo por encima de 1"
+    if high < 1:
+        return "menos, con todo el intervalo por debajo de 1"
+    return "el intervalo contiene 1, así que no se distingue"
+
+
 def _behind_the_claims(resultado: Resultado) -> list[str]:
     """Sentences from this run's numbers: the same container without seccomp, what the seccomp profile
     multiplies, and the ns each nested level adds."""
@@ -377,7 +397,8 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
         profile = exp.arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
         if profile[0] == profile[0]:
             lines.append(
-                f"En {name}, activar el perfil seccomp multiplica el costo de getpid por {_ratio(*profile)}."
+                f"En {name}, con el perfil seccomp getpid cuesta {_ratio(*profile)} lo del mismo "
+                f"contenedor sin seccomp: {_direction(*profile)}."
             )
     slope, low, high, n = exp.nesting_slope(df)
     if n:

@@ -61,6 +61,11 @@ def _nan(*values) -> bool:
     return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
 
 
+def _names(items: list[str]) -> str:
+    """«a», «a y b», «a, b y c»: a list read in a Spanish sentence."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} y {items[-1]}"
+
+
 def _summary(resultado: Resultado) -> pd.DataFrame:
     return exp.summarize(resultado.df, resultado.meta)
 
@@ -348,19 +353,19 @@ def comparacion(resultado: Resultado) -> None:
     parts = []
     if verdict.COINCIDE in by_status:
         parts.append(
-            f"Con `-p`, tu proporción coincide con la del documento para {', '.join(by_status[verdict.COINCIDE])} "
+            f"Con `-p`, tu proporción coincide con la del documento para {_names(by_status[verdict.COINCIDE])} "
             f"(tu intervalo dividido por su cifra cae entero en el margen de «coincide», {AGREEMENT_MARGIN})."
         )
     if verdict.NO_COINCIDE in by_status:
         parts.append(
-            f"Para {', '.join(by_status[verdict.NO_COINCIDE])}, tu proporción no coincide con la del documento "
+            f"Para {_names(by_status[verdict.NO_COINCIDE])}, tu proporción no coincide con la del documento "
             "(todo tu intervalo cae lejos de su cifra): tu máquina, tu versión de Docker o tu carga reparten "
             "distinto el costo del camino de red."
         )
     undecided = by_status.get(verdict.NO_CONCLUYENTE, []) + by_status.get(verdict.SIN_DATOS, [])
     if undecided:
         parts.append(
-            f"Para {', '.join(undecided)}, tu intervalo es demasiado ancho para decir si coincide: con más "
+            f"Para {_names(undecided)}, tu intervalo es demasiado ancho para decir si coincide: con más "
             "repeticiones se estrecharía."
         )
     markdown(" ".join(parts))

@@ -12,6 +12,7 @@ from ...view import common
 from .words import ENGINE, Facts, missing_arms, run_tag
 
 RATE = 1_000_000  # 05, exercise 4: 50 000 requests per second × 20 calls each
+UNSTABLE = " (brazo inestable en esta corrida: es solo una lectura, repite antes de concluir)"
 
 
 def _nan(*values) -> bool:
@@ -93,15 +94,18 @@ def from_llamadas(res) -> Facts:
             extra = cost.loc[labels["seccomp"], "ns_extra"] - cost.loc[labels["sin_seccomp"], "ns_extra"]
             per_s = extra * RATE / 1e9
             words = _cpu_share(per_s) if per_s > 0 else "nada medible (la diferencia salió negativa)"
+            shaky = cost.loc[labels["seccomp"], "inestable"] or cost.loc[labels["sin_seccomp"], "inestable"]
             parts.append(
                 f"el perfil seccomp de {ENGINE[engine]} añade {common.fmt(extra, common.significant(extra))} ns "
                 f"por llamada ({labels['seccomp']} menos {labels['sin_seccomp']}): {words}"
+                + (UNSTABLE if shaky else "")
             )
         if cost is not None and labels["gvisor"] in cost.index:
             g = cost.loc[labels["gvisor"]]
             parts.append(
                 f"{labels['gvisor']} añade {common.fmt(g['ns_extra'], common.significant(g['ns_extra']))} ns "
                 f"por llamada frente al host: {_cpu_share(g['cpu_por_segundo'])}"
+                + (UNSTABLE if g["inestable"] else "")
             )
     out["llamadas.cuanto_importa"] = (
         f"Con las medianas de la {run_tag(res)}, a {common.num(RATE)} getpid por segundo: "

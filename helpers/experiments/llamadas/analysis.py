@@ -197,18 +197,21 @@ def nesting_slope(df: pd.DataFrame, metric: str = "getpid", *, relative: bool = 
 
 def cost_at_rate(df: pd.DataFrame, calls_per_second: float, metric: str = "getpid") -> pd.DataFrame:
     """A workload making `calls_per_second` calls: the ns each arm adds per call (difference of medians
-    against the host, both through one clock) and the CPU that adds per second (1 = a whole core)."""
-    rows = []
+    against the host, both through one clock), the CPU that adds per second (1 = a whole core), and
+    whether either arm is unstable (its figure is then only a reading: «repite»)."""
+    rows, columns = [], ["brazo", "ns_extra", "cpu_por_segundo", "inestable"]
     for engine, variant, op in _arms(df):
         if op != metric:
             continue
         clock = shared_clock((engine, variant), BASELINE)
         host = values(df, *BASELINE, metric, clock)
         if not host.size:
-            return pd.DataFrame(columns=["brazo", "ns_extra", "cpu_por_segundo"])
-        extra = float(np.median(values(df, engine, variant, metric, clock)) - np.median(host))
-        rows.append([arm_label(engine, variant), extra, extra * calls_per_second / 1e9])
-    return pd.DataFrame(rows, columns=["brazo", "ns_extra", "cpu_por_segundo"])
+            return pd.DataFrame(columns=columns)
+        arm = values(df, engine, variant, metric, clock)
+        extra = float(np.median(arm) - np.median(host))
+        shaky = bool(stats.unstable(arm) or stats.unstable(host))
+        rows.append([arm_label(engine, variant), extra, extra * calls_per_second / 1e9, shaky])
+    return pd.DataFrame(rows, columns=columns)
 
 
 # ---------------------------------------------------------------- the document

@@ -47,7 +47,7 @@ CONTAINER_RUN = Said(
     f"Una llamada al sistema en un contenedor es un 11 % más lenta que en el host ({SEED_HOST_NS} → "
     f"{SEED_CONTAINER_NS} ns)",
     SOURCE,
-    where="«Our Results», tabla «Actual Performance» (su corrida)",
+    where="«Our Results», tabla «Actual Performance», su propia corrida",
     claimed=SEED_RUN_PCT,
     kind="percent_about",
     quantity=OVERHEAD_QUANTITY,

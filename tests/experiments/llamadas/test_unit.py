@@ -276,6 +276,48 @@ def test_decomposition_closing_rows_and_cost_at_a_rate():
     assert cost.loc["host", "cpu_por_segundo"] == 0
     # gVisor on the wall clock, the host too: (5 000 - 100) x 3 ns per call x 1e6 calls/s.
     assert cost.loc["Docker + gVisor", "cpu_por_segundo"] == pytest.approx(14.7, rel=0.03)
+    assert not cost["inestable"].any()
+
+
+def test_an_unstable_arm_is_marked_where_its_cost_is_read_and_a_flat_profile_has_no_direction(
+    shown, tmp_path
+):
+    """«Un brazo inestable no entra en los resúmenes»: the «¿Cuándo importa?» table says so beside its
+    figure; the seccomp sentence says «no se distingue» when its IC contains 1; an IQR narrower than
+    the median's IC keeps its own decimals (never «[88, 88]»)."""
+    from helpers.view import llamadas as view
+
+    df = synthetic({("bare", "host"): 100, ("docker", "seccomp"): 100, ("docker", "sin_seccomp"): 100})
+    shaky = df["variant"].eq("seccomp") & df["metric"].eq("getpid") & df["rep"].isin([1, 2, 3, 4, 5, 6])
+    df.loc[shaky, "value"] = df.loc[shaky, "value"] * np.array([1, 9, 1, 9, 1, 9])
+    cost = exp.cost_at_rate(df, 1_000_000).set_index("brazo")
+    assert cost.loc["Docker (seccomp por defecto)", "inestable"] and not cost.loc["host", "inestable"]
+    res = Resultado(exp.EXPERIMENT, df, tmp_path, {"status": "complete"})
+    view.tabla(res, "cuanto_importa")
+    assert "Docker (seccomp por defecto) ⚠ inestable: repite" in _text(shown)
+    shown.clear()
+    flat = Resultado(
+        exp.EXPERIMENT,
+        synthetic(
+            dict(list(FILTER_IS_THE_COST.items())[:5])
+            | {("docker", "seccomp"): 100, ("docker", "sin_seccomp"): 100},
+            spread=0.05,
+        ),
+        tmp_path,
+        {},
+    )
+    view.veredictos(flat)
+    assert "lo del mismo contenedor sin seccomp: el intervalo contiene 1, así que no se distingue" in _text(
+        shown
+    )
+    shown.clear()
+    wide = synthetic({("bare", "host"): 88}, reps=8, spread=0.003)
+    wide.loc[(wide["metric"] == "getpid") & (wide["rep"] == 1), "value"] = (
+        91.0  # one slow round: with 8 the IC runs to it
+    )
+    view.tabla(Resultado(exp.EXPERIMENT, wide, tmp_path, {}), "brazos")
+    q1, q3 = shown[-1].data["IQR (ns)"].iloc[0].strip("[]").split(", ")
+    assert q1 != q3, (q1, q3)
 
 
 def test_a_gvisor_ratio_reads_both_arms_on_the_wall_clock():
@@ -526,7 +568,8 @@ def test_verdicts_render_every_claim_and_say_experiment_3_is_missing(shown, tmp_
         assert common.claim_sentence(claim) in text
     assert "03_ejecucion.ipynb" in text  # view.common.missing_run
     assert "el mismo contenedor **sin seccomp** cuesta" in text
-    assert "En Docker, activar el perfil seccomp multiplica el costo de getpid por 1.2" in text  # 127/100
+    assert "En Docker, con el perfil seccomp getpid cuesta 1.2" in text  # 127/100
+    assert "lo del mismo contenedor sin seccomp: más, con todo el intervalo por encima de 1" in text
     assert "Cada nivel de namespace PID añade" in text
     assert "Corrección del curso" in text and "esta corrida respalda la corrección" in text
     shown.clear()

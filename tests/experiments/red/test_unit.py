@@ -681,3 +681,19 @@ def test_every_claim_of_the_document_is_listed_in_sources_with_where_and_status(
         row = next((ln for ln in section.splitlines() if f"| `{said.key}` |" in ln), None)
         assert row is not None, f"SOURCES.md no lista {said.key}"
         assert said.where.split(",")[0] in row, (said.key, said.where, row)
+
+
+def test_the_comparison_sentence_names_its_servers_as_a_spanish_list(monkeypatch, tmp_path):
+    import IPython.display
+
+    from helpers.view import red as vista
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    rng = np.random.default_rng(5)
+    gin = _rows("docker", "puerto", "gin", list(34_000 * (1 + rng.normal(0, 0.005, 8))), proxy_us=30)
+    df = pd.concat([synthetic(), pd.DataFrame(gin, columns=results.COLUMNS)], ignore_index=True)
+    vista.comparacion(Resultado("red", df, tmp_path, {}))
+    text = " ".join(str(getattr(o, "data", "")) for o in shown)
+    assert "para Go net/http y Go gin (tu intervalo" in text, text
+    assert vista._names(["a", "b", "c"]) == "a, b y c" and vista._names(["a"]) == "a"
