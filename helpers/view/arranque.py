@@ -21,6 +21,7 @@ from .common import (
     AGREEMENT,
     AGREEMENT_MARGIN,
     claims_list,
+    decimals_for,
     engine_label,
     fmt,
     fmt_interval,
@@ -30,6 +31,7 @@ from .common import (
     needs_result,
     run_caption,
     show,
+    significant,
     tabla_contexto,
     table,
     verdict_words,
@@ -56,6 +58,13 @@ def _combo(row, meta: dict | None = None) -> str:
     return f"{engine_label(row['engine'], meta)} / {row['role']}{net}"
 
 
+def _ms_digits(row) -> int:
+    """Decimals for one arm's milliseconds: those its median's IC supports (view.common.decimals_for),
+    3 significant digits of the median without an IC."""
+    d = decimals_for(row["ic_bajo_ms"], row["ic_alto_ms"])
+    return significant(row["mediana_ms"]) if d is None else d
+
+
 @needs_result
 def tabla(resultado: Resultado) -> None:
     """Results table: median, IQR, min, IC 95 % and × bare metal (real process) with its IC."""
@@ -63,18 +72,23 @@ def tabla(resultado: Resultado) -> None:
     if s.empty:
         markdown("_Esta corrida no tiene filas todavía._")
         return
+    # Each row's milliseconds with the decimals its median's IC supports (3 significant digits without one)
+    digits = [_ms_digits(r) for _, r in s.iterrows()]
+    baseline = (s["engine"] == arranque.BASELINE[0]) & (s["variant"] == arranque.BASELINE[1])
     out = pd.DataFrame(
         {
             "Combinación": [_combo(r, resultado.meta).replace("`", "") for _, r in s.iterrows()],
             "Imagen real": [r["image"] or "—" for _, r in s.iterrows()],
             "n": s["n"],
-            "Mediana (ms)": [fmt(v, 2) for v in s["mediana_ms"]],
-            "IQR (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["q1_ms"], s["q3_ms"])],
-            "Mín (ms)": [fmt(v, 2) for v in s["min_ms"]],
-            "IC 95 % mediana (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["ic_bajo_ms"], s["ic_alto_ms"])],
+            "Mediana (ms)": [fmt(v, d) for v, d in zip(s["mediana_ms"], digits)],
+            "IQR (ms)": [fmt_interval(a, b, d) for a, b, d in zip(s["q1_ms"], s["q3_ms"], digits)],
+            "Mín (ms)": [fmt(v, d) for v, d in zip(s["min_ms"], digits)],
+            "IC 95 % mediana (ms)": [
+                fmt_interval(a, b, d) for a, b, d in zip(s["ic_bajo_ms"], s["ic_alto_ms"], digits)
+            ],
             "× bare metal [IC 95 %]": [
-                fmt_ratio(r, lo, hi, 2 if r < 10 else 0)
-                for r, lo, hi in zip(s["x_bare"], s["x_bare_ic_bajo"], s["x_bare_ic_alto"])
+                "1× (la línea base)" if base else fmt_ratio(r, lo, hi)
+                for base, r, lo, hi in zip(baseline, s["x_bare"], s["x_bare_ic_bajo"], s["x_bare_ic_alto"])
             ],
         }
     )
@@ -90,7 +104,8 @@ def tabla(resultado: Resultado) -> None:
     show(
         table(
             out,
-            "Arranque: tiempo de `echo ok` (IQR con cuantiles lineales; IC 95 % por bootstrap). "
+            "Arranque: tiempo de echo ok (IQR con cuantiles lineales; IC 95 % de la mediana por la prueba "
+            "del signo; × bare metal, ronda a ronda). "
             f"Contenedores: {LAUNCH_OPTIONS.replace('`', '')}.",
         )
     )
@@ -142,28 +157,30 @@ def _frases_bare_metal(s: pd.DataFrame, df: pd.DataFrame, meta: dict | None) -> 
     parts = []
     if "proceso" in bare:
         parts.append(
-            f"Lanzar `echo ok` como proceso real cuesta **{fmt(bare['proceso']['mediana_ms'], 2)} ms** "
+            f"Lanzar `echo ok` como proceso real cuesta **{fmt(bare['proceso']['mediana_ms'], _ms_digits(bare['proceso']))} ms** "
             "(mediana): esa es la línea base del mismo tipo que un contenedor, que también es un proceso nuevo."
         )
     if "metodo_semilla" in bare:
         parts.append(
             f"El método del capítulo original (el builtin `echo` entre dos `date +%s%N`) da "
-            f"**{fmt(bare['metodo_semilla']['mediana_ms'], 2)} ms**."
+            f"**{fmt(bare['metodo_semilla']['mediana_ms'], _ms_digits(bare['metodo_semilla']))} ms**."
         )
     if "builtin" in bare and "metodo_semilla" in bare:
         ms = bare["builtin"]["mediana_ms"]
         share, low, high = _bare_ci(df, meta, "builtin", "metodo_semilla")
-        text = f"El builtin solo tarda **{fmt(ms * 1000, 1)} µs**: {fmt_pct(share * 100, 2, sign=False)} de esa cifra"
+        d = decimals_for(low * 100, high * 100)
+        d = significant(share * 100) if d is None else d
+        text = f"El builtin solo tarda **{fmt(ms * 1000, 1)} µs**: {fmt_pct(share * 100, d, sign=False)} de esa cifra"
         if high < 0.1:
             text += (
-                f" (IC 95 % {fmt_interval(low * 100, high * 100, 2, '%')}). Lo demás es lo que tarda en arrancar "
+                f" (IC 95 % {fmt_interval(low * 100, high * 100, d, '%')}). Lo demás es lo que tarda en arrancar "
                 "el segundo `date` (fork, exec y carga de la biblioteca de C): el método mide `date`, no `echo`."
             )
         elif low > 0.5:
             text += " : aquí el builtin es la mayor parte de lo que mide el método del capítulo."
         else:
             text += (
-                f" (IC 95 % {fmt_interval(low * 100, high * 100, 2, '%')}): esta corrida no alcanza para decir "
+                f" (IC 95 % {fmt_interval(low * 100, high * 100, d, '%')}): esta corrida no alcanza para decir "
                 "qué parte domina."
             )
         parts.append(text)
@@ -224,7 +241,7 @@ def comparacion(resultado: Resultado) -> None:
                 f"{engine_label(e, resultado.meta)} / {r}" for e, r in zip(c["engine"], c["role"])
             ],
             "Referencia: mediana (ms)": [fmt(v, 1) for v in c["ref_mediana_ms"]],
-            "Tú: mediana (ms)": [fmt(v, 1) for v in c["tu_mediana_ms"]],
+            "Tú: mediana (ms)": [fmt(v, significant(v)) for v in c["tu_mediana_ms"]],
             "Referencia: × bare (método del capítulo)": [
                 fmt_ratio(v, lo, hi, 0)
                 for v, lo, hi in zip(c["ref_x_bare"], c["ref_x_bare_ic_bajo"], c["ref_x_bare_ic_alto"])
@@ -232,7 +249,7 @@ def comparacion(resultado: Resultado) -> None:
             "Tú: × bare (método del capítulo)": ratio("tu_x_bare_", "metodo_semilla", 0),
             "¿Coinciden? (× bare)": [AGREEMENT[a] for a in c["acuerdo_x_bare"]],
             "Referencia: Podman/Docker": ratio("ref_", "podman_sobre_docker"),
-            "Tú: Podman/Docker": ratio("tu_", "podman_sobre_docker"),
+            "Tú: Podman/Docker": ratio("tu_", "podman_sobre_docker", None),
             "¿Coinciden? (Podman/Docker)": [AGREEMENT[a] for a in c["acuerdo_podman_sobre_docker"]],
         }
     )
@@ -244,7 +261,28 @@ def comparacion(resultado: Resultado) -> None:
             "se comparan)",
         )
     )
-    markdown(_frase_comparacion(c))
+    markdown(_frase_comparacion(c) + " " + _published_x_bare(ref))
+
+
+# The chapter's table «Medianas y multiplicadores» prints «vs Bare Metal» multipliers computed from its
+# rounded bare-metal median (1.8 ms); the table above recomputes them from the chapter's own rows.
+CHAPTER_X_BARE = {("docker", "ubuntu"): 238, ("docker", "alpine"): 239}
+CHAPTER_X_BARE.update({("podman", "ubuntu"): 118, ("podman", "alpine"): 107})
+CHAPTER_BARE_MS = 1.8
+
+
+def _published_x_bare(reference_df: pd.DataFrame) -> str:
+    """Why the reference's «× bare» above differs from the multipliers the chapter prints."""
+    bare = arranque.arm_values(reference_df, None, ("bare", "metodo_semilla"))
+    if not bare.size:
+        return ""
+    median = float(pd.Series(bare).median())
+    printed = ", ".join(f"~{v}× ({engine_label(e)}/{r})" for (e, r), v in CHAPTER_X_BARE.items())
+    return (
+        f"El capítulo imprime {printed}: dividió sus medianas por la de bare metal redondeada a "
+        f"{fmt(CHAPTER_BARE_MS, 1)} ms. La tabla las recalcula con sus diez repeticiones (mediana de bare metal "
+        f"{fmt(median, 3)} ms), por eso salen algo más {'bajas' if median > CHAPTER_BARE_MS else 'altas'}."
+    )
 
 
 def _frase_comparacion(c: pd.DataFrame) -> str:
@@ -265,6 +303,7 @@ def _frase_comparacion(c: pd.DataFrame) -> str:
             sub["ref_podman_sobre_docker"],
             sub["ref_podman_sobre_docker_ic_bajo"],
             sub["ref_podman_sobre_docker_ic_alto"],
+            2,  # as the table prints it: the chapter's 0.45×, not 0.4×
         )
         if status == "coincide":
             agree.append(f"Podman/Docker con {role}: {tu} frente a {ref}")
@@ -307,22 +346,25 @@ def _frase_comparacion(c: pd.DataFrame) -> str:
     return text + scale
 
 
+def answer(claim) -> str:
+    """One image's answer to «is Podman faster to start?» from its `podman_mas_rapido` claim, in the
+    words 01 uses and 02 cites: «con «ubuntu», sí: Podman tarda 0.70× [0.67, 0.74] lo que Docker»."""
+    role = claim.detail.get("role", "?")
+    figure = fmt_ratio(claim.value, claim.low, claim.high)
+    if claim.status == "se_confirma":
+        return f"con «{role}», sí: Podman tarda {figure} lo que Docker"
+    if claim.status == "no_se_sostiene":
+        return f"con «{role}», no: Podman tarda {figure} lo que Docker"
+    return f"con «{role}», todavía no se puede decir: {verdict_words(claim)}, con {figure}"
+
+
 def _respuesta(claims) -> str:
     """The course's answer to «is Podman faster to start?», generated from the verdicts of
     `podman_mas_rapido` (this notebook decides it; 02 cites it)."""
     faster = [c for c in claims if c.key == "podman_mas_rapido"]
     if not faster:
         return "Esta corrida no midió Docker y Podman juntos: aún no hay respuesta."
-    parts = []
-    for c in faster:
-        role = c.detail.get("role", "?")
-        figure = fmt_ratio(c.value, c.low, c.high)
-        if c.status == "se_confirma":
-            parts.append(f"con «{role}», sí: Podman tarda {figure} lo que Docker")
-        elif c.status == "no_se_sostiene":
-            parts.append(f"con «{role}», no: Podman tarda {figure} lo que Docker")
-        else:
-            parts.append(f"con «{role}», todavía no se puede decir: {verdict_words(c)}, con {figure}")
+    parts = [answer(c) for c in faster]
     return (
         "**¿Arranca Podman más rápido que Docker?** En las condiciones del capítulo (`run --rm`, red por "
         "defecto), en tu máquina: " + "; ".join(parts) + "."

@@ -14,7 +14,17 @@ from .. import experiments, results
 from ..experiments import anatomia, arranque, verdict
 from ..experiments.arranque import stopwatch
 from ..experiments.runner import Resultado
-from .common import engine_label, fmt, fmt_interval, fmt_ratio, markdown, needs_result, show, table
+from .common import (
+    engine_label,
+    fmt,
+    fmt_ratio,
+    fmt_value_interval,
+    markdown,
+    needs_result,
+    show,
+    significant,
+    table,
+)
 
 
 @needs_result
@@ -30,10 +40,10 @@ def red(resultado: Resultado) -> None:
             "Combinación": [
                 f"{engine_label(e, resultado.meta)} / {r}" for e, r in zip(t["engine"], t["role"])
             ],
-            "Red por defecto (ms)": [fmt(v, 1) for v in t["con_red_ms"]],
-            "Sin red, `--network none` (ms)": [fmt(v, 1) for v in t["sin_red_ms"]],
+            "Red por defecto (ms)": [fmt(v, significant(v)) for v in t["con_red_ms"]],
+            "Sin red, --network none (ms)": [fmt(v, significant(v)) for v in t["sin_red_ms"]],
             "Lo que añade la red (ms) [IC 95 %]": [
-                f"{fmt(v, 1)} {fmt_interval(lo, hi, 1)}"
+                fmt_value_interval(v, lo, hi, "")
                 for v, lo, hi in zip(t["red_ms"], t["red_ic_bajo"], t["red_ic_alto"])
             ],
         }
@@ -41,7 +51,7 @@ def red(resultado: Resultado) -> None:
     show(
         table(
             out,
-            "Variante del curso: el mismo `run --rm … echo ok` con y sin red (medianas; la diferencia, por rondas)",
+            "Variante del curso: el mismo run --rm … echo ok con y sin red (medianas; la diferencia, por rondas)",
         )
     )
     lines = []
@@ -73,8 +83,8 @@ def red_en_04(root=None) -> str:
             "ejecútalo y esta celda citará lo que midió."
         )
     parts = [
-        f"en {engine_label(e)}, la red por defecto añade {fmt(v['red_ms'], 0)} ms "
-        f"{fmt_interval(*v['red_ic'], 0, 'ms')} a un arranque de {fmt(v['con_red_ms'], 0)} ms"
+        f"en {engine_label(e)}, la red por defecto añade {fmt_value_interval(v['red_ms'], *v['red_ic'], 'ms')} "
+        f"a un arranque de {fmt(v['con_red_ms'], 0)} ms"
         for e, v in share.items()
     ]
     return "El cuaderno 04 lo midió con su propia escalera: " + "; ".join(parts) + "."
@@ -97,7 +107,7 @@ def tamanos(resultado: Resultado) -> None:
             ],
             "Nombre real": sizes["image"],
             "Tu imagen: tamaño local (MiB, sin comprimir)": [fmt(v, 1) for v in sizes["mib"]],
-            "Capítulo: descarga con `docker pull` (MB, comprimida)": [
+            "Capítulo: descarga con docker pull (MB, comprimida)": [
                 f"~{CHAPTER_PULL_MB[r]}" if r in CHAPTER_PULL_MB else "—" for r in sizes["role"]
             ],
         }
@@ -132,9 +142,9 @@ def primer_arranque(resultado: Resultado) -> None:
                 f"{engine_label(e, resultado.meta)} / {r}{names.get(v, v)}"
                 for e, r, v in zip(t["engine"], t["role"], t["variant"])
             ],
-            "Primer arranque (ms)": [fmt(v, 1) for v in t["primero_ms"]],
-            "Mediana del resto (ms)": [fmt(v, 1) for v in t["mediana_ms"]],
-            "Primero / mediana": [fmt_ratio(v) for v in t["proporcion"]],
+            "Primer arranque (ms)": [fmt(v, significant(v)) for v in t["primero_ms"]],
+            "Mediana del resto (ms)": [fmt(v, significant(v)) for v in t["mediana_ms"]],
+            "Primero / mediana": [fmt_ratio(v, digits=2) for v in t["proporcion"]],
         }
     )
     show(
@@ -179,7 +189,8 @@ def segunda_ronda(resultado: Resultado, *, root=None) -> None:
     now, before = (arranque.summarize(r.df, r.meta) for r in (resultado, earlier))
     key = ["engine", "role", "variant"]
     both = now.merge(before, on=key, suffixes=("", "_antes"))
-    both = both[both["engine"] != "bare"]
+    # the containers, and the real process on bare metal: did the machine itself move between rounds?
+    both = both[(both["engine"] != "bare") | (both["variant"] == arranque.BASELINE[1])]
     if both.empty:
         markdown("_Las dos corridas no tienen combinaciones en común._")
         return
@@ -188,22 +199,43 @@ def segunda_ronda(resultado: Resultado, *, root=None) -> None:
     out = pd.DataFrame(
         {
             "Combinación": [
-                f"{engine_label(e, resultado.meta)} / {r}{names.get(v, v)}"
+                "bare metal (proceso real)"
+                if e == "bare"
+                else f"{engine_label(e, resultado.meta)} / {r}{names.get(v, v)}"
                 for e, r, v in zip(both["engine"], both["role"], both["variant"])
             ],
-            f"Corrida anterior `{earlier.meta.get('run_id')}` (ms)": [
-                fmt(v, 1) for v in both["mediana_ms_antes"]
+            f"Corrida anterior {earlier.meta.get('run_id')} (ms)": [
+                fmt(v, significant(v)) for v in both["mediana_ms_antes"]
             ],
-            "Esta corrida (ms)": [fmt(v, 1) for v in both["mediana_ms"]],
-            "Ahora / antes": [fmt_ratio(v) for v in ratio],
+            "Esta corrida (ms)": [fmt(v, significant(v)) for v in both["mediana_ms"]],
+            "Ahora / antes": [fmt_ratio(v, digits=2) for v in ratio],
         }
     )
     show(table(out, "Segunda ronda: las medianas de esta corrida frente a las de la anterior"))
     markdown(
-        f"Entre las dos rondas, las medianas se movieron entre {fmt_ratio(ratio.min())} y "
-        f"{fmt_ratio(ratio.max())}. ¿Se movieron todas en la misma dirección (la máquina) o cada una por su "
-        "lado (el ruido)?"
+        f"Entre las dos rondas, las medianas se movieron entre {fmt_ratio(ratio.min(), digits=2)} y "
+        f"{fmt_ratio(ratio.max(), digits=2)}. ¿Se movieron todas en la misma dirección (la máquina) o cada "
+        "una por su lado (el ruido)? La fila de bare metal dice si la máquina misma iba más rápida o más lenta."
+        + _changed_parameters(resultado, earlier)
     )
+
+
+PARAMETER_WORDS = {"repeticiones": "repeticiones", "calentamiento": "calentamiento", "redes": "redes"}
+
+
+def _changed_parameters(now: Resultado, before: Resultado) -> str:
+    """« La corrida anterior usó otros parámetros: repeticiones 6 (ahora 10).» or ""."""
+    p_now, p_before = (r.meta.get("parameters") or {} for r in (now, before))
+    changed = [
+        f"{words} {_plain(p_before.get(k))} (ahora {_plain(p_now.get(k))})"
+        for k, words in PARAMETER_WORDS.items()
+        if p_before.get(k) != p_now.get(k)
+    ]
+    return f" La corrida anterior usó otros parámetros: {'; '.join(changed)}." if changed else ""
+
+
+def _plain(value) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
 def bucle(medida: dict) -> None:

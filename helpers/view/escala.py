@@ -13,6 +13,8 @@ from .. import reference
 from ..experiments import escala
 from ..experiments.runner import Resultado
 from .common import (
+    AGREEMENT,
+    AGREEMENT_MARGIN,
     engine_label,
     fmt,
     fmt_ratio,
@@ -20,6 +22,7 @@ from .common import (
     needs_result,
     num,
     show,
+    significant,
     tabla_contexto,
     table,
 )
@@ -131,6 +134,11 @@ def tabla_stats(resultado: Resultado) -> None:
     markdown(frase_stats(s))
 
 
+def _ranges(r: pd.DataFrame, key: str) -> list[str]:
+    """The range over repetitions of a system-wide change, «de −30.2 a 45.9» (MiB)."""
+    return [f"de {num(a / MB, 1)} a {num(b / MB, 1)}" for a, b in zip(r[f"{key}_min_kb"], r[f"{key}_max_kb"])]
+
+
 @needs_result
 def tabla_ruido(resultado: Resultado) -> None:
     """System-wide memory against the sum of cgroups, and the sentence that reads the table."""
@@ -142,31 +150,28 @@ def tabla_ruido(resultado: Resultado) -> None:
             "N": r["n"],
             "suma de cgroups (MiB)": _cells(r["cgroup_total_kb"] / MB, 2),
             "cambio de «usada» del sistema (MiB)": _cells(r["delta_sistema_kb"] / MB, 1),
-            "rango de ese cambio (MiB)": [
-                f"{num(a / MB, 1)} … {num(b / MB, 1)}"
-                for a, b in zip(r["delta_sistema_min_kb"], r["delta_sistema_max_kb"])
-            ],
+            "rango de ese cambio (MiB)": _ranges(r, "delta_sistema"),
             "cambio tras borrar todo (MiB, debería ser 0)": _cells(r["ruido_sistema_kb"] / MB, 1),
+            "rango tras borrar todo (MiB)": _ranges(r, "ruido_sistema"),
         }
     )
-    show(table(out, "Báscula de baño frente a báscula postal: memoria del sistema contra la suma de cgroups"))
+    show(
+        table(
+            out,
+            "Báscula de baño frente a báscula postal: memoria del sistema contra la suma de cgroups "
+            "(medianas y rango de las repeticiones)",
+        )
+    )
     markdown(frase_ruido(r))
-
-
-AGREEMENT = {"coincide": "coincide", "no_coincide": "no coincide", "sin_datos": "—"}
 
 
 @needs_result
 def contexto(resultado: Resultado) -> None:
     """What the chapter's machine and this one run, factor by factor (view.common.tabla_contexto). The
     chapter's script launched with `run -d` and the default network."""
-    ref = dict(reference.VERSIONS["seed000"], red="por defecto (puente), `run -d`")
+    ref = dict(reference.VERSIONS["seed000"], red="por defecto (puente), run -d")
     network = resultado.meta.get("launch_network", "sin_red")
-    mine = (
-        "por defecto (puente), `run -d`"
-        if network == "por_defecto"
-        else "ninguna (`--network none`), `run -d`"
-    )
+    mine = "por defecto (puente), run -d" if network == "por_defecto" else "ninguna (--network none), run -d"
     show(tabla_contexto(resultado, mine, ref))
 
 
@@ -175,9 +180,10 @@ COMPARED_NAMES = {
     "kb_por_contenedor": "memoria por contenedor, vista de «stats» (MiB)",
     "memoria_proceso_kb": "dockerd (Docker) / todos los conmon (Podman) (MiB)",
 }
+# (factor, decimals); None: 3 significant digits, so the chapter's 97 KB reads 0.0947 MiB, not 0.09
 COMPARED_SCALE = {
     "s_lanzamiento_total": (1, 2),
-    "kb_por_contenedor": (1 / MB, 2),
+    "kb_por_contenedor": (1 / MB, None),
     "memoria_proceso_kb": (1 / MB, 1),
 }
 
@@ -201,19 +207,21 @@ def comparacion(resultado: Resultado) -> None:
         markdown("_Faltan Docker o Podman con la misma N para comparar con el capítulo._")
         return
 
-    def cells(key_col, prefix):
-        return [
-            fmt(v * COMPARED_SCALE[k][0], COMPARED_SCALE[k][1]) for k, v in zip(c["medida"], c[f"{prefix}"])
-        ]
+    def cells(prefix):
+        out = []
+        for k, v in zip(c["medida"], c[prefix]):
+            factor, digits = COMPARED_SCALE[k]
+            out.append(fmt(v * factor, significant(v * factor) if digits is None else digits))
+        return out
 
     out = pd.DataFrame(
         {
             "medida": c["medida"].map(COMPARED_NAMES),
-            "capítulo: Docker": cells("medida", "ref_docker"),
-            "capítulo: Podman": cells("medida", "ref_podman"),
+            "capítulo: Docker": cells("ref_docker"),
+            "capítulo: Podman": cells("ref_podman"),
             "capítulo: Podman/Docker": _ratio_cells(c, "ref"),
-            "tú: Docker": cells("medida", "tu_docker"),
-            "tú: Podman": cells("medida", "tu_podman"),
+            "tú: Docker": cells("tu_docker"),
+            "tú: Podman": cells("tu_podman"),
             "tú: Podman/Docker [IC 95 %]": _ratio_cells(c, "tu"),
             "¿coinciden?": c["acuerdo"].map(AGREEMENT),
         }
@@ -223,7 +231,8 @@ def comparacion(resultado: Resultado) -> None:
         table(
             out,
             f"Tu máquina frente al capítulo original con N = {n}: el capítulo publicó una cifra por N (sin "
-            "intervalo); la tuya lleva su IC 95 % por rondas. Lanzamiento: "
+            "intervalo); la tuya lleva su IC 95 % por rondas, y «coincide» si tu proporción ÷ la del capítulo, "
+            f"con su intervalo, cae entera {AGREEMENT_MARGIN}. Lanzamiento: "
             f"{_launch_options(resultado.meta).replace('`', '')}.",
         )
     )

@@ -14,6 +14,7 @@ from ..experiments import escala
 from ..experiments.runner import Resultado
 from .arranque_condiciones import sin_veredicto
 from .common import (
+    AGREEMENT_MARGIN,
     claims_list,
     engine_label,
     fmt,
@@ -66,17 +67,20 @@ def crossover_lines(df: pd.DataFrame) -> list[str]:
 
 
 def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
-    """«Is Podman faster to start?» is decided in 01 (arranque.podman_mas_rapido): cite it, then say
-    how this notebook's launches differ and what they gave here, as figures."""
+    """«Is Podman faster to start?» is decided in 01 (arranque.podman_mas_rapido): cite its answer by
+    key, then say how this notebook's launches differ, what they gave here, and whether the two
+    conditions point the same way."""
+    from .arranque import answer
+
     role = ((resultado.meta if resultado else {}).get("parameters") or {}).get("imagen", "ubuntu")
     claim = experiments.read_claim(escala, "arranque", "podman_mas_rapido", root, role=role)
     if claim is None:
         missing_run("Experimento 1: arranque", "01_arranque")
     else:
         markdown(
-            f"**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01 (`run --rm … echo ok`, red por "
-            f"defecto, imagen «{role}»): {verdict_words(claim)}, Podman/Docker = "
-            f"{fmt_ratio(claim.value, claim.low, claim.high)} (n = {claim.n})."
+            f"**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01, en las condiciones del "
+            f"capítulo (`run --rm … echo ok` en primer plano, red por defecto): {answer(claim)} "
+            f"(veredicto «{verdict_words(claim)}», n = {claim.n})."
         )
     if resultado is None:
         return
@@ -89,8 +93,32 @@ def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
         markdown(
             f"Aquí se lanzó de otra forma: {_launch_options(resultado.meta)}. En esas condiciones, lanzar "
             f"la tanda más grande le llevó a Podman {fmt_ratio(value, low, high)} lo que a Docker "
-            f"(n = {reps}). Es una cifra de estas condiciones, no otra respuesta a la pregunta de 01."
+            f"(n = {reps}). Es una cifra de estas condiciones, no otra respuesta a la pregunta de 01. "
+            + _same_way(claim, value, low, high)
         )
+
+
+def _side(value: float, low: float, high: float) -> str | None:
+    """Which engine a Podman/Docker figure favours: "podman", "docker", or None when its IC crosses 1×
+    (or there is no IC)."""
+    if math.isnan(low) or math.isnan(high):
+        return None
+    return "podman" if high < 1 else "docker" if low > 1 else None
+
+
+def _same_way(claim, value: float, low: float, high: float) -> str:
+    """Do 01's answer and this notebook's batches point the same way? Generated from both intervals."""
+    here = _side(value, low, high)
+    there = _side(claim.value, claim.low, claim.high) if claim is not None else None
+    if here is None or there is None:
+        return "Con estos intervalos no se puede decir si las dos condiciones apuntan al mismo lado."
+    if here == there:
+        return f"Las dos condiciones apuntan al mismo lado: arranca antes {engine_label(here)}."
+    return (
+        f"Las condiciones cambian el resultado: en 01 arranca antes {engine_label(there)} y en estas "
+        f"tandas {engine_label(here)}. La respuesta del curso sigue siendo la de 01; la diferencia está en "
+        "cómo se lanza (en segundo plano o esperando a que termine, y la red)."
+    )
 
 
 def _veredictos(resultado: Resultado) -> None:
@@ -129,8 +157,8 @@ def frase_stats(s: pd.DataFrame) -> str:
         how = "más" if ratio > 1 else "menos"
         parts.append(
             f"con {int(r['n'])} contenedores, «{r['engine']} stats --no-stream» tardó "
-            f"{fmt(r['tiempo_stats_cli'], 2, 's')}, {fmt_ratio(ratio, digits=1)} lo que buscar y leer sus "
-            f"cgroups ({fmt(r['tiempo_inspect_y_lectura'], 2, 's')}): {how}"
+            f"{fmt(r['tiempo_stats_cli'], 3, 's')}, {fmt_ratio(ratio, digits=1)} lo que buscar y leer sus "
+            f"cgroups ({fmt(r['tiempo_inspect_y_lectura'], 3, 's')}): {how}"
         )
     if not parts:
         return "Esta corrida no cronometró inspect junto a la lectura de los cgroups."
@@ -154,18 +182,31 @@ def frase_ruido(r: pd.DataFrame) -> str:
         f"{'sus cgroups' if many else 'su cgroup'}"
     )
     text = (
-        f"Tras borrar todos los contenedores, la memoria «usada» del sistema llegó a moverse {_mb(noise_kb)}, "
-        f"cuando debería haber vuelto a su valor inicial; {what}."
+        f"Tras borrar todos los contenedores, la memoria «usada» del sistema llegó a moverse {_mb(noise_kb)} "
+        f"en alguna repetición (columna «rango tras borrar todo»), cuando debería haber vuelto a su valor "
+        f"inicial; {what}."
     )
     if noise_kb > small["cgroup_total_kb"]:
-        return (
-            text
-            + " Ese ruido es mayor que lo que se quería pesar: `free -m` no lo distinguiría; la suma de cgroups sí."
+        text += (
+            f" Ese ruido es {fmt_ratio(noise_kb / small['cgroup_total_kb'], digits=0)} lo que se quería pesar: "
+            "`free -m` no lo distinguiría; la suma de cgroups sí."
         )
-    return text + (
-        " En esta corrida el ruido fue menor que lo pesado: con la máquina así de tranquila, `free -m` habría "
-        "visto la diferencia. Repite con la máquina ocupada y compara."
-    )
+    else:
+        text += (
+            " En esta corrida el ruido fue menor que lo pesado: con la máquina así de tranquila, `free -m` "
+            "habría visto la diferencia. Repite con la máquina ocupada y compara."
+        )
+    return text + " " + CHAPTER_NOISE
+
+
+# The chapter (experiment 2, «Memoria cgroup»): «±50-150 MB» of `free -m` against «437 KB», which it
+# calls «100,000x»; its own figures give 50 MB / 437 KB ≈ 117× to 150 MB / 437 KB ≈ 351×.
+CHAPTER_NOISE = (
+    "El capítulo original da para `free -m` fluctuaciones de ±50-150 MB frente a los 437 KB de un contenedor "
+    "de Docker, y llama a eso un ruido «100,000x mayor» que la señal; con esas mismas cifras sale entre "
+    f"{fmt_ratio(50 * 1024 / 437, digits=0)} y {fmt_ratio(150 * 1024 / 437, digits=0)}: el ruido sigue "
+    "aplastando a la señal, pero cientos de veces menos de lo que dice."
+)
 
 
 def frase_referencia(c: pd.DataFrame) -> str:
@@ -176,7 +217,7 @@ def frase_referencia(c: pd.DataFrame) -> str:
         "memoria_proceso_kb": "la memoria del daemon frente a la de los conmon",
     }
     c = c.set_index("medida")
-    agree, disagree = [], []
+    agree, disagree, unsure = [], [], []
     for key, label in labels.items():
         if key not in c.index or c.loc[key, "acuerdo"] == "sin_datos":
             continue
@@ -188,12 +229,23 @@ def frase_referencia(c: pd.DataFrame) -> str:
         text = (
             f"{label} (Podman/Docker: capítulo {fmt_ratio(c.loc[key, 'ref_podman_sobre_docker'])}, tú {tu})"
         )
-        (agree if c.loc[key, "acuerdo"] == "coincide" else disagree).append(text)
+        status = c.loc[key, "acuerdo"]
+        {"coincide": agree, "no_coincide": disagree}.get(status, unsure).append(text)
     out = []
     if agree:
         out.append(
-            "Coincide con el capítulo original (su cifra cae en tu intervalo): " + "; ".join(agree) + "."
+            f"Coincide con el capítulo original (tu cifra ÷ la suya, con su intervalo, cae entera "
+            f"{AGREEMENT_MARGIN}): " + "; ".join(agree) + "."
         )
     if disagree:
-        out.append("No coincide (su cifra queda fuera de tu intervalo): " + "; ".join(disagree) + ".")
+        out.append(
+            f"No coincide (tu cifra ÷ la suya queda entera fuera del margen {AGREEMENT_MARGIN}): "
+            + "; ".join(disagree)
+            + "."
+        )
+    if unsure:
+        out.append(
+            "No concluyente (tu intervalo, dividido por la cifra del capítulo, cae en parte dentro del margen "
+            "y en parte fuera): " + "; ".join(unsure) + "."
+        )
     return " ".join(out) or "Faltan datos de Docker o de Podman para comparar con el capítulo original."

@@ -14,7 +14,8 @@ from .analysis import arm_series, iqr_ratio
 
 SOURCE = "el capítulo original"
 WHERE = "experimento 1, «Análisis»"
-WHERE_TABLE = "experimento 1, tabla «Medianas y multiplicadores»"
+# «~2x» opens the «Análisis»; the per-image factors (2x, 2.2x) are in the chapter's «Tabla resumen»
+WHERE_2X = "experimento 1, «Análisis»; por imagen (2x, 2.2x), «Tabla resumen»"
 
 # The chapter's medians (ms) and IQRs, from its table «Medianas y multiplicadores».
 CHAPTER_MEDIAN = {("docker", "ubuntu"): 427.6, ("docker", "alpine"): 429.8}
@@ -28,14 +29,14 @@ def _chapter_relative_iqr(engine_name: str, role: str) -> float:
     return (q3 - q1) / CHAPTER_MEDIAN[(engine_name, role)]
 
 
-# «Podman: fork() → exec() directo. Sin daemon intermediario. Menos saltos, menos overhead.» The
-# question of the course: is Podman faster to start? Decided here, per image, under the chapter's
-# conditions; 02 cites it.
+# «Docker: cliente → API REST → dockerd → containerd → runc. […] Podman: fork() → exec() directo. Sin
+# daemon intermediario. Menos saltos, menos overhead.» The question of the course: is Podman faster to
+# start? Decided here, per image, under the chapter's conditions; 02 cites it.
 PODMAN_FASTER = {
     role: Said(
         "podman_mas_rapido",
-        "Sin daemon intermedio (fork y exec directos), Podman se ahorra el paso por la API de Docker y "
-        "arranca con menos sobrecarga",
+        "Sin daemon intermedio, con fork y exec directos, Podman da menos saltos que Docker (cliente, API "
+        "REST, dockerd, containerd, runc) y arranca con menos sobrecarga",
         SOURCE,
         where=WHERE,
         claimed=CHAPTER_MEDIAN[("podman", role)] / CHAPTER_MEDIAN[("docker", role)],
@@ -52,7 +53,7 @@ PODMAN_2X = {
         "podman_2x",
         f"Podman es ~2x más rápido que Docker en el arranque (con {name}: {factor})",
         SOURCE,
-        where=WHERE_TABLE,
+        where=WHERE_2X,
         claimed=claimed,
         kind="about",
         ref=ref(

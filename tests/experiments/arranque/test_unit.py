@@ -324,3 +324,60 @@ def test_the_first_launch_sentence_follows_the_data(factor, words, tmp_path, mon
     )
     vista.primer_arranque(Resultado("arranque", pd.concat([df, first[results.COLUMNS]]), tmp_path, meta))
     assert any(words in str(text) for text in shown)
+
+
+def _shown_tables(monkeypatch):
+    import IPython.display
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    return shown
+
+
+def test_the_results_table_shows_the_precision_each_interval_supports(tmp_path, monkeypatch):
+    """«286.28 [281.66, 292.85]» claimed a precision its interval does not have: a median of hundreds of
+    ms with a ±5 ms interval shows no decimals; the baseline's own row is named, not «1.00× [1.00, 1.00]»."""
+    from helpers.experiments.runner import Resultado
+
+    df, meta = _synthetic(400, 200)
+    shown = _shown_tables(monkeypatch)
+    vista.tabla(Resultado("arranque", df, tmp_path, meta))
+    t = shown[0].data.set_index("Combinación")
+    docker = t.loc["Docker / ubuntu"]
+    assert "." not in docker["Mediana (ms)"] and "." not in docker["IC 95 % mediana (ms)"]
+    assert "." in t.loc[t.index.str.startswith("bare metal")].iloc[0]["Mediana (ms)"]  # ~1 ms ± 0.05
+    assert (
+        t.loc[t.index.str.startswith("bare metal")].iloc[0]["× bare metal [IC 95 %]"] == "1× (la línea base)"
+    )
+    assert "prueba del signo" in shown[0].caption and "bootstrap" not in shown[0].caption
+
+
+def test_the_reference_multipliers_are_explained_next_to_the_chapter_printed_ones():
+    from helpers import reference
+
+    text = vista._published_x_bare(reference.load("arranque"))
+    assert "~238× (Docker/ubuntu)" in text and "1.8 ms" in text and "1.835 ms" in text
+    assert "más bajas" in text  # 1.835 > 1.8: the recomputed multipliers are lower than the printed ones
+
+
+def test_the_second_round_shows_bare_metal_and_says_which_parameters_changed(tmp_path, monkeypatch):
+    import json
+
+    from helpers import results as res_mod
+    from helpers.experiments.runner import Resultado
+    from helpers.view import arranque_condiciones
+
+    df, meta = _synthetic(400, 200)
+    for run_id, reps in (("20260101T000000Z-aaaa", 6), ("20260101T010000Z-bbbb", 10)):
+        run_dir = tmp_path / "arranque" / run_id
+        run_dir.mkdir(parents=True)
+        df.to_csv(run_dir / "raw.csv", index=False)
+        (run_dir / "meta.json").write_text(
+            json.dumps({**meta, "run_id": run_id, "status": "complete", "parameters": {"repeticiones": reps}})
+        )
+    assert res_mod.list_runs("arranque", tmp_path)
+    now = Resultado.load(tmp_path / "arranque" / "20260101T010000Z-bbbb")
+    shown = _shown_tables(monkeypatch)
+    arranque_condiciones.segunda_ronda(now, root=tmp_path)
+    assert "bare metal (proceso real)" in list(shown[0].data["Combinación"])
+    assert "repeticiones 6 (ahora 10)" in shown[1].data

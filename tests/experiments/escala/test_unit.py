@@ -425,3 +425,54 @@ def test_02_cites_01_answer_and_says_its_own_conditions(results_tmp, monkeypatch
     vista.respuesta_de_01(res, root=results_tmp)
     assert "Lo decide el cuaderno 01" in shown[0] and "se confirma" in shown[0]
     assert "uno tras otro, con la red por defecto" in shown[1]
+
+
+def test_the_chapter_comparison_words_every_agreement_outcome(monkeypatch):
+    """«no concluyente» (the interval ÷ the chapter's figure straddles the margin) used to print «nan» in
+    the table and be listed as «no coincide» in the sentence."""
+    import IPython.display
+
+    from helpers import reference
+    from helpers.experiments.runner import Resultado
+    from helpers.view import escala as vista
+
+    # Podman/Docker ≈ 0.61 against the chapter's 0.496: ÷ ≈ 1.23, an interval across the 1.25 end
+    df = _noisy_class(docker_ms=300, podman_ms=184, seed=3)
+    c = escala.compare(df, CHAPTER_META, reference.load("escala")).set_index("medida")
+    assert c.loc["s_lanzamiento_total", "acuerdo"] == "no_concluyente"
+    text = vista.frase_referencia(c.reset_index())
+    assert (
+        "No concluyente" in text and "el tiempo total de lanzar la tanda" in text.split("No concluyente")[1]
+    )
+    assert "el tiempo total" not in text.split("No concluyente")[0]
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    vista.comparacion(Resultado("escala", df, None, CHAPTER_META))
+    cells = shown[0].data.to_string()
+    assert "nan" not in cells and "no concluyente" in cells
+    assert "0.0947" in cells  # the chapter's 97 KB, not rounded to 0.09 MiB
+
+
+def test_02_says_whether_its_batches_and_01_point_the_same_way():
+    from types import SimpleNamespace
+
+    from helpers.view.escala_frases import _same_way
+
+    podman_first = SimpleNamespace(value=0.7, low=0.67, high=0.74)
+    assert "mismo lado: arranca antes Podman" in _same_way(podman_first, 0.6, 0.58, 0.63)
+    text = _same_way(podman_first, 1.2, 1.1, 1.3)
+    assert "en 01 arranca antes Podman y en estas tandas Docker" in text
+    assert "no se puede decir" in _same_way(podman_first, 0.9, 0.8, 1.1)
+    assert "no se puede decir" in _same_way(None, 0.6, 0.58, 0.63)
+
+
+def test_the_free_sentence_gives_the_noise_over_the_signal_and_the_chapter_arithmetic():
+    from helpers.view import escala as vista
+
+    row = {"engine": "docker", "n": 1, "cgroup_total_kb": 500.0, "delta_sistema_kb": 0.0}
+    noisy = pd.DataFrame(
+        [{**row, "ruido_sistema_kb": 5_000.0, "ruido_sistema_min_kb": -50_000.0, "ruido_sistema_max_kb": 1.0}]
+    )
+    text = vista.frase_ruido(noisy)
+    assert "100× lo que se quería pesar" in text  # 50 000 KB of noise over 500 KB
+    assert "117×" in text and "351×" in text  # the chapter's ±50-150 MB over its 437 KB
