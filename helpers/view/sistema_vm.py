@@ -123,7 +123,7 @@ def tabla(resultado: Resultado) -> None:
     for _, r in s.iterrows():
         digits = _digits(r["mediana"], r["ic_bajo"], r["ic_alto"])
         ratio = (
-            fmt_ratio(r.get("x_bare", math.nan), r.get("x_bare_bajo"), r.get("x_bare_alto"))
+            fmt_ratio(r.get("x_bare", math.nan), *_ci_from_min_n(r, "x_bare_bajo", "x_bare_alto"))
             if r["metrica"] == exp.GZIP and r["tipo"] != exp.BASELINE[1]
             else ""
         )
@@ -131,16 +131,37 @@ def tabla(resultado: Resultado) -> None:
             {
                 "Medida": METRIC_LABEL.get(r["metrica"], r["metrica"]),
                 "Instancia": _etiqueta(r["tipo"])
-                + (f" ({r['motor']})" if r["metrica"] == "run_motor" else ""),
+                + (f" ({DISPLAY.get(r['motor'], r['motor'])})" if r["metrica"] == "run_motor" else ""),
                 "n": int(r["n"]),
-                "Mediana [IC 95 %]": fmt_value_interval(r["mediana"], r["ic_bajo"], r["ic_alto"], r["unidad"])
-                + (" (inestable)" if r["inestable"] else ""),
-                "IQR": fmt_interval(r["q1"], r["q3"], digits),
+                "Mediana [IC 95 %]": _median_cell(r) + (" (inestable)" if r["inestable"] else ""),
+                "IQR": fmt_interval(r["q1"], r["q3"], digits) if r["n"] > 1 else "",
                 "× bare metal [IC 95 %]": ratio,
             }
         )
     out = pd.DataFrame(rows)
-    show(table(out, "Contenedores y VM: medianas con su IC 95 % (sin distribución supuesta) e IQR"))
+    show(
+        table(
+            out,
+            "Contenedores y VM: medianas con su IC 95 % (sin distribución supuesta, desde "
+            f"{vd.MIN_N} repeticiones) e IQR",
+        )
+    )
+
+
+def _ci_from_min_n(r, low: str, high: str) -> tuple[float, float]:
+    return (r.get(low), r.get(high)) if r["n"] >= vd.MIN_N else (math.nan, math.nan)
+
+
+def _median_cell(r) -> str:
+    """A median with its IC 95 % from MIN_N repetitions on (below, no interval reaches 95 %: the median
+    alone, with 3 significant digits); a share of the block (retained memory) without a sign."""
+    n_ok = r["n"] >= vd.MIN_N
+    low, high = (r["ic_bajo"], r["ic_alto"]) if n_ok else (math.nan, math.nan)
+    if r["unidad"] == "%":
+        return _share(r["mediana"], low, high)
+    if not n_ok:
+        return fmt_value(r["mediana"], r["unidad"], significant(r["mediana"]))
+    return fmt_value_interval(r["mediana"], low, high, r["unidad"])
 
 
 def _digits(value: float, low: float, high: float) -> int:

@@ -69,7 +69,13 @@ KEYS: dict[str, tuple[str, ...]] = {
     ),
     "red": ("red.docker_puerto", "red.caminos", "red.seguridad", "red.proxy"),
     "anidamiento": ("anidamiento.ci",),
-    "sistema_vm": ("sistema_vm.disco",),
+    "sistema_vm": (
+        "sistema_vm.disco",
+        "sistema_vm.memoria",
+        "sistema_vm.arranque",
+        "sistema_vm.gzip",
+        "sistema_vm.lxd",
+    ),
 }
 
 

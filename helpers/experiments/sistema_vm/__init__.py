@@ -39,6 +39,7 @@ from .kinds import (  # noqa: F401
     GZIP,
     KINDS,
     MB,
+    NEEDS_ROOT,
     PSS,
     RETENIDA,
     SOURCE,

@@ -88,7 +88,7 @@ VM_RETIENE_MEMORIA = Said(
     "Las VMs se quedan con la memoria que el sistema huésped ya liberó: el host la asignó y nunca la recupera.",
     SOURCE,
     kind="observed",
-    quantity=f"el host sigue con más del {VM_KEEPS_ABOVE:.0f} % del bloque que el huésped liberó, VM",
+    quantity=f"el host sigue con más del {VM_KEEPS_ABOVE:.0f} % del bloque que el huésped liberó",
     unit="",
     where=W_MEMORY,
 )
@@ -97,7 +97,7 @@ CONTENEDOR_DEVUELVE_MEMORIA = Said(
     "En un contenedor, la memoria liberada vuelve al host de inmediato.",
     SOURCE,
     kind="observed",
-    quantity=f"el host recupera el bloque liberado (retiene menos del {CONTAINER_GIVES_BELOW:.0f} %), contenedor",
+    quantity=f"el host recupera el bloque liberado (retiene menos del {CONTAINER_GIVES_BELOW:.0f} %)",
     unit="",
     where=W_MEMORY,
 )
@@ -307,7 +307,7 @@ def _present(df: pd.DataFrame | None) -> set:
 
 
 def _with_kind(said: Said, variant: str) -> Said:
-    return said.but(quantity=f"{said.quantity} ({kind_label(variant)})")
+    return said.but(quantity=f"{said.quantity}; medido en: {kind_label(variant)}")
 
 
 def _provision(said: Said, df: pd.DataFrame, vm_variant_: str, system_variant: str, init: str) -> Claim:

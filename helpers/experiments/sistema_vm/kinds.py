@@ -29,6 +29,14 @@ VM_KINDS = ("vm", "vm_systemd")
 SYSTEMD_KINDS = ("sistema_systemd", "vm_systemd")
 VM_ENGINE = "qemu"
 BASELINE = ("bare", "proceso")
+# What a student without root loses here (notebook 00 and the instructor's guide list it). Docker needs its
+# group like everywhere; the VM runs under TCG for anyone (KVM needs the «kvm» group).
+NEEDS_ROOT = {
+    "lxd": "los contenedores de sistema de LXD, escenarios (2) y (3) del artículo (también con el grupo "
+    "«lxd», que equivale a root)",
+    "systemd": "el contenedor de sistema y la VM con systemd, opcionales (sus imágenes las prepara "
+    "«make setup» como root)",
+}
 
 # Metrics (unit)
 ARRANQUE = "arranque_listo"  # ms, LAUNCH to ready marker

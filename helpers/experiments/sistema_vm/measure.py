@@ -94,7 +94,10 @@ def plan(cfg: Config, engines_ok: list[str], imgs: dict, accel: str, skip=lambda
     for kind in tipos:
         variant = variant_of(kind, accel)
         if kind in LXD_KINDS and not lxd_ok:
-            skip(kind_label(kind), f"{lxd_why} En su lugar: Podman con --systemd=always (sustituto).")
+            instead = (
+                " En su lugar: Podman con --systemd=always (sustituto)." if kind == "sistema_lxd" else ""
+            )
+            skip(kind_label(kind), f"{lxd_why}{instead}")
         elif kind == LXD_COW and lxd.POOL_COW not in lxd.pools():
             skip(
                 kind_label(kind),

@@ -286,6 +286,12 @@ def test_views_with_a_run(tmp_path, monkeypatch):
     assert view.tabla(res) is None
     table = shown[-1].data
     assert table[table["Instancia"].str.contains("VM")]["Instancia"].str.contains("emulada").all()
+    kept = table[table["Medida"] == view.METRIC_LABEL[exp.RETENIDA]]["Mediana [IC 95 %]"]
+    assert not kept.str.contains("[+−]").any() and kept.str.contains("%").all()  # a share: no sign
+    pss = table[table["Medida"] == view.METRIC_LABEL[exp.PSS]]["Mediana [IC 95 %]"]  # n = 3 < MIN_N
+    assert not pss.str.contains(r"\[").any(), "con menos del mínimo de repeticiones no hay IC 95 %"
+    six = table[table["Medida"] == view.METRIC_LABEL[exp.ARRANQUE]]["Mediana [IC 95 %]"]
+    assert six.str.contains(r"\[").all()
     for draw in (view.grafico, view.grafico_memoria, view.grafico_gzip):
         assert draw(res) is None
     assert view.memoria_y_disco(res) is None and "MiB" in shown[-1]
@@ -378,3 +384,19 @@ def test_every_claim_of_the_post_is_listed_in_sources_with_its_status():
         assert title in section
     assert "Server Consolidation" in section  # the section's title; «Density» is only its name in the index
     assert not any(s.where.startswith("sección «Density»") for s in exp.SAID)
+
+
+def test_the_instructors_facts_come_from_the_run_and_say_emulated(tmp_path):
+    """docs/soluciones/08 states this run's figures ({{sistema_vm.*}}): the share of the freed block the
+    host kept follows the data, and every figure of an emulated VM says so."""
+    from helpers.course.facts import capacity
+
+    def facts(df):
+        return capacity.from_sistema_vm(Resultado(exp.EXPERIMENT, df, tmp_path, {"run_id": "r1"}))
+
+    kept, given = facts(_run_df()), facts(_run_df(vm_kept=(2.0, 3.0, 1.0, 2.5, 1.5, 2.0)))
+    assert "VM emulada (TCG), el 100.2 %" in kept["sistema_vm.memoria"]
+    assert "VM emulada (TCG), el 2.0 %" in given["sistema_vm.memoria"]
+    assert "VM emulada (TCG) tardó 11" in kept["sistema_vm.arranque"]
+    assert "VM emulada (TCG) 3.1" in kept["sistema_vm.gzip"] and "costo de emular" in kept["sistema_vm.gzip"]
+    assert "sistema_vm.lxd" not in kept  # no LXD in this run: the kit says so instead of a figure
