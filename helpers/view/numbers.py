@@ -34,8 +34,12 @@ def _missing(*values) -> bool:
 
 
 def num(value: float, digits: int = 0) -> str:
-    """A number with a decimal point, thin-space thousands and a true minus sign: «1 715.3», «−34.8»."""
-    return f"{value:,.{digits}f}".replace(",", THOUSANDS).replace("-", "−")
+    """A number with a decimal point, thin-space thousands and a true minus sign: «1 715.3», «−34.8»;
+    a value that rounds to zero has no sign («0», never «−0»)."""
+    text = f"{value:,.{digits}f}"
+    if text.startswith("-") and not text.strip("-0.,"):
+        text = text[1:]
+    return text.replace(",", THOUSANDS).replace("-", "−")
 
 
 def _trim(text: str) -> str:

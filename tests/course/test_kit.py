@@ -280,3 +280,42 @@ def test_the_worked_answers_of_05_and_06_follow_the_data_both_ways(tmp_path):
     )
     for text in (five_a, five_b, six_a, six_b, guide):
         assert not kit.PLACEHOLDER.search(text) and "dato desconocido" not in text
+
+
+def _nested(path_grows: bool, worked: bool):
+    """A run of 07 where the `exec` path grows with each level (path_grows) or the inner `run` does, and a
+    ladder without --privileged that ends in a working step (worked) or not."""
+    from helpers.experiments.runner import Resultado
+
+    rows = []
+    for level, variant in ((1, "nivel1"), (2, "nivel2"), (3, "nivel3")):
+        inner = 200 + (10 if path_grows else 150) * (level - 1)
+        path = 2 + (120 if path_grows else 5) * (level - 1)
+        for metric, center in (("arranque_interior", inner), ("arranque", inner + path)):
+            for r, v in enumerate(_reps(center, seed=level), 1):
+                rows.append({"engine": "podman", "variant": variant, "rep": r, "metric": metric, "value": v})
+    attempts = [
+        {"opciones": "las opciones por defecto", "ok": False},
+        {"opciones": "seccomp=unconfined + unmask=ALL", "ok": worked, "mapa_uid_interior": "0 0 1 | 1 1 9"},
+    ]
+    meta = {"run_id": "r7", "anidamiento": {"intentos_sin_privilegios": attempts}}
+    import pandas as pd
+
+    return Resultado("anidamiento", pd.DataFrame(rows), Path("/nonexistent"), meta)
+
+
+def test_the_nesting_facts_follow_the_data_both_ways():
+    from helpers.course.facts import nesting
+
+    a = nesting.from_anidamiento(_nested(path_grows=True, worked=True))
+    b = nesting.from_anidamiento(_nested(path_grows=False, worked=False))
+    assert "crece más el camino de `exec`" in a["anidamiento.niveles"]
+    assert "crece más el `run` de dentro" in b["anidamiento.niveles"]
+    assert (
+        "Lo primero que funcionó fue soltar: seccomp=unconfined + unmask=ALL"
+        in a["anidamiento.sin_privilegios"]
+    )
+    assert "paso 1 (las opciones por defecto): falla" in a["anidamiento.sin_privilegios"]
+    assert "Ningún paso funcionó" in b["anidamiento.sin_privilegios"]
+    assert "`0 0 1 | 1 1 9`" in a["anidamiento.mapa_uid"] and "no midió" in b["anidamiento.mapa_uid"]
+    assert "no midió" in a["anidamiento.ci"]  # no inner engine's memory in this run: no figure invented

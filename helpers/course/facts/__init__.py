@@ -14,8 +14,9 @@ import sys
 from collections.abc import Callable
 
 from .calls_http import from_llamadas, from_red, static_facts
-from .capacity import from_anidamiento, from_escala, from_sistema_vm
+from .capacity import from_escala, from_sistema_vm
 from .launch import from_anatomia, from_arranque
+from .nesting import from_anidamiento
 from .running import bottom_line, from_ejecucion
 from .words import ENGINE, Facts, about, em, missing_arms, ms, no_run, run_tag, share  # noqa: F401
 
@@ -68,7 +69,12 @@ KEYS: dict[str, tuple[str, ...]] = {
         "llamadas.relojes",
     ),
     "red": ("red.docker_puerto", "red.caminos", "red.seguridad", "red.proxy"),
-    "anidamiento": ("anidamiento.ci",),
+    "anidamiento": (
+        "anidamiento.ci",
+        "anidamiento.sin_privilegios",
+        "anidamiento.mapa_uid",
+        "anidamiento.niveles",
+    ),
     "sistema_vm": (
         "sistema_vm.disco",
         "sistema_vm.memoria",

@@ -1,5 +1,5 @@
-"""CAPACITY facts: 02 (escala: memory per idle container, how many fit), 07 (anidamiento: an inner
-engine's memory) and 08 (sistema_vm: the disk each instance adds)."""
+"""CAPACITY facts: 02 (escala: memory per idle container, how many fit) and 08 (sistema_vm: the disk each
+instance adds); 07's (an inner engine's memory) live with its other facts in nesting.py."""
 
 from __future__ import annotations
 
@@ -58,35 +58,6 @@ def from_escala(res) -> Facts:
         else missing_arms(e.NOTEBOOK, "la factura de memoria de los dos motores")
     )
     return out
-
-
-# ---------------------------------------------------------------- 07: anidamiento
-CI_JOBS = 50  # the exercise's number of CI jobs at once
-
-
-def from_anidamiento(res) -> Facts:
-    from ...experiments import anidamiento as n
-    from ...view.anidamiento import BRAZO
-
-    pss = res.df[res.df["metric"] == n.METRIC_PSS]
-    if pss.empty:
-        return {
-            "anidamiento.ci": missing_arms(
-                n.NOTEBOOK, "la memoria de un motor interior (no hubo brazos anidados)"
-            )
-        }
-    parts = []
-    for (engine, variant), group in pss.groupby(["engine", "variant"], sort=False):
-        mib = float(group["value"].astype(float).median())
-        parts.append(
-            f"{ENGINE.get(engine, engine)}, {BRAZO.get(variant, variant)}: "
-            f"{common.fmt_value(mib, 'MiB', common.significant(mib))} de PSS, "
-            f"así que {CI_JOBS} trabajos a la vez sumarían unos "
-            f"{common.fmt_value(mib * CI_JOBS / 1024, 'GiB', 1) if mib * CI_JOBS >= 1024 else common.fmt_value(mib * CI_JOBS, 'MiB', 0)}"
-        )
-    return {
-        "anidamiento.ci": f"En la {run_tag(res)}, lo que añade el motor interior: " + "; ".join(parts) + "."
-    }
 
 
 # ---------------------------------------------------------------- 08: sistema_vm

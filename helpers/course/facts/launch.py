@@ -123,20 +123,38 @@ def from_anatomia(res) -> Facts:
     if net is None:
         out["anatomia.espacios"] = missing_arms(nb, "los peldaños de espacios de nombres")
     else:
-        others = [s for s in added if s[0] in ("mount", "UTS", "IPC", "PID")]
-        together = sum(s[1] for s in others)
         dearest = max(added, key=lambda s: s[1])
         listing = ", ".join(f"{s[0]} {common.fmt_value_interval(s[1], s[2], s[3], 'ms')}" for s in added)
-        verdict = "cuesta más" if net[1] > together else "no cuesta más"
-        no_ci = any(np.isnan(step[2]) for step in added)
-        lead = "Sin IC (pocas repeticiones), las medianas dicen que el de red" if no_ci else "El de red"
+        # The rungs are cumulative: mount, UTS, IPC and PID together are «+ PID» − «proceso», and the
+        # network's is «+ red» − «+ PID»; their difference, round by round, with its IC.
+        rung = {name: key for key, _, name in an.NAMESPACES}
+        pid, red = rung["PID"], rung["red"]
+        base, upto_pid, upto_red = (an.series(df, "bare", v) for v in ("proceso", pid, red))
+        value, lo, hi = stats.figure_ci(lambda p, q, r: (r - q) - (q - p), base, upto_pid, upto_red)
+        together = stats.difference_ci(upto_pid, base)[0]
+        figures = (
+            f"({common.fmt_value(net[1], 'ms', 2)} frente a {common.fmt_value(together, 'ms', 2)}, medianas "
+            f"ronda a ronda; la diferencia, {common.fmt_value_interval(value, lo, hi, 'ms')})"
+        )
+        together_names = "mount, UTS, IPC y PID juntos"
+        if np.isnan(lo):
+            verdict = (
+                f"Sin IC (pocas repeticiones), la mediana dice que el de red "
+                f"{'cuesta más' if value > 0 else 'no cuesta más'} que {together_names} {figures}"
+            )
+        elif lo > 0:
+            verdict = f"El de red cuesta más que {together_names} {figures}"
+        elif hi < 0:
+            verdict = f"El de red no cuesta más que {together_names}: cuesta menos {figures}"
+        else:
+            verdict = (
+                f"Con estos IC no se distingue si el de red cuesta más o menos que {together_names} {figures}"
+            )
         out["anatomia.espacios"] = (
             f"En la {run_tag(res)}, lo que añade cada espacio sobre el peldaño anterior: {listing}. "
-            f"{lead} {verdict} que mount, UTS, IPC y PID juntos "
-            f"({common.fmt_value(net[1], 'ms', 2)} frente a {common.fmt_value(together, 'ms', 2)}, "
-            f"diferencias de medianas), y el que más añade es el de {dearest[0]}."
+            f"{verdict}; el que más añade, por la mediana, es el de {dearest[0]}."
         )
-        if no_ci:
+        if np.isnan(lo):
             out["anatomia.espacios"] += (
                 " Con tan pocas repeticiones las diferencias pueden salir incluso negativas: repite con "
                 "`REPETICIONES = 50` antes de concluir."
@@ -174,11 +192,20 @@ def from_anatomia(res) -> Facts:
             word = "arranca muchos más"
         if no_ci:
             word += " (sin IC: pocas repeticiones)"
-        sentences.append(
-            f"en {ENGINE[engine]}, `run` {ms(run)} (≈ {per_s[0]:.1f} por segundo) y `start -a` {ms(pool)} "
-            f"(≈ {per_s[1]:.1f} por segundo): `start -a` cambia el tiempo un "
+        text = (
+            f"en {ENGINE[engine]}, `run` {ms(run)} (≈ {common.num(per_s[0], 1)} por segundo) y `start -a` "
+            f"{ms(pool)} (≈ {common.num(per_s[1], 1)} por segundo): `start -a` cambia el tiempo un "
             f"{common.fmt_value_interval(saving, lo, hi, '%')}, así que un núcleo {word}"
         )
+        running = an.series(df, engine, "pool_exec")
+        if running.size:
+            change = stats.difference_ci(running, run, percent=True)
+            text += (
+                f"; un `exec` en un contenedor ya en marcha tardó {ms(running)} "
+                f"(≈ {common.num(1000 / np.median(running), 1)} por segundo, "
+                f"{common.fmt_value_interval(*change, '%')} frente al `run`)"
+            )
+        sentences.append(text)
     out["anatomia.pool"] = (
         f"En la {run_tag(res)}, " + "; ".join(sentences) + "."
         if sentences
