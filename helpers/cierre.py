@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from . import experiments, results
@@ -135,39 +136,164 @@ def answers(root=None) -> dict[str, list]:
 
 
 # ---------------------------------------------------------------- the chapter's summary, and the student's
-SUMMARY = (  # (cost, experiment, metric, image role, variant): the chapter's one-table summary
-    ("LAUNCH", "arranque", "arranque", "alpine", "por_defecto"),
-    ("LAUNCH", "arranque", "arranque", "ubuntu", "por_defecto"),
-    ("RUNNING", "ejecucion", "extremo_a_extremo", "ubuntu", "hash"),
-    ("RUNNING", "ejecucion", "extremo_a_extremo", "ubuntu", "sort"),
+CONTAINERS = ("docker", "podman")
+
+
+@dataclass(frozen=True)
+class Aspect:
+    """One row of the chapter's «Tabla resumen»: what it compares, the cost it belongs to, what the chapter
+    concluded (in our words), where the figures come from (`figure`: one of FIGURES), and the claim that
+    decides it for the student (its key in `experiment`, and the detail that picks the claim; `engine`
+    in `per_engine` claims is filled per engine)."""
+
+    label: str
+    cost: str
+    chapter: str
+    experiment: str
+    figure: str
+    claim: str
+    detail: tuple = ()
+    per_engine: bool = False
+
+
+CHAPTER_N = 20  # the chapter's «Launch time (20 cont.)» and its memory comparison
+SUMMARY = (
+    Aspect(
+        "arranque, imagen ubuntu",
+        "LAUNCH",
+        "Podman, unas 2 veces más rápido",
+        "arranque",
+        "arranque:ubuntu",
+        "podman_2x",
+        (("role", "ubuntu"),),
+    ),
+    Aspect(
+        "arranque, imagen alpine",
+        "LAUNCH",
+        "Podman, unas 2.2 veces más rápido",
+        "arranque",
+        "arranque:alpine",
+        "podman_2x",
+        (("role", "alpine"),),
+    ),
+    Aspect(
+        f"lanzar {CHAPTER_N} contenedores uno tras otro (total)",
+        "LAUNCH",
+        "Podman, unas 2 veces más rápido",
+        "escala",
+        "lanzamiento_total",
+        "lanzamiento_20",
+    ),
+    Aspect(
+        "memoria del cgroup de un contenedor en reposo",
+        "CAPACITY",
+        "Podman, unas 4.5 veces menos",
+        "escala",
+        "memoria_cgroup_por_contenedor",
+        "cgroup_4x",
+    ),
+    Aspect(
+        "memoria fija del motor (Docker: dockerd) o por contenedor (Podman: conmon), RSS",
+        "CAPACITY",
+        "Docker paga un daemon fijo; Podman, ninguno",
+        "escala",
+        "rss_motor",
+        "daemon_fijo",
+    ),
+    Aspect(
+        "sobrecarga de hash de extremo a extremo (exec incluido)",
+        "RUNNING",
+        "~0 % en los dos",
+        "ejecucion",
+        "sobrecarga:hash",
+        "hash_0",
+        per_engine=True,
+    ),
+    Aspect(
+        "sobrecarga de sort de extremo a extremo (exec incluido)",
+        "RUNNING",
+        "baja en los dos (+6-8 %)",
+        "ejecucion",
+        "sobrecarga:sort",
+        "sort_6_8",
+        per_engine=True,
+    ),
 )
-SUMMARY_COLUMNS = ["costo", "experimento", "metrica", "imagen", "variante", "motor", "unidad"]
-SUMMARY_COLUMNS += ["capitulo", "tuyo", "tuyo_bajo", "tuyo_alto", "n"]
+SUMMARY_COLUMNS = ["aspecto", "costo", "experimento", "motor", "unidad", "capitulo", "tuyo", "tuyo_bajo"]
+SUMMARY_COLUMNS += ["tuyo_alto", "n", "dice_el_capitulo", "veredicto"]
+_NAN3 = (float("nan"),) * 3
+
+
+def _figure(figure: str, df: pd.DataFrame | None, meta: dict | None, engine: str) -> tuple:
+    """(value, low, high, n, unit) of one summary figure for one engine, from a run's rows or from the
+    reference rows (one value per cell there: no interval)."""
+    from . import stats
+    from .experiments import ejecucion, escala
+
+    if df is None or df.empty:
+        return (*_NAN3, 0, "")
+    if figure.startswith("arranque:"):
+        rows = results.add_roles(df, meta)
+        pick = (rows["engine"] == engine) & (rows["role"] == figure.split(":")[1])
+        values = rows.loc[pick & (rows["variant"] == "por_defecto") & (rows["metric"] == "arranque"), "value"]
+        unit = "ms"
+    elif figure.startswith("sobrecarga:"):
+        data = ejecucion.tidy(df)
+        e2e = ejecucion.METRIC_E2E
+        mine = ejecucion.samples(data, e2e, figure.split(":")[1], engine)
+        host = ejecucion.samples(data, e2e, figure.split(":")[1], "bare")
+        if not mine.size or not host.size:
+            return (*_NAN3, 0, "%")
+        if "source" in df.columns:  # the reference: five repetitions, not in rounds: the ratio of medians
+            return ((np.median(mine) / np.median(host) - 1) * 100, np.nan, np.nan, int(mine.size), "%")
+        value, low, high = stats.difference_ci(mine, host, percent=True)
+        return value, low, high, stats.n_of(mine, host), "%"
+    else:
+        w = escala.wide(df)
+        g = w[(w["engine"] == engine) & (w["n"] == CHAPTER_N)]
+        if figure == "rss_motor":
+            metric = "rss_daemon" if engine == "docker" else "rss_conmon_total"
+            per = 1 if engine == "docker" else CHAPTER_N  # conmon: one per container
+            values, unit = escala.column(g, metric) / per / 1024, "MiB"
+        elif figure == "memoria_cgroup_por_contenedor":
+            # what `docker/podman stats` reports, as the chapter read it (02 judges cgroup_4x on it)
+            stats_col = "memoria_stats_por_contenedor"
+            values, unit = escala.column(g, stats_col if stats_col in g.columns else figure), "KB"
+        else:
+            values, unit = escala.column(g, figure), "s"
+    values = pd.Series(values, dtype=float).dropna().to_numpy()
+    if not values.size:
+        return (*_NAN3, 0, unit)
+    low, high = stats.median_ci(values) if values.size > 1 else (np.nan, np.nan)
+    return float(np.median(values)), low, high, int(values.size), unit
 
 
 def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
-    """The chapter's Docker-vs-Podman table (its medians, from data/reference) beside the student's own
-    (the median of the latest run with its IC 95 %), one row per figure and engine."""
-    from . import reference, stats
+    """The chapter's «Tabla resumen» (its figures, recomputed from data/reference, and what it concluded)
+    beside the student's own (the median of the latest run with its IC 95 %, and the verdict of the
+    claim that decides each row, read by key), one row per aspect and engine."""
+    from . import reference
 
     rows = []
-    for cost, experiment, metric, role, variant in SUMMARY:
-        ref = reference.load(experiment).query("source == 'seed000'")
-        run = (runs or {}).get(experiment) or latest(experiment, root)
-        mine = results.add_roles(run.df, run.meta) if run is not None else None
+    for a in SUMMARY:
+        ref = reference.load(a.experiment).query("source == 'seed000'")
+        run = (runs or {}).get(a.experiment) or latest(a.experiment, root)
+        claims = [] if run is None else experiments.get(a.experiment).claims(run.df, run.meta)
         for engine in ("docker", "podman"):
-            at = (ref["engine"] == engine) & (ref["image"] == role) & (ref["variant"] == variant)
-            chapter = ref.loc[at & (ref["metric"] == metric), "value"]
-            values = pd.Series(dtype=float)
-            if mine is not None:
-                pick = (mine["engine"] == engine) & (mine["role"] == role) & (mine["variant"] == variant)
-                values = mine.loc[pick & (mine["metric"] == metric), "value"]
-            low, high = stats.median_ci(values) if len(values) else (float("nan"), float("nan"))
-            unit = ref.loc[at, "unit"].iloc[0] if at.any() else ""
+            chapter = _figure(a.figure, ref, None, engine)
+            mine = _figure(a.figure, run.df, run.meta, engine) if run is not None else (*_NAN3, 0, "")
+            want = dict(a.detail) | ({"engine": engine} if a.per_engine else {})
+            claim = next(
+                (
+                    c
+                    for c in claims
+                    if c.key == a.claim and all(c.detail.get(k) == v for k, v in want.items())
+                ),
+                None,
+            )
             rows.append(
-                (cost, experiment, metric, role, variant, engine, unit)
-                + (float(chapter.median()) if len(chapter) else float("nan"),)
-                + (float(values.median()) if len(values) else float("nan"), low, high, int(len(values)))
+                (a.label, a.cost, a.experiment, engine, mine[4] or chapter[4], chapter[0], *mine[:4])
+                + (a.chapter, claim)
             )
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
@@ -175,37 +301,67 @@ def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
 # ---------------------------------------------------------------- the chapter's bottom line, recomputed
 WORK_MINUTES = 120  # «2 h de trabajo…»
 CHAPTER_LIMIT_MINUTES = 10  # «…→ < 10 min de sobrecarga»
-
-
-CONTAINERS = ("docker", "podman")
+BOTTOM_LINE_CLAIM = ("ejecucion", "dos_horas_10_min")
 
 
 @dataclass
 class BottomLine:
-    """The overhead of WORK_MINUTES of work in a container, from the student's own closing rows: one row
-    per RUNNING overhead (%) measured in a container (`loads`: the closing columns plus minutos,
-    minutos_bajo, minutos_alto: WORK_MINUTES × the overhead, plus one launch), and the launch used
-    (the slowest container launch in ms, exec excluded: exec is not the launch paid once)."""
+    """The chapter's «2 h de trabajo → < 10 min de sobrecarga» from the student's runs.
 
-    loads: pd.DataFrame
+    claims: 03's verdicts on it (`dos_horas_10_min`: hash and sort, the work the chapter drew it from,
+    per engine); others: the small-file and write workloads 03 measured in a container (which the
+    chapter did not measure), as figures, not verdicts, read as «if the 2 h were only this work» (copy-up
+    is paid once per file, not per hour: it is left out): carga, lugar, entorno, base, sobrecarga_pct, ic_bajo_pct,
+    ic_alto_pct and minutos, minutos_bajo, minutos_alto (WORK_MINUTES × the overhead); launch: the
+    launch paid once, as the chapter's «~428 ms»: `docker run --rm`, image ubuntu, default network,
+    from 01 (mediana_ms, ic_bajo_ms, ic_alto_ms, role), or None."""
+
+    claims: list
+    others: pd.DataFrame
     launch: dict | None
 
     @property
     def measured(self) -> bool:
-        return not self.loads.empty
+        return bool(self.claims) or not self.others.empty
 
 
-def bottom_line(rows: pd.DataFrame | None) -> BottomLine:
-    """Recompute «2 h de trabajo → < 10 min de sobrecarga» from closing rows (helpers.cierre.COLUMNS)."""
-    extra = ["minutos", "minutos_bajo", "minutos_alto"]
-    if rows is None or rows.empty:
-        return BottomLine(pd.DataFrame(columns=[*CLOSING_COLUMNS, *extra]), None)
-    cost = rows.apply(cost_of, axis=1)
-    in_container = rows["entorno"].isin(CONTAINERS)
-    running = rows[(cost == "RUNNING") & (rows["unidad"] == "%") & in_container].copy()
-    launch = rows[(cost == "LAUNCH") & (rows["unidad"] == "ms") & in_container]
-    launch_row = launch.loc[launch["valor"].idxmax()].to_dict() if not launch.empty else None
-    once = (launch_row["valor"] / 60_000) if launch_row else 0.0
-    for col, src in zip(extra, ("valor", "ic_bajo", "ic_alto")):
-        running[col] = WORK_MINUTES * running[src].astype(float) / 100 + once
-    return BottomLine(running.sort_values("minutos").reset_index(drop=True), launch_row)
+def chapter_launch(root=None) -> dict | None:
+    """The launch the chapter set beside its bottom line (`docker run --rm` with the default network,
+    ubuntu if measured), from 01's latest run."""
+    from . import cierre as this
+    from .experiments import arranque
+
+    run = experiments.read_run(this, "arranque", root)
+    if run is None or run.df.empty:
+        return None
+    table = arranque.summarize(run.df, run.meta)
+    docker = table[(table["engine"] == "docker") & (table["variant"] == arranque.CONTAINER_VARIANT)]
+    if docker.empty:
+        return None
+    ubuntu = docker[docker["role"] == "ubuntu"]
+    return (ubuntu if len(ubuntu) else docker).iloc[0].to_dict()
+
+
+def bottom_line(root=None) -> BottomLine:
+    """Recompute «2 h de trabajo → < 10 min de sobrecarga» from the student's latest runs of 03 and 01."""
+    from . import cierre as this
+    from .experiments import ejecucion
+
+    columns = ["carga", "lugar", "entorno", "base", "sobrecarga_pct", "ic_bajo_pct", "ic_alto_pct"]
+    columns += ["minutos", "minutos_bajo", "minutos_alto"]
+    run = experiments.read_run(this, BOTTOM_LINE_CLAIM[0], root)
+    if run is None or run.df.empty:
+        return BottomLine([], pd.DataFrame(columns=columns), chapter_launch(root))
+    claims = [c for c in ejecucion.claims(run.df, run.meta) if c.key == BOTTOM_LINE_CLAIM[1]]
+    table = ejecucion.overheads(run.df, ejecucion.METRIC_WORK)
+    keep = (
+        table["justa"].astype(bool)
+        & ~table["inestable"].astype(bool)
+        & table["entorno"].isin(CONTAINERS)
+        & ~table["carga"].isin((*ejecucion.CPU_WORKLOADS, "copia"))
+    )
+    others = table[keep].copy()
+    for col, src in zip(columns[-3:], ("sobrecarga_pct", "ic_bajo_pct", "ic_alto_pct")):
+        others[col] = WORK_MINUTES * others[src].astype(float) / 100
+    others = others.sort_values("minutos").reset_index(drop=True)[columns]
+    return BottomLine(claims, others, chapter_launch(root))

@@ -13,6 +13,7 @@ from .common import (
     ENGINE_LABEL,
     STATUS_LABEL,
     claim_sentence,
+    decimals_for,
     fmt,
     fmt_interval,
     fmt_pct,
@@ -21,7 +22,9 @@ from .common import (
     fmt_value_interval,
     markdown,
     show,
+    significant,
     table,
+    verdict_words,
 )
 
 TIPO = {
@@ -32,30 +35,37 @@ TIPO = {
 ENTORNO = {**ENGINE_LABEL, "chroot": "bare metal (chroot a la imagen)"}
 
 
-def _digits(value: float) -> int:
-    magnitude = abs(value)
-    return 2 if magnitude < 10 else 1 if magnitude < 1000 else 0
+def _digits(value: float, low: float = float("nan"), high: float = float("nan")) -> int:
+    """Decimals that match the interval (view.numbers' rule), or 3 significant digits without one."""
+    digits = decimals_for(low, high)
+    return significant(value) if digits is None else digits
 
 
-def valor(value: float, unit: str) -> str:
-    """A closing-table figure in its own unit: «312.4 ms», «+3.1 %», «1.05×»."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def valor(value: float, unit: str, low: float = float("nan"), high: float = float("nan")) -> str:
+    """A closing-table figure in its own unit, with the decimals its interval supports: «287 ms»,
+    «+0 %», «1.05×»."""
+    if _missing(value):
         return "—"
+    digits = _digits(value, low, high)
     if unit == "%":
-        return fmt_pct(value)
+        return fmt_pct(value, digits)
     if unit.startswith(("x", "×")):
-        return fmt_ratio(value) + unit[1:]
-    return fmt(value, _digits(value), unit)
+        return fmt_ratio(value, digits=digits) + unit[1:]
+    return fmt(value, digits, unit)
 
 
 def intervalo(low: float, high: float, value: float, unit: str) -> str:
-    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (low, high)):
+    """The interval of a closing-table figure, with the same decimals as the figure: «[274, 297]»."""
+    if _missing(low) or _missing(high):
         return "—"
+    digits = _digits(value, low, high)
     if unit == "%":
-        return f"[{fmt_pct(low)}, {fmt_pct(high)}]"
-    if unit.startswith(("x", "×")):
-        return fmt_interval(low, high, 2)
-    return fmt_interval(low, high, _digits(value))
+        return f"[{fmt_pct(low, digits)}, {fmt_pct(high, digits)}]"
+    return fmt_interval(low, high, digits)
 
 
 def _notebook(name: str) -> str:
@@ -85,7 +95,10 @@ def tabla(resultado: Resultado | None = None, *, root=None) -> pd.DataFrame | No
             "Experimento": rows["titulo"],
             "Qué se mide": rows["concepto"].str.replace("`", "", regex=False),
             "Entorno": rows["entorno"].map(lambda e: ENTORNO.get(e, e)),
-            "Mediana": [valor(v, u) for v, u in zip(rows["valor"], rows["unidad"])],
+            "Mediana": [
+                valor(v, u, lo, hi)
+                for v, u, lo, hi in zip(rows["valor"], rows["unidad"], rows["ic_bajo"], rows["ic_alto"])
+            ],
             "IC 95 %": [
                 intervalo(lo, hi, v, u)
                 for lo, hi, v, u in zip(rows["ic_bajo"], rows["ic_alto"], rows["valor"], rows["unidad"])
@@ -159,92 +172,95 @@ def preguntas(root=None) -> dict:
 
 
 # ---------------------------------------------------------------- the chapter's table beside the student's
-CONCEPT = {
-    ("arranque", "alpine"): "arranque de echo, imagen alpine",
-    ("arranque", "ubuntu"): "arranque de echo, imagen ubuntu",
-    ("ejecucion", "hash"): "hash de extremo a extremo (exec + trabajo)",
-    ("ejecucion", "sort"): "sort de extremo a extremo (exec + trabajo)",
-}
+def _verdict(claim) -> str:
+    return "sin corrida" if claim is None else verdict_words(claim)
 
 
 def resumen(root=None) -> pd.DataFrame:
-    """The chapter's one-table Docker-vs-Podman summary (its medians) beside the student's (median and
-    IC 95 % of the latest run), each figure in its cost."""
+    """The chapter's «Tabla resumen» (its figures and what it concluded) beside the student's (median and
+    IC 95 % of the latest run, and the verdict of the claim that decides each row), each row in its
+    cost; the notebook that decides each row is named."""
     data = cierre.summary(root)
     shown = pd.DataFrame(
         {
             "Costo": data["costo"],
-            "Qué": [
-                CONCEPT.get((e, v if e == "ejecucion" else r), e)
-                for e, r, v in zip(data["experimento"], data["imagen"], data["variante"])
-            ],
+            "Qué": data["aspecto"],
             "Motor": data["motor"].map(lambda e: ENGINE_LABEL.get(e, e)),
-            "Capítulo (mediana)": [fmt_value(v, u) for v, u in zip(data["capitulo"], data["unidad"])],
+            "Capítulo": [fmt_value(v, u) for v, u in zip(data["capitulo"], data["unidad"])],
+            "Lo que concluyó el capítulo": data["dice_el_capitulo"],
             "Tu máquina (mediana e IC 95 %)": [
                 fmt_value_interval(v, lo, hi, u) if n else "sin corrida"
                 for v, lo, hi, u, n in zip(
                     data["tuyo"], data["tuyo_bajo"], data["tuyo_alto"], data["unidad"], data["n"]
                 )
             ],
+            "Tu veredicto": [_verdict(c) for c in data["veredicto"]],
+            "Lo decide": data["experimento"].map(_notebook),
         }
     )
-    show(table(shown, "Docker frente a Podman: la tabla del capítulo y la tuya"))
+    show(
+        table(
+            shown,
+            "Docker frente a Podman: la «Tabla resumen» del capítulo y la tuya (el veredicto es el de la "
+            "afirmación que decide cada fila, en su cuaderno)",
+        )
+    )
     return data
 
 
-def _against_limit(low: float, high: float) -> str:
-    """Where a figure with its interval sits against the chapter's limit (the same three outcomes as a
-    verdict: all below, all above, or neither; no interval decides nothing)."""
-    limit = cierre.CHAPTER_LIMIT_MINUTES
-    if math.isnan(low) or math.isnan(high):
-        return "sin IC"
-    return "por debajo" if high < limit else "por encima" if low > limit else "sin decidir"
+def _load_name(carga: str, lugar: str) -> str:
+    from ..experiments import ejecucion
+
+    name = ejecucion.WORKLOAD_NAMES.get(carga, carga)
+    return f"{name} en {ejecucion.PLACE_NAMES.get(lugar, lugar)}" if lugar else name
 
 
-def balance(rows: pd.DataFrame | None) -> cierre.BottomLine:
+def balance(root=None) -> cierre.BottomLine:
     """The chapter's bottom line («2 h de trabajo → menos de 10 min de sobrecarga») recomputed from the
-    student's closing rows: one figure per kind of work measured in a container, as sentences that
-    follow the figures."""
-    line = cierre.bottom_line(rows)
+    student's runs: 03's verdicts on it for hash and sort (per engine), the small-file and write
+    workloads as figures («if the 2 h were only this work»), and the launch paid once (01)."""
+    line = cierre.bottom_line(root)
     hours, limit = cierre.WORK_MINUTES // 60, cierre.CHAPTER_LIMIT_MINUTES
     said = f"«{hours} h de trabajo → menos de {limit} min de sobrecarga»"
     if not line.measured:
         markdown(
-            f"_Para rehacer la cuenta del capítulo ({said}) hace falta una sobrecarga RUNNING medida en un "
-            "contenedor: ejecuta el cuaderno 03 y vuelve aquí._"
+            f"_Para rehacer la cuenta del capítulo ({said}) hace falta una corrida del cuaderno 03 con "
+            "cargas medidas en un contenedor: ejecútalo y vuelve aquí._"
         )
         return line
-    where = [_against_limit(lo, hi) for lo, hi in zip(line.loads["minutos_bajo"], line.loads["minutos_alto"])]
-    items = [
-        f"- {r['concepto'].replace('`', '')}, {ENTORNO.get(r['entorno'], r['entorno'])}: "
-        f"{valor(r['valor'], '%')} → **{fmt(r['minutos'], 1, 'min')}**"
-        + (
-            f" {fmt_interval(r['minutos_bajo'], r['minutos_alto'], 1, 'min')}"
-            if not math.isnan(r["minutos_bajo"])
-            else ""
-        )
-        + f" ({w})"
-        for (_, r), w in zip(line.loads.iterrows(), where)
+    parts = [
+        f"El capítulo cerraba con {said}, sacado de hash y sort. **Con tus datos** ({hours} h × la "
+        "sobrecarga del trabajo solo frente a su línea base más justa; lo juzga el cuaderno 03):"
     ]
-    launch = line.launch
-    once = f", más un arranque de {valor(launch['valor'], 'ms')}" if launch else ""
-    counts = {w: where.count(w) for w in ("por debajo", "por encima", "sin decidir", "sin IC")}
-    tally = "; ".join(
-        f"{label} de {limit} min: {counts[w]}"
-        for w, label in (
-            ("por debajo", "con todo su intervalo por debajo"),
-            ("por encima", "con todo su intervalo por encima"),
-            ("sin decidir", "con el intervalo a los dos lados"),
+    items = []
+    for c in sorted(line.claims, key=lambda c: (c.detail.get("carga", ""), c.detail.get("engine", ""))):
+        name = _load_name(c.detail.get("carga", ""), "")
+        engine = ENGINE_LABEL.get(c.detail.get("engine"), c.detail.get("engine"))
+        figure = fmt_value_interval(c.value, c.low, c.high, "min")
+        items.append(f"- {name}, {engine}: {figure} de más en {hours} h — **{verdict_words(c)}**")
+    parts.append("\n".join(items))
+    if not line.others.empty:
+        others = [
+            f"- {_load_name(r['carga'], r['lugar'])}, {ENGINE_LABEL.get(r['entorno'], r['entorno'])}: "
+            f"{fmt_value_interval(r['sobrecarga_pct'], r['ic_bajo_pct'], r['ic_alto_pct'], '%')} → "
+            f"{fmt_value_interval(r['minutos'], r['minutos_bajo'], r['minutos_alto'], 'min')}"
+            for _, r in line.others.iterrows()
+        ]
+        parts.append(
+            f"El capítulo habló de tareas de cómputo. Si esas {hours} h fueran solo archivos pequeños o solo "
+            "escritura (cargas que el capítulo no midió; cifras, sin veredicto; modificar un archivo de la "
+            "imagen no entra: el copy-up se paga una vez por archivo, no por hora):\n\n" + "\n".join(others)
         )
-    )
-    if counts["sin IC"]:
-        tally += f"; sin IC 95 % (menos de {vd.MIN_N} repeticiones): {counts['sin IC']}"
-    markdown(
-        f"El capítulo cerraba con {said}. **Con tus datos, {hours} h de trabajo dentro de un contenedor "
-        f"cuestan de más entre {fmt(line.loads['minutos'].min(), 1, 'min')} y "
-        f"{fmt(line.loads['minutos'].max(), 1, 'min')}, según la carga**{once}. Cada carga que mediste, "
-        f"de la más barata a la más cara (sobrecarga → minutos de más en {hours} h):\n\n"
-        + "\n".join(items)
-        + f"\n\nCargas {tally}."
-    )
+    launch = line.launch
+    if launch:
+        seconds = launch["mediana_ms"] / 1000
+        parts.append(
+            f"Y el arranque, que se paga una vez: `docker run --rm` con la imagen «{launch['role']}» y la red "
+            f"por defecto (cuaderno 01) costó "
+            f"{fmt_value_interval(launch['mediana_ms'], launch['ic_bajo_ms'], launch['ic_alto_ms'], 'ms')}, "
+            f"es decir, {fmt_value(seconds, 's')} de los {fmt(hours * 3600, 0, 's')} de {hours} h."
+        )
+    else:
+        parts.append("_El arranque (cuaderno 01) aún no tiene corrida en esta máquina._")
+    markdown("\n\n".join(parts))
     return line

@@ -13,6 +13,7 @@ from helpers.experiments import arranque, ejecucion
 from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.runner import Resultado
 from helpers.view import cierre as vista
+from helpers.view.common import fmt_value_interval
 
 RNG = np.random.default_rng(3)
 
@@ -128,18 +129,25 @@ def test_the_view_shows_a_spanish_table_and_names_what_is_missing(root, monkeypa
     assert ejecucion.TITLE in notes and "01_arranque.ipynb" in notes  # arranque: no run yet
 
 
+NAN = float("nan")
+
+
 @pytest.mark.parametrize(
-    "value, unit, text",
+    "value, unit, low, high, text, interval",
     [
-        (312.44, "ms", "312.4 ms"),
-        (5.2, "%", "+5.2 %"),
-        (1.051, "x bare metal", "1.05× bare metal"),
-        (53.2, "ns", "53.2 ns"),
-        (float("nan"), "ms", "—"),
+        (312.44, "ms", NAN, NAN, "312 ms", "—"),
+        (286.28, "ms", 281.66, 292.85, "286 ms", "[282, 293]"),  # decimals from the interval
+        (1.24, "ms", 0.93, 1.74, "1.2 ms", "[0.9, 1.7]"),
+        (5.2, "%", NAN, NAN, "+5.20 %", "—"),  # 3 significant digits, as view.numbers
+        (0.355, "%", -3.2, 7.6, "0 %", "[−3 %, +8 %]"),  # never «+0.3 % [−3.2 %, +7.6 %]»
+        (1.051, "x bare metal", NAN, NAN, "1.05× bare metal", "—"),
+        (53.2, "ns", NAN, NAN, "53.2 ns", "—"),
+        (NAN, "ms", NAN, NAN, "—", "—"),
     ],
 )
-def test_figures_are_formatted_through_the_common_helpers(value, unit, text):
-    assert vista.valor(value, unit) == text
+def test_figures_are_formatted_through_the_common_helpers(value, unit, low, high, text, interval):
+    assert vista.valor(value, unit, low, high) == text
+    assert vista.intervalo(low, high, value, unit) == interval
 
 
 def test_closing_columns_are_the_contract():
@@ -236,68 +244,80 @@ def test_the_view_puts_every_figure_in_one_cost(root, monkeypatch):
     assert not exec_rows.empty and set(exec_rows["Costo"]) == {vista.TIPO["LAUNCH"]}
 
 
-def test_the_chapter_summary_sits_beside_the_students(root, monkeypatch):
-    shown = []
-    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
-    _run(root, "arranque", _startup(docker=300.0, podman=150.0))
-    data = vista.resumen(root=root)
-    docker = data.query("experimento == 'arranque' and imagen == 'alpine' and motor == 'docker'").iloc[0]
-    assert docker["capitulo"] == pytest.approx(430, rel=0.05)  # the chapter's median, from data/reference
-    assert docker["tuyo"] == pytest.approx(303, rel=0.01) and docker["n"] == 8
-    assert docker["tuyo_bajo"] <= docker["tuyo"] <= docker["tuyo_alto"]
-    assert data.query("experimento == 'ejecucion'")["n"].eq(0).all()  # no run of 03 here
-    html = shown[0].to_html()
-    assert "Capítulo" in html and "sin corrida" in html and "303" in html
-
-
-def _closing(overhead_pct: float, low: float, high: float, launch_ms: float = 300.0) -> pd.DataFrame:
-    return pd.DataFrame(
+def _running(root, hash_work: float, with_io: bool = True):
+    """A run of 03: hash and sort (the work alone) on bare metal and in Docker, hash `hash_work` times the
+    bare-metal time; with_io adds small files (+50 %) and a copy-up (left out of the bottom line)."""
+    arms = [("bare", "", "hash", 1.0), ("docker", "img", "hash", hash_work)]
+    arms += [("bare", "", "sort", 1.0), ("docker", "img", "sort", 1.0)]
+    if with_io:
+        arms += [("bare", "", "archivos:host", 1.0), ("docker", "img", "archivos:capa", 1.5)]
+        arms += [("bare", "", "copia:host", 1.0), ("docker", "img", "copia:capa", 3.0)]
+    frame = pd.DataFrame(
         [
-            ("arranque de echo", "LAUNCH", "docker", launch_ms, launch_ms * 0.9, launch_ms * 1.1, "ms"),
-            ("sobrecarga de hash", "RUNNING", "docker", overhead_pct, low, high, "%"),
-            ("`exec true`", "RUNNING", "docker", 60.0, 55.0, 65.0, "ms"),
-        ],
-        columns=CLOSING_COLUMNS,
+            {"engine": e, "image": i, "variant": v, "rep": k, "metric": "trabajo", "unit": "s"}
+            | {"value": val * (1 + 0.01 * ((k * 7 + len(v)) % 5 - 2) / 2)}
+            for e, i, v, val in arms
+            for k in range(1, 9)
+        ]
     )
+    _run(root, "ejecucion", frame)
 
 
 @pytest.mark.parametrize(
-    "pct, low, high, words",
-    [
-        (2.0, 1.0, 3.0, "con todo su intervalo por debajo de 10 min: 1"),
-        (20.0, 15.0, 25.0, "con todo su intervalo por encima de 10 min: 1"),
-        (8.0, 2.0, 14.0, "con el intervalo a los dos lados de 10 min: 1"),
-    ],
-)
-def test_the_bottom_line_is_recomputed_from_the_students_data(monkeypatch, pct, low, high, words):
+    "hash_work, verdict", [(1.05, "se confirma"), (1.20, "no se sostiene")]
+)  # +5 %: 6 min of 2 h; +20 %: 24 min
+def test_the_bottom_line_is_recomputed_from_the_students_data(root, monkeypatch, hash_work, verdict):
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
-    line = vista.balance(_closing(pct, low, high))
-    load = line.loads.iloc[0]
-    assert len(line.loads) == 1 and load["minutos"] == pytest.approx(120 * pct / 100 + 300 / 60_000)
-    assert load["minutos_bajo"] < load["minutos"] < load["minutos_alto"]
-    assert line.launch["concepto"] == "arranque de echo"  # exec is not the launch that is paid once
-    assert words in _markdown(shown)
+    assert not vista.balance(root=root).measured and "cuaderno 03" in _markdown(shown)
     shown.clear()
-    assert not vista.balance(None).measured and "cuaderno 03" in _markdown(shown)
+    _run(root, "arranque", _startup(docker=300.0, podman=150.0))
+    _running(root, hash_work)
+    line = vista.balance(root=root)
+    hashed = next(c for c in line.claims if c.detail["carga"] == "hash")
+    assert {c.key for c in line.claims} == {"dos_horas_10_min"}  # 03's claim, read by key
+    assert hashed.value == pytest.approx(120 * (hash_work - 1), rel=0.1)
+    assert hashed.low <= hashed.value <= hashed.high
+    text = _markdown(shown)
+    assert (
+        f"hash (SHA-256), Docker: {fmt_value_interval(hashed.value, hashed.low, hashed.high, 'min')}" in text
+    )
+    assert verdict in text
+    # the I/O workloads are figures, not verdicts; a copy-up is paid per file, not per hour
+    assert list(line.others["carga"]) == ["archivos"]
+    assert line.others["minutos"].iloc[0] == pytest.approx(60, rel=0.1)
+    assert "archivos pequeños en capa del contenedor (overlay), Docker: +50." in text
+    # the launch paid once is 01's `docker run --rm` (ubuntu, default network), never an exec
+    assert line.launch["mediana_ms"] == pytest.approx(300, rel=0.05) and line.launch["role"] == "ubuntu"
+    launch = line.launch
+    assert fmt_value_interval(launch["mediana_ms"], launch["ic_bajo_ms"], launch["ic_alto_ms"], "ms") in text
 
 
-def test_the_bottom_line_leaves_out_what_is_not_a_container_and_says_when_there_is_no_interval(monkeypatch):
+def test_the_bottom_line_without_a_launch_run_says_so(root, monkeypatch):
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
-    rows = pd.concat(
-        [
-            _closing(2.0, float("nan"), float("nan")),
-            pd.DataFrame(
-                [("arranque hasta listo: VM", "LAUNCH", "vm_emulada", 3600.0, 3500.0, 3700.0, "ms")],
-                columns=CLOSING_COLUMNS,
-            ),
-        ],
-        ignore_index=True,
-    )
-    line = vista.balance(rows)
-    assert line.launch["valor"] == 300.0  # a VM's boot is not a container's launch
-    assert "sin IC 95 %" in _markdown(shown)
+    _running(root, 1.05, with_io=False)
+    line = vista.balance(root=root)
+    assert line.launch is None and line.others.empty
+    assert "(cuaderno 01) aún no tiene corrida" in _markdown(shown)
+
+
+def test_the_chapter_summary_has_every_row_of_the_chapters_table_and_its_verdicts(root, monkeypatch):
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    _run(root, "arranque", _startup(docker=300.0, podman=150.0))
+    _running(root, 1.05, with_io=False)
+    data = vista.resumen(root=root)
+    assert len(data) == 2 * len(cierre.SUMMARY) == 14  # seven rows of the chapter, two engines each
+    chapter = data.set_index(["aspecto", "motor"])["capitulo"]
+    assert chapter[(cierre.SUMMARY[2].label, "docker")] == pytest.approx(5.52)  # 20 containers, s
+    assert chapter[(cierre.SUMMARY[3].label, "podman")] == pytest.approx(97)  # KB per container
+    assert chapter[(cierre.SUMMARY[5].label, "docker")] == pytest.approx(-24.5, abs=0.1)  # hash, %
+    two_x = data[(data["experimento"] == "arranque")]["veredicto"]
+    assert all(c is not None and c.key == "podman_2x" for c in two_x)  # 01's verdict, read by key
+    assert data[data["experimento"] == "escala"]["veredicto"].isna().all()  # no run of 02 here
+    html = shown[0].to_html()
+    assert "sin corrida" in html and "01_arranque.ipynb" in html and "se confirma" in html
 
 
 def test_every_question_reads_claims_its_notebook_declares():
@@ -305,3 +325,24 @@ def test_every_question_reads_claims_its_notebook_declares():
         declared = {s.key for s in experiments.get(q.experiment).SAID}
         assert set(q.claims) <= declared, (q.key, set(q.claims) - declared)
         assert q.experiment in cierre.READS and q.cost in cierre.COSTS
+
+
+@pytest.mark.parametrize("hash_work, heavier", [(1.001, "LAUNCH"), (1.5, "RUNNING")])
+def test_the_kits_facts_for_03_and_09_follow_the_data_both_ways(root, hash_work, heavier):
+    """The worked answers of 03 and 09 state the run's figures as the notebooks show them (the same
+    baseline, the same format), and their conclusion changes with the data."""
+    from helpers.course import facts as kit
+
+    _run(root, "arranque", _startup(docker=300.0, podman=150.0))
+    _running(root, hash_work)
+    facts = kit.kit_facts(root)
+    assert f"Con las medianas pesa más {heavier}" in facts["cierre.cuenta"]
+    assert "frente a bare metal" not in facts["cierre.cuenta"]  # the fairest baseline, as 09's table
+    over = ejecucion.overheads(Resultado.latest("ejecucion", root).df)
+    hashed = over[(over["carga"] == "hash") & over["justa"] & (over["entorno"] == "docker")].iloc[0]
+    figure = fmt_value_interval(hashed["sobrecarga_pct"], hashed["ic_bajo_pct"], hashed["ic_alto_pct"], "%")
+    assert f"Docker {figure} frente a los binarios del host" in facts["ejecucion.cpu"]
+    assert figure in facts["cierre.corto_y_largo"]
+    assert "no midió «archivos pequeños» en la capa y en un volumen" in facts["ejecucion.archivos"]
+    assert "caben unos" not in facts["cierre.exec_en_run"]  # no `exec true` in this run: it says so
+    assert "no midió" in facts["cierre.exec_en_run"]

@@ -17,7 +17,7 @@ from .calls_http import from_llamadas, from_red, static_facts
 from .capacity import from_escala, from_sistema_vm
 from .launch import from_anatomia, from_arranque
 from .nesting import from_anidamiento
-from .running import bottom_line, from_ejecucion
+from .running import bottom_line, exec_in_run, from_ejecucion, short_and_long
 from .words import ENGINE, Facts, about, em, missing_arms, ms, no_run, run_tag, share  # noqa: F401
 
 # This package reads other experiments' runs through experiments.read_run, like any experiment does.
@@ -50,6 +50,9 @@ KEYS: dict[str, tuple[str, ...]] = {
         "ejecucion.exec_podman",
         "ejecucion.exec_por_segundo",
         "ejecucion.cpu",
+        "ejecucion.copia",
+        "ejecucion.archivos",
+        "ejecucion.escritura",
     ),
     "anatomia": (
         "anatomia.cascada",
@@ -108,9 +111,10 @@ def kit_facts(root=None) -> Facts:
             )
     out.update(_without_root())
     out.update(static_facts())
-    out["cierre.cuenta"] = bottom_line(
-        experiments.read_run(me, "arranque", root), experiments.read_run(me, "ejecucion", root)
-    )
+    runs = (experiments.read_run(me, "arranque", root), experiments.read_run(me, "ejecucion", root))
+    out["cierre.cuenta"] = bottom_line(*runs)
+    out["cierre.exec_en_run"] = exec_in_run(*runs)
+    out["cierre.corto_y_largo"] = short_and_long(*runs)
     return out
 
 

@@ -305,8 +305,8 @@ def test_closing_rows_put_exec_in_launch_and_the_work_in_running():
 # ---------------------------------------------------------------- claims
 def test_every_claim_names_its_source_and_where_and_is_judged_per_engine():
     claims = exp.claims(pd.DataFrame(rows("bare", "", "hash", "trabajo", spread(1.0))))
-    keys = [(c.key, c.detail["engine"]) for c in claims]
-    assert len(keys) == len(set(keys)) == 2 * 9
+    keys = [(c.key, c.detail["engine"], c.detail.get("carga")) for c in claims]
+    assert len(keys) == len(set(keys)) == 2 * 9 + 2 * 2  # the bottom line: hash and sort, per engine
     assert {c.key for c in claims} == {
         "exec_1ms",
         "exec_1ms_dentro",
@@ -317,6 +317,7 @@ def test_every_claim_names_its_source_and_where_and_is_judged_per_engine():
         "volumen_nativo_archivos",
         "archivos_pequenos",
         "copia_capa",
+        "dos_horas_10_min",
     }
     assert all(c.status == verdict.SIN_DATOS and c.source and c.where and c.quantity for c in claims)
     assert all(c.kind for c in claims)  # each margin comes from the kind of claim
@@ -379,6 +380,23 @@ def test_hash_and_sort_are_judged_as_the_chapter_measured_them_and_explained_by_
     why = exp.explanation(df).set_index(["carga", "entorno"]).loc[("hash", "docker")]
     assert why["capitulo"][0] == pytest.approx(-24, abs=0.5)
     assert why["trabajo_chroot"][0] == pytest.approx(0, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "work, status", [(0.80, verdict.SE_CONFIRMA), (0.96, verdict.NO_SE_SOSTIENE)]
+)  # against the chroot (0.76 s): +5 % is 6 min of 2 h, +26 % is 32 min
+def test_the_chapters_bottom_line_is_2_hours_times_the_work_alone_against_the_fairest_baseline(work, status):
+    df = pd.DataFrame(
+        rows("bare", "", "hash", "trabajo", spread(1.0))  # the host's binaries: not the baseline here
+        + rows("bare", "img", "hash", "trabajo", spread(0.76))
+        + rows("docker", "img", "hash", "trabajo", spread(work))
+        + rows("docker", "img", "hash", "extremo_a_extremo", spread(work + 0.07))  # exec: not counted
+    )
+    line = claim([c for c in exp.claims(df) if c.detail.get("carga") == "hash"], "dos_horas_10_min", "docker")
+    assert line.detail["base"] == "chroot"
+    assert line.value == pytest.approx(120 * (work / 0.76 - 1), rel=0.05) and line.unit == "min"
+    assert line.status == status and line.region == (-np.inf, 10.0)
+    assert line.source == "el capítulo original" and "LAUNCH vs RUNNING" in line.where
 
 
 def test_no_claim_note_blames_exec_or_the_binaries_for_the_chapters_minus_24():
