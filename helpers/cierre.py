@@ -115,7 +115,10 @@ QUESTIONS = (
     Question("podman_mas_rapido", "LAUNCH", "arranque", ("podman_mas_rapido", "podman_2x")),
     Question("donde_va_launch", "LAUNCH", "anatomia", ("red_grande", "runtime_pequeno", "pool")),
     Question(
-        "costo_running", "RUNNING", "ejecucion", ("archivos_pequenos", "copia_capa", "hash_0", "sort_6_8")
+        "costo_running",
+        "RUNNING",
+        "ejecucion",
+        ("dos_horas_10_min", "hash_0", "sort_6_8", "archivos_pequenos", "copia_capa"),
     ),
     Question("capacidad", "CAPACITY", "escala", ("daemon_fijo", "cgroup_4x", "cruce_102")),
 )
@@ -144,7 +147,7 @@ class Aspect:
     """One row of the chapter's «Tabla resumen»: what it compares, the cost it belongs to, what the chapter
     concluded (in our words), where the figures come from (`figure`: one of FIGURES), and the claim that
     decides it for the student (its key in `experiment`, and the detail that picks the claim; `engine`
-    in `per_engine` claims is filled per engine)."""
+    in `per_engine` claims is filled per engine; `judged`: the engines the claim is about)."""
 
     label: str
     cost: str
@@ -154,6 +157,7 @@ class Aspect:
     claim: str
     detail: tuple = ()
     per_engine: bool = False
+    judged: tuple = ("docker", "podman")
 
 
 CHAPTER_N = 20  # the chapter's «Launch time (20 cont.)» and its memory comparison
@@ -185,7 +189,7 @@ SUMMARY = (
         "lanzamiento_20",
     ),
     Aspect(
-        "memoria del cgroup de un contenedor en reposo",
+        "memoria de un contenedor en reposo según `stats` (su cgroup)",
         "CAPACITY",
         "Podman, unas 4.5 veces menos",
         "escala",
@@ -193,12 +197,13 @@ SUMMARY = (
         "cgroup_4x",
     ),
     Aspect(
-        "memoria fija del motor (Docker: dockerd) o por contenedor (Podman: conmon), RSS",
+        "memoria del motor, RSS: Docker, dockerd (fijo); Podman, un conmon por contenedor",
         "CAPACITY",
         "Docker paga un daemon fijo; Podman, ninguno",
         "escala",
         "rss_motor",
         "daemon_fijo",
+        judged=("docker",),
     ),
     Aspect(
         "sobrecarga de hash de extremo a extremo (exec incluido)",
@@ -219,6 +224,7 @@ SUMMARY = (
         per_engine=True,
     ),
 )
+NOT_JUDGED = "no_juzgada"  # the row's claim is about the other engine
 SUMMARY_COLUMNS = ["aspecto", "costo", "experimento", "motor", "unidad", "capitulo", "tuyo", "tuyo_bajo"]
 SUMMARY_COLUMNS += ["tuyo_alto", "n", "dice_el_capitulo", "veredicto"]
 _NAN3 = (float("nan"),) * 3
@@ -291,6 +297,8 @@ def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
                 ),
                 None,
             )
+            if engine not in a.judged:
+                claim = NOT_JUDGED
             rows.append(
                 (a.label, a.cost, a.experiment, engine, mine[4] or chapter[4], chapter[0], *mine[:4])
                 + (a.chapter, claim)

@@ -7,7 +7,6 @@ import math
 import pandas as pd
 
 from .. import cierre, experiments
-from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
 from .common import (
     ENGINE_LABEL,
@@ -140,19 +139,10 @@ QUESTION_TEXT = {
 }
 
 
-ANSWER = {  # the answer to a question, from the verdict of the claim that decides it
-    vd.SE_CONFIRMA: "sí: la afirmación principal se confirma.",
-    vd.NO_SE_SOSTIENE: "no: la afirmación principal no se sostiene.",
-    vd.NO_CONCLUYENTE: "tus datos todavía no lo deciden (el intervalo es ancho: más repeticiones).",
-    vd.INESTABLE: "la medición salió inestable: repite ese cuaderno.",
-    vd.SIN_DATOS: "aún no hay datos suficientes para responder.",
-    vd.NO_COMPARABLE: "no se puede comparar en esta máquina.",
-}
-
-
 def preguntas(root=None) -> dict:
     """One short paragraph per question, generated from the claims of the one notebook that decides it
-    (its latest run): the answer, then the other claims it cites. Returns {question: [claims]}."""
+    (its latest run): its main claim, with its verdict, then the other claims it cites. Returns
+    {question: [claims]}."""
     found = cierre.answers(root)
     for q in cierre.QUESTIONS:
         where = _notebook(q.experiment)
@@ -164,8 +154,11 @@ def preguntas(root=None) -> dict:
         if not claims:
             markdown(f"{head}, pero su última corrida no juzga ninguna de sus afirmaciones sobre esto.")
             continue
-        answer = ANSWER.get(claims[0].status, ANSWER[vd.SIN_DATOS])
-        text = f"{head}. **En tu máquina: {answer}** Lo que juzgó, empezando por su afirmación principal:\n\n"
+        main = claims[0]
+        text = (
+            f"{head}. **En tu máquina, su afirmación principal, «{main.statement}», "
+            f"{verdict_words(main)}.** Lo que juzgó, empezando por ella:\n\n"
+        )
         text += "\n".join(f"- {claim_sentence(c)}" for c in claims)
         markdown(text)
     return found
@@ -173,6 +166,8 @@ def preguntas(root=None) -> dict:
 
 # ---------------------------------------------------------------- the chapter's table beside the student's
 def _verdict(claim) -> str:
+    if claim == cierre.NOT_JUDGED:
+        return "— (la afirmación es sobre el otro motor)"
     return "sin corrida" if claim is None else verdict_words(claim)
 
 
@@ -186,7 +181,9 @@ def resumen(root=None) -> pd.DataFrame:
             "Costo": data["costo"],
             "Qué": data["aspecto"],
             "Motor": data["motor"].map(lambda e: ENGINE_LABEL.get(e, e)),
-            "Capítulo": [fmt_value(v, u) for v, u in zip(data["capitulo"], data["unidad"])],
+            "Capítulo": [  # as the chapter wrote them: percentages with one decimal
+                fmt_value(v, u, 1 if u == "%" else None) for v, u in zip(data["capitulo"], data["unidad"])
+            ],
             "Lo que concluyó el capítulo": data["dice_el_capitulo"],
             "Tu máquina (mediana e IC 95 %)": [
                 fmt_value_interval(v, lo, hi, u) if n else "sin corrida"

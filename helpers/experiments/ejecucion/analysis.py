@@ -406,7 +406,7 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
             name += f" en {PLACE_NAMES.get(r['lugar'], r['lugar'])}"
         rows.append(
             {
-                "concepto": f"sobrecarga del trabajo: {name} (frente a {BASE_NAMES[r['base']]}; RUNNING)",
+                "concepto": f"sobrecarga del trabajo: {name}, frente a {BASE_NAMES[r['base']]}",
                 "tipo": RUNNING,
                 "entorno": r["entorno"],
                 "valor": r["sobrecarga_pct"],

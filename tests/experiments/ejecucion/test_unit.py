@@ -294,7 +294,8 @@ def test_closing_rows_put_exec_in_launch_and_the_work_in_running():
     assert list(out.columns) == CLOSING_COLUMNS
     launch, running = out[out["tipo"] == "LAUNCH"], out[out["tipo"] == "RUNNING"]
     assert set(launch["unidad"]) == {"ms"} and len(launch) == 3 and set(running["unidad"]) == {"%"}
-    assert all("LAUNCH" in c for c in launch["concepto"]) and all("RUNNING" in c for c in running["concepto"])
+    assert all("LAUNCH" in c for c in launch["concepto"])  # says why exec, from notebook 03, is LAUNCH
+    assert all(c.startswith("sobrecarga del trabajo: ") for c in running["concepto"])
     exec_docker = launch[launch["concepto"].str.contains("exec … true")].iloc[0]
     assert exec_docker["valor"] == pytest.approx(70, rel=0.01)
     assert len(running) == 1 and "chroot" in running.iloc[0]["concepto"]
