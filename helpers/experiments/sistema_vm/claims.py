@@ -70,7 +70,7 @@ ARRANQUE_10X = Said(
 )
 ARRANQUE_10X_SYSTEMD = Said(
     "arranque_10x_systemd",
-    PROVISION + " (systemd en los dos lados)",
+    PROVISION.replace("sistema se", "sistema [aquí, con systemd en los dos lados] se"),
     SOURCE,
     claimed=10.0,
     kind="about",
@@ -162,7 +162,7 @@ SIN_PENALIZACION = Said(
 )
 ARRANQUE_10X_LXD = ARRANQUE_10X.but(
     key="arranque_10x_lxd",
-    statement=PROVISION + " (LXD con systemd)",
+    statement=PROVISION.replace("sistema se", "sistema [aquí, de LXD con systemd] se"),
     quantity="arranque hasta «listo», VM / contenedor de sistema LXD (systemd)",
 )
 SIN_PENALIZACION_DISCO = SIN_PENALIZACION.but(
@@ -307,7 +307,7 @@ def _present(df: pd.DataFrame | None) -> set:
 
 
 def _with_kind(said: Said, variant: str) -> Said:
-    return said.but(quantity=f"{said.quantity}; medido en: {kind_label(variant)}")
+    return said.but(quantity=f"{said.quantity} [{kind_label(variant)}]")
 
 
 def _provision(said: Said, df: pd.DataFrame, vm_variant_: str, system_variant: str, init: str) -> Claim:

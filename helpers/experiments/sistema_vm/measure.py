@@ -46,7 +46,7 @@ POOLS = {"sistema_lxd": lxd.POOL, LXD_COW: lxd.POOL_COW, NESTED: lxd.POOL}
 @dataclass
 class Config(Params):
     tipos: list = param(list(DEFAULT_KINDS), "Tipos de instancia", options=KINDS)
-    instancias: int = param(2, "Instancias en reposo", minimum=1, maximum=8)
+    instancias: int = param(1, "Instancias en reposo", minimum=1, maximum=8)
     repeticiones: int = param(6, "Repeticiones", minimum=1, maximum=50)
     calentamiento: int = param(1, minimum=0, maximum=5)
     memoria_mb: int = param(256, "Memoria a tocar (MiB)", minimum=16, maximum=1024)
