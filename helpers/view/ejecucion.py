@@ -28,6 +28,7 @@ from .common import (
     AGREEMENT,
     ENGINE_LABEL,
     claims_list,
+    fmt,
     fmt_interval,
     fmt_pct,
     fmt_value,
@@ -35,6 +36,7 @@ from .common import (
     markdown,
     needs_result,
     show,
+    significant,
     table,
 )
 
@@ -114,8 +116,9 @@ def _tabla_tiempos(resultado: Resultado) -> None:
             part = g[g["metric"] == metric]
             if len(part):
                 r = part.iloc[0]
-                row[f"{label}: mediana"] = fmt_value(r["mediana_s"], "s")
-                row[f"{label}: IQR"] = fmt_interval(r["q1_s"], r["q3_s"], 3, "s")
+                digits = significant(r["mediana_s"])  # one rule for the median and its IQR
+                row[f"{label}: mediana"] = fmt(r["mediana_s"], digits, "s")
+                row[f"{label}: IQR"] = fmt_interval(r["q1_s"], r["q3_s"], digits, "s")
             else:
                 row[f"{label}: mediana"] = row[f"{label}: IQR"] = "—"
         work = g[g["metric"] == exp.METRIC_WORK]
@@ -437,9 +440,10 @@ def comparacion(resultado: Resultado) -> None:
             {
                 "carga": CARGA[r["carga"]],
                 "entorno": ENTORNO_CORTO[r["entorno"]],
-                "capítulo: mediana": fmt_value(r["ref_mediana_s"], "s"),
-                "tú: extremo a extremo": fmt_value(r["tu_mediana_e2e_s"], "s"),
-                "tú: trabajo solo": fmt_value(r["tu_mediana_trabajo_s"], "s"),
+                # seconds with three decimals, as the chapter's tables write them
+                "capítulo: mediana": fmt_value(r["ref_mediana_s"], "s", 3),
+                "tú: extremo a extremo": fmt_value(r["tu_mediana_e2e_s"], "s", 3),
+                "tú: trabajo solo": fmt_value(r["tu_mediana_trabajo_s"], "s", 3),
                 "capítulo: sobrecarga": "—" if bare else fmt_pct(r["ref_sobrecarga_pct"], 1),
                 "tú: sobrecarga como el capítulo": "—"
                 if bare

@@ -510,3 +510,22 @@ def test_quick_runs_say_plainly_they_show_figures_without_verdicts(tmp_path, mon
 def test_a_view_asked_for_something_it_does_not_show_says_what_it_can(tmp_path):
     with pytest.raises(ValueError, match="'tiempos', 'exec', 'sobrecarga'"):
         vista.tabla(_full_run(tmp_path), "memoria")
+
+
+def test_every_claim_is_listed_in_sources_with_where_and_status():
+    """SOURCES.md's hand-written list for ejecucion.csv names every declared claim by key, with the section
+    or table of the chapter its declaration names first, and a status."""
+    from helpers import PROJECT_ROOT
+
+    text = (PROJECT_ROOT / "data" / "reference" / "SOURCES.md").read_text(encoding="utf-8")
+    section = text[text.index("## `ejecucion.csv`") :]
+    section = section[: section.index("\n## ", 5)]
+    for said in exp.SAID:
+        row = next(
+            (ln.strip() for ln in section.splitlines() if ln.strip().startswith(f"| `{said.key}` |")), None
+        )
+        assert row is not None, f"SOURCES.md no lista {said.key}"
+        if said.source == claims_mod.SOURCE:  # the chapter's claims: where it says them
+            first = re.search(r"«[^»]+»", said.where)[0]
+            assert first.replace("`", "") in row.replace("`", ""), (said.key, first, row)
+        assert row.endswith("|") and row.count("|") == 5, row
