@@ -110,8 +110,8 @@ def check_images() -> list[Check]:
                     Check(
                         True,
                         f"imagen «{role}» en {engine.display}",
-                        f"{info['name']} ({kind}, {(info['size_bytes'] or 0) / 1e6:.1f} MB, "
-                        f"{(info['id'] or '')[:19]})",
+                        f"{info['name']} ({kind}, {(info['size_bytes'] or 0) / 2**20:.1f} MiB, "
+                        f"ID {short_id(info['id'])})",
                     )
                 )
             else:
@@ -123,6 +123,32 @@ def check_images() -> list[Check]:
                         "ejecuta «make setup»: la construye sin registro",
                     )
                 )
+    return out
+
+
+def short_id(image_id: str | None) -> str:
+    """An image ID the way both engines print it short: 12 hex digits, without «sha256:»."""
+    return (image_id or "").removeprefix("sha256:")[:12] or "?"
+
+
+def check_vm() -> list[Check]:
+    """The course's VM (notebook 08): built or not, and whether it will be accelerated (KVM) or emulated
+    (TCG). kvm_status answers from the cache `make setup` leaves (it boots a probe guest only once)."""
+    from . import vm
+    from .experiments.sistema_vm import disk_io
+
+    ok, why = vm.availability()
+    label = "máquina virtual del cuaderno 08 (QEMU)"
+    if not ok:
+        return [
+            Check(False, label, why or "no disponible", "el cuaderno 08 mide entonces solo los contenedores")
+        ]
+    kvm, reason = vm.kvm_status()
+    reason = reason[:1].lower() + reason[1:]
+    accel = f"acelerada (KVM): {reason}" if kvm else f"emulada (TCG), porque {reason}"
+    out = [Check(True, label, f"lista; será {accel}")]
+    if not disk_io.available():
+        out.append(Check(False, "fio para la prueba de disco del cuaderno 08", disk_io.reason()))
     return out
 
 
@@ -229,7 +255,11 @@ def check_lxd() -> list[Check]:
                 "el cuaderno 08 usa entonces Podman con --systemd=always como sustituto",
             )
         ]
-    out = [Check(True, f"contenedores de sistema ({f.display})", f"{lxd.version()}, sin red, imagen lista")]
+    out = [
+        Check(
+            True, f"contenedores de sistema ({f.display})", f"versión {lxd.version()}, sin red, imagen lista"
+        )
+    ]
     reaped = lxd.reap_orphans()
     total = sum(r["removed"] for r in reaped.values())
     left = len(lxd.course_instances())
@@ -248,6 +278,7 @@ def all_checks() -> list[Check]:
         + check_images()
         + check_leftovers()
         + check_lxd()
+        + check_vm()
         + check_cgroups()
         + check_delegation()
         + check_probes()
@@ -336,7 +367,7 @@ def root_only_parts() -> list[Part]:
     out = []
     for module in experiments.all_experiments():
         for what in getattr(module, "NEEDS_ROOT", {}).values():
-            label = f"{module.NOTEBOOK}: {what}"
+            label = f"{module.NOTEBOOK}: {what[:1].lower() + what[1:]}"
             if system.is_root():
                 out.append(Part(label, True, "eres root"))
             else:

@@ -210,7 +210,23 @@ def version() -> str | None:
     if f is None:
         return None
     result = cli(["version"], f=f, timeout=10)
-    return " ".join(result.stdout.split()) if result.returncode == 0 else None
+    if result.returncode != 0:
+        return None
+    return parse_version(result.stdout)
+
+
+def parse_version(text: str) -> str:
+    """«5.0.2» from `lxc version` («Client version: 5.0.2 / Server version: 5.0.2»): the server's,
+    and the client's beside it only when they differ."""
+    found = dict(
+        (key.strip().split()[0].lower(), value.strip())
+        for key, _, value in (line.partition(":") for line in text.splitlines())
+        if value.strip()
+    )
+    server, client = found.get("server"), found.get("client")
+    if server and client and server != client:
+        return f"{server} (cliente {client})"
+    return server or client or " ".join(text.split())
 
 
 # ---------------------------------------------------------------- storage pools

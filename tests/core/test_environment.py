@@ -24,3 +24,17 @@ def test_cgroup_version_detection(tmp_path):
 def test_every_check_line_is_ok_or_missing():
     for check in environment.all_checks():
         assert check.line().startswith(("[ OK ]", "[FALTA]"))
+
+
+def test_notebook_00_speaks_one_format_and_no_english():
+    """00's lines: image sizes in MiB and IDs as 12 hex digits for both engines, LXD's version without
+    `lxc version`'s English, and a root-only part read mid-sentence (lower case)."""
+    from helpers.engines import lxd
+
+    assert environment.short_id("sha256:3054d300fc6b0123456789") == "3054d300fc6b"
+    assert environment.short_id("3d29838a5b8f2b9975d0aa") == "3d29838a5b8f"
+    assert lxd.parse_version("Client version: 5.0.2\nServer version: 5.0.2\n") == "5.0.2"
+    assert lxd.parse_version("Client version: 5.0.2\nServer version: 5.21\n") == "5.21 (cliente 5.0.2)"
+    for part in environment.root_only_parts():
+        what = part.part.split(": ", 1)[1]
+        assert what[:1] == what[:1].lower(), part.part
