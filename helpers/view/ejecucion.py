@@ -206,7 +206,7 @@ def _grafico_repeticiones(resultado: Resultado) -> None:
         return
     ncols = min(2, len(cargas))
     nrows = math.ceil(len(cargas) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 3.8 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 2.9 * nrows + 0.4), squeeze=False)
     flat = [ax for row in axes for ax in row]
     for ax, carga in zip(flat, cargas):
         part = data[data["carga"] == carga]
@@ -224,7 +224,8 @@ def _grafico_repeticiones(resultado: Resultado) -> None:
         ax.set_xlabel("")
         ax.set_ylabel("tiempo (s)", fontsize=12)
         ax.set_ylim(bottom=0)
-        ax.tick_params(axis="both", labelsize=10)
+        ax.tick_params(axis="x", labelsize=9)
+        ax.tick_params(axis="y", labelsize=10)
         if ax is not flat[0] and ax.get_legend():
             ax.get_legend().remove()
     for ax in flat[len(cargas) :]:
@@ -247,24 +248,32 @@ def _limits(part: pd.DataFrame) -> tuple[float, float]:
     return low - pad, high + pad
 
 
+BASE_CORTA = {"bare": "binarios del host", "chroot": "chroot", "host": "disco del host"}
+
+
 def _grafico_sobrecarga(resultado: Resultado) -> None:
+    """One panel per workload, two per row (so the figure fits a screen), each on its own scale."""
     keep = _shown(exp.overheads(resultado.df, exp.METRIC_WORK))
     if keep.empty:
         markdown("_Esta corrida no tiene sobrecargas que dibujar (falta bare metal o un motor)._")
         return
     cargas = [c for c in exp.WORKLOADS if c in set(keep["carga"])]
-    heights = [len(keep[keep["carga"] == c]) * 0.45 + 0.9 for c in cargas]
+    ncols = min(2, len(cargas))
+    nrows = math.ceil(len(cargas) / ncols)
+    counts = [len(keep[keep["carga"] == c]) for c in cargas] + [0]
+    heights = [max(counts[i * ncols : (i + 1) * ncols]) * 0.38 + 0.8 for i in range(nrows)]
     fig, axes = plt.subplots(
-        len(cargas),
-        1,
-        figsize=(10, sum(heights) + 0.6),
+        nrows,
+        ncols,
+        figsize=(6.6 * ncols, sum(heights) + 0.9),
         squeeze=False,
         gridspec_kw={"height_ratios": heights},
     )
-    for ax, carga in zip(axes[:, 0], cargas):
+    flat = [ax for row in axes for ax in row]
+    for ax, carga in zip(flat, cargas):
         part = keep[keep["carga"] == carga]
         labels = [
-            f"{_entorno(e, lugar)} frente a {BASE[b]}"
+            f"{_entorno(e, lugar)}\nfrente a {BASE_CORTA[b]}"
             for e, lugar, b in zip(part["entorno"], part["lugar"], part["base"])
         ]
         y = list(range(len(part)))[::-1]
@@ -283,16 +292,19 @@ def _grafico_sobrecarga(resultado: Resultado) -> None:
             )
         ax.axvline(0, color="black", lw=0.8)
         ax.set_xlim(*_limits(part))
-        ax.set_yticks(y, labels, fontsize=10)
+        ax.set_yticks(y, labels, fontsize=9)
         ax.set_ylim(-0.6, len(part) - 0.4)
         ax.set_title(CARGA[carga], fontsize=12, loc="left")
-        ax.tick_params(axis="x", labelsize=10)
-    axes[-1, 0].set_xlabel(
-        "sobrecarga del trabajo solo (%), mediana por ronda e IC 95 % (cada carga, su escala)\n"
-        "gris: IC con 0 %; naranja: cifra inestable; hueco: un brazo inestable",
-        fontsize=11,
+        ax.set_xlabel("sobrecarga (%)", fontsize=10)
+        ax.tick_params(axis="x", labelsize=9)
+    for ax in flat[len(cargas) :]:
+        ax.set_visible(False)
+    fig.suptitle(
+        "Sobrecarga del trabajo solo (RUNNING) frente a su línea base: mediana por ronda e IC 95 %, cada "
+        "carga en su escala\ngris: IC con 0 %; rojo: más lento; verde: más rápido; naranja: cifra inestable; "
+        "hueco: un brazo inestable",
+        fontsize=12,
     )
-    fig.suptitle("Sobrecarga de ejecución (RUNNING) frente a su línea base", fontsize=14)
     fig.tight_layout()
     plt.show()
 

@@ -529,3 +529,16 @@ def test_every_claim_is_listed_in_sources_with_where_and_status():
             first = re.search(r"«[^»]+»", said.where)[0]
             assert first.replace("`", "") in row.replace("`", ""), (said.key, first, row)
         assert row.endswith("|") and row.count("|") == 5, row
+
+
+@pytest.mark.parametrize("which", ["repeticiones", "sobrecarga"])
+def test_every_chart_fits_a_screen(which, tmp_path, monkeypatch):
+    """Five workloads, every place: no chart taller than a projector's screen (10 in at 100 dpi)."""
+    import matplotlib.pyplot as plt
+
+    sizes = []
+    monkeypatch.setattr(plt, "show", lambda: sizes.append(tuple(plt.gcf().get_size_inches())))
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: None)
+    vista.grafico(_full_run(tmp_path), which)
+    plt.close("all")
+    assert len(sizes) == 1 and sizes[0][1] <= 10, sizes
