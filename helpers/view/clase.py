@@ -55,7 +55,28 @@ VARIANT_WORDS = {
     "metodo_semilla": "método del capítulo",
     "por_defecto": "por defecto",
     "proceso": "proceso real",
+    "nivel0": "nivel 0 (host)",
+    "nivel1": "nivel 1",
+    "nivel2": "nivel 2",
+    "nivel3": "nivel 3",
+    "host": "en el host",
+    "seccomp": "con seccomp",
+    "puerto": "puerto publicado (-p)",
+    "nativo": "nativo",
+    "anfitrion": "motor en el host",
 }
+
+
+def variant_words(variant: str) -> str:
+    """An arm's variant as a reader sees it: the words above, an instance kind of notebook 08 by its
+    label (an emulated VM says so), «N = k» for any count of containers."""
+    if variant in VARIANT_WORDS:
+        return VARIANT_WORDS[variant]
+    if str(variant).startswith("n=") and str(variant)[2:].isdigit():
+        return f"N = {str(variant)[2:]}"
+    from ..experiments.sistema_vm.kinds import kind_label
+
+    return kind_label(str(variant)).replace("_", " ")
 
 
 def _natural(value) -> tuple:
@@ -70,7 +91,7 @@ def _combo(row) -> str:
     parts = [
         ENGINE_LABEL.get(row.get("engine", ""), row.get("engine", "")),
         row.get("role", ""),
-        "" if variant == "por_defecto" else VARIANT_WORDS.get(variant, variant),
+        "" if variant == "por_defecto" else variant_words(variant),
     ]
     return " · ".join(p for p in parts if p)
 
@@ -85,7 +106,7 @@ def _spanish(df: pd.DataFrame) -> pd.DataFrame:
         out = out.sort_values(sort, key=lambda col: col.map(_natural)).reset_index(drop=True)
     for col in ("variant", "base"):
         if col in out:
-            out[col] = out[col].map(lambda v: VARIANT_WORDS.get(v, v))
+            out[col] = out[col].map(variant_words)
     return out.rename(columns=COLUMN_NAMES)
 
 
@@ -296,6 +317,7 @@ def experimento(clase: cl.ClassRuns, experiment: str) -> None:
     todo = todo[todo["experiment"] == experiment]
     refs = cl.reference_ratios(experiment)
     markdown(f"### {_title(experiment)}")
+    drawn = False
     for metric, datos in todo.groupby("metric", sort=True):
         for label, ratios, xlabel, log in (
             (cl.compare.BARE_LABEL, cl.ratios_vs_bare(datos), "× bare metal (escala log)", True),
@@ -303,6 +325,7 @@ def experimento(clase: cl.ClassRuns, experiment: str) -> None:
         ):
             if ratios.empty:
                 continue
+            drawn = True
             ref = (
                 refs[(refs["metric"] == metric) & (refs["proporcion_de"] == label)]
                 if not refs.empty
@@ -320,6 +343,12 @@ def experimento(clase: cl.ClassRuns, experiment: str) -> None:
                     )
                 )
             _name_outliers(ratios, label)
+    if not drawn:
+        markdown(
+            "_Ninguna corrida de la clase tiene aquí una proporción que comparar entre máquinas: hace falta "
+            "medir, en la misma corrida, cada brazo junto a su línea base (bare metal) o a los dos motores "
+            "(Podman/Docker)._"
+        )
 
 
 def _name_outliers(ratios: pd.DataFrame, label: str) -> None:

@@ -518,3 +518,20 @@ def test_kvm_verdicts_are_judged_on_the_machines_with_kvm(tmp_path):
     assert set(verdict.per_machine) == {"con-kvm"}  # an emulated VM decides no speed
     assert verdict.per_machine["con-kvm"].value == pytest.approx(10, rel=0.05)
     assert verdict.status == vd.SE_CONFIRMA and verdict.missing == ["emulada"]
+
+
+def test_variants_read_as_words_and_an_empty_experiment_says_why(monkeypatch, tmp_path):
+    """90 never prints an arm's identifier (nivel1, n=10, vm_emulada) and never leaves an experiment's
+    heading with nothing under it."""
+    from helpers.view import clase as vista
+
+    assert vista.variant_words("nivel1") == "nivel 1" and vista.variant_words("n=10") == "N = 10"
+    assert "emulada" in vista.variant_words("vm_emulada") and vista.variant_words("hash") == "hash"
+    said = []
+    monkeypatch.setattr(vista, "markdown", said.append)
+    monkeypatch.setattr(vista, "show", lambda obj: None)
+    root = tmp_path / "sin_linea_base"
+    rows = [("qemu", "", "vm_emulada", r, "disco_instancia", 0.3, "MB") for r in range(1, 7)]
+    write_run(root / "pc", "sistema_vm", rows, host="pc")
+    vista.experimento(clase.recolectar(root), "sistema_vm")
+    assert said[0].startswith("### ") and "Ninguna corrida de la clase tiene aquí una proporción" in said[1]
