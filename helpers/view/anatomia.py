@@ -169,19 +169,11 @@ def fases(resultado: Resultado) -> None:
             "Qué incluye": [
                 anatomia.PHASE_INCLUDES.get((e, m), "") for e, m in zip(s["engine"], s["metric"])
             ],
+            "Nota": ["medición inestable: repite" if u else "" for u in s["inestable"]],
         }
     )
     show(table(out, "Fases del motor: Docker por la API de bajo nivel del SDK, Podman por su CLI"))
-    lines = []
-    for engine, group in s[s["metric"] != anatomia.PHASE_TOTAL].groupby("engine", sort=False):
-        top = group.loc[group["mediana_ms"].idxmax()]
-        total = group["mediana_ms"].sum()
-        lines.append(
-            f"- {engine_label(engine, resultado.meta)}: la fase más larga es «{dict(anatomia.PHASES)[top['metric']]}», "
-            f"con {fmt(top['mediana_ms'], 1, 'ms')} de {fmt(total, 1, 'ms')} "
-            f"({_pct(top['mediana_ms'] / total)} de la suma de medianas)."
-        )
-    markdown("\n".join(lines))
+    markdown(frases.phases_sentence(s, resultado.meta))
 
 
 @needs_result
@@ -354,7 +346,8 @@ def cadena(resultado: Resultado) -> None:
         )
         fig.tight_layout()
         plt.show()
-        markdown(frases.chain_sentence(split, engine, resultado.meta))
+        network = anatomia.network_costs(resultado.df).get(engine)
+        markdown(frases.chain_sentence(split, engine, resultado.meta, network))
         if info.get(engine, {}).get("lost_events"):
             markdown(
                 "_Aviso: el kernel descartó eventos durante la captura (búfer lleno); puede faltar algún "
@@ -394,8 +387,9 @@ def comparacion(resultado: Resultado) -> None:
         {
             "Fuente": [names.get(f, f) for f in c["fuente"]],
             "Medida": c["medida"].to_numpy(),
+            "La fuente dice": c["como_lo_dice"].to_numpy(),
             "Referencia": [
-                fmt_ratio(v, digits=2) if u == "x" else fmt(v, 0, u)
+                fmt_ratio(v, digits=2 if v < 2 else 1) if u == "x" else fmt(v, 0, u)
                 for v, u in zip(c["referencia"], c["ref_unidad"])
             ],
             "Tú [IC 95 %]": [
@@ -405,7 +399,7 @@ def comparacion(resultado: Resultado) -> None:
                 for v, a, b, u in zip(c["tu_valor"], c["tu_ic_bajo"], c["tu_ic_alto"], c["tu_unidad"])
             ],
             "¿Comparable?": [
-                "sí (proporción)" if x else "solo orientación (otra máquina, otra medida)"
+                "sí (proporción)" if x else "solo orientación (otra máquina u otra medida)"
                 for x in c["comparable"]
             ],
         }
@@ -426,9 +420,12 @@ def comparacion(resultado: Resultado) -> None:
     redhat = c.iloc[2]
     if _finite(redhat["tu_valor"]):
         lines.append(
-            f"- Red Hat aceleró el arranque de Podman en una Raspberry Pi al menos {fmt(redhat['referencia'], 1)} "
-            "veces (de unos 2 s a menos de 0.3 s) sumando muchos cambios, uno de ellos quitar la red virtual; "
-            f"aquí, quitar solo la red lo acelera {fmt_ratio(redhat['tu_valor'], digits=2)}."
+            "- Red Hat cuenta que el arranque de Podman en una Raspberry Pi se hizo "
+            f"{redhat['como_lo_dice']}, sumando muchos cambios, uno de ellos quitar la red virtual; aquí, "
+            "quitar solo la red acelera el `run` de Podman "
+            f"{fmt_ratio(redhat['tu_valor'], redhat['tu_ic_bajo'], redhat['tu_ic_alto'])}. No es la misma medida "
+            "(todos sus cambios frente a uno solo), así que no se juzga: sirve para ver cuánto pesa la red "
+            "entre lo que ellos quitaron."
         )
     markdown("\n".join(lines))
 

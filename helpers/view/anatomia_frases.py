@@ -1,5 +1,6 @@
 """The sentences of notebook 04 that conclude, each generated from the run's figures (never written
-before the data): where the ladder jumps, which part of the waterfall weighs most, what a captured `run`
+before the data): where the ladder jumps, which phase of the engine holds the time, which part of the
+waterfall weighs most, what a captured `run`
 does after the container's own command ended, the engines' own parts, and 01's answer cited."""
 
 from __future__ import annotations
@@ -54,24 +55,82 @@ def ladder_sentence(summary: pd.DataFrame, meta: dict | None) -> str:
     return " ".join(parts)
 
 
-def waterfall_sentence(frames: list[pd.DataFrame], meta: dict | None) -> str:
-    """Per engine, the part of its `run` that weighs most, with its share and interval."""
+def phases_sentence(phases: pd.DataFrame, meta: dict | None) -> str:
+    """Per engine, the phase that holds the most time (the summary's rows of the «fases» rung), said only
+    as far as the data allow: an unstable phase, or intervals that overlap, do not name a winner."""
+    names = dict(anatomia.PHASES)
     lines = []
-    for w in frames:
-        w = w[w["fraccion"].notna()]
-        if w.empty:
-            continue
-        top = w.loc[w["fraccion"].idxmax()]
-        lines.append(
-            f"- En {engine_label(top['engine'], meta)}, la parte que más pesa es «{top['etiqueta']}»: "
-            f"{fmt(top['ms'], 0, 'ms')}, {fmt_pct(100 * top['fraccion'], 0, sign=False)} del `run` "
-            f"{fmt_interval(100 * top['fraccion_ic_bajo'], 100 * top['fraccion_ic_alto'], 0)}."
+    for engine, group in phases[phases["metric"] != anatomia.PHASE_TOTAL].groupby("engine", sort=False):
+        group = group.sort_values("mediana_ms", ascending=False)
+        top, total = group.iloc[0], group["mediana_ms"].sum()
+        who, name = engine_label(engine, meta), names[top["metric"]]
+        share = fmt_pct(100 * top["mediana_ms"] / total, 0, sign=False)
+        figures = (
+            f"{fmt(top['mediana_ms'], 1, 'ms')} de {fmt(total, 1, 'ms')}, {share} de la suma de medianas"
         )
+        rival = group.iloc[1] if len(group) > 1 else None
+        if top["inestable"]:
+            lines.append(
+                f"- {who}: la mediana más alta es la de «{name}» ({figures}), pero esa medición es inestable "
+                f"(IQR {fmt_interval(top['q1_ms'], top['q3_ms'], 0, 'ms')}): repite antes de decir qué "
+                "fase pesa más."
+            )
+        elif rival is not None and not (
+            _finite(top["ic_bajo_ms"], rival["ic_alto_ms"]) and top["ic_bajo_ms"] > rival["ic_alto_ms"]
+        ):
+            lines.append(
+                f"- {who}: por la mediana, la fase más larga es «{name}» ({figures}), pero su IC 95 % se "
+                f"solapa con el de «{names[rival['metric']]}»: con estas repeticiones no se distingue cuál "
+                "pesa más."
+            )
+        else:
+            lines.append(f"- {who}: la fase más larga es «{name}» ({figures}).")
     return "\n".join(lines)
 
 
-def chain_sentence(split: dict, engine: str, meta: dict | None) -> str:
-    """When the container's `echo` ended and when the CLI returned, and what started in between."""
+def waterfall_sentence(frames: list[pd.DataFrame], meta: dict | None) -> str:
+    """Per engine, the part of its `run` that weighs most, with its share and interval, and the network's
+    share (the figure network_costs decides); a part whose interval overlaps the next one's is not named
+    the largest."""
+    lines = []
+    for w in frames:
+        w = w[w["fraccion"].notna()].sort_values("fraccion", ascending=False)
+        if w.empty:
+            continue
+        top = w.iloc[0]
+        rival = w.iloc[1] if len(w) > 1 else None
+        figure = (
+            f"{fmt(top['ms'], 0, 'ms')}, {fmt_pct(100 * top['fraccion'], 0, sign=False)} del `run` "
+            f"{fmt_interval(100 * top['fraccion_ic_bajo'], 100 * top['fraccion_ic_alto'], 0)}"
+        )
+        who = engine_label(top["engine"], meta)
+        if rival is None or (
+            _finite(top["fraccion_ic_bajo"], rival["fraccion_ic_alto"])
+            and top["fraccion_ic_bajo"] > rival["fraccion_ic_alto"]
+        ):
+            text = f"- En {who}, la parte que más pesa es «{top['etiqueta']}»: {figure}."
+        else:
+            text = (
+                f"- En {who}, por la mediana, la parte que más pesa es «{top['etiqueta']}» ({figure}), pero "
+                f"su IC se solapa con el de «{rival['etiqueta']}»: con estas repeticiones no se distingue "
+                "cuál pesa más."
+            )
+        net = w[w["parte"] == "red"]
+        if len(net) and net.iloc[0]["parte"] != top["parte"]:
+            n = net.iloc[0]
+            text += (
+                f" La red por defecto: {fmt(n['ms'], 0, 'ms')}, "
+                f"{fmt_pct(100 * n['fraccion'], 0, sign=False)} del `run` "
+                f"{fmt_interval(100 * n['fraccion_ic_bajo'], 100 * n['fraccion_ic_alto'], 0)}."
+            )
+        lines.append(text)
+    return "\n".join(lines)
+
+
+def chain_sentence(split: dict, engine: str, meta: dict | None, network: dict | None = None) -> str:
+    """When the container's `echo` ended and when the CLI returned, and what started in between; with
+    `network` (network_costs of this engine), the network's cost the waterfall decides, cited: one
+    captured launch is another quantity."""
     if not split:
         return ""
     names = {
@@ -95,8 +154,15 @@ def chain_sentence(split: dict, engine: str, meta: dict | None) -> str:
     steps = split.get("red") or {}
     if "setup" in steps and "teardown" in steps:
         text += (
-            f" La red, por separado: netavark tardó {fmt(steps['setup'], 0, 'ms')} en crearla (`setup`) y "
-            f"{fmt(steps['teardown'], 0, 'ms')} en deshacerla (`teardown`)."
+            f" En esta captura, el proceso netavark duró {fmt(steps['setup'], 0, 'ms')} al crear la red "
+            f"(`setup`) y {fmt(steps['teardown'], 0, 'ms')} al deshacerla (`teardown`)."
+        )
+    if network and _finite(network.get("red_ms")):
+        text += (
+            f" Es un solo arranque visto por dentro; lo que la red por defecto cuesta en el `run` lo decide la "
+            f"cascada, con todas las rondas: {fmt(network['red_ms'], 0, 'ms')} "
+            f"{fmt_interval(*network['red_ic'], 0, 'ms')}, {fmt_pct(100 * network['fraccion'], 0, sign=False)} "
+            "del `run`."
         )
     return text
 

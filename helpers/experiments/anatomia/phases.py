@@ -31,7 +31,8 @@ PHASE_INCLUDES = {
     "red y desmonta la capa; no es su intervalo de sondeo (con `--interval 10ms` tarda lo mismo)",
     ("docker", "fase_esperar"): "que el contenedor termine: la API avisa cuando sale (no hay sondeo)",
     ("podman", "fase_iniciar"): "conmon, el runtime y la red por defecto (netavark)",
-    ("docker", "fase_iniciar"): "containerd, el shim, runc y la red por defecto (bridge, iptables)",
+    ("docker", "fase_iniciar"): "containerd, el shim, runc y la red por defecto (bridge y veth, que prepara "
+    "dockerd en sus propios hilos)",
 }
 
 

@@ -324,7 +324,14 @@ def test_reference_loads_and_compares_as_ratios():
     assert first["tu_valor"] == pytest.approx(28 / 25, rel=0.05) and first["comparable"]
     assert c[c["fuente"] == "firecracker_spec"]["referencia"].iloc[0] == 125
     assert not c[c["fuente"] == "kata_checkmetrics"]["comparable"].any()
-    assert list(c["comparable"]) == [True, False, True, False, False, False]
+    assert list(c["comparable"]) == [True, False, False, False, False, False]  # Red Hat: other measure
+    # each row says its figure as the source wrote it, with the numbers of its rows in the reference CSV
+    said = dict(zip(c["medida"], c["como_lo_dice"]))
+    assert "11.17 s" in said["runc con espacio de red / sin él"] and "10.95 s" in said[c.iloc[0]["medida"]]
+    assert "3.34 s" in said["runc run de /bin/true, por contenedor"]
+    assert "seis veces" in said[c.iloc[2]["medida"]] and "menos de 0.3 s" in said[c.iloc[2]["medida"]]
+    for _, row in c.iloc[3:].iterrows():
+        assert f"{row['referencia'] / (1000 if row['referencia'] > 500 else 1):g}" in row["como_lo_dice"]
 
 
 def test_closing_rows_are_launch_rows_with_intervals():
@@ -384,6 +391,28 @@ def test_the_ladder_and_waterfall_sentences_follow_the_data(tmp_path, monkeypatc
         _rendered(monkeypatch, view, res)
 
 
+def test_the_phases_sentence_names_a_longest_phase_only_when_the_data_separate_it():
+    from helpers.view import anatomia_frases as frases
+
+    def sentence(df):
+        s = anatomia.summarize(df)
+        return frases.phases_sentence(s[s["variant"] == "fases"], {})
+
+    df = _synthetic()
+    assert "- Docker: la fase más larga es «iniciar»" in sentence(df)
+    close = df.copy()  # «crear» as long as «iniciar»: their intervals overlap
+    sel = (close["engine"] == "docker") & (close["metric"] == "fase_crear")
+    close.loc[sel, "value"] = close.loc[sel, "value"] * 5
+    text = sentence(close)
+    assert "Docker: por la mediana" in text and "no se distingue cuál pesa más" in text
+    split = df.copy()  # «esperar» in two clusters, 85 and 280 ms, like Podman's on a loaded machine
+    sel = (split["engine"] == "podman") & (split["metric"] == "fase_esperar")
+    split.loc[sel, "value"] = np.where(np.arange(sel.sum()) % 5 < 2, 85.0, 280.0)
+    text = sentence(split)
+    assert "Podman: la mediana más alta es la de «esperar»" in text and "inestable" in text
+    assert "la fase más larga es «esperar»" not in text
+
+
 def test_the_chain_sentence_says_what_happens_after_the_echo():
     from helpers.view import anatomia_frases as frases
 
@@ -423,9 +452,12 @@ def test_the_chain_sentence_says_what_happens_after_the_echo():
     ]
     split = anatomia.chain_split(with_net, "podman", 339.0)
     assert split["red"] == {"setup": 40.0, "teardown": 150.0}
-    assert "netavark tardó 40 ms en crearla (`setup`) y 150 ms en deshacerla" in frases.chain_sentence(
-        split, "podman", {}
-    )
+    text = frases.chain_sentence(split, "podman", {})
+    assert "el proceso netavark duró 40 ms al crear la red (`setup`) y 150 ms al deshacerla" in text
+    assert "lo decide la cascada" not in text  # nothing to cite without the waterfall's figure
+    cost = anatomia.network_costs(_synthetic())["podman"]
+    text = frases.chain_sentence(split, "podman", {}, cost)
+    assert f"lo decide la cascada, con todas las rondas: {round(cost['red_ms'])} ms" in text
     assert busy["echo_ms"] == 130 and busy["despues"] == {"iptables": 36}
     text = frases.chain_sentence(busy, "podman", {})
     assert "terminó a los 130 ms y el CLI volvió a los 339 ms: 209 ms" in text and "iptables ×36" in text
