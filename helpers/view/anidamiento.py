@@ -174,11 +174,26 @@ def _start_vs_bare(resultado: Resultado) -> str:
         f"el nivel 1 de {ENGINE_LABEL.get(r['engine'], r['engine'])}, {fmt_ratio(r['ratio'], r['ic_bajo'], r['ic_alto'])} eso"
         for _, r in first.iterrows()
     ]
-    return (
+    text = (
         f"Sin contenedor, `echo ok` tardó {fmt(bare.iloc[0]['mediana'], 2, 'ms')} de mediana; "
         + "; ".join(parts)
         + " (por ronda, IC 95 %)."
     )
+    shaky = [
+        "bare metal"
+        if r["engine"] == "bare"
+        else f"el nivel 1 de {ENGINE_LABEL.get(r['engine'], r['engine'])}"
+        for _, r in s[
+            (s["metric"] == exp.METRIC_START_INNER) & s["variant"].isin(["nivel0", "nivel1"])
+        ].iterrows()
+        if r["inestable"]
+    ]
+    if shaky:
+        text += (
+            f" Pero {' y '.join(shaky)} {'es una medición inestable' if len(shaky) == 1 else 'son mediciones inestables'}"
+            " (su dispersión aplasta a su mediana): estas veces son solo orientativas; repite antes de citarlas."
+        )
+    return text
 
 
 @needs_result

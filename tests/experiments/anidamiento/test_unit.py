@@ -444,6 +444,12 @@ def test_the_sentences_follow_the_data(tmp_path, monkeypatch):
     view.grafico(Resultado(exp.EXPERIMENT, slow_bare, tmp_path, META))
     assert "Sin contenedor, `echo ok` tardó 100" in shown[-1]
     assert re.search(r"el nivel 1 de Docker, (2\.9\d*|3\.0\d*)× \[", shown[-1])
+    assert "inestable" not in shown[-1]
+    shaky = synthetic()  # bare metal in two clusters far apart: its ratio is only orientation
+    bare = (shaky["engine"] == "bare") & (shaky["metric"] == exp.METRIC_START_INNER)
+    shaky.loc[bare, "value"] = [1.0 if i % 2 else 5.0 for i in range(bare.sum())]
+    view.grafico(Resultado(exp.EXPERIMENT, shaky, tmp_path, META))
+    assert "Pero bare metal es una medición inestable" in shown[-1]
     few = synthetic()
     few = few[few["rep"] <= 2]
     shown.clear()
