@@ -9,7 +9,7 @@ import math
 
 import pandas as pd
 
-from .. import experiments
+from .. import experiments, stats
 from ..experiments import anatomia
 from ..experiments.runner import Resultado
 from .common import engine_label, fmt, fmt_interval, fmt_pct, fmt_ratio, verdict_words
@@ -202,8 +202,35 @@ def answer_of_01(resultado: Resultado | None, root=None) -> str:
     if claim is None:
         return ""
     where = (claim.quantity or "").replace("`", "")
-    return (
+    text = (
         f"**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01 (`run --rm … echo ok`, las "
         f"condiciones del capítulo; {where}): {verdict_words(claim)}, Podman/Docker = "
         f"{fmt_ratio(claim.value, claim.low, claim.high)} (n = {claim.n}). Aquí no se vuelve a juzgar."
+    )
+    if resultado is not None:
+        text += " " + _same_question_here(resultado, claim)
+    return text
+
+
+def _same_question_here(resultado: Resultado, claim) -> str:
+    """This notebook's own `run` with the default network, Podman over Docker by round, beside 01's
+    answer: its conditions, and whether it points the same way (a figure, not a second verdict)."""
+    podman, docker = (anatomia.series(resultado.df, e, "run_red") for e in ("podman", "docker"))
+    if not (podman.size and docker.size):
+        return ""
+    value, low, high = stats.ratio_ci(podman, docker)
+    image = ((resultado.meta or {}).get("parameters") or {}).get("imagen", "")
+    n = stats.n_of(podman, docker)
+    if not _finite(low, high):
+        agrees = "sin IC (pocas rondas), así que no se puede comparar con 01"
+    elif high < 1 and claim.high < 1 or low > 1 and claim.low > 1:
+        agrees = "la misma dirección que en el cuaderno 01"
+    elif low <= 1 <= high:
+        agrees = "aquí no se distingue cuál arranca antes"
+    else:
+        agrees = "la dirección contraria a la del cuaderno 01: mira qué cambia entre las dos corridas"
+    return (
+        f"En este cuaderno, el mismo `run` con la red por defecto{f' e imagen «{image}»' if image else ''}, "
+        f"intercalado con los demás peldaños, da Podman/Docker = {fmt_ratio(value, low, high)} "
+        f"(n = {n} rondas): {agrees}."
     )
