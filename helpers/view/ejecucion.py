@@ -370,7 +370,11 @@ def _lo_que_dice_la_corrida(resultado: Resultado) -> None:
     the fairest baseline whose IC excludes 0 %; what was unstable, and which arm), from the data."""
     parts = []
     costs = exp.exec_costs(resultado.df)
-    execs = costs[(costs["medida"] == exp.EXEC_TRUE) & costs["entorno"].isin(CONTAINER_ENGINES)]
+    execs = (
+        costs[(costs["medida"] == exp.EXEC_TRUE) & costs["entorno"].isin(CONTAINER_ENGINES)]
+        if len(costs)
+        else costs
+    )
     if not execs.empty:
         parts.append(
             "LAUNCH: lanzar un proceso con `exec` costó "
@@ -436,7 +440,24 @@ def _lo_que_dice_la_corrida(resultado: Resultado) -> None:
             "Un brazo varió mucho por sí solo, pero la cifra ronda a ronda es estable (la variación la "
             f"compartían los dos brazos de cada ronda): {', '.join(names)}."
         )
-    markdown(" ".join(parts) or "_Esta corrida no tiene cifras con las que decir algo._")
+    parts.append(_frase_capa_volumen(exp.layer_vs_volume(resultado.df)))
+    markdown(" ".join(p for p in parts if p) or "_Esta corrida no tiene cifras con las que decir algo._")
+
+
+def _frase_capa_volumen(lv: pd.DataFrame) -> str:
+    """What the layer itself costs: each I/O workload in the layer against the same container's volume,
+    round by round, with the reading of its interval (a description, not a verdict)."""
+    if lv.empty:
+        return ""
+    items = [
+        f"{CARGA[r['carga']]} en {ENGINE_LABEL[r['entorno']]}, "
+        f"{_pct(r['sobrecarga_pct'], r['ic_bajo_pct'], r['ic_alto_pct'])} ({r['lectura']})"
+        for _, r in lv.iterrows()
+    ]
+    return (
+        "¿Cuesta la capa, o el contenedor? La capa frente al volumen del mismo contenedor, ronda a ronda "
+        "(trabajo solo): " + "; ".join(items) + "."
+    )
 
 
 # ---------------------------------------------------------------- the chapter's figures

@@ -27,6 +27,7 @@ from .analysis import (  # noqa: F401
     exec_costs,
     explanation,
     fair_base,
+    layer_vs_volume,
     noise_reading,
     overhead_pct,
     overheads,

@@ -267,6 +267,35 @@ def overheads(df: pd.DataFrame, metric: str = METRIC_WORK) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=OVERHEAD_COLUMNS)
 
 
+def layer_vs_volume(df: pd.DataFrame) -> pd.DataFrame:
+    """Per I/O workload and engine, the work alone in the container's layer against the same container's
+    volume, paired by round (%, IC 95 %, its reading): what the layer itself costs, apart from what the
+    container costs in both places."""
+    data = tidy(df)
+    rows = []
+    for carga in IO_WORKLOADS:
+        for engine in eng.CONTAINER_ENGINES:
+            layer = samples(data, METRIC_WORK, carga, engine, "capa")
+            volume = samples(data, METRIC_WORK, carga, engine, "volumen")
+            if not layer.size or not volume.size:
+                continue
+            pct, lo, hi = overhead_pct(layer, volume)
+            shaky = per_round_unstable(layer, volume)
+            rows.append(
+                {
+                    "carga": carga,
+                    "entorno": engine,
+                    "sobrecarga_pct": pct,
+                    "ic_bajo_pct": lo,
+                    "ic_alto_pct": hi,
+                    "n": stats.n_of(layer, volume),
+                    "lectura": UNSTABLE if shaky else noise_reading(lo, hi),
+                }
+            )
+    columns = ["carga", "entorno", "sobrecarga_pct", "ic_bajo_pct", "ic_alto_pct", "n", "lectura"]
+    return pd.DataFrame(rows, columns=columns)
+
+
 def _pick(table: pd.DataFrame, **where) -> pd.Series | None:
     sel = table
     for column, value in where.items():

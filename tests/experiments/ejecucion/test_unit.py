@@ -490,7 +490,8 @@ def test_the_verdict_sentences_follow_the_data_both_ways(tmp_path, monkeypatch):
         monkeypatch, vista.veredictos, _full_run(tmp_path, container_scale=0.9, files_scale=1.0), "corrida"
     )
     assert re.search(r"archivos pequeños — capa del contenedor \(overlay\) \(Docker, \+6[01]", run_slower)
-    assert "archivos pequeños" not in run_same
+    assert "archivos pequeños —" not in run_same  # not among what stands out
+    assert "archivos pequeños en Docker, 0 % (indistinguible del ruido)" in run_same  # layer = volume
 
 
 def test_the_run_summary_says_launch_and_running_apart(tmp_path, monkeypatch):
@@ -542,3 +543,23 @@ def test_every_chart_fits_a_screen(which, tmp_path, monkeypatch):
     vista.grafico(_full_run(tmp_path), which)
     plt.close("all")
     assert len(sizes) == 1 and sizes[0][1] <= 10, sizes
+
+
+@pytest.mark.parametrize("layer, reading", [(1.5, "más lento"), (1.0, "indistinguible del ruido")])
+def test_the_run_says_whether_the_layer_or_the_container_costs(layer, reading, tmp_path, monkeypatch):
+    """Small files may cost as much in a volume as in the layer: then the layer is not what costs. The
+    run's summary compares the two places of the same container, round by round."""
+    df = pd.DataFrame(
+        rows("docker", "img", "archivos:capa", "trabajo", spread(0.5 * layer))
+        + rows("docker", "img", "archivos:volumen", "trabajo", spread(0.5))
+    )
+    lv = exp.layer_vs_volume(df).iloc[0]
+    assert lv["carga"] == "archivos" and lv["lectura"] == reading
+    assert lv["sobrecarga_pct"] == pytest.approx((layer - 1) * 100, abs=3)
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    vista.veredictos(runner.Resultado("ejecucion", df, tmp_path, {}), "corrida")
+    assert (
+        f"archivos pequeños en Docker, {vista._pct(lv['sobrecarga_pct'], lv['ic_bajo_pct'], lv['ic_alto_pct'])} ({reading})"
+        in shown[-1].data
+    )
