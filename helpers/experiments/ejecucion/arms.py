@@ -79,7 +79,17 @@ class Arm(BaseArm):
 def make_arm(workload: str, place: str, env: str, image: str = "") -> Arm:
     engine = "bare" if env in ("bare", "chroot") else env
     variant = f"{workload}:{place}" if place else workload
-    return Arm(engine, variant, image, f"{variant} en {env}", workload, place, env)
+    return Arm(engine, variant, image, arm_label(workload, place, env), workload, place, env)
+
+
+ENV_NAMES = {"bare": "bare metal", "chroot": "chroot", "docker": "Docker", "podman": "Podman"}
+
+
+def arm_label(workload: str, place: str, env: str) -> str:
+    """The arm as the progress line names it, in Spanish: «escritura con fsync, volumen (-v), en Podman»."""
+    name = "un proceso nuevo" if workload == EXEC_INSIDE else WORKLOAD_NAMES.get(workload, workload)
+    where = f", {PLACE_NAMES[place]}" if place else ""
+    return f"{name}{where}, en {ENV_NAMES.get(env, env)}"
 
 
 def plan(

@@ -123,7 +123,14 @@ def test_run_validates_before_launching_anything(monkeypatch):
 def test_arms_share_the_runner_base_and_chroot_runs_on_bare_metal():
     arm = exp.make_arm("hash", "", "chroot", "img")
     assert isinstance(arm, runner.Arm)
-    assert (arm.engine, arm.variant, arm.image, arm.label) == ("bare", "hash", "img", "hash en chroot")
+    assert (arm.engine, arm.variant, arm.image, arm.label) == (
+        "bare",
+        "hash",
+        "img",
+        "hash (SHA-256), en chroot",
+    )
+    io = exp.make_arm("escritura", "capa", "docker", "img")
+    assert io.label == "escritura con fsync, capa del contenedor (overlay), en Docker"  # no identifiers
     write = exp.make_arm("escritura", "volumen", "podman", "localhost/img")
     assert (write.engine, write.variant) == ("podman", "escritura:volumen")
 
