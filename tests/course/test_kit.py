@@ -319,3 +319,24 @@ def test_the_nesting_facts_follow_the_data_both_ways():
     assert "Ningún paso funcionó" in b["anidamiento.sin_privilegios"]
     assert "`0 0 1 | 1 1 9`" in a["anidamiento.mapa_uid"] and "no midió" in b["anidamiento.mapa_uid"]
     assert "no midió" in a["anidamiento.ci"]  # no inner engine's memory in this run: no figure invented
+
+
+def test_the_plan_quotes_how_long_each_run_measured(tmp_path):
+    """The guide's «unos N s» per notebook is the latest complete run's own start and end, never a
+    number written by hand; without a run it says so."""
+    root = tmp_path / "tiempos"
+    rows = [("bare", "", "proceso", 1, "arranque", 1.0, "ms")]
+    times = {
+        "started": "2026-01-01T10:00:00Z",
+        "ended": "2026-01-01T10:00:23Z",
+        "parameters": {"repeticiones": 10},
+    }
+    _write_run(root, "arranque", "20260101T100000Z-arra", rows, times)
+    _write_run(root, "escala", "20260101T110000Z-esca", rows, {**times, "ended": "2026-01-01T10:04:30Z"})
+    facts = kit.kit_facts(root)
+    assert facts["tiempo.arranque"] == "unos 25 s en la última corrida con 10 repeticiones"
+    assert facts["tiempo.escala"].startswith("unos 4.5 min")
+    assert "no hay tiempo que dar" in facts["tiempo.sistema_vm"]
+    assert "de 0.4× a 0.625×" in facts["regla.ejemplo"]
+    guide = _render(tmp_path, root)["guia"]
+    assert "unos 25 s en la última corrida" in guide and "unos 2 minutos" not in guide

@@ -110,6 +110,8 @@ def kit_facts(root=None) -> Facts:
                 no_run(notebook) if res is None or res.df.empty else missing_arms(notebook, "esto")
             )
     out.update(_without_root())
+    out.update(_timings(root))
+    out["regla.ejemplo"] = _rule_example()
     out.update(static_facts())
     runs = (experiments.read_run(me, "arranque", root), experiments.read_run(me, "ejecucion", root))
     out["cierre.cuenta"] = bottom_line(*runs)
@@ -131,6 +133,48 @@ def _without_root() -> Facts:
             if needs
             else "los mismos brazos (ninguno declara que necesite root)"
         )
+    return out
+
+
+def _rule_example() -> str:
+    """The margin of «Podman ~2× faster» as the verdicts print it (margins.py, numbers.fmt_margin)."""
+    from ...experiments import verdict as vd
+    from ...view.numbers import fmt_margin
+
+    return f"por ejemplo, Podman/Docker = 0.5× se acepta {fmt_margin(vd.margin('about', 0.5, 'x'), 'x')}"
+
+
+def _timings(root=None) -> Facts:
+    """How long the latest complete run of each experiment measured (meta.json's start and end), as the
+    plan of the class quotes it: «unos 25 s», «unos 3 min»; a notice where there is no run."""
+    from datetime import datetime
+
+    from ... import experiments, results
+
+    out: Facts = {}
+    for module in experiments.all_experiments():
+        key = f"tiempo.{module.EXPERIMENT}"
+        run = results.latest_run(module.EXPERIMENT, root, complete_only=True)
+        meta = results.read_meta(run) if run else {}
+        try:
+            start, end = (
+                datetime.fromisoformat(meta[k].replace("Z", "+00:00")) for k in ("started", "ended")
+            )
+        except (KeyError, TypeError, ValueError):
+            out[key] = em(
+                f"sin una corrida completa de `{module.NOTEBOOK}` en esta máquina no hay tiempo que dar"
+            )
+            continue
+        seconds = (end - start).total_seconds()
+        reps = (meta.get("parameters") or {}).get("repeticiones")
+        with_reps = f" con {reps} {'repetición' if reps == 1 else 'repeticiones'}" if reps else ""
+        out[key] = (
+            f"unos {round(seconds / 60, 1) if seconds < 600 else round(seconds / 60)} min".replace(
+                ".0 min", " min"
+            )
+            if seconds >= 120
+            else f"unos {max(5, round(seconds / 5) * 5)} s"
+        ) + f" en la última corrida{with_reps}"
     return out
 
 
