@@ -49,7 +49,7 @@ ORIENTATION = (
         "Kata Containers (Cloud Hypervisor): hasta la carga de trabajo",
         "ms",
         1000,
-        "0.69 s (el valor esperado de su CI)",
+        "0.69 s (el valor esperado de su CI, −40 % / +30 %)",
     ),
 )
 
