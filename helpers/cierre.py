@@ -264,7 +264,7 @@ def _figure(figure: str, df: pd.DataFrame | None, meta: dict | None, engine: str
         elif figure == "memoria_cgroup_por_contenedor":
             # what `docker/podman stats` reports, as the chapter read it (02 judges cgroup_4x on it)
             stats_col = "memoria_stats_por_contenedor"
-            values, unit = escala.column(g, stats_col if stats_col in g.columns else figure), "KB"
+            values, unit = escala.column(g, stats_col if stats_col in g.columns else figure) / 1024, "MiB"
         else:
             values, unit = escala.column(g, figure), "s"
     values = pd.Series(values, dtype=float).dropna().to_numpy()
