@@ -56,7 +56,7 @@ def from_ejecucion(res) -> Facts:
     if len(inside) and per_s:
         out["ejecucion.exec_por_segundo"] += (
             " "
-            + "; ".join(
+            + ". ".join(
                 f"Dentro del contenedor de {ENGINE[r.entorno]}, un proceso nuevo costó "
                 f"{common.fmt_value_interval(r.mediana_ms, r.ic_bajo_ms, r.ic_alto_ms, 'ms')}"
                 + _times_less(costs, r)
