@@ -247,7 +247,7 @@ DENSIDAD = Said(
 DENSIDAD_NO_COMPARABLE = (
     "Decidirlo pide cargar un servidor hasta que el rendimiento caiga, con VMs aceleradas: aquí hay dos "
     "núcleos compartidos y la VM es emulada. Lo que sí se ve aquí es la memoria en reposo de cada instancia "
-    "(la del daemon de LXD, aparte); la comparación de la clase junta las máquinas que pueden decidirlo."
+    "(la del daemon de LXD, aparte), que es una parte de la cuenta de cuántas caben, no su veredicto."
 )
 DISCO_NO_COMPARABLE = (
     "El 40 % es una estimación del artículo para Sysbox CE frente a VMs Ubuntu de unos 650 MB cada una; "

@@ -400,3 +400,21 @@ def test_the_instructors_facts_come_from_the_run_and_say_emulated(tmp_path):
     assert "VM emulada (TCG) tardó 11" in kept["sistema_vm.arranque"]
     assert "VM emulada (TCG) 3.1" in kept["sistema_vm.gzip"] and "costo de emular" in kept["sistema_vm.gzip"]
     assert "sistema_vm.lxd" not in kept  # no LXD in this run: the kit says so instead of a figure
+
+
+def test_only_the_claims_notebook_90_judges_are_sent_to_it():
+    """A «no comparable» that says the class comparison decides it must be a key 90 judges (with KVM)."""
+    df = pd.concat(
+        [
+            _run_df(),
+            pd.DataFrame(
+                _rows("sistema_lxd", "lxd", exp.GZIP, [480] * 6, "ms")
+                + _rows("sistema_lxd", "lxd", exp.ARRANQUE, [2000] * 6, "ms"),
+                columns=COLUMNS,
+            ),
+        ],
+        ignore_index=True,
+    )
+    sent = {c.key for c in exp.claims(df, {}) if "comparación de la clase" in (c.note or "")}
+    judged = set(exp.DEFERRED_TO_CLASS) | {"gzip_vm_emulada"}  # 90 judges its KVM twin, gzip_vm_kvm
+    assert sent and sent <= judged, sent - judged
