@@ -418,3 +418,16 @@ def test_only_the_claims_notebook_90_judges_are_sent_to_it():
     sent = {c.key for c in exp.claims(df, {}) if "comparación de la clase" in (c.note or "")}
     judged = set(exp.DEFERRED_TO_CLASS) | {"gzip_vm_emulada"}  # 90 judges its KVM twin, gzip_vm_kvm
     assert sent and sent <= judged, sent - judged
+
+
+def test_the_notebook_states_the_fio_job_it_runs():
+    """08's «Qué medimos» gives fio's duration as disk_io.JOB runs it (it said 0.4 s of a 0.25 s job)."""
+    import json
+
+    from helpers import PROJECT_ROOT
+
+    cells = json.loads((PROJECT_ROOT / "notebooks" / "08_sistema_vs_vm.ipynb").read_text(encoding="utf-8"))
+    text = "".join("".join(c["source"]) for c in cells["cells"] if c["cell_type"] == "markdown")
+    seconds = float(exp.disk_io.RUNTIME.removesuffix("ms")) / 1000
+    assert f"durante {seconds:g} s" in text
+    assert f"archivo de {exp.disk_io.FILE_MB} MiB" in text
