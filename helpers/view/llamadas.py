@@ -372,7 +372,7 @@ def _correccion_pid(claim) -> str:
     )
 
 
-def _direction(value: float, low: float, high: float) -> str:
+def direction_words(value: float, low: float, high: float) -> str:
     """What an IC 95 % of a ratio says of its direction (no direction below the minimum rounds)."""
     if low != low or high != high:
         return "sin intervalo, no decimos si es más o menos"
@@ -398,7 +398,7 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
         if profile[0] == profile[0]:
             lines.append(
                 f"En {name}, con el perfil seccomp getpid cuesta {_ratio(*profile)} lo del mismo "
-                f"contenedor sin seccomp: {_direction(*profile)}."
+                f"contenedor sin seccomp: {direction_words(*profile)}."
             )
     slope, low, high, n = exp.nesting_slope(df)
     if n:

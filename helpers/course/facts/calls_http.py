@@ -51,7 +51,7 @@ def from_llamadas(res) -> Facts:
             container.append(f"{ENGINE[engine]} {common.fmt_ratio(*r)}")
         p = x.arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
         if not _nan(p[0]):
-            profile.append(f"{ENGINE[engine]} {common.fmt_ratio(*p)}")
+            profile.append(f"en {ENGINE[engine]}, {common.fmt_ratio(*p)} ({view.direction_words(*p)})")
     out["llamadas.contenedor"] = (
         "getpid en el contenedor / en el host: " + "; ".join(container)
         if container
@@ -77,7 +77,9 @@ def from_llamadas(res) -> Facts:
         f"En la {run_tag(res)} ({common.num(calls) if calls else '?'} llamadas por medición, {rounds} rondas)"
     )
     out["llamadas.seccomp"] = (
-        f"{head}, activar el perfil seccomp multiplicó getpid por " + "; ".join(profile) + "."
+        f"{head}, getpid con el perfil seccomp costó, frente al mismo contenedor sin seccomp: "
+        + "; ".join(profile)
+        + "."
         if profile
         else f"{head} no midió los brazos `seccomp` y `sin_seccomp` en el mismo motor."
     ) + (" Veredictos: " + "; ".join(verdicts) + "." if verdicts else "")

@@ -261,8 +261,11 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     for _, r in summary[summary["operacion"] == "getpid"].iterrows():
         if r["inestable"] or not (r["engine"] != "bare" or r["variant"] in ("host", "pid:1")):
             continue
-        entorno = r["engine"] if r["variant"] in ("host", "seccomp") else f"{r['engine']} ({r['brazo']})"
+        # The environment is the engine (the closing table names it); the arm goes in the concept.
+        concept = "una llamada getpid"
+        if r["variant"] not in ("host", "seccomp"):
+            concept += f" · {r['brazo']}" + (" (reloj de pared)" if r["reloj"] == WALL else "")
         rows.append(
-            ["llamada getpid", "RUNNING", entorno, r["mediana_ns"], r["ic_bajo_ns"], r["ic_alto_ns"], "ns"]
+            [concept, "RUNNING", r["engine"], r["mediana_ns"], r["ic_bajo_ns"], r["ic_alto_ns"], "ns"]
         )
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)

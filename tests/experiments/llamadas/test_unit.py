@@ -272,6 +272,10 @@ def test_decomposition_closing_rows_and_cost_at_a_rate():
     rows = exp.closing_rows(df, {})
     assert list(rows.columns) == CLOSING_COLUMNS and set(rows["tipo"]) == {"RUNNING"}
     assert set(rows["unidad"]) == {"ns"} and len(rows) == 5
+    # The environment is an engine the closing table names (never «docker (Docker sin seccomp)»).
+    assert set(rows["entorno"]) == {"bare", "docker"}
+    assert "una llamada getpid · Docker sin seccomp" in set(rows["concepto"])
+    assert "una llamada getpid · Docker + gVisor (reloj de pared)" in set(rows["concepto"])
     cost = exp.cost_at_rate(df, 1_000_000).set_index("brazo")
     assert cost.loc["host", "cpu_por_segundo"] == 0
     # gVisor on the wall clock, the host too: (5 000 - 100) x 3 ns per call x 1e6 calls/s.
