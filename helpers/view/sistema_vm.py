@@ -4,7 +4,6 @@ says «emulada» in its label."""
 from __future__ import annotations
 
 import math
-import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -207,33 +206,33 @@ def grafico_memoria(resultado: Resultado) -> None:
     if not variants:
         markdown("_No hay mediciones de memoria que dibujar._")
         return
-    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.2))
+    # One row per kind, shared by both panels: the labels are written once, on the left, never crowded
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 1.8 + 0.7 * len(variants)), sharey=True)
     idle = [float(df[(df["metric"] == exp.PSS) & (df["variant"] == v)]["value"].median()) for v in variants]
     left.barh(range(len(variants)), idle, color=[COLOR.get(v, "gray") for v in variants])
     left.set_yticks(range(len(variants)), [_etiqueta(v) for v in variants], fontsize=12)
-    left.set_xlabel("MiB por instancia en reposo (PSS de todos sus procesos)", fontsize=12)
+    left.set_xlabel("MiB por instancia en reposo\n(PSS de todos sus procesos)", fontsize=12)
     left.set_title("En reposo", fontsize=13)
     if idle and max(idle) > 0:
         left.set_xlim(0, max(idle) * 1.3)  # room for the value labels
     for i, value in enumerate(idle):
         left.text(value, i, " " + fmt_value(value, "MB", significant(value)), va="center", fontsize=11)
     phases = [(exp.ANTES, "antes"), (exp.DURANTE, "tocado"), (exp.DESPUES, "liberado")]
-    width = 0.25
+    height = 0.25
     for j, (metric, label) in enumerate(phases):
         values = [
             float(df[(df["metric"] == metric) & (df["variant"] == v)]["value"].median()) for v in variants
         ]
-        right.bar(
-            np.arange(len(variants)) + (j - 1) * width,
+        right.barh(
+            np.arange(len(variants)) + (1 - j) * height,
             values,
-            width,
+            height,
             label=label,
             color=["#BBBBBB", "#4C4C4C", "#8C8C8C"][j],
         )
-    right.set_xticks(range(len(variants)), [textwrap.fill(_etiqueta(v), 14) for v in variants], fontsize=11)
-    right.set_ylabel("MiB que el host tiene asignados\n(cgroup: anónima; VM: RSS de QEMU)", fontsize=11)
+    right.set_xlabel("MiB que el host tiene asignados\n(cgroup: anónima; VM: RSS de QEMU)", fontsize=12)
     right.set_title("Tocar y liberar un bloque dentro de la instancia", fontsize=13)
-    right.legend(fontsize=11)
+    right.legend(fontsize=10, loc="lower right")
     fig.tight_layout()
     plt.show()
 
