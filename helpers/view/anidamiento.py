@@ -160,6 +160,9 @@ def grafico(resultado: Resultado) -> None:
     show(fig)
     plt.close(fig)
     markdown(_start_vs_bare(resultado))
+    beside = level1_beside_04(resultado, experiments.read_run(exp, "anatomia"))
+    if beside:
+        markdown(beside)
 
 
 def _start_vs_bare(resultado: Resultado) -> str:
@@ -194,6 +197,41 @@ def _start_vs_bare(resultado: Resultado) -> str:
             " (su dispersión aplasta a su mediana): estas veces son solo orientativas; repite antes de citarlas."
         )
     return text
+
+
+def level1_beside_04(resultado: Resultado, anatomia_run: Resultado | None) -> str:
+    """Level 1 is the same `run --rm --network none … echo ok` that notebook 04 times as its rung «run
+    --network none»: both medians side by side, so a class that sees two figures for one command reads
+    why (here the other levels' containers run at the same time)."""
+    if anatomia_run is None or anatomia_run.df.empty:
+        return ""
+    s = exp.summarize(resultado.df, resultado.meta)
+    pairs = []
+    for engine in ("docker", "podman"):
+        here = s[
+            (s["engine"] == engine) & (s["variant"] == "nivel1") & (s["metric"] == exp.METRIC_START_INNER)
+        ]
+        a = anatomia_run.df
+        there = a[(a["engine"] == engine) & (a["variant"] == "run_sin_red") & (a["metric"] == "arranque")]
+        if here.empty or there.empty:
+            continue
+        median_04 = float(pd.to_numeric(there["value"]).median())
+        pairs.append(
+            f"{ENGINE_LABEL.get(engine, engine)} {fmt(here.iloc[0]['mediana'], 0, 'ms')} aquí y "
+            f"{fmt(median_04, 0, 'ms')} en el cuaderno 04"
+        )
+    if not pairs:
+        return ""
+    run_id = anatomia_run.meta.get("run_id", "")
+    return (
+        "El nivel 1 es el mismo `run --rm --network none … echo ok` que el cuaderno 04 cronometra como su peldaño "
+        f"«run --network none» (corrida `{run_id}`): "
+        + "; ".join(pairs)
+        + ". Son dos condiciones distintas: "
+        "aquí, mientras se mide, siguen en marcha los contenedores de los otros niveles (con sus motores "
+        "dentro) y el trabajo de CPU se intercala con los arranques. Compara los niveles dentro de este "
+        "cuaderno, no con las cifras de otro."
+    )
 
 
 @needs_result

@@ -56,4 +56,6 @@ QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0, "NIVELES": [1, 2], "MOTORES": ["
 DEBIAN_PACKAGES = ["mmdebstrap"]  # builds the level-2 images (provision)
 COMPARABLE = list(TIMED)  # not the one-off memory/disk reads
 NEEDS_ROOT = {"anidados": NESTED_WHAT, "chroot": CHROOT_WHAT}  # listed in notebook 00
-READS = ("llamadas",)  # notebook 05's claim on nested PID namespaces decides «causa_syscalls»
+# notebook 05's claim on nested PID namespaces decides «causa_syscalls»; notebook 04's `run --network none`
+# is set beside this notebook's level 1 (the same command, other conditions)
+READS = ("llamadas", "anatomia")

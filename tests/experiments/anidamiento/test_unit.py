@@ -27,7 +27,7 @@ claims = importlib.import_module("helpers.experiments.anidamiento.claims")  # th
 # ---------------------------------------------------------------- parameters
 def test_registered_with_its_reads():
     assert experiments.get("anidamiento") is exp
-    assert exp.READS == ("llamadas",)
+    assert exp.READS == ("llamadas", "anatomia")
     assert set(exp.NEEDS_ROOT) == {"anidados", "chroot"}
 
 
@@ -458,3 +458,19 @@ def test_the_sentences_follow_the_data(tmp_path, monkeypatch):
     shown.clear()
     view.veredictos(Resultado(exp.EXPERIMENT, synthetic(), tmp_path, META))
     assert not any("sin veredictos" in t for t in shown)
+
+
+def test_level_1_is_set_beside_notebook_04s_run_without_network(tmp_path):
+    """One command, two notebooks: the level-1 median here and 04's «run --network none» side by side."""
+    from helpers.view import anidamiento as view
+
+    res = Resultado(exp.EXPERIMENT, synthetic(), tmp_path, META)
+    assert view.level1_beside_04(res, None) == ""
+    rows = [
+        {"engine": "docker", "variant": "run_sin_red", "rep": r, "metric": "arranque", "value": 200.0 + r}
+        for r in range(1, 7)
+    ]
+    other = Resultado("anatomia", pd.DataFrame(rows), tmp_path, {"run_id": "r4"})
+    text = view.level1_beside_04(res, other)
+    assert "«run --network none» (corrida `r4`)" in text and "y 204 ms en el cuaderno 04" in text
+    assert "Podman" not in text  # 04 measured no Podman here: nothing to set beside it
