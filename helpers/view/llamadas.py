@@ -449,11 +449,20 @@ def comparacion(resultado: Resultado) -> None:
             "Host (ns)": [fmt(v, _digits(v)) for v in c["host_ns"]],
             "Contenedor (ns)": [fmt(v, _digits(v)) for v in c["contenedor_ns"]],
             "Contenedor / host [IC 95 %]": [
-                fmt_ratio(r, lo, hi) for r, lo, hi in zip(c["x_host"], c["ic_bajo"], c["ic_alto"])
+                fmt_margin((a, b), "x") if a == a else fmt_ratio(r, lo, hi)  # a published range, as a range
+                for r, lo, hi, a, b in zip(
+                    c["x_host"], c["ic_bajo"], c["ic_alto"], c["rango_bajo"], c["rango_alto"]
+                )
             ],
         }
     )
-    show(table(out, "getpid: el documento (cada rango que publica, por su punto medio) y tu máquina"))
+    show(
+        table(
+            out,
+            "getpid: el documento (los ns de cada rango que publica, por su punto medio; la proporción, "
+            "el rango de sobrecarga que publica) y tu máquina",
+        )
+    )
     markdown(_frase_comparacion(exp.agreement_with_document(c)))
 
 
@@ -476,8 +485,7 @@ def _frase_comparacion(a: pd.DataFrame) -> str:
     ]
     first = a.iloc[0]
     return (
-        f"El documento publica proporciones contenedor/host entre {fmt_ratio(first['doc_bajo'])} y "
-        f"{fmt_ratio(first['doc_alto'])}. En tu máquina (IC 95 %): "
-        + "; ".join(parts)
-        + ". Los nanosegundos no se comparan: cambian con la CPU."
+        f"Lo que publica el documento (su corrida, lo que espera y su tabla por CPU) va de "
+        f"{fmt_ratio(first['doc_bajo'])} a {fmt_ratio(first['doc_alto'])} contenedor/host. En tu máquina "
+        "(IC 95 %): " + "; ".join(parts) + ". Los nanosegundos no se comparan: cambian con la CPU."
     )

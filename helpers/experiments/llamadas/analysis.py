@@ -16,7 +16,8 @@ from .probe import LEVELS_METRIC, OPERATIONS, UNIT, WALL_SUFFIX
 
 BASELINE = ("bare", "host")
 NAN3 = (np.nan, np.nan, np.nan)
-CPU, WALL = "cpu", "pared"  # the probe's two clocks: the thread's CPU time and the wall clock
+CPU, WALL = "cpu", "pared"
+OVERHEAD_METRIC = "sobrecarga"  # the reference's published overhead (%), where the document gives one  # the probe's two clocks: the thread's CPU time and the wall clock
 
 
 def metric_name(operation: str, clock: str) -> str:
@@ -217,33 +218,55 @@ def cost_at_rate(df: pd.DataFrame, calls_per_second: float, metric: str = "getpi
 # ---------------------------------------------------------------- the document
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
     """getpid on the host and in a default Docker container: the seed's run, each CPU of its table (the
-    middle of each published range) and this run, as medians and as the ratio container / host."""
+    middle of each published range) and this run, as medians and as the ratio container / host. Where
+    the document publishes the overhead itself (its table's «Overhead» column, the «+20-30%» it
+    expects), the ratio is that figure (1 + the middle of its range), not one recomputed from its ns."""
     rows = []
-    ref = reference[reference["metric"] == "getpid"] if reference is not None and len(reference) else None
+    known = reference is not None and len(reference)
+    ref = reference[reference["metric"].isin(["getpid", OVERHEAD_METRIC])] if known else None
     for source, group in ref.groupby("source", sort=False) if ref is not None else ():
-        h = group[(group["engine"] == "bare") & (group["variant"] == "host")]["value"]
-        c = group[(group["engine"] == "docker") & (group["variant"] == "seccomp")]["value"]
+        calls = group[group["metric"] == "getpid"]
+        h = calls[(calls["engine"] == "bare") & (calls["variant"] == "host")]["value"]
+        c = calls[(calls["engine"] == "docker") & (calls["variant"] == "seccomp")]["value"]
+        published = group[(group["metric"] == OVERHEAD_METRIC) & (group["engine"] == "docker")]["value"]
         if len(h) and len(c):
-            rows.append(
-                [source, float(h.median()), float(c.median()), float(c.median() / h.median()), *NAN3[:2]]
-            )
+            if len(published):  # a published range: shown as a range, its middle only to sort and plot
+                span = (1 + float(published.min()) / 100, 1 + float(published.max()) / 100)
+                ratio = sum(span) / 2
+            else:
+                ratio, span = float(c.median() / h.median()), NAN3[:2]
+            rows.append([source, float(h.median()), float(c.median()), ratio, *NAN3[:2], *span])
     for engine in eng.CONTAINER_ENGINES:
         container, host = values(df, engine, "seccomp"), values(df, *BASELINE)
         if container.size and host.size:
             r, lo, hi = arm_ratio(df, (engine, "seccomp"), BASELINE)
             rows.append(
                 [f"tu máquina ({eng.DISPLAY[engine]})", np.median(host), np.median(container), r, lo, hi]
+                + list(NAN3[:2])
             )
-    return pd.DataFrame(rows, columns=["fuente", "host_ns", "contenedor_ns", "x_host", "ic_bajo", "ic_alto"])
+    columns = [
+        "fuente",
+        "host_ns",
+        "contenedor_ns",
+        "x_host",
+        "ic_bajo",
+        "ic_alto",
+        "rango_bajo",
+        "rango_alto",
+    ]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def agreement_with_document(c: pd.DataFrame) -> pd.DataFrame:
-    """Each live row of `compare` against the span of the document's ratios (its run and its table),
+    """Each live row of `compare` against the span of the document's ratios (its run, and the ends of
+    every range it publishes),
     by the one agreement rule (verdict.agreement: do the intervals overlap?): engine, ratio and IC,
     «coincide» / «no_coincide», and the side it falls on when it does not (below / above)."""
     live = c[c["fuente"].str.startswith("tu máquina")]
     ref = c[~c["fuente"].str.startswith("tu máquina")]
-    lo_ref, hi_ref = (ref["x_host"].min(), ref["x_host"].max()) if len(ref) else (np.nan, np.nan)
+    low_end = ref["rango_bajo"].fillna(ref["x_host"]) if len(ref) else ref["x_host"]
+    high_end = ref["rango_alto"].fillna(ref["x_host"]) if len(ref) else ref["x_host"]
+    lo_ref, hi_ref = (low_end.min(), high_end.max()) if len(ref) else (np.nan, np.nan)
     rows = []
     for _, r in live.iterrows():
         found = agreement((r["x_host"], r["ic_bajo"], r["ic_alto"]), ((lo_ref + hi_ref) / 2, lo_ref, hi_ref))
