@@ -32,14 +32,18 @@ def _mb(kb: float, digits: int = 1) -> str:
     return fmt(kb / MB, digits, "MiB")
 
 
-def _n(value: float) -> str:
-    return "nunca (las rectas no se cruzan)" if math.isinf(value) else f"N ≈ {num(value, 0)}"
-
-
-def _interval_n(low: float, high: float) -> str:
-    if math.isinf(low):
-        return "[nunca, nunca]"
-    return f"[{num(low, 0)}, {'nunca' if math.isinf(high) else num(high, 0)}]"
+def crossing(value: float, low: float, high: float) -> str:
+    """Where the two fitted bills cross, with its IC 95 %, in words: «se cruzan en N ≈ 76, IC 95 % [60,
+    98]», «no se cruzan, ni en ninguno de los remuestreos del IC 95 %»."""
+    if math.isinf(value) and math.isinf(low):
+        return "no se cruzan, ni en ninguno de los remuestreos del IC 95 %"
+    if math.isnan(low) or math.isnan(high):
+        where = "no se cruzan" if math.isinf(value) else f"se cruzan en N ≈ {num(value, 0)}"
+        return where + " (sin IC 95 %: pocas repeticiones)"
+    interval = f"[{num(low, 0)}, {'nunca' if math.isinf(high) else num(high, 0)}]"
+    if math.isinf(value):
+        return f"no se cruzan (IC 95 % {interval})"
+    return f"se cruzan en N ≈ {num(value, 0)}, IC 95 % {interval}"
 
 
 def crossover_lines(df: pd.DataFrame) -> list[str]:
@@ -60,8 +64,7 @@ def crossover_lines(df: pd.DataFrame) -> list[str]:
         lines.append(
             f"- Con {basis.upper()}: Docker cuesta {_mb(d['fijo_kb'], 0)} fijos más {_mb(d['por_contenedor_kb'], 2)} "
             f"por contenedor (shim + cgroup); Podman, {_mb(p['fijo_kb'], 0)} fijos más "
-            f"{_mb(p['por_contenedor_kb'], 2)} por contenedor (conmon + cgroup): se cruzan en {_n(value)}, "
-            f"IC 95 % {_interval_n(low, high)}."
+            f"{_mb(p['por_contenedor_kb'], 2)} por contenedor (conmon + cgroup): {crossing(value, low, high)}."
         )
     return lines if len(lines) > 1 else []
 

@@ -44,7 +44,13 @@ KEYS: dict[str, tuple[str, ...]] = {
         "arranque.podman_docker",
         "arranque.red_podman",
     ),
-    "escala": ("escala.memoria_docker", "escala.memoria_podman", "escala.caben"),
+    "escala": (
+        "escala.memoria_docker",
+        "escala.memoria_podman",
+        "escala.caben",
+        "escala.pss_ayudantes",
+        "escala.cruce",
+    ),
     "ejecucion": (
         "ejecucion.exec_docker",
         "ejecucion.exec_podman",

@@ -51,6 +51,8 @@ def from_escala(res) -> Facts:
                 )
             parts.append(text)
         sentences.append(f"con {basis.upper()}, " + "; ".join(parts))
+    out["escala.pss_ayudantes"] = _helpers_pss(res)
+    out["escala.cruce"] = _crossings(res)
     memory = f" en los {common.fmt_value(free / 2**30, 'GiB', 1)} libres que tenía al medir" if free else ""
     out["escala.caben"] = (
         f"En la {run_tag(res)}{memory}: " + ". Y ".join(sentences) + "."
@@ -58,6 +60,51 @@ def from_escala(res) -> Facts:
         else missing_arms(e.NOTEBOOK, "la factura de memoria de los dos motores")
     )
     return out
+
+
+def _helpers_pss(res) -> str:
+    """02, exercise 6: with PSS, what one shim and one conmon weigh at the largest N, and which is more."""
+    from ...experiments import escala as e
+
+    bill = e.memory_bill(res.df, "pss")
+    bill = bill[bill["n"] > 0].dropna(subset=["ayudantes_kb"])
+    each = {}
+    for engine, g in bill.groupby("engine"):
+        top = g[g["n"] == g["n"].max()].iloc[0]
+        each[engine] = (float(top["ayudantes_kb"]) / float(top["n"]) / 1024, int(top["n"]))
+    if not {"docker", "podman"} <= set(each):
+        return missing_arms(e.NOTEBOOK, "el PSS de los shims y de los conmon")
+    (shim, n_docker), (conmon, n_podman) = each["docker"], each["podman"]
+    heavier = "el shim pesa más que el conmon" if shim > conmon else "el conmon pesa tanto o más que el shim"
+    return (
+        f"En la {run_tag(res)}, con PSS, cada shim de Docker pesa {common.fmt_value(shim, 'MiB', 2)} "
+        f"(N = {n_docker}) y cada conmon de Podman {common.fmt_value(conmon, 'MiB', 2)} (N = {n_podman}): "
+        f"{heavier}."
+    )
+
+
+def _crossings(res) -> str:
+    """02, exercise 7: the chapter's arithmetic with its verdict, and the whole bill's crossing with its IC."""
+    from ...experiments import escala as e
+    from ...view.escala_frases import crossing
+
+    chapter = next((c for c in e.claims(res.df, res.meta) if c.key == "cruce_102"), None)
+    parts = []
+    if chapter is not None and chapter.n:
+        parts.append(
+            f"la cuenta del capítulo (dockerd ÷ un conmon) da "
+            f"{common.fmt_value_interval(chapter.value, chapter.low, chapter.high, '')} contenedores "
+            f"(n = {chapter.n}; veredicto «{common.verdict_words(chapter)}»)"
+        )
+    for basis in ("rss", "pss"):
+        if {"docker", "podman"} <= set(e.crossover(res.df, basis)["fit"]):
+            value, low, high = e.crossover_interval(res.df, basis)
+            parts.append(
+                f"con la factura completa y {basis.upper()}, las dos rectas {crossing(value, low, high)}"
+            )
+    if not parts:
+        return missing_arms(e.NOTEBOOK, "Docker y Podman con más de una N")
+    return f"En la {run_tag(res)}: " + "; ".join(parts) + "."
 
 
 # ---------------------------------------------------------------- 08: sistema_vm

@@ -48,12 +48,14 @@ def from_arranque(res) -> Facts:
         else:
             who = "el IC cruza 1×: no se distingue cuál arranca antes"
         sentences.append(
-            f"Con {claim.detail.get('role', '?')}, Podman/Docker = "
-            f"{common.fmt_ratio(claim.value, claim.low, claim.high)}: {who}; el veredicto de 01 sobre "
-            f"«Podman arranca más rápido» es «{common.verdict_words(claim)}»."
+            f"con {claim.detail.get('role', '?')}, Podman/Docker = "
+            f"{common.fmt_ratio(claim.value, claim.low, claim.high)}, {who} (veredicto de 01 sobre "
+            f"«Podman arranca con menos sobrecarga»: «{common.verdict_words(claim)}»)"
         )
     out["arranque.podman_docker"] = (
-        f"En la {run_tag(res)}, con la red por defecto (las condiciones del capítulo): " + " ".join(sentences)
+        f"En la {run_tag(res)}, con la red por defecto (las condiciones del capítulo): "
+        + "; ".join(sentences)
+        + "."
         if sentences
         else missing_arms(nb, "Docker y Podman en las mismas rondas")
     )

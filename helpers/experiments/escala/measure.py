@@ -91,8 +91,8 @@ class Config(Params):
     )
     motores: list = param(list(eng.CONTAINER_ENGINES), "Motores", options=eng.CONTAINER_ENGINES)
     imagen: str = param("ubuntu", "Imagen", options=images.ROLE_NAMES)
-    # 6: the verdicts' minimum (verdict.MIN_N). N = 0, 1, 20 with 6 repetitions: about 2.5 min on an idle
-    # machine of the project's kind, 3.5 min with other work on its 2 cores (each more N adds to it)
+    # 6: the verdicts' minimum (verdict.MIN_N). N = 0, 1, 20 with 6 repetitions: 89 s for the notebook in
+    # the course's quiet render on 2 cores; longer with other work (each more N adds to it)
     repeticiones: int = param(6, "Repeticiones", minimum=1, maximum=20)
     concurrencia: int = param(1, "Lanzamientos simultáneos (1 = uno tras otro)", minimum=1, maximum=16)
     red: str = param(NETWORKS[0], "Red de los contenedores", options=NETWORKS)

@@ -381,3 +381,29 @@ def test_the_second_round_shows_bare_metal_and_says_which_parameters_changed(tmp
     arranque_condiciones.segunda_ronda(now, root=tmp_path)
     assert "bare metal (proceso real)" in list(shown[0].data["Combinación"])
     assert "repeticiones 6 (ahora 10)" in shown[1].data
+
+
+def _sources_section(name: str) -> str:
+    from helpers import PROJECT_ROOT
+
+    text = (PROJECT_ROOT / "data" / "reference" / "SOURCES.md").read_text(encoding="utf-8")
+    section = text[text.index(f"## `{name}`") :]
+    return section[: section.index("\n## ", 5)]
+
+
+@pytest.mark.parametrize("name", ["arranque", "escala"])
+def test_sources_lists_every_claim_with_where_the_chapter_says_it(name):
+    """SOURCES.md's hand-written sections for arranque.csv and escala.csv name every declared claim by
+    key, with the chapter's section its declaration names first and a status."""
+    import re
+
+    from helpers import experiments
+
+    section = _sources_section(f"{name}.csv")
+    for said in experiments.get(name).SAID:
+        row = next((ln for ln in section.splitlines() if ln.startswith(f"| `{said.key}` |")), None)
+        assert row is not None, f"SOURCES.md no lista {said.key}"
+        first = re.search(r"«[^»]+»", said.where)[0]
+        assert first in row, (said.key, first, row)
+        assert row.rstrip().endswith("|") and row.count("|") == 5, row
+        assert said.source == "el capítulo original"

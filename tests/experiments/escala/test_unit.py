@@ -476,3 +476,24 @@ def test_the_free_sentence_gives_the_noise_over_the_signal_and_the_chapter_arith
     text = vista.frase_ruido(noisy)
     assert "100× lo que se quería pesar" in text  # 50 000 KB of noise over 500 KB
     assert "117×" in text and "351×" in text  # the chapter's ±50-150 MB over its 437 KB
+
+
+@pytest.mark.parametrize(
+    "shim_kb,conmon_kb,words", [(3_000, 400, "el shim pesa más"), (300, 900, "el conmon pesa")]
+)
+def test_the_kit_facts_of_02_follow_the_run_both_ways(shim_kb, conmon_kb, words, tmp_path):
+    """Exercise 6 (which helper weighs more with PSS) and exercise 7 (the chapter's arithmetic with its
+    verdict, apart from the whole bill's crossing) come from the run, never from the page."""
+    from helpers.course.facts.capacity import from_escala
+    from helpers.experiments.runner import Resultado
+
+    df = _noisy_class(shim_kb=shim_kb * 3, conmon_kb=conmon_kb * 3)
+    extra = df[df.metric.isin(["rss_shims_total", "rss_conmon_total"])].copy()
+    extra["metric"] = extra["metric"].str.replace("rss_", "pss_")
+    extra["value"] /= 3
+    facts = from_escala(Resultado("escala", pd.concat([df, extra]), tmp_path, CHAPTER_META))
+    assert words in facts["escala.pss_ayudantes"]
+    chapter = {c.key: c for c in escala.claims(df, CHAPTER_META)}["cruce_102"]
+    assert f"veredicto «{chapter.status.replace('_', ' ')}" in facts["escala.cruce"]
+    assert "la cuenta del capítulo (dockerd ÷ un conmon)" in facts["escala.cruce"]
+    assert "con la factura completa y RSS" in facts["escala.cruce"]
