@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..verdict import Claim, Said, estimate, missing, ratio, ref
-from .analysis import arm_series, iqr_ratio
+from .analysis import arm_series, iqr_ratio, relative_iqr
 
 SOURCE = "el capítulo original"
 WHERE = "experimento 1, «Análisis»"
@@ -134,6 +134,18 @@ def _setup_note(meta: dict | None) -> str:
     )
 
 
+def _spreads_note(df: pd.DataFrame, meta: dict | None, role: str) -> str:
+    """Each engine's IQR/median in this run, the two figures the ratio divides (the chapter's beside)."""
+    series = {e: arm_series(df, meta, (e, role)) for e in ("podman", "docker")}
+    if any(len(s) < 2 for s in series.values()):
+        return ""
+    here = {e: float(relative_iqr(s.to_numpy())) for e, s in series.items()}
+    return (
+        f"IQR/mediana aquí: Podman {here['podman']:.3f} y Docker {here['docker']:.3f} (en el capítulo, "
+        f"{_chapter_relative_iqr('podman', role):.3f} y {_chapter_relative_iqr('docker', role):.3f}). "
+    )
+
+
 def _storage_note(meta: dict | None, role: str) -> str:
     podman = ((meta or {}).get("engines") or {}).get("podman") or {}
     storage = podman.get("storage") or podman.get("storage_driver")
@@ -187,7 +199,7 @@ def claims(df: pd.DataFrame, meta: dict | None) -> list[Claim]:
             ratio(said, ubuntu, alpine, detail={"engine": engine_name, "ratio": "ubuntu_sobre_alpine"})
         )
     for role, said in PODMAN_WIDER_IQR.items():
-        said = said.but(note=_storage_note(meta, role))
+        said = said.but(note=_spreads_note(df, meta, role) + _storage_note(meta, role))
         detail = {"role": role, "ratio": "iqr_relativo_podman_sobre_docker"}
         value, low, high, n = iqr_ratio(df, meta, role)
         if n == 0 or value != value:  # no rounds, or no spread to divide by

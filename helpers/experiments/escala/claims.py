@@ -36,7 +36,7 @@ CROSSOVER = Said(
     quantity="RSS de dockerd ÷ RSS de un conmon (la cuenta del capítulo, con tus datos)",
     unit="",
     note="La cuenta deja fuera containerd, el shim de cada contenedor de Docker y los cgroups: la factura "
-    "completa, arriba, es la corrección del curso.",
+    "completa que calcula el cuaderno 02 (con RSS y con PSS) es la corrección del curso.",
 )
 # «20 contenedores: Launch time 5.52 s frente a 2.74 s, Podman 2x más rápido» (one launch after another)
 LAUNCH_20 = Said(
