@@ -113,6 +113,11 @@ def _same_way(claim, value: float, low: float, high: float) -> str:
     """Do 01's answer and this notebook's batches point the same way? Generated from both intervals."""
     here = _side(value, low, high)
     there = _side(claim.value, claim.low, claim.high) if claim is not None else None
+    if math.isnan(low) or math.isnan(high):
+        return (
+            "Con tan pocas repeticiones estas tandas no tienen IC 95 %: no se puede decir si apuntan al mismo "
+            "lado que 01."
+        )
     if here is None or there is None:
         return "Con estos intervalos no se puede decir si las dos condiciones apuntan al mismo lado."
     if here == there:

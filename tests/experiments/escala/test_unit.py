@@ -464,6 +464,7 @@ def test_02_says_whether_its_batches_and_01_point_the_same_way():
     assert "en 01 arranca antes Podman y en estas tandas Docker" in text
     assert "no se puede decir" in _same_way(podman_first, 0.9, 0.8, 1.1)
     assert "no se puede decir" in _same_way(None, 0.6, 0.58, 0.63)
+    assert "no tienen IC 95 %" in _same_way(podman_first, 0.64, float("nan"), float("nan"))
 
 
 def test_the_free_sentence_gives_the_noise_over_the_signal_and_the_chapter_arithmetic():
