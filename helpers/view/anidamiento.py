@@ -180,7 +180,11 @@ def _start_vs_bare(resultado: Resultado) -> str:
     text = (
         f"Sin contenedor, `echo ok` tardó {fmt(bare.iloc[0]['mediana'], 2, 'ms')} de mediana; "
         + "; ".join(parts)
-        + " (por ronda, IC 95 %)."
+        + (
+            " (por ronda, IC 95 %)."
+            if first[["ic_bajo", "ic_alto"]].notna().all(axis=None)
+            else " (por ronda; sin IC: pocas repeticiones)."
+        )
     )
     shaky = [
         "bare metal"
