@@ -162,7 +162,7 @@ def noise_reading(low_pct: float, high_pct: float) -> str:
     0 %, else «más lento» / «más rápido». A description of the interval, not a verdict on a claim (those
     are judged by verdict.py in claims.py)."""
     if any(np.isnan(v) for v in (low_pct, high_pct)):
-        return "sin IC 95 % (pocas repeticiones)"
+        return "sin IC 95 %: pocas repeticiones"
     if low_pct <= 0 <= high_pct:
         return NOISE
     return "más lento" if low_pct > 0 else "más rápido"
