@@ -198,6 +198,10 @@ def test_the_default_run_reaches_a_verdict_for_every_claim_it_judges():
     needed = {("bare", "nativo"), ("docker", "puerto"), ("docker", "sin_seccomp")}
     chosen = {(exp.ARM_SPECS[k].engine, exp.ARM_SPECS[k].variant) for k in default.brazos}
     assert needed <= chosen and {"nethttp", "gin"} <= set(default.servidores)
+    # The quick profile too, for the two claims on Docker -p (gin's claim needs gin: not in a minute).
+    quick = exp.config(**{k.lower(): v for k, v in exp.QUICK.items()})
+    assert quick.repeticiones >= verdict.MIN_N
+    assert needed == {(exp.ARM_SPECS[k].engine, exp.ARM_SPECS[k].variant) for k in quick.brazos}
 
 
 def test_the_quick_profile_says_it_shows_figures_without_verdicts(monkeypatch, tmp_path):
