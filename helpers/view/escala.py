@@ -56,6 +56,16 @@ def _cells(values, digits: int) -> list[str]:
     return [fmt(float(v), digits) for v in values]
 
 
+def _fixed_rss(df: pd.DataFrame, s: pd.DataFrame) -> pd.Series:
+    """dockerd + containerd per (engine, N) of the summary, as the memory bill sums them (the median of
+    their per-repetition sum), so the two tables print the same figure; NaN for Podman (no daemon)."""
+    fixed = escala.memory_bill(df, "rss").set_index(["engine", "n"])["fijo_kb"]
+    return pd.Series(
+        [fixed.get((e, n), np.nan) if e == "docker" else np.nan for e, n in zip(s["engine"], s["n"])],
+        dtype=float,
+    )
+
+
 @needs_result
 def tabla(resultado: Resultado) -> None:
     """Main results: per engine and N, medians over repetitions."""
@@ -72,7 +82,7 @@ def tabla(resultado: Resultado) -> None:
             "lanzamiento total (s)": _cells(col("lanzamiento_total"), 2),
             "ms por contenedor": _cells(col("lanzamiento_por_contenedor"), 0),
             "MiB de cgroup por contenedor": _cells(col("memoria_cgroup_por_contenedor") / MB, 2),
-            "RSS dockerd + containerd (MiB)": _cells((col("rss_daemon") + col("rss_containerd")) / MB, 1),
+            "RSS dockerd + containerd (MiB)": _cells(_fixed_rss(resultado.df, s) / MB, 1),
             "RSS ayudantes (MiB)": _cells(col("rss_shims_total").fillna(col("rss_conmon_total")) / MB, 1),
             "PSS ayudantes (MiB)": _cells(col("pss_shims_total").fillna(col("pss_conmon_total")) / MB, 1),
             "borrado (s)": _cells(col("eliminacion_total"), 2),

@@ -498,3 +498,26 @@ def test_the_kit_facts_of_02_follow_the_run_both_ways(shim_kb, conmon_kb, words,
     assert f"veredicto «{chapter.status.replace('_', ' ')}" in facts["escala.cruce"]
     assert "la cuenta del capítulo (dockerd ÷ un conmon)" in facts["escala.cruce"]
     assert "con la factura completa y RSS" in facts["escala.cruce"]
+
+
+def test_the_results_table_and_the_bill_print_the_same_fixed_memory(monkeypatch):
+    """dockerd + containerd used to be a sum of two medians in one table and the median of the sums in
+    the other (136.0 against 136.1 MiB for the same N = 0)."""
+    import IPython.display
+
+    from helpers.experiments.runner import Resultado
+    from helpers.view import escala as vista
+
+    df = _noisy_class()
+    df.loc[df.metric == "rss_containerd", "value"] = np.random.default_rng(1).normal(
+        40_000, 3_000, (df.metric == "rss_containerd").sum()
+    )
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    vista.tabla(Resultado("escala", df, None, CHAPTER_META))
+    vista.tabla_factura(Resultado("escala", df, None, CHAPTER_META), "rss")
+    main = shown[0].data.set_index(["motor", "N"])["RSS dockerd + containerd (MiB)"]
+    bill = shown[1].data.set_index(["motor", "N"])["procesos fijos (MiB)"]
+    for key in [("Docker", 0), ("Docker", 20)]:
+        assert main[key] == bill[key]
+    assert main[("Podman", 20)] == "—"
