@@ -36,13 +36,12 @@ from .arms import (
     METRIC_E2E,
     METRIC_WORK,
     PLACE_NAMES,
-    WORKLOAD_NAMES,
 )
 
 SOURCE = "el capítulo original"
 COURSE = "este curso"
-WHERE_HASH = "experimento 3, «Análisis» («Hash: ¿los contenedores son más rápidos…?») y «Tabla resumen»"
-WHERE_SORT = "experimento 3, «Análisis» («Sort: overhead real pero pequeño») y tabla «Medianas y overhead»"
+WHERE_HASH = "experimento 3, «Análisis», «Hash: ¿los contenedores son más rápidos…?», y «Tabla resumen»"
+WHERE_SORT = "experimento 3, «Análisis», «Sort: overhead real pero pequeño», y tabla «Medianas y overhead»"
 WHERE_EXEC = "experimento 3, tabla «LAUNCH vs RUNNING — la prueba final», columna «Docker exec (Exp 3)»"
 WHERE_BOTTOM = "experimento 3, bajo la tabla «LAUNCH vs RUNNING — la prueba final»"
 WHERE_IO = "«Nota sobre I/O y contenedores anidados», «Disk I/O»"
@@ -146,8 +145,8 @@ SMALL_FILES = Said(
 )
 COPY_UP = Said(
     "copia_capa",
-    "Modificar un archivo que viene de la imagen cuesta más en la capa del contenedor (overlay lo copia "
-    "entero antes: copy-up)",
+    "Modificar un archivo que viene de la imagen cuesta más en la capa del contenedor: overlay lo copia "
+    "entero antes de cambiarlo, el copy-up",
     COURSE,
     where="cuaderno 03: la razón de los volúmenes que recomienda el capítulo, medida",
     kind="adds",
@@ -200,9 +199,9 @@ def two_hours(data: pd.DataFrame, engine: str, carga: str) -> Claim:
     said = _for(
         TWO_HOURS,
         engine,
-        f"minutos de más en 2 h de {WORKLOAD_NAMES[carga]} en {eng.DISPLAY[engine]} (trabajo solo, "
-        f"frente a {BASE_NAMES[base]})",
-        WORKLOAD_NAMES[carga],
+        f"minutos de más en 2 h de {carga} en {eng.DISPLAY[engine]}: el trabajo solo, frente a "
+        f"{BASE_NAMES[base]}",
+        carga,
     )
     values = samples(data, METRIC_WORK, carga, engine)
     base_values = samples(data, METRIC_WORK, carga, base_env, base_place)
