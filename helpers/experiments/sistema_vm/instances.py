@@ -63,7 +63,24 @@ class ContainerInstance:
             text = (cgroups.memory_dir(self.container.cgroup) / "cgroup.procs").read_text()
         except OSError:
             return None
-        return [int(x) for x in text.split()] or None
+        procs = [int(x) for x in text.split()]
+        return procs if procs and self._only_mine(procs) else None
+
+    def _only_mine(self, procs: list[int]) -> bool:
+        """Is this cgroup the container's own? Rootless Podman on cgroup v1 reports the cgroup of the user's
+        session, shared with every other process of the user (its memory is not the container's): a
+        process in another PID namespace than the container's PID 1 says so."""
+        try:
+            target = os.readlink(f"/proc/{self.container.pid}/ns/pid")
+        except OSError:
+            return True  # cannot tell: the engine's word
+        for pid in procs:
+            try:
+                if os.readlink(f"/proc/{pid}/ns/pid") != target:
+                    return False
+            except OSError:
+                continue  # gone, or another user's: not evidence either way
+        return True
 
     def _namespace_procs(self) -> list[int]:
         """The processes that share the PID namespace of the container's PID 1 (without a cgroup)."""

@@ -431,3 +431,25 @@ def test_the_notebook_states_the_fio_job_it_runs():
     seconds = float(exp.disk_io.RUNTIME.removesuffix("ms")) / 1000
     assert f"durante {seconds:g} s" in text
     assert f"archivo de {exp.disk_io.FILE_MB} MiB" in text
+
+
+def test_a_cgroup_shared_with_other_processes_is_not_the_containers(monkeypatch):
+    """Rootless Podman on cgroup v1 reports the user's session cgroup: its memory (everything the user
+    runs) must not be read as the container's; then the container's own processes are used."""
+    from types import SimpleNamespace
+
+    from helpers.experiments.sistema_vm import instances
+
+    box = object.__new__(instances.ContainerInstance)
+    box.container = SimpleNamespace(pid=100, cgroup="/user.slice/x")
+    ns = {100: "pid:[1]", 101: "pid:[1]", 555: "pid:[2]"}
+
+    def readlink(path):
+        pid = int(path.split("/")[2])
+        if pid not in ns:
+            raise OSError(path)
+        return ns[pid]
+
+    monkeypatch.setattr(instances.os, "readlink", readlink)
+    assert box._only_mine([100, 101]) and box._only_mine([100, 999])  # 999: gone or not ours to read
+    assert not box._only_mine([100, 101, 555])  # a process of another PID namespace: a shared cgroup
