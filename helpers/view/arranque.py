@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
+from matplotlib.ticker import FuncFormatter
 
 from .. import reference
 from ..experiments import arranque
@@ -29,6 +32,7 @@ from .common import (
     fmt_ratio,
     markdown,
     needs_result,
+    num,
     run_caption,
     show,
     significant,
@@ -138,6 +142,10 @@ def grafico(resultado: Resultado) -> None:
     for i, combo in enumerate(order):
         ax.plot([medians[combo]] * 2, [i - 0.35, i + 0.35], color="black", lw=2)
     ax.set_xscale("log")
+    # «0.1», «1», «100» in the course's number format, not «10⁻¹»
+    ax.xaxis.set_major_formatter(
+        FuncFormatter(lambda v, _: num(v, max(0, -math.floor(math.log10(v)))) if v > 0 else "")
+    )
     ax.set_xlabel("tiempo de arranque (ms, escala logarítmica)")
     ax.set_ylabel("")
     ax.set_title("Cada repetición es un punto; la barra negra es la mediana")

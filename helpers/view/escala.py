@@ -331,6 +331,7 @@ def grafico_memoria(resultado: Resultado) -> None:
         x = np.arange(len(ns))
         for i, engine_name in enumerate(engines_here):
             g = bill[bill["engine"] == engine_name].set_index("n").reindex(ns)
+            measured = g["fijo_kb"].notna().to_numpy()  # Podman has no N = 0 step: no bar, no label
             bottom = np.zeros(len(ns))
             for part in ("fijo_kb", "ayudantes_kb", "cgroup_kb"):
                 values = g[part].fillna(0).to_numpy() / MB
@@ -345,7 +346,9 @@ def grafico_memoria(resultado: Resultado) -> None:
                     label=labels[part] if i == 0 else None,
                 )
                 bottom += values
-            for xi, total in zip(x, bottom):
+            for xi, total, here in zip(x, bottom, measured):
+                if not here:
+                    continue
                 ax.text(
                     xi + (i - 0.5) * width,
                     total,
