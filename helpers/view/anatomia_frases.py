@@ -161,8 +161,8 @@ def chain_sentence(split: dict, engine: str, meta: dict | None, network: dict | 
         text += (
             f" Es un solo arranque visto por dentro; lo que la red por defecto cuesta en el `run` lo decide la "
             f"cascada, con todas las rondas: {fmt(network['red_ms'], 0, 'ms')} "
-            f"{fmt_interval(*network['red_ic'], 0, 'ms')}, {fmt_pct(100 * network['fraccion'], 0, sign=False)} "
-            "del `run`."
+            f"{fmt_interval(*network['red_ic'], 0)}, {fmt_pct(100 * network['fraccion'], 0, sign=False)} "
+            f"{fmt_interval(*(100 * v for v in network['fraccion_ic']), 0)} del `run`."
         )
     return text
 

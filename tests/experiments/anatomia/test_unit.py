@@ -458,7 +458,8 @@ def test_the_chain_sentence_says_what_happens_after_the_echo():
     assert "lo decide la cascada" not in text  # nothing to cite without the waterfall's figure
     cost = anatomia.network_costs(_synthetic())["podman"]
     text = frases.chain_sentence(split, "podman", {}, cost)
-    assert f"lo decide la cascada, con todas las rondas: {round(cost['red_ms'])} ms" in text
+    assert f"lo decide la cascada, con todas las rondas: {round(cost['red_ms'])} ms [" in text
+    assert "] ms," not in text and "% [" in text  # one unit per figure, the share with its IC
     assert busy["echo_ms"] == 130 and busy["despues"] == {"iptables": 36}
     text = frases.chain_sentence(busy, "podman", {})
     assert "terminó a los 130 ms y el CLI volvió a los 339 ms: 209 ms" in text and "iptables ×36" in text
