@@ -8,6 +8,7 @@ A second argument picks which one, where there is more than one:
   workload so every interval shows on its own axis;
 - veredictos(r) the claims; veredictos(r, "corrida") what this run says, from its own data.
 Every number goes through view.common's formats; every concluding sentence comes from the data.
+The names and the generated sentences live in view/ejecucion_frases.py.
 """
 
 from __future__ import annotations
@@ -20,38 +21,42 @@ import pandas as pd
 import seaborn as sns
 
 from .. import reference
-from ..engines import CONTAINER_ENGINES
 from ..experiments import ejecucion as exp
 from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
 from .common import (
     AGREEMENT,
-    ENGINE_LABEL,
     claims_list,
     fmt,
     fmt_interval,
     fmt_pct,
     fmt_value,
-    fmt_value_interval,
     markdown,
     needs_result,
     show,
     significant,
     table,
 )
+from .ejecucion_frases import (  # noqa: F401 - the names and sentences, shown here
+    BASE,
+    CARGA,
+    ENTORNO,
+    ENTORNO_CORTO,
+    LUGAR,
+    LUGAR_CORTO,
+    METRICA,
+    _entorno,
+    _few,
+    _frase_comparacion,
+    _frase_explicacion,
+    _lo_que_dice_la_corrida,
+    _ms,
+    _nombre,
+    _pct,
+    _shown,
+    _stability,
+)
 
-ENTORNO = {
-    "bare": "bare metal (binarios del host)",
-    "chroot": "bare metal (chroot, binarios de la imagen)",
-    "docker": "Docker",
-    "podman": "Podman",
-}
-ENTORNO_CORTO = {"bare": "bare metal", "chroot": "chroot", "docker": "Docker", "podman": "Podman"}
-CARGA = exp.WORKLOAD_NAMES
-LUGAR = exp.PLACE_NAMES
-LUGAR_CORTO = {"capa": "capa overlay", "volumen": "volumen", "host": "disco del host"}
-METRICA = {exp.METRIC_E2E: "extremo a extremo", exp.METRIC_WORK: "trabajo solo"}
-BASE = {"bare": "binarios del host", "chroot": "chroot (misma imagen)", "host": "bare metal, disco del host"}
 READING_COLOR = {
     exp.analysis.UNSTABLE: "tab:orange",
     exp.analysis.NOISE: "tab:gray",
@@ -60,42 +65,10 @@ READING_COLOR = {
 }
 
 
-def _nombre(carga: str, lugar: str = "") -> str:
-    return CARGA.get(carga, carga) + (f" — {LUGAR.get(lugar, lugar)}" if lugar else "")
-
-
-def _entorno(entorno: str, lugar: str = "") -> str:
-    return ENTORNO_CORTO.get(entorno, entorno) + (f" ({LUGAR_CORTO[lugar]})" if lugar else "")
-
-
-def _pct(value: float, low: float, high: float) -> str:
-    """An overhead with its interval: «+7.6 % [+1.0, +12.0]» (view.common's number format)."""
-    return fmt_value_interval(value, low, high, "%")
-
-
-def _ms(value: float, low: float, high: float) -> str:
-    return fmt_value_interval(value, low, high, "ms")
-
-
 def _pick(which: str, options: dict):
     if which not in options:
         raise ValueError(f"Elige una de estas: {', '.join(repr(k) for k in options)} (recibí {which!r}).")
     return options[which]
-
-
-def _shown(o: pd.DataFrame) -> pd.DataFrame:
-    """The overheads worth reading: each workload in a container against its fairest baseline (the same
-    image under chroot when it was measured; I/O against the host's disk), and the chroot against the
-    host's binaries (the userland alone)."""
-    return o[o["justa"].astype(bool) | (o["entorno"] == "chroot")]
-
-
-def _stability(r) -> str:
-    """Which arm is unstable on its own, in words («—» when neither)."""
-    shaky = [
-        w for w, flag in (("el entorno", r["inestable_entorno"]), ("la base", r["inestable_base"])) if flag
-    ]
-    return "inestable: " + " y ".join(shaky) if shaky else "—"
 
 
 # ---------------------------------------------------------------- tables
@@ -317,18 +290,6 @@ def veredictos(resultado: Resultado, cual: str = "capitulo") -> None:
     _pick(cual, {"capitulo": _veredictos_capitulo, "corrida": _lo_que_dice_la_corrida})(resultado)
 
 
-def _few(claims) -> str:
-    """A plain sentence when the run is below the minimum for every claim it measured."""
-    measured = [c for c in claims if c.n > 0]
-    if measured and all(c.n < vd.MIN_N for c in measured):
-        n = max(c.n for c in measured)
-        return (
-            f"_Con {n} {'repetición' if n == 1 else 'repeticiones'} esta corrida muestra cifras sin "
-            f"veredictos: ningún intervalo llega al 95 % con menos de {vd.MIN_N}._"
-        )
-    return ""
-
-
 def _veredictos_capitulo(resultado: Resultado) -> None:
     claims = exp.claims(resultado.df, resultado.meta)
     markdown(
@@ -338,126 +299,6 @@ def _veredictos_capitulo(resultado: Resultado) -> None:
     markdown(_few(claims))
     claims_list(claims)
     markdown(_frase_explicacion(exp.explanation(resultado.df)))
-
-
-def _frase_explicacion(ex: pd.DataFrame) -> str:
-    """Why hash and sort come out as they do, from the data: the chapter's figure next to the work alone
-    against the host's binaries and against the same image, and what exec added."""
-    parts = []
-    for _, r in ex.iterrows():
-        figures = [
-            f"como el capítulo {_pct(*r['capitulo'])}" if not math.isnan(r["capitulo"][0]) else "",
-            f"el trabajo solo frente a los binarios del host {_pct(*r['trabajo_host'])}"
-            if not math.isnan(r["trabajo_host"][0])
-            else "",
-            f"frente a la misma imagen (chroot) {_pct(*r['trabajo_chroot'])}"
-            if not math.isnan(r["trabajo_chroot"][0])
-            else "",
-            f"y `exec` añadió {_ms(*r['exec_ms'])}" if not math.isnan(r["exec_ms"][0]) else "",
-        ]
-        parts.append(
-            f"{CARGA[r['carga']]} en {ENGINE_LABEL[r['entorno']]}: " + ", ".join(f for f in figures if f)
-        )
-    if not parts:
-        return ""
-    return (
-        "**De dónde sale cada cifra de hash y sort** (explicación, no veredicto): " + "; ".join(parts) + "."
-    )
-
-
-def _lo_que_dice_la_corrida(resultado: Resultado) -> None:
-    """LAUNCH (what exec cost) and RUNNING (where the container shows, among stable overheads against
-    the fairest baseline whose IC excludes 0 %; what was unstable, and which arm), from the data."""
-    parts = []
-    costs = exp.exec_costs(resultado.df)
-    execs = (
-        costs[(costs["medida"] == exp.EXEC_TRUE) & costs["entorno"].isin(CONTAINER_ENGINES)]
-        if len(costs)
-        else costs
-    )
-    if not execs.empty:
-        parts.append(
-            "LAUNCH: lanzar un proceso con `exec` costó "
-            + " y ".join(
-                f"{_ms(r['mediana_ms'], r['ic_bajo_ms'], r['ic_alto_ms'])} en {ENGINE_LABEL[r['entorno']]}"
-                for _, r in execs.iterrows()
-            )
-            + " desde el host: se paga cada vez que se entra, no mientras se trabaja."
-        )
-    fair = _shown(exp.overheads(resultado.df, exp.METRIC_WORK))
-    fair = fair[fair["justa"].astype(bool) & fair["entorno"].isin(CONTAINER_ENGINES)]
-    real = fair[fair["lectura"].isin(["más lento", "más rápido"])]
-    if fair.empty:
-        pass
-    elif real.empty:
-        parts.append(
-            "RUNNING: con estas repeticiones, ninguna carga se distingue dentro de un contenedor de su "
-            "línea base: cada IC 95 % de la sobrecarga contiene el 0 %, o no hay IC."
-        )
-    else:
-        top = real.loc[real["sobrecarga_pct"].abs().idxmax()]
-        parts.append(
-            f"RUNNING: donde más se nota el contenedor en esta corrida es en {_nombre(top['carga'], top['lugar'])} "
-            f"con {ENGINE_LABEL[top['entorno']]}: "
-            f"{_pct(top['sobrecarga_pct'], top['ic_bajo_pct'], top['ic_alto_pct'])} frente a {BASE[top['base']]}."
-        )
-        rest = sorted(
-            {
-                f"{_nombre(c, lugar)} ({ENGINE_LABEL[e]}, {_pct(v, lo, hi)})"
-                for c, lugar, e, v, lo, hi in zip(
-                    real["carga"],
-                    real["lugar"],
-                    real["entorno"],
-                    real["sobrecarga_pct"],
-                    real["ic_bajo_pct"],
-                    real["ic_alto_pct"],
-                )
-            }
-            - {
-                f"{_nombre(top['carga'], top['lugar'])} ({ENGINE_LABEL[top['entorno']]}, {_pct(top['sobrecarga_pct'], top['ic_bajo_pct'], top['ic_alto_pct'])})"
-            }
-        )
-        if rest:
-            parts.append(f"También se distingue en: {'; '.join(rest)}.")
-    shaky = fair[fair["inestable"].astype(bool)]
-    if not shaky.empty:
-        names = sorted(
-            {
-                f"{_nombre(c, lugar)} ({ENGINE_LABEL[e]})"
-                for c, lugar, e in zip(shaky["carga"], shaky["lugar"], shaky["entorno"])
-            }
-        )
-        parts.append(f"Quedan fuera por inestables, ronda a ronda (repite): {', '.join(names)}.")
-    arms = fair[(fair["inestable_entorno"] | fair["inestable_base"]) & ~fair["inestable"].astype(bool)]
-    if not arms.empty:
-        names = sorted(
-            {
-                f"{_nombre(c, lugar)} ({ENGINE_LABEL[e]}: {_stability(r).removeprefix('inestable: ')})"
-                for (_, r), c, lugar, e in zip(arms.iterrows(), arms["carga"], arms["lugar"], arms["entorno"])
-            }
-        )
-        parts.append(
-            "Un brazo varió mucho por sí solo, pero la cifra ronda a ronda es estable (la variación la "
-            f"compartían los dos brazos de cada ronda): {', '.join(names)}."
-        )
-    parts.append(_frase_capa_volumen(exp.layer_vs_volume(resultado.df)))
-    markdown(" ".join(p for p in parts if p) or "_Esta corrida no tiene cifras con las que decir algo._")
-
-
-def _frase_capa_volumen(lv: pd.DataFrame) -> str:
-    """What the layer itself costs: each I/O workload in the layer against the same container's volume,
-    round by round, with the reading of its interval (a description, not a verdict)."""
-    if lv.empty:
-        return ""
-    items = [
-        f"{CARGA[r['carga']]} en {ENGINE_LABEL[r['entorno']]}, "
-        f"{_pct(r['sobrecarga_pct'], r['ic_bajo_pct'], r['ic_alto_pct'])} ({r['lectura']})"
-        for _, r in lv.iterrows()
-    ]
-    return (
-        "¿Cuesta la capa, o el contenedor? La capa frente al volumen del mismo contenedor, ronda a ronda "
-        "(trabajo solo): " + "; ".join(items) + "."
-    )
 
 
 # ---------------------------------------------------------------- the chapter's figures
@@ -493,31 +334,3 @@ def comparacion(resultado: Resultado) -> None:
         )
     )
     markdown(_frase_comparacion(cmp))
-
-
-def _frase_comparacion(cmp: pd.DataFrame) -> str:
-    """One Spanish sentence: where this run's overhead (measured the chapter's way) agrees with the
-    chapter's, where it does not, and where the interval cannot tell."""
-    groups: dict[str, list[str]] = {}
-    for _, r in cmp[cmp["entorno"] != "bare"].iterrows():
-        if r["acuerdo"] == vd.SIN_DATOS:
-            continue
-        name = (
-            f"{CARGA[r['carga']]} en {ENTORNO_CORTO[r['entorno']]} "
-            f"({_pct(r['tu_sobrecarga_e2e_pct'], *r['tu_sobrecarga_e2e_ic'])} "
-            f"frente a {fmt_pct(r['ref_sobrecarga_pct'], 1)})"
-        )
-        groups.setdefault(r["acuerdo"], []).append(name)
-    words = {
-        vd.COINCIDE: "coincide con el capítulo en",
-        vd.NO_COINCIDE: "no coincide en",
-        vd.NO_CONCLUYENTE: "no se puede decir todavía (IC demasiado ancho) en",
-    }
-    parts = [f"{words[k]} {'; '.join(v)}" for k, v in groups.items() if k in words]
-    if not parts:
-        return "No hay filas comparables con el capítulo original en esta corrida."
-    return (
-        "Medida como la midió el capítulo (exec extremo a extremo frente a los binarios del host), la "
-        "sobrecarga de esta máquina " + "; ".join(parts) + ". Los tiempos absolutos no se comparan: son de "
-        "otra máquina."
-    )
