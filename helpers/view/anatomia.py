@@ -41,6 +41,7 @@ PART_COLOR = {
 
 
 MAX_HEIGHT = 7.5  # inches: no chart taller than a projected screen
+GAP_LABEL = "sin repartir (ruido: cada parte es una mediana por ronda)"
 
 
 def _finite(*values) -> bool:
@@ -190,6 +191,7 @@ def cascada(resultado: Resultado) -> None:
         return
     frames = [anatomia.waterfall(resultado.df, e) for e in engines]
     fig, ax = plt.subplots(figsize=(11, min(1.3 * len(engines) + 1.8, MAX_HEIGHT)))
+    gap_drawn = False
     for i, w in enumerate(frames):
         left = 0.0
         for _, part in w.iterrows():
@@ -209,6 +211,17 @@ def cascada(resultado: Resultado) -> None:
                 )
             left += max(width, 0)
         median = anatomia.run_median(resultado.df, engines[i])
+        if _finite(median) and median > left:
+            # what the parts (each a median over rounds) leave between their sum and the run's median
+            ax.barh(
+                i,
+                median - left,
+                left=left,
+                color="lightgrey",
+                edgecolor="white",
+                label=GAP_LABEL if not gap_drawn else None,
+            )
+            gap_drawn = True
         if _finite(median):
             ax.plot([median, median], [i - 0.45, i + 0.45], color="black", lw=2)
             ax.text(median, i, f" {fmt(median, 0, 'ms')}", ha="left", va="center", fontsize=10)
