@@ -174,7 +174,7 @@ def from_red(res) -> Facts:
     ref = x.reference_ratios(reference.load(x.EXPERIMENT))
     ref_docker = ref[(ref["servidor"] == "nethttp") & (ref["engine"] == "docker")]["frente_nativo"]
     doc = (
-        f" (el documento, con net/http: {common.fmt_ratio(float(ref_docker.iloc[0]))})"
+        f"; el documento, con net/http: {common.fmt_ratio(float(ref_docker.iloc[0]))}"
         if len(ref_docker)
         else ""
     )
@@ -182,7 +182,7 @@ def from_red(res) -> Facts:
     if "puerto_frente_nativo" in ratios:
         value, low, high, n = ratios["puerto_frente_nativo"]
         out["red.docker_puerto"] = (
-            f"Docker -p / nativo con {label}: {common.fmt_ratio(value, low, high)} ({n} rondas){doc}"
+            f"Docker -p / nativo con {label}: {common.fmt_ratio(value, low, high)} en {n} rondas{doc}"
         )
     else:
         out["red.docker_puerto"] = missing_arms(
