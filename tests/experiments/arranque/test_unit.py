@@ -407,3 +407,22 @@ def test_sources_lists_every_claim_with_where_the_chapter_says_it(name):
         assert first in row, (said.key, first, row)
         assert row.rstrip().endswith("|") and row.count("|") == 5, row
         assert said.source == "el capítulo original"
+
+
+def test_the_chapter_figures_declared_in_claims_match_its_raw_rows():
+    """The medians and IQRs claims.py copies from the chapter's table «Medianas y multiplicadores» are
+    those of the raw rows in arranque.csv (the IQR ends are two of its repetitions: the chapter read them
+    by rank), so a claim and its reference figure cannot drift apart."""
+    import importlib
+
+    from helpers import reference
+
+    c = importlib.import_module("helpers.experiments.arranque.claims")
+
+    ref = reference.load("arranque")
+    for (engine_name, role), median in c.CHAPTER_MEDIAN.items():
+        raw = arranque.arm_values(ref, None, (engine_name, role))
+        assert len(raw) == 10 and np.median(raw) == pytest.approx(median, abs=0.05)
+        q1, q3 = c.CHAPTER_IQR[(engine_name, role)]
+        # one decimal, cut rather than rounded (230.97 is printed 230.9)
+        assert min(abs(raw - q1)) < 0.1 and min(abs(raw - q3)) < 0.1, (engine_name, role)

@@ -521,3 +521,24 @@ def test_the_results_table_and_the_bill_print_the_same_fixed_memory(monkeypatch)
     for key in [("Docker", 0), ("Docker", 20)]:
         assert main[key] == bill[key]
     assert main[("Podman", 20)] == "—"
+
+
+def test_the_chapter_figures_of_the_scale_claims_match_its_raw_rows():
+    """The figures claims.py and its notes quote (184 MB and 1.8 MB per conmon, the per-container ranges
+    of its table) come out of escala.csv, so the claims and the reference cannot drift apart."""
+    from helpers import reference
+
+    w = escala.wide(reference.load("escala"))
+    per = {
+        e: w[w.engine == e].set_index("n")["lanzamiento_total"] * 1000 / w[w.engine == e].set_index("n").index
+        for e in ("docker", "podman")
+    }
+    assert (round(per["docker"].min()), round(per["docker"].max())) == (220, 350)
+    assert (round(per["podman"].min()), round(per["podman"].max())) == (123, 190)
+    daemon_mb = w[w.engine == "docker"]["rss_daemon"].median() / 1000
+    conmon_mb = (
+        w[w.engine == "podman"].set_index("n")["rss_conmon_total"]
+        / w[w.engine == "podman"].set_index("n").index
+    ).median() / 1000
+    assert round(daemon_mb) == 184 and round(conmon_mb, 1) == 1.8
+    assert escala.SEED_CROSSOVER == round(184 / 1.8)
