@@ -451,6 +451,22 @@ def _claim_line(name: str, claim) -> str:
     return f"«{name}»: {fmt_value_interval(claim.value, claim.low, claim.high, 'x')}, {verdict_words(claim)}"
 
 
+NAMED_AT_MOST = 8  # a sentence names this many machines, the farthest first; the table has them all
+
+
+def _named(machines: list[str], per: dict) -> str:
+    """«a», «b» … y N más: the machines farthest from the margin's centre first (by |log value|)."""
+
+    def far(m):
+        value = per[m].value if m in per else float("nan")
+        return -abs(np.log(abs(value))) if value == value and value != 0 else 0.0
+
+    ranked = sorted(machines, key=far)
+    names = ", ".join(f"«{source_label(m) if m in SOURCE_LABEL else m}»" for m in ranked[:NAMED_AT_MOST])
+    rest = len(ranked) - NAMED_AT_MOST
+    return names + (f" y {rest} más (todas en la tabla)" if rest > 0 else "")
+
+
 def veredictos_diferidos(clase: cl.ClassRuns) -> None:
     """The verdicts notebooks 05 and 08 leave to the class: the getpid overhead across CPUs and the
     speed claims of a VM with KVM."""
@@ -481,8 +497,7 @@ def veredictos_diferidos(clase: cl.ClassRuns) -> None:
             )
         )
         if across.outside:
-            names = ", ".join(f"«{source_label(m) if m in SOURCE_LABEL else m}»" for m in across.outside)
-            lines.append(f"Se salen del margen, con todo su intervalo: {names}.")
+            lines.append(f"Se salen del margen, con todo su intervalo: {_named(across.outside, per)}.")
     markdown("\n\n".join(lines))
     kvm = deferred.kvm(clase)
     if not kvm:
