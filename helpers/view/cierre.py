@@ -166,9 +166,9 @@ def preguntas(root=None) -> dict:
 
 # ---------------------------------------------------------------- the chapter's table beside the student's
 def _verdict(claim) -> str:
-    if claim == cierre.NOT_JUDGED:
+    if isinstance(claim, str) and claim == cierre.NOT_JUDGED:
         return "— (la afirmación es sobre el otro motor)"
-    return "sin corrida" if claim is None else verdict_words(claim)
+    return verdict_words(claim) if hasattr(claim, "status") else "sin corrida"  # None, or NaN in a frame
 
 
 def resumen(root=None) -> pd.DataFrame:

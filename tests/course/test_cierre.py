@@ -305,6 +305,8 @@ def test_the_bottom_line_without_a_launch_run_says_so(root, monkeypatch):
 def test_the_chapter_summary_has_every_row_of_the_chapters_table_and_its_verdicts(root, monkeypatch):
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    assert len(vista.resumen(root=root)) == 14  # no run anywhere: the chapter's figures, «sin corrida»
+    assert "sin corrida" in shown.pop().to_html()
     _run(root, "arranque", _startup(docker=300.0, podman=150.0))
     _running(root, 1.05, with_io=False)
     data = vista.resumen(root=root)
