@@ -22,7 +22,7 @@ from ..verdict import Claim, Said, difference, missing, not_comparable, ratio, r
 from . import servers
 from .analysis import BASELINE, arm_values, main_server
 
-SOURCE = "Container Performance Testing"
+SOURCE = "«Container Performance Testing»"  # its title, quoted like every source title
 RESULTS = "tabla «Results»"
 CONCLUSION = "sección «Conclusion»"
 APPENDIX_PER_THREAD = 8780.0  # net/http natively: the per-thread Req/Sec the table copied (8.78k)

@@ -354,7 +354,7 @@ def test_the_security_claim_follows_the_data_both_ways():
 
 def test_every_claim_names_its_source_and_where_in_it():
     for claim in exp.claims(synthetic(), {"parameters": {"hilos": 2}}):
-        assert claim.source == "Container Performance Testing", claim.key
+        assert claim.source == "«Container Performance Testing»", claim.key
         assert claim.where.startswith(("tabla «Results»", "sección «Conclusion»")), claim.key
         assert claim.status == verdict.NO_COMPARABLE or claim.note or claim.key == "gin_igual_nethttp"
 
@@ -572,7 +572,7 @@ def test_every_view_displays_itself_and_returns_none(monkeypatch, tmp_path):
     text = " ".join(str(getattr(o, "data", "")) for o in shown)
     # The claims, rendered by the shared renderer from their declarations, then this run's figures.
     assert "«En Docker, net/http (http-pkg) pierde un 65.83 %" in text and "— se confirma.**" in text
-    assert "(Container Performance Testing, tabla «Results», fila Docker · http-pkg" in text
+    assert "(«Container Performance Testing», tabla «Results», fila Docker · http-pkg" in text
     assert "«El autor oyó que Docker aplica" in text and "sección «Conclusion») — no se sostiene.**" in text
     assert "— no comparable.**" in text and "`kubectl port-forward`" in text
     assert "docker-proxy gastó 30.0 µs de CPU por petición; el servidor, 20.0 µs." in text
