@@ -257,7 +257,13 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
             "puente, sin NAT y sin docker-proxy (conserva seccomp, cgroups y los demás namespaces). Así, el "
             f"mismo contenedor de Docker atiende {_ratio_words(*ratios['host_frente_nativo'], 'nativo')}."
         )
-    if "nat_frente_proxy" in ratios:
+    if "nat_frente_proxy" in ratios and exp.rootless("podman", resultado.meta):
+        lines.append(
+            "Podman sin root -p no usa reglas NAT: su puerto lo reenvía un proceso en espacio de usuario "
+            "(rootlessport, o pasta), como docker-proxy; atiende "
+            f"{_ratio_words(*ratios['nat_frente_proxy'], 'Docker -p')}."
+        )
+    elif "nat_frente_proxy" in ratios:
         lines.append(
             "Podman -p lleva el mismo puente y el mismo par veth que Docker -p, pero sus reglas NAT "
             "reemplazan al proceso docker-proxy: atiende "

@@ -31,6 +31,7 @@ from .arms import (  # noqa: F401
     HttpArm,
     arm_label,
     plan,
+    rootless,
     userland_proxy_disabled,
 )
 from .claims import SAID, SOURCE, claims  # noqa: F401

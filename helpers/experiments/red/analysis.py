@@ -89,7 +89,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                 "servidor": server,
                 "engine": engine,
                 "variant": variant,
-                "brazo": arm_label(engine, variant),
+                "brazo": arm_label(engine, variant, meta),
                 "n": s.n,
                 "req_s": s.median,
                 "q1": s.q1,

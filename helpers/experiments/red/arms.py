@@ -76,7 +76,24 @@ ARM_LABEL = {(s.engine, s.variant): s.label for s in ARM_SPECS.values()} | {
 }
 
 
-def arm_label(engine: str, variant: str) -> str:
+# Podman without root publishes a port through a user-space process (rootlessport, or pasta), not NAT
+# rules, and is another engine for the comparison: its arms say so.
+ROOTLESS_LABEL = {
+    ("podman", "puerto"): "Podman sin root -p (rootlessport, en espacio de usuario)",
+    ("podman", "host"): "Podman sin root --network host",
+}
+
+
+def rootless(engine: str, meta: dict | None) -> bool:
+    """Whether the run's metadata says this engine ran rootless."""
+    info = ((meta or {}).get("engines") or {}).get(engine)
+    return isinstance(info, dict) and bool(info.get("rootless"))
+
+
+def arm_label(engine: str, variant: str, meta: dict | None = None) -> str:
+    """What the reader sees for an arm; Podman's say «sin root» when the run's metadata says it ran so."""
+    if rootless(engine, meta) and (engine, variant) in ROOTLESS_LABEL:
+        return ROOTLESS_LABEL[(engine, variant)]
     return ARM_LABEL.get((engine, variant), f"{eng.DISPLAY.get(engine, engine)} {variant}")
 
 

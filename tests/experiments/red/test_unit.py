@@ -701,3 +701,22 @@ def test_the_comparison_sentence_names_its_servers_as_a_spanish_list(monkeypatch
     text = " ".join(str(getattr(o, "data", "")) for o in shown)
     assert "para Go net/http y Go gin (tu intervalo" in text, text
     assert vista._names(["a", "b", "c"]) == "a, b y c" and vista._names(["a"]) == "a"
+
+
+def test_rootless_podman_is_never_labelled_as_nat_rules(monkeypatch, tmp_path):
+    """Without root, Podman's -p goes through a user-space process (rootlessport or pasta): the table and
+    the sentence under the verdicts say so, never «reglas NAT»."""
+    import IPython.display
+
+    from helpers.view import red as vista
+
+    rootless = {"engines": {"podman": {"rootless": True}}, "parameters": {"hilos": 2}}
+    s = exp.summarize(synthetic(), rootless)
+    assert "Podman sin root -p (rootlessport, en espacio de usuario)" in set(s["brazo"])
+    assert not any("reglas NAT" in b for b in s["brazo"])
+    assert "Podman -p (reglas NAT)" in set(exp.summarize(synthetic(), {})["brazo"])
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    vista.veredictos(Resultado("red", synthetic(), tmp_path, rootless))
+    text = " ".join(str(getattr(o, "data", "")) for o in shown)
+    assert "Podman sin root -p no usa reglas NAT" in text and "sus reglas NAT" not in text
