@@ -318,8 +318,15 @@ def _frase_comparacion(c: pd.DataFrame) -> str:
         elif status == "no_concluyente":
             unsure.append(f"Podman/Docker con {role}: {tu} frente a {ref}")
         else:
-            quicker = "Podman" if sub["tu_podman_sobre_docker"] < 1 else "Docker"
-            differ.append(f"Podman/Docker con {role}: {tu} frente a {ref} (aquí tarda menos {quicker})")
+            low, high = sub["tu_podman_sobre_docker_ic_bajo"], sub["tu_podman_sobre_docker_ic_alto"]
+            quicker = (
+                "aquí tarda menos Podman"
+                if high < 1
+                else "aquí tarda menos Docker"
+                if low > 1
+                else "aquí tu intervalo no distingue cuál tarda menos"
+            )
+            differ.append(f"Podman/Docker con {role}: {tu} frente a {ref} ({quicker})")
     seen = c[c["acuerdo_x_bare"] != "sin_datos"]
     scale = ""
     if len(seen):

@@ -82,8 +82,13 @@ def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
     else:
         markdown(
             f"**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01, en las condiciones del "
-            f"capítulo (`run --rm … echo ok` en primer plano, red por defecto): {answer(claim)} "
-            f"(veredicto «{verdict_words(claim)}», n = {claim.n})."
+            f"capítulo (`run --rm … echo ok` en primer plano, red por defecto): {answer(claim)} ("
+            + (
+                f"veredicto «{verdict_words(claim)}», "
+                if claim.status in ("se_confirma", "no_se_sostiene")
+                else ""
+            )
+            + f"n = {claim.n})."
         )
     if resultado is None:
         return

@@ -426,3 +426,26 @@ def test_the_chapter_figures_declared_in_claims_match_its_raw_rows():
         q1, q3 = c.CHAPTER_IQR[(engine_name, role)]
         # one decimal, cut rather than rounded (230.97 is printed 230.9)
         assert min(abs(raw - q1)) < 0.1 and min(abs(raw - q3)) < 0.1, (engine_name, role)
+
+
+@pytest.mark.parametrize(
+    "live,words",
+    [
+        ((0.99, 0.8, 1.3), "no distingue cuál tarda menos"),
+        ((0.9, 0.85, 0.95), "aquí tarda menos Podman"),
+        ((1.3, 1.2, 1.4), "aquí tarda menos Docker"),
+    ],
+)
+def test_the_reference_sentence_names_the_quicker_engine_only_when_the_interval_does(live, words):
+    """A run with Podman/Docker = 0.99× [0.8, 1.3] was said to be one where «tarda menos Podman»."""
+    row = {"engine": "docker", "role": "ubuntu", "acuerdo_x_bare": "sin_datos"}
+    row |= {"acuerdo_podman_sobre_docker": "no_coincide", "ref_podman_sobre_docker": 0.5}
+    row |= {"ref_podman_sobre_docker_ic_bajo": 0.42, "ref_podman_sobre_docker_ic_alto": 0.64}
+    row |= dict(
+        zip(
+            ["tu_podman_sobre_docker", "tu_podman_sobre_docker_ic_bajo", "tu_podman_sobre_docker_ic_alto"],
+            live,
+        )
+    )
+    text = vista._frase_comparacion(pd.DataFrame([row]))
+    assert words in text
