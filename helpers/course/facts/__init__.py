@@ -87,6 +87,7 @@ KEYS: dict[str, tuple[str, ...]] = {
     "sistema_vm": (
         "sistema_vm.disco",
         "sistema_vm.memoria",
+        "sistema_vm.disponible",
         "sistema_vm.arranque",
         "sistema_vm.gzip",
         "sistema_vm.lxd",

@@ -123,6 +123,13 @@ def from_sistema_vm(res) -> Facts:
             + "."
         )
     out["sistema_vm.memoria"] = _memory(claims, res, tag)
+    rows = table[table["metrica"] == s.DISPONIBLE] if "metrica" in table else table.iloc[0:0]
+    if not rows.empty:
+        out["sistema_vm.disponible"] = (
+            f"En la {tag}, la caída de la memoria disponible del host por instancia: "
+            + "; ".join(f"{s.kind_label(r.tipo)} {_median(r)}" for r in rows.itertuples())
+            + "."
+        )
     out["sistema_vm.arranque"] = _provisioning(claims, tag)
     out["sistema_vm.gzip"] = _gzip(table, tag)
     out["sistema_vm.lxd"] = _lxd(table, tag)
