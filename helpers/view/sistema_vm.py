@@ -297,8 +297,8 @@ def anidado(resultado: Resultado) -> None:
         rows.append(
             {
                 "Motor": DISPLAY.get(engine, engine),
-                "En el host (mediana)": fmt(float(np.median(host)), 1, "ms"),
-                "Anidado en LXD (mediana)": fmt(float(np.median(nested)), 1, "ms"),
+                "En el host (mediana)": _ms(host),
+                "Anidado en LXD (mediana)": _ms(nested),
                 "Anidado / host [IC 95 %]": fmt_ratio(value, low, high),
                 "n": int(min(len(host), len(nested))),
             }
@@ -314,6 +314,12 @@ def anidado(resultado: Resultado) -> None:
             f"usuarios. El contenedor de sistema corrió {privileged} `security.privileged`, en el pool "
             f"«{nested_meta.get('pool', '?')}»; los contenedores de dentro, con `--network none`."
         )
+
+
+def _ms(values) -> str:
+    """A median in ms with 3 significant digits, as the rest of the page writes a figure without IC."""
+    median = float(np.median(values))
+    return fmt_value(median, "ms", significant(median))
 
 
 @needs_result
