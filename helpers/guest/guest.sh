@@ -61,13 +61,55 @@ docker version > "$H/docker.txt" 2>&1
 podman version > "$H/podman.txt" 2>&1
 phase motores "$(up)"
 
-# One user's course: the stand-in images imported from the tarballs on the disk (the course's own
-# images.ensure, no registry), then notebook 00 and the quick profile of 01 and 02.
+# Run the script $3 (written into the user's copy of the course) as user $1 (home $2), in the course's
+# environment: its folder on PYTHONPATH, as an editable install would give it (the venv holds its
+# dependencies).
+as_user() {
+    who=$1; home=$2; script=$3
+    env="HOME=$home USER=$who LOGNAME=$who LANG=C.UTF-8 PATH=$VENV/bin:$PATH PYTHONPATH=$home/curso"
+    if [ "$who" = root ]; then
+        env -i $env sh "$script"
+    else
+        runuser -u "$who" -- env -i $env XDG_RUNTIME_DIR=/run/user/$SUID \
+            DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$SUID/bus sh "$script"
+    fi
+}
+
+copy_course() {  # $1 = user, $2 = home, $3 = the user's folder in salida/
+    cp -a /mnt/io/curso "$2/curso"
+    chown -R "$1:" "$2/curso" 2>/dev/null
+    [ "$1" = root ] || chown "$1:" "$3"
+}
+
+# Preparing the cached layer (helpers/guest/capa.py, once): the stand-in images imported from the
+# tarballs in the image by the course's own images.ensure, for each user; nothing else is kept.
+prepare() {  # $1 = root | alumno, $2 = home
+    who=$1; home=$2; dest="$OUT/$who"
+    copy_course "$who" "$home" "$dest"
+    cat > "$home/curso/.huesped.sh" <<EOF
+cd $home/curso
+echo "$MARK$who imagenes \$(cut -d' ' -f1 /proc/uptime)"
+$VENV/bin/python -m helpers.guest.capa > $dest/imagenes.log 2>&1
+echo \$? > $dest/codigo.txt
+EOF
+    as_user "$who" "$home" "$home/curso/.huesped.sh"
+    [ "$(cat "$dest/codigo.txt" 2>/dev/null)" = 0 ] || fail=1
+    rm -rf "$home/curso"
+}
+
+if [ -e /mnt/io/preparar-imagenes ]; then
+    prepare root /root
+    phase root "$(up)"
+    prepare "$STUDENT" "/home/$STUDENT"
+    phase "$STUDENT" "$(up)"
+    finish $fail
+fi
+
+# One user's course: the stand-in images (imported once into the layer this guest boots on; the
+# course's images.ensure finds them), then notebook 00 and the quick profile of 01 and 02.
 course() {  # $1 = root | alumno, $2 = home
     who=$1; home=$2; dest="$OUT/$who"
-    cp -a /mnt/io/curso "$home/curso"
-    chown -R "$who:" "$home/curso" 2>/dev/null
-    [ "$who" = root ] || chown "$who:" "$dest"
+    copy_course "$who" "$home" "$dest"
     cat > "$home/curso/.huesped.sh" <<EOF
 cd $home/curso
 echo "$MARK$who imagenes \$(cut -d' ' -f1 /proc/uptime)"
@@ -79,14 +121,7 @@ echo \$? > $dest/codigo.txt
 $VENV/bin/python -m helpers.guest.sonda > $dest/sonda.json 2> $dest/sonda.log
 echo "$MARK$who fin \$(cut -d' ' -f1 /proc/uptime)"
 EOF
-    # The course from its folder, as an editable install would give it (the venv holds its dependencies).
-    env="HOME=$home USER=$who LOGNAME=$who LANG=C.UTF-8 PATH=$VENV/bin:$PATH PYTHONPATH=$home/curso"
-    if [ "$who" = root ]; then
-        env -i $env sh "$home/curso/.huesped.sh"
-    else
-        runuser -u "$who" -- env -i $env XDG_RUNTIME_DIR=/run/user/$SUID \
-            DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$SUID/bus sh "$home/curso/.huesped.sh"
-    fi
+    as_user "$who" "$home" "$home/curso/.huesped.sh"
     for d in results build; do
         [ -d "$home/curso/$d" ] && cp -a "$home/curso/$d" "$dest/"
     done

@@ -25,7 +25,7 @@ from pathlib import Path
 from .. import PROJECT_ROOT, measure
 from ..errors import ComandoFallido
 from ..images import find_tool
-from . import GUEST_DIR, GUEST_SCRIPT, MARK, RUNS_DIR, label
+from . import GUEST_DIR, GUEST_SCRIPT, MARK, RUNS_DIR, capa, label
 from . import build as guest_build
 
 Log = Callable[[str], None]
@@ -54,6 +54,8 @@ class GuestRun:
     system_seconds: float | None = None  # QEMU start to `is-system-running` answering
     total_seconds: float | None = None  # QEMU start to QEMU's exit
     exit_code: int | None = None  # guest.sh's verdict: 0 when both course runs exited 0
+    powered_off: bool | None = None  # QEMU exited by itself after FIN (not stopped by the host)
+    images_layer: dict | None = None  # the cached layer with the images imported (capa.py)
     phases: dict = field(default_factory=dict)  # guest uptime (s) at the end of each phase
     started: str = ""
 
@@ -74,8 +76,9 @@ def course_files(root: Path = PROJECT_ROOT) -> list[str]:
     return files
 
 
-def io_disk(dest: Path, work: Path) -> Path:
-    """The run's second disk: curso/ (the working tree), guest.sh, an empty salida/."""
+def io_disk(dest: Path, work: Path, flags: tuple[str, ...] = ()) -> Path:
+    """The run's second disk: curso/ (the working tree), guest.sh, an empty salida/, and an empty file
+    for each of `flags` (what guest.sh is asked to do instead of the course: capa.FLAG)."""
     from .. import probes
 
     probes.build(lambda line: None)  # static C probes: notebook 00 checks them, the guest has no compiler
@@ -86,6 +89,8 @@ def io_disk(dest: Path, work: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(PROJECT_ROOT / rel, target)
     shutil.copy2(GUEST_SCRIPT, stage / "guest.sh")
+    for flag in flags:
+        (stage / flag).touch()
     guest_build._run(
         [find_tool("mke2fs"), "-q", "-F", "-t", "ext4", "-L", "curso-io", "-d", stage, dest, IO_DISK_SIZE]
     )
@@ -156,14 +161,27 @@ def _uptime(line: str) -> float | None:
 
 
 def boot_and_run(
-    guest: guest_build.Guest, work: Path, accel: str, result: GuestRun, log: Log, timeout: float
+    guest: guest_build.Guest,
+    work: Path,
+    accel: str,
+    result: GuestRun,
+    log: Log,
+    timeout: float,
+    *,
+    backing: Path | None = None,
+    overlay: Path | None = None,
+    flags: tuple[str, ...] = (),
 ) -> list[str]:
-    """Boot, follow the markers until FIN, wait for the power-off. Returns the console's lines."""
-    overlay = work / "raiz.qcow2"
+    """Boot on a new qcow2 `overlay` (default: in `work`, thrown away with it) of `backing` (default:
+    the cached base disk), follow the markers until FIN, wait for the power-off. Returns the console's
+    lines."""
+    backing = Path(backing or guest.disk)
+    overlay = overlay or work / "raiz.qcow2"
+    fmt = "qcow2" if backing.suffix == ".qcow2" else "raw"
     guest_build._run(
-        ["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b", guest.disk, overlay], timeout=60
+        ["qemu-img", "create", "-q", "-f", "qcow2", "-F", fmt, "-b", backing, overlay], timeout=60
     )
-    io = io_disk(work / "io.raw", work)
+    io = io_disk(work / "io.raw", work, flags)
     deadline = time.monotonic() + timeout
     child = measure.Child(qemu_argv(guest, overlay, io, accel))
     t0 = time.monotonic()
@@ -195,6 +213,7 @@ def boot_and_run(
         while child.alive() and time.monotonic() < end:
             child._read(0.5)
         result.total_seconds = round(time.monotonic() - t0, 1)
+        result.powered_off = not child.alive()
         if child.alive():
             log("    el huésped no se apagó solo: lo detengo.")
     finally:
@@ -230,6 +249,7 @@ def run_guest(log: Log = print, *, timeout: float = DEFAULT_TIMEOUT, keep: int =
         # What a killed run (SIGKILL) could not remove: its instance and build folders.
         for stale in [*GUEST_DIR.glob("instancia-*"), *GUEST_DIR.glob("construccion-*")]:
             shutil.rmtree(stale, ignore_errors=True)
+        capa.PARTIAL.unlink(missing_ok=True)
         return _run_locked(log, timeout, keep)
 
 
@@ -238,15 +258,23 @@ def _run_locked(log: Log, timeout: float, keep: int) -> GuestRun:
     guest, build_seconds = guest_build.ensure(log)
     accel, why = acceleration()
     log(f"Aceleración: {accel.upper()} ({why})")
+    layer = capa.ensure(guest, accel, log, timeout)
     folder = RUNS_DIR / f"{started:%Y%m%dT%H%M%SZ}-{os.getpid()}"
     result = GuestRun(str(folder), accel, why, label(accel), build_seconds, started=started.isoformat())
+    result.images_layer = layer
     GUEST_DIR.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=GUEST_DIR, prefix="instancia-") as tmp:
         work = Path(tmp)
         try:
-            boot_and_run(guest, work, accel, result, log, timeout)
+            boot_and_run(guest, work, accel, result, log, timeout, backing=capa.LAYER)
             copy_out(work / "io.raw", work / "copia")
             shutil.move(work / "copia" / "salida", folder)
+            # How the images this run found were imported (once, by the boot that prepared the layer).
+            shutil.copytree(
+                capa.LAYER_LOGS,
+                folder / "hechos" / "imagenes-preparadas",
+                ignore=shutil.ignore_patterns("journal.txt"),
+            )
         finally:
             folder.mkdir(parents=True, exist_ok=True)
             if (work / "consola.log").exists():

@@ -33,7 +33,10 @@ run.GUEST_DIR, run.RUNS_DIR = work, work / "corridas"
 run.guest_build.ensure = lambda log: (build.Guest(work / "k", work / "i", work / "d", {}), None)
 run.guest_build._run = lambda *a, **k: ""
 run.acceleration = lambda: ("tcg", "prueba")
-run.io_disk = lambda dest, w: dest
+run.io_disk = lambda dest, w, flags=(): dest
+run.capa.ensure = lambda *a, **k: {"key": "prueba"}
+run.capa.PARTIAL, run.capa.LAYER_LOGS = work / "parcial", work / "capa"
+run.capa.LAYER_LOGS.mkdir(exist_ok=True)
 run.qemu_argv = lambda *a: ["sh", "-c", console, tag]
 run.copy_out = lambda io, dest: (dest / "salida").mkdir(parents=True)
 sys.exit(cli.main(sys.argv[4:]))

@@ -139,7 +139,7 @@ def _fake_guest(monkeypatch, tmp_path, script: str) -> tuple[build.Guest, str]:
     """boot_and_run with a shell standing in for QEMU (no disks, no mke2fs)."""
     tag = f"huesped-falso-{tmp_path.name}"
     monkeypatch.setattr(run.guest_build, "_run", lambda *a, **k: "")
-    monkeypatch.setattr(run, "io_disk", lambda dest, work: dest)
+    monkeypatch.setattr(run, "io_disk", lambda dest, work, flags=(): dest)
     monkeypatch.setattr(run, "qemu_argv", lambda *a: ["sh", "-c", script, tag])
     return build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "d", {}), tag
 
@@ -231,3 +231,101 @@ def test_notebook_00_counts_in_spanish():
 
     assert entorno.missing_sentence(1) == "Falta 1 cosa."
     assert entorno.missing_sentence(3) == "Faltan 3 cosas."
+
+
+# ---------------------------------------------------------------- the images, imported once (capa.py)
+def test_runs_boot_on_the_images_layer_and_the_layer_on_the_base(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(run.guest_build, "_run", lambda argv, **k: calls.append([str(a) for a in argv]))
+    monkeypatch.setattr(run, "io_disk", lambda dest, work, flags=(): calls.append(["io", *flags]) or dest)
+    monkeypatch.setattr(run, "qemu_argv", lambda *a: ["sh", "-c", "echo CURSO-HUESPED-FIN 0"])
+    found = build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "base.raw", {})
+    result = _result(tmp_path)
+    run.boot_and_run(
+        found, tmp_path, "tcg", result, lambda line: None, 60, backing=tmp_path / "imagenes.qcow2"
+    )
+    assert calls[0][-5:] == [
+        "-F",
+        "qcow2",
+        "-b",
+        str(tmp_path / "imagenes.qcow2"),
+        str(tmp_path / "raiz.qcow2"),
+    ]
+    assert calls[1] == ["io"] and result.powered_off
+    calls.clear()
+    run.boot_and_run(
+        found,
+        tmp_path,
+        "tcg",
+        _result(tmp_path),
+        lambda line: None,
+        60,
+        overlay=tmp_path / "p.qcow2",
+        flags=("x",),
+    )
+    assert calls[0][-5:] == ["-F", "raw", "-b", str(tmp_path / "base.raw"), str(tmp_path / "p.qcow2")]
+    assert calls[1] == ["io", "x"]
+
+
+def _layer_in(monkeypatch, tmp_path, exit_code: int, powered_off: bool = True) -> list:
+    from helpers.guest import capa
+
+    for name, value in {
+        "GUEST_DIR": tmp_path,
+        "LAYER": tmp_path / "imagenes.qcow2",
+        "LAYER_INFO": tmp_path / "imagenes.json",
+        "LAYER_LOGS": tmp_path / "imagenes",
+        "PARTIAL": tmp_path / "imagenes.qcow2.parcial",
+    }.items():
+        monkeypatch.setattr(capa, name, value)
+    boots = []
+
+    def boot(guest, work, accel, result, log, timeout, *, overlay, flags):
+        boots.append(flags)
+        overlay.write_text("capa")
+        (work / "consola.log").write_text("consola\n")
+        result.exit_code, result.powered_off = exit_code, powered_off
+
+    monkeypatch.setattr(run, "boot_and_run", boot)
+    monkeypatch.setattr(run, "copy_out", lambda io, dest: (dest / "salida" / "root").mkdir(parents=True))
+    return boots
+
+
+def test_the_images_layer_is_prepared_once_and_kept(monkeypatch, tmp_path):
+    from helpers.guest import capa
+
+    boots = _layer_in(monkeypatch, tmp_path, 0)
+    found = build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "base.raw", {"key": "abc"})
+    info = capa.ensure(found, "tcg", lambda line: None, 60)
+    assert boots == [(capa.FLAG,)] and capa.LAYER.read_text() == "capa" and not capa.PARTIAL.exists()
+    assert (capa.LAYER_LOGS / "root").is_dir() and (capa.LAYER_LOGS / "consola.log").is_file()
+    assert capa.ensure(found, "tcg", lambda line: None, 60) == info and len(boots) == 1
+    other = build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "base.raw", {"key": "otra"})
+    assert capa.cached(other) is None  # a rebuilt guest: the layer is prepared again
+
+
+def test_a_layer_that_did_not_import_everything_is_not_kept(monkeypatch, tmp_path):
+    import pytest
+
+    from helpers.errors import ComandoFallido
+    from helpers.guest import capa
+
+    found = build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "base.raw", {"key": "abc"})
+    for code, off in ((1, True), (0, False)):
+        _layer_in(monkeypatch, tmp_path, code, off)
+        with pytest.raises(ComandoFallido, match="No pude importar las imágenes"):
+            capa.ensure(found, "tcg", lambda line: None, 60)
+        assert not capa.LAYER.exists() and not capa.PARTIAL.exists() and capa.cached(found) is None
+
+
+def test_in_the_guest_each_user_needs_the_images_of_its_engines():
+    from helpers.guest import capa
+
+    roles = ("alpine", "ubuntu")
+    full = {"docker": {"alpine": {}, "ubuntu": {}}, "podman": {"alpine": {}, "ubuntu": {}}}
+    assert capa.missing(full, capa.expected_engines(True), roles) == []
+    assert capa.missing({"podman": {"alpine": {}}}, capa.expected_engines(False), roles) == ["podman:ubuntu"]
+    assert capa.missing({"podman": full["podman"]}, capa.expected_engines(True), roles) == [
+        "docker:alpine",
+        "docker:ubuntu",
+    ]

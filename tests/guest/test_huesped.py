@@ -95,6 +95,22 @@ def test_the_guest_runs_the_course_and_powers_off(corrida):
     assert corrida.exit_code == 0, f"el huésped terminó con código {corrida.exit_code}"
 
 
+def test_the_images_were_imported_once_by_the_course_and_found_by_the_run(corrida):
+    """The stand-in images are imported into the guest's cached layer by the course's images.ensure
+    (one boot, capa.py), on Docker 26 and Podman 5 with and without root; each run finds them there."""
+    assert corrida.images_layer, "la corrida no arrancó sobre la capa con las imágenes"
+    prepared = corrida.dir / "hechos" / "imagenes-preparadas"
+    logs = {user: _text(prepared / user / "imagenes.log") for user in USERS}
+    for user, engines in (("root", ("Docker", "Podman")), (guest.STUDENT, ("Podman sin root",))):
+        for engine in engines:
+            for role in ("alpine", "ubuntu"):
+                assert f"[ OK ] {engine}: {role} -> " in logs[user], f"{user}: {logs[user]}"
+                ran = _text(corrida.dir / user / "imagenes.log")
+                assert f"[ OK ] {engine}: {role} -> " in ran, f"{user}: {ran}"
+        assert "importando" not in _text(corrida.dir / user / "imagenes.log"), "la corrida volvió a importar"
+        assert _text(prepared / user / "codigo.txt").strip() == "0"
+
+
 def test_no_network_device_in_the_guest(corrida):
     nics = _text(corrida.dir / "hechos" / "tarjetas-de-red.txt").split()
     assert not nics, f"el huésped tiene una tarjeta de red: {nics}"
