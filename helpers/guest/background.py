@@ -127,7 +127,7 @@ class Background:
         result = guest_run.load(Path(folder))
         self.outcome = (
             f"código {result.exit_code}, arranque {result.boot_seconds} s, total {self.elapsed():.0f} s "
-            f"(en paralelo con las demás pruebas); corrida en {folder}"
+            f"desde el inicio de la sesión; corrida en {folder}"
         )
         return result
 
