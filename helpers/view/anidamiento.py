@@ -160,7 +160,7 @@ def grafico(resultado: Resultado) -> None:
     show(fig)
     plt.close(fig)
     markdown(_start_vs_bare(resultado))
-    beside = level1_beside_04(resultado, experiments.read_run(exp, "anatomia"))
+    beside = _level1_beside_04(resultado, experiments.read_run(exp, "anatomia"))
     if beside:
         markdown(beside)
 
@@ -203,7 +203,7 @@ def _start_vs_bare(resultado: Resultado) -> str:
     return text
 
 
-def level1_beside_04(resultado: Resultado, anatomia_run: Resultado | None) -> str:
+def _level1_beside_04(resultado: Resultado, anatomia_run: Resultado | None) -> str:
     """Level 1 is the same `run --rm --network none … echo ok` that notebook 04 times as its rung «run
     --network none»: both medians side by side, so a class that sees two figures for one command reads
     why (here the other levels' containers run at the same time)."""

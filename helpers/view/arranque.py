@@ -13,6 +13,7 @@ from .. import reference
 from ..experiments import arranque
 from ..experiments.runner import Resultado
 from .arranque_condiciones import (  # noqa: F401 - views of the conditions, shown by notebook 01
+    answer,
     bucle,
     primer_arranque,
     red,
@@ -38,7 +39,6 @@ from .common import (
     significant,
     tabla_contexto,
     table,
-    verdict_words,
 )
 
 VARIANT_LABEL = {
@@ -359,18 +359,6 @@ def _frase_comparacion(c: pd.DataFrame) -> str:
             + "."
         )
     return text + scale
-
-
-def answer(claim) -> str:
-    """One image's answer to «is Podman faster to start?» from its `podman_mas_rapido` claim, in the
-    words 01 uses and 02 cites: «con «ubuntu», sí: Podman tarda 0.70× [0.67, 0.74] lo que Docker»."""
-    role = claim.detail.get("role", "?")
-    figure = fmt_ratio(claim.value, claim.low, claim.high)
-    if claim.status == "se_confirma":
-        return f"con «{role}», sí: Podman tarda {figure} lo que Docker"
-    if claim.status == "no_se_sostiene":
-        return f"con «{role}», no: Podman tarda {figure} lo que Docker"
-    return f"con «{role}», todavía no se puede decir: {verdict_words(claim)}, con {figure}"
 
 
 def _respuesta(claims) -> str:

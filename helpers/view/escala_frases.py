@@ -73,7 +73,7 @@ def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
     """«Is Podman faster to start?» is decided in 01 (arranque.podman_mas_rapido): cite its answer by
     key, then say how this notebook's launches differ, what they gave here, and whether the two
     conditions point the same way."""
-    from .arranque import answer
+    from .arranque_condiciones import answer
 
     role = ((resultado.meta if resultado else {}).get("parameters") or {}).get("imagen", "ubuntu")
     claim = experiments.read_claim(escala, "arranque", "podman_mas_rapido", root, role=role)

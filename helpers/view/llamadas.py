@@ -147,7 +147,7 @@ def _tabla_operaciones(resultado: Resultado, **_) -> None:
         rows.append(row)
     caption = "Mediana de ns por llamada en cada brazo (entre paréntesis, × host)"
     show(table(pd.DataFrame(rows).fillna("—"), caption))
-    markdown(frase_vdso(resultado.df))
+    markdown(_frase_vdso(resultado.df))
 
 
 SAME = verdict.margin("no_difference")  # the course's margin for «casi igual» (±5 %)
@@ -175,7 +175,7 @@ def _vdso_group(r) -> str:
     return status
 
 
-def frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
+def _frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
     """Where the call that does not enter the kernel (the vDSO) moved and where it did not, from this
     run: each arm's × host (round by round, IC 95 %) against the margin of «casi igual»."""
     s = exp.summarize(df)
@@ -372,7 +372,7 @@ def _correccion_pid(claim) -> str:
     )
 
 
-def direction_words(value: float, low: float, high: float) -> str:
+def _direction_words(value: float, low: float, high: float) -> str:
     """What an IC 95 % of a ratio says of its direction (no direction below the minimum rounds)."""
     if low != low or high != high:
         return "sin intervalo, no decimos si es más o menos"
@@ -398,7 +398,7 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
         if profile[0] == profile[0]:
             lines.append(
                 f"En {name}, con el perfil seccomp getpid cuesta {_ratio(*profile)} lo del mismo "
-                f"contenedor sin seccomp: {direction_words(*profile)}."
+                f"contenedor sin seccomp: {_direction_words(*profile)}."
             )
     slope, low, high, n = exp.nesting_slope(df)
     if n:

@@ -51,7 +51,7 @@ def from_llamadas(res) -> Facts:
             container.append(f"{ENGINE[engine]} {common.fmt_ratio(*r)}")
         p = x.arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
         if not _nan(p[0]):
-            profile.append(f"en {ENGINE[engine]}, {common.fmt_ratio(*p)} ({view.direction_words(*p)})")
+            profile.append(f"en {ENGINE[engine]}, {common.fmt_ratio(*p)} ({view._direction_words(*p)})")
     out["llamadas.contenedor"] = (
         "getpid en el contenedor / en el host: " + "; ".join(container)
         if container
@@ -85,7 +85,7 @@ def from_llamadas(res) -> Facts:
     ) + (" Veredictos: " + "; ".join(verdicts) + "." if verdicts else "")
 
     # Exercise 3: where the vDSO call moved, the notebook's own sentence.
-    out["llamadas.vdso"] = view.frase_vdso(df)
+    out["llamadas.vdso"] = view._frase_vdso(df)
 
     # Exercise 4: a million calls per second, from the «¿Cuándo importa?» table.
     cost = x.cost_at_rate(df, RATE).set_index("brazo") if len(df) else None

@@ -467,12 +467,12 @@ def test_level_1_is_set_beside_notebook_04s_run_without_network(tmp_path):
     from helpers.view import anidamiento as view
 
     res = Resultado(exp.EXPERIMENT, synthetic(), tmp_path, META)
-    assert view.level1_beside_04(res, None) == ""
+    assert view._level1_beside_04(res, None) == ""
     rows = [
         {"engine": "docker", "variant": "run_sin_red", "rep": r, "metric": "arranque", "value": 200.0 + r}
         for r in range(1, 7)
     ]
     other = Resultado("anatomia", pd.DataFrame(rows), tmp_path, {"run_id": "r4"})
-    text = view.level1_beside_04(res, other)
+    text = view._level1_beside_04(res, other)
     assert "«run --network none» (corrida `r4`)" in text and "y 204 ms en el cuaderno 04" in text
     assert "Podman" not in text  # 04 measured no Podman here: nothing to set beside it
