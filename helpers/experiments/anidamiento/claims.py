@@ -144,8 +144,16 @@ def syscall_claim() -> Claim:
         region=None if kind else tuple(theirs.region),
         unit=theirs.unit,
     )
+    # n counts what 05 counted (its rounds, when its figure was computed round by round)
+    counted = {"rondas": True} if (getattr(theirs, "detail", None) or {}).get("rondas") else None
     return estimate(
-        said, theirs.value, theirs.low, theirs.high, n=theirs.n, unstable=theirs.status == INESTABLE
+        said,
+        theirs.value,
+        theirs.low,
+        theirs.high,
+        n=theirs.n,
+        unstable=theirs.status == INESTABLE,
+        detail=counted,
     )
 
 

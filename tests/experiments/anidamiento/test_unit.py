@@ -476,3 +476,15 @@ def test_level_1_is_set_beside_notebook_04s_run_without_network(tmp_path):
     text = view._level1_beside_04(res, other)
     assert "«run --network none» (corrida `r4`)" in text and "y 204 ms en el cuaderno 04" in text
     assert "Podman" not in text  # 04 measured no Podman here: nothing to set beside it
+
+
+def test_syscall_cause_counts_what_notebook_05_counted(monkeypatch):
+    """05 judges its nesting claim round by round («n = 8 rondas»): 07's quote counts rounds too."""
+    from helpers.view.verdicts import claim_sentence
+
+    said = verdict.Said("anidamiento", "otra frase", "otra fuente", region=(5.0, np.inf), unit="%")
+    for detail, unit in (({"rondas": True}, "rondas"), (None, "repeticiones")):
+        theirs = verdict.estimate(said, -0.1, -0.2, 0.0, n=8, detail=detail)
+        monkeypatch.setattr(claims, "read_claim", lambda *a, theirs=theirs, **k: theirs)
+        mine = claims.syscall_claim()
+        assert f"n = 8 {unit})" in claim_sentence(mine) and f"n = 8 {unit})" in claim_sentence(theirs)
