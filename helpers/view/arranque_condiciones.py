@@ -79,9 +79,11 @@ def red_en_04(root=None) -> str:
     """What notebook 04 (the anatomy of a launch) measured of the network's share, if it has run here."""
     share = anatomia.network_share(experiments.read_run(arranque, "anatomia", root))
     if not share:
-        return (
-            "El cuaderno 04 (anatomía del arranque) desarma el arranque paso a paso, red incluida: "
-            "ejecútalo y esta celda citará lo que midió."
+        return (  # in course order 04 runs after this notebook: say what it will measure, not «run it»
+            "Cuánto de este arranque es la red lo mide el cuaderno 04 (anatomía del arranque), más adelante "
+            "en el curso: desarma el arranque paso a paso y resta, ronda a ronda, `run` sin red de `run` con "
+            "la red por defecto, en cada motor. Si vuelves a este cuaderno después de ejecutar el 04, esta "
+            "celda citará esa cifra."
         )
     parts = [
         f"en {engine_label(e)}, la red por defecto añade {fmt_value_interval(v['red_ms'], *v['red_ic'], 'ms')} "

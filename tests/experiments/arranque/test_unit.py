@@ -449,3 +449,12 @@ def test_the_reference_sentence_names_the_quicker_engine_only_when_the_interval_
     )
     text = vista._frase_comparacion(pd.DataFrame([row]))
     assert words in text
+
+
+def test_citation_of_04_before_it_runs_says_it_comes_later_not_run_it(tmp_path):
+    """In course order 01 runs before 04: without 04's run, 01 says what 04 will measure, later."""
+    from helpers.view import arranque_condiciones
+
+    text = arranque_condiciones.red_en_04(root=tmp_path)
+    assert "más adelante" in text and "04" in text
+    assert "ejecút" not in text.lower()
