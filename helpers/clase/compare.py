@@ -219,6 +219,27 @@ def _values_of(raw: pd.DataFrame, fig) -> np.ndarray:
     return raw.loc[at, "value"].to_numpy(dtype=float)
 
 
+def _ratios_published(experiment: str, raw: pd.DataFrame) -> dict[tuple, tuple]:
+    """The × bare metal ratios a source publishes itself (e.g. seed 001's «Overhead» column), read by the
+    experiment's own `published_ratios` (the one notebook 05 shows), as (value, low, high, n, forma) by
+    (source, metric, engine, variant): they replace a ratio recomputed from the source's other figures."""
+    try:
+        read = getattr(experiments.get(experiment), "published_ratios", None)
+    except KeyError:
+        read = None
+    out = {}
+    for p in read(raw) if read else ():
+        low, high = p["rango"]
+        out[(p["source"], p["metric"], p["engine"], p["variant"])] = (
+            (low + high) / 2,
+            low,
+            high,
+            0,
+            stats.RANGE,
+        )
+    return out
+
+
 REFERENCE_COLUMNS = ["machine", "fuente", "forma", "proporcion_de", *RATIO_COLUMNS[1:]]
 
 
@@ -232,6 +253,7 @@ def reference_ratios(experiment: str) -> pd.DataFrame:
     figs = reference.figures(experiment).rename(columns={"image": "role"})
     rows = []
     prefs = _baseline_preference(experiment)
+    published = _ratios_published(experiment, raw)
     for (source, metric), g in figs.groupby(["source", "metric"], sort=True):
         bare_all = g[g["engine"] == "bare"]
         for _, fig in g[g["engine"] != "bare"].iterrows() if not bare_all.empty else ():
@@ -239,7 +261,9 @@ def reference_ratios(experiment: str) -> pd.DataFrame:
             chosen = _pick_baseline(bare, fig["variant"], prefs)
             if chosen is None:
                 continue
-            found = _published_ratio(fig, bare[bare["variant"] == chosen].iloc[0], raw)
+            found = published.get((source, metric, fig["engine"], fig["variant"])) or _published_ratio(
+                fig, bare[bare["variant"] == chosen].iloc[0], raw
+            )
             rows.append(
                 (REFERENCE_MACHINE, source, found[4], BARE_LABEL, experiment, metric, fig["engine"])
                 + (fig["role"], fig["variant"], chosen, found[3], *found[:3])

@@ -56,19 +56,39 @@ def _across_said() -> vd.Said:
     )
 
 
+def across_arm() -> dict[str, str]:
+    """The arm «the overhead» of seed 001 is about: the default Docker container with its seccomp
+    profile over the host (the arm of its +11 % run, `contenedor_11`, that its per-CPU table
+    generalises). Never sin_seccomp or gVisor: one overhead per machine."""
+    from ..experiments.llamadas.claims import CONTAINER_RUN
+
+    select = dict(CONTAINER_RUN.ref.select)
+    return {"engine": select["engine"], "variant": select["variant"]}
+
+
 def overheads(class_runs: ClassRuns) -> pd.DataFrame:
-    """The getpid overhead in a Docker container (%, container ÷ host − 1) of every machine and every
-    reference source: machine, fuente ('' for a class machine), forma, n, valor, ic_bajo, ic_alto."""
+    """The getpid overhead in a default Docker container (%, container ÷ host − 1; `across_arm`) of
+    every machine and every reference source, one row each: machine, fuente ('' for a class machine),
+    forma, n, valor, ic_bajo, ic_alto."""
     rows = []
     data = class_runs.data
+    arm = across_arm()
     if not data.empty:
         mine = compare.ratios_vs_bare(data[(data["experiment"] == ACROSS_EXPERIMENT)])
-        mine = mine[(mine["metric"] == ACROSS_METRIC) & (mine["engine"] == "docker")]
+        mine = mine[
+            (mine["metric"] == ACROSS_METRIC)
+            & (mine["engine"] == arm["engine"])
+            & (mine["variant"] == arm["variant"])
+        ]
         for _, r in mine.iterrows():
             rows.append((r["machine"], "", "", int(r["n"]), r["proporcion"], r["ic_bajo"], r["ic_alto"]))
     ref = compare.reference_ratios(ACROSS_EXPERIMENT)
     ref = ref[
-        (ref["metric"] == ACROSS_METRIC) & (ref["engine"] == "docker") & ~ref["fuente"].isin(NOT_A_MACHINE)
+        (ref["metric"] == ACROSS_METRIC)
+        & (ref["engine"] == arm["engine"])
+        & (ref["variant"] == arm["variant"])
+        & (ref["proporcion_de"] == compare.BARE_LABEL)
+        & ~ref["fuente"].isin(NOT_A_MACHINE)
     ]
     for _, r in ref.iterrows():
         rows.append(

@@ -8,7 +8,7 @@ import zipfile
 import pandas as pd
 import pytest
 
-from helpers import PROJECT_ROOT, clase, results
+from helpers import PROJECT_ROOT, clase, reference, results
 from helpers.experiments import verdict as vd
 
 IMAGES = {
@@ -240,8 +240,17 @@ def test_each_reference_source_is_its_own_machine_and_a_range_stays_a_range():
     }
     xeon = refs.loc["seed001-tabla-xeon-8370c"]
     assert xeon["forma"] == "rango" and xeon["n"] == 0
-    # 140-150 ns over 110-120 ns: the ends divided, not resampled
-    assert (xeon["ic_bajo"], xeon["ic_alto"]) == (pytest.approx(140 / 120), pytest.approx(150 / 110))
+    # the overhead it publishes (25-27 %), not its ns recomputed (140-150 over 110-120: 1.17×-1.36×)
+    assert (xeon["ic_bajo"], xeon["ic_alto"]) == (pytest.approx(1.25), pytest.approx(1.27))
+    # where nothing is published, two ranges are divided end by end, never resampled
+    figs = (
+        reference.figures("llamadas")
+        .rename(columns={"image": "role"})
+        .query("source == 'seed001-tabla-xeon-8370c' and metric == 'getpid'")
+    )
+    num, den = (figs[figs["engine"] == e].iloc[0] for e in ("docker", "bare"))
+    _, low, high, n, forma = clase.compare._published_ratio(num, den, reference.load("llamadas"))
+    assert forma == "rango" and n == 0 and (low, high) == (pytest.approx(140 / 120), pytest.approx(150 / 110))
     own = refs.loc["seed001"]
     assert own["forma"] == "cifra" and own["proporcion"] == pytest.approx(298.31 / 268.83)
     assert pd.isna(own["ic_bajo"])
@@ -535,3 +544,59 @@ def test_variants_read_as_words_and_an_empty_experiment_says_why(monkeypatch, tm
     write_run(root / "pc", "sistema_vm", rows, host="pc")
     vista.experimento(clase.recolectar(root), "sistema_vm")
     assert said[0].startswith("### ") and "Ninguna corrida de la clase tiene aquí una proporción" in said[1]
+
+
+def test_getpid_overhead_across_cpus_reads_only_the_default_docker_arm(tmp_path):
+    """Each machine's overhead is its default Docker container's (seccomp), once: sin_seccomp and gVisor,
+    measured in the same run, neither replace it nor skew the median of the others."""
+    from helpers.clase import deferred
+
+    root = tmp_path / "variantes"
+    for i in range(1, 7):
+        host = 80.0 + i
+        seccomp = 1.0 if i == 6 else 0.25  # pc-6: +100 % among +25 %
+        rows = [
+            (engine, "", variant, rep, "getpid", host * factor * (1 + 0.01 * (rep % 3)), "ns")
+            for rep in range(1, 9)
+            for engine, variant, factor in (
+                ("bare", "host", 1.0),
+                ("docker", "gvisor", 330.0),
+                ("docker", "seccomp", 1 + seccomp),
+                ("docker", "sin_seccomp", 1.002),
+                ("podman", "seccomp", 1.6),
+            )
+        ]
+        write_run(root / f"pc-{i}", "llamadas", rows, host=f"pc-{i}")
+    table = deferred.overheads(clase.recolectar(root))
+    mine = table[table["fuente"] == ""]
+    assert sorted(mine["machine"]) == [f"pc-{i}" for i in range(1, 7)]  # one row per machine
+    assert mine.set_index("machine")["valor"].round(1).to_dict() == {
+        **{f"pc-{i}": 25.0 for i in range(1, 6)},
+        "pc-6": 100.0,
+    }
+    verdict = deferred.across_cpus(clase.recolectar(root))
+    assert verdict.outside == ["pc-6"] and verdict.status == vd.NO_SE_SOSTIENE
+    assert all(verdict.per_machine[f"pc-{i}"].status == vd.SE_CONFIRMA for i in range(1, 6))
+    assert verdict.per_machine["pc-1"].detail["sobrecarga"] == pytest.approx(25.0, abs=0.5)
+
+
+def test_the_reference_overhead_is_the_one_the_document_publishes():
+    """A source that publishes its overhead (seed 001's per-CPU table: 24-28 % on the EPYC) is read as
+    that range, by the same function notebook 05 uses, not recomputed from its ns (120-135 ÷ 95-105)."""
+    from helpers.clase import compare
+    from helpers.experiments import llamadas
+
+    published = {
+        p["source"]: p["rango"]
+        for p in llamadas.published_ratios(reference.load("llamadas"))
+        if (p["metric"], p["engine"], p["variant"]) == ("getpid", "docker", "seccomp")
+    }
+    assert published["seed001-tabla-epyc-7763"] == pytest.approx((1.24, 1.28))
+    refs = compare.reference_ratios("llamadas").set_index("fuente")
+    for source, (low, high) in published.items():
+        row = refs.loc[source]
+        assert row["forma"] == "rango" and (row["ic_bajo"], row["ic_alto"]) == pytest.approx((low, high))
+    five = llamadas.compare(pd.DataFrame(columns=results.COLUMNS), {}, reference.load("llamadas"))
+    epyc = five.set_index("fuente").loc["seed001-tabla-epyc-7763"]
+    assert (epyc["rango_bajo"], epyc["rango_alto"]) == pytest.approx(published["seed001-tabla-epyc-7763"])
+    assert refs.loc["seed001", "forma"] != "rango"  # its own run publishes the two calls only

@@ -22,6 +22,7 @@ from .analysis import (  # noqa: F401
     metric_name,
     nesting,
     nesting_slope,
+    published_ratios,
     series,
     shared_clock,
     summarize,
