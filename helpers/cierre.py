@@ -103,17 +103,22 @@ READS = ("arranque", "ejecucion", "anatomia", "escala")
 @dataclass(frozen=True)
 class Question:
     """A question the course asks, the cost it is about, and where its answer is decided: claim keys of
-    one experiment (the first the run judges is the answer; the others are cited beside it)."""
+    one experiment (the first the run judges is the answer; the others are cited beside it), unless
+    `by_parts`: then the answer is the largest part of each engine's `run` in 04's waterfall (launch_parts),
+    and every claim is cited beside it."""
 
     key: str
     cost: str
     experiment: str
     claims: tuple[str, ...]
+    by_parts: bool = False
 
 
 QUESTIONS = (
     Question("podman_mas_rapido", "LAUNCH", "arranque", ("podman_mas_rapido", "podman_2x")),
-    Question("donde_va_launch", "LAUNCH", "anatomia", ("red_grande", "runtime_pequeno", "pool")),
+    Question(
+        "donde_va_launch", "LAUNCH", "anatomia", ("red_grande", "runtime_pequeno", "pool"), by_parts=True
+    ),
     Question(
         "costo_running",
         "RUNNING",
@@ -136,6 +141,21 @@ def answers(root=None) -> dict[str, list]:
             continue
         out[q.key] = [experiments.read_claim(this, q.experiment, key, root) for key in q.claims]
     return out
+
+
+def launch_parts(root=None) -> tuple[list[pd.DataFrame], dict]:
+    """Each engine's `run` split into its parts, from 04's latest run, through 04's own waterfall (which
+    takes the network's part from network_costs): ([one frame per engine], the run's meta); ([], {})
+    without a run of 04. The largest part of each is anatomia.largest_part's."""
+    from . import cierre as this
+    from . import engines
+    from .experiments import anatomia
+
+    run = experiments.read_run(this, "anatomia", root)
+    if run is None or run.df.empty:
+        return [], {}
+    frames = [anatomia.waterfall(run.df, e) for e in engines.CONTAINER_ENGINES]
+    return [w for w in frames if w["fraccion"].notna().any()], run.meta
 
 
 # ---------------------------------------------------------------- the chapter's summary, and the student's

@@ -94,20 +94,15 @@ def waterfall_sentence(frames: list[pd.DataFrame], meta: dict | None) -> str:
     the largest."""
     lines = []
     for w in frames:
-        w = w[w["fraccion"].notna()].sort_values("fraccion", ascending=False)
-        if w.empty:
+        top, rival, separated = anatomia.largest_part(w)
+        if top is None:
             continue
-        top = w.iloc[0]
-        rival = w.iloc[1] if len(w) > 1 else None
         figure = (
             f"{fmt(top['ms'], 0, 'ms')}, {fmt_pct(100 * top['fraccion'], 0, sign=False)} del `run` "
             f"{fmt_interval(100 * top['fraccion_ic_bajo'], 100 * top['fraccion_ic_alto'], 0)}"
         )
         who = engine_label(top["engine"], meta)
-        if rival is None or (
-            _finite(top["fraccion_ic_bajo"], rival["fraccion_ic_alto"])
-            and top["fraccion_ic_bajo"] > rival["fraccion_ic_alto"]
-        ):
+        if separated:
             text = f"- En {who}, la parte que más pesa es «{top['etiqueta']}»: {figure}."
         else:
             text = (

@@ -155,13 +155,29 @@ def preguntas(root=None) -> dict:
             markdown(f"{head}, pero su última corrida no juzga ninguna de sus afirmaciones sobre esto.")
             continue
         main = claims[0]
-        text = (
-            f"{head}. **En tu máquina, su afirmación principal, «{main.statement}», "
-            f"{verdict_words(main)}.** Lo que juzgó, empezando por ella:\n\n"
-        )
+        parts = _by_parts(root) if q.by_parts else ""
+        if parts:
+            text = (
+                f"{head}, desarmando el `run` de cada motor en partes. **En tu máquina** (sus cifras, como "
+                f"las da el cuaderno):\n\n{parts}\n\nSus afirmaciones sobre esto, con su veredicto:\n\n"
+            )
+        else:
+            text = (
+                f"{head}. **En tu máquina, su afirmación principal, «{main.statement}», "
+                f"{verdict_words(main)}.** Lo que juzgó, empezando por ella:\n\n"
+            )
         text += "\n".join(f"- {claim_sentence(c)}" for c in claims)
         markdown(text)
     return found
+
+
+def _by_parts(root=None) -> str:
+    """Per engine, the largest part of its `run` in 04's waterfall, in 04's own sentence (named only when
+    its interval separates it from the next part), or "" without a run of 04."""
+    from .anatomia_frases import waterfall_sentence
+
+    frames, meta = cierre.launch_parts(root)
+    return waterfall_sentence(frames, meta) if frames else ""
 
 
 # ---------------------------------------------------------------- the chapter's table beside the student's

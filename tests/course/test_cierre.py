@@ -350,3 +350,53 @@ def test_the_kits_facts_for_03_and_09_follow_the_data_both_ways(root, hash_work,
     assert "no midió «archivos pequeños» en la capa y en un volumen" in facts["ejecucion.archivos"]
     assert "caben unos" not in facts["cierre.exec_en_run"]  # no `exec true` in this run: it says so
     assert "no midió" in facts["cierre.exec_en_run"]
+
+
+def _anatomia_rows(engines) -> pd.DataFrame:
+    from helpers.experiments import anatomia
+
+    rng = np.random.default_rng(7)
+    ladder = [("bare", "proceso", 1.0), ("bare", "ns_red", 4.0)]
+    ladder += [("bare", "runc_con_netns", 28.0), ("bare", "runc_overlay", 40.0)]
+    for engine, none, net in engines:
+        ladder += [(engine, "run_sin_red", none), (engine, "run_red", net)]
+    return pd.DataFrame(
+        [
+            {
+                "engine": e,
+                "image": "",
+                "variant": v,
+                "rep": k,
+                "metric": anatomia.METRIC,
+                "value": c * rng.normal(1, 0.02),
+                "unit": "ms",
+            }
+            for e, v, c in ladder
+            for k in range(1, 9)
+        ]
+    )
+
+
+def test_where_launch_goes_is_answered_by_04s_largest_part_per_engine(root, monkeypatch):
+    """«¿A dónde se va LAUNCH?»: 04's waterfall names each engine's largest part with its interval (only
+    when the interval separates it), in 04's own words and figures; the claims' verdicts stay beside it."""
+    from helpers.experiments import anatomia
+    from helpers.view.anatomia_frases import waterfall_sentence
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    # Docker: the engine ~210 ms of 340 (separated); Podman: engine ~190 ms, network ~190 ms (no winner)
+    df = _anatomia_rows((("docker", 250.0, 340.0), ("podman", 230.0, 420.0)))
+    _run(root, "anatomia", df)
+    found = vista.preguntas(root=root)
+    text = _markdown(shown)
+    answer = text.split("¿A dónde se va el tiempo de LAUNCH?")[1].split("####")[0]
+    frames = [anatomia.waterfall(df, e) for e in ("docker", "podman")]
+    assert waterfall_sentence(frames, {}) in answer  # 04's sentence, figures as 04 prints them
+    docker = anatomia.largest_part(frames[0])
+    assert docker[0]["parte"] == "motor" and docker[2]
+    assert f"En Docker, la parte que más pesa es «{docker[0]['etiqueta']}»" in answer
+    assert "En Podman, por la mediana" in answer and "no se distingue" in answer
+    assert not anatomia.largest_part(frames[1])[2]
+    verdicts = [c for c in found["donde_va_launch"] if c is not None]
+    assert verdicts and all(f"«{c.statement}»" in answer for c in verdicts)  # cited beside it

@@ -19,6 +19,7 @@ from .analysis import (  # noqa: F401
     Part,
     closing_rows,
     engine_own_parts,
+    largest_part,
     network_costs,
     network_share,
     run_median,

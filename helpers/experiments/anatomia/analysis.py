@@ -217,6 +217,22 @@ def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=WATERFALL_COLUMNS)
 
 
+def largest_part(frame: pd.DataFrame) -> tuple[pd.Series | None, pd.Series | None, bool]:
+    """(top, rival, separated) of one engine's waterfall: the part with the largest share of the `run`,
+    the next one, and whether the top's IC 95 % lies wholly above the rival's (only then is the top
+    named the largest part). (None, None, False) for a waterfall without shares."""
+    w = frame[frame["fraccion"].notna()].sort_values("fraccion", ascending=False)
+    if w.empty:
+        return None, None, False
+    top = w.iloc[0]
+    rival = w.iloc[1] if len(w) > 1 else None
+    if rival is None:
+        return top, None, True
+    low, high = top["fraccion_ic_bajo"], rival["fraccion_ic_alto"]
+    separated = bool(np.isfinite(low) and np.isfinite(high) and low > high)
+    return top, rival, separated
+
+
 def run_median(df: pd.DataFrame, engine: str) -> float:
     """The median of the engine's `run` with the default network (the waterfall's whole), in ms."""
     total = values(df, engine, "run_red")

@@ -520,3 +520,15 @@ def test_the_answer_of_01_is_cited_not_judged_again(monkeypatch):
     assert "Aquí no se vuelve a juzgar." in frases.answer_of_01(None)
     monkeypatch.setattr(experiments, "read_claim", lambda *a, **k: None)
     assert frases.answer_of_01(None) == ""
+
+
+def test_the_largest_part_is_named_only_when_its_interval_separates_it():
+    top, rival, separated = anatomia.largest_part(anatomia.waterfall(_synthetic(), "docker"))
+    assert (top["parte"], rival["parte"], separated) == ("motor", "red", True)  # ~62 % vs ~26 %
+    df = _synthetic()
+    rng = np.random.default_rng(2)
+    sel = (df["engine"] == "podman") & (df["variant"] == "run_sin_red")
+    df.loc[sel, "value"] = 220 * rng.normal(1, 0.1, sel.sum())  # engine ~180 ms, network ~180 ms
+    top, rival, separated = anatomia.largest_part(anatomia.waterfall(df, "podman"))
+    assert {top["parte"], rival["parte"]} == {"motor", "red"} and not separated
+    assert anatomia.largest_part(anatomia.waterfall(df.iloc[:0], "docker")) == (None, None, False)
