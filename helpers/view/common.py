@@ -17,6 +17,7 @@ from .numbers import (  # noqa: F401 - the one number format, called as common.f
     TIMES,
     UNIT_LABEL,
     _missing,
+    approx,
     decimals_for,
     fmt,
     fmt_interval,

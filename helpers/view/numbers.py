@@ -6,9 +6,14 @@
 - «×» right after the number, no space, in figures, intervals and margins alike: «1.26× [1.10, 1.45]»,
   «de 1.6× a 2.5×».
 - Percentages with a space before «%» and an explicit sign: «+7.6 %», «[−1.0, +12.0]».
-- Decimals follow the interval: a figure with its IC shows as many decimals as the first significant
-  digit of the IC's half-width (never «221.76× [164.49, 241.83]»: «222× [164, 242]»); a figure without
-  an interval shows 3 significant digits; a source's figure or a margin end, without trailing zeros.
+- Digits follow the interval, one rule: a figure with its IC is rounded at the place of the first
+  significant digit of the IC's half-width (decimals, or tens, hundreds… for a wide interval), except
+  that each number (the figure and each bound) keeps at least 2 significant digits of its own:
+  «0.57× [0.54, 0.62]», «0.54× [0.031, 3.4]» (never «1× [0, 3]»), «30 000 [3 400, 90 000]» (never
+  «29 946 [3 446, 89 605]»). So a ratio below 10 always keeps a decimal and a bound that is not 0 never
+  prints as 0. A figure without an interval (too few rounds) shows 2 significant digits, without
+  trailing zeros: «−0.41 %»; an extrapolated count too («unas 2 100», `approx`). A source's figure or a
+  margin end shows up to 3 significant digits, without trailing zeros («0.625×»).
 - Memory in binary units, named as such: raw.csv's labels «KB» and «MB» are KiB and MiB (1024 bytes,
   1024 KiB) and are shown as such (`unit_label`).
 """
@@ -36,6 +41,8 @@ def _missing(*values) -> bool:
 def num(value: float, digits: int = 0) -> str:
     """A number with a decimal point, thin-space thousands and a true minus sign: «1 715.3», «−34.8»;
     a value that rounds to zero has no sign («0», never «−0»)."""
+    if digits < 0:  # rounded to tens, hundreds…: «30 000»
+        value, digits = round(value, digits), 0
     text = f"{value:,.{digits}f}"
     if text.startswith("-") and not text.strip("-0.,"):
         text = text[1:]
@@ -62,6 +69,32 @@ def significant(value: float, digits: int = 3) -> int:
     if _missing(value) or not math.isfinite(value) or value == 0:
         return 0
     return min(max(digits - 1 - math.floor(math.log10(abs(value))), 0), MAX_DECIMALS)
+
+
+def _half_width_place(low: float, high: float) -> int | None:
+    """Decimals at the first significant digit of the interval's half-width, negative for tens,
+    hundreds… (not clamped at 0, unlike `decimals_for`)."""
+    if _missing(low, high) or not (math.isfinite(low) and math.isfinite(high)) or high <= low:
+        return None
+    return min(-math.floor(math.log10((high - low) / 2)), MAX_DECIMALS)
+
+
+def _own_digits(value: float, place: int | None, keep: int = 2) -> int:
+    """Decimals of one number of an interval: the interval's place, but at least `keep` significant
+    digits of the number itself (0.03 stays 0.03, 3 446 stays 3 400, not 0)."""
+    if _missing(value) or not math.isfinite(value):
+        return 0
+    own = keep - 1 - math.floor(math.log10(abs(value))) if value else 0
+    if place is None:
+        place = own
+    return min(max(place, own), MAX_DECIMALS)
+
+
+def approx(value: float) -> str:
+    """An extrapolated count, rounded to 2 significant digits: «2 100» for 2 054."""
+    if _missing(value):
+        return "—"
+    return num(value, min(_own_digits(value, None), 0))  # a count: no decimals
 
 
 def fmt(value: float, digits: int = 1, unit: str = "") -> str:
@@ -99,13 +132,14 @@ def fmt_ratio(
     if _missing(value):
         return "—"
     has_ci = not _missing(low, high)
-    if digits is None:
-        digits = decimals_for(low, high) if has_ci else None
-        digits = significant(value) if digits is None else digits
-    text = f"{_end(value, 'x', digits)}{TIMES}"
-    if has_ci:
-        text += f" [{_end(low, 'x', digits)}, {_end(high, 'x', digits)}]"
-    return text
+    if digits is not None:
+        text = f"{_end(value, 'x', digits)}{TIMES}"
+        if has_ci:
+            text += f" [{_end(low, 'x', digits)}, {_end(high, 'x', digits)}]"
+        return text
+    if not has_ci:
+        return fmt_value(value, "x", _own_digits(value, None), trim=True)
+    return fmt_value_interval(value, low, high, "x")
 
 
 def _end(value: float, unit: str, digits: int, trim: bool = False) -> str:
@@ -124,27 +158,39 @@ def _with_unit(text: str, unit: str) -> str:
     return f"{text} {unit_label(unit)}".strip()
 
 
-def fmt_value(value: float, unit: str, digits: int | None = None) -> str:
+def fmt_value(value: float, unit: str, digits: int | None = None, trim: bool = False) -> str:
     """A claim's figure in its declared unit: «0.5×», «+11 %», «650 MiB», «3». Without `digits`: 3
     significant digits, trailing zeros dropped (a source's figure, a margin's end)."""
     if _missing(value):
         return "—"
-    trim = digits is None
+    trim = trim or digits is None
     d = significant(value) if digits is None else digits
     return _with_unit(_end(value, unit, d, trim=trim), unit)
 
 
 def fmt_value_interval(value: float, low: float, high: float, unit: str) -> str:
     """A measured figure with its IC 95 %, decimals from the interval: «0.57× [0.54, 0.62]»,
-    «+7.6 % [+1.0, +12.0]», «12.3 ms [11.9, 12.8]»; without an interval, 3 significant digits."""
+    «+7.6 % [+1.0, +12]», «12.3 ms [11.9, 12.8]», «30 000 [3 400, 90 000]»: the interval's place, at
+    least 2 significant digits of each number; without an interval, 2 significant digits, no trailing
+    zeros («−0.41 %»)."""
     if _missing(value):
         return "—"
     if _missing(low, high) or (low == high == value):
-        return fmt_value(value, unit, significant(value))
-    digits = decimals_for(low, high)
-    if digits is None:  # an infinite end: decimals from the value
-        digits = significant(value)
-    return f"{_with_unit(_end(value, unit, digits), unit)} [{_end(low, unit, digits)}, {_end(high, unit, digits)}]"
+        return fmt_value(value, unit, _own_digits(value, None), trim=True)
+    place = _half_width_place(low, high)  # None for an infinite end: each number its own 2 digits
+    ends = ", ".join(_interval_end(v, unit, place) for v in (low, high))
+    return f"{_with_unit(_interval_end(value, unit, place), unit)} [{ends}]"
+
+
+def _interval_end(value: float, unit: str, place: int | None) -> str:
+    """One number of an interval; the digits it keeps beyond the interval's place (its own 2 significant
+    digits) drop trailing zeros down to one decimal: 0.03 stays «0.03», not «0.030»."""
+    digits = _own_digits(value, place)
+    text = _end(value, unit, digits)
+    floor = max(place if place is not None else 0, 1)
+    while digits > floor and text.endswith("0") and "." in text:
+        text, digits = text[:-1], digits - 1
+    return text
 
 
 def fmt_margin(region: tuple[float, float], unit: str) -> str:

@@ -8,4 +8,36 @@ from helpers.view import numbers
 def test_a_value_that_rounds_to_zero_has_no_sign():
     assert numbers.num(-0.3) == "0" and numbers.num(-0.04, 1) == "0.0"
     assert numbers.num(-0.6) == "−1" and numbers.num(-0.06, 1) == "−0.1"
-    assert numbers.fmt_value_interval(-0.3, -1.2, 3.4, "ms") == "0 ms [−1, 3]"
+    assert numbers.num(-40, -2) == "0" and numbers.num(-60, -2) == "−100"
+
+
+def test_a_wide_interval_of_a_ratio_keeps_two_significant_digits_of_each_number():
+    # «0.54× [0.03, 3.4]» printed as «1× [0, 3]», and 07's «2× [1, 4]».
+    assert numbers.fmt_ratio(0.54, 0.03, 3.4) == "0.54× [0.03, 3.4]"
+    assert numbers.fmt_ratio(0.54, 0.0312, 3.4) == "0.54× [0.031, 3.4]"
+    assert numbers.fmt_ratio(2.13, 1.24, 3.81) == "2.1× [1.2, 3.8]"
+    assert numbers.fmt_value_interval(-0.3, -1.2, 3.4, "ms") == "−0.3 ms [−1.2, 3.4]"
+    # a narrow interval is unchanged: the interval's decimals
+    assert numbers.fmt_ratio(0.571, 0.54, 0.62) == "0.57× [0.54, 0.62]"
+    assert numbers.fmt_value_interval(12.34, 11.9, 12.8, "ms") == "12.3 ms [11.9, 12.8]"
+
+
+def test_a_large_value_is_rounded_to_what_its_interval_supports():
+    # «29 946 [3 446, 89 605]» req/s
+    assert (
+        numbers.fmt_value_interval(29946, 3446, 89605, "req/s")
+        == "30\u202f000 req/s [3\u202f400, 90\u202f000]"
+    )
+    assert numbers.fmt_ratio(221.76, 164.49, 241.83) == "220× [160, 240]"
+
+
+def test_a_figure_without_interval_shows_two_significant_digits_without_trailing_zeros():
+    nan = float("nan")
+    assert numbers.fmt_value_interval(-0.4101, nan, nan, "%") == "−0.41 %"
+    assert numbers.fmt_value_interval(2.0, nan, nan, "ms") == "2 ms"
+    assert numbers.fmt_value_interval(1234.0, nan, nan, "ms") == "1\u202f200 ms"
+    assert numbers.fmt_ratio(0.5) == "0.5×" and numbers.fmt_ratio(1.234) == "1.2×"
+
+
+def test_an_extrapolated_count_is_rounded_to_two_significant_digits():
+    assert numbers.approx(2054) == "2\u202f100" and numbers.approx(37) == "37" and numbers.approx(8) == "8"
