@@ -7,7 +7,7 @@ import pandas as pd
 
 from .. import stats
 from ..experiments import verdict as vd
-from .numbers import fmt_margin, fmt_value, fmt_value_interval, num
+from .numbers import approx, fmt_margin, fmt_value, fmt_value_interval, num
 
 # How every notebook words a verdict (experiments.verdict, the one rule), one term per idea.
 VERDICT = {
@@ -46,7 +46,7 @@ def verdict_words(claim) -> str:
         return f"no se puede juzgar con {n} {_reps(n)}; hacen falta {more or vd.MIN_N}"
     words = VERDICT.get(claim.status, claim.status)
     if claim.status == vd.NO_CONCLUYENTE and more:
-        words += f" (harían falta unas {num(more)})"
+        words += f" (harían falta unas {approx(more)})"  # an extrapolation: 2 digits
     return words
 
 
@@ -65,6 +65,17 @@ def _what_we_accept(claim) -> str:
     return f"aceptamos {margin}"
 
 
+def _statistic(claim, detail: dict) -> str:
+    """What the claim's figure is: a median only when the claim says so (its quantity names a median,
+    or its detail carries «estadistico»); otherwise «cifra» (an IQR ratio, a range ratio, a count)."""
+    said = detail.get("estadistico") or (
+        "mediana" if "mediana" in (claim.quantity or "").lower() else "cifra"
+    )
+    if detail.get("rondas"):
+        return f"{said} de las cifras por ronda" if said == "mediana" else "cifra calculada ronda a ronda,"
+    return said
+
+
 def claim_sentence(claim) -> str:
     """The one Spanish sentence of a judged claim, from its declared fields (verdict.Said) and its
     data: the claim as its source said it, the source (and where in it), the verdict, the figure
@@ -74,7 +85,7 @@ def claim_sentence(claim) -> str:
     detail = getattr(claim, "detail", {}) or {}
     quantity = getattr(claim, "quantity", "") or "la medición"
     quantity = quantity[:1].upper() + quantity[1:]
-    by_round = "mediana de las cifras por ronda" if detail.get("rondas") else "mediana"
+    by_round = _statistic(claim, detail)
     counted = "rondas" if detail.get("rondas") else _reps(claim.n)
     if detail.get("observado"):
         parts.append(
@@ -141,14 +152,16 @@ def method_sentence() -> str:
     coverage the simulation test measured (stats.TESTED_COVERAGE)."""
     n0 = vd.MIN_N
     text = (
-        f"**Cómo medimos.** Cada cifra es una mediana con su intervalo de confianza del 95 % (IC 95 %), "
-        f"calculado sin suponer ninguna distribución: con los valores ordenados, el IC va de uno a otro "
+        f"**Cómo medimos.** Cada cifra lleva su intervalo de confianza del 95 % (IC 95 %), calculado "
+        f"sin suponer ninguna distribución. La mayoría son medianas: con los valores ordenados, el IC va de uno a otro "
         f"de ellos según la prueba del signo (con {n0} valores, del menor al mayor: cubre la mediana el "
         f"{_pct(stats.coverage(n0))} de las veces). Cuando dos brazos se midieron en las mismas rondas, "
         f"la proporción o la diferencia se calcula ronda a ronda y se toma su mediana con el mismo "
         f"intervalo: lo que comparte una ronda (la carga de la máquina, una deriva) se cancela dentro de "
         f"ella. Brazos independientes usan un bootstrap de percentiles de sus medianas. Con menos de "
-        f"{n0} repeticiones no hay veredicto. Un veredicto compara el IC con el margen de la "
+        f"{n0} repeticiones no hay veredicto. Otras cifras (una pendiente, un cruce, un cociente de "
+        f"dispersiones) las calcula su experimento con su propio IC 95 %, y la frase de cada afirmación "
+        f"dice qué cifra es. Un veredicto compara el IC con el margen de la "
         f"afirmación (tabla de márgenes): dentro, «se confirma»; entero fuera, «no se sostiene»; si no, "
         f"«no concluyente». Un rango publicado se muestra como rango, sin remuestrear."
     )

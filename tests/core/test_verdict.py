@@ -264,7 +264,12 @@ def test_series_indexed_by_round_are_paired_and_n_counts_rounds():
     assert paired.status == base.SE_CONFIRMA and paired.n == 8 and paired.detail["rondas"] is True
     independent = base.ratio(SAID, a.to_numpy(), b.to_numpy())
     assert independent.status != base.SE_CONFIRMA and "rondas" not in independent.detail
-    assert "mediana de las cifras por ronda" in common.claim_sentence(paired)
+    # the figure is not called a median unless the claim says it is one
+    assert "(cifra calculada ronda a ronda, e IC 95 %, n = 8 rondas)" in common.claim_sentence(paired)
+    assert "mediana" not in common.claim_sentence(paired)
+    median_said = SAID.but(quantity="mediana de A/B")
+    said_median = base.ratio(median_said, a, b)
+    assert "mediana de las cifras por ronda e IC 95 %" in common.claim_sentence(said_median)
     assert "n = 8 rondas" in common.claim_sentence(paired)
 
 
@@ -336,7 +341,9 @@ def test_verdict_words_name_the_repetitions_needed():
     c = J(1.02, 0.90, 1.14, region=(0.95, 1.05))
     words = common.verdict_words(c)
     assert words.startswith("no concluyente con estas repeticiones")
-    assert f"harían falta unas {common.num(c.more_reps)}" in words
+    assert f"harían falta unas {common.approx(c.more_reps)}" in words
+    c.more_reps = 2054  # an extrapolation: two significant digits, not «2 054»
+    assert common.verdict_words(c).endswith("(harían falta unas 2\u202f100)")
 
 
 def test_claim_sentence_is_built_from_declared_fields():
@@ -366,3 +373,4 @@ def test_the_method_sentence_names_the_minimum_and_the_rule():
     text = common.method_sentence()
     assert f"Con menos de {N} repeticiones no hay veredicto" in text
     assert "96.9 %" in text and "ronda a ronda" in text and "no se sostiene" in text
+    assert "Cada cifra es una mediana" not in text  # not every figure is one (an IQR ratio, a count)
