@@ -61,6 +61,8 @@ VARIANT_WORDS = {
     "nivel3": "nivel 3",
     "host": "en el host",
     "seccomp": "con seccomp",
+    "sin_seccomp": "sin seccomp",
+    "gvisor": "con gVisor",
     "puerto": "puerto publicado (-p)",
     "nativo": "nativo",
     "anfitrion": "motor en el host",
@@ -86,18 +88,28 @@ def _natural(value) -> tuple:
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(value)))
 
 
+def _says_nothing(variant, engine) -> bool:
+    """A variant that adds no word to its engine: the default one, or one that only names the engine
+    again (06's Kubernetes arm is variant «kubernetes»)."""
+    return variant in ("", "por_defecto") or str(variant).lower() == str(engine).lower()
+
+
 def _combo(row) -> str:
-    variant = row.get("variant", "")
+    """An arm as the page names it: «Docker · con seccomp», «Kubernetes · gin» (never an identifier, never
+    the engine twice)."""
+    engine, variant = row.get("engine", ""), row.get("variant", "")
     parts = [
-        ENGINE_LABEL.get(row.get("engine", ""), row.get("engine", "")),
+        ENGINE_LABEL.get(engine, engine),
         row.get("role", ""),
-        "" if variant == "por_defecto" else variant_words(variant),
+        "" if _says_nothing(variant, engine) else variant_words(variant),
     ]
     return " · ".join(p for p in parts if p)
 
 
 def _spanish(df: pd.DataFrame) -> pd.DataFrame:
     out = df.copy()
+    if {"engine", "variant"} <= set(out):
+        out["variant"] = ["" if _says_nothing(v, e) else v for v, e in zip(out["variant"], out["engine"])]
     for col in ("engine",):
         if col in out:
             out[col] = out[col].map(lambda e: ENGINE_LABEL.get(e, e))

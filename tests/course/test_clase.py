@@ -600,3 +600,37 @@ def test_the_reference_overhead_is_the_one_the_document_publishes():
     epyc = five.set_index("fuente").loc["seed001-tabla-epyc-7763"]
     assert (epyc["rango_bajo"], epyc["rango_alto"]) == pytest.approx(published["seed001-tabla-epyc-7763"])
     assert refs.loc["seed001", "forma"] != "rango"  # its own run publishes the two calls only
+
+
+def test_arm_labels_are_words_and_never_repeat_the_engine():
+    """«Docker · con seccomp», «Kubernetes · gin»: neither an arm's identifier (seccomp) nor the engine
+    named twice (06's Kubernetes arm is variant «kubernetes»), in the headers of the detail table."""
+    from helpers.view import clase as vista
+
+    rows = [
+        ("pc-1", "docker", "", "seccomp", "llamadas", "getpid", "seed001-tabla-epyc-7763", "rango"),
+        ("pc-1", "kubernetes", "gin", "kubernetes", "red", "rps", "seed003", "cifra"),
+    ]
+    part = pd.DataFrame(
+        [
+            dict(
+                zip(["machine", "engine", "role", "variant", "experiment", "metric", "fuente", "forma"], r),
+                proporcion=1.2,
+                ic_bajo=1.1,
+                ic_alto=1.3,
+                referencia=1.26,
+                referencia_ic_bajo=1.24,
+                referencia_ic_alto=1.28,
+                veredicto=vd.COINCIDE,
+                n=8,
+            )
+            for r in rows
+        ]
+    )
+    shown = vista.pivot_detalle(part, "detalle")
+    headers = list(getattr(shown, "data", shown).columns)
+    assert any(h.startswith("Docker · con seccomp, frente a") for h in headers), headers
+    assert any(h.startswith("Kubernetes · gin, frente a") for h in headers), headers
+    assert not any("· seccomp" in h or "· kubernetes" in h for h in headers), headers
+    columns = vista._spanish(part[["engine", "role", "variant"]])
+    assert set(columns["variante"]) == {"con seccomp", ""}  # the table's own column: no «kubernetes» either
