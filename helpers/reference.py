@@ -39,6 +39,9 @@ def available(directory: Path | None = None) -> list[str]:
     return [name for name in experiments.names() if files(name, directory)]
 
 
+DECIMAL_KB = "kB"  # a reference row in decimal kilobytes; load() gives it in KiB like a live run
+
+
 def load(experiment: str, directory: Path | None = None) -> pd.DataFrame:
     """Reference rows of one experiment, with the live-run columns plus `source`."""
     found = files(experiment, directory)
@@ -58,6 +61,10 @@ def load(experiment: str, directory: Path | None = None) -> pd.DataFrame:
     df = pd.concat(frames, ignore_index=True)
     df["image"] = df["image"].fillna("")
     df["variant"] = df["variant"].fillna("")
+    # a source's decimal kB (1000 bytes) in the course's KB (KiB, 1024 bytes, as the live runs write them)
+    decimal = df["unit"] == DECIMAL_KB
+    df.loc[decimal, "value"] = df.loc[decimal, "value"] * 1000 / 1024
+    df.loc[decimal, "unit"] = "KB"
     return df
 
 

@@ -213,11 +213,12 @@ def frase_ruido(r: pd.DataFrame) -> str:
 
 
 # The chapter (experiment 2, «Memoria cgroup»): «±50-150 MB» of `free -m` against «437 KB», which it
-# calls «100,000x»; its own figures give 50 MB / 437 KB ≈ 117× to 150 MB / 437 KB ≈ 351×.
+# calls «100,000x»; its own figures (`free -m` gives MiB; its 437 KB are decimal kB, see reference.load)
+# give 50 MiB / 437 kB ≈ 120× to 150 MiB / 437 kB ≈ 360×.
 CHAPTER_NOISE = (
     "El capítulo original da para `free -m` fluctuaciones de ±50-150 MB frente a los 437 KB de un contenedor "
     "de Docker, y llama a eso un ruido «100,000x mayor» que la señal; con esas mismas cifras sale entre "
-    f"{fmt_ratio(50 * 1024 / 437, digits=0)} y {fmt_ratio(150 * 1024 / 437, digits=0)}: el ruido sigue "
+    f"{fmt_ratio(50 * 1024**2 / 437e3, digits=0)} y {fmt_ratio(150 * 1024**2 / 437e3, digits=0)}: el ruido sigue "
     "aplastando a la señal, pero cientos de veces menos de lo que dice."
 )
 

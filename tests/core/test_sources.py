@@ -99,3 +99,19 @@ def test_every_registered_experiment_is_in_the_file():
     for module in experiments.all_experiments():
         if getattr(module, "SAID", ()):
             assert f"`{module.EXPERIMENT}`" in text
+
+
+def test_the_chapters_decimal_kb_reach_the_course_as_kib():
+    """The chapter's script turns Docker's KiB into decimal kB (× 1.024): its per-container figures are
+    kB, and the course, which counts KiB, reads them 2.4 % smaller; RSS from `ps` is already KiB."""
+    import csv
+
+    raw = list(csv.DictReader((reference.REFERENCE_DIR / "escala.csv").open()))
+    cgroup = [r for r in raw if r["metric"] == "memoria_cgroup_por_contenedor"]
+    assert cgroup and all(r["unit"] == reference.DECIMAL_KB for r in cgroup)
+    assert all(r["unit"] == "KB" for r in raw if r["metric"].startswith("rss_"))
+    df = reference.load("escala").query("source == 'seed000'")
+    pick = (df["metric"] == "memoria_cgroup_por_contenedor") & (df["engine"] == "docker")
+    docker20 = df[pick & (df["variant"] == "n=20")]
+    assert docker20["value"].iloc[0] == pytest.approx(437 * 1000 / 1024)
+    assert reference.DECIMAL_KB not in set(df["unit"])

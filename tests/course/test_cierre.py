@@ -313,7 +313,9 @@ def test_the_chapter_summary_has_every_row_of_the_chapters_table_and_its_verdict
     assert len(data) == 2 * len(cierre.SUMMARY) == 14  # seven rows of the chapter, two engines each
     chapter = data.set_index(["aspecto", "motor"])["capitulo"]
     assert chapter[(cierre.SUMMARY[2].label, "docker")] == pytest.approx(5.52)  # 20 containers, s
-    assert chapter[(cierre.SUMMARY[3].label, "podman")] == pytest.approx(97 / 1024)  # MiB, as the course
+    assert chapter[(cierre.SUMMARY[3].label, "podman")] == pytest.approx(
+        97 * 1000 / 1024 / 1024
+    )  # 97 kB (decimal) in MiB
     assert chapter[(cierre.SUMMARY[5].label, "docker")] == pytest.approx(-24.5, abs=0.1)  # hash, %
     two_x = data[(data["experimento"] == "arranque")]["veredicto"]
     assert all(c is not None and c.key == "podman_2x" for c in two_x)  # 01's verdict, read by key

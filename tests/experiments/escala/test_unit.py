@@ -476,7 +476,7 @@ def test_the_free_sentence_gives_the_noise_over_the_signal_and_the_chapter_arith
     )
     text = vista.frase_ruido(noisy)
     assert "100× lo que se quería pesar" in text  # 50 000 KB of noise over 500 KB
-    assert "117×" in text and "351×" in text  # the chapter's ±50-150 MB over its 437 KB
+    assert "120×" in text and "360×" in text  # the chapter's ±50-150 MiB over its 437 kB (decimal)
 
 
 @pytest.mark.parametrize(
