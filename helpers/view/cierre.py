@@ -12,16 +12,11 @@ from .common import (
     ENGINE_LABEL,
     STATUS_LABEL,
     claim_sentence,
-    decimals_for,
     fmt,
-    fmt_interval,
-    fmt_pct,
-    fmt_ratio,
     fmt_value,
     fmt_value_interval,
     markdown,
     show,
-    significant,
     table,
     verdict_words,
 )
@@ -34,37 +29,35 @@ TIPO = {
 ENTORNO = {**ENGINE_LABEL, "chroot": "bare metal (chroot a la imagen)"}
 
 
-def _digits(value: float, low: float = float("nan"), high: float = float("nan")) -> int:
-    """Decimals that match the interval (view.numbers' rule), or 3 significant digits without one."""
-    digits = decimals_for(low, high)
-    return significant(value) if digits is None else digits
-
-
 def _missing(v) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
+def _split(value: float, unit: str, low: float, high: float) -> tuple[str, str]:
+    """(figure, interval) of a closing-table figure, through fmt_value_interval, the helper of the pages
+    that decided it, so both read alike: («287 ms», «[274, 297]»); a ratio's suffix («x bare metal»)
+    follows its «×»."""
+    ratio = unit.startswith(("x", "×"))
+    text = fmt_value_interval(value, low, high, "x" if ratio else unit)
+    figure, _, rest = text.partition(" [")
+    if ratio:
+        figure += unit[1:]
+    return figure, f"[{rest}" if rest else "—"
+
+
 def valor(value: float, unit: str, low: float = float("nan"), high: float = float("nan")) -> str:
-    """A closing-table figure in its own unit, with the decimals its interval supports: «287 ms»,
-    «+0 %», «1.05×»."""
+    """A closing-table figure in its own unit, as the page that decided it prints it: «287 ms»,
+    «+0.4 %», «1.05× bare metal»."""
     if _missing(value):
         return "—"
-    digits = _digits(value, low, high)
-    if unit == "%":
-        return fmt_pct(value, digits)
-    if unit.startswith(("x", "×")):
-        return fmt_ratio(value, digits=digits) + unit[1:]
-    return fmt(value, digits, unit)
+    return _split(value, unit, low, high)[0]
 
 
 def intervalo(low: float, high: float, value: float, unit: str) -> str:
-    """The interval of a closing-table figure, with the same decimals as the figure: «[274, 297]»."""
-    if _missing(low) or _missing(high):
+    """The interval of a closing-table figure, as its page prints it: «[274, 297]»."""
+    if _missing(low) or _missing(high) or _missing(value):
         return "—"
-    digits = _digits(value, low, high)
-    if unit == "%":
-        return f"[{fmt_pct(low, digits)}, {fmt_pct(high, digits)}]"
-    return fmt_interval(low, high, digits)
+    return _split(value, unit, low, high)[1]
 
 
 def _notebook(name: str) -> str:

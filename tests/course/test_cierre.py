@@ -135,13 +135,13 @@ NAN = float("nan")
 @pytest.mark.parametrize(
     "value, unit, low, high, text, interval",
     [
-        (312.44, "ms", NAN, NAN, "312 ms", "—"),
-        (286.28, "ms", 281.66, 292.85, "286 ms", "[282, 293]"),  # decimals from the interval
-        (1.24, "ms", 0.93, 1.74, "1.2 ms", "[0.9, 1.7]"),
-        (5.2, "%", NAN, NAN, "+5.20 %", "—"),  # 3 significant digits, as view.numbers
-        (0.355, "%", -3.2, 7.6, "0 %", "[−3 %, +8 %]"),  # never «+0.3 % [−3.2 %, +7.6 %]»
-        (1.051, "x bare metal", NAN, NAN, "1.05× bare metal", "—"),
-        (53.2, "ns", NAN, NAN, "53.2 ns", "—"),
+        (312.44, "ms", NAN, NAN, "310 ms", "—"),  # without an interval: 2 significant digits
+        (286.28, "ms", 281.66, 292.85, "286 ms", "[282, 293]"),  # the interval's place
+        (1.24, "ms", 0.93, 1.74, "1.2 ms", "[0.93, 1.7]"),
+        (5.2, "%", NAN, NAN, "+5.2 %", "—"),
+        (0.355, "%", -3.2, 7.6, "+0.35 %", "[−3.2, +7.6]"),  # as 03 prints it (fmt_value_interval)
+        (1.051, "x bare metal", NAN, NAN, "1.1× bare metal", "—"),
+        (53.2, "ns", NAN, NAN, "53 ns", "—"),
         (NAN, "ms", NAN, NAN, "—", "—"),
     ],
 )
@@ -402,3 +402,13 @@ def test_where_launch_goes_is_answered_by_04s_largest_part_per_engine(root, monk
     assert not anatomia.largest_part(frames[1])[2]
     verdicts = [c for c in found["donde_va_launch"] if c is not None]
     assert verdicts and all(f"«{c.statement}»" in answer for c in verdicts)  # cited beside it
+
+
+@pytest.mark.parametrize(
+    "value, low, high, unit",
+    [(88.0, 87.047, 89.641, "ns"), (287.2364, 274.3625, 297.4339, "ms"), (97.6, 97.142, 98.512, "ns")],
+)
+def test_a_closing_figure_reads_as_the_page_that_decided_it(value, low, high, unit):
+    """05 prints «88 ns [87, 90]» and 01 «287 ms [274, 297]» (fmt_value_interval): 09's table the same."""
+    shown = f"{vista.valor(value, unit, low, high)} {vista.intervalo(low, high, value, unit)}"
+    assert shown == fmt_value_interval(value, low, high, unit)
