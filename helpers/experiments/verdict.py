@@ -271,10 +271,19 @@ def _ratio_unstable(a, b) -> bool:
     return _samples_unstable(a, b)
 
 
+# What a builder's figure is, in detail["statistic"] (a code; the view words it): the median of one
+# arm's values or of the per-round figures (paired arms), or the figure of the arms' medians
+# (independent arms). estimate() leaves it to the caller.
+MEDIAN, OF_MEDIANS = "median", "of_medians"
+
+
 def _with_pairing(detail: dict | None, *samples) -> dict:
     out = dict(detail or {})
     if stats.is_paired(*samples):
         out.setdefault("rondas", True)  # n counts rounds; the figure was computed round by round
+        out.setdefault("statistic", MEDIAN)  # the median of the per-round figures
+    else:
+        out.setdefault("statistic", OF_MEDIANS)
     return out
 
 
@@ -314,6 +323,7 @@ def median(said: Said, values, *, detail: dict | None = None) -> Claim:
     if arr.size == 0:
         return missing(said, detail)
     low, high = stats.median_ci(arr)
+    detail = {"statistic": MEDIAN, **dict(detail or {})}
     return judge(
         said, float(np.median(arr)), low, high, n=int(arr.size), unstable=stats.unstable(arr), detail=detail
     )

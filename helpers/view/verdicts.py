@@ -65,10 +65,13 @@ def _what_we_accept(claim) -> str:
     return f"aceptamos {margin}"
 
 
+STATISTIC_WORDS = {vd.MEDIAN: "mediana", vd.OF_MEDIANS: "cifra de las medianas"}
+
+
 def _statistic(claim, detail: dict) -> str:
-    """What the claim's figure is: a median only when the claim says so (its quantity names a median,
-    or its detail carries «estadistico»); otherwise «cifra» (an IQR ratio, a range ratio, a count)."""
-    said = detail.get("estadistico") or (
+    """What the claim's figure is, from the code its builder left (verdict.MEDIAN, verdict.OF_MEDIANS)
+    or its quantity naming a median; otherwise «cifra» (an IQR ratio, a range ratio, a count)."""
+    said = STATISTIC_WORDS.get(detail.get("statistic")) or (
         "mediana" if "mediana" in (claim.quantity or "").lower() else "cifra"
     )
     if detail.get("rondas"):

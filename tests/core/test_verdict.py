@@ -264,12 +264,16 @@ def test_series_indexed_by_round_are_paired_and_n_counts_rounds():
     assert paired.status == base.SE_CONFIRMA and paired.n == 8 and paired.detail["rondas"] is True
     independent = base.ratio(SAID, a.to_numpy(), b.to_numpy())
     assert independent.status != base.SE_CONFIRMA and "rondas" not in independent.detail
-    # the figure is not called a median unless the claim says it is one
-    assert "(cifra calculada ronda a ronda, e IC 95 %, n = 8 rondas)" in common.claim_sentence(paired)
-    assert "mediana" not in common.claim_sentence(paired)
-    median_said = SAID.but(quantity="mediana de A/B")
-    said_median = base.ratio(median_said, a, b)
-    assert "mediana de las cifras por ronda e IC 95 %" in common.claim_sentence(said_median)
+    # the sentence names what the builder computed: the median of the per-round ratios when paired,
+    # the ratio of the arms' medians when independent, «cifra» for a figure a builder did not make
+    assert paired.detail["statistic"] == base.MEDIAN
+    assert "(mediana de las cifras por ronda e IC 95 %, n = 8 rondas)" in common.claim_sentence(paired)
+    assert independent.detail["statistic"] == base.OF_MEDIANS
+    assert "(cifra de las medianas e IC 95 %" in common.claim_sentence(independent)
+    assert base.median(SAID, a.to_numpy()).detail["statistic"] == base.MEDIAN
+    given = base.estimate(SAID, 1.0, 0.9, 1.1, n=8, detail={"rondas": True})
+    assert "(cifra calculada ronda a ronda, e IC 95 %, n = 8 rondas)" in common.claim_sentence(given)
+    assert "mediana" not in common.claim_sentence(given)
     assert "n = 8 rondas" in common.claim_sentence(paired)
 
 
