@@ -266,7 +266,9 @@ def comparacion(resultado: Resultado) -> None:
             out,
             "Tu máquina frente a la referencia: proporciones con su IC 95 %; «coincide» si tu proporción "
             f"÷ la de referencia, con su intervalo, cae entera {AGREEMENT_MARGIN} (los ms absolutos no "
-            "se comparan)",
+            "se comparan). Esta columna cuenta también la incertidumbre de las 10 repeticiones del "
+            "capítulo; los veredictos de abajo juzgan otra cosa: tu cifra frente a la que el capítulo "
+            "escribió («~2x»), con el margen de su tipo. Por eso pueden decir cosas distintas",
         )
     )
     markdown(_frase_comparacion(c) + " " + _published_x_bare(ref))
