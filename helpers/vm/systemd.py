@@ -10,6 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from .. import engines, images
 from ..errors import ErrorDelCurso
 from .assets import READY, VM_DIR, Assets, Log, _manifest, _run
 
@@ -76,8 +77,6 @@ def _tar_add_unit(tar_path: Path, name: str, text: str) -> None:
 
 def systemd_reason() -> str | None:
     """Why the systemd pair (container image and VM disk) cannot be built here, or None."""
-    from .. import images
-
     if os.geteuid() != 0:
         return (
             "hace falta root para crear el disco de la VM con systemd (los archivos del sistema deben "
@@ -90,8 +89,6 @@ def provision_systemd(found: Assets, log: Log = print) -> Path | None:
     """Build once: a Debian minbase with systemd as a tarball (mmdebstrap), the ready unit added; import
     it into Podman as SYSTEMD_IMAGE; and a VM base disk from the same files plus the console unit, the
     probes and the gzip input. Returns the disk, or None (said in Spanish) if it cannot be built."""
-    from . import engines, images
-
     why = systemd_reason()
     if why:
         log(f"[AVISO] Sin la pareja con systemd: {why}")
