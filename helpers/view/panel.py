@@ -118,6 +118,37 @@ class TextProgress:
             )
 
 
+IGNORED_CLICK = (
+    "Ya había una medición en curso: ignoré el clic que llegó mientras medía (una corrida por clic; "
+    "pulsa «Ejecutar» de nuevo si quieres otra)."
+)
+
+
+class RunGuard:
+    """One run per click. The kernel handles a widget's clicks one after another, so a double click
+    arrives as a second click queued behind the first run, handled a few milliseconds after it ends,
+    before the front end has even shown the button enabled again. A click is accepted only when no run
+    is on and at least `settle` seconds have passed since the last one ended: no person can see the
+    button come back and press it that fast, while a queued click always arrives within that time."""
+
+    def __init__(self, settle: float = 0.5, clock: Callable[[], float] = time.monotonic):
+        self.settle = settle
+        self.clock = clock
+        self.running = False
+        self.ended_at = float("-inf")
+
+    def accepts(self) -> bool:
+        return not self.running and self.clock() - self.ended_at >= self.settle
+
+    def __enter__(self) -> RunGuard:
+        self.running = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.running = False
+        self.ended_at = self.clock()
+
+
 class Panel:
     def __init__(
         self,
@@ -138,6 +169,7 @@ class Panel:
         self._resultado: Resultado | None = None
         self._widgets: dict = {}
         self._hidden: dict = {}  # values a preset set for parameters that have no control
+        self._guard = RunGuard()
 
     # -- results
     def resultado(self) -> Resultado | None:
@@ -274,10 +306,13 @@ class Panel:
             status.value = f"{done}/{total} — {label}"
 
         def on_click(_):
+            if not self._guard.accepts():
+                status.value = IGNORED_CLICK
+                return
             button.disabled = True
             bar.bar_style = "info"
             out.clear_output()
-            with out:
+            with out, self._guard:
                 try:
                     self.ejecutar(self._values(), progress=progress)
                     bar.bar_style = "success"

@@ -69,3 +69,31 @@ def test_a_preset_fills_the_controls_and_says_how_long_before_anything_runs(monk
     assert (f"unos {minutes:.0f} minutos" if minutes >= 1.5 else "menos de 2 minutos") in message
     refused = p.apply_preset(Preset("Imposible", {"hilos": 8, "conexiones": 4}))
     assert "no es válida aquí" in refused and "CONEXIONES" in refused
+
+
+def test_a_double_click_on_ejecutar_starts_one_run(monkeypatch):
+    """A double click reaches the kernel as a second click queued behind the first run: it is refused,
+    and the panel says so; a click after the button came back (settle time later) runs again."""
+    now = [0.0]
+    runs = []
+    p = Panel(arranque, titulo="t", repeticiones=2, calentamiento=0, imagenes=["alpine"], motores=["docker"])
+    p._guard = panel_mod.RunGuard(settle=0.5, clock=lambda: now[0])
+
+    def ejecutar(values, progress=None, log=print):
+        runs.append(values)
+        now[0] += 3.0  # the run takes a while
+
+    monkeypatch.setattr(p, "ejecutar", ejecutar)
+    monkeypatch.setattr("IPython.display.display", lambda *a, **k: None)
+    p._interactive()
+    button = p._button
+    status = p._box.children[0].children[-1]
+    button.click()
+    assert len(runs) == 1 and not button.disabled
+    now[0] += 0.005  # the queued second click of the double click, handled right after the run
+    button.click()
+    assert len(runs) == 1, "el segundo clic de un doble clic lanzó otra corrida"
+    assert status.value == panel_mod.IGNORED_CLICK
+    now[0] += 2.0  # a person presses it again once it is enabled
+    button.click()
+    assert len(runs) == 2

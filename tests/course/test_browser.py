@@ -3,7 +3,8 @@
 1. The rendered HTML (build/html from a quick headless course run): screenshots, plots present as
    <img>, no error output, nothing fetched from the network.
 2. JupyterLab on 127.0.0.1 with a token: open 01_arranque.ipynb, run it, set «Repeticiones» to 2,
-   click «Ejecutar», wait for the results table, screenshot. This is the student's path.
+   double-click «Ejecutar» (one run, and the panel says it ignored the second click), wait for the
+   results table, screenshot. This is the student's path.
 
 Browser downloads are impossible here, so Playwright launches /usr/bin/chromium (make setup installs
 it). Screenshots go to build/screenshots/. JupyterLab, its kernels and Chromium are stopped in teardown.
@@ -205,6 +206,10 @@ def test_student_runs_01_arranque_in_jupyterlab(browser_context, jupyterlab):
     assert (jupyterlab["root"] / NOTEBOOK).is_file(), f"falta notebooks/{NOTEBOOK}"
     page = browser_context.new_page()
     page.set_default_timeout(60_000)
+    # On a loaded machine JupyterLab may time out loading its theme's stylesheet and open a modal
+    # dialog over the notebook; it is not the course's page, so close it whenever it shows up.
+    stylesheet = page.locator(".jp-Dialog", has_text="Stylesheet failed to load")
+    page.add_locator_handler(stylesheet, lambda dialog: dialog.locator("button").last.click())
     try:
         page.goto(f"{jupyterlab['url']}/lab/tree/{NOTEBOOK}?token={jupyterlab['token']}")
         page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for()
@@ -225,7 +230,8 @@ def test_student_runs_01_arranque_in_jupyterlab(browser_context, jupyterlab):
         reps.press("Enter")
         run_button = page.get_by_role("button", name="Ejecutar")
         run_button.scroll_into_view_if_needed()
-        run_button.click()
+        # A student double-clicks it: one run only, and the panel says it ignored the second click.
+        run_button.dblclick()
         # The results table appears in the panel's output area when the run ends.
         table = page.locator(".jp-OutputArea-output .widget-output table, .widget-output table").first
         table.wait_for(state="visible", timeout=300_000)
@@ -237,8 +243,9 @@ def test_student_runs_01_arranque_in_jupyterlab(browser_context, jupyterlab):
         page.screenshot(path=str(SCREENSHOTS / "jupyterlab_01_arranque.png"), full_page=False)
         text = table.inner_text()
         assert "bare metal" in text.lower() or "bare" in text.lower(), text[:500]
+        page.get_by_text("Ya había una medición en curso").first.wait_for(timeout=30_000)
         runs = sorted((jupyterlab["results"] / "arranque").glob("*/meta.json"))
-        assert runs, "la medición no dejó ninguna corrida en CURSO_RESULTADOS"
+        assert len(runs) == 1, f"un doble clic dejó {len(runs)} corridas (debe dejar una)"
         meta = json.loads(runs[-1].read_text(encoding="utf-8"))
         assert meta["parameters"]["repeticiones"] == 2, "el valor del control no llegó a la medición"
         assert meta["status"] == "complete", meta.get("reason")
