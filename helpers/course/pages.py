@@ -169,7 +169,15 @@ FACT_LABELS = {
     "api_version": "versión de la API",
     "runtime": "runtime",
     "runtime_version": "versión del runtime",
-    "storage_driver": "almacenamiento",
+    "storage_driver": "controlador de almacenamiento",
+    "storage": "capa de almacenamiento",
+    "storage_backing": "sistema de archivos bajo la capa",
+    "security_options": "opciones de seguridad",
+    "network_backend": "red de los contenedores",
+    "network_stack": "pila de red",
+    "rootless": "sin root (rootless)",
+    "user": "usuario",
+    "virtualization": "virtualización",
     "cgroup_driver": "controlador de cgroups",
     "workarounds": "arreglos aplicados",
     "disponible": "disponible",
@@ -188,15 +196,34 @@ def _fact_value(key: str, value) -> str:
     return str(value)
 
 
+def unlabelled_facts(facts: dict) -> list[str]:
+    """The keys of `facts` (nested too) that the index would show without a Spanish label."""
+    missing = []
+    for key, value in facts.items():
+        if key not in FACT_LABELS:
+            missing.append(key)
+        if isinstance(value, dict) and "descripcion" not in value:
+            missing += unlabelled_facts(value)
+    return missing
+
+
+def _fact_cell(key: str, value) -> str:
+    if isinstance(value, dict):
+        # A group that carries its own Spanish sentence (the virtualization check) shows that sentence;
+        # any other group is a small table of its own, labelled like the rest.
+        return str(value["descripcion"]) if "descripcion" in value else ""
+    return _fact_value(key, value)
+
+
 def _facts_table(facts: dict) -> str:
     rows = []
     for key, value in facts.items():
         label = FACT_LABELS.get(key, key)
-        if isinstance(value, dict):
-            value = ", ".join(f"{k}: {v}" for k, v in value.items() if v not in (None, "", [], {}))
+        if isinstance(value, dict) and "descripcion" not in value:
+            cell = _facts_table({k: v for k, v in value.items() if v not in (None, "", [], {})})
         else:
-            value = _fact_value(key, value)
-        rows.append(f"<tr><th>{html.escape(label)}</th><td>{html.escape(value)}</td></tr>")
+            cell = html.escape(_fact_cell(key, value))
+        rows.append(f"<tr><th>{html.escape(label)}</th><td>{cell}</td></tr>")
     return "<table class='facts'>" + "".join(rows) + "</table>"
 
 

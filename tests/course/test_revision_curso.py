@@ -89,6 +89,7 @@ def test_rendered_pages_have_no_semilla_and_no_raw_column_names():
     run = quick_course()
     pages = sorted((run.build / "html").glob("[0-9]*.html"))
     assert pages, run.output[-2000:]
+    pages.append(run.build / "html" / "index.html")
     problems = []
     raw_names = set(results.COLUMNS) - {"rep"}
     for page in pages:
@@ -100,7 +101,33 @@ def test_rendered_pages_have_no_semilla_and_no_raw_column_names():
         for header in _headers(text):
             if header in raw_names or RAW.match(header):
                 problems.append(f"{page.name}: columna «{header}»")
+        for repr_ in PYTHON_REPR.findall(html.unescape(visible)):
+            problems.append(f"{page.name}: repr de Python «{repr_}»")
     assert not problems, sorted(set(problems))
+
+
+# A dict, list or constant as Python prints it: {'clave': …}, ['a', …], True/False/None standing alone.
+PYTHON_REPR = re.compile(r"\{'[^']*': |\['[^']*', |(?<![\w-])(?:True|False|None)(?![\w-])")
+
+
+def test_the_python_repr_check_catches_raw_dicts_and_constants():
+    raw = "es_vm: True, tecnologia: Firecracker, pistas: {'cpuid': 'la CPU anuncia…'}"
+    assert len(PYTHON_REPR.findall(raw)) == 2
+    assert not PYTHON_REPR.findall("sí; ninguno; Docker 0.70× [0.67, 0.74]; Nonebook")
+
+
+def test_every_fact_on_the_index_has_a_spanish_label():
+    """The index lists this machine's host and engine facts: every key (nested ones too) has a label."""
+    from helpers.course import pages
+
+    meta = pages.run_metadata()
+    for facts in [meta["host"], *meta["engines"].values()]:
+        assert not pages.unlabelled_facts(facts), pages.unlabelled_facts(facts)
+    assert pages.unlabelled_facts({"clave_nueva": 1, "grupo": {"otra": 2}}) == [
+        "clave_nueva",
+        "grupo",
+        "otra",
+    ]
 
 
 @pytest.mark.notebook
