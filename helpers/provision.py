@@ -8,6 +8,11 @@
 Where an engine cannot be had (not root, no apt, macOS) it prints one Spanish line and goes on:
 bare metal plus reference data always work. Every step that needs root says so in one Spanish line
 (with the command an administrator would run) and steps aside; set-up always exits 0.
+
+What went wrong is kept, by step (`PROBLEMS`): every exception a step swallowed (with where it was
+raised) and every «[AVISO]» line said while the step ran. «[FALTA]» marks what set-up does not provide
+(a Go or Rust toolchain): left out, not failed. `--estricto` lists the problems and exits 1 if there
+was any: the set-up test runs it as root, where nothing should go wrong (tests/core/test_provision.py).
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import shutil
 import subprocess
 import sys
 import time
+import traceback
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import engines, images, probes, system
@@ -38,7 +45,34 @@ APT_PACKAGES = {
 DOCKERD_LOG = Path("/var/log/curso-dockerd.log")
 
 
+WARNING = "[AVISO]"  # a step that should have worked here and did not
+ABSENT = "[FALTA]"  # something set-up does not provide here: left out, not failed
+
+
+@dataclass
+class Problems:
+    """What went wrong during set-up, one line per problem, each naming its step."""
+
+    step: str = "La preparación"
+    found: list[str] = field(default_factory=list)
+
+    def heard(self, line: str) -> None:
+        if line.lstrip().startswith(WARNING):
+            self.found.append(f"{self.step}: {line.strip()}")
+
+    def raised(self, exc: BaseException) -> None:
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = (
+            f" en {Path(frames[-1].filename).name}:{frames[-1].lineno} ({frames[-1].name})" if frames else ""
+        )
+        self.found.append(f"{self.step}: {type(exc).__name__}: {str(exc)[-300:]}{where}")
+
+
+PROBLEMS = Problems()
+
+
 def say(line: str) -> None:
+    PROBLEMS.heard(line)
     print(line, flush=True)
 
 
@@ -178,17 +212,30 @@ def rootless_podman_check() -> None:
 
 
 def step(what: str, fn, *args, **kwargs):
-    """Run one set-up step; an unexpected failure is one Spanish line, never a traceback."""
+    """Run one set-up step; an unexpected failure is one Spanish line, never a traceback. Its problems
+    (PROBLEMS) are filed under `what`."""
+    PROBLEMS.step = what
     try:
         return fn(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - set-up goes on with what it has
-        say(f"[AVISO] {what} falló ({type(exc).__name__}: {str(exc)[-300:]}); sigo con lo demás.")
+        PROBLEMS.raised(exc)
+        print(
+            f"{WARNING} {what} falló ({type(exc).__name__}: {str(exc)[-300:]}); sigo con lo demás.",
+            flush=True,
+        )
         return None
+    finally:
+        PROBLEMS.step = "La preparación"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Prepara motores, imágenes y sondas del curso.")
     parser.add_argument("--sin-imagenes", action="store_true", help="no preparar imágenes")
+    parser.add_argument(
+        "--estricto",
+        action="store_true",
+        help="al final, listar lo que falló por paso y salir con 1 si algo falló",
+    )
     args = parser.parse_args(argv)
     if not system.is_root():
         say(
@@ -197,6 +244,28 @@ def main(argv=None) -> int:
         )
     step("La instalación de paquetes", install_missing)
     step("El arranque de dockerd", start_dockerd)
+    available = step("La comprobación de los motores", available_engines) or []
+    if "podman" in available:
+        step("La revisión de Podman sin root", rootless_podman_check)
+    if not args.sin_imagenes and available:
+        step("La preparación de imágenes", images.ensure, images.ROLE_NAMES, available, log=say)
+        if "podman" in available:
+            step("La prueba del arreglo de Podman", podman_workaround)
+    step("La compilación de sondas", build_probes)
+    from .engines import lxd
+
+    step("La preparación de LXD (contenedores de sistema, sin red)", lxd.provision, say)
+    provision_experiments()
+    if args.estricto and PROBLEMS.found:
+        say(f"[FALLO] La preparación no quedó completa: {len(PROBLEMS.found)} problema(s), por paso:")
+        for line in PROBLEMS.found:
+            say(f"  - {line}")
+        return 1
+    return 0
+
+
+def available_engines() -> list[str]:
+    """The container engines that answer (each one's Spanish reason when not); reaps their orphans."""
     engines.reset_cache()
     available = []
     for name in engines.CONTAINER_ENGINES:
@@ -211,20 +280,9 @@ def main(argv=None) -> int:
                     f"{info.get('storage')}."
                 )
         else:
-            say(f"[AVISO] {engine.display} no está disponible: {why} Sigo con lo demás.")
+            say(f"{WARNING} {engine.display} no está disponible: {why} Sigo con lo demás.")
     engines.reap_orphans(available, log=lambda line: say(f"[ OK ] {line}"))
-    if "podman" in available:
-        step("La revisión de Podman sin root", rootless_podman_check)
-    if not args.sin_imagenes and available:
-        step("La preparación de imágenes", images.ensure, images.ROLE_NAMES, available, log=say)
-        if "podman" in available:
-            step("La prueba del arreglo de Podman", podman_workaround)
-    step("La compilación de sondas", build_probes)
-    from .engines import lxd
-
-    step("La preparación de LXD (contenedores de sistema, sin red)", lxd.provision, say)
-    provision_experiments()
-    return 0
+    return available
 
 
 def podman_workaround() -> None:
@@ -241,23 +299,30 @@ def podman_workaround() -> None:
     )
 
 
-def provision_experiments() -> None:
+def provision_experiments() -> list[str]:
     """Each registered experiment's own provision(log) step (tools, images, kernels it builds once).
     A failure is reported in one Spanish line and set-up goes on: that experiment will skip what it
-    lacks, saying why."""
+    lacks, saying why. Returns the problems of these steps (see Problems), each naming its experiment."""
     from . import experiments
 
+    before = len(PROBLEMS.found)
     for module in experiments.all_experiments():
         prepare = getattr(module, "provision", None)
         if prepare is None:
             continue
+        PROBLEMS.step = f"{module.TITLE} ({module.EXPERIMENT}.provision)"
         try:
             prepare(say)
         except Exception as exc:  # noqa: BLE001 - one experiment's set-up must not stop the others
-            say(
-                f"[AVISO] {module.TITLE}: la preparación falló ({type(exc).__name__}: {exc}); "
-                "ese experimento omitirá lo que le falte."
+            PROBLEMS.raised(exc)
+            print(
+                f"{WARNING} {module.TITLE}: la preparación falló ({type(exc).__name__}: {exc}); "
+                "ese experimento omitirá lo que le falte.",
+                flush=True,
             )
+        finally:
+            PROBLEMS.step = "La preparación"
+    return PROBLEMS.found[before:]
 
 
 if __name__ == "__main__":

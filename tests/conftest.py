@@ -5,6 +5,7 @@ import sys
 import pytest
 
 from helpers import PROJECT_ROOT, engines
+from tests.support import setup_step_missing
 
 GUEST_MARK = "huesped"
 GUEST_RUN = pytest.StashKey()  # the guest started in the background (helpers.guest.background)
@@ -52,8 +53,9 @@ def require_engine(name: str):
     engine = engines.get_engine(name)
     ok, why = engine.availability()
     if not ok:
-        print(f"\n[omitido] {engine.display} no está disponible aquí: {why}", file=sys.stderr)
-        pytest.skip(f"{engine.display} no está disponible: {why}")
+        setup_step_missing(
+            f"{engine.display} instalado y en marcha", f"{engine.display} no está disponible: {why}"
+        )
     return engine
 
 
@@ -75,7 +77,9 @@ def container_engines():
     for name, why in absent.items():
         print(f"\n[aviso] {name} no está disponible aquí: {why}", file=sys.stderr)
     if not present:
-        pytest.skip("no hay ningún motor de contenedores disponible")
+        setup_step_missing(
+            "Docker o Podman instalado y en marcha", "no hay ningún motor de contenedores disponible."
+        )
     return present
 
 

@@ -180,17 +180,21 @@ def build_image(f: Flavor, alias: str, packages: list[str], log) -> None:
     log(f"[ OK ] Imagen «{alias}» importada en {f.display} ({rootfs.stat().st_size / 2**20:.0f} MB).")
 
 
+def kernel_has_btrfs() -> bool:
+    """Whether this kernel mounts btrfs (the copy-on-write pool needs it)."""
+    try:
+        return "btrfs" in Path("/proc/filesystems").read_text().split()
+    except OSError:
+        return False
+
+
 def ensure_cow_pool(f: Flavor, log) -> bool:
     """The copy-on-write pool: btrfs on a sparse loop file the daemon makes and mounts itself. Where the
     kernel has no btrfs (or btrfs-progs cannot be installed) instances stay on the `dir` pool."""
     reset_cache()
     if POOL_COW in pools():
         return True
-    try:
-        has_btrfs = "btrfs" in Path("/proc/filesystems").read_text().split()
-    except OSError:
-        has_btrfs = False
-    if not has_btrfs:
+    if not kernel_has_btrfs():
         log(
             "[AVISO] El kernel no tiene btrfs: los contenedores de sistema usan el pool «dir» (copia entera)."
         )

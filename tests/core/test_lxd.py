@@ -17,7 +17,9 @@ import pytest
 
 from helpers import PROJECT_ROOT, images
 from helpers import engines as eng
-from helpers.engines import lxd, lxd_nested
+from helpers.engines import lxd, lxd_nested, lxd_setup
+from tests.conftest import require_engine
+from tests.support import setup_step_missing
 
 pytestmark = pytest.mark.engines
 
@@ -27,8 +29,7 @@ def daemon():
     lxd.reset_cache()
     ok, why = lxd.availability()
     if not ok:
-        print(f"\n[omitido] LXD/Incus no está disponible aquí: {why}", file=sys.stderr)
-        pytest.skip(f"LXD/Incus no está disponible: {why}")
+        setup_step_missing("LXD sin red (la preparación de LXD)", f"LXD/Incus no está disponible: {why}")
     return lxd.flavor()
 
 
@@ -39,14 +40,23 @@ def run_id():
     lxd.cleanup(rid)
 
 
+def require_pool(pool: str) -> None:
+    """make setup creates the copy-on-write pool wherever the kernel has btrfs."""
+    if pool in lxd.pools():
+        return
+    why = f"el daemon no tiene el pool «{pool}» («sudo make setup» lo crea donde hay btrfs)."
+    if not lxd_setup.kernel_has_btrfs():
+        pytest.skip(f"{why} Este kernel no tiene btrfs.")
+    setup_step_missing(f"el pool «{pool}» de LXD (la preparación de LXD)", why)
+
+
 def _names(run_id: str) -> list[str]:
     return [n for n, labels in lxd.course_instances() if labels.get(eng.LABEL_RUN) == run_id]
 
 
 @pytest.mark.parametrize("pool", [lxd.POOL, lxd.POOL_COW])
 def test_unprivileged_system_container_reaches_running_without_network(daemon, run_id, pool):
-    if pool not in lxd.pools():
-        pytest.skip(f"el daemon no tiene el pool «{pool}» («sudo make setup» lo crea donde hay btrfs)")
+    require_pool(pool)
     links_before = lxd.host_links()
     name = f"curso-prueba-{run_id}"
     lxd.create(name, run_id=run_id, pool=pool)
@@ -79,8 +89,7 @@ def test_unprivileged_system_container_reaches_running_without_network(daemon, r
 
 
 def test_copy_on_write_pool_keeps_only_what_an_instance_writes(daemon, run_id):
-    if lxd.POOL_COW not in lxd.pools():
-        pytest.skip("el daemon no tiene el pool con copia en escritura («sudo make setup» lo crea)")
+    require_pool(lxd.POOL_COW)
     cow, full = f"curso-cow-{run_id}", f"curso-dir-{run_id}"
     lxd.create(cow, run_id=run_id, pool=lxd.POOL_COW)
     lxd.create(full, run_id=run_id, pool=lxd.POOL)
@@ -120,10 +129,12 @@ def test_daemon_never_contacts_a_remote_server(daemon):
 
 @pytest.mark.parametrize("engine", lxd_nested.INNER_ENGINES)
 def test_engine_nested_without_privileged(daemon, run_id, engine, tmp_path):
-    if not eng.get_engine(engine).available:
-        pytest.skip(f"{engine} no está disponible en el host (hace falta para pasarle la imagen)")
+    require_engine(engine)  # the host's engine hands its image in
     if not lxd.image_present(lxd.IMAGE_NESTED):
-        pytest.skip(f"falta la imagen {lxd.IMAGE_NESTED}: «sudo make setup»")
+        setup_step_missing(
+            f"la imagen {lxd.IMAGE_NESTED} de LXD (la preparación de LXD)",
+            f"falta la imagen {lxd.IMAGE_NESTED}: «sudo make setup».",
+        )
     image = images.resolve("alpine", eng.get_engine(engine))["name"]
     name = f"curso-anidado-{run_id}"
     lxd.create(name, lxd.IMAGE_NESTED, run_id=run_id, nesting=True)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from helpers.engines import oci
+from tests.support import setup_step_missing
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="necesita root (runc, mount)")
 
@@ -30,7 +31,10 @@ def test_runc_runs_the_bundle_with_and_without_a_network_namespace(tmp_path):
         (rootfs / d).mkdir()
     busybox = next((p for p in ("/bin/busybox", "/usr/bin/busybox") if Path(p).exists()), None)
     if busybox is None:
-        pytest.skip("no hay busybox estático en el host para construir un rootfs mínimo")
+        setup_step_missing(
+            "busybox estático (la instalación de paquetes)",
+            "no hay busybox estático en el host para construir un rootfs mínimo.",
+        )
     shutil.copy(busybox, rootfs / "bin" / "busybox")
     (rootfs / "bin" / "echo").symlink_to("busybox")
     (rootfs / "bin" / "readlink").symlink_to("busybox")

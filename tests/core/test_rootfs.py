@@ -11,6 +11,7 @@ import pytest
 from helpers import engines as eng
 from helpers import images, system
 from helpers.engines import rootfs
+from tests.support import setup_step_missing
 
 
 @pytest.fixture
@@ -28,7 +29,10 @@ def busybox_image():
             info = images.resolve("alpine", eng.get_engine(name))
             if info:
                 return name, info
-    pytest.skip("ningún motor tiene la imagen «alpine» (make setup la prepara)")
+    setup_step_missing(
+        "la imagen «alpine» en Docker o Podman (la preparación de imágenes)",
+        "ningún motor tiene la imagen «alpine» (make setup la prepara).",
+    )
 
 
 def test_without_mknod_the_rest_of_the_rootfs_is_still_prepared(monkeypatch, tmp_path):

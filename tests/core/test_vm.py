@@ -11,6 +11,7 @@ import pytest
 
 from helpers import vm
 from helpers.errors import ParametroInvalido
+from tests.support import setup_step_missing
 
 
 def test_kvm_requested_where_it_does_not_work_is_refused(monkeypatch):
@@ -67,7 +68,9 @@ def test_initramfs_loads_the_modules_in_dependency_order(tmp_path):
 
 def test_extract_vmlinux_finds_the_lz4_payload(tmp_path):
     if not shutil.which("lz4"):
-        pytest.skip("falta la herramienta lz4")
+        setup_step_missing(
+            "lz4 (la instalación de paquetes)", "falta la herramienta lz4 (paquete de Debian lz4)."
+        )
     elf = b"\x7fELF" + bytes(range(256)) * 64
     packed = subprocess.run(["lz4", "-l", "-c"], input=elf, capture_output=True, check=True).stdout
     bz = tmp_path / "vmlinuz"

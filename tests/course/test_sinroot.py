@@ -17,6 +17,7 @@ import pytest
 
 from helpers import PROJECT_ROOT, cgroups, engines
 from helpers.course import sinroot
+from tests.support import setup_step_missing
 
 pytestmark = [pytest.mark.sinroot, pytest.mark.engines, pytest.mark.notebook]
 
@@ -27,7 +28,7 @@ USER = sinroot.USER
 def preview(tmp_path_factory):
     reason = sinroot.unavailable_reason()
     if reason:
-        pytest.skip(reason)
+        setup_step_missing("Podman sin root con uidmap (la instalación de paquetes)", reason)
     result = sinroot.run(quick=True, output=tmp_path_factory.mktemp("sinroot") / "paginas")
     print(
         f"\n[sinroot] make course RAPIDO=1 como {USER}: código {result.returncode} en {result.seconds:.0f} s"
@@ -116,7 +117,9 @@ def test_quick_course_as_a_student_without_root(preview):
 def test_a_student_in_the_docker_group_gets_docker(preview):
     """Issue 16, point 4: the docker group gives Docker without root (and the course says what it means)."""
     if not Path("/var/run/docker.sock").is_socket() or not engines.get_engine("docker").available:
-        pytest.skip("no hay daemon de Docker en esta máquina")
+        setup_step_missing(
+            "Docker en marcha (el arranque de dockerd)", "no hay daemon de Docker en esta máquina."
+        )
     repo = preview.student.repo
     if not (repo / ".venv" / "bin" / "python").exists():
         pytest.skip("el entorno del estudiante no se creó (falló la prueba anterior)")

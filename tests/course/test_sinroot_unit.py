@@ -12,13 +12,16 @@ import pytest
 from helpers import cgroups, engines, environment, experiments, images, system
 from helpers.course import sinroot
 from helpers.experiments import runner
+from tests.support import setup_step_missing
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "podman_info"
 
 
 def test_busybox_standin_is_a_root_owned_tarball_whoever_builds_it(tmp_path):
     if images.busybox_binary() is None:
-        pytest.skip("no hay busybox estático en esta máquina")
+        setup_step_missing(
+            "busybox estático (la instalación de paquetes)", "no hay busybox estático en esta máquina."
+        )
     tar_path = images._busybox_tar(tmp_path / "bb.tar")
     with tarfile.open(tar_path) as tar:
         members = {m.name: m for m in tar.getmembers()}

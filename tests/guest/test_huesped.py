@@ -21,6 +21,7 @@ import pytest
 from helpers import guest
 from helpers.guest import background
 from helpers.guest import run as guest_run
+from tests.support import setup_step_missing
 
 pytestmark = [pytest.mark.huesped]
 USERS = ("root", guest.STUDENT)
@@ -35,8 +36,9 @@ def corrida(guest_background) -> guest_run.GuestRun:
         return guest_run.load(Path(again))
     ok, why = guest.availability()
     if not ok:
-        print(f"\n[omitido] VM Debian 13: {why}", file=sys.stderr)
-        pytest.skip(f"VM Debian 13: {why}")
+        setup_step_missing(
+            "las herramientas de la VM Debian 13 (la instalación de paquetes)", f"VM Debian 13: {why}"
+        )
     started = guest_background or background.Background.start()
     try:
         result = started.wait()

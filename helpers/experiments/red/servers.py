@@ -35,6 +35,7 @@ from . import load
 
 SOURCES_DIR = PROBES_DIR / "servidores"
 BUILD_DIR = CACHE_DIR / "servidores"
+CARGO_TARGET = BUILD_DIR / "cargo-target"  # cargo's own incremental state (the compiled dependencies)
 BODY = "Hola desde el servidor del curso"
 CONTAINER_PORT = 8080
 GO_MIN = (1, 21)  # go.mod says go 1.22: a Go >= 1.21 fetches that toolchain itself (GOTOOLCHAIN)
@@ -105,8 +106,7 @@ def availability(key: str) -> tuple[bool, str | None]:
     if is_built(server):
         return True, None
     tool = "Go" if server.toolchain == "go" else "Rust (cargo)"
-    found = find_go() if server.toolchain == "go" else find_cargo()
-    if found is None:
+    if toolchain(server) is None:
         return False, (
             f"{server.label} no está disponible: no hay {tool} en esta máquina para compilarlo "
             "(«make setup» lo compila donde lo hay)."
@@ -132,6 +132,11 @@ def find_cargo() -> str | None:
         if candidate and Path(candidate).is_file():
             return candidate
     return None
+
+
+def toolchain(server: Server) -> str | None:
+    """The Go or cargo that builds this server here, or None (make setup does not install them)."""
+    return find_go() if server.toolchain == "go" else find_cargo()
 
 
 def _run(argv: Sequence[str], **kw) -> subprocess.CompletedProcess:
@@ -205,7 +210,7 @@ def _build_rust(server: Server, log: Log) -> tuple[bool, str]:
         return False, "no hay Rust (cargo) en esta máquina"
     env = dict(os.environ, RUSTFLAGS="-C target-feature=+crt-static")
     env["PATH"] = f"{Path(cargo).parent}:{env.get('PATH', '')}"
-    target_dir = BUILD_DIR / "cargo-target"
+    target_dir = CARGO_TARGET
     triple = "x86_64-unknown-linux-gnu" if os.uname().machine == "x86_64" else None
     argv = [cargo, "build", "--release", "--locked", "--target-dir", str(target_dir)]
     if triple:
@@ -298,7 +303,9 @@ def provision(log: Log = print) -> None:
         if ok:
             log(f"[ OK ] servidor {server.label}: {server.path}")
         else:
-            log(f"[AVISO] servidor {server.label} no disponible: {why}. El cuaderno 06 lo omite.")
+            # without its toolchain (set-up does not install Go or Rust) it is absent, not failed
+            tag = "[AVISO]" if toolchain(server) else "[FALTA]"
+            log(f"{tag} servidor {server.label} no disponible: {why}. El cuaderno 06 lo omite.")
     for engine_name in eng.CONTAINER_ENGINES:
         if not eng.get_engine(engine_name).available:
             continue

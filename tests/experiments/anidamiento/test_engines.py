@@ -14,7 +14,7 @@ from helpers import engines as eng
 from helpers.errors import ComandoFallido
 from helpers.experiments import anidamiento as exp
 from helpers.experiments.anidamiento import measure
-from tests.support import interrupt_run, results_and_scratch
+from tests.support import interrupt_run, results_and_scratch, setup_step_missing
 
 pytestmark = pytest.mark.engines
 
@@ -27,7 +27,10 @@ def sandbox(tmp_path, monkeypatch, podman_engine):
     if exp.unavailable_reason():
         pytest.skip(exp.unavailable_reason())
     if exp.nested_image_info("podman") is None:
-        pytest.skip("falta la imagen de nivel 2 de Podman: ejecuta «make setup».")
+        setup_step_missing(
+            "la imagen de nivel 2 de Podman (anidamiento.provision)",
+            "falta la imagen de nivel 2 de Podman: ejecuta «make setup».",
+        )
     return results_and_scratch(tmp_path, monkeypatch)
 
 

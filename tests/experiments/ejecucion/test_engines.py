@@ -14,7 +14,7 @@ import pytest
 from helpers import engines as eng
 from helpers.experiments import ejecucion as exp
 from helpers.experiments.ejecucion import arms
-from tests.support import available_engines, interrupt_run, leftovers, results_and_scratch
+from tests.support import available_engines, interrupt_run, leftovers, results_and_scratch, setup_step_missing
 
 pytestmark = pytest.mark.engines
 
@@ -25,7 +25,9 @@ SMALL = dict(repeticiones=1, calentamiento=0, megas=2, archivos=50)
 def sandbox(tmp_path, monkeypatch):
     """Results and every temporary directory of the run go under tmp_path."""
     if not available_engines():
-        pytest.skip("No hay Docker ni Podman disponibles en esta máquina.")
+        setup_step_missing(
+            "Docker o Podman instalado y en marcha", "No hay Docker ni Podman disponibles en esta máquina."
+        )
     return results_and_scratch(tmp_path, monkeypatch)
 
 

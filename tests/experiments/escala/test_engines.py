@@ -8,7 +8,8 @@ import pytest
 
 from helpers import engines as eng
 from helpers.experiments import escala
-from tests.support import interrupt_run
+from tests.conftest import require_engine
+from tests.support import interrupt_run, setup_step_missing
 
 pytestmark = pytest.mark.engines
 
@@ -17,10 +18,7 @@ def _available(name):
     return eng.get_engine(name).available
 
 
-ENGINES = [
-    pytest.param(n, marks=pytest.mark.skipif(not _available(n), reason=f"{n} no disponible"))
-    for n in eng.CONTAINER_ENGINES
-]
+ENGINES = list(eng.CONTAINER_ENGINES)
 
 
 @pytest.fixture(autouse=True)
@@ -32,7 +30,7 @@ def resultados(tmp_path, monkeypatch):
 def test_small_run_both_engines(resultados):
     motores = [n for n in eng.CONTAINER_ENGINES if _available(n)]
     if not motores:
-        pytest.skip("ningún motor disponible")
+        setup_step_missing("Docker o Podman instalado y en marcha", "ningún motor disponible.")
     seen = []
     r = escala.run(
         escala.config(cantidades=[1, 3], motores=motores, imagen="alpine", repeticiones=1),
@@ -66,8 +64,7 @@ def test_small_run_both_engines(resultados):
 
 
 def test_n_zero_weighs_docker_with_no_container(resultados):
-    if not _available("docker"):
-        pytest.skip("Docker no disponible")
+    require_engine("docker")
     r = escala.run(
         escala.config(cantidades=[0], motores=["docker"], imagen="alpine", repeticiones=1),
         log=lambda line: None,
@@ -79,6 +76,7 @@ def test_n_zero_weighs_docker_with_no_container(resultados):
 
 @pytest.mark.parametrize("motor", ENGINES)
 def test_parallel_launch(motor):
+    require_engine(motor)
     r = escala.run(
         escala.config(cantidades=[4], motores=[motor], imagen="alpine", concurrencia=4, comparar_stats=False),
         log=lambda line: None,
@@ -94,7 +92,7 @@ def test_parallel_launch(motor):
 def test_ctrl_c_halfway_through_launching_removes_everything(motor, concurrencia, resultados):
     """SIGINT (Ctrl-C) once a few of the 12 containers are up: all of this run's containers go, the
     rows measured so far stay, and meta.json says «interrupted»."""
-    engine = eng.get_engine(motor)
+    engine = require_engine(motor)
 
     def halfway(run_id):
         assert 3 <= len(engine.list_labelled(run_id)) < 12  # halfway through N=12

@@ -13,7 +13,7 @@ import pytest
 
 from helpers import engines as eng
 from helpers.experiments import llamadas as exp
-from tests.support import available_engines, interrupt_run, leftovers
+from tests.support import available_engines, interrupt_run, leftovers, setup_step_missing
 
 measure = importlib.import_module("helpers.experiments.llamadas.measure")
 pytestmark = pytest.mark.engines
@@ -24,7 +24,9 @@ SMALL = dict(llamadas=3000, repeticiones=1, calentamiento=0, operaciones=["getpi
 @pytest.fixture
 def results(tmp_path, monkeypatch):
     if not available_engines():
-        pytest.skip("No hay Docker ni Podman disponibles en esta máquina.")
+        setup_step_missing(
+            "Docker o Podman instalado y en marcha", "No hay Docker ni Podman disponibles en esta máquina."
+        )
     folder = tmp_path / "resultados"
     monkeypatch.setenv("CURSO_RESULTADOS", str(folder))
     return folder

@@ -5,7 +5,6 @@ line, and a fio that fails says so in Spanish."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 
 import pytest
@@ -13,12 +12,12 @@ import pytest
 from helpers import images
 from helpers.errors import ComandoFallido
 from helpers.experiments.sistema_vm import disk_io
+from tests.support import setup_step_missing
 
 
 def require_bundle():
     if not disk_io.available():
-        print(f"\n[omitido] {disk_io.reason()}", file=sys.stderr)
-        pytest.skip(disk_io.reason())
+        setup_step_missing("la carpeta de fio para las instancias (sistema_vm.provision)", disk_io.reason())
 
 
 def test_the_job_is_direct_random_and_bounded_in_time():

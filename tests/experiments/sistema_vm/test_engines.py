@@ -20,6 +20,7 @@ from helpers.experiments import runner
 from helpers.experiments import sistema_vm as exp
 from helpers.experiments.runner import Resultado
 from helpers.experiments.sistema_vm import disk_io
+from tests.support import setup_step_missing
 
 pytestmark = pytest.mark.engines
 
@@ -27,15 +28,18 @@ pytestmark = pytest.mark.engines
 def require_vm():
     ok, why = vm.availability()
     if not ok:
-        print(f"\n[omitido] la VM del curso no está disponible: {why}", file=sys.stderr)
-        pytest.skip(f"la VM del curso no está disponible: {why}")
+        setup_step_missing(
+            "la VM del curso (sistema_vm.provision)", f"la VM del curso no está disponible: {why}"
+        )
 
 
 def first_engine() -> str:
     for name in eng.CONTAINER_ENGINES:
         if eng.get_engine(name).available:
             return name
-    pytest.skip("no hay ningún motor de contenedores disponible")
+    setup_step_missing(
+        "Docker o Podman instalado y en marcha", "no hay ningún motor de contenedores disponible."
+    )
 
 
 def qemu_of(tag: str) -> list[int]:
@@ -152,7 +156,10 @@ def test_systemd_system_container_is_ready_when_systemd_says_so(results_tmp):
         "podman" not in [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available]
         or not exp.systemd_image()
     ):
-        pytest.skip("hace falta Podman con la imagen curso/debian-systemd (make setup como root)")
+        setup_step_missing(
+            f"la imagen {vm.SYSTEMD_IMAGE} en Podman (sistema_vm.provision)",
+            f"hace falta Podman con la imagen {vm.SYSTEMD_IMAGE} (make setup como root).",
+        )
     with runner.experiment_run(
         exp.EXPERIMENT, {}, ["podman"], root=results_tmp, log=lambda line: None
     ) as ctx:
