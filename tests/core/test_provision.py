@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -181,8 +182,13 @@ def test_setup_in_a_clean_cache_builds_everything_or_names_the_failed_step(tmp_p
         timeout=1200,
     )
     elapsed = time.monotonic() - start
-    print(f"\n[preparación en caché limpia] {elapsed:.0f} s; sembrado: {seeded or 'nada'}", file=sys.stderr)
     output = result.stdout + result.stderr
+    log = tmp_path / "preparacion.log"
+    log.write_text(output)
+    print(
+        f"\n[preparación en caché limpia] {elapsed:.0f} s; sembrado: {seeded or 'nada'}; registro: {log}",
+        file=sys.stderr,
+    )
     failed = output[output.find("[FALLO]") :] if "[FALLO]" in output else output[-3000:]
     assert result.returncode == 0, f"make setup falló en una caché limpia:\n{failed}"
     built = _in_cache(BUILT, cache)
@@ -196,3 +202,4 @@ def test_setup_in_a_clean_cache_builds_everything_or_names_the_failed_step(tmp_p
         "busybox-docker.tar",
         "busybox-podman.tar",
     ], built
+    shutil.rmtree(cache)  # some 2 GB; kept when the test fails, with the log beside it
