@@ -129,9 +129,13 @@ def test_without_lxd_the_podman_stand_in_is_planned(monkeypatch):
     arms = exp.plan(cfg, ["podman"], {}, "tcg", skip=skipped.__setitem__)
     assert exp.kind_label("sistema_lxd") in skipped and "sustituto" in skipped[exp.kind_label("sistema_lxd")]
     planned = [a.kind for a in arms]
-    if exp.systemd_image() is not None:
-        assert planned == ["sistema_systemd"]
-        assert "sustituto" in arms[0].label
+    if exp.systemd_image() is None:
+        setup_step_missing(
+            "la imagen curso/debian-systemd en Podman (sistema_vm.provision)",
+            "sin la imagen con systemd no hay sustituto que planear.",
+        )
+    assert planned == ["sistema_systemd"]
+    assert "sustituto" in arms[0].label
 
 
 @pytest.mark.engines
