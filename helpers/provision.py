@@ -45,15 +45,15 @@ APT_PACKAGES = {
 DOCKERD_LOG = Path("/var/log/curso-dockerd.log")
 
 
-WARNING = "[AVISO]"  # a step that should have worked here and did not
-ABSENT = "[FALTA]"  # something set-up does not provide here: left out, not failed
+WARNING = "[AVISO]"  # a step that should have worked here and did not («[FALTA]»: not set-up's to provide)
+OUTSIDE_STEPS = "La preparación"  # what is said between steps
 
 
 @dataclass
 class Problems:
     """What went wrong during set-up, one line per problem, each naming its step."""
 
-    step: str = "La preparación"
+    step: str = OUTSIDE_STEPS
     found: list[str] = field(default_factory=list)
 
     def heard(self, line: str) -> None:
@@ -225,7 +225,7 @@ def step(what: str, fn, *args, **kwargs):
         )
         return None
     finally:
-        PROBLEMS.step = "La preparación"
+        PROBLEMS.step = OUTSIDE_STEPS
 
 
 def main(argv=None) -> int:
@@ -321,7 +321,7 @@ def provision_experiments() -> list[str]:
                 flush=True,
             )
         finally:
-            PROBLEMS.step = "La preparación"
+            PROBLEMS.step = OUTSIDE_STEPS
     return PROBLEMS.found[before:]
 
 
