@@ -413,12 +413,31 @@ def course_instances() -> list[tuple[str, dict]]:
     return out
 
 
+def settle_operations(timeout: float = 60) -> None:
+    """Wait until the daemon has no operation running (at most `timeout` s). Ctrl-C kills the `lxc init`
+    client, not the daemon's creation it asked for: the instance appears after the run has listed its
+    own, and must be waited for to be removed."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not (query("/1.0/operations") or {}).get("running"):
+            return
+        time.sleep(0.2)
+
+
 def cleanup(run_id: str | None) -> int:
-    """Remove one run's instances (every course instance if run_id is None); never raises."""
+    """Remove one run's instances (every course instance if run_id is None), including one the daemon
+    was still creating; never raises."""
+
+    def mine() -> list[str]:
+        return [n for n, labels in course_instances() if run_id is None or labels.get(LABEL_RUN) == run_id]
+
     try:
-        names = [n for n, labels in course_instances() if run_id is None or labels.get(LABEL_RUN) == run_id]
-        delete(names)
-        return len(names)
+        removed = mine()
+        delete(removed)
+        settle_operations()
+        late = mine()
+        delete(late)
+        return len(removed) + len(late)
     except Exception:  # noqa: BLE001 - clean-up must not mask the original error
         return -1
 
