@@ -4,6 +4,8 @@ from the measurements; a fixed order would bias a per-round ratio that the shuff
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from helpers import engines as eng
 from helpers import measure, results
 from helpers.experiments import runner
+from helpers.view import common
 from tests.support import with_round_rows
 
 from .fake_engine import AfterEffects, FakeEngine
@@ -244,6 +247,47 @@ def test_an_arm_that_leaves_the_after_effect_itself_still_gains_by_it(results_tm
     fixed, shuffled = _biases([cause, other], other, cause)
     assert fixed > 0.6, (fixed, shuffled)  # 1 in theory: the other arm always follows the cause
     assert 0.25 < shuffled < 0.7, (fixed, shuffled)  # 3/4 - 1/4 = 1/2 in theory, 0.45 from these seeds
+
+
+# ---------------------------------------------------------------- what a student reads
+def test_no_sentence_says_that_load_cancels():
+    text = common.method_sentence()
+    assert "se cancela" not in text and "barajado" in text and "no suponemos que se cancele" in text
+
+
+def test_the_load_sentence_gives_the_median_and_the_maximum_of_the_run():
+    meta = {
+        "carga": runner.load_summary(
+            [measure.WindowLoad(p, None, s) for p, s in ((10, 0), (30, 0), (20, 2.5))]
+        )
+    }
+    text = common.load_sentence(meta)
+    assert "mediana del 20.0 %" in text and "máximo del 30.0 %" in text and "3 rondas" in text
+    assert "2.5 %" in text and "steal" in text
+    quiet = common.load_sentence({"carga": runner.load_summary([measure.WindowLoad(5, None, 0.0)])})
+    assert "steal" not in quiet
+    average = common.load_sentence({"carga": runner.load_summary([measure.WindowLoad(None, 1.5, None)])})
+    assert "promedio de carga" in average and "1.50" in average
+    assert "no registró la carga" in common.load_sentence({})
+
+
+def test_como_medimos_shows_the_load_of_the_latest_run(results_tmp, monkeypatch):
+    import IPython.display
+
+    from tests import experimento_juguete as toy
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    common.como_medimos(toy)
+    assert not any("Carga de la máquina" in str(getattr(o, "data", "")) for o in shown)  # no run yet
+    folder = results_tmp / toy.EXPERIMENT / "20260101T000000Z-carga"
+    folder.mkdir(parents=True)
+    (folder / "raw.csv").write_text(",".join(results.COLUMNS) + "\n")
+    summary = runner.load_summary([measure.WindowLoad(12.0, None, 0.0)])
+    (folder / "meta.json").write_text(json.dumps({"experiment": toy.EXPERIMENT, "carga": summary}))
+    shown.clear()
+    common.como_medimos(toy)
+    assert any("mediana del 12.0 %" in str(getattr(o, "data", "")) for o in shown)
 
 
 def test_the_rows_of_the_rounds_change_nothing_in_the_class_comparison(tmp_path):
