@@ -1,8 +1,12 @@
-"""Timing and statistics.
+"""Timing, the order of rounds and the machine's load.
 
 Timing: `time.perf_counter_ns()` around exactly the thing measured. A command is started with
 `os.posix_spawnp` (no shell, no Python subprocess machinery) so the bare-metal baseline costs what a
 real process costs, and waited for through a pidfd: the window holds the spawn and the exit, no thread.
+
+Scheduling: rounds that visit every arm once, in a seeded random order per round (`round_robin`).
+The machine's load over a window (a round): CPU pressure from /proc/pressure/cpu (else the load
+average) and steal time from /proc/stat (`load_counters`, `load_between`).
 
 Statistics live in `helpers/stats.py` (medians, intervals with tested coverage, published ranges).
 """
@@ -298,25 +302,99 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
 # ---------------------------------------------------------------- scheduling
 @dataclass(frozen=True)
 class Step:
-    """One scheduled measurement: arm `arm`, repetition `rep` (1-based), or a warm-up."""
+    """One scheduled measurement: arm `arm`, repetition `rep` (1-based), or a warm-up; `position` is its
+    place in its round (1 = first)."""
 
     arm: object
     rep: int
     warmup: bool
+    position: int = 1
 
 
-def round_robin(
-    arms: Sequence, repetitions: int, warmup: int = 0, *, shuffle_seed: int | None = None
-) -> list[Step]:
-    """A B C A B C ...: warm-up rounds first (also interleaved), then measured rounds.
+def round_robin(arms: Sequence, repetitions: int, warmup: int = 0, *, seed: int) -> list[Step]:
+    """Rounds that visit every arm once, each round in its own random order drawn from `seed`
+    (B A C, C B A, ...): warm-up rounds first, then measured rounds. A fixed order (A B C every round)
+    would put the after-effects of one arm (a heavy launch's clean-up in the kernel, a daemon's
+    bookkeeping) on the same next arm in every round, and pairing by round cannot take that out."""
+    rng = np.random.default_rng(seed)
 
-    With shuffle_seed, every round visits the arms in its own seeded random order (B A C, C B A, ...):
-    an arm that always follows the same heavy one would otherwise carry its after-effects every round."""
-    rng = np.random.default_rng(shuffle_seed) if shuffle_seed is not None else None
+    def one_round(rep: int, warm: bool) -> list[Step]:
+        return [Step(arms[i], rep, warm, k) for k, i in enumerate(rng.permutation(len(arms)), 1)]
 
-    def order() -> list:
-        return [arms[i] for i in rng.permutation(len(arms))] if rng is not None else list(arms)
-
-    steps = [Step(a, i + 1, True) for i in range(warmup) for a in order()]
-    steps += [Step(a, i + 1, False) for i in range(repetitions) for a in order()]
+    steps = [s for i in range(warmup) for s in one_round(i + 1, True)]
+    steps += [s for i in range(repetitions) for s in one_round(i + 1, False)]
     return steps
+
+
+# ---------------------------------------------------------------- the machine's load
+PRESSURE_FILE = "/proc/pressure/cpu"  # PSI (Linux >= 4.20 with psi enabled)
+STAT_FILE = "/proc/stat"
+LOADAVG_FILE = "/proc/loadavg"
+
+
+@dataclass(frozen=True)
+class LoadCounters:
+    """The machine's load counters at one instant: the clock (ns), PSI's «some» total (µs during which
+    at least one runnable task waited for a CPU; None where the kernel has no PSI) and the CPU time of
+    /proc/stat (ticks: stolen by the hypervisor, and all of it; None if unreadable)."""
+
+    ns: int
+    pressure_us: int | None
+    steal_ticks: int | None
+    all_ticks: int | None
+
+
+@dataclass(frozen=True)
+class WindowLoad:
+    """The machine's load over one window (a round): the share of the window in which some task waited
+    for a CPU (%, PSI), or where there is no PSI the 1-minute load average at its end; and the share of
+    CPU time the hypervisor stole (%; None when no tick elapsed in the window)."""
+
+    pressure_pct: float | None
+    loadavg: float | None
+    steal_pct: float | None
+
+
+def load_counters(pressure_file: str = PRESSURE_FILE, stat_file: str = STAT_FILE) -> LoadCounters:
+    """Read the counters now (two small reads from /proc: some tens of µs)."""
+    pressure = None
+    try:
+        with open(pressure_file, encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("some "):
+                    fields = dict(f.split("=", 1) for f in line.split()[1:])
+                    pressure = int(fields["total"])
+    except (OSError, ValueError, KeyError):  # no PSI (older kernel, psi=0, some containers)
+        pressure = None
+    steal = total = None
+    try:
+        with open(stat_file, encoding="ascii") as fh:
+            first = fh.readline().split()
+        # cpu user nice system idle iowait irq softirq steal [guest guest_nice]: guest time is already
+        # inside user, so the machine's time is the first eight fields.
+        ticks = [int(x) for x in first[1:9]]
+        if first[0] == "cpu" and len(ticks) == 8:
+            steal, total = ticks[7], sum(ticks)
+    except (OSError, ValueError, IndexError):
+        steal = total = None
+    return LoadCounters(time.monotonic_ns(), pressure, steal, total)
+
+
+def load_between(start: LoadCounters, end: LoadCounters, loadavg_file: str = LOADAVG_FILE) -> WindowLoad:
+    """The load over the window from `start` to `end` (two `load_counters` readings)."""
+    window_us = (end.ns - start.ns) / 1e3
+    pressure = loadavg = None
+    if start.pressure_us is not None and end.pressure_us is not None and window_us > 0:
+        pressure = min(100.0, max(0.0, 100.0 * (end.pressure_us - start.pressure_us) / window_us))
+    else:
+        try:
+            with open(loadavg_file, encoding="ascii") as fh:
+                loadavg = float(fh.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            loadavg = None
+    steal = None
+    if None not in (start.all_ticks, end.all_ticks, start.steal_ticks, end.steal_ticks):
+        elapsed = end.all_ticks - start.all_ticks
+        if elapsed > 0:
+            steal = 100.0 * (end.steal_ticks - start.steal_ticks) / elapsed
+    return WindowLoad(pressure, loadavg, steal)

@@ -3,6 +3,11 @@
 raw.csv is tidy (one row per measurement) and appended row by row, flushed each time, so an
 interrupted run keeps everything it measured. meta.json records parameters, host, engines, images,
 workarounds, start/end times and the status: complete / interrupted / failed (with the reason).
+
+Besides the measurements, raw.csv holds the rows of the rounds themselves (`ROUND_METRICS`): the
+machine's load during each round (engine `MACHINE`) and each arm's place in its round (`POSITION`, on
+the arm's own engine, image and variant). `load_run` hands the measurements to the analyses and leaves
+those rows out; `rounds(df)` gives them back.
 """
 
 from __future__ import annotations
@@ -28,6 +33,18 @@ STATUS_INTERRUPTED = "interrupted"
 STATUS_FAILED = "failed"
 STATUS_PARTIAL = "partial"  # finished, but an engine was lost on the way (meta["engines_lost"])
 MIN_FREE_MB = 50
+
+# The rows a round leaves besides its measurements (runner.measure_rounds writes them). Their own metrics
+# rather than new columns: every reader of the tidy contract (reference data, the class's folders, the
+# hand-in kit) keeps its eight columns, and a position joins its measurement on engine, image, variant
+# and rep.
+MACHINE = "maquina"  # the engine column of a row about the machine, not about an arm
+LOAD_PRESSURE = "carga_cpu_presion"  # % of the round in which some task waited for a CPU (/proc/pressure/cpu)
+LOAD_AVERAGE = "carga_cpu_promedio"  # where there is no PSI: the 1-minute load average at the round's end
+STEAL = "carga_robo"  # % of the CPU time of the round the hypervisor gave to another machine (/proc/stat)
+POSITION = "posicion"  # an arm's place in its round, 1 = first (the order is drawn anew every round)
+ROUND_METRICS = (LOAD_PRESSURE, LOAD_AVERAGE, STEAL, POSITION)
+ROUND_UNITS = {LOAD_PRESSURE: "%", LOAD_AVERAGE: "procesos", STEAL: "%", POSITION: "lugar"}
 
 
 def check_writable(root: Path | str | None = None, min_free_mb: int = MIN_FREE_MB) -> Path:
@@ -230,9 +247,35 @@ def latest_run(
     return runs[-1] if runs else None
 
 
+def round_metric(base: str, loop: str = "") -> str:
+    """The metric of a round's row (`base`, one of ROUND_METRICS) in the measuring loop `loop`: a run with
+    several loops (experiment 8) names them, so their rounds 1, 2, ... stay apart."""
+    return f"{base}_{loop}" if loop else base
+
+
+def is_round_row(df: pd.DataFrame) -> pd.Series:
+    """True for the rows a round leaves besides its measurements (load, positions), in any loop."""
+    metric = df["metric"].astype(str)
+    named = metric.isin(ROUND_METRICS)
+    for base in ROUND_METRICS:
+        named |= metric.str.startswith(base + "_")
+    return (df["engine"].astype(str) == MACHINE) | named
+
+
+def measurements(df: pd.DataFrame) -> pd.DataFrame:
+    """The measurements of a run's rows, without the rows of the rounds themselves."""
+    return df[~is_round_row(df)].reset_index(drop=True) if len(df) else df
+
+
+def rounds(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the rounds themselves: the machine's load per round and each arm's position."""
+    return df[is_round_row(df)].reset_index(drop=True) if len(df) else df
+
+
 def load_run(run_dir: Path | str) -> tuple[pd.DataFrame, dict]:
+    """A run's measurements (the rows of the rounds left out: `rounds(read_raw(...))`) and its meta."""
     run_dir = Path(run_dir)
-    return read_raw(run_dir / "raw.csv"), read_meta(run_dir)
+    return measurements(read_raw(run_dir / "raw.csv")), read_meta(run_dir)
 
 
 def add_roles(df: pd.DataFrame, meta: dict | None) -> pd.DataFrame:

@@ -213,3 +213,75 @@ def executed_in_quick_course(notebook: Path) -> Executed:
     errors = [o for o in outputs if o.get("output_type") == "error"]
     assert not errors, f"{errors[0].get('ename')}: {errors[0].get('evalue')}" if errors else ""
     return Executed(run=run, nb=nb, outputs=outputs, text=json.dumps(outputs, ensure_ascii=False))
+
+
+def with_round_rows(df, loop: str = "", seed: int = 0):
+    """`df` (an experiment's tidy rows) plus the rows its rounds would leave (runner.measure_rounds): the
+    machine's load per round and each arm's position in it, with made-up values."""
+    import numpy as np
+    import pandas as pd
+
+    from helpers import results
+
+    rng = np.random.default_rng(seed)
+    extra = []
+    base = {"experiment": df["experiment"].iloc[0] if len(df) and "experiment" in df else "x"}
+    for rep, group in df.groupby("rep", sort=True):
+        arms = group[["engine", "image", "variant"]].drop_duplicates().to_dict("records")
+        for place, i in enumerate(rng.permutation(len(arms)), 1):
+            extra.append(
+                {
+                    **base,
+                    **arms[i],
+                    "rep": rep,
+                    "metric": results.round_metric(results.POSITION, loop),
+                    "value": place,
+                    "unit": results.ROUND_UNITS[results.POSITION],
+                }
+            )
+        for metric, value in (
+            (results.LOAD_PRESSURE, rng.uniform(0, 90)),
+            (results.STEAL, rng.uniform(0, 5)),
+        ):
+            extra.append(
+                {
+                    **base,
+                    "engine": results.MACHINE,
+                    "image": "",
+                    "variant": "",
+                    "rep": rep,
+                    "metric": results.round_metric(metric, loop),
+                    "value": value,
+                    "unit": results.ROUND_UNITS[metric],
+                }
+            )
+    return pd.concat([df, pd.DataFrame(extra)], ignore_index=True)
+
+
+def judged(module, df, meta) -> tuple[list[str], str]:
+    """An experiment's claims and closing rows on `df`, as text that compares NaN with NaN."""
+    claims = [repr(c) for c in module.claims(df, meta)]
+    closing = getattr(module, "closing_rows", None)
+    rows = closing(df, meta).to_csv() if closing is not None else ""
+    return claims, rows
+
+
+def assert_round_rows_change_nothing(module, df, meta: dict, tmp_path: Path, *, raw_too: bool = True) -> None:
+    """The rows of the rounds (load, positions) change no claim and no closing row of `module` through
+    the run's loader, which sets them apart (Resultado.load); with `raw_too`, not even when a df still
+    carries them (claims(df, meta) on raw rows)."""
+    from helpers.experiments.runner import Resultado
+
+    if raw_too:
+        assert judged(module, df, meta) == judged(module, with_round_rows(df), meta)
+    runs = {}
+    for name, rows in (("sin", df), ("con", with_round_rows(df, seed=1))):
+        folder = tmp_path / module.EXPERIMENT / f"20260101T00000{len(runs)}Z-{name}"
+        folder.mkdir(parents=True)
+        rows.to_csv(folder / "raw.csv", index=False)
+        (folder / "meta.json").write_text(json.dumps({**meta, "experiment": module.EXPERIMENT}))
+        runs[name] = Resultado.load(folder)
+    assert judged(module, runs["sin"].df, runs["sin"].meta) == judged(
+        module, runs["con"].df, runs["con"].meta
+    )
+    assert len(runs["con"].rondas) == len(with_round_rows(df)) - len(df)

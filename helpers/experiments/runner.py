@@ -7,14 +7,18 @@
     return Resultado.load(ctx.run.dir)
 
 Rows reach raw.csv only through `ctx.record` (measure_rounds uses it too): written and flushed as soon as
-they are measured. When the results disk fills up, the run stops with one Spanish sentence naming the
-folder and its free space; the rows already written stay and meta.json says why it stopped.
+they are measured. measure_rounds also records, for every round, the machine's load over it and each
+arm's place in it (results.ROUND_METRICS), and keeps the run's load summary in meta.json («carga»).
+When the results disk fills up, the run stops with one Spanish sentence naming the folder and its free
+space; the rows already written stay and meta.json says why it stopped.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
+import secrets
 import shutil
 import signal
 import time
@@ -23,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from .. import engines as eng
@@ -48,12 +53,15 @@ class SinEspacio(ErrorDelCurso):
 
 @dataclass
 class Resultado:
-    """What run() returns: the tidy rows, the run folder and its metadata."""
+    """What run() returns: the tidy rows of the measurements, the run folder, its metadata, and the rows
+    of the rounds themselves (`rondas`: the machine's load per round and each arm's position in it,
+    results.ROUND_METRICS), kept apart so no analysis mistakes them for a measurement."""
 
     experiment: str
     df: pd.DataFrame
     run_dir: Path
     meta: dict
+    rondas: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=results.COLUMNS))
 
     def __repr__(self) -> str:
         # What a notebook cell shows when a panel returns its run: one Spanish line, never a data dump.
@@ -72,8 +80,10 @@ class Resultado:
 
     @classmethod
     def load(cls, run_dir: Path | str) -> Resultado:
-        df, meta = results.load_run(run_dir)
-        return cls(meta.get("experiment", Path(run_dir).parent.name), df, Path(run_dir), meta)
+        raw = results.read_raw(Path(run_dir) / "raw.csv")
+        meta = results.read_meta(run_dir)
+        experiment = meta.get("experiment", Path(run_dir).parent.name)
+        return cls(experiment, results.measurements(raw), Path(run_dir), meta, results.rounds(raw))
 
     @classmethod
     def latest(cls, experiment: str, root=None) -> Resultado | None:
@@ -135,6 +145,7 @@ class RunContext:
     log: Log = print_log
     _deferred: list = field(default_factory=list)
     lost: dict[str, dict] = field(default_factory=dict)
+    loads: list = field(default_factory=list)  # measure.WindowLoad of every measured round of the run
 
     @property
     def run_id(self) -> str:
@@ -267,6 +278,7 @@ class RunContext:
 
 
 Measure = Callable[[Any], Iterable[tuple[str, float, str]]]
+MACHINE_ARM = Arm(results.MACHINE, "")  # the rows about the machine during a round
 
 
 def measure_rounds(
@@ -278,16 +290,21 @@ def measure_rounds(
     measure: Measure,
     progress: Progress = no_progress,
     meta: dict | None = None,
-    shuffle: bool = False,
+    loop: str = "",
+    seed: int | None = None,
 ) -> None:
     """The one loop experiments measure with: warm-up rounds first (discarded, and recorded as such),
-    then `repetitions` rounds, every round visiting each arm once (A B C A B C ...), so drift and noise
-    fall on every arm alike. `measure(arm)` returns (metric, value, unit) triples; each becomes one row
-    of raw.csv through ctx.record, as soon as it is measured. shuffle=True gives every round its own
-    seeded order (recorded in meta), for arms of very different weight whose after-effects (a heavy
-    launch's clean-up in the kernel) would otherwise always fall on the same next arm."""
-    seed = stats.BOOTSTRAP_SEED if shuffle else None
-    steps = measure_mod.round_robin(list(arms), repetitions, warmup, shuffle_seed=seed)
+    then `repetitions` rounds. Every round visits each arm once, in its own random order (drawn from
+    `seed`, a fresh one by default, recorded in meta.json), so drift, noise and the after-effects of one
+    arm on the next fall on every arm alike. `measure(arm)` returns (metric, value, unit) triples; each
+    becomes one row of raw.csv through ctx.record, as soon as it is measured. Each measured round also
+    records each arm's place in it (results.POSITION) and the machine's load over the round
+    (results.LOAD_PRESSURE or LOAD_AVERAGE, and STEAL, on engine results.MACHINE); meta.json keeps the
+    run's summary of that load («carga»). A run with several loops names each one (`loop`): their
+    round rows carry the name (results.round_metric)."""
+    seed = secrets.randbits(32) if seed is None else int(seed)
+    steps = measure_mod.round_robin(list(arms), repetitions, warmup, seed=seed)
+    seeds = {**ctx.run.meta.get("shuffle_seeds", {}), (loop or "rondas"): seed}
     ctx.run.update_meta(
         **{
             "arms": [
@@ -301,27 +318,94 @@ def measure_rounds(
             ],
             "repetitions": repetitions,
             "warmup_discarded": warmup,
-            "schedule": "round-robin"
-            + (f", orden barajado en cada ronda (semilla {seed})" if shuffle else ""),
+            "schedule": f"round-robin, orden barajado en cada ronda (semilla {seed})",
+            "shuffle_seeds": seeds,
             "timer": "time.perf_counter_ns",
             "quantile_method": stats.QUANTILE_METHOD,
             **(meta or {}),
         }
     )  # `meta` may override the defaults (a different timer, say)
     total = len(steps)
-    for done, step in enumerate(steps):
-        if not ctx.engine_ok(step.arm.engine):
-            continue  # that engine was lost: the other engines' arms go on
-        tag = " (calentamiento)" if step.warmup else f" #{step.rep}"
-        progress(done, total, arm_label(step.arm) + tag)
-        rows = None
-        with ctx.guard(step.arm.engine):
-            rows = list(measure(step.arm))
-        if rows is None or step.warmup:
-            continue
-        for metric, value, unit in rows:
-            ctx.record(step.arm, metric, value, unit, rep=step.rep)
+    done = 0
+    for (warm, rep), group in itertools.groupby(steps, key=lambda s: (s.warmup, s.rep)):
+        start = measure_mod.load_counters()
+        measured = False
+        for step in group:
+            done += 1
+            if not ctx.engine_ok(step.arm.engine):
+                continue  # that engine was lost: the other engines' arms go on
+            tag = " (calentamiento)" if warm else f" #{rep}"
+            progress(done - 1, total, arm_label(step.arm) + tag)
+            rows = None
+            with ctx.guard(step.arm.engine):
+                rows = list(measure(step.arm))
+            if rows is None or warm:
+                continue
+            for metric, value, unit in rows:
+                ctx.record(step.arm, metric, value, unit, rep=rep)
+            ctx.record(
+                step.arm,
+                results.round_metric(results.POSITION, loop),
+                step.position,
+                results.ROUND_UNITS[results.POSITION],
+                rep=rep,
+            )
+            measured = True
+        if measured:
+            _record_load(ctx, measure_mod.load_between(start, measure_mod.load_counters()), rep, loop)
     progress(total, total, "listo")
+
+
+def _record_load(ctx: RunContext, load: measure_mod.WindowLoad, rep: int, loop: str) -> None:
+    """The machine's load over round `rep`: its rows in raw.csv, and the run's summary in meta.json."""
+    for base, value in (
+        (results.LOAD_PRESSURE, load.pressure_pct),
+        (results.LOAD_AVERAGE, load.loadavg),
+        (results.STEAL, load.steal_pct),
+    ):
+        if value is not None:
+            metric = results.round_metric(base, loop)
+            ctx.record(MACHINE_ARM, metric, round(value, 3), results.ROUND_UNITS[base], rep=rep)
+    ctx.loads.append(load)
+    ctx.run.update_meta(carga=load_summary(ctx.loads))
+
+
+def load_summary(loads: Sequence[measure_mod.WindowLoad]) -> dict:
+    """meta.json's «carga»: where the load was read, and its median and maximum over the run's rounds
+    (CPU pressure in %, or the load average where the kernel has no PSI; steal time in %)."""
+    pressure = [x.pressure_pct for x in loads if x.pressure_pct is not None]
+    average = [x.loadavg for x in loads if x.loadavg is not None]
+    steal = [x.steal_pct for x in loads if x.steal_pct is not None]
+
+    def median(values):
+        return round(float(np.median(values)), 3) if values else None
+
+    def maximum(values):
+        return round(float(np.max(values)), 3) if values else None
+
+    if pressure:
+        source = {
+            "fuente": "/proc/pressure/cpu (some): parte de cada ronda en que alguna tarea esperó CPU",
+            "metrica": results.LOAD_PRESSURE,
+            "unidad": "%",
+            "mediana": median(pressure),
+            "maximo": maximum(pressure),
+        }
+    else:
+        source = {
+            "fuente": "/proc/loadavg: promedio de carga de 1 minuto al terminar cada ronda (sin PSI)",
+            "metrica": results.LOAD_AVERAGE,
+            "unidad": "procesos",
+            "mediana": median(average),
+            "maximo": maximum(average),
+        }
+    return {
+        **source,
+        "rondas": len(loads),
+        "robo_mediana_pct": median(steal),
+        "robo_maximo_pct": maximum(steal),
+        "nota": "incluye la carga que pone la propia medición",
+    }
 
 
 # ---------------------------------------------------------------- opening and closing a run

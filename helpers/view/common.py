@@ -11,6 +11,7 @@ import pandas as pd
 
 from ..engines import DISPLAY
 from ..experiments import verdict as _verdict
+from ..experiments.runner import Resultado
 from .numbers import (  # noqa: F401 - the one number format, called as common.fmt_*
     MINUS,
     THOUSANDS,
@@ -36,6 +37,7 @@ from .verdicts import (  # noqa: F401 - the words of verdicts, called as common.
     VERDICT,
     WHY,
     claim_sentence,
+    load_sentence,
     margins_frame,
     method_sentence,
     verdict_words,
@@ -223,11 +225,15 @@ def missing_run(experiment_title: str, notebook: str) -> None:
 
 def como_medimos(module=None) -> None:
     """The notebook's «Cómo medimos»: the method of every interval and verdict (with its tested
-    coverage) and the table of margins, only the kinds of claim `module` declares (its SAID) if given."""
+    coverage), the load the machine was under during `module`'s latest run (if it has one) and the
+    table of margins, only the kinds of claim `module` declares (its SAID) if given."""
     kinds = None
     if module is not None:
         kinds = {s.kind for s in getattr(module, "SAID", ()) if s.kind} or None
     markdown(method_sentence())
+    run = Resultado.latest(module.EXPERIMENT) if module is not None else None
+    if run is not None:
+        markdown(load_sentence(run.meta))
     show(
         table(margins_frame(kinds), "Márgenes: qué cuenta como «la afirmación», según cómo la dijo la fuente")
     )

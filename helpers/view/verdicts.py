@@ -1,5 +1,6 @@
 """The words of a verdict, built from the claim's declared fields and its data (view.common re-exports
-these; views call them there): one sentence per claim, the table of margins, and how we measure."""
+these; views call them there): one sentence per claim, the table of margins, how we measure, and the
+load the machine was under while a run measured."""
 
 from __future__ import annotations
 
@@ -160,8 +161,10 @@ def method_sentence() -> str:
         f"de ellos según la prueba del signo (con {n0} valores, del menor al mayor: cubre la mediana el "
         f"{_pct(stats.coverage(n0))} de las veces). Cuando dos brazos se midieron en las mismas rondas, "
         f"la proporción o la diferencia se calcula ronda a ronda y se toma su mediana con el mismo "
-        f"intervalo: lo que comparte una ronda (la carga de la máquina, una deriva) se cancela dentro de "
-        f"ella. Brazos independientes usan un bootstrap de percentiles de sus medianas. Con menos de "
+        f"intervalo. Las rondas intercalan los brazos, cada una en un orden barajado de nuevo, para que una "
+        f"deriva lenta y lo que un brazo deja al siguiente no caigan siempre sobre el mismo brazo; la carga de la "
+        f"máquina que vio cada ronda (presión de CPU y tiempo robado) se registra con la corrida: no "
+        f"suponemos que se cancele. Brazos independientes usan un bootstrap de percentiles de sus medianas. Con menos de "
         f"{n0} repeticiones no hay veredicto. Otras cifras (una pendiente, un cruce, un cociente de "
         f"dispersiones) las calcula su experimento con su propio IC 95 %, y la frase de cada afirmación "
         f"dice qué cifra es. Un veredicto compara el IC con el margen de la "
@@ -183,3 +186,34 @@ def method_sentence() -> str:
             "bootstrap de brazos independientes."
         )
     return text
+
+
+def load_sentence(meta: dict | None) -> str:
+    """One Spanish sentence on the machine's load during a run, from meta.json's «carga» (written by
+    runner.measure_rounds): the median and the maximum over its rounds of the CPU pressure (or of the
+    load average where the kernel has no PSI), and the steal time when the hypervisor took any."""
+    load = (meta or {}).get("carga")
+    if not load or load.get("mediana") is None:
+        return (
+            "**Carga de la máquina.** Esta corrida no registró la carga de la máquina durante sus rondas "
+            "(se hizo antes de que el curso la midiera, o no completó ninguna ronda): no sabemos cuánto trabajo de fondo compartió la CPU "
+            "con la medición."
+        )
+    rounds = load.get("rondas", 0)
+    rounds = f"{rounds} ronda" if rounds == 1 else f"sus {rounds} rondas"
+    if load.get("unidad") == "%":
+        what = (
+            f"la presión de CPU (la parte de cada ronda en que alguna tarea esperó un núcleo libre, "
+            f"incluida la que pone la propia medición) tuvo una mediana del {num(load['mediana'], 1)} % y "
+            f"un máximo del {num(load['maximo'], 1)} % en {rounds}"
+        )
+    else:
+        what = (
+            f"este núcleo no da la presión de CPU; el promedio de carga de 1 minuto al terminar cada ronda "
+            f"tuvo una mediana de {num(load['mediana'], 2)} y un máximo de {num(load['maximo'], 2)} "
+            f"procesos en {rounds}"
+        )
+    steal = load.get("robo_maximo_pct")
+    if steal:
+        what += f", y el hipervisor se llevó hasta el {num(steal, 1)} % del tiempo de CPU (steal)"
+    return f"**Carga de la máquina.** Mientras medía esta corrida, {what}."

@@ -8,10 +8,10 @@ engine can be told to:
   then on, as a daemon killed mid-run would;
 - hang from the k-th call: the command it hands out (`run_argv`) is a real `sleep` far longer than any
   timeout, so the caller's own watchdog has to fire; `healthy()` answers False while it hangs;
-- answer slowly: every command it hands out takes `delay` seconds, and then succeeds.
-
-Commands are real processes (`true`, `sleep N`), so measure.time_command and its watchdog run for real.
-Put one where a real engine would be with `engines.substituted(name, FakeEngine(name, ...))`.
+- answer slowly: every command it hands out takes `delay` seconds, and then succeeds;
+- leave after-effects: engines sharing one `AfterEffects` hand out commands whose time depends on the
+  command that ran just before (the command after one of image X is slowed, as a heavy launch's
+  clean-up in the kernel slows whatever comes next).
 """
 
 from __future__ import annotations
@@ -20,6 +20,20 @@ from collections.abc import Sequence
 
 from helpers import engines as eng
 from helpers.errors import ComandoFallido
+
+
+class AfterEffects:
+    """What one command leaves to the next, shared by fake engines: every command takes `base` seconds,
+    plus `extra` when the command before it (of any engine) ran image `after`."""
+
+    def __init__(self, after: str, *, base: float, extra: float):
+        self.after, self.base, self.extra = after, base, extra
+        self.last: str | None = None
+
+    def command(self, image: str) -> list[str]:
+        seconds = self.base + (self.extra if self.last == self.after else 0.0)
+        self.last = image
+        return ["sleep", f"{seconds:.4f}"]
 
 
 class FakeEngine(eng.Engine):
@@ -33,8 +47,10 @@ class FakeEngine(eng.Engine):
         hang_at: int | None = None,
         hang_seconds: float = 60.0,
         delay: float = 0.0,
+        after_effects: AfterEffects | None = None,
     ):
         self.name = name
+        self.after_effects = after_effects
         self.die_at, self.hang_at = die_at, hang_at
         self.hang_seconds, self.delay = hang_seconds, delay
         self.calls = 0
@@ -79,6 +95,8 @@ class FakeEngine(eng.Engine):
         self._call(f"preparar «{' '.join(command)}»")
         if self.hanging:
             return ["sleep", str(self.hang_seconds)]
+        if self.after_effects is not None:
+            return self.after_effects.command(image)
         if self.delay:
             return ["sleep", str(self.delay)]
         return ["true"]

@@ -37,7 +37,7 @@ def _run(fakes: dict[str, FakeEngine], repetitions: int) -> tuple[dict, object, 
             runner.measure_rounds(ctx, arms, repetitions=repetitions, warmup=0, measure=_toy_measure)
             run_dir = ctx.run.dir
     meta = json.loads((run_dir / "meta.json").read_text())
-    return meta, results.read_raw(run_dir / "raw.csv"), lines
+    return meta, results.load_run(run_dir)[0], lines
 
 
 def test_substituted_engine_is_returned_and_the_real_one_comes_back():

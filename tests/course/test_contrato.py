@@ -17,7 +17,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-from helpers import PROJECT_ROOT, cierre, clase, course, engines, experiments  # noqa: E402
+from helpers import PROJECT_ROOT, cierre, clase, course, engines, experiments, results  # noqa: E402
 from helpers.experiments import contract, params  # noqa: E402
 from helpers.view import clase as vista_clase  # noqa: E402
 from helpers.view.common import NO_RESULT  # noqa: E402
@@ -189,7 +189,8 @@ def test_toy_in_the_class_comparison_the_closing_table_and_the_pack(toy, tmp_pat
     datos = clase.recolectar(folder)
     assert "juguete" in datos.experiments
     rows = datos.data.query("experiment == 'juguete'")
-    assert set(rows["machine"]) == {"pc-a", "pc-b"} and len(rows) == 2 * 2 * 3
+    # raw.csv as written: the measurements, and the rows of the rounds (load, positions) beside them
+    assert set(rows["machine"]) == {"pc-a", "pc-b"} and len(results.measurements(rows)) == 2 * 2 * 3
     assert clase.comparable("juguete") == ["tiempo"]
     # Only bare-metal arms: no ratio against bare metal to draw, and no reference: both tolerated.
     assert clase.ratios_vs_bare(datos.data).query("experiment == 'juguete'").empty

@@ -183,7 +183,7 @@ def test_the_kit_of_the_quick_course_states_its_own_run():
     assert latest is not None, "el curso rápido no dejó una corrida de 04"
     page = _text(docente / "soluciones" / "04_anatomia_arranque.html")
     assert latest.name in page
-    df = results.read_raw(latest / "raw.csv")
+    df = results.load_run(latest)[0]
     for engine in ("docker", "podman"):
         parts = anatomia.waterfall(df, engine).dropna(subset=["fraccion"])
         if parts.empty:

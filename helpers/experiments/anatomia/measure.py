@@ -100,7 +100,6 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             warmup=cfg.calentamiento,
             measure=functools.partial(measure_arm, setup=setup),
             progress=progress,
-            shuffle=True,
             meta={
                 "command": " ".join(COMMAND),
                 "rootfs": str(setup.rootfs or ""),

@@ -94,7 +94,13 @@ def run_rounds(ctx: RunContext, cfg, nested: Nested, progress: Progress, log: Lo
         ]
 
     measure_rounds(
-        ctx, arms, repetitions=cfg.repeticiones, warmup=cfg.calentamiento, measure=run_one, progress=progress
+        ctx,
+        arms,
+        repetitions=cfg.repeticiones,
+        warmup=cfg.calentamiento,
+        measure=run_one,
+        progress=progress,
+        loop="anidado",  # the run's third loop: its round rows carry its name
     )
 
 

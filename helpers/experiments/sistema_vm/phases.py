@@ -178,6 +178,7 @@ def workloads(
         warmup=cfg.calentamiento,
         measure=one,
         progress=progress,
+        loop="cargas",  # the run's second loop: its round rows carry its name
         meta={
             "gzip": {
                 "input_mb": vm.GUEST_DATA_MB,

@@ -15,6 +15,7 @@ from helpers.errors import ParametroInvalido
 from helpers.experiments import anatomia, verdict
 from helpers.experiments.anatomia import rungs
 from helpers.experiments.runner import Arm, Resultado
+from tests.support import assert_round_rows_change_nothing
 
 
 # ---------------------------------------------------------------- parameters and plan
@@ -532,3 +533,8 @@ def test_the_largest_part_is_named_only_when_its_interval_separates_it():
     top, rival, separated = anatomia.largest_part(anatomia.waterfall(df, "podman"))
     assert {top["parte"], rival["parte"]} == {"motor", "red"} and not separated
     assert anatomia.largest_part(anatomia.waterfall(df.iloc[:0], "docker")) == (None, None, False)
+
+
+def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
+    """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
+    assert_round_rows_change_nothing(anatomia, _synthetic(), {}, tmp_path / "rondas")

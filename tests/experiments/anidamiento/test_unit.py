@@ -19,6 +19,7 @@ from helpers.experiments import verdict
 from helpers.experiments.anidamiento import build, chains, ladder
 from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.runner import Resultado
+from tests.support import assert_round_rows_change_nothing
 
 matplotlib.use("Agg")
 claims = importlib.import_module("helpers.experiments.anidamiento.claims")  # the module, not the function
@@ -488,3 +489,8 @@ def test_syscall_cause_counts_what_notebook_05_counted(monkeypatch):
         monkeypatch.setattr(claims, "read_claim", lambda *a, theirs=theirs, **k: theirs)
         mine = claims.syscall_claim()
         assert f"n = 8 {unit})" in claim_sentence(mine) and f"n = 8 {unit})" in claim_sentence(theirs)
+
+
+def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
+    """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
+    assert_round_rows_change_nothing(exp, synthetic(), META, tmp_path / "rondas")

@@ -10,6 +10,7 @@ from helpers.experiments import arranque, verdict
 from helpers.experiments.arranque import measure as arranque_measure
 from helpers.view import arranque as vista
 from helpers.view import common
+from tests.support import assert_round_rows_change_nothing
 
 
 @pytest.mark.parametrize("bad", [0, -3, 2.5, "3", None, True])
@@ -461,3 +462,9 @@ def test_citation_of_04_before_it_runs_says_it_comes_later_not_run_it(tmp_path):
     text = arranque_condiciones.red_en_04(root=tmp_path)
     assert "más adelante" in text and "04" in text
     assert "ejecút" not in text.lower()
+
+
+def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
+    """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
+    df, meta = _synthetic(400, 200)
+    assert_round_rows_change_nothing(arranque, df, meta, tmp_path / "rondas")

@@ -20,6 +20,7 @@ from helpers.experiments import runner, verdict  # noqa: E402
 from helpers.experiments.contract import CLOSING_COLUMNS  # noqa: E402
 from helpers.experiments.ejecucion import measure  # noqa: E402
 from helpers.view import ejecucion as vista  # noqa: E402
+from tests.support import assert_round_rows_change_nothing
 
 claims_mod = importlib.import_module(
     "helpers.experiments.ejecucion.claims"
@@ -569,4 +570,11 @@ def test_the_run_says_whether_the_layer_or_the_container_costs(layer, reading, t
     assert (
         f"archivos pequeños en Docker, {vista._pct(lv['sobrecarga_pct'], lv['ic_bajo_pct'], lv['ic_alto_pct'])} ({reading})"
         in shown[-1].data
+    )
+
+
+def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
+    """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
+    assert_round_rows_change_nothing(
+        exp, _full_run(tmp_path).df, {"parameters": {"megas": 8}}, tmp_path / "rondas"
     )

@@ -19,6 +19,7 @@ import pytest
 from helpers import cgroups, engines, system
 from helpers.errors import ParametroInvalido
 from helpers.experiments import escala
+from tests.support import assert_round_rows_change_nothing
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 V1, V2, PROC = FIXTURES / "cgroup_v1", FIXTURES / "cgroup_v2", FIXTURES / "proc"
@@ -542,3 +543,10 @@ def test_the_chapter_figures_of_the_scale_claims_match_its_raw_rows():
     ).median() / 1000
     assert round(daemon_mb) == 184 and round(conmon_mb, 1) == 1.8
     assert escala.SEED_CROSSOVER == round(184 / 1.8)
+
+
+def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
+    """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
+    # analysis.wide pivots every row of the df it is given, so escala relies on the loader setting the
+    # rows of the rounds apart (Resultado.load): on raw rows that still hold them, its claims fail.
+    assert_round_rows_change_nothing(escala, _noisy_class(), CHAPTER_META, tmp_path / "rondas", raw_too=False)

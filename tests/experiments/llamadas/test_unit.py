@@ -25,6 +25,7 @@ from helpers.experiments import anidamiento, verdict  # noqa: E402
 from helpers.experiments import llamadas as exp  # noqa: E402
 from helpers.experiments.contract import CLOSING_COLUMNS  # noqa: E402
 from helpers.experiments.runner import Resultado  # noqa: E402
+from tests.support import assert_round_rows_change_nothing
 
 # The packages' `claims` is the contract's function; the declarations live in their claims modules.
 said = importlib.import_module("helpers.experiments.llamadas.claims")
@@ -654,3 +655,8 @@ def test_every_claim_of_the_document_is_listed_in_sources_with_where_and_status(
         first = re.search(r"«[^»]+»", said.where)[0]  # the section or table it names first
         assert first in row, (said.key, first, row)
         assert row.rstrip().endswith("|") and row.count("|") == 5, row
+
+
+def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
+    """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
+    assert_round_rows_change_nothing(exp, synthetic(FILTER_IS_THE_COST), {}, tmp_path / "rondas")

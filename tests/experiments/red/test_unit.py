@@ -22,6 +22,7 @@ from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.red import arms, servers
 from helpers.experiments.red import load as wrk
 from helpers.experiments.runner import Resultado
+from tests.support import assert_round_rows_change_nothing
 
 # A real `wrk --latency` report from this machine, and one in the seed's appendix style (no --latency).
 LIVE = """Running 3s test @ http://127.0.0.1:18080/
@@ -720,3 +721,8 @@ def test_rootless_podman_is_never_labelled_as_nat_rules(monkeypatch, tmp_path):
     vista.veredictos(Resultado("red", synthetic(), tmp_path, rootless))
     text = " ".join(str(getattr(o, "data", "")) for o in shown)
     assert "Podman sin root -p no usa reglas NAT" in text and "sus reglas NAT" not in text
+
+
+def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
+    """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
+    assert_round_rows_change_nothing(exp, synthetic(), {"parameters": {"hilos": 2}}, tmp_path / "rondas")

@@ -15,6 +15,7 @@ from helpers.experiments import verdict
 from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.runner import Resultado
 from helpers.results import COLUMNS
+from tests.support import assert_round_rows_change_nothing
 
 matplotlib.use("Agg")
 
@@ -453,3 +454,8 @@ def test_a_cgroup_shared_with_other_processes_is_not_the_containers(monkeypatch)
     monkeypatch.setattr(instances.os, "readlink", readlink)
     assert box._only_mine([100, 101]) and box._only_mine([100, 999])  # 999: gone or not ours to read
     assert not box._only_mine([100, 101, 555])  # a process of another PID namespace: a shared cgroup
+
+
+def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
+    """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
+    assert_round_rows_change_nothing(exp, _run_df(), {}, tmp_path / "rondas")
