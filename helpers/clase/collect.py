@@ -95,7 +95,7 @@ def _parse_run(
             Skipped(origin, f"raw.csv no sigue el formato del curso: faltan las columnas {missing}.")
         )
         return None
-    df = df[results.COLUMNS].copy()
+    df = results.measurements(df[results.COLUMNS]).copy()  # the rounds' own rows (load, order) stay out
     df["value"] = pd.to_numeric(df["value"], errors="coerce")
     df["image"] = df["image"].fillna("")
     df["variant"] = df["variant"].fillna("")

@@ -319,3 +319,6 @@ def test_the_rows_of_the_rounds_change_nothing_in_the_class_comparison(tmp_path)
         return [f.to_csv() for f in frames] + [repr(deferred.across_cpus(runs)), repr(deferred.kvm(runs))]
 
     assert shown(plain) == shown(loaded)
+    assert not results.is_round_row(clase.recolectar(loaded).data).any(), (
+        "la clase guardó filas de las rondas"
+    )
