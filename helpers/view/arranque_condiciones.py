@@ -1,7 +1,7 @@
 """Experiment 1, the conditions around the main figures: the timing loop a student reads, the course's
 network variant beside the chapter's conditions, the images' sizes, the first launch of each
-combination, a second round, and the plain statement of a run too short for verdicts (02 uses it too).
-Notebook 01 reaches these through helpers.view.arranque."""
+combination, a second round, and 01's answer in the words 02 cites (`answer`). Notebook 01 reaches these
+through helpers.view.arranque."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Experiment 2's sentences: every conclusion generated from a verdict or a figure of the run (the
-bill, `stats` against the cgroups, `free`'s noise, the chapter's table), and the verdicts with the
-crossover the chapter computed beside the whole bill, the course's correction."""
+"""Experiment 2's words: how a run launched, and every sentence generated from a verdict or a figure of
+the run (the bill, `stats` against the cgroups, `free`'s noise, the chapter's table, the whole bill's
+crossing, whether 02's batches and 01 point the same way). helpers.view.escala shows them."""
 
 from __future__ import annotations
 
@@ -114,17 +114,17 @@ def frase_factura(bill: pd.DataFrame, basis: str) -> str:
 
 
 def frase_stats(s: pd.DataFrame) -> str:
-    """How long `stats` took against finding and reading the same cgroups, from the table's medians."""
+    """How long `stats` took against finding and reading the same cgroups, from the table's medians: one
+    timing each, no interval, so the ratio is given and no direction is read from it."""
     parts = []
     for _, r in s.iterrows():
         ratio = r["veces_mas_lento"]
         if np.isnan(ratio):
             continue
-        how = "más" if ratio > 1 else "menos"
         parts.append(
             f"con {int(r['n'])} contenedores, «{r['engine']} stats --no-stream» tardó "
             f"{fmt(r['tiempo_stats_cli'], 3, 's')}, {fmt_ratio(ratio, digits=1)} lo que buscar y leer sus "
-            f"cgroups ({fmt(r['tiempo_inspect_y_lectura'], 3, 's')}): {how}"
+            f"cgroups ({fmt(r['tiempo_inspect_y_lectura'], 3, 's')})"
         )
     if not parts:
         return "Esta corrida no cronometró inspect junto a la lectura de los cgroups."
