@@ -162,6 +162,48 @@ def decide(low: float, high: float, *, region: tuple[float, float], claimed: flo
     return NO_CONCLUYENTE
 
 
+# ---------------------------------------------------------------- which way a figure points
+# Readings of a figure that no source claimed («más lento», «favorece a Podman», «casi igual»): the same
+# rule, through these two functions only (tests/course/test_decision_path.py keeps views, kit facts and
+# tables from comparing a bound with a threshold themselves). Words: view.common.direction_words.
+ABOVE, BELOW, LEVEL = "above", "below", "level"
+ORDER = 2.0  # «del mismo orden»: within a factor 2 either way
+
+
+def reading(low: float, high: float, n: int | None, *, region: tuple[float, float]) -> str:
+    """`decide` on [low, high] against `region`, with no reading below MIN_N repetitions or without an
+    interval (SIN_DATOS). n=None: an interval from helpers.stats, whose bounds are NaN below MIN_N."""
+    if (n is not None and n < MIN_N) or _nan(low, high):
+        return SIN_DATOS
+    return decide(low, high, region=region)
+
+
+def level_region(around: float = 1.0) -> tuple[float, float]:
+    """The margin of «no difference» around `around` (margins.SAME): 0.95× … 1.05× around 1 (a ratio),
+    ±5 points around 0 (a percentage), ±5 % around any other reference figure."""
+    if around in (0, 1):
+        return margin("no_difference", unit="%" if around == 0 else "x")
+    step = abs(around) * SAME
+    return (around - step, around + step)
+
+
+def direction(low: float, high: float, n: int | None, *, around: float = 1.0) -> str:
+    """Which way a figure with IC 95 % [low, high] over n repetitions points from `around` (1 for a
+    ratio, 0 for a percentage or points, any other reference figure), by the one rule against the
+    margin of «no difference» (`level_region`): ABOVE (the IC inside «adds», above the margin), BELOW
+    (inside «reduces»), LEVEL (inside «no difference»), NO_CONCLUYENTE (none of these), SIN_DATOS (no
+    interval, or fewer than MIN_N repetitions)."""
+    lo_r, hi_r = level_region(around)
+    # LEVEL first: an interval on the margin's very edge (both closed) reads «casi igual», not a side.
+    for code, region in ((LEVEL, (lo_r, hi_r)), (ABOVE, (hi_r, INF)), (BELOW, (-INF, lo_r))):
+        status = reading(low, high, n, region=region)
+        if status == SIN_DATOS:
+            return SIN_DATOS
+        if status == SE_CONFIRMA:
+            return code
+    return NO_CONCLUYENTE
+
+
 def repetitions_to_decide(
     value: float,
     low: float,

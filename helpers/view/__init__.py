@@ -5,6 +5,8 @@ A view never launches a container: it calls an experiment module's run() and ren
 
 from __future__ import annotations
 
+from ..errors import ErrorDelCurso
+
 
 def _show_course_errors_in_spanish() -> None:
     """In a notebook, an ErrorDelCurso (a bad parameter, an engine that failed) shows as its Spanish
@@ -17,7 +19,6 @@ def _show_course_errors_in_spanish() -> None:
     shell = get_ipython()
     if shell is None or not hasattr(shell, "set_custom_exc"):
         return
-    from ..errors import ErrorDelCurso
 
     def handler(shell, etype, value, tb, tb_offset=None):
         shell._showtraceback(etype, value, [f"Error: {value}"])

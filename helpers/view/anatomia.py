@@ -27,6 +27,7 @@ from .common import (
     run_caption,
     show,
     table,
+    too_few_banner,
 )
 
 ENGINE_COLOR = {"bare": "#4c72b0", "docker": "#dd8452", "podman": "#55a868"}
@@ -265,8 +266,13 @@ def cascada(resultado: Resultado) -> None:
         )
     )
     markdown(frases.waterfall_sentence(frames, resultado.meta))
-    negative = w[(w["ic_alto_ms"] < 0)]
-    if not negative.empty:
+    below_zero = (-verdict.INF, 0.0)
+    negative = [
+        r
+        for r in w.itertuples()
+        if verdict.reading(r.ic_bajo_ms, r.ic_alto_ms, None, region=below_zero) == verdict.SE_CONFIRMA
+    ]
+    if negative:
         markdown(
             "_Una parte con IC por debajo de cero significa que el peldaño de arriba fue más rápido que el de "
             "abajo: los dos no son del todo comparables (por ejemplo, runc crea todos sus espacios de una "
@@ -449,12 +455,7 @@ def veredictos(resultado: Resultado) -> None:
     its verdict by the one rule (common.claims_list), and the engines' own parts as figures."""
     claims = anatomia.claims(resultado.df, resultado.meta)
     n = max((c.n for c in claims), default=0)
-    if 0 < n < verdict.MIN_N:
-        markdown(
-            f"**Esta corrida tiene {n} repeticiones por peldaño, y un veredicto pide al menos "
-            f"{verdict.MIN_N}: aquí se ven las cifras, sin veredictos.** Para juzgar, vuelve a medir con "
-            f"`REPETICIONES = {verdict.MIN_N}` o más."
-        )
+    markdown(too_few_banner(n))
     answer = frases.answer_of_01(resultado)
     if answer:
         markdown(answer)

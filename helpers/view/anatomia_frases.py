@@ -10,9 +10,18 @@ import math
 import pandas as pd
 
 from .. import experiments, stats
-from ..experiments import anatomia
+from ..experiments import anatomia, verdict
 from ..experiments.runner import Resultado
-from .common import engine_label, fmt, fmt_interval, fmt_pct, fmt_ratio, verdict_words
+from .common import (
+    direction_words,
+    engine_label,
+    fmt,
+    fmt_interval,
+    fmt_pct,
+    fmt_ratio,
+    too_few,
+    verdict_words,
+)
 
 LINEAR = (
     "proceso",
@@ -75,8 +84,11 @@ def phases_sentence(phases: pd.DataFrame, meta: dict | None) -> str:
                 f"(IQR {fmt_interval(top['q1_ms'], top['q3_ms'], 0, 'ms')}): repite antes de decir qué "
                 "fase pesa más."
             )
-        elif rival is not None and not (
-            _finite(top["ic_bajo_ms"], rival["ic_alto_ms"]) and top["ic_bajo_ms"] > rival["ic_alto_ms"]
+        elif rival is not None and (
+            not _finite(top["ic_bajo_ms"], top["ic_alto_ms"], rival["ic_bajo_ms"], rival["ic_alto_ms"])
+            or stats.intervals_overlap(
+                (top["ic_bajo_ms"], top["ic_alto_ms"]), (rival["ic_bajo_ms"], rival["ic_alto_ms"])
+            )
         ):
             lines.append(
                 f"- {who}: por la mediana, la fase más larga es «{name}» ({figures}), pero su IC 95 % se "
@@ -216,14 +228,22 @@ def _same_question_here(resultado: Resultado, claim) -> str:
     value, low, high = stats.ratio_ci(podman, docker)
     image = ((resultado.meta or {}).get("parameters") or {}).get("imagen", "")
     n = stats.n_of(podman, docker)
-    if not _finite(low, high):
-        agrees = "sin IC (pocas rondas), así que no se puede comparar con 01"
-    elif high < 1 and claim.high < 1 or low > 1 and claim.low > 1:
+    here = verdict.direction(low, high, n)
+    there = verdict.direction(claim.low, claim.high, claim.n)
+    sides = (verdict.ABOVE, verdict.BELOW)
+    if here == verdict.SIN_DATOS:
+        agrees = f"sin IC 95 % ({too_few(n) or 'sin intervalo'}), así que no se puede comparar con 01"
+    elif here in sides and here == there:
         agrees = "la misma dirección que en el cuaderno 01"
-    elif low <= 1 <= high:
-        agrees = "aquí no se distingue cuál arranca antes"
-    else:
+    elif here in sides and there in sides:
         agrees = "la dirección contraria a la del cuaderno 01: mira qué cambia entre las dos corridas"
+    elif here in sides:
+        agrees = (
+            f"aquí {direction_words(here, 'arranca antes Docker', 'arranca antes Podman')}, y en el cuaderno "
+            "01 no se distingue hacia qué lado"
+        )
+    else:
+        agrees = f"aquí {direction_words(here, n=n)}"
     return (
         f"En este cuaderno, el mismo `run` con la red por defecto{f' e imagen «{image}»' if image else ''}, "
         f"intercalado con los demás peldaños, da Podman/Docker = {fmt_ratio(value, low, high)} "

@@ -4,8 +4,6 @@ never launches a container."""
 
 from __future__ import annotations
 
-import math
-
 import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
@@ -18,7 +16,9 @@ from .common import (
     AGREEMENT,
     AGREEMENT_MARGIN,
     ENGINE_LABEL,
+    VERDICT,
     claims_list,
+    direction_words,
     fmt,
     fmt_interval,
     fmt_ratio,
@@ -27,6 +27,8 @@ from .common import (
     needs_result,
     show,
     table,
+    too_few,
+    too_few_banner,
 )
 
 BRAZO = {
@@ -111,13 +113,11 @@ def tabla_niveles(resultado: Resultado) -> None:
 
 
 def _lectura(r) -> str:
+    """Which way a level's ratio points (verdict.direction), in the one wording."""
     if r["inestable"]:
-        return "medición inestable: repite"
-    if any(math.isnan(v) for v in (r["ic_bajo"], r["ic_alto"])):
-        return "—"
-    if r["ic_bajo"] <= 1 <= r["ic_alto"]:
-        return "indistinguible del ruido"
-    return "más lento" if r["ic_bajo"] > 1 else "más rápido"
+        return VERDICT[verdict.INESTABLE]
+    code = verdict.direction(r["ic_bajo"], r["ic_alto"], int(r["n"]))
+    return direction_words(code, "más lento", "más rápido", n=int(r["n"]))
 
 
 @needs_result
@@ -183,7 +183,7 @@ def _start_vs_bare(resultado: Resultado) -> str:
         + (
             " (por ronda, IC 95 %)."
             if first[["ic_bajo", "ic_alto"]].notna().all(axis=None)
-            else " (por ronda; sin IC: pocas repeticiones)."
+            else f" (por ronda; {too_few(int(first['n'].min())) or 'sin IC 95 %'})."
         )
     )
     shaky = [
@@ -331,12 +331,7 @@ def veredictos(resultado: Resultado) -> None:
     verdict, then the figures of this run behind them."""
     claims = exp.claims(resultado.df, resultado.meta)
     n = max((c.n for c in claims if not c.detail.get("observado")), default=0)
-    if 0 < n < verdict.MIN_N:
-        markdown(
-            f"**Esta corrida tiene {n} repeticiones por brazo, y un veredicto pide al menos "
-            f"{verdict.MIN_N}: aquí se ven las cifras, sin veredictos.** Para juzgar, vuelve a medir con "
-            f"`REPETICIONES = {verdict.MIN_N}` o más."
-        )
+    markdown(too_few_banner(n))
     claims_list(claims)
     if experiments.read_run(exp, "llamadas") is None:
         llamadas = experiments.get("llamadas")

@@ -10,7 +10,7 @@ import seaborn as sns
 from matplotlib.ticker import FuncFormatter
 
 from .. import reference
-from ..experiments import arranque
+from ..experiments import arranque, verdict
 from ..experiments.runner import Resultado
 from .arranque_condiciones import (  # noqa: F401 - views of the conditions, shown by notebook 01
     answer,
@@ -18,7 +18,6 @@ from .arranque_condiciones import (  # noqa: F401 - views of the conditions, sho
     primer_arranque,
     red,
     segunda_ronda,
-    sin_veredicto,
     tamanos,
 )
 from .common import (
@@ -26,6 +25,7 @@ from .common import (
     AGREEMENT_MARGIN,
     claims_list,
     decimals_for,
+    direction_words,
     engine_label,
     fmt,
     fmt_interval,
@@ -39,6 +39,7 @@ from .common import (
     significant,
     tabla_contexto,
     table,
+    too_few_banner,
 )
 
 VARIANT_LABEL = {
@@ -179,12 +180,14 @@ def _frases_bare_metal(s: pd.DataFrame, df: pd.DataFrame, meta: dict | None) -> 
         d = decimals_for(low * 100, high * 100)
         d = significant(share * 100) if d is None else d
         text = f"El builtin solo tarda **{fmt(ms * 1000, 1)} µs**: {fmt_pct(share * 100, d, sign=False)} de esa cifra"
-        if high < 0.1:
+        # Which part dominates the chapter's figure: the builtin's share against one half, by the rule.
+        side = verdict.direction(low, high, None, around=0.5)
+        if side == verdict.BELOW:
             text += (
                 f" (IC 95 % {fmt_interval(low * 100, high * 100, d, '%')}). Lo demás es lo que tarda en arrancar "
                 "el segundo `date` (fork, exec y carga de la biblioteca de C): el método mide `date`, no `echo`."
             )
-        elif low > 0.5:
+        elif side == verdict.ABOVE:
             text += " : aquí el builtin es la mayor parte de lo que mide el método del capítulo."
         else:
             text += (
@@ -194,9 +197,10 @@ def _frases_bare_metal(s: pd.DataFrame, df: pd.DataFrame, meta: dict | None) -> 
         parts.append(text)
     if "proceso" in bare and "metodo_semilla" in bare:
         r, low, high = _bare_ci(df, meta, "metodo_semilla", "proceso")
-        if 0.5 <= low and high <= 2:
+        order = verdict.reading(low, high, None, region=(1 / verdict.ORDER, verdict.ORDER))
+        if order == verdict.SE_CONFIRMA:
             where = "mide otra cosa, pero del mismo orden"
-        elif high < 0.5 or low > 2:
+        elif order == verdict.NO_SE_SOSTIENE:
             where = "y no es del mismo orden: los «× bare metal» cambiarían mucho con una u otra línea base"
         else:
             where = "un intervalo demasiado ancho para decir si es del mismo orden"
@@ -321,12 +325,8 @@ def _frase_comparacion(c: pd.DataFrame) -> str:
             unsure.append(f"Podman/Docker con {role}: {tu} frente a {ref}")
         else:
             low, high = sub["tu_podman_sobre_docker_ic_bajo"], sub["tu_podman_sobre_docker_ic_alto"]
-            quicker = (
-                "aquí tarda menos Podman"
-                if high < 1
-                else "aquí tarda menos Docker"
-                if low > 1
-                else "aquí tu intervalo no distingue cuál tarda menos"
+            quicker = direction_words(
+                verdict.direction(low, high, None), "aquí tarda menos Docker", "aquí tarda menos Podman"
             )
             differ.append(f"Podman/Docker con {role}: {tu} frente a {ref} ({quicker})")
     seen = c[c["acuerdo_x_bare"] != "sin_datos"]
@@ -380,7 +380,7 @@ def _respuesta(claims) -> str:
 def veredictos(resultado: Resultado) -> None:
     """The chapter's claims judged on this run, and the answer to the course's question they give."""
     claims = arranque.claims(resultado.df, resultado.meta)
-    markdown(sin_veredicto(claims))
+    markdown(too_few_banner(max((c.n for c in claims), default=0)))
     claims_list(claims)
     markdown(_respuesta(claims))
 

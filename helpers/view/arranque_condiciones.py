@@ -1,7 +1,7 @@
 """Experiment 1, the conditions around the main figures: the timing loop a student reads, the course's
 network variant beside the chapter's conditions, the images' sizes, the first launch of each
-combination, a second round, and the plain statement of a run too short for verdicts (02 uses it too).
-Notebook 01 reaches these through helpers.view.arranque."""
+combination, a second round, and 01's answer in the words 02 cites (`answer`). Notebook 01 reaches these
+through helpers.view.arranque."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import math
 import pandas as pd
 
 from .. import experiments, results
-from ..experiments import anatomia, arranque, verdict
+from ..experiments import anatomia, arranque
 from ..experiments.arranque import stopwatch
 from ..experiments.runner import Resultado
 from .common import (
@@ -256,18 +256,6 @@ def bucle(medida: dict) -> None:
             else ": más lejos de lo que explica el ruido; vuelve a ejecutar la celda y mira si se repite."
         )
     )
-
-
-def sin_veredicto(claims) -> str:
-    """Say plainly when this run is too short for any verdict (a quick profile)."""
-    judged = [c for c in claims if c.status != "no_comparable" and c.n > 0]
-    if judged and all(c.n < verdict.MIN_N for c in judged):
-        n = max(c.n for c in judged)
-        return (
-            f"**Esta corrida tiene {n} repeticiones, menos de las {verdict.MIN_N} que pide un veredicto: "
-            "muestra cifras, sin veredictos.** Súbelas en el panel para juzgar al capítulo."
-        )
-    return ""
 
 
 def answer(claim) -> str:

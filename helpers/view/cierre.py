@@ -7,7 +7,9 @@ import math
 import pandas as pd
 
 from .. import cierre, experiments
+from ..experiments import ejecucion
 from ..experiments.runner import Resultado
+from .anatomia_frases import waterfall_sentence
 from .common import (
     ENGINE_LABEL,
     STATUS_LABEL,
@@ -167,8 +169,6 @@ def preguntas(root=None) -> dict:
 def _by_parts(root=None) -> str:
     """Per engine, the largest part of its `run` in 04's waterfall, in 04's own sentence (named only when
     its interval separates it from the next part), or "" without a run of 04."""
-    from .anatomia_frases import waterfall_sentence
-
     frames, meta = cierre.launch_parts(root)
     return waterfall_sentence(frames, meta) if frames else ""
 
@@ -215,8 +215,6 @@ def resumen(root=None) -> pd.DataFrame:
 
 
 def _load_name(carga: str, lugar: str) -> str:
-    from ..experiments import ejecucion
-
     name = ejecucion.WORKLOAD_NAMES.get(carga, carga)
     return f"{name} en {ejecucion.PLACE_NAMES.get(lugar, lugar)}" if lugar else name
 

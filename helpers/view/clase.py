@@ -13,6 +13,7 @@ from .. import clase as cl
 from .. import experiments
 from ..clase import deferred
 from ..experiments import verdict as vd
+from ..experiments.sistema_vm.kinds import kind_label
 from .common import (
     AGREEMENT_MARGIN,
     ENGINE_LABEL,
@@ -76,8 +77,6 @@ def variant_words(variant: str) -> str:
         return VARIANT_WORDS[variant]
     if str(variant).startswith("n=") and str(variant)[2:].isdigit():
         return f"N = {str(variant)[2:]}"
-    from ..experiments.sistema_vm.kinds import kind_label
-
     return kind_label(str(variant)).replace("_", " ")
 
 

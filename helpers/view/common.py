@@ -17,7 +17,6 @@ from .numbers import (  # noqa: F401 - the one number format, called as common.f
     THOUSANDS,
     TIMES,
     UNIT_LABEL,
-    _missing,
     approx,
     decimals_for,
     fmt,
@@ -40,6 +39,8 @@ from .verdicts import (  # noqa: F401 - the words of verdicts, called as common.
     load_sentence,
     margins_frame,
     method_sentence,
+    too_few,
+    too_few_banner,
     verdict_words,
 )
 
@@ -239,9 +240,28 @@ def como_medimos(module=None) -> None:
     )
 
 
-def too_few(n: int) -> str:
-    """«no se puede juzgar con N repeticiones; hacen falta M» for a figure measured n times (a view's
-    own figure below the minimum); empty from MIN_N on."""
-    if n >= _verdict.MIN_N:
-        return ""
-    return f"no se puede juzgar con {n} {'repetición' if n == 1 else 'repeticiones'}; hacen falta {_verdict.MIN_N}"
+# ---------------------------------------------------------------- which way a figure points
+def direction_words(
+    code: str,
+    above: str = "más, con todo el IC 95 % por encima del margen de «casi igual»",
+    below: str = "menos, con todo el IC 95 % por debajo del margen de «casi igual»",
+    *,
+    n: int | None = None,
+    around: float = 1.0,
+) -> str:
+    """The one wording of a direction read by verdict.direction (`code`): `above` / `below` as the
+    caller words them («más lento» / «más rápido», «arranca antes Docker» / «… Podman»), «casi igual»
+    inside the margin of «no difference» around `around`, «no se distingue hacia qué lado» when the IC
+    is on neither side, and the one «too few repetitions» (`too_few`) below MIN_N."""
+    if code == _verdict.ABOVE:
+        return above
+    if code == _verdict.BELOW:
+        return below
+    if code == _verdict.LEVEL:
+        unit = "x" if around == 1 else "%" if around == 0 else ""
+        return f"casi igual: el IC 95 % cae {fmt_margin(_verdict.level_region(around), unit)}"
+    if code == _verdict.NO_CONCLUYENTE:
+        return "no se distingue hacia qué lado con estas repeticiones"
+    if n is not None and 0 < n < _verdict.MIN_N:
+        return too_few(n)
+    return "sin IC 95 %: no se dice hacia qué lado"

@@ -8,7 +8,7 @@ A second argument picks which one, where there is more than one:
   workload so every interval shows on its own axis;
 - veredictos(r) the claims; veredictos(r, "corrida") what this run says, from its own data.
 Every number goes through view.common's formats; every concluding sentence comes from the data.
-The names and the generated sentences live in view/ejecucion_frases.py.
+The names, the one format of its figures and the generated sentences live in view/ejecucion_frases.py.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from .. import reference
 from ..experiments import ejecucion as exp
 from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
+from . import ejecucion_frases as frases
 from .common import (
     AGREEMENT,
     claims_list,
@@ -36,33 +37,10 @@ from .common import (
     show,
     significant,
     table,
-)
-from .ejecucion_frases import (  # noqa: F401 - the names and sentences, shown here
-    BASE,
-    CARGA,
-    ENTORNO,
-    ENTORNO_CORTO,
-    LUGAR,
-    LUGAR_CORTO,
-    METRICA,
-    _entorno,
-    _few,
-    _frase_comparacion,
-    _frase_explicacion,
-    _lo_que_dice_la_corrida,
-    _ms,
-    _nombre,
-    _pct,
-    _shown,
-    _stability,
+    too_few_banner,
 )
 
-READING_COLOR = {
-    exp.analysis.UNSTABLE: "tab:orange",
-    exp.analysis.NOISE: "tab:gray",
-    "más lento": "tab:red",
-    "más rápido": "tab:green",
-}
+READING_COLOR = {vd.INESTABLE: "tab:orange", vd.ABOVE: "tab:red", vd.BELOW: "tab:green"}  # else gray
 
 
 def _pick(which: str, options: dict):
@@ -84,8 +62,8 @@ def _tabla_tiempos(resultado: Resultado) -> None:
     s = s[~s["carga"].isin([exp.EXEC_TRUE, exp.EXEC_INSIDE])]
     rows = []
     for (carga, lugar, entorno), g in s.groupby(["carga", "lugar", "entorno"], sort=False):
-        row = {"carga": CARGA.get(carga, carga), "entorno": _entorno(entorno, lugar)}
-        for metric, label in METRICA.items():
+        row = {"carga": frases.CARGA.get(carga, carga), "entorno": frases.nombre_entorno(entorno, lugar)}
+        for metric, label in frases.METRICA.items():
             part = g[g["metric"] == metric]
             if len(part):
                 r = part.iloc[0]
@@ -110,16 +88,16 @@ def _exec_medida(medida: str) -> str:
     if medida == exp.EXEC_INSIDE:
         return "un proceso nuevo, cronometrado dentro"
     carga, _, lugar = medida.partition(":")
-    return f"{_nombre(carga, lugar)}: extremo a extremo − trabajo"
+    return f"{frases.nombre_carga(carga, lugar)}: extremo a extremo − trabajo"
 
 
 def _tabla_exec(resultado: Resultado) -> None:
     costs = exp.exec_costs(resultado.df)
     rows = [
         {
-            "entorno": ENTORNO_CORTO.get(r["entorno"], r["entorno"]),
+            "entorno": frases.ENTORNO_CORTO.get(r["entorno"], r["entorno"]),
             "medida": _exec_medida(r["medida"]),
-            "mediana [IC 95 %]": _ms(r["mediana_ms"], r["ic_bajo_ms"], r["ic_alto_ms"]),
+            "mediana [IC 95 %]": frases.ms(r["mediana_ms"], r["ic_bajo_ms"], r["ic_alto_ms"]),
             "n": r["n"],
         }
         for _, r in costs.iterrows()
@@ -128,15 +106,15 @@ def _tabla_exec(resultado: Resultado) -> None:
 
 
 def _tabla_sobrecarga(resultado: Resultado) -> None:
-    o = _shown(exp.overheads(resultado.df, exp.METRIC_WORK))
+    o = frases.shown(exp.overheads(resultado.df, exp.METRIC_WORK))
     rows = [
         {
-            "carga": CARGA.get(r["carga"], r["carga"]),
-            "entorno": _entorno(r["entorno"], r["lugar"]),
-            "frente a": BASE.get(r["base"], r["base"]),
-            "sobrecarga [IC 95 %]": _pct(r["sobrecarga_pct"], r["ic_bajo_pct"], r["ic_alto_pct"]),
-            "lectura del IC": r["lectura"],
-            "cada brazo": _stability(r),
+            "carga": frases.CARGA.get(r["carga"], r["carga"]),
+            "entorno": frases.nombre_entorno(r["entorno"], r["lugar"]),
+            "frente a": frases.BASE.get(r["base"], r["base"]),
+            "sobrecarga [IC 95 %]": frases.pct(r["sobrecarga_pct"], r["ic_bajo_pct"], r["ic_alto_pct"]),
+            "lectura del IC": frases.lectura(r["direccion"], r["n"]),
+            "cada brazo": frases.stability(r),
             "rondas": r["n"],
         }
         for _, r in o.iterrows()
@@ -163,9 +141,9 @@ def grafico(resultado: Resultado, cual: str = "repeticiones") -> None:
 def _plot_frame(df: pd.DataFrame) -> pd.DataFrame:
     data = exp.tidy(df)
     data = data[~data["carga"].isin([exp.EXEC_TRUE, exp.EXEC_INSIDE])].copy()
-    data["medida"] = data["metric"].map(METRICA)
+    data["medida"] = data["metric"].map(frases.METRICA)
     data["entorno_es"] = [
-        ENTORNO_CORTO.get(e, e) + (f"\n{LUGAR_CORTO[lugar]}" if lugar else "")
+        frases.ENTORNO_CORTO.get(e, e) + (f"\n{frases.LUGAR_CORTO[lugar]}" if lugar else "")
         for e, lugar in zip(data["entorno"], data["lugar"])
     ]
     return data
@@ -191,9 +169,9 @@ def _grafico_repeticiones(resultado: Resultado) -> None:
             dodge=True,
             ax=ax,
             size=6,
-            hue_order=list(METRICA.values()),
+            hue_order=list(frases.METRICA.values()),
         )
-        ax.set_title(CARGA[carga], fontsize=14)
+        ax.set_title(frases.CARGA[carga], fontsize=14)
         ax.set_xlabel("")
         ax.set_ylabel("tiempo (s)", fontsize=12)
         ax.set_ylim(bottom=0)
@@ -226,7 +204,7 @@ BASE_CORTA = {"bare": "binarios del host", "chroot": "chroot", "host": "disco de
 
 def _grafico_sobrecarga(resultado: Resultado) -> None:
     """One panel per workload, two per row (so the figure fits a screen), each on its own scale."""
-    keep = _shown(exp.overheads(resultado.df, exp.METRIC_WORK))
+    keep = frases.shown(exp.overheads(resultado.df, exp.METRIC_WORK))
     if keep.empty:
         markdown("_Esta corrida no tiene sobrecargas que dibujar (falta bare metal o un motor)._")
         return
@@ -246,7 +224,7 @@ def _grafico_sobrecarga(resultado: Resultado) -> None:
     for ax, carga in zip(flat, cargas):
         part = keep[keep["carga"] == carga]
         labels = [
-            f"{_entorno(e, lugar)}\nfrente a {BASE_CORTA[b]}"
+            f"{frases.nombre_entorno(e, lugar)}\nfrente a {BASE_CORTA[b]}"
             for e, lugar, b in zip(part["entorno"], part["lugar"], part["base"])
         ]
         y = list(range(len(part)))[::-1]
@@ -260,14 +238,14 @@ def _grafico_sobrecarga(resultado: Resultado) -> None:
                 else None,
                 fmt="o",
                 mfc="white" if (r["inestable_entorno"] or r["inestable_base"]) else None,
-                color=READING_COLOR.get(r["lectura"], "tab:gray"),
+                color=READING_COLOR.get(r["direccion"], "tab:gray"),
                 capsize=3,
             )
         ax.axvline(0, color="black", lw=0.8)
         ax.set_xlim(*_limits(part))
         ax.set_yticks(y, labels, fontsize=9)
         ax.set_ylim(-0.6, len(part) - 0.4)
-        ax.set_title(CARGA[carga], fontsize=12, loc="left")
+        ax.set_title(frases.CARGA[carga], fontsize=12, loc="left")
         ax.set_xlabel("sobrecarga (%)", fontsize=10)
         ax.tick_params(axis="x", labelsize=9)
     for ax in flat[len(cargas) :]:
@@ -287,7 +265,7 @@ def _grafico_sobrecarga(resultado: Resultado) -> None:
 def veredictos(resultado: Resultado, cual: str = "capitulo") -> None:
     """«capitulo»: the claims, each judged by the one rule (common.claims_list), and why hash and sort
     come out as they do; «corrida»: what this run says, generated from its own data."""
-    _pick(cual, {"capitulo": _veredictos_capitulo, "corrida": _lo_que_dice_la_corrida})(resultado)
+    _pick(cual, {"capitulo": _veredictos_capitulo, "corrida": _veredictos_corrida})(resultado)
 
 
 def _veredictos_capitulo(resultado: Resultado) -> None:
@@ -296,9 +274,13 @@ def _veredictos_capitulo(resultado: Resultado) -> None:
         "**Veredictos** (IC 95 %; se confirma si todo el IC cae dentro del margen, no se sostiene si cae "
         f"entero fuera de él; sin veredicto por debajo de {vd.MIN_N} repeticiones):"
     )
-    markdown(_few(claims))
+    markdown(too_few_banner(max((c.n for c in claims), default=0)))
     claims_list(claims)
-    markdown(_frase_explicacion(exp.explanation(resultado.df)))
+    markdown(frases.frase_explicacion(exp.explanation(resultado.df)))
+
+
+def _veredictos_corrida(resultado: Resultado) -> None:
+    markdown(frases.frase_corrida(resultado))
 
 
 # ---------------------------------------------------------------- the chapter's figures
@@ -312,8 +294,8 @@ def comparacion(resultado: Resultado) -> None:
         bare = r["entorno"] == "bare"
         rows.append(
             {
-                "carga": CARGA[r["carga"]],
-                "entorno": ENTORNO_CORTO[r["entorno"]],
+                "carga": frases.CARGA[r["carga"]],
+                "entorno": frases.ENTORNO_CORTO[r["entorno"]],
                 # seconds with three decimals, as the chapter's tables write them
                 "capítulo: mediana": fmt_value(r["ref_mediana_s"], "s", 3),
                 "tú: extremo a extremo": fmt_value(r["tu_mediana_e2e_s"], "s", 3),
@@ -321,7 +303,7 @@ def comparacion(resultado: Resultado) -> None:
                 "capítulo: sobrecarga": "—" if bare else fmt_pct(r["ref_sobrecarga_pct"], 1),
                 "tú: sobrecarga como el capítulo": "—"
                 if bare
-                else _pct(r["tu_sobrecarga_e2e_pct"], *r["tu_sobrecarga_e2e_ic"]),
+                else frases.pct(r["tu_sobrecarga_e2e_pct"], *r["tu_sobrecarga_e2e_ic"]),
                 "¿coinciden?": "—" if bare else AGREEMENT.get(r["acuerdo"], r["acuerdo"]),
             }
         )
@@ -333,4 +315,4 @@ def comparacion(resultado: Resultado) -> None:
             "suya, con todo su IC",
         )
     )
-    markdown(_frase_comparacion(cmp))
+    markdown(frases.frase_comparacion(cmp))

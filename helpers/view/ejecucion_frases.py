@@ -12,7 +12,7 @@ from ..engines import CONTAINER_ENGINES
 from ..experiments import ejecucion as exp
 from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
-from .common import ENGINE_LABEL, fmt_pct, fmt_value_interval, markdown
+from .common import ENGINE_LABEL, VERDICT, direction_words, fmt_margin, fmt_pct, fmt_value_interval
 
 ENTORNO = {
     "bare": "bare metal (binarios del host)",
@@ -28,31 +28,31 @@ METRICA = {exp.METRIC_E2E: "extremo a extremo", exp.METRIC_WORK: "trabajo solo"}
 BASE = {"bare": "binarios del host", "chroot": "chroot (misma imagen)", "host": "bare metal, disco del host"}
 
 
-def _nombre(carga: str, lugar: str = "") -> str:
+def nombre_carga(carga: str, lugar: str = "") -> str:
     return CARGA.get(carga, carga) + (f" — {LUGAR.get(lugar, lugar)}" if lugar else "")
 
 
-def _entorno(entorno: str, lugar: str = "") -> str:
+def nombre_entorno(entorno: str, lugar: str = "") -> str:
     return ENTORNO_CORTO.get(entorno, entorno) + (f" ({LUGAR_CORTO[lugar]})" if lugar else "")
 
 
-def _pct(value: float, low: float, high: float) -> str:
+def pct(value: float, low: float, high: float) -> str:
     """An overhead with its interval: «+7.6 % [+1.0, +12.0]» (view.common's number format)."""
     return fmt_value_interval(value, low, high, "%")
 
 
-def _ms(value: float, low: float, high: float) -> str:
+def ms(value: float, low: float, high: float) -> str:
     return fmt_value_interval(value, low, high, "ms")
 
 
-def _shown(o: pd.DataFrame) -> pd.DataFrame:
+def shown(o: pd.DataFrame) -> pd.DataFrame:
     """The overheads worth reading: each workload in a container against its fairest baseline (the same
     image under chroot when it was measured; I/O against the host's disk), and the chroot against the
     host's binaries (the userland alone)."""
     return o[o["justa"].astype(bool) | (o["entorno"] == "chroot")]
 
 
-def _stability(r) -> str:
+def stability(r) -> str:
     """Which arm is unstable on its own, in words («—» when neither)."""
     shaky = [
         w for w, flag in (("el entorno", r["inestable_entorno"]), ("la base", r["inestable_base"])) if flag
@@ -60,33 +60,29 @@ def _stability(r) -> str:
     return "inestable: " + " y ".join(shaky) if shaky else "—"
 
 
+def lectura(direccion: str, n: int) -> str:
+    """Which way an overhead points (its `direccion`: verdict.direction around 0 %, or INESTABLE), in
+    words."""
+    if direccion == vd.INESTABLE:
+        return VERDICT[vd.INESTABLE]
+    return direction_words(direccion, "más lento", "más rápido", n=n, around=0)
+
+
 # ---------------------------------------------------------------- sentences
-def _few(claims) -> str:
-    """A plain sentence when the run is below the minimum for every claim it measured."""
-    measured = [c for c in claims if c.n > 0]
-    if measured and all(c.n < vd.MIN_N for c in measured):
-        n = max(c.n for c in measured)
-        return (
-            f"_Con {n} {'repetición' if n == 1 else 'repeticiones'} esta corrida muestra cifras sin "
-            f"veredictos: ningún intervalo llega al 95 % con menos de {vd.MIN_N}._"
-        )
-    return ""
-
-
-def _frase_explicacion(ex: pd.DataFrame) -> str:
+def frase_explicacion(ex: pd.DataFrame) -> str:
     """Why hash and sort come out as they do, from the data: the chapter's figure next to the work alone
     against the host's binaries and against the same image, and what exec added."""
     parts = []
     for _, r in ex.iterrows():
         figures = [
-            f"como el capítulo {_pct(*r['capitulo'])}" if not math.isnan(r["capitulo"][0]) else "",
-            f"el trabajo solo frente a los binarios del host {_pct(*r['trabajo_host'])}"
+            f"como el capítulo {pct(*r['capitulo'])}" if not math.isnan(r["capitulo"][0]) else "",
+            f"el trabajo solo frente a los binarios del host {pct(*r['trabajo_host'])}"
             if not math.isnan(r["trabajo_host"][0])
             else "",
-            f"frente a la misma imagen (chroot) {_pct(*r['trabajo_chroot'])}"
+            f"frente a la misma imagen (chroot) {pct(*r['trabajo_chroot'])}"
             if not math.isnan(r["trabajo_chroot"][0])
             else "",
-            f"y `exec` añadió {_ms(*r['exec_ms'])}" if not math.isnan(r["exec_ms"][0]) else "",
+            f"y `exec` añadió {ms(*r['exec_ms'])}" if not math.isnan(r["exec_ms"][0]) else "",
         ]
         parts.append(
             f"{CARGA[r['carga']]} en {ENGINE_LABEL[r['entorno']]}: " + ", ".join(f for f in figures if f)
@@ -98,9 +94,9 @@ def _frase_explicacion(ex: pd.DataFrame) -> str:
     )
 
 
-def _lo_que_dice_la_corrida(resultado: Resultado) -> None:
+def frase_corrida(resultado: Resultado) -> str:
     """LAUNCH (what exec cost) and RUNNING (where the container shows, among stable overheads against
-    the fairest baseline whose IC excludes 0 %; what was unstable, and which arm), from the data."""
+    the fairest baseline that point one way, verdict.direction; what was unstable, and which arm), from the data."""
     parts = []
     costs = exp.exec_costs(resultado.df)
     execs = (
@@ -112,31 +108,32 @@ def _lo_que_dice_la_corrida(resultado: Resultado) -> None:
         parts.append(
             "LAUNCH: lanzar un proceso con `exec` costó "
             + " y ".join(
-                f"{_ms(r['mediana_ms'], r['ic_bajo_ms'], r['ic_alto_ms'])} en {ENGINE_LABEL[r['entorno']]}"
+                f"{ms(r['mediana_ms'], r['ic_bajo_ms'], r['ic_alto_ms'])} en {ENGINE_LABEL[r['entorno']]}"
                 for _, r in execs.iterrows()
             )
             + " desde el host: se paga cada vez que se entra, no mientras se trabaja."
         )
-    fair = _shown(exp.overheads(resultado.df, exp.METRIC_WORK))
+    fair = shown(exp.overheads(resultado.df, exp.METRIC_WORK))
     fair = fair[fair["justa"].astype(bool) & fair["entorno"].isin(CONTAINER_ENGINES)]
-    real = fair[fair["lectura"].isin(["más lento", "más rápido"])]
+    real = fair[fair["direccion"].isin([vd.ABOVE, vd.BELOW])]
     if fair.empty:
         pass
     elif real.empty:
         parts.append(
             "RUNNING: con estas repeticiones, ninguna carga se distingue dentro de un contenedor de su "
-            "línea base: cada IC 95 % de la sobrecarga contiene el 0 %, o no hay IC."
+            "línea base: ningún IC 95 % de la sobrecarga cae entero fuera del margen de «casi igual» "
+            f"({fmt_margin(vd.level_region(0), '%')}), o no hay IC."
         )
     else:
         top = real.loc[real["sobrecarga_pct"].abs().idxmax()]
         parts.append(
-            f"RUNNING: donde más se nota el contenedor en esta corrida es en {_nombre(top['carga'], top['lugar'])} "
+            f"RUNNING: donde más se nota el contenedor en esta corrida es en {nombre_carga(top['carga'], top['lugar'])} "
             f"con {ENGINE_LABEL[top['entorno']]}: "
-            f"{_pct(top['sobrecarga_pct'], top['ic_bajo_pct'], top['ic_alto_pct'])} frente a {BASE[top['base']]}."
+            f"{pct(top['sobrecarga_pct'], top['ic_bajo_pct'], top['ic_alto_pct'])} frente a {BASE[top['base']]}."
         )
         rest = sorted(
             {
-                f"{_nombre(c, lugar)} ({ENGINE_LABEL[e]}, {_pct(v, lo, hi)})"
+                f"{nombre_carga(c, lugar)} ({ENGINE_LABEL[e]}, {pct(v, lo, hi)})"
                 for c, lugar, e, v, lo, hi in zip(
                     real["carga"],
                     real["lugar"],
@@ -147,7 +144,7 @@ def _lo_que_dice_la_corrida(resultado: Resultado) -> None:
                 )
             }
             - {
-                f"{_nombre(top['carga'], top['lugar'])} ({ENGINE_LABEL[top['entorno']]}, {_pct(top['sobrecarga_pct'], top['ic_bajo_pct'], top['ic_alto_pct'])})"
+                f"{nombre_carga(top['carga'], top['lugar'])} ({ENGINE_LABEL[top['entorno']]}, {pct(top['sobrecarga_pct'], top['ic_bajo_pct'], top['ic_alto_pct'])})"
             }
         )
         if rest:
@@ -156,7 +153,7 @@ def _lo_que_dice_la_corrida(resultado: Resultado) -> None:
     if not shaky.empty:
         names = sorted(
             {
-                f"{_nombre(c, lugar)} ({ENGINE_LABEL[e]})"
+                f"{nombre_carga(c, lugar)} ({ENGINE_LABEL[e]})"
                 for c, lugar, e in zip(shaky["carga"], shaky["lugar"], shaky["entorno"])
             }
         )
@@ -165,7 +162,7 @@ def _lo_que_dice_la_corrida(resultado: Resultado) -> None:
     if not arms.empty:
         names = sorted(
             {
-                f"{_nombre(c, lugar)} ({ENGINE_LABEL[e]}: {_stability(r).removeprefix('inestable: ')})"
+                f"{nombre_carga(c, lugar)} ({ENGINE_LABEL[e]}: {stability(r).removeprefix('inestable: ')})"
                 for (_, r), c, lugar, e in zip(arms.iterrows(), arms["carga"], arms["lugar"], arms["entorno"])
             }
         )
@@ -173,18 +170,18 @@ def _lo_que_dice_la_corrida(resultado: Resultado) -> None:
             "Un brazo varió mucho por sí solo, pero la cifra ronda a ronda es estable (la variación la "
             f"compartían los dos brazos de cada ronda): {', '.join(names)}."
         )
-    parts.append(_frase_capa_volumen(exp.layer_vs_volume(resultado.df)))
-    markdown(" ".join(p for p in parts if p) or "_Esta corrida no tiene cifras con las que decir algo._")
+    parts.append(frase_capa_volumen(exp.layer_vs_volume(resultado.df)))
+    return " ".join(p for p in parts if p) or "_Esta corrida no tiene cifras con las que decir algo._"
 
 
-def _frase_capa_volumen(lv: pd.DataFrame) -> str:
+def frase_capa_volumen(lv: pd.DataFrame) -> str:
     """What the layer itself costs: each I/O workload in the layer against the same container's volume,
     round by round, with the reading of its interval (a description, not a verdict)."""
     if lv.empty:
         return ""
     items = [
         f"{CARGA[r['carga']]} en {ENGINE_LABEL[r['entorno']]}, "
-        f"{_pct(r['sobrecarga_pct'], r['ic_bajo_pct'], r['ic_alto_pct'])} ({r['lectura']})"
+        f"{pct(r['sobrecarga_pct'], r['ic_bajo_pct'], r['ic_alto_pct'])} ({lectura(r['direccion'], r['n'])})"
         for _, r in lv.iterrows()
     ]
     return (
@@ -193,7 +190,7 @@ def _frase_capa_volumen(lv: pd.DataFrame) -> str:
     )
 
 
-def _frase_comparacion(cmp: pd.DataFrame) -> str:
+def frase_comparacion(cmp: pd.DataFrame) -> str:
     """One Spanish sentence: where this run's overhead (measured the chapter's way) agrees with the
     chapter's, where it does not, and where the interval cannot tell."""
     groups: dict[str, list[str]] = {}
@@ -202,7 +199,7 @@ def _frase_comparacion(cmp: pd.DataFrame) -> str:
             continue
         name = (
             f"{CARGA[r['carga']]} en {ENTORNO_CORTO[r['entorno']]} "
-            f"({_pct(r['tu_sobrecarga_e2e_pct'], *r['tu_sobrecarga_e2e_ic'])} "
+            f"({pct(r['tu_sobrecarga_e2e_pct'], *r['tu_sobrecarga_e2e_ic'])} "
             f"frente a {fmt_pct(r['ref_sobrecarga_pct'], 1)})"
         )
         groups.setdefault(r["acuerdo"], []).append(name)

@@ -9,41 +9,39 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from .. import reference
+from .. import experiments, reference
 from ..experiments import escala
 from ..experiments.runner import Resultado
+from .arranque_condiciones import answer
 from .common import (
     AGREEMENT,
     AGREEMENT_MARGIN,
+    NO_RESULT,
+    claims_list,
     engine_label,
     fmt,
     fmt_ratio,
     markdown,
+    missing_run,
     needs_result,
     num,
     show,
     significant,
     tabla_contexto,
     table,
+    too_few_banner,
+    verdict_words,
 )
-
-MB = 1024  # KiB per MiB: sizes in raw.csv are KB of 1024 bytes, shown in MiB throughout (view.common)
-NETWORK_WORDS = {
-    "por_defecto": "con la red por defecto, como el script del capítulo",
-    "sin_red": "sin red (`--network none`, variante del curso)",
-}
-
-
-def _launch_options(meta: dict | None) -> str:
-    """How this run launched, said in its tables (01 launches in the foreground: other conditions)."""
-    meta = meta or {}
-    network = meta.get("launch_network", "sin_red")  # runs from before the option launched without
-    concurrency = int((meta.get("parameters") or {}).get("concurrencia", 1) or 1)
-    order = "uno tras otro" if concurrency <= 1 else f"{concurrency} a la vez"
-    return (
-        f"`run -d IMAGEN sleep 3600` en segundo plano (el cliente vuelve en cuanto el contenedor arranca), "
-        f"{order}, {NETWORK_WORDS.get(network, network)}"
-    )
+from .escala_frases import (
+    MB,
+    crossover_lines,
+    frase_factura,
+    frase_referencia,
+    frase_ruido,
+    frase_stats,
+    launch_options,
+    same_way,
+)
 
 
 def _engine(name: str, meta: dict | None = None) -> str:
@@ -93,7 +91,7 @@ def tabla(resultado: Resultado) -> None:
             out,
             "Escala: medianas por motor y N (ayudantes: un shim por contenedor en Docker, "
             f"un conmon por contenedor en Podman; N = 0: solo los procesos fijos). Lanzamiento: "
-            f"{_launch_options(resultado.meta).replace('`', '')}.",
+            f"{launch_options(resultado.meta).replace('`', '')}.",
         )
     )
 
@@ -243,7 +241,7 @@ def comparacion(resultado: Resultado) -> None:
             f"Tu máquina frente al capítulo original con N = {n}: el capítulo publicó una cifra por N (sin "
             "intervalo); la tuya lleva su IC 95 % por rondas, y «coincide» si tu proporción ÷ la del capítulo, "
             f"con su intervalo, cae entera {AGREEMENT_MARGIN}. Lanzamiento: "
-            f"{_launch_options(resultado.meta).replace('`', '')}.",
+            f"{launch_options(resultado.meta).replace('`', '')}.",
         )
     )
     markdown(frase_referencia(c))
@@ -413,18 +411,45 @@ def grafico_memoria(resultado: Resultado) -> None:
     plt.show()
 
 
-from .escala_frases import (  # noqa: E402, F401 - the sentences live in their own module
-    _veredictos,
-    frase_factura,
-    frase_referencia,
-    frase_ruido,
-    frase_stats,
-    respuesta_de_01,
-)
+def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
+    """«Is Podman faster to start?» is decided in 01 (arranque.podman_mas_rapido): cite its answer by
+    key, then say how this notebook's launches differ, what they gave here, and whether the two
+    conditions point the same way."""
+    role = ((resultado.meta if resultado else {}).get("parameters") or {}).get("imagen", "ubuntu")
+    claim = experiments.read_claim(escala, "arranque", "podman_mas_rapido", root, role=role)
+    if claim is None:
+        missing_run("Experimento 1: arranque", "01_arranque")
+    else:
+        markdown(
+            f"**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01, en las condiciones del "
+            f"capítulo (`run --rm … echo ok` en primer plano, red por defecto): {answer(claim)} ("
+            + (
+                f"veredicto «{verdict_words(claim)}», "
+                if claim.status in ("se_confirma", "no_se_sostiene")
+                else ""
+            )
+            + f"n = {claim.n})."
+        )
+    if resultado is None:  # 01's answer stands on its own; this notebook's batches wait for a run
+        markdown(NO_RESULT)
+        return
+    value, low, high, reps = escala.ratio_at(
+        resultado.df, "lanzamiento_total", escala.largest_n(escala.wide(resultado.df), "docker", "podman")
+    )
+    if reps:
+        markdown(
+            f"Aquí se lanzó de otra forma: {launch_options(resultado.meta)}. En esas condiciones, lanzar "
+            f"la tanda más grande le llevó a Podman {fmt_ratio(value, low, high)} lo que a Docker "
+            f"(n = {reps}). Es una cifra de estas condiciones, no otra respuesta a la pregunta de 01. "
+            + same_way(claim, value, low, high, reps)
+        )
 
 
 @needs_result
 def veredictos(resultado: Resultado) -> None:
     """The chapter's claims about scale, judged by the one rule, after the whole bill (the course's
     correction to the chapter's crossover)."""
-    _veredictos(resultado)
+    claims = escala.claims(resultado.df, resultado.meta)
+    markdown(too_few_banner(max((c.n for c in claims), default=0)))
+    markdown("\n\n".join(crossover_lines(resultado.df)))
+    claims_list(claims)

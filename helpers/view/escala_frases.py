@@ -1,6 +1,6 @@
-"""Experiment 2's sentences: every conclusion generated from a verdict or a figure of the run (the
-bill, `stats` against the cgroups, `free`'s noise, the chapter's table), and the verdicts with the
-crossover the chapter computed beside the whole bill, the course's correction."""
+"""Experiment 2's words: how a run launched, and every sentence generated from a verdict or a figure of
+the run (the bill, `stats` against the cgroups, `free`'s noise, the chapter's table, the whole bill's
+crossing, whether 02's batches and 01 point the same way). helpers.view.escala shows them."""
 
 from __future__ import annotations
 
@@ -9,23 +9,26 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import experiments
-from ..experiments import escala
-from ..experiments.runner import Resultado
-from .arranque_condiciones import sin_veredicto
-from .common import (
-    AGREEMENT_MARGIN,
-    claims_list,
-    engine_label,
-    fmt,
-    fmt_ratio,
-    markdown,
-    missing_run,
-    num,
-    verdict_words,
-)
+from ..experiments import escala, verdict
+from .common import AGREEMENT_MARGIN, engine_label, fmt, fmt_ratio, num, too_few
 
 MB = 1024  # KiB per MiB
+NETWORK_WORDS = {
+    "por_defecto": "con la red por defecto, como el script del capítulo",
+    "sin_red": "sin red (`--network none`, variante del curso)",
+}
+
+
+def launch_options(meta: dict | None) -> str:
+    """How this run launched, said in its tables (01 launches in the foreground: other conditions)."""
+    meta = meta or {}
+    network = meta.get("launch_network", "sin_red")  # runs from before the option launched without
+    concurrency = int((meta.get("parameters") or {}).get("concurrencia", 1) or 1)
+    order = "uno tras otro" if concurrency <= 1 else f"{concurrency} a la vez"
+    return (
+        f"`run -d IMAGEN sleep 3600` en segundo plano (el cliente vuelve en cuanto el contenedor arranca), "
+        f"{order}, {NETWORK_WORDS.get(network, network)}"
+    )
 
 
 def _mb(kb: float, digits: int = 1) -> str:
@@ -39,7 +42,7 @@ def crossing(value: float, low: float, high: float) -> str:
         return "no se cruzan, ni en ninguno de los remuestreos del IC 95 %"
     if math.isnan(low) or math.isnan(high):
         where = "no se cruzan" if math.isinf(value) else f"se cruzan en N ≈ {num(value, 0)}"
-        return where + " (sin IC 95 %: pocas repeticiones)"
+        return where + " (sin IC 95 %)"
     interval = f"[{num(low, 0)}, {'nunca' if math.isinf(high) else num(high, 0)}]"
     if math.isinf(value):
         return f"no se cruzan (IC 95 % {interval})"
@@ -69,78 +72,28 @@ def crossover_lines(df: pd.DataFrame) -> list[str]:
     return lines if len(lines) > 1 else []
 
 
-def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
-    """«Is Podman faster to start?» is decided in 01 (arranque.podman_mas_rapido): cite its answer by
-    key, then say how this notebook's launches differ, what they gave here, and whether the two
-    conditions point the same way."""
-    from .arranque_condiciones import answer
-
-    role = ((resultado.meta if resultado else {}).get("parameters") or {}).get("imagen", "ubuntu")
-    claim = experiments.read_claim(escala, "arranque", "podman_mas_rapido", root, role=role)
-    if claim is None:
-        missing_run("Experimento 1: arranque", "01_arranque")
-    else:
-        markdown(
-            f"**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01, en las condiciones del "
-            f"capítulo (`run --rm … echo ok` en primer plano, red por defecto): {answer(claim)} ("
-            + (
-                f"veredicto «{verdict_words(claim)}», "
-                if claim.status in ("se_confirma", "no_se_sostiene")
-                else ""
-            )
-            + f"n = {claim.n})."
-        )
-    if resultado is None:
-        return
-    value, low, high, reps = escala.ratio_at(
-        resultado.df, "lanzamiento_total", escala.largest_n(escala.wide(resultado.df), "docker", "podman")
-    )
-    if reps:
-        from .escala import _launch_options
-
-        markdown(
-            f"Aquí se lanzó de otra forma: {_launch_options(resultado.meta)}. En esas condiciones, lanzar "
-            f"la tanda más grande le llevó a Podman {fmt_ratio(value, low, high)} lo que a Docker "
-            f"(n = {reps}). Es una cifra de estas condiciones, no otra respuesta a la pregunta de 01. "
-            + _same_way(claim, value, low, high)
-        )
+FASTER = {verdict.BELOW: "podman", verdict.ABOVE: "docker"}  # a Podman/Docker ratio below / above 1
 
 
-def _side(value: float, low: float, high: float) -> str | None:
-    """Which engine a Podman/Docker figure favours: "podman", "docker", or None when its IC crosses 1×
-    (or there is no IC)."""
-    if math.isnan(low) or math.isnan(high):
-        return None
-    return "podman" if high < 1 else "docker" if low > 1 else None
-
-
-def _same_way(claim, value: float, low: float, high: float) -> str:
-    """Do 01's answer and this notebook's batches point the same way? Generated from both intervals."""
-    here = _side(value, low, high)
-    there = _side(claim.value, claim.low, claim.high) if claim is not None else None
-    if math.isnan(low) or math.isnan(high):
+def same_way(claim, value: float, low: float, high: float, n: int) -> str:
+    """Do 01's answer and this notebook's batches (Podman/Docker, n rounds) point the same way? Each
+    side read by the one rule (verdict.direction)."""
+    here = verdict.direction(low, high, n)
+    there = verdict.direction(claim.low, claim.high, claim.n) if claim is not None else verdict.SIN_DATOS
+    if here == verdict.SIN_DATOS:
         return (
-            "Con tan pocas repeticiones estas tandas no tienen IC 95 %: no se puede decir si apuntan al mismo "
-            "lado que 01."
+            f"Estas tandas no tienen IC 95 % ({too_few(n) or 'sin intervalo'}): no se puede decir si apuntan "
+            "al mismo lado que 01."
         )
-    if here is None or there is None:
+    if here not in FASTER or there not in FASTER:
         return "Con estos intervalos no se puede decir si las dos condiciones apuntan al mismo lado."
     if here == there:
-        return f"Las dos condiciones apuntan al mismo lado: arranca antes {engine_label(here)}."
+        return f"Las dos condiciones apuntan al mismo lado: arranca antes {engine_label(FASTER[here])}."
     return (
-        f"Las condiciones cambian el resultado: en 01 arranca antes {engine_label(there)} y en estas "
-        f"tandas {engine_label(here)}. La respuesta del curso sigue siendo la de 01; la diferencia está en "
+        f"Las condiciones cambian el resultado: en 01 arranca antes {engine_label(FASTER[there])} y en estas "
+        f"tandas {engine_label(FASTER[here])}. La respuesta del curso sigue siendo la de 01; la diferencia está en "
         "cómo se lanza (en segundo plano o esperando a que termine, y la red)."
     )
-
-
-def _veredictos(resultado: Resultado) -> None:
-    """The chapter's claims about scale, judged by the one rule, after the whole bill (the course's
-    correction to the chapter's crossover)."""
-    claims = escala.claims(resultado.df, resultado.meta)
-    markdown(sin_veredicto(claims))
-    markdown("\n\n".join(crossover_lines(resultado.df)))
-    claims_list(claims)
 
 
 def frase_factura(bill: pd.DataFrame, basis: str) -> str:
@@ -161,17 +114,17 @@ def frase_factura(bill: pd.DataFrame, basis: str) -> str:
 
 
 def frase_stats(s: pd.DataFrame) -> str:
-    """How long `stats` took against finding and reading the same cgroups, from the table's medians."""
+    """How long `stats` took against finding and reading the same cgroups, from the table's medians: one
+    timing each, no interval, so the ratio is given and no direction is read from it."""
     parts = []
     for _, r in s.iterrows():
         ratio = r["veces_mas_lento"]
         if np.isnan(ratio):
             continue
-        how = "más" if ratio > 1 else "menos"
         parts.append(
             f"con {int(r['n'])} contenedores, «{r['engine']} stats --no-stream» tardó "
             f"{fmt(r['tiempo_stats_cli'], 3, 's')}, {fmt_ratio(ratio, digits=1)} lo que buscar y leer sus "
-            f"cgroups ({fmt(r['tiempo_inspect_y_lectura'], 3, 's')}): {how}"
+            f"cgroups ({fmt(r['tiempo_inspect_y_lectura'], 3, 's')})"
         )
     if not parts:
         return "Esta corrida no cronometró inspect junto a la lectura de los cgroups."

@@ -20,6 +20,7 @@ from .common import (
     ENGINE_LABEL,
     claims_list,
     decimals_for,
+    direction_words,
     fmt,
     fmt_interval,
     fmt_margin,
@@ -32,6 +33,7 @@ from .common import (
     show,
     significant,
     table,
+    verdict_words,
 )
 from .panel import Preset
 
@@ -150,7 +152,6 @@ def _tabla_operaciones(resultado: Resultado, **_) -> None:
     markdown(_frase_vdso(resultado.df))
 
 
-SAME = verdict.margin("no_difference")  # the course's margin for «casi igual» (±5 %)
 VDSO_GROUP = {  # the groups of the vDSO sentence, in the order it names them
     "igual": "a menos de un 5 % del host",
     "cara": "más cara que en el host",
@@ -162,17 +163,12 @@ VDSO_GROUP = {  # the groups of the vDSO sentence, in the order it names them
 
 
 def _vdso_group(r) -> str:
-    """Which group of the vDSO sentence one arm's × host falls in: the one rule against «casi igual»."""
-    if r["n"] < verdict.MIN_N:
-        return verdict.SIN_DATOS
-    if r["inestable"]:
+    """Which group of the vDSO sentence one arm's × host falls in: its direction by the one rule
+    (verdict.direction, against the margin of «casi igual»)."""
+    if r["n"] >= verdict.MIN_N and r["inestable"]:
         return verdict.INESTABLE
-    status = verdict.decide(r["x_host_ic_bajo"], r["x_host_ic_alto"], region=SAME)
-    if status == verdict.SE_CONFIRMA:
-        return "igual"
-    if status == verdict.NO_SE_SOSTIENE:
-        return "cara" if r["x_host"] > 1 else "barata"
-    return status
+    code = verdict.direction(r["x_host_ic_bajo"], r["x_host_ic_alto"], int(r["n"]))
+    return {verdict.LEVEL: "igual", verdict.ABOVE: "cara", verdict.BELOW: "barata"}.get(code, code)
 
 
 def _frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
@@ -363,24 +359,13 @@ def _correccion_pid(claim) -> str:
         )
     figure = fmt_value_interval(claim.value, claim.low, claim.high, claim.unit)
     if claim.status == verdict.SIN_DATOS:
-        support = f"con {claim.n} rondas no hay intervalo del 95 % (hacen falta {verdict.MIN_N}): sin juzgar"
+        support = verdict_words(claim)
     else:
         support = CORRECTION_SUPPORT[claim.status].format(margen=fmt_margin(claim.region, claim.unit))
     return (
         f"{KERNEL_CORRECTION} La medida que la pone a prueba: en esta corrida cada nivel añadió {figure} "
         f"de la llamada del host (pendiente ronda a ronda, IC 95 %, {claim.n} rondas); {support}."
     )
-
-
-def _direction_words(value: float, low: float, high: float) -> str:
-    """What an IC 95 % of a ratio says of its direction (no direction below the minimum rounds)."""
-    if low != low or high != high:
-        return "sin intervalo, no decimos si es más o menos"
-    if low > 1:
-        return "más, con todo el intervalo por encima de 1"
-    if high < 1:
-        return "menos, con todo el intervalo por debajo de 1"
-    return "el intervalo contiene 1, así que no se distingue"
 
 
 def _behind_the_claims(resultado: Resultado) -> list[str]:
@@ -398,7 +383,7 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
         if profile[0] == profile[0]:
             lines.append(
                 f"En {name}, con el perfil seccomp getpid cuesta {_ratio(*profile)} lo del mismo "
-                f"contenedor sin seccomp: {_direction_words(*profile)}."
+                f"contenedor sin seccomp: {direction_words(verdict.direction(profile[1], profile[2], None))}."
             )
     slope, low, high, n = exp.nesting_slope(df)
     if n:

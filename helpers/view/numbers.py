@@ -56,11 +56,20 @@ def _trim(text: str) -> str:
     return text
 
 
-def decimals_for(low: float, high: float) -> int | None:
-    """Decimals that match an interval: those of the first significant digit of its half-width."""
-    if _missing(low, high) or not (math.isfinite(low) and math.isfinite(high)) or high <= low:
+def _half_width(low: float, high: float) -> float | None:
+    """The interval's half-width, None unless it is finite and positive (a formatting question: how
+    wide, never which way)."""
+    if _missing(low, high) or not (math.isfinite(low) and math.isfinite(high)):
         return None
     half = (high - low) / 2
+    return half if half > 0 else None
+
+
+def decimals_for(low: float, high: float) -> int | None:
+    """Decimals that match an interval: those of the first significant digit of its half-width."""
+    half = _half_width(low, high)
+    if half is None:
+        return None
     return min(max(-math.floor(math.log10(half)), 0), MAX_DECIMALS)
 
 
@@ -74,9 +83,10 @@ def significant(value: float, digits: int = 3) -> int:
 def _half_width_place(low: float, high: float) -> int | None:
     """Decimals at the first significant digit of the interval's half-width, negative for tens,
     hundreds… (not clamped at 0, unlike `decimals_for`)."""
-    if _missing(low, high) or not (math.isfinite(low) and math.isfinite(high)) or high <= low:
+    half = _half_width(low, high)
+    if half is None:
         return None
-    return min(-math.floor(math.log10((high - low) / 2)), MAX_DECIMALS)
+    return min(-math.floor(math.log10(half)), MAX_DECIMALS)
 
 
 def _own_digits(value: float, place: int | None, keep: int = 2) -> int:

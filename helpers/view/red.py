@@ -23,6 +23,7 @@ from .common import (
     AGREEMENT,
     AGREEMENT_MARGIN,
     claims_list,
+    direction_words,
     fmt,
     fmt_interval,
     fmt_pct,
@@ -32,6 +33,7 @@ from .common import (
     num,
     show,
     table,
+    too_few_banner,
 )
 from .panel import Preset
 
@@ -216,12 +218,7 @@ def veredictos(resultado: Resultado) -> None:
     behind them."""
     s = _summary(resultado)
     n = int(s["n"].max()) if not s.empty else 0
-    if 0 < n < verdict.MIN_N:
-        markdown(
-            f"**Esta corrida tiene {n} repeticiones por brazo, y un veredicto pide al menos "
-            f"{verdict.MIN_N}: aquí se ven las cifras, sin veredictos.** Para juzgar las afirmaciones, "
-            f"vuelve a medir con `REPETICIONES = {verdict.MIN_N}` o más."
-        )
+    markdown(too_few_banner(n))
     claims_list(exp.claims(resultado.df, resultado.meta))
     lines = _behind_the_claims(resultado)
     if lines:
@@ -229,16 +226,11 @@ def veredictos(resultado: Resultado) -> None:
 
 
 def _ratio_words(value: float, low: float, high: float, n: int, baseline: str) -> str:
-    """«0.81× [0.78, 0.85] lo de BASELINE: menos, …» with the direction decided by the IC (and none
-    below the minimum of repetitions)."""
+    """«0.81× [0.78, 0.85] lo de BASELINE: menos, …» with the direction read by the one rule
+    (verdict.direction; none below the minimum of repetitions)."""
     figure = f"{fmt_ratio(value, low, high)} lo de {baseline} (IC 95 %, pareado por ronda, n = {n} rondas)"
-    if n < verdict.MIN_N:
-        return f"{figure}; con tan pocas repeticiones no decimos si es más o menos"
-    if high < 1:
-        return f"{figure}: menos, con todo el intervalo por debajo de 1"
-    if low > 1:
-        return f"{figure}: más, con todo el intervalo por encima de 1"
-    return f"{figure}: el intervalo contiene 1, así que no se distingue de {baseline}"
+    code = verdict.direction(low, high, n)
+    return f"{figure}: " + direction_words(code, n=n)
 
 
 def _behind_the_claims(resultado: Resultado) -> list[str]:

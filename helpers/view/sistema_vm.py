@@ -26,6 +26,7 @@ from .common import (
     needs_result,
     show,
     table,
+    too_few_banner,
 )
 from .numbers import decimals_for, significant
 
@@ -436,14 +437,8 @@ def veredictos(resultado: Resultado) -> None:
 
 
 def _pocas(claims) -> str:
-    """A plain sentence when every claim measured (not observed, not «no comparable») is below MIN_N."""
-    measured = [c for c in claims if c.n > 0 and not (c.detail or {}).get("observado")]
-    if measured and all(c.n < vd.MIN_N for c in measured):
-        n = max(c.n for c in measured)
-        return (
-            f"**Con {n} {'repetición' if n == 1 else 'repeticiones'} esta corrida muestra cifras sin "
-            f"veredictos** (ningún intervalo llega al 95 % con menos de {vd.MIN_N}; solo se dicen los "
-            f"resultados observados, como la memoria devuelta). Para juzgar las demás, vuelve a medir con "
-            f"`REPETICIONES = {vd.MIN_N}` o más."
-        )
-    return ""
+    """The one «too few repetitions» banner (common.too_few_banner) when every claim measured (not
+    observed, not «no comparable») is below MIN_N; observed results are still said."""
+    measured = [c.n for c in claims if c.n > 0 and not (c.detail or {}).get("observado")]
+    banner = too_few_banner(max(measured, default=0))
+    return banner + " Los resultados observados (como la memoria devuelta) sí se dicen." if banner else ""

@@ -44,7 +44,7 @@ def verdict_words(claim) -> str:
     many would decide it."""
     n, more = getattr(claim, "n", 0), getattr(claim, "more_reps", None)
     if claim.status == vd.SIN_DATOS and 0 < n < vd.MIN_N:
-        return f"no se puede juzgar con {n} {_reps(n)}; hacen falta {more or vd.MIN_N}"
+        return too_few(n, more or vd.MIN_N)
     words = VERDICT.get(claim.status, claim.status)
     if claim.status == vd.NO_CONCLUYENTE and more:
         words += f" (harían falta unas {approx(more)})"  # an extrapolation: 2 digits
@@ -53,6 +53,25 @@ def verdict_words(claim) -> str:
 
 def _reps(n: int) -> str:
     return "repetición" if n == 1 else "repeticiones"
+
+
+def too_few(n: int, needed: int = vd.MIN_N) -> str:
+    """The one wording of «too few repetitions»: «no se puede juzgar con N repeticiones; hacen falta M»
+    (a claim, a figure, a direction measured n times); empty from MIN_N on."""
+    if n >= vd.MIN_N:
+        return ""
+    return f"no se puede juzgar con {n} {_reps(n)}; hacen falta {needed}"
+
+
+def too_few_banner(n: int) -> str:
+    """The run's banner when it has fewer than MIN_N repetitions (0 < n): figures, no verdicts (empty
+    otherwise). Built on `too_few`, the one wording."""
+    if not 0 < n < vd.MIN_N:
+        return ""
+    return (
+        f"**Esta corrida tiene {n} {_reps(n)} por brazo: {too_few(n)}. Aquí se ven las cifras, sin "
+        f"veredictos ni direcciones.** Para juzgar, vuelve a medir con `REPETICIONES = {vd.MIN_N}` o más."
+    )
 
 
 def _what_we_accept(claim) -> str:

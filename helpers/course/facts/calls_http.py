@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from ... import reference
+from ...experiments import verdict as vd
 from ...view import common
 from .words import ENGINE, Facts, missing_arms, run_tag
 
@@ -51,7 +52,9 @@ def from_llamadas(res) -> Facts:
             container.append(f"{ENGINE[engine]} {common.fmt_ratio(*r)}")
         p = x.arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
         if not _nan(p[0]):
-            profile.append(f"en {ENGINE[engine]}, {common.fmt_ratio(*p)} ({view._direction_words(*p)})")
+            profile.append(
+                f"en {ENGINE[engine]}, {common.fmt_ratio(*p)} ({common.direction_words(vd.direction(p[1], p[2], None))})"
+            )
     out["llamadas.contenedor"] = (
         "getpid en el contenedor / en el host: " + "; ".join(container)
         if container

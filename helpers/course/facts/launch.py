@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import stats
+from ...experiments import verdict as vd
 from ...view import common
 from .words import ENGINE, Facts, missing_arms, ms, run_tag, share
 
@@ -37,16 +38,8 @@ def from_arranque(res) -> Facts:
     for claim in a.claims(df, meta):
         if claim.key != "podman_mas_rapido" or np.isnan(claim.value):
             continue
-        if not np.isnan(claim.low) and claim.low > 1:
-            who = "arranca antes Docker"
-        elif not np.isnan(claim.high) and claim.high < 1:
-            who = "arranca antes Podman"
-        elif np.isnan(claim.low):
-            who = "sin IC (pocas rondas), la mediana favorece a " + (
-                "Docker" if claim.value > 1 else "Podman"
-            )
-        else:
-            who = "el IC cruza 1×: no se distingue cuál arranca antes"
+        side = vd.direction(claim.low, claim.high, claim.n)
+        who = common.direction_words(side, "arranca antes Docker", "arranca antes Podman", n=claim.n)
         sentences.append(
             f"con {claim.detail.get('role', '?')}, Podman/Docker = "
             f"{common.fmt_ratio(claim.value, claim.low, claim.high)}, {who} (veredicto de 01 sobre "
@@ -97,13 +90,18 @@ def from_anatomia(res) -> Facts:
             text += ": la red es lo que más pesa"
         elif len(net):
             n = net.iloc[0]
-            overlap = top["fraccion_ic_bajo"] <= n["fraccion_ic_alto"]  # NaN bounds compare False
-            text += f"; la red es {share(n['fraccion'], n['fraccion_ic_bajo'], n['fraccion_ic_alto'])}: " + (
-                "por la mediana la red pesa menos, pero sus IC se solapan y con estas repeticiones no se "
-                "puede decir cuál pesa más"
-                if overlap
-                else "no es la red lo que más pesa"
-            )
+            mine = (top["fraccion_ic_bajo"], top["fraccion_ic_alto"])
+            its = (n["fraccion_ic_bajo"], n["fraccion_ic_alto"])
+            if np.isnan([*mine, *its]).any():
+                which = "sin IC 95 % no se puede decir cuál pesa más"
+            elif stats.intervals_overlap(mine, its):
+                which = (
+                    "por la mediana la red pesa menos, pero sus IC se solapan y con estas repeticiones no se "
+                    "puede decir cuál pesa más"
+                )
+            else:
+                which = "no es la red lo que más pesa"
+            text += f"; la red es {share(n['fraccion'], *its)}: {which}"
         if len(parts) < len(an.waterfall_parts(engine)) - 1:
             text += " (a esta corrida le faltan peldaños, así que una parte del arranque queda sin repartir)"
         sentences.append(text)
@@ -139,26 +137,38 @@ def from_anatomia(res) -> Facts:
             f"ronda a ronda; la diferencia, {common.fmt_value_interval(value, lo, hi, 'ms')})"
         )
         together_names = "mount, UTS, IPC y PID juntos"
-        if np.isnan(lo):
-            verdict = (
-                f"Sin IC (pocas repeticiones), la mediana dice que el de red "
-                f"{'cuesta más' if value > 0 else 'no cuesta más'} que {together_names} {figures}"
-            )
-        elif lo > 0:
+        # The difference as a share of what the other four cost together: «no difference» is ±5 % of it.
+        n = stats.n_of(base, upto_pid, upto_red)
+        side = (
+            vd.direction(100 * lo / together, 100 * hi / together, n, around=0)
+            if together > 0
+            else vd.SIN_DATOS
+        )
+        if side == vd.ABOVE:
             verdict = f"El de red cuesta más que {together_names} {figures}"
-        elif hi < 0:
+        elif side == vd.BELOW:
             verdict = f"El de red no cuesta más que {together_names}: cuesta menos {figures}"
-        else:
+        elif side == vd.LEVEL:
+            verdict = (
+                f"El de red cuesta casi lo mismo que {together_names}: la diferencia cae dentro de ±5 % de lo "
+                f"que cuestan ellos {figures}"
+            )
+        elif side == vd.NO_CONCLUYENTE:
             verdict = (
                 f"Con estos IC no se distingue si el de red cuesta más o menos que {together_names} {figures}"
+            )
+        else:
+            verdict = (
+                f"Sin IC 95 % ({common.too_few(n) or 'sin intervalo'}) no se dice si el de red cuesta más o "
+                f"menos que {together_names} {figures}"
             )
         out["anatomia.espacios"] = (
             f"En la {run_tag(res)}, lo que añade cada espacio sobre el peldaño anterior: {listing}. "
             f"{verdict}; el que más añade, por la mediana, es el de {dearest[0]}."
         )
-        if np.isnan(lo):
+        if side == vd.SIN_DATOS:
             out["anatomia.espacios"] += (
-                " Con tan pocas repeticiones las diferencias pueden salir incluso negativas: repite con "
+                " Las diferencias entre peldaños pueden salir incluso negativas: repite con "
                 "`REPETICIONES = 50` antes de concluir."
             )
 
@@ -181,19 +191,21 @@ def from_anatomia(res) -> Facts:
             continue
         saving, lo, hi = stats.difference_ci(pool, run, percent=True)
         per_s = (1000 / np.median(run), 1000 / np.median(pool))
-        no_ci = np.isnan(lo)
-        if (no_ci and saving > 0) or (not no_ci and lo > 0):
+        side = vd.direction(lo, hi, stats.n_of(pool, run), around=0)
+        if side == vd.ABOVE:
             word = "arranca menos con `start -a`, no más: aquí el pool no ahorra nada"
-        elif not no_ci and hi >= 0:
-            word = "no arranca más con `start -a` que con `run`: con estas repeticiones no se distinguen"
+        elif side in (vd.LEVEL, vd.NO_CONCLUYENTE):
+            word = "no arranca más con `start -a` que con `run`: " + common.direction_words(side, around=0)
+        elif side == vd.SIN_DATOS:
+            word = (
+                f"arranca quizá más, quizá menos ({common.too_few(stats.n_of(pool, run)) or 'sin IC 95 %'})"
+            )
         elif -saving < 15:
             word = "arranca apenas unos pocos más"
         elif -saving < 50:
             word = "arranca algunos más"
         else:
             word = "arranca muchos más"
-        if no_ci:
-            word += " (sin IC: pocas repeticiones)"
         text = (
             f"en {ENGINE[engine]}, `run` {ms(run)} (≈ {common.num(per_s[0], 1)} por segundo) y `start -a` "
             f"{ms(pool)} (≈ {common.num(per_s[1], 1)} por segundo): `start -a` cambia el tiempo un "

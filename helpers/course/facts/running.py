@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ...view import common
+from ... import stats
+from ...experiments import verdict as vd
+from ...view import common, ejecucion_frases
 from .words import ENGINE, Facts, about, em, missing_arms, run_tag
 
 
@@ -46,7 +48,7 @@ def from_ejecucion(res) -> Facts:
     else:
         out["ejecucion.cpu"] = "; ".join(
             f"{ENGINE[r.entorno]} {common.fmt_value_interval(r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct, '%')}"
-            f" frente a {x.BASE_NAMES[r.base]} ({r.lectura})"
+            f" frente a {x.BASE_NAMES[r.base]} ({ejecucion_frases.lectura(r.direccion, r.n)})"
             for r in cpu.itertuples()
         )
     out["ejecucion.copia"] = _copy_up(x, res)
@@ -90,12 +92,17 @@ def _places(x, res, carga: str) -> str:
         if not {"capa", "volumen"} <= set(mine.index):
             continue
         layer, volume = mine.loc["capa"], mine.loc["volumen"]
-        overlap = layer.ic_bajo_pct <= volume.ic_alto_pct and volume.ic_bajo_pct <= layer.ic_alto_pct
+        bounds = (layer.ic_bajo_pct, layer.ic_alto_pct, volume.ic_bajo_pct, volume.ic_alto_pct)
+        if any(b != b for b in bounds):  # no IC below MIN_N rounds: nothing to say of their overlap
+            overlap = common.too_few(int(min(layer.n, volume.n))) or "sin IC 95 %"
+        else:
+            together = stats.intervals_overlap(bounds[:2], bounds[2:])
+            overlap = f"sus IC {'se solapan' if together else 'no se solapan'}"
         parts.append(
             f"en {ENGINE[engine]}, la capa "
             f"{common.fmt_value_interval(layer.sobrecarga_pct, layer.ic_bajo_pct, layer.ic_alto_pct, '%')} y el "
             f"volumen {common.fmt_value_interval(volume.sobrecarga_pct, volume.ic_bajo_pct, volume.ic_alto_pct, '%')}"
-            f" (sus IC {'se solapan' if overlap else 'no se solapan'})"
+            f" ({overlap})"
         )
     if not parts:
         return missing_arms(x.NOTEBOOK, f"«{x.WORKLOAD_NAMES[carga]}» en la capa y en un volumen")
@@ -114,8 +121,6 @@ def _fair(over, carga: str, engines: list):
 def _copy_up(x, res) -> str:
     """What the copy-up costs per engine (the work alone in the layer − on the host's disk, paired by
     round) and the MiB/s it implies, with the file's size from meta.json."""
-    from ... import stats
-
     size = ((res.meta or {}).get("copia") or {}).get("bytes")
     data = x.tidy(res.df)
     host = x.samples(data, x.METRIC_WORK, "copia", "bare", "host")
@@ -126,7 +131,8 @@ def _copy_up(x, res) -> str:
             continue
         extra, low, high = stats.difference_ci(layer * 1e3, host * 1e3)
         text = f"en {ENGINE[engine]} modificarlo en la capa costó {common.fmt_value_interval(extra, low, high, 'ms')} más"
-        if size and low > 0:  # the copy's speed, from both ends of the interval
+        above_zero = vd.reading(low, high, stats.n_of(layer, host), region=(0.0, vd.INF)) == vd.SE_CONFIRMA
+        if size and above_zero:  # the copy's speed, from both ends of the interval
             fast, slow = (size / 2**20 / (ms / 1e3) for ms in (low, high))
             text += f" (copiar el archivo: entre unos {about(slow)} y {about(fast)} MiB/s)"
         parts.append(text)

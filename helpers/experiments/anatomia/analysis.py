@@ -219,8 +219,8 @@ def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
 
 def largest_part(frame: pd.DataFrame) -> tuple[pd.Series | None, pd.Series | None, bool]:
     """(top, rival, separated) of one engine's waterfall: the part with the largest share of the `run`,
-    the next one, and whether the top's IC 95 % lies wholly above the rival's (only then is the top
-    named the largest part). (None, None, False) for a waterfall without shares."""
+    the next one, and whether their IC 95 % are both finite and apart (stats.intervals_overlap; only
+    then is the top named the largest part). (None, None, False) for a waterfall without shares."""
     w = frame[frame["fraccion"].notna()].sort_values("fraccion", ascending=False)
     if w.empty:
         return None, None, False
@@ -228,8 +228,9 @@ def largest_part(frame: pd.DataFrame) -> tuple[pd.Series | None, pd.Series | Non
     rival = w.iloc[1] if len(w) > 1 else None
     if rival is None:
         return top, None, True
-    low, high = top["fraccion_ic_bajo"], rival["fraccion_ic_alto"]
-    separated = bool(np.isfinite(low) and np.isfinite(high) and low > high)
+    mine = (top["fraccion_ic_bajo"], top["fraccion_ic_alto"])
+    its = (rival["fraccion_ic_bajo"], rival["fraccion_ic_alto"])
+    separated = bool(np.isfinite([*mine, *its]).all() and not stats.intervals_overlap(mine, its))
     return top, rival, separated
 
 

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ... import engines as eng
 from ... import stats
+from .. import verdict
 from ..contract import CLOSING_COLUMNS
 from ..verdict import SIN_DATOS, agreement
 from .arms import (
@@ -153,19 +154,12 @@ def exec_costs(df: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values("entorno", key=lambda c: c.map(rank), kind="stable").reset_index(drop=True)
 
 
-UNSTABLE = "medición inestable: repite"
-NOISE = "indistinguible del ruido"
-
-
-def noise_reading(low_pct: float, high_pct: float) -> str:
-    """How an overhead's IC 95 % (in %) reads, in Spanish: «indistinguible del ruido» when it contains
-    0 %, else «más lento» / «más rápido». A description of the interval, not a verdict on a claim (those
-    are judged by verdict.py in claims.py)."""
-    if any(np.isnan(v) for v in (low_pct, high_pct)):
-        return "sin IC 95 %: pocas repeticiones"
-    if low_pct <= 0 <= high_pct:
-        return NOISE
-    return "más lento" if low_pct > 0 else "más rápido"
+def reading(low_pct: float, high_pct: float, n: int, shaky: bool = False) -> str:
+    """Which way an overhead's IC 95 % (in %) points, as a code for the view to word: verdict.INESTABLE
+    for a shaky figure, else verdict.direction around 0 % (ABOVE: slower, BELOW: faster, LEVEL: within
+    the margin of «no difference», NO_CONCLUYENTE, SIN_DATOS below MIN_N). A description of the
+    interval, not a verdict on a claim (those are judged in claims.py)."""
+    return verdict.INESTABLE if shaky else verdict.direction(low_pct, high_pct, n, around=0)
 
 
 def overhead_pct(values: pd.Series, baseline: pd.Series) -> tuple[float, float, float]:
@@ -208,7 +202,7 @@ OVERHEAD_COLUMNS = [
     "ic_bajo_pct",
     "ic_alto_pct",
     "n",
-    "lectura",
+    "direccion",
     "inestable",
     "inestable_entorno",
     "inestable_base",
@@ -217,10 +211,10 @@ OVERHEAD_COLUMNS = [
 
 def overheads(df: pd.DataFrame, metric: str = METRIC_WORK) -> pd.DataFrame:
     """Overhead % per workload, environment (and place) and baseline, paired by round, with its IC 95 %
-    and its reading. `justa`: against the fairest baseline. Instability is flagged per arm
-    (`inestable_entorno`, `inestable_base`: the arm's own spread dwarfs its median) and for the figure
-    (`inestable`: the per-round ratio's spread dwarfs its median; such a figure reads «medición
-    inestable: repite» and stays out of summaries). A drift shared by a round spreads each arm but not
+    and which way it points (`direccion`, a code from `reading`). `justa`: against the fairest
+    baseline. Instability is flagged per arm (`inestable_entorno`, `inestable_base`: the arm's own
+    spread dwarfs its median) and for the figure (`inestable`: the per-round ratio's spread dwarfs its
+    median; such a figure points nowhere, verdict.INESTABLE, and stays out of summaries). A drift shared by a round spreads each arm but not
     their ratio: a shaky baseline no longer hides a steady overhead."""
     data = tidy(df)
     rows = []
@@ -258,7 +252,7 @@ def overheads(df: pd.DataFrame, metric: str = METRIC_WORK) -> pd.DataFrame:
                         "ic_bajo_pct": lo,
                         "ic_alto_pct": hi,
                         "n": stats.n_of(values, base_values),
-                        "lectura": UNSTABLE if shaky else noise_reading(lo, hi),
+                        "direccion": reading(lo, hi, stats.n_of(values, base_values), shaky),
                         "inestable": shaky,
                         "inestable_entorno": bool(stats.unstable(values)),
                         "inestable_base": bool(stats.unstable(base_values)),
@@ -269,7 +263,7 @@ def overheads(df: pd.DataFrame, metric: str = METRIC_WORK) -> pd.DataFrame:
 
 def layer_vs_volume(df: pd.DataFrame) -> pd.DataFrame:
     """Per I/O workload and engine, the work alone in the container's layer against the same container's
-    volume, paired by round (%, IC 95 %, its reading): what the layer itself costs, apart from what the
+    volume, paired by round (%, IC 95 %, `direccion`): what the layer itself costs, apart from what the
     container costs in both places."""
     data = tidy(df)
     rows = []
@@ -289,10 +283,10 @@ def layer_vs_volume(df: pd.DataFrame) -> pd.DataFrame:
                     "ic_bajo_pct": lo,
                     "ic_alto_pct": hi,
                     "n": stats.n_of(layer, volume),
-                    "lectura": UNSTABLE if shaky else noise_reading(lo, hi),
+                    "direccion": reading(lo, hi, stats.n_of(layer, volume), shaky),
                 }
             )
-    columns = ["carga", "entorno", "sobrecarga_pct", "ic_bajo_pct", "ic_alto_pct", "n", "lectura"]
+    columns = ["carga", "entorno", "sobrecarga_pct", "ic_bajo_pct", "ic_alto_pct", "n", "direccion"]
     return pd.DataFrame(rows, columns=columns)
 
 

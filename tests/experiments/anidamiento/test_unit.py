@@ -433,6 +433,7 @@ def test_the_sentences_follow_the_data(tmp_path, monkeypatch):
 
     matplotlib.use("Agg")
     from helpers.view import anidamiento as view
+    from helpers.view import common
 
     shown: list = []
     monkeypatch.setattr(view, "show", lambda obj: None)
@@ -457,7 +458,7 @@ def test_the_sentences_follow_the_data(tmp_path, monkeypatch):
     view.veredictos(Resultado(exp.EXPERIMENT, few, tmp_path, META))
     assert any("sin veredictos" in t for t in shown)
     view.grafico(Resultado(exp.EXPERIMENT, few, tmp_path, META))
-    assert "sin IC: pocas repeticiones" in shown[-1] and "IC 95 %" not in shown[-1]
+    assert common.too_few(2) in shown[-1] and "IC 95 %" not in shown[-1]
     shown.clear()
     view.veredictos(Resultado(exp.EXPERIMENT, synthetic(), tmp_path, META))
     assert not any("sin veredictos" in t for t in shown)

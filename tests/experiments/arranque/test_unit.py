@@ -288,13 +288,20 @@ def test_the_stopwatch_gives_the_course_figure_in_the_same_run():
     assert 0.5 < out["proporcion"] < 2.0
 
 
-def test_a_quick_run_below_the_minimum_says_it_shows_figures_without_verdicts():
+def test_a_quick_run_below_the_minimum_says_it_shows_figures_without_verdicts(tmp_path, monkeypatch):
     from helpers.experiments import verdict
+    from helpers.experiments.runner import Resultado
 
+    shown: list = []
+    monkeypatch.setattr(vista, "markdown", lambda text: shown.append(text or ""))
+    monkeypatch.setattr(vista, "claims_list", lambda claims: None)
     df, meta = _synthetic(400, 200, reps=verdict.MIN_N - 1 if verdict.MIN_N > 2 else 1)
-    assert "sin veredictos" in vista.sin_veredicto(arranque.claims(df, meta))
+    vista.veredictos(Resultado("arranque", df, tmp_path, meta))
+    assert any("sin veredictos" in t for t in shown)
+    shown.clear()
     df, meta = _synthetic(400, 200, reps=max(verdict.MIN_N, 2))
-    assert vista.sin_veredicto(arranque.claims(df, meta)) == ""
+    vista.veredictos(Resultado("arranque", df, tmp_path, meta))
+    assert not any("sin veredictos" in t for t in shown)
 
 
 def test_default_and_quick_runs_reach_the_verdicts_minimum():
@@ -435,7 +442,8 @@ def test_the_chapter_figures_declared_in_claims_match_its_raw_rows():
 @pytest.mark.parametrize(
     "live,words",
     [
-        ((0.99, 0.8, 1.3), "no distingue cuál tarda menos"),
+        ((0.99, 0.8, 1.3), "no se distingue hacia qué lado"),
+        ((1.01, 0.97, 1.04), "casi igual"),
         ((0.9, 0.85, 0.95), "aquí tarda menos Podman"),
         ((1.3, 1.2, 1.4), "aquí tarda menos Docker"),
     ],

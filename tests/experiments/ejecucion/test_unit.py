@@ -19,7 +19,9 @@ from helpers.experiments import ejecucion as exp  # noqa: E402
 from helpers.experiments import runner, verdict  # noqa: E402
 from helpers.experiments.contract import CLOSING_COLUMNS  # noqa: E402
 from helpers.experiments.ejecucion import measure  # noqa: E402
+from helpers.view import common  # noqa: E402
 from helpers.view import ejecucion as vista  # noqa: E402
+from helpers.view import ejecucion_frases as frases  # noqa: E402
 from tests.support import assert_round_rows_change_nothing
 
 claims_mod = importlib.import_module(
@@ -208,24 +210,31 @@ def test_overhead_clearly_slower_has_an_interval_above_zero():
     )
     r = exp.overheads(df).set_index(["entorno", "base"]).loc[("docker", "bare")]
     assert r["sobrecarga_pct"] == pytest.approx(20, abs=0.5)
-    assert r["ic_bajo_pct"] > 0 and r["lectura"] == "más lento"
+    assert r["ic_bajo_pct"] > 0 and r["direccion"] == verdict.ABOVE
 
 
-def test_overhead_of_the_same_distribution_is_indistinguishable_from_noise():
+def test_overhead_of_the_same_distribution_points_nowhere():
     values = spread(1.0, n=15, width=0.05)
     df = pd.DataFrame(
         rows("bare", "", "hash", "trabajo", values) + rows("podman", "img", "hash", "trabajo", values[::-1])
     )
     r = exp.overheads(df).iloc[0]
     assert r["sobrecarga_pct"] == pytest.approx(0, abs=1e-9) and r["ic_bajo_pct"] < 0 < r["ic_alto_pct"]
-    assert r["lectura"] == "indistinguible del ruido"
+    assert r["direccion"] == verdict.NO_CONCLUYENTE  # [-5.0 %, +5.3 %]: neither inside ±5 % nor outside
 
 
-def test_noise_reading_of_an_interval():
-    assert exp.noise_reading(-1.0, 2.0) == "indistinguible del ruido"
-    assert exp.noise_reading(0.5, 2.0) == "más lento"
-    assert exp.noise_reading(-3.0, -0.1) == "más rápido"
-    assert "sin IC" in exp.noise_reading(float("nan"), 1.0)
+def test_an_overhead_reads_its_direction_from_the_one_rule():
+    """«+0.5 % [+0.5, +2.0]» used to read «más lento»: inside ±5 % it is «casi igual» (verdict.direction)."""
+    assert exp.reading(-1.0, 2.0, 10) == verdict.LEVEL
+    assert exp.reading(0.5, 2.0, 10) == verdict.LEVEL
+    assert exp.reading(6.0, 9.0, 10) == verdict.ABOVE
+    assert exp.reading(-9.0, -6.0, 10) == verdict.BELOW
+    assert exp.reading(-1.0, 8.0, 10) == verdict.NO_CONCLUYENTE
+    assert exp.reading(6.0, 9.0, verdict.MIN_N - 1) == verdict.SIN_DATOS
+    assert exp.reading(float("nan"), 1.0, 10) == verdict.SIN_DATOS
+    assert exp.reading(6.0, 9.0, 10, shaky=True) == verdict.INESTABLE
+    assert frases.lectura(verdict.ABOVE, 10) == "más lento"
+    assert frases.lectura(verdict.SIN_DATOS, 3) == common.too_few(3)
 
 
 def test_a_shaky_baseline_no_longer_hides_a_steady_overhead():
@@ -239,7 +248,7 @@ def test_a_shaky_baseline_no_longer_hides_a_steady_overhead():
     )
     r = exp.overheads(df).set_index(["entorno", "base"]).loc[("docker", "chroot")]
     assert r["inestable_base"] and r["inestable_entorno"] and not r["inestable"]
-    assert r["sobrecarga_pct"] == pytest.approx(60) and r["lectura"] == "más lento"
+    assert r["sobrecarga_pct"] == pytest.approx(60) and r["direccion"] == verdict.ABOVE
     small = claim(exp.claims(df), "archivos_pequenos", "docker")
     assert small.status == verdict.SE_CONFIRMA and small.detail["base"] == "chroot"
 
@@ -253,7 +262,7 @@ def test_an_unstable_figure_is_flagged_and_kept_out_of_the_closing_table():
         + rows("docker", "img", "sort", "trabajo", spread(1.07))
     )
     o = exp.overheads(df).set_index("carga")
-    assert o.loc["archivos", "inestable"] and o.loc["archivos", "lectura"] == "medición inestable: repite"
+    assert o.loc["archivos", "inestable"] and o.loc["archivos", "direccion"] == verdict.INESTABLE
     assert o.loc["archivos", "inestable_entorno"] and not o.loc["archivos", "inestable_base"]
     assert not o.loc["sort", "inestable"]
     concepts = " | ".join(exp.closing_rows(df, {})["concepto"])
@@ -355,7 +364,7 @@ def test_writes_are_judged_against_the_host_disk():
         + rows("docker", "img", "escritura:volumen", "trabajo", spread(1.0))
     )
     o = exp.overheads(df).set_index("lugar")
-    assert set(o["base"]) == {"host"} and o.loc["capa", "lectura"] == "más lento"
+    assert set(o["base"]) == {"host"} and o.loc["capa", "direccion"] == verdict.ABOVE
     claims = exp.claims(df)
     assert claim(claims, "overlay_20", "docker").status == verdict.SE_CONFIRMA
     assert claim(claims, "overlay_20", "podman").status == verdict.SIN_DATOS
@@ -499,7 +508,7 @@ def test_the_verdict_sentences_follow_the_data_both_ways(tmp_path, monkeypatch):
     )
     assert re.search(r"archivos pequeños — capa del contenedor \(overlay\) \(Docker, \+6[01]", run_slower)
     assert "archivos pequeños —" not in run_same  # not among what stands out
-    assert "archivos pequeños en Docker, 0 % (indistinguible del ruido)" in run_same  # layer = volume
+    assert "archivos pequeños en Docker, 0 % (casi igual" in run_same  # layer = volume
 
 
 def test_the_run_summary_says_launch_and_running_apart(tmp_path, monkeypatch):
@@ -513,7 +522,7 @@ def test_quick_runs_say_plainly_they_show_figures_without_verdicts(tmp_path, mon
     run = _full_run(tmp_path)
     run = runner.Resultado("ejecucion", run.df[run.df["rep"] <= 2], tmp_path, run.meta)
     text = _text(monkeypatch, vista.veredictos, run)
-    assert "muestra cifras sin veredictos" in text and "— se confirma" not in text
+    assert "sin veredictos" in text and "— se confirma" not in text
 
 
 def test_a_view_asked_for_something_it_does_not_show_says_what_it_can(tmp_path):
@@ -553,7 +562,7 @@ def test_every_chart_fits_a_screen(which, tmp_path, monkeypatch):
     assert len(sizes) == 1 and sizes[0][1] <= 10, sizes
 
 
-@pytest.mark.parametrize("layer, reading", [(1.5, "más lento"), (1.0, "indistinguible del ruido")])
+@pytest.mark.parametrize("layer, reading", [(1.5, "más lento"), (1.0, "casi igual")])
 def test_the_run_says_whether_the_layer_or_the_container_costs(layer, reading, tmp_path, monkeypatch):
     """Small files may cost as much in a volume as in the layer: then the layer is not what costs. The
     run's summary compares the two places of the same container, round by round."""
@@ -562,13 +571,13 @@ def test_the_run_says_whether_the_layer_or_the_container_costs(layer, reading, t
         + rows("docker", "img", "archivos:volumen", "trabajo", spread(0.5))
     )
     lv = exp.layer_vs_volume(df).iloc[0]
-    assert lv["carga"] == "archivos" and lv["lectura"] == reading
+    assert lv["carga"] == "archivos" and frases.lectura(lv["direccion"], lv["n"]).startswith(reading)
     assert lv["sobrecarga_pct"] == pytest.approx((layer - 1) * 100, abs=3)
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
     vista.veredictos(runner.Resultado("ejecucion", df, tmp_path, {}), "corrida")
     assert (
-        f"archivos pequeños en Docker, {vista._pct(lv['sobrecarga_pct'], lv['ic_bajo_pct'], lv['ic_alto_pct'])} ({reading})"
+        f"archivos pequeños en Docker, {frases.pct(lv['sobrecarga_pct'], lv['ic_bajo_pct'], lv['ic_alto_pct'])} ({reading}"
         in shown[-1].data
     )
 

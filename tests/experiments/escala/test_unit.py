@@ -307,15 +307,15 @@ def test_n_zero_is_allowed_and_only_docker_measures_it():
 
 def test_default_run_reaches_the_verdicts_minimum_and_quick_says_it_does_not():
     from helpers.experiments import verdict
-    from helpers.view import arranque as vista_arranque
+    from helpers.view import common
 
     assert escala.Config().repeticiones >= verdict.MIN_N
     quick = _noisy_class(reps=escala.QUICK["REPETICIONES"], ns=(1, 3))
-    claims = escala.claims(quick, CHAPTER_META)
+    n = max(c.n for c in escala.claims(quick, CHAPTER_META))
     if escala.QUICK["REPETICIONES"] < verdict.MIN_N:
-        assert "sin veredictos" in vista_arranque.sin_veredicto(claims)
+        assert "sin veredictos" in common.too_few_banner(n)
     else:
-        assert vista_arranque.sin_veredicto(claims) == ""
+        assert common.too_few_banner(n) == ""
 
 
 def test_the_launch_window_holds_only_the_launches():
@@ -372,8 +372,10 @@ def test_the_stats_sentence_follows_the_timings_both_ways():
     base = {"engine": "docker", "n": 20, "tiempo_inspect_y_lectura": 0.1}
     slow = pd.DataFrame([{**base, "tiempo_stats_cli": 2.7, "veces_mas_lento": 27.0}])
     fast = pd.DataFrame([{**base, "tiempo_stats_cli": 0.05, "veces_mas_lento": 0.5}])
-    assert "27.0×" in vista.frase_stats(slow) and vista.frase_stats(slow).endswith(": más.")
-    assert "0.5×" in vista.frase_stats(fast) and vista.frase_stats(fast).endswith(": menos.")
+    # One timing each (no interval): the ratio is said, and no direction is read from it (verdict.direction)
+    assert "tardó 2.700 s, 27.0× lo que buscar" in vista.frase_stats(slow)
+    assert "0.5× lo que buscar" in vista.frase_stats(fast)
+    assert not any(w in vista.frase_stats(t) for t in (slow, fast) for w in (": más", ": menos"))
 
 
 def test_the_bill_sentence_gives_each_helper_from_the_data():
@@ -457,15 +459,25 @@ def test_the_chapter_comparison_words_every_agreement_outcome(monkeypatch):
 def test_02_says_whether_its_batches_and_01_point_the_same_way():
     from types import SimpleNamespace
 
-    from helpers.view.escala_frases import _same_way
+    from helpers.experiments import verdict
+    from helpers.view import common
+    from helpers.view.escala_frases import same_way
 
-    podman_first = SimpleNamespace(value=0.7, low=0.67, high=0.74)
-    assert "mismo lado: arranca antes Podman" in _same_way(podman_first, 0.6, 0.58, 0.63)
-    text = _same_way(podman_first, 1.2, 1.1, 1.3)
+    n = verdict.MIN_N
+    podman_first = SimpleNamespace(value=0.7, low=0.67, high=0.74, n=n)
+    assert "mismo lado: arranca antes Podman" in same_way(podman_first, 0.6, 0.58, 0.63, n)
+    text = same_way(podman_first, 1.2, 1.1, 1.3, n)
     assert "en 01 arranca antes Podman y en estas tandas Docker" in text
-    assert "no se puede decir" in _same_way(podman_first, 0.9, 0.8, 1.1)
-    assert "no se puede decir" in _same_way(None, 0.6, 0.58, 0.63)
-    assert "no tienen IC 95 %" in _same_way(podman_first, 0.64, float("nan"), float("nan"))
+    assert "no se puede decir" in same_way(podman_first, 0.9, 0.8, 1.1, n)
+    assert "no se puede decir" in same_way(None, 0.6, 0.58, 0.63, n)
+    # 1.03× [1.01, 1.04] lies inside «casi igual» (0.95×-1.05×): it points nowhere, though it excludes 1
+    assert "no se puede decir" in same_way(podman_first, 1.03, 1.01, 1.04, n)
+    few = same_way(podman_first, 0.64, float("nan"), float("nan"), n - 1)
+    assert "no tienen IC 95 %" in few and common.too_few(n - 1) in few
+    # 01 below the minimum: no direction there either, whatever its median says
+    assert "no se puede decir" in same_way(
+        SimpleNamespace(value=0.7, low=0.6, high=0.8, n=n - 1), 0.6, 0.58, 0.63, n
+    )
 
 
 def test_the_free_sentence_gives_the_noise_over_the_signal_and_the_chapter_arithmetic():

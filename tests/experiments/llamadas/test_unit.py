@@ -312,9 +312,8 @@ def test_an_unstable_arm_is_marked_where_its_cost_is_read_and_a_flat_profile_has
         {},
     )
     view.veredictos(flat)
-    assert "lo del mismo contenedor sin seccomp: el intervalo contiene 1, así que no se distingue" in _text(
-        shown
-    )
+    # 1.01× [0.91, 1.05]: neither inside «casi igual» (0.95×-1.05×) nor above or below it
+    assert "lo del mismo contenedor sin seccomp: no se distingue hacia qué lado" in _text(shown)
     shown.clear()
     wide = synthetic({("bare", "host"): 88}, reps=8, spread=0.003)
     wide.loc[(wide["metric"] == "getpid") & (wide["rep"] == 1), "value"] = (
@@ -581,7 +580,7 @@ def test_verdicts_render_every_claim_and_say_experiment_3_is_missing(shown, tmp_
     assert "03_ejecucion.ipynb" in text  # view.common.missing_run
     assert "el mismo contenedor **sin seccomp** cuesta" in text
     assert "En Docker, con el perfil seccomp getpid cuesta 1.2" in text  # 127/100
-    assert "lo del mismo contenedor sin seccomp: más, con todo el intervalo por encima de 1" in text
+    assert "lo del mismo contenedor sin seccomp: más, con todo el IC 95 % por encima del margen" in text
     assert "Cada nivel de namespace PID añade" in text
     assert "Corrección del curso" in text and "esta corrida respalda la corrección" in text
     shown.clear()

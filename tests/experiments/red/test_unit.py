@@ -595,9 +595,9 @@ def test_the_sentences_under_the_verdicts_follow_the_data(tmp_path):
     assert re.search(
         r"el mismo contenedor de Docker atiende 0\.90\d*× \[[^]]+\] lo de nativo \(IC 95 %, pareado", slower
     )
-    assert "nativo (IC 95 %, pareado por ronda, n = 8 rondas): menos, con todo el intervalo" in slower
+    assert "nativo (IC 95 %, pareado por ronda, n = 8 rondas): menos, con todo el IC 95 %" in slower
     assert re.search(
-        r"atiende 1\.76\d*× \[[^]]+\] lo de Docker -p \([^)]*\): más, con todo el intervalo", slower
+        r"atiende 1\.76\d*× \[[^]]+\] lo de Docker -p \([^)]*\): más, con todo el IC 95 %", slower
     )
     faster = _behind_text(tmp_path, host=110_000, nat=20_000)
     assert re.search(
@@ -605,10 +605,15 @@ def test_the_sentences_under_the_verdicts_follow_the_data(tmp_path):
     )
     assert re.search(r"atiende 0\.58\d*× \[[^]]+\] lo de Docker -p \([^)]*\): menos, con todo", faster)
     same = _behind_text(tmp_path, host=100_000)
-    assert "el intervalo contiene 1, así que no se distingue de nativo" in same
+    assert (
+        "lo de nativo (IC 95 %, pareado por ronda, n = 8 rondas): casi igual: el IC 95 % cae de 0.95× a"
+        in same
+    )
     few = _behind_text(tmp_path, host=90_000, reps=verdict.MIN_N - 1) if verdict.MIN_N > 2 else ""
     if few:
-        assert "con tan pocas repeticiones no decimos si es más o menos" in few
+        from helpers.view import common
+
+        assert f"rondas): {common.too_few(verdict.MIN_N - 1)}" in few
     assert "sin contenedor y con 2 hilos de wrk, el total" in slower and "2.0× la cifra por hilo" in slower
     assert (
         "Con seccomp apagado, el servidor gastó 20.0 µs de CPU por petición; con el filtro de Docker, 20.0 µs"
