@@ -71,13 +71,13 @@ class Container:
     helper_pid: int | None = None  # Docker: the containerd shim; Podman: conmon
 
 
-def _changed_fields(opts: RunOptions) -> list[str]:
+def changed_fields(opts: RunOptions) -> list[str]:
     """The RunOptions fields that differ from their defaults."""
     default = RunOptions()
     return [name for name in RunOptions.__dataclass_fields__ if getattr(opts, name) != getattr(default, name)]
 
 
-def _run(argv: Sequence[str], env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+def capture(argv: Sequence[str], env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run(list(argv), capture_output=True, text=True, env=env, timeout=timeout)
 
 

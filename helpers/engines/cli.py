@@ -18,7 +18,7 @@ import psutil
 from .. import cgroups
 from ..errors import ComandoFallido, ErrorDelCurso
 from .base import CLI_TIMEOUT, LOOPBACK, Container, Engine, RunOptions
-from .labels import _label_args
+from .labels import label_args
 
 
 class CliEngine(Engine):
@@ -75,7 +75,7 @@ class CliEngine(Engine):
             argv.append("-d")
         if name:
             argv += ["--name", name]
-        argv += _label_args(run_id) + self.option_args(opts) + list(extra) + [image] + list(command)
+        argv += label_args(run_id) + self.option_args(opts) + list(extra) + [image] + list(command)
         return argv
 
     def create_argv(
@@ -88,7 +88,7 @@ class CliEngine(Engine):
         opts: RunOptions | None = None,
     ) -> list[str]:
         argv = [self.name, "create"] + (["--name", name] if name else [])
-        return argv + _label_args(run_id) + self.option_args(opts) + [image] + list(command)
+        return argv + label_args(run_id) + self.option_args(opts) + [image] + list(command)
 
     def start_argv(self, container: str, *, attach: bool = False) -> list[str]:
         return [self.name, "start"] + (["-a"] if attach else []) + [container]

@@ -14,7 +14,7 @@ import psutil
 from .. import cgroups, system
 from ..errors import ErrorDelCurso
 from . import runtimes
-from .base import CLI_TIMEOUT, RunOptions, _changed_fields, _run
+from .base import CLI_TIMEOUT, RunOptions, capture, changed_fields
 from .cli import CliEngine
 from .labels import LABEL, LABEL_RUN, labels_for
 
@@ -54,7 +54,7 @@ class Docker(CliEngine):
         try:
             self.client().ping()
         except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
-            if _permission_denied(exc):
+            if permission_denied(exc):
                 return False, docker_permission_reason()
             return False, (
                 "el cliente de Docker está, pero ningún daemon responde "
@@ -66,7 +66,7 @@ class Docker(CliEngine):
         client = self.client()
         version = client.version()
         info = client.info()
-        cli = _run(["docker", "version", "--format", "{{.Client.Version}}"])
+        cli = capture(["docker", "version", "--format", "{{.Client.Version}}"])
         return {
             "engine": "docker",
             "server_version": version.get("Version"),
@@ -113,7 +113,7 @@ class Docker(CliEngine):
     ) -> str:
         """POST /containers/create with the course's labels; returns the id. Of RunOptions, only
         `network` is supported here (a Spanish error for any other)."""
-        if opts is not None and set(_changed_fields(opts)) - {"network"}:
+        if opts is not None and set(changed_fields(opts)) - {"network"}:
             raise ErrorDelCurso(
                 "La creación por la API de Docker solo admite la opción de red de RunOptions."
             )
@@ -142,7 +142,7 @@ class Docker(CliEngine):
         the machine (a nested engine inside a container, a test daemon) are left out when the serving one
         can be told apart by its socket; if it cannot (no permission to look), every dockerd is listed."""
         daemons, containerds = system.processes_named("dockerd"), system.processes_named("containerd")
-        serving = [p for p in daemons if self._socket_path() in _unix_sockets(p)]
+        serving = [p for p in daemons if self._socket_path() in unix_sockets(p)]
         if len(serving) == 1:
             others = {p.pid for p in daemons} - {serving[0].pid}
             daemons = serving
@@ -212,7 +212,7 @@ class Docker(CliEngine):
         return removed
 
 
-def _permission_denied(exc: BaseException) -> bool:
+def permission_denied(exc: BaseException) -> bool:
     """True if this error (or one it wraps) is a refused connection to the socket for lack of permission."""
     seen = 0
     while exc is not None and seen < 6:
@@ -238,7 +238,7 @@ def docker_permission_reason(socket: str = "/var/run/docker.sock") -> str:
     )
 
 
-def _unix_sockets(proc: psutil.Process) -> set[str]:
+def unix_sockets(proc: psutil.Process) -> set[str]:
     """Paths of the unix sockets a process has bound (real paths); empty if it cannot be read."""
     try:
         listing = getattr(proc, "net_connections", None) or proc.connections  # psutil < 6 has only the latter
@@ -257,5 +257,5 @@ def _ppid(proc: psutil.Process) -> int | None:
 def _runtime_version(runtime: str | None) -> str | None:
     if not runtime or not shutil.which(runtime):
         return None
-    result = _run([runtime, "--version"])
+    result = capture([runtime, "--version"])
     return result.stdout.splitlines()[0] if result.returncode == 0 and result.stdout else None

@@ -29,7 +29,7 @@ def boot_id() -> str:
         return "desconocido"
 
 
-def _start_time(pid: int) -> str | None:
+def start_time(pid: int) -> str | None:
     try:
         return f"{psutil.Process(pid).create_time():.2f}"
     except psutil.Error:
@@ -49,7 +49,7 @@ def labels_for(run_id: str | None) -> dict[str, str]:
     if run_id:
         labels[LABEL_RUN] = run_id
     labels[LABEL_PID] = str(os.getpid())
-    labels[LABEL_PID_START] = _start_time(os.getpid()) or ""
+    labels[LABEL_PID_START] = start_time(os.getpid()) or ""
     labels[LABEL_BOOT] = boot_id()
     if run_id and run_id in _RUN_DIRS:
         labels[LABEL_DIR] = _RUN_DIRS[run_id]
@@ -72,7 +72,7 @@ def orphan_reason(
     if labels.get(LABEL_BOOT) and labels[LABEL_BOOT] != boot_id():
         return "se creó antes del último arranque de la máquina"
     pid = int(labels.get(LABEL_PID) or 0)
-    started = _start_time(pid) if pid > 0 else None
+    started = start_time(pid) if pid > 0 else None
     if started is None or (labels.get(LABEL_PID_START) and started != labels[LABEL_PID_START]):
         return f"su proceso dueño (pid {pid}) ya no existe"
     run_dir = labels.get(LABEL_DIR)
@@ -86,7 +86,7 @@ def orphan_reason(
     return None
 
 
-def _label_args(run_id: str | None) -> list[str]:
+def label_args(run_id: str | None) -> list[str]:
     args: list[str] = []
     for key, value in labels_for(run_id).items():
         args += ["--label", f"{key}={value}"]

@@ -13,9 +13,9 @@ from pathlib import Path
 from .. import system
 from ..paths import CACHE_DIR, PROJECT_STATE_DIR
 from . import runtimes
-from .base import _run
+from .base import capture
 from .cli import CliEngine
-from .labels import LABEL, LABEL_RUN, _label_args
+from .labels import LABEL, LABEL_RUN, label_args
 
 PODMAN_WORKAROUND_CONF = """\
 # Written by the course helpers (helpers/engines/podman.py). See ../shared/notes/machine.md:
@@ -54,7 +54,7 @@ class Podman(CliEngine):
     def healthy(self, timeout=10.0):
         try:
             return (
-                _run(
+                capture(
                     ["podman", "version", "--format", "{{.Client.Version}}"],
                     env=self._base_env(),
                     timeout=timeout,
@@ -71,7 +71,7 @@ class Podman(CliEngine):
         if not shutil.which("podman"):
             return False, "Podman no está instalado (no se encuentra el comando «podman»)."
         try:
-            result = _run(["podman", "info", "--format", "json"], env=self._base_env(), timeout=60)
+            result = capture(["podman", "info", "--format", "json"], env=self._base_env(), timeout=60)
         except subprocess.TimeoutExpired:
             return False, "Podman no respondió a «podman info» en 60 s."
         if result.returncode != 0:
@@ -94,7 +94,7 @@ class Podman(CliEngine):
         return CACHE_DIR / "podman" / "state.json"
 
     def _state_key(self) -> str:
-        version = _run(["podman", "--version"]).stdout.strip()
+        version = capture(["podman", "--version"]).stdout.strip()
         return f"{platform.release()}|{version}"
 
     def needs_workaround(self) -> bool:
@@ -121,13 +121,13 @@ class Podman(CliEngine):
         image = image or self._any_local_image()
         if image is None:
             return None
-        argv = ["podman", "run", "--rm", "--network", "none"] + _label_args(None) + [image, "true"]
-        plain = _run(argv, env=self._base_env(), timeout=120)
+        argv = ["podman", "run", "--rm", "--network", "none"] + label_args(None) + [image, "true"]
+        plain = capture(argv, env=self._base_env(), timeout=120)
         if plain.returncode == 0:
             decided = False
         elif any(marker in plain.stderr for marker in _WORKAROUND_ERRORS):
             self._write_conf()
-            fixed = _run(argv, env=self._workaround_env(), timeout=120)
+            fixed = capture(argv, env=self._workaround_env(), timeout=120)
             decided = fixed.returncode == 0
         else:
             decided = False
@@ -138,7 +138,7 @@ class Podman(CliEngine):
         return decided
 
     def _any_local_image(self) -> str | None:
-        result = _run(["podman", "images", "--format", "{{.ID}}"], env=self._base_env())
+        result = capture(["podman", "images", "--format", "{{.ID}}"], env=self._base_env())
         ids = result.stdout.split()
         return ids[0] if result.returncode == 0 and ids else None
 
@@ -164,7 +164,7 @@ class Podman(CliEngine):
 
     # -- commands
     def _json(self, argv: Sequence[str]):
-        result = _run(argv, env=self.env(), timeout=120)
+        result = capture(argv, env=self.env(), timeout=120)
         if result.returncode != 0:
             return None
         return json.loads(result.stdout or "null")
@@ -218,11 +218,11 @@ class Podman(CliEngine):
 
     def list_labelled(self, run_id=None):
         label = f"{LABEL_RUN}={run_id}" if run_id else LABEL
-        result = _run(["podman", "ps", "-aq", "--filter", f"label={label}"], env=self.env())
+        result = capture(["podman", "ps", "-aq", "--filter", f"label={label}"], env=self.env())
         return result.stdout.split() if result.returncode == 0 else []
 
     def course_containers(self):
-        result = _run(
+        result = capture(
             ["podman", "ps", "-a", "--filter", f"label={LABEL}", "--format", "json"], env=self.env()
         )
         if result.returncode != 0:
@@ -234,7 +234,7 @@ class Podman(CliEngine):
 
     def remove_ids(self, ids):
         if ids:
-            _run(["podman", "rm", "-f", "-t", "0", *ids], env=self.env(), timeout=300)
+            capture(["podman", "rm", "-f", "-t", "0", *ids], env=self.env(), timeout=300)
         return len(ids)
 
     def cleanup(self, run_id):
@@ -243,7 +243,7 @@ class Podman(CliEngine):
         ids = self.list_labelled(run_id)
         if ids:
             # -t 0: a PID 1 that ignores SIGTERM (sleep) would otherwise cost the full 10 s timeout.
-            _run(["podman", "rm", "-f", "-t", "0"] + ids, env=self.env(), timeout=300)
+            capture(["podman", "rm", "-f", "-t", "0"] + ids, env=self.env(), timeout=300)
         return len(ids)
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..engines import CACHE_DIR
 from ..images import find_tool
+from ..paths import CACHE_DIR
 
 GUEST_DIR = CACHE_DIR / "huesped"
 RUNS_DIR = GUEST_DIR / "corridas"

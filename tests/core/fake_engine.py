@@ -12,6 +12,9 @@ engine can be told to:
 - leave after-effects: engines sharing one `AfterEffects` hand out commands whose time depends on the
   command that ran just before (the command after one of image X is slowed, as a heavy launch's
   clean-up in the kernel slows whatever comes next).
+
+Commands are real processes (`true`, `sleep N`), so measure.time_command and its watchdog run for real.
+Put one where a real engine would be with `registry.substituted(name, FakeEngine(name, ...))`.
 """
 
 from __future__ import annotations
@@ -119,7 +122,7 @@ class FakeEngine(eng.Engine):
         return [
             cid
             for cid, labels in self.containers.items()
-            if run_id is None or labels.get(eng.LABEL_RUN) == run_id
+            if run_id is None or labels.get(labels.LABEL_RUN) == run_id
         ]
 
     def course_containers(self):

@@ -9,6 +9,7 @@ import pytest
 
 from helpers import engines as eng
 from helpers import system
+from helpers.engines.docker import Docker, unix_sockets
 from helpers.errors import ErrorDelCurso
 
 
@@ -16,7 +17,7 @@ def test_engine_verbs_for_the_phases():
     assert eng.get_engine("podman").wait_argv("c1") == ["podman", "wait", "c1"]
     assert eng.get_engine("docker").wait_argv("c1") == ["docker", "wait", "c1"]
     with pytest.raises(ErrorDelCurso, match="solo admite la opción de red"):
-        eng.Docker().api_create("img", ["true"], run_id="r", opts=eng.RunOptions(privileged=True))
+        Docker().api_create("img", ["true"], run_id="r", opts=eng.RunOptions(privileged=True))
 
 
 @pytest.mark.engines
@@ -27,4 +28,4 @@ def test_docker_daemons_are_the_ones_serving_this_client(docker_engine):
         assert len(procs["daemon"]) == 1
         others = {p.pid for p in system.processes_named("dockerd")} - {procs["daemon"][0].pid}
         assert not [p for p in procs["containerd"] if p.ppid() in others]
-        assert docker_engine._socket_path() in eng._unix_sockets(procs["daemon"][0])
+        assert docker_engine._socket_path() in unix_sockets(procs["daemon"][0])

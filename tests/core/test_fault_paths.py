@@ -11,6 +11,7 @@ import pytest
 
 from helpers import engines as eng
 from helpers import measure, results
+from helpers.engines import registry
 from helpers.errors import ComandoFallido
 from helpers.experiments import runner
 
@@ -31,7 +32,7 @@ def _toy_measure(arm):
 
 def _run(fakes: dict[str, FakeEngine], repetitions: int) -> tuple[dict, object, list[str]]:
     lines: list[str] = []
-    with eng.substituted("docker", fakes["docker"]), eng.substituted("podman", fakes["podman"]):
+    with registry.substituted("docker", fakes["docker"]), registry.substituted("podman", fakes["podman"]):
         with runner.experiment_run("fallos", {}, ["docker", "podman"], log=lines.append) as ctx:
             arms = [runner.Arm(name, "juguete", "curso/juguete") for name in ("docker", "podman")]
             runner.measure_rounds(ctx, arms, repetitions=repetitions, warmup=0, measure=_toy_measure)
@@ -43,7 +44,7 @@ def _run(fakes: dict[str, FakeEngine], repetitions: int) -> tuple[dict, object, 
 def test_substituted_engine_is_returned_and_the_real_one_comes_back():
     real = eng.get_engine("docker")
     fake = FakeEngine("docker")
-    with eng.substituted("docker", fake):
+    with registry.substituted("docker", fake):
         assert eng.get_engine("docker") is fake
         eng.reset_cache()  # forgetting the shared adapters keeps what a test put in place
         assert eng.get_engine("docker") is fake
@@ -54,11 +55,11 @@ def test_substituted_engine_is_returned_and_the_real_one_comes_back():
 def test_install_returns_what_was_there_and_none_restores_the_real_engine():
     first, second = FakeEngine("podman"), FakeEngine("podman")
     try:
-        assert eng.install("podman", first) is None
-        assert eng.install("podman", second) is first
+        assert registry.install("podman", first) is None
+        assert registry.install("podman", second) is first
         assert eng.get_engine("podman") is second
     finally:
-        eng.install("podman", None)
+        registry.install("podman", None)
     assert not isinstance(eng.get_engine("podman"), FakeEngine)
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from helpers import PROJECT_ROOT, images
 from helpers import engines as eng
-from helpers.engines import lxd, lxd_nested, lxd_setup
+from helpers.engines import labels, lxd, lxd_nested, lxd_setup
 from tests.conftest import require_engine
 from tests.support import setup_step_missing
 
@@ -51,7 +51,7 @@ def require_pool(pool: str) -> None:
 
 
 def _names(run_id: str) -> list[str]:
-    return [n for n, labels in lxd.course_instances() if labels.get(eng.LABEL_RUN) == run_id]
+    return [n for n, labels in lxd.course_instances() if labels.get(labels.LABEL_RUN) == run_id]
 
 
 @pytest.mark.parametrize("pool", [lxd.POOL, lxd.POOL_COW])
@@ -158,7 +158,7 @@ def test_orphans_of_dead_runs_are_reaped(daemon, run_id):
     dead.wait()
     # the owner label now names a process that is gone
     subprocess.run(
-        [daemon.cli, "config", "set", name, f"user.{eng.LABEL_PID}={dead.pid}"],
+        [daemon.cli, "config", "set", name, f"user.{labels.LABEL_PID}={dead.pid}"],
         check=True,
         env=lxd.proxy_env(),
     )

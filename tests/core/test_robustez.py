@@ -26,6 +26,7 @@ import pytest
 
 from helpers import PROJECT_ROOT, images, results
 from helpers import engines as eng
+from helpers.engines import labels
 from helpers.errors import ErrorDelCurso
 from helpers.experiments import runner
 
@@ -34,40 +35,40 @@ from ..conftest import require_engine
 
 # ---------------------------------------------------------------- unit: who owns a container
 def _labels(pid: int, **extra) -> dict:
-    labels = eng.labels_for("20260101T000000Z-abcdef")
-    labels[eng.LABEL_PID] = str(pid)
-    labels[eng.LABEL_PID_START] = eng._start_time(pid) or "0"
-    labels.update(extra)
-    return labels
+    marks = eng.labels_for("20260101T000000Z-abcdef")
+    marks[labels.LABEL_PID] = str(pid)
+    marks[labels.LABEL_PID_START] = labels.start_time(pid) or "0"
+    marks.update(extra)
+    return marks
 
 
 def test_a_live_owner_keeps_its_containers():
-    assert eng.orphan_reason(eng.labels_for("x")) is None
+    assert labels.orphan_reason(eng.labels_for("x")) is None
 
 
 def test_a_dead_owner_or_a_reused_pid_makes_an_orphan():
     child = subprocess.Popen(["true"])
     child.wait()
-    assert "ya no existe" in eng.orphan_reason(_labels(child.pid, **{eng.LABEL_PID_START: "1.00"}))
-    reused = _labels(os.getpid(), **{eng.LABEL_PID_START: "12345.00"})  # same pid, other process
-    assert "ya no existe" in eng.orphan_reason(reused)
+    assert "ya no existe" in labels.orphan_reason(_labels(child.pid, **{labels.LABEL_PID_START: "1.00"}))
+    reused = _labels(os.getpid(), **{labels.LABEL_PID_START: "12345.00"})  # same pid, other process
+    assert "ya no existe" in labels.orphan_reason(reused)
 
 
 def test_another_boot_makes_an_orphan():
-    assert "arranque" in eng.orphan_reason(_labels(os.getpid(), **{eng.LABEL_BOOT: "otro-arranque"}))
+    assert "arranque" in labels.orphan_reason(_labels(os.getpid(), **{labels.LABEL_BOOT: "otro-arranque"}))
 
 
 def test_a_finished_run_leaves_orphans_even_if_its_owner_lives(tmp_path):
     (tmp_path / "meta.json").write_text(json.dumps({"status": "partial"}))
-    assert "terminó" in eng.orphan_reason(_labels(os.getpid(), **{eng.LABEL_DIR: str(tmp_path)}))
+    assert "terminó" in labels.orphan_reason(_labels(os.getpid(), **{labels.LABEL_DIR: str(tmp_path)}))
     (tmp_path / "meta.json").write_text(json.dumps({"status": "running"}))
-    assert eng.orphan_reason(_labels(os.getpid(), **{eng.LABEL_DIR: str(tmp_path)})) is None
+    assert labels.orphan_reason(_labels(os.getpid(), **{labels.LABEL_DIR: str(tmp_path)})) is None
 
 
 def test_containers_of_older_versions_are_reaped_only_when_old():
-    old = {eng.LABEL: "1", eng.LABEL_RUN: "x"}
-    assert eng.orphan_reason(old, created=time.time() - 60) is None
-    assert eng.orphan_reason(old, created=time.time() - 7 * 3600) is not None
+    old = {labels.LABEL: "1", labels.LABEL_RUN: "x"}
+    assert labels.orphan_reason(old, created=time.time() - 60) is None
+    assert labels.orphan_reason(old, created=time.time() - 7 * 3600) is not None
 
 
 # ---------------------------------------------------------------- the results folder

@@ -18,6 +18,7 @@ import pytest
 matplotlib.use("Agg")
 
 from helpers import PROJECT_ROOT, cierre, clase, course, engines, experiments, results  # noqa: E402
+from helpers.engines.podman import Podman  # noqa: E402
 from helpers.experiments import contract, params  # noqa: E402
 from helpers.view import clase as vista_clase  # noqa: E402
 from helpers.view.common import NO_RESULT  # noqa: E402
@@ -214,7 +215,7 @@ def test_engine_display_names_live_in_one_place():
 def test_podman_containers_conf_lives_inside_the_project_and_is_ignored():
     import subprocess
 
-    path = engines.Podman.conf_path()
+    path = Podman.conf_path()
     assert PROJECT_ROOT in path.parents
     ignored = subprocess.run(["git", "check-ignore", "-q", str(path)], cwd=PROJECT_ROOT)
     assert ignored.returncode == 0, "el containers.conf del curso no está en .gitignore"

@@ -11,6 +11,8 @@ import pytest
 
 from helpers import cgroups, engines, environment, experiments, images, system
 from helpers.course import sinroot
+from helpers.engines.docker import docker_permission_reason, permission_denied
+from helpers.engines.podman import podman_mode
 from helpers.experiments import runner
 from tests.support import setup_step_missing
 
@@ -98,7 +100,7 @@ def test_ensure_skips_a_role_that_cannot_be_built_and_keeps_the_other(monkeypatc
     ],
 )
 def test_podman_mode_names_rootless_network_and_storage(fixture, rootless, network, storage):
-    mode = engines.podman_mode(json.loads((FIXTURES / fixture).read_text()))
+    mode = podman_mode(json.loads((FIXTURES / fixture).read_text()))
     assert mode["rootless"] is rootless
     assert mode["network_backend"] == network
     assert mode["storage"].startswith(storage)
@@ -110,10 +112,10 @@ def test_podman_mode_recognises_fuse_overlayfs_and_pasta():
         "graphDriverName": "overlay",
         "graphOptions": {"overlay.mount_program": {"Executable": "/usr/bin/fuse-overlayfs"}},
     }
-    assert engines.podman_mode(data)["storage"] == "overlay con fuse-overlayfs"
+    assert podman_mode(data)["storage"] == "overlay con fuse-overlayfs"
     data["host"]["pasta"] = {"executable": "/usr/bin/pasta"}
     data["version"]["Version"] = "5.0.2"
-    assert engines.podman_mode(data)["network_backend"] == "pasta"
+    assert podman_mode(data)["network_backend"] == "pasta"
 
 
 def test_docker_socket_permission_error_is_explained():
@@ -124,9 +126,9 @@ def test_docker_socket_permission_error_is_explained():
         except PermissionError as exc:
             raise ConnectionError("Connection aborted.") from exc
     except ConnectionError as outer:
-        assert engines._permission_denied(outer)
-    assert not engines._permission_denied(ConnectionRefusedError(111, "Connection refused"))
-    reason = engines.docker_permission_reason()
+        assert permission_denied(outer)
+    assert not permission_denied(ConnectionRefusedError(111, "Connection refused"))
+    reason = docker_permission_reason()
     assert "grupo «docker»" in reason and "usermod -aG docker" in reason
 
 

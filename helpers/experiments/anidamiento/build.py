@@ -12,12 +12,13 @@ from ... import engines as eng
 from ... import images, probes, system
 from ...engines.nested import INNER_PODMAN_CONF
 from ...errors import ComandoFallido, ErrorDelCurso
+from ...paths import CACHE_DIR
 from ..runner import Log, print_log
 
 # Where the course's shared files appear inside every outer container (read-only).
 SHARE_IN_CONTAINER = "/opt/curso-anidado"
 PROBE_IN_CONTAINER = probes.in_container("cronometro")
-CACHE = eng.CACHE_DIR / "anidamiento"
+CACHE = CACHE_DIR / "anidamiento"
 SHARE = CACHE / "compartido"  # mounted read-only: containers.conf and the saved images
 INNER_CONF = SHARE / "containers.conf"
 

@@ -19,6 +19,7 @@ from helpers.experiments import verdict
 from helpers.experiments.anidamiento import build, chains, ladder
 from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.runner import Resultado
+from helpers.paths import CACHE_DIR
 from tests.support import assert_round_rows_change_nothing
 
 matplotlib.use("Agg")
@@ -113,7 +114,7 @@ def test_nested_options_mount_the_course_files_read_only_and_never_a_socket():
 
 
 def test_inner_conf_lives_in_the_course_cache():
-    assert build.INNER_CONF.is_relative_to(eng.CACHE_DIR)
+    assert build.INNER_CONF.is_relative_to(CACHE_DIR)
     for key in ('cgroup_manager = "cgroupfs"', 'events_logger = "file"', 'runtime = "runc"', "nofile=1024"):
         assert key in build.INNER_CONF_TEXT
 
