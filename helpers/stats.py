@@ -26,6 +26,7 @@ independent arms.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,6 +43,11 @@ NAN = float("nan")
 
 
 # ---------------------------------------------------------------- values
+def any_nan(*values) -> bool:
+    """True when any of the values is None or a float NaN (a figure that is not there)."""
+    return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
+
+
 def values(data: Iterable[float]) -> np.ndarray:
     """The finite-or-infinite (not NaN) values of a sample, as a float array."""
     if isinstance(data, pd.Series):

@@ -6,11 +6,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..stats import any_nan
+
 INF = math.inf
-
-
-def _nan(*values) -> bool:
-    return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
 
 
 # ---------------------------------------------------------------- margins: one per kind of claim
@@ -126,14 +124,14 @@ def margin(
         _need(claimed, kind)
         return (-INF, float(claimed))
     if kind == "range":
-        if bounds is None or len(bounds) != 2 or _nan(*bounds):
+        if bounds is None or len(bounds) != 2 or any_nan(*bounds):
             raise ValueError("kind 'range' needs bounds=(low, high)")
         return _sorted(*bounds)
     return (1.0, 1.0)  # observed: every time
 
 
 def _need(claimed: float, kind: str) -> None:
-    if _nan(claimed):
+    if any_nan(claimed):
         raise ValueError(f"kind {kind!r} needs a claimed figure")
 
 

@@ -42,7 +42,6 @@ from .margins import MARGINS as MARGINS
 from .margins import SAME as SAME
 from .margins import Kind as Kind
 from .margins import Ref as Ref
-from .margins import _nan
 from .margins import margin as margin
 from .margins import ref as ref
 
@@ -150,7 +149,7 @@ def decide(low: float, high: float, *, region: tuple[float, float], claimed: flo
     end) → no_se_sostiene; otherwise → no_concluyente. An IC that merely contains the claimed value
     confirms nothing, and one that excludes it refutes nothing while it still overlaps the margin.
     (`claimed` is accepted for old callers and not used: the margin already says it.)"""
-    if _nan(low, high) or region is None or _nan(*region):
+    if stats.any_nan(low, high) or region is None or stats.any_nan(*region):
         return SIN_DATOS
     lo_r, hi_r = region
     if math.isinf(lo_r) and math.isinf(hi_r):
@@ -218,7 +217,7 @@ def repetitions_to_decide(
     shrinks around `value` like 1/√n: to fit inside the margin (value inside it), or to clear the
     margin's nearer end (value outside it). Always more than the n already run; None where the model
     says nothing: an infinite or missing bound, a value on the margin's edge, more than `cap`."""
-    if _nan(value, low, high) or n <= 0 or not all(math.isfinite(v) for v in (value, low, high)):
+    if stats.any_nan(value, low, high) or n <= 0 or not all(math.isfinite(v) for v in (value, low, high)):
         return None
     lo_r, hi_r = region
     below, above = value - low, high - value  # the IC's two sides
@@ -255,7 +254,7 @@ def judge(
 ) -> Claim:
     """A Claim decided by the one rule (see the module docstring)."""
     more = None
-    if n <= 0 or _nan(value):
+    if n <= 0 or stats.any_nan(value):
         status = SIN_DATOS
     elif n < MIN_N:
         status, more = SIN_DATOS, MIN_N
@@ -430,12 +429,12 @@ AGREEMENT_POINTS = SAME * 100  # for signed figures (a percentage that may be �
 def _bounds(ref: tuple[float, float, float]) -> tuple[float, float]:
     """The reference's (low, high): its IC or range, or its single figure as both ends."""
     value, low, high = ref
-    return (value, value) if _nan(low, high) else (low, high)
+    return (value, value) if stats.any_nan(low, high) else (low, high)
 
 
 def _quotient(live, ref) -> bool:
     """Compare as live ÷ reference (both positive) rather than live − reference."""
-    return not _nan(live[1], *_bounds(ref)) and min(live[1], _bounds(ref)[0]) > 0
+    return not stats.any_nan(live[1], *_bounds(ref)) and min(live[1], _bounds(ref)[0]) > 0
 
 
 def agreement_interval(
@@ -447,12 +446,12 @@ def agreement_interval(
     same way. NaN without a live IC."""
     (value, low, high), (r_value, _, _) = live, ref
     r_low, r_high = _bounds(ref)
-    if _nan(low, high, r_low, r_high):
+    if stats.any_nan(low, high, r_low, r_high):
         return (float("nan"),) * 3
     if _quotient(live, ref):
-        point = value / r_value if not _nan(value, r_value) else float("nan")
+        point = value / r_value if not stats.any_nan(value, r_value) else float("nan")
         return point, low / r_high, high / r_low
-    point = value - r_value if not _nan(value, r_value) else float("nan")
+    point = value - r_value if not stats.any_nan(value, r_value) else float("nan")
     return point, low - r_high, high - r_low
 
 
@@ -465,7 +464,7 @@ def agreement(
     «coincide» (inside), «no_coincide» (entirely outside), «no_concluyente» (neither), «sin_datos» (no
     live IC). Two wide intervals no longer «coinciden»: they are «no_concluyente»."""
     _, low, high = agreement_interval(live, ref)
-    if _nan(low, high):
+    if stats.any_nan(low, high):
         return SIN_DATOS
     region = margin(kind, 1.0, "x") if _quotient(live, ref) else (-AGREEMENT_POINTS, AGREEMENT_POINTS)
     status = decide(low, high, region=region)

@@ -80,7 +80,7 @@ def _what_we_accept(claim) -> str:
     margin = fmt_margin(region, unit)
     if kind == "range":
         return f"la fuente da {margin}, y ese es el margen"
-    if kind in ("about", "percent_about", "") and not vd._nan(claim.claimed):
+    if kind in ("about", "percent_about", "") and not stats.any_nan(claim.claimed):
         return f"la fuente dice {fmt_value(claim.claimed, unit)} y aceptamos {margin}"
     return f"aceptamos {margin}"
 

@@ -70,7 +70,9 @@ def private_crossings(path: Path, tree: ast.Module) -> list[str]:
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith("helpers"):
-                    modules[alias.asname or alias.name.split(".")[0]] = alias.asname and alias.name or "helpers"
+                    modules[alias.asname or alias.name.split(".")[0]] = (
+                        alias.asname and alias.name or "helpers"
+                    )
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Attribute) and private(node.attr)):
             continue
