@@ -89,10 +89,6 @@ def resolve(role: str, engine: Engine) -> dict | None:
 
 
 # ---------------------------------------------------------------- stand-in root filesystems
-def _run(argv: Sequence[str], **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(list(argv), capture_output=True, text=True, **kw)
-
-
 def find_tool(name: str) -> str | None:
     """The path of a command, also in /usr/sbin and /sbin (not on a user's PATH), or None."""
     return shutil.which(name) or next(
@@ -104,7 +100,7 @@ def busybox_binary() -> Path | None:
     for candidate in ("/bin/busybox", "/usr/bin/busybox"):
         path = Path(candidate)
         if path.exists():
-            out = _run(["file", "-L", str(path)]) if shutil.which("file") else None
+            out = system.capture(["file", "-L", str(path)]) if shutil.which("file") else None
             if out is None or "statically linked" in out.stdout or "static-pie" in out.stdout:
                 return path
     return None
@@ -198,7 +194,7 @@ def build_rootfs_tar(
         f"    mmdebstrap --mode={mode} --variant={variant} {suite}{extra} (entre 15 s y 2 min la primera vez)…"
     )
     try:
-        result = _run(argv, timeout=timeout, stdin=subprocess.DEVNULL)
+        result = system.capture(argv, timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         partial.unlink(missing_ok=True)
         raise ErrorDelCurso(
@@ -217,7 +213,7 @@ def _busybox_tar(dest: Path) -> Path:
     busybox = busybox_binary()
     if busybox is None:
         raise ErrorDelCurso("No encuentro busybox estático: instala el paquete Debian «busybox-static».")
-    applets = [a for a in _run([str(busybox), "--list"]).stdout.split() if a != "busybox"]
+    applets = [a for a in system.capture([str(busybox), "--list"]).stdout.split() if a != "busybox"]
     dest.parent.mkdir(parents=True, exist_ok=True)
     partial = dest.with_name(dest.name + ".parcial.tar")
 
@@ -282,7 +278,7 @@ def import_tar(engine: Engine, source: Path, tag: str, changes: Sequence[str] = 
     argv = [engine.name, "import"]
     for change in changes:
         argv += ["--change", change]
-    result = _run(argv + [str(source), tag], env=engine.env(), timeout=600)
+    result = system.capture(argv + [str(source), tag], env=engine.env(), timeout=600)
     if result.returncode != 0:
         raise ErrorDelCurso(f"{engine.display} no pudo importar {tag}: {result.stderr.strip()[-300:]}")
 
@@ -296,7 +292,7 @@ def _import(engine: Engine, role: str, tag: str, log: Callable[[str], None]) -> 
 def _pull(engine: Engine, role: str) -> dict | None:
     for ref in ROLES[role].official:
         try:
-            pulled = _run([engine.name, "pull", "-q", ref], env=engine.env(), timeout=120)
+            pulled = system.capture([engine.name, "pull", "-q", ref], env=engine.env(), timeout=120)
         except subprocess.TimeoutExpired:
             return None
         if pulled.returncode == 0:

@@ -1,16 +1,38 @@
-"""Host facts: CPU, kernel, cgroup version, processes. Nothing here launches a container."""
+"""Host facts: CPU, kernel, cgroup version, processes, and running a host command. Nothing here launches
+a container."""
 
 from __future__ import annotations
 
+import grp
 import os
 import platform
+import pwd
 import shutil
+import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import psutil
 
+from .errors import ComandoFallido
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+def capture(argv: Sequence, **kw) -> subprocess.CompletedProcess:
+    """Run a host command, its output captured as text; the caller reads the exit code."""
+    return subprocess.run([str(a) for a in argv], capture_output=True, text=True, **kw)
+
+
+def run_checked(argv: Sequence, *, timeout: float = 600, cwd=None) -> str:
+    """Run a host command (building a guest, a disk, an overlay) and return its output; a failure raises
+    ComandoFallido with the command and the end of what it said."""
+    result = capture(argv, timeout=timeout, cwd=cwd, errors="replace")
+    if result.returncode != 0:
+        err = (result.stderr or result.stdout).strip()[-1500:]
+        raise ComandoFallido(f"«{' '.join(map(str, argv[:4]))}» falló (código {result.returncode}): {err}")
+    return result.stdout
 
 
 def is_root() -> bool:
@@ -20,8 +42,6 @@ def is_root() -> bool:
 
 def user_name() -> str:
     try:
-        import pwd
-
         return pwd.getpwuid(os.getuid()).pw_name
     except (ImportError, KeyError):
         return os.environ.get("USER") or os.environ.get("LOGNAME") or "usuario"
@@ -30,8 +50,6 @@ def user_name() -> str:
 def in_group(group: str) -> bool:
     """True if this process carries `group` among its groups (as the docker socket checks)."""
     try:
-        import grp
-
         gid = grp.getgrnam(group).gr_gid
     except (ImportError, KeyError):
         return False
@@ -147,8 +165,6 @@ def dmi_hypervisor(dmi_dir: Path = DMI_DIR) -> str | None:
 def systemd_detect_virt(program: str = "systemd-detect-virt") -> str | None:
     """`systemd-detect-virt --vm` where the program exists: the VM technology, or None ("none",
     missing program, error)."""
-    import subprocess
-
     path = shutil.which(program)
     if not path:
         return None

@@ -13,6 +13,7 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .. import system
 from ..errors import ComandoFallido, summarize_engine_error
 
 ENGINE_NAMES = ("bare", "docker", "podman")
@@ -78,7 +79,8 @@ def changed_fields(opts: RunOptions) -> list[str]:
 
 
 def capture(argv: Sequence[str], env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run(list(argv), capture_output=True, text=True, env=env, timeout=timeout)
+    """An engine's CLI, its output captured as text (a minute at most unless told)."""
+    return system.capture(argv, env=env, timeout=timeout)
 
 
 class Engine:

@@ -19,14 +19,13 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import images
+from .. import images, system
 from ..errors import ComandoFallido
 from ..images import find_tool
 from . import (
@@ -86,14 +85,6 @@ class Guest:
     manifest: dict
 
 
-def _run(argv, *, timeout: float = 1800, cwd=None, log: Log | None = None) -> str:
-    result = subprocess.run([str(a) for a in argv], capture_output=True, text=True, timeout=timeout, cwd=cwd)
-    if result.returncode != 0:
-        err = (result.stderr or result.stdout).strip()[-1500:]
-        raise ComandoFallido(f"«{' '.join(map(str, argv[:3]))} …» falló (código {result.returncode}): {err}")
-    return result.stdout
-
-
 def cache_key() -> str:
     h = hashlib.sha256(f"{FORMAT_VERSION}|{SUITE}|{MIRROR}".encode())
     for path in (PACKAGES_FILE, REQUIREMENTS_FILE):
@@ -127,7 +118,7 @@ def fetch_wheels(log: Log) -> Path:
         return WHEELS_DIR
     log("    descargando las ruedas de Python para el huésped (pip download, Python 3.13)…")
     pip = [sys_python(), "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:"]
-    _run(
+    system.run_checked(
         pip + ["--python-version", PYTHON_VERSION, "-d", WHEELS_DIR, "-r", REQUIREMENTS_FILE],
         timeout=1200,
     )
@@ -218,7 +209,7 @@ def build(log: Log = print) -> Guest:
             f"--dpkgopt=path-exclude=/usr/share/{d}/*" for d in ("man", "doc", "info", "locale", "lintian")
         ]
         try:
-            _run(
+            system.run_checked(
                 [
                     "mmdebstrap",
                     "--variant=apt",
@@ -239,7 +230,7 @@ def build(log: Log = print) -> Guest:
                     f"helpers/guest/paquetes.txt; actualiza esa lista a propósito. Detalle: {exc}"
                 ) from exc
             raise
-        installed = parse_dpkg_list(_run(["chroot", root, "dpkg-query", "-W"]))
+        installed = parse_dpkg_list(system.run_checked(["chroot", root, "dpkg-query", "-W"]))
         drift = version_drift(pinned_packages(), installed)
         if drift:
             raise ComandoFallido(f"Versiones distintas de las fijadas en paquetes.txt: {drift}")
@@ -253,7 +244,7 @@ def build(log: Log = print) -> Guest:
         log("    creando el disco (mke2fs -d)…")
         partial = GUEST_DIR / "base.raw.parcial"
         partial.unlink(missing_ok=True)
-        _run(
+        system.run_checked(
             [
                 find_tool("mke2fs"),
                 "-q",

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .. import PROJECT_ROOT, measure
+from .. import PROJECT_ROOT, measure, system
 from ..errors import ComandoFallido
 from ..images import find_tool
 from . import GUEST_DIR, GUEST_SCRIPT, MARK, RUNS_DIR, capa, label
@@ -91,7 +91,7 @@ def io_disk(dest: Path, work: Path, flags: tuple[str, ...] = ()) -> Path:
     shutil.copy2(GUEST_SCRIPT, stage / "guest.sh")
     for flag in flags:
         (stage / flag).touch()
-    guest_build._run(
+    system.run_checked(
         [find_tool("mke2fs"), "-q", "-F", "-t", "ext4", "-L", "curso-io", "-d", stage, dest, IO_DISK_SIZE]
     )
     shutil.rmtree(stage)
@@ -178,7 +178,7 @@ def boot_and_run(
     backing = Path(backing or guest.disk)
     overlay = overlay or work / "raiz.qcow2"
     fmt = "qcow2" if backing.suffix == ".qcow2" else "raw"
-    guest_build._run(
+    system.run_checked(
         ["qemu-img", "create", "-q", "-f", "qcow2", "-F", fmt, "-b", backing, overlay], timeout=60
     )
     io = io_disk(work / "io.raw", work, flags)
@@ -229,7 +229,7 @@ def boot_and_run(
 def copy_out(io: Path, dest: Path) -> None:
     """salida/ of the run's disk into dest (debugfs rdump: no mount needed)."""
     dest.mkdir(parents=True, exist_ok=True)
-    guest_build._run([find_tool("debugfs"), "-R", f"rdump /salida {dest}", io], timeout=600)
+    system.run_checked([find_tool("debugfs"), "-R", f"rdump /salida {dest}", io], timeout=600)
     if not (dest / "salida").is_dir():
         raise ComandoFallido("El disco del huésped no trae la carpeta salida/.")
 

@@ -22,67 +22,42 @@ and removes the overlay; experiments register it with `ctx.defer`.
 
 Modules: assets (constants, the built files, the host's QEMU), build (kernel, initramfs, root file
 system, disk, provision), systemd (the guest with systemd), run (the KVM probe, the QEMU process
-group: VM). `from helpers import vm` keeps every name notebooks, experiments and tests use.
+group: VM). `from helpers import vm` holds what the experiment uses; the rest is in its module.
 """
 
 from __future__ import annotations
 
-from .assets import (  # noqa: F401
+from .assets import (
     BASE_MEMORY_MB,
     BOOT_TIMEOUT,
     DEBIAN_PACKAGES,
-    DISK_MB,
-    FORMAT_VERSION,
     GUEST_DATA_MB,
-    INIT_SCRIPT,
-    INITTAB_COMMON,
-    INITTAB_VM,
-    KERNEL_PACKAGE,
-    KVM_PROBE_TIMEOUT,
     MACHINE,
-    MODULE_PATHS,
-    MODULES,
-    QEMU,
     READY,
     VM_DIR,
-    Assets,
-    Log,
-    _manifest,
-    _run,
     assets,
     availability,
     qemu_binary,
-    qemu_img_binary,
 )
-from .build import (  # noqa: F401
-    _busybox_applets,
-    _cpio_newc,
-    _kernel_deb,
-    build_disk,
-    build_initramfs,
-    build_rootfs,
-    extract_vmlinux,
-    gzip_input,
-    provision,
-)
-from .run import (  # noqa: F401
-    VM,
-    _kvm_key,
-    _kvm_state_path,
-    host_tsc_khz,
-    kernel_cmdline,
-    kvm_status,
-    leftover_processes,
-    resolve_acceleration,
-)
-from .systemd import (  # noqa: F401
-    SYSTEMD_DISK_MB,
-    SYSTEMD_IMAGE,
-    SYSTEMD_PACKAGES,
-    UNIT_CONSOLE,
-    UNIT_READY,
-    _add_unit,
-    _tar_add_unit,
-    provision_systemd,
-    systemd_reason,
-)
+from .build import provision
+from .run import VM, kvm_status, resolve_acceleration
+from .systemd import SYSTEMD_IMAGE, systemd_reason
+
+__all__ = [
+    "BASE_MEMORY_MB",
+    "BOOT_TIMEOUT",
+    "DEBIAN_PACKAGES",
+    "GUEST_DATA_MB",
+    "MACHINE",
+    "READY",
+    "SYSTEMD_IMAGE",
+    "VM",
+    "VM_DIR",
+    "assets",
+    "availability",
+    "kvm_status",
+    "provision",
+    "qemu_binary",
+    "resolve_acceleration",
+    "systemd_reason",
+]

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ComandoFallido
 from ..paths import CACHE_DIR
 
 VM_DIR = CACHE_DIR / "vm"
@@ -82,14 +80,14 @@ class Assets:
         return self.rootfs / "datos" / "entrada.txt"
 
 
-def _manifest() -> Path:
+def manifest_path() -> Path:
     return VM_DIR / "manifest.json"
 
 
 def assets() -> Assets | None:
     """The built guest, or None if `make setup` has not built it (or built an older layout)."""
     try:
-        info = json.loads(_manifest().read_text())
+        info = json.loads(manifest_path().read_text())
     except (OSError, ValueError):
         return None
     if info.get("format") != FORMAT_VERSION:
@@ -125,12 +123,3 @@ def availability() -> tuple[bool, str | None]:
     if assets() is None:
         return False, "la VM del curso aún no está construida: ejecuta «make setup»."
     return True, None
-
-
-# ---------------------------------------------------------------- provisioning
-def _run(argv, *, cwd=None, timeout=300) -> subprocess.CompletedProcess:
-    result = subprocess.run(list(argv), cwd=cwd, capture_output=True, timeout=timeout)
-    if result.returncode != 0:
-        err = result.stderr.decode("utf-8", "replace").strip()[-400:]
-        raise ComandoFallido(f"«{' '.join(map(str, argv[:4]))}» falló (código {result.returncode}): {err}")
-    return result

@@ -12,6 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from .. import system
 from ..errors import ComandoFallido, ErrorDelCurso
 from .assets import (
     DEBIAN_PACKAGES,
@@ -28,16 +29,15 @@ from .assets import (
     VM_DIR,
     Assets,
     Log,
-    _manifest,
-    _run,
     assets,
+    manifest_path,
 )
 from .systemd import provision_systemd
 
 
 def _kernel_deb(work: Path) -> Path:
     """apt-get download the kernel package the metapackage points at (works without root)."""
-    deps = _run(["apt-cache", "depends", KERNEL_PACKAGE]).stdout.decode()
+    deps = system.run_checked(["apt-cache", "depends", KERNEL_PACKAGE])
     names = [
         line.split(":", 1)[1].strip()
         for line in deps.splitlines()
@@ -45,7 +45,7 @@ def _kernel_deb(work: Path) -> Path:
     ]
     if not names:
         raise ComandoFallido(f"apt no conoce el paquete {KERNEL_PACKAGE} (¿falta «apt-get update»?).")
-    _run(["apt-get", "download", names[0]], cwd=work, timeout=600)
+    system.run_checked(["apt-get", "download", names[0]], cwd=work, timeout=600)
     debs = sorted(work.glob("linux-image-*.deb"))
     if not debs:
         raise ComandoFallido(f"apt-get download no dejó el paquete {names[0]}.")
@@ -76,7 +76,7 @@ def extract_vmlinux(bzimage: Path, dest: Path) -> Path:
     return dest
 
 
-def _cpio_newc(entries: list[tuple[str, int, bytes]]) -> bytes:
+def cpio_newc(entries: list[tuple[str, int, bytes]]) -> bytes:
     """A cpio archive in the kernel's «newc» format. entries: (path, mode, data or symlink target)."""
     out = bytearray()
     for ino, (name, mode, data) in enumerate(entries + [("TRAILER!!!", 0, b"")], start=1):
@@ -91,7 +91,7 @@ def _cpio_newc(entries: list[tuple[str, int, bytes]]) -> bytes:
 
 
 def _busybox_applets(busybox: Path) -> list[str]:
-    return _run([str(busybox), "--list"]).stdout.decode().split()
+    return system.run_checked([str(busybox), "--list"]).split()
 
 
 def build_initramfs(busybox: Path, modules_dir: Path, dest: Path) -> Path:
@@ -103,7 +103,7 @@ def build_initramfs(busybox: Path, modules_dir: Path, dest: Path) -> Path:
         entries.append((f"lib/modules/{name}.ko", 0o100644, (modules_dir / MODULE_PATHS[name]).read_bytes()))
     init = INIT_SCRIPT % {"modules": " ".join(MODULES)}
     entries.append(("init", 0o100755, init.encode()))
-    dest.write_bytes(gzip.compress(_cpio_newc(entries), compresslevel=6))
+    dest.write_bytes(gzip.compress(cpio_newc(entries), compresslevel=6))
     return dest
 
 
@@ -164,7 +164,7 @@ def build_disk(rootfs: Path, dest: Path) -> Path:
     raw = dest.with_suffix(".raw")
     raw.unlink(missing_ok=True)
     mkfs = shutil.which("mke2fs") or "/sbin/mke2fs"
-    _run(
+    system.run_checked(
         [
             mkfs,
             "-q",
@@ -181,7 +181,7 @@ def build_disk(rootfs: Path, dest: Path) -> Path:
             f"{DISK_MB}M",
         ]
     )
-    _run(["qemu-img", "convert", "-O", "qcow2", str(raw), str(dest)])
+    system.run_checked(["qemu-img", "convert", "-O", "qcow2", str(raw), str(dest)])
     raw.unlink()
     return dest
 
@@ -220,7 +220,7 @@ def provision(log: Log = print, *, force: bool = False) -> Assets | None:
         with tempfile.TemporaryDirectory(dir=VM_DIR) as tmp:
             work = Path(tmp)
             deb = _kernel_deb(work)
-            _run(["dpkg-deb", "-x", str(deb), str(work / "x")], timeout=300)
+            system.run_checked(["dpkg-deb", "-x", str(deb), str(work / "x")], timeout=300)
             vmlinuz = sorted((work / "x" / "boot").glob("vmlinuz-*"))[0]
             version = vmlinuz.name.removeprefix("vmlinuz-")
             kernel = extract_vmlinux(vmlinuz, VM_DIR / "vmlinux")
@@ -231,7 +231,7 @@ def provision(log: Log = print, *, force: bool = False) -> Assets | None:
     except (ErrorDelCurso, OSError, subprocess.SubprocessError, IndexError) as exc:
         log(f"[AVISO] No pude construir la VM del curso: {exc}")
         return None
-    _manifest().write_text(
+    manifest_path().write_text(
         json.dumps(
             {
                 "format": FORMAT_VERSION,

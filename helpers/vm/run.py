@@ -9,7 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from .. import measure
+from .. import measure, system
 from ..errors import ComandoFallido, ErrorDelCurso, ParametroInvalido
 from .assets import (
     BASE_MEMORY_MB,
@@ -20,7 +20,6 @@ from .assets import (
     READY,
     VM_DIR,
     Assets,
-    _run,
     assets,
     availability,
 )
@@ -197,7 +196,7 @@ class VM:
 
     def create_overlay(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
-        _run(
+        system.run_checked(
             [
                 "qemu-img",
                 "create",

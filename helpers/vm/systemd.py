@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 import subprocess
+import tarfile
 import tempfile
 import time
 from pathlib import Path
 
-from .. import engines, images
+from .. import engines, images, system
 from ..errors import ErrorDelCurso
-from .assets import READY, VM_DIR, Assets, Log, _manifest, _run
+from .assets import READY, VM_DIR, Assets, Log, manifest_path
 
 SYSTEMD_IMAGE = "curso/debian-systemd:bookworm"
 SYSTEMD_PACKAGES = ("systemd", "systemd-sysv")
@@ -58,9 +60,6 @@ def _add_unit(root: Path, name: str, text: str) -> None:
 
 
 def _tar_add_unit(tar_path: Path, name: str, text: str) -> None:
-    import io
-    import tarfile
-
     with tarfile.open(tar_path, "a") as archive:
         data = text.encode()
         info = tarfile.TarInfo(f"./etc/systemd/system/{name}")
@@ -111,7 +110,9 @@ def provision_systemd(found: Assets, log: Log = print) -> Path | None:
             with tempfile.TemporaryDirectory(dir=VM_DIR) as tmp:
                 root = Path(tmp) / "raiz"
                 root.mkdir()
-                _run(["tar", "-x", "--numeric-owner", "-f", str(tar), "-C", str(root)], timeout=600)
+                system.run_checked(
+                    ["tar", "-x", "--numeric-owner", "-f", str(tar), "-C", str(root)], timeout=600
+                )
                 _add_unit(root, "curso-consola.service", UNIT_CONSOLE)
                 # The serial console belongs to the course's shell: the stock getty on ttyS0 would wait
                 # 90 s for a device unit that never appears on this machine type, delaying the boot.
@@ -120,7 +121,7 @@ def provision_systemd(found: Assets, log: Log = print) -> Path | None:
                 shutil.copytree(found.data_file.parent, root / "datos", dirs_exist_ok=True)
                 raw = Path(tmp) / "disco.raw"
                 mkfs = shutil.which("mke2fs") or "/sbin/mke2fs"
-                _run(
+                system.run_checked(
                     [
                         mkfs,
                         "-q",
@@ -136,12 +137,14 @@ def provision_systemd(found: Assets, log: Log = print) -> Path | None:
                     ],
                     timeout=600,
                 )
-                _run(["qemu-img", "convert", "-O", "qcow2", str(raw), str(disk) + ".parcial"], timeout=600)
+                system.run_checked(
+                    ["qemu-img", "convert", "-O", "qcow2", str(raw), str(disk) + ".parcial"], timeout=600
+                )
                 os.rename(str(disk) + ".parcial", disk)
     except (ErrorDelCurso, OSError, subprocess.SubprocessError) as exc:
         log(f"[AVISO] No pude construir la pareja con systemd: {exc}")
         return None
-    info = json.loads(_manifest().read_text())
+    info = json.loads(manifest_path().read_text())
     info["systemd_disk"] = str(disk)
-    _manifest().write_text(json.dumps(info, indent=2))
+    manifest_path().write_text(json.dumps(info, indent=2))
     return disk

@@ -11,6 +11,8 @@ import pytest
 
 from helpers import vm
 from helpers.errors import ParametroInvalido
+from helpers.vm import build as vm_build
+from helpers.vm.assets import INITTAB_COMMON, INITTAB_VM, MODULE_PATHS, MODULES
 from tests.support import setup_step_missing
 
 
@@ -44,7 +46,7 @@ def _read_cpio(data: bytes) -> dict[str, tuple[int, bytes]]:
 
 def test_cpio_newc_round_trip():
     entries = [("bin", 0o040755, b""), ("bin/sh", 0o120777, b"busybox"), ("init", 0o100755, b"#!/bin/sh\n")]
-    parsed = _read_cpio(vm._cpio_newc(entries))
+    parsed = _read_cpio(vm_build.cpio_newc(entries))
     assert parsed == {name: (mode, data) for name, mode, data in entries}
 
 
@@ -53,17 +55,17 @@ def test_initramfs_loads_the_modules_in_dependency_order(tmp_path):
     fake_busybox.write_text("#!/bin/sh\necho 'sh mount insmod busybox'\n")
     fake_busybox.chmod(0o755)
     modules = tmp_path / "mods"
-    for rel in vm.MODULE_PATHS.values():
+    for rel in MODULE_PATHS.values():
         (modules / rel).parent.mkdir(parents=True, exist_ok=True)
         (modules / rel).write_bytes(b"\x7fELF" + rel.encode())
-    dest = vm.build_initramfs(fake_busybox, modules, tmp_path / "initramfs.cpio.gz")
+    dest = vm_build.build_initramfs(fake_busybox, modules, tmp_path / "initramfs.cpio.gz")
     files = _read_cpio(gzip.decompress(dest.read_bytes()))
     init = files["init"][1].decode()
     assert init.index("virtio_ring virtio virtio_mmio") >= 0  # virtio needs virtio_ring first
     assert 'INIT="/bin/busybox init"' in init and "switch_root /newroot $INIT" in init
     assert "curso.init=" in init  # systemd disks: curso.init=/sbin/init
     assert files["bin/sh"] == (0o120777, b"busybox")
-    assert all(f"lib/modules/{m}.ko" in files for m in vm.MODULES)
+    assert all(f"lib/modules/{m}.ko" in files for m in MODULES)
 
 
 def test_extract_vmlinux_finds_the_lz4_payload(tmp_path):
@@ -75,26 +77,26 @@ def test_extract_vmlinux_finds_the_lz4_payload(tmp_path):
     packed = subprocess.run(["lz4", "-l", "-c"], input=elf, capture_output=True, check=True).stdout
     bz = tmp_path / "vmlinuz"
     bz.write_bytes(b"MZ" + b"\0" * 500 + packed + b"trailing bytes")
-    assert vm.extract_vmlinux(bz, tmp_path / "vmlinux").read_bytes() == elf
+    assert vm_build.extract_vmlinux(bz, tmp_path / "vmlinux").read_bytes() == elf
 
 
 def test_gzip_input_is_deterministic(tmp_path):
-    a = vm.gzip_input(tmp_path / "a.txt", 1).read_bytes()
-    b = vm.gzip_input(tmp_path / "b.txt", 1).read_bytes()
+    a = vm_build.gzip_input(tmp_path / "a.txt", 1).read_bytes()
+    b = vm_build.gzip_input(tmp_path / "b.txt", 1).read_bytes()
     assert a == b and len(a) >= 1 << 20
     assert len(gzip.compress(a)) < len(a) / 2  # text-like: gzip has real work to do
 
 
 def test_the_same_inittab_line_on_both_sides():
-    assert vm.INITTAB_VM.startswith(vm.INITTAB_COMMON)
-    assert vm.READY in vm.INITTAB_COMMON
+    assert INITTAB_VM.startswith(INITTAB_COMMON)
+    assert vm.READY in INITTAB_COMMON
 
 
 def test_kernel_cmdline_gives_the_tsc_frequency_when_known(monkeypatch):
     monkeypatch.setattr(vm.run, "host_tsc_khz", lambda: 2_300_000)
-    assert "tsc_early_khz=2300000" in vm.kernel_cmdline() and "console=ttyS0" in vm.kernel_cmdline()
+    assert "tsc_early_khz=2300000" in vm.run.kernel_cmdline() and "console=ttyS0" in vm.run.kernel_cmdline()
     monkeypatch.setattr(vm.run, "host_tsc_khz", lambda: None)
-    assert "tsc_early_khz" not in vm.kernel_cmdline()
+    assert "tsc_early_khz" not in vm.run.kernel_cmdline()
 
 
 def test_systemd_reason_imports_what_it_needs():

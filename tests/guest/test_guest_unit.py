@@ -138,7 +138,7 @@ def test_the_guest_joins_the_class_demo_as_an_emulated_machine(tmp_path):
 def _fake_guest(monkeypatch, tmp_path, script: str) -> tuple[build.Guest, str]:
     """boot_and_run with a shell standing in for QEMU (no disks, no mke2fs)."""
     tag = f"huesped-falso-{tmp_path.name}"
-    monkeypatch.setattr(run.guest_build, "_run", lambda *a, **k: "")
+    monkeypatch.setattr(run.system, "run_checked", lambda *a, **k: "")
     monkeypatch.setattr(run, "io_disk", lambda dest, work, flags=(): dest)
     monkeypatch.setattr(run, "qemu_argv", lambda *a: ["sh", "-c", script, tag])
     return build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "d", {}), tag
@@ -236,7 +236,7 @@ def test_notebook_00_counts_in_spanish():
 # ---------------------------------------------------------------- the images, imported once (capa.py)
 def test_runs_boot_on_the_images_layer_and_the_layer_on_the_base(monkeypatch, tmp_path):
     calls = []
-    monkeypatch.setattr(run.guest_build, "_run", lambda argv, **k: calls.append([str(a) for a in argv]))
+    monkeypatch.setattr(run.system, "run_checked", lambda argv, **k: calls.append([str(a) for a in argv]))
     monkeypatch.setattr(run, "io_disk", lambda dest, work, flags=(): calls.append(["io", *flags]) or dest)
     monkeypatch.setattr(run, "qemu_argv", lambda *a: ["sh", "-c", "echo CURSO-HUESPED-FIN 0"])
     found = build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "base.raw", {})

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import engines as eng
-from ... import images
+from ... import images, system
 from ...errors import ErrorDelCurso
 from ...paths import CACHE_DIR, PROBES_DIR
 from . import load
@@ -139,14 +139,10 @@ def toolchain(server: Server) -> str | None:
     return find_go() if server.toolchain == "go" else find_cargo()
 
 
-def _run(argv: Sequence[str], **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(list(argv), capture_output=True, text=True, **kw)
-
-
 def _go_for_module(go: str, env: dict, log: Log) -> str | None:
     """A `go` able to build a go.mod that says 1.22. Go >= 1.21 fetches the toolchain itself; an older
     Go (Debian 12's 1.19) downloads it as a module from the Go module proxy."""
-    version = _version_tuple(_run([go, "version"], env=env).stdout)
+    version = _version_tuple(system.capture([go, "version"], env=env).stdout)
     if version is None:
         return None
     if version >= GO_MIN:
@@ -156,7 +152,7 @@ def _go_for_module(go: str, env: dict, log: Log) -> str | None:
     )
     with tempfile.TemporaryDirectory() as tmp:
         Path(tmp, "go.mod").write_text("module descarga\n")
-        result = _run(
+        result = system.capture(
             [go, "mod", "download", "-json", f"golang.org/toolchain@{GO_FALLBACK_TOOLCHAIN}"],
             cwd=tmp,
             env=env,
@@ -191,7 +187,7 @@ def _build_go(server: Server, log: Log) -> tuple[bool, str]:
         return False, "no encontré un Go 1.21 o más nuevo, ni pude descargarlo"
     out = BUILD_DIR / f"{server.binary}.compilando"
     BUILD_DIR.mkdir(parents=True, exist_ok=True)
-    result = _run(
+    result = system.capture(
         [go, "build", "-trimpath", "-ldflags", "-s -w", "-o", str(out), "."],
         cwd=SOURCES_DIR / server.source,
         env=env,
@@ -215,7 +211,7 @@ def _build_rust(server: Server, log: Log) -> tuple[bool, str]:
     argv = [cargo, "build", "--release", "--locked", "--target-dir", str(target_dir)]
     if triple:
         argv += ["--target", triple]  # with an explicit target, crt-static does not reach build scripts
-    result = _run(argv, cwd=SOURCES_DIR / server.source, env=env, timeout=1200)
+    result = system.capture(argv, cwd=SOURCES_DIR / server.source, env=env, timeout=1200)
     if result.returncode != 0:
         return False, f"cargo build falló: {result.stderr.strip()[-300:]}"
     built = target_dir / (triple or "") / "release" / server.binary

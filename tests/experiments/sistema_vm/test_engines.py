@@ -43,7 +43,7 @@ def first_engine() -> str:
 
 
 def qemu_of(tag: str) -> list[int]:
-    return vm.leftover_processes(tag)
+    return vm.run.leftover_processes(tag)
 
 
 def test_the_vm_boots_runs_commands_and_leaves_nothing(tmp_path):

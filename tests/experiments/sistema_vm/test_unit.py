@@ -89,7 +89,7 @@ def test_systemd_kinds_are_optional_and_labelled():
         "sistema_systemd"
     )
     assert cfg.tipos == ["sistema_systemd", "vm_systemd"]
-    assert "/sbin/init" in vm.kernel_cmdline("/sbin/init")
+    assert "/sbin/init" in vm.run.kernel_cmdline("/sbin/init")
 
 
 # ---------------------------------------------------------------- analysis and verdicts
