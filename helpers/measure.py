@@ -13,6 +13,7 @@ Statistics live in `helpers/stats.py` (medians, intervals with tested coverage, 
 
 from __future__ import annotations
 
+import ctypes
 import os
 import select
 import signal
@@ -195,7 +196,7 @@ class Child:
             env=env,
             cwd=cwd,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
 
     @property
@@ -205,7 +206,7 @@ class Child:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def _read(self, timeout: float) -> bool:
+    def read(self, timeout: float) -> bool:
         """Read what is available within `timeout` s; False at end of output."""
         ready, _, _ = select.select([self.proc.stdout], [], [], max(timeout, 0))
         if not ready:
@@ -234,7 +235,7 @@ class Child:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError(f"«{marker}» no apareció en {timeout:.0f} s; salida: {self.tail()}")
-            if not self._read(min(left, 0.5)):
+            if not self.read(min(left, 0.5)):
                 self.proc.wait()
                 raise ComandoFallido(
                     f"El proceso «{' '.join(self.argv[:3])} …» terminó (código "
@@ -289,11 +290,9 @@ class Child:
                 stream.close()
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+def die_with_parent() -> None:  # pragma: no cover - runs in the child
     """Linux: the child gets SIGKILL if the process that started it dies (prctl PR_SET_PDEATHSIG)."""
     try:
-        import ctypes
-
         ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
     except Exception:  # noqa: BLE001 - best effort: not on Linux, no libc
         pass

@@ -53,7 +53,7 @@ class Background:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                preexec_fn=measure._die_with_parent,
+                preexec_fn=measure.die_with_parent,
             )
 
     @classmethod

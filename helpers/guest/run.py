@@ -211,7 +211,7 @@ def boot_and_run(
                 break
         end = time.monotonic() + POWEROFF_TIMEOUT
         while child.alive() and time.monotonic() < end:
-            child._read(0.5)
+            child.read(0.5)
         result.total_seconds = round(time.monotonic() - t0, 1)
         result.powered_off = not child.alive()
         if child.alive():
@@ -220,7 +220,7 @@ def boot_and_run(
         child.stop()  # kills QEMU's process group, whatever happened
         if child.proc.stdout and not child.proc.stdout.closed:  # it exited by itself: read what is left
             for _ in range(10_000):
-                if not child._read(0.1):
+                if not child.read(0.1):
                     break
         (work / "consola.log").write_text("\n".join(child.lines) + "\n", errors="replace")
     return child.lines
