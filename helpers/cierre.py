@@ -9,14 +9,18 @@ experiments have no run yet and which runs could not be read.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from . import experiments, results
+from . import engines, experiments, reference, results, stats
+from .experiments import anatomia, arranque, ejecucion, escala
 from .experiments.contract import CLOSING_COLUMNS
 from .experiments.runner import Resultado
+
+THIS = sys.modules[__name__]  # the reader that experiments.read_run checks against READS
 
 COLUMNS = ["experimento", "titulo", "corrida", "estado", *CLOSING_COLUMNS]
 
@@ -132,14 +136,12 @@ QUESTIONS = (
 def answers(root=None) -> dict[str, list]:
     """{question key: the claims its deciding notebook judged in its latest run, in the declared order
     (None for a claim the run does not judge; an empty list when the notebook has no run yet)}."""
-    from . import cierre as this
-
     out = {}
     for q in QUESTIONS:
-        if experiments.read_run(this, q.experiment, root) is None:
+        if experiments.read_run(THIS, q.experiment, root) is None:
             out[q.key] = []
             continue
-        out[q.key] = [experiments.read_claim(this, q.experiment, key, root) for key in q.claims]
+        out[q.key] = [experiments.read_claim(THIS, q.experiment, key, root) for key in q.claims]
     return out
 
 
@@ -147,11 +149,7 @@ def launch_parts(root=None) -> tuple[list[pd.DataFrame], dict]:
     """Each engine's `run` split into its parts, from 04's latest run, through 04's own waterfall (which
     takes the network's part from network_costs): ([one frame per engine], the run's meta); ([], {})
     without a run of 04. The largest part of each is anatomia.largest_part's."""
-    from . import cierre as this
-    from . import engines
-    from .experiments import anatomia
-
-    run = experiments.read_run(this, "anatomia", root)
+    run = experiments.read_run(THIS, "anatomia", root)
     if run is None or run.df.empty:
         return [], {}
     frames = [anatomia.waterfall(run.df, e) for e in engines.CONTAINER_ENGINES]
@@ -253,9 +251,6 @@ _NAN3 = (float("nan"),) * 3
 def _figure(figure: str, df: pd.DataFrame | None, meta: dict | None, engine: str) -> tuple:
     """(value, low, high, n, unit) of one summary figure for one engine, from a run's rows or from the
     reference rows (one value per cell there: no interval)."""
-    from . import stats
-    from .experiments import ejecucion, escala
-
     if df is None or df.empty:
         return (*_NAN3, 0, "")
     if figure.startswith("arranque:"):
@@ -298,8 +293,6 @@ def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
     """The chapter's «Tabla resumen» (its figures, recomputed from data/reference, and what it concluded)
     beside the student's own (the median of the latest run with its IC 95 %, and the verdict of the
     claim that decides each row, read by key), one row per aspect and engine."""
-    from . import reference
-
     rows = []
     for a in SUMMARY:
         ref = reference.load(a.experiment).query("source == 'seed000'")
@@ -356,10 +349,7 @@ class BottomLine:
 def chapter_launch(root=None) -> dict | None:
     """The launch the chapter set beside its bottom line (`docker run --rm` with the default network,
     ubuntu if measured), from 01's latest run."""
-    from . import cierre as this
-    from .experiments import arranque
-
-    run = experiments.read_run(this, "arranque", root)
+    run = experiments.read_run(THIS, "arranque", root)
     if run is None or run.df.empty:
         return None
     table = arranque.summarize(run.df, run.meta)
@@ -372,12 +362,9 @@ def chapter_launch(root=None) -> dict | None:
 
 def bottom_line(root=None) -> BottomLine:
     """Recompute «2 h de trabajo → < 10 min de sobrecarga» from the student's latest runs of 03 and 01."""
-    from . import cierre as this
-    from .experiments import ejecucion
-
     columns = ["carga", "lugar", "entorno", "base", "sobrecarga_pct", "ic_bajo_pct", "ic_alto_pct"]
     columns += ["minutos", "minutos_bajo", "minutos_alto"]
-    run = experiments.read_run(this, BOTTOM_LINE_CLAIM[0], root)
+    run = experiments.read_run(THIS, BOTTOM_LINE_CLAIM[0], root)
     if run is None or run.df.empty:
         return BottomLine([], pd.DataFrame(columns=columns), chapter_launch(root))
     claims = [c for c in ejecucion.claims(run.df, run.meta) if c.key == BOTTOM_LINE_CLAIM[1]]

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from . import engines, images, system
+from . import engines, experiments, images, system, vm
+from .engines import lxd
+from .experiments.sistema_vm import disk_io
 from .paths import PROBES_DIR, PROJECT_ROOT
 
 PACKAGES = {  # import name -> distribution name
@@ -134,9 +136,6 @@ def short_id(image_id: str | None) -> str:
 def check_vm() -> list[Check]:
     """The course's VM (notebook 08): built or not, and whether it will be accelerated (KVM) or emulated
     (TCG). kvm_status answers from the cache `make setup` leaves (it boots a probe guest only once)."""
-    from . import vm
-    from .experiments.sistema_vm import disk_io
-
     ok, why = vm.availability()
     label = "máquina virtual del cuaderno 08 (QEMU)"
     if not ok:
@@ -242,8 +241,6 @@ def check_leftovers() -> list[Check]:
 
 def check_lxd() -> list[Check]:
     """LXD or Incus (the real system containers of notebook 08), and instances left by dead runs."""
-    from .engines import lxd
-
     f = lxd.flavor()
     ok, why = lxd.availability()
     if not ok:
@@ -362,8 +359,6 @@ def _image_part() -> Part:
 
 def root_only_parts() -> list[Part]:
     """Every arm an experiment declares as root-only (NEEDS_ROOT = {key: what}), from the registry."""
-    from . import experiments
-
     out = []
     for module in experiments.all_experiments():
         for what in getattr(module, "NEEDS_ROOT", {}).values():

@@ -21,6 +21,8 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from .measure import stop_child
+
 NETLINK_CONNECTOR = 11
 CN_IDX_PROC = 1
 CN_VAL_PROC = 1
@@ -244,8 +246,6 @@ def capture(
             try:
                 _, status = os.waitpid(pid, 0)
             except BaseException:
-                from .measure import stop_child
-
                 stop_child(pid)
                 raise
             t_end = time.monotonic_ns()

@@ -27,8 +27,8 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import engines, images, probes, system
-from .engines import runtimes
+from . import engines, experiments, images, probes, system
+from .engines import lxd_setup, runtimes
 
 APT_PACKAGES = {
     # command -> Debian package
@@ -93,8 +93,6 @@ def package_installed(package: str) -> bool:
 
 def experiment_packages() -> list[str]:
     """Debian packages the registered experiments declare (DEBIAN_PACKAGES), not yet installed."""
-    from . import experiments
-
     wanted = {
         pkg for module in experiments.all_experiments() for pkg in getattr(module, "DEBIAN_PACKAGES", ())
     }
@@ -252,9 +250,7 @@ def main(argv=None) -> int:
         if "podman" in available:
             step("La prueba del arreglo de Podman", podman_workaround)
     step("La compilación de sondas", build_probes)
-    from .engines import lxd
-
-    step("La preparación de LXD (contenedores de sistema, sin red)", lxd.provision, say)
+    step("La preparación de LXD (contenedores de sistema, sin red)", lxd_setup.provision, say)
     provision_experiments()
     if args.estricto and PROBLEMS.found:
         say(f"[FALLO] La preparación no quedó completa: {len(PROBLEMS.found)} problema(s), por paso:")
@@ -303,8 +299,6 @@ def provision_experiments() -> list[str]:
     """Each registered experiment's own provision(log) step (tools, images, kernels it builds once).
     A failure is reported in one Spanish line and set-up goes on: that experiment will skip what it
     lacks, saying why. Returns the problems of these steps (see Problems), each naming its experiment."""
-    from . import experiments
-
     before = len(PROBLEMS.found)
     for module in experiments.all_experiments():
         prepare = getattr(module, "provision", None)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import experiments, stats
 from .paths import PROJECT_ROOT
 from .results import COLUMNS
 
@@ -34,8 +35,6 @@ def files(experiment: str, directory: Path | None = None) -> list[Path]:
 
 def available(directory: Path | None = None) -> list[str]:
     """Registered experiments that have reference data, in registry order."""
-    from . import experiments
-
     return [name for name in experiments.names() if files(name, directory)]
 
 
@@ -72,6 +71,4 @@ def figures(experiment: str, directory: Path | None = None) -> pd.DataFrame:
     """One row per published figure of an experiment (stats.published): each source is its own
     «machine», a published range stays a range (low, high; never bootstrapped), a single figure has
     no interval, and only a source's raw repetitions get a median with its IC 95 %."""
-    from . import stats
-
     return stats.published(load(experiment, directory), RANGE_SOURCES)

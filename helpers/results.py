@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .errors import ErrorDelCurso
 from .paths import PROJECT_ROOT
 
 COLUMNS = ["experiment", "engine", "image", "variant", "rep", "metric", "value", "unit"]
@@ -50,8 +51,6 @@ ROUND_UNITS = {LOAD_PRESSURE: "%", LOAD_AVERAGE: "procesos", STEAL: "%", POSITIO
 def check_writable(root: Path | str | None = None, min_free_mb: int = MIN_FREE_MB) -> Path:
     """The results folder, if it can be written and has room; else ErrorDelCurso (Spanish), raised
     before anything is launched."""
-    from .errors import ErrorDelCurso
-
     base = Path(root) if root is not None else results_root()
     try:
         base.mkdir(parents=True, exist_ok=True)
@@ -185,8 +184,6 @@ class Run:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
-        from .errors import ErrorDelCurso
-
         if exc_type is None:
             if self.partial_reason:
                 self.finish(STATUS_PARTIAL, self.partial_reason)

@@ -17,8 +17,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import reference
+from . import experiments, reference
 from .experiments import verdict as vd
+from .view.numbers import fmt_margin, fmt_value
 
 OUTPUT = reference.REFERENCE_DIR / "SOURCES_CLAIMS.md"
 
@@ -77,8 +78,6 @@ def matches(said: vd.Said, experiment: str) -> tuple[bool, object]:
 # ---------------------------------------------------------------- the declared claims
 def declared() -> list[tuple[object, vd.Said]]:
     """(experiment module, Said) for every registered experiment's SAID, in registry order."""
-    from . import experiments
-
     return [
         (module, said) for module in experiments.all_experiments() for said in getattr(module, "SAID", ())
     ]
@@ -89,8 +88,6 @@ def _cell(text: object) -> str:
 
 
 def _figure_text(said: vd.Said) -> str:
-    from .view.numbers import fmt_margin, fmt_value
-
     if said.kind == "range" and said.bounds:
         return fmt_margin(tuple(sorted(said.bounds)), said.unit)
     if said.kind in ("at_least", "at_most", "observed") or (
@@ -116,8 +113,6 @@ def _ref_text(said: vd.Said) -> str:
 
 def render() -> str:
     """SOURCES_CLAIMS.md, in Spanish: the table of margins, then one table per experiment."""
-    from .view.numbers import fmt_margin
-
     lines = [
         "# Afirmaciones declaradas",
         "",

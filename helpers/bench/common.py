@@ -15,6 +15,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .. import provision
 from ..view.common import num
 
 OK, OUTSIDE, NOT_MADE = 0, 1, 2
@@ -111,8 +112,6 @@ def need(command: str, package: str, log=print) -> bool:
     way `make setup` does, and look again."""
     if shutil.which(command):
         return True
-    from .. import provision
-
     provision.apt_install([package])
     if shutil.which(command):
         return True

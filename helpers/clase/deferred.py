@@ -19,6 +19,7 @@ import pandas as pd
 
 from .. import experiments
 from ..experiments import verdict as vd
+from ..experiments.llamadas.claims import ACROSS_CPUS, CONTAINER_RUN
 from . import compare
 from .runs import ClassRuns
 
@@ -46,8 +47,6 @@ class ClassVerdict:
 
 
 def _across_said() -> vd.Said:
-    from ..experiments.llamadas.claims import ACROSS_CPUS
-
     return ACROSS_CPUS.but(
         kind="about",
         claimed=1.0,
@@ -60,8 +59,6 @@ def across_arm() -> dict[str, str]:
     """The arm «the overhead» of seed 001 is about: the default Docker container with its seccomp
     profile over the host (the arm of its +11 % run, `contenedor_11`, that its per-CPU table
     generalises). Never sin_seccomp or gVisor: one overhead per machine."""
-    from ..experiments.llamadas.claims import CONTAINER_RUN
-
     select = dict(CONTAINER_RUN.ref.select)
     return {"engine": select["engine"], "variant": select["variant"]}
 

@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 
 from .. import PROJECT_ROOT, reference, results
+from ..experiments.verdict import MIN_N
+from ..guest import comparar
 
 DEMO_LABEL = (
     "DEMOSTRACIÓN: clase ficticia generada a partir de los datos de referencia del curso "
@@ -93,8 +95,6 @@ def demo(
         "Entregas de la clase de demostración.\n", encoding="utf-8"
     )
     if with_guest:
-        from ..guest import comparar
-
         comparar.add_to_class(folder)
     return folder
 
@@ -106,8 +106,6 @@ def _as_one_machine(ref, index: int):
     """The reference rows one demo machine starts from: where several sources publish the same arm (the
     getpid tables of three CPUs), the machine plays one of them; every arm gets at least MIN_N + 2
     repetitions (cycling through its published values), so the demo reaches verdicts."""
-    from ..experiments.verdict import MIN_N
-
     sources = ref.groupby(ARM)["source"].transform("nunique")
     shared = sorted(ref.loc[sources > 1, "source"].unique())
     if shared:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .. import results
+from .. import experiments, results
 
 REFERENCE_MACHINE = "referencia"
 KEY = ["experiment", "metric", "engine", "role", "variant"]
@@ -26,8 +26,6 @@ STATUS_WORDS = {  # a run's status as the instructor reads it
 def notebook_of(experiment: str) -> str:
     """An experiment as the instructor knows it: its notebook («01_arranque»), or its name if this
     version of the course does not know it."""
-    from .. import experiments
-
     try:
         return experiments.get(experiment).NOTEBOOK
     except KeyError:

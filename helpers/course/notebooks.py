@@ -11,6 +11,8 @@ import json
 import re
 from pathlib import Path
 
+from .. import experiments
+
 NOTEBOOK_PATTERN = re.compile(r"^\d{2}_.+\.ipynb$")
 ALWAYS = {"INTERACTIVO": False}
 
@@ -32,8 +34,6 @@ def declared_parameters(path: Path) -> dict:
 
 def quick_profile(path: Path) -> dict:
     """The quick profile of the experiment this notebook runs (its module's QUICK), or {}."""
-    from .. import experiments
-
     module = experiments.by_notebook(Path(path).stem)
     return dict(module.QUICK) if module is not None else {}
 

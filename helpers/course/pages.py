@@ -12,7 +12,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import engines, system
 from ..paths import PROJECT_ROOT
+from .facts import fill, kit_facts
 
 if TYPE_CHECKING:  # execute imports render_html from here
     from .execute import NotebookResult
@@ -103,8 +105,6 @@ def render_instructor_kit(
     when there are no docs."""
     import mistune
 
-    from .facts import fill, kit_facts
-
     docs_dir = Path(docs_dir or DOCS_DIR)
     guide = docs_dir / "guia_docente.md"
     solutions = sorted(p for p in (docs_dir / "soluciones").glob("*.md") if not p.name.startswith("_"))
@@ -138,8 +138,6 @@ def render_instructor_kit(
 # ---------------------------------------------------------------- index.html
 def run_metadata() -> dict:
     """Host and engine facts of the machine that ran the course."""
-    from .. import engines, system
-
     meta = {"host": system.host_metadata(), "engines": {}}
     for name in engines.CONTAINER_ENGINES:
         try:

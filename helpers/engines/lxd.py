@@ -23,6 +23,7 @@ container), lxd_setup (`make setup`).
 from __future__ import annotations
 
 import functools
+import grp
 import json
 import os
 import re
@@ -136,10 +137,8 @@ def daemon_answers(f: Flavor | None = None, timeout: float = 10) -> bool:
 
 def in_admin_group(f: Flavor) -> bool:
     try:
-        import grp
-
         return f.group in {grp.getgrgid(g).gr_name for g in os.getgroups()}
-    except (KeyError, ImportError):
+    except KeyError:
         return False
 
 
@@ -196,13 +195,6 @@ def image_present(alias: str, f: Flavor | None = None) -> bool:
         return cli(["image", "info", alias], f=f).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
-
-
-def provision(log) -> None:
-    """`make setup` (lxd_setup.provision)."""
-    from . import lxd_setup
-
-    lxd_setup.provision(log)
 
 
 def version() -> str | None:

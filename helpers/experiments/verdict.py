@@ -172,7 +172,7 @@ ORDER = 2.0  # «del mismo orden»: within a factor 2 either way
 def reading(low: float, high: float, n: int | None, *, region: tuple[float, float]) -> str:
     """`decide` on [low, high] against `region`, with no reading below MIN_N repetitions or without an
     interval (SIN_DATOS). n=None: an interval from helpers.stats, whose bounds are NaN below MIN_N."""
-    if (n is not None and n < MIN_N) or _nan(low, high):
+    if (n is not None and n < MIN_N) or stats.any_nan(low, high):
         return SIN_DATOS
     return decide(low, high, region=region)
 

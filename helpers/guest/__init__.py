@@ -6,10 +6,12 @@
   Python dependencies as wheels (requisitos.txt) in a venv, the course's two stand-in images as rootfs
   tarballs, a student user «alumno» with a lingering systemd user session, and a boot unit that runs
   guest.sh. Kernel and initrd come out of that same root filesystem.
-- run.py boots it (KVM only if the course's probe boots a guest with it, TCG otherwise), with no
+- boot.py boots it (KVM only if the course's probe boots a guest with it, TCG otherwise), with no
   network device, a copy-on-write overlay on the cached disk and a second disk carrying the course in
   and the run folders out; it reads progress markers on the serial console, and the guest powers off.
   QEMU is a child process group the run owns and kills on success, error, Ctrl-C and timeout.
+- capa.py imports the course's images once into a cached layer of the disk (one boot); run.py is a
+  whole course run on that layer, one at a time on a machine, its folder kept in the cache.
 - Inside, guest.sh runs the course's own code: notebook 00 and the quick profile of 01 and 02 headless
   (python -m helpers.course), as root (Docker, Podman) and as «alumno» (rootless Podman).
 """

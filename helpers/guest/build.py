@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -36,6 +37,7 @@ from . import (
     STUDENT,
     STUDENT_UID,
     SUITE,
+    availability,
     parse_dpkg_list,
     pinned_packages,
     version_drift,
@@ -127,8 +129,6 @@ def fetch_wheels(log: Log) -> Path:
 
 
 def sys_python() -> str:
-    import sys
-
     return sys.executable
 
 
@@ -183,8 +183,6 @@ def customize(root: Path) -> None:
 
 def build(log: Log = print) -> Guest:
     """Build (or rebuild) the guest. Raises ComandoFallido (Spanish) if something cannot be built."""
-    from . import availability
-
     ok, why = availability()
     if not ok:
         raise ComandoFallido(f"No puedo construir el huésped: {why}")

@@ -24,8 +24,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import images
 from ..errors import ComandoFallido
-from . import GUEST_DIR, GUEST_SCRIPT, HERE
+from . import GUEST_DIR, GUEST_SCRIPT, HERE, boot
 
 Log = Callable[[str], None]
 LAYER = GUEST_DIR / "imagenes.qcow2"
@@ -36,8 +37,6 @@ FLAG = "preparar-imagenes"  # a file on the run's disk: guest.sh prepares the la
 
 
 def layer_key(guest) -> str:
-    from .. import images
-
     h = hashlib.sha256(str(guest.manifest.get("key")).encode())
     for path in (Path(images.__file__), HERE / "capa.py", GUEST_SCRIPT):
         h.update(path.read_bytes())
@@ -56,8 +55,6 @@ def cached(guest) -> dict | None:
 def ensure(guest, accel: str, log: Log, timeout: float) -> dict:
     """The layer's record, preparing it first (one boot) if needed. ComandoFallido (Spanish) if the
     preparing boot does not import every image or does not power off by itself."""
-    from . import run
-
     found = cached(guest)
     if found is not None:
         log(f"Imágenes del huésped: ya importadas en su disco ({found['built']}).")
@@ -67,11 +64,11 @@ def ensure(guest, accel: str, log: Log, timeout: float) -> dict:
     LAYER.unlink(missing_ok=True)
     LAYER_INFO.unlink(missing_ok=True)
     PARTIAL.unlink(missing_ok=True)
-    result = run.GuestRun("", accel, "", "", None)
+    result = boot.GuestRun("", accel, "", "", None)
     with tempfile.TemporaryDirectory(dir=GUEST_DIR, prefix="instancia-") as tmp:
         work = Path(tmp)
-        run.boot_and_run(guest, work, accel, result, log, timeout, overlay=PARTIAL, flags=(FLAG,))
-        run.copy_out(work / "io.raw", work / "copia")
+        boot.boot_and_run(guest, work, accel, result, log, timeout, overlay=PARTIAL, flags=(FLAG,))
+        boot.copy_out(work / "io.raw", work / "copia")
         shutil.rmtree(LAYER_LOGS, ignore_errors=True)
         shutil.move(work / "copia" / "salida", LAYER_LOGS)
         shutil.copy2(work / "consola.log", LAYER_LOGS / "consola.log")
@@ -104,8 +101,6 @@ def missing(got: dict[str, dict], engines: tuple[str, ...], roles) -> list[str]:
 
 
 def main() -> int:
-    from .. import images
-
     got = images.ensure(try_pull=False)
     lacking = missing(got, expected_engines(os.geteuid() == 0), images.ROLE_NAMES)
     if lacking:

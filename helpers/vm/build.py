@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .. import system
+from .. import images, probes, system
 from ..errors import ComandoFallido, ErrorDelCurso
 from .assets import (
     DEBIAN_PACKAGES,
@@ -189,8 +189,6 @@ def build_disk(rootfs: Path, dest: Path) -> Path:
 def provision(log: Log = print, *, force: bool = False) -> Assets | None:
     """Build the guest once into ~/.cache/curso-contenedores/vm. Never raises for a missing tool:
     says what is missing in Spanish and returns None."""
-    from .. import images, probes
-
     if not force and assets() is not None:
         log("VM del curso: ya construida.")
         if assets().systemd_disk is None:

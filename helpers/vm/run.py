@@ -9,6 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import psutil
+
 from .. import measure, system
 from ..errors import ComandoFallido, ErrorDelCurso, ParametroInvalido
 from .assets import (
@@ -268,8 +270,6 @@ class VM:
 
 def leftover_processes(tag: str = "curso-") -> list[int]:
     """PIDs of QEMU processes started by the course (-name curso-...) still alive."""
-    import psutil
-
     pids = []
     for proc in psutil.process_iter(["name", "cmdline"]):
         cmd = proc.info.get("cmdline") or []

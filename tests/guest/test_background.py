@@ -26,18 +26,18 @@ FINISHES = "echo CURSO-HUESPED-INICIO 1; echo CURSO-HUESPED-FASE root 9.5; echo 
 CHILD = """
 import sys
 from pathlib import Path
-from helpers.guest import __main__ as cli, build, run
+from helpers.guest import __main__ as cli, boot, build, run
 work, tag, console = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 cli.availability = lambda: (True, None)
 run.GUEST_DIR, run.RUNS_DIR = work, work / "corridas"
 run.guest_build.ensure = lambda log: (build.Guest(work / "k", work / "i", work / "d", {}), None)
-run.system.run_checked = lambda *a, **k: ""
+boot.system.run_checked = lambda *a, **k: ""
 run.acceleration = lambda: ("tcg", "prueba")
-run.io_disk = lambda dest, w, flags=(): dest
+boot.io_disk = lambda dest, w, flags=(): dest
 run.capa.ensure = lambda *a, **k: {"key": "prueba"}
 run.capa.PARTIAL, run.capa.LAYER_LOGS = work / "parcial", work / "capa"
 run.capa.LAYER_LOGS.mkdir(exist_ok=True)
-run.qemu_argv = lambda *a: ["sh", "-c", console, tag]
+boot.qemu_argv = lambda *a: ["sh", "-c", console, tag]
 run.copy_out = lambda io, dest: (dest / "salida").mkdir(parents=True)
 sys.exit(cli.main(sys.argv[4:]))
 """

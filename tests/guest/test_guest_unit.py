@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers import environment, guest, system
-from helpers.guest import build, run
+from helpers.guest import boot, build
 
 
 def test_pins_parse_and_drift():
@@ -46,7 +46,7 @@ def test_the_guest_gets_every_dependency_the_course_declares():
 
 def test_qemu_has_no_network_device_and_owns_two_disks(tmp_path):
     found = build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "d", {})
-    argv = run.qemu_argv(found, tmp_path / "o.qcow2", tmp_path / "io.raw", "tcg")
+    argv = boot.qemu_argv(found, tmp_path / "o.qcow2", tmp_path / "io.raw", "tcg")
     assert argv[argv.index("-nic") + 1] == "none" and "-nodefaults" in argv
     assert not any("netdev" in a or "virtio-net" in a for a in argv)
     assert argv[argv.index("-accel") + 1].startswith("tcg")
@@ -55,7 +55,7 @@ def test_qemu_has_no_network_device_and_owns_two_disks(tmp_path):
 
 
 def test_the_course_copy_is_what_a_clone_has():
-    files = run.course_files()
+    files = boot.course_files()
     assert "helpers/guest/guest.sh" in files and "notebooks/00_entorno.ipynb" in files
     assert not any(f.startswith((".venv/", "results/", "build/")) for f in files)
 
@@ -120,7 +120,7 @@ def test_the_guest_joins_the_class_demo_as_an_emulated_machine(tmp_path):
     demo = clase.demo(tmp_path / "demo")
     fake = tmp_path / "corrida"  # a returned run: one demo machine's runs as root's results
     shutil.copytree(demo / "demo-maquina-01", fake / "root" / "results")
-    found = run.GuestRun(str(fake), "tcg", "", guest.label("tcg"), None)
+    found = boot.GuestRun(str(fake), "tcg", "", guest.label("tcg"), None)
     assert comparar.add_to_class(demo, found) == [guest.LABEL_TCG]
     c = clase.recolectar(demo)
     assert guest.LABEL_TCG in {r.machine for r in c.runs}
@@ -138,9 +138,9 @@ def test_the_guest_joins_the_class_demo_as_an_emulated_machine(tmp_path):
 def _fake_guest(monkeypatch, tmp_path, script: str) -> tuple[build.Guest, str]:
     """boot_and_run with a shell standing in for QEMU (no disks, no mke2fs)."""
     tag = f"huesped-falso-{tmp_path.name}"
-    monkeypatch.setattr(run.system, "run_checked", lambda *a, **k: "")
-    monkeypatch.setattr(run, "io_disk", lambda dest, work, flags=(): dest)
-    monkeypatch.setattr(run, "qemu_argv", lambda *a: ["sh", "-c", script, tag])
+    monkeypatch.setattr(boot.system, "run_checked", lambda *a, **k: "")
+    monkeypatch.setattr(boot, "io_disk", lambda dest, work, flags=(): dest)
+    monkeypatch.setattr(boot, "qemu_argv", lambda *a: ["sh", "-c", script, tag])
     return build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "d", {}), tag
 
 
@@ -150,8 +150,8 @@ def _alive(tag: str) -> list[int]:
     return [p.pid for p in psutil.process_iter(["cmdline"]) if tag in (p.info["cmdline"] or [])]
 
 
-def _result(tmp_path) -> run.GuestRun:
-    return run.GuestRun(str(tmp_path / "r"), "tcg", "", guest.LABEL_TCG, None)
+def _result(tmp_path) -> boot.GuestRun:
+    return boot.GuestRun(str(tmp_path / "r"), "tcg", "", guest.LABEL_TCG, None)
 
 
 def test_a_guest_that_runs_too_long_is_killed(monkeypatch, tmp_path):
@@ -162,7 +162,7 @@ def test_a_guest_that_runs_too_long_is_killed(monkeypatch, tmp_path):
     found, tag = _fake_guest(monkeypatch, tmp_path, "echo CURSO-HUESPED-INICIO 1; sleep 600")
     result = _result(tmp_path)
     with pytest.raises(ComandoFallido, match="no terminó a tiempo"):
-        run.boot_and_run(found, tmp_path, "tcg", result, lambda line: None, timeout=3)
+        boot.boot_and_run(found, tmp_path, "tcg", result, lambda line: None, timeout=3)
     assert result.boot_seconds is not None and not _alive(tag)
     assert "CURSO-HUESPED-INICIO" in (tmp_path / "consola.log").read_text()
 
@@ -176,7 +176,7 @@ def test_ctrl_c_kills_the_guest(monkeypatch, tmp_path):
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        run.boot_and_run(found, tmp_path, "tcg", _result(tmp_path), interrupt, timeout=60)
+        boot.boot_and_run(found, tmp_path, "tcg", _result(tmp_path), interrupt, timeout=60)
     assert not _alive(tag)
 
 
@@ -184,7 +184,7 @@ def test_a_guest_that_finishes_is_read_to_the_end(monkeypatch, tmp_path):
     script = "echo CURSO-HUESPED-INICIO 1; echo CURSO-HUESPED-FASE root 9.5; echo CURSO-HUESPED-FIN 0"
     found, tag = _fake_guest(monkeypatch, tmp_path, script)
     result = _result(tmp_path)
-    run.boot_and_run(found, tmp_path, "tcg", result, lambda line: None, timeout=60)
+    boot.boot_and_run(found, tmp_path, "tcg", result, lambda line: None, timeout=60)
     assert result.exit_code == 0 and result.phases == {"root": 9.5} and result.total_seconds is not None
     assert not _alive(tag)
 
@@ -236,12 +236,12 @@ def test_notebook_00_counts_in_spanish():
 # ---------------------------------------------------------------- the images, imported once (capa.py)
 def test_runs_boot_on_the_images_layer_and_the_layer_on_the_base(monkeypatch, tmp_path):
     calls = []
-    monkeypatch.setattr(run.system, "run_checked", lambda argv, **k: calls.append([str(a) for a in argv]))
-    monkeypatch.setattr(run, "io_disk", lambda dest, work, flags=(): calls.append(["io", *flags]) or dest)
-    monkeypatch.setattr(run, "qemu_argv", lambda *a: ["sh", "-c", "echo CURSO-HUESPED-FIN 0"])
+    monkeypatch.setattr(boot.system, "run_checked", lambda argv, **k: calls.append([str(a) for a in argv]))
+    monkeypatch.setattr(boot, "io_disk", lambda dest, work, flags=(): calls.append(["io", *flags]) or dest)
+    monkeypatch.setattr(boot, "qemu_argv", lambda *a: ["sh", "-c", "echo CURSO-HUESPED-FIN 0"])
     found = build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "base.raw", {})
     result = _result(tmp_path)
-    run.boot_and_run(
+    boot.boot_and_run(
         found, tmp_path, "tcg", result, lambda line: None, 60, backing=tmp_path / "imagenes.qcow2"
     )
     assert calls[0][-5:] == [
@@ -253,7 +253,7 @@ def test_runs_boot_on_the_images_layer_and_the_layer_on_the_base(monkeypatch, tm
     ]
     assert calls[1] == ["io"] and result.powered_off
     calls.clear()
-    run.boot_and_run(
+    boot.boot_and_run(
         found,
         tmp_path,
         "tcg",
@@ -280,14 +280,14 @@ def _layer_in(monkeypatch, tmp_path, exit_code: int, powered_off: bool = True) -
         monkeypatch.setattr(capa, name, value)
     boots = []
 
-    def boot(guest, work, accel, result, log, timeout, *, overlay, flags):
+    def fake_boot(guest, work, accel, result, log, timeout, *, overlay, flags):
         boots.append(flags)
         overlay.write_text("capa")
         (work / "consola.log").write_text("consola\n")
         result.exit_code, result.powered_off = exit_code, powered_off
 
-    monkeypatch.setattr(run, "boot_and_run", boot)
-    monkeypatch.setattr(run, "copy_out", lambda io, dest: (dest / "salida" / "root").mkdir(parents=True))
+    monkeypatch.setattr(boot, "boot_and_run", fake_boot)
+    monkeypatch.setattr(boot, "copy_out", lambda io, dest: (dest / "salida" / "root").mkdir(parents=True))
     return boots
 
 

@@ -12,7 +12,11 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
+from datetime import datetime
 
+from ... import experiments, results
+from ...experiments import verdict as vd
+from ...view.numbers import fmt_margin
 from .calls_http import from_llamadas, from_red, static_facts
 from .capacity import from_escala, from_sistema_vm
 from .launch import from_anatomia, from_arranque
@@ -98,8 +102,6 @@ KEYS: dict[str, tuple[str, ...]] = {
 def kit_facts(root=None) -> Facts:
     """{placeholder key: Spanish text} from the latest run of each experiment under `root` (by default
     the course's results folder)."""
-    from ... import experiments
-
     me = sys.modules[__name__]
     out: Facts = {}
     for name, build in BUILDERS.items():
@@ -129,8 +131,6 @@ def kit_facts(root=None) -> Facts:
 
 def _without_root() -> Facts:
     """What a student without root loses per notebook, from each experiment's NEEDS_ROOT."""
-    from ... import experiments
-
     out: Facts = {}
     for module in experiments.all_experiments():
         # Each what is a phrase read mid-sentence: «un contenedor con gVisor», never «Un contenedor…».
@@ -145,19 +145,12 @@ def _without_root() -> Facts:
 
 def _rule_example() -> str:
     """The margin of «Podman ~2× faster» as the verdicts print it (margins.py, numbers.fmt_margin)."""
-    from ...experiments import verdict as vd
-    from ...view.numbers import fmt_margin
-
     return f"por ejemplo, Podman/Docker = 0.5× se acepta {fmt_margin(vd.margin('about', 0.5, 'x'), 'x')}"
 
 
 def _timings(root=None) -> Facts:
     """How long the latest complete run of each experiment measured (meta.json's start and end), as the
     plan of the class quotes it: «unos 25 s», «unos 3 min»; a notice where there is no run."""
-    from datetime import datetime
-
-    from ... import experiments, results
-
     out: Facts = {}
     for module in experiments.all_experiments():
         key = f"tiempo.{module.EXPERIMENT}"

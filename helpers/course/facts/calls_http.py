@@ -8,8 +8,12 @@ from __future__ import annotations
 import math
 
 from ... import reference
+from ...experiments import llamadas, red, verdict
 from ...experiments import verdict as vd
+from ...experiments.red import servers
+from ...experiments.red.claims import SECURITY_CAUSE
 from ...view import common
+from ...view import llamadas as view
 from .words import ENGINE, Facts, missing_arms, run_tag
 
 RATE = 1_000_000  # 05, exercise 4: 50 000 requests per second × 20 calls each
@@ -35,11 +39,7 @@ def _cpu_share(seconds_per_second: float) -> str:
 
 
 def from_llamadas(res) -> Facts:
-    from ...experiments import llamadas as x
-    from ...experiments import verdict
-    from ...view import llamadas as view
-
-    nb, df, meta = x.NOTEBOOK, res.df, res.meta
+    nb, df, meta = llamadas.NOTEBOOK, res.df, res.meta
     out: Facts = {}
     params = meta.get("parameters") or {}
     engines = _engines(df)
@@ -47,10 +47,10 @@ def from_llamadas(res) -> Facts:
     # The container (default seccomp) against the host, and what the seccomp profile multiplies.
     container, profile = [], []
     for engine in engines:
-        r = x.arm_ratio(df, (engine, "seccomp"), x.BASELINE)
+        r = llamadas.arm_ratio(df, (engine, "seccomp"), llamadas.BASELINE)
         if not _nan(r[0]):
             container.append(f"{ENGINE[engine]} {common.fmt_ratio(*r)}")
-        p = x.arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
+        p = llamadas.arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
         if not _nan(p[0]):
             profile.append(
                 f"en {ENGINE[engine]}, {common.fmt_ratio(*p)} ({common.direction_words(vd.direction(p[1], p[2], None))})"
@@ -62,7 +62,7 @@ def from_llamadas(res) -> Facts:
     )
 
     # Exercise 2: the two overhead claims as the run judged them, and the seccomp profile's factor.
-    judged = x.claims(df, meta)
+    judged = llamadas.claims(df, meta)
     verdicts = []
     for engine in engines:
         mine = {c.key: c for c in judged if c.detail.get("engine") == engine}
@@ -91,10 +91,10 @@ def from_llamadas(res) -> Facts:
     out["llamadas.vdso"] = view._frase_vdso(df)
 
     # Exercise 4: a million calls per second, from the «¿Cuándo importa?» table.
-    cost = x.cost_at_rate(df, RATE).set_index("brazo") if len(df) else None
+    cost = llamadas.cost_at_rate(df, RATE).set_index("brazo") if len(df) else None
     parts = []
     for engine in engines:
-        labels = {v: x.arm_label(engine, v) for v in ("seccomp", "sin_seccomp", "gvisor")}
+        labels = {v: llamadas.arm_label(engine, v) for v in ("seccomp", "sin_seccomp", "gvisor")}
         if cost is not None and {labels["seccomp"], labels["sin_seccomp"]} <= set(cost.index):
             extra = cost.loc[labels["seccomp"], "ns_extra"] - cost.loc[labels["sin_seccomp"], "ns_extra"]
             per_s = extra * RATE / 1e9
@@ -122,7 +122,7 @@ def from_llamadas(res) -> Facts:
 
     # Exercise 6: the nesting slope and what it says of the course's correction.
     nesting = next((c for c in judged if c.key == "anidamiento"), None)
-    slope, low, high, n = x.nesting_slope(df)
+    slope, low, high, n = llamadas.nesting_slope(df)
     if nesting is None or not n:
         out["llamadas.anidamiento"] = missing_arms(
             nb, "los namespaces PID anidados (brazos `pid` y `anidado`)"
@@ -143,8 +143,8 @@ def from_llamadas(res) -> Facts:
         )
 
     # Exercise 1: the two clocks of the host's getpid, with the CPU the probe was pinned to.
-    cpu = x.summarize(df, meta, clock=x.CPU)
-    wall = x.summarize(df, meta, clock=x.WALL)
+    cpu = llamadas.summarize(df, meta, clock=llamadas.CPU)
+    wall = llamadas.summarize(df, meta, clock=llamadas.WALL)
     pick = [
         s[(s["engine"] == "bare") & (s["variant"] == "host") & (s["operacion"] == "getpid")]
         for s in (cpu, wall)
@@ -152,7 +152,7 @@ def from_llamadas(res) -> Facts:
     if all(len(p) for p in pick):
         (c,), (w,) = (p.itertuples() for p in pick)
         out["llamadas.relojes"] = (
-            f"En la {run_tag(res)} ({x.cpu_label(params.get('cpu'))}), getpid en el host: tiempo de CPU "
+            f"En la {run_tag(res)} ({llamadas.cpu_label(params.get('cpu'))}), getpid en el host: tiempo de CPU "
             f"{common.fmt(c.mediana_ns, common.significant(c.mediana_ns), 'ns')} (IQR "
             f"{common.fmt_interval(c.q1_ns, c.q3_ns, common.significant(c.q1_ns))}), reloj de pared "
             f"{common.fmt(w.mediana_ns, common.significant(w.mediana_ns), 'ns')} (IQR "
@@ -165,16 +165,12 @@ def from_llamadas(res) -> Facts:
 
 # ---------------------------------------------------------------- 06: red
 def from_red(res) -> Facts:
-    from ...experiments import red as x
-    from ...experiments.red import servers
-    from ...experiments.red.claims import SECURITY_CAUSE
-
-    nb, df, meta = x.NOTEBOOK, res.df, res.meta
+    nb, df, meta = red.NOTEBOOK, res.df, res.meta
     out: Facts = {}
-    server = x.main_server(df)
+    server = red.main_server(df)
     label = servers.SERVERS[server].label if server else "?"
-    ratios = x.path_ratios(df, server) if server else {}
-    ref = x.reference_ratios(reference.load(x.EXPERIMENT))
+    ratios = red.path_ratios(df, server) if server else {}
+    ref = red.reference_ratios(reference.load(red.EXPERIMENT))
     ref_docker = ref[(ref["servidor"] == "nethttp") & (ref["engine"] == "docker")]["frente_nativo"]
     doc = (
         f"; el documento, con net/http: {common.fmt_ratio(float(ref_docker.iloc[0]))}"
@@ -204,7 +200,7 @@ def from_red(res) -> Facts:
         if paths
         else missing_arms(nb, "dos caminos de red con el mismo servidor")
     )
-    security = next((c for c in x.claims(df, meta) if c.key == SECURITY_CAUSE.key), None)
+    security = next((c for c in red.claims(df, meta) if c.key == SECURITY_CAUSE.key), None)
     if security is None or _nan(security.value):
         out["red.seguridad"] = missing_arms(nb, "el brazo `docker-seguridad` junto a `docker-puerto`")
     else:
@@ -216,7 +212,7 @@ def from_red(res) -> Facts:
         )
 
     # Exercise 4: docker-proxy's CPU per request, the ceiling it gives one core, and what was measured.
-    s = x.summarize(df, meta)
+    s = red.summarize(df, meta)
     proxy = (
         s[(s["engine"] == "docker") & (s["variant"] == "puerto") & (s["servidor"] == server)] if len(s) else s
     )
@@ -238,12 +234,10 @@ def from_red(res) -> Facts:
 def static_facts() -> Facts:
     """Facts that no run changes: how long the document's one-click configurations take (06 exercise 1),
     from the same estimate the panel shows before launching."""
-    from ...experiments import red as x
-
-    preset = x.Config(**x.DOCUMENT_PRESET)
+    preset = red.Config(**red.DOCUMENT_PRESET)
     return {
         "red.preset": (
             f"{len(preset.servidores) * len(preset.brazos)} combinaciones × {preset.repeticiones} rondas × "
-            f"{preset.duracion_s} s: unos {common.num(x.estimated_seconds(preset) / 60)} minutos"
+            f"{preset.duracion_s} s: unos {common.num(red.estimated_seconds(preset) / 60)} minutos"
         )
     }

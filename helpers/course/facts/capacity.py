@@ -3,14 +3,17 @@ instance adds); 07's (an inner engine's memory) live with its other facts in nes
 
 from __future__ import annotations
 
+import numpy as np
+
+from ...experiments import escala as e
+from ...experiments import sistema_vm as s
 from ...view import common
+from ...view.escala_frases import crossing
 from .words import ENGINE, Facts, about, missing_arms, run_tag
 
 
 # ---------------------------------------------------------------- 02: escala
 def from_escala(res) -> Facts:
-    from ...experiments import escala as e
-
     table = e.summarize(res.df, res.meta)
     out: Facts = {}
     metric = "memoria_cgroup_por_contenedor"
@@ -64,8 +67,6 @@ def from_escala(res) -> Facts:
 
 def _helpers_pss(res) -> str:
     """02, exercise 6: with PSS, what one shim and one conmon weigh at the largest N, and which is more."""
-    from ...experiments import escala as e
-
     bill = e.memory_bill(res.df, "pss")
     bill = bill[bill["n"] > 0].dropna(subset=["ayudantes_kb"])
     each = {}
@@ -85,9 +86,6 @@ def _helpers_pss(res) -> str:
 
 def _crossings(res) -> str:
     """02, exercise 7: the chapter's arithmetic with its verdict, and the whole bill's crossing with its IC."""
-    from ...experiments import escala as e
-    from ...view.escala_frases import crossing
-
     chapter = next((c for c in e.claims(res.df, res.meta) if c.key == "cruce_102"), None)
     parts = []
     if chapter is not None and chapter.n:
@@ -109,8 +107,6 @@ def _crossings(res) -> str:
 
 # ---------------------------------------------------------------- 08: sistema_vm
 def from_sistema_vm(res) -> Facts:
-    from ...experiments import sistema_vm as s
-
     table = s.summarize(res.df, res.meta)
     claims = {c.key: c for c in s.claims(res.df, res.meta)}
     tag = run_tag(res)
@@ -147,10 +143,6 @@ def _median(row) -> str:
 
 def _memory(claims: dict, res, tag: str) -> str:
     """How much of the freed block the host still held, per kind, from the touch-and-free claims."""
-    import numpy as np
-
-    from ...experiments import sistema_vm as s
-
     parts = []
     for key in ("vm_retiene_memoria", "contenedor_devuelve_memoria"):
         claim = claims.get(key)
@@ -175,8 +167,6 @@ def _memory(claims: dict, res, tag: str) -> str:
 
 def _provisioning(claims: dict, tag: str) -> str:
     """VM ÷ system container to ready, from the provisioning claims' detail (the emulated VM says so)."""
-    from ...experiments import sistema_vm as s
-
     parts = []
     for key, field, other in (
         ("arranque_10x", "vm_x_sistema", "el contenedor de sistema con busybox init"),
@@ -197,8 +187,6 @@ def _provisioning(claims: dict, tag: str) -> str:
 
 def _gzip(table, tag: str) -> str:
     """gzip × bare metal per kind (an emulated VM's figure is the cost of emulating the CPU)."""
-    from ...experiments import sistema_vm as s
-
     if "metrica" not in table or "x_bare" not in table:
         return ""
     rows = table[(table["metrica"] == s.GZIP) & table["x_bare"].notna()]
@@ -213,8 +201,6 @@ def _gzip(table, tag: str) -> str:
 def _lxd(table, tag: str) -> str:
     """Creating an LXD system container on the `dir` pool and on the copy-on-write pool, and the disk each
     one adds."""
-    from ...experiments import sistema_vm as s
-
     if "metrica" not in table:
         return ""
     pools = (("sistema_lxd", "«dir»"), (s.kinds.LXD_COW, "btrfs"))

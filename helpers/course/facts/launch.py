@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import stats
+from ...experiments import anatomia as an
+from ...experiments import arranque as a
 from ...experiments import verdict as vd
 from ...view import common
 from .words import ENGINE, Facts, missing_arms, ms, run_tag, share
@@ -13,8 +15,6 @@ from .words import ENGINE, Facts, missing_arms, ms, run_tag, share
 
 # ---------------------------------------------------------------- 01: arranque
 def from_arranque(res) -> Facts:
-    from ...experiments import arranque as a
-
     nb = a.NOTEBOOK
     out: Facts = {}
     df, meta = res.df, res.meta
@@ -67,8 +67,6 @@ def from_arranque(res) -> Facts:
 
 # ---------------------------------------------------------------- 04: anatomia
 def from_anatomia(res) -> Facts:
-    from ...experiments import anatomia as an
-
     nb, df = an.NOTEBOOK, res.df
     out: Facts = {}
 

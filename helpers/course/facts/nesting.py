@@ -8,7 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import stats
+from ...experiments import anidamiento as n
+from ...experiments.anidamiento.analysis import arm_values
 from ...view import common
+from ...view.anidamiento import BRAZO
 from .words import ENGINE, Facts, missing_arms, run_tag
 
 CI_JOBS = 50  # the exercise's number of CI jobs at once
@@ -21,8 +24,6 @@ def from_anidamiento(res) -> Facts:
 
 def _ladder(res) -> Facts:
     """Exercises 1 and 2: each step without --privileged, and the UID map of the step that worked."""
-    from ...experiments import anidamiento as n
-
     attempts = (res.meta.get("anidamiento") or {}).get("intentos_sin_privilegios") or []
     if not attempts:
         lost = missing_arms(n.NOTEBOOK, "la escalera sin `--privileged` (hace falta Podman y el nivel 2)")
@@ -51,9 +52,6 @@ def _ladder(res) -> Facts:
 def _levels(res) -> Facts:
     """Exercise 3: per engine and level, the inner `run` alone and the `exec` path from the host (the
     host's timing minus the inner one, round by round), and which of the two grows more per level."""
-    from ...experiments import anidamiento as n
-    from ...experiments.anidamiento.analysis import arm_values
-
     sentences = []
     for engine, name in ENGINE.items():
         levels = []
@@ -90,9 +88,6 @@ def _levels(res) -> Facts:
 
 def _memory(res) -> Facts:
     """Exercise 5 (CAPACITY): the PSS of an inner engine, times the exercise's CI jobs."""
-    from ...experiments import anidamiento as n
-    from ...view.anidamiento import BRAZO
-
     pss = res.df[res.df["metric"] == n.METRIC_PSS]
     if pss.empty:
         return {

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ... import stats
+from ...experiments import arranque, ejecucion
+from ...experiments import ejecucion as x
 from ...experiments import verdict as vd
 from ...view import common, ejecucion_frases
 from .words import ENGINE, Facts, about, em, missing_arms, run_tag
@@ -10,8 +12,6 @@ from .words import ENGINE, Facts, about, em, missing_arms, run_tag
 
 # ---------------------------------------------------------------- 03: ejecucion
 def from_ejecucion(res) -> Facts:
-    from ...experiments import ejecucion as x
-
     out: Facts = {}
     costs = x.exec_costs(res.df)
     for engine in ENGINE:
@@ -72,8 +72,6 @@ def from_ejecucion(res) -> Facts:
 
 def _times_less(costs, inside_row) -> str:
     """«, unas 52 veces menos que su `exec true`» (medians), or nothing without the `exec true` row."""
-    from ...experiments import ejecucion as x
-
     true = costs[(costs["medida"] == x.EXEC_TRUE) & (costs["entorno"] == inside_row.entorno)]
     if true.empty or not inside_row.mediana_ms > 0:
         return ""
@@ -154,8 +152,6 @@ JOBS, WORK_S = 100, 600  # the exercise: 100 containers, 10 minutes of work
 def bottom_line(launch_run, running_run) -> str:
     """100 launches (01, Docker, default network, ubuntu) against 10 minutes × the `hash` overhead (03,
     Docker, the work alone against its fairest baseline, as 09's table shows it): which weighs more."""
-    from ...experiments import arranque, ejecucion
-
     if launch_run is None or running_run is None:
         missing = "01_arranque" if launch_run is None else "03_ejecucion"
         return em(f"falta una corrida de `{missing}` para hacer la cuenta en esta máquina")
@@ -187,8 +183,6 @@ def bottom_line(launch_run, running_run) -> str:
 
 def _docker_launches(launch_run):
     """01's `run --rm` with the default network, per engine (ubuntu if measured): {engine: row}."""
-    from ...experiments import arranque
-
     table = arranque.summarize(launch_run.df, launch_run.meta)
     out = {}
     for engine in ENGINE:
@@ -202,8 +196,6 @@ def _docker_launches(launch_run):
 
 def exec_in_run(launch_run, running_run) -> str:
     """09, exercise 2: how many `exec … true` (03) fit in one `run --rm` (01), per engine (medians)."""
-    from ...experiments import ejecucion as x
-
     if launch_run is None or running_run is None:
         missing = "01_arranque" if launch_run is None else "03_ejecucion"
         return em(f"falta una corrida de `{missing}` para hacer la cuenta en esta máquina")
@@ -227,8 +219,6 @@ def exec_in_run(launch_run, running_run) -> str:
 def short_and_long(launch_run, running_run) -> str:
     """09, exercise 1: Docker's launch against a 50 ms program and against 10 minutes × the `hash`
     overhead (the work alone against its fairest baseline)."""
-    from ...experiments import ejecucion as x
-
     if launch_run is None or running_run is None:
         missing = "01_arranque" if launch_run is None else "03_ejecucion"
         return em(f"falta una corrida de `{missing}` para hacer la cuenta en esta máquina")
