@@ -16,7 +16,6 @@ from __future__ import annotations
 from ..verdict import MIN_N
 from .analysis import (  # noqa: F401
     BASELINE,
-    Part,
     closing_rows,
     engine_own_parts,
     largest_part,
@@ -29,7 +28,7 @@ from .analysis import (  # noqa: F401
     waterfall,
     waterfall_parts,
 )
-from .chain import CHAIN_FILE, chain_split, load_chain  # noqa: F401
+from .chain import chain_split, load_chain  # noqa: F401
 from .claims import ANSWER_OF_01, SAID, claims  # noqa: F401
 from .measure import EXPERIMENT, Config, provision, run  # noqa: F401
 from .phases import PHASE_INCLUDES, PHASE_TOTAL, PHASES  # noqa: F401

@@ -43,9 +43,8 @@ from .levels import (  # noqa: F401
     TIMED,
     UNPRIV,
     VARIANTS,
-    level_of,
 )
-from .measure import Config, NestArm, plan, run  # noqa: F401
+from .measure import Config, plan, run  # noqa: F401
 
 TITLE = "Experimento 7: anidamiento, contenedores dentro de contenedores"
 NOTEBOOK = "07_anidamiento"

@@ -8,40 +8,34 @@ from __future__ import annotations
 
 from ..verdict import MIN_N
 from .analysis import (  # noqa: F401
-    arm_series,
+    BASELINE,
     arm_values,
     closing_rows,
     compare,
     first_launches,
     image_sizes,
-    iqr_ratio,
     network_table,
     pair_ratio,
-    rounds_ci,
     summarize,
     unstable_arms,
     with_roles,
 )
 from .claims import SAID, claims  # noqa: F401
 from .measure import (  # noqa: F401
-    BARE_VARIANTS,
     CONTAINER_VARIANT,
+    EXPERIMENT,
     FIRST_METRIC,
     METRIC,
     NETWORK_VARIANTS,
     NO_NETWORK_VARIANT,
-    Arm,
     Config,
-    plan,
     run,
 )
-from .stopwatch import side_by_side, time_launches  # noqa: F401
+from .stopwatch import side_by_side  # noqa: F401
 
-EXPERIMENT = "arranque"
 TITLE = "Experimento 1: arranque de «echo ok»"
 NOTEBOOK = "01_arranque"
 # The quick profile reaches the verdicts' minimum in well under a minute: the chapter's conditions only
 QUICK = {"REPETICIONES": max(MIN_N, 2), "CALENTAMIENTO": 1, "REDES": ["por_defecto"]}
-BASELINE = ("bare", "proceso")
 COMPARABLE = [METRIC]  # ratios (x bare metal, Podman/Docker) of the launch time travel across machines
 READS = ("anatomia",)  # 04 measures where the launch goes (its network's share)

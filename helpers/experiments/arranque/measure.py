@@ -23,6 +23,7 @@ from ..params import Params, param
 from ..runner import Arm as BaseArm
 from ..runner import Log, Progress, Resultado, experiment_run, measure_rounds, no_progress, print_log
 
+EXPERIMENT = "arranque"
 METRIC = "arranque"
 FIRST_METRIC = "primer_arranque"  # the first launch of each arm in the run (kept apart, never pooled)
 BARE_VARIANTS = ("proceso", "metodo_semilla", "builtin")
@@ -92,7 +93,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
     """Measure every arm; rows are written as they are measured. Returns the Resultado."""
     cfg = cfg.validated()
     with experiment_run(
-        "arranque", asdict(cfg), cfg.motores, image_roles=cfg.imagenes, root=root, log=log
+        EXPERIMENT, asdict(cfg), cfg.motores, image_roles=cfg.imagenes, root=root, log=log
     ) as ctx:
         arms = plan(cfg, ctx.engines, ctx.images)
         envs = {a.engine: eng.get_engine(a.engine).env() for a in arms}

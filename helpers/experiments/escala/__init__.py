@@ -17,28 +17,15 @@ from .analysis import (  # noqa: F401
     largest_n,
     memory_bill,
     noise,
-    reference_crossover,
     stats_vs_cgroup,
     summarize,
     wide,
 )
-from .claims import CHAPTER_N, CROSSOVER_REGION, SAID, claims, launch_conditions  # noqa: F401
-from .measure import MAX_N, Arm, Config, check_memory, make_arm, plan, run  # noqa: F401
-from .per_n import fixed_ratio, per_container_medians, ratio_at, seed_crossover, steadiness  # noqa: F401
-from .probing import (  # noqa: F401
-    HELPER,
-    LAUNCH_OPTIONS,
-    NETWORKS,
-    SETTLE_SECONDS,
-    helper_memory,
-    inspect_all,
-    launch,
-    launch_argv,
-    parse_size,
-    stats_cli,
-)
+from .claims import SAID, claims  # noqa: F401
+from .measure import EXPERIMENT, Config, check_memory, plan, run  # noqa: F401
+from .per_n import ratio_at  # noqa: F401
+from .probing import HELPER, SETTLE_SECONDS, helper_memory, inspect_all, launch, launch_argv, parse_size  # noqa: F401
 
-EXPERIMENT = "escala"
 TITLE = "Experimento 2: escala y factura de memoria"
 NOTEBOOK = "02_escala"
 # The quick profile stays under a minute: too few repetitions for a verdict, and it says so.

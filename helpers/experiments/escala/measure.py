@@ -49,6 +49,8 @@ from .probing import (
     used_memory_bytes,
 )
 
+EXPERIMENT = "escala"
+
 MAX_N = 200
 STATS_REPETITIONS = 3  # `stats --no-stream` takes seconds per call: timed in the first 3 repetitions only
 # Conservative host memory per idle container, for the check before launching (KB): a Docker
@@ -121,7 +123,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
     """Measure every (engine, N) step; rows are written as they are measured."""
     cfg = cfg.validated()
     with experiment_run(
-        "escala", asdict(cfg), cfg.motores, image_roles=[cfg.imagen], root=root, log=log
+        EXPERIMENT, asdict(cfg), cfg.motores, image_roles=[cfg.imagen], root=root, log=log
     ) as ctx:
         arms = plan(cfg.cantidades, ctx.engines)
         envs = {e: eng.get_engine(e).env() for e in ctx.engines}

@@ -19,22 +19,16 @@ from .analysis import (  # noqa: F401
     compare,
     cost_at_rate,
     decomposition,
-    metric_name,
     nesting,
     nesting_slope,
     published_ratios,
-    series,
     shared_clock,
     summarize,
-    values,
 )
 from .arms import (  # noqa: F401
-    ARM_KIND_LABEL,
     ARM_KINDS,
-    ENGINE_VARIANTS,
     NESTED_DEPTHS,
     USER_PID_ARMS,
-    Arm,
     argv_for,
     arm_label,
     bare_arms,
@@ -43,15 +37,7 @@ from .arms import (  # noqa: F401
     primary_clock,
     unshare_prefix,
 )
-from .claims import (  # noqa: F401
-    SAID,
-    SEED_CONTAINER_NS,
-    SEED_DIFFERENCE_NS,
-    SEED_HOST_NS,
-    SOURCE,
-    claims,
-    exec_claims,
-)
+from .claims import SAID, SEED_DIFFERENCE_NS, SOURCE, claims, exec_claims  # noqa: F401
 from .measure import (  # noqa: F401
     DEBIAN_PACKAGES,
     DOCUMENT_CALLS,

@@ -12,28 +12,8 @@ rows; claims.py: the source's claims.
 
 from __future__ import annotations
 
-from .analysis import (  # noqa: F401
-    BASELINE,
-    arm_values,
-    closing_rows,
-    compare,
-    main_server,
-    path_ratios,
-    reference_ratios,
-    summarize,
-)
-from .arms import (  # noqa: F401
-    ARM_NAMES,
-    ARM_SPECS,
-    DEFAULT_ARMS,
-    NEEDS_ROOT,
-    SIN_PROXY_REASON,
-    HttpArm,
-    arm_label,
-    plan,
-    rootless,
-    userland_proxy_disabled,
-)
+from .analysis import BASELINE, closing_rows, compare, main_server, path_ratios, reference_ratios, summarize  # noqa: F401
+from .arms import ARM_NAMES, ARM_SPECS, NEEDS_ROOT, SIN_PROXY_REASON, HttpArm, plan, rootless  # noqa: F401
 from .claims import SAID, SOURCE, claims  # noqa: F401
 from .measure import (  # noqa: F401
     DOCUMENT_PRESET,
@@ -47,7 +27,7 @@ from .measure import (  # noqa: F401
     run,
 )
 from .servers import provision  # noqa: F401
-from .start import Started, start_all, start_arm  # noqa: F401
+from .start import start_all  # noqa: F401
 
 TITLE = "Experimento 6: red, rendimiento HTTP nativo, en Docker y en Podman"
 NOTEBOOK = "06_red_http"

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from ... import vm
 from . import disk_io
-from .analysis import arm_values, closing_rows, compare, gzip_ratio, ratio, summarize, vm_variant  # noqa: F401
+from .analysis import closing_rows, compare, summarize, vm_variant  # noqa: F401
 from .claims import DEFERRED_TO_CLASS, SAID, claims  # noqa: F401
-from .instances import ContainerInstance, VMCommand, VMInstance  # noqa: F401
+from .instances import ContainerInstance, VMInstance  # noqa: F401
 from .kinds import (  # noqa: F401
     ANTES,
     ARRANQUE,
@@ -37,19 +37,15 @@ from .kinds import (  # noqa: F401
     EXPERIMENT,
     FIO,
     GZIP,
-    KINDS,
     MB,
     NEEDS_ROOT,
     PSS,
     RETENIDA,
-    SOURCE,
-    SYSTEMD_KINDS,
-    VM_KINDS,
     is_emulated,
     kind_label,
     variant_of,
 )
-from .measure import Arm, Config, plan, provision, run, systemd_image  # noqa: F401
+from .measure import Config, plan, provision, run, systemd_image  # noqa: F401
 from .memory import memory_given_back  # noqa: F401
 
 TITLE = "Experimento 8: contenedores de sistema frente a máquinas virtuales"
