@@ -121,8 +121,8 @@ class FakeEngine(eng.Engine):
             return []
         return [
             cid
-            for cid, labels in self.containers.items()
-            if run_id is None or labels.get(labels.LABEL_RUN) == run_id
+            for cid, marks in self.containers.items()
+            if run_id is None or marks.get(labels.LABEL_RUN) == run_id
         ]
 
     def course_containers(self):

@@ -51,7 +51,7 @@ def require_pool(pool: str) -> None:
 
 
 def _names(run_id: str) -> list[str]:
-    return [n for n, labels in lxd.course_instances() if labels.get(labels.LABEL_RUN) == run_id]
+    return [n for n, marks in lxd.course_instances() if marks.get(labels.LABEL_RUN) == run_id]
 
 
 @pytest.mark.parametrize("pool", [lxd.POOL, lxd.POOL_COW])

@@ -33,7 +33,7 @@ from .claims import ANSWER_OF_01, SAID, claims  # noqa: F401
 from .measure import EXPERIMENT, Config, provision, run  # noqa: F401
 from .phases import PHASE_INCLUDES, PHASE_TOTAL, PHASES  # noqa: F401
 from .published import compare  # noqa: F401
-from .rungs import COMMAND, GROUPS, METRIC, NAMESPACES, NEEDS_ROOT, RUNG_LABEL, namespace_argv, plan  # noqa: F401
+from .rungs import METRIC, NAMESPACES, NEEDS_ROOT, RUNG_LABEL  # noqa: F401
 
 TITLE = "Anatomía del arranque: ¿en qué se van los milisegundos de LAUNCH?"
 NOTEBOOK = "04_anatomia_arranque"

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ...engines.rootfs import CHROOT_WHAT
 from .analysis import closing_rows, compare, level_ratios, summarize  # noqa: F401
-from .build import NESTED_WHAT, nested_image_info, provision, unavailable_reason  # noqa: F401
+from .build import NESTED_WHAT, provision  # noqa: F401
 from .claims import SAID, claims  # noqa: F401
 from .levels import (  # noqa: F401
     EXPERIMENT,
@@ -37,14 +37,11 @@ from .levels import (  # noqa: F401
     METRIC_WORK,
     METRIC_WORK_E2E,
     PRIV,
-    SOURCE,
-    SOURCE_CHAPTER,
-    SOURCE_REPO,
     TIMED,
     UNPRIV,
     VARIANTS,
 )
-from .measure import Config, plan, run  # noqa: F401
+from .measure import Config, run  # noqa: F401
 
 TITLE = "Experimento 7: anidamiento, contenedores dentro de contenedores"
 NOTEBOOK = "07_anidamiento"

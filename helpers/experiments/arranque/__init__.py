@@ -21,16 +21,7 @@ from .analysis import (  # noqa: F401
     with_roles,
 )
 from .claims import SAID, claims  # noqa: F401
-from .measure import (  # noqa: F401
-    CONTAINER_VARIANT,
-    EXPERIMENT,
-    FIRST_METRIC,
-    METRIC,
-    NETWORK_VARIANTS,
-    NO_NETWORK_VARIANT,
-    Config,
-    run,
-)
+from .measure import CONTAINER_VARIANT, EXPERIMENT, METRIC, NO_NETWORK_VARIANT, Config, run  # noqa: F401
 from .stopwatch import side_by_side  # noqa: F401
 
 TITLE = "Experimento 1: arranque de «echo ok»"

@@ -44,8 +44,6 @@ from .arms import (  # noqa: F401
     PLACE_NAMES,
     WORKLOAD_NAMES,
     WORKLOADS,
-    make_arm,
-    plan,
 )
 from .claims import SAID, claims  # noqa: F401
 from .measure import EXPERIMENT, Config, run  # noqa: F401

@@ -22,9 +22,9 @@ from .analysis import (  # noqa: F401
     wide,
 )
 from .claims import SAID, claims  # noqa: F401
-from .measure import EXPERIMENT, Config, check_memory, plan, run  # noqa: F401
+from .measure import EXPERIMENT, Config, run  # noqa: F401
 from .per_n import ratio_at  # noqa: F401
-from .probing import HELPER, SETTLE_SECONDS, helper_memory, inspect_all, launch, launch_argv, parse_size  # noqa: F401
+from .probing import SETTLE_SECONDS, inspect_all, launch, launch_argv  # noqa: F401
 
 TITLE = "Experimento 2: escala y factura de memoria"
 NOTEBOOK = "02_escala"

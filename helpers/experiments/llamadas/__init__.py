@@ -22,22 +22,10 @@ from .analysis import (  # noqa: F401
     nesting,
     nesting_slope,
     published_ratios,
-    shared_clock,
     summarize,
 )
-from .arms import (  # noqa: F401
-    ARM_KINDS,
-    NESTED_DEPTHS,
-    USER_PID_ARMS,
-    argv_for,
-    arm_label,
-    bare_arms,
-    container_options,
-    engine_arms,
-    primary_clock,
-    unshare_prefix,
-)
-from .claims import SAID, SEED_DIFFERENCE_NS, SOURCE, claims, exec_claims  # noqa: F401
+from .arms import arm_label  # noqa: F401
+from .claims import SAID, SEED_DIFFERENCE_NS, SOURCE, claims  # noqa: F401
 from .measure import (  # noqa: F401
     DEBIAN_PACKAGES,
     DOCUMENT_CALLS,
@@ -50,17 +38,7 @@ from .measure import (  # noqa: F401
     provision,
     run,
 )
-from .probe import (  # noqa: F401
-    LEVELS_METRIC,
-    OPERATION_LABEL,
-    OPERATIONS,
-    PROBE,
-    PROBE_IN_CONTAINER,
-    WALL_SUFFIX,
-    parse_probe,
-    probe_args,
-    run_probe,
-)
+from .probe import OPERATION_LABEL, OPERATIONS, PROBE, WALL_SUFFIX  # noqa: F401
 
 TITLE = "Llamadas al sistema: lo que cuesta cada capa de aislamiento"
 NOTEBOOK = "05_llamadas_sistema"

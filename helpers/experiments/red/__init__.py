@@ -13,12 +13,11 @@ rows; claims.py: the source's claims.
 from __future__ import annotations
 
 from .analysis import BASELINE, closing_rows, compare, main_server, path_ratios, reference_ratios, summarize  # noqa: F401
-from .arms import ARM_NAMES, ARM_SPECS, NEEDS_ROOT, SIN_PROXY_REASON, HttpArm, plan, rootless  # noqa: F401
-from .claims import SAID, SOURCE, claims  # noqa: F401
+from .arms import NEEDS_ROOT, plan, rootless  # noqa: F401
+from .claims import SAID, claims  # noqa: F401
 from .measure import (  # noqa: F401
     DOCUMENT_PRESET,
     EXPERIMENT,
-    MAX_RUN_S,
     SEED_PRESET,
     Config,
     cpu_layout,

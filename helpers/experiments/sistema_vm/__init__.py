@@ -21,14 +21,13 @@ from __future__ import annotations
 
 from ... import vm
 from . import disk_io
-from .analysis import closing_rows, compare, summarize, vm_variant  # noqa: F401
+from .analysis import closing_rows, compare, summarize  # noqa: F401
 from .claims import DEFERRED_TO_CLASS, SAID, claims  # noqa: F401
-from .instances import ContainerInstance, VMInstance  # noqa: F401
+from .instances import VMInstance  # noqa: F401
 from .kinds import (  # noqa: F401
     ANTES,
     ARRANQUE,
     BASELINE,
-    DEFAULT_KINDS,
     DESPUES,
     DISCO,
     DISCO_ESCRITO,
@@ -37,15 +36,13 @@ from .kinds import (  # noqa: F401
     EXPERIMENT,
     FIO,
     GZIP,
-    MB,
     NEEDS_ROOT,
     PSS,
     RETENIDA,
     is_emulated,
     kind_label,
-    variant_of,
 )
-from .measure import Config, plan, provision, run, systemd_image  # noqa: F401
+from .measure import Config, provision, run  # noqa: F401
 from .memory import memory_given_back  # noqa: F401
 
 TITLE = "Experimento 8: contenedores de sistema frente a máquinas virtuales"

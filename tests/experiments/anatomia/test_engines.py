@@ -15,6 +15,7 @@ from helpers import images, proc_events
 from helpers.experiments import anatomia
 from helpers.experiments.anatomia import measure as anatomy_measure
 from helpers.experiments.anatomia import phases, rungs
+from helpers.experiments.anatomia import rungs as anatomia_rungs
 
 pytestmark = pytest.mark.engines
 
@@ -106,7 +107,9 @@ def test_ctrl_c_during_the_warm_pool_cleans_up(monkeypatch, container_engines, r
         calls.append(name)
         if len(calls) == 1:  # the untimed try
             return real(engine, image, name, run_id, env)
-        engine.create(image, anatomia.COMMAND, run_id=run_id, name=name + "-extra")  # left for the clean-up
+        engine.create(
+            image, anatomia_rungs.COMMAND, run_id=run_id, name=name + "-extra"
+        )  # left for the clean-up
         raise KeyboardInterrupt
 
     monkeypatch.setattr(phases, "measure_pool", interrupted)
@@ -155,11 +158,11 @@ def test_without_root_the_namespace_and_chroot_rungs_run_in_a_user_namespace(tmp
         pytest.skip("falta setpriv (util-linux)")
     as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     for key, _, _ in anatomia.NAMESPACES:
-        argv = anatomia.namespace_argv(key, without_root=True)
+        argv = anatomia_rungs.namespace_argv(key, without_root=True)
         out = subprocess.run([*as_nobody, *argv], capture_output=True, text=True, timeout=30)
         assert (out.returncode, out.stdout.strip()) == (0, "ok"), (key, out.stderr)
     out = subprocess.run(
-        [*as_nobody, "unshare", *rungs.USERNS, "chroot", "/", *anatomia.COMMAND],
+        [*as_nobody, "unshare", *rungs.USERNS, "chroot", "/", *anatomia_rungs.COMMAND],
         capture_output=True,
         text=True,
         timeout=30,

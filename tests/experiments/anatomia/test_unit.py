@@ -14,6 +14,7 @@ from helpers import reference
 from helpers.errors import ParametroInvalido
 from helpers.experiments import anatomia, verdict
 from helpers.experiments.anatomia import rungs
+from helpers.experiments.anatomia import rungs as anatomia_rungs
 from helpers.experiments.runner import Arm, Resultado
 from tests.support import assert_round_rows_change_nothing
 
@@ -44,7 +45,7 @@ def test_the_panel_allows_exactly_what_the_validation_accepts():
     controls = {c["name"]: c for c in anatomia.CONTROLS}
     assert (controls["repeticiones"]["min"], controls["repeticiones"]["max"]) == (1, 200)
     assert (controls["calentamiento"]["min"], controls["calentamiento"]["max"]) == (0, 20)
-    assert controls["peldaños"]["options"] == list(anatomia.GROUPS)
+    assert controls["peldaños"]["options"] == list(anatomia_rungs.GROUPS)
     cfg = anatomia.config(repeticiones=200, calentamiento=20)
     assert (cfg.repeticiones, cfg.calentamiento) == (200, 20)
 
@@ -55,14 +56,14 @@ def test_parameters_accept_papermill_text_lists():
 
 
 def test_namespace_rungs_add_one_namespace_each():
-    argvs = [anatomia.namespace_argv(key, without_root=False) for key, _, _ in anatomia.NAMESPACES]
+    argvs = [anatomia_rungs.namespace_argv(key, without_root=False) for key, _, _ in anatomia.NAMESPACES]
     assert argvs[0] == ["unshare", "-m", "echo", "ok"]
     assert argvs[3] == ["unshare", "-m", "-u", "-i", "-p", "-f", "echo", "ok"]
     for shorter, longer in zip(argvs, argvs[1:]):
         assert longer[: len(shorter) - 2] == shorter[:-2] and len(longer) > len(shorter)
     assert argvs[-1][-4:] == ["-U", "-C", "echo", "ok"]
     # without root, each rung runs inside a user namespace of its own (unshare -r)
-    rootless = [anatomia.namespace_argv(key, without_root=True) for key, _, _ in anatomia.NAMESPACES]
+    rootless = [anatomia_rungs.namespace_argv(key, without_root=True) for key, _, _ in anatomia.NAMESPACES]
     assert rootless[0] == ["unshare", "-r", "-m", "echo", "ok"]
     assert [a[2:] for a in rootless] == [a[1:] for a in argvs]
 
@@ -83,7 +84,7 @@ def test_without_root_chroot_runs_in_a_user_namespace(tmp_path, monkeypatch):
 
 
 def test_plan_follows_the_ladder_and_the_chosen_groups():
-    arms = anatomia.plan(
+    arms = anatomia_rungs.plan(
         ["pool", "proceso", "motor", "runc"], ["docker", "podman"], {"docker": "img-d", "podman": "img-p"}
     )
     keys = [(a.engine, a.variant) for a in arms]

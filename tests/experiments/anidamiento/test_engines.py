@@ -13,6 +13,7 @@ import pytest
 from helpers import engines as eng
 from helpers.errors import ComandoFallido
 from helpers.experiments import anidamiento as exp
+from helpers.experiments.anidamiento import build as anidamiento_build
 from helpers.experiments.anidamiento import measure
 from tests.support import interrupt_run, results_and_scratch, setup_step_missing
 
@@ -24,9 +25,9 @@ SMALL = dict(repeticiones=1, calentamiento=0, tamaño_mib=2, niveles=[1, 2])
 @pytest.fixture
 def sandbox(tmp_path, monkeypatch, podman_engine):
     """Results and the run's scratch folder (the inner image stores) go under tmp_path."""
-    if exp.unavailable_reason():
-        pytest.skip(exp.unavailable_reason())
-    if exp.nested_image_info("podman") is None:
+    if anidamiento_build.unavailable_reason():
+        pytest.skip(anidamiento_build.unavailable_reason())
+    if anidamiento_build.nested_image_info("podman") is None:
         setup_step_missing(
             "la imagen de nivel 2 de Podman (anidamiento.provision)",
             "falta la imagen de nivel 2 de Podman: ejecuta «make setup».",
@@ -35,7 +36,11 @@ def sandbox(tmp_path, monkeypatch, podman_engine):
 
 
 def engines_here() -> list[str]:
-    return [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available and exp.nested_image_info(n)]
+    return [
+        n
+        for n in eng.CONTAINER_ENGINES
+        if eng.get_engine(n).available and anidamiento_build.nested_image_info(n)
+    ]
 
 
 def assert_host_clean(meta: dict, scratch) -> None:

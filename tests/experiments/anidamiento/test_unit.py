@@ -17,6 +17,8 @@ from helpers.errors import ParametroInvalido
 from helpers.experiments import anidamiento as exp
 from helpers.experiments import verdict
 from helpers.experiments.anidamiento import build, chains, ladder
+from helpers.experiments.anidamiento import levels as anidamiento_levels
+from helpers.experiments.anidamiento import measure as anidamiento_measure
 from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.runner import Resultado
 from helpers.paths import CACHE_DIR
@@ -74,7 +76,7 @@ def test_levels_given_as_text_by_papermill():
 # ---------------------------------------------------------------- arms and command lines
 def test_plan_follows_levels_and_privileged():
     busybox = {"docker": "curso/busybox-estatico:1", "podman": "localhost/curso/busybox-estatico:1"}
-    arms = exp.plan(exp.config(), ["docker", "podman"], busybox)
+    arms = anidamiento_measure.plan(exp.config(), ["docker", "podman"], busybox)
     got = {(a.engine, a.variant) for a in arms}
     assert got == {
         ("bare", "nivel0"),
@@ -86,14 +88,14 @@ def test_plan_follows_levels_and_privileged():
         ("podman", exp.UNPRIV),
         ("podman", "nivel3"),
     }
-    unprivileged = exp.plan(exp.config(privilegiado=False), ["docker", "podman"], busybox)
+    unprivileged = anidamiento_measure.plan(exp.config(privilegiado=False), ["docker", "podman"], busybox)
     assert {(a.engine, a.variant) for a in unprivileged} == {
         ("bare", "nivel0"),
         ("docker", "nivel1"),
         ("podman", "nivel1"),
         ("podman", exp.UNPRIV),
     }
-    only_one = exp.plan(exp.config(niveles=[1]), ["podman"], busybox)
+    only_one = anidamiento_measure.plan(exp.config(niveles=[1]), ["podman"], busybox)
     assert [a.variant for a in only_one] == ["nivel0", "nivel1"]
 
 
@@ -237,7 +239,7 @@ def _claims(df, meta) -> dict:
 def test_claims_follow_the_one_rule():
     found = _claims(synthetic(1.1, 1.0), META)
     moderate = found[("arranque_aditivo", "docker")]
-    assert moderate.status == verdict.SE_CONFIRMA and moderate.source == exp.SOURCE
+    assert moderate.status == verdict.SE_CONFIRMA and moderate.source == anidamiento_levels.SOURCE
     assert moderate.value == pytest.approx(1.1, rel=0.02) and moderate.n == 12
     assert moderate.claimed == pytest.approx(340 / 315) and moderate.region == (1.0, 1.5)
     cpu = found[("cpu_acumula", "podman")]
@@ -384,10 +386,10 @@ def test_every_claim_names_its_source_and_where_in_it():
     for claim in exp.claims(synthetic(), META):
         assert claim.where, claim.key
         if claim.key == "pip_necesita_privileged":
-            assert claim.source == exp.SOURCE_CHAPTER and "Nota sobre I/O" in claim.where
+            assert claim.source == anidamiento_levels.SOURCE_CHAPTER and "Nota sobre I/O" in claim.where
             assert "repositorio" in claim.note and "mount proc" in claim.note
         else:
-            assert claim.source == exp.SOURCE_REPO and "experimento 4" in claim.source
+            assert claim.source == anidamiento_levels.SOURCE_REPO and "experimento 4" in claim.source
             assert "06_nested.md" in claim.where
 
 

@@ -11,6 +11,7 @@ import pytest
 from helpers import PROJECT_ROOT, engines, results
 from helpers import measure as measure_mod
 from helpers.experiments import arranque
+from helpers.experiments.arranque import measure as arranque_measure
 
 pytestmark = pytest.mark.engines
 
@@ -29,8 +30,10 @@ def test_a_small_run_measures_every_combination_and_records_real_images(containe
             assert engines.get_engine(name).image_info(info["name"]) is not None
             rows = res.df[(res.df.engine == name) & (res.df.image == info["name"])]
             # 2 repetitions in each network condition, and the first launch of each (kept apart)
-            assert (rows.metric == arranque.METRIC).sum() == 2 * len(arranque.NETWORK_VARIANTS)
-            assert (rows.metric == arranque.FIRST_METRIC).sum() == len(arranque.NETWORK_VARIANTS)
+            assert (rows.metric == arranque.METRIC).sum() == 2 * len(arranque_measure.NETWORK_VARIANTS)
+            assert (rows.metric == arranque_measure.FIRST_METRIC).sum() == len(
+                arranque_measure.NETWORK_VARIANTS
+            )
         assert res.meta["engines"][name]["server_version"]
         assert res.meta["cleanup_leftovers"][name] == 0
     # Repetitions are interleaved: every arm's rep 1 comes before any arm's rep 2.

@@ -314,7 +314,7 @@ def test_default_and_quick_runs_reach_the_verdicts_minimum():
 def test_first_launches_sit_beside_the_median():
     df, meta = _synthetic(400, 200)
     first = df[df.engine != "bare"].groupby(["engine", "image", "variant"], as_index=False).first()
-    first["metric"], first["value"] = arranque.FIRST_METRIC, 1200.0
+    first["metric"], first["value"] = arranque_measure.FIRST_METRIC, 1200.0
     t = arranque.first_launches(pd.concat([df, first[results.COLUMNS]]), meta)
     assert len(t) == 4 and (t["proporcion"] > 2).all()
 
@@ -327,7 +327,7 @@ def test_the_first_launch_sentence_follows_the_data(factor, words, tmp_path, mon
 
     df, meta = _synthetic(400, 200)
     first = df[df.engine != "bare"].groupby(["engine", "image", "variant"], as_index=False).first()
-    first["metric"] = arranque.FIRST_METRIC
+    first["metric"] = arranque_measure.FIRST_METRIC
     first["value"] = first["engine"].map({"docker": 400.0, "podman": 200.0}) * factor
     shown = []
     monkeypatch.setattr(

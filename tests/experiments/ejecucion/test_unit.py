@@ -18,6 +18,7 @@ from helpers.errors import ParametroInvalido  # noqa: E402
 from helpers.experiments import ejecucion as exp  # noqa: E402
 from helpers.experiments import runner, verdict  # noqa: E402
 from helpers.experiments.contract import CLOSING_COLUMNS  # noqa: E402
+from helpers.experiments.ejecucion import arms as ejecucion_arms
 from helpers.experiments.ejecucion import measure  # noqa: E402
 from helpers.view import common  # noqa: E402
 from helpers.view import ejecucion as vista  # noqa: E402
@@ -124,7 +125,7 @@ def test_run_validates_before_launching_anything(monkeypatch):
 
 # ---------------------------------------------------------------- arms
 def test_arms_share_the_runner_base_and_chroot_runs_on_bare_metal():
-    arm = exp.make_arm("hash", "", "chroot", "img")
+    arm = ejecucion_arms.make_arm("hash", "", "chroot", "img")
     assert isinstance(arm, runner.Arm)
     assert (arm.engine, arm.variant, arm.image, arm.label) == (
         "bare",
@@ -132,15 +133,15 @@ def test_arms_share_the_runner_base_and_chroot_runs_on_bare_metal():
         "img",
         "hash (SHA-256), en chroot",
     )
-    io = exp.make_arm("escritura", "capa", "docker", "img")
+    io = ejecucion_arms.make_arm("escritura", "capa", "docker", "img")
     assert io.label == "escritura con fsync, capa del contenedor (overlay), en Docker"  # no identifiers
-    write = exp.make_arm("escritura", "volumen", "podman", "localhost/img")
+    write = ejecucion_arms.make_arm("escritura", "volumen", "podman", "localhost/img")
     assert (write.engine, write.variant) == ("podman", "escritura:volumen")
 
 
 def test_plan_interleaves_every_environment_with_each_io_workload_in_each_place():
     images = {"docker": "img", "podman": "localhost/img"}
-    arms = exp.plan(["hash", "archivos", "copia"], ["docker", "podman"], images, "img")
+    arms = ejecucion_arms.plan(["hash", "archivos", "copia"], ["docker", "podman"], images, "img")
     envs = [(a.workload, a.place, a.env) for a in arms]
     assert envs == [
         ("exec_true", "", "bare"),
@@ -166,21 +167,23 @@ def test_plan_interleaves_every_environment_with_each_io_workload_in_each_place(
         ("copia", "capa", "podman"),
         ("copia", "volumen", "podman"),
     ]
-    assert {a.env for a in exp.plan(["hash", "sort"], [], {}, "")} == {"bare"}
+    assert {a.env for a in ejecucion_arms.plan(["hash", "sort"], [], {}, "")} == {"bare"}
 
 
 def test_copy_up_modifies_the_image_file_only_on_the_writable_layer(tmp_path):
     containers = {"docker": "c", "docker:capa": "c-copia"}
     kw = dict(size_mb=1, files=1, containers=containers, rootfs=None, host_dirs={"copia": str(tmp_path)})
-    layer = exp.arms.argv_for(exp.make_arm("copia", "capa", "docker", "img"), copy=("/usr/f.h", 4096), **kw)
+    layer = exp.arms.argv_for(
+        ejecucion_arms.make_arm("copia", "capa", "docker", "img"), copy=("/usr/f.h", 4096), **kw
+    )
     assert "c-copia" in layer and "cat /usr/f.h > /dev/null" in layer[-1] and "seek=4096" in layer[-1]
     volume = exp.arms.argv_for(
-        exp.make_arm("copia", "volumen", "docker", "img"), copy=("/usr/f.h", 4096), **kw
+        ejecucion_arms.make_arm("copia", "volumen", "docker", "img"), copy=("/usr/f.h", 4096), **kw
     )
     assert "c" in volume and "/datos/curso-copia.bin" in volume[-1] and "/usr/f.h" not in volume[-1]
-    host = exp.arms.argv_for(exp.make_arm("copia", "host", "bare"), copy=("/usr/f.h", 4096), **kw)
+    host = exp.arms.argv_for(ejecucion_arms.make_arm("copia", "host", "bare"), copy=("/usr/f.h", 4096), **kw)
     assert f"{tmp_path}/curso-copia.bin" in host[-1]
-    inside = exp.arms.argv_for(exp.make_arm("exec_dentro", "", "docker", "img"), **kw)
+    inside = exp.arms.argv_for(ejecucion_arms.make_arm("exec_dentro", "", "docker", "img"), **kw)
     assert inside[-2:] == [exp.arms.PROBE_IN_CONTAINER, "true"]
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from helpers import engines as eng
 from helpers.experiments import escala
+from helpers.experiments.escala import probing as escala_probing
 from tests.conftest import require_engine
 from tests.support import interrupt_run, setup_step_missing
 
@@ -49,7 +50,7 @@ def test_small_run_both_engines(resultados):
     assert (w["memoria_stats_por_contenedor"] <= w["memoria_cgroup_por_contenedor"]).all()
     for name in motores:
         g = w[w["engine"] == name].set_index("n")
-        helper = escala.HELPER[name]
+        helper = escala_probing.HELPER[name]
         assert g.loc[3, f"{helper}_procesos"] == 3 and g.loc[1, f"{helper}_procesos"] == 1
         assert g.loc[3, f"rss_{helper}_total"] > g.loc[1, f"rss_{helper}_total"]
         # the helpers' own reading beats the engine's CLI on the same containers (a ratio, same run),
@@ -83,7 +84,7 @@ def test_parallel_launch(motor):
     )
     assert r.status == "complete"
     w = escala.wide(r.df)
-    assert w[f"{escala.HELPER[motor]}_procesos"].iloc[0] == 4
+    assert w[f"{escala_probing.HELPER[motor]}_procesos"].iloc[0] == 4
     assert eng.get_engine(motor).list_labelled(r.meta["run_id"]) == []
 
 

@@ -19,6 +19,8 @@ import pytest
 from helpers import cgroups, engines, system
 from helpers.errors import ParametroInvalido
 from helpers.experiments import escala
+from helpers.experiments.escala import measure as escala_measure
+from helpers.experiments.escala import probing as escala_probing
 from tests.support import assert_round_rows_change_nothing
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
@@ -106,7 +108,7 @@ def test_helper_of_a_container_is_the_parent_of_its_pid1():
     try:
         c = engines.get_engine("docker").describe({"Name": "/x", "Id": "i", "State": {"Pid": child.pid}})
         assert c.helper_pid == os.getpid()
-        totals, names = escala.helper_memory([c, c])  # the same helper counted once
+        totals, names = escala_probing.helper_memory([c, c])  # the same helper counted once
         assert totals["count"] == 1 and totals["rss"] > 0
         p = engines.get_engine("podman").describe({"State": {"Pid": child.pid, "ConmonPid": 1}})
         assert p.helper_pid == 1
@@ -116,10 +118,10 @@ def test_helper_of_a_container_is_the_parent_of_its_pid1():
 
 
 def test_parse_stats_sizes():
-    assert escala.parse_size("848KiB ") == 848 * 1024
-    assert escala.parse_size("749.6kB") == pytest.approx(749600)
-    assert escala.parse_size("1.5MiB") == 1.5 * 2**20
-    assert escala.parse_size("--") is None
+    assert escala_probing.parse_size("848KiB ") == 848 * 1024
+    assert escala_probing.parse_size("749.6kB") == pytest.approx(749600)
+    assert escala_probing.parse_size("1.5MiB") == 1.5 * 2**20
+    assert escala_probing.parse_size("--") is None
 
 
 # ---------------------------------------------------------------- parameters
@@ -136,10 +138,10 @@ def test_cantidades_are_sorted_and_deduplicated():
 
 def test_more_than_free_memory_is_refused_with_the_estimate():
     with pytest.raises(ParametroInvalido) as err:
-        escala.check_memory([1, 150], ["docker"], available_bytes=2 * 2**30)
+        escala_measure.check_memory([1, 150], ["docker"], available_bytes=2 * 2**30)
     text = str(err.value)
     assert "MiB" in text and "150" in text and "caben" in text
-    escala.check_memory([1, 150], ["docker"], available_bytes=64 * 2**30)  # fits: no error
+    escala_measure.check_memory([1, 150], ["docker"], available_bytes=64 * 2**30)  # fits: no error
 
 
 @pytest.mark.parametrize(
@@ -301,7 +303,7 @@ def test_steadiness_compares_the_ranges_across_n(podman_spread, expected):
 def test_n_zero_is_allowed_and_only_docker_measures_it():
     cfg = escala.config(cantidades=[0, 1, 20])
     assert cfg.cantidades == [0, 1, 20]
-    arms = escala.plan(cfg.cantidades, ["docker", "podman"])
+    arms = escala_measure.plan(cfg.cantidades, ["docker", "podman"])
     assert [(a.engine, a.n) for a in arms if a.n == 0] == [("docker", 0)]
 
 

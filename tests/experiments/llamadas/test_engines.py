@@ -13,6 +13,8 @@ import pytest
 
 from helpers import engines as eng
 from helpers.experiments import llamadas as exp
+from helpers.experiments.llamadas import arms as llamadas_arms
+from helpers.experiments.llamadas import probe as llamadas_probe
 from tests.support import available_engines, interrupt_run, leftovers, setup_step_missing
 
 measure = importlib.import_module("helpers.experiments.llamadas.measure")
@@ -40,8 +42,8 @@ def test_every_arm_runs_once_through_the_same_probe_and_cleans_up(results):
     measured = set(zip(df["engine"], df["variant"]))
     assert ("bare", "host") in measured
     # Nesting really happened: the probe counts its PID namespaces (NSpid) from inside.
-    levels = df[df["metric"] == exp.LEVELS_METRIC].set_index(["engine", "variant"])["value"]
-    for depth in (1, *exp.NESTED_DEPTHS):
+    levels = df[df["metric"] == llamadas_probe.LEVELS_METRIC].set_index(["engine", "variant"])["value"]
+    for depth in (1, *llamadas_arms.NESTED_DEPTHS):
         variant = f"pid:{depth}"
         if ("bare", variant) in measured:
             assert levels[("bare", variant)] == depth + 1
@@ -63,7 +65,7 @@ def test_every_arm_runs_once_through_the_same_probe_and_cleans_up(results):
     wanted = {
         *SMALL["operaciones"],
         *(op + exp.WALL_SUFFIX for op in SMALL["operaciones"]),
-        exp.LEVELS_METRIC,
+        llamadas_probe.LEVELS_METRIC,
     }
     counts = df.groupby(["engine", "variant", "metric"]).size()
     for arm in measured:

@@ -24,6 +24,10 @@ from helpers.errors import ParametroInvalido  # noqa: E402
 from helpers.experiments import anidamiento, verdict  # noqa: E402
 from helpers.experiments import llamadas as exp  # noqa: E402
 from helpers.experiments.contract import CLOSING_COLUMNS  # noqa: E402
+from helpers.experiments.llamadas import analysis as llamadas_analysis
+from helpers.experiments.llamadas import arms as llamadas_arms
+from helpers.experiments.llamadas import probe as llamadas_probe
+from helpers.experiments.llamadas.claims import exec_claims
 from helpers.experiments.runner import Resultado  # noqa: E402
 from tests.support import assert_round_rows_change_nothing
 
@@ -75,7 +79,7 @@ def test_bad_parameters_stop_run_before_any_folder_is_made(tmp_path):
 def test_defaults_and_quick_profile_are_valid():
     cfg = exp.config()
     assert cfg == exp.Config().validated()
-    assert cfg.operaciones == list(exp.OPERATIONS) and cfg.brazos == list(exp.ARM_KINDS)
+    assert cfg.operaciones == list(exp.OPERATIONS) and cfg.brazos == list(llamadas_arms.ARM_KINDS)
     quick = exp.config(**{k.lower(): v for k, v in exp.QUICK.items()})
     assert quick.llamadas < cfg.llamadas
     # Both reach the minimum for a verdict; the estimates keep them inside their budgets (4 min, 1 min).
@@ -108,10 +112,10 @@ def probe():
 
 
 def test_probe_prints_one_parseable_line_per_operation(probe):
-    args = exp.probe_args(exp.OPERATIONS, 2000, None, 250)
+    args = llamadas_probe.probe_args(exp.OPERATIONS, 2000, None, 250)
     out = subprocess.run([str(probe), *args], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    found = exp.parse_probe(out.stdout)
+    found = llamadas_probe.parse_probe(out.stdout)
     assert list(found) == list(exp.OPERATIONS)
     assert len(out.stdout.strip().splitlines()) == len(exp.OPERATIONS)
     for values in found.values():
@@ -127,23 +131,23 @@ def test_probe_rejects_bad_usage(probe):
 def test_probe_pins_to_the_given_cpu_and_refuses_a_missing_one(probe):
     cpu = sorted(os.sched_getaffinity(0))[-1]
     ok = subprocess.run([str(probe), "getpid", "1000", str(cpu)], capture_output=True, text=True, timeout=30)
-    assert ok.returncode == 0 and exp.parse_probe(ok.stdout)["getpid"]["cpu"] == cpu
+    assert ok.returncode == 0 and llamadas_probe.parse_probe(ok.stdout)["getpid"]["cpu"] == cpu
     bad = subprocess.run([str(probe), "getpid", "1000", "1023"], capture_output=True, text=True, timeout=30)
     assert bad.returncode == 3 and "CPU" in bad.stderr
 
 
 def test_probe_time_cap_stops_a_long_loop_early(probe):
-    args = exp.probe_args(["open_close"], 100_000_000, None, 20)
+    args = llamadas_probe.probe_args(["open_close"], 100_000_000, None, 20)
     out = subprocess.run([str(probe), *args], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0
-    n = exp.parse_probe(out.stdout)["open_close"]["n"]
+    n = llamadas_probe.parse_probe(out.stdout)["open_close"]["n"]
     assert 0 < n < 100_000_000 and n % 1024 == 0
 
 
 def test_vdso_call_is_cheaper_than_a_kernel_entry_in_the_same_run(probe):
     """clock_gettime through the vDSO never enters the kernel: in one run it costs less than getpid."""
-    args = exp.probe_args(["getpid", "clock_gettime"], 200_000, None, 250)
-    found = exp.parse_probe(
+    args = llamadas_probe.probe_args(["getpid", "clock_gettime"], 200_000, None, 250)
+    found = llamadas_probe.parse_probe(
         subprocess.run([str(probe), *args], capture_output=True, text=True, timeout=60).stdout
     )
     assert found["clock_gettime"]["ns_cpu"] < found["getpid"]["ns_cpu"]
@@ -154,35 +158,41 @@ def test_nested_pid_namespaces_are_seen_by_the_probe(probe):
     reason = exp.arms.namespaces_unavailable()
     if reason:
         pytest.skip(reason)
-    arm = exp.bare_arms(["anidado"])[0]
-    argv = exp.argv_for(arm, exp.probe_args(["getpid"], 1000, None, 250), probe_path=str(probe))
-    assert argv[: len(exp.unshare_prefix(2, as_root=os.geteuid() == 0))].count("--pid") == 2
-    assert exp.run_probe(argv, "bare", ["getpid"])["getpid"]["niveles_pid"] == 3
+    arm = llamadas_arms.bare_arms(["anidado"])[0]
+    argv = llamadas_arms.argv_for(
+        arm, llamadas_probe.probe_args(["getpid"], 1000, None, 250), probe_path=str(probe)
+    )
+    assert argv[: len(llamadas_arms.unshare_prefix(2, as_root=os.geteuid() == 0))].count("--pid") == 2
+    assert llamadas_probe.run_probe(argv, "bare", ["getpid"])["getpid"]["niveles_pid"] == 3
 
 
 # ---------------------------------------------------------------- arms
 def test_gvisor_arms_are_measured_on_the_wall_clock_and_a_ratio_uses_one_clock():
-    assert exp.primary_clock("gvisor") == exp.WALL
-    assert exp.primary_clock("seccomp") == exp.primary_clock("pid:2") == exp.CPU
-    assert exp.shared_clock(("docker", "gvisor"), exp.BASELINE) == exp.WALL
-    assert exp.shared_clock(("docker", "seccomp"), exp.BASELINE) == exp.CPU
+    assert llamadas_arms.primary_clock("gvisor") == exp.WALL
+    assert llamadas_arms.primary_clock("seccomp") == llamadas_arms.primary_clock("pid:2") == exp.CPU
+    assert llamadas_analysis.shared_clock(("docker", "gvisor"), exp.BASELINE) == exp.WALL
+    assert llamadas_analysis.shared_clock(("docker", "seccomp"), exp.BASELINE) == exp.CPU
 
 
 def test_unshare_prefix_nests_and_falls_back_to_a_user_namespace():
-    assert exp.unshare_prefix(0, as_root=True) == []
-    assert exp.unshare_prefix(1, as_root=True) == ["unshare", "--pid", "--fork"]
-    assert exp.unshare_prefix(3, as_root=True).count("--pid") == 3
-    no_root = exp.unshare_prefix(2, as_root=False)
-    assert no_root[:5] == exp.USER_PID_ARMS and no_root.count("--user") == 1 and no_root.count("--pid") == 2
+    assert llamadas_arms.unshare_prefix(0, as_root=True) == []
+    assert llamadas_arms.unshare_prefix(1, as_root=True) == ["unshare", "--pid", "--fork"]
+    assert llamadas_arms.unshare_prefix(3, as_root=True).count("--pid") == 3
+    no_root = llamadas_arms.unshare_prefix(2, as_root=False)
+    assert (
+        no_root[:5] == llamadas_arms.USER_PID_ARMS
+        and no_root.count("--user") == 1
+        and no_root.count("--pid") == 2
+    )
 
 
 def test_arms_follow_brazos_and_motores():
-    bare = exp.bare_arms(["host", "anidado"])
+    bare = llamadas_arms.bare_arms(["host", "anidado"])
     assert [a.variant for a in bare] == ["host", "pid:2", "pid:4", "pid:8"]
     assert [a.depth for a in bare] == [0, 2, 4, 8]
     assert [a.kind for a in bare] == ["host", "anidado", "anidado", "anidado"]
     assert bare[1].label == "2 namespaces PID anidados"
-    arms = exp.engine_arms(
+    arms = llamadas_arms.engine_arms(
         ["seccomp", "gvisor"], ["docker", "podman"], {"docker": "img:1", "podman": "img:2"}
     )
     assert [(a.engine, a.variant, a.image) for a in arms] == [
@@ -191,11 +201,13 @@ def test_arms_follow_brazos_and_motores():
         ("podman", "seccomp", "img:2"),
         ("podman", "gvisor", "img:2"),
     ]
-    opts = exp.container_options("sin_seccomp", "/x")
+    opts = llamadas_arms.container_options("sin_seccomp", "/x")
     assert opts.security_opt == ["seccomp=unconfined"] and opts.runtime is None and not opts.privileged
-    assert exp.container_options("gvisor", "/x").runtime == "runsc"
-    assert exp.container_options("seccomp", "/x").volumes == [("/x", exp.PROBE_IN_CONTAINER, "ro")]
-    assert exp.container_options("seccomp", "/x").network == "none"
+    assert llamadas_arms.container_options("gvisor", "/x").runtime == "runsc"
+    assert llamadas_arms.container_options("seccomp", "/x").volumes == [
+        ("/x", llamadas_probe.PROBE_IN_CONTAINER, "ro")
+    ]
+    assert llamadas_arms.container_options("seccomp", "/x").network == "none"
 
 
 # ---------------------------------------------------------------- synthetic runs
@@ -225,7 +237,7 @@ def synthetic(
                 row(engine, variant, rep, op, value * (cpu_factor or {}).get((engine, variant), 1), "ns")
                 row(engine, variant, rep, op + exp.WALL_SUFFIX, value * 3, "ns")
             depth = exp.arms.depth_of(variant) if engine == "bare" else 0
-            row(engine, variant, rep, exp.LEVELS_METRIC, depth + 1, "niveles")
+            row(engine, variant, rep, llamadas_probe.LEVELS_METRIC, depth + 1, "niveles")
     return pd.DataFrame(rows)
 
 
@@ -497,7 +509,7 @@ def test_exec_claim_reads_experiment_3s_latest_run():
 
 def test_exec_claim_when_experiment_3_did_not_measure_exec_true():
     other = [dict(r, variant="cpu") for r in exec_rows([0.1, 0.2])]
-    (claim,) = exp.exec_claims(Resultado("ejecucion", pd.DataFrame(other), None, {}))
+    (claim,) = exec_claims(Resultado("ejecucion", pd.DataFrame(other), None, {}))
     assert claim.status == verdict.SIN_DATOS and claim.note == said.EXEC_NOT_MEASURED.note
 
 

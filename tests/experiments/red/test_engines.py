@@ -12,6 +12,7 @@ import pytest
 
 from helpers.experiments import red as exp
 from helpers.experiments import verdict
+from helpers.experiments.red import arms as red_arms
 from helpers.experiments.red import servers, start
 from tests.support import available_engines, interrupt_run, leftovers, setup_step_missing
 
@@ -52,12 +53,12 @@ def server_processes() -> list[int]:
 
 def test_every_arm_that_runs_here_measures_and_cleans_up(sandbox):
     engines = available_engines()
-    res = exp.run(exp.config(motores=engines, brazos=list(exp.ARM_NAMES), **SHORT), log=lambda _: None)
+    res = exp.run(exp.config(motores=engines, brazos=list(red_arms.ARM_NAMES), **SHORT), log=lambda _: None)
     assert res.status == "complete"
     skipped = res.meta.get("skipped_arms", {})
     measured = {(e, v) for e, v in res.df[["engine", "variant"]].drop_duplicates().itertuples(index=False)}
     assert ("bare", "nativo") in measured
-    for key, spec in exp.ARM_SPECS.items():
+    for key, spec in red_arms.ARM_SPECS.items():
         ran = any(v == spec.variant and (e == spec.engine or key == "gvisor") for e, v in measured)
         wanted = spec.engine == "bare" or key == "gvisor" or spec.engine in engines
         if wanted:

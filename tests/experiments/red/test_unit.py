@@ -20,7 +20,10 @@ from helpers.experiments import red as exp
 from helpers.experiments import verdict
 from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.red import arms, servers
+from helpers.experiments.red import arms as red_arms
 from helpers.experiments.red import load as wrk
+from helpers.experiments.red import measure as red_measure
+from helpers.experiments.red.claims import SOURCE
 from helpers.experiments.runner import Resultado
 from tests.support import assert_round_rows_change_nothing
 
@@ -197,12 +200,12 @@ def test_the_default_run_reaches_a_verdict_for_every_claim_it_judges():
     default = exp.config()
     assert default.repeticiones >= verdict.MIN_N
     needed = {("bare", "nativo"), ("docker", "puerto"), ("docker", "sin_seccomp")}
-    chosen = {(exp.ARM_SPECS[k].engine, exp.ARM_SPECS[k].variant) for k in default.brazos}
+    chosen = {(red_arms.ARM_SPECS[k].engine, red_arms.ARM_SPECS[k].variant) for k in default.brazos}
     assert needed <= chosen and {"nethttp", "gin"} <= set(default.servidores)
     # The quick profile too, for the two claims on Docker -p (gin's claim needs gin: not in a minute).
     quick = exp.config(**{k.lower(): v for k, v in exp.QUICK.items()})
     assert quick.repeticiones >= verdict.MIN_N
-    assert needed == {(exp.ARM_SPECS[k].engine, exp.ARM_SPECS[k].variant) for k in quick.brazos}
+    assert needed == {(red_arms.ARM_SPECS[k].engine, red_arms.ARM_SPECS[k].variant) for k in quick.brazos}
 
 
 def test_the_quick_profile_says_it_shows_figures_without_verdicts(monkeypatch, tmp_path):
@@ -230,7 +233,7 @@ def test_the_document_preset_is_its_load_bounded_and_on_loopback():
     cfg = exp.config(**exp.DOCUMENT_PRESET)
     assert (cfg.hilos, cfg.conexiones, cfg.duracion_s) == (12, 400, 30) == tuple(exp.SEED_PRESET.values())
     assert cfg.brazos == ["nativo", "docker-puerto"] and cfg.repeticiones >= verdict.MIN_N
-    assert exp.estimated_seconds(cfg) <= exp.MAX_RUN_S
+    assert exp.estimated_seconds(cfg) <= red_measure.MAX_RUN_S
     # every wrk run it makes is bounded by -d and aimed at 127.0.0.1
     argv = wrk.argv(wrk.target_url(8080, {8080}), cfg.hilos, cfg.conexiones, cfg.duracion_s)
     assert argv[-1].startswith("http://127.0.0.1:") and argv[argv.index("-d") + 1] == "30s"
@@ -341,7 +344,7 @@ def test_claims_follow_the_one_rule():
     assert claims["gin_igual_nethttp"].status == verdict.SE_CONFIRMA
     assert claims["columna_por_hilo"].status == verdict.NO_COMPARABLE  # an absolute figure of another machine
     assert claims["kubernetes_pierde_84"].status == verdict.NO_COMPARABLE  # no cluster here
-    assert all(c.source == exp.SOURCE for c in claims.values())
+    assert all(c.source == SOURCE for c in claims.values())
 
 
 def test_the_security_claim_follows_the_data_both_ways():
@@ -561,7 +564,7 @@ def test_every_view_displays_itself_and_returns_none(monkeypatch, tmp_path):
     monkeypatch.setattr("matplotlib.pyplot.show", lambda *a, **k: None)
     meta = {
         "parameters": {"hilos": 2, "conexiones": 50, "duracion_s": 3},
-        "skipped_arms": {"docker-sin-proxy": exp.SIN_PROXY_REASON},
+        "skipped_arms": {"docker-sin-proxy": red_arms.SIN_PROXY_REASON},
     }
     resultado = Resultado("red", synthetic(), tmp_path, meta)
     for name in ("tabla", "por_hilo", "grafico", "grafico_cpu", "veredictos", "comparacion"):
@@ -653,8 +656,8 @@ def test_an_arm_without_its_image_fails_with_the_reason_and_starts_nothing(monke
         raise AssertionError("se arrancó un servidor sin imagen")
 
     monkeypatch.setattr(start, "start_arm", no_start)
-    arm = exp.HttpArm(
-        "docker", "puerto", "nethttp", "Docker -p · Go net/http", exp.ARM_SPECS["docker-puerto"]
+    arm = red_arms.HttpArm(
+        "docker", "puerto", "nethttp", "Docker -p · Go net/http", red_arms.ARM_SPECS["docker-puerto"]
     )
     (started,) = exp.start_all([arm], {arm: None}, None, ctx=None)
     assert started.arm is arm and "make setup" in started.failed

@@ -19,7 +19,10 @@ from helpers import engines as eng
 from helpers.experiments import runner
 from helpers.experiments import sistema_vm as exp
 from helpers.experiments.runner import Resultado
+from helpers.experiments.sistema_vm import analysis as sistema_vm_analysis
 from helpers.experiments.sistema_vm import disk_io
+from helpers.experiments.sistema_vm import instances as sistema_vm_instances
+from helpers.experiments.sistema_vm import measure as sistema_vm_measure
 from tests.support import setup_step_missing
 
 pytestmark = pytest.mark.engines
@@ -80,7 +83,7 @@ def test_a_short_run_measures_every_kind_and_cleans_up(results_tmp):
     res: Resultado = exp.run(cfg, root=results_tmp, log=lambda line: None)
     assert res.status == "complete"
     df = res.df
-    vm_variant = exp.vm_variant(df)
+    vm_variant = sistema_vm_analysis.vm_variant(df)
     assert vm_variant in ("vm_emulada", "vm_kvm")
     for kind in ("aplicacion", "sistema", vm_variant):
         assert (df[(df["variant"] == kind) & (df["metric"] == exp.ARRANQUE)]["value"] > 0).sum() == 1
@@ -154,7 +157,7 @@ def test_systemd_system_container_is_ready_when_systemd_says_so(results_tmp):
     require_vm()
     if (
         "podman" not in [n for n in eng.CONTAINER_ENGINES if eng.get_engine(n).available]
-        or not exp.systemd_image()
+        or not sistema_vm_measure.systemd_image()
     ):
         setup_step_missing(
             f"la imagen {vm.SYSTEMD_IMAGE} en Podman (sistema_vm.provision)",
@@ -163,8 +166,12 @@ def test_systemd_system_container_is_ready_when_systemd_says_so(results_tmp):
     with runner.experiment_run(
         exp.EXPERIMENT, {}, ["podman"], root=results_tmp, log=lambda line: None
     ) as ctx:
-        instance = exp.ContainerInstance(
-            ctx, "podman", exp.systemd_image(), "sistema_systemd", ctx.container_name("systemd")
+        instance = sistema_vm_instances.ContainerInstance(
+            ctx,
+            "podman",
+            sistema_vm_measure.systemd_image(),
+            "sistema_systemd",
+            ctx.container_name("systemd"),
         )
         assert instance.start() > 0
         engine = eng.get_engine("podman")

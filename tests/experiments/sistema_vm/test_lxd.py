@@ -21,6 +21,7 @@ from helpers.engines import lxd
 from helpers.experiments import sistema_vm as exp
 from helpers.experiments import verdict
 from helpers.experiments.sistema_vm import disk_io
+from helpers.experiments.sistema_vm import measure as sistema_vm_measure
 from helpers.results import COLUMNS
 from tests.support import setup_step_missing
 
@@ -104,7 +105,7 @@ def test_without_the_cow_pool_its_kind_is_skipped_with_a_reason(monkeypatch):
     monkeypatch.setattr(lxd, "pools", lambda: {lxd.POOL: "dir"})
     cfg = exp.config(tipos=["sistema_lxd", "sistema_lxd_cow"], repeticiones=2)
     skipped = {}
-    arms = exp.plan(cfg, [], {}, "tcg", skip=skipped.__setitem__)
+    arms = sistema_vm_measure.plan(cfg, [], {}, "tcg", skip=skipped.__setitem__)
     assert [a.kind for a in arms] == ["sistema_lxd"]
     assert "btrfs" in skipped[exp.kind_label("sistema_lxd_cow")]
 
@@ -126,10 +127,10 @@ def test_without_lxd_the_podman_stand_in_is_planned(monkeypatch):
     monkeypatch.setattr(lxd, "availability", lambda: (False, "no hay LXD ni Incus en esta máquina."))
     cfg = exp.config(tipos=["sistema_lxd", "anidado_lxd"], repeticiones=2)
     skipped = {}
-    arms = exp.plan(cfg, ["podman"], {}, "tcg", skip=skipped.__setitem__)
+    arms = sistema_vm_measure.plan(cfg, ["podman"], {}, "tcg", skip=skipped.__setitem__)
     assert exp.kind_label("sistema_lxd") in skipped and "sustituto" in skipped[exp.kind_label("sistema_lxd")]
     planned = [a.kind for a in arms]
-    if exp.systemd_image() is None:
+    if sistema_vm_measure.systemd_image() is None:
         setup_step_missing(
             "la imagen curso/debian-systemd en Podman (sistema_vm.provision)",
             "sin la imagen con systemd no hay sustituto que planear.",

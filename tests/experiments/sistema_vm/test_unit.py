@@ -14,6 +14,7 @@ from helpers.experiments import sistema_vm as exp
 from helpers.experiments import verdict
 from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.runner import Resultado
+from helpers.experiments.sistema_vm import kinds as sistema_vm_kinds
 from helpers.results import COLUMNS
 from tests.support import assert_round_rows_change_nothing
 
@@ -56,7 +57,7 @@ def test_bad_parameters_are_spanish_errors(params, word):
 
 def test_a_plan_that_does_not_fit_in_memory_is_refused(monkeypatch):
     class Tiny:
-        available = 512 * exp.MB
+        available = 512 * sistema_vm_kinds.MB
 
     monkeypatch.setattr(exp.measure.psutil, "virtual_memory", lambda: Tiny)
     with pytest.raises(ParametroInvalido, match="disponibles"):
@@ -65,7 +66,7 @@ def test_a_plan_that_does_not_fit_in_memory_is_refused(monkeypatch):
 
 def test_defaults_and_vm_memory_leave_room_for_the_block():
     cfg = exp.config()
-    assert cfg.tipos == list(exp.DEFAULT_KINDS) and cfg.aceleracion == "auto"
+    assert cfg.tipos == list(sistema_vm_kinds.DEFAULT_KINDS) and cfg.aceleracion == "auto"
     assert "sistema_lxd" in cfg.tipos and "anidado_lxd" in cfg.tipos
     assert exp.config(memoria_mb=512).vm_memory_mb >= 512 + 64
 
@@ -80,9 +81,9 @@ def test_kvm_refused_before_anything_is_launched(monkeypatch, results_tmp):
 
 # ---------------------------------------------------------------- the guest's pieces
 def test_systemd_kinds_are_optional_and_labelled():
-    assert exp.config().tipos == list(exp.DEFAULT_KINDS)
+    assert exp.config().tipos == list(sistema_vm_kinds.DEFAULT_KINDS)
     cfg = exp.config(tipos=["sistema_systemd", "vm_systemd"])
-    assert exp.variant_of("vm_systemd", "tcg") == "vm_systemd_emulada" and exp.is_emulated(
+    assert sistema_vm_kinds.variant_of("vm_systemd", "tcg") == "vm_systemd_emulada" and exp.is_emulated(
         "vm_systemd_emulada"
     )
     assert "emulada" in exp.kind_label("vm_systemd_emulada") and "systemd" in exp.kind_label(
