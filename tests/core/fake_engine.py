@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from helpers import engines as eng
+from helpers.engines import labels
 from helpers.errors import ComandoFallido
 
 
