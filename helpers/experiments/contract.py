@@ -13,6 +13,7 @@ validation and the docs cannot disagree.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -107,6 +108,7 @@ NAMES: tuple[Name, ...] = (
 )
 REQUIRED = tuple(n.name for n in NAMES if n.required)
 DERIVED = ("config", "CONTROLS")  # come from Config; a module never writes them
+_checked: weakref.WeakSet[ModuleType] = weakref.WeakSet()  # modules already given their defaults
 
 
 def check(module: ModuleType) -> ModuleType:
@@ -123,7 +125,7 @@ def check(module: ModuleType) -> ModuleType:
             f"{module.__name__}.Config debe ser una dataclass que herede de params.Params: los parámetros "
             "se declaran una sola vez"
         )
-    if getattr(module, "_contract_checked", False):
+    if module in _checked:
         return module
     written = [name for name in DERIVED if name in vars(module)]
     if written:
@@ -135,5 +137,5 @@ def check(module: ModuleType) -> ModuleType:
             setattr(module, name.name, name.default())
     module.config = config_cls.build
     module.CONTROLS = config_cls.controls()
-    module._contract_checked = True
+    _checked.add(module)
     return module
