@@ -12,6 +12,7 @@ import pytest
 
 from helpers import engines as eng
 from helpers import measure, results
+from helpers.engines import registry
 from helpers.experiments import runner
 from helpers.view import common
 from tests.support import with_round_rows
@@ -99,7 +100,7 @@ def _fakes(after: AfterEffects | None = None) -> dict[str, FakeEngine]:
 
 
 def _in_a_run(fakes, body):
-    with eng.substituted("docker", fakes["docker"]), eng.substituted("podman", fakes["podman"]):
+    with registry.substituted("docker", fakes["docker"]), registry.substituted("podman", fakes["podman"]):
         with runner.experiment_run("rondas", {}, ["docker", "podman"], log=lambda _: None) as ctx:
             body(ctx)
             run_dir = ctx.run.dir
