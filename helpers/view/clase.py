@@ -5,6 +5,8 @@ All numbers come from helpers.clase; this module only draws and words them.
 
 from __future__ import annotations
 
+import re
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -82,8 +84,6 @@ def variant_words(variant: str) -> str:
 
 def _natural(value) -> tuple:
     """Sort key that puts n=5 before n=10 (numbers inside text compared as numbers)."""
-    import re
-
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(value)))
 
 

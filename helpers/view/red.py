@@ -7,13 +7,11 @@ figures and mechanisms, which no run changes. `PRESETS` are the panel's one-clic
 
 from __future__ import annotations
 
-import math
-
 import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
-from .. import reference
+from .. import reference, stats
 from ..experiments import red as exp
 from ..experiments import verdict
 from ..experiments.red import servers
@@ -57,10 +55,6 @@ CPU_PARTS = [
     ("us_cpu_ayudante", "shim / conmon"),
     ("us_cpu_carga", "wrk (la carga)"),
 ]
-
-
-def _nan(*values) -> bool:
-    return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
 
 
 def _names(items: list[str]) -> str:
@@ -199,7 +193,7 @@ def grafico_cpu(resultado: Resultado) -> None:
     left = [0.0] * len(s)
     palette = ["#1f77b4", "#d62728", "#9467bd", "#7f7f7f"]
     for (column, label), color in zip(CPU_PARTS, palette):
-        values = [0.0 if _nan(v) else float(v) for v in s[column]]
+        values = [0.0 if stats.any_nan(v) else float(v) for v in s[column]]
         ax.barh(list(s["brazo"]), values, left=left, color=color, label=label)
         left = [a + b for a, b in zip(left, values)]
     ax.invert_yaxis()
@@ -262,7 +256,7 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
             f"{_ratio_words(*ratios['nat_frente_proxy'], 'Docker -p')}."
         )
     proxy = s[(s["engine"] == "docker") & (s["variant"] == "puerto")]
-    if len(proxy) and not _nan(proxy["us_cpu_proxy"].iloc[0]):
+    if len(proxy) and not stats.any_nan(proxy["us_cpu_proxy"].iloc[0]):
         lines.append(
             f"docker-proxy gastó {fmt(proxy['us_cpu_proxy'].iloc[0], 1, 'µs')} de CPU por petición; el "
             f"servidor, {fmt(proxy['us_cpu_servidor'].iloc[0], 1, 'µs')}."
@@ -271,7 +265,7 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
     if (
         len(proxy)
         and len(secure)
-        and not _nan(secure["us_cpu_servidor"].iloc[0], proxy["us_cpu_servidor"].iloc[0])
+        and not stats.any_nan(secure["us_cpu_servidor"].iloc[0], proxy["us_cpu_servidor"].iloc[0])
     ):
         off, on = secure["us_cpu_servidor"].iloc[0], proxy["us_cpu_servidor"].iloc[0]
         lines.append(
@@ -280,7 +274,12 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
         )
     native = s[(s["engine"] == "bare") & (s["variant"] == "nativo")]
     threads = (resultado.meta.get("parameters") or {}).get("hilos")
-    if len(native) and threads and not _nan(native["req_s_hilo"].iloc[0]) and native["req_s_hilo"].iloc[0]:
+    if (
+        len(native)
+        and threads
+        and not stats.any_nan(native["req_s_hilo"].iloc[0])
+        and native["req_s_hilo"].iloc[0]
+    ):
         total, per_thread = native["req_s"].iloc[0], native["req_s_hilo"].iloc[0]
         if threads == 1:
             lines.append(
@@ -332,7 +331,7 @@ def comparacion(resultado: Resultado) -> None:
     for _, r in table_.iterrows():
         live = (
             fmt_ratio(r["tu_frente_nativo"], r["tu_ic_bajo"], r["tu_ic_alto"])
-            if not _nan(r["tu_frente_nativo"])
+            if not stats.any_nan(r["tu_frente_nativo"])
             else "— (solo referencia)"
         )
         rows.append(

@@ -5,9 +5,7 @@ analysis and verdicts, in view.common's number format."""
 
 from __future__ import annotations
 
-import math
-
-from ... import reference
+from ... import reference, stats
 from ...experiments import llamadas, red, verdict
 from ...experiments import verdict as vd
 from ...experiments.red import servers
@@ -18,10 +16,6 @@ from .words import ENGINE, Facts, missing_arms, run_tag
 
 RATE = 1_000_000  # 05, exercise 4: 50 000 requests per second × 20 calls each
 UNSTABLE = " (brazo inestable en esta corrida: es solo una lectura, repite antes de concluir)"
-
-
-def _nan(*values) -> bool:
-    return any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
 
 
 def _engines(df) -> list[str]:
@@ -48,10 +42,10 @@ def from_llamadas(res) -> Facts:
     container, profile = [], []
     for engine in engines:
         r = llamadas.arm_ratio(df, (engine, "seccomp"), llamadas.BASELINE)
-        if not _nan(r[0]):
+        if not stats.any_nan(r[0]):
             container.append(f"{ENGINE[engine]} {common.fmt_ratio(*r)}")
         p = llamadas.arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
-        if not _nan(p[0]):
+        if not stats.any_nan(p[0]):
             profile.append(
                 f"en {ENGINE[engine]}, {common.fmt_ratio(*p)} ({common.direction_words(vd.direction(p[1], p[2], None))})"
             )
@@ -67,7 +61,7 @@ def from_llamadas(res) -> Facts:
     for engine in engines:
         mine = {c.key: c for c in judged if c.detail.get("engine") == engine}
         run, table = mine.get("contenedor_11"), mine.get("contenedor_tabla")
-        if run is None or table is None or _nan(run.value):
+        if run is None or table is None or stats.any_nan(run.value):
             continue
         verdicts.append(
             f"en {ENGINE[engine]}, la sobrecarga medida ({common.fmt_value_interval(run.value, run.low, run.high, '%')}) "
@@ -201,7 +195,7 @@ def from_red(res) -> Facts:
         else missing_arms(nb, "dos caminos de red con el mismo servidor")
     )
     security = next((c for c in red.claims(df, meta) if c.key == SECURITY_CAUSE.key), None)
-    if security is None or _nan(security.value):
+    if security is None or stats.any_nan(security.value):
         out["red.seguridad"] = missing_arms(nb, "el brazo `docker-seguridad` junto a `docker-puerto`")
     else:
         out["red.seguridad"] = (
@@ -216,7 +210,7 @@ def from_red(res) -> Facts:
     proxy = (
         s[(s["engine"] == "docker") & (s["variant"] == "puerto") & (s["servidor"] == server)] if len(s) else s
     )
-    if len(proxy) and not _nan(proxy["us_cpu_proxy"].iloc[0]) and proxy["us_cpu_proxy"].iloc[0] > 0:
+    if len(proxy) and not stats.any_nan(proxy["us_cpu_proxy"].iloc[0]) and proxy["us_cpu_proxy"].iloc[0] > 0:
         us, measured = float(proxy["us_cpu_proxy"].iloc[0]), float(proxy["req_s"].iloc[0])
         ceiling = 1e6 / us
         out["red.proxy"] = (

@@ -27,7 +27,6 @@ from .analysis import (  # noqa: F401
     exec_costs,
     explanation,
     layer_vs_volume,
-    overhead_pct,
     overheads,
     reading,
     samples,
