@@ -267,7 +267,7 @@ def _figure(figure: str, df: pd.DataFrame | None, meta: dict | None, engine: str
             return (*_NAN3, 0, "%")
         if "source" in df.columns:  # the reference: five repetitions, not in rounds: the ratio of medians
             return ((np.median(mine) / np.median(host) - 1) * 100, np.nan, np.nan, int(mine.size), "%")
-        value, low, high = stats.difference_ci(mine, host, percent=True)
+        value, low, high = stats.difference_ci(mine, host, percent=True).triple
         return value, low, high, stats.n_of(mine, host), "%"
     else:
         w = escala.wide(df)
@@ -285,8 +285,8 @@ def _figure(figure: str, df: pd.DataFrame | None, meta: dict | None, engine: str
     values = pd.Series(values, dtype=float).dropna().to_numpy()
     if not values.size:
         return (*_NAN3, 0, unit)
-    low, high = stats.median_ci(values) if values.size > 1 else (np.nan, np.nan)
-    return float(np.median(values)), low, high, int(values.size), unit
+    ci = stats.median_ci(values)
+    return ci.value, ci.low, ci.high, ci.n, unit
 
 
 def summary(root=None, runs: dict | None = None) -> pd.DataFrame:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -40,6 +40,48 @@ QUANTILE_METHOD = "linear"  # numpy default; Hyndman & Fan type 7
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20261122
 NAN = float("nan")
+
+# How an Estimate's interval was computed (Estimate.method)
+ORDER = "orden"  # the order-statistic interval of a median (of one arm, or of per-round figures)
+BOOTSTRAP = "bootstrap"  # percentile bootstrap of a function of independent arms' medians
+RANGE_METHOD = "rango_publicado"  # a published range, not a sample
+OUTCOME = "resultado"  # a deterministic result observed n times: no interval, a share
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A figure with its IC 95 %: value, low, high, the n independent repetitions behind it (rounds
+    for paired arms), how the interval was computed (`method`: ORDER, BOOTSTRAP, or a caller's own
+    code) and whether the arms were paired by round. NaN bounds: no interval (below MIN_N, or none)."""
+
+    value: float = NAN
+    low: float = NAN
+    high: float = NAN
+    n: int = 0
+    method: str = ""
+    paired: bool = False
+
+    @classmethod
+    def missing(cls, n: int = 0, *, method: str = "", paired: bool = False) -> Estimate:
+        """No figure (no data, or a figure that is undefined): NaN value and bounds."""
+        return cls(NAN, NAN, NAN, int(n), method, paired)
+
+    @property
+    def has_interval(self) -> bool:
+        return not (np.isnan(self.low) or np.isnan(self.high))
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return self.low, self.high
+
+    @property
+    def triple(self) -> tuple[float, float, float]:
+        """(value, low, high), for a table that keeps them in three columns."""
+        return self.value, self.low, self.high
+
+    def scaled(self, factor: float) -> Estimate:
+        """The same estimate in another unit (× factor)."""
+        return replace(self, value=self.value * factor, low=self.low * factor, high=self.high * factor)
 
 
 # ---------------------------------------------------------------- values
@@ -120,13 +162,15 @@ def min_n(level: float = LEVEL) -> int:
 MIN_N = min_n(LEVEL)
 
 
-def median_ci(data, *, level: float = LEVEL) -> tuple[float, float]:
-    """The median's distribution-free interval [x(k), x(n−k+1)] (see `order_k`); NaN below min_n."""
+def median_ci(data, *, level: float = LEVEL) -> Estimate:
+    """One arm's median with its distribution-free interval [x(k), x(n−k+1)] (see `order_k`); NaN
+    bounds below min_n values, NaN everywhere without values."""
     arr = np.sort(values(data))
+    if arr.size == 0:
+        return Estimate.missing(method=ORDER)
     k = order_k(arr.size, level)
-    if not k:
-        return NAN, NAN
-    return float(arr[k - 1]), float(arr[arr.size - k])
+    low, high = (float(arr[k - 1]), float(arr[arr.size - k])) if k else (NAN, NAN)
+    return Estimate(float(np.median(arr)), low, high, int(arr.size), ORDER)
 
 
 def per_round(fn: Callable[..., np.ndarray], *samples: pd.Series) -> np.ndarray:
@@ -139,14 +183,12 @@ def per_round(fn: Callable[..., np.ndarray], *samples: pd.Series) -> np.ndarray:
     return figures[np.isfinite(figures)]
 
 
-def _per_round(
-    fn: Callable[..., np.ndarray], *samples: pd.Series, level: float
-) -> tuple[float, float, float]:
+def _per_round(fn: Callable[..., np.ndarray], *samples: pd.Series, level: float) -> Estimate:
     figures = per_round(fn, *samples)
+    n = n_of(*samples)
     if figures.size == 0:
-        return NAN, NAN, NAN
-    low, high = median_ci(figures, level=level)
-    return float(np.median(figures)), low, high
+        return Estimate.missing(n, method=ORDER, paired=True)
+    return replace(median_ci(figures, level=level), n=n, paired=True)
 
 
 # ---------------------------------------------------------------- independent arms: bootstrap
@@ -156,48 +198,49 @@ def bootstrap_ci(
     level: float = LEVEL,
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
-) -> tuple[float, float, float]:
+) -> Estimate:
     """fn(medians of independent samples) with a percentile-bootstrap interval: each sample resampled
-    on its own. Returns (value, low, high); NaN bounds below MIN_N values in any sample, NaN everywhere
-    where a sample is empty or fn is undefined."""
+    on its own. NaN bounds below MIN_N values in any sample, NaN everywhere where a sample is empty or
+    fn is undefined."""
     arrays = [values(s) for s in samples]
     if not arrays or any(a.size == 0 for a in arrays):
-        return NAN, NAN, NAN
+        return Estimate.missing(method=BOOTSTRAP)
+    n = int(min(a.size for a in arrays))
     with np.errstate(divide="ignore", invalid="ignore"):
         value = float(fn(*[np.median(a) for a in arrays]))
-        if not np.isfinite(value) or min(a.size for a in arrays) < min_n(level):
-            return value, NAN, NAN
+        if not np.isfinite(value) or n < min_n(level):
+            return Estimate(value, NAN, NAN, n, BOOTSTRAP)
         rng = np.random.default_rng(seed)
         medians = [np.median(rng.choice(a, size=(resamples, a.size), replace=True), axis=1) for a in arrays]
         figures = np.asarray(fn(*medians), dtype=float)
     figures = figures[np.isfinite(figures)]
     if figures.size == 0:
-        return value, NAN, NAN
+        return Estimate(value, NAN, NAN, n, BOOTSTRAP)
     alpha = (1 - level) / 2
     lo, hi = np.quantile(figures, [alpha, 1 - alpha])
-    return value, float(lo), float(hi)
+    return Estimate(value, float(lo), float(hi), n, BOOTSTRAP)
 
 
 # ---------------------------------------------------------------- the figures experiments judge
-def figure_ci(fn: Callable[..., float], *samples, level: float = LEVEL) -> tuple[float, float, float]:
+def figure_ci(fn: Callable[..., float], *samples, level: float = LEVEL) -> Estimate:
     """Any figure of several arms with its interval: round by round for Series (paired), from the
-    medians with a bootstrap for arrays (independent). Returns (value, low, high)."""
+    medians with a bootstrap for arrays (independent)."""
     if is_paired(*samples):
         return _per_round(fn, *samples, level=level)
     return bootstrap_ci(fn, *samples, level=level)
 
 
-def ratio_ci(numerator, denominator, *, level: float = LEVEL) -> tuple[float, float, float]:
+def ratio_ci(numerator, denominator, *, level: float = LEVEL) -> Estimate:
     """numerator / denominator with its interval (paired: the median of the per-round ratios;
     independent: the ratio of medians). NaN against a zero median."""
     if not is_paired(numerator, denominator):
         den = values(denominator)
-        if den.size and np.median(den) == 0:
-            return NAN, NAN, NAN  # a ratio against zero says nothing
+        if den.size and np.median(den) == 0:  # a ratio against zero says nothing
+            return Estimate.missing(n_of(numerator, denominator), method=BOOTSTRAP)
     return figure_ci(lambda a, b: a / b, numerator, denominator, level=level)
 
 
-def difference_ci(a, b, *, percent: bool = False, level: float = LEVEL) -> tuple[float, float, float]:
+def difference_ci(a, b, *, percent: bool = False, level: float = LEVEL) -> Estimate:
     """a − b, or with percent=True (a / b − 1) × 100, with its interval (paired or independent)."""
     if percent:
         return figure_ci(lambda x, y: (x / y - 1) * 100, a, b, level=level)
@@ -230,8 +273,8 @@ def summarize(data) -> Summary:
     if arr.size == 0:
         return Summary(0, NAN, NAN, NAN, NAN, NAN, NAN)
     q1, q3 = iqr(arr)
-    lo, hi = median_ci(arr)
-    return Summary(int(arr.size), float(np.median(arr)), q1, q3, float(arr.min()), lo, hi)
+    ci = median_ci(arr)
+    return Summary(int(arr.size), ci.value, q1, q3, float(arr.min()), ci.low, ci.high)
 
 
 def intervals_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
@@ -288,8 +331,8 @@ def published(rows: pd.DataFrame, ranges: Iterable[str] = ()) -> pd.DataFrame:
         elif vals.size == 1:
             row.update(value=float(vals[0]), low=NAN, high=NAN, n=1, forma=POINT)
         else:
-            low, high = median_ci(vals)
-            row.update(value=float(np.median(vals)), low=low, high=high, n=int(vals.size), forma=REPETITIONS)
+            ci = median_ci(vals)
+            row.update(value=ci.value, low=ci.low, high=ci.high, n=ci.n, forma=REPETITIONS)
         out.append(row)
     return pd.DataFrame(out, columns=keys + ["value", "low", "high", "n", "forma"])
 

@@ -100,7 +100,7 @@ def _ratio_ci(numerator, denominator) -> tuple[float, float, float, int] | None:
     n = stats.n_of(numerator, denominator)
     if np.any(den == 0):  # some resamples would divide by zero: the plain ratio, no IC
         return float(np.median(num) / np.median(den)), np.nan, np.nan, n
-    value, low, high = stats.ratio_ci(numerator, denominator)
+    value, low, high = stats.ratio_ci(numerator, denominator).triple
     if n < vd.MIN_N:
         low = high = np.nan
     return value, low, high, n

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,7 @@ import pandas as pd
 from .. import experiments
 from ..experiments import verdict as vd
 from ..experiments.llamadas.claims import ACROSS_CPUS, CONTAINER_RUN
+from ..stats import RANGE_METHOD, Estimate
 from . import compare
 from .runs import ClassRuns
 
@@ -121,10 +122,10 @@ def across_cpus(class_runs: ClassRuns) -> ClassVerdict:
             continue
         value, low, high = (row[c] / centre for c in ("valor", "ic_bajo", "ic_alto"))
         if row["forma"] == "rango":  # a published range: judged on its ends, it is not a sample
-            claim = vd.estimate(said, value, low, high, n=vd.MIN_N, detail={"rango_publicado": True})
-            claim.n = 0
+            claim = vd.judge(said, Estimate(value, low, high, vd.MIN_N), detail={"rango_publicado": True})
+            claim.estimate = replace(claim.estimate, n=0, method=RANGE_METHOD)
         else:
-            claim = vd.estimate(said, value, low, high, n=int(row["n"]) if np.isfinite(low) else 0)
+            claim = vd.judge(said, Estimate(value, low, high, int(row["n"]) if np.isfinite(low) else 0))
         claim.detail.update(sobrecarga=row["valor"], mediana_de_las_demas=centre)
         out.per_machine[name] = claim
     judged = {

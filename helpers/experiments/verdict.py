@@ -30,12 +30,13 @@ declared fields: statement, source, where, quantity, unit, claimed, kind, region
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import pandas as pd
 
-from .. import stats
+from .. import results, stats
 from .margins import ABOUT as ABOUT
 from .margins import KINDS as KINDS
 from .margins import MARGINS as MARGINS
@@ -71,7 +72,8 @@ class Said:
     `claimed` (and `bounds` for a range) gives `region`, the margin; quantity: what is measured, in
     Spanish («Podman/Docker, imagen ubuntu»); unit: "x" (ratio), "%" (percent), "ms", "ns", "MiB",
     "" (a count); note: a Spanish sentence the verdict line carries; ref: where the claimed number
-    comes from in data/reference (`ref(...)`).
+    comes from in data/reference (`ref(...)`); figure: what it is judged on in a run (`Ratio`,
+    `Median`, `Difference`, `Formula`, `Outcome`, `Computed`, `Custom`; see `judge_all`).
 
     A declaration without kind has no margin: only `missing` and `not_comparable` use one."""
 
@@ -87,6 +89,7 @@ class Said:
     kind: str = ""
     bounds: tuple[float, float] | None = None
     ref: Ref | None = None
+    figure: Figure | None = None
 
     def __post_init__(self) -> None:
         if self.kind:
@@ -109,29 +112,41 @@ class Said:
         return replace(self, **changes)
 
 
+def _from_said(name: str) -> property:
+    return property(lambda self: getattr(self.said, name), doc=f"The declared {name} (claim.said.{name}).")
+
+
+def _from_estimate(name: str) -> property:
+    return property(lambda self: getattr(self.estimate, name), doc=f"claim.estimate.{name}.")
+
+
 @dataclass
 class Claim:
-    """A claim judged on live data. The declared fields come from its `Said`; status, value, low,
-    high, n and more_reps from the data; detail holds what a view needs beyond that (never words)."""
+    """A claim judged on live data: its declaration (`said`), the figure measured for it (`estimate`,
+    value and IC), the status the one rule gave, more_reps (how many repetitions would decide it) and
+    detail, what a view needs beyond that (never words). The declared fields read through to `said`."""
 
-    key: str
-    statement: str
+    said: Said
     status: str
-    value: float = float("nan")
-    low: float = float("nan")
-    high: float = float("nan")
+    estimate: stats.Estimate = field(default_factory=stats.Estimate.missing)
     detail: dict = field(default_factory=dict)
-    source: str = ""
-    claimed: float = float("nan")
-    region: tuple[float, float] = (float("-inf"), float("inf"))
-    unit: str = ""
-    n: int = 0
     more_reps: int | None = None
-    quantity: str = ""
-    where: str = ""
-    note: str = ""
-    kind: str = ""
-    bounds: tuple[float, float] | None = None
+
+    key = _from_said("key")
+    statement = _from_said("statement")
+    source = _from_said("source")
+    claimed = _from_said("claimed")
+    region = _from_said("region")
+    unit = _from_said("unit")
+    quantity = _from_said("quantity")
+    where = _from_said("where")
+    note = _from_said("note")
+    kind = _from_said("kind")
+    bounds = _from_said("bounds")
+    value = _from_estimate("value")
+    low = _from_estimate("low")
+    high = _from_estimate("high")
+    n = _from_estimate("n")
 
     @property
     def decided(self) -> bool:
@@ -243,16 +258,10 @@ def repetitions_to_decide(
 
 
 def judge(
-    said: Said,
-    value: float,
-    low: float,
-    high: float,
-    *,
-    n: int,
-    unstable: bool = False,
-    detail: dict | None = None,
+    said: Said, estimate: stats.Estimate, *, unstable: bool = False, detail: dict | None = None
 ) -> Claim:
-    """A Claim decided by the one rule (see the module docstring)."""
+    """A Claim decided by the one rule (see the module docstring) on a figure with its interval."""
+    value, low, high, n = estimate.value, estimate.low, estimate.high, estimate.n
     more = None
     if n <= 0 or stats.any_nan(value):
         status = SIN_DATOS
@@ -264,40 +273,18 @@ def judge(
         status = decide(low, high, region=said.region)
         if status == NO_CONCLUYENTE:
             more = repetitions_to_decide(value, low, high, n, region=said.region)
-    return Claim(
-        key=said.key,
-        statement=said.statement,
-        status=status,
-        value=value,
-        low=low,
-        high=high,
-        detail=dict(detail or {}),
-        source=said.source,
-        claimed=said.claimed,
-        region=tuple(said.region),
-        unit=said.unit,
-        n=int(n),
-        more_reps=more,
-        quantity=said.quantity,
-        where=said.where,
-        note=said.note,
-        kind=said.kind,
-        bounds=said.bounds,
-    )
+    return Claim(said, status, estimate, dict(detail or {}), more)
 
 
 # ---------------------------------------------------------------- builders
 def missing(said: Said, detail: dict | None = None) -> Claim:
     """No data for this claim in this run (the arm was skipped, not selected, or failed)."""
-    return judge(said, float("nan"), float("nan"), float("nan"), n=0, detail=detail)
+    return judge(said, stats.Estimate.missing(), detail=detail)
 
 
 def not_comparable(said: Said, reason: str, detail: dict | None = None) -> Claim:
     """Our setup cannot reproduce the source's: «no comparable», with the reason (Spanish)."""
-    claim = missing(said, detail)
-    claim.status = NO_COMPARABLE
-    claim.note = reason
-    return claim
+    return Claim(said.but(note=reason), NO_COMPARABLE, detail=dict(detail or {}))
 
 
 def _samples_unstable(*samples) -> bool:
@@ -314,13 +301,13 @@ def _ratio_unstable(a, b) -> bool:
 
 # What a builder's figure is, in detail["statistic"] (a code; the view words it): the median of one
 # arm's values or of the per-round figures (paired arms), or the figure of the arms' medians
-# (independent arms). estimate() leaves it to the caller.
+# (independent arms). A figure judged as it comes (`judge`) leaves it to the caller.
 MEDIAN, OF_MEDIANS = "median", "of_medians"
 
 
-def _with_pairing(detail: dict | None, *samples) -> dict:
+def _with_pairing(detail: dict | None, estimate: stats.Estimate) -> dict:
     out = dict(detail or {})
-    if stats.is_paired(*samples):
+    if estimate.paired:
         out.setdefault("rondas", True)  # n counts rounds; the figure was computed round by round
         out.setdefault("statistic", MEDIAN)  # the median of the per-round figures
     else:
@@ -331,31 +318,19 @@ def _with_pairing(detail: dict | None, *samples) -> dict:
 def formula(said: Said, fn, *samples, scale: float = 1.0, detail: dict | None = None) -> Claim:
     """fn(*arms) × scale with its IC: round by round for Series indexed by round (paired), from the
     arms' medians for arrays (independent); «inestable» when any arm's spread dwarfs its median."""
-    n = stats.n_of(*samples)
-    if n == 0:
+    if stats.n_of(*samples) == 0:
         return missing(said, detail)
-    value, low, high = stats.figure_ci(fn, *samples)
-    return judge(
-        said,
-        value * scale,
-        low * scale,
-        high * scale,
-        n=n,
-        unstable=_samples_unstable(*samples),
-        detail=_with_pairing(detail, *samples),
-    )
+    est = stats.figure_ci(fn, *samples).scaled(scale)
+    return judge(said, est, unstable=_samples_unstable(*samples), detail=_with_pairing(detail, est))
 
 
 def ratio(said: Said, numerator, denominator, *, detail: dict | None = None) -> Claim:
     """numerator / denominator (two arms) with its IC (see `formula`)."""
-    n = stats.n_of(numerator, denominator)
-    if n == 0:
+    if stats.n_of(numerator, denominator) == 0:
         return missing(said, detail)
-    value, low, high = stats.ratio_ci(numerator, denominator)
+    est = stats.ratio_ci(numerator, denominator)
     shaky = _ratio_unstable(numerator, denominator)
-    return judge(
-        said, value, low, high, n=n, unstable=shaky, detail=_with_pairing(detail, numerator, denominator)
-    )
+    return judge(said, est, unstable=shaky, detail=_with_pairing(detail, est))
 
 
 def median(said: Said, values, *, detail: dict | None = None) -> Claim:
@@ -363,43 +338,17 @@ def median(said: Said, values, *, detail: dict | None = None) -> Claim:
     arr = stats.values(values)
     if arr.size == 0:
         return missing(said, detail)
-    low, high = stats.median_ci(arr)
     detail = {"statistic": MEDIAN, **dict(detail or {})}
-    return judge(
-        said, float(np.median(arr)), low, high, n=int(arr.size), unstable=stats.unstable(arr), detail=detail
-    )
+    return judge(said, stats.median_ci(arr), unstable=stats.unstable(arr), detail=detail)
 
 
 def difference(said: Said, a, b, *, percent: bool = False, detail: dict | None = None) -> Claim:
     """a − b (or, with percent=True, (a / b − 1) × 100) with its IC (see `formula`)."""
-    n = stats.n_of(a, b)
-    if n == 0:
+    if stats.n_of(a, b) == 0:
         return missing(said, detail)
-    value, low, high = stats.difference_ci(a, b, percent=percent)
-    return judge(
-        said,
-        value,
-        low,
-        high,
-        n=n,
-        unstable=_ratio_unstable(a, b) if percent else _samples_unstable(a, b),
-        detail=_with_pairing(detail, a, b),
-    )
-
-
-def estimate(
-    said: Said,
-    value: float,
-    low: float,
-    high: float,
-    *,
-    n: int,
-    unstable: bool = False,
-    detail: dict | None = None,
-) -> Claim:
-    """A figure the experiment computed with its own interval (a regression slope, a crossover, a
-    share of a waterfall), judged by the same rule; n counts independent repetitions."""
-    return judge(said, value, low, high, n=n, unstable=unstable, detail=detail)
+    est = stats.difference_ci(a, b, percent=percent)
+    shaky = _ratio_unstable(a, b) if percent else _samples_unstable(a, b)
+    return judge(said, est, unstable=shaky, detail=_with_pairing(detail, est))
 
 
 def outcome(said: Said, observed: Sequence[bool], *, detail: dict | None = None) -> Claim:
@@ -412,11 +361,224 @@ def outcome(said: Said, observed: Sequence[bool], *, detail: dict | None = None)
         return missing(said, detail)
     share = sum(obs) / len(obs)
     status = SE_CONFIRMA if share == 1 else NO_SE_SOSTIENE if share == 0 else NO_CONCLUYENTE
-    claim = judge(said, share, share, share, n=MIN_N)
-    claim.status, claim.more_reps, claim.n = status, None, len(obs)
-    claim.unit = said.unit or ""
-    claim.detail = {**dict(detail or {}), "observado": True, "veces": len(obs), "exitos": sum(obs)}
-    return claim
+    est = stats.Estimate(share, share, share, len(obs), stats.OUTCOME)
+    detail = {**dict(detail or {}), "observado": True, "veces": len(obs), "exitos": sum(obs)}
+    return Claim(said, status, est, detail)
+
+
+# ---------------------------------------------------------------- the figure a claim is judged on
+@dataclass(frozen=True, init=False)
+class Sel:
+    """A selection of raw rows, column=value («engine="podman", role="ubuntu", metric="arranque"»):
+    one arm's values, indexed by round (`rep`) so that arms of the same rounds are paired, or a plain
+    array with paired=False. `role` (the image role) is added from meta when asked for."""
+
+    where: tuple[tuple[str, object], ...]
+    paired: bool
+
+    def __init__(self, *, paired: bool = True, **where) -> None:
+        object.__setattr__(self, "where", tuple(where.items()))
+        object.__setattr__(self, "paired", paired)
+
+
+def select(df: pd.DataFrame, meta: dict | None, sel: Sel):
+    """The values of the rows `sel` picks (see `Sel`)."""
+    where = dict(sel.where)
+    if "role" in where and "role" not in df.columns:
+        df = results.add_roles(df, meta)
+    at = np.ones(len(df), dtype=bool)
+    for column, wanted in where.items():
+        at &= (df[column] == wanted).to_numpy()
+    rows = df[at]
+    values = pd.Series(rows["value"].to_numpy(float), index=rows["rep"].to_numpy(int))
+    return values if sel.paired else values.to_numpy()
+
+
+@dataclass(frozen=True)
+class Data:
+    """A run as the figures see it: its rows, its meta, and how a `Sel` picks an arm (`select`, or an
+    experiment's own)."""
+
+    df: pd.DataFrame
+    meta: dict | None
+    pick: Callable = select
+
+    def __call__(self, sel: Sel):
+        return self.pick(self.df, self.meta, sel)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """What a claim is judged on; `optional`: no claim at all (rather than «sin datos») when an arm
+    has no values. detail: what the views need (never words)."""
+
+    detail: tuple[tuple[str, object], ...] = ()
+    optional: bool = False
+
+    def arms(self) -> tuple[Sel, ...]:
+        return ()
+
+    def claim(self, said: Said, data: Data) -> Claim | None:
+        samples = [data(sel) for sel in self.arms()]
+        if self.optional and any(len(s) == 0 for s in samples):
+            return None
+        return self.judge(said, samples, dict(self.detail))
+
+    def judge(self, said: Said, samples: list, detail: dict) -> Claim:
+        raise NotImplementedError
+
+
+def _detail(detail: dict | None) -> tuple:
+    return tuple((detail or {}).items())
+
+
+@dataclass(frozen=True, init=False)
+class Ratio(Figure):
+    """num / den (see `ratio`)."""
+
+    num: Sel | None = None
+    den: Sel | None = None
+
+    def __init__(self, num: Sel, den: Sel, *, detail: dict | None = None, optional: bool = False) -> None:
+        Figure.__init__(self, _detail(detail), optional)
+        object.__setattr__(self, "num", num)
+        object.__setattr__(self, "den", den)
+
+    def arms(self) -> tuple[Sel, ...]:
+        return self.num, self.den
+
+    def judge(self, said, samples, detail):
+        return ratio(said, *samples, detail=detail)
+
+
+@dataclass(frozen=True, init=False)
+class Difference(Figure):
+    """a − b, or (a / b − 1) × 100 with percent=True (see `difference`)."""
+
+    a: Sel | None = None
+    b: Sel | None = None
+    percent: bool = False
+
+    def __init__(self, a: Sel, b: Sel, *, percent=False, detail: dict | None = None, optional=False) -> None:
+        Figure.__init__(self, _detail(detail), optional)
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
+        object.__setattr__(self, "percent", percent)
+
+    def arms(self) -> tuple[Sel, ...]:
+        return self.a, self.b
+
+    def judge(self, said, samples, detail):
+        return difference(said, *samples, percent=self.percent, detail=detail)
+
+
+@dataclass(frozen=True, init=False)
+class Median(Figure):
+    """One arm's median (see `median`)."""
+
+    sel: Sel | None = None
+
+    def __init__(self, sel: Sel, *, detail: dict | None = None, optional: bool = False) -> None:
+        Figure.__init__(self, _detail(detail), optional)
+        object.__setattr__(self, "sel", sel)
+
+    def arms(self) -> tuple[Sel, ...]:
+        return (self.sel,)
+
+    def judge(self, said, samples, detail):
+        return median(said, *samples, detail=detail)
+
+
+@dataclass(frozen=True, init=False)
+class Formula(Figure):
+    """fn(*arms) × scale (see `formula`)."""
+
+    fn: Callable | None = None
+    sels: tuple[Sel, ...] = ()
+    scale: float = 1.0
+
+    def __init__(self, fn, *sels: Sel, scale=1.0, detail: dict | None = None, optional=False) -> None:
+        Figure.__init__(self, _detail(detail), optional)
+        object.__setattr__(self, "fn", fn)
+        object.__setattr__(self, "sels", sels)
+        object.__setattr__(self, "scale", scale)
+
+    def arms(self) -> tuple[Sel, ...]:
+        return self.sels
+
+    def judge(self, said, samples, detail):
+        return formula(said, self.fn, *samples, scale=self.scale, detail=detail)
+
+
+@dataclass(frozen=True, init=False)
+class Computed(Figure):
+    """A figure the experiment computes with its own interval (a slope, a crossover, a spread):
+    fn(df, meta) → stats.Estimate, judged as it comes; no figure (NaN) → «sin datos», n = 0."""
+
+    fn: Callable | None = None
+
+    def __init__(self, fn, *, detail: dict | None = None) -> None:
+        Figure.__init__(self, _detail(detail), False)
+        object.__setattr__(self, "fn", fn)
+
+    def claim(self, said, data):
+        est = self.fn(data.df, data.meta)
+        if est.n == 0 or stats.any_nan(est.value):
+            return missing(said, dict(self.detail))
+        return judge(said, est, detail=dict(self.detail))
+
+
+@dataclass(frozen=True, init=False)
+class Outcome(Figure):
+    """A deterministic result observed several times: fn(df, meta) → the observations (see `outcome`)."""
+
+    fn: Callable | None = None
+
+    def __init__(self, fn, *, detail: dict | None = None) -> None:
+        Figure.__init__(self, _detail(detail), False)
+        object.__setattr__(self, "fn", fn)
+
+    def claim(self, said, data):
+        return outcome(said, self.fn(data.df, data.meta), detail=dict(self.detail))
+
+
+@dataclass(frozen=True, init=False)
+class Custom(Figure):
+    """The rare claim no other figure says: fn(said, df, meta) → a Claim (from the builders), or None
+    for no claim in this run."""
+
+    fn: Callable | None = None
+
+    def __init__(self, fn) -> None:
+        Figure.__init__(self, (), False)
+        object.__setattr__(self, "fn", fn)
+
+    def claim(self, said, data):
+        return self.fn(said, data.df, data.meta)
+
+
+def judge_all(
+    said: Iterable[Said],
+    df: pd.DataFrame,
+    meta: dict | None,
+    *,
+    pick: Callable = select,
+    note: Callable | None = None,
+) -> list[Claim]:
+    """Every declared claim judged on its figure in this run, in order (a claim whose figure is
+    `optional` and has no data is left out). pick(df, meta, sel): how a `Sel` picks an arm (`select`
+    unless the experiment's rows need their own); note(said, df, meta): the run's note for a claim
+    (None keeps the declared one)."""
+    data = Data(df, meta, pick)
+    out = []
+    for s in said:
+        extra = note(s, df, meta) if note is not None else None
+        if extra is not None:
+            s = s.but(note=extra)
+        claim = s.figure.claim(s, data) if s.figure is not None else missing(s)
+        if claim is not None:
+            out.append(claim)
+    return out
 
 
 # ---------------------------------------------------------------- agreement with the reference

@@ -225,7 +225,7 @@ def _same_question_here(resultado: Resultado, claim) -> str:
     podman, docker = (anatomia.series(resultado.df, e, "run_red") for e in ("podman", "docker"))
     if not (podman.size and docker.size):
         return ""
-    value, low, high = stats.ratio_ci(podman, docker)
+    value, low, high = stats.ratio_ci(podman, docker).triple
     image = ((resultado.meta or {}).get("parameters") or {}).get("imagen", "")
     n = stats.n_of(podman, docker)
     here = verdict.direction(low, high, n)

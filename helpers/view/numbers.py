@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import math
 
+from ..stats import Estimate
+
 TIMES = "×"
 THOUSANDS = "\u202f"  # narrow no-break space: "1 715", never "1,715" (a decimal to a Spanish reader)
 MINUS = "−"
@@ -178,11 +180,15 @@ def fmt_value(value: float, unit: str, digits: int | None = None, trim: bool = F
     return _with_unit(_end(value, unit, d, trim=trim), unit)
 
 
-def fmt_value_interval(value: float, low: float, high: float, unit: str) -> str:
-    """A measured figure with its IC 95 %, decimals from the interval: «0.57× [0.54, 0.62]»,
-    «+7.6 % [+1.0, +12]», «12.3 ms [11.9, 12.8]», «30 000 [3 400, 90 000]»: the interval's place, at
-    least 2 significant digits of each number; without an interval, 2 significant digits, no trailing
-    zeros («−0.41 %»)."""
+def fmt_value_interval(
+    value: float | Estimate, low: float = math.nan, high: float = math.nan, unit: str = ""
+) -> str:
+    """A measured figure with its IC 95 % (three numbers, or a stats.Estimate and unit=...), decimals
+    from the interval: «0.57× [0.54, 0.62]», «+7.6 % [+1.0, +12]», «12.3 ms [11.9, 12.8]», «30 000
+    [3 400, 90 000]»: the interval's place, at least 2 significant digits of each number; without an
+    interval, 2 significant digits, no trailing zeros («−0.41 %»)."""
+    if isinstance(value, Estimate):
+        value, low, high = value.value, value.low, value.high
     if _missing(value):
         return "—"
     if _missing(low, high) or (low == high == value):

@@ -294,7 +294,7 @@ def anidado(resultado: Resultado) -> None:
         nested = sel[(sel["engine"] == engine) & (sel["variant"] == "anidado_lxd")]["value"].astype(float)
         if host.empty or nested.empty:
             continue
-        value, low, high = stats.ratio_ci(nested.to_numpy(), host.to_numpy())
+        value, low, high = stats.ratio_ci(nested.to_numpy(), host.to_numpy()).triple
         rows.append(
             {
                 "Motor": DISPLAY.get(engine, engine),

@@ -102,7 +102,7 @@ def _boot_coverage(case: str, n: int) -> float:
     a, b = _arms(case, rng, BOOT_SIMS, n)
     hits = 0
     for i in range(BOOT_SIMS):
-        _, low, high = stats.ratio_ci(a[i], b[i])  # plain arrays: independent arms, bootstrap
+        _, low, high = stats.ratio_ci(a[i], b[i]).triple  # plain arrays: independent arms, bootstrap
         hits += low <= THETA <= high
     return hits / BOOT_SIMS
 
@@ -120,11 +120,11 @@ def test_the_vectorised_interval_is_the_course_s_own():
                 rounds = pd.RangeIndex(1, n + 1)
                 sa, sb = pd.Series(a[i], index=rounds), pd.Series(b[i], index=rounds)
                 lo, hi = _order_interval(a[i : i + 1])
-                assert stats.median_ci(a[i]) == (lo[0], hi[0])
+                assert stats.median_ci(a[i]).interval == (lo[0], hi[0])
                 lo, hi = _order_interval(a[i : i + 1] / b[i : i + 1])
-                assert stats.ratio_ci(sa, sb)[1:] == pytest.approx((lo[0], hi[0]))
+                assert stats.ratio_ci(sa, sb).triple[1:] == pytest.approx((lo[0], hi[0]))
                 lo, hi = _order_interval(a[i : i + 1] - b[i : i + 1])
-                assert stats.difference_ci(sa, sb)[1:] == pytest.approx((lo[0], hi[0]))
+                assert stats.difference_ci(sa, sb).triple[1:] == pytest.approx((lo[0], hi[0]))
 
 
 @pytest.mark.parametrize("n", NS)
@@ -158,8 +158,8 @@ def test_pairing_by_round_narrows_the_interval_under_shared_drift():
     a = THETA * d * np.exp(rng.normal(0, 0.05, (200, 10)))
     b = d * np.exp(rng.normal(0, 0.05, (200, 10)))
     idx = pd.RangeIndex(1, 11)
-    paired = [stats.ratio_ci(pd.Series(a[i], idx), pd.Series(b[i], idx)) for i in range(200)]
-    independent = [stats.ratio_ci(a[i], b[i]) for i in range(200)]
+    paired = [stats.ratio_ci(pd.Series(a[i], idx), pd.Series(b[i], idx)).triple for i in range(200)]
+    independent = [stats.ratio_ci(a[i], b[i]).triple for i in range(200)]
     width = lambda cis: float(np.median([hi - lo for _, lo, hi in cis]))  # noqa: E731
     assert width(independent) > 4 * width(paired)
 

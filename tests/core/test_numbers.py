@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from helpers import stats
 from helpers.view import numbers
 
 
@@ -20,6 +21,9 @@ def test_a_wide_interval_of_a_ratio_keeps_two_significant_digits_of_each_number(
     # a narrow interval is unchanged: the interval's decimals
     assert numbers.fmt_ratio(0.571, 0.54, 0.62) == "0.57× [0.54, 0.62]"
     assert numbers.fmt_value_interval(12.34, 11.9, 12.8, "ms") == "12.3 ms [11.9, 12.8]"
+    given = stats.Estimate(12.34, 11.9, 12.8, n=10)
+    assert numbers.fmt_value_interval(given, unit="ms") == "12.3 ms [11.9, 12.8]"
+    assert numbers.fmt_value_interval(stats.Estimate.missing(n=3), unit="ms") == "—"
 
 
 def test_a_large_value_is_rounded_to_what_its_interval_supports():

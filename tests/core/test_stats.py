@@ -35,14 +35,14 @@ def test_scipys_quantile_test_gives_the_same_interval():
     for n in (6, 9, 10, 17, 30):
         x = rng.lognormal(0, 1, n)
         ci = sps.quantile_test(x, p=0.5).confidence_interval(0.95)
-        assert stats.median_ci(x) == pytest.approx((ci.low, ci.high))
+        assert stats.median_ci(x).interval == pytest.approx((ci.low, ci.high))
 
 
 def test_median_ci_is_nan_below_the_minimum_and_min_max_at_it():
-    assert all(math.isnan(v) for v in stats.median_ci([1, 2, 3, 4, 5]))
-    assert stats.median_ci([6, 1, 5, 2, 4, 3]) == (1.0, 6.0)
-    assert stats.median_ci([float("nan")] + list(range(1, 7))) == (1.0, 6.0)  # NaN dropped
-    lo, hi = stats.median_ci(range(1, 11))
+    assert all(math.isnan(v) for v in stats.median_ci([1, 2, 3, 4, 5]).interval)
+    assert stats.median_ci([6, 1, 5, 2, 4, 3]).interval == (1.0, 6.0)
+    assert stats.median_ci([float("nan")] + list(range(1, 7))).interval == (1.0, 6.0)  # NaN dropped
+    lo, hi = stats.median_ci(range(1, 11)).interval
     assert (lo, hi) == (2.0, 9.0)  # k = 2 with 10 values
 
 
@@ -73,8 +73,8 @@ def test_a_drift_shared_by_each_round_cancels_in_the_paired_ratio():
     rng = np.random.default_rng(2)
     drift = np.exp(rng.normal(0, 0.5, 10))  # the machine's load, round by round
     a, b = 2 * drift * rng.normal(1, 0.01, 10), drift * rng.normal(1, 0.01, 10)
-    paired = stats.ratio_ci(*_rounds(a, b))
-    independent = stats.ratio_ci(a, b)
+    paired = stats.ratio_ci(*_rounds(a, b)).triple
+    independent = stats.ratio_ci(a, b).triple
     assert paired[1] <= 2 <= paired[2] and paired[2] - paired[1] < 0.1
     assert independent[2] - independent[1] > 4 * (paired[2] - paired[1])  # ignoring rounds: far wider
 
@@ -83,10 +83,10 @@ def test_paired_samples_align_on_their_common_rounds():
     a = pd.Series([10.0, 20, 30, 40, 50, 60, 70], index=[1, 2, 3, 4, 5, 6, 7])
     b = pd.Series([5.0, 10, 15, float("nan"), 25, 30, 35, 99], index=[1, 2, 3, 4, 5, 6, 7, 8])
     assert stats.n_of(a, b) == 6  # round 4 lacks b, round 8 lacks a
-    assert stats.ratio_ci(a, b) == (2.0, 2.0, 2.0)
-    value, low, high = stats.difference_ci(a, b, percent=True)
+    assert stats.ratio_ci(a, b).triple == (2.0, 2.0, 2.0)
+    value, low, high = stats.difference_ci(a, b, percent=True).triple
     assert (value, low, high) == (100.0, 100.0, 100.0)
-    value, low, high = stats.difference_ci(a, b)
+    value, low, high = stats.difference_ci(a, b).triple
     assert value == pytest.approx(np.median([5, 10, 15, 25, 30, 35])) and (low, high) == (5, 35)
 
 
@@ -94,41 +94,41 @@ def test_several_values_of_one_round_count_once():
     a = pd.Series([1.0, 3.0] + [2.0] * 6, index=[1, 1, 2, 3, 4, 5, 6, 7])
     b = pd.Series([1.0] * 7, index=range(1, 8))
     assert stats.n_of(a, b) == 7
-    assert stats.ratio_ci(a, b)[0] == 2.0
+    assert stats.ratio_ci(a, b).triple[0] == 2.0
 
 
 def test_paired_below_the_minimum_has_a_figure_but_no_interval():
-    value, low, high = stats.ratio_ci(*_rounds([2, 4, 6], [1, 2, 3]))
+    value, low, high = stats.ratio_ci(*_rounds([2, 4, 6], [1, 2, 3])).triple
     assert value == 2 and math.isnan(low) and math.isnan(high)
 
 
 def test_a_figure_of_three_arms_is_computed_round_by_round():
     p, d, r = (pd.Series(v, index=range(1, 8), dtype=float) for v in ([3] * 7, [5] * 7, [1] * 7))
-    assert stats.figure_ci(lambda p, d, r: (p - r) / (d - r), p, d, r) == (0.5, 0.5, 0.5)
+    assert stats.figure_ci(lambda p, d, r: (p - r) / (d - r), p, d, r).triple == (0.5, 0.5, 0.5)
 
 
 # ---------------------------------------------------------------- independent arms
 def test_independent_ratio_separates_a_real_difference_and_contains_one_for_noise():
     rng = np.random.default_rng(3)
-    r, lo, hi = stats.ratio_ci(rng.normal(200, 5, 30), rng.normal(100, 5, 30))
+    r, lo, hi = stats.ratio_ci(rng.normal(200, 5, 30), rng.normal(100, 5, 30)).triple
     assert 1.8 < lo <= r <= hi < 2.2
-    r, lo, hi = stats.ratio_ci(rng.normal(100, 5, 30), rng.normal(100, 5, 30))
+    r, lo, hi = stats.ratio_ci(rng.normal(100, 5, 30), rng.normal(100, 5, 30)).triple
     assert lo < 1 < hi
     x, y = rng.normal(300, 5, 12), rng.normal(200, 5, 12)
-    diff = stats.difference_ci(x, y)
-    assert diff == stats.difference_ci(x, y)  # seeded bootstrap: reproducible
+    diff = stats.difference_ci(x, y).triple
+    assert diff == stats.difference_ci(x, y).triple  # seeded bootstrap: reproducible
     assert diff[0] == pytest.approx(np.median(x) - np.median(y)) and 90 < diff[1] < diff[0] < diff[2] < 110
 
 
 def test_independent_arms_below_the_minimum_have_no_interval():
-    value, lo, hi = stats.ratio_ci([2.0, 4.0, 6.0], [1.0, 2.0, 3.0])
+    value, lo, hi = stats.ratio_ci([2.0, 4.0, 6.0], [1.0, 2.0, 3.0]).triple
     assert value == 2 and math.isnan(lo) and math.isnan(hi)
 
 
 def test_nothing_to_divide_is_nan_not_a_crash():
-    assert all(math.isnan(v) for v in stats.ratio_ci([], [1.0]))
-    assert all(math.isnan(v) for v in stats.ratio_ci([1.0, 2.0, 3.0], [0.0, 0.0, 1.0]))
-    value, lo, hi = stats.figure_ci(lambda x, y: x / y, [1.0] * 6, [0.0] * 6)
+    assert all(math.isnan(v) for v in stats.ratio_ci([], [1.0]).triple)
+    assert all(math.isnan(v) for v in stats.ratio_ci([1.0, 2.0, 3.0], [0.0, 0.0, 1.0]).triple)
+    value, lo, hi = stats.figure_ci(lambda x, y: x / y, [1.0] * 6, [0.0] * 6).triple
     assert math.isnan(lo) and math.isnan(hi)
 
 
@@ -180,3 +180,16 @@ def test_como_medimos_shows_the_method_and_only_the_margins_a_notebook_uses(monk
     assert "Cómo medimos" in text and f"{common.num(100 * worst6, 1)} %" in text
     kinds = {s.kind for s in anatomia.SAID}
     assert len(frame) == len(kinds) and len(common.margins_frame()) > len(kinds)
+
+
+# ---------------------------------------------------------------- the Estimate every interval function returns
+def test_an_estimate_says_its_n_its_method_and_whether_it_was_paired():
+    paired = stats.ratio_ci(*_rounds([2.0] * 7, [1.0] * 7))
+    assert (paired.n, paired.method, paired.paired) == (7, stats.ORDER, True)
+    independent = stats.difference_ci([3.0] * 8, [1.0] * 6)
+    assert (independent.n, independent.method, independent.paired) == (6, stats.BOOTSTRAP, False)
+    one = stats.median_ci(range(1, 11))
+    assert (one.value, one.n, one.method, one.paired) == (5.5, 10, stats.ORDER, False)
+    none = stats.Estimate.missing(n=4)
+    assert none.n == 4 and all(math.isnan(v) for v in none.triple) and not none.has_interval
+    assert stats.ratio_ci([], [1.0]).n == 0

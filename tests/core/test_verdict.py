@@ -20,7 +20,7 @@ N = base.MIN_N
 def J(value, low, high, *, region, n=10, unstable=False, unit="x"):
     """verdict.judge on a declaration with a hand-made margin."""
     said = Said("k", "s", "f", claimed=value, region=region, unit=unit)
-    return base.judge(said, value, low, high, n=n, unstable=unstable)
+    return base.judge(said, stats.Estimate(value, low, high, n), unstable=unstable)
 
 
 # ---------------------------------------------------------------- decide: every branch
@@ -271,7 +271,7 @@ def test_series_indexed_by_round_are_paired_and_n_counts_rounds():
     assert independent.detail["statistic"] == base.OF_MEDIANS
     assert "(cifra de las medianas e IC 95 %" in common.claim_sentence(independent)
     assert base.median(SAID, a.to_numpy()).detail["statistic"] == base.MEDIAN
-    given = base.estimate(SAID, 1.0, 0.9, 1.1, n=8, detail={"rondas": True})
+    given = base.judge(SAID, stats.Estimate(1.0, 0.9, 1.1, 8), detail={"rondas": True})
     assert "(cifra calculada ronda a ronda, e IC 95 %, n = 8 rondas)" in common.claim_sentence(given)
     assert "mediana" not in common.claim_sentence(given)
     assert "n = 8 rondas" in common.claim_sentence(paired)
@@ -366,10 +366,10 @@ def test_claim_sentence_is_built_from_declared_fields():
 
 def test_a_threshold_and_a_range_are_worded_as_such():
     floor = Said("f", "añade costo", "f", claimed=0.5, kind="at_least", unit="ns", quantity="el costo")
-    text = common.claim_sentence(base.estimate(floor, 3.0, 1.0, 10.0, n=10))
+    text = common.claim_sentence(base.judge(floor, stats.Estimate(3.0, 1.0, 10.0, 10)))
     assert "aceptamos al menos 0.5 ns" in text and "la fuente dice" not in text
     rng = Said("r", "24-30 %", "f", kind="range", bounds=(24.0, 30.0), unit="%")
-    text = common.claim_sentence(base.estimate(rng, 27.0, 25.0, 29.0, n=10))
+    text = common.claim_sentence(base.judge(rng, stats.Estimate(27.0, 25.0, 29.0, 10)))
     assert "la fuente da de +24 % a +30 %" in text and "se confirma" in text
 
 

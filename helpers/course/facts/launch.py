@@ -115,7 +115,7 @@ def from_anatomia(res) -> Facts:
     for (lower, _), (upper, name) in zip(steps, steps[1:]):
         a, b = an.series(df, "bare", upper), an.series(df, "bare", lower)  # paired by round
         if a.size and b.size:
-            value, lo, hi = stats.difference_ci(a, b)
+            value, lo, hi = stats.difference_ci(a, b).triple
             added.append((name, value, lo, hi))
     net = next((s for s in added if s[0] == "red"), None)
     if net is None:
@@ -128,8 +128,8 @@ def from_anatomia(res) -> Facts:
         rung = {name: key for key, _, name in an.NAMESPACES}
         pid, red = rung["PID"], rung["red"]
         base, upto_pid, upto_red = (an.series(df, "bare", v) for v in ("proceso", pid, red))
-        value, lo, hi = stats.figure_ci(lambda p, q, r: (r - q) - (q - p), base, upto_pid, upto_red)
-        together = stats.difference_ci(upto_pid, base)[0]
+        value, lo, hi = stats.figure_ci(lambda p, q, r: (r - q) - (q - p), base, upto_pid, upto_red).triple
+        together = stats.difference_ci(upto_pid, base).value
         figures = (
             f"({common.fmt_value(net[1], 'ms', 2)} frente a {common.fmt_value(together, 'ms', 2)}, medianas "
             f"ronda a ronda; la diferencia, {common.fmt_value_interval(value, lo, hi, 'ms')})"
@@ -173,7 +173,7 @@ def from_anatomia(res) -> Facts:
     # Exercise 3: runc with and without a network namespace.
     with_net, without = an.series(df, "bare", "runc_con_netns"), an.series(df, "bare", "runc_sin_netns")
     if with_net.size and without.size:
-        value, lo, hi = stats.ratio_ci(with_net, without)
+        value, lo, hi = stats.ratio_ci(with_net, without).triple
         out["anatomia.runc_red"] = (
             f"En la {run_tag(res)}, `runc run` con espacio de red / sin él = {common.fmt_ratio(value, lo, hi)} "
             f"({ms(with_net)} frente a {ms(without)})."
@@ -187,7 +187,7 @@ def from_anatomia(res) -> Facts:
         run, pool = an.series(df, engine, "run_red"), an.series(df, engine, "pool")
         if not (run.size and pool.size):
             continue
-        saving, lo, hi = stats.difference_ci(pool, run, percent=True)
+        saving, lo, hi = stats.difference_ci(pool, run, percent=True).triple
         per_s = (1000 / np.median(run), 1000 / np.median(pool))
         side = vd.direction(lo, hi, stats.n_of(pool, run), around=0)
         if side == vd.ABOVE:
@@ -211,7 +211,7 @@ def from_anatomia(res) -> Facts:
         )
         running = an.series(df, engine, "pool_exec")
         if running.size:
-            change = stats.difference_ci(running, run, percent=True)
+            change = stats.difference_ci(running, run, percent=True).triple
             text += (
                 f"; un `exec` en un contenedor ya en marcha tardó {ms(running)} "
                 f"(≈ {common.num(1000 / np.median(running), 1)} por segundo, "

@@ -59,7 +59,7 @@ def _levels(res) -> Facts:
             inner = arm_values(res.df, engine, variant, n.METRIC_START_INNER)
             host = arm_values(res.df, engine, variant, n.METRIC_START)
             if inner.size and host.size:
-                path = stats.difference_ci(host, inner)
+                path = stats.difference_ci(host, inner).triple
                 levels.append((level, float(np.median(inner)), path))
         if len(levels) < 2:
             continue

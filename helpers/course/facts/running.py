@@ -127,7 +127,7 @@ def _copy_up(x, res) -> str:
         layer = x.samples(data, x.METRIC_WORK, "copia", engine, "capa")
         if not layer.size or not host.size:
             continue
-        extra, low, high = stats.difference_ci(layer * 1e3, host * 1e3)
+        extra, low, high = stats.difference_ci(layer * 1e3, host * 1e3).triple
         text = f"en {ENGINE[engine]} modificarlo en la capa costó {common.fmt_value_interval(extra, low, high, 'ms')} más"
         above_zero = vd.reading(low, high, stats.n_of(layer, host), region=(0.0, vd.INF)) == vd.SE_CONFIRMA
         if size and above_zero:  # the copy's speed, from both ends of the interval

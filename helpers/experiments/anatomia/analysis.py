@@ -73,7 +73,9 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     for (engine, variant, metric), group in data.groupby(["engine", "variant", "metric"], sort=False):
         vals = pd.to_numeric(group["value"], errors="coerce").dropna().to_numpy(dtype=float)
         s = stats.summarize(vals)
-        ratio = stats.ratio_ci(series(df, engine, variant, metric), base) if base.size else (np.nan,) * 3
+        ratio = (
+            stats.ratio_ci(series(df, engine, variant, metric), base).triple if base.size else (np.nan,) * 3
+        )
         label = RUNG_LABEL.get(variant, variant)
         if metric != METRIC:
             label = f"{label}: {dict(PHASES).get(metric, 'total')}"
@@ -192,12 +194,12 @@ def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
             value, (lo, hi) = network["red_ms"], network["red_ic"]
             share = (network["fraccion"], *network["fraccion_ic"])
         elif part.lower is None:
-            value, lo, hi = float(np.median(upper)) if upper.size else np.nan, *stats.median_ci(upper)
-            share = stats.figure_ci(lambda a, t: a / t, upper, total)
+            value, lo, hi = stats.median_ci(upper).triple
+            share = stats.figure_ci(lambda a, t: a / t, upper, total).triple
         else:
             lower = series(df, *part.lower)
-            value, lo, hi = stats.difference_ci(upper, lower)
-            share = stats.figure_ci(lambda a, b, t: (a - b) / t, upper, lower, total)
+            value, lo, hi = stats.difference_ci(upper, lower).triple
+            share = stats.figure_ci(lambda a, b, t: (a - b) / t, upper, lower, total).triple
         rows.append(
             {
                 "engine": engine,
@@ -251,9 +253,11 @@ def engine_own_parts(df: pd.DataFrame) -> dict:
         none = series(df, engine, "run_sin_red")
         if runc.size and none.size:
             nones[engine] = none
-            out[engine] = (*stats.difference_ci(none, runc), stats.n_of(none, runc))
+            out[engine] = (*stats.difference_ci(none, runc).triple, stats.n_of(none, runc))
     if len(nones) == 2:
-        fig = stats.figure_ci(lambda p, d, r: (p - r) / (d - r), nones["podman"], nones["docker"], runc)
+        fig = stats.figure_ci(
+            lambda p, d, r: (p - r) / (d - r), nones["podman"], nones["docker"], runc
+        ).triple
         out["podman/docker"] = (*fig, stats.n_of(nones["podman"], nones["docker"], runc))
     return out
 
@@ -269,8 +273,8 @@ def network_costs(df: pd.DataFrame, run_id: str = "") -> dict:
         with_net, without = series(df, engine, "run_red"), series(df, engine, "run_sin_red")
         if not (with_net.size and without.size):
             continue
-        diff = stats.difference_ci(with_net, without)
-        share = stats.figure_ci(lambda a, b: (a - b) / a, with_net, without)
+        diff = stats.difference_ci(with_net, without).triple
+        share = stats.figure_ci(lambda a, b: (a - b) / a, with_net, without).triple
         out[engine] = {
             "con_red_ms": float(np.median(with_net)),
             "sin_red_ms": float(np.median(without)),

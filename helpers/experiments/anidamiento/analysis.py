@@ -121,7 +121,7 @@ def level_ratios(df: pd.DataFrame, metric: str) -> pd.DataFrame:
         num, den = arm_values(df, engine, variant, metric), arm_values(df, *base, metric)
         if num.size == 0 or den.size == 0:
             continue
-        r, lo, hi = stats.ratio_ci(num, den)
+        r, lo, hi = stats.ratio_ci(num, den).triple
         rows.append(
             {
                 "engine": engine,

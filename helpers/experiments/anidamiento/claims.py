@@ -22,7 +22,7 @@ import pandas as pd
 from ... import engines as eng
 from .. import anidamiento as this
 from .. import read_claim
-from ..verdict import INESTABLE, SIN_DATOS, Claim, Said, estimate, missing, outcome, ratio, ref
+from ..verdict import INESTABLE, SIN_DATOS, Claim, Said, judge, missing, outcome, ratio, ref
 from .analysis import arm_values
 from .levels import (
     CHAPTER_NOTE,
@@ -146,15 +146,7 @@ def syscall_claim() -> Claim:
     )
     # n counts what 05 counted (its rounds, when its figure was computed round by round)
     counted = {"rondas": True} if (getattr(theirs, "detail", None) or {}).get("rondas") else None
-    return estimate(
-        said,
-        theirs.value,
-        theirs.low,
-        theirs.high,
-        n=theirs.n,
-        unstable=theirs.status == INESTABLE,
-        detail=counted,
-    )
+    return judge(said, theirs.estimate, unstable=theirs.status == INESTABLE, detail=counted)
 
 
 def privileged_claim(meta: dict | None) -> Claim:

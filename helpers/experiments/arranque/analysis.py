@@ -38,7 +38,9 @@ def summarize(
     for (engine_name, role, variant), group in df.groupby(["engine", "role", "variant"], sort=False):
         values = group["value"].to_numpy()
         s = stats.summarize(values)
-        ratio, lo, hi = stats.ratio_ci(_by_round(group, paired), base) if len(base_rows) else (np.nan,) * 3
+        ratio, lo, hi = (
+            stats.ratio_ci(_by_round(group, paired), base).triple if len(base_rows) else (np.nan,) * 3
+        )
         rows.append(
             {
                 "engine": engine_name,
@@ -101,36 +103,35 @@ def pair_ratio(
 ) -> tuple[float, float, float]:
     """Ratio a/b with its IC, paired by round (stats.ratio_ci); a and b are (engine, role) of container
     arms, or ("bare", variant)."""
-    return stats.ratio_ci(arm_series(df, meta, a, variant), arm_series(df, meta, b, variant))
+    return stats.ratio_ci(arm_series(df, meta, a, variant), arm_series(df, meta, b, variant)).triple
 
 
 def rounds_ci(
     series: list[pd.Series], fn, *, resamples: int = stats.BOOTSTRAP_RESAMPLES, seed=stats.BOOTSTRAP_SEED
-) -> tuple[float, float, float, int]:
+) -> stats.Estimate:
     """A figure of several arms measured in the same rounds that cannot be computed round by round (a
     spread, a range across N), with a percentile-bootstrap IC 95 % that resamples whole rounds (the
     arms of a round stay together, so drift shared by a round cancels); figures that can be computed
     per round go through stats (ratio_ci, difference_ci). fn takes one array per arm (aligned by
-    round). Returns (value, low, high, n rounds); NaN bounds below stats.MIN_N rounds."""
-    nan = float("nan")
+    round). n counts rounds; NaN bounds below stats.MIN_N rounds."""
     table = pd.concat(series, axis=1, join="inner").dropna()
     n = len(table)
     if n == 0:
-        return nan, nan, nan, 0
+        return stats.Estimate.missing(method=stats.BOOTSTRAP, paired=True)
     cols = [table.iloc[:, i].to_numpy(float) for i in range(table.shape[1])]
     with np.errstate(divide="ignore", invalid="ignore"):
         value = float(fn(*cols))
     if n < stats.MIN_N:
-        return value, nan, nan, n
+        return stats.Estimate(value, stats.NAN, stats.NAN, n, stats.BOOTSTRAP, paired=True)
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, size=(resamples, n))
     with np.errstate(divide="ignore", invalid="ignore"):
         figures = np.array([fn(*(c[i] for c in cols)) for i in idx], dtype=float)
     figures = figures[np.isfinite(figures)]
     if figures.size == 0:
-        return value, nan, nan, n
+        return stats.Estimate(value, stats.NAN, stats.NAN, n, stats.BOOTSTRAP, paired=True)
     low, high = np.quantile(figures, [0.025, 0.975])
-    return value, float(low), float(high), n
+    return stats.Estimate(value, float(low), float(high), n, stats.BOOTSTRAP, paired=True)
 
 
 def relative_iqr(values: np.ndarray) -> np.float64:
@@ -139,13 +140,12 @@ def relative_iqr(values: np.ndarray) -> np.float64:
     return np.float64(q3 - q1) / np.float64(np.median(values))
 
 
-def iqr_ratio(df: pd.DataFrame, meta: dict | None, role: str) -> tuple[float, float, float, int]:
+def iqr_ratio(df: pd.DataFrame, meta: dict | None, role: str) -> stats.Estimate:
     """Podman's relative IQR over Docker's (same image, default network), with an IC 95 % that
-    resamples whole rounds; (value, low, high, n)."""
+    resamples whole rounds."""
     series = [arm_series(df, meta, (e, role)) for e in ("podman", "docker")]
     if any(s.empty for s in series):
-        nan = float("nan")
-        return nan, nan, nan, 0
+        return stats.Estimate.missing(method=stats.BOOTSTRAP, paired=True)
     return rounds_ci(series, lambda p, d: relative_iqr(p) / relative_iqr(d), resamples=1000)
 
 
@@ -159,7 +159,7 @@ def network_table(df: pd.DataFrame, meta: dict | None) -> pd.DataFrame:
             without = arm_series(df, meta, (engine_name, role), NO_NETWORK_VARIANT)
             if with_net.empty:
                 continue
-            added = stats.difference_ci(with_net, without) if len(without) else None
+            added = stats.difference_ci(with_net, without).triple if len(without) else None
             rows.append(
                 {
                     "engine": engine_name,
@@ -278,7 +278,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
     for role in out["role"].unique():
         ref_pd = stats.ratio_ci(
             arm_values(reference, None, ("podman", role)), arm_values(reference, None, ("docker", role))
-        )
+        ).triple
         live_pd = pair_ratio(df, meta, ("podman", role), ("docker", role))
         at = out["role"] == role
         for prefix, (value, low, high) in (("ref", ref_pd), ("tu", live_pd)):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..verdict import Claim, Said, estimate, missing, ratio, ref
+from ..verdict import Claim, Said, judge, missing, ratio, ref
 from .analysis import arm_series, iqr_ratio, relative_iqr
 
 SOURCE = "el capítulo original"
@@ -201,9 +201,9 @@ def claims(df: pd.DataFrame, meta: dict | None) -> list[Claim]:
     for role, said in PODMAN_WIDER_IQR.items():
         said = said.but(note=_spreads_note(df, meta, role) + _storage_note(meta, role))
         detail = {"role": role, "ratio": "iqr_relativo_podman_sobre_docker"}
-        value, low, high, n = iqr_ratio(df, meta, role)
-        if n == 0 or value != value:  # no rounds, or no spread to divide by
+        spread = iqr_ratio(df, meta, role)
+        if spread.n == 0 or spread.value != spread.value:  # no rounds, or no spread to divide by
             out.append(missing(said, detail))
             continue
-        out.append(estimate(said, value, low, high, n=n, detail=detail))
+        out.append(judge(said, spread, detail=detail))
     return out

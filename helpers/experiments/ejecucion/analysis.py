@@ -165,7 +165,7 @@ def reading(low_pct: float, high_pct: float, n: int, shaky: bool = False) -> str
 def overhead_pct(values: pd.Series, baseline: pd.Series) -> tuple[float, float, float]:
     """Overhead % against the baseline: the median of the per-round (value / baseline − 1) × 100, with
     its IC 95 % (helpers.stats; arrays instead of Series are treated as independent arms)."""
-    return stats.difference_ci(values, baseline, percent=True)
+    return stats.difference_ci(values, baseline, percent=True).triple
 
 
 def per_round_unstable(values: pd.Series, baseline: pd.Series) -> bool:

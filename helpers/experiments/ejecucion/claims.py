@@ -26,7 +26,7 @@ import pandas as pd
 
 from ... import engines as eng
 from ... import stats
-from ..verdict import Claim, Said, difference, estimate, median, missing, ref
+from ..verdict import Claim, Said, difference, judge, median, missing, ref
 from .analysis import fair_base, per_round_unstable, samples, tidy
 from .arms import (
     BASE_NAMES,
@@ -208,19 +208,10 @@ def two_hours(data: pd.DataFrame, engine: str, carga: str) -> Claim:
     detail = {"engine": engine, "carga": carga, "base": base}
     if not values.size or not base_values.size:
         return missing(said, detail)
-    pct, low, high = stats.difference_ci(values, base_values, percent=True)
-    scale = WORK_MINUTES / 100
-    if stats.is_paired(values, base_values):
+    minutes = stats.difference_ci(values, base_values, percent=True).scaled(WORK_MINUTES / 100)
+    if minutes.paired:
         detail["rondas"] = True
-    return estimate(
-        said,
-        pct * scale,
-        low * scale,
-        high * scale,
-        n=stats.n_of(values, base_values),
-        unstable=per_round_unstable(values, base_values),
-        detail=detail,
-    )
+    return judge(said, minutes, unstable=per_round_unstable(values, base_values), detail=detail)
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:

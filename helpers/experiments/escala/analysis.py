@@ -354,7 +354,9 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
                 value = row["ref_podman"] / row["ref_docker"] if row["ref_docker"] else np.nan
                 low = high = np.nan
             else:
-                value, low, high = stats.ratio_ci(series["podman"], series["docker"])  # paired by round
+                value, low, high = stats.ratio_ci(
+                    series["podman"], series["docker"]
+                ).triple  # paired by round
             row[f"{prefix}_podman_sobre_docker"] = value
             row[f"{prefix}_podman_sobre_docker_ic_bajo"] = low
             row[f"{prefix}_podman_sobre_docker_ic_alto"] = high

@@ -11,7 +11,8 @@ import math
 import pandas as pd
 
 from ... import engines as eng
-from ..verdict import Claim, Said, estimate, missing, not_comparable, ratio, ref
+from ...stats import Estimate
+from ..verdict import Claim, Said, judge, missing, not_comparable, ratio, ref
 from .analysis import SEED_CROSSOVER, crossover, metric_values, wide
 from .per_n import fixed_ratio, ratio_at, seed_crossover, steadiness
 
@@ -133,7 +134,7 @@ def _at_n(said: Said, df: pd.DataFrame, metric: str, n: int, detail: dict) -> Cl
     value, low, high, reps = ratio_at(df, metric, n)
     if reps == 0 or math.isnan(value):
         return missing(said, {**detail, "falta_n": n})
-    return estimate(said, value, low, high, n=reps, detail=detail)
+    return judge(said, Estimate(value, low, high, reps), detail=detail)
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
@@ -146,11 +147,13 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     value, low, high, reps = seed_crossover(df) if both else (math.nan, math.nan, math.nan, 0)
     detail = {"rss": crossover(df, "rss"), "pss": crossover(df, "pss")} if both else {}
     out.append(
-        estimate(CROSSOVER, value, low, high, n=reps, detail=detail) if reps else missing(CROSSOVER, detail)
+        judge(CROSSOVER, Estimate(value, low, high, reps), detail=detail)
+        if reps
+        else missing(CROSSOVER, detail)
     )
 
     why_not = launch_conditions(meta)
-    for said, judge in (
+    for said, build in (
         (LAUNCH_20, lambda: _at_n(LAUNCH_20, df, "lanzamiento_total", CHAPTER_N, {"n": CHAPTER_N})),
         (STEADY, lambda: _steady(df)),
     ):
@@ -159,7 +162,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
         elif why_not:
             out.append(not_comparable(said, why_not))
         else:
-            out.append(judge())
+            out.append(build())
 
     value, low, high, reps, top = fixed_ratio(df)
     said = (
@@ -168,7 +171,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
         else DAEMON_FIXED
     )
     out.append(
-        estimate(said, value, low, high, n=reps, detail={"n_mayor": top})
+        judge(said, Estimate(value, low, high, reps), detail={"n_mayor": top})
         if reps
         else missing(said, {"falta_n": 0})
     )
@@ -214,4 +217,4 @@ def _steady(df: pd.DataFrame) -> Claim:
     if len(ns) == 2:
         note += " Con solo dos N, cada rango es la diferencia entre ellas: añade 5 y 10 a CANTIDADES."
     said = STEADY.but(note=note)
-    return estimate(said, value, low, high, n=reps, detail={"rangos_ms": ranges})
+    return judge(said, Estimate(value, low, high, reps), detail={"rangos_ms": ranges})

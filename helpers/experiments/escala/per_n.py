@@ -29,7 +29,7 @@ def ratio_at(df: pd.DataFrame, metric: str, n: int | None) -> tuple[float, float
     p, d = series_at(w, "podman", metric, n), series_at(w, "docker", metric, n)
     if p.empty or d.empty:
         return NAN4
-    return (*stats.ratio_ci(p, d), stats.n_of(p, d))  # paired by round
+    return (*stats.ratio_ci(p, d).triple, stats.n_of(p, d))  # paired by round
 
 
 def fixed_ratio(df: pd.DataFrame) -> tuple[float, float, float, int, int]:
@@ -43,7 +43,7 @@ def fixed_ratio(df: pd.DataFrame) -> tuple[float, float, float, int, int]:
     zero = series_at(w, "docker", "rss_daemon", 0)
     if top.empty or zero.empty:
         return (*NAN4, ns[-1])
-    return (*stats.ratio_ci(top, zero), stats.n_of(top, zero), ns[-1])
+    return (*stats.ratio_ci(top, zero).triple, stats.n_of(top, zero), ns[-1])
 
 
 def _resampled_medians(values: np.ndarray, rng, resamples: int) -> np.ndarray:

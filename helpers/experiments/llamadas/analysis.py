@@ -66,7 +66,7 @@ def arm_ratio(
     a, b = series(df, *num, metric, clock), series(df, *den, metric, clock)
     if not a.size or not b.size:
         return NAN3
-    return tuple(float(v) for v in stats.ratio_ci(a, b))
+    return tuple(float(v) for v in stats.ratio_ci(a, b).triple)
 
 
 SUMMARY_COLUMNS = [
@@ -109,7 +109,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None, *, clock: str | None =
         s = stats.summarize(arr)
         if clock:
             h, a = series(df, *BASELINE, metric, clock), series(df, engine, variant, metric, clock)
-            r = tuple(float(v) for v in stats.ratio_ci(a, h)) if h.size else NAN3
+            r = tuple(float(v) for v in stats.ratio_ci(a, h).triple) if h.size else NAN3
         else:
             r = arm_ratio(df, (engine, variant), BASELINE, metric)
         rows.append(
@@ -192,7 +192,7 @@ def nesting_slope(df: pd.DataFrame, metric: str = "getpid", *, relative: bool = 
     n = stats.n_of(*arms)
     if not n:
         return np.nan, np.nan, np.nan, 0
-    value, low, high = stats.figure_ci(per_level_slope(depths, relative=relative), *arms)
+    value, low, high = stats.figure_ci(per_level_slope(depths, relative=relative), *arms).triple
     return float(value), float(low), float(high), int(n)
 
 

@@ -78,7 +78,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
         s = stats.summarize(total)
         base = arm_values(df, "req_s", *BASELINE, server)
         if base.size and (engine, variant) != BASELINE:
-            ratio, lo, hi = stats.ratio_ci(total, base)
+            ratio, lo, hi = stats.ratio_ci(total, base).triple
         elif base.size:
             ratio, lo, hi = 1.0, 1.0, 1.0
         else:
@@ -136,7 +136,7 @@ def path_ratios(df: pd.DataFrame, server: str) -> dict[str, tuple[float, float, 
         num = arm_values(df, "req_s", *num_arm, server)
         den = arm_values(df, "req_s", *den_arm, server)
         if num.size and den.size:
-            out[key] = (*stats.ratio_ci(num, den), stats.n_of(num, den))
+            out[key] = (*stats.ratio_ci(num, den).triple, stats.n_of(num, den))
     return out
 
 

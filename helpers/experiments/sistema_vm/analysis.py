@@ -42,7 +42,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
             "inestable": stats.unstable(values),
         }
         if metric == GZIP and variant != BASELINE[1] and bare.size:
-            row["x_bare"], row["x_bare_bajo"], row["x_bare_alto"] = stats.ratio_ci(values, bare)
+            row["x_bare"], row["x_bare_bajo"], row["x_bare_alto"] = stats.ratio_ci(values, bare).triple
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -51,7 +51,7 @@ def ratio(
     df: pd.DataFrame, metric: str, num_variant: str, den_variant: str
 ) -> tuple[float, float, float, int]:
     a, b = arm_values(df, metric, num_variant), arm_values(df, metric, den_variant)
-    value, low, high = stats.ratio_ci(a, b)
+    value, low, high = stats.ratio_ci(a, b).triple
     return value, low, high, int(min(a.size, b.size))
 
 
@@ -102,7 +102,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
         )
 
     def paired(metric, num, den):
-        return stats.ratio_ci(by_round(df, metric, num), by_round(df, metric, den))
+        return stats.ratio_ci(by_round(df, metric, num), by_round(df, metric, den)).triple
 
     def median(metric, variant):
         s = stats.summarize(arm_values(df, metric, variant))
@@ -120,7 +120,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
         )
         add(
             "memoria: VM / contenedor de sistema" + suffix,
-            stats.ratio_ci(arm_values(df, PSS, vmv), arm_values(df, PSS, "sistema")),
+            stats.ratio_ci(arm_values(df, PSS, vmv), arm_values(df, PSS, "sistema")).triple,
             ref("memoria_vm_vs_sistema"),
             "x",
             "artículo: RAM del host con 16 instancias corriendo «esta carga en particular» (2 GB frente a "

@@ -321,7 +321,7 @@ def _provision(said: Said, df: pd.DataFrame, vm_variant_: str, system_variant: s
 
 
 def _ratio_figure(df: pd.DataFrame, metric: str, num: str, den: str) -> list[float]:
-    value, low, high = stats.ratio_ci(by_round(df, metric, num), by_round(df, metric, den))
+    value, low, high = stats.ratio_ci(by_round(df, metric, num), by_round(df, metric, den)).triple
     return [value, low, high]
 
 
@@ -365,7 +365,7 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
         for engine in sorted(set(df.loc[df["variant"] == HOST_RUN, "engine"])):
             nested, host = _engine_values(df, engine, "anidado_lxd"), _engine_values(df, engine, HOST_RUN)
             if nested.size and host.size:
-                value, low, high = stats.ratio_ci(nested, host)
+                value, low, high = stats.ratio_ci(nested, host).triple
                 detail[f"{engine}_anidado_x_host"] = [round(value, 3), round(low, 3), round(high, 3)]
         out.append(not_comparable(ANIDADO_17, ANIDADO_NO_COMPARABLE, detail))
         detail = {}

@@ -16,6 +16,7 @@ from helpers.experiments import anatomia, verdict
 from helpers.experiments.anatomia import rungs
 from helpers.experiments.anatomia import rungs as anatomia_rungs
 from helpers.experiments.runner import Arm, Resultado
+from helpers.stats import Estimate
 from tests.support import assert_round_rows_change_nothing
 
 
@@ -502,7 +503,7 @@ def test_the_answer_of_01_is_cited_not_judged_again(monkeypatch):
             key, "Podman arranca con menos sobrecarga", "el capítulo original", kind="reduces"
         )
         value = fake.value
-        return verdict.judge(said, value, value * 0.95, value * 1.05, n=8)
+        return verdict.judge(said, Estimate(value, value * 0.95, value * 1.05, 8))
 
     monkeypatch.setattr(experiments, "read_claim", fake)
     fake.value = 0.6

@@ -22,6 +22,7 @@ from helpers.experiments.anidamiento import measure as anidamiento_measure
 from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.runner import Resultado
 from helpers.paths import CACHE_DIR
+from helpers.stats import Estimate
 from tests.support import assert_round_rows_change_nothing
 
 matplotlib.use("Agg")
@@ -282,14 +283,11 @@ def test_claims_without_data_say_so():
 
 
 def test_syscall_cause_is_judged_on_notebook_05s_claim_found_by_key(monkeypatch):
-    theirs = verdict.estimate(
+    theirs = verdict.judge(
         verdict.Said(
             "anidamiento", "otra frase", "otra fuente", claimed=29.5, region=(0.5, np.inf), unit="ns"
         ),
-        3.0,
-        2.0,
-        4.0,
-        n=6,
+        Estimate(3.0, 2.0, 4.0, 6),
     )
     asked = []
 
@@ -489,7 +487,7 @@ def test_syscall_cause_counts_what_notebook_05_counted(monkeypatch):
 
     said = verdict.Said("anidamiento", "otra frase", "otra fuente", region=(5.0, np.inf), unit="%")
     for detail, unit in (({"rondas": True}, "rondas"), (None, "repeticiones")):
-        theirs = verdict.estimate(said, -0.1, -0.2, 0.0, n=8, detail=detail)
+        theirs = verdict.judge(said, Estimate(-0.1, -0.2, 0.0, 8), detail=detail)
         monkeypatch.setattr(claims, "read_claim", lambda *a, theirs=theirs, **k: theirs)
         mine = claims.syscall_claim()
         assert f"n = 8 {unit})" in claim_sentence(mine) and f"n = 8 {unit})" in claim_sentence(theirs)
