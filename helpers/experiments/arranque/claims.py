@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..verdict import Claim, Said, judge, missing, ratio, ref
+from ..verdict import Claim, Computed, Ratio, Said, Sel, judge_all, ref
 from .analysis import arm_series, iqr_ratio, relative_iqr
+from .measure import CONTAINER_VARIANT, METRIC
 
 SOURCE = "el capítulo original"
 WHERE = "experimento 1, «Análisis»"
@@ -22,6 +23,22 @@ CHAPTER_MEDIAN = {("docker", "ubuntu"): 427.6, ("docker", "alpine"): 429.8}
 CHAPTER_MEDIAN.update({("podman", "ubuntu"): 212.7, ("podman", "alpine"): 193.3})
 CHAPTER_IQR = {("docker", "ubuntu"): (373.5, 460.4), ("docker", "alpine"): (363.5, 451.2)}
 CHAPTER_IQR.update({("podman", "ubuntu"): (180.8, 265.2), ("podman", "alpine"): (175.3, 230.9)})
+
+
+def _arm(engine_name: str, role: str) -> Sel:
+    """A container arm launched the chapter's way (default network), by round."""
+    return Sel(engine=engine_name, role=role, variant=CONTAINER_VARIANT, metric=METRIC)
+
+
+def _podman_over_docker(role: str) -> Ratio:
+    return Ratio(
+        _arm("podman", role), _arm("docker", role), detail={"role": role, "ratio": "podman_sobre_docker"}
+    )
+
+
+def _ubuntu_over_alpine(engine_name: str) -> Ratio:
+    detail = {"engine": engine_name, "ratio": "ubuntu_sobre_alpine"}
+    return Ratio(_arm(engine_name, "ubuntu"), _arm(engine_name, "alpine"), detail=detail, optional=True)
 
 
 def _chapter_relative_iqr(engine_name: str, role: str) -> float:
@@ -44,6 +61,7 @@ PODMAN_FASTER = {
         ref=ref(source="seed000", metric="arranque", engine="podman", image=role, over={"engine": "docker"}),
         quantity=f"Podman/Docker del arranque con «{role}» (red por defecto)",
         unit="x",
+        figure=_podman_over_docker(role),
     )
     for role in ("ubuntu", "alpine")
 }
@@ -67,6 +85,7 @@ PODMAN_2X = {
         quantity=f"Podman/Docker con «{role}» (red por defecto)",
         unit="x",
         note="«~2x más rápido» es Podman/Docker ≈ 0.5×.",
+        figure=_podman_over_docker(role),
     )
     for role, name, factor, claimed in (
         ("ubuntu", "Ubuntu", "2x", 1 / 2.0),
@@ -84,6 +103,7 @@ ALPINE_UBUNTU = {
         kind="no_difference",
         quantity="Ubuntu/Alpine en Docker",
         unit="x",
+        figure=_ubuntu_over_alpine("docker"),
     ),
     "podman": Said(
         "alpine_ubuntu",
@@ -97,6 +117,7 @@ ALPINE_UBUNTU = {
         ),
         quantity="Ubuntu/Alpine en Podman",
         unit="x",
+        figure=_ubuntu_over_alpine("podman"),
     ),
 }
 # «La varianza alta de Podman (IQR más amplio que Docker) es típica de la arquitectura fork-exec:
@@ -111,6 +132,10 @@ PODMAN_WIDER_IQR = {
         kind="adds",
         quantity=f"IQR/mediana de Podman ÷ IQR/mediana de Docker con «{role}»",
         unit="x",
+        figure=Computed(
+            lambda df, meta, role=role: iqr_ratio(df, meta, role),
+            detail={"role": role, "ratio": "iqr_relativo_podman_sobre_docker"},
+        ),
     )
     for role in ("ubuntu", "alpine")
 }
@@ -168,42 +193,16 @@ def _storage_note(meta: dict | None, role: str) -> str:
     )
 
 
+def _note(said: Said, df: pd.DataFrame, meta: dict | None) -> str | None:
+    """The run's own note: the setup, for the daemonless path; the spreads, for the wider IQR."""
+    if said.key == "podman_mas_rapido":
+        return _setup_note(meta)
+    if said.key == "podman_iqr_amplio":
+        role = dict(said.figure.detail)["role"]
+        return _spreads_note(df, meta, role) + _storage_note(meta, role)
+    return None
+
+
 def claims(df: pd.DataFrame, meta: dict | None) -> list[Claim]:
     """The chapter's claims on startup, per image and per engine (default network only)."""
-    out: list[Claim] = []
-    setup = _setup_note(meta)
-    for role, said in PODMAN_FASTER.items():
-        out.append(
-            ratio(
-                said.but(note=setup),
-                arm_series(df, meta, ("podman", role)),
-                arm_series(df, meta, ("docker", role)),
-                detail={"role": role, "ratio": "podman_sobre_docker"},
-            )
-        )
-    for role, said in PODMAN_2X.items():
-        out.append(
-            ratio(
-                said,
-                arm_series(df, meta, ("podman", role)),
-                arm_series(df, meta, ("docker", role)),
-                detail={"role": role, "ratio": "podman_sobre_docker"},
-            )
-        )
-    for engine_name, said in ALPINE_UBUNTU.items():
-        ubuntu = arm_series(df, meta, (engine_name, "ubuntu"))
-        alpine = arm_series(df, meta, (engine_name, "alpine"))
-        if ubuntu.empty or alpine.empty:
-            continue
-        out.append(
-            ratio(said, ubuntu, alpine, detail={"engine": engine_name, "ratio": "ubuntu_sobre_alpine"})
-        )
-    for role, said in PODMAN_WIDER_IQR.items():
-        said = said.but(note=_spreads_note(df, meta, role) + _storage_note(meta, role))
-        detail = {"role": role, "ratio": "iqr_relativo_podman_sobre_docker"}
-        spread = iqr_ratio(df, meta, role)
-        if spread.n == 0 or spread.value != spread.value:  # no rounds, or no spread to divide by
-            out.append(missing(said, detail))
-            continue
-        out.append(judge(said, spread, detail=detail))
-    return out
+    return judge_all(SAID, df, meta, note=_note)
