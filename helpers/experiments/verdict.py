@@ -371,7 +371,9 @@ def outcome(said: Said, observed: Sequence[bool], *, detail: dict | None = None)
 class Sel:
     """A selection of raw rows, column=value («engine="podman", role="ubuntu", metric="arranque"»):
     one arm's values, indexed by round (`rep`) so that arms of the same rounds are paired, or a plain
-    array with paired=False. `role` (the image role) is added from meta when asked for."""
+    array with paired=False. `role` (the image role) is added from meta when asked for; a value that is
+    a function is the run's own (fn(df, meta): the run's main server, its VM's variant), and None
+    selects nothing."""
 
     where: tuple[tuple[str, object], ...]
     paired: bool
@@ -388,9 +390,13 @@ def select(df: pd.DataFrame, meta: dict | None, sel: Sel):
         df = results.add_roles(df, meta)
     at = np.ones(len(df), dtype=bool)
     for column, wanted in where.items():
-        at &= (df[column] == wanted).to_numpy()
+        wanted = wanted(df, meta) if callable(wanted) else wanted
+        at &= (df[column] == wanted).to_numpy() if wanted is not None else False
     rows = df[at]
-    values = pd.Series(rows["value"].to_numpy(float), index=rows["rep"].to_numpy(int))
+    values = pd.Series(
+        pd.to_numeric(rows["value"], errors="coerce").to_numpy(float), index=rows["rep"].to_numpy()
+    )
+    values = values.dropna()
     return values if sel.paired else values.to_numpy()
 
 
@@ -410,7 +416,8 @@ class Data:
 @dataclass(frozen=True)
 class Figure:
     """What a claim is judged on; `optional`: no claim at all (rather than «sin datos») when an arm
-    has no values. detail: what the views need (never words)."""
+    has no values. detail: what the views need (never words); a value that is a function is computed
+    from the run (fn(df, meta))."""
 
     detail: tuple[tuple[str, object], ...] = ()
     optional: bool = False
@@ -418,11 +425,14 @@ class Figure:
     def arms(self) -> tuple[Sel, ...]:
         return ()
 
+    def details(self, data: Data) -> dict:
+        return {k: v(data.df, data.meta) if callable(v) else v for k, v in self.detail}
+
     def claim(self, said: Said, data: Data) -> Claim | None:
         samples = [data(sel) for sel in self.arms()]
         if self.optional and any(len(s) == 0 for s in samples):
             return None
-        return self.judge(said, samples, dict(self.detail))
+        return self.judge(said, samples, self.details(data))
 
     def judge(self, said: Said, samples: list, detail: dict) -> Claim:
         raise NotImplementedError
@@ -524,8 +534,8 @@ class Computed(Figure):
     def claim(self, said, data):
         est = self.fn(data.df, data.meta)
         if est.n == 0 or stats.any_nan(est.value):
-            return missing(said, dict(self.detail))
-        return judge(said, est, detail=dict(self.detail))
+            return missing(said, self.details(data))
+        return judge(said, est, detail=self.details(data))
 
 
 @dataclass(frozen=True, init=False)
@@ -539,7 +549,7 @@ class Outcome(Figure):
         object.__setattr__(self, "fn", fn)
 
     def claim(self, said, data):
-        return outcome(said, self.fn(data.df, data.meta), detail=dict(self.detail))
+        return outcome(said, self.fn(data.df, data.meta), detail=self.details(data))
 
 
 @dataclass(frozen=True, init=False)
@@ -557,24 +567,40 @@ class Custom(Figure):
         return self.fn(said, data.df, data.meta)
 
 
+@dataclass(frozen=True, init=False)
+class NotComparable(Figure):
+    """Our setup cannot reproduce the source's (see `not_comparable`): the reason, and what a view shows
+    beside it (fn(df, meta) → detail, optional)."""
+
+    reason: str = ""
+    fn: Callable | None = None
+
+    def __init__(self, reason: str, fn: Callable | None = None) -> None:
+        Figure.__init__(self, (), False)
+        object.__setattr__(self, "reason", reason)
+        object.__setattr__(self, "fn", fn)
+
+    def claim(self, said, data):
+        return not_comparable(said, self.reason, self.fn(data.df, data.meta) if self.fn else None)
+
+
 def judge_all(
     said: Iterable[Said],
     df: pd.DataFrame,
     meta: dict | None,
     *,
     pick: Callable = select,
-    note: Callable | None = None,
+    adapt: Callable | None = None,
 ) -> list[Claim]:
     """Every declared claim judged on its figure in this run, in order (a claim whose figure is
     `optional` and has no data is left out). pick(df, meta, sel): how a `Sel` picks an arm (`select`
-    unless the experiment's rows need their own); note(said, df, meta): the run's note for a claim
-    (None keeps the declared one)."""
+    unless the experiment's rows need their own); adapt(said, df, meta): the declaration as this run
+    words it (a note on the run's setup, the server or engine in its quantity)."""
     data = Data(df, meta, pick)
     out = []
     for s in said:
-        extra = note(s, df, meta) if note is not None else None
-        if extra is not None:
-            s = s.but(note=extra)
+        if adapt is not None:
+            s = adapt(s, df, meta)
         claim = s.figure.claim(s, data) if s.figure is not None else missing(s)
         if claim is not None:
             out.append(claim)

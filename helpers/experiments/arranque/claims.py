@@ -193,16 +193,16 @@ def _storage_note(meta: dict | None, role: str) -> str:
     )
 
 
-def _note(said: Said, df: pd.DataFrame, meta: dict | None) -> str | None:
+def _noted(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
     """The run's own note: the setup, for the daemonless path; the spreads, for the wider IQR."""
     if said.key == "podman_mas_rapido":
-        return _setup_note(meta)
+        return said.but(note=_setup_note(meta))
     if said.key == "podman_iqr_amplio":
         role = dict(said.figure.detail)["role"]
-        return _spreads_note(df, meta, role) + _storage_note(meta, role)
-    return None
+        return said.but(note=_spreads_note(df, meta, role) + _storage_note(meta, role))
+    return said
 
 
 def claims(df: pd.DataFrame, meta: dict | None) -> list[Claim]:
     """The chapter's claims on startup, per image and per engine (default network only)."""
-    return judge_all(SAID, df, meta, note=_note)
+    return judge_all(SAID, df, meta, adapt=_noted)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..verdict import Claim, Said, difference, missing, not_comparable, ratio, ref
+from ..verdict import Claim, Difference, NotComparable, Ratio, Said, Sel, judge_all, ref
 from . import servers
-from .analysis import BASELINE, arm_values, main_server
+from .analysis import BASELINE, main_server
 
 SOURCE = "«Container Performance Testing»"  # its title, quoted like every source title
 RESULTS = "tabla «Results»"
@@ -33,6 +33,18 @@ SEED = "seed003"  # the document's rows in data/reference/red.csv
 # The table's columns come from wrk's per-thread Req/Sec (its «Requests/s»): its figures are read there.
 TABLE = {"source": SEED, "metric": "req_s_hilo"}
 
+
+def _server(df: pd.DataFrame, meta: dict | None) -> str | None:
+    return main_server(df)
+
+
+def _arm(engine: str, variant: str, server=_server) -> Sel:
+    """The requests per second of one arm on one server (the run's main one unless named), by round."""
+    return Sel(metric="req_s", engine=engine, variant=variant, image=server)
+
+
+ON_SERVER = {"servidor": _server}
+
 DOCKER_LOSS = Said(
     "docker_pierde_66",
     "En Docker, net/http (http-pkg) pierde un 65.83 % de las peticiones por segundo frente a nativo.",
@@ -43,6 +55,7 @@ DOCKER_LOSS = Said(
     quantity="el cambio de peticiones por segundo de Docker -p frente a nativo",
     unit="%",
     ref=ref(**TABLE, engine="docker", image="nethttp", over={"engine": "bare"}, percent=True),
+    figure=Difference(_arm("docker", "puerto"), _arm(*BASELINE), percent=True, detail=ON_SERVER),
 )
 SECURITY_CAUSE = Said(
     "causa_seguridad",
@@ -53,6 +66,7 @@ SECURITY_CAUSE = Said(
     kind="adds",
     quantity="Docker -p sin seccomp / Docker -p, en peticiones por segundo",
     unit="x",
+    figure=Ratio(_arm(*SECURITY_ARM), _arm("docker", "puerto"), detail=ON_SERVER),
 )
 GIN_NETHTTP = Said(
     "gin_igual_nethttp",
@@ -64,6 +78,15 @@ GIN_NETHTTP = Said(
     quantity="la proporción gin / net/http, sin contenedor",
     unit="x",
     ref=ref(**TABLE, engine="bare", image="gin", over={"image": "nethttp"}),
+    figure=Ratio(_arm(*BASELINE, "gin"), _arm(*BASELINE, "nethttp")),
+)
+# Why the per-thread claim is «no comparable», and how its column reads (the figures are the appendix's:
+# a test ties them to data/reference/red.csv).
+PER_THREAD_READING = (
+    "Una cifra absoluta de otra máquina no se compara con la tuya. Además, esa columna se lee mal: es el "
+    "«Req/Sec» de wrk, la media de cada uno de sus 12 hilos (apéndice, «native - http-pkg»); el total de "
+    "esa corrida («Requests/sec») fue 104\u202f418 peticiones por segundo, 11.9 veces la cifra de la tabla. "
+    "Debajo de los veredictos, la misma lectura en tu corrida."
 )
 PER_THREAD = Said(
     "columna_por_hilo",
@@ -75,14 +98,11 @@ PER_THREAD = Said(
     quantity="peticiones por segundo de net/http sin contenedor",
     unit="",
     ref=ref(**TABLE, engine="bare", image="nethttp"),
+    figure=NotComparable(PER_THREAD_READING),
 )
-# Why the per-thread claim is «no comparable», and how its column reads (the figures are the appendix's:
-# a test ties them to data/reference/red.csv).
-PER_THREAD_READING = (
-    "Una cifra absoluta de otra máquina no se compara con la tuya. Además, esa columna se lee mal: es el "
-    "«Req/Sec» de wrk, la media de cada uno de sus 12 hilos (apéndice, «native - http-pkg»); el total de "
-    "esa corrida («Requests/sec») fue 104\u202f418 peticiones por segundo, 11.9 veces la cifra de la tabla. "
-    "Debajo de los veredictos, la misma lectura en tu corrida."
+KUBERNETES_REASON = (
+    "En esta máquina no se puede levantar un clúster: la cifra queda como referencia. El documento no dice "
+    "por qué camino llegó wrk al pod; la hipótesis del cuaderno (sin medir) es `kubectl port-forward`."
 )
 KUBERNETES_LOSS = Said(
     "kubernetes_pierde_84",
@@ -94,14 +114,9 @@ KUBERNETES_LOSS = Said(
     quantity="el cambio de peticiones por segundo de Kubernetes frente a nativo",
     unit="%",
     ref=ref(**TABLE, engine="kubernetes", image="nethttp", over={"engine": "bare"}, percent=True),
+    figure=NotComparable(KUBERNETES_REASON),
 )
-CLAIMS = (DOCKER_LOSS, SECURITY_CAUSE, GIN_NETHTTP, PER_THREAD, KUBERNETES_LOSS)
-
-KUBERNETES_REASON = (
-    "En esta máquina no se puede levantar un clúster: la cifra queda como referencia. El documento no dice "
-    "por qué camino llegó wrk al pod; la hipótesis del cuaderno (sin medir) es `kubectl port-forward`."
-)
-SAID = CLAIMS
+SAID = (DOCKER_LOSS, SECURITY_CAUSE, GIN_NETHTTP, PER_THREAD, KUBERNETES_LOSS)
 
 
 def _on(said: Said, server: str) -> Said:
@@ -144,44 +159,15 @@ def security_setup(meta: dict | None) -> str:
     )
 
 
-def docker_loss(df: pd.DataFrame, meta: dict | None, server: str) -> Claim:
-    """Docker -p against native, as the change in % the source's loss is (paired by round)."""
-    said = _on(DOCKER_LOSS, server).but(note=conditions(meta))
-    return difference(
-        said,
-        arm_values(df, "req_s", "docker", "puerto", server),
-        arm_values(df, "req_s", *BASELINE, server),
-        percent=True,
-        detail={"servidor": server},
-    )
-
-
-def security_cause(df: pd.DataFrame, meta: dict | None, server: str) -> Claim:
-    """The same Docker -p container with seccomp off, against the default one."""
-    said = _on(SECURITY_CAUSE, server).but(note=security_setup(meta))
-    return ratio(
-        said,
-        arm_values(df, "req_s", *SECURITY_ARM, server),
-        arm_values(df, "req_s", "docker", "puerto", server),
-        detail={"servidor": server},
-    )
+def _as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
+    """The declaration on the run's main server, with what our load and our Docker were."""
+    server = main_server(df)
+    if server is None or said.key not in (DOCKER_LOSS.key, SECURITY_CAUSE.key):
+        return said
+    note = conditions(meta) if said.key == DOCKER_LOSS.key else security_setup(meta)
+    return _on(said, server).but(note=note)
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     """The five claims: three decided by the one verdict rule, two «no comparable» with the reason."""
-    server = main_server(df)
-    per_thread = not_comparable(PER_THREAD, PER_THREAD_READING)
-    kubernetes = not_comparable(KUBERNETES_LOSS, KUBERNETES_REASON)
-    if server is None:
-        return [missing(DOCKER_LOSS), missing(SECURITY_CAUSE), missing(GIN_NETHTTP), per_thread, kubernetes]
-    return [
-        docker_loss(df, meta, server),
-        security_cause(df, meta, server),
-        ratio(
-            GIN_NETHTTP,
-            arm_values(df, "req_s", *BASELINE, "gin"),
-            arm_values(df, "req_s", *BASELINE, "nethttp"),
-        ),
-        per_thread,
-        kubernetes,
-    ]
+    return judge_all(SAID, df, meta, adapt=_as_run)
