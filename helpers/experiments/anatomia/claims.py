@@ -1,4 +1,4 @@
-"""Three ideas about LAUNCH, declared once and judged by the one rule (verdict.formula on the rungs as
+"""Three ideas about LAUNCH, declared once with their figure (a verdict.Formula of rungs, each a
 pandas Series indexed by round: every rung is measured in the same rounds, so each figure is computed
 round by round and its interval is the paired one of helpers.stats):
 
@@ -16,9 +16,8 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import engines as eng
-from ..verdict import Claim, Said, formula
-from .analysis import series
-from .rungs import RUNG_LABEL
+from ..verdict import Claim, Formula, Said, Sel, judge_all
+from .rungs import METRIC, RUNG_LABEL
 
 SOURCE = "una idea muy repetida sobre el arranque"
 WHERE = "sin fuente escrita: el curso la formula para ponerla a prueba"
@@ -60,6 +59,30 @@ WARM_POOL = Said(
 SAID = (NETWORK_LARGE, RUNTIME_SMALL, WARM_POOL)
 
 
+def _rung(engine: str, variant: str) -> Sel:
+    return Sel(engine=engine, variant=variant, metric=METRIC)
+
+
+def _judged(engine: str) -> tuple[Said, ...]:
+    """The three ideas on one engine's rungs (a rung this run did not measure: no claim)."""
+    total, per = _rung(engine, "run_red"), {"scale": 100, "optional": True}
+    none, runc = _rung(engine, "run_sin_red"), _rung("bare", "runc_con_netns")
+    pools = {v: (_rung(engine, v), {"engine": engine, "variante": v}) for v in ("pool", "pool_exec")}
+    return (
+        NETWORK_LARGE.but(
+            figure=Formula(lambda a, b: (a - b) / a, total, none, detail={"engine": engine}, **per)
+        ),
+        RUNTIME_SMALL.but(figure=Formula(lambda r, t: r / t, runc, total, detail={"engine": engine}, **per)),
+        *(
+            WARM_POOL.but(figure=Formula(lambda p, t: 1 - p / t, pool, total, detail=d, **per))
+            for pool, d in pools.values()
+        ),
+    )
+
+
+JUDGED = tuple(said for engine in eng.CONTAINER_ENGINES for said in _judged(engine))
+
+
 def _who(engine: str, meta: dict | None) -> str:
     """The engine as the claim names it: «Podman sin root» when the run says so."""
     info = ((meta or {}).get("engines") or {}).get(engine)
@@ -67,27 +90,12 @@ def _who(engine: str, meta: dict | None) -> str:
     return eng.DISPLAY[engine] + (" sin root" if rootless else "")
 
 
+def _as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
+    detail = dict(said.figure.detail)
+    rung = [RUNG_LABEL[detail["variante"]]] if "variante" in detail else []
+    return said.but(quantity=", ".join([said.quantity, _who(detail["engine"], meta), *rung]))
+
+
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     """Network, runtime and warm pool per engine, each paired by round."""
-    runc = series(df, "bare", "runc_con_netns")
-    out = []
-    for engine in eng.CONTAINER_ENGINES:
-        total, none = series(df, engine, "run_red"), series(df, engine, "run_sin_red")
-        if not total.size:
-            continue
-        who = _who(engine, meta)
-        if none.size:
-            said = NETWORK_LARGE.but(quantity=f"{NETWORK_LARGE.quantity}, {who}")
-            out.append(
-                formula(said, lambda a, b: (a - b) / a, total, none, scale=100, detail={"engine": engine})
-            )
-        if runc.size:
-            said = RUNTIME_SMALL.but(quantity=f"{RUNTIME_SMALL.quantity}, {who}")
-            out.append(formula(said, lambda r, t: r / t, runc, total, scale=100, detail={"engine": engine}))
-        for variant in ("pool", "pool_exec"):
-            pool = series(df, engine, variant)
-            if pool.size:
-                said = WARM_POOL.but(quantity=f"{WARM_POOL.quantity}, {who}, {RUNG_LABEL[variant]}")
-                detail = {"engine": engine, "variante": variant}
-                out.append(formula(said, lambda p, t: 1 - p / t, pool, total, scale=100, detail=detail))
-    return out
+    return judge_all(JUDGED, df, meta, adapt=_as_run)
