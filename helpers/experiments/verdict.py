@@ -415,12 +415,22 @@ class Data:
 
 @dataclass(frozen=True)
 class Figure:
-    """What a claim is judged on; `optional`: no claim at all (rather than «sin datos») when an arm
-    has no values. detail: what the views need (never words); a value that is a function is computed
-    from the run (fn(df, meta))."""
+    """What a claim is judged on. Options every figure takes: detail, what the views need (never
+    words; a value that is a function is computed from the run, fn(df, meta)); optional: no claim at all
+    (rather than «sin datos») when an arm has no values; missing_note: the claim's note when an arm has
+    no values; when(df, meta): no claim at all when false (an engine this run did not measure)."""
 
     detail: tuple[tuple[str, object], ...] = ()
     optional: bool = False
+    missing_note: str = ""
+    when: Callable | None = None
+
+    def _options(self, detail: dict | None = None, optional=False, missing_note="", when=None) -> None:
+        Figure.__init__(self, tuple((detail or {}).items()), optional, missing_note, when)
+
+    def _set(self, **fields) -> None:
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
 
     def arms(self) -> tuple[Sel, ...]:
         return ()
@@ -430,16 +440,15 @@ class Figure:
 
     def claim(self, said: Said, data: Data) -> Claim | None:
         samples = [data(sel) for sel in self.arms()]
-        if self.optional and any(len(s) == 0 for s in samples):
-            return None
+        if any(len(s) == 0 for s in samples):
+            if self.optional:
+                return None
+            if self.missing_note:
+                return missing(said.but(note=self.missing_note), self.details(data))
         return self.judge(said, samples, self.details(data))
 
     def judge(self, said: Said, samples: list, detail: dict) -> Claim:
         raise NotImplementedError
-
-
-def _detail(detail: dict | None) -> tuple:
-    return tuple((detail or {}).items())
 
 
 @dataclass(frozen=True, init=False)
@@ -449,10 +458,9 @@ class Ratio(Figure):
     num: Sel | None = None
     den: Sel | None = None
 
-    def __init__(self, num: Sel, den: Sel, *, detail: dict | None = None, optional: bool = False) -> None:
-        Figure.__init__(self, _detail(detail), optional)
-        object.__setattr__(self, "num", num)
-        object.__setattr__(self, "den", den)
+    def __init__(self, num: Sel, den: Sel, **options) -> None:
+        self._options(**options)
+        self._set(num=num, den=den)
 
     def arms(self) -> tuple[Sel, ...]:
         return self.num, self.den
@@ -469,11 +477,9 @@ class Difference(Figure):
     b: Sel | None = None
     percent: bool = False
 
-    def __init__(self, a: Sel, b: Sel, *, percent=False, detail: dict | None = None, optional=False) -> None:
-        Figure.__init__(self, _detail(detail), optional)
-        object.__setattr__(self, "a", a)
-        object.__setattr__(self, "b", b)
-        object.__setattr__(self, "percent", percent)
+    def __init__(self, a: Sel, b: Sel, *, percent: bool = False, **options) -> None:
+        self._options(**options)
+        self._set(a=a, b=b, percent=percent)
 
     def arms(self) -> tuple[Sel, ...]:
         return self.a, self.b
@@ -488,9 +494,9 @@ class Median(Figure):
 
     sel: Sel | None = None
 
-    def __init__(self, sel: Sel, *, detail: dict | None = None, optional: bool = False) -> None:
-        Figure.__init__(self, _detail(detail), optional)
-        object.__setattr__(self, "sel", sel)
+    def __init__(self, sel: Sel, **options) -> None:
+        self._options(**options)
+        self._set(sel=sel)
 
     def arms(self) -> tuple[Sel, ...]:
         return (self.sel,)
@@ -507,11 +513,9 @@ class Formula(Figure):
     sels: tuple[Sel, ...] = ()
     scale: float = 1.0
 
-    def __init__(self, fn, *sels: Sel, scale=1.0, detail: dict | None = None, optional=False) -> None:
-        Figure.__init__(self, _detail(detail), optional)
-        object.__setattr__(self, "fn", fn)
-        object.__setattr__(self, "sels", sels)
-        object.__setattr__(self, "scale", scale)
+    def __init__(self, fn: Callable, *sels: Sel, scale: float = 1.0, **options) -> None:
+        self._options(**options)
+        self._set(fn=fn, sels=sels, scale=scale)
 
     def arms(self) -> tuple[Sel, ...]:
         return self.sels
@@ -527,9 +531,9 @@ class Computed(Figure):
 
     fn: Callable | None = None
 
-    def __init__(self, fn, *, detail: dict | None = None) -> None:
-        Figure.__init__(self, _detail(detail), False)
-        object.__setattr__(self, "fn", fn)
+    def __init__(self, fn: Callable, **options) -> None:
+        self._options(**options)
+        self._set(fn=fn)
 
     def claim(self, said, data):
         est = self.fn(data.df, data.meta)
@@ -544,44 +548,42 @@ class Outcome(Figure):
 
     fn: Callable | None = None
 
-    def __init__(self, fn, *, detail: dict | None = None) -> None:
-        Figure.__init__(self, _detail(detail), False)
-        object.__setattr__(self, "fn", fn)
+    def __init__(self, fn: Callable, **options) -> None:
+        self._options(**options)
+        self._set(fn=fn)
 
     def claim(self, said, data):
         return outcome(said, self.fn(data.df, data.meta), detail=self.details(data))
 
 
 @dataclass(frozen=True, init=False)
-class Custom(Figure):
-    """The rare claim no other figure says: fn(said, df, meta) → a Claim (from the builders), or None
-    for no claim in this run."""
+class NotComparable(Figure):
+    """Our setup cannot reproduce the source's (see `not_comparable`): the reason, and what a view shows
+    beside it (detail)."""
 
-    fn: Callable | None = None
+    reason: str = ""
 
-    def __init__(self, fn) -> None:
-        Figure.__init__(self, (), False)
-        object.__setattr__(self, "fn", fn)
+    def __init__(self, reason: str, **options) -> None:
+        self._options(**options)
+        self._set(reason=reason)
 
     def claim(self, said, data):
-        return self.fn(said, data.df, data.meta)
+        return not_comparable(said, self.reason, self.details(data) or None)
 
 
 @dataclass(frozen=True, init=False)
-class NotComparable(Figure):
-    """Our setup cannot reproduce the source's (see `not_comparable`): the reason, and what a view shows
-    beside it (fn(df, meta) → detail, optional)."""
+class Custom(Figure):
+    """The rare claim no other figure says: fn(said, df, meta) → a Claim (from the builders), a list of
+    them, or None for no claim in this run."""
 
-    reason: str = ""
     fn: Callable | None = None
 
-    def __init__(self, reason: str, fn: Callable | None = None) -> None:
-        Figure.__init__(self, (), False)
-        object.__setattr__(self, "reason", reason)
-        object.__setattr__(self, "fn", fn)
+    def __init__(self, fn: Callable, **options) -> None:
+        self._options(**options)
+        self._set(fn=fn)
 
     def claim(self, said, data):
-        return not_comparable(said, self.reason, self.fn(data.df, data.meta) if self.fn else None)
+        return self.fn(said, data.df, data.meta)
 
 
 def judge_all(
@@ -593,7 +595,7 @@ def judge_all(
     adapt: Callable | None = None,
 ) -> list[Claim]:
     """Every declared claim judged on its figure in this run, in order (a claim whose figure is
-    `optional` and has no data is left out). pick(df, meta, sel): how a `Sel` picks an arm (`select`
+    `optional` and has no data, or whose `when` says no, is left out). pick(df, meta, sel): how a `Sel` picks an arm (`select`
     unless the experiment's rows need their own); adapt(said, df, meta): the declaration as this run
     words it (a note on the run's setup, the server or engine in its quantity)."""
     data = Data(df, meta, pick)
@@ -601,9 +603,14 @@ def judge_all(
     for s in said:
         if adapt is not None:
             s = adapt(s, df, meta)
-        claim = s.figure.claim(s, data) if s.figure is not None else missing(s)
-        if claim is not None:
-            out.append(claim)
+        figure = s.figure
+        if figure is None:
+            out.append(missing(s))
+            continue
+        if figure.when is not None and not figure.when(df, meta):
+            continue
+        claim = figure.claim(s, data)
+        out.extend(claim if isinstance(claim, list) else [] if claim is None else [claim])
     return out
 
 

@@ -24,7 +24,20 @@ from ... import engines as eng
 from .. import ejecucion, read_run
 from .. import llamadas as this
 from ..runner import Resultado
-from ..verdict import Claim, Said, difference, formula, median, missing, not_comparable, ref
+from ..verdict import (
+    Claim,
+    Custom,
+    Difference,
+    Median,
+    NotComparable,
+    Said,
+    Sel,
+    formula,
+    judge_all,
+    median,
+    missing,
+    ref,
+)
 from .analysis import BASELINE, nesting_series, per_level_slope, series
 
 SOURCE = "«Benchmark 01: Namespace Syscall Overhead»"
@@ -155,22 +168,45 @@ SAID = (
 NEEDS_ARMS = "Faltan los brazos que hacen falta para juzgarla (revisa BRAZOS y MOTORES)."
 
 
+def _arm(engine: str, variant: str) -> Sel:
+    return Sel(engine=engine, variant=variant)
+
+
+def _pick(df: pd.DataFrame, meta: dict | None, sel: Sel) -> pd.Series:
+    return series(df, **dict(sel.where))
+
+
 def _per_engine(said: Said, engine: str) -> Said:
     name = eng.DISPLAY[engine]
     return said.but(statement=f"{said.statement} — {name}", quantity=f"{said.quantity}, {name}")
 
 
-def _percent(said: Said, arm: pd.Series, host: pd.Series, detail: dict | None = None) -> Claim:
-    """(arm / host − 1) × 100, round by round; says which arms are missing when one was not measured."""
-    if not len(arm) or not len(host):
-        return missing(said.but(note=NEEDS_ARMS), detail)
-    return difference(said, arm, host, percent=True, detail=detail)
+def _in_run(engine: str):
+    """The document measured Docker: its claims are always said; another engine's, when it ran."""
+    return lambda df, meta: engine == "docker" or (df is not None and len(df) and engine in set(df["engine"]))
 
 
-def _median(said: Said, arm: pd.Series, detail: dict | None = None) -> Claim:
-    if not len(arm):
-        return missing(said.but(note=NEEDS_ARMS), detail)
-    return median(said, arm, detail=detail)
+HOST_ARM = _arm(*BASELINE)
+NEEDED = {"missing_note": NEEDS_ARMS}
+
+
+def _judged(engine: str) -> tuple[Said, ...]:
+    arm, per = _arm(engine, "seccomp"), {"detail": {"engine": engine}, "when": _in_run(engine), **NEEDED}
+    return (
+        _per_engine(CONTAINER_RUN, engine).but(figure=Difference(arm, HOST_ARM, percent=True, **per)),
+        _per_engine(CONTAINER_TABLE, engine).but(figure=Difference(arm, HOST_ARM, percent=True, **per)),
+        _per_engine(EXPECTED_CONTAINER, engine).but(figure=Median(arm, **per)),
+    )
+
+
+JUDGED = (
+    EXPECTED_HOST.but(figure=Median(HOST_ARM, **NEEDED)),
+    *(said for engine in eng.CONTAINER_ENGINES for said in _judged(engine)),
+    PID_CAUSE.but(figure=Difference(_arm("bare", "pid:1"), HOST_ARM, percent=True, **NEEDED)),
+    NESTING.but(figure=Custom(lambda said, df, meta: nesting_claim(df))),
+    ACROSS_CPUS.but(figure=NotComparable(ACROSS_CPUS_REASON)),
+    EXEC.but(figure=Custom(lambda said, df, meta: exec_claims(read_run(this, "ejecucion")))),
+)
 
 
 def exec_claims(exec_run: Resultado | None) -> list[Claim]:
@@ -206,17 +242,4 @@ def nesting_claim(df: pd.DataFrame) -> Claim:
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     """The document's claims, each decided by the one verdict rule."""
-    host = series(df, *BASELINE)
-    out = [_median(EXPECTED_HOST, host)]
-    present = set(df["engine"]) if df is not None and len(df) else set()
-    for engine in eng.CONTAINER_ENGINES:
-        if engine in present or engine == "docker":  # the document measured Docker: always say
-            container, detail = series(df, engine, "seccomp"), {"engine": engine}
-            out.append(_percent(_per_engine(CONTAINER_RUN, engine), container, host, detail))
-            out.append(_percent(_per_engine(CONTAINER_TABLE, engine), container, host, detail))
-            out.append(_median(_per_engine(EXPECTED_CONTAINER, engine), container, detail))
-    out.append(_percent(PID_CAUSE, series(df, "bare", "pid:1"), host))
-    out.append(nesting_claim(df))
-    out.append(not_comparable(ACROSS_CPUS, ACROSS_CPUS_REASON))
-    out.extend(exec_claims(read_run(this, "ejecucion")))
-    return out
+    return judge_all(JUDGED, df, meta, pick=_pick)
