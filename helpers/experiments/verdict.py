@@ -390,7 +390,6 @@ def select(df: pd.DataFrame, meta: dict | None, sel: Sel):
         df = results.add_roles(df, meta)
     at = np.ones(len(df), dtype=bool)
     for column, wanted in where.items():
-        wanted = wanted(df, meta) if callable(wanted) else wanted
         at &= (df[column] == wanted).to_numpy() if wanted is not None else False
     rows = df[at]
     values = pd.Series(
@@ -410,7 +409,9 @@ class Data:
     pick: Callable = select
 
     def __call__(self, sel: Sel):
-        return self.pick(self.df, self.meta, sel)
+        """The arm `sel` picks, its values that are functions of the run computed first."""
+        where = {k: v(self.df, self.meta) if callable(v) else v for k, v in sel.where}
+        return self.pick(self.df, self.meta, Sel(paired=sel.paired, **where))
 
 
 @dataclass(frozen=True)

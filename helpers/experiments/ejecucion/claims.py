@@ -26,7 +26,7 @@ import pandas as pd
 
 from ... import engines as eng
 from ... import stats
-from ..verdict import Claim, Said, difference, judge, median, missing, ref
+from ..verdict import Claim, Custom, Difference, Median, Said, Sel, judge, judge_all, missing, ref
 from .analysis import fair_base, per_round_unstable, samples, tidy
 from .arms import (
     BASE_NAMES,
@@ -175,21 +175,91 @@ def _for(said: Said, engine: str, quantity: str, reading: str = "") -> Said:
     return said.but(statement=f"{said.statement} ({eng.DISPLAY[engine]}{how})", quantity=quantity)
 
 
-def _overhead(said: Said, data, engine, carga, place, metric=METRIC_WORK) -> Claim:
-    """A workload's overhead in one place of a container against its fairest baseline (paired)."""
-    base, base_env, base_place = fair_base(data, carga)
-    where = f" en {PLACE_NAMES[place]}" if place else ""
-    said = _for(
-        said,
-        engine,
-        f"sobrecarga del trabajo solo{where} de {eng.DISPLAY[engine]} frente a {BASE_NAMES[base]}",
+def _arm(metric: str, carga: str, entorno, lugar="", scale: float = 1.0) -> Sel:
+    return Sel(metric=metric, carga=carga, entorno=entorno, lugar=lugar, scale=scale)
+
+
+def _pick(df: pd.DataFrame, meta: dict | None, sel: Sel) -> pd.Series:
+    where = dict(sel.where)
+    scale = where.pop("scale")
+    values = samples(df, **where)
+    return values * scale if scale != 1 else values
+
+
+def _fair(carga: str, i: int):
+    """The run's fairest baseline of a workload: its name (0), entorno (1) or lugar (2)."""
+    return lambda df, meta: fair_base(df, carga)[i]
+
+
+def _exec(engine: str) -> tuple[Said, ...]:
+    name, variant, detail = eng.DISPLAY[engine], PODMAN_EXEC if engine != "docker" else "", {"engine": engine}
+    host = f"`{engine} exec CONTENEDOR true` cronometrado desde el host"
+    inside = f"un proceso nuevo dentro del contenedor de {name}"
+    return (
+        _for(EXEC_1MS.but(note=EXEC_1MS.note + variant), engine, host, "lo que se espera").but(
+            figure=Median(_arm(METRIC_E2E, EXEC_TRUE, engine, scale=1e3), detail=detail)
+        ),
+        _for(EXEC_1MS_INSIDE.but(note=EXEC_1MS_INSIDE.note + variant), engine, inside, "el exec, dentro").but(
+            figure=Median(
+                _arm(METRIC_WORK, EXEC_INSIDE, engine, scale=1e3), detail={**detail, "dentro": True}
+            )
+        ),
     )
-    values = samples(data, metric, carga, engine, place)
-    base_values = samples(data, metric, carga, base_env, base_place)
-    detail = {"engine": engine, "base": base, "carga": carga, "lugar": place}
-    if not values.size or not base_values.size:
-        return missing(said, detail)
-    return difference(said, values, base_values, percent=True, detail=detail)
+
+
+def _chapter_form(engine: str) -> tuple[Said, ...]:
+    """Hash and sort as the chapter measured them: `exec` end to end against the host's binaries."""
+    return tuple(
+        _for(said, engine, "sobrecarga de " + CHAPTER_FORM.format(engine=eng.DISPLAY[engine])).but(
+            figure=Difference(
+                _arm(METRIC_E2E, carga, engine),
+                _arm(METRIC_E2E, carga, "bare"),
+                percent=True,
+                detail={"engine": engine, "base": "bare", "carga": carga},
+            )
+        )
+        for carga, said in (("hash", HASH_0), ("sort", SORT_6_8[engine]))
+    )
+
+
+def _overhead(said: Said, engine: str, carga: str, place: str) -> Said:
+    """A workload's overhead in one place of a container against its fairest baseline (paired)."""
+    detail = {"engine": engine, "base": _fair(carga, 0), "carga": carga, "lugar": place}
+    base = _arm(METRIC_WORK, carga, _fair(carga, 1), _fair(carga, 2))
+    mine = _arm(METRIC_WORK, carga, engine, place)
+    return _for(said, engine, "").but(figure=Difference(mine, base, percent=True, detail=detail))
+
+
+PLACES_JUDGED = (
+    (OVERLAY_20, "escritura", "capa"),
+    (VOLUME_NATIVE, "escritura", "volumen"),
+    (SMALL_FILES, "archivos", "capa"),
+    (VOLUME_NATIVE_FILES, "archivos", "volumen"),
+    (COPY_UP, "copia", "capa"),
+)
+ENGINES = eng.CONTAINER_ENGINES
+JUDGED = (
+    *(said for engine in ENGINES for said in _exec(engine)),
+    *(said for engine in ENGINES for said in _chapter_form(engine)),
+    *(_overhead(said, engine, carga, place) for engine in ENGINES for said, carga, place in PLACES_JUDGED),
+    *(
+        TWO_HOURS.but(figure=Custom(lambda said, df, meta, e=engine, c=carga: two_hours(df, e, c)))
+        for engine in ENGINES
+        for carga in CPU_WORKLOADS
+    ),
+)
+
+
+def _as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
+    """An overhead against the fairest baseline names that baseline (the run's: chroot when measured)."""
+    detail = dict(said.figure.detail)
+    if "lugar" not in detail:
+        return said
+    where = f" en {PLACE_NAMES[detail['lugar']]}" if detail["lugar"] else ""
+    base = BASE_NAMES[fair_base(df, detail["carga"])[0]]
+    return said.but(
+        quantity=f"sobrecarga del trabajo solo{where} de {eng.DISPLAY[detail['engine']]} frente a {base}"
+    )
 
 
 def two_hours(data: pd.DataFrame, engine: str, carga: str) -> Claim:
@@ -218,41 +288,4 @@ def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     """The claims about RUNNING, per engine: exec (both readings), hash and sort as the chapter
     measured them, writes, small files, copy-up, and the chapter's bottom line (2 h → < 10 min) for
     hash and sort, the work it drew it from."""
-    data = tidy(df)
-    out: list[Claim] = []
-    for engine in eng.CONTAINER_ENGINES:
-        name = eng.DISPLAY[engine]
-        variant = PODMAN_EXEC if engine != "docker" else ""
-        said = _for(
-            EXEC_1MS.but(note=EXEC_1MS.note + variant),
-            engine,
-            f"`{engine} exec CONTENEDOR true` cronometrado desde el host",
-            "lo que se espera",
-        )
-        out.append(
-            median(said, samples(data, METRIC_E2E, EXEC_TRUE, engine) * 1e3, detail={"engine": engine})
-        )
-        said = _for(
-            EXEC_1MS_INSIDE.but(note=EXEC_1MS_INSIDE.note + variant),
-            engine,
-            f"un proceso nuevo dentro del contenedor de {name}",
-            "el exec, dentro",
-        )
-        ms = samples(data, METRIC_WORK, EXEC_INSIDE, engine) * 1e3
-        out.append(median(said, ms, detail={"engine": engine, "dentro": True}))
-    for engine in eng.CONTAINER_ENGINES:
-        for carga, declared in (("hash", HASH_0), ("sort", SORT_6_8[engine])):
-            said = _for(declared, engine, "sobrecarga de " + CHAPTER_FORM.format(engine=eng.DISPLAY[engine]))
-            e2e, host = samples(data, METRIC_E2E, carga, engine), samples(data, METRIC_E2E, carga, "bare")
-            detail = {"engine": engine, "base": "bare", "carga": carga}
-            out.append(difference(said, e2e, host, percent=True, detail=detail))
-    for engine in eng.CONTAINER_ENGINES:
-        out.append(_overhead(OVERLAY_20, data, engine, "escritura", "capa"))
-        out.append(_overhead(VOLUME_NATIVE, data, engine, "escritura", "volumen"))
-        out.append(_overhead(SMALL_FILES, data, engine, "archivos", "capa"))
-        out.append(_overhead(VOLUME_NATIVE_FILES, data, engine, "archivos", "volumen"))
-        out.append(_overhead(COPY_UP, data, engine, "copia", "capa"))
-    for engine in eng.CONTAINER_ENGINES:
-        for carga in CPU_WORKLOADS:
-            out.append(two_hours(data, engine, carga))
-    return out
+    return judge_all(JUDGED, tidy(df), meta, pick=_pick, adapt=_as_run)
