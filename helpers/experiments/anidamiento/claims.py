@@ -22,7 +22,20 @@ import pandas as pd
 from ... import engines as eng
 from .. import anidamiento as this
 from .. import read_claim
-from ..verdict import INESTABLE, SIN_DATOS, Claim, Said, judge, missing, outcome, ratio, ref
+from ..verdict import (
+    INESTABLE,
+    SIN_DATOS,
+    Claim,
+    Custom,
+    Ratio,
+    Said,
+    Sel,
+    judge,
+    judge_all,
+    missing,
+    outcome,
+    ref,
+)
 from .analysis import arm_values
 from .levels import (
     CHAPTER_NOTE,
@@ -48,6 +61,13 @@ MODERATE = (1.0, 1.5)  # "moderate": a nested start costs at most +50 % over lev
 START_SAID = {"docker": "+8 %", "podman": "+45 %"}
 CPU_SAID = {"docker": "+15 % → +24 %", "podman": "+21 % → +49 %"}
 
+
+def _level_ratio(engine: str, metric: str) -> Ratio:
+    """Level 2 (--privileged) over level 1 of one engine, paired by round."""
+    nested, level1 = (Sel(engine=engine, variant=v, metric=metric) for v in (PRIV, "nivel1"))
+    return Ratio(nested, level1, detail={"engine": engine})
+
+
 START_ADDITIVE = {
     engine: Said(
         "arranque_aditivo",
@@ -68,6 +88,7 @@ START_ADDITIVE = {
             variant=PRIV,
             over={"variant": "nivel1"},
         ),
+        figure=_level_ratio(engine, SOURCE_START),
     )
     for engine, d in ((e, eng.DISPLAY[e]) for e in eng.CONTAINER_ENGINES)
 }
@@ -88,6 +109,7 @@ CPU_ACCUMULATES = {
             variant=PRIV,
             over={"variant": "nivel1"},
         ),
+        figure=_level_ratio(engine, SOURCE_WORK),
     )
     for engine, d in ((e, eng.DISPLAY[e]) for e in eng.CONTAINER_ENGINES)
 }
@@ -99,6 +121,7 @@ SYSCALL_CAUSE = Said(
     where=WHERE_PROSE,
     quantity="el costo de cada nivel de namespaces de PID anidados por llamada al sistema",
     note="Lo decide el cuaderno 05 (05_llamadas_sistema), que midió namespaces de PID anidados.",
+    figure=Custom(lambda said, df, meta: syscall_claim()),
 )
 SYSCALL_CAUSE_MISSING = SYSCALL_CAUSE.but(
     note="Falta la medición por llamada al sistema de namespaces de PID anidados: ejecuta el cuaderno "
@@ -115,17 +138,11 @@ NEEDS_PRIVILEGED = Said(
     note="Se sostiene solo si falla cada paso de la escalera (la tabla «paso a paso», arriba); uno que "
     "funcione basta para refutarla. El error «mount proc: Operation not permitted» lo registró el "
     "experimento 4 del repositorio del capítulo, no el capítulo.",
+    figure=Custom(lambda said, df, meta: privileged_claim(meta)),
 )
 
 
 SAID = (*START_ADDITIVE.values(), *CPU_ACCUMULATES.values(), SYSCALL_CAUSE, NEEDS_PRIVILEGED)
-
-
-def _level_ratio(said: Said, df: pd.DataFrame, engine: str, metric: str) -> Claim:
-    """Level 2 (--privileged) over level 1 of one engine, by the one rule."""
-    nested = arm_values(df, engine, PRIV, metric)
-    level1 = arm_values(df, engine, "nivel1", metric)
-    return ratio(said, nested, level1, detail={"engine": engine})
 
 
 def syscall_claim() -> Claim:
@@ -159,8 +176,4 @@ def privileged_claim(meta: dict | None) -> Claim:
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     """The chapter's four claims on nesting, each decided by the one verdict rule."""
-    out = [_level_ratio(START_ADDITIVE[e], df, e, SOURCE_START) for e in eng.CONTAINER_ENGINES]
-    out += [_level_ratio(CPU_ACCUMULATES[e], df, e, SOURCE_WORK) for e in eng.CONTAINER_ENGINES]
-    out.append(syscall_claim())
-    out.append(privileged_claim(meta))
-    return out
+    return judge_all(SAID, df, meta, pick=lambda df, meta, sel: arm_values(df, **dict(sel.where)))
