@@ -419,15 +419,18 @@ class Figure:
     """What a claim is judged on. Options every figure takes: detail, what the views need (never
     words; a value that is a function is computed from the run, fn(df, meta)); optional: no claim at all
     (rather than «sin datos») when an arm has no values; missing_note: the claim's note when an arm has
-    no values; when(df, meta): no claim at all when false (an engine this run did not measure)."""
+    no values; when(df, meta): no claim at all when false (an engine this run did not measure);
+    needs(df, meta): «sin datos» when false. detail may also be one function of the run giving it all."""
 
-    detail: tuple[tuple[str, object], ...] = ()
+    detail: tuple[tuple[str, object], ...] | Callable = ()
     optional: bool = False
     missing_note: str = ""
     when: Callable | None = None
+    needs: Callable | None = None
 
-    def _options(self, detail: dict | None = None, optional=False, missing_note="", when=None) -> None:
-        Figure.__init__(self, tuple((detail or {}).items()), optional, missing_note, when)
+    def _options(self, detail=None, optional=False, missing_note="", when=None, needs=None) -> None:
+        detail = detail if callable(detail) else tuple((detail or {}).items())
+        Figure.__init__(self, detail, optional, missing_note, when, needs)
 
     def _set(self, **fields) -> None:
         for name, value in fields.items():
@@ -437,6 +440,8 @@ class Figure:
         return ()
 
     def details(self, data: Data) -> dict:
+        if callable(self.detail):
+            return self.detail(data.df, data.meta)
         return {k: v(data.df, data.meta) if callable(v) else v for k, v in self.detail}
 
     def claim(self, said: Said, data: Data) -> Claim | None:
@@ -596,7 +601,8 @@ def judge_all(
     adapt: Callable | None = None,
 ) -> list[Claim]:
     """Every declared claim judged on its figure in this run, in order (a claim whose figure is
-    `optional` and has no data, or whose `when` says no, is left out). pick(df, meta, sel): how a `Sel` picks an arm (`select`
+    `optional` and has no data, or whose `when` says no, is left out; one whose `needs` says no is
+    «sin datos»). pick(df, meta, sel): how a `Sel` picks an arm (`select`
     unless the experiment's rows need their own); adapt(said, df, meta): the declaration as this run
     words it (a note on the run's setup, the server or engine in its quantity)."""
     data = Data(df, meta, pick)
@@ -609,6 +615,9 @@ def judge_all(
             out.append(missing(s))
             continue
         if figure.when is not None and not figure.when(df, meta):
+            continue
+        if figure.needs is not None and not figure.needs(df, meta):
+            out.append(missing(s))
             continue
         claim = figure.claim(s, data)
         out.extend(claim if isinstance(claim, list) else [] if claim is None else [claim])

@@ -15,7 +15,20 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
-from ..verdict import Claim, Said, median, missing, not_comparable, outcome, ratio, ref
+from ..verdict import (
+    Claim,
+    Custom,
+    Median,
+    NotComparable,
+    Ratio,
+    Said,
+    Sel,
+    judge_all,
+    missing,
+    not_comparable,
+    outcome,
+    ref,
+)
 from .analysis import arm_values, by_round, gzip_baseline, vm_variant
 from .kinds import (
     ARRANQUE,
@@ -306,18 +319,47 @@ def _present(df: pd.DataFrame | None) -> set:
     return set(df["variant"]) if df is not None and not df.empty else set()
 
 
-def _with_kind(said: Said, variant: str) -> Said:
-    return said.but(quantity=f"{said.quantity} [{kind_label(variant)}]")
+# The run's own variants (functions of the run, for Sel, detail and conditions)
+def _vm(df, meta=None) -> str | None:
+    return vm_variant(df)
 
 
-def _provision(said: Said, df: pd.DataFrame, vm_variant_: str, system_variant: str, init: str) -> Claim:
-    detail = {"variante_vm": vm_variant_, "emulada": is_emulated(vm_variant_), "init": init}
-    said = _with_kind(said, vm_variant_)
-    if is_emulated(vm_variant_):
-        return not_comparable(said, DEFER, detail)
-    return ratio(
-        said, by_round(df, ARRANQUE, vm_variant_), by_round(df, ARRANQUE, system_variant), detail=detail
-    )
+def _sd_vm(df, meta=None) -> str | None:
+    return next((v for v in ("vm_systemd_kvm", "vm_systemd_emulada") if v in _present(df)), None)
+
+
+def _kind(df, meta=None) -> str:
+    return "sistema" if "sistema" in _present(df) else "aplicacion"
+
+
+def _lxd(df, meta=None) -> str:
+    return LXD_COW if LXD_COW in _present(df) else "sistema_lxd"
+
+
+def _has(*variants):
+    """A condition: the run measured every one of `variants` (names, or functions of the run)."""
+
+    def has(df, meta=None) -> bool:
+        present = _present(df)
+        return all((v(df, meta) if callable(v) else v) in present for v in variants)
+
+    return has
+
+
+def _emulated(variant):
+    return lambda df, meta=None: (v := variant(df, meta)) is not None and is_emulated(v)
+
+
+def _both(*conditions):
+    return lambda df, meta=None: all(c(df, meta) for c in conditions)
+
+
+def _not(condition):
+    return lambda df, meta=None: not condition(df, meta)
+
+
+def _arm(metric: str, variant) -> Sel:
+    return Sel(metric=metric, variant=variant)
 
 
 def _ratio_figure(df: pd.DataFrame, metric: str, num: str, den: str) -> list[float]:
@@ -325,132 +367,87 @@ def _ratio_figure(df: pd.DataFrame, metric: str, num: str, den: str) -> list[flo
     return [value, low, high]
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    present = _present(df)
-    vmv = vm_variant(df)
-    sd_vm = next((v for v in ("vm_systemd_kvm", "vm_systemd_emulada") if v in present), None)
-    out: list[Claim] = []
+def _busybox(den: str, key: str, init: str):
+    """The detail of a provisioning claim on the busybox VM: its ratio, shown, not judged."""
+    return lambda df, meta=None: {
+        "variante_vm": _vm(df),
+        "emulada": is_emulated(_vm(df)),
+        "init": init,
+        key: _ratio_figure(df, ARRANQUE, _vm(df), den(df, meta) if callable(den) else den),
+    }
 
-    # Provisioning: «10× faster». Busybox on both sides is not the post's Ubuntu VM: no comparable
-    if vmv and "sistema" in present:
-        detail = {"variante_vm": vmv, "emulada": is_emulated(vmv), "init": "busybox init"}
-        detail["vm_x_sistema"] = _ratio_figure(df, ARRANQUE, vmv, "sistema")
-        out.append(not_comparable(_with_kind(ARRANQUE_10X, vmv), BUSYBOX_VM, detail))
-    else:
-        out.append(missing(ARRANQUE_10X))
-    if sd_vm and "sistema_systemd" in present:
-        out.append(_provision(ARRANQUE_10X_SYSTEMD, df, sd_vm, "sistema_systemd", "systemd"))
 
-    # Real system containers (LXD): no penalty (CPU and disk), provisioning, nested cost, storage
-    for said, metric in ((SIN_PENALIZACION, GZIP), (SIN_PENALIZACION_DISCO, FIO)):
-        out += _against_application(said, df, metric, "sistema_lxd", present)
-    if vmv and "sistema_lxd" in present:
-        lxd_variant = LXD_COW if LXD_COW in present else "sistema_lxd"
-        said = ARRANQUE_10X_LXD.but(quantity=f"arranque hasta «listo», VM / {kind_label(lxd_variant)}")
-        if sd_vm:  # systemd on both sides: the post's comparison
-            out.append(_provision(said, df, sd_vm, lxd_variant, "systemd (LXD)"))
-        else:
-            detail = {"variante_vm": vmv, "emulada": is_emulated(vmv), "init": "busybox init (VM)"}
-            detail["vm_x_lxd"] = _ratio_figure(df, ARRANQUE, vmv, lxd_variant)
-            out.append(not_comparable(_with_kind(said, vmv), BUSYBOX_VM, detail))
-    for said, metric in ((ANIDADO_GZIP, GZIP), (ANIDADO_DISCO, FIO)):
-        out += _against_application(said, df, metric, NESTED, present)
-    if vmv and (df["metric"] == FIO).any():
-        if is_emulated(vmv):
-            out.append(not_comparable(VM_DISCO_LENTO, DEFER_DISCO, {"tipo": vmv, "emulada": True}))
-        else:
-            out += _against_application(VM_DISCO_LENTO, df, FIO, vmv, present)
-    if "anidado_lxd" in present:
-        detail = {}
-        for engine in sorted(set(df.loc[df["variant"] == HOST_RUN, "engine"])):
-            nested, host = _engine_values(df, engine, "anidado_lxd"), _engine_values(df, engine, HOST_RUN)
-            if nested.size and host.size:
-                value, low, high = stats.ratio_ci(nested, host).triple
-                detail[f"{engine}_anidado_x_host"] = [round(value, 3), round(low, 3), round(high, 3)]
-        out.append(not_comparable(ANIDADO_17, ANIDADO_NO_COMPARABLE, detail))
-        detail = {}
-        for key, metric, variant in (
-            ("anidado_lxd_escrito_mb", DISCO_ESCRITO, NESTED),
-            ("sistema_lxd_dir_mb", DISCO, "sistema_lxd"),
-            ("sistema_lxd_cow_mb", DISCO, LXD_COW),
-            ("vm_mb", DISCO, vmv),
-        ):
-            values = arm_values(df, metric, variant) if variant else []
-            if len(values):
-                detail[key] = round(float(stats.summarize(values).median), 2)
-        out.append(not_comparable(DISCO_40, DISCO_NO_COMPARABLE, detail))
-
-    if "sistema_lxd" in present and vmv:
-        out.append(not_comparable(DENSIDAD, DENSIDAD_NO_COMPARABLE, {"vm": vmv}))
-
-    # Memory: the 16× of 16 loaded instances is not our idle figure; freed memory, observed per instance
-    if vmv and "sistema" in present:
-        detail = {
-            "vm": vmv,
-            "emulada": is_emulated(vmv),
-            "pss_vm_x_sistema": _ratio_figure(df, PSS, vmv, "sistema"),
-        }
-        out.append(not_comparable(MEMORIA_16X, MEMORIA_NO_COMPARABLE, detail))
-    else:
-        out.append(missing(MEMORIA_16X))
-    kind = "sistema" if "sistema" in present else "aplicacion"
-    out.append(_given_back(VM_RETIENE_MEMORIA, df, vmv, present, lambda kept: kept > VM_KEEPS_ABOVE))
-    out.append(
-        _given_back(CONTENEDOR_DEVUELVE_MEMORIA, df, kind, present, lambda kept: kept < CONTAINER_GIVES_BELOW)
+def _provision(said: Said, vm, system, init: str, when) -> tuple[Said, Said]:
+    """Systemd on both sides: the post's comparison, judged with KVM, deferred to the class under TCG."""
+    detail = {"variante_vm": vm, "emulada": _emulated(vm), "init": init}
+    return (
+        said.but(figure=NotComparable(DEFER, detail=detail, when=_both(when, _emulated(vm)))),
+        said.but(
+            figure=Ratio(
+                _arm(ARRANQUE, vm),
+                _arm(ARRANQUE, system),
+                detail=detail,
+                when=_both(when, _not(_emulated(vm))),
+            )
+        ),
     )
 
-    # Disk per instance: the VM's 650 MB is not our busybox VM's; a container's «few MB», by the rule
-    if vmv:
-        values = arm_values(df, DISCO, vmv)
-        detail = {"tipo": vmv, "emulada": is_emulated(vmv)}
-        if values.size:
-            detail["vm_mib"] = float(np.median(values))
-        out.append(not_comparable(_with_kind(VM_DISCO_650, vmv), VM_DISCO_NO_COMPARABLE, detail))
-    else:
-        out.append(missing(VM_DISCO_650))
-    if kind in present and arm_values(df, DISCO, kind).size:
-        out.append(median(_with_kind(CONTENEDOR_DISCO_POCOS_MB, kind), arm_values(df, DISCO, kind)))
-    else:
-        out.append(missing(CONTENEDOR_DISCO_POCOS_MB))
 
-    # CPU-bound work: alike in every kind (the VM only with KVM), against the post's scenario (1)
-    base = gzip_baseline(df)
-    for variant in [k for k in ("sistema", "aplicacion") if k in present][:1]:
-        den = base if variant != base else BASELINE[1]
-        said = _gzip_said(variant, den)
-        out.append(ratio(said, by_round(df, GZIP, variant), by_round(df, GZIP, den)))
-    if vmv:
-        said = _gzip_said(vmv, base)
-        if is_emulated(vmv):
-            out.append(not_comparable(said, DEFER_GZIP, {"tipo": vmv, "emulada": True}))
-        else:
-            said = said.but(note=GZIP_IN_VM)
-            out.append(ratio(said, by_round(df, GZIP, vmv), by_round(df, GZIP, base), detail={"tipo": vmv}))
-    return out
+def _against_application(said: Said, metric: str, variant, when=None) -> Said:
+    """`variant` against the application container (scenario 1) on one workload, paired by round: no
+    claim when `variant` was not in the run, «sin datos» when the other side or the workload is missing."""
+    when = _both(_has(variant), when) if when else _has(variant)
+    return said.but(figure=Ratio(_arm(metric, variant), _arm(metric, "aplicacion"), when=when))
 
 
-def _gzip_said(variant: str, den: str) -> Said:
-    return GZIP_CLAIMS[variant].but(quantity=f"gzip, {kind_label(variant)} / {kind_label(den)}")
+def _nested_run_detail(df: pd.DataFrame, meta=None) -> dict:
+    detail = {}
+    for engine in sorted(set(df.loc[df["variant"] == HOST_RUN, "engine"])):
+        nested, host = _engine_values(df, engine, "anidado_lxd"), _engine_values(df, engine, HOST_RUN)
+        if nested.size and host.size:
+            value, low, high = stats.ratio_ci(nested, host).triple
+            detail[f"{engine}_anidado_x_host"] = [round(value, 3), round(low, 3), round(high, 3)]
+    return detail
 
 
-def _against_application(
-    said: Said, df: pd.DataFrame, metric: str, variant: str, present: set
-) -> list[Claim]:
-    """`variant` against the application container (scenario 1) on one workload, paired by round: []
-    when `variant` was not in the run, «sin datos» when the other side or the workload is missing."""
-    if variant not in present:
-        return []
-    mine, theirs = by_round(df, metric, variant), by_round(df, metric, "aplicacion")
-    if not (mine.size and theirs.size):
-        return [missing(said)]
-    return [ratio(said, mine, theirs)]
+def _disk_detail(df: pd.DataFrame, meta=None) -> dict:
+    detail = {}
+    for key, metric, variant in (
+        ("anidado_lxd_escrito_mb", DISCO_ESCRITO, NESTED),
+        ("sistema_lxd_dir_mb", DISCO, "sistema_lxd"),
+        ("sistema_lxd_cow_mb", DISCO, LXD_COW),
+        ("vm_mb", DISCO, _vm(df)),
+    ):
+        values = arm_values(df, metric, variant) if variant else []
+        if len(values):
+            detail[key] = round(float(stats.summarize(values).median), 2)
+    return detail
 
 
-def _given_back(said: Said, df: pd.DataFrame, variant: str | None, present: set, happened) -> Claim:
+def _vm_disk_detail(df: pd.DataFrame, meta=None) -> dict:
+    values, vmv = arm_values(df, DISCO, _vm(df)), _vm(df)
+    return {
+        "tipo": vmv,
+        "emulada": is_emulated(vmv),
+        **({"vm_mib": float(np.median(values))} if values.size else {}),
+    }
+
+
+def _lxd_provision(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
+    said = said.but(quantity=f"arranque hasta «listo», VM / {kind_label(_lxd(df))}")
+    if _sd_vm(df):  # systemd on both sides: the post's comparison
+        return judge_all(
+            _provision(said, _sd_vm, _lxd, "systemd (LXD)", _has(_sd_vm)), df, meta, adapt=_as_run
+        )[0]
+    detail = _busybox(_lxd, "vm_x_lxd", "busybox init (VM)")(df)
+    return not_comparable(_with_kind(said, _vm(df)), BUSYBOX_VM, detail)
+
+
+def _given_back(said: Said, df: pd.DataFrame, variant: str | None, happened) -> Claim:
     """The touch-and-free of each instance of `variant` as an observed outcome: did the host hold what
     the claim says (`happened(retained %)`) each time? An emulated VM's observation says so in its note
     (the mechanism is the hypervisor's, not the CPU's: emulation does not change it)."""
-    if not variant or variant not in present:
+    if not variant or variant not in _present(df):
         return missing(said)
     kept = arm_values(df, RETENIDA, variant)
     if not kept.size:
@@ -465,3 +462,115 @@ def _given_back(said: Said, df: pd.DataFrame, variant: str | None, present: set,
 def _engine_values(df: pd.DataFrame, engine: str, variant: str):
     sel = df[(df["metric"] == RUN_MOTOR) & (df["engine"] == engine) & (df["variant"] == variant)]
     return sel["value"].astype(float).to_numpy()
+
+
+def _gzip_den(variant: str):
+    """The scenario a gzip figure is compared with: (1), unless it is (1) itself (then bare metal)."""
+    return lambda df, meta=None: gzip_baseline(df) if variant != gzip_baseline(df) else BASELINE[1]
+
+
+_VM_FIO, _LXD = (
+    _both(_has(_vm), lambda df, meta=None: bool((df["metric"] == FIO).any())),
+    _has(_vm, "sistema_lxd"),
+)
+_NEXT = _both(_has("aplicacion"), _not(_has("sistema")))  # the application container, when no system one
+JUDGED = (
+    ARRANQUE_10X.but(
+        figure=NotComparable(
+            BUSYBOX_VM, detail=_busybox("sistema", "vm_x_sistema", "busybox init"), needs=_has(_vm, "sistema")
+        )
+    ),
+    *_provision(ARRANQUE_10X_SYSTEMD, _sd_vm, "sistema_systemd", "systemd", _has(_sd_vm, "sistema_systemd")),
+    _against_application(SIN_PENALIZACION, GZIP, "sistema_lxd"),
+    _against_application(SIN_PENALIZACION_DISCO, FIO, "sistema_lxd"),
+    ARRANQUE_10X_LXD.but(figure=Custom(_lxd_provision, when=_LXD)),
+    _against_application(ANIDADO_GZIP, GZIP, NESTED),
+    _against_application(ANIDADO_DISCO, FIO, NESTED),
+    VM_DISCO_LENTO.but(
+        figure=NotComparable(
+            DEFER_DISCO, detail={"tipo": _vm, "emulada": True}, when=_both(_VM_FIO, _emulated(_vm))
+        )
+    ),
+    _against_application(VM_DISCO_LENTO, FIO, _vm, when=_both(_VM_FIO, _not(_emulated(_vm)))),
+    ANIDADO_17.but(
+        figure=NotComparable(ANIDADO_NO_COMPARABLE, detail=_nested_run_detail, when=_has("anidado_lxd"))
+    ),
+    DISCO_40.but(figure=NotComparable(DISCO_NO_COMPARABLE, detail=_disk_detail, when=_has("anidado_lxd"))),
+    DENSIDAD.but(figure=NotComparable(DENSIDAD_NO_COMPARABLE, detail={"vm": _vm}, when=_LXD)),
+    MEMORIA_16X.but(
+        figure=NotComparable(
+            MEMORIA_NO_COMPARABLE,
+            detail={
+                "vm": _vm,
+                "emulada": _emulated(_vm),
+                "pss_vm_x_sistema": lambda df, meta: _ratio_figure(df, PSS, _vm(df), "sistema"),
+            },
+            needs=_has(_vm, "sistema"),
+        )
+    ),
+    VM_RETIENE_MEMORIA.but(
+        figure=Custom(
+            lambda said, df, meta: _given_back(said, df, _vm(df), lambda kept: kept > VM_KEEPS_ABOVE)
+        )
+    ),
+    CONTENEDOR_DEVUELVE_MEMORIA.but(
+        figure=Custom(
+            lambda said, df, meta: _given_back(said, df, _kind(df), lambda kept: kept < CONTAINER_GIVES_BELOW)
+        )
+    ),
+    VM_DISCO_650.but(figure=NotComparable(VM_DISCO_NO_COMPARABLE, detail=_vm_disk_detail, needs=_has(_vm))),
+    CONTENEDOR_DISCO_POCOS_MB.but(
+        figure=Median(
+            Sel(metric=DISCO, variant=_kind, paired=False),
+            needs=lambda df, meta: arm_values(df, DISCO, _kind(df)).size > 0,
+        )
+    ),
+    GZIP_CLAIMS["sistema"].but(
+        figure=Ratio(_arm(GZIP, "sistema"), _arm(GZIP, _gzip_den("sistema")), when=_has("sistema"))
+    ),
+    GZIP_CLAIMS["aplicacion"].but(
+        figure=Ratio(_arm(GZIP, "aplicacion"), _arm(GZIP, _gzip_den("aplicacion")), when=_NEXT)
+    ),
+    GZIP_CLAIMS["vm_emulada"].but(
+        figure=NotComparable(
+            DEFER_GZIP,
+            detail={"tipo": "vm_emulada", "emulada": True},
+            when=lambda df, meta: _vm(df) == "vm_emulada",
+        )
+    ),
+    GZIP_CLAIMS["vm_kvm"].but(
+        note=GZIP_IN_VM,
+        figure=Ratio(
+            _arm(GZIP, "vm_kvm"),
+            _arm(GZIP, lambda df, meta: gzip_baseline(df)),
+            detail={"tipo": "vm_kvm"},
+            when=_has("vm_kvm"),
+        ),
+    ),
+)
+# The kind of instance each claim was measured on, named in its quantity when the claim can be judged
+_KIND_OF = {
+    ARRANQUE_10X.key: _vm,
+    ARRANQUE_10X_SYSTEMD.key: _sd_vm,
+    VM_DISCO_650.key: _vm,
+    CONTENEDOR_DISCO_POCOS_MB.key: _kind,
+}
+
+
+def _as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
+    """The declaration as this run measured it: the kind of instance, and what a gzip figure is over."""
+    if said.key in _KIND_OF and (said.figure.needs is None or said.figure.needs(df, meta)):
+        return _with_kind(said, _KIND_OF[said.key](df))
+    variant = said.key.removeprefix("gzip_")
+    if said.key.startswith("gzip_") and variant in GZIP_CLAIMS:
+        den = _gzip_den(variant)(df) if variant in ("sistema", "aplicacion") else gzip_baseline(df)
+        return said.but(quantity=f"gzip, {kind_label(variant)} / {kind_label(den)}")
+    return said
+
+
+def _with_kind(said: Said, variant: str) -> Said:
+    return said.but(quantity=f"{said.quantity} [{kind_label(variant)}]")
+
+
+def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
+    return judge_all(JUDGED, df, meta, adapt=_as_run)
