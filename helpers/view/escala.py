@@ -433,9 +433,10 @@ def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
     if resultado is None:  # 01's answer stands on its own; this notebook's batches wait for a run
         markdown(NO_RESULT)
         return
-    value, low, high, reps = escala.ratio_at(
+    figure = escala.ratio_at(
         resultado.df, "lanzamiento_total", escala.largest_n(escala.wide(resultado.df), "docker", "podman")
     )
+    value, low, high, reps = figure.value, figure.low, figure.high, figure.n
     if reps:
         markdown(
             f"Aquí se lanzó de otra forma: {launch_options(resultado.meta)}. En esas condiciones, lanzar "

@@ -12,7 +12,7 @@ import pandas as pd
 
 from ... import engines as eng
 from ...stats import Estimate
-from ..verdict import Claim, Said, judge, missing, not_comparable, ratio, ref
+from ..verdict import Claim, Custom, Said, judge, judge_all, missing, not_comparable, ratio, ref
 from .analysis import SEED_CROSSOVER, crossover, metric_values, wide
 from .per_n import fixed_ratio, ratio_at, seed_crossover, steadiness
 
@@ -130,81 +130,91 @@ def launch_conditions(meta: dict | None) -> str | None:
     return None
 
 
+def _both(df: pd.DataFrame) -> bool:
+    return {"docker", "podman"} <= (set(df["engine"]) if len(df) else set())
+
+
 def _at_n(said: Said, df: pd.DataFrame, metric: str, n: int, detail: dict) -> Claim:
-    value, low, high, reps = ratio_at(df, metric, n)
-    if reps == 0 or math.isnan(value):
+    figure = ratio_at(df, metric, n)
+    if figure.n == 0 or math.isnan(figure.value):
         return missing(said, {**detail, "falta_n": n})
-    return judge(said, Estimate(value, low, high, reps), detail=detail)
+    return judge(said, figure, detail=detail)
+
+
+def _launched(build):
+    """A launch claim: judged only under the chapter's conditions (see launch_conditions)."""
+
+    def claim(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
+        why_not = launch_conditions(meta)
+        return missing(said) if not _both(df) else not_comparable(said, why_not) if why_not else build(df)
+
+    return Custom(claim)
+
+
+def _crossover(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
+    figure = seed_crossover(df) if _both(df) else Estimate.missing()
+    detail = {"rss": crossover(df, "rss"), "pss": crossover(df, "pss")} if _both(df) else {}
+    return judge(said, figure, detail=detail) if figure.n else missing(said, detail)
+
+
+def _fixed(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
+    figure, top = fixed_ratio(df)
+    if top:
+        said = said.but(quantity=f"RSS de dockerd con {top} contenedores ÷ sin ninguno")
+    return judge(said, figure, detail={"n_mayor": top}) if figure.n else missing(said, {"falta_n": 0})
+
+
+def _flat(said: Said, df: pd.DataFrame, engine_name: str) -> Claim:
+    """KB per container stays flat with N: largest N over smallest N (independent steps, n = repetitions)."""
+    w = wide(df)
+    ns = sorted(n for n in w[w["engine"] == engine_name]["n"].unique() if n > 0)
+    detail = {"engine": engine_name, "ratio": "n_mayor_sobre_n_menor"}
+    if len(ns) < 2:
+        return missing(said, detail)
+    detail.update(n_menor=int(ns[0]), n_mayor=int(ns[-1]))
+    name = eng.DISPLAY[engine_name]
+    said = said.but(quantity=f"memoria por contenedor con N = {ns[-1]} frente a N = {ns[0]} ({name})")
+    per_n = [metric_values(w, engine_name, "memoria_cgroup_por_contenedor", n) for n in (ns[-1], ns[0])]
+    return ratio(said, *per_n, detail=detail)
+
+
+def _flat_said(engine_name: str) -> Said:
+    return FLAT.but(
+        statement=f"{FLAT.statement} ({eng.DISPLAY[engine_name]})",
+        figure=Custom(
+            lambda said, df, meta: _flat(said, df, engine_name),
+            when=lambda df, meta: len(df) > 0 and engine_name in set(df["engine"]),
+        ),
+    )
+
+
+AT_20 = {"n": CHAPTER_N}
+JUDGED = (
+    CROSSOVER.but(figure=Custom(_crossover)),
+    LAUNCH_20.but(figure=_launched(lambda df: _at_n(LAUNCH_20, df, "lanzamiento_total", CHAPTER_N, AT_20))),
+    STEADY.but(figure=_launched(lambda df: _steady(df))),
+    DAEMON_FIXED.but(figure=Custom(_fixed)),
+    CGROUP_4X.but(
+        figure=Custom(
+            lambda said, df, meta: (
+                _at_n(said, df, "memoria_stats_por_contenedor", CHAPTER_N, AT_20)
+                if _both(df)
+                else missing(said)
+            )
+        )
+    ),
+    *(_flat_said(engine_name) for engine_name in sorted(eng.DISPLAY)),
+)
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     """The chapter's claims about launching N containers and their memory."""
-    out = []
-    w = wide(df)
-    engines_present = set(df["engine"]) if len(df) else set()
-    both = {"docker", "podman"} <= engines_present
-
-    value, low, high, reps = seed_crossover(df) if both else (math.nan, math.nan, math.nan, 0)
-    detail = {"rss": crossover(df, "rss"), "pss": crossover(df, "pss")} if both else {}
-    out.append(
-        judge(CROSSOVER, Estimate(value, low, high, reps), detail=detail)
-        if reps
-        else missing(CROSSOVER, detail)
-    )
-
-    why_not = launch_conditions(meta)
-    for said, build in (
-        (LAUNCH_20, lambda: _at_n(LAUNCH_20, df, "lanzamiento_total", CHAPTER_N, {"n": CHAPTER_N})),
-        (STEADY, lambda: _steady(df)),
-    ):
-        if not both:
-            out.append(missing(said))
-        elif why_not:
-            out.append(not_comparable(said, why_not))
-        else:
-            out.append(build())
-
-    value, low, high, reps, top = fixed_ratio(df)
-    said = (
-        DAEMON_FIXED.but(quantity=f"RSS de dockerd con {top} contenedores ÷ sin ninguno")
-        if top
-        else DAEMON_FIXED
-    )
-    out.append(
-        judge(said, Estimate(value, low, high, reps), detail={"n_mayor": top})
-        if reps
-        else missing(said, {"falta_n": 0})
-    )
-
-    metric = "memoria_stats_por_contenedor"
-    out.append(_at_n(CGROUP_4X, df, metric, CHAPTER_N, {"n": CHAPTER_N}) if both else missing(CGROUP_4X))
-
-    # KB per container stays flat with N: largest N over smallest N (independent steps, n = repetitions).
-    for engine_name in sorted(engines_present):
-        ns = sorted(n for n in w[w["engine"] == engine_name]["n"].unique() if n > 0)
-        said = FLAT.but(statement=f"{FLAT.statement} ({eng.DISPLAY[engine_name]})")
-        detail = {"engine": engine_name, "ratio": "n_mayor_sobre_n_menor"}
-        if len(ns) < 2:
-            out.append(missing(said, detail))
-            continue
-        detail.update(n_menor=int(ns[0]), n_mayor=int(ns[-1]))
-        said = said.but(
-            quantity=f"memoria por contenedor con N = {ns[-1]} frente a N = {ns[0]} ({eng.DISPLAY[engine_name]})"
-        )
-        out.append(
-            ratio(
-                said,
-                metric_values(w, engine_name, "memoria_cgroup_por_contenedor", ns[-1]),
-                metric_values(w, engine_name, "memoria_cgroup_por_contenedor", ns[0]),
-                detail=detail,
-            )
-        )
-    return out
+    return judge_all(JUDGED, df, meta)
 
 
 def _steady(df: pd.DataFrame) -> Claim:
-    value, low, high, reps, ranges = steadiness(df)
-    if reps == 0:
+    figure, ranges = steadiness(df)
+    if figure.n == 0:
         return missing(STEADY)
     ns = sorted(int(n) for n in wide(df).query("n > 0")["n"].unique())
     here = "; ".join(
@@ -217,4 +227,4 @@ def _steady(df: pd.DataFrame) -> Claim:
     if len(ns) == 2:
         note += " Con solo dos N, cada rango es la diferencia entre ellas: añade 5 y 10 a CANTIDADES."
     said = STEADY.but(note=note)
-    return judge(said, Estimate(value, low, high, reps), detail={"rangos_ms": ranges})
+    return judge(said, figure, detail={"rangos_ms": ranges})

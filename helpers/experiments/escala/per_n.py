@@ -11,7 +11,7 @@ import pandas as pd
 from ... import stats
 from .analysis import column, wide
 
-NAN4 = (float("nan"), float("nan"), float("nan"), 0)
+NONE = stats.Estimate.missing(method=stats.BOOTSTRAP)
 
 
 def series_at(w: pd.DataFrame, engine_name: str, metric: str, n: int) -> pd.Series:
@@ -20,30 +20,30 @@ def series_at(w: pd.DataFrame, engine_name: str, metric: str, n: int) -> pd.Seri
     return pd.Series(column(g, metric).to_numpy(float), index=g["rep"].to_numpy(int)).dropna()
 
 
-def ratio_at(df: pd.DataFrame, metric: str, n: int | None) -> tuple[float, float, float, int]:
-    """Podman/Docker of the medians of `metric` at N = n, both engines measured in the same rounds:
-    (value, low, high, repetitions)."""
+def ratio_at(df: pd.DataFrame, metric: str, n: int | None) -> stats.Estimate:
+    """Podman/Docker of the medians of `metric` at N = n, both engines measured in the same rounds (n
+    counts repetitions)."""
     if n is None:
-        return NAN4
+        return stats.Estimate.missing()
     w = wide(df)
     p, d = series_at(w, "podman", metric, n), series_at(w, "docker", metric, n)
     if p.empty or d.empty:
-        return NAN4
-    return (*stats.ratio_ci(p, d).triple, stats.n_of(p, d))  # paired by round
+        return stats.Estimate.missing()
+    return stats.ratio_ci(p, d)  # paired by round
 
 
-def fixed_ratio(df: pd.DataFrame) -> tuple[float, float, float, int, int]:
-    """dockerd's RSS with the most containers over its RSS with none (N = 0), in the same rounds:
-    (value, low, high, repetitions, that largest N)."""
+def fixed_ratio(df: pd.DataFrame) -> tuple[stats.Estimate, int]:
+    """dockerd's RSS with the most containers over its RSS with none (N = 0), in the same rounds, and
+    that largest N."""
     w = wide(df)
     ns = sorted(set(w.loc[w["engine"] == "docker", "n"]))
     if not ns or ns[0] != 0 or len(ns) < 2:
-        return (*NAN4, 0)
+        return stats.Estimate.missing(), 0
     top = series_at(w, "docker", "rss_daemon", ns[-1])
     zero = series_at(w, "docker", "rss_daemon", 0)
     if top.empty or zero.empty:
-        return (*NAN4, ns[-1])
-    return (*stats.ratio_ci(top, zero).triple, stats.n_of(top, zero), ns[-1])
+        return stats.Estimate.missing(), ns[-1]
+    return stats.ratio_ci(top, zero), ns[-1]
 
 
 def _resampled_medians(values: np.ndarray, rng, resamples: int) -> np.ndarray:
@@ -64,14 +64,14 @@ def per_container_medians(df: pd.DataFrame) -> pd.DataFrame:
 
 def steadiness(
     df: pd.DataFrame, *, resamples: int = 2000, seed: int = stats.BOOTSTRAP_SEED
-) -> tuple[float, float, float, int, dict]:
+) -> tuple[stats.Estimate, dict]:
     """Podman's range of ms per container across N (the widest minus the narrowest of its per-N
-    medians) over Docker's, with an IC 95 % that resamples the repetitions within each (engine, N).
-    Returns (value, low, high, fewest repetitions of any (engine, N), {engine: (low ms, high ms)})."""
+    medians) over Docker's, with an IC 95 % that resamples the repetitions within each (engine, N);
+    n: the fewest repetitions of any (engine, N). And {engine: (low ms, high ms)}."""
     w = wide(df)
     w = w[w["n"] > 0] if len(w) else w
     if w.empty or not {"docker", "podman"} <= set(w["engine"]):
-        return (*NAN4, {})
+        return NONE, {}
     rng = np.random.default_rng(seed)
     widths, boot, ranges, reps = {}, {}, {}, []
     for engine_name in ("docker", "podman"):
@@ -84,7 +84,7 @@ def steadiness(
             medians.append(np.median(values))
             draws.append(_resampled_medians(values, rng, resamples))
         if len(medians) < 2:
-            return (*NAN4, {})
+            return NONE, {}
         widths[engine_name] = max(medians) - min(medians)
         ranges[engine_name] = (float(min(medians)), float(max(medians)))
         stacked = np.vstack(draws)
@@ -94,20 +94,20 @@ def steadiness(
         ratios = boot["podman"] / boot["docker"]
     ratios = ratios[np.isfinite(ratios)]
     if not ratios.size:
-        return float(value), np.nan, np.nan, min(reps), ranges
+        return stats.Estimate(float(value), np.nan, np.nan, min(reps), stats.BOOTSTRAP), ranges
     low, high = np.quantile(ratios, [0.025, 0.975])
-    return float(value), float(low), float(high), min(reps), ranges
+    return stats.Estimate(float(value), float(low), float(high), min(reps), stats.BOOTSTRAP), ranges
 
 
 def seed_crossover(
     df: pd.DataFrame, *, resamples: int = 2000, seed: int = stats.BOOTSTRAP_SEED
-) -> tuple[float, float, float, int]:
+) -> stats.Estimate:
     """The chapter's own arithmetic on this run: dockerd's RSS (its median over every N) divided by
     the RSS of one conmon (the slope through the origin of the conmons' total against N). The IC 95 %
-    resamples the repetitions within each (engine, N). Returns (N, low, high, fewest repetitions)."""
+    resamples the repetitions within each (engine, N); n: the fewest repetitions."""
     w = wide(df)
     if w.empty or not {"rss_daemon", "rss_conmon_total"} <= set(w.columns):
-        return NAN4
+        return NONE
     rng = np.random.default_rng(seed)
     daemon_draws, daemon_points, reps = [], [], []
     for _, g in w[w["engine"] == "docker"].groupby("n"):
@@ -125,7 +125,7 @@ def seed_crossover(
             conmon_points.append(np.median(values))
             conmon_draws.append(_resampled_medians(values, rng, resamples))
     if not daemon_points or not ns:
-        return NAN4
+        return NONE
     n_arr = np.array(ns)
 
     def slope(totals):
@@ -136,4 +136,4 @@ def seed_crossover(
         boot = np.median(np.vstack(daemon_draws), axis=0) / slope(np.vstack(conmon_draws))
     boot = boot[np.isfinite(boot)]
     low, high = np.quantile(boot, [0.025, 0.975]) if boot.size else (np.nan, np.nan)
-    return value, float(low), float(high), min(reps)
+    return stats.Estimate(value, float(low), float(high), min(reps), stats.BOOTSTRAP)
