@@ -2,19 +2,21 @@
 repetitions. No experiment decides a verdict any other way.
 
 A claim is declared once, as its source said it (`Said`), with its `kind` (how the source said it: «~2×»,
-«+11 %», «casi igual», «al menos la cuarta parte», «24-30 %»…); the kind and the claimed figure give
-its margin (`MARGINS`, one table for every notebook; `margin`):
+«+11 %», «casi igual», «al menos la cuarta parte», «24-30 %»…), which with the claimed figure gives its
+margin (`MARGINS`, one table for every notebook; `margin`), and with the figure it is judged on:
 
     PODMAN_2X = Said("podman_2x", "Podman es ~2x más rápido que Docker en el arranque", SOURCE,
-                     claimed=0.5, kind="about", quantity="Podman/Docker", unit="x")
-    ratio(PODMAN_2X, podman_times, docker_times)   # pandas Series indexed by round: paired by round
+                     claimed=0.5, kind="about", quantity="Podman/Docker", unit="x",
+                     figure=Ratio(Sel(engine="podman", metric="arranque"), Sel(engine="docker", metric="arranque")))
+    judge_all(SAID, df, meta)   # every declaration judged on its figure in this run
 
-Builders: `ratio` (numerator / denominator), `median` (one arm's median), `difference` (a − b, or in %),
-`formula` (any function of several arms), `estimate` (a figure with its own interval: a slope, a
-crossover), `outcome` (a deterministic result: a step that works or fails), `missing`, `not_comparable`.
-Arms given as pandas Series indexed by round (`rep`) are paired by round (the figure is computed round by
-round); plain arrays are independent arms (see helpers/stats.py). Each returns a `Claim`, decided by
-`judge`:
+Figures: `Ratio`, `Median`, `Difference` (a − b, or in %), `Formula` (any function of several arms),
+`Computed` (a figure with its own interval: a slope, a crossover), `Outcome` (a deterministic result),
+`NotComparable` and `Custom`. A `Sel` picks an arm as a pandas Series indexed by round (`rep`): arms of the
+same rounds are paired by round (the figure is computed round by round); paired=False gives plain arrays,
+independent arms (see helpers/stats.py). Underneath, the builders (`ratio`, `median`, `difference`,
+`formula`, `outcome`, `missing`, `not_comparable`) turn arms into a `stats.Estimate` and `judge` decides
+it:
 
 - no data → «sin datos»; fewer than MIN_N repetitions (rounds) → «sin datos» too, with the number needed
   (`Claim.more_reps`): no interval below it reaches 95 %;

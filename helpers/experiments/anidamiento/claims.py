@@ -1,5 +1,5 @@
-"""Four claims on nesting, declared once as their sources said them and judged by the builders of the
-verdict module. Three come from the course repository the chapter grew from (its experiment 4, whose
+"""Four claims on nesting, declared once as their sources said them and judged on its figure by the
+one rule (verdict.judge_all). Three come from the course repository the chapter grew from (its experiment 4, whose
 figures are data/reference/anidamiento.csv, `source = fdd_p26`); the fourth is the chapter's closing note:
 
 - arranque_aditivo (per engine, repository): a nested start costs a moderate, additive overhead over

@@ -1,4 +1,4 @@
-"""The chapter's claims on startup, declared once, judged by the one rule (verdict builders), always on
+"""The chapter's claims on startup, declared once, judged on its figure by the one rule (verdict.judge_all), always on
 the containers launched the chapter's way (`run --rm`, default network), each arm a pandas Series indexed by round: the arms
 are measured round-robin, so every figure is paired by round (stats). Notebook 01 is where the
 course decides «is Podman faster to start?» (`podman_mas_rapido`); other notebooks cite that claim

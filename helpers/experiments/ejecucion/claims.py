@@ -1,5 +1,5 @@
-"""The claims about RUNNING that notebook 03 judges, declared once and judged by the one rule (verdict
-builders), each with its source and where in it.
+"""The claims about RUNNING that notebook 03 judges, declared once and judged on its figure by the one rule
+(verdict.judge_all), each with its source and where in it.
 
 - `exec`, in its two readings of «< 1 ms (solo la syscall exec)»: what a user waits for (`exec
   CONTENEDOR true` timed from the host: `exec_1ms`) and one new process timed inside the container

@@ -1,8 +1,8 @@
-"""The chapter's claims about launching N containers and their memory, declared once, judged by the one
-rule (verdict builders) in the chapter's own terms: a figure at 20 containers is judged at N = 20, with
-n counting repetitions; launch times only under the chapter's conditions (default network, one launch
-after another). «Is Podman faster to start?» is decided in notebook 01 (arranque.podman_mas_rapido);
-this notebook cites it (view.escala.respuesta_de_01)."""
+"""The chapter's claims about launching N containers and their memory, declared once, each judged on its
+figure by the one rule (verdict.judge_all) in the chapter's own terms: a figure at 20 containers is judged
+at N = 20, with n counting repetitions; launch times only under the chapter's conditions (default network,
+one launch after another). «Is Podman faster to start?» is decided in notebook 01
+(arranque.podman_mas_rapido); this notebook cites it (view.escala.respuesta_de_01)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The claims of «Container Performance Testing» (seed 003) on HTTP in containers, declared once as the
-document states them (its section or table in `where`) and judged by the builders of the verdict module,
+document states them (its section or table in `where`) and judged on its figure by the one rule (verdict.judge_all),
 on the main server of the run (net/http if present):
 
 - docker_pierde_66: the table's «Loss wrt native» for Docker, net/http (65.83 %), judged as the change of
