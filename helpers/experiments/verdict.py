@@ -418,180 +418,104 @@ class Data:
 
 @dataclass(frozen=True)
 class Figure:
-    """What a claim is judged on. Options every figure takes: detail, what the views need (never
-    words; a value that is a function is computed from the run, fn(df, meta)); optional: no claim at all
-    (rather than «sin datos») when an arm has no values; missing_note: the claim's note when an arm has
-    no values; when(df, meta): no claim at all when false (an engine this run did not measure);
-    needs(df, meta): «sin datos» when false. detail may also be one function of the run giving it all."""
+    """What a claim is judged on: a builder on the arms its selections pick (`Ratio`, `Difference`,
+    `Median`, `Formula`), or a claim computed from the whole run (`Computed`, `Outcome`, `NotComparable`,
+    `Custom`). Options every figure takes: detail, what the views need (never words; a value that is a
+    function is computed from the run, fn(df, meta); or one function giving it all); optional: no claim
+    at all (rather than «sin datos») when an arm has no values; missing_note: the claim's note when an
+    arm has no values; when(df, meta): no claim at all when false (an engine this run did not measure);
+    needs(df, meta): «sin datos» when false."""
 
+    build: Callable  # build(said, *arms, detail=...) → Claim; or, with of_run, build(said, df, meta, detail)
+    sels: tuple[Sel, ...] = ()
+    of_run: bool = False
     detail: tuple[tuple[str, object], ...] | Callable = ()
     optional: bool = False
     missing_note: str = ""
     when: Callable | None = None
     needs: Callable | None = None
 
-    def _options(self, detail=None, optional=False, missing_note="", when=None, needs=None) -> None:
-        detail = detail if callable(detail) else tuple((detail or {}).items())
-        Figure.__init__(self, detail, optional, missing_note, when, needs)
-
-    def _set(self, **fields) -> None:
-        for name, value in fields.items():
-            object.__setattr__(self, name, value)
-
-    def arms(self) -> tuple[Sel, ...]:
-        return ()
-
     def details(self, data: Data) -> dict:
         if callable(self.detail):
             return self.detail(data.df, data.meta)
         return {k: v(data.df, data.meta) if callable(v) else v for k, v in self.detail}
 
-    def claim(self, said: Said, data: Data) -> Claim | None:
-        samples = [data(sel) for sel in self.arms()]
+    def claim(self, said: Said, data: Data) -> Claim | list[Claim] | None:
+        if self.of_run:
+            return self.build(said, data.df, data.meta, self.details(data))
+        samples = [data(sel) for sel in self.sels]
         if any(len(s) == 0 for s in samples):
             if self.optional:
                 return None
             if self.missing_note:
                 return missing(said.but(note=self.missing_note), self.details(data))
-        return self.judge(said, samples, self.details(data))
-
-    def judge(self, said: Said, samples: list, detail: dict) -> Claim:
-        raise NotImplementedError
+        return self.build(said, *samples, detail=self.details(data))
 
 
-@dataclass(frozen=True, init=False)
-class Ratio(Figure):
+def _figure(build: Callable, sels=(), of_run=False, *, detail=None, **options) -> Figure:
+    detail = detail if callable(detail) else tuple((detail or {}).items())
+    return Figure(build, tuple(sels), of_run, detail, **options)
+
+
+# The figures, named like the classes they stand for: each returns a Figure.
+def Ratio(num: Sel, den: Sel, **options) -> Figure:
     """num / den (see `ratio`)."""
-
-    num: Sel | None = None
-    den: Sel | None = None
-
-    def __init__(self, num: Sel, den: Sel, **options) -> None:
-        self._options(**options)
-        self._set(num=num, den=den)
-
-    def arms(self) -> tuple[Sel, ...]:
-        return self.num, self.den
-
-    def judge(self, said, samples, detail):
-        return ratio(said, *samples, detail=detail)
+    return _figure(ratio, (num, den), **options)
 
 
-@dataclass(frozen=True, init=False)
-class Difference(Figure):
+def Difference(a: Sel, b: Sel, *, percent: bool = False, **options) -> Figure:
     """a − b, or (a / b − 1) × 100 with percent=True (see `difference`)."""
-
-    a: Sel | None = None
-    b: Sel | None = None
-    percent: bool = False
-
-    def __init__(self, a: Sel, b: Sel, *, percent: bool = False, **options) -> None:
-        self._options(**options)
-        self._set(a=a, b=b, percent=percent)
-
-    def arms(self) -> tuple[Sel, ...]:
-        return self.a, self.b
-
-    def judge(self, said, samples, detail):
-        return difference(said, *samples, percent=self.percent, detail=detail)
+    return _figure(
+        lambda said, x, y, detail: difference(said, x, y, percent=percent, detail=detail), (a, b), **options
+    )
 
 
-@dataclass(frozen=True, init=False)
-class Median(Figure):
+def Median(sel: Sel, **options) -> Figure:
     """One arm's median (see `median`)."""
-
-    sel: Sel | None = None
-
-    def __init__(self, sel: Sel, **options) -> None:
-        self._options(**options)
-        self._set(sel=sel)
-
-    def arms(self) -> tuple[Sel, ...]:
-        return (self.sel,)
-
-    def judge(self, said, samples, detail):
-        return median(said, *samples, detail=detail)
+    return _figure(median, (sel,), **options)
 
 
-@dataclass(frozen=True, init=False)
-class Formula(Figure):
+def Formula(fn: Callable, *sels: Sel, scale: float = 1.0, **options) -> Figure:
     """fn(*arms) × scale (see `formula`)."""
-
-    fn: Callable | None = None
-    sels: tuple[Sel, ...] = ()
-    scale: float = 1.0
-
-    def __init__(self, fn: Callable, *sels: Sel, scale: float = 1.0, **options) -> None:
-        self._options(**options)
-        self._set(fn=fn, sels=sels, scale=scale)
-
-    def arms(self) -> tuple[Sel, ...]:
-        return self.sels
-
-    def judge(self, said, samples, detail):
-        return formula(said, self.fn, *samples, scale=self.scale, detail=detail)
+    return _figure(
+        lambda said, *arms, detail: formula(said, fn, *arms, scale=scale, detail=detail), sels, **options
+    )
 
 
-@dataclass(frozen=True, init=False)
-class Computed(Figure):
+def Computed(fn: Callable, **options) -> Figure:
     """A figure the experiment computes with its own interval (a slope, a crossover, a spread):
-    fn(df, meta) → stats.Estimate, judged as it comes; no figure (NaN) → «sin datos», n = 0."""
+    fn(df, meta) → stats.Estimate, judged as it comes; no figure (n = 0) → «sin datos»."""
 
-    fn: Callable | None = None
+    def build(said, df, meta, detail):
+        est = fn(df, meta)
+        return (
+            judge(said, est, detail=detail)
+            if est.n and not stats.any_nan(est.value)
+            else missing(said, detail)
+        )
 
-    def __init__(self, fn: Callable, **options) -> None:
-        self._options(**options)
-        self._set(fn=fn)
-
-    def claim(self, said, data):
-        est = self.fn(data.df, data.meta)
-        if est.n == 0 or stats.any_nan(est.value):
-            return missing(said, self.details(data))
-        return judge(said, est, detail=self.details(data))
+    return _figure(build, of_run=True, **options)
 
 
-@dataclass(frozen=True, init=False)
-class Outcome(Figure):
+def Outcome(fn: Callable, **options) -> Figure:
     """A deterministic result observed several times: fn(df, meta) → the observations (see `outcome`)."""
-
-    fn: Callable | None = None
-
-    def __init__(self, fn: Callable, **options) -> None:
-        self._options(**options)
-        self._set(fn=fn)
-
-    def claim(self, said, data):
-        return outcome(said, self.fn(data.df, data.meta), detail=self.details(data))
+    return _figure(
+        lambda said, df, meta, detail: outcome(said, fn(df, meta), detail=detail), of_run=True, **options
+    )
 
 
-@dataclass(frozen=True, init=False)
-class NotComparable(Figure):
-    """Our setup cannot reproduce the source's (see `not_comparable`): the reason, and what a view shows
-    beside it (detail)."""
-
-    reason: str = ""
-
-    def __init__(self, reason: str, **options) -> None:
-        self._options(**options)
-        self._set(reason=reason)
-
-    def claim(self, said, data):
-        return not_comparable(said, self.reason, self.details(data) or None)
+def NotComparable(reason: str, **options) -> Figure:
+    """Our setup cannot reproduce the source's (see `not_comparable`): the reason; detail, what a view
+    shows beside it."""
+    return _figure(
+        lambda said, df, meta, detail: not_comparable(said, reason, detail or None), of_run=True, **options
+    )
 
 
-@dataclass(frozen=True, init=False)
-class Custom(Figure):
+def Custom(fn: Callable, **options) -> Figure:
     """The rare claim no other figure says: fn(said, df, meta) → a Claim (from the builders), a list of
     them, or None for no claim in this run."""
-
-    fn: Callable | None = None
-
-    def __init__(self, fn: Callable, **options) -> None:
-        self._options(**options)
-        self._set(fn=fn)
-
-    def claim(self, said, data):
-        return self.fn(said, data.df, data.meta)
+    return _figure(lambda said, df, meta, detail: fn(said, df, meta), of_run=True, **options)
 
 
 def judge_all(

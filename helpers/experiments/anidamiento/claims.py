@@ -27,13 +27,13 @@ from ..verdict import (
     SIN_DATOS,
     Claim,
     Custom,
+    Outcome,
     Ratio,
     Said,
     Sel,
     judge,
     judge_all,
     missing,
-    outcome,
     ref,
 )
 from .analysis import arm_values
@@ -138,7 +138,7 @@ NEEDS_PRIVILEGED = Said(
     note="Se sostiene solo si falla cada paso de la escalera (la tabla «paso a paso», arriba); uno que "
     "funcione basta para refutarla. El error «mount proc: Operation not permitted» lo registró el "
     "experimento 4 del repositorio del capítulo, no el capítulo.",
-    figure=Custom(lambda said, df, meta: privileged_claim(meta)),
+    figure=Outcome(lambda df, meta: _without_privileged(meta)),
 )
 
 
@@ -166,12 +166,10 @@ def syscall_claim() -> Claim:
     return judge(said, theirs.estimate, unstable=theirs.status == INESTABLE, detail=counted)
 
 
-def privileged_claim(meta: dict | None) -> Claim:
-    """Observed once per run: did every step of the ladder without --privileged fail?"""
+def _without_privileged(meta: dict | None) -> list[bool]:
+    """Observed once per run: did every step of the ladder without --privileged fail? (none: no run)"""
     attempts = ((meta or {}).get("anidamiento") or {}).get("intentos_sin_privilegios") or []
-    if not attempts:
-        return missing(NEEDS_PRIVILEGED)
-    return outcome(NEEDS_PRIVILEGED, [not any(a.get("ok") for a in attempts)])
+    return [not any(a.get("ok") for a in attempts)] if attempts else []
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
