@@ -73,9 +73,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     for (engine, variant, metric), group in data.groupby(["engine", "variant", "metric"], sort=False):
         vals = pd.to_numeric(group["value"], errors="coerce").dropna().to_numpy(dtype=float)
         s = stats.summarize(vals)
-        ratio = (
-            stats.ratio_ci(series(df, engine, variant, metric), base).triple if base.size else (np.nan,) * 3
-        )
+        ratio = stats.ratio_ci(series(df, engine, variant, metric), base).triple  # NaN without a base
         label = RUNG_LABEL.get(variant, variant)
         if metric != METRIC:
             label = f"{label}: {dict(PHASES).get(metric, 'total')}"

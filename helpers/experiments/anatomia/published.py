@@ -77,7 +77,7 @@ def _row(fuente, medida, referencia, ref_unidad, said, live, tu_unidad, comparab
 
 
 def _ratio(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
-    return stats.ratio_ci(a, b).triple if a.size and b.size else (np.nan,) * 3
+    return stats.ratio_ci(a, b).triple
 
 
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:

@@ -38,9 +38,7 @@ def summarize(
     for (engine_name, role, variant), group in df.groupby(["engine", "role", "variant"], sort=False):
         values = group["value"].to_numpy()
         s = stats.summarize(values)
-        ratio, lo, hi = (
-            stats.ratio_ci(_by_round(group, paired), base).triple if len(base_rows) else (np.nan,) * 3
-        )
+        ratio, lo, hi = stats.ratio_ci(_by_round(group, paired), base).triple  # NaN without a base
         rows.append(
             {
                 "engine": engine_name,

@@ -63,10 +63,7 @@ def arm_ratio(
     """num / den for one operation, both arms through one clock (`shared_clock`), paired by round, with
     its IC 95 %; NaN when one is missing."""
     clock = shared_clock(num, den)
-    a, b = series(df, *num, metric, clock), series(df, *den, metric, clock)
-    if not a.size or not b.size:
-        return NAN3
-    return tuple(float(v) for v in stats.ratio_ci(a, b).triple)
+    return stats.ratio_ci(series(df, *num, metric, clock), series(df, *den, metric, clock)).triple
 
 
 SUMMARY_COLUMNS = [
@@ -109,7 +106,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None, *, clock: str | None =
         s = stats.summarize(arr)
         if clock:
             h, a = series(df, *BASELINE, metric, clock), series(df, engine, variant, metric, clock)
-            r = tuple(float(v) for v in stats.ratio_ci(a, h).triple) if h.size else NAN3
+            r = stats.ratio_ci(a, h).triple
         else:
             r = arm_ratio(df, (engine, variant), BASELINE, metric)
         rows.append(
