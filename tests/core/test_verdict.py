@@ -291,6 +291,74 @@ def test_median_difference_and_formula_builders():
     assert base.formula(share, lambda x, y: y / x, a, b, scale=100).status == base.SE_CONFIRMA
 
 
+def _raw(**arms) -> pd.DataFrame:
+    """Raw rows (engine, variant, metric, rep, value) of arms measured in the same 8 rounds."""
+    rows = [
+        {"engine": e, "variant": "v", "metric": "t", "rep": rep, "value": v}
+        for e, values in arms.items()
+        for rep, v in enumerate(values, start=1)
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_a_claim_holds_its_declaration_and_its_estimate():
+    claim = base.judge(SAID, stats.Estimate(2.0, 1.9, 2.1, 8, stats.ORDER, paired=True))
+    assert claim.said is SAID and claim.estimate.paired and claim.estimate.method == stats.ORDER
+    assert (claim.key, claim.quantity, claim.region) == (SAID.key, SAID.quantity, SAID.region)
+    assert (claim.value, claim.low, claim.high, claim.n) == (2.0, 1.9, 2.1, 8)
+    reason = base.not_comparable(SAID, "otra máquina")
+    assert reason.note == "otra máquina" and reason.said.region == SAID.region
+
+
+def test_judge_all_judges_each_declared_figure_on_the_run():
+    rng = np.random.default_rng(5)
+    drift = np.exp(rng.normal(0, 0.5, 8))  # shared by each round: cancels in the paired ratio
+    df = _raw(a=2 * drift * rng.normal(1, 0.01, 8), b=drift * rng.normal(1, 0.01, 8))
+    arm = {e: base.Sel(engine=e, metric="t") for e in ("a", "b", "c")}
+    declared = (
+        SAID.but(figure=base.Ratio(arm["a"], arm["b"], detail={"engine": lambda df, meta: "a"})),
+        SAID.but(key="r2", figure=base.Ratio(arm["a"], arm["c"])),  # no arm c: «sin datos»
+        SAID.but(key="r3", figure=base.Ratio(arm["a"], arm["c"], optional=True)),  # no arm c: no claim
+        SAID.but(key="r4", figure=base.Ratio(arm["a"], arm["c"], missing_note="falta c")),
+        SAID.but(key="r5", figure=base.Ratio(arm["a"], arm["b"], when=lambda df, meta: False)),
+        SAID.but(key="r6", figure=base.Ratio(arm["a"], arm["b"], needs=lambda df, meta: False)),
+        SAID.but(key="r7", figure=base.NotComparable("aquí no", detail={"x": 1})),
+        SAID.but(key="r8", figure=base.Computed(lambda df, meta: stats.Estimate.missing(n=3))),
+        Said("o", "pasa", "f", kind="observed", unit="", figure=base.Outcome(lambda df, meta: [True])),
+    )
+    found = {c.key: c for c in base.judge_all(declared, df, {})}
+    assert set(found) == {"k", "r2", "r4", "r6", "r7", "r8", "o"}
+    ratio = found["k"]
+    assert ratio.status == base.SE_CONFIRMA and ratio.n == 8 and ratio.estimate.paired
+    assert ratio.detail == {"engine": "a", "rondas": True, "statistic": base.MEDIAN}
+    assert ratio.estimate == stats.ratio_ci(base.select(df, {}, arm["a"]), base.select(df, {}, arm["b"]))
+    assert found["r2"].status == base.SIN_DATOS and found["r2"].n == 0
+    assert found["r4"].note == "falta c" and found["r6"].status == base.SIN_DATOS
+    assert found["r7"].status == base.NO_COMPARABLE and found["r7"].detail == {"x": 1}
+    assert found["r8"].status == base.SIN_DATOS and found["r8"].n == 0
+    assert found["o"].status == base.SE_CONFIRMA
+    # the run's own hooks: how a Sel picks an arm, and the declaration as this run words it
+    doubled = base.judge_all(
+        declared[:1],
+        df,
+        {},
+        pick=lambda df, meta, sel: (
+            base.select(df, meta, sel) * (2 if dict(sel.where)["engine"] == "a" else 1)
+        ),
+        adapt=lambda said, df, meta: said.but(note="de esta corrida"),
+    )
+    assert doubled[0].value == pytest.approx(2 * ratio.value) and doubled[0].note == "de esta corrida"
+
+
+def test_a_sel_value_may_be_the_runs_own():
+    df = _raw(a=[1.0] * 6, b=[2.0] * 6)
+    data = base.Data(df, {"elegido": "b"})
+    chosen = data(base.Sel(engine=lambda df, meta: meta["elegido"], metric="t"))
+    assert list(chosen) == [2.0] * 6 and list(chosen.index) == list(range(1, 7))
+    assert len(data(base.Sel(engine=lambda df, meta: None))) == 0  # None selects nothing
+    assert isinstance(data(base.Sel(engine="a", paired=False)), np.ndarray)
+
+
 def test_outcome_builder_observes_a_deterministic_result():
     said = Said("o", "sin --privileged falla", "f", kind="observed", unit="")
     assert base.outcome(said, [True, True, True]).status == base.SE_CONFIRMA
