@@ -47,12 +47,9 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def ratio(
-    df: pd.DataFrame, metric: str, num_variant: str, den_variant: str
-) -> tuple[float, float, float, int]:
-    a, b = arm_values(df, metric, num_variant), arm_values(df, metric, den_variant)
-    value, low, high = stats.ratio_ci(a, b).triple
-    return value, low, high, int(min(a.size, b.size))
+def ratio(df: pd.DataFrame, metric: str, num_variant: str, den_variant: str) -> stats.Estimate:
+    """num / den of one metric, independent arms (the ratio of their medians; n: the smaller arm)."""
+    return stats.ratio_ci(arm_values(df, metric, num_variant), arm_values(df, metric, den_variant))
 
 
 def vm_variant(df: pd.DataFrame) -> str | None:
@@ -63,7 +60,7 @@ def vm_variant(df: pd.DataFrame) -> str | None:
     return None
 
 
-def gzip_ratio(df: pd.DataFrame, variant: str) -> tuple[float, float, float, int]:
+def gzip_ratio(df: pd.DataFrame, variant: str) -> stats.Estimate:
     return ratio(df, GZIP, variant, BASELINE[1])
 
 
@@ -192,7 +189,7 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
             )
         values = arm_values(df, GZIP, variant)
         if values.size and not stats.unstable(values):
-            value, low, high, _ = gzip_ratio(df, variant)
+            value, low, high = gzip_ratio(df, variant).triple
             if not math.isnan(value):
                 concepto = (
                     f"gzip: costo de emular la CPU ({kind_label(variant)}; no es el costo de una VM)"
