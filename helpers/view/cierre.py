@@ -22,6 +22,7 @@ from .common import (
     table,
     verdict_words,
 )
+from .numbers import value_and_interval
 
 TIPO = {
     "LAUNCH": "LAUNCH (arrancar, o lanzar un proceso con exec)",
@@ -36,15 +37,14 @@ def _missing(v) -> bool:
 
 
 def _split(value: float, unit: str, low: float, high: float) -> tuple[str, str]:
-    """(figure, interval) of a closing-table figure, through fmt_value_interval, the helper of the pages
+    """(figure, interval) of a closing-table figure, through value_and_interval, the helper of the pages
     that decided it, so both read alike: («287 ms», «[274, 297]»); a ratio's suffix («x bare metal»)
     follows its «×»."""
     ratio = unit.startswith(("x", "×"))
-    text = fmt_value_interval(value, low, high, "x" if ratio else unit)
-    figure, _, rest = text.partition(" [")
+    figure, interval = value_and_interval(value, low, high, "x" if ratio else unit)
     if ratio:
         figure += unit[1:]
-    return figure, f"[{rest}" if rest else "—"
+    return figure, interval or "—"
 
 
 def valor(value: float, unit: str, low: float = float("nan"), high: float = float("nan")) -> str:

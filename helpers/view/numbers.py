@@ -187,15 +187,24 @@ def fmt_value_interval(
     from the interval: «0.57× [0.54, 0.62]», «+7.6 % [+1.0, +12]», «12.3 ms [11.9, 12.8]», «30 000
     [3 400, 90 000]»: the interval's place, at least 2 significant digits of each number; without an
     interval, 2 significant digits, no trailing zeros («−0.41 %»)."""
+    figure, interval = value_and_interval(value, low, high, unit)
+    return f"{figure} {interval}" if interval else figure
+
+
+def value_and_interval(
+    value: float | Estimate, low: float = math.nan, high: float = math.nan, unit: str = ""
+) -> tuple[str, str]:
+    """The two parts of `fmt_value_interval`, for a table with a column for each: («12.3 ms»,
+    «[11.9, 12.8]»); («—», "") without a figure, (figure, "") without an interval."""
     if isinstance(value, Estimate):
         value, low, high = value.value, value.low, value.high
     if _missing(value):
-        return "—"
+        return "—", ""
     if _missing(low, high) or (low == high == value):
-        return fmt_value(value, unit, _own_digits(value, None), trim=True)
+        return fmt_value(value, unit, _own_digits(value, None), trim=True), ""
     place = _half_width_place(low, high)  # None for an infinite end: each number its own 2 digits
     ends = ", ".join(_interval_end(v, unit, place) for v in (low, high))
-    return f"{_with_unit(_interval_end(value, unit, place), unit)} [{ends}]"
+    return _with_unit(_interval_end(value, unit, place), unit), f"[{ends}]"
 
 
 def _interval_end(value: float, unit: str, place: int | None) -> str:

@@ -45,3 +45,13 @@ def test_a_figure_without_interval_shows_two_significant_digits_without_trailing
 
 def test_an_extrapolated_count_is_rounded_to_two_significant_digits():
     assert numbers.approx(2054) == "2\u202f100" and numbers.approx(37) == "37" and numbers.approx(8) == "8"
+
+
+def test_value_and_interval_are_the_two_parts_of_one_format():
+    assert numbers.value_and_interval(12.34, 11.9, 12.8, "ms") == ("12.3 ms", "[11.9, 12.8]")
+    assert numbers.value_and_interval(stats.Estimate(0.571, 0.54, 0.62, n=8), unit="x") == (
+        "0.57×",
+        "[0.54, 0.62]",
+    )
+    assert numbers.value_and_interval(-0.0041, unit="%") == ("−0.0041 %", "")
+    assert numbers.value_and_interval(float("nan")) == ("—", "")
