@@ -43,7 +43,10 @@ def _arm(engine: str, variant: str, server=_server) -> Sel:
     return Sel(metric="req_s", engine=engine, variant=variant, image=server)
 
 
-ON_SERVER = {"servidor": _server}
+def _server_detail(df: pd.DataFrame, meta: dict | None) -> dict:
+    server = main_server(df)
+    return {"servidor": server} if server else {}
+
 
 DOCKER_LOSS = Said(
     "docker_pierde_66",
@@ -55,7 +58,7 @@ DOCKER_LOSS = Said(
     quantity="el cambio de peticiones por segundo de Docker -p frente a nativo",
     unit="%",
     ref=ref(**TABLE, engine="docker", image="nethttp", over={"engine": "bare"}, percent=True),
-    figure=Difference(_arm("docker", "puerto"), _arm(*BASELINE), percent=True, detail=ON_SERVER),
+    figure=Difference(_arm("docker", "puerto"), _arm(*BASELINE), percent=True, detail=_server_detail),
 )
 SECURITY_CAUSE = Said(
     "causa_seguridad",
@@ -66,7 +69,7 @@ SECURITY_CAUSE = Said(
     kind="adds",
     quantity="Docker -p sin seccomp / Docker -p, en peticiones por segundo",
     unit="x",
-    figure=Ratio(_arm(*SECURITY_ARM), _arm("docker", "puerto"), detail=ON_SERVER),
+    figure=Ratio(_arm(*SECURITY_ARM), _arm("docker", "puerto"), detail=_server_detail),
 )
 GIN_NETHTTP = Said(
     "gin_igual_nethttp",

@@ -435,10 +435,9 @@ def _vm_disk_detail(df: pd.DataFrame, meta=None) -> dict:
 
 def _lxd_provision(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
     said = said.but(quantity=f"arranque hasta «listo», VM / {kind_label(_lxd(df))}")
-    if _sd_vm(df):  # systemd on both sides: the post's comparison
-        return judge_all(
-            _provision(said, _sd_vm, _lxd, "systemd (LXD)", _has(_sd_vm)), df, meta, adapt=_as_run
-        )[0]
+    if _sd_vm(df):  # systemd on both sides: the post's comparison (one of the pair applies)
+        pair = _provision(_with_kind(said, _sd_vm(df)), _sd_vm, _lxd, "systemd (LXD)", _has(_sd_vm))
+        return judge_all(pair, df, meta)[0]
     detail = _busybox(_lxd, "vm_x_lxd", "busybox init (VM)")(df)
     return not_comparable(_with_kind(said, _vm(df)), BUSYBOX_VM, detail)
 
