@@ -55,7 +55,7 @@ def load(experiment: str, directory: Path | None = None) -> pd.DataFrame:
         df = pd.read_csv(path, dtype={"image": str, "variant": str, "source": str})
         missing = [c for c in expected if c not in df.columns]
         if missing:
-            raise ValueError(f"{path}: faltan columnas {missing}")
+            raise ValueError(f"{path}: faltan columnas {', '.join(missing)}")
         frames.append(df[expected])
     df = pd.concat(frames, ignore_index=True)
     df["image"] = df["image"].fillna("")

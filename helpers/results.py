@@ -207,7 +207,7 @@ def read_raw(path: Path | str) -> pd.DataFrame:
     df = pd.read_csv(path, dtype={"image": str, "variant": str})
     missing = [c for c in COLUMNS if c not in df.columns]
     if missing:
-        raise ValueError(f"{path}: faltan columnas {missing}")
+        raise ValueError(f"{path}: faltan columnas {', '.join(missing)}")
     df["variant"] = df["variant"].fillna("")
     df["image"] = df["image"].fillna("")
     return df

@@ -92,7 +92,9 @@ def _parse_run(
     missing = [c for c in results.COLUMNS if c not in df.columns]
     if missing:
         skipped.append(
-            Skipped(origin, f"raw.csv no sigue el formato del curso: faltan las columnas {missing}.")
+            Skipped(
+                origin, f"raw.csv no sigue el formato del curso: faltan las columnas {', '.join(missing)}."
+            )
         )
         return None
     df = results.measurements(df[results.COLUMNS]).copy()  # the rounds' own rows (load, order) stay out

@@ -101,9 +101,20 @@ def test_rendered_pages_have_no_semilla_and_no_raw_column_names():
         for header in _headers(text):
             if header in raw_names or RAW.match(header):
                 problems.append(f"{page.name}: columna «{header}»")
-        for repr_ in PYTHON_REPR.findall(html.unescape(visible)):
+        for repr_ in PYTHON_REPR.findall(prose(text)):
             problems.append(f"{page.name}: repr de Python «{repr_}»")
     assert not problems, sorted(set(problems))
+
+
+def prose(page: str) -> str:
+    """What a reader takes for text on a rendered page: everything but the code cells' source, inline
+    code (the parameters papermill injected) and scripts. Printed output stays."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page, "html.parser")
+    for tag in soup.select("script, style, code, .jp-InputArea, .jp-Cell-inputWrapper"):
+        tag.decompose()
+    return soup.get_text(" ")
 
 
 # A dict, list or constant as Python prints it: {'clave': …}, ['a', …], True/False/None standing alone.
@@ -114,6 +125,11 @@ def test_the_python_repr_check_catches_raw_dicts_and_constants():
     raw = "es_vm: True, tecnologia: Firecracker, pistas: {'cpuid': 'la CPU anuncia…'}"
     assert len(PYTHON_REPR.findall(raw)) == 2
     assert not PYTHON_REPR.findall("sí; ninguno; Docker 0.70× [0.67, 0.74]; Nonebook")
+    cell = (
+        "<div class='jp-Cell-inputWrapper'>INTERACTIVO = True</div>"
+        "<div class='jp-OutputArea-output'><pre>{'es_vm': True}</pre></div><td><code>X=None</code></td>"
+    )
+    assert PYTHON_REPR.findall(prose(cell)) == ["{'es_vm': ", "True"]
 
 
 def test_every_fact_on_the_index_has_a_spanish_label():
