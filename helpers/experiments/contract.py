@@ -92,6 +92,13 @@ NAMES: tuple[Name, ...] = (
         "las métricas que la comparación de la clase pone lado a lado (vacío: todas)",
         lambda: (),
     ),
+    Name(
+        "CLASS_LABELS",
+        False,
+        "`{métrica: etiqueta}`: cómo nombra la comparación de la clase cada métrica de `COMPARABLE` "
+        "(sin etiqueta: la métrica con espacios)",
+        lambda: {},
+    ),
     Name("DEBIAN_PACKAGES", False, "los paquetes de Debian que instala `make setup`", lambda: ()),
     Name(
         "provision",

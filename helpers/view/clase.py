@@ -289,27 +289,6 @@ def _fmt_table(df: pd.DataFrame, caption: str):
     return table(df, caption).format(numeric, na_rep="—")
 
 
-METRIC_LABEL = {
-    "arranque": "arranque",
-    "lanzamiento_por_contenedor": "lanzamiento por contenedor",
-    "memoria_cgroup_por_contenedor": "memoria por contenedor (cgroup)",
-    "memoria_stats_por_contenedor": "memoria por contenedor (docker stats)",
-    "trabajo": "solo el trabajo",
-    "extremo_a_extremo": "de extremo a extremo",
-    "getpid": "getpid",
-    "req_s": "peticiones por segundo",
-    "latencia_p50": "latencia p50",
-    "latencia_p99": "latencia p99",
-    "arranque_interior": "arranque dentro",
-    "trabajo_extremo": "trabajo de extremo a extremo",
-    "arranque_listo": "arranque hasta «listo»",
-    "gzip": "gzip",
-    "memoria_retenida_pct": "memoria retenida",
-    "memoria_pss_instancia": "memoria por instancia (PSS)",
-    "disco_instancia": "disco por instancia",
-}
-
-
 def _title(experiment: str) -> str:
     try:
         return experiments.get(experiment).TITLE
@@ -317,8 +296,13 @@ def _title(experiment: str) -> str:
         return experiment
 
 
-def _metric(metric: str) -> str:
-    return METRIC_LABEL.get(metric, metric.replace("_", " "))
+def _metric(experiment: str, metric: str) -> str:
+    """A metric as the class comparison names it: its experiment's CLASS_LABELS, else its name."""
+    try:
+        labels = experiments.get(experiment).CLASS_LABELS
+    except KeyError:
+        labels = {}
+    return labels.get(metric, metric.replace("_", " "))
 
 
 def experimento(clase: cl.ClassRuns, experiment: str) -> None:
@@ -343,14 +327,18 @@ def experimento(clase: cl.ClassRuns, experiment: str) -> None:
                 else None
             )
             _ratio_plot(
-                ratios, f"{_title(experiment)} · {_metric(metric)}: {label} (IC 95 %)", xlabel, ref, log
+                ratios,
+                f"{_title(experiment)} · {_metric(experiment, metric)}: {label} (IC 95 %)",
+                xlabel,
+                ref,
+                log,
             )
             spread = cl.spread(ratios)
             if not spread.empty:
                 show(
                     _fmt_table(
                         spread.drop(columns=["experiment", "metric"]),
-                        f"{label}, {_metric(metric)}: dispersión entre máquinas",
+                        f"{label}, {_metric(experiment, metric)}: dispersión entre máquinas",
                     )
                 )
             _name_outliers(ratios, label)
@@ -419,7 +407,7 @@ def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
         )
     )
     for (label, experiment, metric), part in df.groupby(["proporcion_de", "experiment", "metric"], sort=True):
-        show(pivot_detalle(part, f"{label} · {_title(experiment)} · {_metric(metric)}"))
+        show(pivot_detalle(part, f"{label} · {_title(experiment)} · {_metric(experiment, metric)}"))
     return df
 
 

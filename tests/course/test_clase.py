@@ -8,7 +8,7 @@ import zipfile
 import pandas as pd
 import pytest
 
-from helpers import PROJECT_ROOT, clase, reference, results
+from helpers import PROJECT_ROOT, clase, experiments, reference, results
 from helpers.experiments import verdict as vd
 
 IMAGES = {
@@ -479,8 +479,12 @@ def test_forty_machines_fit_a_screen_and_outliers_are_named(big_class, monkeypat
     monkeypatch.setattr(vista, "markdown", lambda text: shown.append(text))
     monkeypatch.setattr(plt, "show", lambda: drawn.append(plt.gcf()))
     c = clase.recolectar(big_class)
+    # the metric is named by its experiment's own CLASS_LABELS (no central table of labels)
+    monkeypatch.setitem(experiments.get("arranque").CLASS_LABELS, "arranque", "arranque de «echo ok»")
     vista.experimento(c, "arranque")
     assert drawn
+    titles = [fig.get_suptitle() for fig in drawn]
+    assert any("· arranque de «echo ok»:" in t for t in titles), titles
     for fig in drawn:
         width, height = fig.get_size_inches()
         assert height <= vista.MAX_HEIGHT_IN and width <= 14
@@ -634,3 +638,9 @@ def test_arm_labels_are_words_and_never_repeat_the_engine():
     assert not any("· seccomp" in h or "· kubernetes" in h for h in headers), headers
     columns = vista._spanish(part[["engine", "role", "variant"]])
     assert set(columns["variante"]) == {"con seccomp", ""}  # the table's own column: no «kubernetes» either
+
+
+def test_every_comparable_metric_has_its_experiments_label():
+    """Each experiment names the metrics it lets the class compare, in its own package."""
+    for module in experiments.all_experiments():
+        assert set(module.COMPARABLE) <= set(module.CLASS_LABELS), module.EXPERIMENT

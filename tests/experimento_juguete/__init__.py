@@ -20,3 +20,4 @@ NOTEBOOK = "95_juguete"
 BASELINE = ("bare", "true")
 QUICK = {"REPETICIONES": 2}
 COMPARABLE = ["tiempo"]
+CLASS_LABELS = {"tiempo": "tiempo de arranque"}

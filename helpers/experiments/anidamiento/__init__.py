@@ -51,6 +51,12 @@ BASELINE = ("bare", "nivel0")
 QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0, "NIVELES": [1, 2], "MOTORES": ["podman"], "TAMAÑO_MIB": 8}
 DEBIAN_PACKAGES = ["mmdebstrap"]  # builds the level-2 images (provision)
 COMPARABLE = list(TIMED)  # not the one-off memory/disk reads
+CLASS_LABELS = {
+    "arranque": "arranque",
+    "arranque_interior": "arranque dentro",
+    "trabajo": "solo el trabajo",
+    "trabajo_extremo": "trabajo de extremo a extremo",
+}  # each comparable metric as the class comparison names it
 NEEDS_ROOT = {"anidados": NESTED_WHAT, "chroot": CHROOT_WHAT}  # listed in notebook 00
 # notebook 05's claim on nested PID namespaces decides «causa_syscalls»; notebook 04's `run --network none`
 # is set beside this notebook's level 1 (the same command, other conditions)

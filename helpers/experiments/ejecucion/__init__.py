@@ -55,4 +55,8 @@ BASELINE = ("bare", "hash")  # each workload against the same workload on bare m
 # Comparable across machines: the work alone (cronometro), and end to end (what the chapter timed,
 # exec included: the only one the reference has).
 COMPARABLE = [METRIC_WORK, METRIC_E2E]
+CLASS_LABELS = {
+    METRIC_WORK: "solo el trabajo",
+    METRIC_E2E: "de extremo a extremo",
+}  # each comparable metric as the class comparison names it
 NEEDS_ROOT = {"chroot": CHROOT_WHAT}  # listed for a student without root in 00

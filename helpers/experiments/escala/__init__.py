@@ -35,3 +35,8 @@ READS = ("arranque", "anatomia")  # 01 decides «is Podman faster to start?»; 0
 # What the class comparison may set side by side (as Podman/Docker): launch per container and the memory of
 # each container and of its helper. Totals grow with N and fixed RSS with the host's libraries: left out.
 COMPARABLE = ["lanzamiento_por_contenedor", "memoria_cgroup_por_contenedor", "memoria_stats_por_contenedor"]
+CLASS_LABELS = {
+    "lanzamiento_por_contenedor": "lanzamiento por contenedor",
+    "memoria_cgroup_por_contenedor": "memoria por contenedor (cgroup)",
+    "memoria_stats_por_contenedor": "memoria por contenedor (docker stats)",
+}  # each comparable metric as the class comparison names it

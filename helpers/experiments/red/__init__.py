@@ -41,3 +41,8 @@ QUICK = {
 }
 DEBIAN_PACKAGES = ["wrk"]
 COMPARABLE = ["req_s", "latencia_p50", "latencia_p99"]
+CLASS_LABELS = {
+    "req_s": "peticiones por segundo",
+    "latencia_p50": "latencia p50",
+    "latencia_p99": "latencia p99",
+}  # each comparable metric as the class comparison names it

@@ -59,3 +59,10 @@ QUICK = {
 }
 DEBIAN_PACKAGES = [*vm.DEBIAN_PACKAGES, disk_io.DEBIAN_PACKAGE]
 COMPARABLE = ["arranque_listo", "gzip", "memoria_retenida_pct", "memoria_pss_instancia", "disco_instancia"]
+CLASS_LABELS = {
+    "arranque_listo": "arranque hasta «listo»",
+    "gzip": "gzip",
+    "memoria_retenida_pct": "memoria retenida",
+    "memoria_pss_instancia": "memoria por instancia (PSS)",
+    "disco_instancia": "disco por instancia",
+}  # each comparable metric as the class comparison names it
