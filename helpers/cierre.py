@@ -12,13 +12,13 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
-from . import engines, experiments, reference, results, stats
-from .experiments import anatomia, arranque, ejecucion, escala
+from . import engines, experiments, reference, results
+from .experiments import anatomia, arranque, ejecucion
 from .experiments.contract import CLOSING_COLUMNS
 from .experiments.runner import Resultado
+from .experiments.summary import SummaryRow
 
 THIS = sys.modules[__name__]  # the reader that experiments.read_run checks against READS
 
@@ -158,163 +158,47 @@ def launch_parts(root=None) -> tuple[list[pd.DataFrame], dict]:
 
 # ---------------------------------------------------------------- the chapter's summary, and the student's
 CONTAINERS = ("docker", "podman")
-
-
-@dataclass(frozen=True)
-class Aspect:
-    """One row of the chapter's «Tabla resumen»: what it compares, the cost it belongs to, what the chapter
-    concluded (in our words), where the figures come from (`figure`: one of FIGURES), and the claim that
-    decides it for the student (its key in `experiment`, and the detail that picks the claim; `engine`
-    in `per_engine` claims is filled per engine; `judged`: the engines the claim is about)."""
-
-    label: str
-    cost: str
-    chapter: str
-    experiment: str
-    figure: str
-    claim: str
-    detail: tuple = ()
-    per_engine: bool = False
-    judged: tuple = ("docker", "podman")
-
-
-CHAPTER_N = 20  # the chapter's «Launch time (20 cont.)» and its memory comparison
-SUMMARY = (
-    Aspect(
-        "arranque, imagen ubuntu",
-        "LAUNCH",
-        "Podman, unas 2 veces más rápido",
-        "arranque",
-        "arranque:ubuntu",
-        "podman_2x",
-        (("role", "ubuntu"),),
-    ),
-    Aspect(
-        "arranque, imagen alpine",
-        "LAUNCH",
-        "Podman, unas 2.2 veces más rápido",
-        "arranque",
-        "arranque:alpine",
-        "podman_2x",
-        (("role", "alpine"),),
-    ),
-    Aspect(
-        f"lanzar {CHAPTER_N} contenedores uno tras otro (total)",
-        "LAUNCH",
-        "Podman, unas 2 veces más rápido",
-        "escala",
-        "lanzamiento_total",
-        "lanzamiento_20",
-    ),
-    Aspect(
-        "memoria de un contenedor en reposo según `stats` (su cgroup)",
-        "CAPACITY",
-        "Podman, unas 4.5 veces menos",
-        "escala",
-        "memoria_cgroup_por_contenedor",
-        "cgroup_4x",
-    ),
-    Aspect(
-        "memoria del motor, RSS: Docker, dockerd (fijo); Podman, un conmon por contenedor",
-        "CAPACITY",
-        "Docker paga un daemon fijo; Podman, ninguno",
-        "escala",
-        "rss_motor",
-        "daemon_fijo",
-        judged=("docker",),
-    ),
-    Aspect(
-        "sobrecarga de hash de extremo a extremo (exec incluido)",
-        "RUNNING",
-        "~0 % en los dos",
-        "ejecucion",
-        "sobrecarga:hash",
-        "hash_0",
-        per_engine=True,
-    ),
-    Aspect(
-        "sobrecarga de sort de extremo a extremo (exec incluido)",
-        "RUNNING",
-        "baja en los dos (+6-8 %)",
-        "ejecucion",
-        "sobrecarga:sort",
-        "sort_6_8",
-        per_engine=True,
-    ),
-)
 NOT_JUDGED = "no_juzgada"  # the row's claim is about the other engine
 SUMMARY_COLUMNS = ["aspecto", "costo", "experimento", "motor", "unidad", "capitulo", "tuyo", "tuyo_bajo"]
 SUMMARY_COLUMNS += ["tuyo_alto", "n", "dice_el_capitulo", "veredicto"]
-_NAN3 = (float("nan"),) * 3
+_NO_FIGURE = (float("nan"),) * 3 + (0, "")
 
 
-def _figure(figure: str, df: pd.DataFrame | None, meta: dict | None, engine: str) -> tuple:
-    """(value, low, high, n, unit) of one summary figure for one engine, from a run's rows or from the
-    reference rows (one value per cell there: no interval)."""
+def summary_rows() -> list[tuple[str, SummaryRow]]:
+    """[(experiment, row)] of the chapter's «Tabla resumen», as each registered experiment declares
+    them (CHAPTER_SUMMARY), in notebook order."""
+    return [(m.EXPERIMENT, row) for m in experiments.all_experiments() for row in m.CHAPTER_SUMMARY]
+
+
+def _figure(row: SummaryRow, df: pd.DataFrame | None, meta: dict | None, engine: str) -> tuple:
+    """(value, low, high, n, unit) of one row for one engine, from a run's rows or from the reference
+    rows (one value per cell there: no interval)."""
     if df is None or df.empty:
-        return (*_NAN3, 0, "")
-    if figure.startswith("arranque:"):
-        rows = results.add_roles(df, meta)
-        pick = (rows["engine"] == engine) & (rows["role"] == figure.split(":")[1])
-        values = rows.loc[pick & (rows["variant"] == "por_defecto") & (rows["metric"] == "arranque"), "value"]
-        unit = "ms"
-    elif figure.startswith("sobrecarga:"):
-        data = ejecucion.tidy(df)
-        e2e = ejecucion.METRIC_E2E
-        mine = ejecucion.samples(data, e2e, figure.split(":")[1], engine)
-        host = ejecucion.samples(data, e2e, figure.split(":")[1], "bare")
-        if not mine.size or not host.size:
-            return (*_NAN3, 0, "%")
-        if "source" in df.columns:  # the reference: five repetitions, not in rounds: the ratio of medians
-            return ((np.median(mine) / np.median(host) - 1) * 100, np.nan, np.nan, int(mine.size), "%")
-        value, low, high = stats.difference_ci(mine, host, percent=True).triple
-        return value, low, high, stats.n_of(mine, host), "%"
-    else:
-        w = escala.wide(df)
-        g = w[(w["engine"] == engine) & (w["n"] == CHAPTER_N)]
-        if figure == "rss_motor":
-            metric = "rss_daemon" if engine == "docker" else "rss_conmon_total"
-            per = 1 if engine == "docker" else CHAPTER_N  # conmon: one per container
-            values, unit = escala.column(g, metric) / per / 1024, "MiB"
-        elif figure == "memoria_cgroup_por_contenedor":
-            # what `docker/podman stats` reports, as the chapter read it (02 judges cgroup_4x on it)
-            stats_col = "memoria_stats_por_contenedor"
-            values, unit = escala.column(g, stats_col if stats_col in g.columns else figure) / 1024, "MiB"
-        else:
-            values, unit = escala.column(g, figure), "s"
-    values = pd.Series(values, dtype=float).dropna().to_numpy()
-    if not values.size:
-        return (*_NAN3, 0, unit)
-    ci = stats.median_ci(values)
-    return ci.value, ci.low, ci.high, ci.n, unit
+        return _NO_FIGURE
+    return row.figure(df, meta, engine)
 
 
 def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
-    """The chapter's «Tabla resumen» (its figures, recomputed from data/reference, and what it concluded)
-    beside the student's own (the median of the latest run with its IC 95 %, and the verdict of the
-    claim that decides each row, read by key), one row per aspect and engine."""
-    rows = []
-    for a in SUMMARY:
-        ref = reference.load(a.experiment).query("source == 'seed000'")
-        run = (runs or {}).get(a.experiment) or latest(a.experiment, root)
-        claims = [] if run is None else experiments.get(a.experiment).claims(run.df, run.meta)
-        for engine in ("docker", "podman"):
-            chapter = _figure(a.figure, ref, None, engine)
-            mine = _figure(a.figure, run.df, run.meta, engine) if run is not None else (*_NAN3, 0, "")
-            want = dict(a.detail) | ({"engine": engine} if a.per_engine else {})
-            claim = next(
-                (
-                    c
-                    for c in claims
-                    if c.key == a.claim and all(c.detail.get(k) == v for k, v in want.items())
-                ),
-                None,
-            )
-            if engine not in a.judged:
+    """The chapter's «Tabla resumen» (its figures, recomputed from data/reference, and what it concluded:
+    the statement of the declaration each row stands for) beside the student's own (the median of the
+    latest run with its IC 95 %, and the verdict of that declaration's claim, found by key), one row per
+    aspect and engine."""
+    rows, judged = [], {}
+    for experiment, row in summary_rows():
+        ref = reference.load(experiment).query("source == 'seed000'")
+        run = (runs or {}).get(experiment) or latest(experiment, root)
+        if experiment not in judged:
+            judged[experiment] = [] if run is None else experiments.get(experiment).claims(run.df, run.meta)
+        for engine in CONTAINERS:
+            chapter = _figure(row, ref, None, engine)
+            mine = _figure(row, run.df, run.meta, engine) if run is not None else _NO_FIGURE
+            want = dict(row.detail) | ({"engine": engine} if row.per_engine else {})
+            claim = experiments.pick_claim(judged[experiment], row.said.key, **want)
+            if engine not in row.judged:
                 claim = NOT_JUDGED
             rows.append(
-                (a.label, a.cost, a.experiment, engine, mine[4] or chapter[4], chapter[0], *mine[:4])
-                + (a.chapter, claim)
+                (row.label, row.cost, experiment, engine, mine[4] or chapter[4], chapter[0], *mine[:4])
+                + (row.said.statement, claim)
             )
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 

@@ -87,6 +87,13 @@ NAMES: tuple[Name, ...] = (
         lambda: _no_closing_rows,
     ),
     Name(
+        "CHAPTER_SUMMARY",
+        False,
+        "sus filas de la «Tabla resumen» del capítulo en `09_cierre` (`summary.SummaryRow`: qué compara, "
+        "la declaración que la decide y cómo se calcula su cifra)",
+        lambda: (),
+    ),
+    Name(
         "COMPARABLE",
         False,
         "las métricas que la comparación de la clase pone lado a lado (vacío: todas)",

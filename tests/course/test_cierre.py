@@ -310,20 +310,34 @@ def test_the_chapter_summary_has_every_row_of_the_chapters_table_and_its_verdict
     _run(root, "arranque", _startup(docker=300.0, podman=150.0))
     _running(root, 1.05, with_io=False)
     data = vista.resumen(root=root)
-    assert len(data) == 2 * len(cierre.SUMMARY) == 14  # seven rows of the chapter, two engines each
+    rows = [row for _, row in cierre.summary_rows()]
+    assert len(data) == 2 * len(rows) == 14  # seven rows of the chapter, two engines each
     chapter = data.set_index(["aspecto", "motor"])["capitulo"]
-    assert chapter[(cierre.SUMMARY[2].label, "docker")] == pytest.approx(5.52)  # 20 containers, s
-    assert chapter[(cierre.SUMMARY[3].label, "podman")] == pytest.approx(
+    assert chapter[(rows[2].label, "docker")] == pytest.approx(5.52)  # 20 containers, s
+    assert chapter[(rows[3].label, "podman")] == pytest.approx(
         97 * 1000 / 1024 / 1024
     )  # 97 kB (decimal) in MiB
-    assert chapter[(cierre.SUMMARY[5].label, "docker")] == pytest.approx(-24.5, abs=0.1)  # hash, %
+    assert chapter[(rows[5].label, "docker")] == pytest.approx(-24.5, abs=0.1)  # hash, %
     two_x = data[(data["experimento"] == "arranque")]["veredicto"]
     assert all(c is not None and c.key == "podman_2x" for c in two_x)  # 01's verdict, read by key
     scale = data[data["experimento"] == "escala"].set_index(["aspecto", "motor"])["veredicto"]
-    assert scale.drop((cierre.SUMMARY[4].label, "podman")).isna().all()  # no run of 02 here
-    assert scale[(cierre.SUMMARY[4].label, "podman")] == cierre.NOT_JUDGED  # dockerd's claim: not Podman's
+    assert scale.drop((rows[4].label, "podman")).isna().all()  # no run of 02 here
+    assert scale[(rows[4].label, "podman")] == cierre.NOT_JUDGED  # dockerd's claim: not Podman's
     html = shown[0].to_html()
     assert "sin corrida" in html and "01_arranque.ipynb" in html and "se confirma" in html
+
+
+def test_the_chapter_summary_is_declared_by_each_experiment_and_quotes_its_declarations(root):
+    """Each row of 09's «Tabla resumen» comes from its experiment's CHAPTER_SUMMARY; what the chapter
+    concluded is the statement of a claim that experiment declares (never a second wording), and the
+    row's verdict is that claim's, found by its key."""
+    rows = cierre.summary_rows()
+    assert [e for e, _ in rows] == ["arranque"] * 2 + ["escala"] * 3 + ["ejecucion"] * 2  # notebook order
+    for experiment, row in rows:
+        assert row.said in experiments.get(experiment).SAID, (experiment, row.label)
+    data = cierre.summary(root)
+    said = [row.said.statement for _, row in rows for _engine in cierre.CONTAINERS]
+    assert list(data["dice_el_capitulo"]) == said
 
 
 def test_every_question_reads_claims_its_notebook_declares():

@@ -23,6 +23,7 @@ from .analysis import (  # noqa: F401
 from .claims import SAID, claims  # noqa: F401
 from .measure import CONTAINER_VARIANT, EXPERIMENT, METRIC, NO_NETWORK_VARIANT, Config, run  # noqa: F401
 from .stopwatch import side_by_side  # noqa: F401
+from .summary import CHAPTER_SUMMARY  # noqa: F401
 
 TITLE = "Experimento 1: arranque de «echo ok»"
 NOTEBOOK = "01_arranque"

@@ -46,6 +46,7 @@ from .arms import (  # noqa: F401
 )
 from .claims import SAID, claims  # noqa: F401
 from .measure import EXPERIMENT, Config, run  # noqa: F401
+from .summary import CHAPTER_SUMMARY  # noqa: F401
 
 TITLE = "Experimento 3: costo de ejecución (RUNNING)"
 NOTEBOOK = "03_ejecucion"

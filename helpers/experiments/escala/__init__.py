@@ -25,6 +25,7 @@ from .claims import SAID, claims  # noqa: F401
 from .measure import EXPERIMENT, Config, run  # noqa: F401
 from .per_n import ratio_at  # noqa: F401
 from .probing import SETTLE_SECONDS, inspect_all, launch, launch_argv  # noqa: F401
+from .summary import CHAPTER_SUMMARY  # noqa: F401
 
 TITLE = "Experimento 2: escala y factura de memoria"
 NOTEBOOK = "02_escala"
