@@ -52,7 +52,12 @@ NAMES: tuple[Name, ...] = (
         "su nombre: las corridas van a `results/<nombre>/`, la referencia es `data/reference/<nombre>*.csv`",
     ),
     Name("NOTEBOOK", True, 'el cuaderno sin extensión (`"04_anatomia_arranque"`)'),
-    Name("TITLE", True, "el título en español"),
+    Name(
+        "TITLE",
+        True,
+        "el título en español, escrito una vez: el cuaderno empieza con «# NN · TITLE» y el panel, la tabla "
+        "de cierre y la clase lo muestran",
+    ),
     Name("QUICK", True, "el perfil rápido: `{PARAMETRO_DEL_CUADERNO: valor}` que usa `make course RAPIDO=1`"),
     Name(
         "Config",

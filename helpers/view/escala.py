@@ -418,7 +418,8 @@ def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
     role = ((resultado.meta if resultado else {}).get("parameters") or {}).get("imagen", "ubuntu")
     claim = experiments.read_claim(escala, "arranque", "podman_mas_rapido", root, role=role)
     if claim is None:
-        missing_run("Experimento 1: arranque", "01_arranque")
+        one = experiments.get("arranque")
+        missing_run(one.TITLE, one.NOTEBOOK)
     else:
         markdown(
             f"**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01, en las condiciones del "

@@ -1,6 +1,6 @@
 """The experiment panel: widgets whose defaults come from the notebook's parameters cell.
 
-    panel = Panel(arranque, titulo="...", tabla=vista.tabla, repeticiones=REPETICIONES, ...)
+    panel = Panel(arranque, tabla=vista.tabla, repeticiones=REPETICIONES, ...)
     panel.mostrar(interactivo=INTERACTIVO)
 
 Interactive (JupyterLab): controls, a «Ejecutar» button, a progress bar and an output area; the results
@@ -154,14 +154,13 @@ class Panel:
         self,
         module: ModuleType,
         *,
-        titulo: str,
         tabla: Callable[[Resultado], object] | None = None,
         root=None,
         presets: Sequence[Preset] = (),
         **defaults,
     ):
         self.module = module
-        self.titulo = titulo
+        self.titulo = module.TITLE  # the experiment's title, the notebook's H1 (never a second wording)
         self.tabla = tabla
         self.root = root
         self.presets = tuple(presets)

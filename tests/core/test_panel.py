@@ -14,7 +14,7 @@ def test_no_front_end_outside_a_kernel(monkeypatch):
 def test_panel_validates_before_launching(monkeypatch):
     called = []
     monkeypatch.setattr(arranque, "run", lambda *a, **k: called.append(1))
-    p = Panel(arranque, titulo="t", repeticiones=-1, calentamiento=0, imagenes=["alpine"], motores=[])
+    p = Panel(arranque, repeticiones=-1, calentamiento=0, imagenes=["alpine"], motores=[])
     with pytest.raises(ParametroInvalido, match="REPETICIONES"):
         p.mostrar(interactivo=True)
     assert called == []
@@ -25,17 +25,15 @@ def test_interactive_request_without_front_end_runs_directly(monkeypatch, capsys
         from helpers import engines
 
         monkeypatch.setattr(engines.get_engine(name), "availability", lambda: (False, "apagado."))
-    p = Panel(
-        arranque, titulo="Prueba", repeticiones=1, calentamiento=0, imagenes=["alpine"], motores=["docker"]
-    )
+    p = Panel(arranque, repeticiones=1, calentamiento=0, imagenes=["alpine"], motores=["docker"])
     assert p.mostrar(interactivo=True) is None  # the cell ends with the panel's summary, not a repr
     res = p.resultado()
     assert res is not None and res.status == "complete" and p.midio()
-    assert "Prueba: empieza la medición." in capsys.readouterr().out
+    assert f"{arranque.TITLE}: empieza la medición." in capsys.readouterr().out  # the title is TITLE
 
 
 def test_widgets_are_built_from_the_experiment_controls():
-    p = Panel(arranque, titulo="t", repeticiones=7, calentamiento=1, imagenes=["alpine"], motores=["podman"])
+    p = Panel(arranque, repeticiones=7, calentamiento=1, imagenes=["alpine"], motores=["podman"])
     p._widgets = {spec["name"]: p._control(spec) for spec in arranque.CONTROLS}
     assert p._widgets["repeticiones"].value == 7
     assert p._widgets["repeticiones"].description == "Repeticiones"
@@ -58,7 +56,7 @@ def test_a_preset_fills_the_controls_and_says_how_long_before_anything_runs(monk
     from helpers.view.panel import Preset
 
     monkeypatch.setattr(red, "run", lambda *a, **k: pytest.fail("un preset no debe lanzar nada"))
-    p = Panel(red, titulo="t", servidores=["nethttp", "gin"], hilos=2, conexiones=50, duracion_s=2)
+    p = Panel(red, servidores=["nethttp", "gin"], hilos=2, conexiones=50, duracion_s=2)
     p._widgets = {spec["name"]: p._control(spec) for spec in red.CONTROLS}
     message = p.apply_preset(Preset("Del documento", red.DOCUMENT_PRESET, "Carga solo contra 127.0.0.1."))
     values = p._values()

@@ -148,7 +148,7 @@ def test_toy_is_registered_without_editing_the_registry(toy):
 
 
 def test_toy_through_the_panel_and_the_no_run_notice(toy, results_tmp, shown):
-    panel = Panel(toy, titulo=toy.TITLE, tabla=vista_juguete.tabla, repeticiones=3)
+    panel = Panel(toy, tabla=vista_juguete.tabla, repeticiones=3)
     assert panel.resultado() is None
     vista_juguete.tabla(panel.resultado())
     assert NO_RESULT in _texts(shown)
@@ -160,7 +160,7 @@ def test_toy_through_the_panel_and_the_no_run_notice(toy, results_tmp, shown):
     assert res.meta["repetitions"] == 3 and res.meta["schedule"].startswith("round-robin")
     assert shown, "el panel no mostró su tabla"
     with pytest.raises(params.ParametroInvalido):
-        Panel(toy, titulo="t", repeticiones=0).mostrar(interactivo=False)
+        Panel(toy, repeticiones=0).mostrar(interactivo=False)
 
 
 def test_toy_gets_its_quick_profile_from_the_course_runner(toy, tmp_path):

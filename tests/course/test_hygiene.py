@@ -8,7 +8,8 @@ import subprocess
 
 import pytest
 
-from helpers import PROJECT_ROOT
+from helpers import PROJECT_ROOT, experiments
+from helpers.course import notebook_title
 
 NOTEBOOKS = sorted((PROJECT_ROOT / "notebooks").glob("*.ipynb"))
 
@@ -51,6 +52,56 @@ def test_committed_without_outputs(path):
     ]
     assert not dirty, f"{path.name}: las celdas {dirty} tienen salidas o contador de ejecución"
     assert "widgets" not in nb.get("metadata", {}), f"{path.name}: guarda el estado de los widgets"
+
+
+def heading(path) -> str:
+    """The first line of a notebook's first cell (its H1)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    first = nb["cells"][0]
+    return "".join(first["source"]).splitlines()[0] if first["cell_type"] == "markdown" else ""
+
+
+def title_problems(path, module) -> list[str]:
+    """Why a notebook's title is not its experiment's TITLE ([] when it is): its first cell is Markdown
+    whose first line is «# NN · TITLE», and no code cell writes a title of its own to the panel."""
+    want = f"# {module.NOTEBOOK[:2]} · {module.TITLE}"
+    problems = [] if heading(path) == want else [f"su título es «{heading(path)}», no «{want}»"]
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    if "titulo=" in code:
+        problems.append("le da al panel un título propio (sale de TITLE)")
+    return problems
+
+
+@pytest.mark.parametrize("module", experiments.all_experiments(), ids=lambda m: m.EXPERIMENT)
+def test_each_notebook_is_titled_by_its_experiments_title(module):
+    """TITLE is written once: the notebook's H1 is «NN · TITLE», the panel shows TITLE, and so do the
+    closing table, the class comparison and the course's index (which reads the H1)."""
+    path = PROJECT_ROOT / "notebooks" / f"{module.NOTEBOOK}.ipynb"
+    assert not title_problems(path, module), f"{path.name}: {title_problems(path, module)}"
+    assert notebook_title(path) == f"{module.NOTEBOOK[:2]} · {module.TITLE}"
+
+
+def test_a_title_that_drifts_is_caught(tmp_path):
+    """The check is not vacuous: a heading that says something else, or a panel given its own title."""
+    from helpers.experiments import escala
+
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# 02 · Escala\n", "\n", "Texto."]},
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "source": ['Panel(escala, titulo="Experimento 2: escala")'],
+            },
+        ]
+    }
+    path = tmp_path / "02_escala.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    assert title_problems(path, escala) == [
+        f"su título es «# 02 · Escala», no «# 02 · {escala.TITLE}»",
+        "le da al panel un título propio (sale de TITLE)",
+    ]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -43,7 +43,7 @@ from .levels import (  # noqa: F401
 )
 from .measure import Config, run  # noqa: F401
 
-TITLE = "Experimento 7: anidamiento, contenedores dentro de contenedores"
+TITLE = "Anidamiento: contenedores dentro de contenedores"  # the notebook's H1 is «NN · TITLE» (tests/course/test_hygiene.py)
 NOTEBOOK = "07_anidamiento"
 BASELINE = ("bare", "nivel0")
 # Quick profile: Podman only (no inner Docker daemon to start), levels 1 and 2, the ladder without

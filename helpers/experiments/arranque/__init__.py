@@ -25,7 +25,7 @@ from .measure import CONTAINER_VARIANT, EXPERIMENT, METRIC, NO_NETWORK_VARIANT, 
 from .stopwatch import side_by_side  # noqa: F401
 from .summary import CHAPTER_SUMMARY  # noqa: F401
 
-TITLE = "Experimento 1: arranque de «echo ok»"
+TITLE = "Arranque: el costo de LAUNCH"  # the notebook's H1 is «NN · TITLE» (tests/course/test_hygiene.py)
 NOTEBOOK = "01_arranque"
 # The quick profile reaches the verdicts' minimum in well under a minute: the chapter's conditions only
 QUICK = {"REPETICIONES": max(MIN_N, 2), "CALENTAMIENTO": 1, "REDES": ["por_defecto"]}

@@ -48,7 +48,7 @@ from .claims import SAID, claims  # noqa: F401
 from .measure import EXPERIMENT, Config, run  # noqa: F401
 from .summary import CHAPTER_SUMMARY  # noqa: F401
 
-TITLE = "Experimento 3: costo de ejecución (RUNNING)"
+TITLE = "Ejecución: el costo de RUNNING de un contenedor que ya está corriendo"  # the notebook's H1 is «NN · TITLE» (tests/course/test_hygiene.py)
 NOTEBOOK = "03_ejecucion"
 # Quick: figures without verdicts (fewer than verdict.MIN_N rounds; the verdicts view says so).
 QUICK = {"REPETICIONES": 2, "CALENTAMIENTO": 0, "MEGAS": 8, "ARCHIVOS": 200}

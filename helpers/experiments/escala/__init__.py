@@ -27,7 +27,7 @@ from .per_n import ratio_at  # noqa: F401
 from .probing import SETTLE_SECONDS, inspect_all, launch, launch_argv  # noqa: F401
 from .summary import CHAPTER_SUMMARY  # noqa: F401
 
-TITLE = "Experimento 2: escala y factura de memoria"
+TITLE = "Escala: N contenedores y la factura completa de memoria"  # the notebook's H1 is «NN · TITLE» (tests/course/test_hygiene.py)
 NOTEBOOK = "02_escala"
 # The quick profile stays under a minute: too few repetitions for a verdict, and it says so.
 QUICK = {"REPETICIONES": 2, "CANTIDADES": [0, 1, 3]}

@@ -28,7 +28,7 @@ from .measure import (  # noqa: F401
 from .servers import provision  # noqa: F401
 from .start import start_all  # noqa: F401
 
-TITLE = "Experimento 6: red, rendimiento HTTP nativo, en Docker y en Podman"
+TITLE = "Red: ¿cuánto rendimiento HTTP cuesta un contenedor?"  # the notebook's H1 is «NN · TITLE» (tests/course/test_hygiene.py)
 NOTEBOOK = "06_red_http"
 # The quick profile: the three arms the live claims need (native, Docker -p, Docker -p without seccomp),
 # MIN_N rounds of 1 s so they get a verdict, in about half a minute.

@@ -45,7 +45,7 @@ from .kinds import (  # noqa: F401
 from .measure import Config, provision, run  # noqa: F401
 from .memory import memory_given_back  # noqa: F401
 
-TITLE = "Experimento 8: contenedores de sistema frente a máquinas virtuales"
+TITLE = "Contenedores de sistema frente a máquinas virtuales"  # the notebook's H1 is «NN · TITLE» (tests/course/test_hygiene.py)
 NOTEBOOK = "08_sistema_vs_vm"
 # The quick profile keeps LXD in its cheapest form (the copy-on-write pool: a snapshot to create, provisioning
 # and disk only); the `dir` pool's full copy, its workloads and the nested engine are left to the default run
