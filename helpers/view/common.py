@@ -265,3 +265,11 @@ def direction_words(
     if n is not None and 0 < n < _verdict.MIN_N:
         return too_few(n)
     return "sin IC 95 %: no se dice hacia qué lado"
+
+
+def overhead_words(code: str, n: int) -> str:
+    """Which way an overhead points (its `direccion`: verdict.direction around 0 %, or INESTABLE), in
+    words, as 03's table, its sentences and the instructor's kit say it."""
+    if code == _verdict.INESTABLE:
+        return VERDICT[_verdict.INESTABLE]
+    return direction_words(code, "más lento", "más rápido", n=n, around=0)

@@ -34,6 +34,7 @@ from .common import (
     fmt_value,
     markdown,
     needs_result,
+    overhead_words,
     show,
     significant,
     table,
@@ -113,7 +114,7 @@ def _tabla_sobrecarga(resultado: Resultado) -> None:
             "entorno": frases.nombre_entorno(r["entorno"], r["lugar"]),
             "frente a": frases.BASE.get(r["base"], r["base"]),
             "sobrecarga [IC 95 %]": frases.pct(r["sobrecarga_pct"], r["ic_bajo_pct"], r["ic_alto_pct"]),
-            "lectura del IC": frases.lectura(r["direccion"], r["n"]),
+            "lectura del IC": overhead_words(r["direccion"], r["n"]),
             "cada brazo": frases.stability(r),
             "rondas": r["n"],
         }

@@ -12,7 +12,13 @@ from ..engines import CONTAINER_ENGINES
 from ..experiments import ejecucion as exp
 from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
-from .common import ENGINE_LABEL, VERDICT, direction_words, fmt_margin, fmt_pct, fmt_value_interval
+from .common import (
+    ENGINE_LABEL,
+    fmt_margin,
+    fmt_pct,
+    fmt_value_interval,
+    overhead_words,
+)
 
 ENTORNO = {
     "bare": "bare metal (binarios del host)",
@@ -58,14 +64,6 @@ def stability(r) -> str:
         w for w, flag in (("el entorno", r["inestable_entorno"]), ("la base", r["inestable_base"])) if flag
     ]
     return "inestable: " + " y ".join(shaky) if shaky else "—"
-
-
-def lectura(direccion: str, n: int) -> str:
-    """Which way an overhead points (its `direccion`: verdict.direction around 0 %, or INESTABLE), in
-    words."""
-    if direccion == vd.INESTABLE:
-        return VERDICT[vd.INESTABLE]
-    return direction_words(direccion, "más lento", "más rápido", n=n, around=0)
 
 
 # ---------------------------------------------------------------- sentences
@@ -181,7 +179,7 @@ def frase_capa_volumen(lv: pd.DataFrame) -> str:
         return ""
     items = [
         f"{CARGA[r['carga']]} en {ENGINE_LABEL[r['entorno']]}, "
-        f"{pct(r['sobrecarga_pct'], r['ic_bajo_pct'], r['ic_alto_pct'])} ({lectura(r['direccion'], r['n'])})"
+        f"{pct(r['sobrecarga_pct'], r['ic_bajo_pct'], r['ic_alto_pct'])} ({overhead_words(r['direccion'], r['n'])})"
         for _, r in lv.iterrows()
     ]
     return (

@@ -27,7 +27,7 @@ LAZY_THIRD_PARTY = {
 # Left to the branch that moves each experiment's kit facts into its package (issue 29): the facts of 05
 # call a view's private sentence builder. A new crossing or local import elsewhere still fails.
 PENDING = {
-    "helpers/course/facts/calls_http.py": {"helpers.view.llamadas._frase_vdso"},
+    "helpers/experiments/llamadas/kit.py": {"helpers.view.llamadas._frase_vdso"},
 }
 
 
@@ -157,5 +157,5 @@ def test_the_checks_see_what_they_look_for(tmp_path):
         "helpers/vm/build.py:6 helpers.vm.run._kvm_key",
     ]
     assert local_imports(path, tree) == ["helpers/vm/build.py:4 helpers.images"]
-    assert pending("helpers/course/facts/calls_http.py:1 helpers.view.llamadas._frase_vdso")
-    assert not pending("helpers/course/facts/calls_http.py:1 helpers.view.llamadas._otra")
+    assert pending("helpers/experiments/llamadas/kit.py:1 helpers.view.llamadas._frase_vdso")
+    assert not pending("helpers/experiments/llamadas/kit.py:1 helpers.view.llamadas._otra")

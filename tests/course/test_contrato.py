@@ -202,8 +202,27 @@ def test_toy_in_the_class_comparison_the_closing_table_and_the_pack(toy, tmp_pat
         "arrancar `true`",
         "arrancar `sh`",
     }
+    # the instructor's kit enumerates the registry: the toy's own facts, a notice where it has no run
+    assert "`sh -c true` / `true` = " in course.kit_facts(folder / "pc-a")["juguete.sh"]
+    assert (
+        "todavía no hay ninguna corrida de `95_juguete`" in course.kit_facts(tmp_path / "nada")["juguete.sh"]
+    )
     packed = clase.empaquetar(tmp_path / "zip", root=folder / "pc-a", alumno="ana")
     assert any("/juguete/" in n for n in zipfile.ZipFile(packed).namelist())
+
+
+def test_the_registry_loads_no_view():
+    """Imports point down: loading every registered experiment loads no view, no plot and no widget
+    (an experiment's kit.py, its sentences for the instructor's kit, is loaded by course.facts)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, helpers.experiments; "
+        "print(sorted(m for m in sys.modules if m.startswith(('helpers.view', 'matplotlib', 'ipywidgets'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
 
 
 def test_engine_display_names_live_in_one_place():

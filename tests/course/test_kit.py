@@ -15,6 +15,7 @@ import pytest
 from helpers import PROJECT_ROOT, course, results
 from helpers.course import facts as kit
 from helpers.experiments import anatomia
+from helpers.experiments import kit as words
 
 DOCS = PROJECT_ROOT / "docs"
 ROLES = {"alpine": "curso/busybox-estatico:1", "ubuntu": "curso/debian-minbase:bookworm"}
@@ -152,11 +153,11 @@ def test_the_worked_answers_follow_the_data_both_ways(tmp_path):
     pool = anatomia.values(
         results.read_raw(heavy / "anatomia" / "20260101T000000Z-anat" / "raw.csv"), "docker", "pool"
     )
-    assert f"`start -a` {kit.ms(pool)}".replace("`", "") in a
+    assert f"`start -a` {words.ms(pool)}".replace("`", "") in a
     share = anatomia.waterfall(
         results.read_raw(light / "anatomia" / "20260101T000000Z-anat" / "raw.csv"), "docker"
     ).set_index("parte")
-    assert kit.share(*share.loc["red", ["fraccion", "fraccion_ic_bajo", "fraccion_ic_alto"]]) in b
+    assert words.share(*share.loc["red", ["fraccion", "fraccion_ic_bajo", "fraccion_ic_alto"]]) in b
 
     # 01 and the guide: who starts first, and Podman's network program, from the run.
     guide_a, guide_b = _render(tmp_path, heavy)["guia"], _render(tmp_path, light)["guia"]
@@ -191,7 +192,7 @@ def test_the_kit_of_the_quick_course_states_its_own_run():
         if parts.empty:
             continue
         top = parts.loc[parts["fraccion"].idxmax()]
-        start = page.index(f"en {kit.ENGINE[engine]} la parte mayor es «{top['etiqueta']}»")
+        start = page.index(f"en {words.ENGINE[engine]} la parte mayor es «{top['etiqueta']}»")
         clause = page[start:].split(";")[0] if top["parte"] == "red" else page[start:].split("; en ")[0]
         if top["parte"] == "red":
             assert "la red es lo que más pesa" in clause, clause
@@ -307,10 +308,10 @@ def _nested(path_grows: bool, worked: bool):
 
 
 def test_the_nesting_facts_follow_the_data_both_ways():
-    from helpers.course.facts import nesting
+    from helpers.experiments.anidamiento import kit as anidamiento
 
-    a = nesting.from_anidamiento(_nested(path_grows=True, worked=True))
-    b = nesting.from_anidamiento(_nested(path_grows=False, worked=False))
+    a = anidamiento.facts(_nested(path_grows=True, worked=True))
+    b = anidamiento.facts(_nested(path_grows=False, worked=False))
     assert "crece más el camino de `exec`" in a["anidamiento.niveles"]
     assert "crece más el `run` de dentro" in b["anidamiento.niveles"]
     assert (

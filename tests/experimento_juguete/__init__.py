@@ -3,9 +3,10 @@
 It times two real commands on bare metal (`true`, and `sh -c true`) through the shared pieces only
 (runner.experiment_run, runner.measure_rounds, measure.time_command, verdict.ratio). tests/course/test_contrato.py
 registers it with experiments.register and checks that the panel, the course runner, the class
-comparison, the closing table, make pack and the views' «no run yet» notice handle it without editing
-any other file. Its files show the layout of every experiment: __init__ (the contract's names),
-measure.py (the arms and how they run), analysis.py (summaries, closing rows), claims.py (the claims).
+comparison, the closing table, the instructor's kit, make pack and the views' «no run yet» notice
+handle it without editing any other file. Its files show the layout of every experiment: __init__ (the contract's names),
+measure.py (the arms and how they run), analysis.py (summaries, closing rows), claims.py (the claims),
+kit.py (its facts for the instructor's kit, loaded by the kit, never imported here); CLASS_LABELS names its metric in the class comparison.
 """
 
 from __future__ import annotations

@@ -9,124 +9,69 @@ the run lacks the arms a fact needs (a quick profile, a student without root), t
 
 from __future__ import annotations
 
+import importlib
 import re
 import sys
-from collections.abc import Callable
 from datetime import datetime
+from types import ModuleType
 
 from ... import experiments, results
 from ...experiments import verdict as vd
+from ...experiments.kit import Facts, em, missing_arms, no_run
+from ...experiments.runner import Resultado
 from ...view.numbers import fmt_margin
-from .calls_http import from_llamadas, from_red, static_facts
-from .capacity import from_escala, from_sistema_vm
-from .launch import from_anatomia, from_arranque
-from .nesting import from_anidamiento
-from .running import bottom_line, exec_in_run, from_ejecucion, short_and_long
-from .words import ENGINE, Facts, about, em, missing_arms, ms, no_run, run_tag, share  # noqa: F401
+from .closing import bottom_line, exec_in_run, short_and_long
 
-# This package reads other experiments' runs through experiments.read_run, like any experiment does.
-READS = ("arranque", "escala", "ejecucion", "anatomia", "llamadas", "red", "anidamiento", "sistema_vm")
+# 09's facts read these experiments' runs through experiments.read_run, like any experiment does; each
+# experiment's own facts come from its package's kit.py (FACTS, facts), enumerated from the registry.
+READS = ("arranque", "ejecucion")
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z0-9_.]+)\s*\}\}")
-
-# ---------------------------------------------------------------- all of them
-BUILDERS: dict[str, Callable] = {
-    "arranque": from_arranque,
-    "escala": from_escala,
-    "ejecucion": from_ejecucion,
-    "anatomia": from_anatomia,
-    "llamadas": from_llamadas,
-    "red": from_red,
-    "anidamiento": from_anidamiento,
-    "sistema_vm": from_sistema_vm,
-}
-# Every key each experiment gives (so a missing run fills all of them with its notice).
-KEYS: dict[str, tuple[str, ...]] = {
-    "arranque": (
-        "arranque.bare",
-        "arranque.docker",
-        "arranque.podman",
-        "arranque.podman_docker",
-        "arranque.red_podman",
-    ),
-    "escala": (
-        "escala.memoria_docker",
-        "escala.memoria_podman",
-        "escala.caben",
-        "escala.pss_ayudantes",
-        "escala.cruce",
-    ),
-    "ejecucion": (
-        "ejecucion.exec_docker",
-        "ejecucion.exec_podman",
-        "ejecucion.exec_por_segundo",
-        "ejecucion.cpu",
-        "ejecucion.copia",
-        "ejecucion.archivos",
-        "ejecucion.escritura",
-    ),
-    "anatomia": (
-        "anatomia.cascada",
-        "anatomia.espacios",
-        "anatomia.runc_red",
-        "anatomia.pool",
-        "anatomia.sin_red_docker",
-        "anatomia.sin_red_podman",
-        "anatomia.red",
-    ),
-    "llamadas": (
-        "llamadas.contenedor",
-        "llamadas.seccomp",
-        "llamadas.vdso",
-        "llamadas.cuanto_importa",
-        "llamadas.anidamiento",
-        "llamadas.relojes",
-    ),
-    "red": ("red.docker_puerto", "red.caminos", "red.seguridad", "red.proxy"),
-    "anidamiento": (
-        "anidamiento.ci",
-        "anidamiento.sin_privilegios",
-        "anidamiento.mapa_uid",
-        "anidamiento.niveles",
-    ),
-    "sistema_vm": (
-        "sistema_vm.disco",
-        "sistema_vm.memoria",
-        "sistema_vm.disponible",
-        "sistema_vm.arranque",
-        "sistema_vm.gzip",
-        "sistema_vm.lxd",
-    ),
-}
 
 
 def kit_facts(root=None) -> Facts:
     """{placeholder key: Spanish text} from the latest run of each experiment under `root` (by default
-    the course's results folder)."""
+    the course's results folder): each registered experiment's own facts (its kit.py: FACTS, through
+    `facts`), then the course's (09's sums, what needs root, how long each notebook took)."""
     me = sys.modules[__name__]
     out: Facts = {}
-    for name, build in BUILDERS.items():
-        notebook = experiments.get(name).NOTEBOOK
-        res = experiments.read_run(me, name, root)
-        got: Facts = {}
-        if res is not None and not res.df.empty:
-            try:
-                got = build(res)
-            except Exception as exc:  # noqa: BLE001 - one experiment's data must not stop the kit
-                reason = em(f"no se pudo leer la última corrida de `{notebook}`: {type(exc).__name__}: {exc}")
-                got = dict.fromkeys(KEYS[name], reason)
-        for key in KEYS[name]:
+    for module in experiments.all_experiments():
+        kit = experiment_kit(module)
+        if kit is None:
+            continue
+        res = Resultado.latest(module.EXPERIMENT, root)
+        measured = res is not None and not res.df.empty
+        try:
+            got = kit.facts(res if measured else None)
+        except Exception as exc:  # noqa: BLE001 - one experiment's data must not stop the kit
+            reason = em(
+                f"no se pudo leer la última corrida de `{module.NOTEBOOK}`: {type(exc).__name__}: {exc}"
+            )
+            got = dict.fromkeys(kit.FACTS, reason)
+        out.update(got)
+        for key in kit.FACTS:
             out[key] = got.get(key) or (
-                no_run(notebook) if res is None or res.df.empty else missing_arms(notebook, "esto")
+                no_run(module.NOTEBOOK) if not measured else missing_arms(module.NOTEBOOK, "esto")
             )
     out.update(_without_root())
     out.update(_timings(root))
     out["regla.ejemplo"] = _rule_example()
-    out.update(static_facts())
     runs = (experiments.read_run(me, "arranque", root), experiments.read_run(me, "ejecucion", root))
     out["cierre.cuenta"] = bottom_line(*runs)
     out["cierre.exec_en_run"] = exec_in_run(*runs)
     out["cierre.corto_y_largo"] = short_and_long(*runs)
     return out
+
+
+def experiment_kit(module: ModuleType) -> ModuleType | None:
+    """An experiment's facts for the kit: its package's `kit` module (`FACTS`, the keys it fills, and
+    `facts(res)`, their sentences; `res` None without a run), or None if it gives none. The package never
+    imports it: the sentences are for a page, so the kit is loaded here, above the views it uses."""
+    try:
+        return importlib.import_module(f"{module.__name__}.kit")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{module.__name__}.kit":
+            raise
+        return None
 
 
 def _without_root() -> Facts:

@@ -236,8 +236,8 @@ def test_an_overhead_reads_its_direction_from_the_one_rule():
     assert exp.reading(6.0, 9.0, verdict.MIN_N - 1) == verdict.SIN_DATOS
     assert exp.reading(float("nan"), 1.0, 10) == verdict.SIN_DATOS
     assert exp.reading(6.0, 9.0, 10, shaky=True) == verdict.INESTABLE
-    assert frases.lectura(verdict.ABOVE, 10) == "más lento"
-    assert frases.lectura(verdict.SIN_DATOS, 3) == common.too_few(3)
+    assert common.overhead_words(verdict.ABOVE, 10) == "más lento"
+    assert common.overhead_words(verdict.SIN_DATOS, 3) == common.too_few(3)
 
 
 def test_a_shaky_baseline_no_longer_hides_a_steady_overhead():
@@ -574,7 +574,7 @@ def test_the_run_says_whether_the_layer_or_the_container_costs(layer, reading, t
         + rows("docker", "img", "archivos:volumen", "trabajo", spread(0.5))
     )
     lv = exp.layer_vs_volume(df).iloc[0]
-    assert lv["carga"] == "archivos" and frases.lectura(lv["direccion"], lv["n"]).startswith(reading)
+    assert lv["carga"] == "archivos" and common.overhead_words(lv["direccion"], lv["n"]).startswith(reading)
     assert lv["sobrecarga_pct"] == pytest.approx((layer - 1) * 100, abs=3)
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))

@@ -19,6 +19,7 @@ import pytest
 from helpers import cgroups, engines, system
 from helpers.errors import ParametroInvalido
 from helpers.experiments import escala
+from helpers.experiments.escala import kit as escala_kit
 from helpers.experiments.escala import measure as escala_measure
 from helpers.experiments.escala import probing as escala_probing
 from tests.support import assert_round_rows_change_nothing
@@ -500,14 +501,13 @@ def test_the_free_sentence_gives_the_noise_over_the_signal_and_the_chapter_arith
 def test_the_kit_facts_of_02_follow_the_run_both_ways(shim_kb, conmon_kb, words, tmp_path):
     """Exercise 6 (which helper weighs more with PSS) and exercise 7 (the chapter's arithmetic with its
     verdict, apart from the whole bill's crossing) come from the run, never from the page."""
-    from helpers.course.facts.capacity import from_escala
     from helpers.experiments.runner import Resultado
 
     df = _noisy_class(shim_kb=shim_kb * 3, conmon_kb=conmon_kb * 3)
     extra = df[df.metric.isin(["rss_shims_total", "rss_conmon_total"])].copy()
     extra["metric"] = extra["metric"].str.replace("rss_", "pss_")
     extra["value"] /= 3
-    facts = from_escala(Resultado("escala", pd.concat([df, extra]), tmp_path, CHAPTER_META))
+    facts = escala_kit.facts(Resultado("escala", pd.concat([df, extra]), tmp_path, CHAPTER_META))
     assert words in facts["escala.pss_ayudantes"]
     chapter = {c.key: c for c in escala.claims(df, CHAPTER_META)}["cruce_102"]
     assert f"veredicto «{chapter.status.replace('_', ' ')}" in facts["escala.cruce"]

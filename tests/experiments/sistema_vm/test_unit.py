@@ -15,6 +15,7 @@ from helpers.experiments import verdict
 from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.runner import Resultado
 from helpers.experiments.sistema_vm import kinds as sistema_vm_kinds
+from helpers.experiments.sistema_vm import kit as sistema_kit
 from helpers.results import COLUMNS
 from tests.support import assert_round_rows_change_nothing
 
@@ -391,10 +392,9 @@ def test_every_claim_of_the_post_is_listed_in_sources_with_its_status():
 def test_the_instructors_facts_come_from_the_run_and_say_emulated(tmp_path):
     """docs/soluciones/08 states this run's figures ({{sistema_vm.*}}): the share of the freed block the
     host kept follows the data, and every figure of an emulated VM says so."""
-    from helpers.course.facts import capacity
 
     def facts(df):
-        return capacity.from_sistema_vm(Resultado(exp.EXPERIMENT, df, tmp_path, {"run_id": "r1"}))
+        return sistema_kit.facts(Resultado(exp.EXPERIMENT, df, tmp_path, {"run_id": "r1"}))
 
     kept, given = facts(_run_df()), facts(_run_df(vm_kept=(2.0, 3.0, 1.0, 2.5, 1.5, 2.0)))
     assert "VM emulada (TCG), el 100.2 %" in kept["sistema_vm.memoria"]

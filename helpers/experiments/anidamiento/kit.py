@@ -1,7 +1,12 @@
-"""Facts of notebook 07 (anidamiento) for its worked answers: how the ladder without --privileged ended,
-the inner container's UID map, what grows with each level (the inner `run` or the `exec` path from the
-host), and an inner engine's memory (CAPACITY). Notebook 05's per-level cost of nested PID namespaces,
-which exercise 4 cites, is 05's own fact `llamadas.anidamiento`."""
+"""07's facts for the instructor's kit: how the ladder without --privileged ended, the inner
+container's UID map, what grows with each level (the inner `run` or the `exec` path from the host), and
+an inner engine's memory (CAPACITY). Notebook 05's per-level cost of nested PID namespaces, which
+exercise 4 cites, is 05's own fact `llamadas.anidamiento`.
+
+Each fact is a Spanish sentence computed from the latest run (`facts(res)`), through the experiment's
+own analysis and verdicts, in view.common's number format; `FACTS` names the keys it fills. The package
+never imports this module: course.facts loads it (experiment_kit), and writes the notice where a key
+has no sentence."""
 
 from __future__ import annotations
 
@@ -12,13 +17,25 @@ from ...experiments import anidamiento as n
 from ...experiments.anidamiento.analysis import arm_values
 from ...view import common
 from ...view.anidamiento import BRAZO
-from .words import ENGINE, Facts, missing_arms, run_tag
+from ..kit import ENGINE, Facts, missing_arms, run_tag
+
+FACTS = (
+    "anidamiento.ci",
+    "anidamiento.sin_privilegios",
+    "anidamiento.mapa_uid",
+    "anidamiento.niveles",
+)  # the keys of docs/*.md this experiment fills from its latest run
+
 
 CI_JOBS = 50  # the exercise's number of CI jobs at once
+
+
 LEVEL_OF = {"nivel1": 1, "nivel2": 2, "nivel3": 3}
 
 
-def from_anidamiento(res) -> Facts:
+def facts(res) -> Facts:
+    if res is None:  # no run: only what needs none
+        return {}
     return {**_ladder(res), **_levels(res), **_memory(res)}
 
 

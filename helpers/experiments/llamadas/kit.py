@@ -1,20 +1,33 @@
-"""RUNNING facts of 05 (llamadas: getpid per layer, the vDSO, what a call rate costs, nested PID
-namespaces) and 06 (red: each network path against native, the security claim, docker-proxy's ceiling,
-the document's preset), each a sentence computed from the latest run through the experiments' own
-analysis and verdicts, in view.common's number format."""
+"""05's facts for the instructor's kit: getpid per layer, the vDSO, what a call rate costs, nested PID
+namespaces.
+
+Each fact is a Spanish sentence computed from the latest run (`facts(res)`), through the experiment's
+own analysis and verdicts, in view.common's number format; `FACTS` names the keys it fills. The package
+never imports this module: course.facts loads it (experiment_kit), and writes the notice where a key
+has no sentence."""
 
 from __future__ import annotations
 
-from ... import reference, stats
-from ...experiments import llamadas, red, verdict
+from ... import stats
+from ...experiments import llamadas, verdict
 from ...experiments import verdict as vd
-from ...experiments.red import servers
-from ...experiments.red.claims import SECURITY_CAUSE
 from ...view import common
 from ...view import llamadas as view
-from .words import ENGINE, Facts, missing_arms, run_tag
+from ..kit import ENGINE, Facts, missing_arms, run_tag
+
+FACTS = (
+    "llamadas.contenedor",
+    "llamadas.seccomp",
+    "llamadas.vdso",
+    "llamadas.cuanto_importa",
+    "llamadas.anidamiento",
+    "llamadas.relojes",
+)  # the keys of docs/*.md this experiment fills from its latest run
+
 
 RATE = 1_000_000  # 05, exercise 4: 50 000 requests per second × 20 calls each
+
+
 UNSTABLE = " (brazo inestable en esta corrida: es solo una lectura, repite antes de concluir)"
 
 
@@ -23,7 +36,6 @@ def _engines(df) -> list[str]:
     return [e for e in ENGINE if e in present]
 
 
-# ---------------------------------------------------------------- 05: llamadas
 def _cpu_share(seconds_per_second: float) -> str:
     """CPU per second as the notebook's «¿Cuándo importa?» writes it: «% de un núcleo» or «núcleos»."""
     if seconds_per_second < 1:
@@ -32,7 +44,9 @@ def _cpu_share(seconds_per_second: float) -> str:
     return f"{common.fmt(seconds_per_second, common.significant(seconds_per_second))} núcleos"
 
 
-def from_llamadas(res) -> Facts:
+def facts(res) -> Facts:
+    if res is None:  # no run: only what needs none
+        return {}
     nb, df, meta = llamadas.NOTEBOOK, res.df, res.meta
     out: Facts = {}
     params = meta.get("parameters") or {}
@@ -155,83 +169,3 @@ def from_llamadas(res) -> Facts:
     else:
         out["llamadas.relojes"] = missing_arms(nb, "getpid en el host con los dos relojes")
     return out
-
-
-# ---------------------------------------------------------------- 06: red
-def from_red(res) -> Facts:
-    nb, df, meta = red.NOTEBOOK, res.df, res.meta
-    out: Facts = {}
-    server = red.main_server(df)
-    label = servers.SERVERS[server].label if server else "?"
-    ratios = red.path_ratios(df, server) if server else {}
-    ref = red.reference_ratios(reference.load(red.EXPERIMENT))
-    ref_docker = ref[(ref["servidor"] == "nethttp") & (ref["engine"] == "docker")]["frente_nativo"]
-    doc = (
-        f"; el documento, con net/http: {common.fmt_ratio(float(ref_docker.iloc[0]))}"
-        if len(ref_docker)
-        else ""
-    )
-
-    if "puerto_frente_nativo" in ratios:
-        value, low, high, n = ratios["puerto_frente_nativo"]
-        out["red.docker_puerto"] = (
-            f"Docker -p / nativo con {label}: {common.fmt_ratio(value, low, high)} en {n} rondas{doc}"
-        )
-    else:
-        out["red.docker_puerto"] = missing_arms(
-            nb, "los brazos `nativo` y `docker-puerto` con el mismo servidor"
-        )
-
-    # Exercise 5: the network paths against each other, and the security claim's verdict.
-    words = {
-        "host_frente_nativo": "Docker con `--network host` frente a nativo",
-        "puerto_frente_nativo": "Docker -p frente a nativo",
-        "nat_frente_proxy": "Podman -p (NAT) frente a Docker -p (proxy)",
-    }
-    paths = [f"{words[k]}, {common.fmt_ratio(*ratios[k][:3])}" for k in words if k in ratios]
-    out["red.caminos"] = (
-        f"En la {run_tag(res)}, con {label}: " + "; ".join(paths) + "."
-        if paths
-        else missing_arms(nb, "dos caminos de red con el mismo servidor")
-    )
-    security = next((c for c in red.claims(df, meta) if c.key == SECURITY_CAUSE.key), None)
-    if security is None or stats.any_nan(security.value):
-        out["red.seguridad"] = missing_arms(nb, "el brazo `docker-seguridad` junto a `docker-puerto`")
-    else:
-        out["red.seguridad"] = (
-            f"Docker -p sin seccomp / Docker -p = "
-            f"{common.fmt_value_interval(security.value, security.low, security.high, 'x')} "
-            f"({security.n} rondas): el veredicto sobre «procesamiento de seguridad» es "
-            f"«{common.verdict_words(security)}»"
-        )
-
-    # Exercise 4: docker-proxy's CPU per request, the ceiling it gives one core, and what was measured.
-    s = red.summarize(df, meta)
-    proxy = (
-        s[(s["engine"] == "docker") & (s["variant"] == "puerto") & (s["servidor"] == server)] if len(s) else s
-    )
-    if len(proxy) and not stats.any_nan(proxy["us_cpu_proxy"].iloc[0]) and proxy["us_cpu_proxy"].iloc[0] > 0:
-        us, measured = float(proxy["us_cpu_proxy"].iloc[0]), float(proxy["req_s"].iloc[0])
-        ceiling = 1e6 / us
-        out["red.proxy"] = (
-            f"En la {run_tag(res)}, con {label}, docker-proxy gastó {common.fmt(us, 1, 'µs')} de CPU por "
-            f"petición: con un núcleo entero para él movería como mucho unas {common.num(ceiling)} peticiones "
-            f"por segundo, y `docker-puerto` atendió {common.num(measured)} (el {common.num(100 * measured / ceiling)} % "
-            "de ese techo)."
-        )
-    else:
-        out["red.proxy"] = missing_arms(nb, "la CPU de docker-proxy en el brazo `docker-puerto`")
-
-    return out
-
-
-def static_facts() -> Facts:
-    """Facts that no run changes: how long the document's one-click configurations take (06 exercise 1),
-    from the same estimate the panel shows before launching."""
-    preset = red.Config(**red.DOCUMENT_PRESET)
-    return {
-        "red.preset": (
-            f"{len(preset.servidores) * len(preset.brazos)} combinaciones × {preset.repeticiones} rondas × "
-            f"{preset.duracion_s} s: unos {common.num(red.estimated_seconds(preset) / 60)} minutos"
-        )
-    }

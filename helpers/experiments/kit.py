@@ -1,11 +1,11 @@
-"""How the kit's facts are written: the notices when a run or an arm is missing, and the few number
-formats the sentences share (all through view.common)."""
+"""How the instructor kit's facts are written, for every experiment's `kit.py`: the notices when a run or
+an arm is missing, and the few number formats the sentences share (all through view.common)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...view import common
+from ..view import common
 
 ENGINE = {"docker": "Docker", "podman": "Podman"}
 

@@ -1,17 +1,33 @@
-"""RUNNING facts: 03 (ejecucion: `exec true`, requests per second through exec, CPU overhead)."""
+"""03's facts for the instructor's kit: `exec true`, requests per second through exec, the CPU
+overhead, small files and writes, the copy-up.
+
+Each fact is a Spanish sentence computed from the latest run (`facts(res)`), through the experiment's
+own analysis and verdicts, in view.common's number format; `FACTS` names the keys it fills. The package
+never imports this module: course.facts loads it (experiment_kit), and writes the notice where a key
+has no sentence."""
 
 from __future__ import annotations
 
 from ... import stats
-from ...experiments import arranque, ejecucion
 from ...experiments import ejecucion as x
 from ...experiments import verdict as vd
-from ...view import common, ejecucion_frases
-from .words import ENGINE, Facts, about, em, missing_arms, run_tag
+from ...view import common
+from ..kit import ENGINE, Facts, about, missing_arms, run_tag
+
+FACTS = (
+    "ejecucion.exec_docker",
+    "ejecucion.exec_podman",
+    "ejecucion.exec_por_segundo",
+    "ejecucion.cpu",
+    "ejecucion.copia",
+    "ejecucion.archivos",
+    "ejecucion.escritura",
+)  # the keys of docs/*.md this experiment fills from its latest run
 
 
-# ---------------------------------------------------------------- 03: ejecucion
-def from_ejecucion(res) -> Facts:
+def facts(res) -> Facts:
+    if res is None:  # no run: only what needs none
+        return {}
     out: Facts = {}
     costs = x.exec_costs(res.df)
     for engine in ENGINE:
@@ -42,13 +58,13 @@ def from_ejecucion(res) -> Facts:
         if per_s
         else missing_arms(x.NOTEBOOK, "`exec true` en un contenedor")
     )
-    cpu = _fair(x.overheads(res.df), "hash", list(ENGINE))
+    cpu = fair_overheads(x.overheads(res.df), "hash", list(ENGINE))
     if cpu.empty:
         out["ejecucion.cpu"] = missing_arms(x.NOTEBOOK, "la carga hash dentro de un contenedor")
     else:
         out["ejecucion.cpu"] = "; ".join(
             f"{ENGINE[r.entorno]} {common.fmt_value_interval(r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct, '%')}"
-            f" frente a {x.BASE_NAMES[r.base]} ({ejecucion_frases.lectura(r.direccion, r.n)})"
+            f" frente a {x.BASE_NAMES[r.base]} ({common.overhead_words(r.direccion, r.n)})"
             for r in cpu.itertuples()
         )
     out["ejecucion.copia"] = _copy_up(x, res)
@@ -81,7 +97,7 @@ def _times_less(costs, inside_row) -> str:
 def _places(x, res, carga: str) -> str:
     """A workload's overhead in the layer and in the volume, per engine, against its fairest baseline,
     and whether the two intervals overlap (a description of the intervals, not a verdict)."""
-    over = _fair(x.overheads(res.df), carga, list(ENGINE))
+    over = fair_overheads(x.overheads(res.df), carga, list(ENGINE))
     if over.empty:
         return missing_arms(x.NOTEBOOK, f"«{x.WORKLOAD_NAMES[carga]}» dentro de un contenedor")
     parts = []
@@ -108,7 +124,7 @@ def _places(x, res, carga: str) -> str:
     return f"En la {run_tag(res)}, frente a {base}: " + "; ".join(parts) + "."
 
 
-def _fair(over, carga: str, engines: list):
+def fair_overheads(over, carga: str, engines: list):
     """The overheads of one workload in containers against its fairest baseline, as 03's table shows
     them (the same image under chroot when measured)."""
     if over.empty:
@@ -143,102 +159,3 @@ def _copy_up(x, res) -> str:
         else f"En la {run_tag(res)}, "
     )
     return head + "; ".join(parts) + " que en el disco del host."
-
-
-# ---------------------------------------------------------------- 09: the bottom line
-JOBS, WORK_S = 100, 600  # the exercise: 100 containers, 10 minutes of work
-
-
-def bottom_line(launch_run, running_run) -> str:
-    """100 launches (01, Docker, default network, ubuntu) against 10 minutes × the `hash` overhead (03,
-    Docker, the work alone against its fairest baseline, as 09's table shows it): which weighs more."""
-    if launch_run is None or running_run is None:
-        missing = "01_arranque" if launch_run is None else "03_ejecucion"
-        return em(f"falta una corrida de `{missing}` para hacer la cuenta en esta máquina")
-    table = arranque.summarize(launch_run.df, launch_run.meta)
-    rows = table[(table["engine"] == "docker") & (table["variant"] == arranque.CONTAINER_VARIANT)]
-    if (rows["role"] == "ubuntu").any():  # the image the closing table and the chapter name
-        rows = rows[rows["role"] == "ubuntu"]
-    cpu = _fair(ejecucion.overheads(running_run.df), "hash", ["docker"])
-    if rows.empty or cpu.empty:
-        return missing_arms("01_arranque y 03_ejecucion", "el arranque y la carga hash de Docker")
-    launch_s = JOBS * float(rows["mediana_ms"].iloc[0]) / 1000
-    r = cpu.iloc[0]
-    running_s, low_s, high_s = (
-        WORK_S * float(v) / 100 for v in (r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct)
-    )
-    heavier = "LAUNCH" if launch_s > running_s else "RUNNING"
-    text = (
-        f"Con las corridas de esta máquina (Docker, imagen «{rows['role'].iloc[0]}»): {JOBS} arranques suman "
-        f"{common.fmt_value(launch_s, 's', 1)}; {WORK_S // 60} minutos con una sobrecarga de "
-        f"{common.fmt_value_interval(r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct, '%')} (frente a "
-        f"{ejecucion.BASE_NAMES[r.base]}) suman {common.fmt_value_interval(running_s, low_s, high_s, 's')}. "
-        f"Con las medianas pesa más {heavier}"
-    )
-    for end_s, end in ((high_s, "alto"), (low_s, "bajo")):
-        if end_s == end_s and (launch_s > running_s) != (launch_s > end_s):  # an end of the IC flips it
-            text += f"; con el extremo {end} del IC de la sobrecarga la balanza cambia"
-    return text + "."
-
-
-def _docker_launches(launch_run):
-    """01's `run --rm` with the default network, per engine (ubuntu if measured): {engine: row}."""
-    table = arranque.summarize(launch_run.df, launch_run.meta)
-    out = {}
-    for engine in ENGINE:
-        rows = table[(table["engine"] == engine) & (table["variant"] == arranque.CONTAINER_VARIANT)]
-        if (rows["role"] == "ubuntu").any():
-            rows = rows[rows["role"] == "ubuntu"]
-        if len(rows):
-            out[engine] = rows.iloc[0]
-    return out
-
-
-def exec_in_run(launch_run, running_run) -> str:
-    """09, exercise 2: how many `exec … true` (03) fit in one `run --rm` (01), per engine (medians)."""
-    if launch_run is None or running_run is None:
-        missing = "01_arranque" if launch_run is None else "03_ejecucion"
-        return em(f"falta una corrida de `{missing}` para hacer la cuenta en esta máquina")
-    launches, costs = _docker_launches(launch_run), x.exec_costs(running_run.df)
-    parts = []
-    for engine, run in launches.items():
-        rows = costs[(costs["medida"] == x.EXEC_TRUE) & (costs["entorno"] == engine)] if len(costs) else costs
-        if len(rows) and rows["mediana_ms"].iloc[0] > 0:
-            e = rows.iloc[0]
-            parts.append(
-                f"en {ENGINE[engine]}, un `run --rm` de "
-                f"{common.fmt_value_interval(run['mediana_ms'], run['ic_bajo_ms'], run['ic_alto_ms'], 'ms')} y un "
-                f"`exec … true` de {common.fmt_value_interval(e.mediana_ms, e.ic_bajo_ms, e.ic_alto_ms, 'ms')}: "
-                f"caben unos {_two(run['mediana_ms'] / e.mediana_ms)}"
-            )
-    if not parts:
-        return missing_arms("01_arranque y 03_ejecucion", "el arranque y el `exec true` de un mismo motor")
-    return "Con las medianas de esta máquina: " + "; ".join(parts) + "."
-
-
-def short_and_long(launch_run, running_run) -> str:
-    """09, exercise 1: Docker's launch against a 50 ms program and against 10 minutes × the `hash`
-    overhead (the work alone against its fairest baseline)."""
-    if launch_run is None or running_run is None:
-        missing = "01_arranque" if launch_run is None else "03_ejecucion"
-        return em(f"falta una corrida de `{missing}` para hacer la cuenta en esta máquina")
-    launch = _docker_launches(launch_run).get("docker")
-    cpu = _fair(x.overheads(running_run.df), "hash", ["docker"])
-    if launch is None or cpu.empty:
-        return missing_arms("01_arranque y 03_ejecucion", "el arranque y la carga hash de Docker")
-    r = cpu.iloc[0]
-    ms = float(launch["mediana_ms"])
-    seconds = [WORK_S * float(v) / 100 for v in (r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct)]
-    return (
-        f"Con las cifras de esta máquina (Docker): el arranque, "
-        f"{common.fmt_value_interval(ms, launch['ic_bajo_ms'], launch['ic_alto_ms'], 'ms')}, es unas "
-        f"{_two(ms / 50)} veces un programa de 50 ms; en 10 minutos, la sobrecarga de hash, "
-        f"{common.fmt_value_interval(r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct, '%')} frente a "
-        f"{x.BASE_NAMES[r.base]}, son {common.fmt_value_interval(*seconds, 's')}, y el arranque, "
-        f"{common.fmt_value(ms / 1000, 's')}."
-    )
-
-
-def _two(value: float) -> str:
-    """A quotient to two significant digits: «4.0», «1.5», «57»."""
-    return common.fmt_value(value, "", common.significant(value, 2))

@@ -1,0 +1,109 @@
+"""09's facts for the instructor's kit: the sums that set 01's launch beside 03's running cost (the
+bottom line, how many `exec` fit in one `run`, a short program against a long one). They read two
+experiments' runs, so they live with the course, not in one experiment's package."""
+
+from __future__ import annotations
+
+from ...experiments import arranque, ejecucion
+from ...experiments import ejecucion as x
+from ...experiments.ejecucion.kit import fair_overheads
+from ...experiments.kit import ENGINE, em, missing_arms
+from ...view import common
+
+# ---------------------------------------------------------------- 09: the bottom line
+JOBS, WORK_S = 100, 600  # the exercise: 100 containers, 10 minutes of work
+
+
+def bottom_line(launch_run, running_run) -> str:
+    """100 launches (01, Docker, default network, ubuntu) against 10 minutes × the `hash` overhead (03,
+    Docker, the work alone against its fairest baseline, as 09's table shows it): which weighs more."""
+    if launch_run is None or running_run is None:
+        missing = "01_arranque" if launch_run is None else "03_ejecucion"
+        return em(f"falta una corrida de `{missing}` para hacer la cuenta en esta máquina")
+    table = arranque.summarize(launch_run.df, launch_run.meta)
+    rows = table[(table["engine"] == "docker") & (table["variant"] == arranque.CONTAINER_VARIANT)]
+    if (rows["role"] == "ubuntu").any():  # the image the closing table and the chapter name
+        rows = rows[rows["role"] == "ubuntu"]
+    cpu = fair_overheads(ejecucion.overheads(running_run.df), "hash", ["docker"])
+    if rows.empty or cpu.empty:
+        return missing_arms("01_arranque y 03_ejecucion", "el arranque y la carga hash de Docker")
+    launch_s = JOBS * float(rows["mediana_ms"].iloc[0]) / 1000
+    r = cpu.iloc[0]
+    running_s, low_s, high_s = (
+        WORK_S * float(v) / 100 for v in (r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct)
+    )
+    heavier = "LAUNCH" if launch_s > running_s else "RUNNING"
+    text = (
+        f"Con las corridas de esta máquina (Docker, imagen «{rows['role'].iloc[0]}»): {JOBS} arranques suman "
+        f"{common.fmt_value(launch_s, 's', 1)}; {WORK_S // 60} minutos con una sobrecarga de "
+        f"{common.fmt_value_interval(r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct, '%')} (frente a "
+        f"{ejecucion.BASE_NAMES[r.base]}) suman {common.fmt_value_interval(running_s, low_s, high_s, 's')}. "
+        f"Con las medianas pesa más {heavier}"
+    )
+    for end_s, end in ((high_s, "alto"), (low_s, "bajo")):
+        if end_s == end_s and (launch_s > running_s) != (launch_s > end_s):  # an end of the IC flips it
+            text += f"; con el extremo {end} del IC de la sobrecarga la balanza cambia"
+    return text + "."
+
+
+def _docker_launches(launch_run):
+    """01's `run --rm` with the default network, per engine (ubuntu if measured): {engine: row}."""
+    table = arranque.summarize(launch_run.df, launch_run.meta)
+    out = {}
+    for engine in ENGINE:
+        rows = table[(table["engine"] == engine) & (table["variant"] == arranque.CONTAINER_VARIANT)]
+        if (rows["role"] == "ubuntu").any():
+            rows = rows[rows["role"] == "ubuntu"]
+        if len(rows):
+            out[engine] = rows.iloc[0]
+    return out
+
+
+def exec_in_run(launch_run, running_run) -> str:
+    """09, exercise 2: how many `exec … true` (03) fit in one `run --rm` (01), per engine (medians)."""
+    if launch_run is None or running_run is None:
+        missing = "01_arranque" if launch_run is None else "03_ejecucion"
+        return em(f"falta una corrida de `{missing}` para hacer la cuenta en esta máquina")
+    launches, costs = _docker_launches(launch_run), x.exec_costs(running_run.df)
+    parts = []
+    for engine, run in launches.items():
+        rows = costs[(costs["medida"] == x.EXEC_TRUE) & (costs["entorno"] == engine)] if len(costs) else costs
+        if len(rows) and rows["mediana_ms"].iloc[0] > 0:
+            e = rows.iloc[0]
+            parts.append(
+                f"en {ENGINE[engine]}, un `run --rm` de "
+                f"{common.fmt_value_interval(run['mediana_ms'], run['ic_bajo_ms'], run['ic_alto_ms'], 'ms')} y un "
+                f"`exec … true` de {common.fmt_value_interval(e.mediana_ms, e.ic_bajo_ms, e.ic_alto_ms, 'ms')}: "
+                f"caben unos {_two(run['mediana_ms'] / e.mediana_ms)}"
+            )
+    if not parts:
+        return missing_arms("01_arranque y 03_ejecucion", "el arranque y el `exec true` de un mismo motor")
+    return "Con las medianas de esta máquina: " + "; ".join(parts) + "."
+
+
+def short_and_long(launch_run, running_run) -> str:
+    """09, exercise 1: Docker's launch against a 50 ms program and against 10 minutes × the `hash`
+    overhead (the work alone against its fairest baseline)."""
+    if launch_run is None or running_run is None:
+        missing = "01_arranque" if launch_run is None else "03_ejecucion"
+        return em(f"falta una corrida de `{missing}` para hacer la cuenta en esta máquina")
+    launch = _docker_launches(launch_run).get("docker")
+    cpu = fair_overheads(x.overheads(running_run.df), "hash", ["docker"])
+    if launch is None or cpu.empty:
+        return missing_arms("01_arranque y 03_ejecucion", "el arranque y la carga hash de Docker")
+    r = cpu.iloc[0]
+    ms = float(launch["mediana_ms"])
+    seconds = [WORK_S * float(v) / 100 for v in (r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct)]
+    return (
+        f"Con las cifras de esta máquina (Docker): el arranque, "
+        f"{common.fmt_value_interval(ms, launch['ic_bajo_ms'], launch['ic_alto_ms'], 'ms')}, es unas "
+        f"{_two(ms / 50)} veces un programa de 50 ms; en 10 minutos, la sobrecarga de hash, "
+        f"{common.fmt_value_interval(r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct, '%')} frente a "
+        f"{x.BASE_NAMES[r.base]}, son {common.fmt_value_interval(*seconds, 's')}, y el arranque, "
+        f"{common.fmt_value(ms / 1000, 's')}."
+    )
+
+
+def _two(value: float) -> str:
+    """A quotient to two significant digits: «4.0», «1.5», «57»."""
+    return common.fmt_value(value, "", common.significant(value, 2))

@@ -1,0 +1,76 @@
+"""01's facts for the instructor's kit: who starts first (per image), Podman's network.
+
+Each fact is a Spanish sentence computed from the latest run (`facts(res)`), through the experiment's
+own analysis and verdicts, in view.common's number format; `FACTS` names the keys it fills. The package
+never imports this module: course.facts loads it (experiment_kit), and writes the notice where a key
+has no sentence."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...experiments import arranque as a
+from ...experiments import verdict as vd
+from ...view import common
+from ..kit import ENGINE, Facts, missing_arms, run_tag
+
+FACTS = (
+    "arranque.bare",
+    "arranque.docker",
+    "arranque.podman",
+    "arranque.podman_docker",
+    "arranque.red_podman",
+)  # the keys of docs/*.md this experiment fills from its latest run
+
+
+def facts(res) -> Facts:
+    if res is None:  # no run: only what needs none
+        return {}
+    nb = a.NOTEBOOK
+    out: Facts = {}
+    df, meta = res.df, res.meta
+    table = a.summarize(df, meta)
+    if table.empty:
+        return {}
+    bare = table[(table["engine"] == "bare") & (table["variant"] == "proceso")]
+    out["arranque.bare"] = (
+        common.fmt_value(float(bare["mediana_ms"].iloc[0]), "ms", 2)
+        if len(bare)
+        else missing_arms(nb, "bare metal")
+    )
+    for engine in ENGINE:
+        rows = table[(table["engine"] == engine) & (table["variant"] == a.CONTAINER_VARIANT)]
+        if rows.empty:
+            out[f"arranque.{engine}"] = missing_arms(nb, f"{ENGINE[engine]} con la red por defecto")
+            continue
+        parts = [f"{common.fmt_value(r.mediana_ms, 'ms', 0)} ({r.role})" for r in rows.itertuples()]
+        out[f"arranque.{engine}"] = ", ".join(parts)
+    sentences = []
+    for claim in a.claims(df, meta):
+        if claim.key != "podman_mas_rapido" or np.isnan(claim.value):
+            continue
+        side = vd.direction(claim.low, claim.high, claim.n)
+        who = common.direction_words(side, "arranca antes Docker", "arranca antes Podman", n=claim.n)
+        sentences.append(
+            f"con {claim.detail.get('role', '?')}, Podman/Docker = "
+            f"{common.fmt_ratio(claim.value, claim.low, claim.high)}, {who} (veredicto de 01 sobre "
+            f"«Podman arranca con menos sobrecarga»: «{common.verdict_words(claim)}»)"
+        )
+    out["arranque.podman_docker"] = (
+        f"En la {run_tag(res)}, con la red por defecto (las condiciones del capítulo): "
+        + "; ".join(sentences)
+        + "."
+        if sentences
+        else missing_arms(nb, "Docker y Podman en las mismas rondas")
+    )
+    podman = (meta.get("engines") or {}).get("podman") or {}
+    backend = podman.get("network_backend")
+    out["arranque.red_podman"] = (
+        f"En la {run_tag(res)}, Podman {podman.get('server_version') or ''} "
+        f"configuró la red con `{backend}`".replace("  ", " ")
+        + (" (sin root)" if podman.get("rootless") else "")
+        + "."
+        if backend
+        else missing_arms(nb, "Podman (no hay datos de su red)")
+    )
+    return out

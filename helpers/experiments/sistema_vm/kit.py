@@ -1,0 +1,136 @@
+"""08's facts for the instructor's kit: the disk and memory each instance adds, how it is provisioned,
+gzip inside, LXD.
+
+Each fact is a Spanish sentence computed from the latest run (`facts(res)`), through the experiment's
+own analysis and verdicts, in view.common's number format; `FACTS` names the keys it fills. The package
+never imports this module: course.facts loads it (experiment_kit), and writes the notice where a key
+has no sentence."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...experiments import sistema_vm as s
+from ...view import common
+from ..kit import Facts, run_tag
+
+FACTS = (
+    "sistema_vm.disco",
+    "sistema_vm.memoria",
+    "sistema_vm.disponible",
+    "sistema_vm.arranque",
+    "sistema_vm.gzip",
+    "sistema_vm.lxd",
+)  # the keys of docs/*.md this experiment fills from its latest run
+
+
+def facts(res) -> Facts:
+    if res is None:  # no run: only what needs none
+        return {}
+    table = s.summarize(res.df, res.meta)
+    claims = {c.key: c for c in s.claims(res.df, res.meta)}
+    tag = run_tag(res)
+    out: Facts = {}
+    rows = table[table["metrica"] == s.DISCO] if "metrica" in table else table.iloc[0:0]
+    if not rows.empty:
+        out["sistema_vm.disco"] = (
+            f"En la {tag}, el disco que añade cada instancia: "
+            + "; ".join(f"{s.kind_label(r.tipo)} {_median(r)}" for r in rows.itertuples())
+            + "."
+        )
+    out["sistema_vm.memoria"] = _memory(claims, res, tag)
+    rows = table[table["metrica"] == s.DISPONIBLE] if "metrica" in table else table.iloc[0:0]
+    if not rows.empty:
+        out["sistema_vm.disponible"] = (
+            f"En la {tag}, la caída de la memoria disponible del host por instancia: "
+            + "; ".join(f"{s.kind_label(r.tipo)} {_median(r)}" for r in rows.itertuples())
+            + "."
+        )
+    out["sistema_vm.arranque"] = _provisioning(claims, tag)
+    out["sistema_vm.gzip"] = _gzip(table, tag)
+    out["sistema_vm.lxd"] = _lxd(table, tag)
+    return {k: v for k, v in out.items() if v}
+
+
+def _median(row) -> str:
+    """A median from summarize, with its IC when there is one (as view.common writes it)."""
+    if row.ic_bajo == row.ic_bajo and row.ic_alto == row.ic_alto:
+        return common.fmt_value_interval(
+            float(row.mediana), float(row.ic_bajo), float(row.ic_alto), row.unidad
+        )
+    return common.fmt_value(float(row.mediana), row.unidad, common.significant(float(row.mediana)))
+
+
+def _memory(claims: dict, res, tag: str) -> str:
+    """How much of the freed block the host still held, per kind, from the touch-and-free claims."""
+    parts = []
+    for key in ("vm_retiene_memoria", "contenedor_devuelve_memoria"):
+        claim = claims.get(key)
+        kept = (claim.detail or {}).get("retenida_pct") if claim else None
+        if kept:
+            n = len(kept)
+            parts.append(
+                f"{s.kind_label(claim.detail['tipo'])}, el "
+                f"{common.fmt_pct(float(np.median(kept)), 1, sign=False)} "
+                f"(mediana de {n} {'instancia' if n == 1 else 'instancias'})"
+            )
+    if not parts:
+        return ""
+    block = (res.meta.get("parameters") or {}).get("memoria_mb")
+    block = f" de {block} MiB" if block else ""
+    return (
+        f"En la {tag}, lo que el host seguía teniendo del bloque{block} después de liberarlo: "
+        + "; ".join(parts)
+        + "."
+    )
+
+
+def _provisioning(claims: dict, tag: str) -> str:
+    """VM ÷ system container to ready, from the provisioning claims' detail (the emulated VM says so)."""
+    parts = []
+    for key, field, other in (
+        ("arranque_10x", "vm_x_sistema", "el contenedor de sistema con busybox init"),
+        ("arranque_10x_lxd", "vm_x_lxd", "el contenedor de sistema de LXD"),
+    ):
+        claim = claims.get(key)
+        figure = (claim.detail or {}).get(field) if claim else None
+        if figure and figure[0] == figure[0]:
+            vm_kind = s.kind_label(claim.detail.get("variante_vm", ""))
+            parts.append(f"la {vm_kind} tardó {common.fmt_value_interval(*figure, 'x')} lo que {other}")
+    claim = claims.get("arranque_10x_systemd")
+    if claim is not None and claim.value == claim.value:
+        parts.append(
+            f"con systemd en los dos lados, {common.fmt_value_interval(claim.value, claim.low, claim.high, 'x')}"
+        )
+    return f"En la {tag}, hasta «listo»: " + "; ".join(parts) + "." if parts else ""
+
+
+def _gzip(table, tag: str) -> str:
+    """gzip × bare metal per kind (an emulated VM's figure is the cost of emulating the CPU)."""
+    if "metrica" not in table or "x_bare" not in table:
+        return ""
+    rows = table[(table["metrica"] == s.GZIP) & table["x_bare"].notna()]
+    parts = [
+        f"{s.kind_label(r.tipo)} {common.fmt_value_interval(r.x_bare, r.x_bare_bajo, r.x_bare_alto, 'x')}"
+        + (" (el costo de emular la CPU, no el de una VM)" if s.is_emulated(r.tipo) else "")
+        for r in rows.itertuples()
+    ]
+    return f"En la {tag}, el tiempo de gzip × bare metal: " + "; ".join(parts) + "." if parts else ""
+
+
+def _lxd(table, tag: str) -> str:
+    """Creating an LXD system container on the `dir` pool and on the copy-on-write pool, and the disk each
+    one adds."""
+    if "metrica" not in table:
+        return ""
+    pools = (("sistema_lxd", "«dir»"), (s.kinds.LXD_COW, "btrfs"))
+    parts = []
+    for metric, what in (("lxd_crear", "crear"), (s.DISCO, "disco por instancia")):
+        cells = []
+        for variant, pool in pools:
+            row = table[(table["metrica"] == metric) & (table["tipo"] == variant)]
+            if len(row):
+                cells.append(f"{_median(next(row.itertuples()))} en {pool}")
+        if cells:
+            parts.append(f"{what}: " + ", ".join(cells))
+    return f"En la {tag}, LXD: " + "; ".join(parts) + "." if parts else ""
