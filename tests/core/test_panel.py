@@ -74,7 +74,7 @@ def test_a_double_click_on_ejecutar_starts_one_run(monkeypatch):
     and the panel says so; a click after the button came back (settle time later) runs again."""
     now = [0.0]
     runs = []
-    p = Panel(arranque, titulo="t", repeticiones=2, calentamiento=0, imagenes=["alpine"], motores=["docker"])
+    p = Panel(arranque, repeticiones=2, calentamiento=0, imagenes=["alpine"], motores=["docker"])
     p._guard = panel_mod.RunGuard(settle=0.5, clock=lambda: now[0])
 
     def ejecutar(values, progress=None, log=print):
