@@ -107,8 +107,8 @@ NAMES: tuple[Name, ...] = (
     Name(
         "CLASS_LABELS",
         False,
-        "`{métrica: etiqueta}`: cómo nombra la comparación de la clase cada métrica de `COMPARABLE` "
-        "(sin etiqueta: la métrica con espacios)",
+        "`{métrica o variante: etiqueta}`: cómo nombra la comparación de la clase sus métricas de "
+        "`COMPARABLE` y sus brazos (sin etiqueta: el nombre con espacios)",
         lambda: {},
     ),
     Name("DEBIAN_PACKAGES", False, "los paquetes de Debian que instala `make setup`", lambda: ()),

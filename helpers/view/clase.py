@@ -15,7 +15,6 @@ from .. import clase as cl
 from .. import experiments
 from ..clase import deferred
 from ..experiments import verdict as vd
-from ..experiments.sistema_vm.kinds import kind_label
 from .common import (
     AGREEMENT_MARGIN,
     ENGINE_LABEL,
@@ -53,33 +52,29 @@ COLUMN_NAMES = {
 }
 
 
-# How arm variants read on the page (the rest are already words: hash, sort, n=5...).
-VARIANT_WORDS = {
-    "metodo_semilla": "método del capítulo",
-    "por_defecto": "por defecto",
-    "proceso": "proceso real",
-    "nivel0": "nivel 0 (host)",
-    "nivel1": "nivel 1",
-    "nivel2": "nivel 2",
-    "nivel3": "nivel 3",
-    "host": "en el host",
-    "seccomp": "con seccomp",
-    "sin_seccomp": "sin seccomp",
-    "gvisor": "con gVisor",
-    "puerto": "puerto publicado (-p)",
-    "nativo": "nativo",
-    "anfitrion": "motor en el host",
-}
+def variant_words(variant: str, experiment: str | None = None) -> str:
+    """An arm's variant as a reader sees it: as its experiment names it (CLASS_LABELS; when the
+    experiment is not known, the first registered experiment that names it), «N = k» for any count of
+    containers, else the identifier with spaces."""
+    variant = str(variant)
+    known = _labels(experiment)
+    if variant in known:
+        return known[variant]
+    if variant.startswith("n=") and variant[2:].isdigit():
+        return f"N = {variant[2:]}"
+    return variant.replace("_", " ")
 
 
-def variant_words(variant: str) -> str:
-    """An arm's variant as a reader sees it: the words above, an instance kind of notebook 08 by its
-    label (an emulated VM says so), «N = k» for any count of containers."""
-    if variant in VARIANT_WORDS:
-        return VARIANT_WORDS[variant]
-    if str(variant).startswith("n=") and str(variant)[2:].isdigit():
-        return f"N = {str(variant)[2:]}"
-    return kind_label(str(variant)).replace("_", " ")
+def _labels(experiment: str | None = None) -> dict[str, str]:
+    """The labels of the class comparison: the experiment's own first, then every registered one's."""
+    out: dict[str, str] = {}
+    modules = experiments.all_experiments()
+    if experiment in experiments.names():
+        modules = [experiments.get(experiment), *modules]
+    for module in modules:
+        for name, label in module.CLASS_LABELS.items():
+            out.setdefault(name, label)
+    return out
 
 
 def _natural(value) -> tuple:
@@ -100,7 +95,7 @@ def _combo(row) -> str:
     parts = [
         ENGINE_LABEL.get(engine, engine),
         row.get("role", ""),
-        "" if _says_nothing(variant, engine) else variant_words(variant),
+        "" if _says_nothing(variant, engine) else variant_words(variant, row.get("experiment")),
     ]
     return " · ".join(p for p in parts if p)
 
@@ -298,11 +293,8 @@ def _title(experiment: str) -> str:
 
 def _metric(experiment: str, metric: str) -> str:
     """A metric as the class comparison names it: its experiment's CLASS_LABELS, else its name."""
-    try:
-        labels = experiments.get(experiment).CLASS_LABELS
-    except KeyError:
-        labels = {}
-    return labels.get(metric, metric.replace("_", " "))
+    own = experiments.get(experiment).CLASS_LABELS if experiment in experiments.names() else {}
+    return own.get(metric, metric.replace("_", " "))
 
 
 def experimento(clase: cl.ClassRuns, experiment: str) -> None:

@@ -540,6 +540,9 @@ def test_variants_read_as_words_and_an_empty_experiment_says_why(monkeypatch, tm
 
     assert vista.variant_words("nivel1") == "nivel 1" and vista.variant_words("n=10") == "N = 10"
     assert "emulada" in vista.variant_words("vm_emulada") and vista.variant_words("hash") == "hash"
+    # each experiment names its own arms (CLASS_LABELS): 01's «proceso» is a real process, 08's is bare metal
+    assert vista.variant_words("proceso", "arranque") == "proceso real"
+    assert vista.variant_words("proceso", "sistema_vm") == "bare metal"
     said = []
     monkeypatch.setattr(vista, "markdown", said.append)
     monkeypatch.setattr(vista, "show", lambda obj: None)
@@ -641,6 +644,7 @@ def test_arm_labels_are_words_and_never_repeat_the_engine():
 
 
 def test_every_comparable_metric_has_its_experiments_label():
-    """Each experiment names the metrics it lets the class compare, in its own package."""
+    """Each experiment names the metrics it lets the class compare, in its own package (view/clase holds
+    no table of labels)."""
     for module in experiments.all_experiments():
         assert set(module.COMPARABLE) <= set(module.CLASS_LABELS), module.EXPERIMENT

@@ -42,5 +42,5 @@ NOTEBOOK = "04_anatomia_arranque"
 QUICK = {"REPETICIONES": MIN_N, "CALENTAMIENTO": 0, "PELDAÑOS": ["proceso", "runc", "motor"]}
 READS = ("arranque",)  # «is Podman faster to start?» is decided in 01: cited, not re-judged
 COMPARABLE = [METRIC]
-CLASS_LABELS = {METRIC: "arranque"}  # each comparable metric as the class comparison names it
+CLASS_LABELS = {METRIC: "arranque"}  # its metrics and arms as the class comparison names them
 DEBIAN_PACKAGES = ["runc", "util-linux", "coreutils"]

@@ -56,7 +56,11 @@ CLASS_LABELS = {
     "arranque_interior": "arranque dentro",
     "trabajo": "solo el trabajo",
     "trabajo_extremo": "trabajo de extremo a extremo",
-}  # each comparable metric as the class comparison names it
+    "nivel0": "nivel 0 (host)",
+    "nivel1": "nivel 1",
+    "nivel2": "nivel 2",
+    "nivel3": "nivel 3",
+}  # its metrics and arms as the class comparison names them
 NEEDS_ROOT = {"anidados": NESTED_WHAT, "chroot": CHROOT_WHAT}  # listed in notebook 00
 # notebook 05's claim on nested PID namespaces decides «causa_syscalls»; notebook 04's `run --network none`
 # is set beside this notebook's level 1 (the same command, other conditions)

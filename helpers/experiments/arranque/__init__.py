@@ -30,5 +30,10 @@ NOTEBOOK = "01_arranque"
 # The quick profile reaches the verdicts' minimum in well under a minute: the chapter's conditions only
 QUICK = {"REPETICIONES": max(MIN_N, 2), "CALENTAMIENTO": 1, "REDES": ["por_defecto"]}
 COMPARABLE = [METRIC]  # ratios (x bare metal, Podman/Docker) of the launch time travel across machines
-CLASS_LABELS = {METRIC: "arranque"}  # each comparable metric as the class comparison names it
+CLASS_LABELS = {
+    METRIC: "arranque",
+    "metodo_semilla": "método del capítulo",
+    "por_defecto": "por defecto",
+    "proceso": "proceso real",
+}  # its metrics and arms as the class comparison names them
 READS = ("anatomia",)  # 04 measures where the launch goes (its network's share)

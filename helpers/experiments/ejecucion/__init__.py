@@ -59,5 +59,5 @@ COMPARABLE = [METRIC_WORK, METRIC_E2E]
 CLASS_LABELS = {
     METRIC_WORK: "solo el trabajo",
     METRIC_E2E: "de extremo a extremo",
-}  # each comparable metric as the class comparison names it
+}  # its metrics and arms as the class comparison names them
 NEEDS_ROOT = {"chroot": CHROOT_WHAT}  # listed for a student without root in 00

@@ -40,4 +40,4 @@ CLASS_LABELS = {
     "lanzamiento_por_contenedor": "lanzamiento por contenedor",
     "memoria_cgroup_por_contenedor": "memoria por contenedor (cgroup)",
     "memoria_stats_por_contenedor": "memoria por contenedor (docker stats)",
-}  # each comparable metric as the class comparison names it
+}  # its metrics and arms as the class comparison names them

@@ -50,4 +50,10 @@ QUICK = {  # verdict.MIN_N rounds; getpid and the vDSO call only
 }
 READS = ("ejecucion",)  # the cost of `exec true` (experiment 3) decides «exec_1_9ms»
 COMPARABLE = ["getpid"]  # the class comparison puts this metric's ratios (x host) side by side
-CLASS_LABELS = {"getpid": "getpid"}  # each comparable metric as the class comparison names it
+CLASS_LABELS = {
+    "getpid": "getpid",
+    "host": "en el host",
+    "seccomp": "con seccomp",
+    "sin_seccomp": "sin seccomp",
+    "gvisor": "con gVisor",
+}  # its metrics and arms as the class comparison names them

@@ -45,4 +45,6 @@ CLASS_LABELS = {
     "req_s": "peticiones por segundo",
     "latencia_p50": "latencia p50",
     "latencia_p99": "latencia p99",
-}  # each comparable metric as the class comparison names it
+    "puerto": "puerto publicado (-p)",
+    "nativo": "nativo",
+}  # its metrics and arms as the class comparison names them

@@ -36,6 +36,7 @@ from .kinds import (  # noqa: F401
     EXPERIMENT,
     FIO,
     GZIP,
+    KIND_LABELS,
     NEEDS_ROOT,
     PSS,
     RETENIDA,
@@ -65,4 +66,5 @@ CLASS_LABELS = {
     "memoria_retenida_pct": "memoria retenida",
     "memoria_pss_instancia": "memoria por instancia (PSS)",
     "disco_instancia": "disco por instancia",
-}  # each comparable metric as the class comparison names it
+    **KIND_LABELS,
+}  # its metrics and arms as the class comparison names them

@@ -70,21 +70,25 @@ def is_emulated(variant: str) -> bool:
     return variant.endswith("_emulada")
 
 
+# Each instance kind (a variant of raw.csv) as a reader names it; the class comparison reads it too
+KIND_LABELS = {
+    "aplicacion": "contenedor de aplicación",
+    "sistema": "contenedor de sistema",
+    "vm_emulada": "VM emulada (TCG)",
+    "vm_kvm": "VM (KVM)",
+    "proceso": "bare metal",
+    "sistema_systemd": "contenedor de sistema con systemd (Podman, sustituto sin LXD)",
+    "sistema_lxd": "contenedor de sistema LXD (systemd, sin privilegios)",
+    "sistema_lxd_cow": "contenedor de sistema LXD en un pool con copia en escritura (btrfs)",
+    "anidado_lxd": "contenedor dentro de un contenedor de sistema LXD",
+    "anfitrion": "motor en el host",
+    "vm_systemd_emulada": "VM con systemd, emulada (TCG)",
+    "vm_systemd_kvm": "VM con systemd (KVM)",
+}
+
+
 def kind_label(variant: str) -> str:
-    return {
-        "aplicacion": "contenedor de aplicación",
-        "sistema": "contenedor de sistema",
-        "vm_emulada": "VM emulada (TCG)",
-        "vm_kvm": "VM (KVM)",
-        "proceso": "bare metal",
-        "sistema_systemd": "contenedor de sistema con systemd (Podman, sustituto sin LXD)",
-        "sistema_lxd": "contenedor de sistema LXD (systemd, sin privilegios)",
-        "sistema_lxd_cow": "contenedor de sistema LXD en un pool con copia en escritura (btrfs)",
-        "anidado_lxd": "contenedor dentro de un contenedor de sistema LXD",
-        "anfitrion": "motor en el host",
-        "vm_systemd_emulada": "VM con systemd, emulada (TCG)",
-        "vm_systemd_kvm": "VM con systemd (KVM)",
-    }.get(variant, variant)
+    return KIND_LABELS.get(variant, variant)
 
 
 @dataclass(frozen=True)
