@@ -3,10 +3,7 @@ container's UID map, what grows with each level (the inner `run` or the `exec` p
 an inner engine's memory (CAPACITY). Notebook 05's per-level cost of nested PID namespaces, which
 exercise 4 cites, is 05's own fact `llamadas.anidamiento`.
 
-Each fact is a Spanish sentence computed from the latest run (`facts(res)`), through the experiment's
-own analysis and verdicts, in view.common's number format; `FACTS` names the keys it fills. The package
-never imports this module: course.facts loads it (experiment_kit), and writes the notice where a key
-has no sentence."""
+How a kit module is written and loaded: helpers/experiments/kit.py."""
 
 from __future__ import annotations
 

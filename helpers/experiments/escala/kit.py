@@ -1,10 +1,7 @@
 """02's facts for the instructor's kit: memory per idle container, how many fit, the helpers' PSS,
 where the engines cross.
 
-Each fact is a Spanish sentence computed from the latest run (`facts(res)`), through the experiment's
-own analysis and verdicts, in view.common's number format; `FACTS` names the keys it fills. The package
-never imports this module: course.facts loads it (experiment_kit), and writes the notice where a key
-has no sentence."""
+How a kit module is written and loaded: helpers/experiments/kit.py."""
 
 from __future__ import annotations
 
