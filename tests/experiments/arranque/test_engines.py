@@ -118,7 +118,7 @@ def test_real_sigint_to_a_headless_run_cleans_up(container_engines, results_tmp)
     run_dir = None
     while time.monotonic() < deadline:
         run_dir = results.latest_run("arranque", results_tmp)
-        if run_dir and len(results.read_raw(run_dir / "raw.csv")) >= 8:
+        if run_dir and len(results.measurements(results.read_raw(run_dir / "raw.csv"))) >= 8:
             break
         time.sleep(0.2)
     assert run_dir is not None, "the run never started"

@@ -95,14 +95,20 @@ def test_ctrl_c_halfway_through_launching_removes_everything(motor, concurrencia
     rows measured so far stay, and meta.json says «interrupted»."""
     engine = require_engine(motor)
 
+    def measured_n2() -> bool:
+        raws = list(resultados.glob("*/*/raw.csv"))
+        return bool(raws) and ",n=2," in raws[0].read_text()
+
     def halfway(run_id):
         assert 3 <= len(engine.list_labelled(run_id)) < 12  # halfway through N=12
 
+    # Each round visits N=2 and N=12 in a shuffled order: two rounds make sure that some launch of N=12
+    # comes after a measured N=2, whatever the order.
     run = interrupt_run(
         "escala",
-        dict(cantidades=[2, 12], motores=[motor], imagen="alpine", repeticiones=1, concurrencia=concurrencia),
+        dict(cantidades=[2, 12], motores=[motor], imagen="alpine", repeticiones=2, concurrencia=concurrencia),
         resultados,
-        ready=lambda meta, rows: len(engine.list_labelled(meta["run_id"])) >= 3,
+        ready=lambda meta, rows: measured_n2() and len(engine.list_labelled(meta["run_id"])) >= 3,
         before_signal=halfway,
         poll=0.1,
     )
