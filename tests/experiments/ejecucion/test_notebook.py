@@ -48,7 +48,8 @@ def test_notebook_runs_headless(tmp_path, monkeypatch):
     )
     nb = nbformat.read(out, as_version=4)
     text = json.dumps([c.get("outputs", []) for c in nb.cells if c.cell_type == "code"], ensure_ascii=False)
-    assert "**Veredictos**" in text and "muestra cifras sin veredictos" in text  # 1 repetition
+    assert "**Veredictos**" in text, text[-3000:]
+    assert "Aquí se ven las cifras, sin veredictos ni direcciones" in text, text[-3000:]  # 1 repetition
     assert "Márgenes" in text  # «Cómo medimos»
     assert "LAUNCH, RUNNING y CAPACITY" in text and "image/png" in text
     if motores:
