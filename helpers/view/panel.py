@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -125,28 +126,32 @@ IGNORED_CLICK = (
 
 
 class RunGuard:
-    """One run per click. The kernel handles a widget's clicks one after another, so a double click
-    arrives as a second click queued behind the first run, handled a few milliseconds after it ends,
-    before the front end has even shown the button enabled again. A click is accepted only when no run
-    is on and at least `settle` seconds have passed since the last one ended: no person can see the
-    button come back and press it that fast, while a queued click always arrives within that time."""
+    """One run per click. A double click reaches the kernel as two clicks. Usually the second one is
+    queued behind the first run and handled a few milliseconds after it ends, before the front end has
+    even shown the button enabled again; but ipykernel 7 may hand a widget's message to another thread
+    (a subshell) while the main one is busy, so the two clicks can also arrive at the same time. A click
+    is accepted only if it takes the guard's lock without waiting (no run is on, in any thread) and at
+    least `settle` seconds have passed since the last run ended: no person can see the button come back
+    and press it that fast, while a queued click always arrives within that time."""
 
     def __init__(self, settle: float = 0.5, clock: Callable[[], float] = time.monotonic):
         self.settle = settle
         self.clock = clock
-        self.running = False
         self.ended_at = float("-inf")
+        self._lock = threading.Lock()
 
-    def accepts(self) -> bool:
-        return not self.running and self.clock() - self.ended_at >= self.settle
+    def begin(self) -> bool:
+        """Take the guard for one run, atomically; False if a run is on or has just ended."""
+        if not self._lock.acquire(blocking=False):
+            return False
+        if self.clock() - self.ended_at < self.settle:
+            self._lock.release()
+            return False
+        return True
 
-    def __enter__(self) -> RunGuard:
-        self.running = True
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.running = False
+    def end(self) -> None:
         self.ended_at = self.clock()
+        self._lock.release()
 
 
 class Panel:
@@ -305,13 +310,13 @@ class Panel:
             status.value = f"{done}/{total} — {label}"
 
         def on_click(_):
-            if not self._guard.accepts():
+            if not self._guard.begin():
                 status.value = IGNORED_CLICK
                 return
             button.disabled = True
             bar.bar_style = "info"
             out.clear_output()
-            with out, self._guard:
+            with out:
                 try:
                     self.ejecutar(self._values(), progress=progress)
                     bar.bar_style = "success"
@@ -326,6 +331,7 @@ class Panel:
                     print("Medición interrumpida; las filas medidas quedaron guardadas.")
                 finally:
                     button.disabled = False
+                    self._guard.end()
 
         button.on_click(on_click)
         notice = w.HTML()  # what a preset's button says (long text: a Label would cut it)

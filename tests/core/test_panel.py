@@ -1,3 +1,5 @@
+import threading
+
 import pytest
 
 from helpers.errors import ParametroInvalido
@@ -95,3 +97,61 @@ def test_a_double_click_on_ejecutar_starts_one_run(monkeypatch):
     now[0] += 2.0  # a person presses it again once it is enabled
     button.click()
     assert len(runs) == 2
+
+
+def test_two_clicks_handled_at_once_in_two_threads_start_one_run(monkeypatch):
+    """ipykernel 7 may hand the second click of a double click to another thread (a subshell) while the
+    first one is measuring: both handlers run at the same time, and only one may measure."""
+    runs = []
+    inside = threading.Event()
+    release = threading.Event()
+    p = Panel(arranque, repeticiones=2, calentamiento=0, imagenes=["alpine"], motores=["docker"])
+
+    def ejecutar(values, progress=None, log=print):
+        runs.append(values)
+        inside.set()
+        release.wait(10)
+
+    monkeypatch.setattr(p, "ejecutar", ejecutar)
+    monkeypatch.setattr("IPython.display.display", lambda *a, **k: None)
+    p._interactive()
+    button = p._button
+    status = p._box.children[0].children[-1]
+    first = threading.Thread(target=button.click)
+    first.start()
+    assert inside.wait(10), "el primer clic no llegó a medir"
+    second = threading.Thread(target=button.click)
+    second.start()
+    second.join(10)
+    assert not second.is_alive(), "el segundo clic esperó a la corrida en vez de rechazarse"
+    assert status.value == panel_mod.IGNORED_CLICK
+    release.set()
+    first.join(10)
+    assert len(runs) == 1, "dos clics a la vez lanzaron dos corridas"
+
+
+def test_the_run_guard_is_taken_atomically():
+    """The check and the taking are one step: a thread held between them (here, inside the guard's
+    clock) does not let a second thread through."""
+    held = threading.Event()
+    go_on = threading.Event()
+    calls = []
+
+    def clock():
+        calls.append(threading.current_thread().name)
+        if len(calls) == 1:
+            held.set()
+            go_on.wait(10)
+        return 100.0
+
+    guard = panel_mod.RunGuard(settle=0.5, clock=clock)
+    taken = {}
+    first = threading.Thread(target=lambda: taken.__setitem__("first", guard.begin()), name="primero")
+    first.start()
+    assert held.wait(10)
+    taken["second"] = guard.begin()
+    go_on.set()
+    first.join(10)
+    assert taken == {"first": True, "second": False}
+    guard.end()
+    assert not guard.begin(), "un clic que llega justo al acabar la corrida es el segundo de un doble clic"
