@@ -157,7 +157,7 @@ class Claim:
     @property
     def too_few(self) -> bool:
         """Measured, but below MIN_N repetitions: no verdict, and `more_reps` says how many are needed."""
-        return self.status == SIN_DATOS and 0 < self.n < MIN_N
+        return self.status == SIN_DATOS and 0 < self.n < max(MIN_N, self.estimate.needs)
 
 
 def decide(low: float, high: float, *, region: tuple[float, float], claimed: float | None = None) -> str:
@@ -267,8 +267,8 @@ def judge(
     more = None
     if n <= 0 or stats.any_nan(value):
         status = SIN_DATOS
-    elif n < MIN_N:
-        status, more = SIN_DATOS, MIN_N
+    elif n < max(MIN_N, estimate.needs):  # more than MIN_N where the method needs more (independent arms)
+        status, more = SIN_DATOS, max(MIN_N, estimate.needs)
     elif unstable:
         status = INESTABLE
     else:

@@ -183,7 +183,10 @@ def method_sentence() -> str:
         f"intervalo. Las rondas intercalan los brazos, cada una en un orden barajado de nuevo, para que una "
         f"deriva lenta y lo que un brazo deja al siguiente no caigan siempre sobre el mismo brazo; la carga de la "
         f"máquina que vio cada ronda (presión de CPU y tiempo robado) se registra con la corrida: no "
-        f"suponemos que se cancele. Brazos independientes usan un bootstrap de percentiles de sus medianas. Con menos de "
+        f"suponemos que se cancele. Con brazos independientes (no medidos en las mismas rondas), cada mediana "
+        f"lleva su intervalo a un nivel más alto (con dos brazos, √95 % ≈ 97.5 %, y hacen falta "
+        f"{stats.min_n(stats.LEVEL**0.5)} valores por brazo) y la cifra toma su menor y su mayor valor entre "
+        f"esos intervalos: un IC conservador, que cubre al menos el 95 %. Con menos de "
         f"{n0} repeticiones no hay veredicto. Otras cifras (una pendiente, un cruce, un cociente de "
         f"dispersiones) las calcula su experimento con su propio IC 95 %, y la frase de cada afirmación "
         f"dice qué cifra es. Un veredicto compara el IC con el margen de la "
@@ -200,9 +203,9 @@ def method_sentence() -> str:
             " Una simulación reproducible (tests/core/test_coverage.py) comprobó que el IC 95 % cubre "
             "el valor verdadero al menos "
             + " y ".join(f"el {_pct(c)} de las veces con n = {n}" for n, c in worst.items())
-            + ", en datos asimétricos (log-normales) y de cola pesada (Pareto, t de Student), para "
-            "medianas, proporciones y diferencias por ronda (también con deriva por ronda) y para el "
-            "bootstrap de brazos independientes."
+            + ", en datos asimétricos (log-normales), de cola pesada (Pareto, t de Student), bimodales "
+            "y con dispersiones desiguales, para medianas, proporciones y diferencias por ronda (también "
+            "con deriva por ronda) y para brazos independientes."
         )
     return text
 

@@ -116,8 +116,8 @@ def test_independent_ratio_separates_a_real_difference_and_contains_one_for_nois
     assert lo < 1 < hi
     x, y = rng.normal(300, 5, 12), rng.normal(200, 5, 12)
     diff = stats.difference_ci(x, y).triple
-    assert diff == stats.difference_ci(x, y).triple  # seeded bootstrap: reproducible
-    assert diff[0] == pytest.approx(np.median(x) - np.median(y)) and 90 < diff[1] < diff[0] < diff[2] < 110
+    assert diff == stats.difference_ci(x, y).triple  # no resampling: the same every time
+    assert diff[0] == pytest.approx(np.median(x) - np.median(y)) and 80 < diff[1] < diff[0] < diff[2] < 120
 
 
 def test_independent_arms_below_the_minimum_have_no_interval():
@@ -176,7 +176,7 @@ def test_como_medimos_shows_the_method_and_only_the_margins_a_notebook_uses(monk
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
     assert common.como_medimos(anatomia) is None
     text, frame = shown[0].data, shown[1].data
-    worst6 = min(by_n[6] for by_n in stats.TESTED_COVERAGE.values())
+    worst6 = min(by_n[6] for by_n in stats.TESTED_COVERAGE.values() if 6 in by_n)
     assert "Cómo medimos" in text and f"{common.num(100 * worst6, 1)} %" in text
     kinds = {s.kind for s in anatomia.SAID}
     assert len(frame) == len(kinds) and len(common.margins_frame()) > len(kinds)
@@ -187,7 +187,7 @@ def test_an_estimate_says_its_n_its_method_and_whether_it_was_paired():
     paired = stats.ratio_ci(*_rounds([2.0] * 7, [1.0] * 7))
     assert (paired.n, paired.method, paired.paired) == (7, stats.ORDER, True)
     independent = stats.difference_ci([3.0] * 8, [1.0] * 6)
-    assert (independent.n, independent.method, independent.paired) == (6, stats.BOOTSTRAP, False)
+    assert (independent.n, independent.method, independent.paired) == (6, stats.BOX, False)
     one = stats.median_ci(range(1, 11))
     assert (one.value, one.n, one.method, one.paired) == (5.5, 10, stats.ORDER, False)
     none = stats.Estimate.missing(n=4)

@@ -252,7 +252,8 @@ def test_ratio_builder_judges_the_ratio():
     assert base.ratio(SAID, b, b).status == base.NO_SE_SOSTIENE
     assert base.ratio(SAID, [], b).status == base.SIN_DATOS
     one = base.ratio(SAID, [200.0], [100.0])
-    assert one.status == base.SIN_DATOS and one.n == 1 and one.more_reps == N
+    # independent arms: the box needs 7 values per arm (each median's interval at √95 %)
+    assert one.status == base.SIN_DATOS and one.n == 1 and one.more_reps == 7 and one.too_few
 
 
 def test_series_indexed_by_round_are_paired_and_n_counts_rounds():
@@ -279,7 +280,7 @@ def test_series_indexed_by_round_are_paired_and_n_counts_rounds():
 
 def test_median_difference_and_formula_builders():
     rng = np.random.default_rng(4)
-    a, b = rng.normal(110, 1, 12), rng.normal(100, 1, 12)
+    a, b = rng.normal(110, 0.3, 12), rng.normal(100, 0.3, 12)
     pct = Said("p", "A es un 10 % más lento", "f", claimed=10.0, kind="percent_about", unit="%")
     assert base.difference(pct, a, b, percent=True).status == base.SE_CONFIRMA
     ms = Said("d", "A tarda 10 ms más", "f", claimed=10.0, kind="about", unit="ms")

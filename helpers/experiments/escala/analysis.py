@@ -233,11 +233,10 @@ def crossover_interval(
     return float(value), float(low), float(high)
 
 
-def metric_values(w: pd.DataFrame, engine_name: str, metric: str, n: int | None = None) -> np.ndarray:
-    g = w[w["engine"] == engine_name]
-    if n is not None:
-        g = g[g["n"] == n]
-    return column(g, metric).dropna().to_numpy(float)
+def by_round(w: pd.DataFrame, engine_name: str, metric: str, n: int) -> pd.Series:
+    """One metric of one engine at one N, indexed by round (rep): the arms of a round pair up."""
+    g = w[(w["engine"] == engine_name) & (w["n"] == n)]
+    return pd.Series(column(g, metric).to_numpy(float), index=g["rep"].to_numpy(int)).dropna()
 
 
 def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:

@@ -13,7 +13,7 @@ import pandas as pd
 from ... import engines as eng
 from ...stats import Estimate
 from ..verdict import Claim, Custom, Said, judge, judge_all, missing, not_comparable, ratio, ref
-from .analysis import SEED_CROSSOVER, crossover, metric_values, wide
+from .analysis import SEED_CROSSOVER, by_round, crossover, wide
 from .per_n import fixed_ratio, ratio_at, seed_crossover, steadiness
 
 SOURCE = "el capítulo original"
@@ -165,7 +165,8 @@ def _fixed(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
 
 
 def _flat(said: Said, df: pd.DataFrame, engine_name: str) -> Claim:
-    """KB per container stays flat with N: largest N over smallest N (independent steps, n = repetitions)."""
+    """KB per container stays flat with N: largest N over smallest N, paired by round (every round
+    launches each N of each engine, in its shuffled order)."""
     w = wide(df)
     ns = sorted(n for n in w[w["engine"] == engine_name]["n"].unique() if n > 0)
     detail = {"engine": engine_name, "ratio": "n_mayor_sobre_n_menor"}
@@ -174,7 +175,7 @@ def _flat(said: Said, df: pd.DataFrame, engine_name: str) -> Claim:
     detail.update(n_menor=int(ns[0]), n_mayor=int(ns[-1]))
     name = eng.DISPLAY[engine_name]
     said = said.but(quantity=f"memoria por contenedor con N = {ns[-1]} frente a N = {ns[0]} ({name})")
-    per_n = [metric_values(w, engine_name, "memoria_cgroup_por_contenedor", n) for n in (ns[-1], ns[0])]
+    per_n = [by_round(w, engine_name, "memoria_cgroup_por_contenedor", n) for n in (ns[-1], ns[0])]
     return ratio(said, *per_n, detail=detail)
 
 
