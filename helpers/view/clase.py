@@ -458,24 +458,33 @@ def _named(machines: list[str], per: dict) -> str:
     return names + (f" y {rest} más (todas en la tabla)" if rest > 0 else "")
 
 
+def _class_words(verdict: deferred.ClassVerdict) -> str:
+    """A class verdict in words; the demonstration class shows what a verdict would look like, and says so."""
+    words = VERDICT[verdict.status]
+    if verdict.demo and verdict.status in deferred.JUDGED:
+        return f"{words} (clase de demostración, con máquinas ficticias: no es un veredicto)"
+    return words
+
+
 def veredictos_diferidos(clase: cl.ClassRuns) -> None:
     """The verdicts notebooks 05 and 08 leave to the class: the getpid overhead across CPUs and the
     speed claims of a VM with KVM."""
     across = deferred.across_cpus(clase)
-    lines = [f"**{across.statement}** (lo deja aquí el cuaderno 05): {VERDICT[across.status]}."]
+    lines = [f"**{across.statement}** (lo deja aquí el cuaderno 05): {_class_words(across)}."]
     per = across.per_machine
     if across.status == vd.SIN_DATOS:
         lines.append(
-            f"Hacen falta al menos dos máquinas (o tablas publicadas) con la llamada getpid medida {vd.MIN_N} "
-            "veces o más en bare metal y en Docker."
+            f"Hacen falta al menos dos máquinas de la clase con la llamada getpid medida {vd.MIN_N} veces o "
+            "más en bare metal y en Docker: las tablas de la fuente se muestran al lado, pero no votan (no "
+            "dicen nada de las CPU de la clase)."
         )
-    else:
+    if per and across.status != vd.SIN_DATOS:
         table_rows = [
             {
                 "Máquina o fuente": source_label(name) if name in SOURCE_LABEL else name,
                 "Sobrecarga": fmt_pct(c.detail.get("sobrecarga", float("nan"))),
-                "÷ mediana de las demás": fmt_value_interval(c.value, c.low, c.high, "x"),
-                "Veredicto": verdict_words(c),
+                "Factor ÷ mediana de los demás": fmt_value_interval(c.value, c.low, c.high, "x"),
+                "Veredicto": verdict_words(c) + (" (fuente: no vota)" if name in across.sources else ""),
             }
             for name, c in sorted(
                 per.items(), key=lambda kv: -kv[1].value if kv[1].value == kv[1].value else 0
@@ -484,18 +493,29 @@ def veredictos_diferidos(clase: cl.ClassRuns) -> None:
         show(
             table(
                 pd.DataFrame(table_rows),
-                f"Sobrecarga de getpid en Docker por máquina; margen {AGREEMENT_MARGIN}",
+                f"Sobrecarga de getpid en Docker por máquina: su factor (1 + sobrecarga) ÷ la mediana del "
+                f"de las demás; margen {AGREEMENT_MARGIN}",
             )
         )
         if across.outside:
-            lines.append(f"Se salen del margen, con todo su intervalo: {_named(across.outside, per)}.")
+            lines.append(
+                f"Se salen del margen, con todo su intervalo: {_named(across.outside, per)}. Con "
+                f"{len(per) - len(across.sources)} máquinas, "
+                + (
+                    f"hasta {across.by_chance} pueden caer fuera"
+                    if across.by_chance != 1
+                    else "una puede caer fuera"
+                )
+                + " por azar (cada IC 95 % falla una de cada veinte veces): la clase solo dice «no se "
+                "sostiene» cuando caen más (prueba binomial al 5 %)."
+            )
     markdown("\n\n".join(lines))
     kvm = deferred.kvm(clase)
     if not kvm:
         return
     out = ["**Lo que el cuaderno 08 deja a las máquinas con KVM** (una VM emulada no decide su velocidad):"]
     for v in kvm.values():
-        text = f"- {v.statement.rstrip('.')}: {VERDICT[v.status]}"
+        text = f"- {v.statement.rstrip('.')}: {_class_words(v)}"
         if v.per_machine:
             text += " (" + "; ".join(_claim_line(m, c) for m, c in sorted(v.per_machine.items())) + ")"
         else:
