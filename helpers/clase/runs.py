@@ -54,6 +54,12 @@ class MachineRun:
         return self.status != results.STATUS_COMPLETE
 
 
+def course_order(experiment: str) -> tuple[int, str]:
+    """Sort key: the registry's order (notebook 01, 02, …), unknown experiments last by name."""
+    known = experiments.names()
+    return (known.index(experiment) if experiment in known else len(known), experiment)
+
+
 @dataclass
 class ClassRuns:
     folder: str
@@ -74,12 +80,14 @@ class ClassRuns:
 
     @property
     def experiments(self) -> list[str]:
-        return sorted({c.experiment for c in self.runs})
+        """The experiments of the class, in the course's order (the registry's: notebook 01 first)."""
+        return sorted({c.experiment for c in self.runs}, key=course_order)
 
     def machines(self) -> pd.DataFrame:
-        """One row per machine: host facts, engine versions, experiments and their status."""
+        """One row per machine: host facts, engine versions, experiments (in the course's order) and
+        their status."""
         rows = {}
-        for c in self.runs:
+        for c in sorted(self.runs, key=lambda run: course_order(run.experiment)):
             host = c.meta.get("host") or {}
             row = rows.setdefault(
                 c.machine,

@@ -156,7 +156,7 @@ def omitidos(clase: cl.ClassRuns) -> None:
 # A projector's screen: no figure taller than this (inches at the default 100 dpi: 800 px).
 MAX_HEIGHT_IN = 8.0
 PANEL_COLUMNS = 3
-PANEL_HEIGHT_IN = 2.6
+PANEL_HEIGHT_IN = 3.1  # room for the legend of the sources under each panel
 LABELLED_MACHINES = 15  # up to this many machines every one is named on its panel; above, only outliers
 SOURCE_LABEL = {
     "seed000": "capítulo original",
@@ -248,6 +248,8 @@ def _panel(ax, d: pd.DataFrame, ref: pd.DataFrame | None, log: bool) -> None:
     err = np.nan_to_num(err)
     ax.errorbar(d["proporcion"], y, xerr=err, fmt="o", ms=3, lw=0.8, capsize=0, color="tab:blue")
     named = set(d.index) if len(d) <= LABELLED_MACHINES else set(outliers(d["proporcion"]))
+    if named:  # room on the right for the names, inside the axes
+        ax.margins(x=0.35 if len(named) > 1 else 0.25)
     for i in sorted(named):
         ax.annotate(
             str(d.loc[i, "machine"]),
@@ -272,7 +274,8 @@ def _panel(ax, d: pd.DataFrame, ref: pd.DataFrame | None, log: bool) -> None:
         ax.set_xscale("log")
     ax.tick_params(axis="x", labelsize=9)
     if ref is not None and not ref.empty:
-        ax.legend(fontsize=7, loc="lower right", framealpha=0.8)
+        # below the panel, never over a machine's point
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.28), ncol=2, frameon=False)
 
 
 def _fmt_table(df: pd.DataFrame, caption: str):
