@@ -20,13 +20,13 @@ from pathlib import Path
 from .. import engines, images
 from ..engines import oci
 from ..experiments import anatomia
-from .common import Tolerance, compare, exit_code, need
+from .common import TIGHTEST, Tolerance, compare, exit_code, need
 from .harness import hyperfine_times
 
 ECHO = ["echo", "ok"]
 # A sub-millisecond rung is judged by its difference (what a spawn of the course's timer may add); the
 # others by their ratio.
-TOLERANCE = Tolerance(relative=0.10, absolute=0.1)
+TOLERANCE = Tolerance(relative=TIGHTEST, absolute=0.1)
 NAMES = ("experimento (anatomia.run)", "hyperfine -N")
 
 

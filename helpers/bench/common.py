@@ -2,9 +2,13 @@
 
 A benchmark compares the experiment's figure with a second path that shares no measuring code with it
 (hyperfine, `wrk` typed by hand, the probe started by hand, `docker stats`), prints both medians with their
-ratio, and says whether they agree within a tolerance stated beforehand. The exit code says it too:
-0 every comparison agrees, 1 one falls outside its tolerance, 2 one could not be made (a tool or an engine
-missing). A benchmark prints figures; it is not a test (it never runs under pytest).
+ratio and its IC 95 %, and says whether they agree within a tolerance stated beforehand, by the course's one
+rule (verdict.decide): the interval of the per-round ratio (or difference) inside the tolerance → they
+agree; entirely outside → they do not; otherwise «no concluyente» (more rounds would say). A tolerance is
+never wider than the narrowest margin the figure backs (`TIGHTEST`, the margin of «no difference»). The
+exit code: 0 every comparison agrees, 1 one falls outside its tolerance, 2 one could not be made or
+decided (a tool or an engine missing, too few rounds). A benchmark prints figures; it is not a test (it
+never runs under pytest).
 """
 
 from __future__ import annotations
@@ -15,10 +19,13 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .. import provision
+from .. import provision, stats
+from ..experiments import verdict
+from ..experiments.margins import SAME
 from ..view.common import num
 
 OK, OUTSIDE, NOT_MADE = 0, 1, 2
+TIGHTEST = SAME  # the margin of «no difference» (±5 %): the narrowest one a bench's figure backs
 
 
 def figure(value: float) -> str:
@@ -37,12 +44,26 @@ class Tolerance:
     relative: float | None = None
     absolute: float | None = None
 
-    def holds(self, ratio: float, difference: float) -> bool:
-        by_ratio = self.relative is not None and math.isfinite(ratio) and abs(ratio - 1) <= self.relative
-        by_difference = (
-            self.absolute is not None and math.isfinite(difference) and abs(difference) <= self.absolute
-        )
-        return by_ratio or by_difference
+    def judge(self, ratio: stats.Estimate, difference: stats.Estimate) -> str:
+        """The one rule on the per-round ratio's interval (against 1 ± relative) and the difference's
+        (against ± absolute): they agree if either interval lies inside its band, they do not if every
+        band given is cleared entirely, else «no concluyente»; no interval → «sin datos»."""
+        verdicts = []
+        if self.relative is not None:
+            verdicts.append(
+                verdict.decide(ratio.low, ratio.high, region=(1 - self.relative, 1 + self.relative))
+            )
+        if self.absolute is not None:
+            verdicts.append(
+                verdict.decide(difference.low, difference.high, region=(-self.absolute, self.absolute))
+            )
+        if verdict.SE_CONFIRMA in verdicts:
+            return verdict.SE_CONFIRMA
+        if verdicts and all(v == verdict.NO_SE_SOSTIENE for v in verdicts):
+            return verdict.NO_SE_SOSTIENE
+        if verdict.NO_CONCLUYENTE in verdicts:
+            return verdict.NO_CONCLUYENTE
+        return verdict.SIN_DATOS
 
     def describe(self, unit: str) -> str:
         parts = []
@@ -58,11 +79,19 @@ class Comparison:
     label: str
     ours: float  # median of every value of the experiment's path
     theirs: float  # median of every value of the independent path
-    ratio: float  # median over rounds of (ours ÷ theirs): what is judged against a relative tolerance
-    difference: float  # median over rounds of (ours − theirs): judged against an absolute tolerance
+    ratio: stats.Estimate  # over rounds, of (ours ÷ theirs): judged against a relative tolerance
+    difference: stats.Estimate  # over rounds, of (ours − theirs): judged against an absolute tolerance
     unit: str
     tolerance: Tolerance
-    ok: bool
+    status: str  # verdict.SE_CONFIRMA: they agree; NO_SE_SOSTIENE: they do not; else undecided
+
+    @property
+    def ok(self) -> bool:
+        return self.status == verdict.SE_CONFIRMA
+
+    @property
+    def outside(self) -> bool:
+        return self.status == verdict.NO_SE_SOSTIENE
 
 
 Round = tuple[Sequence[float], Sequence[float]]  # (experiment's values, independent values) of one round
@@ -90,19 +119,28 @@ def compare(
     a = statistics.median(ours) if ours else nan
     b = statistics.median(theirs) if theirs else nan
     per_round = [(statistics.median(x), statistics.median(y)) for x, y in rounds]
-    ratio = statistics.median([x / y for x, y in per_round if y]) if per_round else nan
-    difference = statistics.median([x - y for x, y in per_round]) if per_round else nan
-    ok = tolerance.holds(ratio, difference)
-    result = Comparison(label, a, b, ratio, difference, unit, tolerance, ok)
+    ratio = stats.median_ci([x / y for x, y in per_round if y])
+    difference = stats.median_ci([x - y for x, y in per_round])
+    status = tolerance.judge(ratio, difference)
+    result = Comparison(label, a, b, ratio, difference, unit, tolerance, status)
     width = max(len(n) for n in names)
     log(label)
     for name, values, median in ((names[0], ours, a), (names[1], theirs, b)):
         low = f", mín {figure(min(values))}" if values else ""
         log(f"  {name:{width}s}  mediana {figure(median):>10} {unit}  (n = {len(values)}{low})")
-    verdict = "dentro de" if ok else "FUERA de"
+    said = {
+        verdict.SE_CONFIRMA: "dentro de",
+        verdict.NO_SE_SOSTIENE: "FUERA de",
+        verdict.NO_CONCLUYENTE: "no concluyente frente a",
+    }.get(status, f"sin IC 95 % (hacen falta {stats.MIN_N} rondas) frente a")
+
+    def interval(e: stats.Estimate, digits) -> str:
+        return f" [{digits(e.low)}, {digits(e.high)}]" if e.has_interval else ""
+
     log(
-        f"  proporción {num(ratio, 3)}×, diferencia {figure(difference)} {unit} (medianas de {len(rounds)} "
-        f"rondas pareadas): {verdict} la tolerancia ({tolerance.describe(unit)})"
+        f"  proporción {num(ratio.value, 3)}×{interval(ratio, lambda v: num(v, 3))}, diferencia "
+        f"{figure(difference.value)}{interval(difference, figure)} {unit} (medianas e IC 95 % de "
+        f"{len(rounds)} rondas pareadas): {said} la tolerancia ({tolerance.describe(unit)})"
     )
     return result
 
@@ -122,14 +160,18 @@ def need(command: str, package: str, log=print) -> bool:
 def exit_code(comparisons: Sequence[Comparison], not_made: Sequence[str] = (), log=print) -> int:
     """0 if every comparison agrees, 1 if one falls outside its tolerance, 2 if one could not be made;
     one closing Spanish line says which."""
-    outside = [c.label for c in comparisons if not c.ok]
+    outside = [c.label for c in comparisons if c.outside]
+    undecided = [c.label for c in comparisons if not c.ok and not c.outside]
     for reason in not_made:
         log(f"Sin comparar: {reason}")
     if outside:
         log(f"\nResultado: {len(outside)} de {len(comparisons)} comparaciones FUERA de su tolerancia.")
         return OUTSIDE
-    if not_made or not comparisons:
-        log(f"\nResultado: {len(comparisons)} comparaciones dentro; {len(not_made)} sin hacer.")
+    if not_made or undecided or not comparisons:
+        log(
+            f"\nResultado: {len(comparisons) - len(undecided)} comparaciones dentro; {len(undecided)} sin "
+            f"decidir (más rondas lo dirían); {len(not_made)} sin hacer."
+        )
         return NOT_MADE
     log(f"\nResultado: las {len(comparisons)} comparaciones dentro de su tolerancia.")
     return OK

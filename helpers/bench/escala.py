@@ -26,10 +26,10 @@ import time
 from .. import cgroups, images
 from .. import engines as eng
 from ..experiments import escala
-from .common import Tolerance, compare, exit_code, figure
+from .common import TIGHTEST, Tolerance, compare, exit_code, figure
 
 # Idle memory moves by a few pages between two readings; `stats` prints three or four digits.
-TOLERANCE = Tolerance(relative=0.05)
+TOLERANCE = Tolerance(relative=TIGHTEST)
 KIB = 1024
 SIZE = re.compile(r"^\s*([\d.]+)\s*([KMG]i?B|[kKMG]B|B)\s*$")
 FACTOR = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9}
@@ -109,7 +109,7 @@ def bench_engine(name: str, n: int, rounds: int, role: str = "alpine"):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Banco de pruebas del experimento 2 (escala).")
     parser.add_argument("-n", type=int, default=10, help="contenedores por motor (por defecto 10)")
-    parser.add_argument("--rondas", type=int, default=5)
+    parser.add_argument("--rondas", type=int, default=6)  # an IC 95 % needs 6
     args = parser.parse_args(argv)
     n = escala.Config.build(cantidades=[args.n]).cantidades[0]
     print(f"Banco del experimento 2: {n} contenedores en reposo por motor, {args.rondas} rondas.\n")

@@ -5,7 +5,7 @@ short rounds (a block of each, the first one swapping every round) and are judge
 rounds of each round's difference and ratio, so the drift of a loaded machine falls on both alike.
 - bare metal, `true`: the course's median within 0.1 ms of hyperfine's (what a spawn of the course's
   timer may add: no thread, no timer in the window);
-- `docker run --rm IMAGE echo ok`, where Docker is running: within ±10 %.
+- `docker run --rm IMAGE echo ok`, where Docker is running: within ±5 % (bench.common.TIGHTEST), judged on the IC 95 % of the per-round ratio.
 A bare `posix_spawnp` + `waitpid` loop in Python is printed too (not judged): it shows how much of a
 difference is Python's and how much is the harness's. Exit code as in bench.common (0 / 1 / 2).
 """
@@ -23,10 +23,10 @@ import tempfile
 import time
 
 from .. import engines, images, measure
-from .common import Tolerance, compare, exit_code, figure, need
+from .common import TIGHTEST, Tolerance, compare, exit_code, figure, need
 
 BARE_TOLERANCE = Tolerance(absolute=0.1)  # ms
-DOCKER_TOLERANCE = Tolerance(relative=0.10)
+DOCKER_TOLERANCE = Tolerance(relative=TIGHTEST)
 NAMES = ("curso (helpers.measure)", "hyperfine -N")
 
 

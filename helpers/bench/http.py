@@ -4,7 +4,7 @@ The same arms as notebook 06 (native, Docker -p, Docker --network host; Go net/h
 turn by the experiment (experiments.red.measure_arm, through red/load.py) and by a plain `wrk` command line
 as a student would type it, its Requests/sec read here by a regular expression of its own: on the same
 server and port, the order swapping every round. Each arm is judged on the median over rounds of the
-round's ratio (bench.common): ±15 %, what two loads of a few seconds on a shared machine still allow.
+round's ratio (bench.common): its IC 95 % within ±5 % (TIGHTEST), the narrowest margin its figures back.
 Exit code as in bench.common.
 
     python -m helpers.bench.http [--repeticiones 3] [--duracion 3] [--semilla]
@@ -24,9 +24,9 @@ from ..experiments import red
 from ..experiments.red import servers
 from ..experiments.runner import experiment_run
 from ..view.common import num
-from .common import Tolerance, compare, exit_code
+from .common import TIGHTEST, Tolerance, compare, exit_code
 
-TOLERANCE = Tolerance(relative=0.15)
+TOLERANCE = Tolerance(relative=TIGHTEST)  # no wider than the margins it backs
 
 ARMS = ("nativo", "docker-puerto", "docker-host")
 

@@ -26,10 +26,10 @@ from pathlib import Path
 
 from .. import engines, images, probes
 from ..experiments import llamadas as exp
-from .common import Tolerance, compare, exit_code
+from .common import TIGHTEST, Tolerance, compare, exit_code
 
 # Single runs of 200 000 calls spread by about ±10 % here (more with a busy CPU); medians over rounds.
-TOLERANCE = Tolerance(relative=0.15)
+TOLERANCE = Tolerance(relative=TIGHTEST)  # no wider than the margins it backs
 NAMES = ("experimento (exec)", "a mano (run --rm / directo)")
 PROBE_INSIDE = "/sonda-a-mano"
 LINE = re.compile(r"operacion=getpid .*?ns_por_llamada=([\d.]+) ns_cpu_por_llamada=([\d.]+)")
@@ -71,7 +71,7 @@ def main(argv=None) -> int:
         description="Llamadas al sistema: el experimento junto a la sonda a mano."
     )
     parser.add_argument("--llamadas", type=int, default=200_000)
-    parser.add_argument("--rondas", type=int, default=4)
+    parser.add_argument("--rondas", type=int, default=6)  # an IC 95 % needs 6
     parser.add_argument("--repeticiones", type=int, default=3, help="por ronda, en cada camino")
     parser.add_argument("--cpu", type=int, default=0)
     args = parser.parse_args(argv)
