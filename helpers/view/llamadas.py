@@ -230,11 +230,29 @@ def _tabla_anidamiento(resultado: Resultado, operacion: str = "getpid", **_) -> 
     show(table(out, caption))
 
 
+def cpu_share(seconds_per_second: float, cores=None) -> str:
+    """CPU per second as «¿Cuándo importa?» writes it: «% de un núcleo» below one core, «núcleos» above
+    (saying when that is more than this machine has); a negative figure (the arm's median below the
+    host's) is none at all."""
+    v = seconds_per_second
+    if v != v:
+        return "—"
+    if v <= 0:
+        return "ninguna medible (su mediana quedó por debajo de la del host)"
+    if v < 1:
+        return f"{fmt(v * 100, _digits(v * 100))} % de un núcleo"
+    text = f"{fmt(v, _digits(v))} núcleos"
+    if isinstance(cores, int | float) and v > cores:
+        text += f" (más de los {num(cores)} de esta máquina: a ese ritmo no cabe)"
+    return text
+
+
 def _tabla_cuanto_importa(
     resultado: Resultado, operacion: str = "getpid", llamadas_por_segundo: int = 1_000_000, **_
 ) -> None:
     """A workload making `llamadas_por_segundo` calls per second: the CPU each arm adds per second."""
     c = exp.cost_at_rate(resultado.df, llamadas_por_segundo, operacion)
+    cores = ((resultado.meta or {}).get("host") or {}).get("cpu_cores")
     if c.empty:
         markdown("_Hace falta el brazo «host» para calcularlo._")
         return
@@ -242,12 +260,7 @@ def _tabla_cuanto_importa(
         {
             "Brazo": [f"{b} ⚠ inestable: repite" if u else b for b, u in zip(c["brazo"], c["inestable"])],
             "ns extra por llamada": [fmt(v, _digits(v)) for v in c["ns_extra"]],
-            "CPU extra por segundo": [
-                f"{fmt(v * 100, _digits(v * 100))} % de un núcleo"
-                if v < 1
-                else f"{fmt(v, _digits(v))} núcleos"
-                for v in c["cpu_por_segundo"]
-            ],
+            "CPU extra por segundo": [cpu_share(v, cores) for v in c["cpu_por_segundo"]],
         }
     )
     caption = (

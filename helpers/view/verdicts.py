@@ -39,6 +39,9 @@ AGREEMENT = {
 AGREEMENT_MARGIN = fmt_margin(vd.margin(vd.AGREEMENT_KIND, 1.0, "x"), "x")  # «de 0.8× a 1.25×»
 
 
+PRACTICAL_REPS = 200  # beyond this an extrapolated «harían falta unas 5 500» only says «not here»
+
+
 def verdict_words(claim) -> str:
     """The verdict's words; too few repetitions say how many are needed, an inconclusive one about how
     many would decide it."""
@@ -46,7 +49,9 @@ def verdict_words(claim) -> str:
     if claim.status == vd.SIN_DATOS and 0 < n < vd.MIN_N:
         return too_few(n, more or vd.MIN_N)
     words = VERDICT.get(claim.status, claim.status)
-    if claim.status == vd.NO_CONCLUYENTE and more:
+    if claim.status == vd.NO_CONCLUYENTE and more and more > PRACTICAL_REPS:
+        words += f" (harían falta más de {PRACTICAL_REPS}: con este ruido, una clase no lo decide)"
+    elif claim.status == vd.NO_CONCLUYENTE and more:
         words += f" (harían falta unas {approx(more)})"  # an extrapolation: 2 digits
     return words
 

@@ -415,8 +415,12 @@ def test_verdict_words_name_the_repetitions_needed():
     words = common.verdict_words(c)
     assert words.startswith("no concluyente con estas repeticiones")
     assert f"harían falta unas {common.approx(c.more_reps)}" in words
-    c.more_reps = 2054  # an extrapolation: two significant digits, not «2 054»
-    assert common.verdict_words(c).endswith("(harían falta unas 2\u202f100)")
+    c.more_reps = 154  # an extrapolation: two significant digits, not «154»
+    assert common.verdict_words(c).endswith("(harían falta unas 150)")
+    c.more_reps = 5512  # beyond what a class can run: said so, no made-up precision
+    assert common.verdict_words(c).endswith(
+        "(harían falta más de 200: con este ruido, una clase no lo decide)"
+    )
 
 
 def test_claim_sentence_is_built_from_declared_fields():

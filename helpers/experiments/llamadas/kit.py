@@ -33,14 +33,6 @@ def _engines(df) -> list[str]:
     return [e for e in ENGINE if e in present]
 
 
-def _cpu_share(seconds_per_second: float) -> str:
-    """CPU per second as the notebook's «¿Cuándo importa?» writes it: «% de un núcleo» or «núcleos»."""
-    if seconds_per_second < 1:
-        value = seconds_per_second * 100
-        return f"{common.fmt(value, common.significant(value))} % de un núcleo"
-    return f"{common.fmt(seconds_per_second, common.significant(seconds_per_second))} núcleos"
-
-
 def facts(res) -> Facts:
     if res is None:  # no run: only what needs none
         return {}
@@ -97,13 +89,14 @@ def facts(res) -> Facts:
 
     # Exercise 4: a million calls per second, from the «¿Cuándo importa?» table.
     cost = llamadas.cost_at_rate(df, RATE).set_index("brazo") if len(df) else None
+    cores = (meta.get("host") or {}).get("cpu_cores")
     parts = []
     for engine in engines:
         labels = {v: llamadas.arm_label(engine, v) for v in ("seccomp", "sin_seccomp", "gvisor")}
         if cost is not None and {labels["seccomp"], labels["sin_seccomp"]} <= set(cost.index):
             extra = cost.loc[labels["seccomp"], "ns_extra"] - cost.loc[labels["sin_seccomp"], "ns_extra"]
             per_s = extra * RATE / 1e9
-            words = _cpu_share(per_s) if per_s > 0 else "nada medible (la diferencia salió negativa)"
+            words = view.cpu_share(per_s, cores)
             shaky = cost.loc[labels["seccomp"], "inestable"] or cost.loc[labels["sin_seccomp"], "inestable"]
             parts.append(
                 f"el perfil seccomp de {ENGINE[engine]} añade {common.fmt(extra, common.significant(extra))} ns "
@@ -114,7 +107,7 @@ def facts(res) -> Facts:
             g = cost.loc[labels["gvisor"]]
             parts.append(
                 f"{labels['gvisor']} añade {common.fmt(g['ns_extra'], common.significant(g['ns_extra']))} ns "
-                f"por llamada frente al host: {_cpu_share(g['cpu_por_segundo'])}"
+                f"por llamada frente al host: {view.cpu_share(g['cpu_por_segundo'], cores)}"
                 + (UNSTABLE if g["inestable"] else "")
             )
     out["llamadas.cuanto_importa"] = (

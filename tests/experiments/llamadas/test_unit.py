@@ -671,3 +671,12 @@ def test_every_claim_of_the_document_is_listed_in_sources_with_where_and_status(
 def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
     """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
     assert_round_rows_change_nothing(exp, synthetic(FILTER_IS_THE_COST), {}, tmp_path / "rondas")
+
+
+def test_the_cpu_a_call_rate_costs_says_when_it_does_not_fit_and_never_goes_negative():
+    from helpers.view import llamadas as vista
+
+    assert vista.cpu_share(0.0418) == "4.18 % de un núcleo"
+    assert vista.cpu_share(3.95, 2) == "3.95 núcleos (más de los 2 de esta máquina: a ese ritmo no cabe)"
+    assert vista.cpu_share(1.5, 4) == "1.50 núcleos"
+    assert vista.cpu_share(-0.00212).startswith("ninguna medible")
