@@ -92,8 +92,14 @@ def tabla(resultado: Resultado) -> None:
                 fmt_interval(a, b, d) for a, b, d in zip(s["ic_bajo_ms"], s["ic_alto_ms"], digits)
             ],
             "× bare metal [IC 95 %]": [
-                "1× (la línea base)" if base else fmt_ratio(r, lo, hi)
-                for base, r, lo, hi in zip(baseline, s["x_bare"], s["x_bare_ic_bajo"], s["x_bare_ic_alto"])
+                "1× (la línea base)"
+                if base
+                else "repite: la línea base es inestable"
+                if shaky
+                else fmt_ratio(r, lo, hi)
+                for base, shaky, r, lo, hi in zip(
+                    baseline, s["base_inestable"], s["x_bare"], s["x_bare_ic_bajo"], s["x_bare_ic_alto"]
+                )
             ],
         }
     )

@@ -18,6 +18,7 @@ from .numbers import (  # noqa: F401 - the one number format, called as common.f
     TIMES,
     UNIT_LABEL,
     approx,
+    cpu_share,
     decimals_for,
     fmt,
     fmt_interval,

@@ -19,6 +19,7 @@ from . import llamadas_graficos as graficos
 from .common import (
     ENGINE_LABEL,
     claims_list,
+    cpu_share,
     decimals_for,
     direction_words,
     fmt,
@@ -228,23 +229,6 @@ def _tabla_anidamiento(resultado: Resultado, operacion: str = "getpid", **_) -> 
         f"{operacion} dentro de namespaces PID anidados (la sonda cuenta los niveles en /proc/self/status)"
     )
     show(table(out, caption))
-
-
-def cpu_share(seconds_per_second: float, cores=None) -> str:
-    """CPU per second as «¿Cuándo importa?» writes it: «% de un núcleo» below one core, «núcleos» above
-    (saying when that is more than this machine has); a negative figure (the arm's median below the
-    host's) is none at all."""
-    v = seconds_per_second
-    if v != v:
-        return "—"
-    if v <= 0:
-        return "ninguna medible (su mediana quedó por debajo de la del host)"
-    if v < 1:
-        return f"{fmt(v * 100, _digits(v * 100))} % de un núcleo"
-    text = f"{fmt(v, _digits(v))} núcleos"
-    if isinstance(cores, int | float) and v > cores:
-        text += f" (más de los {num(cores)} de esta máquina: a ese ritmo no cabe)"
-    return text
 
 
 def _tabla_cuanto_importa(

@@ -230,3 +230,20 @@ def fmt_margin(region: tuple[float, float], unit: str) -> str:
     if low == high:
         return fmt_value(low, unit)
     return f"de {fmt_value(low, unit)} a {fmt_value(high, unit)}"
+
+
+def cpu_share(seconds_per_second: float, cores=None) -> str:
+    """CPU per second as «¿Cuándo importa?» writes it: «% de un núcleo» below one core, «núcleos» above
+    (saying when that is more than this machine has); a negative figure (the arm's median below the
+    host's) is none at all."""
+    v = seconds_per_second
+    if v != v:
+        return "—"
+    if v <= 0:
+        return "ninguna medible (su mediana quedó por debajo de la del host)"
+    if v < 1:
+        return f"{fmt(v * 100, significant(v * 100))} % de un núcleo"
+    text = f"{fmt(v, significant(v))} núcleos"
+    if isinstance(cores, int | float) and v > cores:
+        text += f" (más de los {num(cores)} de esta máquina: a ese ritmo no cabe)"
+    return text

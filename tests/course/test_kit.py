@@ -254,7 +254,7 @@ def test_the_worked_answers_of_05_and_06_follow_the_data_both_ways(tmp_path):
     assert "cada nivel de namespace PID añadió 30" in five_a and "contradice el código" in five_a
     assert "la recta es plana, como predice el código" in five_b and "contradice el código" not in five_b
     # Exercise 4: the seccomp profile at a million calls per second (27 ns → about 2.7 % of a core).
-    share = r"el perfil seccomp de Docker añade ([0-9.−]+) ns por llamada .*?: (?:([0-9.]+) %|nada)"
+    share = r"el perfil seccomp de Docker añade ([0-9.−]+) ns por llamada .*?: (?:([0-9.]+) %|ninguna)"
     found_a, found_b = re.search(share, five_a), re.search(share, five_b)
     assert found_a and 24 < float(found_a[1]) < 30 and 2.4 < float(found_a[2]) < 3.0, found_a
     assert (

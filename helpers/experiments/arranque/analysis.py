@@ -30,10 +30,13 @@ def summarize(
 ) -> pd.DataFrame:
     """One row per (engine, role, variant): n, median, IQR, min, IC 95 % and x baseline with its IC.
     paired: the arms were measured round-robin (a live run), so × baseline is paired by round; the
-    reference's repetitions were not, and are compared as independent samples."""
+    reference's repetitions were not, and are compared as independent samples. A baseline flagged
+    unstable (stats.unstable) divides nothing: × baseline is NaN and `base_inestable` says why (the page
+    says «repite»)."""
     df = with_roles(df[df["metric"] == METRIC], meta)
     base_rows = df[(df["engine"] == baseline[0]) & (df["variant"] == baseline[1])]
-    base = _by_round(base_rows, paired)
+    shaky = bool(len(base_rows)) and bool(stats.unstable(base_rows["value"]))
+    base = _by_round(base_rows.iloc[:0] if shaky else base_rows, paired)
     rows = []
     for (engine_name, role, variant), group in df.groupby(["engine", "role", "variant"], sort=False):
         values = group["value"].to_numpy()
@@ -55,6 +58,7 @@ def summarize(
                 "x_bare": ratio,
                 "x_bare_ic_bajo": lo,
                 "x_bare_ic_alto": hi,
+                "base_inestable": shaky,
             }
         )
     order = {"bare": 0, "docker": 1, "podman": 2}

@@ -96,7 +96,7 @@ def facts(res) -> Facts:
         if cost is not None and {labels["seccomp"], labels["sin_seccomp"]} <= set(cost.index):
             extra = cost.loc[labels["seccomp"], "ns_extra"] - cost.loc[labels["sin_seccomp"], "ns_extra"]
             per_s = extra * RATE / 1e9
-            words = view.cpu_share(per_s, cores)
+            words = common.cpu_share(per_s, cores)
             shaky = cost.loc[labels["seccomp"], "inestable"] or cost.loc[labels["sin_seccomp"], "inestable"]
             parts.append(
                 f"el perfil seccomp de {ENGINE[engine]} añade {common.fmt(extra, common.significant(extra))} ns "
@@ -107,7 +107,7 @@ def facts(res) -> Facts:
             g = cost.loc[labels["gvisor"]]
             parts.append(
                 f"{labels['gvisor']} añade {common.fmt(g['ns_extra'], common.significant(g['ns_extra']))} ns "
-                f"por llamada frente al host: {view.cpu_share(g['cpu_por_segundo'], cores)}"
+                f"por llamada frente al host: {common.cpu_share(g['cpu_por_segundo'], cores)}"
                 + (UNSTABLE if g["inestable"] else "")
             )
     out["llamadas.cuanto_importa"] = (

@@ -1,5 +1,8 @@
 """Experiment 1 without engines: validation, planning, analysis on synthetic rows."""
 
+from pathlib import Path
+
+import IPython.display
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,6 +11,7 @@ from helpers import engines, results
 from helpers.errors import ParametroInvalido
 from helpers.experiments import arranque, verdict
 from helpers.experiments.arranque import measure as arranque_measure
+from helpers.experiments.runner import Resultado
 from helpers.view import arranque as vista
 from helpers.view import common
 from tests.support import assert_round_rows_change_nothing
@@ -66,6 +70,22 @@ def test_summary_ratios_against_a_real_process():
     docker_ubuntu = s[(s.engine == "docker") & (s.role == "ubuntu")].iloc[0]
     assert docker_ubuntu.x_bare == pytest.approx(400, rel=0.1)
     assert docker_ubuntu.x_bare_ic_bajo < docker_ubuntu.x_bare < docker_ubuntu.x_bare_ic_alto
+
+
+def test_an_unstable_baseline_divides_nothing_and_the_table_says_repite(monkeypatch):
+    """Bare metal with two clusters (1 ms and 6 ms: a page cache cold half the time) is flagged
+    unstable: no «× bare metal» is computed against it, and the table says «repite» instead."""
+    df, meta = _synthetic(400, 200, reps=12)
+    bare = df["engine"] == "bare"
+    df.loc[bare, "value"] = np.where(df.loc[bare, "rep"] % 2 == 0, 1.0, 6.0)
+    s = arranque.summarize(df, meta)
+    assert s["base_inestable"].all() and s["x_bare"].isna().all()
+    steady, _ = _synthetic(400, 200, reps=12)
+    assert not arranque.summarize(steady, meta)["base_inestable"].any()
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    vista.tabla(Resultado("arranque", df, Path("."), meta))
+    assert any("repite: la línea base es inestable" in o.to_html() for o in shown if hasattr(o, "to_html"))
 
 
 @pytest.mark.parametrize(

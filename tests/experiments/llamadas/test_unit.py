@@ -674,9 +674,9 @@ def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
 
 
 def test_the_cpu_a_call_rate_costs_says_when_it_does_not_fit_and_never_goes_negative():
-    from helpers.view import llamadas as vista
+    from helpers.view import common
 
-    assert vista.cpu_share(0.0418) == "4.18 % de un núcleo"
-    assert vista.cpu_share(3.95, 2) == "3.95 núcleos (más de los 2 de esta máquina: a ese ritmo no cabe)"
-    assert vista.cpu_share(1.5, 4) == "1.50 núcleos"
-    assert vista.cpu_share(-0.00212).startswith("ninguna medible")
+    assert common.cpu_share(0.0418) == "4.18 % de un núcleo"
+    assert common.cpu_share(3.95, 2) == "3.95 núcleos (más de los 2 de esta máquina: a ese ritmo no cabe)"
+    assert common.cpu_share(1.5, 4) == "1.50 núcleos"
+    assert common.cpu_share(-0.00212).startswith("ninguna medible")
