@@ -200,7 +200,12 @@ def _limits(part: pd.DataFrame) -> tuple[float, float]:
     return low - pad, high + pad
 
 
-BASE_CORTA = {"bare": "binarios del host", "chroot": "chroot", "host": "disco del host"}
+BASE_CORTA = {
+    "bare": "binarios del host",
+    "chroot": "chroot",
+    "host": "bare metal junto al volumen",
+    exp.LAYER_BASE: "bare metal junto a la capa",
+}
 
 
 def _grafico_sobrecarga(resultado: Resultado) -> None:

@@ -29,9 +29,19 @@ ENTORNO = {
 ENTORNO_CORTO = {"bare": "bare metal", "chroot": "chroot", "docker": "Docker", "podman": "Podman"}
 CARGA = exp.WORKLOAD_NAMES
 LUGAR = exp.PLACE_NAMES
-LUGAR_CORTO = {"capa": "capa overlay", "volumen": "volumen", "host": "disco del host"}
+LUGAR_CORTO = {
+    "capa": "capa overlay",
+    "volumen": "volumen",
+    "host": "junto a los volúmenes",
+    **{f"{exp.LAYER_BASE}-{e}": f"junto a la capa de {ENGINE_LABEL[e]}" for e in CONTAINER_ENGINES},
+}
 METRICA = {exp.METRIC_E2E: "extremo a extremo", exp.METRIC_WORK: "trabajo solo"}
-BASE = {"bare": "binarios del host", "chroot": "chroot (misma imagen)", "host": "bare metal, disco del host"}
+BASE = {
+    "bare": "binarios del host",
+    "chroot": "chroot (misma imagen)",
+    "host": "bare metal, mismo sistema de archivos que el volumen",
+    exp.LAYER_BASE: "bare metal, mismo sistema de archivos que la capa",
+}
 
 
 def nombre_carga(carga: str, lugar: str = "") -> str:
@@ -53,8 +63,8 @@ def ms(value: float, low: float, high: float) -> str:
 
 def shown(o: pd.DataFrame) -> pd.DataFrame:
     """The overheads worth reading: each workload in a container against its fairest baseline (the same
-    image under chroot when it was measured; I/O against the host's disk), and the chroot against the
-    host's binaries (the userland alone)."""
+    image under chroot when it was measured; I/O against bare metal on the arm's own filesystem), and
+    the chroot against the host's binaries (the userland alone)."""
     return o[o["justa"].astype(bool) | (o["entorno"] == "chroot")]
 
 
@@ -155,8 +165,11 @@ def frase_corrida(resultado: Resultado) -> str:
                 for c, lugar, e in zip(shaky["carga"], shaky["lugar"], shaky["entorno"])
             }
         )
-        parts.append(f"Quedan fuera por inestables, ronda a ronda (repite): {', '.join(names)}.")
-    arms = fair[(fair["inestable_entorno"] | fair["inestable_base"]) & ~fair["inestable"].astype(bool)]
+        parts.append(
+            "Quedan fuera por inestables (su línea base o la cifra ronda a ronda varió demasiado; repite): "
+            f"{', '.join(names)}."
+        )
+    arms = fair[fair["inestable_entorno"] & ~fair["inestable"].astype(bool)]
     if not arms.empty:
         names = sorted(
             {

@@ -126,6 +126,8 @@ def claim_sentence(claim) -> str:
             f"({by_round}, n = {claim.n} {counted}), sin IC 95 %: con menos de {vd.MIN_N} ningún "
             f"intervalo llega al 95 %; {_what_we_accept(claim)}."
         )
+    elif detail.get("sin_cifra"):  # judged against a baseline unstable on its own: no figure from it
+        parts.append("La línea base varió tanto por sí sola que no se calcula ninguna cifra frente a ella.")
     elif claim.status not in (vd.SIN_DATOS, vd.NO_COMPARABLE):
         parts.append(
             f"{quantity} = {fmt_value_interval(claim.value, claim.low, claim.high, claim.unit)} "

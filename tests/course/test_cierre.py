@@ -250,8 +250,8 @@ def _running(root, hash_work: float, with_io: bool = True):
     arms = [("bare", "", "hash", 1.0), ("docker", "img", "hash", hash_work)]
     arms += [("bare", "", "sort", 1.0), ("docker", "img", "sort", 1.0)]
     if with_io:
-        arms += [("bare", "", "archivos:host", 1.0), ("docker", "img", "archivos:capa", 1.5)]
-        arms += [("bare", "", "copia:host", 1.0), ("docker", "img", "copia:capa", 3.0)]
+        arms += [("bare", "", "archivos:almacen-docker", 1.0), ("docker", "img", "archivos:capa", 1.5)]
+        arms += [("bare", "", "copia:almacen-docker", 1.0), ("docker", "img", "copia:capa", 3.0)]
     frame = pd.DataFrame(
         [
             {"engine": e, "image": i, "variant": v, "rep": k, "metric": "trabajo", "unit": "s"}

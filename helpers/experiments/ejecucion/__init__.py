@@ -9,9 +9,11 @@ timed inside). Two bare-metal baselines: the host's binaries (image "") and a ch
 exported root filesystem (image = the real image name; helpers.engines.rootfs).
 
 Rows: engine bare/docker/podman; variant `<carga>` or `<carga>:<lugar>` for the I/O workloads archivos,
-escritura and copia (lugar: host = a fresh host directory, written by bare metal or the chroot; capa =
-the container's writable overlay layer; volumen = a host directory bind-mounted into it). Values are
-seconds. `exec` launches a process (LAUNCH); the work inside is RUNNING (closing_rows says which).
+escritura and copia (lugar: capa = the container's writable overlay layer; volumen = a host directory
+bind-mounted into it; on bare metal, host = a fresh directory beside the volumes, and almacen-<motor> =
+one in the engine's storage, on the layer's filesystem: each I/O arm is compared with bare metal on its
+own filesystem). Values are seconds. `exec` launches a process (LAUNCH); the work inside is RUNNING
+(closing_rows says which).
 
 arms.py: the workloads, the arms and how one repetition is timed; environments.py: the containers and
 their filesystems; measure.py: Config and run; analysis.py: summaries, the cost of exec, overheads,
@@ -38,6 +40,7 @@ from .arms import (  # noqa: F401
     CPU_WORKLOADS,
     EXEC_INSIDE,
     EXEC_TRUE,
+    LAYER_BASE,
     METRIC_E2E,
     METRIC_WORK,
     PLACE_NAMES,

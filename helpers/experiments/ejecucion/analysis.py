@@ -31,6 +31,7 @@ from .arms import (
     PLACES,
     WORKLOAD_NAMES,
     WORKLOADS,
+    same_fs_base,
 )
 
 SIZE_PARAMS = ("megas", "tamano_mb")  # the parameter's name now, and in runs made before it changed
@@ -175,20 +176,34 @@ def per_round_unstable(values: pd.Series, baseline: pd.Series) -> bool:
     return bool(stats.unstable(values) or stats.unstable(baseline))
 
 
+def shaky_against(values: pd.Series, baseline: pd.Series) -> bool:
+    """No figure against this baseline: the baseline arm is unstable on its own (its spread dwarfs its
+    median: it is not a baseline), or the per-round ratio is. Every overhead of experiment 3 and its
+    claims use it, so the view and the verdict agree («inestable: repite»)."""
+    return bool(stats.unstable(baseline)) or per_round_unstable(values, baseline)
+
+
 def bases(data: pd.DataFrame, carga: str) -> list[tuple[str, str, str]]:
-    """The baselines of a workload, fairest first, as (base, entorno, lugar): the image's own binaries
-    (chroot) when measured, then the host's binaries; I/O on the host's disk."""
-    place = "host" if carga in IO_WORKLOADS else ""
+    """The baselines of a CPU workload, fairest first, as (base, entorno, lugar): the image's own
+    binaries (chroot) when measured, then the host's binaries. An I/O workload has one baseline per
+    arm, on the arm's filesystem (`io_base`)."""
     out = []
-    if carga in CHROOT_WORKLOADS and samples(data, METRIC_WORK, carga, "chroot", place).size:
-        out.append(("chroot", "chroot", place))
-    out.append(("host" if place else "bare", "bare", place))
+    if carga in CHROOT_WORKLOADS and samples(data, METRIC_WORK, carga, "chroot").size:
+        out.append(("chroot", "chroot", ""))
+    out.append(("bare", "bare", ""))
     return out
 
 
 def fair_base(data: pd.DataFrame, carga: str) -> tuple[str, str, str]:
-    """The fairest baseline of a workload (see `bases`)."""
+    """The fairest baseline of a CPU workload (see `bases`)."""
     return bases(data, carga)[0]
+
+
+def io_base(carga: str, entorno: str, lugar: str) -> tuple[str, str, str] | None:
+    """The baseline of an I/O arm, as (base, entorno, lugar): bare metal on the same filesystem
+    (arms.same_fs_base); None when there is none."""
+    found = same_fs_base(carga, entorno, lugar)
+    return None if found is None else (found[0], "bare", found[1])
 
 
 OVERHEAD_COLUMNS = [
@@ -209,55 +224,64 @@ OVERHEAD_COLUMNS = [
 ]
 
 
+def _targets(carga: str, skip: str) -> list[tuple[str, str]]:
+    out = []
+    for entorno in ENVIRONMENTS:
+        if entorno in ("bare", skip):
+            continue
+        if entorno == "chroot":
+            if carga in CHROOT_WORKLOADS:
+                out.append((entorno, ""))
+        else:
+            out += [(entorno, p) for p in (("capa", "volumen") if carga in IO_WORKLOADS else ("",))]
+    return out
+
+
 def overheads(df: pd.DataFrame, metric: str = METRIC_WORK) -> pd.DataFrame:
     """Overhead % per workload, environment (and place) and baseline, paired by round, with its IC 95 %
-    and which way it points (`direccion`, a code from `reading`). `justa`: against the fairest
-    baseline. Instability is flagged per arm (`inestable_entorno`, `inestable_base`: the arm's own
-    spread dwarfs its median) and for the figure (`inestable`: the per-round ratio's spread dwarfs its
-    median; such a figure points nowhere, verdict.INESTABLE, and stays out of summaries). A drift shared by a round spreads each arm but not
-    their ratio: a shaky baseline no longer hides a steady overhead."""
+    and which way it points (`direccion`, a code from `reading`). CPU workloads against each baseline
+    (`bases`; `justa`: the fairest); an I/O arm against bare metal on its own filesystem (`io_base`,
+    always `justa`; an arm without one, such as a layer in a run that measured no bare metal on the
+    layer's filesystem, has no row). Instability is flagged per arm (`inestable_entorno`,
+    `inestable_base`: the arm's own spread dwarfs its median) and for the figure (`inestable`,
+    `shaky_against`: an unstable baseline, or a per-round ratio whose spread dwarfs its median): such a
+    figure points nowhere (verdict.INESTABLE, «repite») and stays out of summaries."""
     data = tidy(df)
     rows = []
     present = set(data["carga"])
     for carga in [c for c in WORKLOADS if c in present]:
-        options = bases(data, carga)
-        for i, (base, base_env, base_place) in enumerate(options):
-            base_values = samples(data, metric, carga, base_env, base_place)
-            if not base_values.size:
+        if carga in IO_WORKLOADS:
+            pairs = [(t, io_base(carga, *t), True) for t in _targets(carga, "")]
+        else:
+            pairs = [(t, b, i == 0) for i, b in enumerate(bases(data, carga)) for t in _targets(carga, b[1])]
+        for (entorno, lugar), base, fair in pairs:
+            if base is None:
                 continue
-            targets = []
-            for entorno in ENVIRONMENTS:
-                if entorno in ("bare", base_env):
-                    continue
-                if entorno == "chroot":
-                    targets.append((entorno, base_place))
-                else:
-                    places = ("capa", "volumen") if carga in IO_WORKLOADS else ("",)
-                    targets += [(entorno, p) for p in places]
-            for entorno, lugar in targets:
-                values = samples(data, metric, carga, entorno, lugar)
-                if not values.size:
-                    continue
-                pct, lo, hi = overhead_pct(values, base_values)
-                shaky = per_round_unstable(values, base_values)
-                rows.append(
-                    {
-                        "carga": carga,
-                        "lugar": lugar,
-                        "entorno": entorno,
-                        "base": base,
-                        "justa": i == 0,
-                        "metric": metric,
-                        "sobrecarga_pct": pct,
-                        "ic_bajo_pct": lo,
-                        "ic_alto_pct": hi,
-                        "n": stats.n_of(values, base_values),
-                        "direccion": reading(lo, hi, stats.n_of(values, base_values), shaky),
-                        "inestable": shaky,
-                        "inestable_entorno": bool(stats.unstable(values)),
-                        "inestable_base": bool(stats.unstable(base_values)),
-                    }
-                )
+            base_values = samples(data, metric, carga, base[1], base[2])
+            values = samples(data, metric, carga, entorno, lugar)
+            if not base_values.size or not values.size:
+                continue
+            pct, lo, hi = overhead_pct(values, base_values)
+            shaky = shaky_against(values, base_values)
+            n = stats.n_of(values, base_values)
+            rows.append(
+                {
+                    "carga": carga,
+                    "lugar": lugar,
+                    "entorno": entorno,
+                    "base": base[0],
+                    "justa": fair,
+                    "metric": metric,
+                    "sobrecarga_pct": pct,
+                    "ic_bajo_pct": lo,
+                    "ic_alto_pct": hi,
+                    "n": n,
+                    "direccion": reading(lo, hi, n, shaky),
+                    "inestable": shaky,
+                    "inestable_entorno": bool(stats.unstable(values)),
+                    "inestable_base": bool(stats.unstable(base_values)),
+                }
+            )
     return pd.DataFrame(rows, columns=OVERHEAD_COLUMNS)
 
 

@@ -9,9 +9,12 @@ Two arms time `exec` itself: `exec_true` (`exec CONTENEDOR true` from the host, 
 `true` as a new process on bare metal) and `exec_dentro` (`cronometro true` inside the environment: the
 fork + exec + wait of one process, the «solo la syscall exec» of the chapter).
 
-The I/O workloads (`archivos`, `escritura`, `copia`) name where they write (`lugar`): `host` (a fresh
-directory on the host's disk, written by bare metal or by the chroot), `capa` (the container's writable
-overlay layer) or `volumen` (a host directory bind-mounted into the container).
+The I/O workloads (`archivos`, `escritura`, `copia`) name where they write (`lugar`): `capa` (the
+container's writable overlay layer), `volumen` (a host directory bind-mounted into the container), and on
+bare metal, the baseline of each on the same filesystem: `host` (a fresh directory beside the volumes, in
+the run's scratch directory) and `almacen-<motor>` (a fresh directory in the engine's storage, on the
+filesystem that holds its layers: `layer_base`). The chroot runs only the CPU workloads: it writes under
+the course's cache, a filesystem no container arm writes to.
 """
 
 from __future__ import annotations
@@ -30,8 +33,9 @@ from ..runner import Arm as BaseArm
 WORKLOADS = workloads.SCRIPTS  # hash, sort, archivos, escritura, copia
 CPU_WORKLOADS = ("hash", "sort")
 IO_WORKLOADS = ("archivos", "escritura", "copia")  # written to a place; the disk is synced before each
-CHROOT_WORKLOADS = ("hash", "sort", "archivos")  # the ones that also run under chroot
-PLACES = ("host", "capa", "volumen")
+CHROOT_WORKLOADS = ("hash", "sort")  # the ones that also run under chroot (no I/O: see the docstring)
+LAYER_BASE = "almacen"  # bare metal in the engine's storage: `almacen-docker`, `almacen-podman`
+PLACES = ("host", *(f"{LAYER_BASE}-{e}" for e in eng.CONTAINER_ENGINES), "capa", "volumen")
 ENVIRONMENTS = ("bare", "chroot", "docker", "podman")
 EXEC_TRUE = "exec_true"
 EXEC_INSIDE = "exec_dentro"
@@ -51,14 +55,33 @@ PLACE_NAMES = {
     "": "",
     "capa": "capa del contenedor (overlay)",
     "volumen": "volumen (-v)",
-    "host": "disco del host",
+    "host": "disco del host, junto a los volúmenes",
+    **{
+        f"{LAYER_BASE}-{e}": f"sistema de archivos de la capa de {eng.DISPLAY[e]}"
+        for e in eng.CONTAINER_ENGINES
+    },
 }
 # What an overhead is measured against, worded to follow «frente a».
 BASE_NAMES = {
     "bare": "los binarios del host",
     "chroot": "un chroot con la misma imagen",
-    "host": "bare metal en el disco del host",
+    "host": "bare metal en el mismo sistema de archivos que el volumen",
+    LAYER_BASE: "bare metal en el mismo sistema de archivos que la capa",
 }
+
+
+def same_fs_base(workload: str, env: str, place: str) -> tuple[str, str] | None:
+    """The bare-metal baseline of an I/O arm on the same filesystem, as (base, lugar): a volume against
+    bare metal beside it (`host`), a container's layer against bare metal in its engine's storage
+    (`almacen-<motor>`). None for anything else (the chroot's I/O, a CPU workload)."""
+    if workload not in IO_WORKLOADS or env not in eng.CONTAINER_ENGINES:
+        return None
+    if place == "volumen":
+        return "host", "host"
+    if place == "capa":
+        return LAYER_BASE, f"{LAYER_BASE}-{env}"
+    return None
+
 
 PROBE = probes.path("cronometro")
 PROBE_IN_CONTAINER = probes.in_container("cronometro")
@@ -93,15 +116,23 @@ def arm_label(workload: str, place: str, env: str) -> str:
 
 
 def plan(
-    workloads_wanted: Sequence[str], containers: Sequence[str], image_names: dict[str, str], chroot_image: str
+    workloads_wanted: Sequence[str],
+    containers: Sequence[str],
+    image_names: dict[str, str],
+    chroot_image: str,
+    layer_bases: Sequence[str] = (),
 ) -> list[Arm]:
     """Every arm of the run: `exec` first (exec_true, exec_dentro), then each workload on bare metal, in
     the chroot (when `chroot_image` is set and the workload runs there) and in each container; an I/O
-    workload in each place (host for bare metal and the chroot; capa and volumen in each container)."""
+    workload in each place (capa and volumen in each container; on bare metal, `host` beside the volumes
+    and `almacen-<motor>` for each engine in `layer_bases`, the engines whose layer's filesystem bare
+    metal can write on)."""
     arms = []
     for workload in (EXEC_TRUE, EXEC_INSIDE, *workloads_wanted):
         place = "host" if workload in IO_WORKLOADS else ""
         arms.append(make_arm(workload, place, "bare"))
+        if workload in IO_WORKLOADS:
+            arms += [make_arm(workload, f"{LAYER_BASE}-{e}", "bare") for e in containers if e in layer_bases]
         if chroot_image and workload in (EXEC_INSIDE, *CHROOT_WORKLOADS):
             arms.append(make_arm(workload, place, "chroot", chroot_image))
         for e in containers:
@@ -111,11 +142,14 @@ def plan(
 
 
 def _dir_for(arm: Arm, host_dirs: dict[str, str]) -> str:
-    """Where an I/O workload writes, as seen from where it runs."""
+    """Where an I/O workload writes, as seen from where it runs (`host_dirs`: bare metal's directory per
+    `workload` beside the volumes, and per `workload:almacen-<motor>` in the engine's storage)."""
     if arm.place == "volumen":
         return VOLUME_IN_CONTAINER
     if arm.place == "capa" or arm.env == "chroot":
-        return SCRATCH_IN_CONTAINER  # the writable layer; for the chroot, its /tmp on the host's disk
+        return SCRATCH_IN_CONTAINER  # the writable layer; for the chroot, its /tmp
+    if arm.place.startswith(LAYER_BASE):
+        return host_dirs[f"{arm.workload}:{arm.place}"]
     return host_dirs.get(arm.workload, "/tmp")
 
 

@@ -8,10 +8,16 @@
 - hash ~0 % and sort +6-8 % as the chapter measured them: `exec` end to end in the container against
   the host's binaries on bare metal. The work alone against the same image (chroot) is the
   explanation (analysis.explanation), not a second verdict.
-- Writes: the overlay layer ~20 % slower than the host's disk, and a volume back to native speed.
+- Writes: the overlay layer ~20 % slower than bare metal, and a volume back to native speed.
 - Small files (`archivos_pequenos`): where notebook 03 decides, for the course, whether creating,
-  listing and deleting many small files costs more in the container's layer than with the same image
-  on bare metal (09 cites this key); and the volume for the same work.
+  listing and deleting many small files costs more in the container's layer than on bare metal (09
+  cites this key); and the volume for the same work.
+
+Every I/O claim is judged against bare metal writing on the same filesystem as the arm (analysis.io_base:
+the layer against bare metal in the engine's storage, the volume against bare metal beside it); a run
+without that baseline gives «no comparable», with the reason. No claim is decided against a baseline
+that is unstable on its own (analysis.shaky_against): the one rule says «inestable», and the page
+«repite», without the figure.
 - Copy-up (`copia_capa`): modifying a file that comes from the image costs more in the layer.
 - The chapter's bottom line (`dos_horas_10_min`, «2 h de trabajo → < 10 min»): 2 h × the overhead of
   the work alone against its fairest baseline, for hash and sort (the work the chapter drew it from),
@@ -26,8 +32,20 @@ import pandas as pd
 
 from ... import engines as eng
 from ... import stats
-from ..verdict import Claim, Custom, Difference, Median, Said, Sel, judge, judge_all, missing, ref
-from .analysis import fair_base, per_round_unstable, samples, tidy
+from ..verdict import (
+    MEDIAN,
+    Claim,
+    Custom,
+    Median,
+    Said,
+    Sel,
+    judge,
+    judge_all,
+    missing,
+    not_comparable,
+    ref,
+)
+from .analysis import fair_base, io_base, samples, shaky_against, tidy
 from .arms import (
     BASE_NAMES,
     CPU_WORKLOADS,
@@ -136,8 +154,8 @@ VOLUME_NATIVE_FILES = VOLUME_NATIVE.but(
 )
 SMALL_FILES = Said(
     "archivos_pequenos",
-    "Crear, listar y borrar muchos archivos pequeños en la capa del contenedor cuesta más que con la "
-    "misma imagen en bare metal",
+    "Crear, listar y borrar muchos archivos pequeños en la capa del contenedor cuesta más que en bare "
+    "metal sobre el mismo sistema de archivos",
     COURSE,
     where=WHERE_COURSE,
     kind="adds",
@@ -186,11 +204,6 @@ def _pick(df: pd.DataFrame, meta: dict | None, sel: Sel) -> pd.Series:
     return values * scale if scale != 1 else values
 
 
-def _fair(carga: str, i: int):
-    """The run's fairest baseline of a workload: its name (0), entorno (1) or lugar (2)."""
-    return lambda df, meta: fair_base(df, carga)[i]
-
-
 def _exec(engine: str) -> tuple[Said, ...]:
     name, variant, detail = eng.DISPLAY[engine], PODMAN_EXEC if engine != "docker" else "", {"engine": engine}
     host = f"`{engine} exec CONTENEDOR true` cronometrado desde el host"
@@ -207,27 +220,68 @@ def _exec(engine: str) -> tuple[Said, ...]:
     )
 
 
+def overhead_claim(said: Said, values: pd.Series, base_values: pd.Series, detail: dict) -> Claim:
+    """(values / baseline − 1) × 100, paired by round, judged by the one rule; «inestable» (no figure:
+    `sin_cifra` in detail, the page says «repite») when the baseline is unstable on its own or the
+    per-round ratio is (analysis.shaky_against)."""
+    if not values.size or not base_values.size:
+        return missing(said, detail)
+    est = stats.difference_ci(values, base_values, percent=True)
+    detail = dict(detail)
+    if est.paired:
+        detail["rondas"] = True
+    detail["statistic"] = MEDIAN
+    if stats.unstable(base_values):
+        detail["sin_cifra"] = True  # the baseline is not one: no figure against it
+    return judge(said, est, unstable=shaky_against(values, base_values), detail=detail)
+
+
 def _chapter_form(engine: str) -> tuple[Said, ...]:
     """Hash and sort as the chapter measured them: `exec` end to end against the host's binaries."""
+
+    def judged(said, df, meta, carga):
+        detail = {"engine": engine, "base": "bare", "carga": carga}
+        return overhead_claim(
+            said, samples(df, METRIC_E2E, carga, engine), samples(df, METRIC_E2E, carga, "bare"), detail
+        )
+
     return tuple(
         _for(said, engine, "sobrecarga de " + CHAPTER_FORM.format(engine=eng.DISPLAY[engine])).but(
-            figure=Difference(
-                _arm(METRIC_E2E, carga, engine),
-                _arm(METRIC_E2E, carga, "bare"),
-                percent=True,
-                detail={"engine": engine, "base": "bare", "carga": carga},
-            )
+            figure=Custom(lambda said, df, meta, c=carga: judged(said, df, meta, c))
         )
         for carga, said in (("hash", HASH_0), ("sort", SORT_6_8[engine]))
     )
 
 
+NO_LAYER_BASE = (
+    "Esta corrida no midió bare metal en el sistema de archivos de la capa (ni dejó escrito en meta.json "
+    "dónde escribió cada brazo): sin una línea base en el mismo sistema de archivos, la capa no se compara."
+)
+
+
+def place_claim(
+    said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carga: str, place: str
+) -> Claim:
+    """An I/O workload in one place of a container against bare metal on the same filesystem
+    (analysis.io_base), paired by round; «no comparable» with the reason when the run has no such
+    baseline (meta.json `lineas_base` says why; a run from before it was measured, NO_LAYER_BASE)."""
+    base, base_env, base_place = io_base(carga, engine, place)
+    detail = {"engine": engine, "base": base, "carga": carga, "lugar": place}
+    values = samples(df, METRIC_WORK, carga, engine, place)
+    base_values = samples(df, METRIC_WORK, carga, base_env, base_place)
+    if values.size and not base_values.size:
+        why = ((meta or {}).get("lineas_base") or {}).get(f"{engine}:{place}") or {}
+        return not_comparable(said, "No comparable: " + (why.get("motivo") or NO_LAYER_BASE), detail)
+    return overhead_claim(said, values, base_values, detail)
+
+
 def _overhead(said: Said, engine: str, carga: str, place: str) -> Said:
-    """A workload's overhead in one place of a container against its fairest baseline (paired)."""
-    detail = {"engine": engine, "base": _fair(carga, 0), "carga": carga, "lugar": place}
-    base = _arm(METRIC_WORK, carga, _fair(carga, 1), _fair(carga, 2))
-    mine = _arm(METRIC_WORK, carga, engine, place)
-    return _for(said, engine, "").but(figure=Difference(mine, base, percent=True, detail=detail))
+    """A workload's overhead in one place of a container against bare metal on its filesystem."""
+    base = BASE_NAMES[io_base(carga, engine, place)[0]]
+    quantity = f"sobrecarga del trabajo solo en {PLACE_NAMES[place]} de {eng.DISPLAY[engine]} frente a {base}"
+    return _for(said, engine, quantity).but(
+        figure=Custom(lambda s, df, meta: place_claim(s, df, meta, engine, carga, place))
+    )
 
 
 PLACES_JUDGED = (
@@ -250,18 +304,6 @@ JUDGED = (
 )
 
 
-def _as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
-    """An overhead against the fairest baseline names that baseline (the run's: chroot when measured)."""
-    detail = dict(said.figure.detail)
-    if "lugar" not in detail:
-        return said
-    where = f" en {PLACE_NAMES[detail['lugar']]}" if detail["lugar"] else ""
-    base = BASE_NAMES[fair_base(df, detail["carga"])[0]]
-    return said.but(
-        quantity=f"sobrecarga del trabajo solo{where} de {eng.DISPLAY[detail['engine']]} frente a {base}"
-    )
-
-
 def two_hours(data: pd.DataFrame, engine: str, carga: str) -> Claim:
     """The chapter's bottom line for one workload: WORK_MINUTES × the overhead of the work alone against
     its fairest baseline (paired by round), in minutes, judged against «menos de 10 minutos»."""
@@ -281,11 +323,13 @@ def two_hours(data: pd.DataFrame, engine: str, carga: str) -> Claim:
     minutes = stats.difference_ci(values, base_values, percent=True).scaled(WORK_MINUTES / 100)
     if minutes.paired:
         detail["rondas"] = True
-    return judge(said, minutes, unstable=per_round_unstable(values, base_values), detail=detail)
+    if stats.unstable(base_values):
+        detail["sin_cifra"] = True
+    return judge(said, minutes, unstable=shaky_against(values, base_values), detail=detail)
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     """The claims about RUNNING, per engine: exec (both readings), hash and sort as the chapter
     measured them, writes, small files, copy-up, and the chapter's bottom line (2 h → < 10 min) for
     hash and sort, the work it drew it from."""
-    return judge_all(JUDGED, tidy(df), meta, pick=_pick, adapt=_as_run)
+    return judge_all(JUDGED, tidy(df), meta, pick=_pick)

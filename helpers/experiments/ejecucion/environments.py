@@ -3,13 +3,19 @@ filesystems are (the writable overlay layer, the bind-mounted volume, the option
 has a container of its own, started afresh before each repetition (outside the timed window), so the
 image's file it modifies is still in the image's layer: overlay copies it up every time.
 
-The bare-metal baselines need nothing here: the host's binaries run as they are, and the chroot into the
-image's exported root filesystem comes from helpers.engines.rootfs."""
+The bare-metal baselines of the I/O arms write on the same filesystem as the arm they are compared with:
+beside the volumes, and in the engine's storage (`layer_storage`: the directory that holds the layers,
+found from the container's own upper directory). `host_filesystem` says what a host directory sits on,
+for meta.json. The host's binaries run as they are; the chroot into the image's exported root
+filesystem comes from helpers.engines.rootfs."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
+
+import psutil
 
 from ... import engines as eng
 from .arms import PROBE, PROBE_IN_CONTAINER, SCRATCH_IN_CONTAINER, VOLUME_IN_CONTAINER
@@ -112,3 +118,38 @@ def container_filesystems(engine_name: str, container: str) -> dict[str, str]:
         f"{engine_name}:volumen": filesystem_type(VOLUME_IN_CONTAINER, engine_name, container),
         f"{engine_name}:opciones_de_/": root_mount_options(engine_name, container),
     }
+
+
+def host_filesystem(path: str | Path) -> dict:
+    """What a host directory sits on, for meta.json: its filesystem type, the device number
+    (major:minor, what «the same filesystem» is tested on), the mount point and its source (psutil)."""
+    real = os.path.realpath(path)
+    dev = os.stat(real).st_dev
+    mounts = [p for p in psutil.disk_partitions(all=True) if _under(real, p.mountpoint)]
+    mount = max(mounts, key=lambda p: len(p.mountpoint), default=None)
+    return {
+        "ruta": real,
+        "tipo": mount.fstype if mount else filesystem_type(real),
+        "dispositivo": f"{os.major(dev)}:{os.minor(dev)}",
+        "montaje": mount.mountpoint if mount else "desconocido",
+        "origen": mount.device if mount else "desconocido",
+    }
+
+
+def _under(path: str, mountpoint: str) -> bool:
+    return mountpoint == "/" or path == mountpoint or path.startswith(mountpoint.rstrip("/") + "/")
+
+
+def same_filesystem(a: str | Path, b: str | Path) -> bool:
+    return os.stat(a).st_dev == os.stat(b).st_dev
+
+
+def layer_storage(engine_name: str, container: str) -> tuple[str, str] | None:
+    """(the container's upper directory on the host, the engine's storage directory that holds it), or
+    None when the engine does not say (a storage driver without an upper directory)."""
+    data = eng.get_engine(engine_name).inspect_container(container) or {}
+    upper = ((data.get("GraphDriver") or {}).get("Data") or {}).get("UpperDir") or ""
+    if not upper or not os.path.isdir(upper):
+        return None
+    # <storage>/overlay2/<id>/diff (Docker), <storage>/overlay/<id>/diff (Podman)
+    return upper, str(Path(upper).parents[2])

@@ -11,6 +11,14 @@ The I/O arms start from the same state every time, outside the timed window: the
 directory, and `copia` gets a fresh file (on the host and in the volume) or a fresh container (on the
 writable layer, so overlay copies the image's file up again); `copia` reads its file before modifying
 it, so the page cache holds it alike on every arm.
+
+Each I/O arm in a container is compared with bare metal writing on the same filesystem: the volumes live
+in the run's scratch directory, beside bare metal's `host` directory; bare metal's `almacen-<motor>`
+directory is created in the engine's storage, on the filesystem of the container's writable layer, when
+this user may write there and it is the same filesystem (else the layer's comparison is «no
+comparable», with the reason in meta.json `lineas_base`). Every directory is removed when the run ends,
+on error and on Ctrl-C too (RunContext.defer); meta.json `sistemas_de_archivos` records what each place
+sits on.
 """
 
 from __future__ import annotations
@@ -40,8 +48,10 @@ from . import arms as arms_mod
 from .arms import (
     EXEC_TRUE,
     IO_WORKLOADS,
+    LAYER_BASE,
     METRIC_E2E,
     METRIC_WORK,
+    SCRATCH_IN_CONTAINER,
     VOLUME_IN_CONTAINER,
     WORKLOADS,
     Arm,
@@ -52,7 +62,10 @@ from .environments import (
     container_filesystems,
     copy_target,
     filesystem_type,
+    host_filesystem,
+    layer_storage,
     restart_fresh,
+    same_filesystem,
     start_container,
 )
 
@@ -106,15 +119,10 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
     ) as ctx:
         workdir = Path(tempfile.mkdtemp(prefix=f"curso-ejecucion-{ctx.run_id}-"))
         # Runs after the run's containers are removed (a bind-mounted directory is in use until then).
-        ctx.defer(_remove_scratch, ctx, workdir)
+        ctx.defer(_remove_dir, ctx, workdir, "host_scratch_removed")
         ctx.run.update_meta(host_scratch_dir=str(workdir))
         Execution(cfg, ctx, workdir, log).measure(progress)
     return Resultado.load(ctx.run.dir)
-
-
-def _remove_scratch(ctx: RunContext, workdir: Path) -> None:
-    shutil.rmtree(workdir, ignore_errors=True)
-    ctx.run.meta["host_scratch_removed"] = not workdir.exists()
 
 
 class Execution:
@@ -124,7 +132,9 @@ class Execution:
         self.cfg, self.ctx, self.workdir, self.log = cfg, ctx, workdir, log
         self.containers = [e for e in ctx.engines if e != "bare"]
         self.image_names = {e: ctx.images[e][cfg.imagen]["name"] for e in self.containers}
-        self.host_dirs = {w: str(workdir / w) for w in IO_WORKLOADS}
+        self.host_dirs = {w: str(workdir / w) for w in IO_WORKLOADS}  # + `w:almacen-<motor>`: layer_bases
+        self.layer_dirs: dict[str, str] = {}  # engine -> bare metal's directory in its storage
+        self.baselines: dict[str, dict] = {}  # meta.json `lineas_base`
         self.rootfs: Path | None = None
         self.chroot_meta: dict = {"usada": False}
         self.running: dict[str, str] = {}
@@ -139,12 +149,13 @@ class Execution:
         self.prepare_chroot()
         self.start_containers()
         self.find_copy_target()
+        self.layer_bases()
         self.describe()
         running = [e for e in self.containers if e in self.running]
         chroot_image = self.chroot_meta.get("imagen", "") if self.rootfs else ""
         measure_rounds(
             self.ctx,
-            arms_mod.plan(self.cargas, running, self.image_names, chroot_image),
+            arms_mod.plan(self.cargas, running, self.image_names, chroot_image, list(self.layer_dirs)),
             repetitions=self.cfg.repeticiones,
             warmup=self.cfg.calentamiento,
             measure=self.measure_one,
@@ -202,6 +213,61 @@ class Execution:
                 self.running[e] = name
                 self.log(f"{eng.DISPLAY[e]}: contenedor {name} en marcha ({self.image_names[e]}).")
 
+    def layer_bases(self) -> None:
+        """For each running container, a directory for bare metal in its engine's storage, on the
+        filesystem of the container's writable layer; or the reason there is none (meta `lineas_base`)."""
+        if not any(w in IO_WORKLOADS for w in self.cargas):
+            return
+        for e, container in list(self.running.items()):
+            if e not in self.containers:
+                continue  # copia's own container
+            with self.ctx.guard(e):
+                found = layer_storage(e, container)
+            reason = ""
+            if found is None:
+                reason = (
+                    f"{eng.DISPLAY[e]} no deja ver en qué directorio del host guarda la capa del contenedor "
+                    "(sin permisos sobre su almacén, o un driver sin directorio superior): bare metal no "
+                    "puede escribir en el mismo sistema de archivos que la capa."
+                )
+            else:
+                upper, storage = found
+                try:
+                    folder = Path(tempfile.mkdtemp(prefix=f"curso-ejecucion-{self.ctx.run_id}-", dir=storage))
+                except OSError as exc:
+                    reason = (
+                        f"este usuario no puede escribir en el almacén de {eng.DISPLAY[e]} ({storage}: "
+                        f"{exc.strerror or exc}), así que bare metal no puede escribir en el sistema de "
+                        "archivos de la capa (con Docker sin root o con Podman sin root, su almacén está "
+                        "en tu directorio personal y sí se puede)."
+                    )
+                else:
+                    self.ctx.defer(_remove_dir, self.ctx, folder, f"almacen_{e}_removed")
+                    if not same_filesystem(folder, upper):
+                        reason = f"el almacén de {eng.DISPLAY[e]} ({storage}) no está en el sistema de archivos de su capa."
+                    else:
+                        self.layer_dirs[e] = str(folder)
+                        for w in IO_WORKLOADS:
+                            path = folder / w
+                            path.mkdir()
+                            self.host_dirs[f"{w}:{LAYER_BASE}-{e}"] = str(path)
+            key = f"{e}:capa"
+            if reason:
+                self.baselines[key] = {"comparable": False, "motivo": reason}
+                self.log(f"Aviso: la capa de {eng.DISPLAY[e]} queda sin línea base comparable: {reason}")
+            else:
+                self.baselines[key] = {
+                    "comparable": True,
+                    "lugar": f"{LAYER_BASE}-{e}",
+                    "directorio": self.layer_dirs[e],
+                    "capa_en_el_host": found[0],
+                }
+            self.baselines[f"{e}:volumen"] = {
+                "comparable": True,
+                "lugar": "host",
+                "directorio": self.host_dirs["escritura"],
+            }
+
     def find_copy_target(self) -> None:
         """The image's file `copia` modifies (found in the first running container), or the arm is
         skipped with its reason."""
@@ -225,13 +291,31 @@ class Execution:
         """What meta.json says about the environments: the chroot, the filesystems written to, the
         volume, the workloads' command lines and the CPU pinning."""
         filesystems = {"host": filesystem_type(self.host_dirs["escritura"])}
+        places = {"host": host_filesystem(self.host_dirs["escritura"])}
         for e, container in self.running.items():
+            if e not in self.containers:
+                continue
             with self.ctx.guard(e):
                 filesystems.update(container_filesystems(e, container))
+                places[f"{e}:volumen"] = {
+                    "dentro": filesystems[f"{e}:volumen"],
+                    **host_filesystem(self.volumes[e]),
+                }
+                layer = {"dentro": filesystems[f"{e}:capa"]}
+                found = self.baselines.get(f"{e}:capa", {}).get("capa_en_el_host")
+                if found:
+                    layer.update(host_filesystem(found))
+                places[f"{e}:capa"] = layer
+            if e in self.layer_dirs:
+                places[f"bare:{LAYER_BASE}-{e}"] = host_filesystem(self.layer_dirs[e])
+        if self.rootfs is not None:
+            places["chroot"] = host_filesystem(self.rootfs / SCRATCH_IN_CONTAINER.lstrip("/"))
         cpu = self.cfg.fijar_cpu
         self.ctx.run.update_meta(
             chroot=self.chroot_meta,
             filesystems=filesystems,
+            sistemas_de_archivos=places,
+            lineas_base=self.baselines,
             volume={
                 "tipo": "directorio del host montado con -v",
                 "host": self.volumes,
@@ -271,10 +355,14 @@ class Execution:
                     arm.engine, self.image_names[arm.engine], name, self.ctx.run_id, self.cfg.fijar_cpu
                 )
             else:
-                folder = self.volumes[arm.engine] if arm.place == "volumen" else self.host_dirs["copia"]
+                folder = self.volumes[arm.engine] if arm.place == "volumen" else self.bare_dir(arm)
                 _fresh_file(Path(folder) / workloads.COPY_NAME, self.copy[1])
         if arm.workload in IO_WORKLOADS:
             os.sync()
+
+    def bare_dir(self, arm: Arm) -> str:
+        """Bare metal's directory for an I/O arm: beside the volumes (`host`) or in an engine's storage."""
+        return self.host_dirs[arm.workload if arm.place == "host" else f"{arm.workload}:{arm.place}"]
 
     def argv(self, arm: Arm) -> list[str]:
         return arms_mod.argv_for(
@@ -326,6 +414,11 @@ class Execution:
         restarted = self.ctx.run.meta.setdefault("contenedores_reiniciados", [])
         restarted.append({"engine": e, "variante": arm.variant, "motivo": "el contenedor desapareció"})
         self.ctx.run.write_meta()
+
+
+def _remove_dir(ctx: RunContext, folder: Path, key: str) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    ctx.run.meta[key] = not folder.exists()
 
 
 def _fresh_file(path: Path, size: int) -> None:

@@ -46,8 +46,8 @@ def test_each_workload_runs_everywhere_and_cleans_up(sandbox, carga):
         expected.add("chroot")
     assert set(work["entorno"]) == expected
     if carga in arms.IO_WORKLOADS:
-        assert set(work["lugar"]) == {"host", "capa", "volumen"}
         assert res.meta["filesystems"][f"{engines[0]}:capa"] == "overlay"
+        assert_same_filesystem_baselines(res, work, engines)
     if carga == "copia":  # the image's own file, found in the container, copied up afresh each time
         assert res.meta["copia"]["archivo"].startswith("/") and res.meta["copia"]["bytes"] > 256 * 1024
     # The work alone is measured inside the end-to-end command, so it can never be longer.
@@ -59,6 +59,43 @@ def test_each_workload_runs_everywhere_and_cleans_up(sandbox, carga):
     assert leftovers(res.meta["run_id"]) == {n: [] for n in engines}
     assert res.meta["host_scratch_removed"] is True
     assert list(scratch.iterdir()) == []  # the files of `escritura` and `archivos` are gone
+    assert_layer_dirs_removed(res.meta)
+
+
+def assert_same_filesystem_baselines(res, work, engines):
+    """meta.json records what every place sits on, and each I/O arm's bare-metal baseline wrote on the
+    arm's filesystem: the layer's in the engine's storage (same device as the layer's upper directory),
+    the volume's beside it; or the layer's comparison says why it cannot be made."""
+    places = res.meta["sistemas_de_archivos"]
+    assert {"tipo", "dispositivo", "montaje", "origen"} <= set(places["host"])
+    measured = set(work["lugar"])
+    assert {"host", "capa", "volumen"} <= measured
+    for e in engines:
+        volume, layer = places[f"{e}:volumen"], places[f"{e}:capa"]
+        assert volume["dispositivo"] == places["host"]["dispositivo"]  # the volume's baseline: `host`
+        assert res.meta["lineas_base"][f"{e}:volumen"]["lugar"] == "host"
+        assert layer["dentro"] == "overlay"
+        base = res.meta["lineas_base"][f"{e}:capa"]
+        if not base["comparable"]:  # e.g. a user who may not write in the engine's storage
+            assert base["motivo"] and f"almacen-{e}" not in measured
+            continue
+        assert f"almacen-{e}" in measured and base["lugar"] == f"almacen-{e}"
+        written = places[f"bare:almacen-{e}"]
+        assert written["dispositivo"] == layer["dispositivo"] and written["montaje"] == layer["montaje"]
+        assert os.path.commonpath([written["ruta"], layer["ruta"]]) != "/"  # in the engine's storage
+    judged = [
+        c for c in exp.claims(res.df, res.meta) if c.key in ("archivos_pequenos", "overlay_20", "copia_capa")
+    ]
+    for c in judged:  # one repetition: figures without verdicts, never «no comparable» when measured
+        comparable = res.meta["lineas_base"][f"{c.detail['engine']}:capa"]["comparable"]
+        assert (c.status == "no_comparable") is (not comparable), c
+
+
+def assert_layer_dirs_removed(meta):
+    """Bare metal's directories in the engines' storage are gone (they are outside the scratch dir)."""
+    for base in (meta.get("lineas_base") or {}).values():
+        if base.get("comparable") and base.get("lugar", "").startswith("almacen"):
+            assert not os.path.exists(base["directorio"]), base
 
 
 def test_containers_and_files_removed_on_error(sandbox, monkeypatch):
@@ -82,6 +119,8 @@ def test_containers_and_files_removed_on_error(sandbox, monkeypatch):
     assert meta["status"] == "failed" and "fallo inyectado" in meta["reason"]
     assert leftovers(meta["run_id"]) == {n: [] for n in available_engines()}
     assert list(scratch.iterdir()) == []
+    assert meta["lineas_base"]  # written before the first measurement
+    assert_layer_dirs_removed(meta)
 
 
 def test_a_container_removed_by_someone_else_is_started_again_once(sandbox, monkeypatch):
@@ -135,3 +174,5 @@ def test_containers_and_files_removed_on_ctrl_c(sandbox, tmp_path):
     assert run.meta["rows"] >= 2
     assert leftovers(run.run_id) == {n: [] for n in engines}
     assert list(scratch.iterdir()) == []
+    assert run.meta["lineas_base"]
+    assert_layer_dirs_removed(run.meta)

@@ -140,8 +140,10 @@ def test_arms_share_the_runner_base_and_chroot_runs_on_bare_metal():
 
 
 def test_plan_interleaves_every_environment_with_each_io_workload_in_each_place():
+    """Bare metal writes each I/O workload beside the volumes (`host`) and on each engine's layer
+    filesystem (`almacen-<motor>`, for the engines given); the chroot runs only the CPU workloads."""
     images = {"docker": "img", "podman": "localhost/img"}
-    arms = ejecucion_arms.plan(["hash", "archivos", "copia"], ["docker", "podman"], images, "img")
+    arms = ejecucion_arms.plan(["hash", "archivos", "copia"], ["docker", "podman"], images, "img", ["docker"])
     envs = [(a.workload, a.place, a.env) for a in arms]
     assert envs == [
         ("exec_true", "", "bare"),
@@ -156,18 +158,29 @@ def test_plan_interleaves_every_environment_with_each_io_workload_in_each_place(
         ("hash", "", "docker"),
         ("hash", "", "podman"),
         ("archivos", "host", "bare"),
-        ("archivos", "host", "chroot"),
+        ("archivos", "almacen-docker", "bare"),
         ("archivos", "capa", "docker"),
         ("archivos", "volumen", "docker"),
         ("archivos", "capa", "podman"),
         ("archivos", "volumen", "podman"),
         ("copia", "host", "bare"),
+        ("copia", "almacen-docker", "bare"),
         ("copia", "capa", "docker"),
         ("copia", "volumen", "docker"),
         ("copia", "capa", "podman"),
         ("copia", "volumen", "podman"),
     ]
     assert {a.env for a in ejecucion_arms.plan(["hash", "sort"], [], {}, "")} == {"bare"}
+    layer_base = next(a for a in arms if a.place == "almacen-docker" and a.workload == "archivos")
+    argv = ejecucion_arms.argv_for(
+        layer_base,
+        size_mb=1,
+        files=3,
+        containers={},
+        rootfs=None,
+        host_dirs={"archivos": "/tmp/x", "archivos:almacen-docker": "/var/lib/docker/curso-x/archivos"},
+    )
+    assert "/var/lib/docker/curso-x/archivos/curso-archivos" in argv[-1]
 
 
 def test_copy_up_modifies_the_image_file_only_on_the_writable_layer(tmp_path):
@@ -240,26 +253,42 @@ def test_an_overhead_reads_its_direction_from_the_one_rule():
     assert common.overhead_words(verdict.SIN_DATOS, 3) == common.too_few(3)
 
 
-def test_a_shaky_baseline_no_longer_hides_a_steady_overhead():
-    """The host's small files drift 10× between rounds; the container drifts with it, 1.6× slower in
-    every round: the baseline is flagged as unstable on its own, and the per-round figure is steady."""
+def test_no_figure_and_no_verdict_against_a_baseline_unstable_on_its_own():
+    """Bare metal's small files drift 10× between rounds; the container drifts with it, 1.6× slower in
+    every round. The per-round figure looks steady, but the baseline is not one: the overhead points
+    nowhere («inestable»), leaves the closing table, and the claim goes through the one rule as
+    «inestable» with no figure in its sentence (the page says «repite»)."""
     drift = np.array([0.12, 1.1, 0.5, 0.2, 1.0, 0.15, 0.9, 0.3])
     df = pd.DataFrame(
-        rows("bare", "", "archivos:host", "trabajo", drift)
-        + rows("bare", "img", "archivos:host", "trabajo", drift)
+        rows("bare", "", "archivos:almacen-docker", "trabajo", drift)
         + rows("docker", "img", "archivos:capa", "trabajo", drift * 1.6)
+        + rows("bare", "", "hash", "trabajo", drift)
+        + rows("docker", "img", "hash", "trabajo", drift * 1.05)
     )
-    r = exp.overheads(df).set_index(["entorno", "base"]).loc[("docker", "chroot")]
-    assert r["inestable_base"] and r["inestable_entorno"] and not r["inestable"]
-    assert r["sobrecarga_pct"] == pytest.approx(60) and r["direccion"] == verdict.ABOVE
-    small = claim(exp.claims(df), "archivos_pequenos", "docker")
-    assert small.status == verdict.SE_CONFIRMA and small.detail["base"] == "chroot"
+    o = exp.overheads(df).set_index(["carga", "entorno", "lugar"])
+    r = o.loc[("archivos", "docker", "capa")]
+    assert r["base"] == "almacen" and r["inestable_base"] and r["inestable"]
+    assert r["direccion"] == verdict.INESTABLE
+    assert o.loc[("hash", "docker", ""), "direccion"] == verdict.INESTABLE
+    assert exp.closing_rows(df, {}).query("tipo == 'RUNNING'").empty
+    claims = exp.claims(df)
+    small = claim(claims, "archivos_pequenos", "docker")
+    assert small.status == verdict.INESTABLE and small.detail["sin_cifra"]
+    sentence = common.claim_sentence(small)
+    assert "repite" in sentence and "+60" not in sentence and "= " not in sentence
+    assert claim(claims, "dos_horas_10_min", "docker").status == verdict.INESTABLE
+    # A steady baseline with the same steady per-round figure is judged.
+    steady = pd.DataFrame(
+        rows("bare", "", "archivos:almacen-docker", "trabajo", spread(0.3))
+        + rows("docker", "img", "archivos:capa", "trabajo", spread(0.3) * 1.6)
+    )
+    assert claim(exp.claims(steady), "archivos_pequenos", "docker").status == verdict.SE_CONFIRMA
 
 
 def test_an_unstable_figure_is_flagged_and_kept_out_of_the_closing_table():
     two_clusters = np.array([0.13, 2.0, 0.14, 2.1, 0.15, 1.9, 0.14, 2.05])
     df = pd.DataFrame(
-        rows("bare", "", "archivos:host", "trabajo", spread(0.2))
+        rows("bare", "", "archivos:almacen-docker", "trabajo", spread(0.2))
         + rows("docker", "img", "archivos:capa", "trabajo", two_clusters)
         + rows("bare", "", "sort", "trabajo", spread(1.0))
         + rows("docker", "img", "sort", "trabajo", spread(1.07))
@@ -360,19 +389,51 @@ def test_exec_claim_in_its_two_readings():
     assert claim(claims, "exec_1ms_dentro", "podman").status == verdict.NO_SE_SOSTIENE
 
 
-def test_writes_are_judged_against_the_host_disk():
+def test_each_io_arm_is_judged_against_bare_metal_on_its_own_filesystem():
+    """The layer against bare metal in the engine's storage (`almacen-<motor>`), the volume against bare
+    metal beside it (`host`): never the other way round, and never the chroot (it writes under the
+    course's cache)."""
     df = pd.DataFrame(
-        rows("bare", "", "escritura:host", "trabajo", spread(1.0))
+        rows("bare", "", "escritura:host", "trabajo", spread(2.0))  # the volumes' filesystem: slow
+        + rows("bare", "", "escritura:almacen-docker", "trabajo", spread(1.0))
+        + rows("bare", "img", "archivos:host", "trabajo", spread(0.1))  # an old run's chroot: ignored
+        + rows("bare", "", "archivos:host", "trabajo", spread(0.5))
+        + rows("docker", "img", "archivos:volumen", "trabajo", spread(0.5))
         + rows("docker", "img", "escritura:capa", "trabajo", spread(1.2))
-        + rows("docker", "img", "escritura:volumen", "trabajo", spread(1.0))
+        + rows("docker", "img", "escritura:volumen", "trabajo", spread(2.0))
     )
-    o = exp.overheads(df).set_index("lugar")
-    assert set(o["base"]) == {"host"} and o.loc["capa", "direccion"] == verdict.ABOVE
+    o = exp.overheads(df).set_index(["carga", "lugar"])
+    assert o.loc[("escritura", "capa"), "base"] == "almacen"
+    assert o.loc[("escritura", "capa"), "sobrecarga_pct"] == pytest.approx(20, abs=0.5)
+    assert o.loc[("escritura", "volumen"), "base"] == "host"
+    assert "chroot" not in set(o["entorno"]) and "chroot" not in set(o["base"])
     claims = exp.claims(df)
-    assert claim(claims, "overlay_20", "docker").status == verdict.SE_CONFIRMA
+    overlay = claim(claims, "overlay_20", "docker")
+    assert (
+        overlay.status == verdict.SE_CONFIRMA and "mismo sistema de archivos que la capa" in overlay.quantity
+    )
     assert claim(claims, "overlay_20", "podman").status == verdict.SIN_DATOS
     volume = claim(claims, "volumen_nativo", "docker")
     assert volume.status == verdict.SE_CONFIRMA and -5 < volume.low <= 0 <= volume.high < 5
+    files = claim(claims, "volumen_nativo_archivos", "docker")
+    assert files.detail["base"] == "host" and files.status == verdict.SE_CONFIRMA
+
+
+def test_a_layer_without_bare_metal_on_its_filesystem_is_not_comparable():
+    """A run that measured bare metal only beside the volumes (or from before the layer's baseline was
+    measured): the layer is «no comparable», with the reason meta.json gives, and has no figure."""
+    df = pd.DataFrame(
+        rows("bare", "", "archivos:host", "trabajo", spread(0.3))
+        + rows("docker", "img", "archivos:capa", "trabajo", spread(0.3))
+    )
+    assert exp.overheads(df).empty
+    old = claim(exp.claims(df), "archivos_pequenos", "docker")
+    assert old.status == verdict.NO_COMPARABLE and "meta.json" in old.note
+    why = "este usuario no puede escribir en el almacén de Docker (/var/lib/docker: Permission denied)"
+    meta = {"lineas_base": {"docker:capa": {"comparable": False, "motivo": why}}}
+    rootless = claim(exp.claims(df, meta), "archivos_pequenos", "docker")
+    assert rootless.status == verdict.NO_COMPARABLE and why in rootless.note
+    assert "no comparable" in common.claim_sentence(rootless)
 
 
 def test_overlay_at_about_zero_is_refuted_now_and_inconclusive_only_when_it_overlaps():
@@ -439,7 +500,6 @@ def _full_run(tmp_path, container_scale=1.1, files_scale=1.6) -> runner.Resultad
             data += rows(engine, image, carga, "trabajo", spread(scale))
             data += rows(engine, image, carga, "extremo_a_extremo", spread(scale) + 0.05)
         if engine == "bare":
-            data += rows(engine, image, "archivos:host", "trabajo", spread(0.5))
             data += rows(engine, image, "exec_dentro", "trabajo", spread(0.0007))
         if image == "img" and engine != "bare":
             data += rows(engine, image, "exec_true", "extremo_a_extremo", spread(0.05))
@@ -451,9 +511,11 @@ def _full_run(tmp_path, container_scale=1.1, files_scale=1.6) -> runner.Resultad
             data += rows(engine, image, "archivos:capa", "trabajo", spread(0.5 * files_scale))
             data += rows(engine, image, "archivos:volumen", "trabajo", spread(0.5))
     data += rows("bare", "", "exec_true", "extremo_a_extremo", spread(0.001))
-    data += rows("bare", "", "escritura:host", "trabajo", spread(1.0))
-    data += rows("bare", "", "escritura:host", "extremo_a_extremo", spread(1.0))
-    data += rows("bare", "", "copia:host", "trabajo", spread(0.02))
+    for place in ("host", "almacen-docker", "almacen-podman"):  # bare metal on each arm's filesystem
+        data += rows("bare", "", f"archivos:{place}", "trabajo", spread(0.5))
+        data += rows("bare", "", f"escritura:{place}", "trabajo", spread(1.0))
+        data += rows("bare", "", f"escritura:{place}", "extremo_a_extremo", spread(1.0))
+        data += rows("bare", "", f"copia:{place}", "trabajo", spread(0.02))
     return runner.Resultado("ejecucion", pd.DataFrame(data), tmp_path, {"parameters": {"megas": 8}})
 
 
