@@ -28,10 +28,12 @@ from .analysis import (  # noqa: F401
     compare,
     exec_costs,
     explanation,
+    io_base,
     layer_vs_volume,
     overheads,
     reading,
     samples,
+    shaky_against,
     summarize,
     tidy,
 )

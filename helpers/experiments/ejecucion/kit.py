@@ -92,8 +92,9 @@ def _times_less(costs, inside_row) -> str:
 
 
 def _places(x, res, carga: str) -> str:
-    """A workload's overhead in the layer and in the volume, per engine, against its fairest baseline,
-    and whether the two intervals overlap (a description of the intervals, not a verdict)."""
+    """A workload's overhead in the layer and in the volume, per engine, each against bare metal on its
+    own filesystem, and whether the two intervals overlap (a description of the intervals, not a
+    verdict). A figure against an unstable baseline is not given: «inestable: repite»."""
     over = fair_overheads(x.overheads(res.df), carga, list(ENGINE))
     if over.empty:
         return missing_arms(x.NOTEBOOK, f"«{x.WORKLOAD_NAMES[carga]}» dentro de un contenedor")
@@ -103,6 +104,9 @@ def _places(x, res, carga: str) -> str:
         if not {"capa", "volumen"} <= set(mine.index):
             continue
         layer, volume = mine.loc["capa"], mine.loc["volumen"]
+        if layer.inestable or volume.inestable:
+            parts.append(f"en {ENGINE[engine]}, {common.overhead_words(vd.INESTABLE, 0)}")
+            continue
         bounds = (layer.ic_bajo_pct, layer.ic_alto_pct, volume.ic_bajo_pct, volume.ic_alto_pct)
         if any(b != b for b in bounds):  # no IC below MIN_N rounds: nothing to say of their overlap
             overlap = common.too_few(int(min(layer.n, volume.n))) or "sin IC 95 %"
@@ -117,28 +121,36 @@ def _places(x, res, carga: str) -> str:
         )
     if not parts:
         return missing_arms(x.NOTEBOOK, f"«{x.WORKLOAD_NAMES[carga]}» en la capa y en un volumen")
-    base = x.BASE_NAMES[over["base"].iloc[0]]
-    return f"En la {run_tag(res)}, frente a {base}: " + "; ".join(parts) + "."
+    return (
+        f"En la {run_tag(res)}, cada lugar frente a bare metal en su mismo sistema de archivos: "
+        + "; ".join(parts)
+        + "."
+    )
 
 
 def fair_overheads(over, carga: str, engines: list):
     """The overheads of one workload in containers against its fairest baseline, as 03's table shows
-    them (the same image under chroot when measured)."""
+    them (CPU: the same image under chroot when measured; I/O: bare metal on the arm's filesystem)."""
     if over.empty:
         return over
     return over[(over["carga"] == carga) & over["justa"].astype(bool) & over["entorno"].isin(engines)]
 
 
 def _copy_up(x, res) -> str:
-    """What the copy-up costs per engine (the work alone in the layer − on the host's disk, paired by
-    round) and the MiB/s it implies, with the file's size from meta.json."""
+    """What the copy-up costs per engine (the work alone in the layer − bare metal on the layer's
+    filesystem, paired by round) and the MiB/s it implies, with the file's size from meta.json; nothing
+    against an unstable baseline («inestable: repite»)."""
     size = ((res.meta or {}).get("copia") or {}).get("bytes")
     data = x.tidy(res.df)
-    host = x.samples(data, x.METRIC_WORK, "copia", "bare", "host")
     parts = []
     for engine in ENGINE:
         layer = x.samples(data, x.METRIC_WORK, "copia", engine, "capa")
+        _, base_env, base_place = x.io_base("copia", engine, "capa")
+        host = x.samples(data, x.METRIC_WORK, "copia", base_env, base_place)
         if not layer.size or not host.size:
+            continue
+        if x.shaky_against(layer, host):
+            parts.append(f"en {ENGINE[engine]}, {common.overhead_words(vd.INESTABLE, 0)}")
             continue
         extra, low, high = stats.difference_ci(layer * 1e3, host * 1e3).triple
         text = f"en {ENGINE[engine]} modificarlo en la capa costó {common.fmt_value_interval(extra, low, high, 'ms')} más"
@@ -155,4 +167,4 @@ def _copy_up(x, res) -> str:
         if size
         else f"En la {run_tag(res)}, "
     )
-    return head + "; ".join(parts) + " que en el disco del host."
+    return head + "; ".join(parts) + " que en bare metal sobre el mismo sistema de archivos que la capa."
