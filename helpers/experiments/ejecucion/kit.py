@@ -19,6 +19,7 @@ FACTS = (
     "ejecucion.copia",
     "ejecucion.archivos",
     "ejecucion.escritura",
+    "ejecucion.sistemas",
 )  # the keys of docs/*.md this experiment fills from its latest run
 
 
@@ -67,6 +68,7 @@ def facts(res) -> Facts:
     out["ejecucion.copia"] = _copy_up(x, res)
     out["ejecucion.archivos"] = _places(x, res, "archivos")
     out["ejecucion.escritura"] = _places(x, res, "escritura")
+    out["ejecucion.sistemas"] = _filesystems(res)
     inside = costs[costs["medida"] == x.EXEC_INSIDE] if len(costs) else costs
     if len(inside) and per_s:
         out["ejecucion.exec_por_segundo"] += (
@@ -126,6 +128,38 @@ def _places(x, res, carga: str) -> str:
         + "; ".join(parts)
         + "."
     )
+
+
+def _where(place: dict) -> str:
+    return f"{place.get('tipo', '?')} en {place.get('origen', '?')} (montaje {place.get('montaje', '?')}, dispositivo {place.get('dispositivo', '?')})"
+
+
+def _filesystems(res) -> str:
+    """Where the layer of each engine and its bare-metal baseline wrote (meta.json), or why not."""
+    meta = res.meta or {}
+    places, bases = meta.get("sistemas_de_archivos") or {}, meta.get("lineas_base") or {}
+    if not places:
+        return (
+            f"La {run_tag(res)} no anotó en `meta.json` en qué sistema de archivos escribió cada brazo (es "
+            "anterior a ese registro): su capa queda «no comparable»."
+        )
+    parts = []
+    for engine in ENGINE:
+        layer, base = places.get(f"{engine}:capa"), bases.get(f"{engine}:capa") or {}
+        if not layer:
+            continue
+        if base.get("comparable") and f"bare:{x.LAYER_BASE}-{engine}" in places:
+            written = places[f"bare:{x.LAYER_BASE}-{engine}"]
+            parts.append(
+                f"la capa de {ENGINE[engine]} está en {_where(layer)} y su línea base escribió en {_where(written)}"
+            )
+        else:
+            parts.append(
+                f"la capa de {ENGINE[engine]} quedó sin línea base: {base.get('motivo', 'sin motivo anotado')}"
+            )
+    if "host" in places:
+        parts.append(f"los volúmenes y su línea base, en {_where(places['host'])}")
+    return f"En la {run_tag(res)}, " + "; ".join(parts) + "."
 
 
 def fair_overheads(over, carga: str, engines: list):
