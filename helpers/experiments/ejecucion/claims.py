@@ -13,17 +13,17 @@
   listing and deleting many small files costs more in the container's layer than on bare metal (09
   cites this key); and the volume for the same work.
 
-Every I/O claim is judged against bare metal writing on the same filesystem as the arm (analysis.io_base:
-the layer against bare metal in the engine's storage, the volume against bare metal beside it); a run
-without that baseline gives «no comparable», with the reason. No claim is decided against a baseline
-that is unstable on its own (analysis.shaky_against): the one rule says «inestable», and the page
-«repite», without the figure.
 - Copy-up (`copia_capa`): modifying a file that comes from the image costs more in the layer.
 - The chapter's bottom line (`dos_horas_10_min`, «2 h de trabajo → < 10 min»): 2 h × the overhead of
   the work alone against its fairest baseline, for hash and sort (the work the chapter drew it from),
   per engine; 09 reads it by key to recompute the chapter's closing line.
 
 Overheads are % of the baseline's median (paired by round: the median of the per-round figures).
+Every I/O claim is judged against bare metal writing on the same filesystem as the arm (analysis.io_base:
+the layer against bare metal in the engine's storage, the volume against bare metal beside it); a run
+without that baseline gives «no comparable», with the reason. No claim is decided against a baseline
+that is unstable on its own (analysis.shaky_against): the one rule says «inestable», and the page
+«repite», without the figure.
 """
 
 from __future__ import annotations
@@ -271,7 +271,12 @@ def place_claim(
     base_values = samples(df, METRIC_WORK, carga, base_env, base_place)
     if values.size and not base_values.size:
         why = ((meta or {}).get("lineas_base") or {}).get(f"{engine}:{place}") or {}
-        return not_comparable(said, "No comparable: " + (why.get("motivo") or NO_LAYER_BASE), detail)
+        reason = (
+            f"Sin línea base en el mismo sistema de archivos: {why['motivo']}"
+            if why.get("motivo")
+            else NO_LAYER_BASE
+        )
+        return not_comparable(said, reason, detail)
     return overhead_claim(said, values, base_values, detail)
 
 
