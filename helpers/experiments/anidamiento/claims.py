@@ -1,177 +1,120 @@
-"""Four claims on nesting, declared once as their sources said them and judged on its figure by the
-one rule (verdict.judge_all). Three come from the course repository the chapter grew from (its experiment 4, whose
-figures are data/reference/anidamiento.csv, `source = fdd_p26`); the fourth is the chapter's closing note:
-
-- arranque_aditivo (per engine, repository): a nested start costs a moderate, additive overhead over
-  level 1 (+8 % Docker in Docker, +45 % Podman in Podman);
-- cpu_acumula (per engine, repository): the CPU overhead accumulates with each level;
-- causa_syscalls (repository): the cause is a namespace walk per system call — notebook 05 (llamadas)
-  measured nested PID namespaces, and its claim «anidamiento» decides this one (READS);
-- pip_necesita_privileged (the chapter's note: «En Podman, se necesita --privileged»): Podman inside
-  Podman without --privileged fails (a deterministic outcome: it holds when every step of the ladder
-  failed); the `mount proc` error it ran into is the repository's.
-
-Both are judged in the source's form (timed from the host, the `exec`s inside); the view shows the inner
-readings beside them. Level 2 and level 1 are measured in the same rounds: their ratio is paired by round (Series by `rep`).
-"""
+"""Four claims on nesting. Three are the course repository's experiment 4 (its figures are
+data/reference/anidamiento.csv, `source = fdd_p26`), judged in its form: timed from the host around the
+`exec`s inside (the view shows the inner readings beside), level 2 over level 1 paired by round; the cause
+it gives is decided by notebook 05's claim «anidamiento» (READS). The fourth is the chapter's note «En
+Podman, se necesita --privileged»: it holds when every step of the ladder without it failed."""
 
 from __future__ import annotations
+
+import sys
 
 import pandas as pd
 
 from ... import engines as eng
-from .. import anidamiento as this
 from .. import read_claim
-from ..verdict import (
-    INESTABLE,
-    SIN_DATOS,
-    Claim,
-    Custom,
-    Outcome,
-    Ratio,
-    Said,
-    Sel,
-    judge,
-    judge_all,
-    missing,
-    ref,
-)
-from .analysis import arm_values
-from .levels import (
-    CHAPTER_NOTE,
-    METRIC_START,
-    METRIC_WORK_E2E,
-    PRIV,
-    REFERENCE_SOURCE,
-    REPO_FILE,
-    SOURCE_CHAPTER,
-    SOURCE_REPO,
-)
-
-# The repository's experiment-4 medians (data/reference/anidamiento.csv), for the claims' stated values
-# (a test recomputes each from its `ref`).
-REPO_START_L2_OVER_L1 = {"docker": 340 / 315, "podman": 241 / 166}
-REPO_CPU_L2_OVER_L1 = {"docker": 0.581 / 0.536, "podman": 0.698 / 0.563}
-WHERE_TABLE = f"{REPO_FILE}, tabla de medianas"
-# Judged in the source's form: timed around the whole command from the host (its `exec`s inside), as the
-# rest of the chapter's scripts do; the inner readings (the `run` alone, the work alone) are shown beside.
-SOURCE_START, SOURCE_WORK = METRIC_START, METRIC_WORK_E2E
-WHERE_PROSE = f"{REPO_FILE}, conclusiones"
-MODERATE = (1.0, 1.5)  # "moderate": a nested start costs at most +50 % over level 1 (kind «range»)
-START_SAID = {"docker": "+8 %", "podman": "+45 %"}
-CPU_SAID = {"docker": "+15 % → +24 %", "podman": "+21 % → +49 %"}
+from .. import verdict as vd
+from . import levels as lv
 
 
-def _level_ratio(engine: str, metric: str) -> Ratio:
-    """Level 2 (--privileged) over level 1 of one engine, paired by round."""
-    nested, level1 = (Sel(engine=engine, variant=v, metric=metric) for v in (PRIV, "nivel1"))
-    return Ratio(nested, level1, detail={"engine": engine})
-
-
-START_ADDITIVE = {
-    engine: Said(
-        "arranque_aditivo",
-        f"Anidar suma una sobrecarga de arranque moderada y aditiva ({d} dentro de {d}: "
-        f"{START_SAID[engine]} sobre el nivel 1).",
-        SOURCE_REPO,
-        where=f"{WHERE_TABLE}, arranque",
-        claimed=REPO_START_L2_OVER_L1[engine],
-        kind="range",
-        bounds=MODERATE,
-        quantity=f"nivel 2 / nivel 1, arranque cronometrado desde el host, con los `exec` ({d} en {d})",
+def level2(key: str, engine: str, metric: str, where: str, what: str, statement: str, **fields) -> vd.Said:
+    """Level 2 (--privileged) over level 1 of one engine, from the repository's table of medians."""
+    d, at = eng.DISPLAY[engine], {"metric": metric, "engine": engine, "variant": lv.PRIV}
+    return vd.Said(
+        key,
+        statement.format(d=d),
+        lv.SOURCE_REPO,
+        where=f"{lv.REPO_FILE}, tabla de medianas, {where}",
+        quantity=f"nivel 2 / nivel 1, {what} ({d} en {d})",
         unit="x",
-        note="«Moderada» se lee aquí como de 1× a 1.5× el nivel 1.",
-        ref=ref(
-            source=REFERENCE_SOURCE,
-            metric="arranque",
-            engine=engine,
-            variant=PRIV,
-            over={"variant": "nivel1"},
-        ),
-        figure=_level_ratio(engine, SOURCE_START),
+        **fields,
+        ref=vd.ref(source=lv.REFERENCE_SOURCE, **at, over={"variant": "nivel1"}),
+        figure=vd.Ratio(vd.Sel(**at), vd.Sel(**{**at, "variant": "nivel1"}), detail={"engine": engine}),
     )
-    for engine, d in ((e, eng.DISPLAY[e]) for e in eng.CONTAINER_ENGINES)
+
+
+# The repository's medians (data/reference/anidamiento.csv: a test recomputes each from its `ref`).
+START_ADDITIVE = {
+    e: level2(
+        "arranque_aditivo",
+        e,
+        lv.METRIC_START,
+        "arranque",
+        "arranque cronometrado desde el host, con los `exec`",
+        f"Anidar suma una sobrecarga de arranque moderada y aditiva ({{d}} dentro de {{d}}: "
+        f"{pct} sobre el nivel 1).",
+        claimed=claimed,
+        kind="range",
+        bounds=(1.0, 1.5),
+        note="«Moderada» se lee aquí como de 1× a 1.5× el nivel 1.",
+    )
+    for e, claimed, pct in (("docker", 340 / 315, "+8 %"), ("podman", 241 / 166, "+45 %"))
 }
 CPU_ACCUMULATES = {
-    engine: Said(
+    e: level2(
         "cpu_acumula",
-        f"La sobrecarga de CPU se acumula con cada nivel ({d}: {CPU_SAID[engine]} sobre bare metal).",
-        SOURCE_REPO,
-        where=f"{WHERE_TABLE}, trabajo de CPU por exec",
-        claimed=REPO_CPU_L2_OVER_L1[engine],
+        e,
+        lv.METRIC_WORK_E2E,
+        "trabajo de CPU por exec",
+        "trabajo de CPU por `exec` cronometrado desde el host",
+        f"La sobrecarga de CPU se acumula con cada nivel ({{d}}: {pct} sobre bare metal).",
+        claimed=claimed,
         kind="adds",
-        quantity=f"nivel 2 / nivel 1, trabajo de CPU por `exec` cronometrado desde el host ({d} en {d})",
-        unit="x",
-        ref=ref(
-            source=REFERENCE_SOURCE,
-            metric="trabajo_extremo",
-            engine=engine,
-            variant=PRIV,
-            over={"variant": "nivel1"},
-        ),
-        figure=_level_ratio(engine, SOURCE_WORK),
     )
-    for engine, d in ((e, eng.DISPLAY[e]) for e in eng.CONTAINER_ENGINES)
+    for e, claimed, pct in (
+        ("docker", 0.581 / 0.536, "+15 % → +24 %"),
+        ("podman", 0.698 / 0.563, "+21 % → +49 %"),
+    )
 }
-# Its figure, unit and margin are those of notebook 05's claim «anidamiento», which decides it.
-SYSCALL_CAUSE = Said(
+SYSCALL_CAUSE = vd.Said(
     "causa_syscalls",
     "La causa es que cada nivel añade un recorrido de namespaces a cada llamada al sistema.",
-    SOURCE_REPO,
-    where=WHERE_PROSE,
+    lv.SOURCE_REPO,
+    where=f"{lv.REPO_FILE}, conclusiones",
     quantity="el costo de cada nivel de namespaces de PID anidados por llamada al sistema",
     note="Lo decide el cuaderno 05 (05_llamadas_sistema), que midió namespaces de PID anidados.",
-    figure=Custom(lambda said, df, meta: syscall_claim()),
+    figure=vd.Custom(lambda said, df, meta: syscall_claim()),
 )
 SYSCALL_CAUSE_MISSING = SYSCALL_CAUSE.but(
-    note="Falta la medición por llamada al sistema de namespaces de PID anidados: ejecuta el cuaderno "
-    "05_llamadas_sistema y vuelve a este."
+    note="Falta la medición por llamada al sistema de namespaces de PID "
+    "anidados: ejecuta el cuaderno 05_llamadas_sistema y vuelve a este."
 )
-LLAMADAS_KEY = "anidamiento"  # notebook 05's claim «each nesting level of PID namespaces adds cost»
-NEEDS_PRIVILEGED = Said(
+NEEDS_PRIVILEGED = vd.Said(
     "pip_necesita_privileged",
     "Para anidar contenedores con Podman hace falta --privileged.",
-    SOURCE_CHAPTER,
-    where=CHAPTER_NOTE,
+    lv.SOURCE_CHAPTER,
+    where=lv.CHAPTER_NOTE,
     kind="observed",
     quantity="que falle cada paso sin --privileged de Podman dentro de Podman",
-    note="Se sostiene solo si falla cada paso de la escalera (la tabla «paso a paso», arriba); uno que "
-    "funcione basta para refutarla. El error «mount proc: Operation not permitted» lo registró el "
-    "experimento 4 del repositorio del capítulo, no el capítulo.",
-    figure=Outcome(lambda df, meta: _without_privileged(meta)),
+    note="Se sostiene solo si falla cada paso de la escalera (la "
+    "tabla «paso a paso», arriba); uno que funcione basta para refutarla. El error «mount proc: Operation not "
+    "permitted» lo registró el experimento 4 del repositorio del capítulo, no el capítulo.",
+    figure=vd.Outcome(
+        lambda df, meta: (
+            [not any(a.get("ok") for a in tried)]
+            if (tried := (((meta or {}).get("anidamiento") or {}).get("intentos_sin_privilegios")))
+            else []
+        )
+    ),
 )
-
-
 SAID = (*START_ADDITIVE.values(), *CPU_ACCUMULATES.values(), SYSCALL_CAUSE, NEEDS_PRIVILEGED)
 
 
-def syscall_claim() -> Claim:
-    """Judged on notebook 05's claim «anidamiento» (its figure, interval, margin and n)."""
+def syscall_claim() -> vd.Claim:
+    """Judged on notebook 05's claim «anidamiento»: its figure, interval, margin and n (rounds if 05's)."""
     try:
-        theirs = read_claim(this, "llamadas", LLAMADAS_KEY)
+        theirs = read_claim(sys.modules[__package__], "llamadas", "anidamiento")
     except Exception:  # noqa: BLE001 - another notebook's data must never break this one
         theirs = None
-    if theirs is None or theirs.status == SIN_DATOS:
-        return missing(SYSCALL_CAUSE_MISSING)
-    kind = getattr(theirs, "kind", "")
+    if theirs is None or theirs.status == vd.SIN_DATOS:
+        return vd.missing(SYSCALL_CAUSE_MISSING)
+    region = None if theirs.kind else tuple(theirs.region)
     said = SYSCALL_CAUSE.but(
-        kind=kind,
-        claimed=theirs.claimed,
-        bounds=getattr(theirs, "bounds", None),
-        region=None if kind else tuple(theirs.region),
-        unit=theirs.unit,
+        kind=theirs.kind, claimed=theirs.claimed, bounds=theirs.bounds, region=region, unit=theirs.unit
     )
-    # n counts what 05 counted (its rounds, when its figure was computed round by round)
-    counted = {"rondas": True} if (getattr(theirs, "detail", None) or {}).get("rondas") else None
-    return judge(said, theirs.estimate, unstable=theirs.status == INESTABLE, detail=counted)
+    counted = {"rondas": True} if theirs.detail.get("rondas") else None
+    return vd.judge(said, theirs.estimate, unstable=theirs.status == vd.INESTABLE, detail=counted)
 
 
-def _without_privileged(meta: dict | None) -> list[bool]:
-    """Observed once per run: did every step of the ladder without --privileged fail? (none: no run)"""
-    attempts = ((meta or {}).get("anidamiento") or {}).get("intentos_sin_privilegios") or []
-    return [not any(a.get("ok") for a in attempts)] if attempts else []
-
-
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
+def claims(df: pd.DataFrame, meta: dict | None = None) -> list[vd.Claim]:
     """The chapter's four claims on nesting, each decided by the one verdict rule."""
-    return judge_all(SAID, df, meta, pick=lambda df, meta, sel: arm_values(df, **dict(sel.where)))
+    return vd.judge_all(SAID, df, meta)
