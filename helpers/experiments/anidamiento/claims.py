@@ -7,6 +7,7 @@ Podman, se necesita --privileged»: it holds when every step of the ladder witho
 from __future__ import annotations
 
 import sys
+from functools import partial
 
 import pandas as pd
 
@@ -16,59 +17,47 @@ from .. import verdict as vd
 from . import levels as lv
 
 
-def level2(key: str, engine: str, metric: str, where: str, what: str, statement: str, **fields) -> vd.Said:
-    """Level 2 (--privileged) over level 1 of one engine, from the repository's table of medians."""
+def level2(said: vd.Said, metric: str, engine: str, claimed: float, words: str) -> vd.Said:
+    """A claim on level 2 (--privileged) over level 1 of one engine, worded for it."""
     d, at = eng.DISPLAY[engine], {"metric": metric, "engine": engine, "variant": lv.PRIV}
-    return vd.Said(
-        key,
-        statement.format(d=d),
-        lv.SOURCE_REPO,
-        where=f"{lv.REPO_FILE}, tabla de medianas, {where}",
-        quantity=f"nivel 2 / nivel 1, {what} ({d} en {d})",
-        unit="x",
-        **fields,
+    return said.but(
+        statement=said.statement.format(d=d, words=words),
+        quantity=f"nivel 2 / nivel 1, {said.quantity} ({d} en {d})",
+        claimed=claimed,
         ref=vd.ref(source=lv.REFERENCE_SOURCE, **at, over={"variant": "nivel1"}),
         figure=vd.Ratio(vd.Sel(**at), vd.Sel(**{**at, "variant": "nivel1"}), detail={"engine": engine}),
     )
 
 
-# The repository's medians (data/reference/anidamiento.csv: a test recomputes each from its `ref`).
+repo = partial(vd.Said, source=lv.SOURCE_REPO, unit="x")
+START = repo(
+    "arranque_aditivo",
+    "Anidar suma una sobrecarga de arranque moderada y aditiva ({d} dentro de {d}: {words} sobre el nivel 1).",
+    where=f"{lv.REPO_FILE}, tabla de medianas, arranque",
+    quantity="arranque cronometrado desde el host, con los `exec`",
+    kind="range",
+    bounds=(1.0, 1.5),
+    note="«Moderada» se lee aquí como de 1× a 1.5× el nivel 1.",
+)
+CPU = repo(
+    "cpu_acumula",
+    "La sobrecarga de CPU se acumula con cada nivel ({d}: {words} sobre bare metal).",
+    where=f"{lv.REPO_FILE}, tabla de medianas, trabajo de CPU por exec",
+    quantity="trabajo de CPU por `exec` cronometrado desde el host",
+    kind="adds",
+)
+# Per engine, the repository's medians (a test recomputes each from its `ref`) and its words.
 START_ADDITIVE = {
-    e: level2(
-        "arranque_aditivo",
-        e,
-        lv.METRIC_START,
-        "arranque",
-        "arranque cronometrado desde el host, con los `exec`",
-        f"Anidar suma una sobrecarga de arranque moderada y aditiva ({{d}} dentro de {{d}}: "
-        f"{pct} sobre el nivel 1).",
-        claimed=claimed,
-        kind="range",
-        bounds=(1.0, 1.5),
-        note="«Moderada» se lee aquí como de 1× a 1.5× el nivel 1.",
-    )
-    for e, claimed, pct in (("docker", 340 / 315, "+8 %"), ("podman", 241 / 166, "+45 %"))
+    e: level2(START, lv.METRIC_START, e, c, w)
+    for e, c, w in (("docker", 340 / 315, "+8 %"), ("podman", 241 / 166, "+45 %"))
 }
 CPU_ACCUMULATES = {
-    e: level2(
-        "cpu_acumula",
-        e,
-        lv.METRIC_WORK_E2E,
-        "trabajo de CPU por exec",
-        "trabajo de CPU por `exec` cronometrado desde el host",
-        f"La sobrecarga de CPU se acumula con cada nivel ({{d}}: {pct} sobre bare metal).",
-        claimed=claimed,
-        kind="adds",
-    )
-    for e, claimed, pct in (
-        ("docker", 0.581 / 0.536, "+15 % → +24 %"),
-        ("podman", 0.698 / 0.563, "+21 % → +49 %"),
-    )
+    e: level2(CPU, lv.METRIC_WORK_E2E, e, c, w)
+    for e, c, w in (("docker", 0.581 / 0.536, "+15 % → +24 %"), ("podman", 0.698 / 0.563, "+21 % → +49 %"))
 }
-SYSCALL_CAUSE = vd.Said(
+SYSCALL_CAUSE = repo(
     "causa_syscalls",
     "La causa es que cada nivel añade un recorrido de namespaces a cada llamada al sistema.",
-    lv.SOURCE_REPO,
     where=f"{lv.REPO_FILE}, conclusiones",
     quantity="el costo de cada nivel de namespaces de PID anidados por llamada al sistema",
     note="Lo decide el cuaderno 05 (05_llamadas_sistema), que midió namespaces de PID anidados.",
