@@ -48,12 +48,8 @@ def loss(engine: str, pct: float, quantity: str, figure) -> Said:
     )
 
 
-DOCKER_LOSS = loss(
-    "docker",
-    65.83,
-    "Docker -p",
-    Difference(arm("docker", "puerto"), arm(*BASELINE), percent=True, detail=on_server),
-)
+PORT, NATIVE = arm("docker", "puerto"), arm(*BASELINE)
+DOCKER_LOSS = loss("docker", 65.83, "Docker -p", Difference(PORT, NATIVE, percent=True, detail=on_server))
 SECURITY_CAUSE = said(
     "causa_seguridad",
     "El autor oyó que Docker aplica mucho procesamiento de seguridad además de reenviar las peticiones, "
@@ -61,7 +57,7 @@ SECURITY_CAUSE = said(
     where="sección «Conclusion»",
     kind="adds",
     quantity="Docker -p sin seccomp / Docker -p, en peticiones por segundo",
-    figure=Ratio(arm("docker", "sin_seccomp"), arm("docker", "puerto"), detail=on_server),
+    figure=Ratio(arm("docker", "sin_seccomp"), PORT, detail=on_server),
 )
 GIN_NETHTTP = said(
     "gin_igual_nethttp",
