@@ -32,7 +32,8 @@ def level2(said: vd.Said, metric: str, engine: str, claimed: float, words: str) 
 repo = partial(vd.Said, source=lv.SOURCE_REPO, unit="x")
 START = repo(
     "arranque_aditivo",
-    "Anidar suma una sobrecarga de arranque moderada y aditiva ({d} dentro de {d}: {words} sobre el nivel 1).",
+    "Anidar suma una sobrecarga de arranque moderada y aditiva ({d} dentro de {d}: {words} sobre el nivel "
+    "1).",
     where=f"{lv.REPO_FILE}, tabla de medianas, arranque",
     quantity="arranque cronometrado desde el host, con los `exec`",
     kind="range",
@@ -74,9 +75,9 @@ NEEDS_PRIVILEGED = vd.Said(
     where=lv.CHAPTER_NOTE,
     kind="observed",
     quantity="que falle cada paso sin --privileged de Podman dentro de Podman",
-    note="Se sostiene solo si falla cada paso de la escalera (la "
-    "tabla «paso a paso», arriba); uno que funcione basta para refutarla. El error «mount proc: Operation not "
-    "permitted» lo registró el experimento 4 del repositorio del capítulo, no el capítulo.",
+    note="Se sostiene solo si falla cada paso de la escalera (la tabla «paso a paso», arriba); uno que "
+    "funcione basta para refutarla. El error «mount proc: Operation not permitted» lo registró el "
+    "experimento 4 del repositorio del capítulo, no el capítulo.",
     figure=vd.Outcome(
         lambda df, meta: (
             [not any(a.get("ok") for a in tried)]

@@ -92,7 +92,8 @@ KUBERNETES_LOSS = loss(
     "Kubernetes",
     NotComparable(
         "En esta máquina no se puede levantar un clúster: la cifra queda como referencia. El documento no "
-        "dice por qué camino llegó wrk al pod; la hipótesis del cuaderno (sin medir) es `kubectl port-forward`."
+        "dice por qué camino llegó wrk al pod; la hipótesis del cuaderno (sin medir) es "
+        "`kubectl port-forward`."
     ),
 )
 SAID = (DOCKER_LOSS, SECURITY_CAUSE, GIN_NETHTTP, PER_THREAD, KUBERNETES_LOSS)
@@ -102,9 +103,10 @@ def conditions(meta: dict | None) -> str:
     """Our load beside the document's, from the run's parameters (a sentence for the verdict line)."""
     p, host = ((meta or {}).get(k) or {} for k in ("parameters", "host"))
     return (
-        f"Condiciones: aquí wrk -t{p.get('hilos', '?')} -c{p.get('conexiones', '?')} -d{p.get('duracion_s', '?')}s "
-        f"contra 127.0.0.1 en {host.get('cpu_cores', '?')} núcleos, servidor y wrk en CPU distintas; el "
-        "documento, wrk -t12 -c400 -d30s contra localhost en una máquina que no describe."
+        f"Condiciones: aquí wrk -t{p.get('hilos', '?')} -c{p.get('conexiones', '?')} "
+        f"-d{p.get('duracion_s', '?')}s contra 127.0.0.1 en {host.get('cpu_cores', '?')} núcleos, servidor y "
+        "wrk en CPU distintas; el documento, wrk -t12 -c400 -d30s contra localhost en una máquina que no "
+        "describe."
     )
 
 
