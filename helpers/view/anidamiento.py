@@ -342,16 +342,22 @@ def veredictos(resultado: Resultado) -> None:
 
 
 def _behind_the_claims(resultado: Resultado) -> list[str]:
-    """Sentences from this run's numbers: the inner readings beside the claims judged from the host (the
-    `run` alone, the work alone), level 3 against level 2, and how the ladder without --privileged ended."""
+    """Sentences from this run's numbers: the other reading beside each claim (startup is judged from the
+    host: the `run` alone; CPU on the work timed inside: with the `exec`s, as the repository timed it),
+    level 3 against level 2, and how the ladder without --privileged ended."""
     lines = []
     start = exp.level_ratios(resultado.df, exp.METRIC_START_INNER)
-    work = exp.level_ratios(resultado.df, exp.METRIC_WORK)
+    work = exp.level_ratios(resultado.df, exp.METRIC_WORK_E2E)
     for engine in dict.fromkeys([*start["engine"], *work["engine"]]):
         name = ENGINE_LABEL.get(engine, engine)
         for table_, variant, what in (
             (start, exp.PRIV, "arranque del `run` de dentro solo (sin los exec), nivel 2 / nivel 1"),
-            (work, exp.PRIV, "trabajo de CPU medido dentro (sin los exec), nivel 2 / nivel 1"),
+            (
+                work,
+                exp.PRIV,
+                "trabajo de CPU cronometrado desde el host, con los exec (como el repositorio), "
+                "nivel 2 / nivel 1",
+            ),
             (start, "nivel3", "arranque del `run` de dentro, nivel 3 / nivel 2"),
         ):
             sel = table_[(table_["engine"] == engine) & (table_["variant"] == variant)]

@@ -177,7 +177,7 @@ def _rows(engine, variant, metric, values, unit):
     ]
 
 
-def synthetic(start_l2_factor=1.1, work_l2_factor=1.0, n=12, seed=1) -> pd.DataFrame:
+def synthetic(start_l2_factor=1.1, work_l2_factor=1.0, n=12, seed=1, exec_l2_factor=None) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
 
     def noisy(center):
@@ -191,11 +191,12 @@ def synthetic(start_l2_factor=1.1, work_l2_factor=1.0, n=12, seed=1) -> pd.DataF
         rows += _rows(engine, "nivel3", exp.METRIC_START_INNER, noisy(start * start_l2_factor**2), "ms")
         rows += _rows(engine, "nivel1", exp.METRIC_WORK, noisy(0.5), "s")
         rows += _rows(engine, "nivel2", exp.METRIC_WORK, noisy(0.5 * work_l2_factor), "s")
-        # from the host, with the `exec`s: what the source timed (the claims are judged on these)
+        # from the host, with the `exec`s: what the source timed (startup is judged on these)
         rows += _rows(engine, "nivel1", exp.METRIC_START, noisy(start + 20), "ms")
         rows += _rows(engine, "nivel2", exp.METRIC_START, noisy((start + 20) * start_l2_factor), "ms")
         rows += _rows(engine, "nivel1", exp.METRIC_WORK_E2E, noisy(0.6), "s")
-        rows += _rows(engine, "nivel2", exp.METRIC_WORK_E2E, noisy(0.6 * work_l2_factor), "s")
+        e2e = work_l2_factor if exec_l2_factor is None else exec_l2_factor
+        rows += _rows(engine, "nivel2", exp.METRIC_WORK_E2E, noisy(0.6 * e2e), "s")
     return pd.DataFrame(rows)
 
 
@@ -242,7 +243,8 @@ def test_claims_follow_the_one_rule():
     moderate = found[("arranque_aditivo", "docker")]
     assert moderate.status == verdict.SE_CONFIRMA and moderate.source == anidamiento_levels.SOURCE
     assert moderate.value == pytest.approx(1.1, rel=0.02) and moderate.n == 12
-    assert moderate.claimed == pytest.approx(340 / 315) and moderate.region == (1.0, 1.5)
+    assert moderate.claimed == pytest.approx(340 / 315)
+    assert moderate.region == verdict.margin("about", 340 / 315)  # the margin table's «~», no reading of ours
     cpu = found[("cpu_acumula", "podman")]
     assert cpu.status == verdict.NO_SE_SOSTIENE  # the IC sits at 1.0 and excludes the chapter's +24 %
     privileged = found[("pip_necesita_privileged", None)]
@@ -253,6 +255,16 @@ def test_big_startup_overhead_is_not_moderate():
     found = _claims(synthetic(2.0, 1.3), META)
     assert found[("arranque_aditivo", "podman")].status == verdict.NO_SE_SOSTIENE
     assert found[("cpu_acumula", "docker")].status == verdict.SE_CONFIRMA
+
+
+def test_cpu_overhead_is_judged_on_the_work_not_on_the_exec():
+    # Level 2 costs 30 % more only when timed from the host around `exec` (LAUNCH): the work is unchanged.
+    exec_only = _claims(synthetic(1.1, 1.0, exec_l2_factor=1.3), META)
+    assert exec_only[("cpu_acumula", "docker")].status == verdict.NO_SE_SOSTIENE
+    assert exec_only[("cpu_acumula", "docker")].value == pytest.approx(1.0, rel=0.02)
+    # And the other way: the work itself costs 30 % more while the host-timed figure does not move.
+    work = _claims(synthetic(1.1, 1.3, exec_l2_factor=1.0), META)
+    assert work[("cpu_acumula", "docker")].status == verdict.SE_CONFIRMA
 
 
 def test_privileged_claim_confirmed_when_every_attempt_fails():
