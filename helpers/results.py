@@ -79,6 +79,18 @@ def results_root() -> Path:
     return Path(env) if env else PROJECT_ROOT / "results"
 
 
+def run_seconds(meta: dict | None) -> float | None:
+    """How long a finished run took (its «ended» minus its «started», whole seconds), or None."""
+    meta = meta or {}
+    try:
+        start, end = (
+            _dt.datetime.fromisoformat(str(meta[k]).replace("Z", "+00:00")) for k in ("started", "ended")
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+    return max((end - start).total_seconds(), 0.0)
+
+
 def _utc_now() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc)
 

@@ -9,6 +9,7 @@ import functools
 
 import pandas as pd
 
+from .. import results
 from ..engines import DISPLAY
 from ..experiments import verdict as _verdict
 from ..experiments.runner import Resultado
@@ -21,6 +22,7 @@ from .numbers import (  # noqa: F401 - the one number format, called as common.f
     cpu_share,
     decimals_for,
     fmt,
+    fmt_duration,
     fmt_interval,
     fmt_margin,
     fmt_pct,
@@ -81,8 +83,10 @@ def run_caption(resultado) -> str:
     meta = resultado.meta
     status = STATUS_LABEL.get(meta.get("status"), meta.get("status"))
     host = meta.get("host", {})
+    took = results.run_seconds(meta)
+    took = f", {fmt_duration(took)}" if took is not None else ""
     line = (
-        f"Corrida `{meta.get('run_id')}` ({status}, {meta.get('rows', len(resultado.df))} filas) en "
+        f"Corrida `{meta.get('run_id')}` ({status}, {meta.get('rows', len(resultado.df))} filas{took}) en "
         f"{host.get('cpu_model', '?')}, {host.get('cpu_cores', '?')} núcleos, kernel {host.get('kernel', '?')}."
     )
     if meta.get("reason"):

@@ -232,6 +232,17 @@ def fmt_margin(region: tuple[float, float], unit: str) -> str:
     return f"de {fmt_value(low, unit)} a {fmt_value(high, unit)}"
 
 
+def fmt_duration(seconds: float | None) -> str:
+    """A run's length as a student reads a clock: «47 s», «2 min 2 s», «12 min»; «?» when unknown."""
+    if seconds is None or _missing(seconds):
+        return "?"
+    whole = int(round(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    minutes, rest = divmod(whole, 60)
+    return f"{minutes} min" + (f" {rest} s" if rest and minutes < 10 else "")
+
+
 def cpu_share(seconds_per_second: float, cores=None) -> str:
     """CPU per second as «¿Cuándo importa?» writes it: «% de un núcleo» below one core, «núcleos» above
     (saying when that is more than this machine has); a negative figure (the arm's median below the

@@ -23,9 +23,10 @@ from types import ModuleType
 
 import psutil
 
+from .. import results
 from ..errors import ErrorDelCurso
 from ..experiments.runner import Resultado
-from .common import run_caption
+from .common import fmt_duration, run_caption
 
 HEADLESS_MARKERS = ("papermill", "nbconvert", "nbclient")
 FRONTEND_MARKERS = (
@@ -98,6 +99,21 @@ def preset_message(module: ModuleType, values: dict, preset: Preset) -> str:
         )
     parts.append("Revisa los controles y pulsa «Ejecutar» para lanzarla.")
     return " ".join(p for p in parts if p)
+
+
+def last_run_words(module: ModuleType, root=None) -> str:
+    """How long this experiment's latest complete run took on this machine, read from its meta.json:
+    what a student can expect, measured here rather than written by hand in the notebook."""
+    run_dir = results.latest_run(module.EXPERIMENT, root, complete_only=True)
+    meta = results.read_meta(run_dir) if run_dir else {}
+    took = results.run_seconds(meta)
+    if took is None:
+        return "Aún no hay ninguna corrida completa de este cuaderno en esta máquina: la primera dirá cuánto tarda."
+    reps = (meta.get("parameters") or {}).get("repeticiones")
+    with_reps = f" (con {reps} repeticiones)" if reps else ""
+    return (
+        f"La última corrida completa de este cuaderno en esta máquina tardó {fmt_duration(took)}{with_reps}."
+    )
 
 
 class TextProgress:
@@ -198,7 +214,7 @@ class Panel:
 
     def ejecutar(self, values: dict, progress=None, log=print) -> Resultado:
         cfg = self.module.config(**values)
-        print(f"{self.titulo}: empieza la medición.", flush=True)
+        print(f"{self.titulo}: empieza la medición. {last_run_words(self.module, self.root)}", flush=True)
         resultado = self.module.run(cfg, progress=progress or TextProgress("  "), log=log, root=self.root)
         self._resultado = resultado
         print(run_caption(resultado), flush=True)
@@ -346,7 +362,9 @@ class Panel:
                 )
             )
             preset_buttons.append(chooser)
-        title = w.HTML(f"<b>{self.titulo}</b>")
+        title = w.HTML(
+            f"<b>{self.titulo}</b><br><small>{html.escape(last_run_words(self.module, self.root))}</small>"
+        )
         rows = [title, *self._widgets.values()]
         if preset_buttons:
             rows += [w.HBox([w.Label("Configuraciones listas:"), *preset_buttons]), notice]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from helpers import stats
 from helpers.view import numbers
 
@@ -55,3 +57,11 @@ def test_value_and_interval_are_the_two_parts_of_one_format():
     )
     assert numbers.value_and_interval(-0.0041, unit="%") == ("−0.0041 %", "")
     assert numbers.value_and_interval(float("nan")) == ("—", "")
+
+
+@pytest.mark.parametrize(
+    ("seconds", "words"),
+    [(None, "?"), (0.4, "0 s"), (47.2, "47 s"), (122, "2 min 2 s"), (180, "3 min"), (725, "12 min")],
+)
+def test_durations_read_like_a_clock(seconds, words):
+    assert numbers.fmt_duration(seconds) == words

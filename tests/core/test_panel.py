@@ -155,3 +155,18 @@ def test_the_run_guard_is_taken_atomically():
     assert taken == {"first": True, "second": False}
     guard.end()
     assert not guard.begin(), "un clic que llega justo al acabar la corrida es el segundo de un doble clic"
+
+
+def test_the_panel_says_how_long_the_last_complete_run_took(results_tmp):
+    from helpers import results
+
+    assert "Aún no hay ninguna corrida completa" in panel_mod.last_run_words(arranque, results_tmp)
+    run = results.Run(arranque.EXPERIMENT, {"repeticiones": 7}, root=results_tmp)
+    run.finish(results.STATUS_COMPLETE)
+    run.meta.update(started="2026-01-01T10:00:00Z", ended="2026-01-01T10:02:02Z")
+    run.write_meta()
+    words = panel_mod.last_run_words(arranque, results_tmp)
+    assert "tardó 2 min 2 s (con 7 repeticiones)" in words
+    failed = results.Run(arranque.EXPERIMENT, {}, root=results_tmp)  # a later run that failed is not it
+    failed.finish(results.STATUS_FAILED, "x")
+    assert panel_mod.last_run_words(arranque, results_tmp) == words
