@@ -73,7 +73,16 @@ def render_html(executed: Path, target: Path) -> None:
     )
     body, _ = exporter.from_notebook_node(nb)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(body, encoding="utf-8")
+    target.write_text(html_links(body), encoding="utf-8")
+
+
+NOTEBOOK_LINK = re.compile(r'href="(\d\d_\w+)\.ipynb(#[^"]*)?"')
+
+
+def html_links(body: str) -> str:
+    """Links between notebooks (`01_arranque.ipynb#Cómo-medimos`, what works in JupyterLab) pointed at the
+    rendered pages beside this one (`01_arranque.html#…`)."""
+    return NOTEBOOK_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', body)
 
 
 # ---------------------------------------------------------------- the instructor's kit

@@ -229,14 +229,16 @@ def missing_run(experiment_title: str, notebook: str) -> None:
     )
 
 
-def como_medimos(module=None) -> None:
-    """The notebook's «Cómo medimos»: the method of every interval and verdict (with its tested
-    coverage), the load the machine was under during `module`'s latest run (if it has one) and the
-    table of margins, only the kinds of claim `module` declares (its SAID) if given."""
+def como_medimos(module=None, *, completo: bool = False) -> None:
+    """A notebook's «Cómo medimos»: the load the machine was under during `module`'s latest run (if it
+    has one) and the table of margins, only the kinds of claim `module` declares (its SAID) if given.
+    The method of every interval and verdict (with its tested coverage) is printed once, where the
+    course first meets it (`completo=True`, notebook 01); the other notebooks link there."""
     kinds = None
     if module is not None:
         kinds = {s.kind for s in getattr(module, "SAID", ()) if s.kind} or None
-    markdown(method_sentence())
+    if completo or module is None:
+        markdown(method_sentence())
     run = Resultado.latest(module.EXPERIMENT) if module is not None else None
     if run is not None:
         markdown(load_sentence(run.meta))

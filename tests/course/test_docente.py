@@ -65,3 +65,33 @@ def test_the_injected_parameters_cell_is_hidden_and_the_declared_one_stays():
     sources = [c.source for c in shown.cells]
     assert "REPETICIONES = 10" in sources and not any("REPETICIONES = 2" in s for s in sources)
     assert len(nb.cells) == 4  # the executed notebook itself is untouched
+
+
+def test_links_between_notebooks_reach_a_heading_and_point_at_the_html_pages(tmp_path):
+    from helpers.course import pages
+
+    found = 0
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        nb = nbformat.read(str(path), as_version=4)
+        for cell in (c for c in nb.cells if c.cell_type == "markdown"):
+            for stem, anchor in re.findall(r"\]\((\d\d_\w+)\.ipynb#([^)]+)\)", cell.source):
+                found += 1
+                target = nbformat.read(str(NOTEBOOKS / f"{stem}.ipynb"), as_version=4)
+                headings = {
+                    line.lstrip("#").strip().replace(" ", "-")
+                    for c in target.cells
+                    if c.cell_type == "markdown"
+                    for line in c.source.splitlines()
+                    if line.startswith("#")
+                }
+                assert anchor in headings, f"{path.name}: {stem}#{anchor} no es un título de {stem}"
+    assert found >= 7  # «Cómo medimos» is explained once, in 01, and linked from the notebooks that judge
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("[01](01_arranque.ipynb#Cómo-medimos), [x](https://a.b/c.ipynb)")
+    ]
+    nbformat.write(nb, str(tmp_path / "p.ipynb"))
+    pages.render_html(tmp_path / "p.ipynb", tmp_path / "p.html")
+    page = (tmp_path / "p.html").read_text(encoding="utf-8")
+    assert 'href="01_arranque.html#' in page and "01_arranque.ipynb" not in page
+    assert 'href="https://a.b/c.ipynb"' in page  # only links between the course's notebooks change
