@@ -9,7 +9,7 @@ import functools
 
 import pandas as pd
 
-from .. import results
+from .. import experiments, results
 from ..engines import DISPLAY
 from ..experiments import verdict as _verdict
 from ..experiments.runner import Resultado
@@ -219,6 +219,53 @@ def claims_list(claims) -> None:
     """Show judged claims as a list of sentences (claim_sentence), or say there is nothing to judge."""
     sentences = [claim_sentence(c) for c in claims]
     markdown("\n\n".join(f"- {s}" for s in sentences) if sentences else "_Sin datos para un veredicto._")
+
+
+SUMMARY_LINES = 5  # «En resumen» never takes more lines than this
+SHORT = 90  # characters of a statement in the summary
+
+
+def _short(claim) -> str:
+    """A claim's statement cut for the summary at SHORT characters, with its engine when the statement
+    does not name it (one statement is often judged once per engine)."""
+    text = claim.statement.rstrip(". ")
+    if len(text) > SHORT:
+        text = text[: SHORT - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    engine = DISPLAY.get(claim.detail.get("engine", ""), "")
+    return f"{text} ({engine})" if engine and engine not in text else text
+
+
+def verdict_summary(claims) -> list[str]:
+    """The page's verdicts in at most SUMMARY_LINES lines of markdown: a head line with the count, then
+    one line per status that decided something (naming the claims, each once) and one with the counts
+    of the rest. Every word comes from the one rule's statuses (VERDICT)."""
+    claims = list(claims)
+    if not claims:
+        return ["**En resumen:** esta corrida no tiene afirmaciones que juzgar."]
+    by_status: dict[str, list[str]] = {}
+    for c in claims:
+        names = by_status.setdefault(c.status, [])
+        if _short(c) not in names:
+            names.append(_short(c))
+    lines = [f"**En resumen:** {len(claims)} veredictos de las afirmaciones de las fuentes en esta corrida."]
+    for status in (_verdict.SE_CONFIRMA, _verdict.NO_SE_SOSTIENE):
+        if status in by_status:
+            names = by_status.pop(status)
+            lines.append(f"- **{VERDICT[status]}:** " + "; ".join(f"«{n}»" for n in names) + ".")
+    if by_status:
+        counts = [f"{len(v)} «{VERDICT.get(k, k)}»" for k, v in by_status.items()]
+        lines.append("- Las demás: " + ", ".join(counts) + "; el detalle de cada una, al final de la página.")
+    return lines[:SUMMARY_LINES]
+
+
+def resumen(resultado) -> None:
+    """Show, right under a run's heading, its verdicts in five lines (`verdict_summary`); the details
+    (every claim's sentence, interval and margin) stay in the page's verdict section."""
+    if resultado is None:
+        markdown("_Aún no hay ninguna corrida que resumir: pulsa «Ejecutar» arriba._")
+        return
+    module = experiments.get(resultado.experiment)
+    markdown("\n".join(verdict_summary(module.claims(resultado.df, resultado.meta))))
 
 
 def missing_run(experiment_title: str, notebook: str) -> None:

@@ -1,0 +1,44 @@
+"""«En resumen»: each notebook's verdicts in five lines, from the one rule's statuses."""
+
+import json
+
+from helpers import PROJECT_ROOT
+from helpers.experiments import verdict as vd
+from helpers.stats import Estimate
+from helpers.view import common
+
+
+def _claim(key: str, status_of: float, engine: str = "docker") -> vd.Claim:
+    said = vd.Said(key, f"La afirmación {key}", "una fuente", claimed=1.0, kind="no_difference")
+    return vd.judge(
+        said, Estimate(status_of, status_of - 0.01, status_of + 0.01, 10), detail={"engine": engine}
+    )
+
+
+def test_the_summary_names_what_was_decided_and_counts_the_rest():
+    claims = [_claim("a", 1.0), _claim("b", 2.0), _claim("c", 2.0, "podman"), _claim("d", 1.05)]
+    claims.append(vd.missing(vd.Said("e", "La afirmación e", "una fuente", kind="no_difference")))
+    lines = common.verdict_summary(claims)
+    assert len(lines) <= common.SUMMARY_LINES and "5 veredictos" in lines[0]
+    confirmed = next(line for line in lines if common.VERDICT[vd.SE_CONFIRMA] in line)
+    refuted = next(line for line in lines if common.VERDICT[vd.NO_SE_SOSTIENE] in line)
+    assert "«La afirmación a (Docker)»" in confirmed and "afirmación b" not in confirmed
+    assert "«La afirmación b (Docker)»" in refuted and "«La afirmación c (Podman)»" in refuted
+    rest = lines[-1]
+    assert (
+        f"1 «{common.VERDICT[vd.NO_CONCLUYENTE]}»" in rest and f"1 «{common.VERDICT[vd.SIN_DATOS]}»" in rest
+    )
+
+
+def test_a_changed_verdict_changes_the_summary():
+    before = common.verdict_summary([_claim("a", 1.0)])
+    after = common.verdict_summary([_claim("a", 2.0)])
+    assert before != after and common.VERDICT[vd.NO_SE_SOSTIENE] in after[1]
+
+
+def test_every_notebook_that_judges_shows_the_summary_before_its_verdicts():
+    for path in sorted((PROJECT_ROOT / "notebooks").glob("0[1-8]_*.ipynb")):
+        sources = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+        summary = next(i for i, s in enumerate(sources) if "resumen(panel.resultado())" in s)
+        verdicts = max(i for i, s in enumerate(sources) if "veredictos(" in s or "como_medimos(" in s)
+        assert summary < verdicts, path.name
