@@ -247,14 +247,14 @@ def verdict_summary(claims) -> list[str]:
         names = by_status.setdefault(c.status, [])
         if _short(c) not in names:
             names.append(_short(c))
-    lines = [f"**En resumen:** {len(claims)} veredictos de las afirmaciones de las fuentes en esta corrida."]
+    lines = [f"**En resumen:** {len(claims)} afirmaciones de las fuentes, juzgadas con esta corrida."]
     for status in (_verdict.SE_CONFIRMA, _verdict.NO_SE_SOSTIENE):
         if status in by_status:
             names = by_status.pop(status)
             lines.append(f"- **{VERDICT[status]}:** " + "; ".join(f"«{n}»" for n in names) + ".")
     if by_status:
         counts = [f"{len(v)} «{VERDICT.get(k, k)}»" for k, v in by_status.items()]
-        lines.append("- Las demás: " + ", ".join(counts) + "; el detalle de cada una, al final de la página.")
+        lines.append("- Las demás: " + ", ".join(counts) + "; cada una, con su cifra, más abajo.")
     return lines[:SUMMARY_LINES]
 
 

@@ -95,3 +95,21 @@ def test_links_between_notebooks_reach_a_heading_and_point_at_the_html_pages(tmp
     page = (tmp_path / "p.html").read_text(encoding="utf-8")
     assert 'href="01_arranque.html#' in page and "01_arranque.ipynb" not in page
     assert 'href="https://a.b/c.ipynb"' in page  # only links between the course's notebooks change
+
+
+def test_cells_tagged_detalle_are_folded_in_the_html_page(tmp_path):
+    from helpers.course import pages
+
+    nb = nbformat.v4.new_notebook()
+    folded = nbformat.v4.new_code_cell("vista.veredictos(resultado)")
+    folded.metadata.update(tags=["detalle"], resumen="Todos los veredictos", jupyter={"outputs_hidden": True})
+    folded.outputs = [nbformat.v4.new_output("stream", text="una frase larga")]
+    shown = nbformat.v4.new_code_cell("resumen(resultado)")
+    shown.outputs = [nbformat.v4.new_output("stream", text="en cinco líneas")]
+    nb.cells = [shown, folded]
+    nbformat.write(nb, str(tmp_path / "p.ipynb"))
+    pages.render_html(tmp_path / "p.ipynb", tmp_path / "p.html")
+    page = (tmp_path / "p.html").read_text(encoding="utf-8")
+    details = page.index('<details class="detalle"><summary>Todos los veredictos</summary>')
+    assert page.index("en cinco líneas") < details < page.index("una frase larga") < page.index("</details>")
+    assert page.count("<details") == 1

@@ -19,7 +19,7 @@ def test_the_summary_names_what_was_decided_and_counts_the_rest():
     claims = [_claim("a", 1.0), _claim("b", 2.0), _claim("c", 2.0, "podman"), _claim("d", 1.05)]
     claims.append(vd.missing(vd.Said("e", "La afirmación e", "una fuente", kind="no_difference")))
     lines = common.verdict_summary(claims)
-    assert len(lines) <= common.SUMMARY_LINES and "5 veredictos" in lines[0]
+    assert len(lines) <= common.SUMMARY_LINES and "5 afirmaciones" in lines[0]
     confirmed = next(line for line in lines if common.VERDICT[vd.SE_CONFIRMA] in line)
     refuted = next(line for line in lines if common.VERDICT[vd.NO_SE_SOSTIENE] in line)
     assert "«La afirmación a (Docker)»" in confirmed and "afirmación b" not in confirmed
@@ -42,3 +42,13 @@ def test_every_notebook_that_judges_shows_the_summary_before_its_verdicts():
         summary = next(i for i, s in enumerate(sources) if "resumen(panel.resultado())" in s)
         verdicts = max(i for i, s in enumerate(sources) if "veredictos(" in s or "como_medimos(" in s)
         assert summary < verdicts, path.name
+
+
+def test_the_long_verdict_lists_are_folded_under_the_summary():
+    for path in sorted((PROJECT_ROOT / "notebooks").glob("0[1-8]_*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            source = "".join(cell["source"])
+            if cell["cell_type"] == "code" and "veredictos(" in source:
+                meta = cell["metadata"]
+                assert "detalle" in meta.get("tags", []) and meta.get("resumen"), (path.name, source)
+                assert meta.get("jupyter", {}).get("outputs_hidden") is True, (path.name, source)
