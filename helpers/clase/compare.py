@@ -5,7 +5,7 @@ Ratios pair the arms by round (`rep`) when both have it: a class run measures it
 (helpers/stats.py). Each reference source is its own «machine» (`reference_ratios`): a published range
 stays a range (interval arithmetic on its ends, never resampled), a single published figure is a point,
 and only a source's raw repetitions get an interval from the data. A machine agrees with a source by the
-one rule (`verdict.agreement`: live ÷ reference against «about 1», 0.8×-1.25×), never by overlap.
+one rule (`figures.agreement`: live ÷ reference against «about 1», 0.8×-1.25×), never by overlap.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .. import experiments, reference, results, stats
+from ..experiments import figures as fg
 from ..experiments import verdict as vd
 from .runs import KEY, PAIR_KEY, REFERENCE_MACHINE, ClassRuns
 
@@ -301,11 +302,11 @@ def only_comparable(data: pd.DataFrame) -> pd.DataFrame:
 
 
 def agreement_status(live: tuple[float, float, float], n: int, ref: tuple[float, float, float]) -> str:
-    """The one rule on live ÷ reference (verdict.agreement): «coincide», «no_coincide»,
+    """The one rule on live ÷ reference (figures.agreement): «coincide», «no_coincide»,
     «no_concluyente»; «sin_datos» below MIN_N repetitions or without an interval."""
     if n < vd.MIN_N:
         return vd.SIN_DATOS
-    return vd.agreement(live, ref)
+    return fg.agreement(live, ref)
 
 
 def _reference_base(refs: pd.DataFrame) -> dict[str, str]:

@@ -1,5 +1,5 @@
-"""The one verdict rule, the margin of each kind of claim, the claim builders and the minimum number of
-repetitions. No experiment decides a verdict any other way.
+"""The one verdict rule, the margin of each kind of claim, the claim as said and as judged, and the minimum
+number of repetitions. No experiment decides a verdict any other way.
 
 A claim is declared once, as its source said it (`Said`), with its `kind` (how the source said it: «~2×»,
 «+11 %», «casi igual», «al menos la cuarta parte», «24-30 %»…), which with the claimed figure gives its
@@ -10,13 +10,9 @@ margin (`MARGINS`, one table for every notebook; `margin`), and with the figure 
                      figure=Ratio(Sel(engine="podman", metric="arranque"), Sel(engine="docker", metric="arranque")))
     judge_all(SAID, df, meta)   # every declaration judged on its figure in this run
 
-Figures: `Ratio`, `Median`, `Difference` (a − b, or in %), `Formula` (any function of several arms),
-`Computed` (a figure with its own interval: a slope, a crossover), `Outcome` (a deterministic result),
-`NotComparable` and `Custom`. A `Sel` picks an arm as a pandas Series indexed by round (`rep`): arms of the
-same rounds are paired by round (the figure is computed round by round); paired=False gives plain arrays,
-independent arms (see helpers/stats.py). Underneath, the builders (`ratio`, `median`, `difference`,
-`formula`, `outcome`, `missing`, `not_comparable`) turn arms into a `stats.Estimate` and `judge` decides
-it:
+The figure (`Ratio`, `Median`, …, `Sel`, `judge_all`) and its interval are helpers/experiments/figures.py's
+job: it picks the arms, computes the figure as a `stats.Estimate` and hands it to `judge` here, which
+decides it (figures imports this module; this module never imports figures):
 
 - no data → «sin datos»; fewer than MIN_N repetitions (rounds) → «sin datos» too, with the number needed
   (`Claim.more_reps`): no interval below it reaches 95 %;
@@ -25,6 +21,10 @@ it:
 - the IC lies entirely outside the margin → «no se sostiene»;
 - otherwise → «no concluyente», with about how many repetitions would decide it.
 
+The claims decided without an interval are built here too: `missing` (no data), `not_comparable` (our
+setup cannot reproduce the source's) and `outcome` (a deterministic result, observed). Readings of a
+figure no source claimed («más lento», «casi igual») go through the same rule (`reading`, `direction`).
+
 The Spanish sentence of a claim is rendered by one function (`view.common.claim_sentence`) from the
 declared fields: statement, source, where, quantity, unit, claimed, kind, region, note.
 """
@@ -32,13 +32,10 @@ declared fields: statement, source, where, quantity, unit, claimed, kind, region
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-import numpy as np
-import pandas as pd
-
-from .. import results, stats
+from .. import stats
 from .margins import ABOUT as ABOUT
 from .margins import KINDS as KINDS
 from .margins import MARGINS as MARGINS
@@ -75,7 +72,8 @@ class Said:
     Spanish («Podman/Docker, imagen ubuntu»); unit: "x" (ratio), "%" (percent), "ms", "ns", "MiB",
     "" (a count); note: a Spanish sentence the verdict line carries; ref: where the claimed number
     comes from in data/reference (`ref(...)`); figure: what it is judged on in a run (`Ratio`,
-    `Median`, `Difference`, `Formula`, `Outcome`, `Computed`, `Custom`; see `judge_all`).
+    `Median`, `Difference`, `Formula`, `Outcome`, `Computed`, `Custom`: a `figures.Figure`; see
+    `figures.judge_all`).
 
     A declaration without kind has no margin: only `missing` and `not_comparable` use one."""
 
@@ -91,7 +89,7 @@ class Said:
     kind: str = ""
     bounds: tuple[float, float] | None = None
     ref: Ref | None = None
-    figure: Figure | None = None
+    figure: object | None = None  # a figures.Figure (figures imports this module, never the reverse)
 
     def __post_init__(self) -> None:
         if self.kind:
@@ -289,70 +287,6 @@ def not_comparable(said: Said, reason: str, detail: dict | None = None) -> Claim
     return Claim(said.but(note=reason), NO_COMPARABLE, detail=dict(detail or {}))
 
 
-def _samples_unstable(*samples) -> bool:
-    return any(stats.unstable(s) for s in samples)
-
-
-def _ratio_unstable(a, b) -> bool:
-    """Arms paired by round: the per-round ratio is what is judged, so its spread is what counts (a
-    drift shared by a round spreads each arm, not their ratio); independent arms: each arm's spread."""
-    if stats.is_paired(a, b):
-        return stats.unstable(stats.per_round(lambda x, y: x / y, a, b))
-    return _samples_unstable(a, b)
-
-
-# What a builder's figure is, in detail["statistic"] (a code; the view words it): the median of one
-# arm's values or of the per-round figures (paired arms), or the figure of the arms' medians
-# (independent arms). A figure judged as it comes (`judge`) leaves it to the caller.
-MEDIAN, OF_MEDIANS = "median", "of_medians"
-
-
-def _with_pairing(detail: dict | None, estimate: stats.Estimate) -> dict:
-    out = dict(detail or {})
-    if estimate.paired:
-        out.setdefault("rondas", True)  # n counts rounds; the figure was computed round by round
-        out.setdefault("statistic", MEDIAN)  # the median of the per-round figures
-    else:
-        out.setdefault("statistic", OF_MEDIANS)
-    return out
-
-
-def formula(said: Said, fn, *samples, scale: float = 1.0, detail: dict | None = None) -> Claim:
-    """fn(*arms) × scale with its IC: round by round for Series indexed by round (paired), from the
-    arms' medians for arrays (independent); «inestable» when any arm's spread dwarfs its median."""
-    if stats.n_of(*samples) == 0:
-        return missing(said, detail)
-    est = stats.figure_ci(fn, *samples).scaled(scale)
-    return judge(said, est, unstable=_samples_unstable(*samples), detail=_with_pairing(detail, est))
-
-
-def ratio(said: Said, numerator, denominator, *, detail: dict | None = None) -> Claim:
-    """numerator / denominator (two arms) with its IC (see `formula`)."""
-    if stats.n_of(numerator, denominator) == 0:
-        return missing(said, detail)
-    est = stats.ratio_ci(numerator, denominator)
-    shaky = _ratio_unstable(numerator, denominator)
-    return judge(said, est, unstable=shaky, detail=_with_pairing(detail, est))
-
-
-def median(said: Said, values, *, detail: dict | None = None) -> Claim:
-    """One arm's median with its distribution-free IC, against the claim."""
-    arr = stats.values(values)
-    if arr.size == 0:
-        return missing(said, detail)
-    detail = {"statistic": MEDIAN, **dict(detail or {})}
-    return judge(said, stats.median_ci(arr), unstable=stats.unstable(arr), detail=detail)
-
-
-def difference(said: Said, a, b, *, percent: bool = False, detail: dict | None = None) -> Claim:
-    """a − b (or, with percent=True, (a / b − 1) × 100) with its IC (see `formula`)."""
-    if stats.n_of(a, b) == 0:
-        return missing(said, detail)
-    est = stats.difference_ci(a, b, percent=percent)
-    shaky = _ratio_unstable(a, b) if percent else _samples_unstable(a, b)
-    return judge(said, est, unstable=shaky, detail=_with_pairing(detail, est))
-
-
 def outcome(said: Said, observed: Sequence[bool], *, detail: dict | None = None) -> Claim:
     """A deterministic result observed `len(observed)` times (True: the claimed thing happened): an
     observed outcome, not an estimate, so one observation decides. Confirmed when it happened every
@@ -366,237 +300,3 @@ def outcome(said: Said, observed: Sequence[bool], *, detail: dict | None = None)
     est = stats.Estimate(share, share, share, len(obs), stats.OUTCOME)
     detail = {**dict(detail or {}), "observado": True, "veces": len(obs), "exitos": sum(obs)}
     return Claim(said, status, est, detail)
-
-
-# ---------------------------------------------------------------- the figure a claim is judged on
-@dataclass(frozen=True, init=False)
-class Sel:
-    """A selection of raw rows, column=value («engine="podman", role="ubuntu", metric="arranque"»):
-    one arm's values, indexed by round (`rep`) so that arms of the same rounds are paired, or a plain
-    array with paired=False. `role` (the image role) is added from meta when asked for; a value that is
-    a function is the run's own (fn(df, meta): the run's main server, its VM's variant), and None
-    selects nothing."""
-
-    where: tuple[tuple[str, object], ...]
-    paired: bool
-
-    def __init__(self, *, paired: bool = True, **where) -> None:
-        object.__setattr__(self, "where", tuple(where.items()))
-        object.__setattr__(self, "paired", paired)
-
-
-def select(df: pd.DataFrame, meta: dict | None, sel: Sel):
-    """The values of the rows `sel` picks (see `Sel`)."""
-    where = dict(sel.where)
-    if "role" in where and "role" not in df.columns:
-        df = results.add_roles(df, meta)
-    at = np.ones(len(df), dtype=bool)
-    for column, wanted in where.items():
-        at &= (df[column] == wanted).to_numpy() if wanted is not None else False
-    rows = df[at]
-    values = pd.Series(
-        pd.to_numeric(rows["value"], errors="coerce").to_numpy(float), index=rows["rep"].to_numpy()
-    )
-    values = values.dropna()
-    return values if sel.paired else values.to_numpy()
-
-
-@dataclass(frozen=True)
-class Data:
-    """A run as the figures see it: its rows, its meta, and how a `Sel` picks an arm (`select`, or an
-    experiment's own)."""
-
-    df: pd.DataFrame
-    meta: dict | None
-    pick: Callable = select
-
-    def __call__(self, sel: Sel):
-        """The arm `sel` picks, its values that are functions of the run computed first."""
-        where = {k: v(self.df, self.meta) if callable(v) else v for k, v in sel.where}
-        return self.pick(self.df, self.meta, Sel(paired=sel.paired, **where))
-
-
-@dataclass(frozen=True)
-class Figure:
-    """What a claim is judged on: a builder on the arms its selections pick (`Ratio`, `Difference`,
-    `Median`, `Formula`), or a claim computed from the whole run (`Computed`, `Outcome`, `NotComparable`,
-    `Custom`). Options every figure takes: detail, what the views need (never words; a value that is a
-    function is computed from the run, fn(df, meta); or one function giving it all); optional: no claim
-    at all (rather than «sin datos») when an arm has no values; missing_note: the claim's note when an
-    arm has no values; when(df, meta): no claim at all when false (an engine this run did not measure);
-    needs(df, meta): «sin datos» when false."""
-
-    build: Callable  # build(said, *arms, detail=...) → Claim; or, with of_run, build(said, df, meta, detail)
-    sels: tuple[Sel, ...] = ()
-    of_run: bool = False
-    detail: tuple[tuple[str, object], ...] | Callable = ()
-    optional: bool = False
-    missing_note: str = ""
-    when: Callable | None = None
-    needs: Callable | None = None
-
-    def details(self, data: Data) -> dict:
-        if callable(self.detail):
-            return self.detail(data.df, data.meta)
-        return {k: v(data.df, data.meta) if callable(v) else v for k, v in self.detail}
-
-    def claim(self, said: Said, data: Data) -> Claim | list[Claim] | None:
-        if self.of_run:
-            return self.build(said, data.df, data.meta, self.details(data))
-        samples = [data(sel) for sel in self.sels]
-        if any(len(s) == 0 for s in samples):
-            if self.optional:
-                return None
-            if self.missing_note:
-                return missing(said.but(note=self.missing_note), self.details(data))
-        return self.build(said, *samples, detail=self.details(data))
-
-
-def _figure(build: Callable, sels=(), of_run=False, *, detail=None, **options) -> Figure:
-    detail = detail if callable(detail) else tuple((detail or {}).items())
-    return Figure(build, tuple(sels), of_run, detail, **options)
-
-
-# The figures, named like the classes they stand for: each returns a Figure.
-def Ratio(num: Sel, den: Sel, **options) -> Figure:
-    """num / den (see `ratio`)."""
-    return _figure(ratio, (num, den), **options)
-
-
-def Difference(a: Sel, b: Sel, *, percent: bool = False, **options) -> Figure:
-    """a − b, or (a / b − 1) × 100 with percent=True (see `difference`)."""
-    return _figure(
-        lambda said, x, y, detail: difference(said, x, y, percent=percent, detail=detail), (a, b), **options
-    )
-
-
-def Median(sel: Sel, **options) -> Figure:
-    """One arm's median (see `median`)."""
-    return _figure(median, (sel,), **options)
-
-
-def Formula(fn: Callable, *sels: Sel, scale: float = 1.0, **options) -> Figure:
-    """fn(*arms) × scale (see `formula`)."""
-    return _figure(
-        lambda said, *arms, detail: formula(said, fn, *arms, scale=scale, detail=detail), sels, **options
-    )
-
-
-def Computed(fn: Callable, **options) -> Figure:
-    """A figure the experiment computes with its own interval (a slope, a crossover, a spread):
-    fn(df, meta) → stats.Estimate, judged as it comes; no figure (n = 0) → «sin datos»."""
-
-    def build(said, df, meta, detail):
-        est = fn(df, meta)
-        return (
-            judge(said, est, detail=detail)
-            if est.n and not stats.any_nan(est.value)
-            else missing(said, detail)
-        )
-
-    return _figure(build, of_run=True, **options)
-
-
-def Outcome(fn: Callable, **options) -> Figure:
-    """A deterministic result observed several times: fn(df, meta) → the observations (see `outcome`)."""
-    return _figure(
-        lambda said, df, meta, detail: outcome(said, fn(df, meta), detail=detail), of_run=True, **options
-    )
-
-
-def NotComparable(reason: str, **options) -> Figure:
-    """Our setup cannot reproduce the source's (see `not_comparable`): the reason; detail, what a view
-    shows beside it."""
-    return _figure(
-        lambda said, df, meta, detail: not_comparable(said, reason, detail or None), of_run=True, **options
-    )
-
-
-def Custom(fn: Callable, **options) -> Figure:
-    """The rare claim no other figure says: fn(said, df, meta) → a Claim (from the builders), a list of
-    them, or None for no claim in this run."""
-    return _figure(lambda said, df, meta, detail: fn(said, df, meta), of_run=True, **options)
-
-
-def judge_all(
-    said: Iterable[Said],
-    df: pd.DataFrame,
-    meta: dict | None,
-    *,
-    pick: Callable = select,
-    adapt: Callable | None = None,
-) -> list[Claim]:
-    """Every declared claim judged on its figure in this run, in order (a claim whose figure is
-    `optional` and has no data, or whose `when` says no, is left out; one whose `needs` says no is
-    «sin datos»). pick(df, meta, sel): how a `Sel` picks an arm (`select`
-    unless the experiment's rows need their own); adapt(said, df, meta): the declaration as this run
-    words it (a note on the run's setup, the server or engine in its quantity)."""
-    data = Data(df, meta, pick)
-    out = []
-    for s in said:
-        if adapt is not None:
-            s = adapt(s, df, meta)
-        figure = s.figure
-        if figure is None:
-            out.append(missing(s))
-            continue
-        if figure.when is not None and not figure.when(df, meta):
-            continue
-        if figure.needs is not None and not figure.needs(df, meta):
-            out.append(missing(s))
-            continue
-        claim = figure.claim(s, data)
-        out.extend(claim if isinstance(claim, list) else [] if claim is None else [claim])
-    return out
-
-
-# ---------------------------------------------------------------- agreement with the reference
-COINCIDE = "coincide"
-NO_COINCIDE = "no_coincide"
-AGREEMENT_KIND = "about"  # «coincide»: this machine's figure is about the reference's (÷ 1.25 … × 1.25)
-AGREEMENT_POINTS = SAME * 100  # for signed figures (a percentage that may be ≤ 0): within ±5 points
-
-
-def _bounds(ref: tuple[float, float, float]) -> tuple[float, float]:
-    """The reference's (low, high): its IC or range, or its single figure as both ends."""
-    value, low, high = ref
-    return (value, value) if stats.any_nan(low, high) else (low, high)
-
-
-def _quotient(live, ref) -> bool:
-    """Compare as live ÷ reference (both positive) rather than live − reference."""
-    return not stats.any_nan(live[1], *_bounds(ref)) and min(live[1], _bounds(ref)[0]) > 0
-
-
-def agreement_interval(
-    live: tuple[float, float, float], ref: tuple[float, float, float]
-) -> tuple[float, float, float]:
-    """live ÷ reference (value, low, high) for positive figures: the live IC over the reference's
-    (its IC from raw repetitions, its published range, or its single figure):
-    [l_low / r_high, l_high / r_low]. Figures that may be ≤ 0 (a percentage): live − reference the
-    same way. NaN without a live IC."""
-    (value, low, high), (r_value, _, _) = live, ref
-    r_low, r_high = _bounds(ref)
-    if stats.any_nan(low, high, r_low, r_high):
-        return (float("nan"),) * 3
-    if _quotient(live, ref):
-        point = value / r_value if not stats.any_nan(value, r_value) else float("nan")
-        return point, low / r_high, high / r_low
-    point = value - r_value if not stats.any_nan(value, r_value) else float("nan")
-    return point, low - r_high, high - r_low
-
-
-def agreement(
-    live: tuple[float, float, float], ref: tuple[float, float, float], *, kind: str = AGREEMENT_KIND
-) -> str:
-    """Does a live figure agree with the reference's? Both are (value, low, high). Judged like a claim:
-    live ÷ reference (`agreement_interval`), by the one rule, against the margin of «about 1»
-    (÷ 1.25 … × 1.25; figures that may be ≤ 0 are compared as live − reference within ±5 points):
-    «coincide» (inside), «no_coincide» (entirely outside), «no_concluyente» (neither), «sin_datos» (no
-    live IC). Two wide intervals no longer «coinciden»: they are «no_concluyente»."""
-    _, low, high = agreement_interval(live, ref)
-    if stats.any_nan(low, high):
-        return SIN_DATOS
-    region = margin(kind, 1.0, "x") if _quotient(live, ref) else (-AGREEMENT_POINTS, AGREEMENT_POINTS)
-    status = decide(low, high, region=region)
-    return {SE_CONFIRMA: COINCIDE, NO_SE_SOSTIENE: NO_COINCIDE}.get(status, status)

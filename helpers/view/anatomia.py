@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .. import experiments, reference
-from ..experiments import anatomia, verdict
+from ..experiments import anatomia, figures, verdict
 from ..experiments.runner import Resultado
 from . import anatomia_frases as frases
 from .common import (
@@ -427,7 +427,7 @@ def comparacion(resultado: Resultado) -> None:
     lines = []
     first = c.iloc[0]
     if _finite(first["tu_valor"], first["tu_ic_bajo"], first["tu_ic_alto"]):
-        agree = verdict.agreement(
+        agree = figures.agreement(
             (first["tu_valor"], first["tu_ic_bajo"], first["tu_ic_alto"]),
             (first["referencia"], np.nan, np.nan),
         )

@@ -306,7 +306,7 @@ def _published_x_bare(reference_df: pd.DataFrame) -> str:
 
 
 def _frase_comparacion(c: pd.DataFrame) -> str:
-    """One generated sentence: what agrees with the reference (verdict.agreement: this machine ÷ the
+    """One generated sentence: what agrees with the reference (figures.agreement: this machine ÷ the
     reference within 0.8×-1.25×), what does not, and what the intervals cannot tell yet."""
     agree, differ, unsure = [], [], []
     for role in c["role"].unique():

@@ -14,6 +14,7 @@ import pandas as pd
 from .. import clase as cl
 from .. import experiments
 from ..clase import deferred
+from ..experiments import figures as fg
 from ..experiments import verdict as vd
 from .common import (
     AGREEMENT_MARGIN,
@@ -380,16 +381,16 @@ def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
         markdown("Ningún experimento de la clase tiene datos de referencia con los que comparar.")
         return df
     counts = df.groupby("machine")["veredicto"].value_counts().unstack(fill_value=0)
-    for status in (vd.COINCIDE, vd.NO_COINCIDE, vd.NO_CONCLUYENTE, vd.SIN_DATOS, cl.compare.EMULATED):
+    for status in (fg.COINCIDE, fg.NO_COINCIDE, vd.NO_CONCLUYENTE, vd.SIN_DATOS, cl.compare.EMULATED):
         if status not in counts:
             counts[status] = 0
-    counts["_orden"] = counts[vd.COINCIDE] - counts[vd.NO_COINCIDE]
+    counts["_orden"] = counts[fg.COINCIDE] - counts[fg.NO_COINCIDE]
     counts = counts.sort_values("_orden", ascending=False)
     summary = pd.DataFrame(
         {
             "Máquina": counts.index,
-            "coincide": counts[vd.COINCIDE].to_numpy(),
-            "no coincide": counts[vd.NO_COINCIDE].to_numpy(),
+            "coincide": counts[fg.COINCIDE].to_numpy(),
+            "no coincide": counts[fg.NO_COINCIDE].to_numpy(),
             "no concluyente": counts[vd.NO_CONCLUYENTE].to_numpy(),
             f"menos de {vd.MIN_N} repeticiones": counts[vd.SIN_DATOS].to_numpy(),
             "emulada (sin veredicto de tiempo)": counts[cl.compare.EMULATED].to_numpy(),
@@ -406,7 +407,7 @@ def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
     return df
 
 
-VERDICT_MARK = {vd.COINCIDE: "✓", vd.NO_COINCIDE: "✗", vd.NO_CONCLUYENTE: "?", vd.SIN_DATOS: "·"}
+VERDICT_MARK = {fg.COINCIDE: "✓", fg.NO_COINCIDE: "✗", vd.NO_CONCLUYENTE: "?", vd.SIN_DATOS: "·"}
 MARKS_LEGEND = (
     f"✓ coincide, ✗ no coincide, ? no concluyente, · menos de {vd.MIN_N} repeticiones "
     f"(máquina ÷ fuente {AGREEMENT_MARGIN})"

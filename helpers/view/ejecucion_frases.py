@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..engines import CONTAINER_ENGINES
 from ..experiments import ejecucion as exp
+from ..experiments import figures as fg
 from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
 from .common import (
@@ -215,8 +216,8 @@ def frase_comparacion(cmp: pd.DataFrame) -> str:
         )
         groups.setdefault(r["acuerdo"], []).append(name)
     words = {
-        vd.COINCIDE: "coincide con el capítulo en",
-        vd.NO_COINCIDE: "no coincide en",
+        fg.COINCIDE: "coincide con el capítulo en",
+        fg.NO_COINCIDE: "no coincide en",
         vd.NO_CONCLUYENTE: "no se puede decir todavía (IC demasiado ancho) en",
     }
     parts = [f"{words[k]} {'; '.join(v)}" for k, v in groups.items() if k in words]

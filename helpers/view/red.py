@@ -12,8 +12,8 @@ import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
 from .. import reference, stats
+from ..experiments import figures, verdict
 from ..experiments import red as exp
-from ..experiments import verdict
 from ..experiments.red import servers
 from ..experiments.red.claims import APPENDIX_PER_THREAD, APPENDIX_THREADS, APPENDIX_TOTAL
 from ..experiments.runner import Resultado
@@ -348,14 +348,14 @@ def comparacion(resultado: Resultado) -> None:
             by_status.setdefault(r["acuerdo"], []).append(SERVIDOR.get(r["servidor"], r["servidor"]))
     show(table(pd.DataFrame(rows), "Proporción frente a nativo: el documento y tu máquina"))
     parts = []
-    if verdict.COINCIDE in by_status:
+    if figures.COINCIDE in by_status:
         parts.append(
-            f"Con `-p`, tu proporción coincide con la del documento para {_names(by_status[verdict.COINCIDE])} "
+            f"Con `-p`, tu proporción coincide con la del documento para {_names(by_status[figures.COINCIDE])} "
             f"(tu intervalo dividido por su cifra cae entero en el margen de «coincide», {AGREEMENT_MARGIN})."
         )
-    if verdict.NO_COINCIDE in by_status:
+    if figures.NO_COINCIDE in by_status:
         parts.append(
-            f"Para {_names(by_status[verdict.NO_COINCIDE])}, tu proporción no coincide con la del documento "
+            f"Para {_names(by_status[figures.NO_COINCIDE])}, tu proporción no coincide con la del documento "
             "(todo tu intervalo cae lejos de su cifra): tu máquina, tu versión de Docker o tu carga reparten "
             "distinto el costo del camino de red."
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import stats
+from ..experiments import figures as fg
 from ..experiments import verdict as vd
 from .numbers import approx, fmt_margin, fmt_value, fmt_value_interval, num
 
@@ -29,14 +30,14 @@ WHY = {
     vd.SIN_DATOS: "No hay datos suficientes en esta corrida para juzgarla.",
     vd.NO_COMPARABLE: "",
 }
-# Agreement of this machine with the reference (verdict.agreement), the same three outcomes.
+# Agreement of this machine with the reference (figures.agreement), the same three outcomes.
 AGREEMENT = {
-    vd.COINCIDE: "coincide",
-    vd.NO_COINCIDE: "no coincide",
+    fg.COINCIDE: "coincide",
+    fg.NO_COINCIDE: "no coincide",
     vd.NO_CONCLUYENTE: "no concluyente",
     vd.SIN_DATOS: "—",
 }
-AGREEMENT_MARGIN = fmt_margin(vd.margin(vd.AGREEMENT_KIND, 1.0, "x"), "x")  # «de 0.8× a 1.25×»
+AGREEMENT_MARGIN = fmt_margin(vd.margin(fg.AGREEMENT_KIND, 1.0, "x"), "x")  # «de 0.8× a 1.25×»
 
 
 PRACTICAL_REPS = 200  # beyond this an extrapolated «harían falta unas 5 500» only says «not here»
@@ -90,11 +91,11 @@ def _what_we_accept(claim) -> str:
     return f"aceptamos {margin}"
 
 
-STATISTIC_WORDS = {vd.MEDIAN: "mediana", vd.OF_MEDIANS: "cifra de las medianas"}
+STATISTIC_WORDS = {fg.MEDIAN: "mediana", fg.OF_MEDIANS: "cifra de las medianas"}
 
 
 def _statistic(claim, detail: dict) -> str:
-    """What the claim's figure is, from the code its builder left (verdict.MEDIAN, verdict.OF_MEDIANS)
+    """What the claim's figure is, from the code its builder left (figures.MEDIAN, figures.OF_MEDIANS)
     or its quantity naming a median; otherwise «cifra» (an IQR ratio, a range ratio, a count)."""
     said = STATISTIC_WORDS.get(detail.get("statistic")) or (
         "mediana" if "mediana" in (claim.quantity or "").lower() else "cifra"

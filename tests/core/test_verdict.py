@@ -1,14 +1,15 @@
 """The one verdict rule (experiments.verdict.decide / judge), branch by branch, on constructed intervals;
-the margins of each kind of claim; the minimum of repetitions; agreement with the reference; and how a
-verdict is worded (view.common)."""
+the margins of each kind of claim; the minimum of repetitions; the claims built without an interval
+(missing, not comparable, an observed outcome); and how a verdict is worded (view.common). The figures
+(builders, judge_all, agreement) are tests/core/test_figures.py's."""
 
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from helpers import stats
+from helpers.experiments import figures as figs
 from helpers.experiments import verdict as base
 from helpers.experiments.verdict import Said
 from helpers.view import common
@@ -241,65 +242,8 @@ def test_repetitions_to_decide_has_a_cap():
     assert base.repetitions_to_decide(1.0, 0.0, 2.0, 10, region=(0.999, 1.001)) is None
 
 
-# ---------------------------------------------------------------- builders
+# ---------------------------------------------------------------- claims as said and as judged
 SAID = Said("k", "A tarda el doble que B", "una fuente", claimed=2.0, kind="about", quantity="A/B")
-
-
-def test_ratio_builder_judges_the_ratio():
-    rng = np.random.default_rng(3)
-    b = rng.normal(100, 1, 12)
-    assert base.ratio(SAID, 2 * b, b).status == base.SE_CONFIRMA
-    assert base.ratio(SAID, b, b).status == base.NO_SE_SOSTIENE
-    assert base.ratio(SAID, [], b).status == base.SIN_DATOS
-    one = base.ratio(SAID, [200.0], [100.0])
-    # independent arms: the box needs 7 values per arm (each median's interval at √95 %)
-    assert one.status == base.SIN_DATOS and one.n == 1 and one.more_reps == 7 and one.too_few
-
-
-def test_series_indexed_by_round_are_paired_and_n_counts_rounds():
-    rng = np.random.default_rng(4)
-    drift = np.exp(rng.normal(0, 0.6, 8))  # a noisy machine, round by round
-    a = pd.Series(2 * drift * rng.normal(1, 0.02, 8), index=range(1, 9))
-    b = pd.Series(drift * rng.normal(1, 0.02, 8), index=range(1, 9))
-    paired = base.ratio(SAID, a, b)
-    assert paired.status == base.SE_CONFIRMA and paired.n == 8 and paired.detail["rondas"] is True
-    independent = base.ratio(SAID, a.to_numpy(), b.to_numpy())
-    assert independent.status != base.SE_CONFIRMA and "rondas" not in independent.detail
-    # the sentence names what the builder computed: the median of the per-round ratios when paired,
-    # the ratio of the arms' medians when independent, «cifra» for a figure a builder did not make
-    assert paired.detail["statistic"] == base.MEDIAN
-    assert "(mediana de las cifras por ronda e IC 95 %, n = 8 rondas)" in common.claim_sentence(paired)
-    assert independent.detail["statistic"] == base.OF_MEDIANS
-    assert "(cifra de las medianas e IC 95 %" in common.claim_sentence(independent)
-    assert base.median(SAID, a.to_numpy()).detail["statistic"] == base.MEDIAN
-    given = base.judge(SAID, stats.Estimate(1.0, 0.9, 1.1, 8), detail={"rondas": True})
-    assert "(cifra calculada ronda a ronda, e IC 95 %, n = 8 rondas)" in common.claim_sentence(given)
-    assert "mediana" not in common.claim_sentence(given)
-    assert "n = 8 rondas" in common.claim_sentence(paired)
-
-
-def test_median_difference_and_formula_builders():
-    rng = np.random.default_rng(4)
-    a, b = rng.normal(110, 0.3, 12), rng.normal(100, 0.3, 12)
-    pct = Said("p", "A es un 10 % más lento", "f", claimed=10.0, kind="percent_about", unit="%")
-    assert base.difference(pct, a, b, percent=True).status == base.SE_CONFIRMA
-    ms = Said("d", "A tarda 10 ms más", "f", claimed=10.0, kind="about", unit="ms")
-    assert base.difference(ms, a, b).status == base.SE_CONFIRMA
-    level = Said("m", "A tarda unos 50 ms", "f", claimed=50.0, kind="about", unit="ms")
-    claim = base.median(level, a)
-    assert claim.status == base.NO_SE_SOSTIENE and claim.low <= claim.value <= claim.high
-    share = Said("s", "B es al menos el 80 % de A", "f", claimed=80.0, kind="at_least", unit="%")
-    assert base.formula(share, lambda x, y: y / x, a, b, scale=100).status == base.SE_CONFIRMA
-
-
-def _raw(**arms) -> pd.DataFrame:
-    """Raw rows (engine, variant, metric, rep, value) of arms measured in the same 8 rounds."""
-    rows = [
-        {"engine": e, "variant": "v", "metric": "t", "rep": rep, "value": v}
-        for e, values in arms.items()
-        for rep, v in enumerate(values, start=1)
-    ]
-    return pd.DataFrame(rows)
 
 
 def test_a_claim_holds_its_declaration_and_its_estimate():
@@ -309,55 +253,6 @@ def test_a_claim_holds_its_declaration_and_its_estimate():
     assert (claim.value, claim.low, claim.high, claim.n) == (2.0, 1.9, 2.1, 8)
     reason = base.not_comparable(SAID, "otra máquina")
     assert reason.note == "otra máquina" and reason.said.region == SAID.region
-
-
-def test_judge_all_judges_each_declared_figure_on_the_run():
-    rng = np.random.default_rng(5)
-    drift = np.exp(rng.normal(0, 0.5, 8))  # shared by each round: cancels in the paired ratio
-    df = _raw(a=2 * drift * rng.normal(1, 0.01, 8), b=drift * rng.normal(1, 0.01, 8))
-    arm = {e: base.Sel(engine=e, metric="t") for e in ("a", "b", "c")}
-    declared = (
-        SAID.but(figure=base.Ratio(arm["a"], arm["b"], detail={"engine": lambda df, meta: "a"})),
-        SAID.but(key="r2", figure=base.Ratio(arm["a"], arm["c"])),  # no arm c: «sin datos»
-        SAID.but(key="r3", figure=base.Ratio(arm["a"], arm["c"], optional=True)),  # no arm c: no claim
-        SAID.but(key="r4", figure=base.Ratio(arm["a"], arm["c"], missing_note="falta c")),
-        SAID.but(key="r5", figure=base.Ratio(arm["a"], arm["b"], when=lambda df, meta: False)),
-        SAID.but(key="r6", figure=base.Ratio(arm["a"], arm["b"], needs=lambda df, meta: False)),
-        SAID.but(key="r7", figure=base.NotComparable("aquí no", detail={"x": 1})),
-        SAID.but(key="r8", figure=base.Computed(lambda df, meta: stats.Estimate.missing(n=3))),
-        Said("o", "pasa", "f", kind="observed", unit="", figure=base.Outcome(lambda df, meta: [True])),
-    )
-    found = {c.key: c for c in base.judge_all(declared, df, {})}
-    assert set(found) == {"k", "r2", "r4", "r6", "r7", "r8", "o"}
-    ratio = found["k"]
-    assert ratio.status == base.SE_CONFIRMA and ratio.n == 8 and ratio.estimate.paired
-    assert ratio.detail == {"engine": "a", "rondas": True, "statistic": base.MEDIAN}
-    assert ratio.estimate == stats.ratio_ci(base.select(df, {}, arm["a"]), base.select(df, {}, arm["b"]))
-    assert found["r2"].status == base.SIN_DATOS and found["r2"].n == 0
-    assert found["r4"].note == "falta c" and found["r6"].status == base.SIN_DATOS
-    assert found["r7"].status == base.NO_COMPARABLE and found["r7"].detail == {"x": 1}
-    assert found["r8"].status == base.SIN_DATOS and found["r8"].n == 0
-    assert found["o"].status == base.SE_CONFIRMA
-    # the run's own hooks: how a Sel picks an arm, and the declaration as this run words it
-    doubled = base.judge_all(
-        declared[:1],
-        df,
-        {},
-        pick=lambda df, meta, sel: (
-            base.select(df, meta, sel) * (2 if dict(sel.where)["engine"] == "a" else 1)
-        ),
-        adapt=lambda said, df, meta: said.but(note="de esta corrida"),
-    )
-    assert doubled[0].value == pytest.approx(2 * ratio.value) and doubled[0].note == "de esta corrida"
-
-
-def test_a_sel_value_may_be_the_runs_own():
-    df = _raw(a=[1.0] * 6, b=[2.0] * 6)
-    data = base.Data(df, {"elegido": "b"})
-    chosen = data(base.Sel(engine=lambda df, meta: meta["elegido"], metric="t"))
-    assert list(chosen) == [2.0] * 6 and list(chosen.index) == list(range(1, 7))
-    assert len(data(base.Sel(engine=lambda df, meta: None))) == 0  # None selects nothing
-    assert isinstance(data(base.Sel(engine="a", paired=False)), np.ndarray)
 
 
 def test_outcome_builder_observes_a_deterministic_result():
@@ -372,33 +267,6 @@ def test_outcome_builder_observes_a_deterministic_result():
 def test_not_comparable_carries_its_reason():
     c = base.not_comparable(SAID, "una VM de busybox no es una VM de Ubuntu")
     assert c.status == base.NO_COMPARABLE and "busybox" in c.note
-
-
-# ---------------------------------------------------------------- agreement, judged like a claim
-@pytest.mark.parametrize(
-    "live, ref, expected",
-    [
-        ((0.50, 0.48, 0.52), (0.50, 0.49, 0.51), base.COINCIDE),  # live ÷ ref in [0.94, 1.06]
-        ((0.50, 0.48, 0.52), (0.50, float("nan"), float("nan")), base.COINCIDE),  # a published figure
-        ((1.50, 1.40, 1.60), (0.50, 0.45, 0.55), base.NO_COINCIDE),
-        ((0.50, 0.30, 0.80), (0.50, 0.30, 0.80), base.NO_CONCLUYENTE),  # two wide intervals: not «coincide»
-        ((0.50, float("nan"), float("nan")), (0.5, 0.4, 0.6), base.SIN_DATOS),
-        ((2.0, 1.0, 3.0), (2.0, 1.9, 2.1), base.NO_CONCLUYENTE),
-        ((1.0, -2.0, 3.0), (2.0, 1.0, 3.0), base.COINCIDE),  # a signed figure: within ±5 points
-        ((12.0, 10.0, 14.0), (2.0, -1.0, 3.0), base.NO_COINCIDE),
-    ],
-)
-def test_agreement_is_live_over_reference_against_a_margin(live, ref, expected):
-    assert base.agreement(live, ref) == expected
-    assert common.AGREEMENT[base.agreement(live, ref)]
-
-
-def test_a_published_range_over_which_live_falls_inside():
-    # the reference is a range 24-30 (never resampled): live ÷ [24, 30]
-    assert base.agreement_interval((27.0, 26.0, 28.0), (27.0, 24.0, 30.0)) == pytest.approx(
-        (1.0, 26 / 30, 28 / 24)
-    )
-    assert base.agreement((27.0, 26.0, 28.0), (27.0, 24.0, 30.0)) == base.COINCIDE
 
 
 # ---------------------------------------------------------------- words
@@ -427,11 +295,11 @@ def test_claim_sentence_is_built_from_declared_fields():
     rng = np.random.default_rng(5)
     b = rng.normal(100, 1, 12)
     said = SAID.but(where="tabla 2", note="Nuestra línea base es otra.")
-    text = common.claim_sentence(base.ratio(said, 2 * b, b))
+    text = common.claim_sentence(figs.ratio(said, 2 * b, b))
     assert "«A tarda el doble que B» (una fuente, tabla 2) — se confirma" in text
     assert "n = 12 repeticiones" in text and "la fuente dice 2× y aceptamos de 1.6× a 2.5×" in text
     assert text.endswith("Nuestra línea base es otra.")
-    refuted = common.claim_sentence(base.ratio(said, b, b))
+    refuted = common.claim_sentence(figs.ratio(said, b, b))
     assert "no se sostiene" in refuted and "fuera del margen" in refuted
     observed = common.claim_sentence(base.outcome(Said("o", "falla", "f", quantity="el intento"), [True]))
     assert "Observado: el intento, 1 de 1 veces." in observed

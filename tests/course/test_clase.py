@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from helpers import PROJECT_ROOT, clase, experiments, reference, results
+from helpers.experiments import figures as fg
 from helpers.experiments import verdict as vd
 
 IMAGES = {
@@ -210,12 +211,12 @@ def test_each_machine_against_the_reference(class_folder):
     assert row["proporcion"] == pytest.approx(50)  # 100 ms / 2 ms
     # the one rule on live ÷ reference (0.8×-1.25×), never interval overlap
     assert row["referencia_ic_bajo"] < row["referencia"] < row["referencia_ic_alto"]
-    expected = vd.agreement(
+    expected = fg.agreement(
         (row["proporcion"], row["ic_bajo"], row["ic_alto"]),
         (row["referencia"], row["referencia_ic_bajo"], row["referencia_ic_alto"]),
     )
     assert row["veredicto"] == expected
-    assert set(table["veredicto"]) <= {vd.COINCIDE, vd.NO_COINCIDE, vd.NO_CONCLUYENTE, vd.SIN_DATOS}
+    assert set(table["veredicto"]) <= {fg.COINCIDE, fg.NO_COINCIDE, vd.NO_CONCLUYENTE, vd.SIN_DATOS}
     # alumno-a measured arranque in 6 rounds; ejecucion in 3: below MIN_N, no agreement at all
     assert set(table.query("experiment == 'ejecucion'")["veredicto"]) <= {vd.SIN_DATOS}
 
@@ -224,8 +225,8 @@ def test_two_wide_intervals_no_longer_coincide():
     wide, ref = (1.0, 0.5, 2.0), (1.0, 0.6, 1.7)
     assert max(wide[1], ref[1]) <= min(wide[2], ref[2])  # they overlap...
     assert clase.compare.agreement_status(wide, 10, ref) == vd.NO_CONCLUYENTE  # ...and decide nothing
-    assert clase.compare.agreement_status((1.0, 0.95, 1.05), 10, (1.0, 0.97, 1.03)) == vd.COINCIDE
-    assert clase.compare.agreement_status((3.0, 2.8, 3.2), 10, (1.0, 0.97, 1.03)) == vd.NO_COINCIDE
+    assert clase.compare.agreement_status((1.0, 0.95, 1.05), 10, (1.0, 0.97, 1.03)) == fg.COINCIDE
+    assert clase.compare.agreement_status((3.0, 2.8, 3.2), 10, (1.0, 0.97, 1.03)) == fg.NO_COINCIDE
     assert clase.compare.agreement_status((1.0, 0.95, 1.05), vd.MIN_N - 1, (1.0, 0.97, 1.03)) == vd.SIN_DATOS
 
 
@@ -632,7 +633,7 @@ def test_arm_labels_are_words_and_never_repeat_the_engine():
                 referencia=1.26,
                 referencia_ic_bajo=1.24,
                 referencia_ic_alto=1.28,
-                veredicto=vd.COINCIDE,
+                veredicto=fg.COINCIDE,
                 n=8,
             )
             for r in rows

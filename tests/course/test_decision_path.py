@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from helpers import PROJECT_ROOT
-from helpers.experiments import verdict
+from helpers.experiments import figures, verdict
 from helpers.view import common
 
 HELPERS = Path(PROJECT_ROOT) / "helpers"
@@ -173,7 +173,7 @@ def test_too_few_repetitions_has_one_wording():
     banner = common.too_few_banner(few)
     assert common.too_few(few) in banner and "sin veredictos" in banner
     assert common.too_few_banner(verdict.MIN_N) == common.too_few_banner(0) == ""
-    claim = verdict.median(verdict.Said("k", "s", "src", claimed=1.0, kind="about"), [1.0] * few)
+    claim = figures.median(verdict.Said("k", "s", "src", claimed=1.0, kind="about"), [1.0] * few)
     assert common.verdict_words(claim) == common.too_few(few)
 
 

@@ -1,7 +1,7 @@
 """A test-only experiment: the smallest package that follows the contract (CONTRIBUTING.md).
 
 It times two real commands on bare metal (`true`, and `sh -c true`) through the shared pieces only
-(runner.experiment_run, runner.measure_rounds, measure.time_command, verdict.ratio). tests/course/test_contrato.py
+(runner.experiment_run, runner.measure_rounds, measure.time_command, figures.ratio). tests/course/test_contrato.py
 registers it with experiments.register and checks that the panel, the course runner, the class
 comparison, the closing table, the instructor's kit, make pack and the views' «no run yet» notice
 handle it without editing any other file. Its files show the layout of every experiment: __init__ (the contract's names),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from helpers.experiments.verdict import Said, ratio
+from helpers.experiments.figures import ratio
+from helpers.experiments.verdict import Said
 
 SH_SLOWER = Said(
     "sh_mas_lento",

@@ -1,4 +1,4 @@
-"""Three ideas about LAUNCH, declared once with their figure (a verdict.Formula of rungs, each a
+"""Three ideas about LAUNCH, declared once with their figure (a figures.Formula of rungs, each a
 pandas Series indexed by round: every rung is measured in the same rounds, so each figure is computed
 round by round and its interval is the paired one of helpers.stats):
 
@@ -16,7 +16,8 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import engines as eng
-from ..verdict import Claim, Formula, Said, Sel, judge_all
+from ..figures import Formula, Sel, judge_all
+from ..verdict import Claim, Said
 from .rungs import METRIC, RUNG_LABEL
 
 SOURCE = "una idea muy repetida sobre el arranque"

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
-from .. import verdict
+from .. import figures
 from ..contract import CLOSING_COLUMNS
 from .levels import (
     BASE_OF,
@@ -150,7 +150,7 @@ COMPARED = (
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
     """The repository's ratios (experiment 4; per level, against the level above) next to this run's, for
     startup and CPU. Its figures are single medians; here the paired ratio with its IC; `coincide` is
-    verdict.agreement (live ÷ reference against the margin of «about 1»)."""
+    figures.agreement (live ÷ reference against the margin of «about 1»)."""
     rows = []
     for metric, ref_metric in COMPARED:
         live = level_ratios(df, metric)
@@ -173,7 +173,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
                     "tu_ic_alto": np.nan if mine is None else mine["ic_alto"],
                     "coincide": None
                     if mine is None
-                    else verdict.agreement(
+                    else figures.agreement(
                         (mine["ratio"], mine["ic_bajo"], mine["ic_alto"]), (r["ratio"], np.nan, np.nan)
                     ),
                 }

@@ -13,6 +13,7 @@ from functools import partial
 import pandas as pd
 
 from ... import engines as eng
+from .. import figures as fg
 from .. import read_claim
 from .. import verdict as vd
 from . import levels as lv
@@ -36,7 +37,7 @@ def level2(
         quantity=f"nivel 2 / nivel 1, {said.quantity} ({d} en {d})",
         claimed=claimed,
         ref=vd.ref(source=lv.REFERENCE_SOURCE, **at, over={"variant": "nivel1"}),
-        figure=vd.Ratio(vd.Sel(**here), vd.Sel(**{**here, "variant": "nivel1"}), detail={"engine": engine}),
+        figure=fg.Ratio(fg.Sel(**here), fg.Sel(**{**here, "variant": "nivel1"}), detail={"engine": engine}),
         **changes,
     )
 
@@ -76,7 +77,7 @@ SYSCALL_CAUSE = repo(
     where=f"{lv.REPO_FILE}, conclusiones",
     quantity="el costo de cada nivel de namespaces de PID anidados por llamada al sistema",
     note="Lo decide el cuaderno 05 (05_llamadas_sistema), que midió namespaces de PID anidados.",
-    figure=vd.Custom(lambda said, df, meta: syscall_claim()),
+    figure=fg.Custom(lambda said, df, meta: syscall_claim()),
 )
 SYSCALL_CAUSE_MISSING = SYSCALL_CAUSE.but(
     note="Falta la medición por llamada al sistema de namespaces de PID "
@@ -92,7 +93,7 @@ NEEDS_PRIVILEGED = vd.Said(
     note="Se sostiene solo si falla cada paso de la escalera (la tabla «paso a paso», arriba); uno que "
     "funcione basta para refutarla. El error «mount proc: Operation not permitted» lo registró el "
     "experimento 4 del repositorio del capítulo, no el capítulo.",
-    figure=vd.Outcome(
+    figure=fg.Outcome(
         lambda df, meta: (
             [not any(a.get("ok") for a in tried)]
             if (tried := (((meta or {}).get("anidamiento") or {}).get("intentos_sin_privilegios")))
@@ -121,4 +122,4 @@ def syscall_claim() -> vd.Claim:
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[vd.Claim]:
     """The chapter's four claims on nesting, each decided by the one verdict rule."""
-    return vd.judge_all(SAID, df, meta)
+    return fg.judge_all(SAID, df, meta)

@@ -7,7 +7,7 @@ import pandas as pd
 
 from ... import results, stats
 from ..contract import CLOSING_COLUMNS
-from ..verdict import agreement
+from ..figures import agreement
 from .measure import CONTAINER_VARIANT, FIRST_METRIC, METRIC, NO_NETWORK_VARIANT
 
 BASELINE = ("bare", "proceso")
@@ -231,7 +231,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
     """Live ratios next to the reference's, per container combination, each with its IC 95 %.
 
     The reference's intervals are bootstrapped from its own raw repetitions, the same way as the live
-    ones, and `acuerdo_*` says whether the two intervals overlap (base.agreement). The reference's
+    ones, and `acuerdo_*` says whether the two intervals overlap (figures.agreement). The reference's
     bare-metal row was measured with the chapter's method, so x bare metal is compared against the same
     method measured here (`tu_x_bare_metodo_semilla`); the real process is shown beside it."""
     live = summarize(df, meta)

@@ -9,7 +9,8 @@ from functools import partial
 
 import pandas as pd
 
-from ..verdict import Claim, Computed, Ratio, Said, Sel, judge_all, ref
+from ..figures import Computed, Ratio, Sel, judge_all
+from ..verdict import Claim, Said, ref
 from .analysis import arm_series, iqr_ratio, relative_iqr
 from .measure import CONTAINER_VARIANT, METRIC
 

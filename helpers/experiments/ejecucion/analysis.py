@@ -16,7 +16,8 @@ from ... import engines as eng
 from ... import stats
 from .. import verdict
 from ..contract import CLOSING_COLUMNS
-from ..verdict import SIN_DATOS, agreement
+from ..figures import agreement
+from ..verdict import SIN_DATOS
 from .arms import (
     BASE_NAMES,
     CHROOT_WORKLOADS,
@@ -354,7 +355,7 @@ def explanation(df: pd.DataFrame) -> pd.DataFrame:
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
     """The original chapter next to this run for hash and sort: medians (s) and overhead % against bare
     metal measured the chapter's way (exec end to end against the host's binaries), and whether this
-    run's figure agrees with the chapter's (verdict.agreement: judged like a claim, live − reference
+    run's figure agrees with the chapter's (figures.agreement: judged like a claim, live − reference
     within ±5 points). The reference's five repetitions were not measured in rounds: its overhead is
     the ratio of its medians (fewer than MIN_N: no interval)."""
     live = summarize(df, meta)

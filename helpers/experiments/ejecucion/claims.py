@@ -1,5 +1,5 @@
 """The claims about RUNNING that notebook 03 judges, declared once and judged on its figure by the one rule
-(verdict.judge_all), each with its source and where in it.
+(figures.judge_all), each with its source and where in it.
 
 - `exec`, in its two readings of «< 1 ms (solo la syscall exec)»: what a user waits for (`exec
   CONTENEDOR true` timed from the host: `exec_1ms`) and one new process timed inside the container
@@ -32,19 +32,8 @@ import pandas as pd
 
 from ... import engines as eng
 from ... import stats
-from ..verdict import (
-    MEDIAN,
-    Claim,
-    Custom,
-    Median,
-    Said,
-    Sel,
-    judge,
-    judge_all,
-    missing,
-    not_comparable,
-    ref,
-)
+from ..figures import MEDIAN, Custom, Median, Sel, judge_all
+from ..verdict import Claim, Said, judge, missing, not_comparable, ref
 from .analysis import fair_base, io_base, samples, shaky_against, tidy
 from .arms import (
     BASE_NAMES,

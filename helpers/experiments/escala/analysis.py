@@ -9,7 +9,7 @@ import pandas as pd
 from ... import engines as eng
 from ... import stats
 from ..contract import CLOSING_COLUMNS
-from ..verdict import agreement
+from ..figures import agreement
 from .probing import FIXED, HELPER
 
 SEED_CROSSOVER = 102

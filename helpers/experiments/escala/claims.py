@@ -1,5 +1,5 @@
 """The chapter's claims about launching N containers and their memory, declared once, each judged on its
-figure by the one rule (verdict.judge_all) in the chapter's own terms: a figure at 20 containers is judged
+figure by the one rule (figures.judge_all) in the chapter's own terms: a figure at 20 containers is judged
 at N = 20, with n counting repetitions; launch times only under the chapter's conditions (default network,
 one launch after another). «Is Podman faster to start?» is decided in notebook 01
 (arranque.podman_mas_rapido); this notebook cites it (view.escala.respuesta_de_01)."""
@@ -12,7 +12,8 @@ import pandas as pd
 
 from ... import engines as eng
 from ...stats import Estimate
-from ..verdict import Claim, Custom, Said, judge, judge_all, missing, not_comparable, ratio, ref
+from ..figures import Custom, judge_all, ratio
+from ..verdict import Claim, Said, judge, missing, not_comparable, ref
 from .analysis import SEED_CROSSOVER, by_round, crossover, wide
 from .per_n import fixed_ratio, ratio_at, seed_crossover, steadiness
 

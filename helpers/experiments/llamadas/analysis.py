@@ -10,7 +10,7 @@ import pandas as pd
 from ... import engines as eng
 from ... import stats
 from ..contract import CLOSING_COLUMNS
-from ..verdict import agreement
+from ..figures import agreement
 from .arms import NESTED_DEPTHS, arm_label, depth_of, primary_clock
 from .probe import LEVELS_METRIC, OPERATIONS, UNIT, WALL_SUFFIX
 
@@ -166,7 +166,7 @@ def nesting_series(df: pd.DataFrame, metric: str = "getpid") -> tuple[list[int],
 def per_level_slope(depths, *, relative: bool = False):
     """fn(*arms) → the least-squares slope of ns per call against depth, one per round (the arms are the
     depths' values of each round, in `depths` order); with relative=True in % of that round's host call
-    (depth 0 first). The figure `verdict.formula` judges round by round."""
+    (depth 0 first). The figure `figures.formula` judges round by round."""
     x = np.asarray(depths, dtype=float)
     centred = (x - x.mean()) / ((x - x.mean()) @ (x - x.mean()))
 
@@ -277,7 +277,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
 def agreement_with_document(c: pd.DataFrame) -> pd.DataFrame:
     """Each live row of `compare` against the span of the document's ratios (its run, and the ends of
     every range it publishes),
-    by the one agreement rule (verdict.agreement: do the intervals overlap?): engine, ratio and IC,
+    by the one agreement rule (figures.agreement: do the intervals overlap?): engine, ratio and IC,
     «coincide» / «no_coincide», and the side it falls on when it does not (below / above)."""
     live = c[c["fuente"].str.startswith("tu máquina")]
     ref = c[~c["fuente"].str.startswith("tu máquina")]

@@ -23,21 +23,9 @@ import pandas as pd
 from ... import engines as eng
 from .. import ejecucion, read_run
 from .. import llamadas as this
+from ..figures import Custom, Difference, Median, NotComparable, Sel, formula, judge_all, median
 from ..runner import Resultado
-from ..verdict import (
-    Claim,
-    Custom,
-    Difference,
-    Median,
-    NotComparable,
-    Said,
-    Sel,
-    formula,
-    judge_all,
-    median,
-    missing,
-    ref,
-)
+from ..verdict import Claim, Said, missing, ref
 from .analysis import BASELINE, nesting_series, per_level_slope, series
 
 SOURCE = "«Benchmark 01: Namespace Syscall Overhead»"

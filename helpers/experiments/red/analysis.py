@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
-from .. import verdict
+from .. import figures, verdict
 from ..contract import CLOSING_COLUMNS
 from . import servers
 from .arms import ARM_SPECS, arm_label
@@ -163,7 +163,7 @@ def reference_ratios(reference: pd.DataFrame) -> pd.DataFrame:
 
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
     """Each live arm's ratio to native next to the reference's (Docker -p; Kubernetes is reference only),
-    and their agreement judged like a claim (verdict.agreement: live ÷ reference against «about 1»)."""
+    and their agreement judged like a claim (figures.agreement: live ÷ reference against «about 1»)."""
     live = summarize(df, meta)
     ref = reference_ratios(reference)
     rows = []
@@ -195,7 +195,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
                     tu_frente_nativo=m["frente_nativo"],
                     tu_ic_bajo=m["frente_nativo_ic_bajo"],
                     tu_ic_alto=m["frente_nativo_ic_alto"],
-                    acuerdo=verdict.agreement(
+                    acuerdo=figures.agreement(
                         (m["frente_nativo"], m["frente_nativo_ic_bajo"], m["frente_nativo_ic_alto"]),
                         (r["frente_nativo"], float("nan"), float("nan")),
                     ),

@@ -9,7 +9,8 @@ from functools import partial
 
 import pandas as pd
 
-from ..verdict import Claim, Difference, NotComparable, Ratio, Said, Sel, judge_all, ref
+from ..figures import Difference, NotComparable, Ratio, Sel, judge_all
+from ..verdict import Claim, Said, ref
 from . import servers
 from .analysis import BASELINE, main_server
 

@@ -15,20 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
-from ..verdict import (
-    Claim,
-    Custom,
-    Median,
-    NotComparable,
-    Ratio,
-    Said,
-    Sel,
-    judge_all,
-    missing,
-    not_comparable,
-    outcome,
-    ref,
-)
+from ..figures import Custom, Median, NotComparable, Ratio, Sel, judge_all
+from ..verdict import Claim, Said, missing, not_comparable, outcome, ref
 from .analysis import arm_values, by_round, gzip_baseline, vm_variant
 from .kinds import (
     ARRANQUE,

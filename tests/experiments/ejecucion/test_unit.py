@@ -16,7 +16,7 @@ matplotlib.use("Agg")
 from helpers import reference  # noqa: E402
 from helpers.errors import ParametroInvalido  # noqa: E402
 from helpers.experiments import ejecucion as exp  # noqa: E402
-from helpers.experiments import runner, verdict  # noqa: E402
+from helpers.experiments import figures, runner, verdict  # noqa: E402
 from helpers.experiments.contract import CLOSING_COLUMNS  # noqa: E402
 from helpers.experiments.ejecucion import arms as ejecucion_arms
 from helpers.experiments.ejecucion import measure  # noqa: E402
@@ -327,7 +327,7 @@ def test_compare_recomputes_the_seed_overhead_from_its_raw_rows():
     docker_hash = cmp[(cmp["carga"] == "hash") & (cmp["entorno"] == "docker")].iloc[0]
     assert docker_hash["ref_sobrecarga_pct"] == pytest.approx((0.781 / 1.035 - 1) * 100, abs=0.01)
     assert docker_hash["tu_sobrecarga_e2e_pct"] == pytest.approx(10, abs=0.5)
-    assert docker_hash["acuerdo"] == verdict.NO_COINCIDE  # +10 % here, −24.5 % in the chapter
+    assert docker_hash["acuerdo"] == figures.NO_COINCIDE  # +10 % here, −24.5 % in the chapter
 
 
 def test_closing_rows_put_exec_in_launch_and_the_work_in_running():

@@ -21,7 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from helpers import experiments, probes, reference, results  # noqa: E402
 from helpers.errors import ParametroInvalido  # noqa: E402
-from helpers.experiments import anidamiento, verdict  # noqa: E402
+from helpers.experiments import anidamiento, figures, verdict  # noqa: E402
 from helpers.experiments import llamadas as exp  # noqa: E402
 from helpers.experiments.contract import CLOSING_COLUMNS  # noqa: E402
 from helpers.experiments.llamadas import analysis as llamadas_analysis
@@ -533,10 +533,10 @@ def test_compare_puts_the_documents_ratios_next_to_this_run():
     assert len(c) == 6  # its run, what it expects, three CPUs of its table, and this machine (Docker)
     assert c.iloc[-1]["x_host"] == pytest.approx(1.3, rel=0.03)
     (inside,) = exp.agreement_with_document(c).itertuples()
-    assert inside.acuerdo == verdict.COINCIDE and inside.lado == ""
+    assert inside.acuerdo == figures.COINCIDE and inside.lado == ""
     far = exp.compare(synthetic({("bare", "host"): 100, ("podman", "seccomp"): 300}), {}, ref)
     (above,) = exp.agreement_with_document(far).itertuples()
-    assert above.acuerdo == verdict.NO_COINCIDE and above.lado == "encima"
+    assert above.acuerdo == figures.NO_COINCIDE and above.lado == "encima"
     # Its own «Overhead» figures as the ranges it published (its run's +11 % to the +30 % its table and
     # its «Expected» reach), not ratios of the middles of its ns ranges.
     assert (above.doc_bajo, above.doc_alto) == pytest.approx((298.31 / 268.83, 1.30))
