@@ -40,6 +40,7 @@ from .common import (
     table,
     too_few_banner,
 )
+from .panel import Preset
 
 READING_COLOR = {vd.INESTABLE: "tab:orange", vd.ABOVE: "tab:red", vd.BELOW: "tab:green"}  # else gray
 
@@ -198,6 +199,17 @@ def _limits(part: pd.DataFrame) -> tuple[float, float]:
     low, high = min(0.0, *ends) if ends.size else -1.0, max(0.0, *ends) if ends.size else 1.0
     pad = max(high - low, 1.0) * 0.08
     return low - pad, high + pad
+
+
+PRESETS = [
+    Preset(
+        "Como el capítulo (hash de 100 MB)",
+        {"megas": 100},
+        "El capítulo calculó el hash de 100 MB; por defecto el curso usa 50 MB para caber en la clase. Con "
+        "100 MB el trabajo dura el doble y el `exec`, que es LAUNCH, pesa la mitad en el tiempo de extremo a "
+        "extremo.",
+    )
+]
 
 
 BASE_CORTA = {

@@ -42,6 +42,7 @@ from .escala_frases import (
     launch_options,
     same_way,
 )
+from .panel import Preset
 
 
 def _engine(name: str, meta: dict | None = None) -> str:
@@ -181,6 +182,16 @@ def contexto(resultado: Resultado) -> None:
     network = resultado.meta.get("launch_network", "sin_red")
     mine = "por defecto (puente), run -d" if network == "por_defecto" else "ninguna (--network none), run -d"
     show(tabla_contexto(resultado, mine, ref))
+
+
+PRESETS = [
+    Preset(
+        "Como el capítulo (N = 1, 5, 10 y 20)",
+        {"cantidades": [0, 1, 5, 10, 20]},
+        "Las tandas del capítulo: 1, 5, 10 y 20 contenedores (N = 0 pesa Docker sin ninguno). Cada repetición "
+        "lanza cada N, así que tarda bastante más que los valores por defecto (0, 1 y 20).",
+    )
+]
 
 
 COMPARED_NAMES = {

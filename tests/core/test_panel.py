@@ -170,3 +170,18 @@ def test_the_panel_says_how_long_the_last_complete_run_took(results_tmp):
     failed = results.Run(arranque.EXPERIMENT, {}, root=results_tmp)  # a later run that failed is not it
     failed.finish(results.STATUS_FAILED, "x")
     assert panel_mod.last_run_words(arranque, results_tmp) == words
+
+
+def test_every_preset_a_notebook_offers_is_a_valid_configuration():
+    import importlib
+
+    from helpers import experiments
+
+    offered = 0
+    for module in experiments.all_experiments():
+        view = importlib.import_module(f"helpers.view.{module.EXPERIMENT}")
+        for preset in getattr(view, "PRESETS", ()):
+            cfg = module.config(**preset.values)
+            assert all(getattr(cfg, k) == v for k, v in preset.values.items()), preset.label
+            offered += 1
+    assert offered >= 4  # the chapter's presets of 02 and 03, the documents' of 05 and 06
