@@ -7,7 +7,12 @@ import re
 EXPERIMENT = "anidamiento"
 # The figures and most claims come from the course repository the chapter grew from (its experiment 4),
 # not from the chapter: the chapter's only text on nesting is its closing note (SOURCE_CHAPTER).
-SOURCE_REPO = "el experimento 4 del repositorio del capítulo original, sonder-art/fdd_p26"
+# Second-hand: its figures are quoted from an issue of the course; the document itself could not be read
+# (data/reference/SOURCES.md), and the page says so wherever it credits them.
+SOURCE_REPO = (
+    "el experimento 4 del repositorio del capítulo original, sonder-art/fdd_p26 (cifras de segunda mano: "
+    "citadas de un issue del curso, no leídas en su documento)"
+)
 SOURCE = SOURCE_REPO
 REPO_FILE = "clase/08_containers/06_nested.md"
 SOURCE_CHAPTER = "el capítulo original"
