@@ -42,6 +42,7 @@ from .verdicts import (  # noqa: F401 - the words of verdicts, called as common.
     load_sentence,
     margins_frame,
     method_sentence,
+    resolution_sentence,
     too_few,
     too_few_banner,
     verdict_words,
@@ -289,6 +290,9 @@ def como_medimos(module=None, *, completo: bool = False) -> None:
     run = Resultado.latest(module.EXPERIMENT) if module is not None else None
     if run is not None:
         markdown(load_sentence(run.meta))
+        resolution = resolution_sentence(module.claims(run.df, run.meta))
+        if resolution:
+            markdown(resolution)
     show(
         table(margins_frame(kinds), "Márgenes: qué cuenta como «la afirmación», según cómo la dijo la fuente")
     )

@@ -4,10 +4,14 @@ load the machine was under while a run measured."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pandas as pd
 
 from .. import stats
 from ..experiments import figures as fg
+from ..experiments import margins
 from ..experiments import verdict as vd
 from .numbers import approx, fmt_margin, fmt_value, fmt_value_interval, num
 
@@ -216,6 +220,49 @@ def method_sentence() -> str:
             "con deriva por ronda) y para brazos independientes."
         )
     return text
+
+
+def resolution_sentence(claims) -> str:
+    """What this run's noise lets a verdict tell apart, from the page's own claims: the median half-width
+    of the IC 95 % of its ratios (as a factor) or, on a page of percentages, of its percentages (in
+    points), measured with MIN_N rounds or more; and about how many rounds the narrowest margin, «casi
+    igual» (±SAME), would need with this noise (each IC shrinking like 1/√n, as
+    `verdict.repetitions_to_decide` assumes). Empty when the page has neither."""
+    ratios, points = [], []
+    for c in claims:
+        if c.n < vd.MIN_N or stats.any_nan(c.low, c.high):
+            continue
+        if c.unit == "x" and min(c.low, c.high) > 0:
+            ratios.append(((math.log(c.high) - math.log(c.low)) / 2, c.n))
+        elif c.unit == "%":
+            points.append(((c.high - c.low) / 2, c.n))
+    if not ratios and not points:
+        return ""
+    ratio_page = len(ratios) >= len(points)
+    widths = ratios if ratio_page else points
+    half, n = (float(np.median([w[i] for w in widths])) for i in (0, 1))
+    n = int(n)
+    spans = (
+        f"÷/× {num(math.exp(half), 2)} alrededor de su cifra (la mediana de las {len(widths)} proporciones"
+        if ratio_page
+        else f"±{num(half, 1)} puntos alrededor de su cifra (la mediana de los {len(widths)} porcentajes"
+    )
+    text = (
+        f"**Lo que este ruido deja decidir.** En esta corrida, el IC 95 % abarca {spans} de esta página, con "
+        f"n = {n}): una afirmación solo se confirma si su margen es más ancho que eso, y solo se refuta si su "
+        "cifra queda más lejos que eso de su margen."
+    )
+    same = math.log(1 + margins.SAME) if ratio_page else margins.SAME * 100
+    need = math.ceil(n * (half / same) ** 2)
+    region = fmt_margin(vd.level_region(1.0 if ratio_page else 0.0), "x" if ratio_page else "%")
+    if need <= n:
+        return text + f" Alcanza hasta para el margen más estrecho, «casi igual» ({region})."
+    if need > PRACTICAL_REPS:
+        return text + (
+            f" El margen más estrecho, «casi igual» ({region}), pediría más de {PRACTICAL_REPS} rondas: "
+            "con este ruido, esta máquina no lo decide."
+        )
+    return text + f" El margen más estrecho, «casi igual» ({region}), pediría unas {approx(need)} rondas."
 
 
 def load_sentence(meta: dict | None) -> str:

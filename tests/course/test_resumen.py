@@ -52,3 +52,21 @@ def test_the_long_verdict_lists_are_folded_under_the_summary():
                 meta = cell["metadata"]
                 assert "detalle" in meta.get("tags", []) and meta.get("resumen"), (path.name, source)
                 assert meta.get("jupyter", {}).get("outputs_hidden") is True, (path.name, source)
+
+
+def _ratio(low: float, high: float, n: int = 6) -> vd.Claim:
+    said = vd.Said("r", "Una proporción", "una fuente", claimed=1.0, kind="about")
+    return vd.judge(said, Estimate((low * high) ** 0.5, low, high, n))
+
+
+def test_the_page_says_what_its_noise_can_decide():
+    from helpers.view import verdicts
+
+    wide = verdicts.resolution_sentence([_ratio(1 / 1.2, 1.2), _ratio(1 / 1.2, 1.2), _ratio(0.99, 1.01)])
+    assert "÷/× 1.20" in wide and "n = 6" in wide
+    # «casi igual» wants a half-width of ln 1.05: with ln 1.2 at n = 6, about 6 (ln 1.2 / ln 1.05)² rounds
+    assert "unas 84 rondas" in wide  # 83.8, rounded up
+    narrow = verdicts.resolution_sentence([_ratio(0.99, 1.01)])
+    assert "Alcanza hasta para el margen más estrecho" in narrow
+    assert "no lo decide" in verdicts.resolution_sentence([_ratio(0.5, 2.0)])
+    assert verdicts.resolution_sentence([_ratio(0.5, 2.0, n=3)]) == ""  # too few rounds: nothing to say
