@@ -174,12 +174,16 @@ def test_como_medimos_shows_the_method_and_only_the_margins_a_notebook_uses(monk
 
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
-    assert common.como_medimos(anatomia) is None
-    text, frame = shown[0].data, shown[1].data
+    assert common.como_medimos(anatomia, completo=True) is None  # notebook 01's: the method, once
+    text, frame = shown[0].data, shown[-1].data
     worst6 = min(by_n[6] for by_n in stats.TESTED_COVERAGE.values() if 6 in by_n)
     assert "Cómo medimos" in text and f"{common.num(100 * worst6, 1)} %" in text
     kinds = {s.kind for s in anatomia.SAID}
     assert len(frame) == len(kinds) and len(common.margins_frame()) > len(kinds)
+    shown.clear()
+    common.como_medimos(anatomia)  # every other notebook links to it instead
+    assert not any("Cómo medimos" in str(getattr(obj, "data", "")) for obj in shown)
+    assert len(shown[-1].data) == len(kinds)
 
 
 # ---------------------------------------------------------------- the Estimate every interval function returns
