@@ -9,7 +9,7 @@ import pandas as pd
 
 from ... import stats
 from ..contract import CLOSING_COLUMNS
-from .kinds import ARRANQUE, BASELINE, DISCO, GZIP, PSS, RETENIDA, is_emulated, kind_label
+from .kinds import ARRANQUE, BASELINE, DISCO, GZIP, PSS, RETENIDA, is_emulated, kind_label, variant_of
 
 
 def arm_values(df: pd.DataFrame, metric: str, variant: str) -> np.ndarray:
@@ -52,19 +52,17 @@ def ratio(df: pd.DataFrame, metric: str, num_variant: str, den_variant: str) -> 
     return stats.ratio_ci(arm_values(df, metric, num_variant), arm_values(df, metric, den_variant))
 
 
-def vm_variant(df: pd.DataFrame) -> str | None:
+def vm_variant(df: pd.DataFrame, meta: dict | None = None, kind: str = "vm") -> str | None:
+    """The run's VM of `kind` («vm», «vm_systemd»): its variant, KVM's first; None without one."""
     present = set(df["variant"]) if df is not None and not df.empty else set()
-    for variant in ("vm_kvm", "vm_emulada"):
-        if variant in present:
-            return variant
-    return None
+    return next((v for v in (variant_of(kind, "kvm"), variant_of(kind, "tcg")) if v in present), None)
 
 
 def gzip_ratio(df: pd.DataFrame, variant: str) -> stats.Estimate:
     return ratio(df, GZIP, variant, BASELINE[1])
 
 
-def gzip_baseline(df: pd.DataFrame) -> str:
+def gzip_baseline(df: pd.DataFrame, meta: dict | None = None) -> str:
     """The post compares every scenario with (1), a container on the host: the application container when
     the run measured its gzip, bare metal otherwise (the claims and the comparison say which)."""
     return "aplicacion" if by_round(df, GZIP, "aplicacion").size else BASELINE[1]
