@@ -181,7 +181,6 @@ def vm_disk(df: pd.DataFrame, meta=None) -> dict:
 post = partial(Said, source=k.SOURCE, unit="x")
 about, alike = partial(post, kind="about"), partial(post, claimed=1.0, kind="no_difference")
 freed = partial(post, kind="observed", unit="", where=MEMORY)  # memory given back to the host, or not
-disk = partial(post, unit="MB", where=STORAGE)
 ARRANQUE_10X = about(
     "arranque_10x",
     PROVISION,
@@ -358,13 +357,14 @@ SAID = (
         quantity=f"el host recupera el bloque liberado (retiene menos del {CONTAINER_GIVES_BELOW:.0f} %)",
         figure=given_back(container, lambda kept: kept < CONTAINER_GIVES_BELOW),
     ),
-    disk(
+    about(
         "vm_disco_650",
         "Cada VM añade unos 650 MB de disco aunque todas partan de la misma imagen maestra, porque la copia "
         "en escritura del disco virtual es mucho menos eficiente que la de los contenedores.",
         claimed=650.0,
-        kind="about",
         quantity="disco que añade cada VM (650 MB ≈ 620 MiB)",
+        unit="MB",
+        where=STORAGE,
         ref=ref(metric="disco_vm"),
         figure=on(
             vm,
@@ -381,12 +381,14 @@ SAID = (
             needs=has(vm),
         ),
     ),
-    disk(
+    post(
         "contenedor_disco_pocos_mb",
         "Cada contenedor añade solo unos pocos MB de disco.",
         claimed=10.0,
         kind="at_most",
         quantity="disco que añade cada contenedor («unos pocos MB»: como mucho 10 MiB, lectura nuestra)",
+        unit="MB",
+        where=STORAGE,
         figure=on(
             container,
             Median(Sel(metric=k.DISCO, variant=container, paired=False)),
