@@ -1,7 +1,5 @@
 """The Sysbox post's claims, each declared once with the figure it is judged on (`judge_all`), in the order
-a run reports them.
-
-Each claim names its section of the post (`where`) and, where it gives a figure, its row of
+a run reports them; each names its section of the post (`where`) and, where it gives a figure, its row of
 data/reference/sistema_vm.csv (`ref`). Where the course's setup cannot reproduce the post's (a busybox
 microVM for its Ubuntu VMs, an idle instance for its 16 loaded ones) the claim is «no comparable», with
 the reason and what would change. A VM measured under emulation (TCG) says nothing of an accelerated
@@ -140,12 +138,8 @@ def given_back(variant, happened) -> Custom:
     """The touch-and-free of each instance of `variant` as an observed outcome: did the host hold what the
     claim says (`happened(retained %)`) each time? (An emulated VM's too: the mechanism is the
     hypervisor's, not the CPU's.)"""
-    kept = lambda df, meta=None: arm_values(df, k.RETENIDA, variant(df, meta))
-    detail = {
-        "tipo": variant,
-        "emulada": emulated(variant),
-        "retenida_pct": lambda *run: [*map(float, kept(*run))],
-    }
+    kept = lambda df, meta=None: [float(v) for v in arm_values(df, k.RETENIDA, variant(df, meta))]
+    detail = {"tipo": variant, "emulada": emulated(variant), "retenida_pct": kept}
     figure = Outcome(lambda df, meta: [bool(happened(v)) for v in kept(df)], detail=detail)
     return on(variant, figure, needs=measured(k.RETENIDA, variant))
 
@@ -165,8 +159,9 @@ def disks(df: pd.DataFrame, meta=None) -> dict:
     arms = {
         "anidado_lxd_escrito_mb": (k.DISCO_ESCRITO, k.NESTED),
         "sistema_lxd_dir_mb": (k.DISCO, "sistema_lxd"),
+        "sistema_lxd_cow_mb": (k.DISCO, k.LXD_COW),
+        "vm_mb": (k.DISCO, vm(df)),
     }
-    arms |= {"sistema_lxd_cow_mb": (k.DISCO, k.LXD_COW), "vm_mb": (k.DISCO, vm(df))}
     values = {key: arm_values(df, *arm) for key, arm in arms.items()}
     return {key: round(float(stats.summarize(v).median), 2) for key, v in values.items() if v.size}
 
