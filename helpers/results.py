@@ -281,10 +281,32 @@ def rounds(df: pd.DataFrame) -> pd.DataFrame:
     return df[is_round_row(df)].reset_index(drop=True) if len(df) else df
 
 
+ROUND_LOADS = "carga_por_ronda"  # meta's key for the load of each round, added when a run is read
+
+
+def round_loads(raw: pd.DataFrame) -> list[dict]:
+    """The machine's load of each round (the rows of engine MACHINE), as records {metric, rep, value}
+    for meta[ROUND_LOADS]: the analyses judge a per-round figure with them (experiments/load.py)."""
+    if not len(raw):
+        return []
+    rows = raw[raw["engine"].astype(str) == MACHINE]
+    return [
+        {"metric": str(m), "rep": int(r), "value": float(v)}
+        for m, r, v in zip(rows["metric"], rows["rep"], pd.to_numeric(rows["value"], errors="coerce"), strict=True)
+        if v == v  # not NaN
+    ]
+
+
+def split_run(raw: pd.DataFrame, meta: dict) -> tuple[pd.DataFrame, dict]:
+    """A run's measurements and its meta with the load of each round (meta[ROUND_LOADS])."""
+    return measurements(raw), {**meta, ROUND_LOADS: round_loads(raw)}
+
+
 def load_run(run_dir: Path | str) -> tuple[pd.DataFrame, dict]:
-    """A run's measurements (the rows of the rounds left out: `rounds(read_raw(...))`) and its meta."""
+    """A run's measurements (the rows of the rounds left out: `rounds(read_raw(...))`) and its meta,
+    with the load of each round (meta[ROUND_LOADS])."""
     run_dir = Path(run_dir)
-    return measurements(read_raw(run_dir / "raw.csv")), read_meta(run_dir)
+    return split_run(read_raw(run_dir / "raw.csv"), read_meta(run_dir))
 
 
 def add_roles(df: pd.DataFrame, meta: dict | None) -> pd.DataFrame:

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .. import results, stats
+from . import load
 from .margins import SAME, margin
 from .verdict import (
     NO_SE_SOSTIENE,
@@ -191,7 +192,8 @@ class Figure:
                 return None
             if self.missing_note:
                 return missing(said.but(note=self.missing_note), self.details(data))
-        return self.build(said, *samples, detail=self.details(data))
+        screen = load.screen(data.meta, samples)  # the machine's load over these rounds
+        return screen.judged(self.build(said, *screen.keep(samples), detail=self.details(data)))
 
 
 def _figure(build: Callable, sels=(), of_run=False, *, detail=None, **options) -> Figure:

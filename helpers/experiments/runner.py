@@ -81,9 +81,9 @@ class Resultado:
     @classmethod
     def load(cls, run_dir: Path | str) -> Resultado:
         raw = results.read_raw(Path(run_dir) / "raw.csv")
-        meta = results.read_meta(run_dir)
+        df, meta = results.split_run(raw, results.read_meta(run_dir))
         experiment = meta.get("experiment", Path(run_dir).parent.name)
-        return cls(experiment, results.measurements(raw), Path(run_dir), meta, results.rounds(raw))
+        return cls(experiment, df, Path(run_dir), meta, results.rounds(raw))
 
     @classmethod
     def latest(cls, experiment: str, root=None) -> Resultado | None:

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from .. import stats
+from . import load
 from .margins import ABOUT as ABOUT
 from .margins import KINDS as KINDS
 from .margins import MARGINS as MARGINS
@@ -51,7 +52,8 @@ NO_CONCLUYENTE = "no_concluyente"
 INESTABLE = "inestable"
 SIN_DATOS = "sin_datos"
 NO_COMPARABLE = "no_comparable"
-STATUSES = (SE_CONFIRMA, NO_SE_SOSTIENE, NO_CONCLUYENTE, INESTABLE, SIN_DATOS, NO_COMPARABLE)
+BAJO_CARGA = load.LOADED  # the machine's load varied between rounds: no verdict (experiments/load.py)
+STATUSES = (SE_CONFIRMA, NO_SE_SOSTIENE, NO_CONCLUYENTE, INESTABLE, SIN_DATOS, NO_COMPARABLE, BAJO_CARGA)
 
 # Fewer repetitions than this: no verdict. Derived from coverage: the fewest values whose
 # distribution-free interval for a median reaches 95 % (6: [min, max] covers it 96.9 % of the time).
