@@ -292,7 +292,9 @@ def round_loads(raw: pd.DataFrame) -> list[dict]:
     rows = raw[raw["engine"].astype(str) == MACHINE]
     return [
         {"metric": str(m), "rep": int(r), "value": float(v)}
-        for m, r, v in zip(rows["metric"], rows["rep"], pd.to_numeric(rows["value"], errors="coerce"), strict=True)
+        for m, r, v in zip(
+            rows["metric"], rows["rep"], pd.to_numeric(rows["value"], errors="coerce"), strict=True
+        )
         if v == v  # not NaN
     ]
 

@@ -9,8 +9,10 @@ The method, written once (meta.json records `method()`, the notebooks' «Cómo m
   resampling; it needs n ≥ 6 (with 6 values, [min, max] covers the median 96.9 % of the time).
 - **Arms measured in the same rounds** (pandas Series indexed by round, the `rep` of raw.csv): the
   figure is computed round by round (a/b, a − b, (a/b − 1)·100, any fn(a, b, c)) and its median gets the
-  same interval. What a round shares (the machine's load, a drift) cancels inside the round, and the
-  rounds are what is independent: the interval is exact for the median of the per-round figure.
+  same interval. A drift that multiplies both arms of a round cancels in a per-round ratio, and while
+  the rounds are independent the interval is exact for the median of the per-round figure. Load that
+  adds time and persists across rounds neither cancels nor leaves the rounds independent: the
+  verdicts screen each figure's rounds by the load they recorded (experiments/load.py).
 - **Independent arms** (plain arrays): a function of the arms' medians, with a conservative interval
   that needs no distribution either: each of the k arms' medians gets its order-statistic interval at
   level^(1/k), so that all k hold at once with probability ≥ level (the arms are independent), and the

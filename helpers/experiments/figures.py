@@ -184,8 +184,8 @@ class Figure:
         return {k: v(data.df, data.meta) if callable(v) else v for k, v in self.detail}
 
     def claim(self, said: Said, data: Data) -> Claim | list[Claim] | None:
-        if self.of_run:
-            return self.build(said, data.df, data.meta, self.details(data))
+        if self.of_run:  # its rounds are the experiment's: screened on the whole run's load
+            return load.screen_run(data.meta).judged(self.build(said, data.df, data.meta, self.details(data)))
         samples = [data(sel) for sel in self.sels]
         if any(len(s) == 0 for s in samples):
             if self.optional:

@@ -19,7 +19,8 @@ The rule (chosen by that simulation among quietest-rounds, regression-on-load an
 It rests on the pressure rising with the load that slows the arms (the time a task waits for a CPU
 is what PSI counts): a load the CPU pressure does not see (disk, memory bandwidth, a throttled clock)
 escapes it. A run with several measuring loops (experiment 8) is screened against each loop's load.
-Independent arms (no rounds) and figures an experiment computes itself are not screened.
+Independent arms (no rounds) are not screened; a figure an experiment computes from the whole run (a
+slope, a crossover) is screened on the whole run's load, with no quiet-rounds subset (`screen_run`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class Screen:
     metric: str = ""
     low: float = float("nan")
     high: float = float("nan")
+    run_wide: bool = False  # screened on the whole run's load: only claims judged by rounds are touched
 
     @property
     def varied(self) -> bool:
@@ -73,14 +75,20 @@ class Screen:
         """The claim as the load leaves it: «bajo carga» (no verdict, no interval claimed) or, when
         only the quiet rounds counted, with their count in its detail. A claim without a figure, or
         below MIN_N rounds, stays as it is."""
-        if claim is None or not self.varied or claim.n < stats.MIN_N or stats.any_nan(claim.value):
-            return claim
         if isinstance(claim, list):
             return [self.judged(c) for c in claim]
-        detail = {**claim.detail, **self.detail()}
+        if claim is None or not self.varied or claim.n < stats.MIN_N or stats.any_nan(claim.value):
+            return claim
+        if self.run_wide and not (claim.estimate.paired or claim.detail.get("rondas")):
+            return claim
         if self.loaded:
-            return replace(claim, status=LOADED, more_reps=None, detail=detail)
-        return replace(claim, detail=detail)
+            return without_verdict(claim, self.detail())
+        return replace(claim, detail={**claim.detail, **self.detail()})
+
+
+def without_verdict(claim, load_detail: dict):
+    """The claim «bajo carga»: its figure kept, no verdict, the load's detail added."""
+    return replace(claim, status=LOADED, more_reps=None, detail={**claim.detail, **load_detail})
 
 
 def per_round(meta: dict | None) -> dict[str, pd.Series]:
@@ -109,6 +117,17 @@ def quiet_rounds(load: pd.Series, limit: float, band: float) -> tuple[bool, tupl
     return True, tuple(int(r) for r in load.index[load.to_numpy(float) <= float(arr.min()) + band])
 
 
+def screen_run(meta: dict | None) -> Screen:
+    """The load's verdict on a figure an experiment computes from the whole run (`verdict.Computed`,
+    `verdict.Custom`): its rounds cannot be picked from outside, so a load that varied over the run
+    leaves every such claim judged by rounds without a verdict."""
+    for metric, load in per_round(meta).items():
+        base = _base(metric)
+        if base and quiet_rounds(load, VARIED[base], QUIET_BAND[base])[0]:
+            return Screen(None, True, metric, float(load.min()), float(load.max()), run_wide=True)
+    return Screen()
+
+
 def screen(meta: dict | None, samples: list) -> Screen:
     """The load's verdict on a figure of arms paired by round (Series indexed by round): see the module
     docstring. Plain arrays (independent arms), or a run without load rows: every round counts."""
@@ -133,3 +152,10 @@ def screen(meta: dict | None, samples: list) -> Screen:
     rounds = tuple(sorted(kept or ()))
     return Screen(rounds, len(rounds) < stats.MIN_N, *worst)
 
+
+def carried(claim, source):
+    """A claim judged on another claim's figure (`source`, read from another experiment) carries that
+    claim's load: «bajo carga» stays without a verdict."""
+    if source.status != LOADED:
+        return claim
+    return without_verdict(claim, {k: v for k, v in source.detail.items() if k.startswith("carga_")})

@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import stats
+from .. import results, stats
 from ..experiments import figures as fg
-from ..experiments import margins
+from ..experiments import load, margins
 from ..experiments import verdict as vd
 from .numbers import approx, fmt_margin, fmt_value, fmt_value_interval, num
 
@@ -23,6 +23,7 @@ VERDICT = {
     vd.INESTABLE: "medición inestable: repite",
     vd.SIN_DATOS: "no se puede juzgar",
     vd.NO_COMPARABLE: "no comparable",
+    vd.BAJO_CARGA: "medición bajo carga: repite",
 }
 WHY = {
     vd.SE_CONFIRMA: "Todo el intervalo cae dentro del margen de la afirmación.",
@@ -33,6 +34,9 @@ WHY = {
     "vuelve a ejecutar.",
     vd.SIN_DATOS: "No hay datos suficientes en esta corrida para juzgarla.",
     vd.NO_COMPARABLE: "",
+    vd.BAJO_CARGA: "La carga de la máquina cambió entre rondas y menos de "
+    f"{vd.MIN_N} rondas se midieron con la máquina tranquila: con una carga que dura varias rondas, "
+    "el IC 95 % no cubre lo que dice. Cierra lo que esté usando la CPU y vuelve a ejecutar.",
 }
 # Agreement of this machine with the reference (figures.agreement), the same three outcomes.
 AGREEMENT = {
@@ -133,10 +137,20 @@ def claim_sentence(claim) -> str:
         )
     elif detail.get("sin_cifra"):  # judged against a baseline unstable on its own: no figure from it
         parts.append("La línea base varió tanto por sí sola que no se calcula ninguna cifra frente a ella.")
+    elif claim.status == vd.BAJO_CARGA:
+        parts.append(
+            f"{quantity} = {fmt_value(claim.value, claim.unit)} ({by_round}, n = {claim.n} {counted}, "
+            f"sin IC 95 %: {load_range(detail)}); {_what_we_accept(claim)}."
+        )
     elif claim.status not in (vd.SIN_DATOS, vd.NO_COMPARABLE):
         parts.append(
             f"{quantity} = {fmt_value_interval(claim.value, claim.low, claim.high, claim.unit)} "
             f"({by_round} e IC 95 %, n = {claim.n} {counted}); {_what_we_accept(claim)}."
+        )
+    if detail.get("rondas_tranquilas") and claim.status != vd.BAJO_CARGA:
+        parts.append(
+            f"La carga de la máquina cambió entre rondas ({load_range(detail)}): la cifra y su IC salen "
+            f"de las {detail['rondas_tranquilas']} rondas con la máquina más tranquila."
         )
     why = WHY.get(claim.status, "")
     if why and not detail.get("observado") and not (claim.status == vd.SIN_DATOS and claim.n > 0):
@@ -145,6 +159,23 @@ def claim_sentence(claim) -> str:
     if note:
         parts.append(note)
     return " ".join(parts)
+
+
+LOAD_WORDS = {
+    results.LOAD_PRESSURE: ("la presión de CPU", " %"),
+    results.LOAD_AVERAGE: ("el promedio de carga", " procesos"),
+    results.STEAL: ("el tiempo robado por el hipervisor", " %"),
+}
+
+
+def load_range(detail: dict) -> str:
+    """«la presión de CPU fue del 12 % al 40 % según la ronda», from a claim's detail (experiments/load.py)."""
+    metric = str(detail.get("carga_metrica", ""))
+    base = next((b for b in LOAD_WORDS if metric == b or metric.startswith(b + "_")), results.LOAD_PRESSURE)
+    what, unit = LOAD_WORDS[base]
+    digits = 2 if base == results.LOAD_AVERAGE else 1
+    low, high = num(detail.get("carga_min"), digits), num(detail.get("carga_max"), digits)
+    return f"{what} fue de {low}{unit} a {high}{unit} según la ronda"
 
 
 # ---------------------------------------------------------------- how we measure, for every notebook
@@ -195,7 +226,10 @@ def method_sentence() -> str:
         f"intervalo. Las rondas intercalan los brazos, cada una en un orden barajado de nuevo, para que una "
         f"deriva lenta y lo que un brazo deja al siguiente no caigan siempre sobre el mismo brazo; la carga de la "
         f"máquina que vio cada ronda (presión de CPU y tiempo robado) se registra con la corrida: no "
-        f"suponemos que se cancele. Con brazos independientes (no medidos en las mismas rondas), cada mediana "
+        f"suponemos que se cancele. Si cambió entre rondas más de {num(load.VARIED[results.LOAD_PRESSURE])} "
+        f"puntos, solo cuentan las rondas con la máquina más tranquila (a {num(load.QUIET_BAND[results.LOAD_PRESSURE])} "
+        f"puntos o menos de la menos cargada), y si no llegan a {n0}, la afirmación dice "
+        f"«{VERDICT[vd.BAJO_CARGA]}» en lugar de un veredicto. Con brazos independientes (no medidos en las mismas rondas), cada mediana "
         f"lleva su intervalo a un nivel más alto (con dos brazos, √95 % ≈ 97.5 %, y hacen falta "
         f"{stats.min_n(stats.LEVEL**0.5)} valores por brazo) y la cifra toma su menor y su mayor valor entre "
         f"esos intervalos: un IC conservador, que cubre al menos el 95 %. Con menos de "

@@ -14,7 +14,7 @@ import pandas as pd
 
 from ... import engines as eng
 from .. import figures as fg
-from .. import read_claim
+from .. import load, read_claim
 from .. import verdict as vd
 from . import levels as lv
 
@@ -117,7 +117,8 @@ def syscall_claim() -> vd.Claim:
         kind=theirs.kind, claimed=theirs.claimed, bounds=theirs.bounds, region=region, unit=theirs.unit
     )
     counted = {"rondas": True} if theirs.detail.get("rondas") else None
-    return vd.judge(said, theirs.estimate, unstable=theirs.status == vd.INESTABLE, detail=counted)
+    claim = vd.judge(said, theirs.estimate, unstable=theirs.status == vd.INESTABLE, detail=counted)
+    return load.carried(claim, theirs)
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[vd.Claim]:
