@@ -38,6 +38,18 @@ VARIED = {results.LOAD_PRESSURE: 6.0, results.LOAD_AVERAGE: 0.5, results.STEAL: 
 QUIET_BAND = {metric: limit / 2 for metric, limit in VARIED.items()}
 
 
+# What tests/core/test_coverage.py measures (seeded simulation of persistent additive AR(1) load, ρ = 0.7
+# and 0.9, light and heavy, on log-normal, bimodal and unequally spread arms; ratios, differences and
+# one arm's median by round), worst case by n: the share of runs whose interval covers the quiet
+# machine's figure or whose claim shows no verdict; the coverage of the intervals it did give; and the
+# share of runs a quiet machine is left without a verdict. The test fails if a re-run drifts from these.
+TESTED: dict[str, dict[int, float]] = {
+    "cubre_o_sin_veredicto": {6: 0.936, 10: 0.978},
+    "cobertura_de_los_ic_dados": {6: 0.863, 10: 0.955},
+    "sin_veredicto_en_reposo": {6: 0.0, 10: 0.002},
+}
+
+
 @dataclass(frozen=True)
 class Screen:
     """What the load of a figure's rounds allows: `rounds`, the rounds that count (None: all of them);

@@ -226,8 +226,10 @@ def method_sentence() -> str:
         f"intervalo. Las rondas intercalan los brazos, cada una en un orden barajado de nuevo, para que una "
         f"deriva lenta y lo que un brazo deja al siguiente no caigan siempre sobre el mismo brazo; la carga de la "
         f"máquina que vio cada ronda (presión de CPU y tiempo robado) se registra con la corrida: no "
-        f"suponemos que se cancele. Si cambió entre rondas más de {num(load.VARIED[results.LOAD_PRESSURE])} "
-        f"puntos, solo cuentan las rondas con la máquina más tranquila (a {num(load.QUIET_BAND[results.LOAD_PRESSURE])} "
+        f"suponemos que se cancele. Si la presión de CPU o el tiempo robado cambió entre rondas más de "
+        f"{num(load.VARIED[results.LOAD_PRESSURE])} "
+        f"puntos (o el promedio de carga, donde no hay presión de CPU, más de "
+        f"{num(load.VARIED[results.LOAD_AVERAGE], 1)} procesos), solo cuentan las rondas con la máquina más tranquila (a {num(load.QUIET_BAND[results.LOAD_PRESSURE])} "
         f"puntos o menos de la menos cargada), y si no llegan a {n0}, la afirmación dice "
         f"«{VERDICT[vd.BAJO_CARGA]}» en lugar de un veredicto. Con brazos independientes (no medidos en las mismas rondas), cada mediana "
         f"lleva su intervalo a un nivel más alto (con dos brazos, √95 % ≈ 97.5 %, y hacen falta "
@@ -252,6 +254,20 @@ def method_sentence() -> str:
             + ", en datos asimétricos (log-normales), de cola pesada (Pareto, t de Student), bimodales "
             "y con dispersiones desiguales, para medianas, proporciones y diferencias por ronda (también "
             "con deriva por ronda) y para brazos independientes."
+        )
+    under = load.TESTED
+    if under:
+        ns = sorted(under["cubre_o_sin_veredicto"])
+
+        def by_n(name: str) -> str:
+            return " y ".join(f"el {_pct(under[name][n])}" for n in ns)
+
+        text += (
+            " Con una carga de fondo simulada que suma tiempo y dura varias rondas, el IC cubrió el valor de "
+            f"la máquina tranquila o la afirmación quedó sin veredicto al menos {by_n('cubre_o_sin_veredicto')} "
+            f"de las veces con n = {' y '.join(str(n) for n in ns)}; los IC que sí se dieron cubrieron al "
+            f"menos {by_n('cobertura_de_los_ic_dados')}, y en una máquina en reposo la carga dejó sin "
+            f"veredicto {by_n('sin_veredicto_en_reposo')} de las afirmaciones."
         )
     return text
 
