@@ -130,8 +130,8 @@ def quiet_rounds(load: pd.Series, limit: float, band: float) -> tuple[bool, tupl
 
 
 def screen_run(meta: dict | None) -> Screen:
-    """The load's verdict on a figure an experiment computes from the whole run (`verdict.Computed`,
-    `verdict.Custom`): its rounds cannot be picked from outside, so a load that varied over the run
+    """The load's verdict on a figure an experiment computes from the whole run (`figures.Computed`,
+    `figures.Custom`): its rounds cannot be picked from outside, so a load that varied over the run
     leaves every such claim judged by rounds without a verdict."""
     for metric, load in per_round(meta).items():
         base = _base(metric)
