@@ -141,15 +141,15 @@ QUESTION_TEXT = {
 def preguntas(root=None) -> dict:
     """One short paragraph per question, generated from the claims of the notebook that decides it (its
     latest run): its main claim, with its verdict, then the other claims it cites; «is Podman faster?»
-    split into «~2×» and where the difference lives (`podman_vs_docker`), CAPACITY with its number
-    (`capacidad`). Returns {question: [claims]}."""
+    split into «~2×» and where the difference lives (`_podman_vs_docker`), CAPACITY with its number
+    (`_capacidad`). Returns {question: [claims]}."""
     found = cierre.answers(root)
     for q in cierre.QUESTIONS:
         where = _notebook(q.experiment)
         claims = [c for c in found[q.key] if c is not None]
         head = f"#### {QUESTION_TEXT[q.key]}\n\nLo decide {where}"
         if q.key == "podman_mas_rapido":
-            markdown(f"#### {QUESTION_TEXT[q.key]}\n\n{podman_vs_docker(root)}")
+            markdown(f"#### {QUESTION_TEXT[q.key]}\n\n{_podman_vs_docker(root)}")
             continue
         if not found[q.key]:
             markdown(f"{head}, que aún no tiene corrida en esta máquina: ejecútalo y vuelve a esta celda.")
@@ -165,7 +165,7 @@ def preguntas(root=None) -> dict:
                 f"las da el cuaderno):\n\n{parts}\n\nSus afirmaciones sobre esto, con su veredicto:\n\n"
             )
         elif q.cost == "CAPACITY":
-            text = f"{head}. {capacidad(root)}\n\nLo que juzgó sobre la memoria, con su veredicto:\n\n"
+            text = f"{head}. {_capacidad(root)}\n\nLo que juzgó sobre la memoria, con su veredicto:\n\n"
         else:
             text = (
                 f"{head}. **En tu máquina, su afirmación principal, «{main.statement}», "
@@ -200,7 +200,7 @@ def _said_line(claims: list, words: str) -> str:
     return f"- {words} " + "; ".join(cells) + "."
 
 
-def podman_vs_docker(root=None) -> str:
+def _podman_vs_docker(root=None) -> str:
     """«Is Podman faster to start?» as the pages that decide it split it: 01's verdicts on «~2×» and on
     «faster» (default network, the chapter's conditions; cited, not re-judged), then where the difference
     lives, each read by the one rule (verdict.direction): the engine itself without network (04's own
@@ -290,7 +290,7 @@ MEMORY_FIELD = {
 }
 
 
-def cuantos(value_low_high) -> str:
+def _cuantos(value_low_high) -> str:
     """How many containers a limit lets in: an exact limit as it is («1 023»), a figure with an interval
     as an extrapolated count («unos 6 900 [6 800, 7 100]»)."""
     value, low, high = value_low_high
@@ -299,7 +299,7 @@ def cuantos(value_low_high) -> str:
     return f"unos {approx(value)} [{approx(low)}, {approx(high)}]"
 
 
-def capacidad(root=None) -> str:
+def _capacidad(root=None) -> str:
     """CAPACITY as a number per engine, from 02's latest run (cierre.capacity): the limit that binds first
     and how many containers it lets in, how many the memory holds, the other limits the run lets us read,
     and the limits it cannot read."""
@@ -310,7 +310,7 @@ def capacidad(root=None) -> str:
     for cap in found:
         kb, binding = cap.memory_kb, cap.binding
         who = ENGINE_LABEL.get(cap.engine, cap.engine)
-        text = f"- **{who}: caben {cuantos(cap.limits[binding])} contenedores; lo primero que se acaba: {LIMIT_NAME[binding]}.**"
+        text = f"- **{who}: caben {_cuantos(cap.limits[binding])} contenedores; lo primero que se acaba: {LIMIT_NAME[binding]}.**"
         memory = fmt_value_interval(kb.value / 1024, kb.low / 1024, kb.high / 1024, "MiB")
         text += (
             f" Cada contenedor más retiene {memory} (su cgroup y su proceso ayudante, PSS, con N = {cap.n})"
@@ -318,10 +318,10 @@ def capacidad(root=None) -> str:
         if cierre.MEMORY in cap.limits:
             text += (
                 f"; en {MEMORY_FIELD[cap.memory_field]} al empezar la corrida, "
-                f"{fmt(cap.memory_bytes / 2**30, 1, 'GiB')}, caben {cuantos(cap.limits[cierre.MEMORY])}"
+                f"{fmt(cap.memory_bytes / 2**30, 1, 'GiB')}, caben {_cuantos(cap.limits[cierre.MEMORY])}"
             )
         others = [
-            f"{LIMIT_WHY[k]}" + ("" if k == cierre.BRIDGE else f" {cuantos(v)}")
+            f"{LIMIT_WHY[k]}" + ("" if k == cierre.BRIDGE else f" {_cuantos(v)}")
             for k, v in cap.limits.items()
             if k not in (cierre.MEMORY, binding)
         ]

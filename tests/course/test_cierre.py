@@ -13,7 +13,15 @@ from helpers.experiments import arranque, ejecucion
 from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.runner import Resultado
 from helpers.view import cierre as vista
-from helpers.view.common import ENGINE_LABEL, direction_words, fmt_ratio, fmt_value_interval, verdict_words
+from helpers.view.common import (
+    ENGINE_LABEL,
+    approx,
+    direction_words,
+    fmt,
+    fmt_ratio,
+    fmt_value_interval,
+    verdict_words,
+)
 
 RNG = np.random.default_rng(3)
 
@@ -205,6 +213,18 @@ def _startup(docker: float, podman: float) -> pd.DataFrame:
     )
 
 
+def _answer(view, root, question: str) -> str:
+    """The paragraph 09 shows for one question (view.preguntas, displayed), from its header on."""
+    shown = []
+    original = IPython.display.display
+    IPython.display.display = lambda obj, *a, **k: shown.append(obj)
+    try:
+        view.preguntas(root=root)
+    finally:
+        IPython.display.display = original
+    return _markdown(shown).split(question)[1].split("####")[0]
+
+
 def _markdown(shown) -> str:
     return "\n".join(getattr(o, "data", "") or "" for o in shown if isinstance(getattr(o, "data", None), str))
 
@@ -262,7 +282,7 @@ def test_podman_vs_docker_splits_2x_from_where_the_difference_lives(root, arms, 
     (d_none, d_net), (p_none, p_net) = arms
     _run(root, "arranque", _launch_split(d_net, p_net, d_none, p_none))
     _run(root, "anatomia", _anatomia_rows((("docker", d_none, d_net), ("podman", p_none, p_net))))
-    text = vista.podman_vs_docker(root)
+    text = _answer(vista, root, "¿Arranca Podman más rápido que Docker?")
     lines = text.splitlines()
     twice = [
         experiments.read_claim(cierre, "arranque", "podman_2x", root, role=r) for r in ("ubuntu", "alpine")
@@ -599,10 +619,12 @@ def test_capacity_is_a_number_per_engine_with_the_limit_that_binds_first(
         assert (cierre.PIDS in cap.limits) == bool(pid_max)
         if pid_max:
             assert cap.limits[cierre.PIDS][0] == pytest.approx(pid_max / 2)  # its helper and its own process
-    text = vista.capacidad(root)
+    text = _answer(vista, root, "¿Cuántos caben")
     for engine, binds in (("docker", docker_binds), ("podman", podman_binds)):
         line = next(x for x in text.splitlines() if x.startswith(f"- **{ENGINE_LABEL[engine]}:"))
         assert f"lo primero que se acaba: {binds}" in line
-        assert f"caben {vista.cuantos(found[engine].limits[found[engine].binding])} contenedores" in line
+        count = found[engine].limits[found[engine].binding][0]
+        exact = found[engine].binding != cierre.MEMORY
+        assert f"caben {fmt(count, 0) if exact else 'unos ' + approx(count)}" in line
     assert "descriptores de archivo" in text  # never counted per container: said, not guessed
     assert ("kernel.pid_max (esta corrida no lo registró" in text) == (pid_max is None)
