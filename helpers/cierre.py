@@ -178,8 +178,8 @@ class FasterSplit:
     faster: 01's `podman_mas_rapido` and twice: its `podman_2x`, per image (read by key, never
     re-judged); without_network: 01's `run --network none`, Podman/Docker by round, per image; own: 04's
     engine's own part without network (`run --network none` − `runc run`), Podman's over Docker's;
-    network: 04's cost of the default network per engine (anatomia.network_costs) and, under
-    "podman/docker", Podman's over Docker's by round; backend: what sets up Podman's network (01's meta)."""
+    network: 04's cost of the default network per engine (anatomia.network_costs); network_ratio:
+    Podman's over Docker's, by round; backend: what sets up Podman's network (04's meta, else 01's)."""
 
     faster: list
     twice: list
@@ -197,6 +197,11 @@ class FasterSplit:
 ROLES = ("ubuntu", "alpine")
 
 
+def _podman_network(meta: dict) -> str:
+    """What sets up Podman's network in a run (its meta.json: netavark, CNI…), or ""."""
+    return ((meta.get("engines") or {}).get("podman") or {}).get("network_backend") or ""
+
+
 def faster_split(root=None) -> FasterSplit:
     """01's verdicts on «~2×» and on «faster», and where the difference lives: the engine without network
     (04's own parts; 01's no-network variant) and the network's set-up and teardown (04)."""
@@ -208,7 +213,7 @@ def faster_split(root=None) -> FasterSplit:
     without, backend = [], ""
     run = experiments.read_run(THIS, "arranque", root)
     if run is not None and not run.df.empty:
-        backend = ((run.meta.get("engines") or {}).get("podman") or {}).get("network_backend") or ""
+        backend = _podman_network(run.meta)
         for role in ROLES:
             arms = [
                 arranque.arm_series(run.df, run.meta, (e, role), arranque.NO_NETWORK_VARIANT)
@@ -224,6 +229,7 @@ def faster_split(root=None) -> FasterSplit:
             value, low, high, n = figures
             own = _reading(stats.Estimate(value, low, high, n, paired=True))
         network = anatomia.network_costs(parts.df, parts.meta.get("run_id", ""))
+        backend = _podman_network(parts.meta) or backend
         if len(network) == 2:
             ratio = _reading(anatomia.network_podman_over_docker(parts.df))
     return FasterSplit(faster, twice, without, own, network, ratio, backend)

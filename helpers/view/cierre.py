@@ -194,7 +194,7 @@ def _said_line(claims: list, words: str) -> str:
     """01's verdict on one claim per image, with its figure and its margin."""
     cells = [
         f"con «{c.detail.get('role', '')}», **{verdict_words(c)}**: Podman/Docker = "
-        f"{fmt_ratio(c.value, c.low, c.high)} (n = {c.n}), y se acepta {fmt_margin(c.region, c.unit)}"
+        f"{fmt_ratio(c.value, c.low, c.high)} (n = {c.n}{' rondas' if c.detail.get('rondas') else ''}), y se acepta {fmt_margin(c.region, c.unit)}"
         for c in claims
     ]
     return f"- {words} " + "; ".join(cells) + "."
@@ -237,13 +237,13 @@ def _podman_vs_docker(root=None) -> str:
             "- En el cuaderno 01, el arranque entero sin red (`--network none`): " + "; ".join(cells) + "."
         )
     if split.network:
-        backend = "netavark" if not split.backend else split.backend
+        backend = f"la arma {split.backend}" if split.backend else "la arma su backend de red"
         costs = ", ".join(
             f"{ENGINE_LABEL.get(e, e)} {fmt_value_interval(v['red_ms'], *v['red_ic'], 'ms')}"
             for e, v in split.network.items()
         )
         text = (
-            f"- **La red por defecto, crearla y deshacerla** (en Podman la arma {backend}; en Docker, dockerd "
+            f"- **La red por defecto, crearla y deshacerla** (en Podman {backend}; en Docker, dockerd "
             f"con su bridge), en el cuaderno 04, ronda a ronda: {costs}"
         )
         if split.network_ratio is not None:
