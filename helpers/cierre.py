@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from . import engines, experiments, reference, results
-from .experiments import anatomia, arranque, ejecucion
+from . import engines, experiments, reference, results, stats
+from .experiments import anatomia, arranque, ejecucion, escala, verdict
 from .experiments.contract import CLOSING_COLUMNS
 from .experiments.runner import Resultado
 from .experiments.summary import SummaryRow
@@ -127,7 +127,7 @@ QUESTIONS = (
         "costo_running",
         "RUNNING",
         "ejecucion",
-        ("dos_horas_10_min", "hash_0", "sort_6_8", "archivos_pequenos", "copia_capa"),
+        ("dos_horas_10_min", "archivos_pequenos", "copia_capa"),
     ),
     Question("capacidad", "CAPACITY", "escala", ("daemon_fijo", "cgroup_4x", "cruce_102")),
 )
@@ -154,6 +154,158 @@ def launch_parts(root=None) -> tuple[list[pd.DataFrame], dict]:
         return [], {}
     frames = [anatomia.waterfall(run.df, e) for e in engines.CONTAINER_ENGINES]
     return [w for w in frames if w["fraccion"].notna().any()], run.meta
+
+
+# ---------------------------------------------------------------- «¿Arranca Podman más rápido?», in two
+@dataclass
+class Reading:
+    """A figure with its IC 95 % and which way it points from 1× by the one rule (verdict.direction:
+    ABOVE, BELOW, LEVEL, NO_CONCLUYENTE or SIN_DATOS); `role` names the image when it has one."""
+
+    estimate: stats.Estimate
+    direction: str
+    role: str = ""
+
+
+def _reading(estimate: stats.Estimate, role: str = "") -> Reading:
+    return Reading(estimate, verdict.direction(estimate.low, estimate.high, estimate.n), role)
+
+
+@dataclass
+class FasterSplit:
+    """«Is Podman faster to start?» split where the pages that decide it split it.
+
+    faster: 01's `podman_mas_rapido` and twice: its `podman_2x`, per image (read by key, never
+    re-judged); without_network: 01's `run --network none`, Podman/Docker by round, per image; own: 04's
+    engine's own part without network (`run --network none` − `runc run`), Podman's over Docker's;
+    network: 04's cost of the default network per engine (anatomia.network_costs); network_ratio:
+    Podman's over Docker's, by round; backend: what sets up Podman's network (04's meta, else 01's)."""
+
+    faster: list
+    twice: list
+    without_network: list[Reading]
+    own: Reading | None
+    network: dict
+    network_ratio: Reading | None
+    backend: str = ""
+
+    @property
+    def measured(self) -> bool:
+        return bool(self.faster or self.twice or self.own or self.network)
+
+
+ROLES = ("ubuntu", "alpine")
+
+
+def _podman_network(meta: dict) -> str:
+    """What sets up Podman's network in a run (its meta.json: netavark, CNI…), or ""."""
+    return ((meta.get("engines") or {}).get("podman") or {}).get("network_backend") or ""
+
+
+def faster_split(root=None) -> FasterSplit:
+    """01's verdicts on «~2×» and on «faster», and where the difference lives: the engine without network
+    (04's own parts; 01's no-network variant) and the network's set-up and teardown (04)."""
+    read = [
+        [experiments.read_claim(THIS, "arranque", key, root, role=r) for r in ROLES]
+        for key in ("podman_mas_rapido", "podman_2x")
+    ]
+    faster, twice = ([c for c in found if c is not None] for found in read)
+    without, backend = [], ""
+    run = experiments.read_run(THIS, "arranque", root)
+    if run is not None and not run.df.empty:
+        backend = _podman_network(run.meta)
+        for role in ROLES:
+            arms = [
+                arranque.arm_series(run.df, run.meta, (e, role), arranque.NO_NETWORK_VARIANT)
+                for e in ("podman", "docker")
+            ]
+            if all(a.size for a in arms):
+                without.append(_reading(stats.ratio_ci(*arms), role))
+    own, network, ratio = None, {}, None
+    parts = experiments.read_run(THIS, "anatomia", root)
+    if parts is not None and not parts.df.empty:
+        figures = anatomia.engine_own_parts(parts.df).get("podman/docker")
+        if figures:
+            value, low, high, n = figures
+            own = _reading(stats.Estimate(value, low, high, n, paired=True))
+        network = anatomia.network_costs(parts.df, parts.meta.get("run_id", ""))
+        backend = _podman_network(parts.meta) or backend
+        if len(network) == 2:
+            ratio = _reading(anatomia.network_podman_over_docker(parts.df))
+    return FasterSplit(faster, twice, without, own, network, ratio, backend)
+
+
+# ---------------------------------------------------------------- CAPACITY: how many fit, and what binds first
+BRIDGE_PORTS = 1023  # a Linux bridge holds BR_MAX_PORTS = 1024 ports, port 0 reserved: 1023 containers
+MEMORY, BRIDGE, PIDS, FILES = "memoria", "puertos del bridge", "PID", "descriptores de archivo"
+LIMITS = (MEMORY, BRIDGE, PIDS, FILES)
+NOT_RECORDED, NOT_APPLICABLE, NOT_MEASURED = "no_registrado", "no_aplica", "no_medido"
+
+
+@dataclass
+class Capacity:
+    """How many idle containers of one engine fit in the machine 02 ran on, from that run.
+
+    n: the N the per-container figures come from; memory_kb: what one more container holds (escala.
+    per_container: its cgroup and its helper's PSS), with its IC; processes: PIDs per container (a
+    lower bound); memory_field: which of meta.json's host figures is the memory (MemAvailable when
+    recorded, else the total); memory_bytes: that figure; limits: {limit: (containers, low, high)} for
+    the limits this run lets us read; unread: {limit: why not (NOT_RECORDED, NOT_APPLICABLE,
+    NOT_MEASURED)}; bridged: launched on the default network (a bridge); binding: the readable limit that lets in fewest containers."""
+
+    engine: str
+    n: int
+    memory_kb: stats.Estimate
+    processes: float
+    memory_field: str
+    memory_bytes: float
+    limits: dict = field(default_factory=dict)
+    unread: dict = field(default_factory=dict)
+    bridged: bool = False
+
+    @property
+    def binding(self) -> str | None:
+        return min(self.limits, key=lambda k: self.limits[k][0]) if self.limits else None
+
+
+def capacity(root=None) -> list[Capacity]:
+    """CAPACITY as a number per engine from 02's latest run: the containers its memory holds (the host's
+    MemAvailable, recorded in meta.json when the run started with the engine's fixed processes already
+    running, ÷ what one more container holds), the bridge's ports when the run launched on the default
+    network as root (rootless networks have no bridge), kernel.pid_max ÷ PIDs per container when meta.json recorded it; file descriptors are never
+    counted per container. [] without a run of 02."""
+    run = experiments.read_run(THIS, "escala", root)
+    if run is None or run.df.empty:
+        return []
+    host = run.meta.get("host") or {}
+    name = next((k for k in ("memory_available_bytes", "memory_total_bytes") if host.get(k)), "")
+    memory = float(host[name]) if name else float("nan")
+    bridged = escala.on_default_network(run.meta)
+    pid_max = (host.get("limits") or {}).get("pid_max")
+    out = []
+    engines_meta = run.meta.get("engines") or {}
+    for engine, each in escala.per_container(run.df).items():
+        rootless = bool((engines_meta.get(engine) or {}).get("rootless"))  # slirp4netns or pasta: no bridge
+        kb = each["memoria_kb"]
+        cap = Capacity(
+            engine, each["n"], kb, each["procesos"], name, memory, bridged=bridged and not rootless
+        )
+        if name:
+            fits = [memory / 1024 / v if v > 0 else float("nan") for v in (kb.value, kb.high, kb.low)]
+            cap.limits[MEMORY] = tuple(fits)
+        else:
+            cap.unread[MEMORY] = NOT_RECORDED
+        if cap.bridged:
+            cap.limits[BRIDGE] = (BRIDGE_PORTS,) * 3
+        else:
+            cap.unread[BRIDGE] = NOT_APPLICABLE
+        if pid_max and each["procesos"] > 0:
+            cap.limits[PIDS] = (pid_max / each["procesos"],) * 3
+        else:
+            cap.unread[PIDS] = NOT_RECORDED
+        cap.unread[FILES] = NOT_MEASURED
+        out.append(cap)
+    return out
 
 
 # ---------------------------------------------------------------- the chapter's summary, and the student's
@@ -194,6 +346,8 @@ def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
             mine = _figure(row, run.df, run.meta, engine) if run is not None else _NO_FIGURE
             want = dict(row.detail) | ({"engine": engine} if row.per_engine else {})
             claim = experiments.pick_claim(judged[experiment], row.said.key, **want)
+            if row.verdict is not None:
+                claim = row.verdict(run.df, run.meta, engine) if run is not None else None
             if engine not in row.judged:
                 claim = NOT_JUDGED
             rows.append(

@@ -228,7 +228,17 @@ def host_metadata() -> dict:
         "python": sys.version.split()[0],
         "is_root": is_root(),
         "user": user_name(),
+        "limits": {"pid_max": pid_max()},
     }
+
+
+def pid_max(path: Path = Path("/proc/sys/kernel/pid_max")) -> int | None:
+    """kernel.pid_max: how many PIDs the kernel hands out (every process and thread takes one), or None
+    where it cannot be read."""
+    try:
+        return int(_read(path).strip())
+    except ValueError:
+        return None
 
 
 def processes_named(*names: str) -> list[psutil.Process]:

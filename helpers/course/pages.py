@@ -167,6 +167,8 @@ FACT_LABELS = {
     "cpu_cores": "núcleos",
     "memory_total_bytes": "memoria total",
     "memory_available_bytes": "memoria libre",
+    "limits": "límites del kernel",
+    "pid_max": "PID que reparte el kernel (kernel.pid_max)",
     "cgroup_version": "versión de cgroups",
     "python": "Python",
     "is_root": "root",

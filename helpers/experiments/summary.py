@@ -29,7 +29,10 @@ class SummaryRow:
     the chapter concluded (its statement is shown, its key finds the verdict); figure: `figure(df,
     meta, engine) -> Figure` on a run's rows or the reference's (meta None); detail: what picks the
     judged claim among those with the key (`engine` added per engine when `per_engine`); judged: the
-    engines the claim is about (the others show «not about this engine»)."""
+    engines the claim is about (the others show «not about this engine»); verdict: when the row's figure
+    is not the one its page judges the claim on (hash and sort, which the page judges with `exec`
+    inside, shown here as the work alone), `verdict(df, meta, engine) -> Claim`: the declaration judged
+    by the one rule on the row's figure, built by the experiment (None: the page's claim, by key)."""
 
     label: str
     cost: str
@@ -38,6 +41,7 @@ class SummaryRow:
     detail: tuple = ()
     per_engine: bool = False
     judged: tuple = ("docker", "podman")
+    verdict: Callable | None = None
 
 
 def declared(said: tuple[Said, ...], key: str) -> Said:

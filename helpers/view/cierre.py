@@ -13,8 +13,12 @@ from .anatomia_frases import waterfall_sentence
 from .common import (
     ENGINE_LABEL,
     STATUS_LABEL,
+    approx,
     claim_sentence,
+    direction_words,
     fmt,
+    fmt_margin,
+    fmt_ratio,
     fmt_value,
     fmt_value_interval,
     markdown,
@@ -135,14 +139,18 @@ QUESTION_TEXT = {
 
 
 def preguntas(root=None) -> dict:
-    """One short paragraph per question, generated from the claims of the one notebook that decides it
-    (its latest run): its main claim, with its verdict, then the other claims it cites. Returns
-    {question: [claims]}."""
+    """One short paragraph per question, generated from the claims of the notebook that decides it (its
+    latest run): its main claim, with its verdict, then the other claims it cites; «is Podman faster?»
+    split into «~2×» and where the difference lives (`_podman_vs_docker`), CAPACITY with its number
+    (`_capacidad`). Returns {question: [claims]}."""
     found = cierre.answers(root)
     for q in cierre.QUESTIONS:
         where = _notebook(q.experiment)
         claims = [c for c in found[q.key] if c is not None]
         head = f"#### {QUESTION_TEXT[q.key]}\n\nLo decide {where}"
+        if q.key == "podman_mas_rapido":
+            markdown(f"#### {QUESTION_TEXT[q.key]}\n\n{_podman_vs_docker(root)}")
+            continue
         if not found[q.key]:
             markdown(f"{head}, que aún no tiene corrida en esta máquina: ejecútalo y vuelve a esta celda.")
             continue
@@ -156,6 +164,8 @@ def preguntas(root=None) -> dict:
                 f"{head}, desarmando el `run` de cada motor en partes. **En tu máquina** (sus cifras, como "
                 f"las da el cuaderno):\n\n{parts}\n\nSus afirmaciones sobre esto, con su veredicto:\n\n"
             )
+        elif q.cost == "CAPACITY":
+            text = f"{head}. {_capacidad(root)}\n\nLo que juzgó sobre la memoria, con su veredicto:\n\n"
         else:
             text = (
                 f"{head}. **En tu máquina, su afirmación principal, «{main.statement}», "
@@ -164,6 +174,163 @@ def preguntas(root=None) -> dict:
         text += "\n".join(f"- {claim_sentence(c)}" for c in claims)
         markdown(text)
     return found
+
+
+# ---------------------------------------------------------------- «¿Arranca Podman más rápido?», in two
+SLOWER, FASTER = "tarda menos Docker", "tarda menos Podman"  # Podman/Docker above 1×, below 1×
+
+
+def _ratio(reading: cierre.Reading) -> str:
+    e = reading.estimate
+    return f"{fmt_ratio(e.value, e.low, e.high)} (n = {e.n} rondas)"
+
+
+def _side(reading: cierre.Reading) -> str:
+    e = reading.estimate
+    return direction_words(reading.direction, SLOWER, FASTER, n=e.n)
+
+
+def _said_line(claims: list, words: str) -> str:
+    """01's verdict on one claim per image, with its figure and its margin."""
+    cells = [
+        f"con «{c.detail.get('role', '')}», **{verdict_words(c)}**: Podman/Docker = "
+        f"{fmt_ratio(c.value, c.low, c.high)} (n = {c.n}{' rondas' if c.detail.get('rondas') else ''}), y se acepta {fmt_margin(c.region, c.unit)}"
+        for c in claims
+    ]
+    return f"- {words} " + "; ".join(cells) + "."
+
+
+def _podman_vs_docker(root=None) -> str:
+    """«Is Podman faster to start?» as the pages that decide it split it: 01's verdicts on «~2×» and on
+    «faster» (default network, the chapter's conditions; cited, not re-judged), then where the difference
+    lives, each read by the one rule (verdict.direction): the engine itself without network (04's own
+    parts; 01's `--network none`) and the default network's set-up and teardown (04)."""
+    split = cierre.faster_split(root)
+    if not split.measured:
+        return (
+            f"Lo deciden {_notebook('arranque')} (el arranque entero) y {_notebook('anatomia')} (sus partes), "
+            "que aún no tienen corrida en esta máquina: ejecútalos y vuelve a esta celda."
+        )
+    lines = [
+        f"Lo deciden {_notebook('arranque')} (el arranque entero, con la red por defecto como el capítulo) y "
+        f"{_notebook('anatomia')} (sus partes). La respuesta tiene dos mitades."
+    ]
+    said = []
+    if split.twice:
+        said.append(_said_line(split.twice, "**«Podman arranca ~2× más rápido»** (cuaderno 01):"))
+    if split.faster:
+        said.append(_said_line(split.faster, "**«Podman arranca con menos sobrecarga»** (cuaderno 01):"))
+    if not said:
+        said.append(
+            f"- {_notebook('arranque')} aún no tiene corrida en esta máquina: sin veredicto sobre «~2×»."
+        )
+    lines.append("\n".join(said))
+    where = ["**Dónde vive la diferencia** (Podman/Docker; por encima de 1× tarda más Podman):"]
+    if split.own is not None:
+        where.append(
+            "- **El motor mismo, sin red:** en el cuaderno 04, la parte propia de Podman (su `run --network "
+            f"none` menos `runc run`, ronda a ronda) es {_ratio(split.own)} la de Docker: {_side(split.own)}."
+        )
+    if split.without_network:
+        cells = [f"con «{r.role}», {_ratio(r)}: {_side(r)}" for r in split.without_network]
+        where.append(
+            "- En el cuaderno 01, el arranque entero sin red (`--network none`): " + "; ".join(cells) + "."
+        )
+    if split.network:
+        backend = f"la arma {split.backend}" if split.backend else "la arma su backend de red"
+        costs = ", ".join(
+            f"{ENGINE_LABEL.get(e, e)} {fmt_value_interval(v['red_ms'], *v['red_ic'], 'ms')}"
+            for e, v in split.network.items()
+        )
+        text = (
+            f"- **La red por defecto, crearla y deshacerla** (en Podman {backend}; en Docker, dockerd "
+            f"con su bridge), en el cuaderno 04, ronda a ronda: {costs}"
+        )
+        if split.network_ratio is not None:
+            text += (
+                f"; la de Podman es {_ratio(split.network_ratio)} la de Docker: {_side(split.network_ratio)}"
+            )
+        where.append(text + ".")
+    if len(where) == 1:
+        where.append(
+            f"- {_notebook('anatomia')} aún no tiene corrida en esta máquina: sin partes que comparar."
+        )
+    lines.append("\n".join(where))
+    return "\n\n".join(lines)
+
+
+# ---------------------------------------------------------------- CAPACITY as a number
+LIMIT_NAME = {  # what runs out first
+    cierre.MEMORY: "la memoria",
+    cierre.BRIDGE: f"los puertos del bridge de la red por defecto (un bridge de Linux admite "
+    f"{fmt(cierre.BRIDGE_PORTS, 0)})",
+    cierre.PIDS: "los PID del kernel",
+}
+LIMIT_WHY = {  # the other limits, with how they count
+    cierre.BRIDGE: f"un bridge de Linux admite {fmt(cierre.BRIDGE_PORTS, 0)} contenedores en la red por defecto",
+    cierre.PIDS: "kernel.pid_max ÷ los procesos de cada contenedor (sin contar hilos, que también gastan PID) "
+    "da para",
+}
+UNREAD_WHY = {
+    (cierre.MEMORY, cierre.NOT_RECORDED): "la memoria (meta.json no la registró)",
+    (
+        cierre.BRIDGE,
+        cierre.NOT_APPLICABLE,
+    ): "los puertos de un bridge (esta corrida lanzó sin red, o sin root: no hay bridge)",
+    (
+        cierre.PIDS,
+        cierre.NOT_RECORDED,
+    ): "kernel.pid_max (esta corrida no lo registró en meta.json; las nuevas sí)",
+    (cierre.FILES, cierre.NOT_MEASURED): "los descriptores de archivo (02 no cuenta cuántos abre cada "
+    "contenedor)",
+}
+MEMORY_FIELD = {
+    "memory_available_bytes": "la memoria disponible (MemAvailable)",
+    "memory_total_bytes": "la memoria total",
+}
+
+
+def _cuantos(value_low_high) -> str:
+    """How many containers a limit lets in: an exact limit as it is («1 023»), a figure with an interval
+    as an extrapolated count («unos 6 900 [6 800, 7 100]»)."""
+    value, low, high = value_low_high
+    if low == high == value:
+        return fmt(value, 0)
+    return f"unos {approx(value)} [{approx(low)}, {approx(high)}]"
+
+
+def _capacidad(root=None) -> str:
+    """CAPACITY as a number per engine, from 02's latest run (cierre.capacity): the limit that binds first
+    and how many containers it lets in, how many the memory holds, the other limits the run lets us read,
+    and the limits it cannot read."""
+    found = cierre.capacity(root)
+    if not found:
+        return "Su última corrida no midió la memoria de cada contenedor: sin cifra de CAPACITY."
+    lines = []
+    for cap in found:
+        kb, binding = cap.memory_kb, cap.binding
+        who = ENGINE_LABEL.get(cap.engine, cap.engine)
+        text = f"- **{who}: caben {_cuantos(cap.limits[binding])} contenedores; lo primero que se acaba: {LIMIT_NAME[binding]}.**"
+        memory = fmt_value_interval(kb.value / 1024, kb.low / 1024, kb.high / 1024, "MiB")
+        text += (
+            f" Cada contenedor más retiene {memory} (su cgroup y su proceso ayudante, PSS, con N = {cap.n})"
+        )
+        if cierre.MEMORY in cap.limits:
+            text += (
+                f"; en {MEMORY_FIELD[cap.memory_field]} al empezar la corrida, "
+                f"{fmt(cap.memory_bytes / 2**30, 1, 'GiB')}, caben {_cuantos(cap.limits[cierre.MEMORY])}"
+            )
+        others = [
+            f"{LIMIT_WHY[k]}" + ("" if k == cierre.BRIDGE else f" {_cuantos(v)}")
+            for k, v in cap.limits.items()
+            if k not in (cierre.MEMORY, binding)
+        ]
+        lines.append(text + "".join(f"; {o}" for o in others) + ".")
+    unread = sorted({UNREAD_WHY[(k, why)] for cap in found for k, why in cap.unread.items()})
+    text = "**En tu máquina**, de su última corrida:\n\n" + "\n".join(lines)
+    if unread:
+        text += "\n\nNo se pudo leer, y podría acabarse antes: " + "; ".join(unread) + "."
+    return text
 
 
 def _by_parts(root=None) -> str:

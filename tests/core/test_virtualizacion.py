@@ -65,3 +65,14 @@ def test_this_machine_is_detected_as_what_it_is():
     if "firecracker" in boot:
         assert v["tecnologia"] == "Firecracker" and "cpuid" in v["pistas"]
     assert system.host_metadata()["virtualization"]["es_vm"] == v["es_vm"]
+
+
+def test_pid_max_is_recorded_from_the_kernel_and_none_where_unreadable(tmp_path):
+    """meta.json records kernel.pid_max (09 counts CAPACITY against it); an unreadable file gives None."""
+    limit = tmp_path / "pid_max"
+    limit.write_text("32768\n")
+    assert system.pid_max(limit) == 32768
+    assert system.pid_max(tmp_path / "missing") is None
+    live = Path("/proc/sys/kernel/pid_max")
+    expected = int(live.read_text()) if live.exists() else None
+    assert system.host_metadata()["limits"]["pid_max"] == expected

@@ -13,13 +13,22 @@ from helpers.experiments import arranque, ejecucion
 from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.runner import Resultado
 from helpers.view import cierre as vista
-from helpers.view.common import fmt_value_interval
+from helpers.view.common import (
+    ENGINE_LABEL,
+    approx,
+    direction_words,
+    fmt,
+    fmt_ratio,
+    fmt_value_interval,
+    verdict_words,
+)
 
 RNG = np.random.default_rng(3)
 
 
-def _run(root, experiment, frame: pd.DataFrame):
+def _run(root, experiment, frame: pd.DataFrame, **meta):
     with results.Run(experiment, {}, root) as run:
+        run.update_meta(**meta)
         for _, r in frame.iterrows():
             run.append(
                 engine=r["engine"],
@@ -204,25 +213,97 @@ def _startup(docker: float, podman: float) -> pd.DataFrame:
     )
 
 
+def _answer(view, root, question: str) -> str:
+    """The paragraph 09 shows for one question (view.preguntas, displayed), from its header on."""
+    shown = []
+    original = IPython.display.display
+    IPython.display.display = lambda obj, *a, **k: shown.append(obj)
+    try:
+        view.preguntas(root=root)
+    finally:
+        IPython.display.display = original
+    return _markdown(shown).split(question)[1].split("####")[0]
+
+
 def _markdown(shown) -> str:
     return "\n".join(getattr(o, "data", "") or "" for o in shown if isinstance(getattr(o, "data", None), str))
 
 
-@pytest.mark.parametrize("podman, answer", [(150.0, "», se confirma.**"), (450.0, "», no se sostiene.**")])
-def test_each_question_is_answered_from_the_notebook_that_decides_it(root, monkeypatch, podman, answer):
+@pytest.mark.parametrize("podman, verdict", [(150.0, "se confirma"), (450.0, "no se sostiene")])
+def test_each_question_is_answered_from_the_notebook_that_decides_it(root, monkeypatch, podman, verdict):
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
     found = vista.preguntas(root=root)
     assert all(found[q.key] == [] for q in cierre.QUESTIONS)  # no run anywhere yet
-    assert "01_arranque.ipynb" in _markdown(shown) and "aún no tiene corrida" in _markdown(shown)
+    assert "01_arranque.ipynb" in _markdown(shown) and "aún no tienen corrida" in _markdown(shown)
     shown.clear()
     _run(root, "arranque", _startup(docker=300.0, podman=podman))
     found = vista.preguntas(root=root)
     first = found["podman_mas_rapido"][0]
     assert first is not None and first.key == "podman_mas_rapido"  # read by key from 01's own claims
     text = _markdown(shown)
-    assert "¿Arranca Podman más rápido que Docker?" in text and answer in text
+    faster = text.split("¿Arranca Podman más rápido que Docker?")[1].split("####")[0]
+    assert f"«Podman arranca con menos sobrecarga»** (cuaderno 01): con «ubuntu», **{verdict}**" in faster
     assert "podman_mas_rapido" not in text and "se_confirma" not in text
+
+
+def _launch_split(docker: float, podman: float, docker_none: float, podman_none: float) -> pd.DataFrame:
+    """01's arms with the default network and with `--network none`, both images, paired by round."""
+    rows = _startup(docker, podman)
+    none = rows[rows["engine"].isin(["docker", "podman"])].copy()
+    none["variant"] = "sin_red"
+    none["value"] = (
+        np.where(none["engine"] == "docker", docker_none, podman_none)
+        * none["value"]
+        / np.where(none["engine"] == "docker", docker, podman)
+    )
+    return pd.concat([rows, none], ignore_index=True)
+
+
+# (Docker's run without network, with it; Podman's without, with): ms. The engine apart from the network,
+# and the network apart from the engine, each pointing one way or the other.
+PODMAN_ENGINE_FASTER_NETWORK_SLOWER = ((250.0, 300.0), (180.0, 400.0))
+PODMAN_ENGINE_SLOWER_NETWORK_FASTER = ((200.0, 300.0), (320.0, 330.0))
+
+
+@pytest.mark.parametrize(
+    "arms, engine_side, network_side",
+    [
+        (PODMAN_ENGINE_FASTER_NETWORK_SLOWER, vista.FASTER, vista.SLOWER),
+        (PODMAN_ENGINE_SLOWER_NETWORK_FASTER, vista.SLOWER, vista.FASTER),
+    ],
+)
+def test_podman_vs_docker_splits_2x_from_where_the_difference_lives(root, arms, engine_side, network_side):
+    """09's answer cites 01's «~2×» verdicts (read by key), then reads, by the one rule, Podman/Docker of
+    the engine without network (04's own parts, 01's `--network none`) and of the network's set-up and
+    teardown (04): when the runs point the other way, the sentences say the other way."""
+    from helpers.experiments import anatomia, verdict
+
+    (d_none, d_net), (p_none, p_net) = arms
+    _run(root, "arranque", _launch_split(d_net, p_net, d_none, p_none))
+    _run(root, "anatomia", _anatomia_rows((("docker", d_none, d_net), ("podman", p_none, p_net))))
+    text = _answer(vista, root, "¿Arranca Podman más rápido que Docker?")
+    lines = text.splitlines()
+    twice = [
+        experiments.read_claim(cierre, "arranque", "podman_2x", root, role=r) for r in ("ubuntu", "alpine")
+    ]
+    said = next(line for line in lines if "~2×" in line)
+    for claim in twice:
+        assert f"con «{claim.detail['role']}», **{verdict_words(claim)}**" in said
+        assert fmt_ratio(claim.value, claim.low, claim.high) in said
+    own = next(line for line in lines if "El motor mismo, sin red" in line)
+    value, low, high, n = anatomia.engine_own_parts(Resultado.latest("anatomia", root).df)["podman/docker"]
+    assert fmt_ratio(value, low, high) in own  # 04's figure, read by the one rule
+    assert direction_words(verdict.direction(low, high, n), vista.SLOWER, vista.FASTER) == engine_side
+    assert own.endswith(f": {engine_side}.")
+    no_network = next(line for line in lines if "sin red (`--network none`)" in line)
+    assert no_network.count(engine_side) == 2  # both images, 01's own arms
+    network = next(line for line in lines if "La red por defecto" in line)
+    assert network.endswith(f": {network_side}.")
+    costs = anatomia.network_costs(Resultado.latest("anatomia", root).df)
+    for engine, cost in costs.items():
+        figure = fmt_value_interval(cost["red_ms"], *cost["red_ic"], "ms")
+        assert f"{ENGINE_LABEL[engine]} {figure}" in network  # 04's figures, as 04 decides them
 
 
 def test_exec_is_launch_wherever_it_was_measured():
@@ -305,13 +386,13 @@ def test_the_bottom_line_without_a_launch_run_says_so(root, monkeypatch):
 def test_the_chapter_summary_has_every_row_of_the_chapters_table_and_its_verdicts(root, monkeypatch):
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
-    assert len(vista.resumen(root=root)) == 14  # no run anywhere: the chapter's figures, «sin corrida»
+    assert len(vista.resumen(root=root)) == 16  # no run anywhere: the chapter's figures, «sin corrida»
     assert "sin corrida" in shown.pop().to_html()
     _run(root, "arranque", _startup(docker=300.0, podman=150.0))
     _running(root, 1.05, with_io=False)
     data = vista.resumen(root=root)
     rows = [row for _, row in cierre.summary_rows()]
-    assert len(data) == 2 * len(rows) == 14  # seven rows of the chapter, two engines each
+    assert len(data) == 2 * len(rows) == 16  # seven rows of the chapter and exec apart, two engines each
     chapter = data.set_index(["aspecto", "motor"])["capitulo"]
     assert chapter[(rows[2].label, "docker")] == pytest.approx(5.52)  # 20 containers, s
     assert chapter[(rows[3].label, "podman")] == pytest.approx(
@@ -332,7 +413,7 @@ def test_the_chapter_summary_is_declared_by_each_experiment_and_quotes_its_decla
     concluded is the statement of a claim that experiment declares (never a second wording), and the
     row's verdict is that claim's, found by its key."""
     rows = cierre.summary_rows()
-    assert [e for e, _ in rows] == ["arranque"] * 2 + ["escala"] * 3 + ["ejecucion"] * 2  # notebook order
+    assert [e for e, _ in rows] == ["arranque"] * 2 + ["escala"] * 3 + ["ejecucion"] * 3  # notebook order
     for experiment, row in rows:
         assert row.said in experiments.get(experiment).SAID, (experiment, row.label)
     data = cierre.summary(root)
@@ -435,3 +516,115 @@ def test_a_closing_figure_reads_as_the_page_that_decided_it(value, low, high, un
     assert shown == page
     if not unit.startswith("x"):  # a ratio's page writes «1.05× [1.03, 1.07]» and names the baseline apart
         assert fmt_value_interval(value, low, high, unit) == page
+
+
+def _running_with_exec(root, work: float, exec_s: float = 0.4):
+    """A run of 03 whose hash and sort take `work` × bare metal's time inside the container, and whose
+    end-to-end timing adds an `exec` of exec_s seconds (bare metal: none); `exec … true` from the host."""
+    arms = []
+    for carga in ("hash", "sort"):
+        arms += [("bare", "", carga, "trabajo", 1.0), ("bare", "", carga, "extremo_a_extremo", 1.0)]
+        arms += [(e, "img", carga, "trabajo", work) for e in ("docker", "podman")]
+        arms += [(e, "img", carga, "extremo_a_extremo", work + exec_s) for e in ("docker", "podman")]
+    arms += [(e, "img", "exec_true", "extremo_a_extremo", exec_s / 4) for e in ("docker", "podman")]
+    frame = pd.DataFrame(
+        [
+            {"engine": e, "image": i, "variant": v, "rep": k, "metric": m, "unit": "s"}
+            | {"value": val * (1 + 0.01 * ((k * 7 + len(v) + len(e)) % 5 - 2) / 2)}
+            for e, i, v, m, val in arms
+            for k in range(1, 9)
+        ]
+    )
+    _run(root, "ejecucion", frame)
+
+
+@pytest.mark.parametrize("work, verdict", [(1.0, "se confirma"), (1.3, "no se sostiene")])
+def test_the_summarys_running_is_the_work_alone_and_exec_is_launch(root, work, verdict):
+    """09's «Tabla resumen»: hash and sort are RUNNING as the work alone (the chapter's claim judged by the
+    one rule on that figure, whatever `exec` adds end to end), and `exec` is a LAUNCH row of its own with
+    03's verdict on it, read by key."""
+    _running_with_exec(root, work)
+    data = cierre.summary(root)
+    mine = data[data["experimento"] == "ejecucion"]
+    running = mine[mine["costo"] == "RUNNING"]
+    assert len(running) == 4 and all("el trabajo solo" in a for a in running["aspecto"])
+    hashed = running[running["aspecto"].str.contains("hash")].set_index("motor")
+    for engine in ("docker", "podman"):
+        assert hashed.loc[engine, "tuyo"] == pytest.approx(100 * (work - 1), abs=1.5)  # not the +40 % of exec
+        claim = hashed.loc[engine, "veredicto"]
+        assert claim.key == "hash_0" and verdict_words(claim) == verdict
+        assert claim.value == pytest.approx(hashed.loc[engine, "tuyo"])  # judged on the row's own figure
+    page = experiments.read_claim(cierre, "ejecucion", "hash_0", root, engine="docker")
+    assert verdict_words(page) == "no se sostiene"  # 03 judges the chapter's form, exec inside, apart
+    launch = mine[mine["costo"] == "LAUNCH"].set_index("motor")
+    assert list(launch.index) == ["docker", "podman"]
+    assert launch.loc["docker", "tuyo"] == pytest.approx(100, rel=0.05)  # ms: `exec … true`
+    exec_claim = experiments.read_claim(cierre, "ejecucion", "exec_1ms", root, engine="podman")
+    assert launch.loc["podman", "veredicto"].status == exec_claim.status == "no_se_sostiene"
+
+
+def _scale_rows(n: int, per_container_kb: dict, helpers: dict) -> pd.DataFrame:
+    """02's rows at N = 0, 1 and n: each container's cgroup and its helper's PSS, in KB (half and half),
+    and its helper processes."""
+    rows = []
+    for engine, kb in per_container_kb.items():
+        helper = helpers[engine]
+        for count in (1, n):
+            for k in range(1, 7):
+                jitter = 1 + 0.01 * (k % 3)
+                rows += [
+                    (engine, f"n={count}", k, "memoria_cgroup_total", kb / 2 * count * jitter, "KB"),
+                    (engine, f"n={count}", k, f"pss_{helper}_total", kb / 2 * count * jitter, "KB"),
+                    (engine, f"n={count}", k, f"{helper}_procesos", count, "procesos"),
+                ]
+    return pd.DataFrame(rows, columns=["engine", "variant", "rep", "metric", "value", "unit"]).assign(
+        image="img"
+    )
+
+
+@pytest.mark.parametrize(
+    "available_gib, network, pid_max, docker_binds, podman_binds",
+    [
+        (64, "por_defecto", None, "los puertos del bridge", "los puertos del bridge"),
+        (2, "por_defecto", None, "la memoria", "los puertos del bridge"),
+        (64, "sin_red", 20_000, "los PID del kernel", "los PID del kernel"),
+        (2, "sin_red", 4_194_304, "la memoria", "la memoria"),
+    ],
+)
+def test_capacity_is_a_number_per_engine_with_the_limit_that_binds_first(
+    root, available_gib, network, pid_max, docker_binds, podman_binds
+):
+    """CAPACITY: the containers the recorded memory holds (MemAvailable ÷ what one more holds, from 02's
+    run), beside a bridge's 1 023 ports (default network only) and kernel.pid_max ÷ PIDs per container
+    (when meta.json recorded it); the smallest binds; what the run cannot read is named."""
+    per = {"docker": 4096.0, "podman": 1024.0}  # KB per container: 4 MiB and 1 MiB
+    host = {"memory_available_bytes": available_gib * 2**30, "memory_total_bytes": 128 * 2**30}
+    if pid_max:
+        host["limits"] = {"pid_max": pid_max}
+    _run(
+        root,
+        "escala",
+        _scale_rows(20, per, {"docker": "shims", "podman": "conmon"}),
+        host=host,
+        launch_network=network,
+    )
+    found = {c.engine: c for c in cierre.capacity(root)}
+    assert set(found) == {"docker", "podman"}
+    for engine, kb in per.items():
+        cap = found[engine]
+        assert cap.n == 20 and cap.memory_field == "memory_available_bytes"
+        assert cap.memory_kb.value == pytest.approx(kb, rel=0.02)
+        assert cap.limits[cierre.MEMORY][0] == pytest.approx(available_gib * 2**20 / kb, rel=0.02)
+        assert (cierre.BRIDGE in cap.limits) == (network == "por_defecto")
+        assert (cierre.PIDS in cap.limits) == bool(pid_max)
+        if pid_max:
+            assert cap.limits[cierre.PIDS][0] == pytest.approx(pid_max / 2)  # its helper and its own process
+    text = _answer(vista, root, "¿Cuántos caben")
+    for engine, binds in (("docker", docker_binds), ("podman", podman_binds)):
+        line = next(x for x in text.splitlines() if x.startswith(f"- **{ENGINE_LABEL[engine]}:"))
+        assert f"lo primero que se acaba: {binds}" in line
+        count = found[engine].limits[found[engine].binding][0]
+        exact = found[engine].binding != cierre.MEMORY
+        assert f"caben {fmt(count, 0) if exact else 'unos ' + approx(count)}" in line
+    assert "descriptores de archivo" in text  # never counted per container: said, not guessed
+    assert ("kernel.pid_max (esta corrida no lo registró" in text) == (pid_max is None)

@@ -20,6 +20,7 @@ from .analysis import (  # noqa: F401
     engine_own_parts,
     largest_part,
     network_costs,
+    network_podman_over_docker,
     network_share,
     run_median,
     series,

@@ -286,6 +286,17 @@ def network_costs(df: pd.DataFrame, run_id: str = "") -> dict:
     return out
 
 
+def network_podman_over_docker(df: pd.DataFrame) -> stats.Estimate:
+    """Podman's network part over Docker's, round by round: (`run` − `run --network none`) of Podman ÷
+    the same of Docker, with its paired IC (the rungs share their rounds); missing without the four arms.
+    What each engine pays to set up and tear down its default network (netavark, dockerd's bridge), side
+    by side: a figure of this notebook, no verdict."""
+    arms = [series(df, e, v) for e in ("podman", "docker") for v in ("run_red", "run_sin_red")]
+    if not all(a.size for a in arms):
+        return stats.Estimate.missing()
+    return stats.figure_ci(lambda pn, p0, dn, d0: (pn - p0) / (dn - d0), *arms)
+
+
 def network_share(result: Resultado | None) -> dict:
     """The network's share of each engine's LAUNCH in a run of this experiment (network_costs).
     Notebook 01 cites it (view.arranque_condiciones.red_en_04), with the run it gets from

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..verdict import MIN_N
 from .analysis import (  # noqa: F401
     BASELINE,
+    arm_series,
     arm_values,
     closing_rows,
     compare,

@@ -17,11 +17,12 @@ from .analysis import (  # noqa: F401
     largest_n,
     memory_bill,
     noise,
+    per_container,
     stats_vs_cgroup,
     summarize,
     wide,
 )
-from .claims import SAID, claims  # noqa: F401
+from .claims import SAID, claims, on_default_network  # noqa: F401
 from .measure import EXPERIMENT, Config, run  # noqa: F401
 from .per_n import ratio_at  # noqa: F401
 from .probing import SETTLE_SECONDS, inspect_all, launch, launch_argv  # noqa: F401

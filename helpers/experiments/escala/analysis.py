@@ -307,6 +307,33 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
 
 
+def per_container(df: pd.DataFrame) -> dict[str, dict]:
+    """What one more idle container holds, per engine, at the largest N it was measured at: {engine:
+    {"n", "memoria_kb": its cgroup plus its helper's PSS (shim, conmon), per container, median over the
+    repetitions with its IC (stats.median_ci: each repetition is its own launch of N), "procesos": the
+    helper processes 02 counted per container plus the container's own (threads, which also take a
+    PID, are not counted: a lower bound)}}. The fixed processes (dockerd, containerd) are left out: they
+    are paid once. Engines without both figures at that N are left out."""
+    w = wide(df)
+    out: dict[str, dict] = {}
+    for engine_name in [e for e in eng.CONTAINER_ENGINES if e in set(w.get("engine", ()))]:
+        n = largest_n(w, engine_name)
+        if n is None:
+            continue
+        g = w[(w["engine"] == engine_name) & (w["n"] == n)]
+        helper = HELPER.get(engine_name, "?")
+        memory = (column(g, "memoria_cgroup_total") + column(g, f"pss_{helper}_total")) / n
+        procs = column(g, f"{helper}_procesos" if helper != "shims" else "shims_procesos") / n
+        if memory.dropna().empty:
+            continue
+        out[engine_name] = {
+            "n": n,
+            "memoria_kb": stats.median_ci(memory.dropna().to_numpy(float)),
+            "procesos": float(procs.median()) + 1 if procs.notna().any() else np.nan,
+        }
+    return out
+
+
 def largest_n(w: pd.DataFrame, *engines: str) -> int | None:
     """The largest N (> 0) every given engine was measured at, or None."""
     common = None

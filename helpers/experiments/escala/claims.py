@@ -16,6 +16,7 @@ from ..figures import Custom, judge_all, ratio
 from ..verdict import Claim, Said, judge, missing, not_comparable, ref
 from .analysis import SEED_CROSSOVER, by_round, crossover, wide
 from .per_n import fixed_ratio, ratio_at, seed_crossover, steadiness
+from .probing import NETWORKS
 
 SOURCE = "el capítulo original"
 WHERE = "experimento 2"
@@ -113,12 +114,18 @@ CROSSOVER_REGION = CROSSOVER.region  # the margin of «a partir de unos 102» (k
 SAID = (CROSSOVER, LAUNCH_20, STEADY, DAEMON_FIXED, CGROUP_4X, FLAT)
 
 
+def on_default_network(meta: dict | None) -> bool:
+    """Whether this run launched its containers on the engine's default network (a bridge), as the
+    chapter did; runs from before the option was recorded say it in their parameters."""
+    params = (meta or {}).get("parameters") or {}
+    return (meta or {}).get("launch_network", params.get("red", "sin_red")) == NETWORKS[0]
+
+
 def launch_conditions(meta: dict | None) -> str | None:
     """Why this run's launch times cannot test the chapter's (None when they can): the chapter's script
     launched one container after another with the default network."""
     params = (meta or {}).get("parameters") or {}
-    network = (meta or {}).get("launch_network", params.get("red", "sin_red"))
-    if network != "por_defecto":
+    if not on_default_network(meta):
         return (
             "Esta corrida lanzó sin red (`--network none`, variante del curso) y el capítulo con la red por "
             "defecto: sus tiempos se muestran, pero no juzgan esta afirmación."
