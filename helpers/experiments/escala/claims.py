@@ -1,5 +1,5 @@
-"""The chapter's claims about launching N containers and their memory, declared once, each judged on its
-figure by the one rule (figures.judge_all) in the chapter's own terms: a figure at 20 containers is judged
+"""The chapter's claims about launching N containers and their memory, each declared with its figure and
+judged by the one rule (figures.judge_all) in the chapter's own terms: a figure at 20 containers is judged
 at N = 20, with n counting repetitions; launch times only under the chapter's conditions (default network,
 one launch after another). «Is Podman faster to start?» is decided in notebook 01
 (arranque.podman_mas_rapido); this notebook cites it (view.escala.respuesta_de_01)."""
@@ -7,111 +7,23 @@ one launch after another). «Is Podman faster to start?» is decided in notebook
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import pandas as pd
 
 from ... import engines as eng
-from ...stats import Estimate
 from ..figures import Custom, judge_all, ratio
 from ..verdict import Claim, Said, judge, missing, not_comparable, ref
 from .analysis import SEED_CROSSOVER, by_round, crossover, wide
 from .per_n import fixed_ratio, ratio_at, seed_crossover, steadiness
 from .probing import NETWORKS
 
-SOURCE = "el capítulo original"
-WHERE = "experimento 2"
-WHERE_TABLE_20 = "experimento 2, tabla «Comparación directa a 20 contenedores»"
-WHERE_SCALING = "experimento 2, «Análisis», tabla «Tiempos de arranque — escalamiento lineal»"
-WHERE_DAEMON = "experimento 2, «Análisis», «El impuesto del daemon»"
-WHERE_CGROUP = "experimento 2, «Análisis», «Memoria cgroup»"
 CHAPTER_N = 20
-CGROUP_RATIO = 97 / 437  # «Podman 4.5x menos» (97 frente a 437 KB por contenedor)
+chapter = partial(Said, source="el capítulo original", unit="x")
 
-# «184 MB / 1.8 MB ≈ 102 contenedores»: dockerd alone against one conmon per container (RSS).
-CROSSOVER = Said(
-    "cruce_102",
-    f"Con ~1.8 MB por conmon frente a ~184 MB fijos de dockerd, Podman gasta más memoria que Docker a "
-    f"partir de unos {SEED_CROSSOVER} contenedores",
-    SOURCE,
-    where=WHERE_DAEMON,
-    claimed=SEED_CROSSOVER,
-    kind="about",
-    quantity="RSS de dockerd ÷ RSS de un conmon (la cuenta del capítulo, con tus datos)",
-    unit="",
-    note="La cuenta deja fuera containerd, el shim de cada contenedor de Docker y los cgroups: la factura "
-    "completa que calcula el cuaderno 02 (con RSS y con PSS) es la corrección del curso.",
-)
-# «20 contenedores: Launch time 5.52 s frente a 2.74 s, Podman 2x más rápido» (one launch after another)
-LAUNCH_20 = Said(
-    "lanzamiento_20",
-    "Lanzar 20 contenedores uno tras otro: Podman 2x más rápido que Docker (2.74 s frente a 5.52 s)",
-    SOURCE,
-    where=WHERE_TABLE_20,
-    claimed=2.74 / 5.52,
-    kind="about",
-    ref=ref(
-        source="seed000",
-        metric="lanzamiento_total",
-        engine="podman",
-        variant="n=20",
-        over={"engine": "docker"},
-    ),
-    quantity="Podman/Docker del tiempo total de lanzar 20 contenedores uno tras otro",
-    unit="x",
-)
-# «Podman escala de forma más consistente (~130-190 ms/cont) … no hay cuello de botella central. Docker
-# varía más (220-350 ms/cont) por la serialización en el daemon.»
-STEADY = Said(
-    "escala_constante",
-    "Sin daemon no hay cuello de botella central: Podman se mantiene en ~130-190 ms por contenedor y "
-    "Docker varía más, 220-350 ms, por la serialización en el daemon",
-    SOURCE,
-    where=WHERE_SCALING,
-    claimed=(190 - 130) / (350 - 220),
-    kind="reduces",
-    quantity="el rango de ms por contenedor entre las N de Podman ÷ el de Docker",
-    unit="x",
-)
-# «Docker carga un daemon que consume ~184 MB de RSS con 0 o con 20 contenedores: un costo fijo.»
-DAEMON_FIXED = Said(
-    "daemon_fijo",
-    "dockerd consume lo mismo con 0 que con 20 contenedores: un costo fijo",
-    SOURCE,
-    where=WHERE_DAEMON,
-    claimed=1.0,
-    kind="no_difference",
-    quantity="RSS de dockerd con contenedores ÷ sin ninguno",
-    unit="x",
-)
-# «Memoria/cont (cgroup): 437 KB frente a 97 KB, Podman 4.5x menos» (at 20 containers)
-CGROUP_4X = Said(
-    "cgroup_4x",
-    "Memoria de cgroup por contenedor: Podman usa 4.5x menos que Docker (97 frente a 437 KB)",
-    SOURCE,
-    where=WHERE_TABLE_20,
-    claimed=CGROUP_RATIO,
-    kind="about",
-    ref=ref(
-        source="seed000",
-        metric="memoria_cgroup_por_contenedor",
-        engine="podman",
-        variant="n=20",
-        over={"engine": "docker"},
-    ),
-    quantity="Podman/Docker de la memoria por contenedor (la vista de `stats`)",
-    unit="x",
-)
-FLAT = Said(
-    "cgroup_estable",
-    "La memoria de cgroup por contenedor es estable con 1, 5, 10 o 20 contenedores",
-    SOURCE,
-    where=WHERE_CGROUP,
-    claimed=1.0,
-    kind="no_difference",
-    unit="x",
-)
-CROSSOVER_REGION = CROSSOVER.region  # the margin of «a partir de unos 102» (kind «about»)
-SAID = (CROSSOVER, LAUNCH_20, STEADY, DAEMON_FIXED, CGROUP_4X, FLAT)
+
+def both(df: pd.DataFrame) -> bool:
+    return {"docker", "podman"} <= (set(df["engine"]) if len(df) else set())
 
 
 def on_default_network(meta: dict | None) -> bool:
@@ -126,105 +38,53 @@ def launch_conditions(meta: dict | None) -> str | None:
     launched one container after another with the default network."""
     params = (meta or {}).get("parameters") or {}
     if not on_default_network(meta):
-        return (
-            "Esta corrida lanzó sin red (`--network none`, variante del curso) y el capítulo con la red por "
-            "defecto: sus tiempos se muestran, pero no juzgan esta afirmación."
-        )
-    if int(params.get("concurrencia", 1) or 1) > 1:
-        return (
-            "Esta corrida lanzó varios contenedores a la vez y el capítulo uno tras otro: sus tiempos se "
-            "muestran, pero no juzgan esta afirmación."
-        )
-    return None
+        how = "lanzó sin red (`--network none`, variante del curso) y el capítulo con la red por defecto"
+    elif int(params.get("concurrencia", 1) or 1) > 1:
+        how = "lanzó varios contenedores a la vez y el capítulo uno tras otro"
+    else:
+        return None
+    return f"Esta corrida {how}: sus tiempos se muestran, pero no juzgan esta afirmación."
 
 
-def _both(df: pd.DataFrame) -> bool:
-    return {"docker", "podman"} <= (set(df["engine"]) if len(df) else set())
-
-
-def _at_n(said: Said, df: pd.DataFrame, metric: str, n: int, detail: dict) -> Claim:
-    figure = ratio_at(df, metric, n)
-    if figure.n == 0 or math.isnan(figure.value):
-        return missing(said, {**detail, "falta_n": n})
-    return judge(said, figure, detail=detail)
-
-
-def _launched(build):
-    """A launch claim: judged only under the chapter's conditions (see launch_conditions)."""
+def of_both(build, launch: bool = False) -> Custom:
+    """build(said, df) on a run with both engines («sin datos» without them); a launch figure only under
+    the chapter's conditions, else «no comparable» (see launch_conditions), and judged on the bare
+    declaration, as 09's table shows it."""
 
     def claim(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
-        why_not = launch_conditions(meta)
-        return missing(said) if not _both(df) else not_comparable(said, why_not) if why_not else build(df)
+        why_not = launch_conditions(meta) if launch else None
+        if not both(df) or why_not:
+            return not_comparable(said, why_not) if both(df) else missing(said)
+        return build(said.but(figure=None) if launch else said, df)
 
     return Custom(claim)
 
 
-def _crossover(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
-    figure = seed_crossover(df) if _both(df) else Estimate.missing()
-    detail = {"rss": crossover(df, "rss"), "pss": crossover(df, "pss")} if _both(df) else {}
+def at_20(metric: str, **options) -> Custom:
+    """Podman/Docker of `metric` at N = 20, the chapter's table (see per_n.ratio_at)."""
+
+    def build(said: Said, df: pd.DataFrame) -> Claim:
+        figure = ratio_at(df, metric, CHAPTER_N)
+        if figure.n == 0 or math.isnan(figure.value):
+            return missing(said, {"n": CHAPTER_N, "falta_n": CHAPTER_N})
+        return judge(said, figure, detail={"n": CHAPTER_N})
+
+    return of_both(build, **options)
+
+
+def podman_over_docker_at_20(metric: str):
+    return ref(source="seed000", metric=metric, engine="podman", variant="n=20", over={"engine": "docker"})
+
+
+def crossover_claim(said: Said, df: pd.DataFrame) -> Claim:
+    figure, detail = seed_crossover(df), {"rss": crossover(df, "rss"), "pss": crossover(df, "pss")}
     return judge(said, figure, detail=detail) if figure.n else missing(said, detail)
 
 
-def _fixed(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
-    figure, top = fixed_ratio(df)
-    if top:
-        said = said.but(quantity=f"RSS de dockerd con {top} contenedores ÷ sin ninguno")
-    return judge(said, figure, detail={"n_mayor": top}) if figure.n else missing(said, {"falta_n": 0})
-
-
-def _flat(said: Said, df: pd.DataFrame, engine_name: str) -> Claim:
-    """KB per container stays flat with N: largest N over smallest N, paired by round (every round
-    launches each N of each engine, in its shuffled order)."""
-    w = wide(df)
-    ns = sorted(n for n in w[w["engine"] == engine_name]["n"].unique() if n > 0)
-    detail = {"engine": engine_name, "ratio": "n_mayor_sobre_n_menor"}
-    if len(ns) < 2:
-        return missing(said, detail)
-    detail.update(n_menor=int(ns[0]), n_mayor=int(ns[-1]))
-    name = eng.DISPLAY[engine_name]
-    said = said.but(quantity=f"memoria por contenedor con N = {ns[-1]} frente a N = {ns[0]} ({name})")
-    per_n = [by_round(w, engine_name, "memoria_cgroup_por_contenedor", n) for n in (ns[-1], ns[0])]
-    return ratio(said, *per_n, detail=detail)
-
-
-def _flat_said(engine_name: str) -> Said:
-    return FLAT.but(
-        statement=f"{FLAT.statement} ({eng.DISPLAY[engine_name]})",
-        figure=Custom(
-            lambda said, df, meta: _flat(said, df, engine_name),
-            when=lambda df, meta: len(df) > 0 and engine_name in set(df["engine"]),
-        ),
-    )
-
-
-AT_20 = {"n": CHAPTER_N}
-JUDGED = (
-    CROSSOVER.but(figure=Custom(_crossover)),
-    LAUNCH_20.but(figure=_launched(lambda df: _at_n(LAUNCH_20, df, "lanzamiento_total", CHAPTER_N, AT_20))),
-    STEADY.but(figure=_launched(lambda df: _steady(df))),
-    DAEMON_FIXED.but(figure=Custom(_fixed)),
-    CGROUP_4X.but(
-        figure=Custom(
-            lambda said, df, meta: (
-                _at_n(said, df, "memoria_stats_por_contenedor", CHAPTER_N, AT_20)
-                if _both(df)
-                else missing(said)
-            )
-        )
-    ),
-    *(_flat_said(engine_name) for engine_name in sorted(eng.DISPLAY)),
-)
-
-
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    """The chapter's claims about launching N containers and their memory."""
-    return judge_all(JUDGED, df, meta)
-
-
-def _steady(df: pd.DataFrame) -> Claim:
+def steady_claim(said: Said, df: pd.DataFrame) -> Claim:
     figure, ranges = steadiness(df)
     if figure.n == 0:
-        return missing(STEADY)
+        return missing(said)
     ns = sorted(int(n) for n in wide(df).query("n > 0")["n"].unique())
     here = "; ".join(
         f"{eng.DISPLAY[e]} de {lo:.0f} a {hi:.0f} ms" for e, (lo, hi) in sorted(ranges.items(), reverse=True)
@@ -235,5 +95,108 @@ def _steady(df: pd.DataFrame) -> Claim:
     )
     if len(ns) == 2:
         note += " Con solo dos N, cada rango es la diferencia entre ellas: añade 5 y 10 a CANTIDADES."
-    said = STEADY.but(note=note)
-    return judge(said, figure, detail={"rangos_ms": ranges})
+    return judge(said.but(note=note), figure, detail={"rangos_ms": ranges})
+
+
+def fixed_claim(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
+    figure, top = fixed_ratio(df)
+    if top:
+        said = said.but(quantity=f"RSS de dockerd con {top} contenedores ÷ sin ninguno")
+    return judge(said, figure, detail={"n_mayor": top}) if figure.n else missing(said, {"falta_n": 0})
+
+
+def flat_claim(said: Said, df: pd.DataFrame, engine: str) -> Claim:
+    """KB per container stays flat with N: largest N over smallest N, paired by round (every round
+    launches each N of each engine, in its shuffled order)."""
+    w = wide(df)
+    ns = sorted(n for n in w[w["engine"] == engine]["n"].unique() if n > 0)
+    detail = {"engine": engine, "ratio": "n_mayor_sobre_n_menor"}
+    if len(ns) < 2:
+        return missing(said, detail)
+    detail.update(n_menor=int(ns[0]), n_mayor=int(ns[-1]))
+    said = said.but(
+        quantity=f"memoria por contenedor con N = {ns[-1]} frente a N = {ns[0]} ({eng.DISPLAY[engine]})"
+    )
+    per_n = [by_round(w, engine, "memoria_cgroup_por_contenedor", n) for n in (ns[-1], ns[0])]
+    return ratio(said, *per_n, detail=detail)
+
+
+# «184 MB / 1.8 MB ≈ 102 contenedores»: dockerd alone against one conmon per container (RSS).
+CROSSOVER = chapter(
+    "cruce_102",
+    f"Con ~1.8 MB por conmon frente a ~184 MB fijos de dockerd, Podman gasta más memoria que Docker a "
+    f"partir de unos {SEED_CROSSOVER} contenedores",
+    where="experimento 2, «Análisis», «El impuesto del daemon»",
+    claimed=SEED_CROSSOVER,
+    kind="about",
+    quantity="RSS de dockerd ÷ RSS de un conmon (la cuenta del capítulo, con tus datos)",
+    unit="",
+    note="La cuenta deja fuera containerd, el shim de cada contenedor de Docker y los cgroups: la factura "
+    "completa que calcula el cuaderno 02 (con RSS y con PSS) es la corrección del curso.",
+    figure=of_both(crossover_claim),
+)
+# «20 contenedores: Launch time 5.52 s frente a 2.74 s, Podman 2x más rápido» (one launch after another)
+LAUNCH_20 = chapter(
+    "lanzamiento_20",
+    "Lanzar 20 contenedores uno tras otro: Podman 2x más rápido que Docker (2.74 s frente a 5.52 s)",
+    where="experimento 2, tabla «Comparación directa a 20 contenedores»",
+    claimed=2.74 / 5.52,
+    kind="about",
+    ref=podman_over_docker_at_20("lanzamiento_total"),
+    quantity="Podman/Docker del tiempo total de lanzar 20 contenedores uno tras otro",
+    figure=at_20("lanzamiento_total", launch=True),
+)
+# «Podman escala de forma más consistente (~130-190 ms/cont) … no hay cuello de botella central. Docker
+# varía más (220-350 ms/cont) por la serialización en el daemon.»
+STEADY = chapter(
+    "escala_constante",
+    "Sin daemon no hay cuello de botella central: Podman se mantiene en ~130-190 ms por contenedor y "
+    "Docker varía más, 220-350 ms, por la serialización en el daemon",
+    where="experimento 2, «Análisis», tabla «Tiempos de arranque — escalamiento lineal»",
+    claimed=(190 - 130) / (350 - 220),
+    kind="reduces",
+    quantity="el rango de ms por contenedor entre las N de Podman ÷ el de Docker",
+    figure=of_both(steady_claim, launch=True),
+)
+# «Docker carga un daemon que consume ~184 MB de RSS con 0 o con 20 contenedores: un costo fijo.»
+DAEMON_FIXED = chapter(
+    "daemon_fijo",
+    "dockerd consume lo mismo con 0 que con 20 contenedores: un costo fijo",
+    where="experimento 2, «Análisis», «El impuesto del daemon»",
+    claimed=1.0,
+    kind="no_difference",
+    quantity="RSS de dockerd con contenedores ÷ sin ninguno",
+    figure=Custom(fixed_claim),
+)
+# «Memoria/cont (cgroup): 437 KB frente a 97 KB, Podman 4.5x menos» (at 20 containers)
+CGROUP_4X = LAUNCH_20.but(
+    key="cgroup_4x",
+    statement="Memoria de cgroup por contenedor: Podman usa 4.5x menos que Docker (97 frente a 437 KB)",
+    claimed=97 / 437,
+    ref=podman_over_docker_at_20("memoria_cgroup_por_contenedor"),
+    quantity="Podman/Docker de la memoria por contenedor (la vista de `stats`)",
+    figure=at_20("memoria_stats_por_contenedor"),
+)
+FLAT = chapter(
+    "cgroup_estable",
+    "La memoria de cgroup por contenedor es estable con 1, 5, 10 o 20 contenedores",
+    where="experimento 2, «Análisis», «Memoria cgroup»",
+    claimed=1.0,
+    kind="no_difference",
+)
+SAID = (CROSSOVER, LAUNCH_20, STEADY, DAEMON_FIXED, CGROUP_4X, FLAT)
+JUDGED = SAID[:-1] + tuple(
+    FLAT.but(
+        statement=f"{FLAT.statement} ({eng.DISPLAY[e]})",
+        figure=Custom(
+            lambda said, df, meta, e=e: flat_claim(said, df, e),
+            when=lambda df, meta, e=e: len(df) > 0 and e in set(df["engine"]),
+        ),
+    )
+    for e in sorted(eng.DISPLAY)
+)
+
+
+def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
+    """The chapter's claims about launching N containers and their memory."""
+    return judge_all(JUDGED, df, meta)
