@@ -202,13 +202,9 @@ def exec_readings(engine: str) -> tuple[Said, ...]:
     )
 
 
-PLACES_JUDGED = (
-    (OVERLAY_20, "escritura", "capa"),
-    (VOLUME_NATIVE, "escritura", "volumen"),
-    (SMALL_FILES, "archivos", "capa"),
-    (VOLUME_NATIVE_FILES, "archivos", "volumen"),
-    (COPY_UP, "copia", "capa"),
-)
+# Each I/O claim's arm, «carga:lugar» as in its rows' variant.
+IO_ARMS = ("escritura:capa", "escritura:volumen", "archivos:capa", "archivos:volumen", "copia:capa")
+IN_PLACE = tuple(zip((OVERLAY_20, VOLUME_NATIVE, SMALL_FILES, VOLUME_NATIVE_FILES, COPY_UP), IO_ARMS))
 ENGINES = eng.CONTAINER_ENGINES
 JUDGED = (
     *(said for engine in ENGINES for said in exec_readings(engine)),
@@ -217,7 +213,7 @@ JUDGED = (
         for e in ENGINES
         for carga, said in (("hash", HASH_0), ("sort", SORT_6_8[e]))
     ),
-    *(in_place(said, engine, carga, place) for engine in ENGINES for said, carga, place in PLACES_JUDGED),
+    *(in_place(said, engine, *arm.split(":")) for engine in ENGINES for said, arm in IN_PLACE),
     *(
         TWO_HOURS.but(figure=Custom(lambda said, df, meta, e=engine, c=carga: two_hours(said, df, e, c)))
         for engine in ENGINES
