@@ -13,7 +13,7 @@ import pandas as pd
 
 from ... import engines as eng
 from ..figures import Custom, judge_all, ratio
-from ..verdict import Claim, Said, judge, missing, not_comparable, ref
+from ..verdict import Claim, Ref, Said, judge, missing, not_comparable, ref
 from .analysis import SEED_CROSSOVER, by_round, crossover, wide
 from .per_n import fixed_ratio, ratio_at, seed_crossover, steadiness
 from .probing import NETWORKS
@@ -72,7 +72,7 @@ def at_20(metric: str, **options) -> Custom:
     return of_both(build, **options)
 
 
-def podman_over_docker_at_20(metric: str):
+def podman_over_docker_at_20(metric: str) -> Ref:
     return ref(source="seed000", metric=metric, engine="podman", variant="n=20", over={"engine": "docker"})
 
 
@@ -105,9 +105,11 @@ def fixed_claim(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
     return judge(said, figure, detail={"n_mayor": top}) if figure.n else missing(said, {"falta_n": 0})
 
 
-def flat_claim(said: Said, df: pd.DataFrame, engine: str) -> Claim:
+def flat_claim(said: Said, df: pd.DataFrame, meta: dict | None, engine: str) -> Claim | None:
     """KB per container stays flat with N: largest N over smallest N, paired by round (every round
-    launches each N of each engine, in its shuffled order)."""
+    launches each N of each engine, in its shuffled order); no claim for an engine the run did not measure."""
+    if not len(df) or engine not in set(df["engine"]):
+        return None
     w = wide(df)
     ns = sorted(n for n in w[w["engine"] == engine]["n"].unique() if n > 0)
     detail = {"engine": engine, "ratio": "n_mayor_sobre_n_menor"}
@@ -186,13 +188,7 @@ FLAT = chapter(
 )
 SAID = (CROSSOVER, LAUNCH_20, STEADY, DAEMON_FIXED, CGROUP_4X, FLAT)
 JUDGED = SAID[:-1] + tuple(
-    FLAT.but(
-        statement=f"{FLAT.statement} ({eng.DISPLAY[e]})",
-        figure=Custom(
-            lambda said, df, meta, e=e: flat_claim(said, df, e),
-            when=lambda df, meta, e=e: len(df) > 0 and e in set(df["engine"]),
-        ),
-    )
+    FLAT.but(statement=f"{FLAT.statement} ({eng.DISPLAY[e]})", figure=Custom(partial(flat_claim, engine=e)))
     for e in sorted(eng.DISPLAY)
 )
 
