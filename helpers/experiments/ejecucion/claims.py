@@ -173,7 +173,7 @@ def in_place(said: Said, engine: str, carga: str, place: str) -> Said:
     return per_engine(said, engine, f"sobrecarga del trabajo solo en {where}", figure=Custom(claim))
 
 
-def two_hours(said: Said, df: pd.DataFrame, engine: str, carga: str) -> Claim:
+def two_hours(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carga: str) -> Claim:
     """The bottom line for one workload: WORK_MINUTES × the overhead of the work alone against its
     fairest baseline (paired by round), in minutes, against «menos de 10 minutos»."""
     base, base_env, base_place = fair_base(df, carga)
@@ -208,16 +208,12 @@ IN_PLACE = tuple(zip((OVERLAY_20, VOLUME_NATIVE, SMALL_FILES, VOLUME_NATIVE_FILE
 ENGINES = eng.CONTAINER_ENGINES
 JUDGED = (
     *(said for engine in ENGINES for said in exec_readings(engine)),
-    *(
-        as_chapter(said, e, carga)
-        for e in ENGINES
-        for carga, said in (("hash", HASH_0), ("sort", SORT_6_8[e]))
-    ),
+    *(as_chapter(said, e, c) for e in ENGINES for c, said in (("hash", HASH_0), ("sort", SORT_6_8[e]))),
     *(in_place(said, engine, *arm.split(":")) for engine in ENGINES for said, arm in IN_PLACE),
     *(
-        TWO_HOURS.but(figure=Custom(lambda said, df, meta, e=engine, c=carga: two_hours(said, df, e, c)))
-        for engine in ENGINES
-        for carga in CPU_WORKLOADS
+        TWO_HOURS.but(figure=Custom(partial(two_hours, engine=e, carga=c)))
+        for e in ENGINES
+        for c in CPU_WORKLOADS
     ),
 )
 
