@@ -128,7 +128,9 @@ def per_engine(said: Said, engine: str, quantity: str, reading: str = "", **chan
     return said.but(statement=f"{said.statement} ({eng.DISPLAY[engine]}{how})", quantity=quantity, **changes)
 
 
-def overhead(said: Said, values: pd.Series, base: pd.Series, detail: dict, *, minutes: bool = False) -> Claim:
+def overhead_claim(
+    said: Said, values: pd.Series, base: pd.Series, detail: dict, *, minutes: bool = False
+) -> Claim:
     """(values / baseline − 1) × 100 paired by round (× WORK_MINUTES / 100: the minutes of 2 h), judged
     by the one rule; «inestable» (`sin_cifra` in detail when the baseline is unstable on its own: the page
     says «repite», without the figure) as analysis.shaky_against says."""
@@ -148,7 +150,7 @@ def as_chapter(said: Said, engine: str, carga: str) -> Said:
     detail = {"engine": engine, "base": "bare", "carga": carga}
 
     def claim(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
-        return overhead(said, *(samples(df, METRIC_E2E, carga, e) for e in (engine, "bare")), detail)
+        return overhead_claim(said, *(samples(df, METRIC_E2E, carga, e) for e in (engine, "bare")), detail)
 
     return per_engine(said, engine, CHAPTER_FORM.format(eng.DISPLAY[engine]), figure=Custom(claim))
 
@@ -167,7 +169,7 @@ def in_place(said: Said, engine: str, carga: str, place: str) -> Said:
             motive = why.get("motivo")
             reason = f"Sin línea base en el mismo sistema de archivos: {motive}" if motive else NO_LAYER_BASE
             return not_comparable(said, reason, detail)
-        return overhead(said, values, base_values, detail)
+        return overhead_claim(said, values, base_values, detail)
 
     where = f"{PLACE_NAMES[place]} de {eng.DISPLAY[engine]} frente a {BASE_NAMES[base]}"
     return per_engine(said, engine, f"sobrecarga del trabajo solo en {where}", figure=Custom(claim))
@@ -180,7 +182,9 @@ def two_hours(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carg
     what = f"minutos de más en 2 h de {carga} en {eng.DISPLAY[engine]}: el trabajo solo, frente a "
     said = per_engine(said, engine, what + BASE_NAMES[base], carga)
     values, base_values = (samples(df, METRIC_WORK, carga, *at) for at in ((engine,), (base_env, base_place)))
-    return overhead(said, values, base_values, {"engine": engine, "carga": carga, "base": base}, minutes=True)
+    return overhead_claim(
+        said, values, base_values, {"engine": engine, "carga": carga, "base": base}, minutes=True
+    )
 
 
 def exec_readings(engine: str) -> tuple[Said, ...]:
@@ -191,7 +195,7 @@ def exec_readings(engine: str) -> tuple[Said, ...]:
     return tuple(
         per_engine(said.but(note=said.note + podman), engine, quantity, reading).but(
             figure=Median(
-                Sel(metric=metric, carga=variant, entorno=engine, scale=1e3),
+                Sel(metric=metric, carga=variant, entorno=engine, lugar="", scale=1e3),
                 detail={"engine": engine, **more},
             )
         )
