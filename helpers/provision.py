@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import engines, experiments, images, probes, system
-from .engines import lxd_setup, runtimes
+from .engines import kubernetes_build, lxd_setup, runtimes
 
 APT_PACKAGES = {
     # command -> Debian package
@@ -101,7 +101,9 @@ def experiment_packages() -> list[str]:
 
 def install_missing() -> list[str]:
     missing = sorted(
-        {pkg for cmd, pkg in APT_PACKAGES.items() if not _have(cmd)} | set(experiment_packages())
+        {pkg for cmd, pkg in APT_PACKAGES.items() if not _have(cmd)}
+        | set(experiment_packages())
+        | {pkg for pkg in kubernetes_build.DEBIAN_PACKAGES if not package_installed(pkg)}
     )
     if cmd_static_busybox_missing():
         missing.append("busybox-static")
@@ -251,6 +253,7 @@ def main(argv=None) -> int:
             step("La prueba del arreglo de Podman", podman_workaround)
     step("La compilación de sondas", build_probes)
     step("La preparación de LXD (contenedores de sistema, sin red)", lxd_setup.provision, say)
+    step("La construcción de Kubernetes (un nodo, sin registro)", kubernetes_build.build, say)
     provision_experiments()
     if args.estricto and PROBLEMS.found:
         say(f"[FALLO] La preparación no quedó completa: {len(PROBLEMS.found)} problema(s), por paso:")

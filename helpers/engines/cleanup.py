@@ -6,6 +6,7 @@ import datetime
 import time
 from collections.abc import Sequence
 
+from . import kubernetes_host
 from .base import CONTAINER_ENGINES
 from .labels import LABEL_RUN, orphan_reason
 from .registry import get_engine
@@ -51,6 +52,7 @@ def reap_orphans(engines: Sequence[str] = CONTAINER_ENGINES, log=None) -> dict[s
                     log(f"Eliminé {removed} {noun} de {engine.display} de la corrida {run}: {why}.")
         except Exception:  # noqa: BLE001 - reaping must never stop a run or the set-up
             continue
+    reaped.update(kubernetes_host.reap_orphans(log))  # the course's Kubernetes cluster of a dead run
     return reaped
 
 
