@@ -37,8 +37,11 @@ CONTAINERD_NAMESPACE = "k8s.io"
 # Host settings the kubelet and kube-proxy change on start: saved before, restored at teardown.
 SYSCTLS = (
     "vm/overcommit_memory",
+    "vm/panic_on_oom",
     "kernel/panic",
     "kernel/panic_on_oops",
+    "kernel/keys/root_maxkeys",
+    "kernel/keys/root_maxbytes",
     "net/ipv4/conf/all/route_localnet",
     "net/netfilter/nf_conntrack_max",
     "net/netfilter/nf_conntrack_tcp_timeout_established",
