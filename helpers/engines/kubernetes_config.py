@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 from .kubernetes_build import PAUSE_IMAGE
@@ -50,71 +49,27 @@ SYSCTLS = (
 )
 
 
-@dataclass(frozen=True)
 class Layout:
     """Where one cluster keeps its files: everything under one folder, removed at teardown."""
 
-    root: Path
-
-    @property
-    def owner(self) -> Path:
-        return self.root / "dueño.json"
-
-    @property
-    def pki(self) -> Path:
-        return self.root / "pki"
-
-    @property
-    def logs(self) -> Path:
-        return self.root / "registros"
-
-    @property
-    def etcd_data(self) -> Path:
-        return self.root / "etcd"
-
-    @property
-    def containerd_root(self) -> Path:
-        return self.root / "containerd" / "root"
-
-    @property
-    def containerd_state(self) -> Path:
-        return self.root / "containerd" / "state"
-
-    @property
-    def containerd_socket(self) -> Path:
-        return self.root / "containerd" / "containerd.sock"
-
-    @property
-    def containerd_config(self) -> Path:
-        return self.root / "containerd" / "config.toml"
-
-    @property
-    def runc_root(self) -> Path:
-        return self.root / "runc"
-
-    @property
-    def cni_conf_dir(self) -> Path:
-        return self.root / "cni" / "net.d"
-
-    @property
-    def cni_ipam_dir(self) -> Path:
-        return self.root / "cni" / "ipam"
-
-    @property
-    def kubelet_dir(self) -> Path:
-        return self.root / "kubelet"
-
-    @property
-    def kubelet_config(self) -> Path:
-        return self.root / "kubelet.json"
-
-    @property
-    def proxy_config(self) -> Path:
-        return self.root / "kube-proxy.json"
-
-    @property
-    def admin_kubeconfig(self) -> Path:
-        return self.root / "admin.kubeconfig"
+    def __init__(self, root: Path):
+        self.root = root
+        self.owner = root / "dueño.json"
+        self.pki = root / "pki"
+        self.logs = root / "registros"
+        self.etcd_data = root / "etcd"
+        containerd = root / "containerd"
+        self.containerd_root = containerd / "root"
+        self.containerd_state = containerd / "state"
+        self.containerd_socket = containerd / "containerd.sock"
+        self.containerd_config = containerd / "config.toml"
+        self.runc_root = root / "runc"
+        self.cni_conf_dir = root / "cni" / "net.d"
+        self.cni_ipam_dir = root / "cni" / "ipam"
+        self.kubelet_dir = root / "kubelet"
+        self.kubelet_config = root / "kubelet.json"
+        self.proxy_config = root / "kube-proxy.json"
+        self.admin_kubeconfig = root / "admin.kubeconfig"
 
     def cert(self, name: str) -> Path:
         return self.pki / f"{name}.crt"
@@ -361,11 +316,12 @@ def etcd_command(etcd: Path, layout: Layout) -> list[str]:
     ]
 
 
+def _secure_listener(binary: Path, port: int) -> list[str]:
+    return [str(binary), f"--bind-address={LOCALHOST}", f"--secure-port={port}"]
+
+
 def apiserver_command(binary: Path, layout: Layout) -> list[str]:
-    return [
-        str(binary),
-        f"--bind-address={LOCALHOST}",
-        f"--secure-port={API_PORT}",
+    return _secure_listener(binary, API_PORT) + [
         f"--advertise-address={NODE_IP}",
         f"--etcd-servers=http://{LOCALHOST}:{ETCD_CLIENT_PORT}",
         f"--service-cluster-ip-range={SERVICE_CIDR}",
@@ -387,33 +343,26 @@ def apiserver_command(binary: Path, layout: Layout) -> list[str]:
     ]
 
 
+def _api_client(binary: Path, port: int, layout: Layout) -> list[str]:
+    """What controller-manager and scheduler share: 127.0.0.1, the admin kubeconfig, no election."""
+    config = layout.admin_kubeconfig
+    return _secure_listener(binary, port) + [
+        *(f"--{kind}kubeconfig={config}" for kind in ("", "authentication-", "authorization-")),
+        "--leader-elect=false",
+        "--profiling=false",
+    ]
+
+
 def controller_manager_command(binary: Path, layout: Layout) -> list[str]:
-    return [
-        str(binary),
-        f"--bind-address={LOCALHOST}",
-        f"--secure-port={CONTROLLER_MANAGER_PORT}",
-        f"--kubeconfig={layout.admin_kubeconfig}",
-        f"--authentication-kubeconfig={layout.admin_kubeconfig}",
-        f"--authorization-kubeconfig={layout.admin_kubeconfig}",
+    return _api_client(binary, CONTROLLER_MANAGER_PORT, layout) + [
         f"--service-account-private-key-file={layout.key('sa')}",
         f"--root-ca-file={layout.cert('ca')}",
         f"--service-cluster-ip-range={SERVICE_CIDR}",
-        "--leader-elect=false",
-        "--profiling=false",
     ]
 
 
 def scheduler_command(binary: Path, layout: Layout) -> list[str]:
-    return [
-        str(binary),
-        f"--bind-address={LOCALHOST}",
-        f"--secure-port={SCHEDULER_PORT}",
-        f"--kubeconfig={layout.admin_kubeconfig}",
-        f"--authentication-kubeconfig={layout.admin_kubeconfig}",
-        f"--authorization-kubeconfig={layout.admin_kubeconfig}",
-        "--leader-elect=false",
-        "--profiling=false",
-    ]
+    return _api_client(binary, SCHEDULER_PORT, layout)
 
 
 def kubelet_command(binary: Path, layout: Layout) -> list[str]:

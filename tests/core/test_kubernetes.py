@@ -141,3 +141,37 @@ def test_a_killed_run_leaves_a_cluster_that_the_next_run_reaps(cluster_parts):
             child.kill()
         kubernetes_host.reap_orphans()
     _docker_still_runs()
+
+
+CTRL_C_RUN = textwrap.dedent(
+    """
+    import sys, time
+    from helpers.engines import kubernetes
+    try:
+        with kubernetes.Cluster(sys.argv[1], log=print):
+            print("LISTO", flush=True)
+            time.sleep(600)
+    except KeyboardInterrupt:
+        print("INTERRUMPIDO", flush=True)
+    """
+)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_tears_the_cluster_down(cluster_parts, signum):
+    env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT))
+    child = subprocess.Popen(
+        [sys.executable, "-c", CTRL_C_RUN, f"prueba-k8s-{uuid.uuid4().hex[:6]}"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=PROJECT_ROOT,
+    )  # fmt: skip
+    try:
+        line = child.stdout.readline()
+        assert line.strip() == "LISTO", child.stderr.read() if child.poll() is not None else line
+        os.kill(child.pid, signum)
+        out, err = child.communicate(timeout=90)
+        assert "INTERRUMPIDO" in out and child.returncode == 0, (out, err)
+        assert kubernetes_host.leftovers() == []
+    finally:
+        if child.poll() is None:
+            child.kill()
+        kubernetes_host.reap_orphans()
