@@ -17,7 +17,7 @@ import uuid
 import psutil
 import pytest
 
-from helpers import PROJECT_ROOT, images
+from helpers import PROJECT_ROOT, engines, images
 from helpers.engines import kubernetes, kubernetes_host
 from helpers.engines import kubernetes_config as cfg
 from helpers.experiments.red import servers
@@ -47,14 +47,17 @@ def server_image(cluster_parts):
     return found["name"]
 
 
-def _docker_still_runs() -> None:
-    docker = require_engine("docker")
-    image = images.resolve("alpine", docker)
-    assert image, "Docker no tiene la imagen mínima del curso"
-    result = subprocess.run(
-        ["docker", "run", "--rm", image["name"], "true"], capture_output=True, timeout=120
-    )
-    assert result.returncode == 0, result.stderr.decode(errors="replace")
+def _engines_still_run() -> None:
+    """Docker and Podman (where present) still run a container after the cluster is gone."""
+    require_engine("docker")
+    for name in engines.CONTAINER_ENGINES:
+        engine = engines.get_engine(name)
+        if not engine.available:
+            continue
+        image = images.resolve("alpine", engine)
+        assert image, f"{engine.display} no tiene la imagen mínima del curso"
+        argv = engine.run_argv(image["name"], ["true"], run_id=f"prueba-k8s-{name}", remove=True)
+        engine.call(argv, check=True, what=f"arrancar un contenedor de {engine.display}")
 
 
 def _get(url: str, timeout: float = 30) -> str:
@@ -104,7 +107,7 @@ def test_pod_answers_on_a_localhost_nodeport_and_teardown_leaves_nothing(server_
     print(f"[kubernetes] desmontaje {cluster.timings['desmontaje']:.1f} s")
     assert kubernetes_host.leftovers() == []
     assert not [line for line in lines if "[AVISO]" in line], lines
-    _docker_still_runs()
+    _engines_still_run()
 
 
 KILLED_RUN = textwrap.dedent(
@@ -140,7 +143,7 @@ def test_a_killed_run_leaves_a_cluster_that_the_next_run_reaps(cluster_parts):
         if child.poll() is None:
             child.kill()
         kubernetes_host.reap_orphans()
-    _docker_still_runs()
+    _engines_still_run()
 
 
 CTRL_C_RUN = textwrap.dedent(
