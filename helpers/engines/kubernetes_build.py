@@ -209,19 +209,7 @@ def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes, mode: int = 0o644) 
     info.size = len(data)
     info.mode = mode
     info.mtime = 0
-    tar.addfile(info, _BytesReader(data))
-
-
-class _BytesReader:
-    def __init__(self, data: bytes):
-        self._data = data
-        self._pos = 0
-
-    def read(self, size: int = -1) -> bytes:
-        end = len(self._data) if size < 0 else self._pos + size
-        chunk = self._data[self._pos : end]
-        self._pos += len(chunk)
-        return chunk
+    tar.addfile(info, io.BytesIO(data))
 
 
 def build_pause(go: str, work: Path) -> None:

@@ -18,6 +18,7 @@ import types
 import pytest
 
 from helpers import PROJECT_ROOT, experiments, provision
+from helpers.engines import kubernetes_build
 from helpers.experiments.red import servers
 from helpers.paths import CACHE_DIR, CACHE_ENV
 from tests.support import setup_step_missing
@@ -149,8 +150,15 @@ def test_no_test_skips_for_a_missing_setup_step_by_itself():
 def _seed_compiler_state(cache) -> list[str]:
     """The compilers' incremental state from the real cache (cargo's target folder: the Rust servers'
     dependencies, compiled once): the servers themselves are still compiled, linked and installed in the
-    clean cache. Go's build cache lives outside the course's cache (~/.cache/go-build)."""
+    clean cache. Go's build cache lives outside the course's cache (~/.cache/go-build). Kubernetes'
+    binaries too (hard links): their build takes 15-45 min, beyond this test's time; its stamp makes
+    the step say «ya construido» (tests/core/test_kubernetes_build.py checks the build's pieces)."""
     seeded = []
+    if kubernetes_build.built():
+        dest = cache / kubernetes_build.CACHE.relative_to(CACHE_DIR)
+        dest.parent.mkdir(parents=True)
+        subprocess.run(["cp", "-al", str(kubernetes_build.CACHE), str(dest)], check=True)
+        seeded.append(str(kubernetes_build.CACHE.relative_to(CACHE_DIR)))
     if servers.CARGO_TARGET.is_dir():
         dest = cache / servers.CARGO_TARGET.relative_to(CACHE_DIR)
         dest.parent.mkdir(parents=True)
