@@ -11,8 +11,10 @@ One job per module: base (the interface, RunOptions, Container), bare, cli (what
 share), docker, podman, labels (the labels of every course container, built in one place, and who owns
 one), registry (get_engine; install/substituted for tests), cleanup (a run's containers, orphans),
 runtimes (gVisor's runsc), oci (bundles run by an OCI runtime without an engine), rootfs (an image's
-root filesystem exported once, to chroot into or to build a bundle on) and nested (engines inside
-containers: a chain of `exec`s, one per level).
+root filesystem exported once, to chroot into or to build a bundle on), nested (engines inside
+containers: a chain of `exec`s, one per level) and a single-node Kubernetes cluster: kubernetes (its
+lifecycle), kubernetes_config (the files it reads), kubernetes_host (what it changes on the host, the
+teardown and the reaping of a dead run's cluster) and kubernetes_build (built once by `make setup`).
 The package exports what experiments and the course use; tests and the rest import the defining module.
 """
 
