@@ -110,6 +110,20 @@ def test_pod_answers_on_a_localhost_nodeport_and_teardown_leaves_nothing(server_
     _engines_still_run()
 
 
+def _cluster_in_a_child(script: str) -> subprocess.Popen:
+    """A Python process that starts a cluster and says «LISTO» (read here) once it is up."""
+    env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT))
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, f"prueba-k8s-{uuid.uuid4().hex[:6]}"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=PROJECT_ROOT,
+    )  # fmt: skip
+    line = child.stdout.readline()
+    if line.strip() != "LISTO":
+        child.kill()
+        pytest.fail(f"el clúster no arrancó en el proceso hijo: {line} {child.stderr.read()[-1500:]}")
+    return child
+
+
 KILLED_RUN = textwrap.dedent(
     """
     import sys, time
@@ -123,14 +137,8 @@ KILLED_RUN = textwrap.dedent(
 
 
 def test_a_killed_run_leaves_a_cluster_that_the_next_run_reaps(cluster_parts):
-    env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT))
-    child = subprocess.Popen(
-        [sys.executable, "-c", KILLED_RUN, f"prueba-k8s-{uuid.uuid4().hex[:6]}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=PROJECT_ROOT,
-    )  # fmt: skip
+    child = _cluster_in_a_child(KILLED_RUN)
     try:
-        line = child.stdout.readline()
-        assert line.strip() == "LISTO", child.stderr.read() if child.poll() is not None else line
         os.kill(child.pid, signal.SIGKILL)  # a killed kernel: no finally, no signal handler runs
         child.wait(timeout=30)
         left = kubernetes_host.leftovers()
@@ -162,14 +170,8 @@ CTRL_C_RUN = textwrap.dedent(
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_or_sigterm_tears_the_cluster_down(cluster_parts, signum):
-    env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT))
-    child = subprocess.Popen(
-        [sys.executable, "-c", CTRL_C_RUN, f"prueba-k8s-{uuid.uuid4().hex[:6]}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=PROJECT_ROOT,
-    )  # fmt: skip
+    child = _cluster_in_a_child(CTRL_C_RUN)
     try:
-        line = child.stdout.readline()
-        assert line.strip() == "LISTO", child.stderr.read() if child.poll() is not None else line
         os.kill(child.pid, signum)
         out, err = child.communicate(timeout=90)
         assert "INTERRUMPIDO" in out and child.returncode == 0, (out, err)
