@@ -17,9 +17,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 
-# Engines, images, Podman workaround and probes (python -m helpers.provision).
+# Engines, images, Podman workaround and probes (python -m helpers.provision). KUBERNETES=1 also builds
+# a single-node Kubernetes from its sources (15-40 min, once; no notebook uses it yet).
 motores: $(STAMP)
-	$(BIN)/python -m helpers.provision
+	CURSO_KUBERNETES=$(KUBERNETES) $(BIN)/python -m helpers.provision
 
 probes:
 	$(MAKE) -s -C probes

@@ -253,7 +253,10 @@ def main(argv=None) -> int:
             step("La prueba del arreglo de Podman", podman_workaround)
     step("La compilación de sondas", build_probes)
     step("La preparación de LXD (contenedores de sistema, sin red)", lxd_setup.provision, say)
-    step("La construcción de Kubernetes (un nodo, sin registro)", kubernetes_build.build, say)
+    if kubernetes_build.wanted():
+        step("La construcción de Kubernetes (un nodo, sin registro)", kubernetes_build.build, say)
+    else:
+        say(f"[ -- ] {kubernetes_build.NOT_WANTED}")
     provision_experiments()
     if args.estricto and PROBLEMS.found:
         say(f"[FALLO] La preparación no quedó completa: {len(PROBLEMS.found)} problema(s), por paso:")

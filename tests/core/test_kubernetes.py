@@ -18,7 +18,7 @@ import psutil
 import pytest
 
 from helpers import PROJECT_ROOT, engines, images
-from helpers.engines import kubernetes, kubernetes_host
+from helpers.engines import kubernetes, kubernetes_build, kubernetes_host
 from helpers.engines import kubernetes_config as cfg
 from helpers.experiments.red import servers
 from tests.conftest import require_engine
@@ -30,6 +30,8 @@ SERVER = servers.SERVERS["nethttp"]
 
 @pytest.fixture(scope="module")
 def cluster_parts():
+    if not kubernetes_build.wanted():
+        pytest.skip(kubernetes_build.NOT_WANTED)
     ok, why = kubernetes.availability()
     if not ok:
         setup_step_missing("Kubernetes (la construcción de Kubernetes de «make setup»)", why)
