@@ -315,6 +315,19 @@ def add_disk(name: str, device: str, source: Path | str, path: str) -> None:
     check(cli([*argv, "readonly=true"]), f"device {device}")
 
 
+def add_proxy(name: str, device: str, host_port: int, port: int) -> None:
+    """An LXD proxy device: the daemon listens on 127.0.0.1:`host_port` on the host and relays each
+    connection to 127.0.0.1:`port` inside the instance (no network card needed: it enters the instance's
+    network namespace). It goes with the instance."""
+    listen, connect = f"listen=tcp:127.0.0.1:{host_port}", f"connect=tcp:127.0.0.1:{port}"
+    check(cli(["config", "device", "add", name, device, "proxy", listen, connect]), f"device {device}")
+
+
+def remove_device(name: str, device: str) -> None:
+    """Remove one device of an instance (never raises: clean-up)."""
+    cli(["config", "device", "remove", name, device])
+
+
 def system_state(name: str) -> str:
     result = cli(["exec", name, "--", "systemctl", "is-system-running"], timeout=30)
     return result.stdout.strip() or "desconocido"

@@ -71,3 +71,25 @@ def start_worker(name: str, engine: str, image: str, *, volumes: Sequence[str] =
 def worker_exec(engine: str, worker: str, command: Sequence[str]) -> list[str]:
     """`ENGINE exec WORKER COMMAND…`, to run inside the instance (lxd.exec_argv)."""
     return [engine, "exec", worker, *command]
+
+
+INNER_NETWORK = "curso-red"  # a bridge of the inner engine's own, inside the instance (which has no NIC)
+SERVER = "curso-servidor"
+
+
+def start_server(
+    name: str, engine: str, image: str, command: Sequence[str], port: int, *, volumes: Sequence[str] = ()
+) -> None:
+    """A server container of the inner engine on a bridge of its own, its `port` published on the
+    instance's 127.0.0.1 (the engine's own proxy: the inner Docker writes no firewall rule). The instance
+    has no network card, so the bridge leads nowhere off the machine."""
+    lxd.check(lxd.execute(name, [engine, "network", "create", INNER_NETWORK]), f"{engine} network create")
+    argv = [engine, "run", "-d", "--name", SERVER, "--network", INNER_NETWORK]
+    argv += ["-p", f"127.0.0.1:{port}:{port}", *_mounts(volumes), image, *command]
+    lxd.check(lxd.execute(name, argv, timeout=120), f"{engine} run -d (servidor)")
+
+
+def stop_server(name: str, engine: str) -> None:
+    """Remove the server container and its bridge (never raises: clean-up)."""
+    lxd.execute(name, [engine, "rm", "-f", SERVER])
+    lxd.execute(name, [engine, "network", "rm", INNER_NETWORK])

@@ -39,7 +39,7 @@ from .assets import (
     availability,
     qemu_binary,
 )
-from .build import provision
+from .build import guest_modules, provision
 from .run import VM, kvm_status, resolve_acceleration
 from .systemd import SYSTEMD_IMAGE, systemd_reason
 
@@ -55,6 +55,7 @@ __all__ = [
     "VM_DIR",
     "assets",
     "availability",
+    "guest_modules",
     "kvm_status",
     "provision",
     "qemu_binary",

@@ -52,6 +52,27 @@ def _kernel_deb(work: Path) -> Path:
     return debs[0]
 
 
+def guest_modules(names: dict[str, str], dest: Path) -> None:
+    """Copy kernel modules of the guest's own kernel (`names`: module -> its path under kernel/) into
+    `dest`: the package the guest was built from is downloaded again (apt-get download, no root)."""
+    found = assets()
+    package = json.loads(manifest_path().read_text()).get("package", "") if found else ""
+    name, _, rest = package.partition("_")
+    if not name:
+        raise ComandoFallido("La VM del curso no está construida (o no dice de qué paquete es su kernel).")
+    with tempfile.TemporaryDirectory(dir=VM_DIR) as tmp:
+        work = Path(tmp)
+        system.run_checked(["apt-get", "download", f"{name}={rest.split('_')[0]}"], cwd=work, timeout=600)
+        deb = next(work.glob("linux-image-*.deb"), None)
+        if deb is None:
+            raise ComandoFallido(f"apt-get download no dejó el paquete {name}.")
+        system.run_checked(["dpkg-deb", "-x", str(deb), str(work / "x")], timeout=300)
+        kernel = work / "x" / "lib" / "modules" / found.kernel_version / "kernel"
+        dest.mkdir(parents=True, exist_ok=True)
+        for module, path in names.items():
+            shutil.copy2(kernel / path, dest / f"{module}.ko")
+
+
 def extract_vmlinux(bzimage: Path, dest: Path) -> Path:
     """The ELF kernel inside a bzImage whose payload is lz4 (Debian's cloud kernel)."""
     data = bzimage.read_bytes()

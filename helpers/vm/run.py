@@ -129,6 +129,7 @@ class VM:
         balloon_reporting: bool = False,
         flavor: str = "busybox",
         extra_drives: tuple[Path, ...] = (),
+        forward: tuple[int, int] | None = None,
     ):
         self.name = name
         self.accel = accel
@@ -146,6 +147,9 @@ class VM:
         self.base_disk = self.assets.systemd_disk if flavor == "systemd" else self.assets.base_disk
         self.balloon_reporting = balloon_reporting
         self.extra_drives = tuple(extra_drives)  # read-only raw images: /dev/vdb, /dev/vdc… in the guest
+        # (host port on 127.0.0.1, guest port): one NIC on QEMU's user network, restricted (the guest
+        # reaches nothing, not even the host), with that one TCP forward into it; None: no NIC at all
+        self.forward = forward
         self.child: measure.Child | None = None
         self.boot_ms = float("nan")
         self._seq = 0
@@ -161,6 +165,10 @@ class VM:
         for i, drive in enumerate(self.extra_drives, 1):
             extra += ["-drive", f"id=d{i},file={drive},format=raw,if=none,readonly=on"]
             extra += ["-device", f"virtio-blk-device,drive=d{i}"]
+        if self.forward:
+            host_port, guest_port = self.forward
+            user = f"user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:{host_port}-:{guest_port}"
+            extra += ["-netdev", user, "-device", "virtio-net-device,netdev=n0"]
         return [
             QEMU,
             "-M",

@@ -14,13 +14,14 @@ kinds.py: kinds, variants, labels, metrics, Arm; measure.py: Config, plan() and 
 provisioning, memory, workloads; instances.py: the containers and the VM behind one interface;
 lxd_instances.py: a real system container (LXD) behind it too; lxd_nested.py: scenario 3, an engine
 nested in a system container; disk_io.py: the fio workload; memory.py: PSS and touch-and-free;
-analysis.py: summaries, the reference, closing rows; claims.py: the post's claims.
+analysis.py: summaries, the reference, closing rows; claims.py: the post's claims; network.py: iperf3 in
+each scenario (bundle.py: a host binary carried into every instance, fio's and iperf3's).
 """
 
 from __future__ import annotations
 
 from ... import vm
-from . import disk_io
+from . import disk_io, network
 from .analysis import closing_rows, compare, summarize  # noqa: F401
 from .claims import DEFERRED_TO_CLASS, SAID, claims  # noqa: F401
 from .instances import VMInstance  # noqa: F401
@@ -39,6 +40,7 @@ from .kinds import (  # noqa: F401
     KIND_LABELS,
     NEEDS_ROOT,
     PSS,
+    RED,
     RETENIDA,
     is_emulated,
     kind_label,
@@ -58,7 +60,7 @@ QUICK = {
     "MEMORIA_MB": 32,
     "CALENTAMIENTO": 0,
 }
-DEBIAN_PACKAGES = [*vm.DEBIAN_PACKAGES, disk_io.DEBIAN_PACKAGE]
+DEBIAN_PACKAGES = [*vm.DEBIAN_PACKAGES, disk_io.DEBIAN_PACKAGE, network.DEBIAN_PACKAGE]
 COMPARABLE = ["arranque_listo", "gzip", "memoria_retenida_pct", "memoria_pss_instancia", "disco_instancia"]
 CLASS_LABELS = {
     "arranque_listo": "arranque hasta «listo»",

@@ -411,3 +411,59 @@ SAID = (
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     return judge_all(SAID, df, meta)
+
+
+# ---------------------------------------------------------------- network (iperf3, network.py)
+# Gbit/s through each scenario's own path, paired by round: no claim without LXD's system container (the
+# phase needs it), «sin datos» without iperf3 rows of both arms.
+def red(num, den, build=None):
+    """num / den in Gbit/s, or the figure `build(when=…, needs=…)` makes, with the conditions above."""
+
+    def rows(df, meta=None) -> bool:
+        return measured(k.RED, num)(df, meta) and measured(k.RED, den)(df, meta)
+
+    conditions = {"when": has("sistema_lxd"), "needs": rows}
+    return build(**conditions) if build else ratio(k.RED, num, den, **conditions)
+
+
+NET = WORKLOAD + " (red, iperf)"
+SAID = (
+    *SAID,
+    alike(
+        "red_sistema_igual",
+        "En red (iperf), el mismo contenedor rinde igual en el host que en un contenedor de sistema.",
+        quantity="Gbit/s de iperf3, contenedor de sistema LXD / contenedor de aplicación",
+        where=NET,
+        figure=red("sistema_lxd", "aplicacion"),
+    ),
+    post(
+        "red_anidado_17",
+        "En red (iperf), un contenedor dentro de un contenedor de sistema rinde un 17 % menos: sus paquetes "
+        "cruzan un puente más, el del motor de dentro.",
+        claimed=0.83,
+        kind="percent_about",
+        quantity="Gbit/s de iperf3, contenedor anidado en LXD / contenedor de sistema LXD",
+        where=NET,
+        figure=red(k.NESTED, "sistema_lxd"),
+    ),
+    post(
+        "red_vm_65",
+        "En red (iperf), dentro de una VM se pierde un 65 % más que anidado en un contenedor de sistema (el "
+        "puente, la pila de red del huésped, la tarjeta virtual y la del host).",
+        claimed=0.35,
+        kind="percent_about",
+        quantity="Gbit/s de iperf3, VM / contenedor anidado en LXD",
+        where=NET,
+        figure=red(
+            vm,
+            k.NESTED,
+            partial(
+                deferred,
+                vm,
+                DEFER + " Además, aquí iperf3 corre en la VM misma, no en un contenedor dentro de ella.",
+                {"tipo": vm, "emulada": True},
+                ratio(k.RED, vm, k.NESTED),
+            ),
+        ),
+    ),
+)

@@ -15,19 +15,16 @@ even where they are slow). The figure is read + write IOPS.
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import tempfile
-from pathlib import Path
 
-from ... import vm
 from ...errors import ComandoFallido
+from .bundle import Bundle
 
-FIO_DIR = "/fio"  # where every instance sees the bundle
+FIO = Bundle("fio", "/fio", "fio")
+FIO_DIR = FIO.where  # where every instance sees the bundle
 TARGET = "/curso-fio.dat"  # the job's file, in the instance's own root file system
-BUNDLE = vm.VM_DIR / "fio"  # the folder (containers mount it)
-IMAGE = vm.VM_DIR / "fio.img"  # the same folder as an ext4 image (the VM's second disk)
-LOADER = Path("/lib64/ld-linux-x86-64.so.2")
+BUNDLE = FIO.folder  # the folder (containers mount it)
+IMAGE = FIO.image  # the same folder as an ext4 image (the VM's second disk)
 DEBIAN_PACKAGE = "fio"
 FILE_MB = 4
 RUNTIME = "250ms"
@@ -49,27 +46,17 @@ TERSE_READ_IOPS, TERSE_WRITE_IOPS = 7, 48
 
 
 def available() -> bool:
-    return (BUNDLE / "fio").exists() and (BUNDLE / "ld.so").exists() and IMAGE.exists()
+    return FIO.available()
 
 
 def reason() -> str:
-    return (
-        "falta fio para la prueba de disco (paquete de Debian «fio»; «make setup» lo instala como root y "
-        "prepara su carpeta para las instancias)."
-    )
+    return FIO.reason("la prueba de disco")
 
 
 def command(target: str = TARGET, where: str = FIO_DIR) -> list[str]:
     """fio from the bundle at `where`, on `target`."""
     options = [f"--{key}={value}" for key, value in JOB.items()]
-    return [
-        f"{where}/ld.so",
-        "--library-path",
-        f"{where}/lib",
-        f"{where}/fio",
-        *options,
-        f"--filename={target}",
-    ]
+    return FIO.argv(*options, f"--filename={target}", where=where)
 
 
 def iops(output: str) -> float:
@@ -93,38 +80,6 @@ def run_checked(argv: list[str], env: dict | None = None, timeout: float = 120) 
     return iops(result.stdout)
 
 
-def libraries(binary: Path) -> list[Path]:
-    """Every shared library `binary` loads, as ldd resolves them."""
-    out = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=True).stdout
-    return [Path(line.split("=>")[1].split()[0]) for line in out.splitlines() if "=>" in line and "/" in line]
-
-
 def provision(log) -> bool:
     """Gather the host's fio, its libraries and the loader into BUNDLE, and an ext4 image of it; once."""
-    if available():
-        return True
-    fio = shutil.which("fio")
-    if fio is None or not LOADER.exists():
-        log(f"[AVISO] {reason()}")
-        return False
-    vm.VM_DIR.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=vm.VM_DIR) as tmp:
-        work = Path(tmp) / "fio"
-        (work / "lib").mkdir(parents=True)
-        shutil.copy2(fio, work / "fio")
-        shutil.copy2(LOADER.resolve(), work / "ld.so")
-        for lib in libraries(Path(fio)):
-            shutil.copy2(lib.resolve(), work / "lib" / lib.name)
-        size_mb = sum(p.stat().st_size for p in work.rglob("*") if p.is_file()) // 2**20 + 32
-        raw = Path(tmp) / "fio.img"
-        mkfs = shutil.which("mke2fs") or "/sbin/mke2fs"
-        argv = [mkfs, "-q", "-F", "-t", "ext4", "-L", "curso-fio", "-E", "root_owner=0:0", "-d", str(work)]
-        result = subprocess.run([*argv, str(raw), f"{size_mb}M"], capture_output=True, text=True)
-        if result.returncode != 0:
-            log(f"[AVISO] No pude preparar el disco de fio para la VM: {result.stderr.strip()[-200:]}")
-            return False
-        shutil.rmtree(BUNDLE, ignore_errors=True)
-        shutil.move(work, BUNDLE)
-        shutil.move(raw, IMAGE)
-    log(f"[ OK ] fio preparado para las instancias ({BUNDLE}, {IMAGE.stat().st_size / 2**20:.0f} MiB).")
-    return True
+    return FIO.build(log, "la prueba de disco")

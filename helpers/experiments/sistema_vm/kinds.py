@@ -53,6 +53,7 @@ DISCO_ESCRITO = (
 FASES_LXD = {"crear": "lxd_crear", "iniciar": "lxd_iniciar", "systemd": "lxd_systemd"}  # ms, per phase
 PSS_MONITOR = "memoria_pss_monitor"  # MB, an LXD instance's `[lxc monitor]` (included in PSS)
 PSS_DAEMON = "memoria_pss_daemon"  # MB, the LXD daemon's PSS, once for every instance (kept apart)
+RED = "red_iperf"  # Gbit/s the iperf3 client on the host received from the server inside (127.0.0.1)
 RUN_MOTOR = "run_motor"  # ms, `ENGINE run --rm --network none IMAGE echo ok`, host or nested
 READY = vm.READY
 MB = 1024 * 1024

@@ -10,7 +10,7 @@ import time
 from ... import cgroups, measure, probes, vm
 from ...engines import lxd, lxd_nested
 from ..runner import RunContext
-from . import disk_io
+from . import disk_io, network
 from .instances import GZIP_SCRIPT, cronometro_ms
 from .memory import pss
 
@@ -48,6 +48,8 @@ class LXDInstance:
             lxd.add_disk(self.name, "busybox", guest.rootfs / "bin" / "busybox", BUSYBOX)
         if disk_io.available():
             lxd.add_disk(self.name, "fio", disk_io.BUNDLE, disk_io.FIO_DIR)
+        if network.IPERF.available():
+            lxd.add_disk(self.name, "iperf3", network.IPERF.folder, network.IPERF.where)
         t1 = time.perf_counter_ns()
         lxd.start(self.name)
         t2 = time.perf_counter_ns()

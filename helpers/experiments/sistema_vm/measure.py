@@ -20,7 +20,7 @@ from ...engines import lxd
 from ...errors import ParametroInvalido
 from ..params import Params, param
 from ..runner import Log, Progress, Resultado, experiment_run, no_progress, print_log
-from . import disk_io, lxd_nested, phases
+from . import disk_io, lxd_nested, network, phases
 from .instances import ContainerInstance, VMInstance
 from .kinds import (
     DEFAULT_KINDS,
@@ -211,6 +211,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 engine = nested.workload_engine(cfg.motor)
             except Exception as exc:  # noqa: BLE001 - the nested run comparison can still go on
                 ctx.skip_arm("gzip y fio en el motor anidado", f"su contenedor no arrancó: {exc}")
+        network.rounds(ctx, cfg, arms, running, nested, accel, progress, log)
         phases.workloads(ctx, cfg, guest, running, nested, engine, progress, log)
         if nested is not None:
             lxd_nested.run_rounds(ctx, cfg, nested, progress, log)
@@ -226,11 +227,12 @@ def _qemu_version() -> str | None:
 
 
 def provision(log: Log = print_log) -> None:
-    """`make setup`: build the course's VM once (kernel, initramfs, base disk), gather fio for the
-    instances and probe KVM."""
+    """`make setup`: build the course's VM once (kernel, initramfs, base disk), gather fio and iperf3
+    for the instances and probe KVM."""
     found = vm.provision(log)
     if found is None:
         return
     disk_io.provision(log)
+    network.provision(log)
     ok, why = vm.kvm_status()
     log(f"KVM: {'funciona' if ok else 'no disponible'}: {why}")
