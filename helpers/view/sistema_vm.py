@@ -14,6 +14,7 @@ from ..engines import DISPLAY
 from ..experiments import sistema_vm as exp
 from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
+from ..experiments.sistema_vm import network
 from .common import (
     claims_list,
     fmt,
@@ -42,6 +43,7 @@ METRIC_LABEL = {
     exp.RETENIDA: "memoria liberada que el host no recupera",
     exp.GZIP: "gzip de 8 MiB (solo el trabajo)",
     exp.FIO: "fio: lecturas y escrituras de 4 KiB al azar, E/S directa (IOPS)",
+    exp.RED: "red: iperf3 del host a la instancia por 127.0.0.1 (Gbit/s)",
     exp.DISCO_ESCRITO: "disco que escribió el contenedor de sistema con motor (imágenes, capas, registros)",
     "lxd_crear": "LXD: crear (en «dir», copia y cambio de dueños; en btrfs, una instantánea)",
     "lxd_iniciar": "LXD: iniciar",
@@ -263,20 +265,39 @@ def grafico_gzip(resultado: Resultado) -> None:
     plt.show()
 
 
-@needs_result
-def grafico_disco(resultado: Resultado) -> None:
-    """Disk I/O (fio IOPS) per kind, every repetition a dot, the median a bar."""
+def _per_instance(
+    resultado: Resultado, metric: str, skipped: str, what: str, xlabel: str, title: str
+) -> bool:
+    """One workload per kind, every repetition a dot, the median a bar; or why the run did not measure it.
+    True when there was something to draw."""
     df = resultado.df
-    if not _present(df, exp.FIO):
-        reason = (resultado.meta.get("skipped_arms") or {}).get("fio")
-        markdown(f"_Esta corrida no midió el disco{': ' + reason if reason else '.'}_")
-        return
+    if not _present(df, metric):
+        reason = (resultado.meta.get("skipped_arms") or {}).get(skipped)
+        markdown(f"_Esta corrida no midió {what}{': ' + reason if reason else '.'}_")
+        return False
     fig, ax = plt.subplots(figsize=(10, 3.5))
-    _strip(ax, df, exp.FIO, "IOPS de lectura + escritura (más es mejor)")
+    _strip(ax, df, metric, xlabel)
     ax.set_xlim(left=0)
-    ax.set_title("Disco: fio dentro de cada instancia; la barra negra, la mediana", fontsize=13)
+    ax.set_title(f"{title}; la barra negra, la mediana", fontsize=13)
     fig.tight_layout()
     plt.show()
+    return True
+
+
+@needs_result
+def grafico_disco(resultado: Resultado) -> None:
+    """Disk I/O (fio IOPS) per kind."""
+    title = "Disco: fio dentro de cada instancia"
+    _per_instance(resultado, exp.FIO, "fio", "el disco", "IOPS de lectura + escritura (más es mejor)", title)
+
+
+@needs_result
+def grafico_red(resultado: Resultado) -> None:
+    """Network (iperf3 Gbit/s) per scenario; then the sentence naming the hops of each path."""
+    xlabel = "Gbit/s que recibe el cliente iperf3 (más es mejor)"
+    title = "Red: iperf3 dentro de cada instancia, cliente en el host"
+    if _per_instance(resultado, exp.RED, "red (iperf3)", "la red", xlabel, title):
+        markdown(network.paths_sentence(_present(resultado.df, exp.RED)))
 
 
 @needs_result

@@ -33,7 +33,8 @@ def require_lxd():
         setup_step_missing("LXD sin red (la preparación de LXD)", f"LXD/Incus no está disponible: {why}")
 
 
-def _rows(variant, engine, metric, values, unit):
+def rows_of(variant, engine, metric, values, unit):
+    """Rows of raw.csv for one arm and metric, one per round (also for test_network.py)."""
     return [
         dict(
             experiment=exp.EXPERIMENT,
@@ -51,19 +52,19 @@ def _rows(variant, engine, metric, values, unit):
 
 def _lxd_df(nested_iops=(9000, 9100, 8900, 9050, 8950, 9010), vm_variant="vm_emulada"):
     rows = []
-    rows += _rows("aplicacion", "docker", exp.GZIP, [500, 505, 495, 502, 498, 500], "ms")
-    rows += _rows("sistema_lxd", "lxd", exp.GZIP, [501, 504, 497, 500, 499, 502], "ms")
-    rows += _rows("anidado_lxd", "docker", exp.GZIP, [700, 705, 710, 695, 702, 704], "ms")
-    rows += _rows("aplicacion", "docker", exp.FIO, [9000, 9050, 8950, 9020, 8980, 9000], "IOPS")
-    rows += _rows("sistema_lxd", "lxd", exp.FIO, [9010, 9040, 8960, 9000, 8990, 9005], "IOPS")
-    rows += _rows("anidado_lxd", "docker", exp.FIO, list(nested_iops), "IOPS")
-    rows += _rows(vm_variant, "qemu", exp.FIO, [1500, 1400, 1450, 1460, 1440, 1450], "IOPS")
-    rows += _rows(vm_variant, "qemu", exp.DISCO, [0.3, 0.3, 0.3], "MB")
-    rows += _rows("sistema_lxd", "lxd", exp.DISCO, [210.2, 210.2, 210.2], "MB")
-    rows += _rows("sistema_lxd_cow", "lxd", exp.DISCO, [7.9, 8.0, 8.1], "MB")
-    rows += _rows("anidado_lxd", "lxd", exp.DISCO_ESCRITO, [12.6], "MB")
-    rows += _rows("anidado_lxd", "docker", "run_motor", [280, 290, 285], "ms")
-    rows += _rows("anfitrion", "docker", "run_motor", [270, 275, 272], "ms")
+    rows += rows_of("aplicacion", "docker", exp.GZIP, [500, 505, 495, 502, 498, 500], "ms")
+    rows += rows_of("sistema_lxd", "lxd", exp.GZIP, [501, 504, 497, 500, 499, 502], "ms")
+    rows += rows_of("anidado_lxd", "docker", exp.GZIP, [700, 705, 710, 695, 702, 704], "ms")
+    rows += rows_of("aplicacion", "docker", exp.FIO, [9000, 9050, 8950, 9020, 8980, 9000], "IOPS")
+    rows += rows_of("sistema_lxd", "lxd", exp.FIO, [9010, 9040, 8960, 9000, 8990, 9005], "IOPS")
+    rows += rows_of("anidado_lxd", "docker", exp.FIO, list(nested_iops), "IOPS")
+    rows += rows_of(vm_variant, "qemu", exp.FIO, [1500, 1400, 1450, 1460, 1440, 1450], "IOPS")
+    rows += rows_of(vm_variant, "qemu", exp.DISCO, [0.3, 0.3, 0.3], "MB")
+    rows += rows_of("sistema_lxd", "lxd", exp.DISCO, [210.2, 210.2, 210.2], "MB")
+    rows += rows_of("sistema_lxd_cow", "lxd", exp.DISCO, [7.9, 8.0, 8.1], "MB")
+    rows += rows_of("anidado_lxd", "lxd", exp.DISCO_ESCRITO, [12.6], "MB")
+    rows += rows_of("anidado_lxd", "docker", "run_motor", [280, 290, 285], "ms")
+    rows += rows_of("anfitrion", "docker", "run_motor", [270, 275, 272], "ms")
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -15,24 +15,12 @@ from helpers.experiments import sistema_vm as exp
 from helpers.experiments import verdict
 from helpers.experiments.sistema_vm import network
 from helpers.results import COLUMNS
-from tests.experiments.sistema_vm.test_lxd import require_lxd
+from tests.experiments.sistema_vm.test_lxd import require_lxd, rows_of
 from tests.support import setup_step_missing
 
 
 def _rows(variant, engine, values):
-    return [
-        dict(
-            experiment=exp.EXPERIMENT,
-            engine=engine,
-            image="",
-            variant=variant,
-            rep=i + 1,
-            metric=exp.RED,
-            value=v,
-            unit="Gbit/s",
-        )
-        for i, v in enumerate(values)
-    ]
+    return rows_of(variant, engine, exp.RED, values, "Gbit/s")
 
 
 def _net_df(app, system, nested, vm_values, vm_variant="vm_kvm"):
@@ -74,11 +62,16 @@ def test_an_emulated_vm_is_not_comparable_and_the_sentence_names_every_hop():
 
 
 def test_a_run_without_iperf_rows_has_its_network_claims_without_data():
-    df = pd.DataFrame(_rows("aplicacion", "docker", [1.0]), columns=COLUMNS)
+    df = pd.DataFrame(
+        _rows("aplicacion", "docker", [1.0]) + _rows("sistema_lxd", "lxd", [1.0]), columns=COLUMNS
+    )
     df["metric"] = exp.GZIP
     claims = {c.key: c for c in exp.claims(df, {})}
     for key in ("red_sistema_igual", "red_anidado_17", "red_vm_65"):
         assert claims[key].status == verdict.SIN_DATOS, key
+    # without the LXD system container the phase does not run: no network claim at all
+    keys = {c.key for c in exp.claims(df[df["variant"] == "aplicacion"], {})}
+    assert not keys & {"red_sistema_igual", "red_anidado_17", "red_vm_65"}
     assert network.paths_sentence([]) == ""
 
 
