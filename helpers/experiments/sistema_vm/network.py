@@ -9,7 +9,7 @@ aimed only at 127.0.0.1, each through the scenario's own path (HOPS):
 iperf3 reaches the instances like fio (bundle.py): one folder, read-only at /iperf; the VM's card needs
 the virtio_net module of the guest's own kernel, kept in that folder (mod/).
 Each measurement is bounded in time (SECONDS) and in bytes (at most MAX_RATE for SECONDS); one row per
-measurement, Gbit/s received, in the run's own loop «red», a few rounds (ROUNDS), arms shuffled per round.
+measurement, Gbit/s received, in the run's own loop «red», as many rounds as a verdict needs (ROUNDS), arms shuffled per round.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from ... import engines as eng
 from ... import vm
 from ...engines import lxd, lxd_nested
 from ...errors import ComandoFallido
+from .. import verdict
 from ..red.load import LOOPBACK, free_port
 from ..runner import Log, Progress, RunContext, measure_rounds
 from .bundle import Bundle
@@ -31,9 +32,9 @@ from .kinds import NESTED, RED, VM_KINDS, Arm, kind_label
 IPERF = Bundle("iperf3", "/iperf", "iperf3")
 DEBIAN_PACKAGE = IPERF.package
 PORT = 5201  # the server's port inside every instance
-SECONDS = 2
-MAX_RATE = "40G"  # bit/s: at most SECONDS × 40 Gbit/s = 10 GB per measurement, memory to memory
-ROUNDS = 3
+SECONDS = 1
+MAX_RATE = "40G"  # bit/s: at most SECONDS × 40 Gbit/s = 5 GB per measurement, memory to memory
+ROUNDS = verdict.MIN_N  # as many rounds as a verdict needs, no more (REPETICIONES if it is fewer)
 GUEST_ADDRESS = "10.0.2.15/24"  # QEMU's user network hands the guest this address; the forward goes to it
 NET_MODULES = {  # the guest kernel's modules for a virtio-net card, in load order
     "failover": "net/core/failover.ko",

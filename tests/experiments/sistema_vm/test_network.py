@@ -99,6 +99,16 @@ def _iperf_processes() -> list[int]:
     return found
 
 
+def _proxy_devices(run_id: str) -> list[int]:
+    """LXD's relays of a proxy device (`lxd forkproxy`, its log named after the instance) of this run."""
+    tag = f"curso-{run_id.lower()}"
+    return [
+        proc.pid
+        for proc in psutil.process_iter(["cmdline"])
+        if "forkproxy" in " ".join(proc.info.get("cmdline") or []) and tag in " ".join(proc.info["cmdline"])
+    ]
+
+
 @pytest.mark.engines
 def test_iperf_arms_write_rows_and_leave_nothing(results_tmp):
     require_lxd()
@@ -127,3 +137,4 @@ def test_iperf_arms_write_rows_and_leave_nothing(results_tmp):
     assert not [n for n, labels in lxd.course_instances() if labels.get("curso-contenedores.run") == run_id]
     assert vm.run.leftover_processes(f"curso-{exp.EXPERIMENT}-{run_id.lower()}") == []
     assert set(_iperf_processes()) <= set(before)
+    assert _proxy_devices(run_id) == []
