@@ -312,16 +312,13 @@ def test_the_nesting_facts_follow_the_data_both_ways():
 
     a = anidamiento.facts(_nested(path_grows=True, worked=True))
     b = anidamiento.facts(_nested(path_grows=False, worked=False))
-    assert "crece más el camino de `exec`" in a["anidamiento.niveles"]
-    assert "crece más el `run` de dentro" in b["anidamiento.niveles"]
-    assert (
-        "Lo primero que funcionó fue soltar: seccomp=unconfined + unmask=ALL"
-        in a["anidamiento.sin_privilegios"]
-    )
-    assert "paso 1 (las opciones por defecto): falla" in a["anidamiento.sin_privilegios"]
-    assert "Ningún paso funcionó" in b["anidamiento.sin_privilegios"]
-    assert "`0 0 1 | 1 1 9`" in a["anidamiento.mapa_uid"] and "no midió" in b["anidamiento.mapa_uid"]
-    assert "no midió" in a["anidamiento.ci"]  # no inner engine's memory in this run: no figure invented
+    assert "crece más el camino de `exec`" in a["niveles"]
+    assert "crece más el `run` de dentro" in b["niveles"]
+    assert "Lo primero que funcionó fue soltar: seccomp=unconfined + unmask=ALL" in a["sin_privilegios"]
+    assert "paso 1 (las opciones por defecto): falla" in a["sin_privilegios"]
+    assert "Ningún paso funcionó" in b["sin_privilegios"]
+    assert "`0 0 1 | 1 1 9`" in a["mapa_uid"] and "no midió" in b["mapa_uid"]
+    assert "no midió" in a["ci"]  # no inner engine's memory in this run: no figure invented
 
 
 def test_the_plan_quotes_how_long_each_run_measured(tmp_path):

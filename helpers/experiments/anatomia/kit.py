@@ -1,7 +1,5 @@
 """04's facts for the instructor's kit: the waterfall, the namespaces, runc with and without a network
-namespace, the warm pool, the network's share.
-
-How a kit module is written and loaded: helpers/experiments/kit.py."""
+namespace, the warm pool, the network's share."""
 
 from __future__ import annotations
 
@@ -13,20 +11,10 @@ from ...experiments import verdict as vd
 from ...view import common
 from ..kit import ENGINE, Facts, missing_arms, ms, run_tag, share
 
-FACTS = (
-    "anatomia.cascada",
-    "anatomia.espacios",
-    "anatomia.runc_red",
-    "anatomia.pool",
-    "anatomia.sin_red_docker",
-    "anatomia.sin_red_podman",
-    "anatomia.red",
-)  # the keys of docs/*.md this experiment fills from its latest run
+FACTS = ("cascada", "espacios", "runc_red", "pool", "sin_red_docker", "sin_red_podman", "red")
 
 
 def facts(res) -> Facts:
-    if res is None:  # no run: only what needs none
-        return {}
     nb, df = an.NOTEBOOK, res.df
     out: Facts = {}
 
@@ -63,7 +51,7 @@ def facts(res) -> Facts:
         if len(parts) < len(an.waterfall_parts(engine)) - 1:
             text += " (a esta corrida le faltan peldaños, así que una parte del arranque queda sin repartir)"
         sentences.append(text)
-    out["anatomia.cascada"] = (
+    out["cascada"] = (
         f"En la {run_tag(res)}, " + "; ".join(sentences) + "."
         if sentences
         else missing_arms(nb, "`run` con y sin red")
@@ -79,7 +67,7 @@ def facts(res) -> Facts:
             added.append((name, value, lo, hi))
     net = next((s for s in added if s[0] == "red"), None)
     if net is None:
-        out["anatomia.espacios"] = missing_arms(nb, "los peldaños de espacios de nombres")
+        out["espacios"] = missing_arms(nb, "los peldaños de espacios de nombres")
     else:
         dearest = max(added, key=lambda s: s[1])
         listing = ", ".join(f"{s[0]} {common.fmt_value_interval(s[1], s[2], s[3], 'ms')}" for s in added)
@@ -120,12 +108,12 @@ def facts(res) -> Facts:
                 f"Sin IC 95 % ({common.too_few(n) or 'sin intervalo'}) no se dice si el de red cuesta más o "
                 f"menos que {together_names} {figures}"
             )
-        out["anatomia.espacios"] = (
+        out["espacios"] = (
             f"En la {run_tag(res)}, lo que añade cada espacio sobre el peldaño anterior: {listing}. "
             f"{verdict}; el que más añade, por la mediana, es el de {dearest[0]}."
         )
         if side == vd.SIN_DATOS:
-            out["anatomia.espacios"] += (
+            out["espacios"] += (
                 " Las diferencias entre peldaños pueden salir incluso negativas: repite con "
                 "`REPETICIONES = 50` antes de concluir."
             )
@@ -134,12 +122,12 @@ def facts(res) -> Facts:
     with_net, without = an.series(df, "bare", "runc_con_netns"), an.series(df, "bare", "runc_sin_netns")
     if with_net.size and without.size:
         value, lo, hi = stats.ratio_ci(with_net, without).triple
-        out["anatomia.runc_red"] = (
+        out["runc_red"] = (
             f"En la {run_tag(res)}, `runc run` con espacio de red / sin él = {common.fmt_ratio(value, lo, hi)} "
             f"({ms(with_net)} frente a {ms(without)})."
         )
     else:
-        out["anatomia.runc_red"] = missing_arms(nb, "`runc run` con y sin espacio de red")
+        out["runc_red"] = missing_arms(nb, "`runc run` con y sin espacio de red")
 
     # Exercise 4: run against start -a of the warm pool.
     sentences = []
@@ -178,7 +166,7 @@ def facts(res) -> Facts:
                 f"{common.fmt_value_interval(*change, '%')} frente al `run`)"
             )
         sentences.append(text)
-    out["anatomia.pool"] = (
+    out["pool"] = (
         f"En la {run_tag(res)}, " + "; ".join(sentences) + "."
         if sentences
         else missing_arms(nb, "`run` y `start -a` del pool caliente")
@@ -188,12 +176,12 @@ def facts(res) -> Facts:
     costs = an.network_costs(df, res.meta.get("run_id", ""))
     for engine in ENGINE:
         c = costs.get(engine)
-        out[f"anatomia.sin_red_{engine}"] = (
+        out[f"sin_red_{engine}"] = (
             common.fmt_value(c["sin_red_ms"], "ms", 0)
             if c
             else missing_arms(nb, f"{ENGINE[engine]} con `--network none`")
         )
-    out["anatomia.red"] = (
+    out["red"] = (
         f"En la {run_tag(res)} de `{nb}`: "
         + "; ".join(
             f"{ENGINE[e]} {common.fmt_value(c['con_red_ms'], 'ms', 0)} con la red por defecto y "

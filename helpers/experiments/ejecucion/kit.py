@@ -1,7 +1,5 @@
 """03's facts for the instructor's kit: `exec true`, requests per second through exec, the CPU
-overhead, small files and writes, the copy-up.
-
-How a kit module is written and loaded: helpers/experiments/kit.py."""
+overhead, small files and writes, the copy-up."""
 
 from __future__ import annotations
 
@@ -12,25 +10,23 @@ from ...view import common
 from ..kit import ENGINE, Facts, about, missing_arms, run_tag
 
 FACTS = (
-    "ejecucion.exec_docker",
-    "ejecucion.exec_podman",
-    "ejecucion.exec_por_segundo",
-    "ejecucion.cpu",
-    "ejecucion.copia",
-    "ejecucion.archivos",
-    "ejecucion.escritura",
-    "ejecucion.sistemas",
-)  # the keys of docs/*.md this experiment fills from its latest run
+    "exec_docker",
+    "exec_podman",
+    "exec_por_segundo",
+    "cpu",
+    "copia",
+    "archivos",
+    "escritura",
+    "sistemas",
+)
 
 
 def facts(res) -> Facts:
-    if res is None:  # no run: only what needs none
-        return {}
     out: Facts = {}
     costs = x.exec_costs(res.df)
     for engine in ENGINE:
         rows = costs[(costs["medida"] == x.EXEC_TRUE) & (costs["entorno"] == engine)] if len(costs) else costs
-        out[f"ejecucion.exec_{engine}"] = (
+        out[f"exec_{engine}"] = (
             common.fmt_value_interval(
                 float(rows["mediana_ms"].iloc[0]),
                 float(rows["ic_bajo_ms"].iloc[0]),
@@ -51,27 +47,27 @@ def facts(res) -> Facts:
                 f"`{engine} exec … true` tardó {figure} (mediana e IC 95 %), así que, una tras otra, se "
                 f"atenderían como mucho unas {common.num(1000 / ms)} peticiones por segundo"
             )
-    out["ejecucion.exec_por_segundo"] = (
+    out["exec_por_segundo"] = (
         f"En la {run_tag(res)}, " + "; ".join(per_s) + "."
         if per_s
         else missing_arms(x.NOTEBOOK, "`exec true` en un contenedor")
     )
     cpu = fair_overheads(x.overheads(res.df), "hash", list(ENGINE))
     if cpu.empty:
-        out["ejecucion.cpu"] = missing_arms(x.NOTEBOOK, "la carga hash dentro de un contenedor")
+        out["cpu"] = missing_arms(x.NOTEBOOK, "la carga hash dentro de un contenedor")
     else:
-        out["ejecucion.cpu"] = "; ".join(
+        out["cpu"] = "; ".join(
             f"{ENGINE[r.entorno]} {common.fmt_value_interval(r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct, '%')}"
             f" frente a {x.BASE_NAMES[r.base]} ({common.overhead_words(r.direccion, r.n)})"
             for r in cpu.itertuples()
         )
-    out["ejecucion.copia"] = _copy_up(x, res)
-    out["ejecucion.archivos"] = _places(x, res, "archivos")
-    out["ejecucion.escritura"] = _places(x, res, "escritura")
-    out["ejecucion.sistemas"] = _filesystems(res)
+    out["copia"] = _copy_up(x, res)
+    out["archivos"] = _places(x, res, "archivos")
+    out["escritura"] = _places(x, res, "escritura")
+    out["sistemas"] = _filesystems(res)
     inside = costs[costs["medida"] == x.EXEC_INSIDE] if len(costs) else costs
     if len(inside) and per_s:
-        out["ejecucion.exec_por_segundo"] += (
+        out["exec_por_segundo"] += (
             " "
             + ". ".join(
                 f"Dentro del contenedor de {ENGINE[r.entorno]}, un proceso nuevo costó "

@@ -1,7 +1,5 @@
 """05's facts for the instructor's kit: getpid per layer, the vDSO, what a call rate costs, nested PID
-namespaces.
-
-How a kit module is written and loaded: helpers/experiments/kit.py."""
+namespaces."""
 
 from __future__ import annotations
 
@@ -12,14 +10,7 @@ from ...view import common
 from ...view import llamadas as view
 from ..kit import ENGINE, Facts, missing_arms, run_tag
 
-FACTS = (
-    "llamadas.contenedor",
-    "llamadas.seccomp",
-    "llamadas.vdso",
-    "llamadas.cuanto_importa",
-    "llamadas.anidamiento",
-    "llamadas.relojes",
-)  # the keys of docs/*.md this experiment fills from its latest run
+FACTS = ("contenedor", "seccomp", "vdso", "cuanto_importa", "anidamiento", "relojes")
 
 
 RATE = 1_000_000  # 05, exercise 4: 50 000 requests per second × 20 calls each
@@ -34,8 +25,6 @@ def _engines(df) -> list[str]:
 
 
 def facts(res) -> Facts:
-    if res is None:  # no run: only what needs none
-        return {}
     nb, df, meta = llamadas.NOTEBOOK, res.df, res.meta
     out: Facts = {}
     params = meta.get("parameters") or {}
@@ -52,7 +41,7 @@ def facts(res) -> Facts:
             profile.append(
                 f"en {ENGINE[engine]}, {common.fmt_ratio(*p)} ({common.direction_words(vd.direction(p[1], p[2], None))})"
             )
-    out["llamadas.contenedor"] = (
+    out["contenedor"] = (
         "getpid en el contenedor / en el host: " + "; ".join(container)
         if container
         else missing_arms(nb, "getpid en el host y en un contenedor con seccomp")
@@ -76,7 +65,7 @@ def facts(res) -> Facts:
     head = (
         f"En la {run_tag(res)} ({common.num(calls) if calls else '?'} llamadas por medición, {rounds} rondas)"
     )
-    out["llamadas.seccomp"] = (
+    out["seccomp"] = (
         f"{head}, getpid con el perfil seccomp costó, frente al mismo contenedor sin seccomp: "
         + "; ".join(profile)
         + "."
@@ -85,7 +74,7 @@ def facts(res) -> Facts:
     ) + (" Veredictos: " + "; ".join(verdicts) + "." if verdicts else "")
 
     # Exercise 3: where the vDSO call moved, the notebook's own sentence.
-    out["llamadas.vdso"] = view._frase_vdso(df)
+    out["vdso"] = view._frase_vdso(df)
 
     # Exercise 4: a million calls per second, from the «¿Cuándo importa?» table.
     cost = llamadas.cost_at_rate(df, RATE).set_index("brazo") if len(df) else None
@@ -110,7 +99,7 @@ def facts(res) -> Facts:
                 f"por llamada frente al host: {common.cpu_share(g['cpu_por_segundo'], cores)}"
                 + (UNSTABLE if g["inestable"] else "")
             )
-    out["llamadas.cuanto_importa"] = (
+    out["cuanto_importa"] = (
         f"Con las medianas de la {run_tag(res)}, a {common.num(RATE)} getpid por segundo: "
         + "; ".join(parts)
         + "."
@@ -122,9 +111,7 @@ def facts(res) -> Facts:
     nesting = next((c for c in judged if c.key == "anidamiento"), None)
     slope, low, high, n = llamadas.nesting_slope(df)
     if nesting is None or not n:
-        out["llamadas.anidamiento"] = missing_arms(
-            nb, "los namespaces PID anidados (brazos `pid` y `anidado`)"
-        )
+        out["anidamiento"] = missing_arms(nb, "los namespaces PID anidados (brazos `pid` y `anidado`)")
     else:
         reading = {
             verdict.NO_SE_SOSTIENE: "su intervalo queda por debajo del piso de «añade costo»: la recta es plana, "
@@ -133,7 +120,7 @@ def facts(res) -> Facts:
             "contradice el código (repite con la máquina más tranquila antes de concluir)",
             verdict.NO_CONCLUYENTE: "su intervalo cruza el piso de «añade costo»: esta corrida no decide",
         }.get(nesting.status, common.verdict_words(nesting))
-        out["llamadas.anidamiento"] = (
+        out["anidamiento"] = (
             f"En la {run_tag(res)}, cada nivel de namespace PID añadió "
             f"{common.fmt_value_interval(slope, low, high, 'ns')} a getpid "
             f"({common.fmt_value_interval(nesting.value, nesting.low, nesting.high, '%')} de la llamada del "
@@ -149,7 +136,7 @@ def facts(res) -> Facts:
     ]
     if all(len(p) for p in pick):
         (c,), (w,) = (p.itertuples() for p in pick)
-        out["llamadas.relojes"] = (
+        out["relojes"] = (
             f"En la {run_tag(res)} ({llamadas.cpu_label(params.get('cpu'))}), getpid en el host: tiempo de CPU "
             f"{common.fmt(c.mediana_ns, common.significant(c.mediana_ns), 'ns')} (IQR "
             f"{common.fmt_interval(c.q1_ns, c.q3_ns, common.significant(c.q1_ns))}), reloj de pared "
@@ -157,5 +144,5 @@ def facts(res) -> Facts:
             f"{common.fmt_interval(w.q1_ns, w.q3_ns, common.significant(w.q1_ns))})."
         )
     else:
-        out["llamadas.relojes"] = missing_arms(nb, "getpid en el host con los dos relojes")
+        out["relojes"] = missing_arms(nb, "getpid en el host con los dos relojes")
     return out

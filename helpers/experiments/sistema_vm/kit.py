@@ -1,7 +1,5 @@
 """08's facts for the instructor's kit: the disk and memory each instance adds, how it is provisioned,
-gzip inside, LXD.
-
-How a kit module is written and loaded: helpers/experiments/kit.py."""
+gzip inside, LXD."""
 
 from __future__ import annotations
 
@@ -11,42 +9,31 @@ from ...experiments import sistema_vm as s
 from ...view import common
 from ..kit import Facts, run_tag
 
-FACTS = (
-    "sistema_vm.disco",
-    "sistema_vm.memoria",
-    "sistema_vm.disponible",
-    "sistema_vm.arranque",
-    "sistema_vm.gzip",
-    "sistema_vm.lxd",
-)  # the keys of docs/*.md this experiment fills from its latest run
+FACTS = ("disco", "memoria", "disponible", "arranque", "gzip", "lxd")
 
 
 def facts(res) -> Facts:
-    if res is None:  # no run: only what needs none
-        return {}
     table = s.summarize(res.df, res.meta)
     claims = {c.key: c for c in s.claims(res.df, res.meta)}
     tag = run_tag(res)
-    out: Facts = {}
-    rows = table[table["metrica"] == s.DISCO] if "metrica" in table else table.iloc[0:0]
-    if not rows.empty:
-        out["sistema_vm.disco"] = (
-            f"En la {tag}, el disco que añade cada instancia: "
-            + "; ".join(f"{s.kind_label(r.tipo)} {_median(r)}" for r in rows.itertuples())
-            + "."
-        )
-    out["sistema_vm.memoria"] = _memory(claims, res, tag)
-    rows = table[table["metrica"] == s.DISPONIBLE] if "metrica" in table else table.iloc[0:0]
-    if not rows.empty:
-        out["sistema_vm.disponible"] = (
-            f"En la {tag}, la caída de la memoria disponible del host por instancia: "
-            + "; ".join(f"{s.kind_label(r.tipo)} {_median(r)}" for r in rows.itertuples())
-            + "."
-        )
-    out["sistema_vm.arranque"] = _provisioning(claims, tag)
-    out["sistema_vm.gzip"] = _gzip(table, tag)
-    out["sistema_vm.lxd"] = _lxd(table, tag)
+    out: Facts = {
+        "disco": _per_instance(table, s.DISCO, tag, "el disco que añade cada instancia"),
+        "memoria": _memory(claims, res, tag),
+        "disponible": _per_instance(
+            table, s.DISPONIBLE, tag, "la caída de la memoria disponible del host por instancia"
+        ),
+        "arranque": _provisioning(claims, tag),
+        "gzip": _gzip(table, tag),
+        "lxd": _lxd(table, tag),
+    }
     return {k: v for k, v in out.items() if v}
+
+
+def _per_instance(table, metric: str, tag: str, what: str) -> str:
+    """One metric's median per kind of instance, from summarize, in one sentence."""
+    rows = table[table["metrica"] == metric] if "metrica" in table else table.iloc[0:0]
+    listing = "; ".join(f"{s.kind_label(r.tipo)} {_median(r)}" for r in rows.itertuples())
+    return f"En la {tag}, {what}: {listing}." if listing else ""
 
 
 def _median(row) -> str:

@@ -508,11 +508,11 @@ def test_the_kit_facts_of_02_follow_the_run_both_ways(shim_kb, conmon_kb, words,
     extra["metric"] = extra["metric"].str.replace("rss_", "pss_")
     extra["value"] /= 3
     facts = escala_kit.facts(Resultado("escala", pd.concat([df, extra]), tmp_path, CHAPTER_META))
-    assert words in facts["escala.pss_ayudantes"]
+    assert words in facts["pss_ayudantes"]
     chapter = {c.key: c for c in escala.claims(df, CHAPTER_META)}["cruce_102"]
-    assert f"veredicto «{chapter.status.replace('_', ' ')}" in facts["escala.cruce"]
-    assert "la cuenta del capítulo (dockerd ÷ un conmon)" in facts["escala.cruce"]
-    assert "con la factura completa y RSS" in facts["escala.cruce"]
+    assert f"veredicto «{chapter.status.replace('_', ' ')}" in facts["cruce"]
+    assert "la cuenta del capítulo (dockerd ÷ un conmon)" in facts["cruce"]
+    assert "con la factura completa y RSS" in facts["cruce"]
 
 
 def test_the_results_table_and_the_bill_print_the_same_fixed_memory(monkeypatch):

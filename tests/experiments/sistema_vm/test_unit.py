@@ -397,11 +397,11 @@ def test_the_instructors_facts_come_from_the_run_and_say_emulated(tmp_path):
         return sistema_kit.facts(Resultado(exp.EXPERIMENT, df, tmp_path, {"run_id": "r1"}))
 
     kept, given = facts(_run_df()), facts(_run_df(vm_kept=(2.0, 3.0, 1.0, 2.5, 1.5, 2.0)))
-    assert "VM emulada (TCG), el 100.2 %" in kept["sistema_vm.memoria"]
-    assert "VM emulada (TCG), el 2.0 %" in given["sistema_vm.memoria"]
-    assert "VM emulada (TCG) tardó 11" in kept["sistema_vm.arranque"]
-    assert "VM emulada (TCG) 3.1" in kept["sistema_vm.gzip"] and "costo de emular" in kept["sistema_vm.gzip"]
-    assert "sistema_vm.lxd" not in kept  # no LXD in this run: the kit says so instead of a figure
+    assert "VM emulada (TCG), el 100.2 %" in kept["memoria"]
+    assert "VM emulada (TCG), el 2.0 %" in given["memoria"]
+    assert "VM emulada (TCG) tardó 11" in kept["arranque"]
+    assert "VM emulada (TCG) 3.1" in kept["gzip"] and "costo de emular" in kept["gzip"]
+    assert "lxd" not in kept  # no LXD in this run: the kit says so instead of a figure
 
 
 def test_only_the_claims_notebook_90_judges_are_sent_to_it():
