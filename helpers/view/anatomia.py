@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import experiments, reference
+from .. import reference
 from ..experiments import anatomia, figures, verdict
 from ..experiments.runner import Resultado
 from . import anatomia_frases as frases
@@ -460,7 +460,6 @@ def veredictos(resultado: Resultado) -> None:
     if answer:
         markdown(answer)
     else:
-        arranque = experiments.get("arranque")
-        missing_run(arranque.TITLE, arranque.NOTEBOOK)
+        missing_run("arranque")
     claims_list(claims)
     markdown(frases.own_parts_sentence(resultado.df, resultado.meta))

@@ -17,6 +17,7 @@ from .common import (
     AGREEMENT_MARGIN,
     ENGINE_LABEL,
     VERDICT,
+    behind_the_claims,
     claims_list,
     direction_words,
     fmt,
@@ -334,11 +335,8 @@ def veredictos(resultado: Resultado) -> None:
     markdown(too_few_banner(n))
     claims_list(claims)
     if experiments.read_run(exp, "llamadas") is None:
-        llamadas = experiments.get("llamadas")
-        missing_run(llamadas.TITLE, llamadas.NOTEBOOK)
-    lines = _behind_the_claims(resultado)
-    if lines:
-        markdown("Detrás de estos veredictos, en esta corrida:\n\n" + "\n".join(f"- {ln}" for ln in lines))
+        missing_run("llamadas")
+    behind_the_claims(_behind_the_claims(resultado))
 
 
 def _behind_the_claims(resultado: Resultado) -> list[str]:

@@ -279,38 +279,16 @@ def grafico(resultado: Resultado) -> None:
     w = w[w["n"] > 0].copy()
     w["motor"] = w["engine"].map(_engine)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    sns.lineplot(
-        data=w,
-        x="n",
-        y="lanzamiento_total",
-        hue="motor",
-        marker="o",
-        errorbar=None,
-        estimator="median",
-        ax=axes[0],
+    panels = (
+        ("lanzamiento_total", "tiempo total de lanzamiento (s)", "Arranque de N contenedores"),
+        ("lanzamiento_por_contenedor", "ms por contenedor", "Costo de LAUNCH por contenedor"),
     )
-    sns.scatterplot(data=w, x="n", y="lanzamiento_total", hue="motor", legend=False, alpha=0.4, ax=axes[0])
-    axes[0].set(
-        xlabel="contenedores lanzados (N)",
-        ylabel="tiempo total de lanzamiento (s)",
-        title="Arranque de N contenedores",
-    )
-    sns.lineplot(
-        data=w,
-        x="n",
-        y="lanzamiento_por_contenedor",
-        hue="motor",
-        marker="o",
-        errorbar=None,
-        estimator="median",
-        ax=axes[1],
-    )
-    sns.scatterplot(
-        data=w, x="n", y="lanzamiento_por_contenedor", hue="motor", legend=False, alpha=0.4, ax=axes[1]
-    )
-    axes[1].set(
-        xlabel="contenedores lanzados (N)", ylabel="ms por contenedor", title="Costo de LAUNCH por contenedor"
-    )
+    for ax, (metric, ylabel, title) in zip(axes, panels):
+        sns.lineplot(
+            data=w, x="n", y=metric, hue="motor", marker="o", errorbar=None, estimator="median", ax=ax
+        )
+        sns.scatterplot(data=w, x="n", y=metric, hue="motor", legend=False, alpha=0.4, ax=ax)
+        ax.set(xlabel="contenedores lanzados (N)", ylabel=ylabel, title=title)
     axes[1].set_ylim(bottom=0)
     for ax in axes:
         ax.legend(title="motor")
@@ -429,8 +407,7 @@ def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
     role = ((resultado.meta if resultado else {}).get("parameters") or {}).get("imagen", "ubuntu")
     claim = experiments.read_claim(escala, "arranque", "podman_mas_rapido", root, role=role)
     if claim is None:
-        one = experiments.get("arranque")
-        missing_run(one.TITLE, one.NOTEBOOK)
+        missing_run("arranque")
     else:
         markdown(
             f"**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01, en las condiciones del "

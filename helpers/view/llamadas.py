@@ -18,6 +18,7 @@ from ..experiments.runner import Resultado
 from . import llamadas_graficos as graficos
 from .common import (
     ENGINE_LABEL,
+    behind_the_claims,
     claims_list,
     cpu_share,
     decimals_for,
@@ -321,11 +322,8 @@ def veredictos(resultado: Resultado) -> None:
     judged = exp.claims(resultado.df, resultado.meta)
     claims_list(judged)
     if experiments.read_run(exp, "ejecucion") is None:
-        ejecucion = experiments.get("ejecucion")
-        missing_run(ejecucion.TITLE, ejecucion.NOTEBOOK)
-    lines = _behind_the_claims(resultado)
-    if lines:
-        markdown("Detrás de estos veredictos, en esta corrida:\n\n" + "\n".join(f"- {ln}" for ln in lines))
+        missing_run("ejecucion")
+    behind_the_claims(_behind_the_claims(resultado))
     markdown(_correccion_pid(next(c for c in judged if c.key == NESTING_KEY)))
 
 

@@ -20,6 +20,7 @@ from ..experiments.runner import Resultado
 from .common import (
     AGREEMENT,
     AGREEMENT_MARGIN,
+    behind_the_claims,
     claims_list,
     direction_words,
     fmt,
@@ -214,9 +215,7 @@ def veredictos(resultado: Resultado) -> None:
     n = int(s["n"].max()) if not s.empty else 0
     markdown(too_few_banner(n))
     claims_list(exp.claims(resultado.df, resultado.meta))
-    lines = _behind_the_claims(resultado)
-    if lines:
-        markdown("Detrás de estos veredictos, en esta corrida:\n\n" + "\n".join(f"- {ln}" for ln in lines))
+    behind_the_claims(_behind_the_claims(resultado))
 
 
 def _ratio_words(value: float, low: float, high: float, n: int, baseline: str) -> str:
