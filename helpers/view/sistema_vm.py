@@ -14,6 +14,22 @@ from ..engines import DISPLAY
 from ..experiments import sistema_vm as exp
 from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
+from ..experiments.sistema_vm.analysis import compare, summarize
+from ..experiments.sistema_vm.kinds import (
+    ANTES,
+    ARRANQUE,
+    DESPUES,
+    DISCO,
+    DISCO_ESCRITO,
+    DISPONIBLE,
+    DURANTE,
+    FIO,
+    GZIP,
+    PSS,
+    RETENIDA,
+    is_emulated,
+    kind_label,
+)
 from .common import (
     claims_list,
     fmt,
@@ -31,18 +47,18 @@ from .common import (
 from .numbers import decimals_for, significant
 
 METRIC_LABEL = {
-    exp.ARRANQUE: "arranque hasta «listo»",
-    exp.DISCO: "disco que añade una instancia",
-    exp.PSS: "memoria en reposo por instancia (PSS)",
+    ARRANQUE: "arranque hasta «listo»",
+    DISCO: "disco que añade una instancia",
+    PSS: "memoria en reposo por instancia (PSS)",
     "memoria_rss_instancia": "memoria en reposo por instancia (RSS)",
-    exp.DISPONIBLE: "caída de la memoria disponible del host por instancia",
-    exp.ANTES: "memoria antes de tocar",
-    exp.DURANTE: "memoria con el bloque tocado",
-    exp.DESPUES: "memoria después de liberarlo",
-    exp.RETENIDA: "memoria liberada que el host no recupera",
-    exp.GZIP: "gzip de 8 MiB (solo el trabajo)",
-    exp.FIO: "fio: lecturas y escrituras de 4 KiB al azar, E/S directa (IOPS)",
-    exp.DISCO_ESCRITO: "disco que escribió el contenedor de sistema con motor (imágenes, capas, registros)",
+    DISPONIBLE: "caída de la memoria disponible del host por instancia",
+    ANTES: "memoria antes de tocar",
+    DURANTE: "memoria con el bloque tocado",
+    DESPUES: "memoria después de liberarlo",
+    RETENIDA: "memoria liberada que el host no recupera",
+    GZIP: "gzip de 8 MiB (solo el trabajo)",
+    FIO: "fio: lecturas y escrituras de 4 KiB al azar, E/S directa (IOPS)",
+    DISCO_ESCRITO: "disco que escribió el contenedor de sistema con motor (imágenes, capas, registros)",
     "lxd_crear": "LXD: crear (en «dir», copia y cambio de dueños; en btrfs, una instantánea)",
     "lxd_iniciar": "LXD: iniciar",
     "lxd_systemd": "LXD: hasta que systemd dice «running»",
@@ -84,7 +100,7 @@ MB_IN_MIB = 1e6 / 2**20
 
 def _etiqueta(variant: str) -> str:
     """The Spanish name of a kind of instance; an emulated VM always says so."""
-    return exp.kind_label(variant)
+    return kind_label(variant)
 
 
 def _present(df: pd.DataFrame, metric: str) -> list[str]:
@@ -114,7 +130,7 @@ def aceleracion(resultado: Resultado) -> None:
 @needs_result
 def tabla(resultado: Resultado) -> None:
     """Median, IQR, IC 95 % per metric and kind of instance; gzip also × bare metal."""
-    s = exp.summarize(resultado.df, resultado.meta)
+    s = summarize(resultado.df, resultado.meta)
     if s.empty:
         markdown("_Esta corrida no tiene filas todavía._")
         return
@@ -124,7 +140,7 @@ def tabla(resultado: Resultado) -> None:
         digits = _digits(r["mediana"], r["ic_bajo"], r["ic_alto"])
         ratio = (
             fmt_ratio(r.get("x_bare", math.nan), *_ci_from_min_n(r, "x_bare_bajo", "x_bare_alto"))
-            if r["metrica"] == exp.GZIP and r["tipo"] != exp.BASELINE[1]
+            if r["metrica"] == GZIP and r["tipo"] != exp.BASELINE[1]
             else ""
         )
         rows.append(
@@ -188,11 +204,11 @@ def _strip(ax, df: pd.DataFrame, metric: str, xlabel: str, log: bool = False) ->
 def grafico(resultado: Resultado) -> None:
     """Provisioning time to ready, every repetition a dot, the median a bar (log scale)."""
     df = resultado.df
-    if not _present(df, exp.ARRANQUE):
+    if not _present(df, ARRANQUE):
         markdown("_No hay arranques que dibujar._")
         return
     fig, ax = plt.subplots(figsize=(10, 3.5))
-    _strip(ax, df, exp.ARRANQUE, "tiempo hasta «listo» (ms, escala logarítmica)", log=True)
+    _strip(ax, df, ARRANQUE, "tiempo hasta «listo» (ms, escala logarítmica)", log=True)
     ax.set_title("Arranque: cada punto es una instancia nueva; la barra negra, la mediana", fontsize=13)
     fig.tight_layout()
     plt.show()
@@ -203,13 +219,13 @@ def grafico_memoria(resultado: Resultado) -> None:
     """Left: memory of one idle instance (PSS). Right: the host's view before touching, while touched
     and after freeing the block inside the instance."""
     df = resultado.df
-    variants = [v for v in _present(df, exp.ANTES)]
+    variants = [v for v in _present(df, ANTES)]
     if not variants:
         markdown("_No hay mediciones de memoria que dibujar._")
         return
     # One row per kind, shared by both panels: the labels are written once, on the left, never crowded
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 1.8 + 0.7 * len(variants)), sharey=True)
-    idle = [float(df[(df["metric"] == exp.PSS) & (df["variant"] == v)]["value"].median()) for v in variants]
+    idle = [float(df[(df["metric"] == PSS) & (df["variant"] == v)]["value"].median()) for v in variants]
     left.barh(range(len(variants)), idle, color=[COLOR.get(v, "gray") for v in variants])
     left.set_yticks(range(len(variants)), [_etiqueta(v) for v in variants], fontsize=12)
     left.set_xlabel("MiB por instancia en reposo\n(PSS de todos sus procesos)", fontsize=12)
@@ -218,7 +234,7 @@ def grafico_memoria(resultado: Resultado) -> None:
         left.set_xlim(0, max(idle) * 1.3)  # room for the value labels
     for i, value in enumerate(idle):
         left.text(value, i, " " + fmt_value(value, "MB", significant(value)), va="center", fontsize=11)
-    phases = [(exp.ANTES, "antes"), (exp.DURANTE, "tocado"), (exp.DESPUES, "liberado")]
+    phases = [(ANTES, "antes"), (DURANTE, "tocado"), (DESPUES, "liberado")]
     height = 0.25
     for j, (metric, label) in enumerate(phases):
         values = [
@@ -241,8 +257,8 @@ def grafico_memoria(resultado: Resultado) -> None:
 @needs_result
 def grafico_gzip(resultado: Resultado) -> None:
     """gzip time per kind as × bare metal, with its IC 95 %."""
-    s = exp.summarize(resultado.df, resultado.meta)
-    s = s[(s["metrica"] == exp.GZIP) & (s["tipo"] != exp.BASELINE[1])] if not s.empty else s
+    s = summarize(resultado.df, resultado.meta)
+    s = s[(s["metrica"] == GZIP) & (s["tipo"] != exp.BASELINE[1])] if not s.empty else s
     if s.empty or "x_bare" not in s:
         markdown("_No hay gzip que dibujar._")
         return
@@ -254,7 +270,7 @@ def grafico_gzip(resultado: Resultado) -> None:
     ax.axvline(1, color="black", lw=1, ls="--")
     ax.set_yticks(
         y,
-        [_etiqueta(v) + ("\n(costo de emular la CPU)" if exp.is_emulated(v) else "") for v in s.index],
+        [_etiqueta(v) + ("\n(costo de emular la CPU)" if is_emulated(v) else "") for v in s.index],
         fontsize=12,
     )
     ax.set_xlabel("tiempo de gzip × bare metal (barra: IC 95 %)", fontsize=12)
@@ -267,12 +283,12 @@ def grafico_gzip(resultado: Resultado) -> None:
 def grafico_disco(resultado: Resultado) -> None:
     """Disk I/O (fio IOPS) per kind, every repetition a dot, the median a bar."""
     df = resultado.df
-    if not _present(df, exp.FIO):
+    if not _present(df, FIO):
         reason = (resultado.meta.get("skipped_arms") or {}).get("fio")
         markdown(f"_Esta corrida no midió el disco{': ' + reason if reason else '.'}_")
         return
     fig, ax = plt.subplots(figsize=(10, 3.5))
-    _strip(ax, df, exp.FIO, "IOPS de lectura + escritura (más es mejor)")
+    _strip(ax, df, FIO, "IOPS de lectura + escritura (más es mejor)")
     ax.set_xlim(left=0)
     ax.set_title("Disco: fio dentro de cada instancia; la barra negra, la mediana", fontsize=13)
     fig.tight_layout()
@@ -327,7 +343,7 @@ def _ms(values) -> str:
 def comparacion(resultado: Resultado) -> None:
     """Your figures next to the post's (which it gives in its prose; see SOURCES.md), each with what the
     post measured and what this run did."""
-    c = exp.compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
+    c = compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
     if c.empty:
         markdown("_Esta corrida no tiene con qué compararse._")
         return
@@ -409,8 +425,8 @@ def _frase_memoria(df: pd.DataFrame, claims: dict) -> str:
 def _frase_disco(df: pd.DataFrame) -> str:
     """The disk each new instance added, per kind, with its IC when there are enough rounds."""
     parts = []
-    for variant in _present(df, exp.DISCO):
-        values = df[(df["metric"] == exp.DISCO) & (df["variant"] == variant)]["value"].astype(float)
+    for variant in _present(df, DISCO):
+        values = df[(df["metric"] == DISCO) & (df["variant"] == variant)]["value"].astype(float)
         if values.empty:
             continue
         s = stats.summarize(values.to_numpy())

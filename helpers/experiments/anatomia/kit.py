@@ -8,6 +8,8 @@ import numpy as np
 from ... import stats
 from ...experiments import anatomia as an
 from ...experiments import verdict as vd
+from ...experiments.anatomia.analysis import network_costs, series, values, waterfall, waterfall_parts
+from ...experiments.anatomia.rungs import NAMESPACES
 from ...view import common
 from ..kit import ENGINE, Facts, missing_arms, ms, run_tag, share
 
@@ -21,9 +23,9 @@ def facts(res) -> Facts:
     # Exercise 1: the waterfall, the largest part and the network's share.
     sentences = []
     for engine in ENGINE:
-        if not an.values(df, engine, "run_red").size:
+        if not values(df, engine, "run_red").size:
             continue
-        parts = an.waterfall(df, engine).dropna(subset=["fraccion"])
+        parts = waterfall(df, engine).dropna(subset=["fraccion"])
         if parts.empty:
             continue
         top = parts.loc[parts["fraccion"].idxmax()]
@@ -48,7 +50,7 @@ def facts(res) -> Facts:
             else:
                 which = "no es la red lo que más pesa"
             text += f"; la red es {share(n['fraccion'], *its)}: {which}"
-        if len(parts) < len(an.waterfall_parts(engine)) - 1:
+        if len(parts) < len(waterfall_parts(engine)) - 1:
             text += " (a esta corrida le faltan peldaños, así que una parte del arranque queda sin repartir)"
         sentences.append(text)
     out["cascada"] = (
@@ -58,10 +60,10 @@ def facts(res) -> Facts:
     )
 
     # Exercise 2: what each namespace adds to the one before it.
-    steps = [("proceso", "proceso")] + [(key, name) for key, _, name in an.NAMESPACES]
+    steps = [("proceso", "proceso")] + [(key, name) for key, _, name in NAMESPACES]
     added = []
     for (lower, _), (upper, name) in zip(steps, steps[1:]):
-        a, b = an.series(df, "bare", upper), an.series(df, "bare", lower)  # paired by round
+        a, b = series(df, "bare", upper), series(df, "bare", lower)  # paired by round
         if a.size and b.size:
             value, lo, hi = stats.difference_ci(a, b).triple
             added.append((name, value, lo, hi))
@@ -73,9 +75,9 @@ def facts(res) -> Facts:
         listing = ", ".join(f"{s[0]} {common.fmt_value_interval(s[1], s[2], s[3], 'ms')}" for s in added)
         # The rungs are cumulative: mount, UTS, IPC and PID together are «+ PID» − «proceso», and the
         # network's is «+ red» − «+ PID»; their difference, round by round, with its IC.
-        rung = {name: key for key, _, name in an.NAMESPACES}
+        rung = {name: key for key, _, name in NAMESPACES}
         pid, red = rung["PID"], rung["red"]
-        base, upto_pid, upto_red = (an.series(df, "bare", v) for v in ("proceso", pid, red))
+        base, upto_pid, upto_red = (series(df, "bare", v) for v in ("proceso", pid, red))
         value, lo, hi = stats.figure_ci(lambda p, q, r: (r - q) - (q - p), base, upto_pid, upto_red).triple
         together = stats.difference_ci(upto_pid, base).value
         figures = (
@@ -119,7 +121,7 @@ def facts(res) -> Facts:
             )
 
     # Exercise 3: runc with and without a network namespace.
-    with_net, without = an.series(df, "bare", "runc_con_netns"), an.series(df, "bare", "runc_sin_netns")
+    with_net, without = series(df, "bare", "runc_con_netns"), series(df, "bare", "runc_sin_netns")
     if with_net.size and without.size:
         value, lo, hi = stats.ratio_ci(with_net, without).triple
         out["runc_red"] = (
@@ -132,7 +134,7 @@ def facts(res) -> Facts:
     # Exercise 4: run against start -a of the warm pool.
     sentences = []
     for engine in ENGINE:
-        run, pool = an.series(df, engine, "run_red"), an.series(df, engine, "pool")
+        run, pool = series(df, engine, "run_red"), series(df, engine, "pool")
         if not (run.size and pool.size):
             continue
         saving, lo, hi = stats.difference_ci(pool, run, percent=True).triple
@@ -157,7 +159,7 @@ def facts(res) -> Facts:
             f"{ms(pool)} (≈ {common.num(per_s[1], 1)} por segundo): `start -a` cambia el tiempo un "
             f"{common.fmt_value_interval(saving, lo, hi, '%')}, así que un núcleo {word}"
         )
-        running = an.series(df, engine, "pool_exec")
+        running = series(df, engine, "pool_exec")
         if running.size:
             change = stats.difference_ci(running, run, percent=True).triple
             text += (
@@ -173,7 +175,7 @@ def facts(res) -> Facts:
     )
 
     # The network's share of each engine's run (exercise 2 of 01 and the guide's table).
-    costs = an.network_costs(df, res.meta.get("run_id", ""))
+    costs = network_costs(df, res.meta.get("run_id", ""))
     for engine in ENGINE:
         c = costs.get(engine)
         out[f"sin_red_{engine}"] = (

@@ -10,6 +10,7 @@ import numpy as np
 from ... import stats
 from ...experiments import anidamiento as n
 from ...experiments.anidamiento.analysis import arm_values
+from ...experiments.anidamiento.levels import METRIC_PSS, METRIC_START, METRIC_START_INNER
 from ...view import common
 from ...view.anidamiento import BRAZO
 from ..kit import ENGINE, Facts, missing_arms, run_tag
@@ -61,8 +62,8 @@ def _levels(res) -> Facts:
     for engine, name in ENGINE.items():
         levels = []
         for variant, level in LEVEL_OF.items():
-            inner = arm_values(res.df, engine, variant, n.METRIC_START_INNER)
-            host = arm_values(res.df, engine, variant, n.METRIC_START)
+            inner = arm_values(res.df, engine, variant, METRIC_START_INNER)
+            host = arm_values(res.df, engine, variant, METRIC_START)
             if inner.size and host.size:
                 path = stats.difference_ci(host, inner).triple
                 levels.append((level, float(np.median(inner)), path))
@@ -93,7 +94,7 @@ def _levels(res) -> Facts:
 
 def _memory(res) -> Facts:
     """Exercise 5 (CAPACITY): the PSS of an inner engine, times the exercise's CI jobs."""
-    pss = res.df[res.df["metric"] == n.METRIC_PSS]
+    pss = res.df[res.df["metric"] == METRIC_PSS]
     if pss.empty:
         return {"ci": missing_arms(n.NOTEBOOK, "la memoria de un motor interior (no hubo brazos anidados)")}
     parts = []

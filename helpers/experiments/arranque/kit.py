@@ -6,6 +6,8 @@ import numpy as np
 
 from ...experiments import arranque as a
 from ...experiments import verdict as vd
+from ...experiments.arranque.analysis import summarize
+from ...experiments.arranque.measure import CONTAINER_VARIANT
 from ...view import common
 from ..kit import ENGINE, Facts, missing_arms, run_tag
 
@@ -16,7 +18,7 @@ def facts(res) -> Facts:
     nb = a.NOTEBOOK
     out: Facts = {}
     df, meta = res.df, res.meta
-    table = a.summarize(df, meta)
+    table = summarize(df, meta)
     if table.empty:
         return {}
     bare = table[(table["engine"] == "bare") & (table["variant"] == "proceso")]
@@ -26,7 +28,7 @@ def facts(res) -> Facts:
         else missing_arms(nb, "bare metal")
     )
     for engine in ENGINE:
-        rows = table[(table["engine"] == engine) & (table["variant"] == a.CONTAINER_VARIANT)]
+        rows = table[(table["engine"] == engine) & (table["variant"] == CONTAINER_VARIANT)]
         if rows.empty:
             out[engine] = missing_arms(nb, f"{ENGINE[engine]} con la red por defecto")
             continue

@@ -4,6 +4,7 @@ where the engines cross."""
 from __future__ import annotations
 
 from ...experiments import escala as e
+from ...experiments.escala.analysis import crossover, crossover_interval, memory_bill, summarize
 from ...view import common
 from ...view.escala_frases import crossing
 from ..kit import ENGINE, Facts, about, missing_arms, run_tag
@@ -12,7 +13,7 @@ FACTS = ("memoria_docker", "memoria_podman", "caben", "pss_ayudantes", "cruce")
 
 
 def facts(res) -> Facts:
-    table = e.summarize(res.df, res.meta)
+    table = summarize(res.df, res.meta)
     out: Facts = {}
     metric = "memoria_cgroup_por_contenedor"
     unit = next(iter(res.df.loc[res.df["metric"] == metric, "unit"]), "MB")
@@ -29,8 +30,8 @@ def facts(res) -> Facts:
     free = (res.meta.get("host") or {}).get("memory_available_bytes")
     sentences = []
     for basis in ("rss", "pss"):
-        bill = e.memory_bill(res.df, basis)
-        fit = e.crossover(res.df, basis)["fit"]
+        bill = memory_bill(res.df, basis)
+        fit = crossover(res.df, basis)["fit"]
         if not fit:
             continue
         parts = []
@@ -63,7 +64,7 @@ def facts(res) -> Facts:
 
 def _helpers_pss(res) -> str:
     """02, exercise 6: with PSS, what one shim and one conmon weigh at the largest N, and which is more."""
-    bill = e.memory_bill(res.df, "pss")
+    bill = memory_bill(res.df, "pss")
     bill = bill[bill["n"] > 0].dropna(subset=["ayudantes_kb"])
     each = {}
     for engine, g in bill.groupby("engine"):
@@ -91,8 +92,8 @@ def _crossings(res) -> str:
             f"(n = {chapter.n}; veredicto «{common.verdict_words(chapter)}»)"
         )
     for basis in ("rss", "pss"):
-        if {"docker", "podman"} <= set(e.crossover(res.df, basis)["fit"]):
-            value, low, high = e.crossover_interval(res.df, basis)
+        if {"docker", "podman"} <= set(crossover(res.df, basis)["fit"]):
+            value, low, high = crossover_interval(res.df, basis)
             parts.append(
                 f"con la factura completa y {basis.upper()}, las dos rectas {crossing(value, low, high)}"
             )

@@ -6,6 +6,9 @@ from __future__ import annotations
 from ... import stats
 from ...experiments import llamadas, verdict
 from ...experiments import verdict as vd
+from ...experiments.llamadas.analysis import CPU, WALL, arm_ratio, cost_at_rate, nesting_slope, summarize
+from ...experiments.llamadas.arms import arm_label
+from ...experiments.llamadas.measure import cpu_label
 from ...view import common
 from ...view import llamadas as view
 from ..kit import ENGINE, Facts, missing_arms, run_tag
@@ -33,10 +36,10 @@ def facts(res) -> Facts:
     # The container (default seccomp) against the host, and what the seccomp profile multiplies.
     container, profile = [], []
     for engine in engines:
-        r = llamadas.arm_ratio(df, (engine, "seccomp"), llamadas.BASELINE)
+        r = arm_ratio(df, (engine, "seccomp"), llamadas.BASELINE)
         if not stats.any_nan(r[0]):
             container.append(f"{ENGINE[engine]} {common.fmt_ratio(*r)}")
-        p = llamadas.arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
+        p = arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
         if not stats.any_nan(p[0]):
             profile.append(
                 f"en {ENGINE[engine]}, {common.fmt_ratio(*p)} ({common.direction_words(vd.direction(p[1], p[2], None))})"
@@ -77,11 +80,11 @@ def facts(res) -> Facts:
     out["vdso"] = view._frase_vdso(df)
 
     # Exercise 4: a million calls per second, from the «¿Cuándo importa?» table.
-    cost = llamadas.cost_at_rate(df, RATE).set_index("brazo") if len(df) else None
+    cost = cost_at_rate(df, RATE).set_index("brazo") if len(df) else None
     cores = (meta.get("host") or {}).get("cpu_cores")
     parts = []
     for engine in engines:
-        labels = {v: llamadas.arm_label(engine, v) for v in ("seccomp", "sin_seccomp", "gvisor")}
+        labels = {v: arm_label(engine, v) for v in ("seccomp", "sin_seccomp", "gvisor")}
         if cost is not None and {labels["seccomp"], labels["sin_seccomp"]} <= set(cost.index):
             extra = cost.loc[labels["seccomp"], "ns_extra"] - cost.loc[labels["sin_seccomp"], "ns_extra"]
             per_s = extra * RATE / 1e9
@@ -109,7 +112,7 @@ def facts(res) -> Facts:
 
     # Exercise 6: the nesting slope and what it says of the course's correction.
     nesting = next((c for c in judged if c.key == "anidamiento"), None)
-    slope, low, high, n = llamadas.nesting_slope(df)
+    slope, low, high, n = nesting_slope(df)
     if nesting is None or not n:
         out["anidamiento"] = missing_arms(nb, "los namespaces PID anidados (brazos `pid` y `anidado`)")
     else:
@@ -128,8 +131,8 @@ def facts(res) -> Facts:
         )
 
     # Exercise 1: the two clocks of the host's getpid, with the CPU the probe was pinned to.
-    cpu = llamadas.summarize(df, meta, clock=llamadas.CPU)
-    wall = llamadas.summarize(df, meta, clock=llamadas.WALL)
+    cpu = summarize(df, meta, clock=CPU)
+    wall = summarize(df, meta, clock=WALL)
     pick = [
         s[(s["engine"] == "bare") & (s["variant"] == "host") & (s["operacion"] == "getpid")]
         for s in (cpu, wall)
@@ -137,7 +140,7 @@ def facts(res) -> Facts:
     if all(len(p) for p in pick):
         (c,), (w,) = (p.itertuples() for p in pick)
         out["relojes"] = (
-            f"En la {run_tag(res)} ({llamadas.cpu_label(params.get('cpu'))}), getpid en el host: tiempo de CPU "
+            f"En la {run_tag(res)} ({cpu_label(params.get('cpu'))}), getpid en el host: tiempo de CPU "
             f"{common.fmt(c.mediana_ns, common.significant(c.mediana_ns), 'ns')} (IQR "
             f"{common.fmt_interval(c.q1_ns, c.q3_ns, common.significant(c.q1_ns))}), reloj de pared "
             f"{common.fmt(w.mediana_ns, common.significant(w.mediana_ns), 'ns')} (IQR "

@@ -6,7 +6,9 @@ from __future__ import annotations
 from ... import reference, stats
 from ...experiments import red
 from ...experiments.red import servers
+from ...experiments.red.analysis import main_server, path_ratios, reference_ratios, summarize
 from ...experiments.red.claims import SECURITY_CAUSE
+from ...experiments.red.measure import DOCUMENT_PRESET
 from ...view import common
 from ..kit import Facts, missing_arms, run_tag
 
@@ -16,10 +18,10 @@ FACTS = ("docker_puerto", "caminos", "seguridad", "proxy")
 def facts(res) -> Facts:
     nb, df, meta = red.NOTEBOOK, res.df, res.meta
     out: Facts = {}
-    server = red.main_server(df)
+    server = main_server(df)
     label = servers.SERVERS[server].label if server else "?"
-    ratios = red.path_ratios(df, server) if server else {}
-    ref = red.reference_ratios(reference.load(red.EXPERIMENT))
+    ratios = path_ratios(df, server) if server else {}
+    ref = reference_ratios(reference.load(red.EXPERIMENT))
     ref_docker = ref[(ref["servidor"] == "nethttp") & (ref["engine"] == "docker")]["frente_nativo"]
     doc = (
         f"; el documento, con net/http: {common.fmt_ratio(float(ref_docker.iloc[0]))}"
@@ -59,7 +61,7 @@ def facts(res) -> Facts:
         )
 
     # Exercise 4: docker-proxy's CPU per request, the ceiling it gives one core, and what was measured.
-    s = red.summarize(df, meta)
+    s = summarize(df, meta)
     proxy = (
         s[(s["engine"] == "docker") & (s["variant"] == "puerto") & (s["servidor"] == server)] if len(s) else s
     )
@@ -81,7 +83,7 @@ def facts(res) -> Facts:
 def static_facts() -> Facts:
     """Facts that no run changes: how long the document's one-click configurations take (06 exercise 1),
     from the same estimate the panel shows before launching."""
-    preset = red.Config(**red.DOCUMENT_PRESET)
+    preset = red.Config(**DOCUMENT_PRESET)
     return {
         "preset": (
             f"{len(preset.servidores) * len(preset.brazos)} combinaciones × {preset.repeticiones} rondas × "

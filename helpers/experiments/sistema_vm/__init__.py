@@ -21,28 +21,10 @@ from __future__ import annotations
 
 from ... import vm
 from . import disk_io
-from .analysis import closing_rows, compare, summarize  # noqa: F401
-from .claims import DEFERRED_TO_CLASS, SAID, claims  # noqa: F401
+from .analysis import closing_rows  # noqa: F401
+from .claims import SAID, claims  # noqa: F401
 from .instances import VMInstance  # noqa: F401
-from .kinds import (  # noqa: F401
-    ANTES,
-    ARRANQUE,
-    BASELINE,
-    DESPUES,
-    DISCO,
-    DISCO_ESCRITO,
-    DISPONIBLE,
-    DURANTE,
-    EXPERIMENT,
-    FIO,
-    GZIP,
-    KIND_LABELS,
-    NEEDS_ROOT,
-    PSS,
-    RETENIDA,
-    is_emulated,
-    kind_label,
-)
+from .kinds import BASELINE, EXPERIMENT, KIND_LABELS, NEEDS_ROOT  # noqa: F401
 from .measure import Config, provision, run  # noqa: F401
 from .memory import memory_given_back  # noqa: F401
 
