@@ -11,18 +11,8 @@ import seaborn as sns
 from .. import experiments, reference
 from ..experiments import anidamiento as exp
 from ..experiments import verdict
+from ..experiments.anidamiento import levels
 from ..experiments.anidamiento.analysis import compare, level_ratios, summarize
-from ..experiments.anidamiento.levels import (
-    METRIC_PSS,
-    METRIC_START,
-    METRIC_START_INNER,
-    METRIC_STORE,
-    METRIC_WORK,
-    METRIC_WORK_E2E,
-    PRIV,
-    UNPRIV,
-    VARIANTS,
-)
 from ..experiments.runner import Resultado
 from .common import (
     AGREEMENT,
@@ -47,22 +37,22 @@ from .common import (
 BRAZO = {
     "nivel0": "bare metal",
     "nivel1": "nivel 1 (contenedor normal)",
-    PRIV: "nivel 2 (motor dentro de un contenedor privilegiado)",
-    UNPRIV: "nivel 2 sin --privileged",
+    levels.PRIV: "nivel 2 (motor dentro de un contenedor privilegiado)",
+    levels.UNPRIV: "nivel 2 sin --privileged",
     "nivel3": "nivel 3 (un motor más adentro)",
 }
 CORTO = {
     "nivel0": "bare\nmetal",
     "nivel1": "nivel 1",
-    PRIV: "nivel 2",
-    UNPRIV: "nivel 2\nsin priv.",
+    levels.PRIV: "nivel 2",
+    levels.UNPRIV: "nivel 2\nsin priv.",
     "nivel3": "nivel 3",
 }
 MEDIDA = {
-    METRIC_START: "arranque (desde el host, con los exec)",
-    METRIC_START_INNER: "arranque (solo el run de dentro)",
-    METRIC_WORK: "trabajo de CPU (medido dentro)",
-    METRIC_WORK_E2E: "trabajo de CPU (desde el host, con los exec)",
+    levels.METRIC_START: "arranque (desde el host, con los exec)",
+    levels.METRIC_START_INNER: "arranque (solo el run de dentro)",
+    levels.METRIC_WORK: "trabajo de CPU (medido dentro)",
+    levels.METRIC_WORK_E2E: "trabajo de CPU (desde el host, con los exec)",
 }
 
 
@@ -91,10 +81,10 @@ def tabla(resultado: Resultado) -> None:
         rows.append(
             {
                 "brazo": _brazo(engine, variant),
-                "arranque desde el host (ms)": _cell(s, engine, variant, METRIC_START, 1),
-                "arranque, solo el run (ms)": _cell(s, engine, variant, METRIC_START_INNER, 1),
-                "trabajo de CPU dentro (s)": _cell(s, engine, variant, METRIC_WORK, 3),
-                "trabajo desde el host (s)": _cell(s, engine, variant, METRIC_WORK_E2E, 3),
+                "arranque desde el host (ms)": _cell(s, engine, variant, levels.METRIC_START, 1),
+                "arranque, solo el run (ms)": _cell(s, engine, variant, levels.METRIC_START_INNER, 1),
+                "trabajo de CPU dentro (s)": _cell(s, engine, variant, levels.METRIC_WORK, 3),
+                "trabajo desde el host (s)": _cell(s, engine, variant, levels.METRIC_WORK_E2E, 3),
                 "n": int(timed[(timed["engine"] == engine) & (timed["variant"] == variant)]["n"].max()),
             }
         )
@@ -105,7 +95,12 @@ def tabla(resultado: Resultado) -> None:
 def tabla_niveles(resultado: Resultado) -> None:
     """What each added level costs: the ratio to the level right above, with its IC 95 %."""
     rows = []
-    for metric in (METRIC_START_INNER, METRIC_START, METRIC_WORK, METRIC_WORK_E2E):
+    for metric in (
+        levels.METRIC_START_INNER,
+        levels.METRIC_START,
+        levels.METRIC_WORK,
+        levels.METRIC_WORK_E2E,
+    ):
         for _, r in level_ratios(resultado.df, metric).iterrows():
             base_engine, base_variant = r["base"].split(":")
             rows.append(
@@ -137,17 +132,17 @@ def _lectura(r) -> str:
 def grafico(resultado: Resultado) -> None:
     """Every repetition per level: startup (log axis) and CPU work; under it, how far each level-1 start
     sits from bare metal, from this run's ratios."""
-    df = resultado.df[resultado.df["metric"].isin([METRIC_START_INNER, METRIC_WORK])].copy()
+    df = resultado.df[resultado.df["metric"].isin([levels.METRIC_START_INNER, levels.METRIC_WORK])].copy()
     if df.empty:
         markdown("No hay mediciones de arranque ni de trabajo en esta corrida.")
         return
-    order = [v for v in VARIANTS if v in set(df["variant"])]
+    order = [v for v in levels.VARIANTS if v in set(df["variant"])]
     df["nivel"] = df["variant"].map(CORTO)
     df["motor"] = df["engine"].map(lambda e: ENGINE_LABEL.get(e, e))
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
     for ax, metric, ylabel in (
-        (axes[0], METRIC_START_INNER, "arranque de «echo ok» (ms, escala log)"),
-        (axes[1], METRIC_WORK, "SHA-256 medido dentro (s)"),
+        (axes[0], levels.METRIC_START_INNER, "arranque de «echo ok» (ms, escala log)"),
+        (axes[1], levels.METRIC_WORK, "SHA-256 medido dentro (s)"),
     ):
         part = df[df["metric"] == metric]
         sns.stripplot(
@@ -164,7 +159,7 @@ def grafico(resultado: Resultado) -> None:
         ax.set_xlabel("")
         ax.set_ylabel(ylabel, fontsize=12)
         ax.tick_params(labelsize=11)
-        if metric == METRIC_START_INNER:
+        if metric == levels.METRIC_START_INNER:
             ax.set_yscale("log")
         ax.legend(title="motor", fontsize=10)
     axes[0].set_title("LAUNCH: arrancar un contenedor en cada nivel", fontsize=13)
@@ -181,8 +176,8 @@ def grafico(resultado: Resultado) -> None:
 def _start_vs_bare(resultado: Resultado) -> str:
     """«Bare metal started `echo ok` in X ms; Docker's level 1, Y× that [IC]…», from this run's ratios."""
     s = summarize(resultado.df, resultado.meta)
-    bare = s[(s["engine"] == "bare") & (s["metric"] == METRIC_START_INNER)]
-    ratios = level_ratios(resultado.df, METRIC_START_INNER)
+    bare = s[(s["engine"] == "bare") & (s["metric"] == levels.METRIC_START_INNER)]
+    ratios = level_ratios(resultado.df, levels.METRIC_START_INNER)
     first = ratios[ratios["variant"] == "nivel1"]
     if bare.empty or first.empty:
         return ""
@@ -204,7 +199,7 @@ def _start_vs_bare(resultado: Resultado) -> str:
         if r["engine"] == "bare"
         else f"el nivel 1 de {ENGINE_LABEL.get(r['engine'], r['engine'])}"
         for _, r in s[
-            (s["metric"] == METRIC_START_INNER) & s["variant"].isin(["nivel0", "nivel1"])
+            (s["metric"] == levels.METRIC_START_INNER) & s["variant"].isin(["nivel0", "nivel1"])
         ].iterrows()
         if r["inestable"]
     ]
@@ -225,7 +220,9 @@ def _level1_beside_04(resultado: Resultado, anatomia_run: Resultado | None) -> s
     s = summarize(resultado.df, resultado.meta)
     pairs = []
     for engine in ("docker", "podman"):
-        here = s[(s["engine"] == engine) & (s["variant"] == "nivel1") & (s["metric"] == METRIC_START_INNER)]
+        here = s[
+            (s["engine"] == engine) & (s["variant"] == "nivel1") & (s["metric"] == levels.METRIC_START_INNER)
+        ]
         a = anatomia_run.df
         there = a[(a["engine"] == engine) & (a["variant"] == "run_sin_red") & (a["metric"] == "arranque")]
         if here.empty or there.empty:
@@ -312,15 +309,15 @@ def intentos(resultado: Resultado) -> None:
 @needs_result
 def memoria_disco(resultado: Resultado) -> None:
     """What an inner engine adds: the PSS of its processes and the size of its image store."""
-    df = resultado.df[resultado.df["metric"].isin([METRIC_PSS, METRIC_STORE])]
+    df = resultado.df[resultado.df["metric"].isin([levels.METRIC_PSS, levels.METRIC_STORE])]
     if df.empty:
         markdown("Esta corrida no midió memoria ni disco de un motor interior (no hubo brazos anidados).")
         return
     details = (resultado.meta.get("anidamiento") or {}).get("memoria_y_disco") or {}
     rows = []
     for (engine, variant), g in df.groupby(["engine", "variant"], sort=False):
-        pss = g[g["metric"] == METRIC_PSS]["value"]
-        store = g[g["metric"] == METRIC_STORE]["value"]
+        pss = g[g["metric"] == levels.METRIC_PSS]["value"]
+        store = g[g["metric"] == levels.METRIC_STORE]["value"]
         procs = details.get(f"{engine}:{variant}", {}).get("procesos", [])
         names: dict[str, int] = {}
         for p in procs:
@@ -354,15 +351,15 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
     host: the `run` alone; CPU on the work timed inside: with the `exec`s, as the repository timed it),
     level 3 against level 2, and how the ladder without --privileged ended."""
     lines = []
-    start = level_ratios(resultado.df, METRIC_START_INNER)
-    work = level_ratios(resultado.df, METRIC_WORK_E2E)
+    start = level_ratios(resultado.df, levels.METRIC_START_INNER)
+    work = level_ratios(resultado.df, levels.METRIC_WORK_E2E)
     for engine in dict.fromkeys([*start["engine"], *work["engine"]]):
         name = ENGINE_LABEL.get(engine, engine)
         for table_, variant, what in (
-            (start, PRIV, "arranque del `run` de dentro solo (sin los exec), nivel 2 / nivel 1"),
+            (start, levels.PRIV, "arranque del `run` de dentro solo (sin los exec), nivel 2 / nivel 1"),
             (
                 work,
-                PRIV,
+                levels.PRIV,
                 "trabajo de CPU cronometrado desde el host, con los exec (como el repositorio), "
                 "nivel 2 / nivel 1",
             ),

@@ -14,22 +14,8 @@ from ..engines import DISPLAY
 from ..experiments import sistema_vm as exp
 from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
+from ..experiments.sistema_vm import kinds
 from ..experiments.sistema_vm.analysis import compare, summarize
-from ..experiments.sistema_vm.kinds import (
-    ANTES,
-    ARRANQUE,
-    DESPUES,
-    DISCO,
-    DISCO_ESCRITO,
-    DISPONIBLE,
-    DURANTE,
-    FIO,
-    GZIP,
-    PSS,
-    RETENIDA,
-    is_emulated,
-    kind_label,
-)
 from .common import (
     claims_list,
     fmt,
@@ -40,6 +26,7 @@ from .common import (
     fmt_value_interval,
     markdown,
     needs_result,
+    needs_rows,
     show,
     table,
     too_few_banner,
@@ -47,18 +34,18 @@ from .common import (
 from .numbers import decimals_for, significant
 
 METRIC_LABEL = {
-    ARRANQUE: "arranque hasta «listo»",
-    DISCO: "disco que añade una instancia",
-    PSS: "memoria en reposo por instancia (PSS)",
+    kinds.ARRANQUE: "arranque hasta «listo»",
+    kinds.DISCO: "disco que añade una instancia",
+    kinds.PSS: "memoria en reposo por instancia (PSS)",
     "memoria_rss_instancia": "memoria en reposo por instancia (RSS)",
-    DISPONIBLE: "caída de la memoria disponible del host por instancia",
-    ANTES: "memoria antes de tocar",
-    DURANTE: "memoria con el bloque tocado",
-    DESPUES: "memoria después de liberarlo",
-    RETENIDA: "memoria liberada que el host no recupera",
-    GZIP: "gzip de 8 MiB (solo el trabajo)",
-    FIO: "fio: lecturas y escrituras de 4 KiB al azar, E/S directa (IOPS)",
-    DISCO_ESCRITO: "disco que escribió el contenedor de sistema con motor (imágenes, capas, registros)",
+    kinds.DISPONIBLE: "caída de la memoria disponible del host por instancia",
+    kinds.ANTES: "memoria antes de tocar",
+    kinds.DURANTE: "memoria con el bloque tocado",
+    kinds.DESPUES: "memoria después de liberarlo",
+    kinds.RETENIDA: "memoria liberada que el host no recupera",
+    kinds.GZIP: "gzip de 8 MiB (solo el trabajo)",
+    kinds.FIO: "fio: lecturas y escrituras de 4 KiB al azar, E/S directa (IOPS)",
+    kinds.DISCO_ESCRITO: "disco que escribió el contenedor de sistema con motor (imágenes, capas, registros)",
     "lxd_crear": "LXD: crear (en «dir», copia y cambio de dueños; en btrfs, una instantánea)",
     "lxd_iniciar": "LXD: iniciar",
     "lxd_systemd": "LXD: hasta que systemd dice «running»",
@@ -66,20 +53,6 @@ METRIC_LABEL = {
     "memoria_pss_daemon": "PSS del daemon de LXD (una vez, para todas)",
     "run_motor": "run --rm … echo ok (host o anidado)",
 }
-ORDER = [
-    "proceso",
-    "aplicacion",
-    "sistema",
-    "sistema_lxd",
-    "sistema_lxd_cow",
-    "anfitrion",
-    "anidado_lxd",
-    "vm_kvm",
-    "vm_emulada",
-    "sistema_systemd",
-    "vm_systemd_kvm",
-    "vm_systemd_emulada",
-]
 COLOR = {
     "proceso": "#555555",
     "aplicacion": "#4C72B0",
@@ -100,12 +73,12 @@ MB_IN_MIB = 1e6 / 2**20
 
 def _etiqueta(variant: str) -> str:
     """The Spanish name of a kind of instance; an emulated VM always says so."""
-    return kind_label(variant)
+    return kinds.kind_label(variant)
 
 
 def _present(df: pd.DataFrame, metric: str) -> list[str]:
     have = set(df.loc[df["metric"] == metric, "variant"])
-    return [v for v in ORDER if v in have]
+    return [v for v in kinds.VARIANT_ORDER if v in have]
 
 
 @needs_result
@@ -127,20 +100,16 @@ def aceleracion(resultado: Resultado) -> None:
     markdown(text)
 
 
-@needs_result
-def tabla(resultado: Resultado) -> None:
+@needs_rows(summarize)
+def tabla(resultado: Resultado, s: pd.DataFrame) -> None:
     """Median, IQR, IC 95 % per metric and kind of instance; gzip also × bare metal."""
-    s = summarize(resultado.df, resultado.meta)
-    if s.empty:
-        markdown("_Esta corrida no tiene filas todavía._")
-        return
     s = s[s["metrica"] != "memoria_rss_instancia"]
     rows = []
     for _, r in s.iterrows():
         digits = _digits(r["mediana"], r["ic_bajo"], r["ic_alto"])
         ratio = (
             fmt_ratio(r.get("x_bare", math.nan), *_ci_from_min_n(r, "x_bare_bajo", "x_bare_alto"))
-            if r["metrica"] == GZIP and r["tipo"] != exp.BASELINE[1]
+            if r["metrica"] == kinds.GZIP and r["tipo"] != exp.BASELINE[1]
             else ""
         )
         rows.append(
@@ -204,11 +173,11 @@ def _strip(ax, df: pd.DataFrame, metric: str, xlabel: str, log: bool = False) ->
 def grafico(resultado: Resultado) -> None:
     """Provisioning time to ready, every repetition a dot, the median a bar (log scale)."""
     df = resultado.df
-    if not _present(df, ARRANQUE):
+    if not _present(df, kinds.ARRANQUE):
         markdown("_No hay arranques que dibujar._")
         return
     fig, ax = plt.subplots(figsize=(10, 3.5))
-    _strip(ax, df, ARRANQUE, "tiempo hasta «listo» (ms, escala logarítmica)", log=True)
+    _strip(ax, df, kinds.ARRANQUE, "tiempo hasta «listo» (ms, escala logarítmica)", log=True)
     ax.set_title("Arranque: cada punto es una instancia nueva; la barra negra, la mediana", fontsize=13)
     fig.tight_layout()
     plt.show()
@@ -219,13 +188,13 @@ def grafico_memoria(resultado: Resultado) -> None:
     """Left: memory of one idle instance (PSS). Right: the host's view before touching, while touched
     and after freeing the block inside the instance."""
     df = resultado.df
-    variants = [v for v in _present(df, ANTES)]
+    variants = [v for v in _present(df, kinds.ANTES)]
     if not variants:
         markdown("_No hay mediciones de memoria que dibujar._")
         return
     # One row per kind, shared by both panels: the labels are written once, on the left, never crowded
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 1.8 + 0.7 * len(variants)), sharey=True)
-    idle = [float(df[(df["metric"] == PSS) & (df["variant"] == v)]["value"].median()) for v in variants]
+    idle = [float(df[(df["metric"] == kinds.PSS) & (df["variant"] == v)]["value"].median()) for v in variants]
     left.barh(range(len(variants)), idle, color=[COLOR.get(v, "gray") for v in variants])
     left.set_yticks(range(len(variants)), [_etiqueta(v) for v in variants], fontsize=12)
     left.set_xlabel("MiB por instancia en reposo\n(PSS de todos sus procesos)", fontsize=12)
@@ -234,7 +203,7 @@ def grafico_memoria(resultado: Resultado) -> None:
         left.set_xlim(0, max(idle) * 1.3)  # room for the value labels
     for i, value in enumerate(idle):
         left.text(value, i, " " + fmt_value(value, "MB", significant(value)), va="center", fontsize=11)
-    phases = [(ANTES, "antes"), (DURANTE, "tocado"), (DESPUES, "liberado")]
+    phases = [(kinds.ANTES, "antes"), (kinds.DURANTE, "tocado"), (kinds.DESPUES, "liberado")]
     height = 0.25
     for j, (metric, label) in enumerate(phases):
         values = [
@@ -258,11 +227,11 @@ def grafico_memoria(resultado: Resultado) -> None:
 def grafico_gzip(resultado: Resultado) -> None:
     """gzip time per kind as × bare metal, with its IC 95 %."""
     s = summarize(resultado.df, resultado.meta)
-    s = s[(s["metrica"] == GZIP) & (s["tipo"] != exp.BASELINE[1])] if not s.empty else s
+    s = s[(s["metrica"] == kinds.GZIP) & (s["tipo"] != exp.BASELINE[1])] if not s.empty else s
     if s.empty or "x_bare" not in s:
         markdown("_No hay gzip que dibujar._")
         return
-    s = s.set_index("tipo").loc[[v for v in ORDER if v in set(s["tipo"])]]
+    s = s.set_index("tipo").loc[[v for v in kinds.VARIANT_ORDER if v in set(s["tipo"])]]
     fig, ax = plt.subplots(figsize=(10, 3.2))
     y = np.arange(len(s))
     err = np.array([s["x_bare"] - s["x_bare_bajo"], s["x_bare_alto"] - s["x_bare"]])
@@ -270,7 +239,7 @@ def grafico_gzip(resultado: Resultado) -> None:
     ax.axvline(1, color="black", lw=1, ls="--")
     ax.set_yticks(
         y,
-        [_etiqueta(v) + ("\n(costo de emular la CPU)" if is_emulated(v) else "") for v in s.index],
+        [_etiqueta(v) + ("\n(costo de emular la CPU)" if kinds.is_emulated(v) else "") for v in s.index],
         fontsize=12,
     )
     ax.set_xlabel("tiempo de gzip × bare metal (barra: IC 95 %)", fontsize=12)
@@ -283,12 +252,12 @@ def grafico_gzip(resultado: Resultado) -> None:
 def grafico_disco(resultado: Resultado) -> None:
     """Disk I/O (fio IOPS) per kind, every repetition a dot, the median a bar."""
     df = resultado.df
-    if not _present(df, FIO):
+    if not _present(df, kinds.FIO):
         reason = (resultado.meta.get("skipped_arms") or {}).get("fio")
         markdown(f"_Esta corrida no midió el disco{': ' + reason if reason else '.'}_")
         return
     fig, ax = plt.subplots(figsize=(10, 3.5))
-    _strip(ax, df, FIO, "IOPS de lectura + escritura (más es mejor)")
+    _strip(ax, df, kinds.FIO, "IOPS de lectura + escritura (más es mejor)")
     ax.set_xlim(left=0)
     ax.set_title("Disco: fio dentro de cada instancia; la barra negra, la mediana", fontsize=13)
     fig.tight_layout()
@@ -425,8 +394,8 @@ def _frase_memoria(df: pd.DataFrame, claims: dict) -> str:
 def _frase_disco(df: pd.DataFrame) -> str:
     """The disk each new instance added, per kind, with its IC when there are enough rounds."""
     parts = []
-    for variant in _present(df, DISCO):
-        values = df[(df["metric"] == DISCO) & (df["variant"] == variant)]["value"].astype(float)
+    for variant in _present(df, kinds.DISCO):
+        values = df[(df["metric"] == kinds.DISCO) & (df["variant"] == variant)]["value"].astype(float)
         if values.empty:
             continue
         s = stats.summarize(values.to_numpy())
