@@ -50,3 +50,8 @@ def about(count: float) -> str:
 
 def run_tag(res) -> str:
     return f"corrida `{res.meta.get('run_id', res.run_dir.name)}`"
+
+
+def run_sentence(res, lead: str, parts, missing: str = "") -> str:
+    """«En la corrida `…`<lead>part; part.» from the latest run's parts, or `missing` when there are none."""
+    return f"En la {run_tag(res)}{lead}" + "; ".join(parts) + "." if parts else missing

@@ -11,7 +11,7 @@ from ...experiments import verdict as vd
 from ...experiments.anatomia.analysis import network_costs, series, values, waterfall, waterfall_parts
 from ...experiments.anatomia.rungs import NAMESPACES
 from ...view import common
-from ..kit import ENGINE, Facts, missing_arms, ms, run_tag, share
+from ..kit import ENGINE, Facts, missing_arms, ms, run_sentence, run_tag, share
 
 FACTS = ("cascada", "espacios", "runc_red", "pool", "sin_red_docker", "sin_red_podman", "red")
 
@@ -53,11 +53,7 @@ def facts(res) -> Facts:
         if len(parts) < len(waterfall_parts(engine)) - 1:
             text += " (a esta corrida le faltan peldaños, así que una parte del arranque queda sin repartir)"
         sentences.append(text)
-    out["cascada"] = (
-        f"En la {run_tag(res)}, " + "; ".join(sentences) + "."
-        if sentences
-        else missing_arms(nb, "`run` con y sin red")
-    )
+    out["cascada"] = run_sentence(res, ", ", sentences, missing_arms(nb, "`run` con y sin red"))
 
     # Exercise 2: what each namespace adds to the one before it.
     steps = [("proceso", "proceso")] + [(key, name) for key, _, name in NAMESPACES]
@@ -168,11 +164,7 @@ def facts(res) -> Facts:
                 f"{common.fmt_value_interval(*change, '%')} frente al `run`)"
             )
         sentences.append(text)
-    out["pool"] = (
-        f"En la {run_tag(res)}, " + "; ".join(sentences) + "."
-        if sentences
-        else missing_arms(nb, "`run` y `start -a` del pool caliente")
-    )
+    out["pool"] = run_sentence(res, ", ", sentences, missing_arms(nb, "`run` y `start -a` del pool caliente"))
 
     # The network's share of each engine's run (exercise 2 of 01 and the guide's table).
     costs = network_costs(df, res.meta.get("run_id", ""))

@@ -13,7 +13,7 @@ from ...experiments.anidamiento.analysis import arm_values
 from ...experiments.anidamiento.levels import METRIC_PSS, METRIC_START, METRIC_START_INNER
 from ...view import common
 from ...view.anidamiento import BRAZO
-from ..kit import ENGINE, Facts, missing_arms, run_tag
+from ..kit import ENGINE, Facts, missing_arms, run_sentence, run_tag
 
 FACTS = ("ci", "sin_privilegios", "mapa_uid", "niveles")
 
@@ -111,4 +111,4 @@ def _memory(res) -> Facts:
                 else common.fmt_value(total, "MiB", 0)
             )
         )
-    return {"ci": f"En la {run_tag(res)}, lo que añade el motor interior: " + "; ".join(parts) + "."}
+    return {"ci": run_sentence(res, ", lo que añade el motor interior: ", parts)}

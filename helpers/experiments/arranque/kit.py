@@ -9,7 +9,7 @@ from ...experiments import verdict as vd
 from ...experiments.arranque.analysis import summarize
 from ...experiments.arranque.measure import CONTAINER_VARIANT
 from ...view import common
-from ..kit import ENGINE, Facts, missing_arms, run_tag
+from ..kit import ENGINE, Facts, missing_arms, run_sentence, run_tag
 
 FACTS = ("bare", "docker", "podman", "podman_docker", "red_podman")
 
@@ -45,12 +45,11 @@ def facts(res) -> Facts:
             f"{common.fmt_ratio(claim.value, claim.low, claim.high)}, {who} (veredicto de 01 sobre "
             f"«Podman arranca con menos sobrecarga»: «{common.verdict_words(claim)}»)"
         )
-    out["podman_docker"] = (
-        f"En la {run_tag(res)}, con la red por defecto (las condiciones del capítulo): "
-        + "; ".join(sentences)
-        + "."
-        if sentences
-        else missing_arms(nb, "Docker y Podman en las mismas rondas")
+    out["podman_docker"] = run_sentence(
+        res,
+        ", con la red por defecto (las condiciones del capítulo): ",
+        sentences,
+        missing_arms(nb, "Docker y Podman en las mismas rondas"),
     )
     podman = (meta.get("engines") or {}).get("podman") or {}
     backend = podman.get("network_backend")

@@ -9,7 +9,7 @@ from ...experiments import verdict as vd
 from ...experiments.ejecucion.analysis import exec_costs, io_base, overheads, samples, shaky_against, tidy
 from ...experiments.ejecucion.arms import BASE_NAMES, EXEC_INSIDE, LAYER_BASE, METRIC_WORK, WORKLOAD_NAMES
 from ...view import common
-from ..kit import ENGINE, Facts, about, missing_arms, run_tag
+from ..kit import ENGINE, Facts, about, missing_arms, run_sentence, run_tag
 
 FACTS = (
     "exec_docker",
@@ -49,10 +49,8 @@ def facts(res) -> Facts:
                 f"`{engine} exec … true` tardó {figure} (mediana e IC 95 %), así que, una tras otra, se "
                 f"atenderían como mucho unas {common.num(1000 / ms)} peticiones por segundo"
             )
-    out["exec_por_segundo"] = (
-        f"En la {run_tag(res)}, " + "; ".join(per_s) + "."
-        if per_s
-        else missing_arms(x.NOTEBOOK, "`exec true` en un contenedor")
+    out["exec_por_segundo"] = run_sentence(
+        res, ", ", per_s, missing_arms(x.NOTEBOOK, "`exec true` en un contenedor")
     )
     cpu = fair_overheads(overheads(res.df), "hash", list(ENGINE))
     if cpu.empty:
@@ -157,7 +155,7 @@ def _filesystems(res) -> str:
             )
     if "host" in places:
         parts.append(f"los volúmenes y su línea base, en {_where(places['host'])}")
-    return f"En la {run_tag(res)}, " + "; ".join(parts) + "."
+    return run_sentence(res, ", ", parts)
 
 
 def fair_overheads(over, carga: str, engines: list):

@@ -7,7 +7,7 @@ from ...experiments import escala as e
 from ...experiments.escala.analysis import crossover, crossover_interval, memory_bill, summarize
 from ...view import common
 from ...view.escala_frases import crossing
-from ..kit import ENGINE, Facts, about, missing_arms, run_tag
+from ..kit import ENGINE, Facts, about, missing_arms, run_sentence, run_tag
 
 FACTS = ("memoria_docker", "memoria_podman", "caben", "pss_ayudantes", "cruce")
 
@@ -99,4 +99,4 @@ def _crossings(res) -> str:
             )
     if not parts:
         return missing_arms(e.NOTEBOOK, "Docker y Podman con más de una N")
-    return f"En la {run_tag(res)}: " + "; ".join(parts) + "."
+    return run_sentence(res, ": ", parts)

@@ -10,7 +10,7 @@ from ...experiments.red.analysis import main_server, path_ratios, reference_rati
 from ...experiments.red.claims import SECURITY_CAUSE
 from ...experiments.red.measure import DOCUMENT_PRESET
 from ...view import common
-from ..kit import Facts, missing_arms, run_tag
+from ..kit import Facts, missing_arms, run_sentence, run_tag
 
 FACTS = ("docker_puerto", "caminos", "seguridad", "proxy")
 
@@ -44,10 +44,8 @@ def facts(res) -> Facts:
         "nat_frente_proxy": "Podman -p (NAT) frente a Docker -p (proxy)",
     }
     paths = [f"{words[k]}, {common.fmt_ratio(*ratios[k][:3])}" for k in words if k in ratios]
-    out["caminos"] = (
-        f"En la {run_tag(res)}, con {label}: " + "; ".join(paths) + "."
-        if paths
-        else missing_arms(nb, "dos caminos de red con el mismo servidor")
+    out["caminos"] = run_sentence(
+        res, f", con {label}: ", paths, missing_arms(nb, "dos caminos de red con el mismo servidor")
     )
     security = next((c for c in red.claims(df, meta) if c.key == SECURITY_CAUSE.key), None)
     if security is None or stats.any_nan(security.value):
