@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from . import engines, experiments, reference, results, stats
-from .experiments import arranque, ejecucion, verdict
+from .experiments import ejecucion, verdict
 from .experiments.anatomia.analysis import (
     engine_own_parts,
     network_costs,
@@ -23,7 +23,7 @@ from .experiments.anatomia.analysis import (
     waterfall,
 )
 from .experiments.arranque.analysis import arm_series, summarize
-from .experiments.arranque.measure import CONTAINER_VARIANT
+from .experiments.arranque.measure import CONTAINER_VARIANT, NO_NETWORK_VARIANT
 from .experiments.contract import CLOSING_COLUMNS
 from .experiments.ejecucion.analysis import overheads
 from .experiments.ejecucion.arms import CPU_WORKLOADS, METRIC_WORK
@@ -227,10 +227,7 @@ def faster_split(root=None) -> FasterSplit:
     if run is not None and not run.df.empty:
         backend = _podman_network(run.meta)
         for role in ROLES:
-            arms = [
-                arm_series(run.df, run.meta, (e, role), arranque.NO_NETWORK_VARIANT)
-                for e in ("podman", "docker")
-            ]
+            arms = [arm_series(run.df, run.meta, (e, role), NO_NETWORK_VARIANT) for e in ("podman", "docker")]
             if all(a.size for a in arms):
                 without.append(_reading(stats.ratio_ci(*arms), role))
     own, network, ratio = None, {}, None

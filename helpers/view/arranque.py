@@ -42,7 +42,6 @@ from .common import (
     fmt_ratio,
     markdown,
     needs_result,
-    needs_rows,
     num,
     run_caption,
     show,
@@ -80,9 +79,13 @@ def _ms_digits(row) -> int:
     return significant(row["mediana_ms"]) if d is None else d
 
 
-@needs_rows(summarize)
-def tabla(resultado: Resultado, s: pd.DataFrame) -> None:
+@needs_result
+def tabla(resultado: Resultado) -> None:
     """Results table: median, IQR, min, IC 95 % and × bare metal (real process) with its IC."""
+    s = summarize(resultado.df, resultado.meta)
+    if s.empty:
+        markdown("_Esta corrida no tiene filas todavía._")
+        return
     # Each row's milliseconds with the decimals its median's IC supports (3 significant digits without one)
     digits = [_ms_digits(r) for _, r in s.iterrows()]
     baseline = (s["engine"] == arranque.BASELINE[0]) & (s["variant"] == arranque.BASELINE[1])

@@ -149,25 +149,6 @@ def needs_result(func):
     return wrapper
 
 
-def needs_rows(summarize):
-    """For a view of a run's summary table: `summarize(df, meta)` is handed to it as its second argument;
-    given None (needs_result) or a run without rows, it says so instead and draws nothing."""
-
-    def decorate(func):
-        @functools.wraps(func)
-        @needs_result
-        def wrapper(resultado, *args, **kwargs):
-            summary = summarize(resultado.df, resultado.meta)
-            if summary.empty:
-                markdown("_Esta corrida no tiene filas todavía._")
-                return None
-            return func(resultado, summary, *args, **kwargs)
-
-        return wrapper
-
-    return decorate
-
-
 # What can make a ratio differ between two machines, and why (shown under every comparison).
 CONTEXT_WHY = {
     "Docker": "el camino cliente → dockerd → containerd → runc cambia entre versiones",

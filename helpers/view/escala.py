@@ -37,7 +37,6 @@ from .common import (
     markdown,
     missing_run,
     needs_result,
-    needs_rows,
     num,
     show,
     significant,
@@ -79,9 +78,13 @@ def _fixed_rss(df: pd.DataFrame, s: pd.DataFrame) -> pd.Series:
     )
 
 
-@needs_rows(summarize)
-def tabla(resultado: Resultado, s: pd.DataFrame) -> None:
+@needs_result
+def tabla(resultado: Resultado) -> None:
     """Main results: per engine and N, medians over repetitions."""
+    s = summarize(resultado.df, resultado.meta)
+    if s.empty:
+        markdown("_La corrida no tiene filas._")
+        return
     col = lambda name: column(s, name)  # noqa: E731
     out = pd.DataFrame(
         {

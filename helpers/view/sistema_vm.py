@@ -26,7 +26,6 @@ from .common import (
     fmt_value_interval,
     markdown,
     needs_result,
-    needs_rows,
     show,
     table,
     too_few_banner,
@@ -100,9 +99,13 @@ def aceleracion(resultado: Resultado) -> None:
     markdown(text)
 
 
-@needs_rows(summarize)
-def tabla(resultado: Resultado, s: pd.DataFrame) -> None:
+@needs_result
+def tabla(resultado: Resultado) -> None:
     """Median, IQR, IC 95 % per metric and kind of instance; gzip also × bare metal."""
+    s = summarize(resultado.df, resultado.meta)
+    if s.empty:
+        markdown("_Esta corrida no tiene filas todavía._")
+        return
     s = s[s["metrica"] != "memoria_rss_instancia"]
     rows = []
     for _, r in s.iterrows():
