@@ -15,8 +15,20 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from . import engines, experiments, reference, results, stats
-from .experiments import anatomia, arranque, ejecucion, escala, verdict
+from .experiments import ejecucion, verdict
+from .experiments.anatomia.analysis import (
+    engine_own_parts,
+    network_costs,
+    network_podman_over_docker,
+    waterfall,
+)
+from .experiments.arranque.analysis import arm_series, summarize
+from .experiments.arranque.measure import CONTAINER_VARIANT, NO_NETWORK_VARIANT
 from .experiments.contract import CLOSING_COLUMNS
+from .experiments.ejecucion.analysis import overheads
+from .experiments.ejecucion.arms import CPU_WORKLOADS, METRIC_WORK
+from .experiments.escala.analysis import per_container
+from .experiments.escala.claims import on_default_network
 from .experiments.runner import Resultado
 from .experiments.summary import SummaryRow
 
@@ -148,11 +160,11 @@ def answers(root=None) -> dict[str, list]:
 def launch_parts(root=None) -> tuple[list[pd.DataFrame], dict]:
     """Each engine's `run` split into its parts, from 04's latest run, through 04's own waterfall (which
     takes the network's part from network_costs): ([one frame per engine], the run's meta); ([], {})
-    without a run of 04. The largest part of each is anatomia.largest_part's."""
+    without a run of 04. The largest part of each is anatomia's largest_part."""
     run = experiments.read_run(THIS, "anatomia", root)
     if run is None or run.df.empty:
         return [], {}
-    frames = [anatomia.waterfall(run.df, e) for e in engines.CONTAINER_ENGINES]
+    frames = [waterfall(run.df, e) for e in engines.CONTAINER_ENGINES]
     return [w for w in frames if w["fraccion"].notna().any()], run.meta
 
 
@@ -178,7 +190,7 @@ class FasterSplit:
     faster: 01's `podman_mas_rapido` and twice: its `podman_2x`, per image (read by key, never
     re-judged); without_network: 01's `run --network none`, Podman/Docker by round, per image; own: 04's
     engine's own part without network (`run --network none` − `runc run`), Podman's over Docker's;
-    network: 04's cost of the default network per engine (anatomia.network_costs); network_ratio:
+    network: 04's cost of the default network per engine (network_costs); network_ratio:
     Podman's over Docker's, by round; backend: what sets up Podman's network (04's meta, else 01's)."""
 
     faster: list
@@ -215,23 +227,20 @@ def faster_split(root=None) -> FasterSplit:
     if run is not None and not run.df.empty:
         backend = _podman_network(run.meta)
         for role in ROLES:
-            arms = [
-                arranque.arm_series(run.df, run.meta, (e, role), arranque.NO_NETWORK_VARIANT)
-                for e in ("podman", "docker")
-            ]
+            arms = [arm_series(run.df, run.meta, (e, role), NO_NETWORK_VARIANT) for e in ("podman", "docker")]
             if all(a.size for a in arms):
                 without.append(_reading(stats.ratio_ci(*arms), role))
     own, network, ratio = None, {}, None
     parts = experiments.read_run(THIS, "anatomia", root)
     if parts is not None and not parts.df.empty:
-        figures = anatomia.engine_own_parts(parts.df).get("podman/docker")
+        figures = engine_own_parts(parts.df).get("podman/docker")
         if figures:
             value, low, high, n = figures
             own = _reading(stats.Estimate(value, low, high, n, paired=True))
-        network = anatomia.network_costs(parts.df, parts.meta.get("run_id", ""))
+        network = network_costs(parts.df, parts.meta.get("run_id", ""))
         backend = _podman_network(parts.meta) or backend
         if len(network) == 2:
-            ratio = _reading(anatomia.network_podman_over_docker(parts.df))
+            ratio = _reading(network_podman_over_docker(parts.df))
     return FasterSplit(faster, twice, without, own, network, ratio, backend)
 
 
@@ -280,11 +289,11 @@ def capacity(root=None) -> list[Capacity]:
     host = run.meta.get("host") or {}
     name = next((k for k in ("memory_available_bytes", "memory_total_bytes") if host.get(k)), "")
     memory = float(host[name]) if name else float("nan")
-    bridged = escala.on_default_network(run.meta)
+    bridged = on_default_network(run.meta)
     pid_max = (host.get("limits") or {}).get("pid_max")
     out = []
     engines_meta = run.meta.get("engines") or {}
-    for engine, each in escala.per_container(run.df).items():
+    for engine, each in per_container(run.df).items():
         rootless = bool((engines_meta.get(engine) or {}).get("rootless"))  # slirp4netns or pasta: no bridge
         kb = each["memoria_kb"]
         cap = Capacity(
@@ -390,8 +399,8 @@ def chapter_launch(root=None) -> dict | None:
     run = experiments.read_run(THIS, "arranque", root)
     if run is None or run.df.empty:
         return None
-    table = arranque.summarize(run.df, run.meta)
-    docker = table[(table["engine"] == "docker") & (table["variant"] == arranque.CONTAINER_VARIANT)]
+    table = summarize(run.df, run.meta)
+    docker = table[(table["engine"] == "docker") & (table["variant"] == CONTAINER_VARIANT)]
     if docker.empty:
         return None
     ubuntu = docker[docker["role"] == "ubuntu"]
@@ -406,12 +415,12 @@ def bottom_line(root=None) -> BottomLine:
     if run is None or run.df.empty:
         return BottomLine([], pd.DataFrame(columns=columns), chapter_launch(root))
     claims = [c for c in ejecucion.claims(run.df, run.meta) if c.key == BOTTOM_LINE_CLAIM[1]]
-    table = ejecucion.overheads(run.df, ejecucion.METRIC_WORK)
+    table = overheads(run.df, METRIC_WORK)
     keep = (
         table["justa"].astype(bool)
         & ~table["inestable"].astype(bool)
         & table["entorno"].isin(CONTAINERS)
-        & ~table["carga"].isin((*ejecucion.CPU_WORKLOADS, "copia"))
+        & ~table["carga"].isin((*CPU_WORKLOADS, "copia"))
     )
     others = table[keep].copy()
     for col, src in zip(columns[-3:], ("sobrecarga_pct", "ic_bajo_pct", "ic_alto_pct")):

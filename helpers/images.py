@@ -74,17 +74,19 @@ def resolve(role: str, engine: Engine) -> dict | None:
     spec = ROLES[role]
     for origin, refs in (("oficial", spec.official), ("sustituto", (spec.standin,))):
         for ref in refs:
-            for name in local_names(engine, ref):
-                info = engine.image_info(name)
-                if info:
-                    return {
-                        "role": role,
-                        "engine": engine.name,
-                        "name": name,
-                        "id": info["id"],
-                        "size_bytes": info["size_bytes"],
-                        "origin": origin,
-                    }
+            found = local_image(engine, ref)
+            if found:
+                return {"role": role, **found, "origin": origin}
+    return None
+
+
+def local_image(engine: Engine, ref: str) -> dict | None:
+    """The image `ref` as this engine has it (engine, name, id, size_bytes), under any of its local
+    names, or None."""
+    for name in local_names(engine, ref):
+        info = engine.image_info(name)
+        if info:
+            return {"engine": engine.name, "name": name, "id": info["id"], "size_bytes": info["size_bytes"]}
     return None
 
 

@@ -303,6 +303,20 @@ class Summary:
     ci_low: float
     ci_high: float
 
+    def columns(self, unit: str = "") -> dict[str, float]:
+        """The summary as a results table's columns: n, mediana, q1, q3, the minimum, ic_bajo, ic_alto;
+        with a unit, each but n ends in `_<unit>` and the minimum is `min_<unit>` (else `minimo`)."""
+        end = f"_{unit}" if unit else ""
+        return {
+            "n": self.n,
+            f"mediana{end}": self.median,
+            f"q1{end}": self.q1,
+            f"q3{end}": self.q3,
+            f"min{end}" if unit else "minimo": self.minimum,
+            f"ic_bajo{end}": self.ci_low,
+            f"ic_alto{end}": self.ci_high,
+        }
+
 
 def summarize(data) -> Summary:
     """n, median, IQR, min and the median's IC 95 % (NaN below MIN_N values)."""

@@ -20,6 +20,8 @@ from pathlib import Path
 from .. import engines, images
 from ..engines import oci
 from ..experiments import anatomia
+from ..experiments.anatomia.analysis import values
+from ..experiments.anatomia.rungs import RUNG_LABEL
 from .common import TIGHTEST, Tolerance, compare, exit_code, need
 from .harness import hyperfine_times
 
@@ -65,7 +67,7 @@ def main(argv=None) -> int:
             if not hand_first:
                 hand = _hyperfine(commands)
             for key in commands:
-                rounds.setdefault(key, []).append((list(anatomia.values(res.df, *key)), hand[key]))
+                rounds.setdefault(key, []).append((list(values(res.df, *key)), hand[key]))
         print()
         comparisons = [
             compare(commands[key][0], rounds[key], unit="ms", tolerance=TOLERANCE, names=NAMES)
@@ -83,7 +85,7 @@ def main(argv=None) -> int:
     not_made = []
     for engine, variant in expected:
         if (engine, variant) not in commands:
-            label = anatomia.RUNG_LABEL[variant]
+            label = RUNG_LABEL[variant]
             label = label if engine == "bare" else f"{engines.DISPLAY[engine]}: {label}"
             not_made.append(f"{label}: {skipped.get(label, 'no se midió aquí (motor no disponible).')}")
     return exit_code(comparisons, not_made)

@@ -2,7 +2,7 @@
 
 For each available engine, N idle containers (labelled with this benchmark's own run id) are launched the
 experiment's way, then read in rounds by two paths that share no measuring code:
-- the experiment's: `escala.inspect_all` finds each cgroup, `cgroups.read_many` reads its files in bytes,
+- the experiment's: `probing.inspect_all` finds each cgroup, `cgroups.read_many` reads its files in bytes,
   and the figure `docker stats` would print is usage minus the inactive file cache (what the experiment
   records as `memoria_stats_por_contenedor`);
 - by hand: `docker stats --no-stream` / `podman stats --no-stream` typed as in a terminal, its memory
@@ -26,6 +26,7 @@ import time
 from .. import cgroups, images
 from .. import engines as eng
 from ..experiments import escala
+from ..experiments.escala.probing import SETTLE_SECONDS, inspect_all, launch, launch_argv
 from .common import TIGHTEST, Tolerance, compare, exit_code, figure
 
 # Idle memory moves by a few pages between two readings; `stats` prints three or four digits.
@@ -53,7 +54,7 @@ def stats_by_hand(engine: eng.Engine, names: list[str]) -> tuple[dict[str, float
 def experiment_reading(engine: eng.Engine, names: list[str]) -> tuple[dict[str, float], float]:
     """The experiment's reading: ({name: bytes as `stats` would print them}, seconds for inspect + read)."""
     start = time.perf_counter()
-    containers = escala.inspect_all(engine, names)
+    containers = inspect_all(engine, names)
     readings, _ = cgroups.read_many([c.cgroup for c in containers])
     seconds = time.perf_counter() - start
     return {c.name: r.stats_view for c, r in zip(containers, readings, strict=True)}, seconds
@@ -70,10 +71,10 @@ def bench_engine(name: str, n: int, rounds: int, role: str = "alpine"):
     pairs, times = [], {"experimento": [], "a_mano": []}
     try:
         env = engine.env()
-        argvs = [escala.launch_argv(engine, image["name"], run_id=run_id, name=nm) for nm in names]
-        escala.launch(engine, argvs, 1, env)
-        time.sleep(escala.SETTLE_SECONDS)
-        probe = escala.inspect_all(engine, names)
+        argvs = [launch_argv(engine, image["name"], run_id=run_id, name=nm) for nm in names]
+        launch(engine, argvs, 1, env)
+        time.sleep(SETTLE_SECONDS)
+        probe = inspect_all(engine, names)
         reason = cgroups.per_container_reason(engine, [c.cgroup for c in probe])
         if reason:
             return None, f"{engine.display}: {reason}"

@@ -22,6 +22,9 @@ import tempfile
 from .. import engines as eng
 from ..experiments import red
 from ..experiments.red import servers
+from ..experiments.red.arms import plan
+from ..experiments.red.measure import SEED_PRESET, measure_arm
+from ..experiments.red.start import start_all
 from ..experiments.runner import experiment_run
 from ..view.common import num
 from .common import TIGHTEST, Tolerance, compare, exit_code
@@ -53,9 +56,7 @@ def main(argv=None) -> int:
     parser.add_argument("--duracion", type=int, default=3)
     parser.add_argument("--semilla", action="store_true", help="carga del documento: -t12 -c400 -d30s")
     args = parser.parse_args(argv)
-    load = (
-        dict(red.SEED_PRESET) if args.semilla else {"hilos": 2, "conexiones": 50, "duracion_s": args.duracion}
-    )
+    load = dict(SEED_PRESET) if args.semilla else {"hilos": 2, "conexiones": 50, "duracion_s": args.duracion}
     engines = [n for n in ("docker",) if eng.get_engine(n).available]
     cfg = red.config(
         servidores=["nethttp"],
@@ -70,11 +71,11 @@ def main(argv=None) -> int:
         tempfile.TemporaryDirectory(prefix="bench-http-") as root,
         experiment_run(red.EXPERIMENT, {"bench": True}, engines, root=root, log=print) as ctx,
     ):
-        arms, skipped = red.plan(cfg, ctx.engines)
+        arms, skipped = plan(cfg, ctx.engines)
         for key, why in skipped.items():
             print(f"Se omite {key}: {why}")
         images = {a: servers.ensure_image(a.engine, a.image)["name"] for a in arms if a.engine != "bare"}
-        started_all = red.start_all(arms, images, server_cpu, ctx)
+        started_all = start_all(arms, images, server_cpu, ctx)
         live = [s for s in started_all if not s.failed]
         not_made = [f"{key}: {why}" for key, why in skipped.items()]
         not_made += [f"{s.arm.label}: {s.failed}" for s in started_all if s.failed]
@@ -85,7 +86,7 @@ def main(argv=None) -> int:
                 # Alternate which of the two goes first, so neither always meets a server just warmed up.
                 for who in ("helpers", "a_mano") if rep % 2 else ("a_mano", "helpers"):
                     if who == "helpers":
-                        rows = dict((m, v) for m, v, _u in red.measure_arm(started, cfg, load_cpu, print))
+                        rows = dict((m, v) for m, v, _u in measure_arm(started, cfg, load_cpu, print))
                         figures[label]["helpers"].append(rows.get("req_s", float("nan")))
                     else:
                         value, command = by_hand(

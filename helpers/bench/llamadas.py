@@ -26,6 +26,8 @@ from pathlib import Path
 
 from .. import engines, images, probes
 from ..experiments import llamadas as exp
+from ..experiments.llamadas.arms import arm_label
+from ..experiments.llamadas.probe import PROBE, WALL_SUFFIX
 from .common import TIGHTEST, Tolerance, compare, exit_code
 
 # Single runs of 200 000 calls spread by about ±10 % here (more with a busy CPU); medians over rounds.
@@ -78,7 +80,7 @@ def main(argv=None) -> int:
     motores = [n for n in engines.CONTAINER_ENGINES if engines.get_engine(n).available]
     root = Path(tempfile.mkdtemp(prefix="curso-bench-llamadas-"))
     run_id = f"bench-{secrets.token_hex(3)}"
-    probe = probes.ensure(exp.PROBE)
+    probe = probes.ensure(PROBE)
     cfg = exp.config(
         llamadas=args.llamadas,
         repeticiones=args.repeticiones,
@@ -106,7 +108,7 @@ def main(argv=None) -> int:
             for arm in ARMS:
                 rows = df[(df["engine"] == arm[0]) & (df["variant"] == arm[1])]
                 cpu = rows[rows["metric"] == "getpid"]["value"].astype(float).tolist()
-                wall = rows[rows["metric"] == "getpid" + exp.WALL_SUFFIX]["value"].astype(float).tolist()
+                wall = rows[rows["metric"] == "getpid" + WALL_SUFFIX]["value"].astype(float).tolist()
                 if arm in hand and wall:
                     wall_rounds[arm].append((wall, [w for w, _ in hand[arm]]))
                     if arm[1] != "gvisor":
@@ -120,7 +122,7 @@ def main(argv=None) -> int:
     print(f"\ngetpid, {args.llamadas} llamadas por medición, sonda fijada a la CPU {args.cpu}:\n")
     comparisons, not_made = [], []
     for arm in ARMS:
-        label = exp.arm_label(*arm)
+        label = arm_label(*arm)
         if not wall_rounds[arm]:
             why = failed.get(arm) or next((v for k, v in skipped.items() if label in k), None)
             if arm[0] == "bare" or arm[0] in motores:

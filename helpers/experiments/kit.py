@@ -1,10 +1,12 @@
 """How the instructor kit's facts are written, for every experiment's `kit.py`: the notices when a run or
 an arm is missing, and the few number formats the sentences share (all through view.common).
 
-An experiment's `kit.py` holds `FACTS`, the keys of docs/*.md it fills, and `facts(res)`: each fact a
-Spanish sentence computed from the latest run, through the experiment's own analysis and verdicts, in
-view.common's number format. The package never imports its `kit.py`: course.facts loads it
-(experiment_kit), and writes the notice where a key has no sentence."""
+An experiment's `kit.py` holds `FACTS`, the names of the facts it fills, and `facts(res)`: each fact a
+Spanish sentence computed from the latest run (one with rows: without it the kit writes its notice),
+through the experiment's own analysis and verdicts, in view.common's number format. A kit may add
+`static_facts()`, the facts no run changes. Names are written without the experiment: docs/*.md write
+`{{<experiment>.<name>}}`. The package never imports its `kit.py`: course.facts loads it
+(experiment_kit), prefixes the names and writes the notice where a name has no sentence."""
 
 from __future__ import annotations
 
@@ -48,3 +50,8 @@ def about(count: float) -> str:
 
 def run_tag(res) -> str:
     return f"corrida `{res.meta.get('run_id', res.run_dir.name)}`"
+
+
+def run_sentence(res, lead: str, parts, missing: str = "") -> str:
+    """«En la corrida `…`<lead>part; part.» from the latest run's parts, or `missing` when there are none."""
+    return f"En la {run_tag(res)}{lead}" + "; ".join(parts) + "." if parts else missing

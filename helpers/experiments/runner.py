@@ -2,7 +2,7 @@
 
     with experiment_run(EXPERIMENT, asdict(cfg), cfg.motores, image_roles=[...], root=root, log=log) as ctx:
         ctx.defer(shutil.rmtree, tmp)                       # clean-up on success, error, Ctrl-C, SIGTERM
-        measure_rounds(ctx, arms, repetitions=..., warmup=..., measure=measure_one, progress=progress)
+        measure_rounds(ctx, arms, measure=measure_one, progress=progress)
         ctx.record(arm, "metric", value, "ms", rep=1)       # a row measured outside the rounds
     return Resultado.load(ctx.run.dir)
 
@@ -285,9 +285,9 @@ def measure_rounds(
     ctx: RunContext,
     arms: Sequence,
     *,
-    repetitions: int,
-    warmup: int,
     measure: Measure,
+    repetitions: int | None = None,
+    warmup: int | None = None,
     progress: Progress = no_progress,
     meta: dict | None = None,
     loop: str = "",
@@ -301,7 +301,11 @@ def measure_rounds(
     records each arm's place in it (results.POSITION) and the machine's load over the round
     (results.LOAD_PRESSURE or LOAD_AVERAGE, and STEAL, on engine results.MACHINE); meta.json keeps the
     run's summary of that load («carga»). A run with several loops names each one (`loop`): their
-    round rows carry the name (results.round_metric)."""
+    round rows carry the name (results.round_metric). `repetitions` and `warmup` are by default the run's
+    own parameters `repeticiones` and `calentamiento` (its Config, as experiment_run recorded it)."""
+    params = ctx.run.meta["parameters"]
+    repetitions = params["repeticiones"] if repetitions is None else repetitions
+    warmup = params["calentamiento"] if warmup is None else warmup
     seed = secrets.randbits(32) if seed is None else int(seed)
     steps = measure_mod.round_robin(list(arms), repetitions, warmup, seed=seed)
     seeds = {**ctx.run.meta.get("shuffle_seeds", {}), (loop or "rondas"): seed}

@@ -9,8 +9,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import experiments, reference
+from .. import reference
 from ..experiments import anatomia, figures, verdict
+from ..experiments.anatomia.analysis import network_costs, run_median, summarize, waterfall
+from ..experiments.anatomia.chain import chain_split, load_chain
+from ..experiments.anatomia.phases import PHASE_INCLUDES, PHASES
+from ..experiments.anatomia.published import compare
+from ..experiments.anatomia.rungs import METRIC
 from ..experiments.runner import Resultado
 from . import anatomia_frases as frases
 from .common import (
@@ -79,8 +84,8 @@ def encabezado(resultado: Resultado) -> None:
 @needs_result
 def tabla(resultado: Resultado) -> None:
     """The ladder as a table: median, IQR, min, IC 95 % and × a process (bootstrap IC)."""
-    s = anatomia.summarize(resultado.df, resultado.meta)
-    s = s[s["metric"] == anatomia.METRIC]
+    s = summarize(resultado.df, resultado.meta)
+    s = s[s["metric"] == METRIC]
     if s.empty:
         markdown("_Esta corrida no tiene peldaños medidos todavía._")
         return
@@ -106,14 +111,14 @@ def tabla(resultado: Resultado) -> None:
             "la mediana por estadísticos de orden; × proceso, por ronda)",
         )
     )
-    markdown(frases.ladder_sentence(anatomia.summarize(resultado.df, resultado.meta), resultado.meta))
+    markdown(frases.ladder_sentence(summarize(resultado.df, resultado.meta), resultado.meta))
 
 
 @needs_result
 def grafico(resultado: Resultado) -> None:
     """One bar per rung (median) with its IC 95 %, log scale: from ~1 ms to a few hundred."""
-    s = anatomia.summarize(resultado.df, resultado.meta)
-    s = s[s["metric"] == anatomia.METRIC].reset_index(drop=True)
+    s = summarize(resultado.df, resultado.meta)
+    s = s[s["metric"] == METRIC].reset_index(drop=True)
     if s.empty:
         markdown("_No hay peldaños que dibujar._")
         return
@@ -155,7 +160,7 @@ def grafico(resultado: Resultado) -> None:
 def fases(resultado: Resultado) -> None:
     """The engine's phases apart (create, start, wait, remove): median and IC 95 % of each, and which
     phase holds the time."""
-    s = anatomia.summarize(resultado.df, resultado.meta)
+    s = summarize(resultado.df, resultado.meta)
     s = s[s["variant"] == "fases"]
     if s.empty:
         markdown("_Esta corrida no midió las fases del motor (peldaño «fases»)._")
@@ -163,14 +168,12 @@ def fases(resultado: Resultado) -> None:
     out = pd.DataFrame(
         {
             "Motor": [engine_label(e, resultado.meta) for e in s["engine"]],
-            "Fase": [dict(anatomia.PHASES).get(m, "total (suma)") for m in s["metric"]],
+            "Fase": [dict(PHASES).get(m, "total (suma)") for m in s["metric"]],
             "n": s["n"].to_numpy(),
             "Mediana (ms)": [fmt(v, 1) for v in s["mediana_ms"]],
             "IC 95 % (ms)": [fmt_interval(a, b, 1) for a, b in zip(s["ic_bajo_ms"], s["ic_alto_ms"])],
             "IQR (ms)": [fmt_interval(a, b, 1) for a, b in zip(s["q1_ms"], s["q3_ms"])],
-            "Qué incluye": [
-                anatomia.PHASE_INCLUDES.get((e, m), "") for e, m in zip(s["engine"], s["metric"])
-            ],
+            "Qué incluye": [PHASE_INCLUDES.get((e, m), "") for e, m in zip(s["engine"], s["metric"])],
             "Nota": ["medición inestable: repite" if u else "" for u in s["inestable"]],
         }
     )
@@ -190,7 +193,7 @@ def cascada(resultado: Resultado) -> None:
     if not engines:
         markdown("_Para la cascada hacen falta los peldaños «proceso», «espacios», «runc» y «motor»._")
         return
-    frames = [anatomia.waterfall(resultado.df, e) for e in engines]
+    frames = [waterfall(resultado.df, e) for e in engines]
     fig, ax = plt.subplots(figsize=(11, min(1.3 * len(engines) + 1.8, MAX_HEIGHT)))
     gap_drawn = False
     for i, w in enumerate(frames):
@@ -211,7 +214,7 @@ def cascada(resultado: Resultado) -> None:
                     left + width / 2, i, fmt(width, 0), ha="center", va="center", fontsize=10, color="white"
                 )
             left += max(width, 0)
-        median = anatomia.run_median(resultado.df, engines[i])
+        median = run_median(resultado.df, engines[i])
         if _finite(median) and median > left:
             # what the parts (each a median over rounds) leave between their sum and the run's median
             ax.barh(
@@ -310,7 +313,7 @@ def cadena(resultado: Resultado) -> None:
     the fork that created it to its exit; the dot marks its exec. An engine's daemons (dockerd,
     containerd) create no process: they are drawn on top as a band, with the CPU time their threads
     used during the launch."""
-    chain = anatomia.load_chain(resultado)
+    chain = load_chain(resultado)
     if chain.empty:
         why = (resultado.meta.get("skipped_arms") or {}).get("la cadena de procesos")
         markdown(
@@ -354,7 +357,7 @@ def cadena(resultado: Resultado) -> None:
         ax.invert_yaxis()
         ax.axvline(total, color="grey", ls="--", lw=1)
         ax.text(total, -0.8, f" el CLI termina: {fmt(total, 0, 'ms')}", fontsize=10, color="grey")
-        split = anatomia.chain_split(chain, engine, total)
+        split = chain_split(chain, engine, total)
         if split:
             ax.axvline(split["echo_ms"], color="black", ls=":", lw=1)
             ax.text(split["echo_ms"], rows - 0.3, " termina el echo", fontsize=9)
@@ -365,7 +368,7 @@ def cadena(resultado: Resultado) -> None:
         )
         fig.tight_layout()
         plt.show()
-        network = anatomia.network_costs(resultado.df).get(engine)
+        network = network_costs(resultado.df).get(engine)
         markdown(frases.chain_sentence(split, engine, resultado.meta, network))
         if info.get(engine, {}).get("lost_events"):
             markdown(
@@ -397,7 +400,7 @@ def comparacion(resultado: Resultado) -> None:
     except KeyError:
         markdown("_No hay datos de referencia para este experimento._")
         return
-    c = anatomia.compare(resultado.df, resultado.meta, ref)
+    c = compare(resultado.df, resultado.meta, ref)
     names = {
         "firecracker_spec": "Especificación de Firecracker",
         "kata_checkmetrics": "Métricas de Kata Containers",
@@ -460,7 +463,6 @@ def veredictos(resultado: Resultado) -> None:
     if answer:
         markdown(answer)
     else:
-        arranque = experiments.get("arranque")
-        missing_run(arranque.TITLE, arranque.NOTEBOOK)
+        missing_run("arranque")
     claims_list(claims)
     markdown(frases.own_parts_sentence(resultado.df, resultado.meta))

@@ -11,6 +11,10 @@ import pandas as pd
 
 from .. import experiments, stats
 from ..experiments import anatomia, verdict
+from ..experiments.anatomia.analysis import engine_own_parts, largest_part, series
+from ..experiments.anatomia.claims import ANSWER_OF_01
+from ..experiments.anatomia.phases import PHASE_TOTAL, PHASES
+from ..experiments.anatomia.rungs import METRIC, NAMESPACES
 from ..experiments.runner import Resultado
 from .common import (
     direction_words,
@@ -25,7 +29,7 @@ from .common import (
 
 LINEAR = (
     "proceso",
-    *[key for key, _, _ in anatomia.NAMESPACES],
+    *[key for key, _, _ in NAMESPACES],
     "chroot",
     "runc_sin_netns",
     "runc_con_netns",
@@ -40,7 +44,7 @@ def _finite(*values) -> bool:
 def ladder_sentence(summary: pd.DataFrame, meta: dict | None) -> str:
     """From the process to each engine's `run`: how many times a process, and the largest step of the
     bare ladder (between two consecutive rungs that were measured)."""
-    s = summary[summary["metric"] == anatomia.METRIC]
+    s = summary[summary["metric"] == METRIC]
     base = s[(s["engine"] == "bare") & (s["variant"] == "proceso")]
     parts = []
     if not base.empty:
@@ -67,9 +71,9 @@ def ladder_sentence(summary: pd.DataFrame, meta: dict | None) -> str:
 def phases_sentence(phases: pd.DataFrame, meta: dict | None) -> str:
     """Per engine, the phase that holds the most time (the summary's rows of the «fases» rung), said only
     as far as the data allow: an unstable phase, or intervals that overlap, do not name a winner."""
-    names = dict(anatomia.PHASES)
+    names = dict(PHASES)
     lines = []
-    for engine, group in phases[phases["metric"] != anatomia.PHASE_TOTAL].groupby("engine", sort=False):
+    for engine, group in phases[phases["metric"] != PHASE_TOTAL].groupby("engine", sort=False):
         group = group.sort_values("mediana_ms", ascending=False)
         top, total = group.iloc[0], group["mediana_ms"].sum()
         who, name = engine_label(engine, meta), names[top["metric"]]
@@ -106,7 +110,7 @@ def waterfall_sentence(frames: list[pd.DataFrame], meta: dict | None) -> str:
     the largest."""
     lines = []
     for w in frames:
-        top, rival, separated = anatomia.largest_part(w)
+        top, rival, separated = largest_part(w)
         if top is None:
             continue
         figure = (
@@ -177,7 +181,7 @@ def chain_sentence(split: dict, engine: str, meta: dict | None, network: dict | 
 def own_parts_sentence(df: pd.DataFrame, meta: dict | None) -> str:
     """The engines' own parts (run --network none − runc run), paired by round, and their ratio: a
     figure of this notebook's conditions, no verdict."""
-    own = anatomia.engine_own_parts(df)
+    own = engine_own_parts(df)
     engines = [e for e in ("docker", "podman") if e in own]
     if not engines:
         return ""
@@ -202,7 +206,7 @@ def answer_of_01(resultado: Resultado | None, root=None) -> str:
     """«Is Podman faster to start?» as notebook 01 decided it (arranque.podman_mas_rapido), cited; ""
     when 01 has no run (the view then says so with missing_run)."""
     role = ((resultado.meta if resultado else {}).get("parameters") or {}).get("imagen", "alpine")
-    experiment, key = anatomia.ANSWER_OF_01
+    experiment, key = ANSWER_OF_01
     claim = experiments.read_claim(anatomia, experiment, key, root, role=role)
     if claim is None:
         claim = experiments.read_claim(anatomia, experiment, key, root)
@@ -222,7 +226,7 @@ def answer_of_01(resultado: Resultado | None, root=None) -> str:
 def _same_question_here(resultado: Resultado, claim) -> str:
     """This notebook's own `run` with the default network, Podman over Docker by round, beside 01's
     answer: its conditions, and whether it points the same way (a figure, not a second verdict)."""
-    podman, docker = (anatomia.series(resultado.df, e, "run_red") for e in ("podman", "docker"))
+    podman, docker = (series(resultado.df, e, "run_red") for e in ("podman", "docker"))
     if not (podman.size and docker.size):
         return ""
     value, low, high = stats.ratio_ci(podman, docker).triple

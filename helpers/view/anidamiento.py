@@ -11,12 +11,15 @@ import seaborn as sns
 from .. import experiments, reference
 from ..experiments import anidamiento as exp
 from ..experiments import verdict
+from ..experiments.anidamiento import levels
+from ..experiments.anidamiento.analysis import compare, level_ratios, summarize
 from ..experiments.runner import Resultado
 from .common import (
     AGREEMENT,
     AGREEMENT_MARGIN,
     ENGINE_LABEL,
     VERDICT,
+    behind_the_claims,
     claims_list,
     direction_words,
     fmt,
@@ -34,22 +37,22 @@ from .common import (
 BRAZO = {
     "nivel0": "bare metal",
     "nivel1": "nivel 1 (contenedor normal)",
-    exp.PRIV: "nivel 2 (motor dentro de un contenedor privilegiado)",
-    exp.UNPRIV: "nivel 2 sin --privileged",
+    levels.PRIV: "nivel 2 (motor dentro de un contenedor privilegiado)",
+    levels.UNPRIV: "nivel 2 sin --privileged",
     "nivel3": "nivel 3 (un motor más adentro)",
 }
 CORTO = {
     "nivel0": "bare\nmetal",
     "nivel1": "nivel 1",
-    exp.PRIV: "nivel 2",
-    exp.UNPRIV: "nivel 2\nsin priv.",
+    levels.PRIV: "nivel 2",
+    levels.UNPRIV: "nivel 2\nsin priv.",
     "nivel3": "nivel 3",
 }
 MEDIDA = {
-    exp.METRIC_START: "arranque (desde el host, con los exec)",
-    exp.METRIC_START_INNER: "arranque (solo el run de dentro)",
-    exp.METRIC_WORK: "trabajo de CPU (medido dentro)",
-    exp.METRIC_WORK_E2E: "trabajo de CPU (desde el host, con los exec)",
+    levels.METRIC_START: "arranque (desde el host, con los exec)",
+    levels.METRIC_START_INNER: "arranque (solo el run de dentro)",
+    levels.METRIC_WORK: "trabajo de CPU (medido dentro)",
+    levels.METRIC_WORK_E2E: "trabajo de CPU (desde el host, con los exec)",
 }
 
 
@@ -71,17 +74,17 @@ def _cell(s: pd.DataFrame, engine: str, variant: str, metric: str, digits: int) 
 @needs_result
 def tabla(resultado: Resultado) -> None:
     """Medians per arm, with the IQR (type-7 quantiles) in brackets."""
-    s = exp.summarize(resultado.df, resultado.meta)
+    s = summarize(resultado.df, resultado.meta)
     timed = s[s["metric"].isin(list(MEDIDA))]
     rows = []
     for (engine, variant), _ in timed.groupby(["engine", "variant"], sort=False):
         rows.append(
             {
                 "brazo": _brazo(engine, variant),
-                "arranque desde el host (ms)": _cell(s, engine, variant, exp.METRIC_START, 1),
-                "arranque, solo el run (ms)": _cell(s, engine, variant, exp.METRIC_START_INNER, 1),
-                "trabajo de CPU dentro (s)": _cell(s, engine, variant, exp.METRIC_WORK, 3),
-                "trabajo desde el host (s)": _cell(s, engine, variant, exp.METRIC_WORK_E2E, 3),
+                "arranque desde el host (ms)": _cell(s, engine, variant, levels.METRIC_START, 1),
+                "arranque, solo el run (ms)": _cell(s, engine, variant, levels.METRIC_START_INNER, 1),
+                "trabajo de CPU dentro (s)": _cell(s, engine, variant, levels.METRIC_WORK, 3),
+                "trabajo desde el host (s)": _cell(s, engine, variant, levels.METRIC_WORK_E2E, 3),
                 "n": int(timed[(timed["engine"] == engine) & (timed["variant"] == variant)]["n"].max()),
             }
         )
@@ -92,8 +95,13 @@ def tabla(resultado: Resultado) -> None:
 def tabla_niveles(resultado: Resultado) -> None:
     """What each added level costs: the ratio to the level right above, with its IC 95 %."""
     rows = []
-    for metric in (exp.METRIC_START_INNER, exp.METRIC_START, exp.METRIC_WORK, exp.METRIC_WORK_E2E):
-        for _, r in exp.level_ratios(resultado.df, metric).iterrows():
+    for metric in (
+        levels.METRIC_START_INNER,
+        levels.METRIC_START,
+        levels.METRIC_WORK,
+        levels.METRIC_WORK_E2E,
+    ):
+        for _, r in level_ratios(resultado.df, metric).iterrows():
             base_engine, base_variant = r["base"].split(":")
             rows.append(
                 {
@@ -124,17 +132,17 @@ def _lectura(r) -> str:
 def grafico(resultado: Resultado) -> None:
     """Every repetition per level: startup (log axis) and CPU work; under it, how far each level-1 start
     sits from bare metal, from this run's ratios."""
-    df = resultado.df[resultado.df["metric"].isin([exp.METRIC_START_INNER, exp.METRIC_WORK])].copy()
+    df = resultado.df[resultado.df["metric"].isin([levels.METRIC_START_INNER, levels.METRIC_WORK])].copy()
     if df.empty:
         markdown("No hay mediciones de arranque ni de trabajo en esta corrida.")
         return
-    order = [v for v in exp.VARIANTS if v in set(df["variant"])]
+    order = [v for v in levels.VARIANTS if v in set(df["variant"])]
     df["nivel"] = df["variant"].map(CORTO)
     df["motor"] = df["engine"].map(lambda e: ENGINE_LABEL.get(e, e))
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
     for ax, metric, ylabel in (
-        (axes[0], exp.METRIC_START_INNER, "arranque de «echo ok» (ms, escala log)"),
-        (axes[1], exp.METRIC_WORK, "SHA-256 medido dentro (s)"),
+        (axes[0], levels.METRIC_START_INNER, "arranque de «echo ok» (ms, escala log)"),
+        (axes[1], levels.METRIC_WORK, "SHA-256 medido dentro (s)"),
     ):
         part = df[df["metric"] == metric]
         sns.stripplot(
@@ -151,7 +159,7 @@ def grafico(resultado: Resultado) -> None:
         ax.set_xlabel("")
         ax.set_ylabel(ylabel, fontsize=12)
         ax.tick_params(labelsize=11)
-        if metric == exp.METRIC_START_INNER:
+        if metric == levels.METRIC_START_INNER:
             ax.set_yscale("log")
         ax.legend(title="motor", fontsize=10)
     axes[0].set_title("LAUNCH: arrancar un contenedor en cada nivel", fontsize=13)
@@ -167,9 +175,9 @@ def grafico(resultado: Resultado) -> None:
 
 def _start_vs_bare(resultado: Resultado) -> str:
     """«Bare metal started `echo ok` in X ms; Docker's level 1, Y× that [IC]…», from this run's ratios."""
-    s = exp.summarize(resultado.df, resultado.meta)
-    bare = s[(s["engine"] == "bare") & (s["metric"] == exp.METRIC_START_INNER)]
-    ratios = exp.level_ratios(resultado.df, exp.METRIC_START_INNER)
+    s = summarize(resultado.df, resultado.meta)
+    bare = s[(s["engine"] == "bare") & (s["metric"] == levels.METRIC_START_INNER)]
+    ratios = level_ratios(resultado.df, levels.METRIC_START_INNER)
     first = ratios[ratios["variant"] == "nivel1"]
     if bare.empty or first.empty:
         return ""
@@ -191,7 +199,7 @@ def _start_vs_bare(resultado: Resultado) -> str:
         if r["engine"] == "bare"
         else f"el nivel 1 de {ENGINE_LABEL.get(r['engine'], r['engine'])}"
         for _, r in s[
-            (s["metric"] == exp.METRIC_START_INNER) & s["variant"].isin(["nivel0", "nivel1"])
+            (s["metric"] == levels.METRIC_START_INNER) & s["variant"].isin(["nivel0", "nivel1"])
         ].iterrows()
         if r["inestable"]
     ]
@@ -209,11 +217,11 @@ def _level1_beside_04(resultado: Resultado, anatomia_run: Resultado | None) -> s
     why (here the other levels' containers run at the same time)."""
     if anatomia_run is None or anatomia_run.df.empty:
         return ""
-    s = exp.summarize(resultado.df, resultado.meta)
+    s = summarize(resultado.df, resultado.meta)
     pairs = []
     for engine in ("docker", "podman"):
         here = s[
-            (s["engine"] == engine) & (s["variant"] == "nivel1") & (s["metric"] == exp.METRIC_START_INNER)
+            (s["engine"] == engine) & (s["variant"] == "nivel1") & (s["metric"] == levels.METRIC_START_INNER)
         ]
         a = anatomia_run.df
         there = a[(a["engine"] == engine) & (a["variant"] == "run_sin_red") & (a["metric"] == "arranque")]
@@ -301,15 +309,15 @@ def intentos(resultado: Resultado) -> None:
 @needs_result
 def memoria_disco(resultado: Resultado) -> None:
     """What an inner engine adds: the PSS of its processes and the size of its image store."""
-    df = resultado.df[resultado.df["metric"].isin([exp.METRIC_PSS, exp.METRIC_STORE])]
+    df = resultado.df[resultado.df["metric"].isin([levels.METRIC_PSS, levels.METRIC_STORE])]
     if df.empty:
         markdown("Esta corrida no midió memoria ni disco de un motor interior (no hubo brazos anidados).")
         return
     details = (resultado.meta.get("anidamiento") or {}).get("memoria_y_disco") or {}
     rows = []
     for (engine, variant), g in df.groupby(["engine", "variant"], sort=False):
-        pss = g[g["metric"] == exp.METRIC_PSS]["value"]
-        store = g[g["metric"] == exp.METRIC_STORE]["value"]
+        pss = g[g["metric"] == levels.METRIC_PSS]["value"]
+        store = g[g["metric"] == levels.METRIC_STORE]["value"]
         procs = details.get(f"{engine}:{variant}", {}).get("procesos", [])
         names: dict[str, int] = {}
         for p in procs:
@@ -334,11 +342,8 @@ def veredictos(resultado: Resultado) -> None:
     markdown(too_few_banner(n))
     claims_list(claims)
     if experiments.read_run(exp, "llamadas") is None:
-        llamadas = experiments.get("llamadas")
-        missing_run(llamadas.TITLE, llamadas.NOTEBOOK)
-    lines = _behind_the_claims(resultado)
-    if lines:
-        markdown("Detrás de estos veredictos, en esta corrida:\n\n" + "\n".join(f"- {ln}" for ln in lines))
+        missing_run("llamadas")
+    behind_the_claims(_behind_the_claims(resultado))
 
 
 def _behind_the_claims(resultado: Resultado) -> list[str]:
@@ -346,15 +351,15 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
     host: the `run` alone; CPU on the work timed inside: with the `exec`s, as the repository timed it),
     level 3 against level 2, and how the ladder without --privileged ended."""
     lines = []
-    start = exp.level_ratios(resultado.df, exp.METRIC_START_INNER)
-    work = exp.level_ratios(resultado.df, exp.METRIC_WORK_E2E)
+    start = level_ratios(resultado.df, levels.METRIC_START_INNER)
+    work = level_ratios(resultado.df, levels.METRIC_WORK_E2E)
     for engine in dict.fromkeys([*start["engine"], *work["engine"]]):
         name = ENGINE_LABEL.get(engine, engine)
         for table_, variant, what in (
-            (start, exp.PRIV, "arranque del `run` de dentro solo (sin los exec), nivel 2 / nivel 1"),
+            (start, levels.PRIV, "arranque del `run` de dentro solo (sin los exec), nivel 2 / nivel 1"),
             (
                 work,
-                exp.PRIV,
+                levels.PRIV,
                 "trabajo de CPU cronometrado desde el host, con los exec (como el repositorio), "
                 "nivel 2 / nivel 1",
             ),
@@ -380,7 +385,7 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
 def comparacion(resultado: Resultado) -> None:
     """The ratios per level of the repository's experiment 4 next to this run's."""
     ref = reference.load(exp.EXPERIMENT)
-    cmp = exp.compare(resultado.df, resultado.meta, ref)
+    cmp = compare(resultado.df, resultado.meta, ref)
     if cmp.empty:
         markdown("No hay proporciones que comparar con el experimento 4 del repositorio en esta corrida.")
         return

@@ -11,6 +11,15 @@ from matplotlib.ticker import FuncFormatter
 
 from .. import reference
 from ..experiments import arranque, verdict
+from ..experiments.arranque.analysis import (
+    arm_values,
+    compare,
+    pair_ratio,
+    summarize,
+    unstable_arms,
+    with_roles,
+)
+from ..experiments.arranque.measure import METRIC, NO_NETWORK_VARIANT
 from ..experiments.runner import Resultado
 from .arranque_condiciones import (  # noqa: F401 - views of the conditions, shown by notebook 01
     answer,
@@ -59,7 +68,7 @@ LAUNCH_OPTIONS = (
 def _combo(row, meta: dict | None = None) -> str:
     if row["engine"] == "bare":
         return f"bare metal — {VARIANT_LABEL.get(row['variant'], row['variant'])}"
-    net = " · sin red (variante)" if row["variant"] == arranque.NO_NETWORK_VARIANT else ""
+    net = " · sin red (variante)" if row["variant"] == NO_NETWORK_VARIANT else ""
     return f"{engine_label(row['engine'], meta)} / {row['role']}{net}"
 
 
@@ -73,7 +82,7 @@ def _ms_digits(row) -> int:
 @needs_result
 def tabla(resultado: Resultado) -> None:
     """Results table: median, IQR, min, IC 95 % and × bare metal (real process) with its IC."""
-    s = arranque.summarize(resultado.df, resultado.meta)
+    s = summarize(resultado.df, resultado.meta)
     if s.empty:
         markdown("_Esta corrida no tiene filas todavía._")
         return
@@ -103,7 +112,7 @@ def tabla(resultado: Resultado) -> None:
             ],
         }
     )
-    unstable = arranque.unstable_arms(resultado.df, resultado.meta)
+    unstable = unstable_arms(resultado.df, resultado.meta)
     out.insert(
         1,
         "Estable",
@@ -125,8 +134,8 @@ def tabla(resultado: Resultado) -> None:
 @needs_result
 def grafico(resultado: Resultado) -> None:
     """Every repetition as a dot, with its median as a bar; log scale (bare metal is ~1000x faster)."""
-    df = arranque.with_roles(resultado.df, resultado.meta)
-    df = df[df["metric"] == arranque.METRIC].copy()
+    df = with_roles(resultado.df, resultado.meta)
+    df = df[df["metric"] == METRIC].copy()
     if df.empty:
         markdown("_No hay repeticiones que dibujar._")
         return
@@ -162,7 +171,7 @@ def grafico(resultado: Resultado) -> None:
 
 
 def _bare_ci(df, meta, a: str, b: str) -> tuple[float, float, float]:
-    return arranque.pair_ratio(df, meta, ("bare", a), ("bare", b))
+    return pair_ratio(df, meta, ("bare", a), ("bare", b))
 
 
 def _frases_bare_metal(s: pd.DataFrame, df: pd.DataFrame, meta: dict | None) -> list[str]:
@@ -223,7 +232,7 @@ def _frases_bare_metal(s: pd.DataFrame, df: pd.DataFrame, meta: dict | None) -> 
 @needs_result
 def leccion_bare_metal(resultado: Resultado) -> None:
     """The lesson of the baseline, generated from this run (frases_bare_metal)."""
-    s = arranque.summarize(resultado.df, resultado.meta)
+    s = summarize(resultado.df, resultado.meta)
     parts = _frases_bare_metal(s, resultado.df, resultado.meta)
     markdown(" ".join(parts) or "Esta corrida no midió bare metal.")
 
@@ -243,7 +252,7 @@ def comparacion(resultado: Resultado) -> None:
     """Your ratios next to the reference's (the original chapter: Docker 28.4.0, Podman 4.6.2, Linux 6.12),
     each with its IC 95 % (the reference's bootstrapped from its own ten repetitions)."""
     ref = reference.load("arranque")
-    c = arranque.compare(resultado.df, resultado.meta, ref)
+    c = compare(resultado.df, resultado.meta, ref)
 
     def ratio(prefix, col, digits=2):
         return [
@@ -293,7 +302,7 @@ CHAPTER_BARE_MS = 1.8
 
 def _published_x_bare(reference_df: pd.DataFrame) -> str:
     """Why the reference's «× bare» above differs from the multipliers the chapter prints."""
-    bare = arranque.arm_values(reference_df, None, ("bare", "metodo_semilla"))
+    bare = arm_values(reference_df, None, ("bare", "metodo_semilla"))
     if not bare.size:
         return ""
     median = float(pd.Series(bare).median())

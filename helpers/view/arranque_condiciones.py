@@ -11,8 +11,11 @@ import math
 import pandas as pd
 
 from .. import experiments, results
-from ..experiments import anatomia, arranque
+from ..experiments import arranque
+from ..experiments.anatomia.analysis import network_share
 from ..experiments.arranque import stopwatch
+from ..experiments.arranque.analysis import first_launches, image_sizes, network_table, pair_ratio, summarize
+from ..experiments.arranque.measure import CONTAINER_VARIANT, NO_NETWORK_VARIANT
 from ..experiments.runner import Resultado
 from .common import (
     engine_label,
@@ -32,7 +35,7 @@ from .common import (
 def red(resultado: Resultado) -> None:
     """The course's variant beside the chapter's conditions: each engine with the default network and
     with `--network none`, what the network adds (paired by round), and Podman/Docker under each."""
-    t = arranque.network_table(resultado.df, resultado.meta)
+    t = network_table(resultado.df, resultado.meta)
     if t.empty or t["sin_red_ms"].isna().all():
         markdown("_Esta corrida no midió la variante sin red (`REDES` sin «sin_red»)._")
         return
@@ -59,10 +62,10 @@ def red(resultado: Resultado) -> None:
     for role in t["role"].unique():
         cells = []
         for variant, words in (
-            (arranque.CONTAINER_VARIANT, "con la red por defecto"),
-            (arranque.NO_NETWORK_VARIANT, "sin red"),
+            (CONTAINER_VARIANT, "con la red por defecto"),
+            (NO_NETWORK_VARIANT, "sin red"),
         ):
-            v = arranque.pair_ratio(resultado.df, resultado.meta, ("podman", role), ("docker", role), variant)
+            v = pair_ratio(resultado.df, resultado.meta, ("podman", role), ("docker", role), variant)
             if not math.isnan(v[0]):
                 cells.append(f"{words} {fmt_ratio(*v)}")
         if len(cells) == 2:
@@ -77,7 +80,7 @@ def red(resultado: Resultado) -> None:
 
 def red_en_04(root=None) -> str:
     """What notebook 04 (the anatomy of a launch) measured of the network's share, if it has run here."""
-    share = anatomia.network_share(experiments.read_run(arranque, "anatomia", root))
+    share = network_share(experiments.read_run(arranque, "anatomia", root))
     if not share:
         return (  # in course order 04 runs after this notebook: say what it will measure, not «run it»
             "Cuánto de este arranque es la red lo mide el cuaderno 04 (anatomía del arranque), más adelante "
@@ -99,7 +102,7 @@ CHAPTER_PULL_MB = {"alpine": 3, "ubuntu": 29}  # the chapter: «Alpine: ~3 MB vs
 @needs_result
 def tamanos(resultado: Resultado) -> None:
     """The chapter's download sizes next to the images this run used (the engine's own size)."""
-    sizes = arranque.image_sizes(resultado.meta)
+    sizes = image_sizes(resultado.meta)
     if sizes.empty:
         markdown("_Esta corrida no usó imágenes de contenedor._")
         return
@@ -134,11 +137,11 @@ def tamanos(resultado: Resultado) -> None:
 def primer_arranque(resultado: Resultado) -> None:
     """The first launch of each combination in this run (the warm-up, left out of the medians) next to
     the median of the rest."""
-    t = arranque.first_launches(resultado.df, resultado.meta)
+    t = first_launches(resultado.df, resultado.meta)
     if t.empty:
         markdown("_Esta corrida no guardó el primer arranque de cada combinación._")
         return
-    names = {arranque.CONTAINER_VARIANT: "", arranque.NO_NETWORK_VARIANT: " · sin red"}
+    names = {CONTAINER_VARIANT: "", NO_NETWORK_VARIANT: " · sin red"}
     out = pd.DataFrame(
         {
             "Combinación": [
@@ -189,7 +192,7 @@ def segunda_ronda(resultado: Resultado, *, root=None) -> None:
             "vuelve a esta celda para comparar las dos rondas._"
         )
         return
-    now, before = (arranque.summarize(r.df, r.meta) for r in (resultado, earlier))
+    now, before = (summarize(r.df, r.meta) for r in (resultado, earlier))
     key = ["engine", "role", "variant"]
     both = now.merge(before, on=key, suffixes=("", "_antes"))
     # the containers, and the real process on bare metal: did the machine itself move between rounds?
@@ -198,7 +201,7 @@ def segunda_ronda(resultado: Resultado, *, root=None) -> None:
         markdown("_Las dos corridas no tienen combinaciones en común._")
         return
     ratio = both["mediana_ms"] / both["mediana_ms_antes"]
-    names = {arranque.CONTAINER_VARIANT: "", arranque.NO_NETWORK_VARIANT: " · sin red"}
+    names = {CONTAINER_VARIANT: "", NO_NETWORK_VARIANT: " · sin red"}
     out = pd.DataFrame(
         {
             "Combinación": [

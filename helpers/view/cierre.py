@@ -7,7 +7,7 @@ import math
 import pandas as pd
 
 from .. import cierre, experiments
-from ..experiments import ejecucion
+from ..experiments.ejecucion.arms import PLACE_NAMES, WORKLOAD_NAMES
 from ..experiments.runner import Resultado
 from .anatomia_frases import waterfall_sentence
 from .common import (
@@ -382,8 +382,8 @@ def resumen(root=None) -> pd.DataFrame:
 
 
 def _load_name(carga: str, lugar: str) -> str:
-    name = ejecucion.WORKLOAD_NAMES.get(carga, carga)
-    return f"{name} en {ejecucion.PLACE_NAMES.get(lugar, lugar)}" if lugar else name
+    name = WORKLOAD_NAMES.get(carga, carga)
+    return f"{name} en {PLACE_NAMES.get(lugar, lugar)}" if lugar else name
 
 
 def balance(root=None) -> cierre.BottomLine:

@@ -269,12 +269,19 @@ def resumen(resultado) -> None:
     markdown("\n".join(verdict_summary(module.claims(resultado.df, resultado.meta))))
 
 
-def missing_run(experiment_title: str, notebook: str) -> None:
-    """Say that a result this page uses comes from another notebook that has not run yet."""
+def missing_run(experiment: str) -> None:
+    """Say that a result this page uses comes from another experiment's notebook that has not run yet."""
+    module = experiments.get(experiment)
     markdown(
-        f"_Esta parte usa la última corrida de «{experiment_title}» (`{notebook}.ipynb`), y en esta "
+        f"_Esta parte usa la última corrida de «{module.TITLE}» (`{module.NOTEBOOK}.ipynb`), y en esta "
         "máquina todavía no hay ninguna: ejecuta ese cuaderno y vuelve aquí._"
     )
+
+
+def behind_the_claims(lines: list[str]) -> None:
+    """This run's figures behind the verdicts, one bullet each (nothing when there are none)."""
+    if lines:
+        markdown("Detrás de estos veredictos, en esta corrida:\n\n" + "\n".join(f"- {ln}" for ln in lines))
 
 
 def como_medimos(module=None, *, completo: bool = False) -> None:

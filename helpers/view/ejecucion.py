@@ -23,6 +23,8 @@ import seaborn as sns
 from .. import reference
 from ..experiments import ejecucion as exp
 from ..experiments import verdict as vd
+from ..experiments.ejecucion.analysis import compare, exec_costs, explanation, overheads, summarize, tidy
+from ..experiments.ejecucion.arms import EXEC_INSIDE, LAYER_BASE, METRIC_WORK, WORKLOADS
 from ..experiments.runner import Resultado
 from . import ejecucion_frases as frases
 from .common import (
@@ -60,8 +62,8 @@ def tabla(resultado: Resultado, cual: str = "tiempos") -> None:
 
 
 def _tabla_tiempos(resultado: Resultado) -> None:
-    s = exp.summarize(resultado.df, resultado.meta)
-    s = s[~s["carga"].isin([exp.EXEC_TRUE, exp.EXEC_INSIDE])]
+    s = summarize(resultado.df, resultado.meta)
+    s = s[~s["carga"].isin([exp.EXEC_TRUE, EXEC_INSIDE])]
     rows = []
     for (carga, lugar, entorno), g in s.groupby(["carga", "lugar", "entorno"], sort=False):
         row = {"carga": frases.CARGA.get(carga, carga), "entorno": frases.nombre_entorno(entorno, lugar)}
@@ -74,7 +76,7 @@ def _tabla_tiempos(resultado: Resultado) -> None:
                 row[f"{label}: IQR"] = fmt_interval(r["q1_s"], r["q3_s"], digits, "s")
             else:
                 row[f"{label}: mediana"] = row[f"{label}: IQR"] = "—"
-        work = g[g["metric"] == exp.METRIC_WORK]
+        work = g[g["metric"] == METRIC_WORK]
         mbs = work["mb_por_s"].iloc[0] if len(work) else float("nan")
         row["MiB/s (trabajo)"] = fmt_value(mbs, "") if not math.isnan(mbs) else "—"
         shaky = work["inestable"].iloc[0] if len(work) else bool(g["inestable"].iloc[0])
@@ -87,14 +89,14 @@ def _tabla_tiempos(resultado: Resultado) -> None:
 def _exec_medida(medida: str) -> str:
     if medida == exp.EXEC_TRUE:
         return "`exec … true` desde el host (en bare metal: `true`)"
-    if medida == exp.EXEC_INSIDE:
+    if medida == EXEC_INSIDE:
         return "un proceso nuevo, cronometrado dentro"
     carga, _, lugar = medida.partition(":")
     return f"{frases.nombre_carga(carga, lugar)}: extremo a extremo − trabajo"
 
 
 def _tabla_exec(resultado: Resultado) -> None:
-    costs = exp.exec_costs(resultado.df)
+    costs = exec_costs(resultado.df)
     rows = [
         {
             "entorno": frases.ENTORNO_CORTO.get(r["entorno"], r["entorno"]),
@@ -108,7 +110,7 @@ def _tabla_exec(resultado: Resultado) -> None:
 
 
 def _tabla_sobrecarga(resultado: Resultado) -> None:
-    o = frases.shown(exp.overheads(resultado.df, exp.METRIC_WORK))
+    o = frases.shown(overheads(resultado.df, METRIC_WORK))
     rows = [
         {
             "carga": frases.CARGA.get(r["carga"], r["carga"]),
@@ -141,8 +143,8 @@ def grafico(resultado: Resultado, cual: str = "repeticiones") -> None:
 
 
 def _plot_frame(df: pd.DataFrame) -> pd.DataFrame:
-    data = exp.tidy(df)
-    data = data[~data["carga"].isin([exp.EXEC_TRUE, exp.EXEC_INSIDE])].copy()
+    data = tidy(df)
+    data = data[~data["carga"].isin([exp.EXEC_TRUE, EXEC_INSIDE])].copy()
     data["medida"] = data["metric"].map(frases.METRICA)
     data["entorno_es"] = [
         frases.ENTORNO_CORTO.get(e, e) + (f"\n{frases.LUGAR_CORTO[lugar]}" if lugar else "")
@@ -153,7 +155,7 @@ def _plot_frame(df: pd.DataFrame) -> pd.DataFrame:
 
 def _grafico_repeticiones(resultado: Resultado) -> None:
     data = _plot_frame(resultado.df)
-    cargas = [c for c in exp.WORKLOADS if c in set(data["carga"])]
+    cargas = [c for c in WORKLOADS if c in set(data["carga"])]
     if not cargas:
         markdown("_Esta corrida no tiene cargas medidas._")
         return
@@ -216,17 +218,17 @@ BASE_CORTA = {
     "bare": "binarios del host",
     "chroot": "chroot",
     "host": "bare metal junto al volumen",
-    exp.LAYER_BASE: "bare metal junto a la capa",
+    LAYER_BASE: "bare metal junto a la capa",
 }
 
 
 def _grafico_sobrecarga(resultado: Resultado) -> None:
     """One panel per workload, two per row (so the figure fits a screen), each on its own scale."""
-    keep = frases.shown(exp.overheads(resultado.df, exp.METRIC_WORK))
+    keep = frases.shown(overheads(resultado.df, METRIC_WORK))
     if keep.empty:
         markdown("_Esta corrida no tiene sobrecargas que dibujar (falta bare metal o un motor)._")
         return
-    cargas = [c for c in exp.WORKLOADS if c in set(keep["carga"])]
+    cargas = [c for c in WORKLOADS if c in set(keep["carga"])]
     ncols = min(2, len(cargas))
     nrows = math.ceil(len(cargas) / ncols)
     counts = [len(keep[keep["carga"] == c]) for c in cargas] + [0]
@@ -294,7 +296,7 @@ def _veredictos_capitulo(resultado: Resultado) -> None:
     )
     markdown(too_few_banner(max((c.n for c in claims), default=0)))
     claims_list(claims)
-    markdown(frases.frase_explicacion(exp.explanation(resultado.df)))
+    markdown(frases.frase_explicacion(explanation(resultado.df)))
 
 
 def _veredictos_corrida(resultado: Resultado) -> None:
@@ -306,7 +308,7 @@ def _veredictos_corrida(resultado: Resultado) -> None:
 def comparacion(resultado: Resultado) -> None:
     """The original chapter's hash and sort next to this run, and one sentence on what agrees (this
     run's overhead measured the chapter's way against the chapter's, judged like a claim)."""
-    cmp = exp.compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
+    cmp = compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
     rows = []
     for _, r in cmp.iterrows():
         bare = r["entorno"] == "bare"

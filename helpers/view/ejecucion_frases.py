@@ -12,6 +12,8 @@ from ..engines import CONTAINER_ENGINES
 from ..experiments import ejecucion as exp
 from ..experiments import figures as fg
 from ..experiments import verdict as vd
+from ..experiments.ejecucion.analysis import exec_costs, layer_vs_volume, overheads
+from ..experiments.ejecucion.arms import LAYER_BASE, METRIC_WORK, PLACE_NAMES, WORKLOAD_NAMES
 from ..experiments.runner import Resultado
 from .common import (
     ENGINE_LABEL,
@@ -28,20 +30,20 @@ ENTORNO = {
     "podman": "Podman",
 }
 ENTORNO_CORTO = {"bare": "bare metal", "chroot": "chroot", "docker": "Docker", "podman": "Podman"}
-CARGA = exp.WORKLOAD_NAMES
-LUGAR = exp.PLACE_NAMES
+CARGA = WORKLOAD_NAMES
+LUGAR = PLACE_NAMES
 LUGAR_CORTO = {
     "capa": "capa overlay",
     "volumen": "volumen",
     "host": "junto a los volúmenes",
-    **{f"{exp.LAYER_BASE}-{e}": f"junto a la capa de {ENGINE_LABEL[e]}" for e in CONTAINER_ENGINES},
+    **{f"{LAYER_BASE}-{e}": f"junto a la capa de {ENGINE_LABEL[e]}" for e in CONTAINER_ENGINES},
 }
-METRICA = {exp.METRIC_E2E: "extremo a extremo", exp.METRIC_WORK: "trabajo solo"}
+METRICA = {exp.METRIC_E2E: "extremo a extremo", METRIC_WORK: "trabajo solo"}
 BASE = {
     "bare": "binarios del host",
     "chroot": "chroot (misma imagen)",
     "host": "bare metal, mismo sistema de archivos que el volumen",
-    exp.LAYER_BASE: "bare metal, mismo sistema de archivos que la capa",
+    LAYER_BASE: "bare metal, mismo sistema de archivos que la capa",
 }
 
 
@@ -107,7 +109,7 @@ def frase_corrida(resultado: Resultado) -> str:
     """LAUNCH (what exec cost) and RUNNING (where the container shows, among stable overheads against
     the fairest baseline that point one way, verdict.direction; what was unstable, and which arm), from the data."""
     parts = []
-    costs = exp.exec_costs(resultado.df)
+    costs = exec_costs(resultado.df)
     execs = (
         costs[(costs["medida"] == exp.EXEC_TRUE) & costs["entorno"].isin(CONTAINER_ENGINES)]
         if len(costs)
@@ -122,7 +124,7 @@ def frase_corrida(resultado: Resultado) -> str:
             )
             + " desde el host: se paga cada vez que se entra, no mientras se trabaja."
         )
-    fair = shown(exp.overheads(resultado.df, exp.METRIC_WORK))
+    fair = shown(overheads(resultado.df, METRIC_WORK))
     fair = fair[fair["justa"].astype(bool) & fair["entorno"].isin(CONTAINER_ENGINES)]
     real = fair[fair["direccion"].isin([vd.ABOVE, vd.BELOW])]
     if fair.empty:
@@ -182,7 +184,7 @@ def frase_corrida(resultado: Resultado) -> str:
             "Un brazo varió mucho por sí solo, pero la cifra ronda a ronda es estable (la variación la "
             f"compartían los dos brazos de cada ronda): {', '.join(names)}."
         )
-    parts.append(frase_capa_volumen(exp.layer_vs_volume(resultado.df)))
+    parts.append(frase_capa_volumen(layer_vs_volume(resultado.df)))
     return " ".join(p for p in parts if p) or "_Esta corrida no tiene cifras con las que decir algo._"
 
 

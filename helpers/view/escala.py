@@ -11,6 +11,19 @@ import seaborn as sns
 
 from .. import experiments, reference
 from ..experiments import escala
+from ..experiments.escala.analysis import (
+    SEED_CROSSOVER,
+    column,
+    compare,
+    crossover,
+    largest_n,
+    memory_bill,
+    noise,
+    stats_vs_cgroup,
+    summarize,
+    wide,
+)
+from ..experiments.escala.per_n import ratio_at
 from ..experiments.runner import Resultado
 from .arranque_condiciones import answer
 from .common import (
@@ -58,7 +71,7 @@ def _cells(values, digits: int) -> list[str]:
 def _fixed_rss(df: pd.DataFrame, s: pd.DataFrame) -> pd.Series:
     """dockerd + containerd per (engine, N) of the summary, as the memory bill sums them (the median of
     their per-repetition sum), so the two tables print the same figure; NaN for Podman (no daemon)."""
-    fixed = escala.memory_bill(df, "rss").set_index(["engine", "n"])["fijo_kb"]
+    fixed = memory_bill(df, "rss").set_index(["engine", "n"])["fijo_kb"]
     return pd.Series(
         [fixed.get((e, n), np.nan) if e == "docker" else np.nan for e, n in zip(s["engine"], s["n"])],
         dtype=float,
@@ -68,11 +81,11 @@ def _fixed_rss(df: pd.DataFrame, s: pd.DataFrame) -> pd.Series:
 @needs_result
 def tabla(resultado: Resultado) -> None:
     """Main results: per engine and N, medians over repetitions."""
-    s = escala.summarize(resultado.df, resultado.meta)
+    s = summarize(resultado.df, resultado.meta)
     if s.empty:
         markdown("_La corrida no tiene filas._")
         return
-    col = lambda name: escala.column(s, name)  # noqa: E731
+    col = lambda name: column(s, name)  # noqa: E731
     out = pd.DataFrame(
         {
             "motor": [_engine(e, resultado.meta) for e in s["engine"]],
@@ -99,7 +112,7 @@ def tabla(resultado: Resultado) -> None:
 
 @needs_result
 def tabla_factura(resultado: Resultado, base: str = "rss") -> None:
-    bill = escala.memory_bill(resultado.df, base)
+    bill = memory_bill(resultado.df, base)
     out = pd.DataFrame(
         {
             "motor": bill["engine"].map(_engine),
@@ -122,7 +135,7 @@ def tabla_factura(resultado: Resultado, base: str = "rss") -> None:
 def tabla_stats(resultado: Resultado) -> None:
     """The engine's `stats` against what it has to do to answer (find each container's cgroup with
     inspect, then read it), and the sentence that reads the table."""
-    s = escala.stats_vs_cgroup(resultado.df)
+    s = stats_vs_cgroup(resultado.df)
     if s.empty:
         markdown("_Esta corrida no cronometró «stats» (comparar_stats=False)._")
         return
@@ -151,7 +164,7 @@ def _ranges(r: pd.DataFrame, key: str) -> list[str]:
 @needs_result
 def tabla_ruido(resultado: Resultado) -> None:
     """System-wide memory against the sum of cgroups, and the sentence that reads the table."""
-    r = escala.noise(resultado.df)
+    r = noise(resultado.df)
     r = r[r["n"] > 0]
     out = pd.DataFrame(
         {
@@ -221,7 +234,7 @@ def _ratio_cells(c: pd.DataFrame, prefix: str) -> list[str]:
 @needs_result
 def comparacion(resultado: Resultado) -> None:
     """This machine next to the chapter's at the same N, and the sentence that reads the table."""
-    c = escala.compare(resultado.df, resultado.meta, reference.load("escala"))
+    c = compare(resultado.df, resultado.meta, reference.load("escala"))
     if c["n"].isna().all():
         markdown("_Faltan Docker o Podman con la misma N para comparar con el capítulo._")
         return
@@ -275,42 +288,20 @@ def _themed(func):
 @_themed
 def grafico(resultado: Resultado) -> None:
     """Total launch time and ms per container against N, per engine (each repetition a point)."""
-    w = escala.wide(resultado.df)
+    w = wide(resultado.df)
     w = w[w["n"] > 0].copy()
     w["motor"] = w["engine"].map(_engine)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    sns.lineplot(
-        data=w,
-        x="n",
-        y="lanzamiento_total",
-        hue="motor",
-        marker="o",
-        errorbar=None,
-        estimator="median",
-        ax=axes[0],
+    panels = (
+        ("lanzamiento_total", "tiempo total de lanzamiento (s)", "Arranque de N contenedores"),
+        ("lanzamiento_por_contenedor", "ms por contenedor", "Costo de LAUNCH por contenedor"),
     )
-    sns.scatterplot(data=w, x="n", y="lanzamiento_total", hue="motor", legend=False, alpha=0.4, ax=axes[0])
-    axes[0].set(
-        xlabel="contenedores lanzados (N)",
-        ylabel="tiempo total de lanzamiento (s)",
-        title="Arranque de N contenedores",
-    )
-    sns.lineplot(
-        data=w,
-        x="n",
-        y="lanzamiento_por_contenedor",
-        hue="motor",
-        marker="o",
-        errorbar=None,
-        estimator="median",
-        ax=axes[1],
-    )
-    sns.scatterplot(
-        data=w, x="n", y="lanzamiento_por_contenedor", hue="motor", legend=False, alpha=0.4, ax=axes[1]
-    )
-    axes[1].set(
-        xlabel="contenedores lanzados (N)", ylabel="ms por contenedor", title="Costo de LAUNCH por contenedor"
-    )
+    for ax, (metric, ylabel, title) in zip(axes, panels):
+        sns.lineplot(
+            data=w, x="n", y=metric, hue="motor", marker="o", errorbar=None, estimator="median", ax=ax
+        )
+        sns.scatterplot(data=w, x="n", y=metric, hue="motor", legend=False, alpha=0.4, ax=ax)
+        ax.set(xlabel="contenedores lanzados (N)", ylabel=ylabel, title=title)
     axes[1].set_ylim(bottom=0)
     for ax in axes:
         ax.legend(title="motor")
@@ -332,7 +323,7 @@ def grafico_memoria(resultado: Resultado) -> None:
         "cgroup_kb": "memoria de los cgroups",
     }
     for row, base in enumerate(("rss", "pss")):
-        bill = escala.memory_bill(df, base)
+        bill = memory_bill(df, base)
         ax = axes[row, 0]
         engines_here = [e for e in ("docker", "podman") if e in set(bill["engine"])]
         ns = sorted(bill["n"].unique())
@@ -375,11 +366,11 @@ def grafico_memoria(resultado: Resultado) -> None:
         ax.legend(fontsize=10)
         # fitted lines and the crossover
         ax2 = axes[row, 1]
-        c = escala.crossover(df, base)
+        c = crossover(df, base)
         fit = c["fit"]
         n_max = max(ns) if ns else 20
         n_cross = c["n_cruce"]
-        horizon = max(escala.SEED_CROSSOVER * 1.5, n_max * 2, (n_cross or 0) * 1.3)
+        horizon = max(SEED_CROSSOVER * 1.5, n_max * 2, (n_cross or 0) * 1.3)
         grid = np.linspace(0, horizon, 200)
         for engine_name, params in fit.items():
             ax2.plot(
@@ -391,10 +382,10 @@ def grafico_memoria(resultado: Resultado) -> None:
             g = bill[bill["engine"] == engine_name]
             ax2.scatter(g["n"], g["total_kb"] / MB, s=20)
         ax2.axvline(
-            escala.SEED_CROSSOVER,
+            SEED_CROSSOVER,
             color="grey",
             ls=":",
-            label=f"cruce según el capítulo (≈{escala.SEED_CROSSOVER})",
+            label=f"cruce según el capítulo (≈{SEED_CROSSOVER})",
         )
         if n_cross is not None:
             ax2.axvline(n_cross, color="red", ls="--", label=f"cruce medido: N ≈ {num(n_cross, 0)}")
@@ -429,8 +420,7 @@ def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
     role = ((resultado.meta if resultado else {}).get("parameters") or {}).get("imagen", "ubuntu")
     claim = experiments.read_claim(escala, "arranque", "podman_mas_rapido", root, role=role)
     if claim is None:
-        one = experiments.get("arranque")
-        missing_run(one.TITLE, one.NOTEBOOK)
+        missing_run("arranque")
     else:
         markdown(
             f"**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01, en las condiciones del "
@@ -445,9 +435,7 @@ def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
     if resultado is None:  # 01's answer stands on its own; this notebook's batches wait for a run
         markdown(NO_RESULT)
         return
-    figure = escala.ratio_at(
-        resultado.df, "lanzamiento_total", escala.largest_n(escala.wide(resultado.df), "docker", "podman")
-    )
+    figure = ratio_at(resultado.df, "lanzamiento_total", largest_n(wide(resultado.df), "docker", "podman"))
     value, low, high, reps = figure.value, figure.low, figure.high, figure.n
     if reps:
         markdown(

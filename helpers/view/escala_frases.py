@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..experiments import escala, verdict
+from ..experiments import verdict
+from ..experiments.escala.analysis import crossover, crossover_interval
 from .common import AGREEMENT_MARGIN, engine_label, fmt, fmt_ratio, num, too_few
 
 MB = 1024  # KiB per MiB
@@ -58,11 +59,11 @@ def crossover_lines(df: pd.DataFrame) -> list[str]:
         "dos motores la memoria de los cgroups:"
     ]
     for basis in ("rss", "pss"):
-        c = escala.crossover(df, basis)
+        c = crossover(df, basis)
         fit = c["fit"]
         if not {"docker", "podman"} <= set(fit):
             continue
-        value, low, high = escala.crossover_interval(df, basis)
+        value, low, high = crossover_interval(df, basis)
         d, p = fit["docker"], fit["podman"]
         lines.append(
             f"- Con {basis.upper()}: Docker cuesta {_mb(d['fijo_kb'], 0)} fijos más {_mb(d['por_contenedor_kb'], 2)} "

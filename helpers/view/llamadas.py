@@ -14,10 +14,25 @@ from .. import experiments, reference
 from ..engines import CONTAINER_ENGINES
 from ..experiments import llamadas as exp
 from ..experiments import verdict
+from ..experiments.llamadas.analysis import (
+    CPU,
+    WALL,
+    agreement_with_document,
+    arm_ratio,
+    compare,
+    cost_at_rate,
+    nesting,
+    nesting_slope,
+    summarize,
+)
+from ..experiments.llamadas.claims import SOURCE
+from ..experiments.llamadas.measure import DOCUMENT_CALLS, DOCUMENT_PRESET
+from ..experiments.llamadas.probe import OPERATION_LABEL
 from ..experiments.runner import Resultado
 from . import llamadas_graficos as graficos
 from .common import (
     ENGINE_LABEL,
+    behind_the_claims,
     claims_list,
     cpu_share,
     decimals_for,
@@ -47,11 +62,11 @@ REF_LABEL = {
 }
 
 
-CLOCK_LABEL = {exp.CPU: "CPU del hilo", exp.WALL: "pared"}
+CLOCK_LABEL = {CPU: "CPU del hilo", WALL: "pared"}
 PRESETS = [
     Preset(
-        f"Configuración del documento ({num(exp.DOCUMENT_CALLS)} de getpid)",
-        exp.DOCUMENT_PRESET,
+        f"Configuración del documento ({num(DOCUMENT_CALLS)} de getpid)",
+        DOCUMENT_PRESET,
         "Sus pruebas A y B: diez millones de getpid por medición en el host y en un contenedor de Docker "
         "con el seccomp por defecto, fijadas a la primera CPU, sin cortar el bucle. Cada medición tarda "
         "segundos, más en una máquina ocupada.",
@@ -99,7 +114,7 @@ def _tabla_corrida(resultado: Resultado, **_) -> None:
 
 def _tabla_brazos(resultado: Resultado, operacion: str = "getpid", **_) -> None:
     """One operation, every arm: median ns per call with its IC, IQR, min, and × host with its IC."""
-    s = exp.summarize(resultado.df, resultado.meta)
+    s = summarize(resultado.df, resultado.meta)
     s = s[s["operacion"] == operacion]
     if s.empty:
         markdown(f"_Esta corrida no midió {operacion}._")
@@ -127,7 +142,7 @@ def _tabla_brazos(resultado: Resultado, operacion: str = "getpid", **_) -> None:
         }
     )
     caption = (
-        f"{exp.OPERATION_LABEL.get(operacion, operacion)}: ns por llamada (IQR con cuantiles lineales). "
+        f"{OPERATION_LABEL.get(operacion, operacion)}: ns por llamada (IQR con cuantiles lineales). "
         "× host: ronda a ronda, con el mismo reloj en los dos brazos (el de pared si uno es gVisor)"
     )
     show(table(out, caption))
@@ -135,7 +150,7 @@ def _tabla_brazos(resultado: Resultado, operacion: str = "getpid", **_) -> None:
 
 def _tabla_operaciones(resultado: Resultado, **_) -> None:
     """Every operation (columns) in every arm (rows): median ns per call and × host."""
-    s = exp.summarize(resultado.df, resultado.meta)
+    s = summarize(resultado.df, resultado.meta)
     if s.empty:
         markdown("_Esta corrida no tiene filas todavía._")
         return
@@ -175,7 +190,7 @@ def _vdso_group(r) -> str:
 def _frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
     """Where the call that does not enter the kernel (the vDSO) moved and where it did not, from this
     run: each arm's × host (round by round, IC 95 %) against the margin of «casi igual»."""
-    s = exp.summarize(df)
+    s = summarize(df)
     s = s[(s["operacion"] == operacion) & ~((s["engine"] == "bare") & (s["variant"] == "host"))]
     s = s.dropna(subset=["x_host"])
     if s.empty:
@@ -194,8 +209,8 @@ def _frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
 def _tabla_relojes(resultado: Resultado, operacion: str = "getpid", **_) -> None:
     """The same calls through two clocks: the thread's CPU time (what this notebook uses) and the wall
     clock (what the document used). On a busy machine the wall clock also counts the waits for a CPU."""
-    cpu = exp.summarize(resultado.df, resultado.meta, clock=exp.CPU)
-    wall = exp.summarize(resultado.df, resultado.meta, clock=exp.WALL)
+    cpu = summarize(resultado.df, resultado.meta, clock=CPU)
+    wall = summarize(resultado.df, resultado.meta, clock=WALL)
     cpu, wall = cpu[cpu["operacion"] == operacion], wall[wall["operacion"] == operacion]
     if cpu.empty or wall.empty:
         markdown("_Esta corrida no tiene las dos medidas de reloj._")
@@ -211,7 +226,7 @@ def _tabla_relojes(resultado: Resultado, operacion: str = "getpid", **_) -> None
 
 
 def _tabla_anidamiento(resultado: Resultado, operacion: str = "getpid", **_) -> None:
-    n = exp.nesting(resultado.df, operacion)
+    n = nesting(resultado.df, operacion)
     if n.empty:
         markdown("_Esta corrida no midió namespaces PID._")
         return
@@ -235,7 +250,7 @@ def _tabla_cuanto_importa(
     resultado: Resultado, operacion: str = "getpid", llamadas_por_segundo: int = 1_000_000, **_
 ) -> None:
     """A workload making `llamadas_por_segundo` calls per second: the CPU each arm adds per second."""
-    c = exp.cost_at_rate(resultado.df, llamadas_por_segundo, operacion)
+    c = cost_at_rate(resultado.df, llamadas_por_segundo, operacion)
     cores = ((resultado.meta or {}).get("host") or {}).get("cpu_cores")
     if c.empty:
         markdown("_Hace falta el brazo «host» para calcularlo._")
@@ -321,11 +336,8 @@ def veredictos(resultado: Resultado) -> None:
     judged = exp.claims(resultado.df, resultado.meta)
     claims_list(judged)
     if experiments.read_run(exp, "ejecucion") is None:
-        ejecucion = experiments.get("ejecucion")
-        missing_run(ejecucion.TITLE, ejecucion.NOTEBOOK)
-    lines = _behind_the_claims(resultado)
-    if lines:
-        markdown("Detrás de estos veredictos, en esta corrida:\n\n" + "\n".join(f"- {ln}" for ln in lines))
+        missing_run("ejecucion")
+    behind_the_claims(_behind_the_claims(resultado))
     markdown(_correccion_pid(next(c for c in judged if c.key == NESTING_KEY)))
 
 
@@ -373,18 +385,18 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
     df, lines = resultado.df, []
     for engine in CONTAINER_ENGINES:
         name = ENGINE_LABEL[engine]
-        without = exp.arm_ratio(df, (engine, "sin_seccomp"), exp.BASELINE)
+        without = arm_ratio(df, (engine, "sin_seccomp"), exp.BASELINE)
         if without[0] == without[0]:
             lines.append(
                 f"En {name}, el mismo contenedor **sin seccomp** cuesta {_ratio(*without)} lo del host."
             )
-        profile = exp.arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
+        profile = arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
         if profile[0] == profile[0]:
             lines.append(
                 f"En {name}, con el perfil seccomp getpid cuesta {_ratio(*profile)} lo del mismo "
                 f"contenedor sin seccomp: {direction_words(verdict.direction(profile[1], profile[2], None))}."
             )
-    slope, low, high, n = exp.nesting_slope(df)
+    slope, low, high, n = nesting_slope(df)
     if n:
         lines.append(
             f"Cada nivel de namespace PID añade {fmt_value_interval(slope, low, high, 'ns')} a getpid "
@@ -419,14 +431,14 @@ def referencia() -> None:
                 "«Test C»: exec (µs)": span(g, "docker", "exec"),
             }
         )
-    show(table(pd.DataFrame(rows), f"Lo que publicó {exp.SOURCE}: getpid en el host y en un contenedor"))
+    show(table(pd.DataFrame(rows), f"Lo que publicó {SOURCE}: getpid en el host y en un contenedor"))
 
 
 @needs_result
 def comparacion(resultado: Resultado) -> None:
     """The document's run and its per-CPU table next to this machine, as container/host ratios, and one
     generated sentence on where this machine falls."""
-    c = exp.compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
+    c = compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
     out = pd.DataFrame(
         {
             "Fuente": [REF_LABEL.get(f, f) for f in c["fuente"]],
@@ -447,7 +459,7 @@ def comparacion(resultado: Resultado) -> None:
             "el rango de sobrecarga que publica) y tu máquina",
         )
     )
-    markdown(_frase_comparacion(exp.agreement_with_document(c)))
+    markdown(_frase_comparacion(agreement_with_document(c)))
 
 
 def _frase_comparacion(a: pd.DataFrame) -> str:

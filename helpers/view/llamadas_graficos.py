@@ -7,6 +7,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..experiments import llamadas as exp
+from ..experiments.llamadas.analysis import decomposition, nesting, summarize
+from ..experiments.llamadas.claims import SEED_DIFFERENCE_NS
+from ..experiments.llamadas.probe import OPERATIONS
 from ..experiments.runner import Resultado
 from .common import fmt, markdown, significant
 
@@ -33,7 +36,7 @@ def _errorbars(ax, y, med, lo, hi, colors):
 def capas(resultado: Resultado, operacion: str) -> None:
     """host → PID namespace → container without seccomp → with seccomp → gVisor: median (dot) and IC 95 %
     (bar) per step; logarithmic axis when gVisor is in the picture."""
-    d = exp.decomposition(resultado.df, operacion).drop_duplicates(subset=["engine", "variant"])
+    d = decomposition(resultado.df, operacion).drop_duplicates(subset=["engine", "variant"])
     if d.empty:
         markdown("_No hay brazos que dibujar._")
         return
@@ -60,12 +63,12 @@ def capas(resultado: Resultado, operacion: str) -> None:
 
 def operaciones(resultado: Resultado, operacion: str) -> None:
     """× host for each operation and arm: which calls pay for isolation and which do not (the vDSO)."""
-    s = exp.summarize(resultado.df, resultado.meta)
+    s = summarize(resultado.df, resultado.meta)
     s = s[~((s["engine"] == exp.BASELINE[0]) & (s["variant"] == exp.BASELINE[1]))].dropna(subset=["x_host"])
     if s.empty:
         markdown("_Hace falta el brazo «host» y al menos otro brazo para este gráfico._")
         return
-    ops = [o for o in exp.OPERATIONS if o in set(s["operacion"])]
+    ops = [o for o in OPERATIONS if o in set(s["operacion"])]
     arms = list(dict.fromkeys(s["brazo"]))
     fig, ax = plt.subplots(figsize=(11, 0.5 * len(arms) + 2.5))
     offsets = np.linspace(-0.3, 0.3, len(ops)) if len(ops) > 1 else [0.0]
@@ -99,7 +102,7 @@ def operaciones(resultado: Resultado, operacion: str) -> None:
 def anidamiento(resultado: Resultado, operacion: str) -> None:
     """ns per call against the depth of nested PID namespaces, next to a hypothesis: each level costing
     what the document measured between its container and its host (it gives no figure per level)."""
-    n = exp.nesting(resultado.df, operacion)
+    n = nesting(resultado.df, operacion)
     if len(n) < 2:
         markdown("_Esta corrida no midió namespaces PID anidados (brazos «pid» y «anidado»)._")
         return
@@ -116,7 +119,7 @@ def anidamiento(resultado: Resultado, operacion: str) -> None:
     )
     base = float(n.loc[n["profundidad"] == n["profundidad"].min(), "mediana_ns"].iloc[0])
     depths = np.array([n["profundidad"].min(), n["profundidad"].max()])
-    per_level = exp.SEED_DIFFERENCE_NS
+    per_level = SEED_DIFFERENCE_NS
     ax.plot(
         depths,
         base + per_level * (depths - depths[0]),

@@ -15,11 +15,15 @@ from .. import reference, stats
 from ..experiments import figures, verdict
 from ..experiments import red as exp
 from ..experiments.red import servers
+from ..experiments.red.analysis import compare, main_server, path_ratios, reference_ratios, summarize
+from ..experiments.red.arms import rootless
 from ..experiments.red.claims import APPENDIX_PER_THREAD, APPENDIX_THREADS, APPENDIX_TOTAL
+from ..experiments.red.measure import DOCUMENT_PRESET
 from ..experiments.runner import Resultado
 from .common import (
     AGREEMENT,
     AGREEMENT_MARGIN,
+    behind_the_claims,
     claims_list,
     direction_words,
     fmt,
@@ -43,7 +47,7 @@ MAX_PLOT_HEIGHT_IN = 7.5  # a plot fits a projector's screen
 PRESETS = [
     Preset(
         "Configuración del documento (wrk -t12 -c400 -d30s)",
-        exp.DOCUMENT_PRESET,
+        DOCUMENT_PRESET,
         "La carga del documento: 12 hilos y 400 conexiones durante 30 s por medición, siempre contra "
         "127.0.0.1, con net/http sin contenedor y con Docker -p. En una máquina de dos núcleos wrk y el "
         "servidor se disputan la CPU: cuenta con errores de socket y latencias altas.",
@@ -63,7 +67,7 @@ def _names(items: list[str]) -> str:
 
 
 def _summary(resultado: Resultado) -> pd.DataFrame:
-    return exp.summarize(resultado.df, resultado.meta)
+    return summarize(resultado.df, resultado.meta)
 
 
 # ------------------------------------------------------------------ tables
@@ -187,7 +191,7 @@ def grafico_cpu(resultado: Resultado) -> None:
     s = _summary(resultado)
     if s.empty:
         return
-    server = exp.main_server(resultado.df)
+    server = main_server(resultado.df)
     s = s[s["servidor"] == server]
     fig, ax = plt.subplots(figsize=(11, min(1.6 + 0.5 * len(s), MAX_PLOT_HEIGHT_IN)))
     left = [0.0] * len(s)
@@ -214,9 +218,7 @@ def veredictos(resultado: Resultado) -> None:
     n = int(s["n"].max()) if not s.empty else 0
     markdown(too_few_banner(n))
     claims_list(exp.claims(resultado.df, resultado.meta))
-    lines = _behind_the_claims(resultado)
-    if lines:
-        markdown("Detrás de estos veredictos, en esta corrida:\n\n" + "\n".join(f"- {ln}" for ln in lines))
+    behind_the_claims(_behind_the_claims(resultado))
 
 
 def _ratio_words(value: float, low: float, high: float, n: int, baseline: str) -> str:
@@ -231,11 +233,11 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
     """Sentences from this run's numbers (main server): each network path against another, the CPU
     docker-proxy spent per request, and how the document's «Requests/s» column reads here."""
     s = _summary(resultado)
-    server = exp.main_server(resultado.df)
+    server = main_server(resultado.df)
     if s.empty or server is None:
         return []
     s = s[s["servidor"] == server]
-    ratios = exp.path_ratios(resultado.df, server)
+    ratios = path_ratios(resultado.df, server)
     lines = []
     if "host_frente_nativo" in ratios:
         lines.append(
@@ -243,7 +245,7 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
             "puente, sin NAT y sin docker-proxy (conserva seccomp, cgroups y los demás namespaces). Así, el "
             f"mismo contenedor de Docker atiende {_ratio_words(*ratios['host_frente_nativo'], 'nativo')}."
         )
-    if "nat_frente_proxy" in ratios and exp.rootless("podman", resultado.meta):
+    if "nat_frente_proxy" in ratios and rootless("podman", resultado.meta):
         lines.append(
             "Podman sin root -p no usa reglas NAT: su puerto lo reenvía un proceso en espacio de usuario "
             "(rootlessport, o pasta), como docker-proxy; atiende "
@@ -323,7 +325,7 @@ def referencia() -> None:
 def comparacion(resultado: Resultado) -> None:
     """Live ratios to native next to the source's, and generated sentences."""
     ref = reference.load(exp.EXPERIMENT)
-    table_ = exp.compare(resultado.df, resultado.meta, ref)
+    table_ = compare(resultado.df, resultado.meta, ref)
     if table_.empty:
         markdown("No hay brazos comparables con la referencia en esta corrida.")
         return
@@ -407,7 +409,7 @@ def kubernetes() -> None:
         ],
     )
     show(table(frame, "Kubernetes: referencia, no medido aquí"))
-    ratios = exp.reference_ratios(reference.load(exp.EXPERIMENT))
+    ratios = reference_ratios(reference.load(exp.EXPERIMENT))
     net = ratios[ratios["servidor"] == "nethttp"].set_index("engine")["frente_nativo"]
     if {"docker", "kubernetes"} <= set(net.index):
         worse = net["kubernetes"] < net["docker"]

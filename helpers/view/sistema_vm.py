@@ -14,7 +14,8 @@ from ..engines import DISPLAY
 from ..experiments import sistema_vm as exp
 from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
-from ..experiments.sistema_vm import network
+from ..experiments.sistema_vm import kinds, network
+from ..experiments.sistema_vm.analysis import compare, summarize
 from .common import (
     claims_list,
     fmt,
@@ -32,9 +33,9 @@ from .common import (
 from .numbers import decimals_for, significant
 
 METRIC_LABEL = {
-    exp.ARRANQUE: "arranque hasta «listo»",
-    exp.DISCO: "disco que añade una instancia",
-    exp.PSS: "memoria en reposo por instancia (PSS)",
+    kinds.ARRANQUE: "arranque hasta «listo»",
+    kinds.DISCO: "disco que añade una instancia",
+    kinds.PSS: "memoria en reposo por instancia (PSS)",
     "memoria_rss_instancia": "memoria en reposo por instancia (RSS)",
     exp.DISPONIBLE: "caída de la memoria disponible del host por instancia",
     exp.ANTES: "memoria antes de tocar",
@@ -52,20 +53,6 @@ METRIC_LABEL = {
     "memoria_pss_daemon": "PSS del daemon de LXD (una vez, para todas)",
     "run_motor": "run --rm … echo ok (host o anidado)",
 }
-ORDER = [
-    "proceso",
-    "aplicacion",
-    "sistema",
-    "sistema_lxd",
-    "sistema_lxd_cow",
-    "anfitrion",
-    "anidado_lxd",
-    "vm_kvm",
-    "vm_emulada",
-    "sistema_systemd",
-    "vm_systemd_kvm",
-    "vm_systemd_emulada",
-]
 COLOR = {
     "proceso": "#555555",
     "aplicacion": "#4C72B0",
@@ -86,12 +73,12 @@ MB_IN_MIB = 1e6 / 2**20
 
 def _etiqueta(variant: str) -> str:
     """The Spanish name of a kind of instance; an emulated VM always says so."""
-    return exp.kind_label(variant)
+    return kinds.kind_label(variant)
 
 
 def _present(df: pd.DataFrame, metric: str) -> list[str]:
     have = set(df.loc[df["metric"] == metric, "variant"])
-    return [v for v in ORDER if v in have]
+    return [v for v in kinds.VARIANT_ORDER if v in have]
 
 
 @needs_result
@@ -116,7 +103,7 @@ def aceleracion(resultado: Resultado) -> None:
 @needs_result
 def tabla(resultado: Resultado) -> None:
     """Median, IQR, IC 95 % per metric and kind of instance; gzip also × bare metal."""
-    s = exp.summarize(resultado.df, resultado.meta)
+    s = summarize(resultado.df, resultado.meta)
     if s.empty:
         markdown("_Esta corrida no tiene filas todavía._")
         return
@@ -126,7 +113,7 @@ def tabla(resultado: Resultado) -> None:
         digits = _digits(r["mediana"], r["ic_bajo"], r["ic_alto"])
         ratio = (
             fmt_ratio(r.get("x_bare", math.nan), *_ci_from_min_n(r, "x_bare_bajo", "x_bare_alto"))
-            if r["metrica"] == exp.GZIP and r["tipo"] != exp.BASELINE[1]
+            if r["metrica"] == kinds.GZIP and r["tipo"] != exp.BASELINE[1]
             else ""
         )
         rows.append(
@@ -190,11 +177,11 @@ def _strip(ax, df: pd.DataFrame, metric: str, xlabel: str, log: bool = False) ->
 def grafico(resultado: Resultado) -> None:
     """Provisioning time to ready, every repetition a dot, the median a bar (log scale)."""
     df = resultado.df
-    if not _present(df, exp.ARRANQUE):
+    if not _present(df, kinds.ARRANQUE):
         markdown("_No hay arranques que dibujar._")
         return
     fig, ax = plt.subplots(figsize=(10, 3.5))
-    _strip(ax, df, exp.ARRANQUE, "tiempo hasta «listo» (ms, escala logarítmica)", log=True)
+    _strip(ax, df, kinds.ARRANQUE, "tiempo hasta «listo» (ms, escala logarítmica)", log=True)
     ax.set_title("Arranque: cada punto es una instancia nueva; la barra negra, la mediana", fontsize=13)
     fig.tight_layout()
     plt.show()
@@ -205,13 +192,13 @@ def grafico_memoria(resultado: Resultado) -> None:
     """Left: memory of one idle instance (PSS). Right: the host's view before touching, while touched
     and after freeing the block inside the instance."""
     df = resultado.df
-    variants = [v for v in _present(df, exp.ANTES)]
+    variants = [v for v in _present(df, kinds.ANTES)]
     if not variants:
         markdown("_No hay mediciones de memoria que dibujar._")
         return
     # One row per kind, shared by both panels: the labels are written once, on the left, never crowded
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 1.8 + 0.7 * len(variants)), sharey=True)
-    idle = [float(df[(df["metric"] == exp.PSS) & (df["variant"] == v)]["value"].median()) for v in variants]
+    idle = [float(df[(df["metric"] == kinds.PSS) & (df["variant"] == v)]["value"].median()) for v in variants]
     left.barh(range(len(variants)), idle, color=[COLOR.get(v, "gray") for v in variants])
     left.set_yticks(range(len(variants)), [_etiqueta(v) for v in variants], fontsize=12)
     left.set_xlabel("MiB por instancia en reposo\n(PSS de todos sus procesos)", fontsize=12)
@@ -220,7 +207,7 @@ def grafico_memoria(resultado: Resultado) -> None:
         left.set_xlim(0, max(idle) * 1.3)  # room for the value labels
     for i, value in enumerate(idle):
         left.text(value, i, " " + fmt_value(value, "MB", significant(value)), va="center", fontsize=11)
-    phases = [(exp.ANTES, "antes"), (exp.DURANTE, "tocado"), (exp.DESPUES, "liberado")]
+    phases = [(kinds.ANTES, "antes"), (kinds.DURANTE, "tocado"), (kinds.DESPUES, "liberado")]
     height = 0.25
     for j, (metric, label) in enumerate(phases):
         values = [
@@ -243,12 +230,12 @@ def grafico_memoria(resultado: Resultado) -> None:
 @needs_result
 def grafico_gzip(resultado: Resultado) -> None:
     """gzip time per kind as × bare metal, with its IC 95 %."""
-    s = exp.summarize(resultado.df, resultado.meta)
-    s = s[(s["metrica"] == exp.GZIP) & (s["tipo"] != exp.BASELINE[1])] if not s.empty else s
+    s = summarize(resultado.df, resultado.meta)
+    s = s[(s["metrica"] == kinds.GZIP) & (s["tipo"] != exp.BASELINE[1])] if not s.empty else s
     if s.empty or "x_bare" not in s:
         markdown("_No hay gzip que dibujar._")
         return
-    s = s.set_index("tipo").loc[[v for v in ORDER if v in set(s["tipo"])]]
+    s = s.set_index("tipo").loc[[v for v in kinds.VARIANT_ORDER if v in set(s["tipo"])]]
     fig, ax = plt.subplots(figsize=(10, 3.2))
     y = np.arange(len(s))
     err = np.array([s["x_bare"] - s["x_bare_bajo"], s["x_bare_alto"] - s["x_bare"]])
@@ -256,7 +243,7 @@ def grafico_gzip(resultado: Resultado) -> None:
     ax.axvline(1, color="black", lw=1, ls="--")
     ax.set_yticks(
         y,
-        [_etiqueta(v) + ("\n(costo de emular la CPU)" if exp.is_emulated(v) else "") for v in s.index],
+        [_etiqueta(v) + ("\n(costo de emular la CPU)" if kinds.is_emulated(v) else "") for v in s.index],
         fontsize=12,
     )
     ax.set_xlabel("tiempo de gzip × bare metal (barra: IC 95 %)", fontsize=12)
@@ -348,7 +335,7 @@ def _ms(values) -> str:
 def comparacion(resultado: Resultado) -> None:
     """Your figures next to the post's (which it gives in its prose; see SOURCES.md), each with what the
     post measured and what this run did."""
-    c = exp.compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
+    c = compare(resultado.df, resultado.meta, reference.load(exp.EXPERIMENT))
     if c.empty:
         markdown("_Esta corrida no tiene con qué compararse._")
         return
@@ -430,8 +417,8 @@ def _frase_memoria(df: pd.DataFrame, claims: dict) -> str:
 def _frase_disco(df: pd.DataFrame) -> str:
     """The disk each new instance added, per kind, with its IC when there are enough rounds."""
     parts = []
-    for variant in _present(df, exp.DISCO):
-        values = df[(df["metric"] == exp.DISCO) & (df["variant"] == variant)]["value"].astype(float)
+    for variant in _present(df, kinds.DISCO):
+        values = df[(df["metric"] == kinds.DISCO) & (df["variant"] == variant)]["value"].astype(float)
         if values.empty:
             continue
         s = stats.summarize(values.to_numpy())

@@ -55,14 +55,15 @@ def test_text_progress_prints_at_most_eleven_lines():
 
 def test_a_preset_fills_the_controls_and_says_how_long_before_anything_runs(monkeypatch):
     from helpers.experiments import red
+    from helpers.experiments.red.measure import DOCUMENT_PRESET
     from helpers.view.panel import Preset
 
     monkeypatch.setattr(red, "run", lambda *a, **k: pytest.fail("un preset no debe lanzar nada"))
     p = Panel(red, servidores=["nethttp", "gin"], hilos=2, conexiones=50, duracion_s=2)
     p._widgets = {spec["name"]: p._control(spec) for spec in red.CONTROLS}
-    message = p.apply_preset(Preset("Del documento", red.DOCUMENT_PRESET, "Carga solo contra 127.0.0.1."))
+    message = p.apply_preset(Preset("Del documento", DOCUMENT_PRESET, "Carga solo contra 127.0.0.1."))
     values = p._values()
-    assert {k: values[k] for k in red.DOCUMENT_PRESET} == red.DOCUMENT_PRESET
+    assert {k: values[k] for k in DOCUMENT_PRESET} == DOCUMENT_PRESET
     assert p._widgets["brazos"].value == ("nativo", "docker-puerto")
     minutes = red.estimated_seconds(red.config(**values)) / 60
     assert "«Del documento»" in message and "Carga solo contra 127.0.0.1." in message

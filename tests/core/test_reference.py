@@ -1,7 +1,7 @@
 import pytest
 
 from helpers import reference
-from helpers.experiments import arranque
+from helpers.experiments.arranque.analysis import summarize
 from helpers.results import COLUMNS
 
 
@@ -20,7 +20,7 @@ def test_experiment1_has_ten_raw_repetitions_per_combination():
 
 
 def test_reloaded_medians_match_the_published_table():
-    s = arranque.summarize(reference.load("arranque"), None, baseline=("bare", "metodo_semilla"))
+    s = summarize(reference.load("arranque"), None, baseline=("bare", "metodo_semilla"))
     med = {(r.engine, r.role): r.mediana_ms for r in s.itertuples()}
     assert med[("bare", "")] == pytest.approx(1.835)  # published: 1.8 ms
     assert med[("docker", "ubuntu")] == pytest.approx(427.6)

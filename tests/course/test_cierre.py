@@ -11,6 +11,7 @@ import pytest
 from helpers import cierre, experiments, results
 from helpers.experiments import arranque, ejecucion
 from helpers.experiments.contract import CLOSING_COLUMNS
+from helpers.experiments.ejecucion.analysis import overheads
 from helpers.experiments.runner import Resultado
 from helpers.view import cierre as vista
 from helpers.view.common import (
@@ -277,7 +278,8 @@ def test_podman_vs_docker_splits_2x_from_where_the_difference_lives(root, arms, 
     """09's answer cites 01's «~2×» verdicts (read by key), then reads, by the one rule, Podman/Docker of
     the engine without network (04's own parts, 01's `--network none`) and of the network's set-up and
     teardown (04): when the runs point the other way, the sentences say the other way."""
-    from helpers.experiments import anatomia, verdict
+    from helpers.experiments import verdict
+    from helpers.experiments.anatomia.analysis import engine_own_parts, network_costs
 
     (d_none, d_net), (p_none, p_net) = arms
     _run(root, "arranque", _launch_split(d_net, p_net, d_none, p_none))
@@ -292,7 +294,7 @@ def test_podman_vs_docker_splits_2x_from_where_the_difference_lives(root, arms, 
         assert f"con «{claim.detail['role']}», **{verdict_words(claim)}**" in said
         assert fmt_ratio(claim.value, claim.low, claim.high) in said
     own = next(line for line in lines if "El motor mismo, sin red" in line)
-    value, low, high, n = anatomia.engine_own_parts(Resultado.latest("anatomia", root).df)["podman/docker"]
+    value, low, high, n = engine_own_parts(Resultado.latest("anatomia", root).df)["podman/docker"]
     assert fmt_ratio(value, low, high) in own  # 04's figure, read by the one rule
     assert direction_words(verdict.direction(low, high, n), vista.SLOWER, vista.FASTER) == engine_side
     assert own.endswith(f": {engine_side}.")
@@ -300,7 +302,7 @@ def test_podman_vs_docker_splits_2x_from_where_the_difference_lives(root, arms, 
     assert no_network.count(engine_side) == 2  # both images, 01's own arms
     network = next(line for line in lines if "La red por defecto" in line)
     assert network.endswith(f": {network_side}.")
-    costs = anatomia.network_costs(Resultado.latest("anatomia", root).df)
+    costs = network_costs(Resultado.latest("anatomia", root).df)
     for engine, cost in costs.items():
         figure = fmt_value_interval(cost["red_ms"], *cost["red_ic"], "ms")
         assert f"{ENGINE_LABEL[engine]} {figure}" in network  # 04's figures, as 04 decides them
@@ -439,7 +441,7 @@ def test_the_kits_facts_for_03_and_09_follow_the_data_both_ways(root, hash_work,
     facts = kit.kit_facts(root)
     assert f"Con las medianas pesa más {heavier}" in facts["cierre.cuenta"]
     assert "frente a bare metal" not in facts["cierre.cuenta"]  # the fairest baseline, as 09's table
-    over = ejecucion.overheads(Resultado.latest("ejecucion", root).df)
+    over = overheads(Resultado.latest("ejecucion", root).df)
     hashed = over[(over["carga"] == "hash") & over["justa"] & (over["entorno"] == "docker")].iloc[0]
     figure = fmt_value_interval(hashed["sobrecarga_pct"], hashed["ic_bajo_pct"], hashed["ic_alto_pct"], "%")
     assert f"Docker {figure} frente a los binarios del host" in facts["ejecucion.cpu"]
@@ -450,7 +452,7 @@ def test_the_kits_facts_for_03_and_09_follow_the_data_both_ways(root, hash_work,
 
 
 def _anatomia_rows(engines) -> pd.DataFrame:
-    from helpers.experiments import anatomia
+    from helpers.experiments.anatomia.rungs import METRIC
 
     rng = np.random.default_rng(7)
     ladder = [("bare", "proceso", 1.0), ("bare", "ns_red", 4.0)]
@@ -464,7 +466,7 @@ def _anatomia_rows(engines) -> pd.DataFrame:
                 "image": "",
                 "variant": v,
                 "rep": k,
-                "metric": anatomia.METRIC,
+                "metric": METRIC,
                 "value": c * rng.normal(1, 0.02),
                 "unit": "ms",
             }
@@ -477,7 +479,7 @@ def _anatomia_rows(engines) -> pd.DataFrame:
 def test_where_launch_goes_is_answered_by_04s_largest_part_per_engine(root, monkeypatch):
     """«¿A dónde se va LAUNCH?»: 04's waterfall names each engine's largest part with its interval (only
     when the interval separates it), in 04's own words and figures; the claims' verdicts stay beside it."""
-    from helpers.experiments import anatomia
+    from helpers.experiments.anatomia.analysis import largest_part, waterfall
     from helpers.view.anatomia_frases import waterfall_sentence
 
     shown = []
@@ -488,13 +490,13 @@ def test_where_launch_goes_is_answered_by_04s_largest_part_per_engine(root, monk
     found = vista.preguntas(root=root)
     text = _markdown(shown)
     answer = text.split("¿A dónde se va el tiempo de LAUNCH?")[1].split("####")[0]
-    frames = [anatomia.waterfall(df, e) for e in ("docker", "podman")]
+    frames = [waterfall(df, e) for e in ("docker", "podman")]
     assert waterfall_sentence(frames, {}) in answer  # 04's sentence, figures as 04 prints them
-    docker = anatomia.largest_part(frames[0])
+    docker = largest_part(frames[0])
     assert docker[0]["parte"] == "motor" and docker[2]
     assert f"En Docker, la parte que más pesa es «{docker[0]['etiqueta']}»" in answer
     assert "En Podman, por la mediana" in answer and "no se distingue" in answer
-    assert not anatomia.largest_part(frames[1])[2]
+    assert not largest_part(frames[1])[2]
     verdicts = [c for c in found["donde_va_launch"] if c is not None]
     assert verdicts and all(f"«{c.statement}»" in answer for c in verdicts)  # cited beside it
 

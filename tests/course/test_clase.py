@@ -596,11 +596,12 @@ def test_the_reference_overhead_is_the_one_the_document_publishes():
     """A source that publishes its overhead (seed 001's per-CPU table: 24-28 % on the EPYC) is read as
     that range, by the same function notebook 05 uses, not recomputed from its ns (120-135 ÷ 95-105)."""
     from helpers.clase import compare
-    from helpers.experiments import llamadas
+    from helpers.experiments.llamadas.analysis import compare as llamadas_compare
+    from helpers.experiments.llamadas.analysis import published_ratios
 
     published = {
         p["source"]: p["rango"]
-        for p in llamadas.published_ratios(reference.load("llamadas"))
+        for p in published_ratios(reference.load("llamadas"))
         if (p["metric"], p["engine"], p["variant"]) == ("getpid", "docker", "seccomp")
     }
     assert published["seed001-tabla-epyc-7763"] == pytest.approx((1.24, 1.28))
@@ -608,7 +609,7 @@ def test_the_reference_overhead_is_the_one_the_document_publishes():
     for source, (low, high) in published.items():
         row = refs.loc[source]
         assert row["forma"] == "rango" and (row["ic_bajo"], row["ic_alto"]) == pytest.approx((low, high))
-    five = llamadas.compare(pd.DataFrame(columns=results.COLUMNS), {}, reference.load("llamadas"))
+    five = llamadas_compare(pd.DataFrame(columns=results.COLUMNS), {}, reference.load("llamadas"))
     epyc = five.set_index("fuente").loc["seed001-tabla-epyc-7763"]
     assert (epyc["rango_bajo"], epyc["rango_alto"]) == pytest.approx(published["seed001-tabla-epyc-7763"])
     assert refs.loc["seed001", "forma"] != "rango"  # its own run publishes the two calls only

@@ -14,8 +14,9 @@ import pytest
 
 from helpers import PROJECT_ROOT, course, results
 from helpers.course import facts as kit
-from helpers.experiments import anatomia
 from helpers.experiments import kit as words
+from helpers.experiments.anatomia.analysis import values as anatomia_values
+from helpers.experiments.anatomia.analysis import waterfall, waterfall_parts
 
 DOCS = PROJECT_ROOT / "docs"
 ROLES = {"alpine": "curso/busybox-estatico:1", "ubuntu": "curso/debian-minbase:bookworm"}
@@ -137,7 +138,7 @@ def test_the_worked_answers_follow_the_data_both_ways(tmp_path):
     a, b = _render(tmp_path, heavy)["04_anatomia_arranque"], _render(tmp_path, light)["04_anatomia_arranque"]
 
     # Exercise 1: which part of `run` weighs most.
-    label = {part.key: part.label for part in anatomia.waterfall_parts("docker")}
+    label = {part.key: part.label for part in waterfall_parts("docker")}
     assert f"en Docker la parte mayor es «{label['red']}»" in a and "la red es lo que más pesa" in a
     assert f"en Docker la parte mayor es «{label['motor']}»" in b and "no es la red lo que más pesa" in b
     assert "la red es lo que más pesa" not in b
@@ -150,11 +151,11 @@ def test_the_worked_answers_follow_the_data_both_ways(tmp_path):
     assert "un núcleo no arranca más con start -a que con run: casi igual: el IC 95 % cae de" in b
     assert "no más" not in a + b
     # The figures are the run's: the pool's median and the network's share, as view.common writes them.
-    pool = anatomia.values(
+    pool = anatomia_values(
         results.read_raw(heavy / "anatomia" / "20260101T000000Z-anat" / "raw.csv"), "docker", "pool"
     )
     assert f"`start -a` {words.ms(pool)}".replace("`", "") in a
-    share = anatomia.waterfall(
+    share = waterfall(
         results.read_raw(light / "anatomia" / "20260101T000000Z-anat" / "raw.csv"), "docker"
     ).set_index("parte")
     assert words.share(*share.loc["red", ["fraccion", "fraccion_ic_bajo", "fraccion_ic_alto"]]) in b
@@ -188,7 +189,7 @@ def test_the_kit_of_the_quick_course_states_its_own_run():
     assert latest.name in page
     df = results.load_run(latest)[0]
     for engine in ("docker", "podman"):
-        parts = anatomia.waterfall(df, engine).dropna(subset=["fraccion"])
+        parts = waterfall(df, engine).dropna(subset=["fraccion"])
         if parts.empty:
             continue
         top = parts.loc[parts["fraccion"].idxmax()]
@@ -312,16 +313,13 @@ def test_the_nesting_facts_follow_the_data_both_ways():
 
     a = anidamiento.facts(_nested(path_grows=True, worked=True))
     b = anidamiento.facts(_nested(path_grows=False, worked=False))
-    assert "crece más el camino de `exec`" in a["anidamiento.niveles"]
-    assert "crece más el `run` de dentro" in b["anidamiento.niveles"]
-    assert (
-        "Lo primero que funcionó fue soltar: seccomp=unconfined + unmask=ALL"
-        in a["anidamiento.sin_privilegios"]
-    )
-    assert "paso 1 (las opciones por defecto): falla" in a["anidamiento.sin_privilegios"]
-    assert "Ningún paso funcionó" in b["anidamiento.sin_privilegios"]
-    assert "`0 0 1 | 1 1 9`" in a["anidamiento.mapa_uid"] and "no midió" in b["anidamiento.mapa_uid"]
-    assert "no midió" in a["anidamiento.ci"]  # no inner engine's memory in this run: no figure invented
+    assert "crece más el camino de `exec`" in a["niveles"]
+    assert "crece más el `run` de dentro" in b["niveles"]
+    assert "Lo primero que funcionó fue soltar: seccomp=unconfined + unmask=ALL" in a["sin_privilegios"]
+    assert "paso 1 (las opciones por defecto): falla" in a["sin_privilegios"]
+    assert "Ningún paso funcionó" in b["sin_privilegios"]
+    assert "`0 0 1 | 1 1 9`" in a["mapa_uid"] and "no midió" in b["mapa_uid"]
+    assert "no midió" in a["ci"]  # no inner engine's memory in this run: no figure invented
 
 
 def test_the_plan_quotes_how_long_each_run_measured(tmp_path):

@@ -5,16 +5,12 @@ from __future__ import annotations
 from helpers.experiments.kit import Facts, missing_arms, run_tag
 from helpers.view import common
 
-FACTS = ("juguete.sh",)
+FACTS = ("sh",)
 
 
 def facts(res) -> Facts:
-    if res is None:  # no run: nothing to say (the kit writes its notice)
-        return {}
     medians = res.df.groupby("variant")["value"].median()
     if not {"sh", "true"} <= set(medians.index):
-        return {"juguete.sh": missing_arms("95_juguete", "`true` y `sh -c true`")}
+        return {"sh": missing_arms("95_juguete", "`true` y `sh -c true`")}
     ratio = medians["sh"] / medians["true"]
-    return {
-        "juguete.sh": f"En la {run_tag(res)}, `sh -c true` / `true` = {common.fmt_ratio(ratio)} (medianas)."
-    }
+    return {"sh": f"En la {run_tag(res)}, `sh -c true` / `true` = {common.fmt_ratio(ratio)} (medianas)."}

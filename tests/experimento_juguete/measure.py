@@ -24,8 +24,6 @@ def run(cfg: Config, *, progress=no_progress, log=print_log, root=None) -> Resul
         measure_rounds(
             ctx,
             [Arm("bare", v) for v in COMMANDS],
-            repetitions=cfg.repeticiones,
-            warmup=cfg.calentamiento,
             progress=progress,
             measure=lambda arm: [("tiempo", measure.time_command(COMMANDS[arm.variant]), "ms")],
         )

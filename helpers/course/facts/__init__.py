@@ -40,18 +40,19 @@ def kit_facts(root=None) -> Facts:
             continue
         res = Resultado.latest(module.EXPERIMENT, root)
         measured = res is not None and not res.df.empty
+        got = getattr(kit, "static_facts", dict)()
         try:
-            got = kit.facts(res if measured else None)
+            got.update(kit.facts(res) if measured else {})
         except Exception as exc:  # noqa: BLE001 - one experiment's data must not stop the kit
             reason = em(
                 f"no se pudo leer la última corrida de `{module.NOTEBOOK}`: {type(exc).__name__}: {exc}"
             )
-            got = dict.fromkeys(kit.FACTS, reason)
-        out.update(got)
-        for key in kit.FACTS:
-            out[key] = got.get(key) or (
+            got.update(dict.fromkeys(kit.FACTS, reason))
+        for name in kit.FACTS:
+            got[name] = got.get(name) or (
                 no_run(module.NOTEBOOK) if not measured else missing_arms(module.NOTEBOOK, "esto")
             )
+        out.update({f"{module.EXPERIMENT}.{name}": text for name, text in got.items()})
     out.update(_without_root())
     out.update(_timings(root))
     out["regla.ejemplo"] = _rule_example()
@@ -63,8 +64,8 @@ def kit_facts(root=None) -> Facts:
 
 
 def experiment_kit(module: ModuleType) -> ModuleType | None:
-    """An experiment's facts for the kit: its package's `kit` module (`FACTS`, the keys it fills, and
-    `facts(res)`, their sentences; `res` None without a run), or None if it gives none. The package never
+    """An experiment's facts for the kit: its package's `kit` module (`FACTS`, the names it fills, and
+    `facts(res)`, their sentences from a run; see experiments/kit.py), or None if it gives none. The package never
     imports it: the sentences are for a page, so the kit is loaded here, above the views it uses."""
     try:
         return importlib.import_module(f"{module.__name__}.kit")

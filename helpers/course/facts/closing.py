@@ -4,8 +4,11 @@ experiments' runs, so they live with the course, not in one experiment's package
 
 from __future__ import annotations
 
-from ...experiments import arranque, ejecucion
 from ...experiments import ejecucion as x
+from ...experiments.arranque.analysis import summarize
+from ...experiments.arranque.measure import CONTAINER_VARIANT
+from ...experiments.ejecucion.analysis import exec_costs, overheads
+from ...experiments.ejecucion.arms import BASE_NAMES
 from ...experiments.ejecucion.kit import fair_overheads
 from ...experiments.kit import ENGINE, em, missing_arms
 from ...view import common
@@ -20,11 +23,11 @@ def bottom_line(launch_run, running_run) -> str:
     if launch_run is None or running_run is None:
         missing = "01_arranque" if launch_run is None else "03_ejecucion"
         return em(f"falta una corrida de `{missing}` para hacer la cuenta en esta máquina")
-    table = arranque.summarize(launch_run.df, launch_run.meta)
-    rows = table[(table["engine"] == "docker") & (table["variant"] == arranque.CONTAINER_VARIANT)]
+    table = summarize(launch_run.df, launch_run.meta)
+    rows = table[(table["engine"] == "docker") & (table["variant"] == CONTAINER_VARIANT)]
     if (rows["role"] == "ubuntu").any():  # the image the closing table and the chapter name
         rows = rows[rows["role"] == "ubuntu"]
-    cpu = fair_overheads(ejecucion.overheads(running_run.df), "hash", ["docker"])
+    cpu = fair_overheads(overheads(running_run.df), "hash", ["docker"])
     if rows.empty or cpu.empty:
         return missing_arms("01_arranque y 03_ejecucion", "el arranque y la carga hash de Docker")
     launch_s = JOBS * float(rows["mediana_ms"].iloc[0]) / 1000
@@ -37,7 +40,7 @@ def bottom_line(launch_run, running_run) -> str:
         f"Con las corridas de esta máquina (Docker, imagen «{rows['role'].iloc[0]}»): {JOBS} arranques suman "
         f"{common.fmt_value(launch_s, 's', 1)}; {WORK_S // 60} minutos con una sobrecarga de "
         f"{common.fmt_value_interval(r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct, '%')} (frente a "
-        f"{ejecucion.BASE_NAMES[r.base]}) suman {common.fmt_value_interval(running_s, low_s, high_s, 's')}. "
+        f"{BASE_NAMES[r.base]}) suman {common.fmt_value_interval(running_s, low_s, high_s, 's')}. "
         f"Con las medianas pesa más {heavier}"
     )
     for end_s, end in ((high_s, "alto"), (low_s, "bajo")):
@@ -48,10 +51,10 @@ def bottom_line(launch_run, running_run) -> str:
 
 def _docker_launches(launch_run):
     """01's `run --rm` with the default network, per engine (ubuntu if measured): {engine: row}."""
-    table = arranque.summarize(launch_run.df, launch_run.meta)
+    table = summarize(launch_run.df, launch_run.meta)
     out = {}
     for engine in ENGINE:
-        rows = table[(table["engine"] == engine) & (table["variant"] == arranque.CONTAINER_VARIANT)]
+        rows = table[(table["engine"] == engine) & (table["variant"] == CONTAINER_VARIANT)]
         if (rows["role"] == "ubuntu").any():
             rows = rows[rows["role"] == "ubuntu"]
         if len(rows):
@@ -64,7 +67,7 @@ def exec_in_run(launch_run, running_run) -> str:
     if launch_run is None or running_run is None:
         missing = "01_arranque" if launch_run is None else "03_ejecucion"
         return em(f"falta una corrida de `{missing}` para hacer la cuenta en esta máquina")
-    launches, costs = _docker_launches(launch_run), x.exec_costs(running_run.df)
+    launches, costs = _docker_launches(launch_run), exec_costs(running_run.df)
     parts = []
     for engine, run in launches.items():
         rows = costs[(costs["medida"] == x.EXEC_TRUE) & (costs["entorno"] == engine)] if len(costs) else costs
@@ -88,7 +91,7 @@ def short_and_long(launch_run, running_run) -> str:
         missing = "01_arranque" if launch_run is None else "03_ejecucion"
         return em(f"falta una corrida de `{missing}` para hacer la cuenta en esta máquina")
     launch = _docker_launches(launch_run).get("docker")
-    cpu = fair_overheads(x.overheads(running_run.df), "hash", ["docker"])
+    cpu = fair_overheads(overheads(running_run.df), "hash", ["docker"])
     if launch is None or cpu.empty:
         return missing_arms("01_arranque y 03_ejecucion", "el arranque y la carga hash de Docker")
     r = cpu.iloc[0]
@@ -99,7 +102,7 @@ def short_and_long(launch_run, running_run) -> str:
         f"{common.fmt_value_interval(ms, launch['ic_bajo_ms'], launch['ic_alto_ms'], 'ms')}, es unas "
         f"{_two(ms / 50)} veces un programa de 50 ms; en 10 minutos, la sobrecarga de hash, "
         f"{common.fmt_value_interval(r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct, '%')} frente a "
-        f"{x.BASE_NAMES[r.base]}, son {common.fmt_value_interval(*seconds, 's')}, y el arranque, "
+        f"{BASE_NAMES[r.base]}, son {common.fmt_value_interval(*seconds, 's')}, y el arranque, "
         f"{common.fmt_value(ms / 1000, 's')}."
     )
 

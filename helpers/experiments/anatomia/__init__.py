@@ -14,27 +14,10 @@ share, published figures, closing rows; claims.py: three ideas about LAUNCH.
 from __future__ import annotations
 
 from ..verdict import MIN_N
-from .analysis import (  # noqa: F401
-    BASELINE,
-    closing_rows,
-    engine_own_parts,
-    largest_part,
-    network_costs,
-    network_podman_over_docker,
-    network_share,
-    run_median,
-    series,
-    summarize,
-    values,
-    waterfall,
-    waterfall_parts,
-)
-from .chain import chain_split, load_chain  # noqa: F401
-from .claims import ANSWER_OF_01, SAID, claims  # noqa: F401
+from .analysis import BASELINE, closing_rows  # noqa: F401
+from .claims import SAID, claims  # noqa: F401
 from .measure import EXPERIMENT, Config, provision, run  # noqa: F401
-from .phases import PHASE_INCLUDES, PHASE_TOTAL, PHASES  # noqa: F401
-from .published import compare  # noqa: F401
-from .rungs import METRIC, NAMESPACES, NEEDS_ROOT, RUNG_LABEL  # noqa: F401
+from .rungs import METRIC, NEEDS_ROOT  # noqa: F401
 
 TITLE = "Anatomía del arranque: ¿en qué se van los milisegundos de LAUNCH?"
 NOTEBOOK = "04_anatomia_arranque"

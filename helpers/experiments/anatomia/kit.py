@@ -1,7 +1,5 @@
 """04's facts for the instructor's kit: the waterfall, the namespaces, runc with and without a network
-namespace, the warm pool, the network's share.
-
-How a kit module is written and loaded: helpers/experiments/kit.py."""
+namespace, the warm pool, the network's share."""
 
 from __future__ import annotations
 
@@ -10,32 +8,24 @@ import numpy as np
 from ... import stats
 from ...experiments import anatomia as an
 from ...experiments import verdict as vd
+from ...experiments.anatomia.analysis import network_costs, series, values, waterfall, waterfall_parts
+from ...experiments.anatomia.rungs import NAMESPACES
 from ...view import common
-from ..kit import ENGINE, Facts, missing_arms, ms, run_tag, share
+from ..kit import ENGINE, Facts, missing_arms, ms, run_sentence, run_tag, share
 
-FACTS = (
-    "anatomia.cascada",
-    "anatomia.espacios",
-    "anatomia.runc_red",
-    "anatomia.pool",
-    "anatomia.sin_red_docker",
-    "anatomia.sin_red_podman",
-    "anatomia.red",
-)  # the keys of docs/*.md this experiment fills from its latest run
+FACTS = ("cascada", "espacios", "runc_red", "pool", "sin_red_docker", "sin_red_podman", "red")
 
 
 def facts(res) -> Facts:
-    if res is None:  # no run: only what needs none
-        return {}
     nb, df = an.NOTEBOOK, res.df
     out: Facts = {}
 
     # Exercise 1: the waterfall, the largest part and the network's share.
     sentences = []
     for engine in ENGINE:
-        if not an.values(df, engine, "run_red").size:
+        if not values(df, engine, "run_red").size:
             continue
-        parts = an.waterfall(df, engine).dropna(subset=["fraccion"])
+        parts = waterfall(df, engine).dropna(subset=["fraccion"])
         if parts.empty:
             continue
         top = parts.loc[parts["fraccion"].idxmax()]
@@ -60,34 +50,30 @@ def facts(res) -> Facts:
             else:
                 which = "no es la red lo que más pesa"
             text += f"; la red es {share(n['fraccion'], *its)}: {which}"
-        if len(parts) < len(an.waterfall_parts(engine)) - 1:
+        if len(parts) < len(waterfall_parts(engine)) - 1:
             text += " (a esta corrida le faltan peldaños, así que una parte del arranque queda sin repartir)"
         sentences.append(text)
-    out["anatomia.cascada"] = (
-        f"En la {run_tag(res)}, " + "; ".join(sentences) + "."
-        if sentences
-        else missing_arms(nb, "`run` con y sin red")
-    )
+    out["cascada"] = run_sentence(res, ", ", sentences, missing_arms(nb, "`run` con y sin red"))
 
     # Exercise 2: what each namespace adds to the one before it.
-    steps = [("proceso", "proceso")] + [(key, name) for key, _, name in an.NAMESPACES]
+    steps = [("proceso", "proceso")] + [(key, name) for key, _, name in NAMESPACES]
     added = []
     for (lower, _), (upper, name) in zip(steps, steps[1:]):
-        a, b = an.series(df, "bare", upper), an.series(df, "bare", lower)  # paired by round
+        a, b = series(df, "bare", upper), series(df, "bare", lower)  # paired by round
         if a.size and b.size:
             value, lo, hi = stats.difference_ci(a, b).triple
             added.append((name, value, lo, hi))
     net = next((s for s in added if s[0] == "red"), None)
     if net is None:
-        out["anatomia.espacios"] = missing_arms(nb, "los peldaños de espacios de nombres")
+        out["espacios"] = missing_arms(nb, "los peldaños de espacios de nombres")
     else:
         dearest = max(added, key=lambda s: s[1])
         listing = ", ".join(f"{s[0]} {common.fmt_value_interval(s[1], s[2], s[3], 'ms')}" for s in added)
         # The rungs are cumulative: mount, UTS, IPC and PID together are «+ PID» − «proceso», and the
         # network's is «+ red» − «+ PID»; their difference, round by round, with its IC.
-        rung = {name: key for key, _, name in an.NAMESPACES}
+        rung = {name: key for key, _, name in NAMESPACES}
         pid, red = rung["PID"], rung["red"]
-        base, upto_pid, upto_red = (an.series(df, "bare", v) for v in ("proceso", pid, red))
+        base, upto_pid, upto_red = (series(df, "bare", v) for v in ("proceso", pid, red))
         value, lo, hi = stats.figure_ci(lambda p, q, r: (r - q) - (q - p), base, upto_pid, upto_red).triple
         together = stats.difference_ci(upto_pid, base).value
         figures = (
@@ -120,31 +106,31 @@ def facts(res) -> Facts:
                 f"Sin IC 95 % ({common.too_few(n) or 'sin intervalo'}) no se dice si el de red cuesta más o "
                 f"menos que {together_names} {figures}"
             )
-        out["anatomia.espacios"] = (
+        out["espacios"] = (
             f"En la {run_tag(res)}, lo que añade cada espacio sobre el peldaño anterior: {listing}. "
             f"{verdict}; el que más añade, por la mediana, es el de {dearest[0]}."
         )
         if side == vd.SIN_DATOS:
-            out["anatomia.espacios"] += (
+            out["espacios"] += (
                 " Las diferencias entre peldaños pueden salir incluso negativas: repite con "
                 "`REPETICIONES = 50` antes de concluir."
             )
 
     # Exercise 3: runc with and without a network namespace.
-    with_net, without = an.series(df, "bare", "runc_con_netns"), an.series(df, "bare", "runc_sin_netns")
+    with_net, without = series(df, "bare", "runc_con_netns"), series(df, "bare", "runc_sin_netns")
     if with_net.size and without.size:
         value, lo, hi = stats.ratio_ci(with_net, without).triple
-        out["anatomia.runc_red"] = (
+        out["runc_red"] = (
             f"En la {run_tag(res)}, `runc run` con espacio de red / sin él = {common.fmt_ratio(value, lo, hi)} "
             f"({ms(with_net)} frente a {ms(without)})."
         )
     else:
-        out["anatomia.runc_red"] = missing_arms(nb, "`runc run` con y sin espacio de red")
+        out["runc_red"] = missing_arms(nb, "`runc run` con y sin espacio de red")
 
     # Exercise 4: run against start -a of the warm pool.
     sentences = []
     for engine in ENGINE:
-        run, pool = an.series(df, engine, "run_red"), an.series(df, engine, "pool")
+        run, pool = series(df, engine, "run_red"), series(df, engine, "pool")
         if not (run.size and pool.size):
             continue
         saving, lo, hi = stats.difference_ci(pool, run, percent=True).triple
@@ -169,7 +155,7 @@ def facts(res) -> Facts:
             f"{ms(pool)} (≈ {common.num(per_s[1], 1)} por segundo): `start -a` cambia el tiempo un "
             f"{common.fmt_value_interval(saving, lo, hi, '%')}, así que un núcleo {word}"
         )
-        running = an.series(df, engine, "pool_exec")
+        running = series(df, engine, "pool_exec")
         if running.size:
             change = stats.difference_ci(running, run, percent=True).triple
             text += (
@@ -178,22 +164,18 @@ def facts(res) -> Facts:
                 f"{common.fmt_value_interval(*change, '%')} frente al `run`)"
             )
         sentences.append(text)
-    out["anatomia.pool"] = (
-        f"En la {run_tag(res)}, " + "; ".join(sentences) + "."
-        if sentences
-        else missing_arms(nb, "`run` y `start -a` del pool caliente")
-    )
+    out["pool"] = run_sentence(res, ", ", sentences, missing_arms(nb, "`run` y `start -a` del pool caliente"))
 
     # The network's share of each engine's run (exercise 2 of 01 and the guide's table).
-    costs = an.network_costs(df, res.meta.get("run_id", ""))
+    costs = network_costs(df, res.meta.get("run_id", ""))
     for engine in ENGINE:
         c = costs.get(engine)
-        out[f"anatomia.sin_red_{engine}"] = (
+        out[f"sin_red_{engine}"] = (
             common.fmt_value(c["sin_red_ms"], "ms", 0)
             if c
             else missing_arms(nb, f"{ENGINE[engine]} con `--network none`")
         )
-    out["anatomia.red"] = (
+    out["red"] = (
         f"En la {run_tag(res)} de `{nb}`: "
         + "; ".join(
             f"{ENGINE[e]} {common.fmt_value(c['con_red_ms'], 'ms', 0)} con la red por defecto y "

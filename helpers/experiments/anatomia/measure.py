@@ -96,8 +96,6 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         measure_rounds(
             ctx,
             arms,
-            repetitions=cfg.repeticiones,
-            warmup=cfg.calentamiento,
             measure=functools.partial(measure_arm, setup=setup),
             progress=progress,
             meta={

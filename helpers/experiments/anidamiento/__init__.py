@@ -25,22 +25,10 @@ claims.py: the chapter's claims.
 from __future__ import annotations
 
 from ...engines.rootfs import CHROOT_WHAT
-from .analysis import closing_rows, compare, level_ratios, summarize  # noqa: F401
+from .analysis import closing_rows  # noqa: F401
 from .build import NESTED_WHAT, provision  # noqa: F401
 from .claims import SAID, claims  # noqa: F401
-from .levels import (  # noqa: F401
-    EXPERIMENT,
-    METRIC_PSS,
-    METRIC_START,
-    METRIC_START_INNER,
-    METRIC_STORE,
-    METRIC_WORK,
-    METRIC_WORK_E2E,
-    PRIV,
-    TIMED,
-    UNPRIV,
-    VARIANTS,
-)
+from .levels import EXPERIMENT, TIMED  # noqa: F401
 from .measure import Config, run  # noqa: F401
 
 TITLE = "Anidamiento: contenedores dentro de contenedores"  # the notebook's H1 is «NN · TITLE» (tests/course/test_hygiene.py)

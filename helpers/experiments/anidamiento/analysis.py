@@ -86,13 +86,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                 "nivel": level_of(variant),
                 "metric": metric,
                 "unit": group["unit"].iloc[0],
-                "n": s.n,
-                "mediana": s.median,
-                "q1": s.q1,
-                "q3": s.q3,
-                "minimo": s.minimum,
-                "ic_bajo": s.ci_low,
-                "ic_alto": s.ci_high,
+                **s.columns(),
                 "inestable": stats.unstable(values),
             }
         )

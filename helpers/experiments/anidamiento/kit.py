@@ -1,9 +1,7 @@
 """07's facts for the instructor's kit: how the ladder without --privileged ended, the inner
 container's UID map, what grows with each level (the inner `run` or the `exec` path from the host), and
 an inner engine's memory (CAPACITY). Notebook 05's per-level cost of nested PID namespaces, which
-exercise 4 cites, is 05's own fact `llamadas.anidamiento`.
-
-How a kit module is written and loaded: helpers/experiments/kit.py."""
+exercise 4 cites, is 05's own fact `llamadas.anidamiento`."""
 
 from __future__ import annotations
 
@@ -12,16 +10,12 @@ import numpy as np
 from ... import stats
 from ...experiments import anidamiento as n
 from ...experiments.anidamiento.analysis import arm_values
+from ...experiments.anidamiento.levels import METRIC_PSS, METRIC_START, METRIC_START_INNER
 from ...view import common
 from ...view.anidamiento import BRAZO
-from ..kit import ENGINE, Facts, missing_arms, run_tag
+from ..kit import ENGINE, Facts, missing_arms, run_sentence, run_tag
 
-FACTS = (
-    "anidamiento.ci",
-    "anidamiento.sin_privilegios",
-    "anidamiento.mapa_uid",
-    "anidamiento.niveles",
-)  # the keys of docs/*.md this experiment fills from its latest run
+FACTS = ("ci", "sin_privilegios", "mapa_uid", "niveles")
 
 
 CI_JOBS = 50  # the exercise's number of CI jobs at once
@@ -31,8 +25,6 @@ LEVEL_OF = {"nivel1": 1, "nivel2": 2, "nivel3": 3}
 
 
 def facts(res) -> Facts:
-    if res is None:  # no run: only what needs none
-        return {}
     return {**_ladder(res), **_levels(res), **_memory(res)}
 
 
@@ -41,7 +33,7 @@ def _ladder(res) -> Facts:
     attempts = (res.meta.get("anidamiento") or {}).get("intentos_sin_privilegios") or []
     if not attempts:
         lost = missing_arms(n.NOTEBOOK, "la escalera sin `--privileged` (hace falta Podman y el nivel 2)")
-        return {"anidamiento.sin_privilegios": lost, "anidamiento.mapa_uid": lost}
+        return {"sin_privilegios": lost, "mapa_uid": lost}
     steps = [
         f"paso {i} ({a.get('opciones', '?')}): {'funciona' if a.get('ok') else 'falla'}"
         for i, a in enumerate(attempts, 1)
@@ -52,9 +44,9 @@ def _ladder(res) -> Facts:
         if worked
         else "Ningún paso funcionó: en esta máquina, sin `--privileged` no hubo anidamiento."
     )
-    out = {"anidamiento.sin_privilegios": f"En la {run_tag(res)}: " + "; ".join(steps) + ". " + end}
+    out = {"sin_privilegios": f"En la {run_tag(res)}: " + "; ".join(steps) + ". " + end}
     uid_map = (worked or {}).get("mapa_uid_interior")
-    out["anidamiento.mapa_uid"] = (
+    out["mapa_uid"] = (
         f"En la {run_tag(res)}, el contenedor de dentro tenía el mapa de UID `{uid_map}` "
         "(`/proc/self/uid_map`: dentro, fuera, cuántos; los tramos separados por «|»)."
         if uid_map
@@ -70,8 +62,8 @@ def _levels(res) -> Facts:
     for engine, name in ENGINE.items():
         levels = []
         for variant, level in LEVEL_OF.items():
-            inner = arm_values(res.df, engine, variant, n.METRIC_START_INNER)
-            host = arm_values(res.df, engine, variant, n.METRIC_START)
+            inner = arm_values(res.df, engine, variant, METRIC_START_INNER)
+            host = arm_values(res.df, engine, variant, METRIC_START)
             if inner.size and host.size:
                 path = stats.difference_ci(host, inner).triple
                 levels.append((level, float(np.median(inner)), path))
@@ -94,7 +86,7 @@ def _levels(res) -> Facts:
             f"{common.fmt_value(five, 'ms', 0)} (una extrapolación en línea recta, no una medida)"
         )
     return {
-        "anidamiento.niveles": f"En la {run_tag(res)}, " + ". Y ".join(sentences) + "."
+        "niveles": f"En la {run_tag(res)}, " + ". Y ".join(sentences) + "."
         if sentences
         else missing_arms(n.NOTEBOOK, "dos niveles del mismo motor con el arranque de dentro y desde el host")
     }
@@ -102,13 +94,9 @@ def _levels(res) -> Facts:
 
 def _memory(res) -> Facts:
     """Exercise 5 (CAPACITY): the PSS of an inner engine, times the exercise's CI jobs."""
-    pss = res.df[res.df["metric"] == n.METRIC_PSS]
+    pss = res.df[res.df["metric"] == METRIC_PSS]
     if pss.empty:
-        return {
-            "anidamiento.ci": missing_arms(
-                n.NOTEBOOK, "la memoria de un motor interior (no hubo brazos anidados)"
-            )
-        }
+        return {"ci": missing_arms(n.NOTEBOOK, "la memoria de un motor interior (no hubo brazos anidados)")}
     parts = []
     for (engine, variant), group in pss.groupby(["engine", "variant"], sort=False):
         mib = float(group["value"].astype(float).median())
@@ -123,6 +111,4 @@ def _memory(res) -> Facts:
                 else common.fmt_value(total, "MiB", 0)
             )
         )
-    return {
-        "anidamiento.ci": f"En la {run_tag(res)}, lo que añade el motor interior: " + "; ".join(parts) + "."
-    }
+    return {"ci": run_sentence(res, ", lo que añade el motor interior: ", parts)}

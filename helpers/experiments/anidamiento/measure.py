@@ -140,8 +140,6 @@ class Nesting:
         measure_rounds(
             self.ctx,
             arms,
-            repetitions=self.cfg.repeticiones,
-            warmup=self.cfg.calentamiento,
             measure=lambda arm: self.time_arm(arm, script),
             progress=progress,
             meta={

@@ -7,22 +7,9 @@ claims.py: the chapter's claims on startup.
 from __future__ import annotations
 
 from ..verdict import MIN_N
-from .analysis import (  # noqa: F401
-    BASELINE,
-    arm_series,
-    arm_values,
-    closing_rows,
-    compare,
-    first_launches,
-    image_sizes,
-    network_table,
-    pair_ratio,
-    summarize,
-    unstable_arms,
-    with_roles,
-)
+from .analysis import BASELINE, closing_rows  # noqa: F401
 from .claims import SAID, claims  # noqa: F401
-from .measure import CONTAINER_VARIANT, EXPERIMENT, METRIC, NO_NETWORK_VARIANT, Config, run  # noqa: F401
+from .measure import EXPERIMENT, METRIC, Config, run  # noqa: F401
 from .stopwatch import side_by_side  # noqa: F401
 from .summary import CHAPTER_SUMMARY  # noqa: F401
 

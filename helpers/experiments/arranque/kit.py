@@ -1,6 +1,4 @@
-"""01's facts for the instructor's kit: who starts first (per image), Podman's network.
-
-How a kit module is written and loaded: helpers/experiments/kit.py."""
+"""01's facts for the instructor's kit: who starts first (per image), Podman's network."""
 
 from __future__ import annotations
 
@@ -8,40 +6,34 @@ import numpy as np
 
 from ...experiments import arranque as a
 from ...experiments import verdict as vd
+from ...experiments.arranque.analysis import summarize
+from ...experiments.arranque.measure import CONTAINER_VARIANT
 from ...view import common
-from ..kit import ENGINE, Facts, missing_arms, run_tag
+from ..kit import ENGINE, Facts, missing_arms, run_sentence, run_tag
 
-FACTS = (
-    "arranque.bare",
-    "arranque.docker",
-    "arranque.podman",
-    "arranque.podman_docker",
-    "arranque.red_podman",
-)  # the keys of docs/*.md this experiment fills from its latest run
+FACTS = ("bare", "docker", "podman", "podman_docker", "red_podman")
 
 
 def facts(res) -> Facts:
-    if res is None:  # no run: only what needs none
-        return {}
     nb = a.NOTEBOOK
     out: Facts = {}
     df, meta = res.df, res.meta
-    table = a.summarize(df, meta)
+    table = summarize(df, meta)
     if table.empty:
         return {}
     bare = table[(table["engine"] == "bare") & (table["variant"] == "proceso")]
-    out["arranque.bare"] = (
+    out["bare"] = (
         common.fmt_value(float(bare["mediana_ms"].iloc[0]), "ms", 2)
         if len(bare)
         else missing_arms(nb, "bare metal")
     )
     for engine in ENGINE:
-        rows = table[(table["engine"] == engine) & (table["variant"] == a.CONTAINER_VARIANT)]
+        rows = table[(table["engine"] == engine) & (table["variant"] == CONTAINER_VARIANT)]
         if rows.empty:
-            out[f"arranque.{engine}"] = missing_arms(nb, f"{ENGINE[engine]} con la red por defecto")
+            out[engine] = missing_arms(nb, f"{ENGINE[engine]} con la red por defecto")
             continue
         parts = [f"{common.fmt_value(r.mediana_ms, 'ms', 0)} ({r.role})" for r in rows.itertuples()]
-        out[f"arranque.{engine}"] = ", ".join(parts)
+        out[engine] = ", ".join(parts)
     sentences = []
     for claim in a.claims(df, meta):
         if claim.key != "podman_mas_rapido" or np.isnan(claim.value):
@@ -53,16 +45,15 @@ def facts(res) -> Facts:
             f"{common.fmt_ratio(claim.value, claim.low, claim.high)}, {who} (veredicto de 01 sobre "
             f"«Podman arranca con menos sobrecarga»: «{common.verdict_words(claim)}»)"
         )
-    out["arranque.podman_docker"] = (
-        f"En la {run_tag(res)}, con la red por defecto (las condiciones del capítulo): "
-        + "; ".join(sentences)
-        + "."
-        if sentences
-        else missing_arms(nb, "Docker y Podman en las mismas rondas")
+    out["podman_docker"] = run_sentence(
+        res,
+        ", con la red por defecto (las condiciones del capítulo): ",
+        sentences,
+        missing_arms(nb, "Docker y Podman en las mismas rondas"),
     )
     podman = (meta.get("engines") or {}).get("podman") or {}
     backend = podman.get("network_backend")
-    out["arranque.red_podman"] = (
+    out["red_podman"] = (
         f"En la {run_tag(res)}, Podman {podman.get('server_version') or ''} "
         f"configuró la red con `{backend}`".replace("  ", " ")
         + (" (sin root)" if podman.get("rootless") else "")

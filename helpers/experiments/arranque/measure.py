@@ -120,8 +120,6 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         measure_rounds(
             ctx,
             arms,
-            repetitions=cfg.repeticiones,
-            warmup=cfg.calentamiento,
             measure=measure_one,
             progress=progress,
             meta={

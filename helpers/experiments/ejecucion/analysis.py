@@ -94,13 +94,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                 "entorno": entorno,
                 "metric": metric,
                 "image": group["image"].iloc[0],
-                "n": s.n,
-                "mediana_s": s.median,
-                "q1_s": s.q1,
-                "q3_s": s.q3,
-                "min_s": s.minimum,
-                "ic_bajo_s": s.ci_low,
-                "ic_alto_s": s.ci_high,
+                **s.columns("s"),
                 "inestable": bool(stats.unstable(values)),
                 "mb_por_s": (size / s.median)
                 if size and carga in ("hash", "escritura") and s.median

@@ -1,36 +1,34 @@
 """03's facts for the instructor's kit: `exec true`, requests per second through exec, the CPU
-overhead, small files and writes, the copy-up.
-
-How a kit module is written and loaded: helpers/experiments/kit.py."""
+overhead, small files and writes, the copy-up."""
 
 from __future__ import annotations
 
 from ... import stats
 from ...experiments import ejecucion as x
 from ...experiments import verdict as vd
+from ...experiments.ejecucion.analysis import exec_costs, io_base, overheads, samples, shaky_against, tidy
+from ...experiments.ejecucion.arms import BASE_NAMES, EXEC_INSIDE, LAYER_BASE, METRIC_WORK, WORKLOAD_NAMES
 from ...view import common
-from ..kit import ENGINE, Facts, about, missing_arms, run_tag
+from ..kit import ENGINE, Facts, about, missing_arms, run_sentence, run_tag
 
 FACTS = (
-    "ejecucion.exec_docker",
-    "ejecucion.exec_podman",
-    "ejecucion.exec_por_segundo",
-    "ejecucion.cpu",
-    "ejecucion.copia",
-    "ejecucion.archivos",
-    "ejecucion.escritura",
-    "ejecucion.sistemas",
-)  # the keys of docs/*.md this experiment fills from its latest run
+    "exec_docker",
+    "exec_podman",
+    "exec_por_segundo",
+    "cpu",
+    "copia",
+    "archivos",
+    "escritura",
+    "sistemas",
+)
 
 
 def facts(res) -> Facts:
-    if res is None:  # no run: only what needs none
-        return {}
     out: Facts = {}
-    costs = x.exec_costs(res.df)
+    costs = exec_costs(res.df)
     for engine in ENGINE:
         rows = costs[(costs["medida"] == x.EXEC_TRUE) & (costs["entorno"] == engine)] if len(costs) else costs
-        out[f"ejecucion.exec_{engine}"] = (
+        out[f"exec_{engine}"] = (
             common.fmt_value_interval(
                 float(rows["mediana_ms"].iloc[0]),
                 float(rows["ic_bajo_ms"].iloc[0]),
@@ -51,27 +49,25 @@ def facts(res) -> Facts:
                 f"`{engine} exec … true` tardó {figure} (mediana e IC 95 %), así que, una tras otra, se "
                 f"atenderían como mucho unas {common.num(1000 / ms)} peticiones por segundo"
             )
-    out["ejecucion.exec_por_segundo"] = (
-        f"En la {run_tag(res)}, " + "; ".join(per_s) + "."
-        if per_s
-        else missing_arms(x.NOTEBOOK, "`exec true` en un contenedor")
+    out["exec_por_segundo"] = run_sentence(
+        res, ", ", per_s, missing_arms(x.NOTEBOOK, "`exec true` en un contenedor")
     )
-    cpu = fair_overheads(x.overheads(res.df), "hash", list(ENGINE))
+    cpu = fair_overheads(overheads(res.df), "hash", list(ENGINE))
     if cpu.empty:
-        out["ejecucion.cpu"] = missing_arms(x.NOTEBOOK, "la carga hash dentro de un contenedor")
+        out["cpu"] = missing_arms(x.NOTEBOOK, "la carga hash dentro de un contenedor")
     else:
-        out["ejecucion.cpu"] = "; ".join(
+        out["cpu"] = "; ".join(
             f"{ENGINE[r.entorno]} {common.fmt_value_interval(r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct, '%')}"
-            f" frente a {x.BASE_NAMES[r.base]} ({common.overhead_words(r.direccion, r.n)})"
+            f" frente a {BASE_NAMES[r.base]} ({common.overhead_words(r.direccion, r.n)})"
             for r in cpu.itertuples()
         )
-    out["ejecucion.copia"] = _copy_up(x, res)
-    out["ejecucion.archivos"] = _places(x, res, "archivos")
-    out["ejecucion.escritura"] = _places(x, res, "escritura")
-    out["ejecucion.sistemas"] = _filesystems(res)
-    inside = costs[costs["medida"] == x.EXEC_INSIDE] if len(costs) else costs
+    out["copia"] = _copy_up(x, res)
+    out["archivos"] = _places(x, res, "archivos")
+    out["escritura"] = _places(x, res, "escritura")
+    out["sistemas"] = _filesystems(res)
+    inside = costs[costs["medida"] == EXEC_INSIDE] if len(costs) else costs
     if len(inside) and per_s:
-        out["ejecucion.exec_por_segundo"] += (
+        out["exec_por_segundo"] += (
             " "
             + ". ".join(
                 f"Dentro del contenedor de {ENGINE[r.entorno]}, un proceso nuevo costó "
@@ -97,9 +93,9 @@ def _places(x, res, carga: str) -> str:
     """A workload's overhead in the layer and in the volume, per engine, each against bare metal on its
     own filesystem, and whether the two intervals overlap (a description of the intervals, not a
     verdict). A figure against an unstable baseline is not given: «inestable: repite»."""
-    over = fair_overheads(x.overheads(res.df), carga, list(ENGINE))
+    over = fair_overheads(overheads(res.df), carga, list(ENGINE))
     if over.empty:
-        return missing_arms(x.NOTEBOOK, f"«{x.WORKLOAD_NAMES[carga]}» dentro de un contenedor")
+        return missing_arms(x.NOTEBOOK, f"«{WORKLOAD_NAMES[carga]}» dentro de un contenedor")
     parts = []
     for engine in ENGINE:
         mine = over[over["entorno"] == engine].set_index("lugar")
@@ -122,7 +118,7 @@ def _places(x, res, carga: str) -> str:
             f" ({overlap})"
         )
     if not parts:
-        return missing_arms(x.NOTEBOOK, f"«{x.WORKLOAD_NAMES[carga]}» en la capa y en un volumen")
+        return missing_arms(x.NOTEBOOK, f"«{WORKLOAD_NAMES[carga]}» en la capa y en un volumen")
     return (
         f"En la {run_tag(res)}, cada lugar frente a bare metal en su mismo sistema de archivos: "
         + "; ".join(parts)
@@ -148,8 +144,8 @@ def _filesystems(res) -> str:
         layer, base = places.get(f"{engine}:capa"), bases.get(f"{engine}:capa") or {}
         if not layer:
             continue
-        if base.get("comparable") and f"bare:{x.LAYER_BASE}-{engine}" in places:
-            written = places[f"bare:{x.LAYER_BASE}-{engine}"]
+        if base.get("comparable") and f"bare:{LAYER_BASE}-{engine}" in places:
+            written = places[f"bare:{LAYER_BASE}-{engine}"]
             parts.append(
                 f"la capa de {ENGINE[engine]} está en {_where(layer)} y su línea base escribió en {_where(written)}"
             )
@@ -159,7 +155,7 @@ def _filesystems(res) -> str:
             )
     if "host" in places:
         parts.append(f"los volúmenes y su línea base, en {_where(places['host'])}")
-    return f"En la {run_tag(res)}, " + "; ".join(parts) + "."
+    return run_sentence(res, ", ", parts)
 
 
 def fair_overheads(over, carga: str, engines: list):
@@ -175,15 +171,15 @@ def _copy_up(x, res) -> str:
     filesystem, paired by round) and the MiB/s it implies, with the file's size from meta.json; nothing
     against an unstable baseline («inestable: repite»)."""
     size = ((res.meta or {}).get("copia") or {}).get("bytes")
-    data = x.tidy(res.df)
+    data = tidy(res.df)
     parts = []
     for engine in ENGINE:
-        layer = x.samples(data, x.METRIC_WORK, "copia", engine, "capa")
-        _, base_env, base_place = x.io_base("copia", engine, "capa")
-        host = x.samples(data, x.METRIC_WORK, "copia", base_env, base_place)
+        layer = samples(data, METRIC_WORK, "copia", engine, "capa")
+        _, base_env, base_place = io_base("copia", engine, "capa")
+        host = samples(data, METRIC_WORK, "copia", base_env, base_place)
         if not layer.size or not host.size:
             continue
-        if x.shaky_against(layer, host):
+        if shaky_against(layer, host):
             parts.append(f"en {ENGINE[engine]}, {common.overhead_words(vd.INESTABLE, 0)}")
             continue
         extra, low, high = stats.difference_ci(layer * 1e3, host * 1e3).triple

@@ -156,8 +156,6 @@ class Execution:
         measure_rounds(
             self.ctx,
             arms_mod.plan(self.cargas, running, self.image_names, chroot_image, list(self.layer_dirs)),
-            repetitions=self.cfg.repeticiones,
-            warmup=self.cfg.calentamiento,
             measure=self.measure_one,
             progress=progress,
             meta={

@@ -7,25 +7,9 @@ claims.
 
 from __future__ import annotations
 
-from .analysis import (  # noqa: F401
-    SEED_CROSSOVER,
-    closing_rows,
-    column,
-    compare,
-    crossover,
-    crossover_interval,
-    largest_n,
-    memory_bill,
-    noise,
-    per_container,
-    stats_vs_cgroup,
-    summarize,
-    wide,
-)
-from .claims import SAID, claims, on_default_network  # noqa: F401
+from .analysis import closing_rows  # noqa: F401
+from .claims import SAID, claims  # noqa: F401
 from .measure import EXPERIMENT, Config, run  # noqa: F401
-from .per_n import ratio_at  # noqa: F401
-from .probing import SETTLE_SECONDS, inspect_all, launch, launch_argv  # noqa: F401
 from .summary import CHAPTER_SUMMARY  # noqa: F401
 
 TITLE = "Escala: N contenedores y la factura completa de memoria"  # the notebook's H1 is «NN · TITLE» (tests/course/test_hygiene.py)

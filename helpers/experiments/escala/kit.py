@@ -1,48 +1,37 @@
 """02's facts for the instructor's kit: memory per idle container, how many fit, the helpers' PSS,
-where the engines cross.
-
-How a kit module is written and loaded: helpers/experiments/kit.py."""
+where the engines cross."""
 
 from __future__ import annotations
 
 from ...experiments import escala as e
+from ...experiments.escala.analysis import crossover, crossover_interval, memory_bill, summarize
 from ...view import common
 from ...view.escala_frases import crossing
-from ..kit import ENGINE, Facts, about, missing_arms, run_tag
+from ..kit import ENGINE, Facts, about, missing_arms, run_sentence, run_tag
 
-FACTS = (
-    "escala.memoria_docker",
-    "escala.memoria_podman",
-    "escala.caben",
-    "escala.pss_ayudantes",
-    "escala.cruce",
-)  # the keys of docs/*.md this experiment fills from its latest run
+FACTS = ("memoria_docker", "memoria_podman", "caben", "pss_ayudantes", "cruce")
 
 
 def facts(res) -> Facts:
-    if res is None:  # no run: only what needs none
-        return {}
-    table = e.summarize(res.df, res.meta)
+    table = summarize(res.df, res.meta)
     out: Facts = {}
     metric = "memoria_cgroup_por_contenedor"
     unit = next(iter(res.df.loc[res.df["metric"] == metric, "unit"]), "MB")
     for engine in ENGINE:
         rows = table[(table["engine"] == engine) & (table["n"] > 0)] if not table.empty else table
         if rows.empty or metric not in rows or rows[metric].dropna().empty:
-            out[f"escala.memoria_{engine}"] = missing_arms(
+            out[f"memoria_{engine}"] = missing_arms(
                 e.NOTEBOOK, f"la memoria de cgroup de cada contenedor de {ENGINE[engine]}"
             )
             continue
         row = rows.dropna(subset=[metric]).iloc[-1]
         mib = float(row[metric]) / (1024 if unit == "KB" else 1)
-        out[f"escala.memoria_{engine}"] = (
-            f"{ENGINE[engine]} {common.fmt_value(mib, 'MiB', 2)} (N = {int(row['n'])})"
-        )
+        out[f"memoria_{engine}"] = f"{ENGINE[engine]} {common.fmt_value(mib, 'MiB', 2)} (N = {int(row['n'])})"
     free = (res.meta.get("host") or {}).get("memory_available_bytes")
     sentences = []
     for basis in ("rss", "pss"):
-        bill = e.memory_bill(res.df, basis)
-        fit = e.crossover(res.df, basis)["fit"]
+        bill = memory_bill(res.df, basis)
+        fit = crossover(res.df, basis)["fit"]
         if not fit:
             continue
         parts = []
@@ -62,10 +51,10 @@ def facts(res) -> Facts:
                 )
             parts.append(text)
         sentences.append(f"con {basis.upper()}, " + "; ".join(parts))
-    out["escala.pss_ayudantes"] = _helpers_pss(res)
-    out["escala.cruce"] = _crossings(res)
+    out["pss_ayudantes"] = _helpers_pss(res)
+    out["cruce"] = _crossings(res)
     memory = f" en los {common.fmt_value(free / 2**30, 'GiB', 1)} libres que tenía al medir" if free else ""
-    out["escala.caben"] = (
+    out["caben"] = (
         f"En la {run_tag(res)}{memory}: " + ". Y ".join(sentences) + "."
         if sentences
         else missing_arms(e.NOTEBOOK, "la factura de memoria de los dos motores")
@@ -75,7 +64,7 @@ def facts(res) -> Facts:
 
 def _helpers_pss(res) -> str:
     """02, exercise 6: with PSS, what one shim and one conmon weigh at the largest N, and which is more."""
-    bill = e.memory_bill(res.df, "pss")
+    bill = memory_bill(res.df, "pss")
     bill = bill[bill["n"] > 0].dropna(subset=["ayudantes_kb"])
     each = {}
     for engine, g in bill.groupby("engine"):
@@ -103,11 +92,11 @@ def _crossings(res) -> str:
             f"(n = {chapter.n}; veredicto «{common.verdict_words(chapter)}»)"
         )
     for basis in ("rss", "pss"):
-        if {"docker", "podman"} <= set(e.crossover(res.df, basis)["fit"]):
-            value, low, high = e.crossover_interval(res.df, basis)
+        if {"docker", "podman"} <= set(crossover(res.df, basis)["fit"]):
+            value, low, high = crossover_interval(res.df, basis)
             parts.append(
                 f"con la factura completa y {basis.upper()}, las dos rectas {crossing(value, low, high)}"
             )
     if not parts:
         return missing_arms(e.NOTEBOOK, "Docker y Podman con más de una N")
-    return f"En la {run_tag(res)}: " + "; ".join(parts) + "."
+    return run_sentence(res, ": ", parts)

@@ -224,7 +224,6 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             measure_rounds(
                 ctx,
                 arms,
-                repetitions=cfg.repeticiones,
                 warmup=0,
                 measure=measure_one,
                 progress=progress,

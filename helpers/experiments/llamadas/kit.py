@@ -1,25 +1,19 @@
 """05's facts for the instructor's kit: getpid per layer, the vDSO, what a call rate costs, nested PID
-namespaces.
-
-How a kit module is written and loaded: helpers/experiments/kit.py."""
+namespaces."""
 
 from __future__ import annotations
 
 from ... import stats
 from ...experiments import llamadas, verdict
 from ...experiments import verdict as vd
+from ...experiments.llamadas.analysis import CPU, WALL, arm_ratio, cost_at_rate, nesting_slope, summarize
+from ...experiments.llamadas.arms import arm_label
+from ...experiments.llamadas.measure import cpu_label
 from ...view import common
 from ...view import llamadas as view
 from ..kit import ENGINE, Facts, missing_arms, run_tag
 
-FACTS = (
-    "llamadas.contenedor",
-    "llamadas.seccomp",
-    "llamadas.vdso",
-    "llamadas.cuanto_importa",
-    "llamadas.anidamiento",
-    "llamadas.relojes",
-)  # the keys of docs/*.md this experiment fills from its latest run
+FACTS = ("contenedor", "seccomp", "vdso", "cuanto_importa", "anidamiento", "relojes")
 
 
 RATE = 1_000_000  # 05, exercise 4: 50 000 requests per second × 20 calls each
@@ -34,8 +28,6 @@ def _engines(df) -> list[str]:
 
 
 def facts(res) -> Facts:
-    if res is None:  # no run: only what needs none
-        return {}
     nb, df, meta = llamadas.NOTEBOOK, res.df, res.meta
     out: Facts = {}
     params = meta.get("parameters") or {}
@@ -44,15 +36,15 @@ def facts(res) -> Facts:
     # The container (default seccomp) against the host, and what the seccomp profile multiplies.
     container, profile = [], []
     for engine in engines:
-        r = llamadas.arm_ratio(df, (engine, "seccomp"), llamadas.BASELINE)
+        r = arm_ratio(df, (engine, "seccomp"), llamadas.BASELINE)
         if not stats.any_nan(r[0]):
             container.append(f"{ENGINE[engine]} {common.fmt_ratio(*r)}")
-        p = llamadas.arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
+        p = arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
         if not stats.any_nan(p[0]):
             profile.append(
                 f"en {ENGINE[engine]}, {common.fmt_ratio(*p)} ({common.direction_words(vd.direction(p[1], p[2], None))})"
             )
-    out["llamadas.contenedor"] = (
+    out["contenedor"] = (
         "getpid en el contenedor / en el host: " + "; ".join(container)
         if container
         else missing_arms(nb, "getpid en el host y en un contenedor con seccomp")
@@ -76,7 +68,7 @@ def facts(res) -> Facts:
     head = (
         f"En la {run_tag(res)} ({common.num(calls) if calls else '?'} llamadas por medición, {rounds} rondas)"
     )
-    out["llamadas.seccomp"] = (
+    out["seccomp"] = (
         f"{head}, getpid con el perfil seccomp costó, frente al mismo contenedor sin seccomp: "
         + "; ".join(profile)
         + "."
@@ -85,14 +77,14 @@ def facts(res) -> Facts:
     ) + (" Veredictos: " + "; ".join(verdicts) + "." if verdicts else "")
 
     # Exercise 3: where the vDSO call moved, the notebook's own sentence.
-    out["llamadas.vdso"] = view._frase_vdso(df)
+    out["vdso"] = view._frase_vdso(df)
 
     # Exercise 4: a million calls per second, from the «¿Cuándo importa?» table.
-    cost = llamadas.cost_at_rate(df, RATE).set_index("brazo") if len(df) else None
+    cost = cost_at_rate(df, RATE).set_index("brazo") if len(df) else None
     cores = (meta.get("host") or {}).get("cpu_cores")
     parts = []
     for engine in engines:
-        labels = {v: llamadas.arm_label(engine, v) for v in ("seccomp", "sin_seccomp", "gvisor")}
+        labels = {v: arm_label(engine, v) for v in ("seccomp", "sin_seccomp", "gvisor")}
         if cost is not None and {labels["seccomp"], labels["sin_seccomp"]} <= set(cost.index):
             extra = cost.loc[labels["seccomp"], "ns_extra"] - cost.loc[labels["sin_seccomp"], "ns_extra"]
             per_s = extra * RATE / 1e9
@@ -110,7 +102,7 @@ def facts(res) -> Facts:
                 f"por llamada frente al host: {common.cpu_share(g['cpu_por_segundo'], cores)}"
                 + (UNSTABLE if g["inestable"] else "")
             )
-    out["llamadas.cuanto_importa"] = (
+    out["cuanto_importa"] = (
         f"Con las medianas de la {run_tag(res)}, a {common.num(RATE)} getpid por segundo: "
         + "; ".join(parts)
         + "."
@@ -120,11 +112,9 @@ def facts(res) -> Facts:
 
     # Exercise 6: the nesting slope and what it says of the course's correction.
     nesting = next((c for c in judged if c.key == "anidamiento"), None)
-    slope, low, high, n = llamadas.nesting_slope(df)
+    slope, low, high, n = nesting_slope(df)
     if nesting is None or not n:
-        out["llamadas.anidamiento"] = missing_arms(
-            nb, "los namespaces PID anidados (brazos `pid` y `anidado`)"
-        )
+        out["anidamiento"] = missing_arms(nb, "los namespaces PID anidados (brazos `pid` y `anidado`)")
     else:
         reading = {
             verdict.NO_SE_SOSTIENE: "su intervalo queda por debajo del piso de «añade costo»: la recta es plana, "
@@ -133,7 +123,7 @@ def facts(res) -> Facts:
             "contradice el código (repite con la máquina más tranquila antes de concluir)",
             verdict.NO_CONCLUYENTE: "su intervalo cruza el piso de «añade costo»: esta corrida no decide",
         }.get(nesting.status, common.verdict_words(nesting))
-        out["llamadas.anidamiento"] = (
+        out["anidamiento"] = (
             f"En la {run_tag(res)}, cada nivel de namespace PID añadió "
             f"{common.fmt_value_interval(slope, low, high, 'ns')} a getpid "
             f"({common.fmt_value_interval(nesting.value, nesting.low, nesting.high, '%')} de la llamada del "
@@ -141,21 +131,21 @@ def facts(res) -> Facts:
         )
 
     # Exercise 1: the two clocks of the host's getpid, with the CPU the probe was pinned to.
-    cpu = llamadas.summarize(df, meta, clock=llamadas.CPU)
-    wall = llamadas.summarize(df, meta, clock=llamadas.WALL)
+    cpu = summarize(df, meta, clock=CPU)
+    wall = summarize(df, meta, clock=WALL)
     pick = [
         s[(s["engine"] == "bare") & (s["variant"] == "host") & (s["operacion"] == "getpid")]
         for s in (cpu, wall)
     ]
     if all(len(p) for p in pick):
         (c,), (w,) = (p.itertuples() for p in pick)
-        out["llamadas.relojes"] = (
-            f"En la {run_tag(res)} ({llamadas.cpu_label(params.get('cpu'))}), getpid en el host: tiempo de CPU "
+        out["relojes"] = (
+            f"En la {run_tag(res)} ({cpu_label(params.get('cpu'))}), getpid en el host: tiempo de CPU "
             f"{common.fmt(c.mediana_ns, common.significant(c.mediana_ns), 'ns')} (IQR "
             f"{common.fmt_interval(c.q1_ns, c.q3_ns, common.significant(c.q1_ns))}), reloj de pared "
             f"{common.fmt(w.mediana_ns, common.significant(w.mediana_ns), 'ns')} (IQR "
             f"{common.fmt_interval(w.q1_ns, w.q3_ns, common.significant(w.q1_ns))})."
         )
     else:
-        out["llamadas.relojes"] = missing_arms(nb, "getpid en el host con los dos relojes")
+        out["relojes"] = missing_arms(nb, "getpid en el host con los dos relojes")
     return out

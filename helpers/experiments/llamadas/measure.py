@@ -164,8 +164,6 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         measure_rounds(
             ctx,
             arms,
-            repetitions=cfg.repeticiones,
-            warmup=cfg.calentamiento,
             measure=functools.partial(measure_arm, cfg=cfg, probe_path=probe_path, containers=containers),
             progress=progress,
             meta={

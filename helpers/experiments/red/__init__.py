@@ -12,21 +12,11 @@ rows; claims.py: the source's claims.
 
 from __future__ import annotations
 
-from .analysis import BASELINE, closing_rows, compare, main_server, path_ratios, reference_ratios, summarize  # noqa: F401
-from .arms import NEEDS_ROOT, plan, rootless  # noqa: F401
+from .analysis import BASELINE, closing_rows  # noqa: F401
+from .arms import NEEDS_ROOT  # noqa: F401
 from .claims import SAID, claims  # noqa: F401
-from .measure import (  # noqa: F401
-    DOCUMENT_PRESET,
-    EXPERIMENT,
-    SEED_PRESET,
-    Config,
-    cpu_layout,
-    estimated_seconds,
-    measure_arm,
-    run,
-)
+from .measure import EXPERIMENT, Config, cpu_layout, estimated_seconds, run  # noqa: F401
 from .servers import provision  # noqa: F401
-from .start import start_all  # noqa: F401
 
 TITLE = "Red: ¿cuánto rendimiento HTTP cuesta un contenedor?"  # the notebook's H1 is «NN · TITLE» (tests/course/test_hygiene.py)
 NOTEBOOK = "06_red_http"

@@ -1,34 +1,27 @@
 """06's facts for the instructor's kit: each network path against native, the security claim,
-docker-proxy's ceiling, and the document's preset (no run needed).
-
-How a kit module is written and loaded: helpers/experiments/kit.py."""
+docker-proxy's ceiling, and the document's preset (no run needed)."""
 
 from __future__ import annotations
 
 from ... import reference, stats
 from ...experiments import red
 from ...experiments.red import servers
+from ...experiments.red.analysis import main_server, path_ratios, reference_ratios, summarize
 from ...experiments.red.claims import SECURITY_CAUSE
+from ...experiments.red.measure import DOCUMENT_PRESET
 from ...view import common
-from ..kit import Facts, missing_arms, run_tag
+from ..kit import Facts, missing_arms, run_sentence, run_tag
 
-FACTS = (
-    "red.docker_puerto",
-    "red.caminos",
-    "red.seguridad",
-    "red.proxy",
-)  # the keys of docs/*.md this experiment fills from its latest run
+FACTS = ("docker_puerto", "caminos", "seguridad", "proxy")
 
 
 def facts(res) -> Facts:
-    if res is None:  # no run: only what needs none
-        return static_facts()
     nb, df, meta = red.NOTEBOOK, res.df, res.meta
-    out: Facts = static_facts()
-    server = red.main_server(df)
+    out: Facts = {}
+    server = main_server(df)
     label = servers.SERVERS[server].label if server else "?"
-    ratios = red.path_ratios(df, server) if server else {}
-    ref = red.reference_ratios(reference.load(red.EXPERIMENT))
+    ratios = path_ratios(df, server) if server else {}
+    ref = reference_ratios(reference.load(red.EXPERIMENT))
     ref_docker = ref[(ref["servidor"] == "nethttp") & (ref["engine"] == "docker")]["frente_nativo"]
     doc = (
         f"; el documento, con net/http: {common.fmt_ratio(float(ref_docker.iloc[0]))}"
@@ -38,13 +31,11 @@ def facts(res) -> Facts:
 
     if "puerto_frente_nativo" in ratios:
         value, low, high, n = ratios["puerto_frente_nativo"]
-        out["red.docker_puerto"] = (
+        out["docker_puerto"] = (
             f"Docker -p / nativo con {label}: {common.fmt_ratio(value, low, high)} en {n} rondas{doc}"
         )
     else:
-        out["red.docker_puerto"] = missing_arms(
-            nb, "los brazos `nativo` y `docker-puerto` con el mismo servidor"
-        )
+        out["docker_puerto"] = missing_arms(nb, "los brazos `nativo` y `docker-puerto` con el mismo servidor")
 
     # Exercise 5: the network paths against each other, and the security claim's verdict.
     words = {
@@ -53,16 +44,14 @@ def facts(res) -> Facts:
         "nat_frente_proxy": "Podman -p (NAT) frente a Docker -p (proxy)",
     }
     paths = [f"{words[k]}, {common.fmt_ratio(*ratios[k][:3])}" for k in words if k in ratios]
-    out["red.caminos"] = (
-        f"En la {run_tag(res)}, con {label}: " + "; ".join(paths) + "."
-        if paths
-        else missing_arms(nb, "dos caminos de red con el mismo servidor")
+    out["caminos"] = run_sentence(
+        res, f", con {label}: ", paths, missing_arms(nb, "dos caminos de red con el mismo servidor")
     )
     security = next((c for c in red.claims(df, meta) if c.key == SECURITY_CAUSE.key), None)
     if security is None or stats.any_nan(security.value):
-        out["red.seguridad"] = missing_arms(nb, "el brazo `docker-seguridad` junto a `docker-puerto`")
+        out["seguridad"] = missing_arms(nb, "el brazo `docker-seguridad` junto a `docker-puerto`")
     else:
-        out["red.seguridad"] = (
+        out["seguridad"] = (
             f"Docker -p sin seccomp / Docker -p = "
             f"{common.fmt_value_interval(security.value, security.low, security.high, 'x')} "
             f"({security.n} rondas): el veredicto sobre «procesamiento de seguridad» es "
@@ -70,21 +59,21 @@ def facts(res) -> Facts:
         )
 
     # Exercise 4: docker-proxy's CPU per request, the ceiling it gives one core, and what was measured.
-    s = red.summarize(df, meta)
+    s = summarize(df, meta)
     proxy = (
         s[(s["engine"] == "docker") & (s["variant"] == "puerto") & (s["servidor"] == server)] if len(s) else s
     )
     if len(proxy) and not stats.any_nan(proxy["us_cpu_proxy"].iloc[0]) and proxy["us_cpu_proxy"].iloc[0] > 0:
         us, measured = float(proxy["us_cpu_proxy"].iloc[0]), float(proxy["req_s"].iloc[0])
         ceiling = 1e6 / us
-        out["red.proxy"] = (
+        out["proxy"] = (
             f"En la {run_tag(res)}, con {label}, docker-proxy gastó {common.fmt(us, 1, 'µs')} de CPU por "
             f"petición: con un núcleo entero para él movería como mucho unas {common.num(ceiling)} peticiones "
             f"por segundo, y `docker-puerto` atendió {common.num(measured)} (el {common.num(100 * measured / ceiling)} % "
             "de ese techo)."
         )
     else:
-        out["red.proxy"] = missing_arms(nb, "la CPU de docker-proxy en el brazo `docker-puerto`")
+        out["proxy"] = missing_arms(nb, "la CPU de docker-proxy en el brazo `docker-puerto`")
 
     return out
 
@@ -92,9 +81,9 @@ def facts(res) -> Facts:
 def static_facts() -> Facts:
     """Facts that no run changes: how long the document's one-click configurations take (06 exercise 1),
     from the same estimate the panel shows before launching."""
-    preset = red.Config(**red.DOCUMENT_PRESET)
+    preset = red.Config(**DOCUMENT_PRESET)
     return {
-        "red.preset": (
+        "preset": (
             f"{len(preset.servidores) * len(preset.brazos)} combinaciones × {preset.repeticiones} rondas × "
             f"{preset.duracion_s} s: unos {common.num(red.estimated_seconds(preset) / 60)} minutos"
         )

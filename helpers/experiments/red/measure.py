@@ -164,8 +164,6 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             measure_rounds(
                 ctx,
                 list(live),
-                repetitions=cfg.repeticiones,
-                warmup=cfg.calentamiento,
                 measure=lambda arm: measure_arm(live[arm], cfg, load_cpu, log),
                 progress=progress,
             )

@@ -246,18 +246,8 @@ def build(log: Log = print, keys: Sequence[str] = SERVER_NAMES) -> dict[str, tup
 # ------------------------------------------------------------------ images: the binary alone
 def _image_in(engine: eng.Engine, key: str) -> dict | None:
     """The image of this server the engine already has, or None."""
-    tag = SERVERS[key].image_tag()
-    for name in images.local_names(engine, tag):
-        info = engine.image_info(name)
-        if info:
-            return {
-                "server": key,
-                "engine": engine.name,
-                "name": name,
-                "id": info["id"],
-                "size_bytes": info["size_bytes"],
-            }
-    return None
+    found = images.local_image(engine, SERVERS[key].image_tag())
+    return {"server": key, **found} if found else None
 
 
 def _import_binary(engine: eng.Engine, server: Server, log: Log) -> None:

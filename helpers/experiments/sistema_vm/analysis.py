@@ -9,7 +9,19 @@ import pandas as pd
 
 from ... import stats
 from ..contract import CLOSING_COLUMNS
-from .kinds import ARRANQUE, BASELINE, DISCO, GZIP, PSS, RETENIDA, is_emulated, kind_label, variant_of
+from .kinds import (
+    ARRANQUE,
+    BASELINE,
+    DISCO,
+    GZIP,
+    HOST_RUN,
+    PSS,
+    RETENIDA,
+    VARIANT_ORDER,
+    is_emulated,
+    kind_label,
+    variant_of,
+)
 
 
 def arm_values(df: pd.DataFrame, metric: str, variant: str) -> np.ndarray:
@@ -30,13 +42,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
             "metrica": metric,
             "motor": engine,
             "tipo": variant,
-            "n": s.n,
-            "mediana": s.median,
-            "q1": s.q1,
-            "q3": s.q3,
-            "minimo": s.minimum,
-            "ic_bajo": s.ci_low,
-            "ic_alto": s.ci_high,
+            **s.columns(),
             "unidad": group["unit"].iloc[0],
             "emulada": is_emulated(variant),
             "inestable": stats.unstable(values),
@@ -159,18 +165,7 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     rows = []
     if df is None or df.empty:
         return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
-    for variant in (
-        "aplicacion",
-        "sistema",
-        "sistema_lxd",
-        "sistema_lxd_cow",
-        "anidado_lxd",
-        "vm_kvm",
-        "vm_emulada",
-        "sistema_systemd",
-        "vm_systemd_kvm",
-        "vm_systemd_emulada",
-    ):
+    for variant in (v for v in VARIANT_ORDER if v not in (BASELINE[1], HOST_RUN)):
         values = arm_values(df, ARRANQUE, variant)
         if values.size and not stats.unstable(values):
             s = stats.summarize(values)

@@ -87,6 +87,22 @@ KIND_LABELS = {
     "vm_systemd_kvm": "VM con systemd (KVM)",
 }
 
+# Every variant in the order the tables and the closing rows list them.
+VARIANT_ORDER = (
+    "proceso",
+    "aplicacion",
+    "sistema",
+    "sistema_lxd",
+    "sistema_lxd_cow",
+    "anfitrion",
+    "anidado_lxd",
+    "vm_kvm",
+    "vm_emulada",
+    "sistema_systemd",
+    "vm_systemd_kvm",
+    "vm_systemd_emulada",
+)
+
 
 def kind_label(variant: str) -> str:
     return KIND_LABELS.get(variant, variant)

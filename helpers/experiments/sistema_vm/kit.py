@@ -1,52 +1,41 @@
 """08's facts for the instructor's kit: the disk and memory each instance adds, how it is provisioned,
-gzip inside, LXD.
-
-How a kit module is written and loaded: helpers/experiments/kit.py."""
+gzip inside, LXD."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ...experiments import sistema_vm as s
+from ...experiments.sistema_vm.analysis import summarize
+from ...experiments.sistema_vm.kinds import DISCO, DISPONIBLE, GZIP, is_emulated, kind_label
 from ...view import common
 from ..kit import Facts, run_tag
 
-FACTS = (
-    "sistema_vm.disco",
-    "sistema_vm.memoria",
-    "sistema_vm.disponible",
-    "sistema_vm.arranque",
-    "sistema_vm.gzip",
-    "sistema_vm.lxd",
-)  # the keys of docs/*.md this experiment fills from its latest run
+FACTS = ("disco", "memoria", "disponible", "arranque", "gzip", "lxd")
 
 
 def facts(res) -> Facts:
-    if res is None:  # no run: only what needs none
-        return {}
-    table = s.summarize(res.df, res.meta)
+    table = summarize(res.df, res.meta)
     claims = {c.key: c for c in s.claims(res.df, res.meta)}
     tag = run_tag(res)
-    out: Facts = {}
-    rows = table[table["metrica"] == s.DISCO] if "metrica" in table else table.iloc[0:0]
-    if not rows.empty:
-        out["sistema_vm.disco"] = (
-            f"En la {tag}, el disco que añade cada instancia: "
-            + "; ".join(f"{s.kind_label(r.tipo)} {_median(r)}" for r in rows.itertuples())
-            + "."
-        )
-    out["sistema_vm.memoria"] = _memory(claims, res, tag)
-    rows = table[table["metrica"] == s.DISPONIBLE] if "metrica" in table else table.iloc[0:0]
-    if not rows.empty:
-        out["sistema_vm.disponible"] = (
-            f"En la {tag}, la caída de la memoria disponible del host por instancia: "
-            + "; ".join(f"{s.kind_label(r.tipo)} {_median(r)}" for r in rows.itertuples())
-            + "."
-        )
-    out["sistema_vm.arranque"] = _provisioning(claims, tag)
-    out["sistema_vm.gzip"] = _gzip(table, tag)
-    out["sistema_vm.lxd"] = _lxd(table, tag)
+    out: Facts = {
+        "disco": _per_instance(table, DISCO, tag, "el disco que añade cada instancia"),
+        "memoria": _memory(claims, res, tag),
+        "disponible": _per_instance(
+            table, DISPONIBLE, tag, "la caída de la memoria disponible del host por instancia"
+        ),
+        "arranque": _provisioning(claims, tag),
+        "gzip": _gzip(table, tag),
+        "lxd": _lxd(table, tag),
+    }
     return {k: v for k, v in out.items() if v}
+
+
+def _per_instance(table, metric: str, tag: str, what: str) -> str:
+    """One metric's median per kind of instance, from summarize, in one sentence."""
+    rows = table[table["metrica"] == metric] if "metrica" in table else table.iloc[0:0]
+    listing = "; ".join(f"{kind_label(r.tipo)} {_median(r)}" for r in rows.itertuples())
+    return f"En la {tag}, {what}: {listing}." if listing else ""
 
 
 def _median(row) -> str:
@@ -67,7 +56,7 @@ def _memory(claims: dict, res, tag: str) -> str:
         if kept:
             n = len(kept)
             parts.append(
-                f"{s.kind_label(claim.detail['tipo'])}, el "
+                f"{kind_label(claim.detail['tipo'])}, el "
                 f"{common.fmt_pct(float(np.median(kept)), 1, sign=False)} "
                 f"(mediana de {n} {'instancia' if n == 1 else 'instancias'})"
             )
@@ -92,7 +81,7 @@ def _provisioning(claims: dict, tag: str) -> str:
         claim = claims.get(key)
         figure = (claim.detail or {}).get(field) if claim else None
         if figure and figure[0] == figure[0]:
-            vm_kind = s.kind_label(claim.detail.get("variante_vm", ""))
+            vm_kind = kind_label(claim.detail.get("variante_vm", ""))
             parts.append(f"la {vm_kind} tardó {common.fmt_value_interval(*figure, 'x')} lo que {other}")
     claim = claims.get("arranque_10x_systemd")
     if claim is not None and claim.value == claim.value:
@@ -106,10 +95,10 @@ def _gzip(table, tag: str) -> str:
     """gzip × bare metal per kind (an emulated VM's figure is the cost of emulating the CPU)."""
     if "metrica" not in table or "x_bare" not in table:
         return ""
-    rows = table[(table["metrica"] == s.GZIP) & table["x_bare"].notna()]
+    rows = table[(table["metrica"] == GZIP) & table["x_bare"].notna()]
     parts = [
-        f"{s.kind_label(r.tipo)} {common.fmt_value_interval(r.x_bare, r.x_bare_bajo, r.x_bare_alto, 'x')}"
-        + (" (el costo de emular la CPU, no el de una VM)" if s.is_emulated(r.tipo) else "")
+        f"{kind_label(r.tipo)} {common.fmt_value_interval(r.x_bare, r.x_bare_bajo, r.x_bare_alto, 'x')}"
+        + (" (el costo de emular la CPU, no el de una VM)" if is_emulated(r.tipo) else "")
         for r in rows.itertuples()
     ]
     return f"En la {tag}, el tiempo de gzip × bare metal: " + "; ".join(parts) + "." if parts else ""
@@ -122,7 +111,7 @@ def _lxd(table, tag: str) -> str:
         return ""
     pools = (("sistema_lxd", "«dir»"), (s.kinds.LXD_COW, "btrfs"))
     parts = []
-    for metric, what in (("lxd_crear", "crear"), (s.DISCO, "disco por instancia")):
+    for metric, what in (("lxd_crear", "crear"), (DISCO, "disco por instancia")):
         cells = []
         for variant, pool in pools:
             row = table[(table["metrica"] == metric) & (table["tipo"] == variant)]

@@ -96,8 +96,6 @@ def run_rounds(ctx: RunContext, cfg, nested: Nested, progress: Progress, log: Lo
     measure_rounds(
         ctx,
         arms,
-        repetitions=cfg.repeticiones,
-        warmup=cfg.calentamiento,
         measure=run_one,
         progress=progress,
         loop="anidado",  # the run's third loop: its round rows carry its name

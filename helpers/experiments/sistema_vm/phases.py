@@ -68,8 +68,6 @@ def provisioning(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress
     measure_rounds(
         ctx,
         [a for a in arms if a.kind != NESTED],
-        repetitions=cfg.repeticiones,
-        warmup=cfg.calentamiento,
         measure=provision_one,
         progress=progress,
     )
@@ -174,8 +172,6 @@ def workloads(
     measure_rounds(
         ctx,
         arms,
-        repetitions=cfg.repeticiones,
-        warmup=cfg.calentamiento,
         measure=one,
         progress=progress,
         loop="cargas",  # the run's second loop: its round rows carry its name

@@ -16,13 +16,16 @@ from helpers.experiments import anatomia
 from helpers.experiments.anatomia import measure as anatomy_measure
 from helpers.experiments.anatomia import phases, rungs
 from helpers.experiments.anatomia import rungs as anatomia_rungs
+from helpers.experiments.anatomia.chain import load_chain
+from helpers.experiments.anatomia.phases import PHASE_TOTAL, PHASES
+from helpers.experiments.anatomia.rungs import METRIC, NAMESPACES
 
 pytestmark = pytest.mark.engines
 
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0, reason="necesita root (unshare, chroot, runc, conector de procesos)"
 )
-PHASE_METRICS = {m for m, _ in anatomia.PHASES} | {anatomia.PHASE_TOTAL}
+PHASE_METRICS = {m for m, _ in PHASES} | {PHASE_TOTAL}
 
 
 def _temp_dirs(run_id: str) -> list[Path]:
@@ -47,19 +50,19 @@ def test_every_rung_runs_and_leaves_nothing_behind(container_engines, results_tm
         ("bare", "runc_con_netns"),
         ("bare", "runc_overlay"),
     }
-    expected |= {("bare", k) for k, _, _ in anatomia.NAMESPACES}
+    expected |= {("bare", k) for k, _, _ in NAMESPACES}
     for engine in container_engines:
         expected |= {(engine, v) for v in ("run_sin_red", "run_red", "fases", "pool", "pool_exec", "cadena")}
     if "runsc run (gVisor)" not in skipped:
         expected.add(("bare", "runsc"))
     assert measured == expected, (expected ^ measured, skipped)
     # Two repetitions per rung (the warm-up was discarded and recorded as such).
-    counts = res.df[res.df["metric"] == anatomia.METRIC].groupby(["engine", "variant"]).size()
+    counts = res.df[res.df["metric"] == METRIC].groupby(["engine", "variant"]).size()
     assert (counts == 2).all()
     assert res.meta["warmup_discarded"] == 1 and "barajado" in res.meta["schedule"]
     assert set(res.df[res.df["variant"] == "fases"]["metric"]) == PHASE_METRICS
     # The process chain: the container's echo and the runtime appear for each engine.
-    chain = anatomia.load_chain(res)
+    chain = load_chain(res)
     for engine in container_engines:
         names = set(chain[chain["engine"] == engine]["name"])
         assert "runc" in names and names & {"echo", proc_events.CONTAINER_PROCESS}, names
@@ -138,7 +141,7 @@ def test_the_phases_are_timed_apart_and_leave_no_container(engine_name, request)
     rows = phases.measure_phases(engine, image, f"curso-anatomia-fases-{os.getpid()}", run_id, engine.env())
     values = {m: v for m, v, _ in rows}
     assert set(values) == PHASE_METRICS
-    assert values[anatomia.PHASE_TOTAL] == pytest.approx(sum(values[m] for m, _ in anatomia.PHASES), abs=1e-3)
+    assert values[PHASE_TOTAL] == pytest.approx(sum(values[m] for m, _ in PHASES), abs=1e-3)
     assert engine.list_labelled(run_id) == []
 
 
@@ -157,7 +160,7 @@ def test_without_root_the_namespace_and_chroot_rungs_run_in_a_user_namespace(tmp
     if not shutil.which("setpriv"):
         pytest.skip("falta setpriv (util-linux)")
     as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    for key, _, _ in anatomia.NAMESPACES:
+    for key, _, _ in NAMESPACES:
         argv = anatomia_rungs.namespace_argv(key, without_root=True)
         out = subprocess.run([*as_nobody, *argv], capture_output=True, text=True, timeout=30)
         assert (out.returncode, out.stdout.strip()) == (0, "ok"), (key, out.stderr)

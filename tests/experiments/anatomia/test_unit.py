@@ -15,6 +15,20 @@ from helpers.errors import ParametroInvalido
 from helpers.experiments import anatomia, verdict
 from helpers.experiments.anatomia import rungs
 from helpers.experiments.anatomia import rungs as anatomia_rungs
+from helpers.experiments.anatomia.analysis import (
+    engine_own_parts,
+    largest_part,
+    network_costs,
+    network_share,
+    run_median,
+    summarize,
+    waterfall,
+)
+from helpers.experiments.anatomia.chain import chain_split
+from helpers.experiments.anatomia.claims import ANSWER_OF_01
+from helpers.experiments.anatomia.phases import PHASE_INCLUDES, PHASES
+from helpers.experiments.anatomia.published import compare
+from helpers.experiments.anatomia.rungs import METRIC, NAMESPACES
 from helpers.experiments.runner import Arm, Resultado
 from helpers.stats import Estimate
 from tests.support import assert_round_rows_change_nothing
@@ -57,14 +71,14 @@ def test_parameters_accept_papermill_text_lists():
 
 
 def test_namespace_rungs_add_one_namespace_each():
-    argvs = [anatomia_rungs.namespace_argv(key, without_root=False) for key, _, _ in anatomia.NAMESPACES]
+    argvs = [anatomia_rungs.namespace_argv(key, without_root=False) for key, _, _ in NAMESPACES]
     assert argvs[0] == ["unshare", "-m", "echo", "ok"]
     assert argvs[3] == ["unshare", "-m", "-u", "-i", "-p", "-f", "echo", "ok"]
     for shorter, longer in zip(argvs, argvs[1:]):
         assert longer[: len(shorter) - 2] == shorter[:-2] and len(longer) > len(shorter)
     assert argvs[-1][-4:] == ["-U", "-C", "echo", "ok"]
     # without root, each rung runs inside a user namespace of its own (unshare -r)
-    rootless = [anatomia_rungs.namespace_argv(key, without_root=True) for key, _, _ in anatomia.NAMESPACES]
+    rootless = [anatomia_rungs.namespace_argv(key, without_root=True) for key, _, _ in NAMESPACES]
     assert rootless[0] == ["unshare", "-r", "-m", "echo", "ok"]
     assert [a[2:] for a in rootless] == [a[1:] for a in argvs]
 
@@ -130,7 +144,7 @@ def test_bare_argv_for_each_rung(tmp_path, monkeypatch):
 
 
 # ---------------------------------------------------------------- analysis on synthetic rows
-def _rows(engine, variant, values, metric=anatomia.METRIC):
+def _rows(engine, variant, values, metric=METRIC):
     return [
         {
             "experiment": "anatomia",
@@ -153,7 +167,7 @@ def _synthetic(n=20, seed=5) -> pd.DataFrame:
         return center * rng.normal(1, 0.02, n)
 
     rows = _rows("bare", "proceso", noisy(1.0))
-    for i, (key, _, _) in enumerate(anatomia.NAMESPACES):
+    for i, (key, _, _) in enumerate(NAMESPACES):
         rows += _rows("bare", key, noisy(2.0 + i))
     rows += _rows("bare", "runc_sin_netns", noisy(25)) + _rows("bare", "runc_con_netns", noisy(28))
     rows += _rows("bare", "runc_overlay", noisy(40))
@@ -171,34 +185,34 @@ def _synthetic(n=20, seed=5) -> pd.DataFrame:
 
 
 def test_summary_orders_the_ladder_and_flags_nothing_stable():
-    s = anatomia.summarize(_synthetic())
-    ladder = s[s["metric"] == anatomia.METRIC]
+    s = summarize(_synthetic())
+    ladder = s[s["metric"] == METRIC]
     assert list(ladder["variant"][:2]) == ["proceso", "ns_mount"]
     assert ladder.iloc[0]["x_proceso"] == pytest.approx(1, rel=0.05)
     assert not s["inestable"].any()
-    assert set(s[s["variant"] == "fases"]["metric"]) == {m for m, _ in anatomia.PHASES}
+    assert set(s[s["variant"] == "fases"]["metric"]) == {m for m, _ in PHASES}
 
 
 def test_waterfall_parts_add_up_to_the_run_and_are_marked_inferred():
     df = _synthetic()
     for engine in ("docker", "podman"):
-        w = anatomia.waterfall(df, engine)
+        w = waterfall(df, engine)
         total = np.median(df[(df["engine"] == engine) & (df["variant"] == "run_red")]["value"])
-        assert anatomia.run_median(df, engine) == pytest.approx(total)
+        assert run_median(df, engine) == pytest.approx(total)
         # each part is a median over rounds: together they make the run's median only roughly
         assert w["ms"].sum() == pytest.approx(total, rel=0.03)
         assert w["fraccion"].sum() == pytest.approx(1, rel=0.03)
         assert list(w["inferido"]) == [False, True, True, True, True, True]
         assert list(w["parte"]) == ["proceso", "espacios", "runtime", "almacenamiento", "motor", "red"]
         assert (w["ic_bajo_ms"] <= w["ms"]).all() and (w["ms"] <= w["ic_alto_ms"]).all()
-    red = anatomia.waterfall(df, "podman").set_index("parte").loc["red"]
+    red = waterfall(df, "podman").set_index("parte").loc["red"]
     assert red["ms"] == pytest.approx(170, rel=0.1)
 
 
 def test_waterfall_without_the_overlay_rung_keeps_storage_in_the_engine():
     df = _synthetic()
     df = df[df["variant"] != "runc_overlay"]
-    w = anatomia.waterfall(df, "docker")
+    w = waterfall(df, "docker")
     assert list(w["parte"]) == ["proceso", "espacios", "runtime", "motor", "red"]
     total = np.median(df[(df["engine"] == "docker") & (df["variant"] == "run_red")]["value"])
     assert w["ms"].sum() == pytest.approx(total, rel=0.03)
@@ -214,8 +228,8 @@ def test_one_network_share_for_the_waterfall_the_verdict_and_the_pages_that_cite
     for variant in ("run_red", "run_sin_red"):
         sel = (df["engine"] == "docker") & (df["variant"] == variant)
         df.loc[sel, "value"] = df.loc[sel, "value"].to_numpy() + drift + rng.normal(0, 25, 20)
-    costs = anatomia.network_costs(df)["docker"]
-    red = anatomia.waterfall(df, "docker").set_index("parte").loc["red"]
+    costs = network_costs(df)["docker"]
+    red = waterfall(df, "docker").set_index("parte").loc["red"]
     assert (red["ms"], red["fraccion"]) == (costs["red_ms"], costs["fraccion"])
     assert (red["fraccion_ic_bajo"], red["fraccion_ic_alto"]) == costs["fraccion_ic"]
     claim = _by_key(anatomia.claims(df, {}))[("red_grande", "docker", None)]
@@ -230,22 +244,22 @@ def test_one_network_share_for_the_waterfall_the_verdict_and_the_pages_that_cite
 
 def test_network_share_reads_a_run(tmp_path):
     res = Resultado("anatomia", _synthetic(), tmp_path, {"run_id": "r1"})
-    share = anatomia.network_share(res)
+    share = network_share(res)
     assert set(share) == {"docker", "podman"}
     assert share["docker"]["red_ms"] == pytest.approx(90, rel=0.1)
     lo, hi = share["podman"]["fraccion_ic"]
     assert lo < share["podman"]["fraccion"] < hi and share["podman"]["run_id"] == "r1"
-    assert anatomia.network_share(Resultado("anatomia", _synthetic().iloc[:0], tmp_path, {})) == {}
-    assert anatomia.network_share(None) == {}
+    assert network_share(Resultado("anatomia", _synthetic().iloc[:0], tmp_path, {})) == {}
+    assert network_share(None) == {}
 
 
 def test_engine_own_part_is_run_without_network_minus_runc():
-    own = anatomia.engine_own_parts(_synthetic())
+    own = engine_own_parts(_synthetic())
     assert own["docker"][0] == pytest.approx(250 - 28, rel=0.05)
     assert own["podman"][0] == pytest.approx(230 - 28, rel=0.05)
     assert own["podman/docker"][0] == pytest.approx((230 - 28) / (250 - 28), rel=0.05)
     df = _synthetic()
-    assert anatomia.engine_own_parts(df[df["variant"] != "runc_con_netns"]) == {}
+    assert engine_own_parts(df[df["variant"] != "runc_con_netns"]) == {}
 
 
 # ---------------------------------------------------------------- claims
@@ -258,7 +272,7 @@ def test_claims_follow_the_one_rule():
     assert len(claims) == 8
     # «is Podman faster to start?» is decided in 01 and only cited here (READS), never re-judged
     assert not any(key == "api_daemon" for key, _, _ in claims)
-    assert "arranque" in anatomia.READS and anatomia.ANSWER_OF_01 == ("arranque", "podman_mas_rapido")
+    assert "arranque" in anatomia.READS and ANSWER_OF_01 == ("arranque", "podman_mas_rapido")
     assert all(c.detail.get("rondas") for c in claims.values())  # paired by round
     assert claims[("red_grande", "podman", None)].status == "se_confirma"  # 170 of 400 ms
     assert claims[("red_grande", "docker", None)].status == "se_confirma"  # 90 of 340 ms
@@ -322,7 +336,7 @@ def test_reference_loads_and_compares_as_ratios():
         "kata_checkmetrics",
         "redhat_rpi",
     }
-    c = anatomia.compare(_synthetic(), {}, ref)
+    c = compare(_synthetic(), {}, ref)
     first = c.iloc[0]
     assert first["referencia"] == pytest.approx(11.17 / 10.95)
     assert first["tu_valor"] == pytest.approx(28 / 25, rel=0.05) and first["comparable"]
@@ -399,7 +413,7 @@ def test_the_phases_sentence_names_a_longest_phase_only_when_the_data_separate_i
     from helpers.view import anatomia_frases as frases
 
     def sentence(df):
-        s = anatomia.summarize(df)
+        s = summarize(df)
         return frases.phases_sentence(s[s["variant"] == "fases"], {})
 
     df = _synthetic()
@@ -429,7 +443,7 @@ def test_the_chain_sentence_says_what_happens_after_the_echo():
         ]
         return pd.DataFrame(rows, columns=anatomia.chain.CHAIN_COLUMNS)
 
-    busy = anatomia.chain_split(chain(36), "podman", 339.0)
+    busy = chain_split(chain(36), "podman", 339.0)
     assert busy["red"] == {}
     with_net = chain(36)
     with_net.loc[len(with_net)] = [
@@ -454,25 +468,25 @@ def test_the_chain_sentence_says_what_happens_after_the_echo():
         290.0,
         np.nan,
     ]
-    split = anatomia.chain_split(with_net, "podman", 339.0)
+    split = chain_split(with_net, "podman", 339.0)
     assert split["red"] == {"setup": 40.0, "teardown": 150.0}
     text = frases.chain_sentence(split, "podman", {})
     assert "el proceso netavark duró 40 ms al crear la red (`setup`) y 150 ms al deshacerla" in text
     assert "lo decide la cascada" not in text  # nothing to cite without the waterfall's figure
-    cost = anatomia.network_costs(_synthetic())["podman"]
+    cost = network_costs(_synthetic())["podman"]
     text = frases.chain_sentence(split, "podman", {}, cost)
     assert f"lo decide la cascada, con todas las rondas: {round(cost['red_ms'])} ms [" in text
     assert "] ms," not in text and "% [" in text  # one unit per figure, the share with its IC
     assert busy["echo_ms"] == 130 and busy["despues"] == {"iptables": 36}
     text = frases.chain_sentence(busy, "podman", {})
     assert "terminó a los 130 ms y el CLI volvió a los 339 ms: 209 ms" in text and "iptables ×36" in text
-    quiet = frases.chain_sentence(anatomia.chain_split(chain(0), "podman", 140.0), "podman", {})
+    quiet = frases.chain_sentence(chain_split(chain(0), "podman", 140.0), "podman", {})
     assert "10 ms" in quiet and "sin que arrancara ningún proceso nuevo" in quiet
-    assert anatomia.chain_split(chain(0).iloc[:1], "podman") == {}
+    assert chain_split(chain(0).iloc[:1], "podman") == {}
 
 
 def test_the_podman_wait_phase_is_labelled_with_what_it_holds():
-    note = anatomia.PHASE_INCLUDES[("podman", "fase_esperar")]
+    note = PHASE_INCLUDES[("podman", "fase_esperar")]
     assert "cerrojo" in note and "--interval 10ms" in note and "container cleanup" in note
 
 
@@ -526,15 +540,15 @@ def test_the_answer_of_01_is_cited_not_judged_again(monkeypatch):
 
 
 def test_the_largest_part_is_named_only_when_its_interval_separates_it():
-    top, rival, separated = anatomia.largest_part(anatomia.waterfall(_synthetic(), "docker"))
+    top, rival, separated = largest_part(waterfall(_synthetic(), "docker"))
     assert (top["parte"], rival["parte"], separated) == ("motor", "red", True)  # ~62 % vs ~26 %
     df = _synthetic()
     rng = np.random.default_rng(2)
     sel = (df["engine"] == "podman") & (df["variant"] == "run_sin_red")
     df.loc[sel, "value"] = 220 * rng.normal(1, 0.1, sel.sum())  # engine ~180 ms, network ~180 ms
-    top, rival, separated = anatomia.largest_part(anatomia.waterfall(df, "podman"))
+    top, rival, separated = largest_part(waterfall(df, "podman"))
     assert {top["parte"], rival["parte"]} == {"motor", "red"} and not separated
-    assert anatomia.largest_part(anatomia.waterfall(df.iloc[:0], "docker")) == (None, None, False)
+    assert largest_part(waterfall(df.iloc[:0], "docker")) == (None, None, False)
 
 
 def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):

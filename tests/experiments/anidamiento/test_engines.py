@@ -14,7 +14,7 @@ from helpers import engines as eng
 from helpers.errors import ComandoFallido
 from helpers.experiments import anidamiento as exp
 from helpers.experiments.anidamiento import build as anidamiento_build
-from helpers.experiments.anidamiento import measure
+from helpers.experiments.anidamiento import levels, measure
 from tests.support import interrupt_run, results_and_scratch, setup_step_missing
 
 pytestmark = pytest.mark.engines
@@ -83,30 +83,35 @@ def test_level_two_runs_and_leaves_the_host_clean(sandbox):
     assert attempts and attempts[0]["clave"] == "por_defecto" and not attempts[0]["ok"]
     assert attempts[0]["explicacion"] and attempts[0]["error"]
     if attempts[-1]["ok"]:
-        assert ("podman", exp.UNPRIV) in arms
+        assert ("podman", levels.UNPRIV) in arms
         assert attempts[-1]["mapa_uid_interior"]
     for engine_name, variant in arms:
         part = df[(df["engine"] == engine_name) & (df["variant"] == variant)]
-        assert {exp.METRIC_START, exp.METRIC_START_INNER, exp.METRIC_WORK, exp.METRIC_WORK_E2E} <= set(
-            part["metric"]
-        )
+        assert {
+            levels.METRIC_START,
+            levels.METRIC_START_INNER,
+            levels.METRIC_WORK,
+            levels.METRIC_WORK_E2E,
+        } <= set(part["metric"])
         # The inner part is timed inside the host-timed command, so it can never be longer.
         for outer, inner in (
-            (exp.METRIC_START, exp.METRIC_START_INNER),
-            (exp.METRIC_WORK_E2E, exp.METRIC_WORK),
+            (levels.METRIC_START, levels.METRIC_START_INNER),
+            (levels.METRIC_WORK_E2E, levels.METRIC_WORK),
         ):
-            o = part[part["metric"] == outer]["value"].iloc[0] * (1e3 if outer == exp.METRIC_WORK_E2E else 1)
-            i = part[part["metric"] == inner]["value"].iloc[0] * (1e3 if inner == exp.METRIC_WORK else 1)
+            o = part[part["metric"] == outer]["value"].iloc[0] * (
+                1e3 if outer == levels.METRIC_WORK_E2E else 1
+            )
+            i = part[part["metric"] == inner]["value"].iloc[0] * (1e3 if inner == levels.METRIC_WORK else 1)
             assert i <= o
     # Memory and disk of the inner engine, once per nested arm.
-    nested_arms = {(e, v) for e, v in arms if v in (exp.PRIV, exp.UNPRIV)}
-    store = df[df["metric"] == exp.METRIC_STORE]
+    nested_arms = {(e, v) for e, v in arms if v in (levels.PRIV, levels.UNPRIV)}
+    store = df[df["metric"] == levels.METRIC_STORE]
     assert set(zip(store["engine"], store["variant"])) == nested_arms and len(store) == len(nested_arms)
     assert (store["value"] > 0).all()
-    pss = df[df["metric"] == exp.METRIC_PSS]
+    pss = df[df["metric"] == levels.METRIC_PSS]
     assert set(zip(pss["engine"], pss["variant"])) == nested_arms and (pss["value"] > 0).all()
     if "docker" in engines:
-        assert ("docker", exp.PRIV) in arms or any("docker" in k for k in res.meta.get("skipped_arms", {}))
+        assert ("docker", levels.PRIV) in arms or any("docker" in k for k in res.meta.get("skipped_arms", {}))
         assert nested["modos"]["docker"]["modo"] in ("--privileged", "casi --privileged")
     judged = {c.key: c for c in exp.claims(df, res.meta)}
     assert set(judged) == {"arranque_aditivo", "cpu_acumula", "causa_syscalls", "pip_necesita_privileged"}

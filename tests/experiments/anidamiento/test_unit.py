@@ -19,6 +19,14 @@ from helpers.experiments import verdict
 from helpers.experiments.anidamiento import build, chains, ladder
 from helpers.experiments.anidamiento import levels as anidamiento_levels
 from helpers.experiments.anidamiento import measure as anidamiento_measure
+from helpers.experiments.anidamiento.analysis import compare, level_ratios, summarize
+from helpers.experiments.anidamiento.levels import (
+    METRIC_START,
+    METRIC_START_INNER,
+    METRIC_WORK,
+    METRIC_WORK_E2E,
+    UNPRIV,
+)
 from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.runner import Resultado
 from helpers.paths import CACHE_DIR
@@ -86,7 +94,7 @@ def test_plan_follows_levels_and_privileged():
         ("docker", "nivel3"),
         ("podman", "nivel1"),
         ("podman", "nivel2"),
-        ("podman", exp.UNPRIV),
+        ("podman", UNPRIV),
         ("podman", "nivel3"),
     }
     unprivileged = anidamiento_measure.plan(exp.config(privilegiado=False), ["docker", "podman"], busybox)
@@ -94,7 +102,7 @@ def test_plan_follows_levels_and_privileged():
         ("bare", "nivel0"),
         ("docker", "nivel1"),
         ("podman", "nivel1"),
-        ("podman", exp.UNPRIV),
+        ("podman", UNPRIV),
     }
     only_one = anidamiento_measure.plan(exp.config(niveles=[1]), ["podman"], busybox)
     assert [a.variant for a in only_one] == ["nivel0", "nivel1"]
@@ -183,20 +191,20 @@ def synthetic(start_l2_factor=1.1, work_l2_factor=1.0, n=12, seed=1, exec_l2_fac
     def noisy(center):
         return list(center * (1 + 0.01 * rng.standard_normal(n)))
 
-    rows = _rows("bare", "nivel0", exp.METRIC_START_INNER, noisy(1.0), "ms")
-    rows += _rows("bare", "nivel0", exp.METRIC_WORK, noisy(0.5), "s")
+    rows = _rows("bare", "nivel0", METRIC_START_INNER, noisy(1.0), "ms")
+    rows += _rows("bare", "nivel0", METRIC_WORK, noisy(0.5), "s")
     for engine, start in (("docker", 300.0), ("podman", 200.0)):
-        rows += _rows(engine, "nivel1", exp.METRIC_START_INNER, noisy(start), "ms")
-        rows += _rows(engine, "nivel2", exp.METRIC_START_INNER, noisy(start * start_l2_factor), "ms")
-        rows += _rows(engine, "nivel3", exp.METRIC_START_INNER, noisy(start * start_l2_factor**2), "ms")
-        rows += _rows(engine, "nivel1", exp.METRIC_WORK, noisy(0.5), "s")
-        rows += _rows(engine, "nivel2", exp.METRIC_WORK, noisy(0.5 * work_l2_factor), "s")
+        rows += _rows(engine, "nivel1", METRIC_START_INNER, noisy(start), "ms")
+        rows += _rows(engine, "nivel2", METRIC_START_INNER, noisy(start * start_l2_factor), "ms")
+        rows += _rows(engine, "nivel3", METRIC_START_INNER, noisy(start * start_l2_factor**2), "ms")
+        rows += _rows(engine, "nivel1", METRIC_WORK, noisy(0.5), "s")
+        rows += _rows(engine, "nivel2", METRIC_WORK, noisy(0.5 * work_l2_factor), "s")
         # from the host, with the `exec`s: what the source timed (startup is judged on these)
-        rows += _rows(engine, "nivel1", exp.METRIC_START, noisy(start + 20), "ms")
-        rows += _rows(engine, "nivel2", exp.METRIC_START, noisy((start + 20) * start_l2_factor), "ms")
-        rows += _rows(engine, "nivel1", exp.METRIC_WORK_E2E, noisy(0.6), "s")
+        rows += _rows(engine, "nivel1", METRIC_START, noisy(start + 20), "ms")
+        rows += _rows(engine, "nivel2", METRIC_START, noisy((start + 20) * start_l2_factor), "ms")
+        rows += _rows(engine, "nivel1", METRIC_WORK_E2E, noisy(0.6), "s")
         e2e = work_l2_factor if exec_l2_factor is None else exec_l2_factor
-        rows += _rows(engine, "nivel2", exp.METRIC_WORK_E2E, noisy(0.6 * e2e), "s")
+        rows += _rows(engine, "nivel2", METRIC_WORK_E2E, noisy(0.6 * e2e), "s")
     return pd.DataFrame(rows)
 
 
@@ -225,7 +233,7 @@ META = {
 
 
 def test_level_ratios_compare_each_level_with_the_one_above():
-    table = exp.level_ratios(synthetic(start_l2_factor=1.2), exp.METRIC_START_INNER)
+    table = level_ratios(synthetic(start_l2_factor=1.2), METRIC_START_INNER)
     pairs = {(r["engine"], r["variant"]): r["base"] for _, r in table.iterrows()}
     assert pairs[("docker", "nivel1")] == "bare:nivel0"
     assert pairs[("docker", "nivel2")] == "docker:nivel1"
@@ -322,23 +330,23 @@ def test_syscall_cause_without_notebook_05s_run_is_missing():
 
 
 def test_summary_flags_and_orders():
-    s = exp.summarize(synthetic(), META)
+    s = summarize(synthetic(), META)
     assert {"mediana", "q1", "q3", "ic_bajo", "ic_alto", "inestable"} <= set(s.columns)
     assert not s["inestable"].any()
-    assert exp.summarize(pd.DataFrame(), None).empty
+    assert summarize(pd.DataFrame(), None).empty
 
 
 def test_reference_and_comparison():
     ref = reference.load(exp.EXPERIMENT)
     assert set(ref["source"]) == {"fdd_p26"}
-    assert set(ref["metric"]) == {exp.METRIC_START, exp.METRIC_WORK_E2E}
-    ratios = exp.level_ratios(ref, exp.METRIC_START)
+    assert set(ref["metric"]) == {METRIC_START, METRIC_WORK_E2E}
+    ratios = level_ratios(ref, METRIC_START)
     podman2 = ratios[(ratios["engine"] == "podman") & (ratios["variant"] == "nivel2")].iloc[0]
     assert podman2["ratio"] == pytest.approx(241 / 166)
-    cmp = exp.compare(synthetic(), META, ref)
-    assert set(cmp["medida"]) >= {exp.METRIC_START_INNER, exp.METRIC_WORK}
+    cmp = compare(synthetic(), META, ref)
+    assert set(cmp["medida"]) >= {METRIC_START_INNER, METRIC_WORK}
     row = cmp[
-        (cmp["medida"] == exp.METRIC_START_INNER) & (cmp["engine"] == "docker") & (cmp["variant"] == "nivel2")
+        (cmp["medida"] == METRIC_START_INNER) & (cmp["engine"] == "docker") & (cmp["variant"] == "nivel2")
     ].iloc[0]
     assert row["referencia"] == pytest.approx(340 / 315)
     assert not np.isnan(row["tu_proporcion"])
@@ -369,7 +377,7 @@ def test_views_with_a_run(tmp_path, monkeypatch):
     assert "nivel 3 / nivel 2" in text and "seccomp=unconfined + unmask=ALL" in text
     for func in (view.tabla, view.tabla_niveles, view.grafico, view.intentos, view.comparacion):
         assert func(res) is None
-    expected = exp.compare(res.df, res.meta, reference.load(exp.EXPERIMENT))
+    expected = compare(res.df, res.meta, reference.load(exp.EXPERIMENT))
     assert len(shown[-1].data) == len(expected) > 0
 
 
@@ -417,10 +425,10 @@ def test_claims_match_the_reference_figures():
         said = claims.START_ADDITIVE[engine]
         assert pct in said.statement
         assert round((said.claimed - 1) * 100) == int(pct[1:-2])
-    bare = ref[(ref["engine"] == "bare") & (ref["metric"] == exp.METRIC_WORK_E2E)]["value"].iloc[0]
+    bare = ref[(ref["engine"] == "bare") & (ref["metric"] == METRIC_WORK_E2E)]["value"].iloc[0]
     for engine, text in (("docker", "+15 % → +24 %"), ("podman", "+21 % → +49 %")):
         assert text in claims.CPU_ACCUMULATES[engine].statement
-        rows = ref[(ref["engine"] == engine) & (ref["metric"] == exp.METRIC_WORK_E2E)].set_index("variant")
+        rows = ref[(ref["engine"] == engine) & (ref["metric"] == METRIC_WORK_E2E)].set_index("variant")
         first, second = (round((rows.loc[v, "value"] / bare - 1) * 100) for v in ("nivel1", "nivel2"))
         # the repository rounds from its own unrounded data: its percentages may differ by one point
         said_first, said_second = (int(p.strip(" +%")) for p in text.split("→"))
@@ -432,7 +440,7 @@ def test_level_ratios_are_paired_by_round():
     # a drift shared by each round moves both levels alike: the paired ratio does not see it
     drift = df["rep"].map(lambda r: 1 + 0.5 * (r % 3))
     drifting = df.assign(value=df["value"] * drift)
-    tight = exp.level_ratios(drifting, exp.METRIC_START_INNER)
+    tight = level_ratios(drifting, METRIC_START_INNER)
     row = tight[(tight["engine"] == "podman") & (tight["variant"] == "nivel2")].iloc[0]
     assert row["ratio"] == pytest.approx(1.2, rel=0.02) and row["ic_alto"] - row["ic_bajo"] < 0.1
     claim = _claims(drifting, META)[("arranque_aditivo", "podman")]
@@ -461,7 +469,7 @@ def test_the_sentences_follow_the_data(tmp_path, monkeypatch):
     assert re.search(r"el nivel 1 de Docker, (2\.9\d*|3\.0\d*)× \[", shown[-1])
     assert "inestable" not in shown[-1]
     shaky = synthetic()  # bare metal in two clusters far apart: its ratio is only orientation
-    bare = (shaky["engine"] == "bare") & (shaky["metric"] == exp.METRIC_START_INNER)
+    bare = (shaky["engine"] == "bare") & (shaky["metric"] == METRIC_START_INNER)
     shaky.loc[bare, "value"] = [1.0 if i % 2 else 5.0 for i in range(bare.sum())]
     view.grafico(Resultado(exp.EXPERIMENT, shaky, tmp_path, META))
     assert "Pero bare metal es una medición inestable" in shown[-1]

@@ -12,6 +12,8 @@ from helpers import PROJECT_ROOT, engines, results
 from helpers import measure as measure_mod
 from helpers.experiments import arranque
 from helpers.experiments.arranque import measure as arranque_measure
+from helpers.experiments.arranque.analysis import summarize
+from helpers.experiments.arranque.measure import METRIC
 
 pytestmark = pytest.mark.engines
 
@@ -30,7 +32,7 @@ def test_a_small_run_measures_every_combination_and_records_real_images(containe
             assert engines.get_engine(name).image_info(info["name"]) is not None
             rows = res.df[(res.df.engine == name) & (res.df.image == info["name"])]
             # 2 repetitions in each network condition, and the first launch of each (kept apart)
-            assert (rows.metric == arranque.METRIC).sum() == 2 * len(arranque_measure.NETWORK_VARIANTS)
+            assert (rows.metric == METRIC).sum() == 2 * len(arranque_measure.NETWORK_VARIANTS)
             assert (rows.metric == arranque_measure.FIRST_METRIC).sum() == len(
                 arranque_measure.NETWORK_VARIANTS
             )
@@ -40,7 +42,7 @@ def test_a_small_run_measures_every_combination_and_records_real_images(containe
     reps = list(res.df["rep"])
     assert reps == sorted(reps)
     # A container launch costs far more than spawning a process (ratio within this run).
-    s = arranque.summarize(res.df, res.meta)
+    s = summarize(res.df, res.meta)
     assert (s[s.engine != "bare"]["x_bare"] > 5).all()
 
 

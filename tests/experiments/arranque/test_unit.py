@@ -11,6 +11,15 @@ from helpers import engines, results
 from helpers.errors import ParametroInvalido
 from helpers.experiments import arranque, verdict
 from helpers.experiments.arranque import measure as arranque_measure
+from helpers.experiments.arranque.analysis import (
+    arm_values,
+    compare,
+    first_launches,
+    network_table,
+    pair_ratio,
+    summarize,
+    unstable_arms,
+)
 from helpers.experiments.runner import Resultado
 from helpers.view import arranque as vista
 from helpers.view import common
@@ -66,7 +75,7 @@ def _synthetic(docker_ms, podman_ms, reps=15, seed=0):
 
 def test_summary_ratios_against_a_real_process():
     df, meta = _synthetic(400, 200)
-    s = arranque.summarize(df, meta)
+    s = summarize(df, meta)
     docker_ubuntu = s[(s.engine == "docker") & (s.role == "ubuntu")].iloc[0]
     assert docker_ubuntu.x_bare == pytest.approx(400, rel=0.1)
     assert docker_ubuntu.x_bare_ic_bajo < docker_ubuntu.x_bare < docker_ubuntu.x_bare_ic_alto
@@ -78,10 +87,10 @@ def test_an_unstable_baseline_divides_nothing_and_the_table_says_repite(monkeypa
     df, meta = _synthetic(400, 200, reps=12)
     bare = df["engine"] == "bare"
     df.loc[bare, "value"] = np.where(df.loc[bare, "rep"] % 2 == 0, 1.0, 6.0)
-    s = arranque.summarize(df, meta)
+    s = summarize(df, meta)
     assert s["base_inestable"].all() and s["x_bare"].isna().all()
     steady, _ = _synthetic(400, 200, reps=12)
-    assert not arranque.summarize(steady, meta)["base_inestable"].any()
+    assert not summarize(steady, meta)["base_inestable"].any()
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
     vista.tabla(Resultado("arranque", df, Path("."), meta))
@@ -133,7 +142,7 @@ def test_an_unstable_arm_is_flagged_not_judged():
     df.loc[at, "value"] = [130.0, 140.0, 135.0, 2100.0, 2000.0, 2050.0] * 2 + [135.0, 2080.0, 138.0]
     by_role = {c.detail["role"]: c.status for c in arranque.claims(df, meta) if c.key == "podman_2x"}
     assert by_role == {"ubuntu": "inestable", "alpine": "se_confirma"}
-    assert ("docker", "ubuntu", "por_defecto") in arranque.unstable_arms(df, meta)
+    assert ("docker", "ubuntu", "por_defecto") in unstable_arms(df, meta)
 
 
 def test_alpine_versus_ubuntu_verdict_detects_a_big_difference():
@@ -150,7 +159,7 @@ def test_comparison_with_reference_gives_podman_over_docker_per_image():
     from helpers import reference
 
     df, meta = _synthetic(300, 450)
-    c = arranque.compare(df, meta, reference.load("arranque"))
+    c = compare(df, meta, reference.load("arranque"))
     assert set(zip(c.engine, c.role)) == {
         ("docker", "ubuntu"),
         ("docker", "alpine"),
@@ -177,7 +186,7 @@ def test_agreement_with_the_reference_is_judged_like_a_claim():
     # Podman/Docker near the reference's own (about 0.5), but the reference's ten noisy repetitions
     # give it an interval of about [0.41, 0.65]: live ÷ reference pokes out of 0.8×-1.25×
     df, meta = _synthetic(430, 215)
-    c = arranque.compare(df, meta, ref)
+    c = compare(df, meta, ref)
     assert set(c["acuerdo_podman_sobre_docker"]) == {"no_concluyente"}
     sentence = vista._frase_comparacion(c)
     assert "No concluyente" in sentence and "Coincide" not in sentence
@@ -229,13 +238,13 @@ def test_claims_judge_only_the_chapter_conditions_and_the_variant_has_its_own_fi
     df2 = _with_variant(df, podman_ms=500, docker_ms=100)  # the variant points the other way
     mixed = {(c.key, c.detail.get("role")): c.value for c in arranque.claims(df2, meta)}
     assert mixed == pytest.approx(plain)
-    t = arranque.network_table(df2, meta)
+    t = network_table(df2, meta)
     docker = t[(t.engine == "docker") & (t.role == "ubuntu")].iloc[0]
     assert docker.con_red_ms == pytest.approx(400, rel=0.05) and docker.sin_red_ms == pytest.approx(
         100, rel=0.1
     )
     assert docker.red_ic_bajo < docker.red_ms < docker.red_ic_alto
-    assert arranque.pair_ratio(df2, meta, ("podman", "ubuntu"), ("docker", "ubuntu"), "sin_red")[0] > 4
+    assert pair_ratio(df2, meta, ("podman", "ubuntu"), ("docker", "ubuntu"), "sin_red")[0] > 4
 
 
 @pytest.mark.parametrize("docker_ms,podman_ms,word", [(400, 200, "sí"), (200, 400, "no")])
@@ -278,10 +287,10 @@ def _bare(builtin_ms, seed_ms, process_ms, reps=10):
 
 def test_the_baseline_lesson_follows_the_data_both_ways():
     df = _bare(builtin_ms=0.03, seed_ms=2.0, process_ms=1.0)
-    text = " ".join(vista._frases_bare_metal(arranque.summarize(df), df, {}))
+    text = " ".join(vista._frases_bare_metal(summarize(df), df, {}))
     assert "el método mide `date`, no `echo`" in text and "del mismo orden" in text
     df = _bare(builtin_ms=1.8, seed_ms=2.0, process_ms=40.0)  # a machine where the builtin dominates
-    text = " ".join(vista._frases_bare_metal(arranque.summarize(df), df, {}))
+    text = " ".join(vista._frases_bare_metal(summarize(df), df, {}))
     assert "mide `date`" not in text and "la mayor parte" in text
     assert "no es del mismo orden" in text
 
@@ -335,7 +344,7 @@ def test_first_launches_sit_beside_the_median():
     df, meta = _synthetic(400, 200)
     first = df[df.engine != "bare"].groupby(["engine", "image", "variant"], as_index=False).first()
     first["metric"], first["value"] = arranque_measure.FIRST_METRIC, 1200.0
-    t = arranque.first_launches(pd.concat([df, first[results.COLUMNS]]), meta)
+    t = first_launches(pd.concat([df, first[results.COLUMNS]]), meta)
     assert len(t) == 4 and (t["proporcion"] > 2).all()
 
 
@@ -452,7 +461,7 @@ def test_the_chapter_figures_declared_in_claims_match_its_raw_rows():
 
     ref = reference.load("arranque")
     for (engine_name, role), (median, q1, q3) in c.TABLE.items():
-        raw = arranque.arm_values(ref, None, (engine_name, role))
+        raw = arm_values(ref, None, (engine_name, role))
         assert len(raw) == 10 and np.median(raw) == pytest.approx(median, abs=0.05)
         # one decimal, cut rather than rounded (230.97 is printed 230.9)
         assert min(abs(raw - q1)) < 0.1 and min(abs(raw - q3)) < 0.1, (engine_name, role)

@@ -14,6 +14,8 @@ import pytest
 from helpers import engines as eng
 from helpers.experiments import ejecucion as exp
 from helpers.experiments.ejecucion import arms
+from helpers.experiments.ejecucion.analysis import tidy
+from helpers.experiments.ejecucion.arms import EXEC_INSIDE, METRIC_WORK, WORKLOADS
 from tests.support import available_engines, interrupt_run, leftovers, results_and_scratch, setup_step_missing
 
 pytestmark = pytest.mark.engines
@@ -31,14 +33,14 @@ def sandbox(tmp_path, monkeypatch):
     return results_and_scratch(tmp_path, monkeypatch)
 
 
-@pytest.mark.parametrize("carga", exp.WORKLOADS)
+@pytest.mark.parametrize("carga", WORKLOADS)
 def test_each_workload_runs_everywhere_and_cleans_up(sandbox, carga):
     _, scratch = sandbox
     engines = available_engines()
     res = exp.run(exp.config(cargas=[carga], motores=engines, **SMALL), log=lambda _: None)
     assert res.status == "complete"
-    df = exp.tidy(res.df)
-    work = df[(df["carga"] == carga) & (df["metric"] == exp.METRIC_WORK)]
+    df = tidy(res.df)
+    work = df[(df["carga"] == carga) & (df["metric"] == METRIC_WORK)]
     e2e = df[(df["carga"] == carga) & (df["metric"] == exp.METRIC_E2E)]
     expected = set(engines) | {"bare"}
     assert res.meta["chroot"]["usada"] is (os.geteuid() == 0)  # without root: skipped, with its reason
@@ -54,7 +56,7 @@ def test_each_workload_runs_everywhere_and_cleans_up(sandbox, carga):
     merged = work.merge(e2e, on=["engine", "image", "variant", "rep"], suffixes=("_t", "_e"))
     assert len(merged) == len(work) and (merged["value_t"] <= merged["value_e"]).all()
     assert set(df.loc[df["carga"] == exp.EXEC_TRUE, "entorno"]) == set(engines) | {"bare"}
-    inside = df[(df["carga"] == exp.EXEC_INSIDE) & (df["metric"] == exp.METRIC_WORK)]
+    inside = df[(df["carga"] == EXEC_INSIDE) & (df["metric"] == METRIC_WORK)]
     assert set(engines) <= set(inside["entorno"])  # one new process, timed inside each container
     assert leftovers(res.meta["run_id"]) == {n: [] for n in engines}
     assert res.meta["host_scratch_removed"] is True
@@ -144,7 +146,7 @@ def test_a_container_removed_by_someone_else_is_started_again_once(sandbox, monk
     res = exp.run(exp.config(cargas=["sort"], motores=engines, **SMALL), log=lambda _: None)
     assert state["done"] and res.status == "complete"
     assert [r["engine"] for r in res.meta["contenedores_reiniciados"]] == [victim]
-    measured = exp.tidy(res.df)
+    measured = tidy(res.df)
     assert victim in set(measured.loc[measured["carga"] == exp.EXEC_TRUE, "entorno"])
     assert leftovers(res.meta["run_id"]) == {n: [] for n in engines}
 

@@ -20,6 +20,17 @@ from helpers.experiments import figures, runner, verdict  # noqa: E402
 from helpers.experiments.contract import CLOSING_COLUMNS  # noqa: E402
 from helpers.experiments.ejecucion import arms as ejecucion_arms
 from helpers.experiments.ejecucion import measure  # noqa: E402
+from helpers.experiments.ejecucion.analysis import (
+    compare,
+    exec_costs,
+    explanation,
+    layer_vs_volume,
+    overheads,
+    samples,
+    tidy,
+)
+from helpers.experiments.ejecucion.analysis import reading as ejecucion_reading
+from helpers.experiments.ejecucion.arms import WORKLOAD_NAMES
 from helpers.view import common  # noqa: E402
 from helpers.view import ejecucion as vista  # noqa: E402
 from helpers.view import ejecucion_frases as frases  # noqa: E402
@@ -207,15 +218,15 @@ def test_tidy_tells_chroot_from_host_binaries():
         + rows("bare", "img", "hash", "trabajo", [1])
         + rows("docker", "img", "escritura:capa", "trabajo", [1])
     )
-    t = exp.tidy(df)
+    t = tidy(df)
     assert list(t["entorno"]) == ["bare", "chroot", "docker"]
     assert list(t["lugar"]) == ["", "", "capa"]
     assert list(t["carga"]) == ["hash", "hash", "escritura"]
 
 
 def test_samples_are_paired_by_round():
-    df = exp.tidy(pd.DataFrame(rows("docker", "img", "sort", "trabajo", [3.0, 1.0, 2.0])))
-    s = exp.samples(df, "trabajo", "sort", "docker")
+    df = tidy(pd.DataFrame(rows("docker", "img", "sort", "trabajo", [3.0, 1.0, 2.0])))
+    s = samples(df, "trabajo", "sort", "docker")
     assert list(s.index) == [1, 2, 3] and list(s) == [3.0, 1.0, 2.0]
 
 
@@ -224,7 +235,7 @@ def test_overhead_clearly_slower_has_an_interval_above_zero():
         rows("bare", "", "sort", "trabajo", spread(1.0))
         + rows("docker", "img", "sort", "trabajo", spread(1.2))
     )
-    r = exp.overheads(df).set_index(["entorno", "base"]).loc[("docker", "bare")]
+    r = overheads(df).set_index(["entorno", "base"]).loc[("docker", "bare")]
     assert r["sobrecarga_pct"] == pytest.approx(20, abs=0.5)
     assert r["ic_bajo_pct"] > 0 and r["direccion"] == verdict.ABOVE
 
@@ -234,21 +245,21 @@ def test_overhead_of_the_same_distribution_points_nowhere():
     df = pd.DataFrame(
         rows("bare", "", "hash", "trabajo", values) + rows("podman", "img", "hash", "trabajo", values[::-1])
     )
-    r = exp.overheads(df).iloc[0]
+    r = overheads(df).iloc[0]
     assert r["sobrecarga_pct"] == pytest.approx(0, abs=1e-9) and r["ic_bajo_pct"] < 0 < r["ic_alto_pct"]
     assert r["direccion"] == verdict.NO_CONCLUYENTE  # [-5.0 %, +5.3 %]: neither inside ±5 % nor outside
 
 
 def test_an_overhead_reads_its_direction_from_the_one_rule():
     """«+0.5 % [+0.5, +2.0]» used to read «más lento»: inside ±5 % it is «casi igual» (verdict.direction)."""
-    assert exp.reading(-1.0, 2.0, 10) == verdict.LEVEL
-    assert exp.reading(0.5, 2.0, 10) == verdict.LEVEL
-    assert exp.reading(6.0, 9.0, 10) == verdict.ABOVE
-    assert exp.reading(-9.0, -6.0, 10) == verdict.BELOW
-    assert exp.reading(-1.0, 8.0, 10) == verdict.NO_CONCLUYENTE
-    assert exp.reading(6.0, 9.0, verdict.MIN_N - 1) == verdict.SIN_DATOS
-    assert exp.reading(float("nan"), 1.0, 10) == verdict.SIN_DATOS
-    assert exp.reading(6.0, 9.0, 10, shaky=True) == verdict.INESTABLE
+    assert ejecucion_reading(-1.0, 2.0, 10) == verdict.LEVEL
+    assert ejecucion_reading(0.5, 2.0, 10) == verdict.LEVEL
+    assert ejecucion_reading(6.0, 9.0, 10) == verdict.ABOVE
+    assert ejecucion_reading(-9.0, -6.0, 10) == verdict.BELOW
+    assert ejecucion_reading(-1.0, 8.0, 10) == verdict.NO_CONCLUYENTE
+    assert ejecucion_reading(6.0, 9.0, verdict.MIN_N - 1) == verdict.SIN_DATOS
+    assert ejecucion_reading(float("nan"), 1.0, 10) == verdict.SIN_DATOS
+    assert ejecucion_reading(6.0, 9.0, 10, shaky=True) == verdict.INESTABLE
     assert common.overhead_words(verdict.ABOVE, 10) == "más lento"
     assert common.overhead_words(verdict.SIN_DATOS, 3) == common.too_few(3)
 
@@ -265,7 +276,7 @@ def test_no_figure_and_no_verdict_against_a_baseline_unstable_on_its_own():
         + rows("bare", "", "hash", "trabajo", drift)
         + rows("docker", "img", "hash", "trabajo", drift * 1.05)
     )
-    o = exp.overheads(df).set_index(["carga", "entorno", "lugar"])
+    o = overheads(df).set_index(["carga", "entorno", "lugar"])
     r = o.loc[("archivos", "docker", "capa")]
     assert r["base"] == "almacen" and r["inestable_base"] and r["inestable"]
     assert r["direccion"] == verdict.INESTABLE
@@ -293,12 +304,12 @@ def test_an_unstable_figure_is_flagged_and_kept_out_of_the_closing_table():
         + rows("bare", "", "sort", "trabajo", spread(1.0))
         + rows("docker", "img", "sort", "trabajo", spread(1.07))
     )
-    o = exp.overheads(df).set_index("carga")
+    o = overheads(df).set_index("carga")
     assert o.loc["archivos", "inestable"] and o.loc["archivos", "direccion"] == verdict.INESTABLE
     assert o.loc["archivos", "inestable_entorno"] and not o.loc["archivos", "inestable_base"]
     assert not o.loc["sort", "inestable"]
     concepts = " | ".join(exp.closing_rows(df, {})["concepto"])
-    assert exp.WORKLOAD_NAMES["sort"] in concepts and exp.WORKLOAD_NAMES["archivos"] not in concepts
+    assert WORKLOAD_NAMES["sort"] in concepts and WORKLOAD_NAMES["archivos"] not in concepts
     assert claim(exp.claims(df), "archivos_pequenos", "docker").status == verdict.INESTABLE
 
 
@@ -311,7 +322,7 @@ def test_exec_costs_from_the_host_inside_and_as_the_paired_difference():
         + rows("docker", "img", "exec_dentro", "trabajo", spread(0.0008))
         + rows("docker", "img", "exec_dentro", "extremo_a_extremo", spread(0.072))
     )
-    costs = exp.exec_costs(df).set_index("medida")
+    costs = exec_costs(df).set_index("medida")
     assert costs.loc["hash", "mediana_ms"] == pytest.approx(60, abs=0.01)
     assert costs.loc["exec_true", "mediana_ms"] == pytest.approx(70, abs=0.5)
     assert costs.loc["exec_dentro", "mediana_ms"] == pytest.approx(0.8, abs=0.01)
@@ -323,7 +334,7 @@ def test_compare_recomputes_the_seed_overhead_from_its_raw_rows():
         rows("bare", "", "hash", "extremo_a_extremo", spread(1.0))
         + rows("docker", "img", "hash", "extremo_a_extremo", spread(1.1))
     )
-    cmp = exp.compare(live, None, ref)
+    cmp = compare(live, None, ref)
     docker_hash = cmp[(cmp["carga"] == "hash") & (cmp["entorno"] == "docker")].iloc[0]
     assert docker_hash["ref_sobrecarga_pct"] == pytest.approx((0.781 / 1.035 - 1) * 100, abs=0.01)
     assert docker_hash["tu_sobrecarga_e2e_pct"] == pytest.approx(10, abs=0.5)
@@ -402,7 +413,7 @@ def test_each_io_arm_is_judged_against_bare_metal_on_its_own_filesystem():
         + rows("docker", "img", "escritura:capa", "trabajo", spread(1.2))
         + rows("docker", "img", "escritura:volumen", "trabajo", spread(2.0))
     )
-    o = exp.overheads(df).set_index(["carga", "lugar"])
+    o = overheads(df).set_index(["carga", "lugar"])
     assert o.loc[("escritura", "capa"), "base"] == "almacen"
     assert o.loc[("escritura", "capa"), "sobrecarga_pct"] == pytest.approx(20, abs=0.5)
     assert o.loc[("escritura", "volumen"), "base"] == "host"
@@ -426,7 +437,7 @@ def test_a_layer_without_bare_metal_on_its_filesystem_is_not_comparable():
         rows("bare", "", "archivos:host", "trabajo", spread(0.3))
         + rows("docker", "img", "archivos:capa", "trabajo", spread(0.3))
     )
-    assert exp.overheads(df).empty
+    assert overheads(df).empty
     old = claim(exp.claims(df), "archivos_pequenos", "docker")
     assert old.status == verdict.NO_COMPARABLE and "meta.json" in old.note
     why = "este usuario no puede escribir en el almacén de Docker (/var/lib/docker: Permission denied)"
@@ -459,7 +470,7 @@ def test_hash_and_sort_are_judged_as_the_chapter_measured_them_and_explained_by_
     hash_docker = claim(claims, "hash_0", "docker")
     assert hash_docker.status == verdict.NO_SE_SOSTIENE and hash_docker.value == pytest.approx(-24, abs=0.5)
     assert hash_docker.detail["base"] == "bare" and "como el capítulo" in hash_docker.quantity
-    why = exp.explanation(df).set_index(["carga", "entorno"]).loc[("hash", "docker")]
+    why = explanation(df).set_index(["carga", "entorno"]).loc[("hash", "docker")]
     assert why["capitulo"][0] == pytest.approx(-24, abs=0.5)
     assert why["trabajo_chroot"][0] == pytest.approx(0, abs=1e-9)
 
@@ -635,7 +646,7 @@ def test_the_run_says_whether_the_layer_or_the_container_costs(layer, reading, t
         rows("docker", "img", "archivos:capa", "trabajo", spread(0.5 * layer))
         + rows("docker", "img", "archivos:volumen", "trabajo", spread(0.5))
     )
-    lv = exp.layer_vs_volume(df).iloc[0]
+    lv = layer_vs_volume(df).iloc[0]
     assert lv["carga"] == "archivos" and common.overhead_words(lv["direccion"], lv["n"]).startswith(reading)
     assert lv["sobrecarga_pct"] == pytest.approx((layer - 1) * 100, abs=3)
     shown = []

@@ -9,6 +9,7 @@ import pytest
 from helpers import engines as eng
 from helpers.experiments import escala
 from helpers.experiments.escala import probing as escala_probing
+from helpers.experiments.escala.analysis import summarize, wide
 from tests.conftest import require_engine
 from tests.support import interrupt_run, setup_step_missing
 
@@ -44,7 +45,7 @@ def test_small_run_both_engines(resultados):
     for name in motores:
         assert eng.get_engine(name).list_labelled(r.meta["run_id"]) == []
         assert r.meta["cleanup_leftovers"][name] == 0
-    w = escala.wide(r.df)
+    w = wide(r.df)
     assert set(w["engine"]) == set(motores) and set(w["n"]) == {1, 3}
     assert (w["memoria_cgroup_por_contenedor"] > 0).all()
     assert (w["memoria_stats_por_contenedor"] <= w["memoria_cgroup_por_contenedor"]).all()
@@ -59,7 +60,7 @@ def test_small_run_both_engines(resultados):
         assert g.loc[3, "tiempo_lectura_cgroup"] < g.loc[3, "tiempo_inspect_y_lectura"]
     if "docker" in motores:
         assert (w[w["engine"] == "docker"]["rss_daemon"] > 0).all()
-    assert escala.summarize(r.df).shape[0] == len(motores) * 2
+    assert summarize(r.df).shape[0] == len(motores) * 2
     assert {c.key for c in escala.claims(r.df, r.meta)} >= {"cgroup_estable", "lanzamiento_20", "cruce_102"}
     assert r.meta["launch_network"] == "por_defecto"
 
@@ -70,7 +71,7 @@ def test_n_zero_weighs_docker_with_no_container(resultados):
         escala.config(cantidades=[0], motores=["docker"], imagen="alpine", repeticiones=1),
         log=lambda line: None,
     )
-    w = escala.wide(r.df)
+    w = wide(r.df)
     assert list(w["n"]) == [0] and (w["rss_daemon"] > 0).all()
     assert "lanzamiento_total" not in w.columns
 
@@ -83,7 +84,7 @@ def test_parallel_launch(motor):
         log=lambda line: None,
     )
     assert r.status == "complete"
-    w = escala.wide(r.df)
+    w = wide(r.df)
     assert w[f"{escala_probing.HELPER[motor]}_procesos"].iloc[0] == 4
     assert eng.get_engine(motor).list_labelled(r.meta["run_id"]) == []
 

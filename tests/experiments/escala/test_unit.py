@@ -22,6 +22,15 @@ from helpers.experiments import escala
 from helpers.experiments.escala import kit as escala_kit
 from helpers.experiments.escala import measure as escala_measure
 from helpers.experiments.escala import probing as escala_probing
+from helpers.experiments.escala.analysis import (
+    SEED_CROSSOVER,
+    compare,
+    crossover,
+    crossover_interval,
+    memory_bill,
+    wide,
+)
+from helpers.experiments.escala.probing import launch as escala_launch
 from tests.support import assert_round_rows_change_nothing
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
@@ -192,12 +201,12 @@ def test_crossover_with_and_without_helpers():
         )
         rows += _rows("podman", n, 1, rss_conmon_total=2_000 * n, memoria_cgroup_total=300 * n)
     df = pd.DataFrame(rows)
-    c = escala.crossover(df, "rss")
+    c = crossover(df, "rss")
     assert c["n_cruce"] is None  # Docker's per-container cost is higher: no crossing
     assert c["n_cruce_modelo_semilla"] == pytest.approx(45)  # 90 MB / 2 MB per conmon
     cheap = df.copy()
     cheap.loc[cheap["metric"] == "rss_shims_total", "value"] = 0
-    c2 = escala.crossover(cheap, "rss")
+    c2 = crossover(cheap, "rss")
     assert c2["n_cruce"] == pytest.approx(130_000 / (2_300 - 600))
     status = {c.key: c.status for c in escala.claims(df)}
     # one repetition per N: no interval, so no verdict (with several, see the next test)
@@ -258,10 +267,10 @@ def test_the_chapter_crossover_is_judged_as_the_chapter_computed_it():
 def test_the_whole_bill_has_its_own_crossover_with_an_interval():
     # no shims: Docker 130 MB fixed + 0.6 MB/container, Podman 2.3 MB/container -> N ≈ 76
     df = _noisy_class(shim_kb=0)
-    value, low, high = escala.crossover_interval(df, "rss")
+    value, low, high = crossover_interval(df, "rss")
     assert low < value < high and value == pytest.approx(130_000 / 1_700, rel=0.05)
     # with the shims the lines never cross
-    assert escala.crossover_interval(_noisy_class(), "rss")[1] == float("inf")
+    assert crossover_interval(_noisy_class(), "rss")[1] == float("inf")
 
 
 def test_scale_claims_in_the_chapter_words_count_repetitions_not_rows():
@@ -325,13 +334,13 @@ def test_the_launch_window_holds_only_the_launches():
     """No callback reaches inside the timed batch (the progress bar moves between steps)."""
     import inspect
 
-    assert list(inspect.signature(escala.launch).parameters) == ["engine", "argvs", "concurrency", "env"]
+    assert list(inspect.signature(escala_launch).parameters) == ["engine", "argvs", "concurrency", "env"]
 
 
 def test_comparison_with_the_chapter_is_at_the_same_n():
     from helpers import reference
 
-    c = escala.compare(_noisy_class(), None, reference.load("escala")).set_index("medida")
+    c = compare(_noisy_class(), None, reference.load("escala")).set_index("medida")
     assert set(c["n"]) == {20}
     assert c.loc["s_lanzamiento_total", "acuerdo"] == "coincide"  # 0.5 here, 0.496 there
     assert (
@@ -389,13 +398,11 @@ def test_the_bill_sentence_gives_each_helper_from_the_data():
     def helpers_mib(text):
         return {k: float(v) for k, v in re.findall(r"cada (shim|conmon) ([\d.]+) MiB", text)}
 
-    got = helpers_mib(vista.frase_factura(escala.memory_bill(_noisy_class()), "rss"))
+    got = helpers_mib(vista.frase_factura(memory_bill(_noisy_class()), "rss"))
     assert got["shim"] == pytest.approx(13_000 / 1024, rel=0.05) and got["conmon"] == pytest.approx(
         2_000 / 1024, rel=0.05
     )
-    got = helpers_mib(
-        vista.frase_factura(escala.memory_bill(_noisy_class(shim_kb=1_000, conmon_kb=8_000)), "rss")
-    )
+    got = helpers_mib(vista.frase_factura(memory_bill(_noisy_class(shim_kb=1_000, conmon_kb=8_000)), "rss"))
     assert got["shim"] < got["conmon"]
 
 
@@ -444,7 +451,7 @@ def test_the_chapter_comparison_words_every_agreement_outcome(monkeypatch):
 
     # Podman/Docker ≈ 0.61 against the chapter's 0.496: ÷ ≈ 1.23, an interval across the 1.25 end
     df = _noisy_class(docker_ms=300, podman_ms=184, seed=3)
-    c = escala.compare(df, CHAPTER_META, reference.load("escala")).set_index("medida")
+    c = compare(df, CHAPTER_META, reference.load("escala")).set_index("medida")
     assert c.loc["s_lanzamiento_total", "acuerdo"] == "no_concluyente"
     text = vista.frase_referencia(c.reset_index())
     assert (
@@ -508,11 +515,11 @@ def test_the_kit_facts_of_02_follow_the_run_both_ways(shim_kb, conmon_kb, words,
     extra["metric"] = extra["metric"].str.replace("rss_", "pss_")
     extra["value"] /= 3
     facts = escala_kit.facts(Resultado("escala", pd.concat([df, extra]), tmp_path, CHAPTER_META))
-    assert words in facts["escala.pss_ayudantes"]
+    assert words in facts["pss_ayudantes"]
     chapter = {c.key: c for c in escala.claims(df, CHAPTER_META)}["cruce_102"]
-    assert f"veredicto «{chapter.status.replace('_', ' ')}" in facts["escala.cruce"]
-    assert "la cuenta del capítulo (dockerd ÷ un conmon)" in facts["escala.cruce"]
-    assert "con la factura completa y RSS" in facts["escala.cruce"]
+    assert f"veredicto «{chapter.status.replace('_', ' ')}" in facts["cruce"]
+    assert "la cuenta del capítulo (dockerd ÷ un conmon)" in facts["cruce"]
+    assert "con la factura completa y RSS" in facts["cruce"]
 
 
 def test_the_results_table_and_the_bill_print_the_same_fixed_memory(monkeypatch):
@@ -543,7 +550,7 @@ def test_the_chapter_figures_of_the_scale_claims_match_its_raw_rows():
     of its table) come out of escala.csv, so the claims and the reference cannot drift apart."""
     from helpers import reference
 
-    w = escala.wide(reference.load("escala"))
+    w = wide(reference.load("escala"))
     per = {
         e: w[w.engine == e].set_index("n")["lanzamiento_total"] * 1000 / w[w.engine == e].set_index("n").index
         for e in ("docker", "podman")
@@ -556,7 +563,7 @@ def test_the_chapter_figures_of_the_scale_claims_match_its_raw_rows():
         / w[w.engine == "podman"].set_index("n").index
     ).median() / 1000
     assert round(daemon_mb) == 184 and round(conmon_mb, 1) == 1.8
-    assert escala.SEED_CROSSOVER == round(184 / 1.8)
+    assert SEED_CROSSOVER == round(184 / 1.8)
 
 
 def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):

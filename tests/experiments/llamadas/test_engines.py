@@ -15,6 +15,8 @@ from helpers import engines as eng
 from helpers.experiments import llamadas as exp
 from helpers.experiments.llamadas import arms as llamadas_arms
 from helpers.experiments.llamadas import probe as llamadas_probe
+from helpers.experiments.llamadas.arms import arm_label
+from helpers.experiments.llamadas.probe import WALL_SUFFIX
 from tests.support import available_engines, interrupt_run, leftovers, setup_step_missing
 
 measure = importlib.import_module("helpers.experiments.llamadas.measure")
@@ -48,7 +50,7 @@ def test_every_arm_runs_once_through_the_same_probe_and_cleans_up(results):
         if ("bare", variant) in measured:
             assert levels[("bare", variant)] == depth + 1
         else:
-            assert exp.arm_label("bare", variant) in skipped, skipped
+            assert arm_label("bare", variant) in skipped, skipped
     assert levels[("bare", "host")] == 1
     for engine in engines:
         for variant in ("seccomp", "sin_seccomp"):
@@ -60,11 +62,11 @@ def test_every_arm_runs_once_through_the_same_probe_and_cleans_up(results):
             assert (engine, "gvisor") in measured
             assert res.meta["gvisor"][engine]["platform"]
         else:
-            assert exp.arm_label(engine, "gvisor") in skipped
+            assert arm_label(engine, "gvisor") in skipped
     # One repetition: every measured arm has exactly one row of each operation on each clock, and its levels.
     wanted = {
         *SMALL["operaciones"],
-        *(op + exp.WALL_SUFFIX for op in SMALL["operaciones"]),
+        *(op + WALL_SUFFIX for op in SMALL["operaciones"]),
         llamadas_probe.LEVELS_METRIC,
     }
     counts = df.groupby(["engine", "variant", "metric"]).size()

@@ -27,7 +27,8 @@ from helpers.experiments.contract import CLOSING_COLUMNS  # noqa: E402
 from helpers.experiments.llamadas import analysis as llamadas_analysis
 from helpers.experiments.llamadas import arms as llamadas_arms
 from helpers.experiments.llamadas import probe as llamadas_probe
-from helpers.experiments.llamadas.claims import exec_claims
+from helpers.experiments.llamadas.claims import SEED_DIFFERENCE_NS, SOURCE, exec_claims
+from helpers.experiments.llamadas.probe import OPERATIONS, PROBE, WALL_SUFFIX
 from helpers.experiments.runner import Resultado  # noqa: E402
 from tests.support import assert_round_rows_change_nothing
 
@@ -79,7 +80,7 @@ def test_bad_parameters_stop_run_before_any_folder_is_made(tmp_path):
 def test_defaults_and_quick_profile_are_valid():
     cfg = exp.config()
     assert cfg == exp.Config().validated()
-    assert cfg.operaciones == list(exp.OPERATIONS) and cfg.brazos == list(llamadas_arms.ARM_KINDS)
+    assert cfg.operaciones == list(OPERATIONS) and cfg.brazos == list(llamadas_arms.ARM_KINDS)
     quick = exp.config(**{k.lower(): v for k, v in exp.QUICK.items()})
     assert quick.llamadas < cfg.llamadas
     # Both reach the minimum for a verdict; the estimates keep them inside their budgets (4 min, 1 min).
@@ -108,16 +109,16 @@ def test_the_documents_settings_are_one_preset_away_with_a_time_warning():
 # ---------------------------------------------------------------- the probe, for real
 @pytest.fixture(scope="module")
 def probe():
-    return probes.ensure(exp.PROBE, log=lambda _: None)
+    return probes.ensure(PROBE, log=lambda _: None)
 
 
 def test_probe_prints_one_parseable_line_per_operation(probe):
-    args = llamadas_probe.probe_args(exp.OPERATIONS, 2000, None, 250)
+    args = llamadas_probe.probe_args(OPERATIONS, 2000, None, 250)
     out = subprocess.run([str(probe), *args], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     found = llamadas_probe.parse_probe(out.stdout)
-    assert list(found) == list(exp.OPERATIONS)
-    assert len(out.stdout.strip().splitlines()) == len(exp.OPERATIONS)
+    assert list(found) == list(OPERATIONS)
+    assert len(out.stdout.strip().splitlines()) == len(OPERATIONS)
     for values in found.values():
         assert values["n"] == 2000 and values["cpu"] == -1
         assert values["niveles_pid"] == 1  # the host's own PID namespace only
@@ -168,10 +169,14 @@ def test_nested_pid_namespaces_are_seen_by_the_probe(probe):
 
 # ---------------------------------------------------------------- arms
 def test_gvisor_arms_are_measured_on_the_wall_clock_and_a_ratio_uses_one_clock():
-    assert llamadas_arms.primary_clock("gvisor") == exp.WALL
-    assert llamadas_arms.primary_clock("seccomp") == llamadas_arms.primary_clock("pid:2") == exp.CPU
-    assert llamadas_analysis.shared_clock(("docker", "gvisor"), exp.BASELINE) == exp.WALL
-    assert llamadas_analysis.shared_clock(("docker", "seccomp"), exp.BASELINE) == exp.CPU
+    assert llamadas_arms.primary_clock("gvisor") == llamadas_analysis.WALL
+    assert (
+        llamadas_arms.primary_clock("seccomp")
+        == llamadas_arms.primary_clock("pid:2")
+        == llamadas_analysis.CPU
+    )
+    assert llamadas_analysis.shared_clock(("docker", "gvisor"), exp.BASELINE) == llamadas_analysis.WALL
+    assert llamadas_analysis.shared_clock(("docker", "seccomp"), exp.BASELINE) == llamadas_analysis.CPU
 
 
 def test_unshare_prefix_nests_and_falls_back_to_a_user_namespace():
@@ -235,13 +240,13 @@ def synthetic(
             for op, base in (("getpid", ns), ("clock_gettime", vdso_ns)):
                 value = base * (1 + rng.normal(0, spread))
                 row(engine, variant, rep, op, value * (cpu_factor or {}).get((engine, variant), 1), "ns")
-                row(engine, variant, rep, op + exp.WALL_SUFFIX, value * 3, "ns")
+                row(engine, variant, rep, op + WALL_SUFFIX, value * 3, "ns")
             depth = exp.arms.depth_of(variant) if engine == "bare" else 0
             row(engine, variant, rep, llamadas_probe.LEVELS_METRIC, depth + 1, "niveles")
     return pd.DataFrame(rows)
 
 
-PER_LEVEL = exp.SEED_DIFFERENCE_NS
+PER_LEVEL = SEED_DIFFERENCE_NS
 FILTER_IS_THE_COST = {
     ("bare", "host"): 100,
     ("bare", "pid:1"): 100,
@@ -262,26 +267,26 @@ def by_key(claims, key, engine=None):
 
 def test_summarize_gives_medians_and_ratios_against_the_host():
     df = synthetic({("bare", "host"): 100, ("docker", "seccomp"): 150})
-    s = exp.summarize(df)
+    s = llamadas_analysis.summarize(df)
     row = s[(s["engine"] == "docker") & (s["operacion"] == "getpid")].iloc[0]
     assert row["mediana_ns"] == pytest.approx(150, rel=0.03)
     assert row["x_host"] == pytest.approx(1.5, rel=0.03)
     assert row["x_host_ic_bajo"] < 1.5 * 1.03 and row["x_host_ic_alto"] > 1.5 * 0.97
     assert set(s["operacion"]) == {"getpid", "clock_gettime"}  # wall-clock rows are not mixed in
-    assert set(s["reloj"]) == {exp.CPU}
-    wall = exp.summarize(df, clock=exp.WALL)
+    assert set(s["reloj"]) == {llamadas_analysis.CPU}
+    wall = llamadas_analysis.summarize(df, clock=llamadas_analysis.WALL)
     assert wall[wall["operacion"] == "getpid"]["mediana_ns"].tolist() == pytest.approx(
         (3 * s[s["operacion"] == "getpid"]["mediana_ns"]).tolist()
     )
-    assert exp.summarize(pd.DataFrame()).empty
+    assert llamadas_analysis.summarize(pd.DataFrame()).empty
 
 
 def test_decomposition_closing_rows_and_cost_at_a_rate():
     df = synthetic({("bare", "host"): 100, ("bare", "pid:1"): 101, **{k: v for k, v in FILTER_IS_THE_COST.items() if k[0] == "docker"}})  # fmt: skip
-    d = exp.decomposition(df)
+    d = llamadas_analysis.decomposition(df)
     assert list(d["variant"]) == ["host", "pid:1", "sin_seccomp", "seccomp", "gvisor"]
     assert d.iloc[3]["x_paso_anterior"] == pytest.approx(1.27, rel=0.03)
-    assert list(d["reloj"]) == [exp.CPU] * 4 + [exp.WALL]
+    assert list(d["reloj"]) == [llamadas_analysis.CPU] * 4 + [llamadas_analysis.WALL]
     rows = exp.closing_rows(df, {})
     assert list(rows.columns) == CLOSING_COLUMNS and set(rows["tipo"]) == {"RUNNING"}
     assert set(rows["unidad"]) == {"ns"} and len(rows) == 5
@@ -289,7 +294,7 @@ def test_decomposition_closing_rows_and_cost_at_a_rate():
     assert set(rows["entorno"]) == {"bare", "docker"}
     assert "una llamada getpid · Docker sin seccomp" in set(rows["concepto"])
     assert "una llamada getpid · Docker + gVisor (reloj de pared)" in set(rows["concepto"])
-    cost = exp.cost_at_rate(df, 1_000_000).set_index("brazo")
+    cost = llamadas_analysis.cost_at_rate(df, 1_000_000).set_index("brazo")
     assert cost.loc["host", "cpu_por_segundo"] == 0
     # gVisor on the wall clock, the host too: (5 000 - 100) x 3 ns per call x 1e6 calls/s.
     assert cost.loc["Docker + gVisor", "cpu_por_segundo"] == pytest.approx(14.7, rel=0.03)
@@ -307,7 +312,7 @@ def test_an_unstable_arm_is_marked_where_its_cost_is_read_and_a_flat_profile_has
     df = synthetic({("bare", "host"): 100, ("docker", "seccomp"): 100, ("docker", "sin_seccomp"): 100})
     shaky = df["variant"].eq("seccomp") & df["metric"].eq("getpid") & df["rep"].isin([1, 2, 3, 4, 5, 6])
     df.loc[shaky, "value"] = df.loc[shaky, "value"] * np.array([1, 9, 1, 9, 1, 9])
-    cost = exp.cost_at_rate(df, 1_000_000).set_index("brazo")
+    cost = llamadas_analysis.cost_at_rate(df, 1_000_000).set_index("brazo")
     assert cost.loc["Docker (seccomp por defecto)", "inestable"] and not cost.loc["host", "inestable"]
     res = Resultado(exp.EXPERIMENT, df, tmp_path, {"status": "complete"})
     view.tabla(res, "cuanto_importa")
@@ -341,21 +346,23 @@ def test_a_gvisor_ratio_reads_both_arms_on_the_wall_clock():
     df = synthetic(
         {("bare", "host"): 100, ("docker", "gvisor"): 5000}, cpu_factor={("docker", "gvisor"): 0.2 / 3}
     )
-    row = exp.summarize(df).set_index(["variant", "operacion"]).loc[("gvisor", "getpid")]
-    assert row["reloj"] == exp.WALL and row["mediana_ns"] == pytest.approx(15_000, rel=0.03)
+    row = llamadas_analysis.summarize(df).set_index(["variant", "operacion"]).loc[("gvisor", "getpid")]
+    assert row["reloj"] == llamadas_analysis.WALL and row["mediana_ns"] == pytest.approx(15_000, rel=0.03)
     assert row["x_host"] == pytest.approx(50, rel=0.03)  # 15 000 / 300, not 15 000 / 100 (two clocks)
-    assert exp.arm_ratio(df, ("docker", "gvisor"), exp.BASELINE)[0] == pytest.approx(50, rel=0.03)
+    assert llamadas_analysis.arm_ratio(df, ("docker", "gvisor"), exp.BASELINE)[0] == pytest.approx(
+        50, rel=0.03
+    )
 
 
 def test_nesting_and_its_slope_in_ns_and_in_percent_of_the_host():
     arms = {("bare", "host"): 100.0, **{("bare", f"pid:{d}"): 100 + PER_LEVEL * d for d in (1, 2, 4, 8)}}
     df = synthetic(arms)
-    assert exp.nesting(df)["niveles_vistos"].tolist() == [1, 2, 3, 5, 9]
-    slope, low, high, n = exp.nesting_slope(df)
+    assert llamadas_analysis.nesting(df)["niveles_vistos"].tolist() == [1, 2, 3, 5, 9]
+    slope, low, high, n = llamadas_analysis.nesting_slope(df)
     assert slope == pytest.approx(PER_LEVEL, rel=0.05) and low < slope < high and n == 12
-    pct, low, high, _ = exp.nesting_slope(df, relative=True)
+    pct, low, high, _ = llamadas_analysis.nesting_slope(df, relative=True)
     assert pct == pytest.approx(PER_LEVEL, rel=0.05)  # the host costs 100 ns: ns and % coincide
-    assert exp.nesting_slope(synthetic({("bare", "host"): 100, ("bare", "pid:1"): 100}))[3] == 0
+    assert llamadas_analysis.nesting_slope(synthetic({("bare", "host"): 100, ("bare", "pid:1"): 100}))[3] == 0
 
 
 # ---------------------------------------------------------------- claims
@@ -384,7 +391,7 @@ def test_every_claim_comes_from_its_declaration_and_names_where_the_source_says_
     found = exp.claims(synthetic(FILTER_IS_THE_COST), {})
     assert [c.key for c in found] == KEYS
     for claim, declared in zip(found, DECLARED):
-        assert claim.source == declared.source == exp.SOURCE and claim.where == declared.where != ""
+        assert claim.source == declared.source == SOURCE and claim.where == declared.where != ""
         assert claim.statement.startswith(declared.statement)
         assert (claim.unit, claim.region) == (declared.unit, declared.region)
         assert claim.claimed == declared.claimed or np.isnan(declared.claimed)
@@ -528,14 +535,14 @@ def test_compare_puts_the_documents_ratios_next_to_this_run():
     ref = reference.load(exp.EXPERIMENT)
     seed = ref[(ref["source"] == "seed001") & (ref["metric"] == "getpid")]
     assert sorted(seed["value"]) == [268.83, 298.31]
-    c = exp.compare(synthetic({("bare", "host"): 100, ("docker", "seccomp"): 130}), {}, ref)
+    c = llamadas_analysis.compare(synthetic({("bare", "host"): 100, ("docker", "seccomp"): 130}), {}, ref)
     assert c.loc[c["fuente"] == "seed001", "x_host"].iloc[0] == pytest.approx(1.11, abs=0.005)
     assert len(c) == 6  # its run, what it expects, three CPUs of its table, and this machine (Docker)
     assert c.iloc[-1]["x_host"] == pytest.approx(1.3, rel=0.03)
-    (inside,) = exp.agreement_with_document(c).itertuples()
+    (inside,) = llamadas_analysis.agreement_with_document(c).itertuples()
     assert inside.acuerdo == figures.COINCIDE and inside.lado == ""
-    far = exp.compare(synthetic({("bare", "host"): 100, ("podman", "seccomp"): 300}), {}, ref)
-    (above,) = exp.agreement_with_document(far).itertuples()
+    far = llamadas_analysis.compare(synthetic({("bare", "host"): 100, ("podman", "seccomp"): 300}), {}, ref)
+    (above,) = llamadas_analysis.agreement_with_document(far).itertuples()
     assert above.acuerdo == figures.NO_COINCIDE and above.lado == "encima"
     # Its own «Overhead» figures as the ranges it published (its run's +11 % to the +30 % its table and
     # its «Expected» reach), not ratios of the middles of its ns ranges.

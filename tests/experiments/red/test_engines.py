@@ -14,6 +14,7 @@ from helpers.experiments import red as exp
 from helpers.experiments import verdict
 from helpers.experiments.red import arms as red_arms
 from helpers.experiments.red import servers, start
+from helpers.experiments.red.analysis import summarize
 from tests.support import available_engines, interrupt_run, leftovers, setup_step_missing
 
 pytestmark = pytest.mark.engines
@@ -65,7 +66,7 @@ def test_every_arm_that_runs_here_measures_and_cleans_up(sandbox):
             # every arm either measured or says in Spanish why not
             assert ran or any(key in k or spec.label in k for k in skipped), key
     assert all(isinstance(why, str) and why for why in skipped.values())
-    s = exp.summarize(res.df, res.meta)
+    s = summarize(res.df, res.meta)
     assert (s["req_s"] > 0).all() and (s["us_cpu_servidor"] > 0).all()
     docker_p = s[(s["engine"] == "docker") & (s["variant"] == "puerto")]
     if len(docker_p):
@@ -104,7 +105,7 @@ def test_the_documents_four_servers_answer_natively_and_in_docker(sandbox):
     )
     res = exp.run(cfg, log=lambda _: None)
     assert res.status == "complete" and not res.meta.get("skipped_arms"), res.meta.get("skipped_arms")
-    s = exp.summarize(res.df, res.meta)
+    s = summarize(res.df, res.meta)
     served = {(r.servidor, r.engine) for r in s.itertuples() if r.req_s > 0}
     assert served == {(k, e) for k in servers.SERVER_NAMES for e in ["bare", *engines]}
     assert leftovers(res.meta["run_id"]) == {n: [] for n in available_engines()}

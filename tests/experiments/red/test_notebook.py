@@ -10,6 +10,7 @@ import pytest
 
 from helpers import PROJECT_ROOT
 from helpers.experiments import red
+from helpers.experiments.red.measure import SEED_PRESET
 from helpers.view import red as vista
 from tests.support import COURSE_HEADINGS, committed_notebook, executed_in_quick_course
 
@@ -48,7 +49,7 @@ def test_every_name_the_notebook_uses_exists():
         assert not [n for n in names if not hasattr(module, n)], alias
     prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert set(re.findall(r"\bred\.[A-Za-z_]\w*", prose)) == {"red.cpu_layout"}
-    assert "vista.PRESETS" in text and red.SEED_PRESET == {"hilos": 12, "conexiones": 400, "duracion_s": 30}
+    assert "vista.PRESETS" in text and SEED_PRESET == {"hilos": 12, "conexiones": 400, "duracion_s": 30}
 
 
 @pytest.mark.notebook

@@ -23,7 +23,11 @@ from helpers.experiments.red import arms, servers
 from helpers.experiments.red import arms as red_arms
 from helpers.experiments.red import load as wrk
 from helpers.experiments.red import measure as red_measure
+from helpers.experiments.red.analysis import compare, reference_ratios, summarize
+from helpers.experiments.red.arms import plan
 from helpers.experiments.red.claims import SOURCE
+from helpers.experiments.red.measure import DOCUMENT_PRESET, SEED_PRESET
+from helpers.experiments.red.start import start_all
 from helpers.experiments.runner import Resultado
 from tests.support import assert_round_rows_change_nothing
 
@@ -230,8 +234,8 @@ def test_the_quick_profile_says_it_shows_figures_without_verdicts(monkeypatch, t
 
 
 def test_the_document_preset_is_its_load_bounded_and_on_loopback():
-    cfg = exp.config(**exp.DOCUMENT_PRESET)
-    assert (cfg.hilos, cfg.conexiones, cfg.duracion_s) == (12, 400, 30) == tuple(exp.SEED_PRESET.values())
+    cfg = exp.config(**DOCUMENT_PRESET)
+    assert (cfg.hilos, cfg.conexiones, cfg.duracion_s) == (12, 400, 30) == tuple(SEED_PRESET.values())
     assert cfg.brazos == ["nativo", "docker-puerto"] and cfg.repeticiones >= verdict.MIN_N
     assert exp.estimated_seconds(cfg) <= red_measure.MAX_RUN_S
     # every wrk run it makes is bounded by -d and aimed at 127.0.0.1
@@ -244,7 +248,7 @@ def test_the_panel_offers_the_document_preset_with_its_time():
     from helpers.view import red as vista
 
     (preset,) = vista.PRESETS
-    assert preset.values == exp.DOCUMENT_PRESET and "127.0.0.1" in preset.warning
+    assert preset.values == DOCUMENT_PRESET and "127.0.0.1" in preset.warning
     message = panel_mod.preset_message(exp, {**exp.config().__dict__, **preset.values}, preset)
     minutes = round(exp.estimated_seconds(exp.config(**preset.values)) / 60)
     assert f"unos {minutes} minutos" in message or "menos de 2 minutos" in message
@@ -324,7 +328,7 @@ def synthetic(
 
 
 def test_summary_ratios_and_cpu_per_request():
-    s = exp.summarize(synthetic())
+    s = summarize(synthetic())
     row = s[(s["engine"] == "docker") & (s["variant"] == "puerto")].iloc[0]
     assert row["frente_nativo"] == pytest.approx(0.34, abs=0.01)
     assert row["frente_nativo_ic_bajo"] <= row["frente_nativo"] <= row["frente_nativo_ic_alto"]
@@ -447,7 +451,7 @@ def test_reference_holds_the_whole_appendix():
     assert 1 - per_thread[("docker", "nethttp")] / per_thread[("bare", "nethttp")] == pytest.approx(
         0.6583, abs=1e-4
     )
-    ratios = exp.reference_ratios(ref).set_index(["servidor", "engine"])["frente_nativo"]
+    ratios = reference_ratios(ref).set_index(["servidor", "engine"])["frente_nativo"]
     assert ratios[("nethttp", "docker")] == pytest.approx(35839.72 / 104418.14)
     assert ratios[("gin", "kubernetes")] == pytest.approx(17427.49 / 107115.65)
 
@@ -465,7 +469,7 @@ def test_reference_rows_parse_back_from_the_seed_text():
 
 def test_compare_and_closing_rows():
     ref = reference.load("red")
-    table = exp.compare(synthetic(), {}, ref)
+    table = compare(synthetic(), {}, ref)
     nethttp_docker = table[(table["servidor"] == "nethttp") & (table["nivel"] == "docker")].iloc[0]
     assert nethttp_docker["tu_frente_nativo"] == pytest.approx(0.34, abs=0.01)
     kube = table[table["nivel"] == "kubernetes"]
@@ -640,7 +644,7 @@ def test_gvisor_without_root_is_skipped_with_the_standard_reason(monkeypatch):
     monkeypatch.setattr(arms, "userland_proxy_disabled", lambda: False)
     monkeypatch.setattr(servers, "availability", lambda key: (True, None))
     cfg = exp.config(brazos=["nativo", "gvisor"], motores=[])
-    planned, skipped = exp.plan(cfg, [])
+    planned, skipped = plan(cfg, [])
     assert [(a.engine, a.variant, a.image) for a in planned] == [
         ("bare", "nativo", "nethttp"),
         ("bare", "nativo", "gin"),
@@ -659,7 +663,7 @@ def test_an_arm_without_its_image_fails_with_the_reason_and_starts_nothing(monke
     arm = red_arms.HttpArm(
         "docker", "puerto", "nethttp", "Docker -p · Go net/http", red_arms.ARM_SPECS["docker-puerto"]
     )
-    (started,) = exp.start_all([arm], {arm: None}, None, ctx=None)
+    (started,) = start_all([arm], {arm: None}, None, ctx=None)
     assert started.arm is arm and "make setup" in started.failed
 
 
@@ -720,10 +724,10 @@ def test_rootless_podman_is_never_labelled_as_nat_rules(monkeypatch, tmp_path):
     from helpers.view import red as vista
 
     rootless = {"engines": {"podman": {"rootless": True}}, "parameters": {"hilos": 2}}
-    s = exp.summarize(synthetic(), rootless)
+    s = summarize(synthetic(), rootless)
     assert "Podman sin root -p (rootlessport, en espacio de usuario)" in set(s["brazo"])
     assert not any("reglas NAT" in b for b in s["brazo"])
-    assert "Podman -p (reglas NAT)" in set(exp.summarize(synthetic(), {})["brazo"])
+    assert "Podman -p (reglas NAT)" in set(summarize(synthetic(), {})["brazo"])
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
     vista.veredictos(Resultado("red", synthetic(), tmp_path, rootless))

@@ -23,6 +23,7 @@ from helpers.experiments.sistema_vm import analysis as sistema_vm_analysis
 from helpers.experiments.sistema_vm import disk_io
 from helpers.experiments.sistema_vm import instances as sistema_vm_instances
 from helpers.experiments.sistema_vm import measure as sistema_vm_measure
+from helpers.experiments.sistema_vm.kinds import ANTES, ARRANQUE, DISCO, DURANTE, FIO, GZIP, RETENIDA
 from tests.support import setup_step_missing
 
 pytestmark = pytest.mark.engines
@@ -86,21 +87,21 @@ def test_a_short_run_measures_every_kind_and_cleans_up(results_tmp):
     vm_variant = sistema_vm_analysis.vm_variant(df)
     assert vm_variant in ("vm_emulada", "vm_kvm")
     for kind in ("aplicacion", "sistema", vm_variant):
-        assert (df[(df["variant"] == kind) & (df["metric"] == exp.ARRANQUE)]["value"] > 0).sum() == 1
-        assert (df[(df["variant"] == kind) & (df["metric"] == exp.GZIP)]["value"] > 0).sum() == 1
+        assert (df[(df["variant"] == kind) & (df["metric"] == ARRANQUE)]["value"] > 0).sum() == 1
+        assert (df[(df["variant"] == kind) & (df["metric"] == GZIP)]["value"] > 0).sum() == 1
     assert set(df["variant"]) == {"aplicacion", "sistema", vm_variant, exp.BASELINE[1]}
     if disk_io.available():  # the disk workload ran everywhere, in the VM from its second, read-only disk
         for kind in ("aplicacion", "sistema", vm_variant, exp.BASELINE[1]):
-            assert (df[(df["variant"] == kind) & (df["metric"] == exp.FIO)]["value"] > 0).sum() == 1, kind
+            assert (df[(df["variant"] == kind) & (df["metric"] == FIO)]["value"] > 0).sum() == 1, kind
     # memory given back: one share per kind, computed (the block was seen touched); the container's
     # cgroup returns it at once (a mechanism, not a hypothesis on the VM's figure)
-    kept = df[df["metric"] == exp.RETENIDA].set_index("variant")["value"]
+    kept = df[df["metric"] == RETENIDA].set_index("variant")["value"]
     assert sorted(kept.index) == sorted(["aplicacion", "sistema", vm_variant]) and kept.notna().all()
     assert kept["sistema"] < 20 and kept["aplicacion"] < 20
-    during = df[(df["metric"] == exp.DURANTE) & (df["variant"] == "sistema")]["value"].iloc[0]
-    before = df[(df["metric"] == exp.ANTES) & (df["variant"] == "sistema")]["value"].iloc[0]
+    during = df[(df["metric"] == DURANTE) & (df["variant"] == "sistema")]["value"].iloc[0]
+    before = df[(df["metric"] == ANTES) & (df["variant"] == "sistema")]["value"].iloc[0]
     assert during - before > 40  # the 48 MB block was really touched and seen
-    assert df[(df["metric"] == exp.DISCO) & (df["variant"] == vm_variant)]["value"].min() > 0
+    assert df[(df["metric"] == DISCO) & (df["variant"] == vm_variant)]["value"].min() > 0
     assert res.meta["vm"]["acceleration"] in ("tcg", "kvm")
     assert qemu_of(f"curso-{exp.EXPERIMENT}-{res.meta['run_id'].lower()}") == []
     assert not (vm.VM_DIR / "instancias" / res.meta["run_id"]).exists()  # overlays go with the run
@@ -179,5 +180,5 @@ def test_systemd_system_container_is_ready_when_systemd_says_so(results_tmp):
         assert state.stdout.strip() in ("running", "degraded")
         comm = engine.call(engine.exec_argv(instance.name, ["cat", "/proc/1/comm"])).stdout.strip()
         assert comm == "systemd"
-        kept = exp.memory_given_back(instance, 32)[exp.RETENIDA]
+        kept = exp.memory_given_back(instance, 32)[RETENIDA]
         assert kept < 20

@@ -22,6 +22,7 @@ from helpers.experiments import sistema_vm as exp
 from helpers.experiments import verdict
 from helpers.experiments.sistema_vm import disk_io
 from helpers.experiments.sistema_vm import measure as sistema_vm_measure
+from helpers.experiments.sistema_vm.kinds import ARRANQUE, DISCO, FIO, GZIP, PSS, kind_label
 from helpers.results import COLUMNS
 from tests.support import setup_step_missing
 
@@ -94,7 +95,7 @@ def test_with_kvm_the_vm_disk_claim_is_judged():
     assert claims["vm_disco_lento"].status == verdict.NO_SE_SOSTIENE
     assert claims["vm_disco_lento"].value == pytest.approx(1450 / 9000, rel=0.05)
     df = _lxd_df(vm_variant="vm_kvm")
-    vm_fio = (df["variant"] == "vm_kvm") & (df["metric"] == exp.FIO)
+    vm_fio = (df["variant"] == "vm_kvm") & (df["metric"] == FIO)
     df.loc[vm_fio, "value"] = [7200, 7150, 7250, 7210, 7190, 7200]
     claims = {c.key: c for c in exp.claims(df, {})}
     assert claims["vm_disco_lento"].status == verdict.SE_CONFIRMA
@@ -108,7 +109,7 @@ def test_without_the_cow_pool_its_kind_is_skipped_with_a_reason(monkeypatch):
     skipped = {}
     arms = sistema_vm_measure.plan(cfg, [], {}, "tcg", skip=skipped.__setitem__)
     assert [a.kind for a in arms] == ["sistema_lxd"]
-    assert "btrfs" in skipped[exp.kind_label("sistema_lxd_cow")]
+    assert "btrfs" in skipped[kind_label("sistema_lxd_cow")]
 
 
 def test_every_lxd_kind_goes_to_its_declared_pool_and_none_is_privileged():
@@ -129,7 +130,7 @@ def test_without_lxd_the_podman_stand_in_is_planned(monkeypatch):
     cfg = exp.config(tipos=["sistema_lxd", "anidado_lxd"], repeticiones=2)
     skipped = {}
     arms = sistema_vm_measure.plan(cfg, ["podman"], {}, "tcg", skip=skipped.__setitem__)
-    assert exp.kind_label("sistema_lxd") in skipped and "sustituto" in skipped[exp.kind_label("sistema_lxd")]
+    assert kind_label("sistema_lxd") in skipped and "sustituto" in skipped[kind_label("sistema_lxd")]
     planned = [a.kind for a in arms]
     if sistema_vm_measure.systemd_image() is None:
         setup_step_missing(
@@ -155,22 +156,22 @@ def test_lxd_arms_measure_and_leave_nothing(results_tmp):
     assert resultado.meta["status"] == "complete"
     assert resultado.meta.get("skipped_arms", {}) == {}, resultado.meta["skipped_arms"]
     have = set(zip(df["metric"], df["variant"]))
-    for metric in (exp.ARRANQUE, exp.DISCO, exp.GZIP, exp.PSS, "lxd_crear", "lxd_systemd"):
+    for metric in (ARRANQUE, DISCO, GZIP, PSS, "lxd_crear", "lxd_systemd"):
         assert (metric, "sistema_lxd") in have, metric
     assert ("memoria_pss_daemon", "sistema_lxd") in have
     monitor = df[(df["metric"] == "memoria_pss_monitor") & (df["variant"] == "sistema_lxd")]["value"]
     assert (monitor > 1).all()  # the [lxc monitor] of each instance is found and counted
     assert ("run_motor", "anidado_lxd") in have and ("run_motor", "anfitrion") in have
-    pss = df[(df["metric"] == exp.PSS) & (df["variant"] == "sistema_lxd")]["value"]
+    pss = df[(df["metric"] == PSS) & (df["variant"] == "sistema_lxd")]["value"]
     assert (pss > 1).all()  # systemd and its services, plus the [lxc monitor]
-    disk = df[(df["metric"] == exp.DISCO) & (df["variant"] == "sistema_lxd")]["value"]
+    disk = df[(df["metric"] == DISCO) & (df["variant"] == "sistema_lxd")]["value"]
     assert (disk > 50).all()  # the dir pool: a full copy of the image
     if "sistema_lxd_cow" in kinds:  # the copy-on-write pool keeps only what the instance wrote
-        cow = df[(df["metric"] == exp.DISCO) & (df["variant"] == "sistema_lxd_cow")]["value"]
+        cow = df[(df["metric"] == DISCO) & (df["variant"] == "sistema_lxd_cow")]["value"]
         assert len(cow) == 2 and cow.max() < disk.min() / 4
         assert resultado.meta["lxd"]["pools"]["sistema_lxd_cow"] == lxd.POOL_COW
     # scenario 3 runs the workloads in a container of the inner engine, next to the others
-    for metric in (exp.GZIP, exp.FIO):
+    for metric in (GZIP, FIO):
         for variant in ("proceso", "aplicacion", "sistema_lxd", "anidado_lxd"):
             values = df[(df["metric"] == metric) & (df["variant"] == variant)]["value"]
             assert len(values) == 2 and (values > 0).all(), (metric, variant)

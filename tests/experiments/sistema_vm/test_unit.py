@@ -16,6 +16,20 @@ from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.runner import Resultado
 from helpers.experiments.sistema_vm import kinds as sistema_vm_kinds
 from helpers.experiments.sistema_vm import kit as sistema_kit
+from helpers.experiments.sistema_vm.analysis import compare, summarize
+from helpers.experiments.sistema_vm.claims import DEFERRED_TO_CLASS
+from helpers.experiments.sistema_vm.kinds import (
+    ANTES,
+    ARRANQUE,
+    DESPUES,
+    DISCO,
+    DURANTE,
+    GZIP,
+    PSS,
+    RETENIDA,
+    is_emulated,
+    kind_label,
+)
 from helpers.results import COLUMNS
 from tests.support import assert_round_rows_change_nothing
 
@@ -84,12 +98,10 @@ def test_kvm_refused_before_anything_is_launched(monkeypatch, results_tmp):
 def test_systemd_kinds_are_optional_and_labelled():
     assert exp.config().tipos == list(sistema_vm_kinds.DEFAULT_KINDS)
     cfg = exp.config(tipos=["sistema_systemd", "vm_systemd"])
-    assert sistema_vm_kinds.variant_of("vm_systemd", "tcg") == "vm_systemd_emulada" and exp.is_emulated(
+    assert sistema_vm_kinds.variant_of("vm_systemd", "tcg") == "vm_systemd_emulada" and is_emulated(
         "vm_systemd_emulada"
     )
-    assert "emulada" in exp.kind_label("vm_systemd_emulada") and "systemd" in exp.kind_label(
-        "sistema_systemd"
-    )
+    assert "emulada" in kind_label("vm_systemd_emulada") and "systemd" in kind_label("sistema_systemd")
     assert cfg.tipos == ["sistema_systemd", "vm_systemd"]
     assert "/sbin/init" in vm.run.kernel_cmdline("/sbin/init")
 
@@ -117,25 +129,25 @@ def _run_df(
     vm_disk=(0.31, 0.32, 0.33, 0.31, 0.32, 0.33),
 ):
     rows = []
-    rows += _rows("aplicacion", "docker", exp.ARRANQUE, [290, 300, 310, 305, 295, 302], "ms")
-    rows += _rows("sistema", "docker", exp.ARRANQUE, [280, 300, 320, 290, 310, 305], "ms")
-    rows += _rows(vm_variant, "qemu", exp.ARRANQUE, [3300, 3400, 3500, 3450, 3350, 3420], "ms")
-    rows += _rows("sistema", "docker", exp.DISCO, [0.0] * 6, "MB")
-    rows += _rows(vm_variant, "qemu", exp.DISCO, list(vm_disk), "MB")
-    rows += _rows("sistema", "docker", exp.PSS, [5.0, 5.2, 4.9], "MB")
-    rows += _rows(vm_variant, "qemu", exp.PSS, [196.0, 197.0, 198.0], "MB")
+    rows += _rows("aplicacion", "docker", ARRANQUE, [290, 300, 310, 305, 295, 302], "ms")
+    rows += _rows("sistema", "docker", ARRANQUE, [280, 300, 320, 290, 310, 305], "ms")
+    rows += _rows(vm_variant, "qemu", ARRANQUE, [3300, 3400, 3500, 3450, 3350, 3420], "ms")
+    rows += _rows("sistema", "docker", DISCO, [0.0] * 6, "MB")
+    rows += _rows(vm_variant, "qemu", DISCO, list(vm_disk), "MB")
+    rows += _rows("sistema", "docker", PSS, [5.0, 5.2, 4.9], "MB")
+    rows += _rows(vm_variant, "qemu", PSS, [196.0, 197.0, 198.0], "MB")
     for metric, container, machine in (
-        (exp.ANTES, 0.05, 200.0),
-        (exp.DURANTE, 64.1, 252.0),
-        (exp.DESPUES, 0.1, 252.1),
+        (ANTES, 0.05, 200.0),
+        (DURANTE, 64.1, 252.0),
+        (DESPUES, 0.1, 252.1),
     ):
         rows += _rows("sistema", "docker", metric, [container] * 3, "MB")
         rows += _rows(vm_variant, "qemu", metric, [machine] * 3, "MB")
-    rows += _rows("sistema", "docker", exp.RETENIDA, [0.1, 0.2, 0.1, 0.2, 0.1, 0.15], "%")
-    rows += _rows(vm_variant, "qemu", exp.RETENIDA, list(vm_kept), "%")
-    rows += _rows("proceso", "bare", exp.GZIP, [480, 470, 490, 485, 475, 482], "ms")
-    rows += _rows("sistema", "docker", exp.GZIP, [482, 474, 488, 486, 477, 481], "ms")
-    rows += _rows(vm_variant, "qemu", exp.GZIP, [1500, 1480, 1520, 1510, 1490, 1505], "ms")
+    rows += _rows("sistema", "docker", RETENIDA, [0.1, 0.2, 0.1, 0.2, 0.1, 0.15], "%")
+    rows += _rows(vm_variant, "qemu", RETENIDA, list(vm_kept), "%")
+    rows += _rows("proceso", "bare", GZIP, [480, 470, 490, 485, 475, 482], "ms")
+    rows += _rows("sistema", "docker", GZIP, [482, 474, 488, 486, 477, 481], "ms")
+    rows += _rows(vm_variant, "qemu", GZIP, [1500, 1480, 1520, 1510, 1490, 1505], "ms")
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -177,8 +189,8 @@ def test_with_kvm_the_speed_claims_are_judged():
 
 def _systemd_pair(vm_variant, vm_times):
     return pd.DataFrame(
-        _rows("sistema_systemd", "podman", exp.ARRANQUE, [2000, 2100, 1900, 2050, 1950, 2000], "ms")
-        + _rows(vm_variant, "qemu", exp.ARRANQUE, vm_times, "ms"),
+        _rows("sistema_systemd", "podman", ARRANQUE, [2000, 2100, 1900, 2050, 1950, 2000], "ms")
+        + _rows(vm_variant, "qemu", ARRANQUE, vm_times, "ms"),
         columns=COLUMNS,
     )
 
@@ -213,7 +225,7 @@ def test_freed_memory_is_an_observed_outcome_one_observation_decides():
 
 def test_fewer_rounds_than_the_shared_minimum_decide_nothing():
     df = _run_df()
-    df = df[~((df["metric"] == exp.GZIP) & (df["rep"] == verdict.MIN_N))]
+    df = df[~((df["metric"] == GZIP) & (df["rep"] == verdict.MIN_N))]
     claim = _claims(df)["gzip_sistema"]
     assert claim.status == verdict.SIN_DATOS and claim.n == verdict.MIN_N - 1
     assert claim.more_reps == verdict.MIN_N  # «hacen falta 6»
@@ -232,7 +244,7 @@ def test_the_claims_are_found_by_key():
         "gzip_vm_emulada",
     ]
     declared = {s.key for s in exp.SAID}
-    assert set(exp.DEFERRED_TO_CLASS) <= declared
+    assert set(DEFERRED_TO_CLASS) <= declared
     assert all(s.where for s in exp.SAID), "cada afirmación dice dónde la dice el artículo"
 
 
@@ -244,10 +256,10 @@ def test_no_vm_in_the_run_means_no_data():
 
 
 def test_summary_marks_emulated_rows_and_gzip_ratios():
-    s = exp.summarize(_run_df(), {})
+    s = summarize(_run_df(), {})
     vm_rows = s[s["tipo"] == "vm_emulada"]
     assert vm_rows["emulada"].all() and not s[s["tipo"] == "sistema"]["emulada"].any()
-    gzip_vm = s[(s["metrica"] == exp.GZIP) & (s["tipo"] == "vm_emulada")].iloc[0]
+    gzip_vm = s[(s["metrica"] == GZIP) & (s["tipo"] == "vm_emulada")].iloc[0]
     assert gzip_vm["x_bare"] == pytest.approx(1502.5 / 481)  # medians of six values
 
 
@@ -263,7 +275,7 @@ def test_reference_file_and_comparison():
     ref = reference.load(exp.EXPERIMENT)
     assert list(ref.columns) == COLUMNS + ["source"]
     assert (ref["source"] == "seed002").all() and ref["value"].notna().all()
-    table = exp.compare(_run_df(), {}, ref)
+    table = compare(_run_df(), {}, ref)
     row = table[table["concepto"].str.startswith("arranque VM")].iloc[0]
     assert "emulada" in row["concepto"] and row["referencia"] == 10
     per_round = np.array([3300, 3400, 3500, 3450, 3350, 3420]) / np.array([280, 300, 320, 290, 310, 305])
@@ -289,11 +301,11 @@ def test_views_with_a_run(tmp_path, monkeypatch):
     assert view.tabla(res) is None
     table = shown[-1].data
     assert table[table["Instancia"].str.contains("VM")]["Instancia"].str.contains("emulada").all()
-    kept = table[table["Medida"] == view.METRIC_LABEL[exp.RETENIDA]]["Mediana [IC 95 %]"]
+    kept = table[table["Medida"] == view.METRIC_LABEL[RETENIDA]]["Mediana [IC 95 %]"]
     assert not kept.str.contains("[+−]").any() and kept.str.contains("%").all()  # a share: no sign
-    pss = table[table["Medida"] == view.METRIC_LABEL[exp.PSS]]["Mediana [IC 95 %]"]  # n = 3 < MIN_N
+    pss = table[table["Medida"] == view.METRIC_LABEL[PSS]]["Mediana [IC 95 %]"]  # n = 3 < MIN_N
     assert not pss.str.contains(r"\[").any(), "con menos del mínimo de repeticiones no hay IC 95 %"
-    six = table[table["Medida"] == view.METRIC_LABEL[exp.ARRANQUE]]["Mediana [IC 95 %]"]
+    six = table[table["Medida"] == view.METRIC_LABEL[ARRANQUE]]["Mediana [IC 95 %]"]
     assert six.str.contains(r"\[").all()
     for draw in (view.grafico, view.grafico_memoria, view.grafico_gzip):
         assert draw(res) is None
@@ -349,7 +361,7 @@ def test_a_run_below_the_minimum_says_it_shows_figures_without_verdicts():
     from helpers.view import sistema_vm as view
 
     df = _run_df()
-    few = df[(df["rep"] <= 2) | (df["metric"] == exp.RETENIDA)]
+    few = df[(df["rep"] <= 2) | (df["metric"] == RETENIDA)]
     assert "sin veredictos" in view._pocas(exp.claims(few, {}))
     assert view._pocas(exp.claims(df, {})) == ""
 
@@ -361,7 +373,7 @@ def test_gzip_is_judged_against_the_posts_scenario_1_when_the_run_has_it():
     alone = _claims(df)
     assert "bare metal" in alone["gzip_sistema"].quantity
     app = pd.DataFrame(
-        _rows("aplicacion", "docker", exp.GZIP, [960, 948, 976, 972, 954, 962], "ms"), columns=COLUMNS
+        _rows("aplicacion", "docker", GZIP, [960, 948, 976, 972, 954, 962], "ms"), columns=COLUMNS
     )
     claims = _claims(pd.concat([df, app], ignore_index=True))
     for key in ("gzip_sistema", "gzip_vm_kvm"):
@@ -369,7 +381,7 @@ def test_gzip_is_judged_against_the_posts_scenario_1_when_the_run_has_it():
     assert claims["gzip_sistema"].value == pytest.approx(0.5, rel=0.02)  # ÷ the container, not ÷ bare
     assert claims["gzip_vm_kvm"].value == pytest.approx(1.56, rel=0.03)
     assert "dentro de la VM" in claims["gzip_vm_kvm"].note
-    row = exp.compare(pd.concat([df, app], ignore_index=True), {}, reference.load(exp.EXPERIMENT))
+    row = compare(pd.concat([df, app], ignore_index=True), {}, reference.load(exp.EXPERIMENT))
     assert row["concepto"].str.contains("gzip en contenedor de sistema / contenedor de aplicación").any()
 
 
@@ -397,11 +409,11 @@ def test_the_instructors_facts_come_from_the_run_and_say_emulated(tmp_path):
         return sistema_kit.facts(Resultado(exp.EXPERIMENT, df, tmp_path, {"run_id": "r1"}))
 
     kept, given = facts(_run_df()), facts(_run_df(vm_kept=(2.0, 3.0, 1.0, 2.5, 1.5, 2.0)))
-    assert "VM emulada (TCG), el 100.2 %" in kept["sistema_vm.memoria"]
-    assert "VM emulada (TCG), el 2.0 %" in given["sistema_vm.memoria"]
-    assert "VM emulada (TCG) tardó 11" in kept["sistema_vm.arranque"]
-    assert "VM emulada (TCG) 3.1" in kept["sistema_vm.gzip"] and "costo de emular" in kept["sistema_vm.gzip"]
-    assert "sistema_vm.lxd" not in kept  # no LXD in this run: the kit says so instead of a figure
+    assert "VM emulada (TCG), el 100.2 %" in kept["memoria"]
+    assert "VM emulada (TCG), el 2.0 %" in given["memoria"]
+    assert "VM emulada (TCG) tardó 11" in kept["arranque"]
+    assert "VM emulada (TCG) 3.1" in kept["gzip"] and "costo de emular" in kept["gzip"]
+    assert "lxd" not in kept  # no LXD in this run: the kit says so instead of a figure
 
 
 def test_only_the_claims_notebook_90_judges_are_sent_to_it():
@@ -410,15 +422,15 @@ def test_only_the_claims_notebook_90_judges_are_sent_to_it():
         [
             _run_df(),
             pd.DataFrame(
-                _rows("sistema_lxd", "lxd", exp.GZIP, [480] * 6, "ms")
-                + _rows("sistema_lxd", "lxd", exp.ARRANQUE, [2000] * 6, "ms"),
+                _rows("sistema_lxd", "lxd", GZIP, [480] * 6, "ms")
+                + _rows("sistema_lxd", "lxd", ARRANQUE, [2000] * 6, "ms"),
                 columns=COLUMNS,
             ),
         ],
         ignore_index=True,
     )
     sent = {c.key for c in exp.claims(df, {}) if "comparación de la clase" in (c.note or "")}
-    judged = set(exp.DEFERRED_TO_CLASS) | {"gzip_vm_emulada"}  # 90 judges its KVM twin, gzip_vm_kvm
+    judged = set(DEFERRED_TO_CLASS) | {"gzip_vm_emulada"}  # 90 judges its KVM twin, gzip_vm_kvm
     assert sent and sent <= judged, sent - judged
 
 
