@@ -9,13 +9,13 @@ import math
 
 import pandas as pd
 
-from .. import experiments, stats
+from .. import stats
 from ..experiments import anatomia, verdict
 from ..experiments.anatomia.analysis import engine_own_parts, largest_part, series
-from ..experiments.anatomia.claims import ANSWER_OF_01
 from ..experiments.anatomia.phases import PHASE_TOTAL, PHASES
 from ..experiments.anatomia.rungs import METRIC, NAMESPACES
 from ..experiments.runner import Resultado
+from .arranque_condiciones import cited_answer
 from .common import (
     direction_words,
     engine_label,
@@ -24,7 +24,6 @@ from .common import (
     fmt_pct,
     fmt_ratio,
     too_few,
-    verdict_words,
 )
 
 LINEAR = (
@@ -203,22 +202,10 @@ def own_parts_sentence(df: pd.DataFrame, meta: dict | None) -> str:
 
 
 def answer_of_01(resultado: Resultado | None, root=None) -> str:
-    """«Is Podman faster to start?» as notebook 01 decided it (arranque.podman_mas_rapido), cited; ""
-    when 01 has no run (the view then says so with missing_run)."""
-    role = ((resultado.meta if resultado else {}).get("parameters") or {}).get("imagen", "alpine")
-    experiment, key = ANSWER_OF_01
-    claim = experiments.read_claim(anatomia, experiment, key, root, role=role)
-    if claim is None:
-        claim = experiments.read_claim(anatomia, experiment, key, root)
-    if claim is None:
-        return ""
-    where = (claim.quantity or "").replace("`", "")
-    text = (
-        f"**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01 (`run --rm … echo ok`, las "
-        f"condiciones del capítulo; {where}): {verdict_words(claim)}, Podman/Docker = "
-        f"{fmt_ratio(claim.value, claim.low, claim.high)} (n = {claim.n}). Aquí no se vuelve a juzgar."
-    )
-    if resultado is not None:
+    """01's answer to «is Podman faster to start?», cited (arranque_condiciones.cited_answer), with this
+    notebook's own `run` beside it; "" when 01 has no run (the view then says so with missing_run)."""
+    claim, text = cited_answer(anatomia, resultado, "alpine", root)
+    if claim is not None and resultado is not None:
         text += " " + _same_question_here(resultado, claim)
     return text
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from .. import experiments, reference
+from .. import reference
 from ..experiments import escala
 from ..experiments.escala.analysis import (
     SEED_CROSSOVER,
@@ -25,7 +25,7 @@ from ..experiments.escala.analysis import (
 )
 from ..experiments.escala.per_n import ratio_at
 from ..experiments.runner import Resultado
-from .arranque_condiciones import answer
+from .arranque_condiciones import cited_answer
 from .common import (
     AGREEMENT,
     AGREEMENT_MARGIN,
@@ -43,7 +43,6 @@ from .common import (
     tabla_contexto,
     table,
     too_few_banner,
-    verdict_words,
 )
 from .escala_frases import (
     MB,
@@ -417,21 +416,11 @@ def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
     """«Is Podman faster to start?» is decided in 01 (arranque.podman_mas_rapido): cite its answer by
     key, then say how this notebook's launches differ, what they gave here, and whether the two
     conditions point the same way."""
-    role = ((resultado.meta if resultado else {}).get("parameters") or {}).get("imagen", "ubuntu")
-    claim = experiments.read_claim(escala, "arranque", "podman_mas_rapido", root, role=role)
+    claim, cited = cited_answer(escala, resultado, "ubuntu", root)
     if claim is None:
         missing_run("arranque")
     else:
-        markdown(
-            f"**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01, en las condiciones del "
-            f"capítulo (`run --rm … echo ok` en primer plano, red por defecto): {answer(claim)} ("
-            + (
-                f"veredicto «{verdict_words(claim)}», "
-                if claim.status in ("se_confirma", "no_se_sostiene")
-                else ""
-            )
-            + f"n = {claim.n})."
-        )
+        markdown(cited)
     if resultado is None:  # 01's answer stands on its own; this notebook's batches wait for a run
         markdown(NO_RESULT)
         return

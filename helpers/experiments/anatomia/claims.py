@@ -23,7 +23,6 @@ from ..verdict import Claim, Said
 from .rungs import METRIC, RUNG_LABEL
 
 SOURCE = "una idea muy repetida sobre el arranque"
-ANSWER_OF_01 = ("arranque", "podman_mas_rapido")  # where «is Podman faster to start?» is decided
 WHERE = "sin fuente escrita: el curso la formula para ponerla a prueba"
 idea = partial(Said, source=SOURCE, where=WHERE, unit="%")
 
