@@ -21,8 +21,9 @@ Every VM is a child process in its own process group, owned by the run: `VM.stop
 and removes the overlay; experiments register it with `ctx.defer`.
 
 Modules: assets (constants, the built files, the host's QEMU), build (kernel, initramfs, root file
-system, disk, provision), systemd (the guest with systemd), run (the KVM probe, the QEMU process
-group: VM). `from helpers import vm` holds what the experiment uses; the rest is in its module.
+system, provision), disk (a base disk from a directory), systemd (the guest with systemd), run (the KVM
+probe, the QEMU process group: VM). `from helpers import vm` holds what the experiment uses; the rest is
+in its module.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from .assets import (
     qemu_binary,
 )
 from .build import guest_modules, provision
-from .run import VM, kvm_status, resolve_acceleration
+from .run import VM, kvm_status, qemu_command, resolve_acceleration
 from .systemd import SYSTEMD_IMAGE, systemd_reason
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "kvm_status",
     "provision",
     "qemu_binary",
+    "qemu_command",
     "resolve_acceleration",
     "systemd_reason",
 ]

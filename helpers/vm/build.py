@@ -32,6 +32,7 @@ from .assets import (
     assets,
     manifest_path,
 )
+from .disk import build_disk
 from .systemd import provision_systemd
 
 
@@ -180,33 +181,6 @@ def build_rootfs(busybox: Path, probes: dict[str, Path], dest: Path) -> Path:
     return dest
 
 
-def build_disk(rootfs: Path, dest: Path) -> Path:
-    """ext4 from a directory without root or loop devices (mke2fs -d), then a qcow2 base image."""
-    raw = dest.with_suffix(".raw")
-    raw.unlink(missing_ok=True)
-    mkfs = shutil.which("mke2fs") or "/sbin/mke2fs"
-    system.run_checked(
-        [
-            mkfs,
-            "-q",
-            "-F",
-            "-t",
-            "ext4",
-            "-L",
-            "curso",
-            "-E",
-            "root_owner=0:0",
-            "-d",
-            str(rootfs),
-            str(raw),
-            f"{DISK_MB}M",
-        ]
-    )
-    system.run_checked(["qemu-img", "convert", "-O", "qcow2", str(raw), str(dest)])
-    raw.unlink()
-    return dest
-
-
 def provision(log: Log = print, *, force: bool = False) -> Assets | None:
     """Build the guest once into ~/.cache/curso-contenedores/vm. Never raises for a missing tool:
     says what is missing in Spanish and returns None."""
@@ -246,7 +220,7 @@ def provision(log: Log = print, *, force: bool = False) -> Assets | None:
             modules_dir = work / "x" / "lib" / "modules" / version / "kernel"
             initramfs = build_initramfs(busybox, modules_dir, VM_DIR / "initramfs.cpio.gz")
         rootfs = build_rootfs(busybox, probe_paths, VM_DIR / "rootfs")
-        disk = build_disk(rootfs, VM_DIR / "base.qcow2")
+        disk = build_disk(rootfs, VM_DIR / "base.qcow2", label="curso", size_mb=DISK_MB)
     except (ErrorDelCurso, OSError, subprocess.SubprocessError, IndexError) as exc:
         log(f"[AVISO] No pude construir la VM del curso: {exc}")
         return None

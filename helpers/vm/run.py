@@ -104,6 +104,47 @@ def host_tsc_khz() -> int | None:
     return None
 
 
+def qemu_command(
+    qemu: str,
+    machine: str,
+    accel: list[str],
+    *,
+    memory_mb: int,
+    cpus: int,
+    kernel: Path,
+    initrd: Path,
+    append: str,
+) -> list[str]:
+    """The start of every course guest's QEMU command line, the devices to be added after it: `kernel`
+    booted directly with `initrd` and `append`, no default devices, display, monitor nor user config, the
+    serial console on stdio, and a guest reboot ending QEMU. accel: its -accel/-cpu arguments."""
+    return [
+        qemu,
+        "-M",
+        machine,
+        *accel,
+        "-m",
+        str(memory_mb),
+        "-smp",
+        str(cpus),
+        "-nodefaults",
+        "-no-user-config",
+        "-display",
+        "none",
+        "-serial",
+        "stdio",
+        "-monitor",
+        "none",
+        "-no-reboot",
+        "-kernel",
+        str(kernel),
+        "-initrd",
+        str(initrd),
+        "-append",
+        append,
+    ]
+
+
 def kernel_cmdline(init: str | None = None) -> str:
     args = ["console=ttyS0", "quiet", "panic=-1", "reboot=t"] + ([f"curso.init={init}"] if init else [])
     khz = host_tsc_khz()
@@ -170,29 +211,16 @@ class VM:
             user = f"user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:{host_port}-:{guest_port}"
             extra += ["-netdev", user, "-device", "virtio-net-device,netdev=n0"]
         return [
-            QEMU,
-            "-M",
-            MACHINE,
-            *accel,
-            "-m",
-            str(self.memory_mb),
-            "-smp",
-            "1",
-            "-nodefaults",
-            "-no-user-config",
-            "-display",
-            "none",
-            "-serial",
-            "stdio",
-            "-monitor",
-            "none",
-            "-no-reboot",
-            "-kernel",
-            str(self.assets.kernel),
-            "-initrd",
-            str(self.assets.initramfs),
-            "-append",
-            kernel_cmdline("/sbin/init" if self.flavor == "systemd" else None),
+            *qemu_command(
+                QEMU,
+                MACHINE,
+                accel,
+                memory_mb=self.memory_mb,
+                cpus=1,
+                kernel=self.assets.kernel,
+                initrd=self.assets.initramfs,
+                append=kernel_cmdline("/sbin/init" if self.flavor == "systemd" else None),
+            ),
             "-drive",
             f"id=d0,file={self.overlay},format=qcow2,if=none,cache=writeback",
             "-device",

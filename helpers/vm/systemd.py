@@ -15,6 +15,7 @@ from pathlib import Path
 from .. import engines, images, system
 from ..errors import ErrorDelCurso
 from .assets import READY, VM_DIR, Assets, Log, manifest_path
+from .disk import build_disk
 
 SYSTEMD_IMAGE = "curso/debian-systemd:bookworm"
 SYSTEMD_PACKAGES = ("systemd", "systemd-sysv")
@@ -119,28 +120,7 @@ def provision_systemd(found: Assets, log: Log = print) -> Path | None:
                 (root / "etc" / "systemd" / "system" / "serial-getty@ttyS0.service").symlink_to("/dev/null")
                 shutil.copytree(found.probes, root / "sonda", dirs_exist_ok=True)
                 shutil.copytree(found.data_file.parent, root / "datos", dirs_exist_ok=True)
-                raw = Path(tmp) / "disco.raw"
-                mkfs = shutil.which("mke2fs") or "/sbin/mke2fs"
-                system.run_checked(
-                    [
-                        mkfs,
-                        "-q",
-                        "-F",
-                        "-t",
-                        "ext4",
-                        "-L",
-                        "curso-systemd",
-                        "-d",
-                        str(root),
-                        str(raw),
-                        f"{SYSTEMD_DISK_MB}M",
-                    ],
-                    timeout=600,
-                )
-                system.run_checked(
-                    ["qemu-img", "convert", "-O", "qcow2", str(raw), str(disk) + ".parcial"], timeout=600
-                )
-                os.rename(str(disk) + ".parcial", disk)
+                build_disk(root, disk, label="curso-systemd", size_mb=SYSTEMD_DISK_MB)
     except (ErrorDelCurso, OSError, subprocess.SubprocessError) as exc:
         log(f"[AVISO] No pude construir la pareja con systemd: {exc}")
         return None

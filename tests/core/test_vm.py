@@ -1,9 +1,10 @@
 """helpers.vm without booting a guest: the acceleration choice and the guest's build pieces
-(cpio, initramfs, vmlinux, gzip input, inittab, kernel command line)."""
+(cpio, initramfs, vmlinux, gzip input, base disk, inittab, kernel command line)."""
 
 from __future__ import annotations
 
 import gzip
+import re
 import shutil
 import subprocess
 
@@ -13,6 +14,7 @@ from helpers import vm
 from helpers.errors import ParametroInvalido
 from helpers.vm import build as vm_build
 from helpers.vm.assets import INITTAB_COMMON, INITTAB_VM, MODULE_PATHS, MODULES
+from helpers.vm.disk import build_disk
 from tests.support import setup_step_missing
 
 
@@ -87,6 +89,29 @@ def test_gzip_input_is_deterministic(tmp_path):
     assert len(gzip.compress(a)) < len(a) / 2  # text-like: gzip has real work to do
 
 
+@pytest.mark.skipif(
+    not all(shutil.which(t) or shutil.which(f"/sbin/{t}") for t in ("mke2fs", "debugfs", "qemu-img")),
+    reason="sin mke2fs, debugfs o qemu-img (e2fsprogs, qemu-utils)",
+)
+def test_a_base_disk_holds_the_directory_and_nothing_is_left_behind(tmp_path):
+    rootfs = tmp_path / "raiz"
+    (rootfs / "sonda").mkdir(parents=True)
+    (rootfs / "sonda" / "hola.txt").write_text("hola\n")
+    dest = build_disk(rootfs, tmp_path / "disco.qcow2", label="prueba", size_mb=8)
+    assert dest.read_bytes()[:4] == b"QFI\xfb"  # qcow2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["disco.qcow2", "raiz"]  # no .raw, no .parcial
+    raw = tmp_path / "vuelta.raw"
+    subprocess.run(["qemu-img", "convert", "-O", "raw", str(dest), str(raw)], check=True)
+    assert raw.stat().st_size == 8 * 2**20
+    debugfs = shutil.which("debugfs") or shutil.which("/sbin/debugfs")
+    read = subprocess.run([debugfs, "-R", "cat /sonda/hola.txt", str(raw)], capture_output=True, text=True)
+    assert read.stdout == "hola\n"
+    root = subprocess.run([debugfs, "-R", "stat /", str(raw)], capture_output=True, text=True).stdout
+    assert re.search(r"User:\s+0\s+Group:\s+0", root)  # the root directory is root's, whoever built it
+    label = subprocess.run([debugfs, "-R", "show_super_stats -h", str(raw)], capture_output=True, text=True)
+    assert re.search(r"Filesystem volume name:\s+prueba", label.stdout)
+
+
 def test_the_same_inittab_line_on_both_sides():
     assert INITTAB_VM.startswith(INITTAB_COMMON)
     assert vm.READY in INITTAB_COMMON
@@ -97,6 +122,23 @@ def test_kernel_cmdline_gives_the_tsc_frequency_when_known(monkeypatch):
     assert "tsc_early_khz=2300000" in vm.run.kernel_cmdline() and "console=ttyS0" in vm.run.kernel_cmdline()
     monkeypatch.setattr(vm.run, "host_tsc_khz", lambda: None)
     assert "tsc_early_khz" not in vm.run.kernel_cmdline()
+
+
+def test_a_guest_boots_its_kernel_on_the_serial_console_and_a_reboot_ends_qemu(tmp_path):
+    argv = vm.qemu_command(
+        "qemu",
+        "microvm",
+        ["-accel", "tcg"],
+        memory_mb=256,
+        cpus=2,
+        kernel=tmp_path / "k",
+        initrd=tmp_path / "i",
+        append="console=ttyS0",
+    )
+    assert argv[0] == "qemu" and argv[argv.index("-M") + 1] == "microvm"
+    assert argv[argv.index("-kernel") + 1] == str(tmp_path / "k") and argv[-1] == "console=ttyS0"
+    assert argv[argv.index("-serial") + 1] == "stdio" and argv[argv.index("-m") + 1] == "256"
+    assert {"-nodefaults", "-no-reboot"} <= set(argv) and argv[argv.index("-smp") + 1] == "2"
 
 
 def test_systemd_reason_imports_what_it_needs():
