@@ -78,6 +78,17 @@ def changed_fields(opts: RunOptions) -> list[str]:
     return [name for name in RunOptions.__dataclass_fields__ if getattr(opts, name) != getattr(default, name)]
 
 
+def image_summary(ref: str, attrs: dict) -> dict:
+    """What the course keeps of an image's inspection (Docker's and Podman's name its fields alike):
+    the reference asked for, its id, its size in bytes and its tags."""
+    return {
+        "name": ref,
+        "id": attrs.get("Id"),
+        "size_bytes": attrs.get("Size"),
+        "tags": attrs.get("RepoTags") or [],
+    }
+
+
 def capture(argv: Sequence[str], env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     """An engine's CLI, its output captured as text (a minute at most unless told)."""
     return system.capture(argv, env=env, timeout=timeout)

@@ -24,6 +24,20 @@ from .labels import label_args
 class CliEngine(Engine):
     """An engine driven by a docker-compatible CLI named like the engine (docker, podman)."""
 
+    _avail: tuple[bool, str | None] | None = None  # availability, asked once until `forget`
+
+    def availability(self) -> tuple[bool, str | None]:
+        if self._avail is None:
+            self._avail = self.check_availability()
+        return self._avail
+
+    def check_availability(self) -> tuple[bool, str | None]:
+        """Ask the engine now: (True, None) or (False, one Spanish sentence saying why)."""
+        raise NotImplementedError
+
+    def forget(self) -> None:
+        self._avail = None
+
     def runtime_args(self, runtime: str) -> list[str]:
         """Flags that select an OCI runtime; raises ErrorDelCurso (Spanish) if it is not available."""
         ok, why = self.runtime_availability(runtime)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import getpass
 import os
 import shutil
-from collections.abc import Sequence
 from pathlib import Path
 
 import docker
@@ -14,7 +13,7 @@ import psutil
 from .. import cgroups, system
 from ..errors import ErrorDelCurso
 from . import runtimes
-from .base import CLI_TIMEOUT, RunOptions, capture, changed_fields
+from .base import CLI_TIMEOUT, capture, changed_fields, image_summary
 from .cli import CliEngine
 from .labels import LABEL, LABEL_RUN, labels_for
 
@@ -24,17 +23,11 @@ class Docker(CliEngine):
 
     def __init__(self):
         self._client = None
-        self._avail: tuple[bool, str | None] | None = None
 
     def client(self):
         if self._client is None:
             self._client = docker.from_env(version="auto", timeout=60)
         return self._client
-
-    def availability(self):
-        if self._avail is None:
-            self._avail = self._check()
-        return self._avail
 
     def healthy(self, timeout=10.0):
         try:
@@ -46,9 +39,10 @@ class Docker(CliEngine):
             return False
 
     def forget(self):
-        self._avail, self._client = None, None
+        super().forget()
+        self._client = None
 
-    def _check(self):
+    def check_availability(self):
         if not shutil.which("docker"):
             return False, "Docker no está instalado (no se encuentra el comando «docker»)."
         try:
@@ -90,29 +84,16 @@ class Docker(CliEngine):
             attrs = self.client().images.get(ref).attrs
         except docker.errors.ImageNotFound:
             return None
-        return {
-            "name": ref,
-            "id": attrs.get("Id"),
-            "size_bytes": attrs.get("Size"),
-            "tags": attrs.get("RepoTags") or [],
-        }
+        return image_summary(ref, attrs)
 
     def inspect_container(self, container: str) -> dict:
         return self.client().api.inspect_container(container)
 
     # -- the lifecycle through the SDK's low-level API (what the docker CLI itself calls), one call each,
     # so an experiment can time the phases of a `docker run` apart.
-    def api_create(
-        self,
-        image: str,
-        command: Sequence[str],
-        *,
-        run_id: str | None,
-        name: str | None = None,
-        opts: RunOptions | None = None,
-    ) -> str:
-        """POST /containers/create with the course's labels; returns the id. Of RunOptions, only
-        `network` is supported here (a Spanish error for any other)."""
+    def api_create(self, image, command, *, run_id, name=None, opts=None) -> str:
+        """POST /containers/create with the course's labels, on the arguments of `create_argv`; returns
+        the id. Of RunOptions, only `network` is supported here (a Spanish error for any other)."""
         if opts is not None and set(changed_fields(opts)) - {"network"}:
             raise ErrorDelCurso(
                 "La creación por la API de Docker solo admite la opción de red de RunOptions."

@@ -13,7 +13,7 @@ from pathlib import Path
 from .. import system
 from ..paths import CACHE_DIR, PROJECT_STATE_DIR
 from . import runtimes
-from .base import capture
+from .base import capture, image_summary
 from .cli import CliEngine
 from .labels import LABEL, LABEL_RUN, label_args
 
@@ -43,13 +43,7 @@ class Podman(CliEngine):
         return not system.is_root()
 
     def __init__(self):
-        self._avail: tuple[bool, str | None] | None = None
         self._workaround: bool | None = None
-
-    def availability(self):
-        if self._avail is None:
-            self._avail = self._check()
-        return self._avail
 
     def healthy(self, timeout=10.0):
         try:
@@ -64,10 +58,7 @@ class Podman(CliEngine):
         except subprocess.TimeoutExpired:
             return False
 
-    def forget(self):
-        self._avail = None
-
-    def _check(self):
+    def check_availability(self):
         if not shutil.which("podman"):
             return False, "Podman no está instalado (no se encuentra el comando «podman»)."
         try:
@@ -193,13 +184,7 @@ class Podman(CliEngine):
         data = self._json(["podman", "image", "inspect", ref])
         if not data:
             return None
-        attrs = data[0]
-        return {
-            "name": ref,
-            "id": attrs.get("Id"),
-            "size_bytes": attrs.get("Size"),
-            "tags": attrs.get("RepoTags") or [],
-        }
+        return image_summary(ref, data[0])
 
     def inspect_container(self, container: str) -> dict:
         data = self._json(["podman", "inspect", container])
