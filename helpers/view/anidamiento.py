@@ -375,26 +375,27 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
         lines.append(f"Podman dentro de Podman sí funcionó sin `--privileged`, con {worked[0]['opciones']}.")
     if any("mount proc" in (a.get("error") or "") for a in attempts):
         lines.append(
-            "En el camino apareció el mismo error «mount proc» que registró el experimento 4 del repositorio "
-            "del capítulo."
+            f"En el camino apareció el mismo error «mount proc» que registró {levels.REPO_MOUNT_PROC}."
         )
     return lines
 
 
 @needs_result
 def comparacion(resultado: Resultado) -> None:
-    """The ratios per level of the repository's experiment 4 next to this run's."""
+    """The ratios per level the repository's «experiment 4» gives (second-hand, issue 14) next to this run's."""
     ref = reference.load(exp.EXPERIMENT)
     cmp = compare(resultado.df, resultado.meta, ref)
     if cmp.empty:
-        markdown("No hay proporciones que comparar con el experimento 4 del repositorio en esta corrida.")
+        markdown(f"No hay proporciones que comparar con {levels.REPO_FIGURES} en esta corrida.")
         return
     rows = [
         {
             "medida": MEDIDA[r["medida"]],
             "brazo": _brazo(r["engine"], r["variant"]),
             "frente a": _brazo(*r["base"].split(":")),
-            "repositorio, experimento 4": fmt_ratio(r["referencia"], digits=2 if r["referencia"] < 10 else 0),
+            "repositorio (de segunda mano)": fmt_ratio(
+                r["referencia"], digits=2 if r["referencia"] < 10 else 0
+            ),
             "tus datos [IC 95 %]": fmt_ratio(r["tu_proporcion"], r["tu_ic_bajo"], r["tu_ic_alto"]),
             "¿coincide?": AGREEMENT.get(r["coincide"], "—") if r["coincide"] else "—",
         }
@@ -403,7 +404,7 @@ def comparacion(resultado: Resultado) -> None:
     show(
         table(
             pd.DataFrame(rows),
-            "El experimento 4 del repositorio del capítulo (sonder-art/fdd_p26) frente a tus datos "
+            f"Las cifras de {levels.REPO_FIGURES} frente a tus datos "
             f"(proporciones entre niveles; «coincide»: tu IC ÷ su cifra, {AGREEMENT_MARGIN})",
         )
     )

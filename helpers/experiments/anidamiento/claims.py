@@ -1,5 +1,5 @@
-"""Four claims on nesting. Three are the course repository's experiment 4 (its figures are
-data/reference/anidamiento.csv, `source = fdd_p26`), level 2 over level 1 paired by round: startup as it
+"""Four claims on nesting. Three are the course repository's «experiment 4», second-hand: issue 14 of the
+course quotes them (its figures are data/reference/anidamiento.csv, `source = fdd_p26`), level 2 over level 1 paired by round: startup as it
 timed it (from the host, around the `exec`s), CPU work timed inside (its figure held the `exec`, LAUNCH, and
 the claim is on RUNNING); the cause
 it gives is decided by notebook 05's claim «anidamiento» (READS). The fourth is the chapter's note «En
@@ -47,7 +47,7 @@ START = repo(
     "arranque_aditivo",
     "Anidar suma una sobrecarga de arranque moderada y aditiva ({d} dentro de {d}: {words} sobre el nivel "
     "1).",
-    where=f"{lv.REPO_FILE}, tabla de medianas, arranque",
+    where=f"{lv.REPO_FILE} según el issue 14, tabla de medianas, arranque",
     quantity="arranque cronometrado desde el host, con los `exec`",
     note="Se juzga la cifra que da el repositorio para su «moderada», con el margen de «~» de la tabla de "
     "márgenes: la misma lectura que la columna «¿coincide?» de la comparación.",
@@ -55,7 +55,7 @@ START = repo(
 CPU = repo(
     "cpu_acumula",
     "La sobrecarga de CPU se acumula con cada nivel ({d}: {words} sobre bare metal).",
-    where=f"{lv.REPO_FILE}, tabla de medianas, trabajo de CPU por exec",
+    where=f"{lv.REPO_FILE} según el issue 14, tabla de medianas, trabajo de CPU por exec",
     quantity="trabajo de CPU cronometrado dentro, sin el `exec`",
     kind="adds",
     note="La cifra del repositorio se cronometró desde el host y lleva dentro el `exec`, que es LAUNCH; la "
@@ -74,7 +74,7 @@ CPU_ACCUMULATES = {
 SYSCALL_CAUSE = repo(
     "causa_syscalls",
     "La causa es que cada nivel añade un recorrido de namespaces a cada llamada al sistema.",
-    where=f"{lv.REPO_FILE}, conclusiones",
+    where=f"{lv.REPO_FILE} según el issue 14, conclusiones",
     quantity="el costo de cada nivel de namespaces de PID anidados por llamada al sistema",
     note="Lo decide el cuaderno 05 (05_llamadas_sistema), que midió namespaces de PID anidados.",
     figure=fg.Custom(lambda said, df, meta: syscall_claim()),
@@ -91,8 +91,8 @@ NEEDS_PRIVILEGED = vd.Said(
     kind="observed",
     quantity="que falle cada paso sin --privileged de Podman dentro de Podman",
     note="Se sostiene solo si falla cada paso de la escalera (la tabla «paso a paso», arriba); uno que "
-    "funcione basta para refutarla. El error «mount proc: Operation not permitted» lo registró el "
-    "experimento 4 del repositorio del capítulo, no el capítulo.",
+    "funcione basta para refutarla. El error «mount proc: Operation not permitted» no es del capítulo: lo "
+    f"registró {lv.REPO_MOUNT_PROC}, en Podman dentro de Podman sin --privileged.",
     figure=fg.Outcome(
         lambda df, meta: (
             [not any(a.get("ok") for a in tried)]

@@ -113,10 +113,10 @@ ERROR_EXPLANATIONS = (
     ),
     (
         r"mount proc|mounting \"proc\"",
-        "Es el error que registró el experimento 4 del repositorio del capítulo original. runc, dentro, intenta montar un /proc nuevo para el "
-        "contenedor interior y el kernel se niega: el /proc del contenedor exterior tiene rutas tapadas (por "
-        "ejemplo /proc/kcore o /proc/sys) y el kernel no deja montar un proc que mostraría más de lo que ya "
-        "se ve.",
+        "Es el error que registró el experimento 9 del repositorio del capítulo original (04_benchmarks.md). "
+        "runc, dentro, intenta montar un /proc nuevo para el contenedor interior y el kernel se niega: el /proc "
+        "del contenedor exterior tiene rutas tapadas (por ejemplo /proc/kcore o /proc/sys) y el kernel no deja "
+        "montar un proc que mostraría más de lo que ya se ve.",
     ),
     (
         r"fuse: device not found|fuse-overlayfs: cannot mount",

@@ -5,16 +5,27 @@ from __future__ import annotations
 import re
 
 EXPERIMENT = "anidamiento"
-# The figures and most claims come from the course repository the chapter grew from (its experiment 4),
-# not from the chapter: the chapter's only text on nesting is its closing note (SOURCE_CHAPTER).
-# Second-hand: its figures are quoted from an issue of the course; the document itself could not be read
-# (data/reference/SOURCES.md), and the page says so wherever it credits them.
+# The figures and most claims come from the course repository the chapter grew from, not from the chapter:
+# the chapter's only text on nesting is its closing note (SOURCE_CHAPTER). Second-hand: issue 14 of the
+# course quotes them from `REPO_FILE` («experiment 4»), a file the stored copy of the repository
+# (commit 92e1417b) does not hold; its chapter file, `REPO_CHAPTER_FILE`, has no such table. That copy does
+# hold the «mount proc» error, first-hand (REPO_MOUNT_PROC). data/reference/SOURCES.md says what each
+# file says.
 SOURCE_REPO = (
-    "el experimento 4 del repositorio del capítulo original, sonder-art/fdd_p26 (cifras de segunda mano: "
-    "citadas de un issue del curso, no leídas en su documento)"
+    "el repositorio del capítulo original, sonder-art/fdd_p26, según el issue 14 del curso (cifras de segunda "
+    "mano: no están en los archivos del repositorio que leímos)"
 )
 SOURCE = SOURCE_REPO
 REPO_FILE = "clase/08_containers/06_nested.md"
+REPO_CHAPTER_FILE = "clase/08_containers/04_benchmarks.md"
+REPO_FIGURES = (
+    "el «experimento 4» del repositorio del capítulo (sonder-art/fdd_p26; cifras de segunda mano, citadas del "
+    "issue 14 del curso)"
+)
+REPO_MOUNT_PROC = (
+    f"el experimento 9 («Nested containers v2») de {REPO_CHAPTER_FILE}, en el repositorio del capítulo "
+    "original (sonder-art/fdd_p26)"
+)
 SOURCE_CHAPTER = "el capítulo original"
 CHAPTER_NOTE = "«Nota sobre I/O y contenedores anidados»"
 REFERENCE_SOURCE = "fdd_p26"  # its rows in data/reference/anidamiento.csv
