@@ -443,7 +443,8 @@ def comparacion(resultado: Resultado) -> None:
     if _finite(redhat["tu_valor"]):
         lines.append(
             "- Red Hat cuenta que el arranque de Podman en una Raspberry Pi se hizo "
-            f"{redhat['como_lo_dice']}, sumando muchos cambios, uno de ellos quitar la red virtual; aquí, "
+            f"{redhat['como_lo_dice']}, sumando muchos cambios, uno de ellos quitar la red virtual (del artículo "
+            "leímos el título y el comienzo; las cifras y la lista de cambios, en ese resumen); aquí, "
             "quitar solo la red acelera el `run` de Podman "
             f"{fmt_ratio(redhat['tu_valor'], redhat['tu_ic_bajo'], redhat['tu_ic_alto'])}. No es la misma medida "
             "(todos sus cambios frente a uno solo), así que no se juzga: sirve para ver cuánto pesa la red "

@@ -123,7 +123,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
             "aceleración: ellos, con todos sus cambios; tú, solo sin red",
             rpi,
             "x",
-            "seis veces más rápido (según su título; de unos 2 s a menos de 0.3 s)",
+            "seis veces más rápido (su título; de unos 2 s a menos de 0.3 s según un resumen de terceros)",
             _ratio(series(df, "podman", "run_red"), series(df, "podman", "run_sin_red")),
             "x",
             False,

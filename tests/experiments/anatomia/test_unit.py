@@ -347,6 +347,7 @@ def test_reference_loads_and_compares_as_ratios():
     assert "11.17 s" in said["runc con espacio de red / sin él"] and "10.95 s" in said[c.iloc[0]["medida"]]
     assert "3.34 s" in said["runc run de /bin/true, por contenedor"]
     assert "seis veces" in said[c.iloc[2]["medida"]] and "menos de 0.3 s" in said[c.iloc[2]["medida"]]
+    assert "resumen de terceros" in said[c.iloc[2]["medida"]]  # the article itself was read only in part
     for _, row in c.iloc[3:].iterrows():
         assert f"{row['referencia'] / (1000 if row['referencia'] > 500 else 1):g}" in row["como_lo_dice"]
 
