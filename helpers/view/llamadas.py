@@ -63,6 +63,13 @@ REF_LABEL = {
 
 
 CLOCK_LABEL = {CPU: "CPU del hilo", WALL: "pared"}
+# Its per-CPU table has a «Test C (µs)» column the document never defines: what we assume, and why.
+TEST_C_NOTE = (
+    "El documento no define su «Test C»: solo describe las pruebas A y B. Suponemos que es el costo de un "
+    "`exec` en el contenedor, porque sus valores (1 400-2 000 µs) rodean el «1.9 ms per exec» de su primer "
+    "escenario y porque pide root «para nsenter»; es una suposición, y ningún veredicto la usa (la afirmación "
+    "de 1.9 ms se juzga con la cifra del escenario)."
+)
 PRESETS = [
     Preset(
         f"Configuración del documento ({num(DOCUMENT_CALLS)} de getpid)",
@@ -428,10 +435,11 @@ def referencia() -> None:
                 "Host (ns)": span(g, "bare", "getpid", 2 if source == "seed001" else 0),
                 "Contenedor Docker (ns)": span(g, "docker", "getpid", 2 if source == "seed001" else 0),
                 "Sobrecarga (%)": overhead,
-                "«Test C»: exec (µs)": span(g, "docker", "exec"),
+                "«Test C» (µs; sin definir, ¿un exec?)": span(g, "docker", "exec"),
             }
         )
     show(table(pd.DataFrame(rows), f"Lo que publicó {SOURCE}: getpid en el host y en un contenedor"))
+    markdown(TEST_C_NOTE)
 
 
 @needs_result

@@ -3,7 +3,7 @@ timing its own loop in each; one measurement runs every chosen operation one aft
 
 Each measurement gives, per operation, metric `<op>` = the thread's CPU time per call
 (CLOCK_THREAD_CPUTIME_ID: on a shared machine it leaves out the time spent waiting for a CPU, which the
-wall clock counts) and `<op>:pared` = wall-clock ns per call (the seed's clock), in every arm: one metric,
+wall clock counts) and `<op>:pared` = wall-clock ns per call (the seed never says which clock it read), in every arm: one metric,
 one clock. Which clock stands for an arm's cost (the wall clock under gVisor) is the analysis' choice
 (`arms.primary_clock`), and a ratio always takes both arms through the same clock. Plus one row
 `niveles_pid` (how many PID namespaces the probe saw itself in: the proof that nesting happened).

@@ -587,6 +587,18 @@ def test_every_table_and_plot_shows_itself_and_returns_none(shown, tmp_path):
         view.tabla(res, "reloj")
 
 
+def test_the_documents_undefined_test_c_stays_undefined_on_the_page(shown):
+    """Its per-CPU table's «Test C (µs)» is never defined: the page names it as the document does, says
+    that we assume an exec and why, and that no verdict reads it."""
+    from helpers.view import llamadas as view
+
+    view.referencia()
+    text = _text(shown)
+    assert "«Test C» (µs; sin definir" in text
+    assert "no define su «Test C»" in text and "Suponemos" in text and "1.9 ms per exec" in text
+    assert "«Test C»: exec" not in text
+
+
 def test_verdicts_render_every_claim_and_say_experiment_3_is_missing(shown, tmp_path):
     from helpers.view import common
     from helpers.view import llamadas as view
