@@ -115,3 +115,32 @@ def test_the_chapters_decimal_kb_reach_the_course_as_kib():
     docker20 = df[pick & (df["variant"] == "n=20")]
     assert docker20["value"].iloc[0] == pytest.approx(437 * 1000 / 1024)
     assert reference.DECIMAL_KB not in set(df["unit"])
+
+
+# ---------------------------------------------------------------- which document each claim cites
+def test_every_claim_names_an_entry_of_SOURCES_md_flagged_as_the_page_flags_it():
+    """Every claim's source is a row of SOURCES.md's table of documents (or the course's own claim), its
+    reference figure comes from that row's rows, and «segunda mano» is on the page exactly where that row
+    says so."""
+    assert sources.problems(sources.DOCUMENTS.read_text(encoding="utf-8"), DECLARED) == []
+
+
+def test_every_entry_has_rows_in_the_reference_data():
+    cited = set().union(*(set(reference.load(n)["source"]) for n in reference.available()))
+    named = {key for key in sources.ENTRIES.values() if key is not None}
+    assert named <= cited, f"sin filas en data/reference: {sorted(named - cited)}"
+
+
+def test_a_second_hand_flag_or_an_unknown_source_that_disagrees_with_SOURCES_md_is_caught():
+    text = sources.DOCUMENTS.read_text(encoding="utf-8")
+    row = sources.document_rows(text)["fdd_p26"]
+    assert sources.SECOND_HAND in row
+    unflagged = text.replace(row, row.replace(sources.SECOND_HAND, "primera mano"))
+    assert any("fdd_p26" in p for p in sources.problems(unflagged, DECLARED))
+    chapter = next((m, s) for m, s in DECLARED if sources.entry(s) == "seed000")
+    flagged = [(chapter[0], chapter[1].but(source=chapter[1].source + f" ({sources.SECOND_HAND})"))]
+    assert sources.problems(text, flagged)  # an unregistered wording of a source
+    with pytest.raises(KeyError, match="no es una entrada"):
+        sources.entry(Said("x", "s", "un blog cualquiera", claimed=1.0, kind="about"))
+    borrowed = chapter[1].but(ref=ref(source="fdd_p26", metric="arranque"))
+    assert any("filas de `fdd_p26`" in p for p in sources.problems(text, [(chapter[0], borrowed)]))
