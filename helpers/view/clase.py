@@ -168,12 +168,12 @@ SOURCE_LABEL = {
     "seed001-tabla-i7-12700k": "documento de getpid, tabla: i7-12700K",
     "seed002": "blog de Sysbox",
     "seed003": "documento de rendimiento HTTP",
-    "fdd_p26": "repositorio del curso (experimento 4)",
+    "fdd_p26": "repositorio del capítulo (de segunda mano)",
     "crun_readme": "README de crun",
     "crun_readme_anterior": "README de crun (versión anterior)",
     "firecracker_spec": "especificación de Firecracker",
     "kata_checkmetrics": "métricas de Kata",
-    "redhat_rpi": "artículo de Red Hat (Raspberry Pi)",
+    "redhat_rpi": "artículo de Red Hat (Raspberry Pi; cifras de segunda mano)",
 }
 
 
