@@ -1,9 +1,9 @@
 """Four claims on nesting. Three are the course repository's «experiment 4», second-hand: issue 14 of the
-course quotes them (its figures are data/reference/anidamiento.csv, `source = fdd_p26`), level 2 over level 1 paired by round: startup as it
-timed it (from the host, around the `exec`s), CPU work timed inside (its figure held the `exec`, LAUNCH, and
-the claim is on RUNNING); the cause
-it gives is decided by notebook 05's claim «anidamiento» (READS). The fourth is the chapter's note «En
-Podman, se necesita --privileged»: it holds when every step of the ladder without it failed."""
+course quotes them (its figures are data/reference/anidamiento.csv, `source = fdd_p26`), level 2 over
+level 1 paired by round: startup as it was probably timed (from the host, around the `exec`s), CPU work
+timed inside (its figure was work «by exec», and the claim is on RUNNING); the cause it gives is decided
+by notebook 05's claim «anidamiento» (READS). The fourth is the chapter's note «En Podman, se necesita
+--privileged»: it holds when every step of the ladder without it failed."""
 
 from __future__ import annotations
 
@@ -58,9 +58,10 @@ CPU = repo(
     where=f"{lv.REPO_FILE} según el issue 14, tabla de medianas, trabajo de CPU por exec",
     quantity="trabajo de CPU cronometrado dentro, sin el `exec`",
     kind="adds",
-    note="La cifra del repositorio se cronometró desde el host y lleva dentro el `exec`, que es LAUNCH; la "
-    "afirmación habla de CPU, es decir de RUNNING: se juzga con el trabajo cronometrado dentro del "
-    "contenedor. La lectura con el `exec` está en la tabla de niveles y en la comparación.",
+    note="La cifra que cita el issue 14 es el trabajo lanzado «por exec»; su método no se publica, y los guiones "
+    "del repositorio cronometran desde el host, con el `exec` (LAUNCH) dentro. La afirmación habla de CPU, es "
+    "decir de RUNNING: se juzga con el trabajo cronometrado dentro del contenedor. La lectura con el `exec` "
+    "está en la tabla de niveles y en la comparación.",
 )
 # Per engine, the repository's medians (a test recomputes each from its `ref`) and its words.
 START_ADDITIVE = {
