@@ -270,10 +270,14 @@ class Cluster:
     def _default_service_account(self) -> bool:
         return self.get("/api/v1/namespaces/default/serviceaccounts/default") is not None
 
+    def kubectl_argv(self, *args: str) -> list[str]:
+        """The command line of kubectl against this cluster (for a long-lived one: port-forward)."""
+        return [str(BIN_DIR / "kubectl"), f"--kubeconfig={self.layout.admin_kubeconfig}", *args]
+
     def kubectl(self, *args: str, stdin: str | None = None, timeout: float = 60) -> str:
         """kubectl against this cluster; a failure raises ErrorDelCurso with its words as detail."""
         result = subprocess.run(
-            [str(BIN_DIR / "kubectl"), f"--kubeconfig={self.layout.admin_kubeconfig}", *args],
+            self.kubectl_argv(*args),
             input=stdin, capture_output=True, text=True, timeout=timeout,
         )  # fmt: skip
         if result.returncode != 0:

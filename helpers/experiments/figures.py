@@ -167,7 +167,9 @@ class Figure:
     function is computed from the run, fn(df, meta); or one function giving it all); optional: no claim
     at all (rather than «sin datos») when an arm has no values; missing_note: the claim's note when an
     arm has no values; when(df, meta): no claim at all when false (an engine this run did not measure);
-    needs(df, meta): «sin datos» when false."""
+    needs(df, meta): «sin datos» when false; incomparable(df, meta): a Spanish reason when this run
+    cannot be compared with the source (another load than the one the source stated), and the claim is
+    then «no comparable» with it ("" when it can)."""
 
     build: Callable  # build(said, *arms, detail=...) → Claim; or, with of_run, build(said, df, meta, detail)
     sels: tuple[Sel, ...] = ()
@@ -177,6 +179,7 @@ class Figure:
     missing_note: str = ""
     when: Callable | None = None
     needs: Callable | None = None
+    incomparable: Callable | None = None
 
     def details(self, data: Data) -> dict:
         if callable(self.detail):
@@ -274,7 +277,8 @@ def judge_all(
     `optional` and has no data, or whose `when` says no, is left out; one whose `needs` says no is
     «sin datos»). pick(df, meta, sel): how a `Sel` picks an arm (`select`
     unless the experiment's rows need their own); adapt(said, df, meta): the declaration as this run
-    words it (a note on the run's setup, the server or engine in its quantity)."""
+    words it (a note on the run's setup, the server or engine in its quantity). A figure's `incomparable`
+    reason comes before `needs`: a run at another load is «no comparable» whether or not it has the arms."""
     data = Data(df, meta, pick)
     out = []
     for s in said:
@@ -285,6 +289,9 @@ def judge_all(
             out.append(missing(s))
             continue
         if figure.when is not None and not figure.when(df, meta):
+            continue
+        if figure.incomparable is not None and (reason := figure.incomparable(df, meta)):
+            out.append(not_comparable(s, reason, figure.details(data) or None))
             continue
         if figure.needs is not None and not figure.needs(df, meta):
             out.append(missing(s))

@@ -11,9 +11,12 @@ from .. import figures, verdict
 from ..contract import CLOSING_COLUMNS
 from . import servers
 from .arms import ARM_SPECS, arm_label
+from .kube import CPU_METRICS as K8S_CPU_METRICS
 
 BASELINE = ("bare", "nativo")
 MAIN_SERVERS = ("nethttp", "gin", "actix", "rocket")  # the first one present is the one the claims read
+# The live arm set beside each level of the reference (Kubernetes: the hypothesis of its «localhost»).
+LIVE_ARM_OF_LEVEL = {"docker": "puerto", "kubernetes": "port_forward"}
 
 
 def arm_values(df: pd.DataFrame, metric: str, engine: str, variant: str, server: str) -> pd.Series:
@@ -108,6 +111,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                 "us_cpu_proxy": per_request_us(df, "cpu_proxy", engine, variant, server),
                 "us_cpu_ayudante": per_request_us(df, "cpu_ayudante", engine, variant, server),
                 "us_cpu_carga": per_request_us(df, "cpu_carga", engine, variant, server),
+                **{f"us_{m}": per_request_us(df, m, engine, variant, server) for m in K8S_CPU_METRICS},
                 "inestable": stats.unstable(total),
             }
         )
@@ -125,6 +129,11 @@ PATH_PAIRS = {
     "host_frente_nativo": (("docker", "host"), BASELINE),
     "puerto_frente_nativo": (("docker", "puerto"), BASELINE),
     "nat_frente_proxy": (("podman", "puerto"), ("docker", "puerto")),
+    "k8s_port_forward_frente_nativo": (("kubernetes", "port_forward"), BASELINE),
+    "k8s_nodeport_frente_nativo": (("kubernetes", "nodeport"), BASELINE),
+    "k8s_host_frente_nativo": (("kubernetes", "host"), BASELINE),
+    "k8s_port_forward_frente_nodeport": (("kubernetes", "port_forward"), ("kubernetes", "nodeport")),
+    "k8s_nodeport_frente_host": (("kubernetes", "nodeport"), ("kubernetes", "host")),
 }
 
 
@@ -162,8 +171,8 @@ def reference_ratios(reference: pd.DataFrame) -> pd.DataFrame:
 
 
 def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
-    """Each live arm's ratio to native next to the reference's (Docker -p; Kubernetes is reference only),
-    and their agreement judged like a claim (figures.agreement: live ÷ reference against «about 1»)."""
+    """Each live arm's ratio to native next to the reference's (Docker -p; Kubernetes through
+    `kubectl port-forward`, LIVE_ARM_OF_LEVEL), and their agreement judged like a claim (figures.agreement: live ÷ reference against «about 1»)."""
     live = summarize(df, meta)
     ref = reference_ratios(reference)
     rows = []
@@ -184,7 +193,10 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
                 "acuerdo": verdict.SIN_DATOS,
             }
             match = (
-                live_server[(live_server["engine"] == r["engine"]) & (live_server["variant"] == "puerto")]
+                live_server[
+                    (live_server["engine"] == r["engine"])
+                    & (live_server["variant"] == LIVE_ARM_OF_LEVEL.get(r["engine"], "puerto"))
+                ]
                 if len(live_server)
                 else live_server
             )

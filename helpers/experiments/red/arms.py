@@ -14,6 +14,14 @@ them this machine can run (`plan`).
     gvisor            Docker (or Podman) with runtime runsc and `-p`: gVisor's own network stack (netstack)
     docker-sin-proxy  Docker's `-p` with the user-land proxy disabled (NAT rules); needs a daemon started
                       that way: the shared daemon is never restarted, so here it is usually skipped.
+    k8s-port-forward  a Pod on the run's single-node Kubernetes, reached through `kubectl port-forward` on
+                      127.0.0.1: kubectl, the API server, the kubelet and containerd's streaming server
+                      copy every byte in user space, then the Pod's veth
+    k8s-nodeport      the same kind of Pod behind a NodePort Service answering on 127.0.0.1: kube-proxy's
+                      NAT rules (no process in the path), the bridge and the Pod's veth
+    k8s-host          a `hostNetwork: true` Pod listening on 127.0.0.1: the node's own network stack
+The Kubernetes arms run only where `kubernetes.availability()` says so (built, root, …); the cluster
+starts once per run (red/kube.py).
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ import psutil
 
 from ... import engines as eng
 from ... import system
-from ...engines import runtimes
+from ...engines import kubernetes, runtimes
 from ..runner import Arm
 from . import servers
 
@@ -66,11 +74,30 @@ ARM_SPECS = {
     "docker-sin-proxy": ArmSpec(
         "docker-sin-proxy", "docker", "sin_proxy", "Docker -p sin docker-proxy (NAT)", publish=True
     ),
+    "k8s-port-forward": ArmSpec(
+        "k8s-port-forward", "kubernetes", "port_forward", "Kubernetes kubectl port-forward (API y kubelet)"
+    ),
+    "k8s-nodeport": ArmSpec(
+        "k8s-nodeport",
+        "kubernetes",
+        "nodeport",
+        "Kubernetes NodePort (reglas NAT de kube-proxy)",
+        publish=True,
+    ),
+    "k8s-host": ArmSpec("k8s-host", "kubernetes", "host", "Kubernetes hostNetwork", network="host"),
 }
+KUBERNETES_ARMS = tuple(k for k, s in ARM_SPECS.items() if s.engine == "kubernetes")
 ARM_NAMES = tuple(ARM_SPECS)
 # What the default run measures (every claim's arms, within the notebook's time budget); the others are
 # one click away in the panel.
-DEFAULT_ARMS = ["nativo", "docker-puerto", "docker-seguridad", "docker-host", "podman-puerto"]
+DEFAULT_ARMS = [
+    "nativo",
+    "docker-puerto",
+    "docker-seguridad",
+    "docker-host",
+    "podman-puerto",
+    *KUBERNETES_ARMS,
+]
 ARM_LABEL = {(s.engine, s.variant): s.label for s in ARM_SPECS.values()} | {
     ("podman", "gvisor"): "gVisor -p con Podman (su propia pila de red)"
 }
@@ -151,6 +178,21 @@ def gvisor_engine(motores) -> tuple[str | None, str]:
     return None, "; ".join(reasons) or "ningún motor pedido en MOTORES puede usar gVisor."
 
 
+def kubernetes_source(engines_ok) -> tuple[str | None, str]:
+    """The engine whose server images the cluster imports (`docker save`, or Podman's), or (None, Spanish
+    reason) when the cluster cannot run here: one reason for every Kubernetes arm."""
+    ok, why = kubernetes.availability()
+    if not ok:
+        return None, f"{why} Queda la cifra del documento como referencia."
+    source = next((name for name in eng.CONTAINER_ENGINES if name in engines_ok), None)
+    if source is None:
+        return (
+            None,
+            "el clúster toma la imagen del servidor de Docker o de Podman, y ninguno está disponible.",
+        )
+    return source, ""
+
+
 def plan(cfg, engines_ok) -> tuple[list[HttpArm], dict[str, str]]:
     """The arms of `cfg` (servidores × brazos) this machine can run, and {arm key: Spanish reason} for
     the others. An arm whose engine was not asked for in MOTORES is silently left out."""
@@ -163,10 +205,19 @@ def plan(cfg, engines_ok) -> tuple[list[HttpArm], dict[str, str]]:
             present.append(key)
         else:
             skipped[f"servidor {key}"] = why or "no disponible"
+    k8s_arms = [key for key in cfg.brazos if key in KUBERNETES_ARMS]
+    k8s_source = None
+    if k8s_arms:
+        k8s_source, why = kubernetes_source(engines_ok)
+        if k8s_source is None:
+            skipped[f"Kubernetes ({', '.join(k8s_arms)})"] = why
     for arm_key in cfg.brazos:
         spec = ARM_SPECS[arm_key]
         engine_name = spec.engine
-        if arm_key == "gvisor":
+        if spec.engine == "kubernetes":
+            if k8s_source is None:
+                continue  # one line for every Kubernetes arm, above
+        elif arm_key == "gvisor":
             root_reason = system.needs_root_reason(NEEDS_ROOT["gvisor"])
             if root_reason:  # the standard root-only skip (runner.RunContext.require_root's wording)
                 skipped[arm_key] = root_reason

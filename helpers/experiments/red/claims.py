@@ -1,7 +1,9 @@
 """The claims of «Container Performance Testing» (seed 003) on HTTP in containers, judged on the run's main
 server (net/http if present), arms paired by round: Docker's loss against native, the security processing
-the Conclusion blames for it (the same Docker -p container with seccomp off), gin against net/http. Its
-absolute per-thread column and its Kubernetes loss are «no comparable», with the reason."""
+the Conclusion blames for it (the same Docker -p container with seccomp off), gin against net/http, and
+its Kubernetes loss on each Kubernetes path this run measured. Its two losses are judged only on a run
+with its load (`wrk -t12 -c400 -d30s`, `at_document_load`): at any other they are «no comparable», with
+the reason. Its absolute per-thread column is «no comparable» too."""
 
 from __future__ import annotations
 
@@ -9,10 +11,11 @@ from functools import partial
 
 import pandas as pd
 
-from ..figures import Difference, NotComparable, Ratio, Sel, judge_all
-from ..verdict import Claim, Said, ref
+from ..figures import Custom, Data, Difference, NotComparable, Ratio, Sel, judge_all
+from ..verdict import Claim, Said, missing, ref
 from . import servers
 from .analysis import BASELINE, main_server
+from .measure import SEED_PRESET
 
 SOURCE = "«Container Performance Testing»"  # its title, quoted like every source title
 RESULTS = "tabla «Results»"
@@ -33,6 +36,38 @@ def on_server(df: pd.DataFrame, meta: dict | None) -> dict:
     return {"servidor": server} if (server := main_server(df)) else {}
 
 
+def load_words(hilos, conexiones, duracion_s) -> str:
+    return f"wrk -t{hilos} -c{conexiones} -d{duracion_s}s"
+
+
+DOCUMENT_LOAD = load_words(**SEED_PRESET)
+
+
+def at_document_load(duration_key: str):
+    """incomparable(df, meta) for a loss the document measured with its load: "" on a run with that
+    load (wrk's duration read from `duration_key`: duracion_s, or duracion_k8s_s on Kubernetes),
+    otherwise why the percentages cannot be compared (Spanish)."""
+
+    def reason(df: pd.DataFrame, meta: dict | None) -> str:
+        p = (meta or {}).get("parameters") or {}
+        ours = {
+            "hilos": p.get("hilos"),
+            "conexiones": p.get("conexiones"),
+            "duracion_s": p.get(duration_key, p.get("duracion_s")),
+        }
+        if ours == SEED_PRESET:
+            return ""
+        return (
+            f"El documento midió esta pérdida con {DOCUMENT_LOAD}; esta corrida usó "
+            f"{load_words(*(v if v is not None else '?' for v in ours.values()))}. Con otra concurrencia la "
+            "pérdida de un camino de red cambia (con pocas conexiones pesa más la latencia de cada salto, con "
+            "muchas, la CPU de quien copia los bytes): no se juzga su porcentaje con otra carga. La "
+            "configuración del documento del panel la juzga con la suya."
+        )
+
+    return reason
+
+
 def loss(engine: str, pct: float, quantity: str, figure) -> Said:
     """The table's «Loss wrt native» of net/http in one engine, as the change against native (%)."""
     name = engine.capitalize()
@@ -50,7 +85,12 @@ def loss(engine: str, pct: float, quantity: str, figure) -> Said:
 
 
 PORT, NATIVE = arm("docker", "puerto"), arm(*BASELINE)
-DOCKER_LOSS = loss("docker", 65.83, "Docker -p", Difference(PORT, NATIVE, percent=True, detail=on_server))
+DOCKER_LOSS = loss(
+    "docker",
+    65.83,
+    "Docker -p",
+    Difference(PORT, NATIVE, percent=True, detail=on_server, incomparable=at_document_load("duracion_s")),
+)
 SECURITY_CAUSE = said(
     "causa_seguridad",
     "El autor oyó que Docker aplica mucho procesamiento de seguridad además de reenviar las peticiones, "
@@ -87,15 +127,43 @@ PER_THREAD = said(
     ref=table(engine="bare", image="nethttp"),
     figure=NotComparable(PER_THREAD_READING),
 )
+# The document does not say how wrk reached its Pod: its loss is judged on each path this run measured.
+K8S_PATHS = {
+    "port_forward": "Kubernetes con `kubectl port-forward`",
+    "nodeport": "Kubernetes con un NodePort",
+    "host": "Kubernetes con `hostNetwork`",
+}
+K8S_NOT_RUN = (
+    "Kubernetes no corrió en esta corrida (sin construir, sin root, o fuera de BRAZOS): la cifra del "
+    "documento queda como referencia."
+)
+
+
+def kubernetes_paths(said: Said, df: pd.DataFrame, meta: dict | None) -> list[Claim]:
+    """The document's Kubernetes loss judged on each Kubernetes path of the run, against native."""
+    out = []
+    for variant, words in K8S_PATHS.items():
+        figure = Difference(
+            arm("kubernetes", variant),
+            NATIVE,
+            percent=True,
+            detail=lambda df, meta, v=variant: {**on_server(df, meta), "camino": v},
+            optional=True,
+        )
+        quantity = f"el cambio de peticiones por segundo de {words} frente a nativo"
+        if server := main_server(df):
+            quantity += f" ({servers.SERVERS[server].label})"
+        claim = figure.claim(said.but(quantity=quantity), Data(df, meta))
+        if claim is not None:
+            out.append(claim)
+    return out or [missing(said.but(note=K8S_NOT_RUN))]
+
+
 KUBERNETES_LOSS = loss(
     "kubernetes",
     83.59,
     "Kubernetes",
-    NotComparable(
-        "En esta máquina no se puede levantar un clúster: la cifra queda como referencia. El documento no "
-        "dice por qué camino llegó wrk al pod; la hipótesis del cuaderno (sin medir) es "
-        "`kubectl port-forward`."
-    ),
+    Custom(kubernetes_paths, incomparable=at_document_load("duracion_k8s_s")),
 )
 SAID = (DOCKER_LOSS, SECURITY_CAUSE, GIN_NETHTTP, PER_THREAD, KUBERNETES_LOSS)
 

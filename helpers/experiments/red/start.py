@@ -41,6 +41,8 @@ class Started:
     server: list = field(default_factory=list)  # psutil processes of the server
     proxies: list = field(default_factory=list)  # docker-proxy / rootlessport / slirp4netns / pasta
     helpers: list = field(default_factory=list)  # containerd shim / conmon
+    # Kubernetes: {CPU metric: processes} of kubectl and the cluster's components (red/kube.py)
+    components: dict = field(default_factory=dict)
     popen: subprocess.Popen | None = None
     container: str | None = None
     failed: str | None = None
@@ -179,11 +181,16 @@ def start_arm(arm: HttpArm, cpu: str | None, ctx, published: set[int], image: st
 
 
 def start_all(
-    arms: Sequence[HttpArm], images: dict[HttpArm, str | None], cpu: str | None, ctx
+    arms: Sequence[HttpArm],
+    images: dict[HttpArm, str | None],
+    cpu: str | None,
+    ctx,
+    published: set[int] | None = None,
 ) -> list[Started]:
     """Start every arm's server, START_WORKERS at a time, in the order of `arms`. `images` holds the
-    image of each container arm (None: it is missing, and that arm fails with the reason)."""
-    published: set[int] = set()
+    image of each container arm (None: it is missing, and that arm fails with the reason); `published`
+    collects the 127.0.0.1 ports the run publishes (the Kubernetes arms add theirs to it)."""
+    published = set() if published is None else published
     with ThreadPoolExecutor(max_workers=START_WORKERS) as pool:
         futures = {
             arm: pool.submit(start_arm, arm, cpu, ctx, published, images.get(arm) or "")
