@@ -2,7 +2,8 @@
 
 Every function that shows a result takes a Resultado (or None: it then says so in Spanish), displays
 itself, returns None and never launches anything. `referencia()` and `kubernetes()` show the source's
-figures and mechanisms, which no run changes. `PRESETS` are the panel's one-click configurations.
+figures and the mechanisms of each Kubernetes path, which no run changes; `por_que_kubernetes(resultado)`
+says from the run which Kubernetes path loses what. `PRESETS` are the panel's one-click configurations.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from ..experiments import figures, verdict
 from ..experiments import red as exp
 from ..experiments.red import servers
 from ..experiments.red.analysis import compare, main_server, path_ratios, reference_ratios, summarize
-from ..experiments.red.arms import rootless
+from ..experiments.red.arms import KUBERNETES_ARMS, rootless
 from ..experiments.red.claims import APPENDIX_PER_THREAD, APPENDIX_THREADS, APPENDIX_TOTAL
-from ..experiments.red.measure import DOCUMENT_PRESET
+from ..experiments.red.measure import DOCUMENT_K8S_PRESET, DOCUMENT_PRESET
 from ..experiments.runner import Resultado
 from .common import (
     AGREEMENT,
@@ -51,12 +52,25 @@ PRESETS = [
         "La carga del documento: 12 hilos y 400 conexiones durante 30 s por medición, siempre contra "
         "127.0.0.1, con net/http sin contenedor y con Docker -p. En una máquina de dos núcleos wrk y el "
         "servidor se disputan la CPU: cuenta con errores de socket y latencias altas.",
-    )
+    ),
+    Preset(
+        "Kubernetes con la carga del documento (wrk -t12 -c400 -d30s)",
+        DOCUMENT_K8S_PRESET,
+        "La carga del documento contra net/http sin contenedor y por los tres caminos de Kubernetes "
+        "(port-forward, NodePort y hostNetwork), siempre contra 127.0.0.1, con el clúster arrancado una "
+        "vez. Con 400 conexiones, `kubectl port-forward` puede cortar conexiones: cuenta con errores de "
+        "socket.",
+    ),
 ]
 CPU_PARTS = [
     ("us_cpu_servidor", "servidor"),
     ("us_cpu_proxy", "proxy (docker-proxy…)"),
     ("us_cpu_ayudante", "shim / conmon"),
+    ("us_cpu_kubectl", "kubectl port-forward"),
+    ("us_cpu_apiserver", "kube-apiserver"),
+    ("us_cpu_kubelet", "kubelet"),
+    ("us_cpu_containerd", "containerd (del clúster)"),
+    ("us_cpu_kube_proxy", "kube-proxy"),
     ("us_cpu_carga", "wrk (la carga)"),
 ]
 
@@ -187,7 +201,8 @@ def _thousands():
 
 @needs_result
 def grafico_cpu(resultado: Resultado) -> None:
-    """Stacked bars: CPU microseconds per request of server, proxy, shim/conmon and wrk, per arm."""
+    """Stacked bars: CPU microseconds per request of server, proxy, shim/conmon, kubectl and each
+    Kubernetes component, and wrk, per arm (a process no arm of the run had is left out)."""
     s = _summary(resultado)
     if s.empty:
         return
@@ -195,9 +210,21 @@ def grafico_cpu(resultado: Resultado) -> None:
     s = s[s["servidor"] == server]
     fig, ax = plt.subplots(figsize=(11, min(1.6 + 0.5 * len(s), MAX_PLOT_HEIGHT_IN)))
     left = [0.0] * len(s)
-    palette = ["#1f77b4", "#d62728", "#9467bd", "#7f7f7f"]
+    palette = [
+        "#1f77b4",
+        "#d62728",
+        "#9467bd",
+        "#ff7f0e",
+        "#8c564b",
+        "#e377c2",
+        "#bcbd22",
+        "#17becf",
+        "#7f7f7f",
+    ]
     for (column, label), color in zip(CPU_PARTS, palette):
         values = [0.0 if stats.any_nan(v) else float(v) for v in s[column]]
+        if column != "us_cpu_servidor" and not any(values):
+            continue
         ax.barh(list(s["brazo"]), values, left=left, color=color, label=label)
         left = [a + b for a, b in zip(left, values)]
     ax.invert_yaxis()
@@ -372,55 +399,153 @@ def comparacion(resultado: Resultado) -> None:
 
 KUBERNETES = [
     (
-        "kubectl port-forward (la hipótesis para «wrk contra localhost»)",
-        "kubectl, en el host, acepta la conexión y la reenvía por un flujo cifrado al servidor de la API; "
-        "este la pasa al kubelet del nodo, que la entrega dentro del espacio de red del pod. Cada byte "
-        "cruza varios procesos en espacio de usuario",
-        "docker-puerto: docker-proxy acepta la conexión en el host y copia los bytes hacia el contenedor "
-        "(un solo proceso intermedio, no varios)",
+        "`k8s-port-forward`",
+        "`kubectl port-forward` en 127.0.0.1",
+        "kubectl acepta la conexión en el host y la manda por un flujo al servidor de la API; este la pasa al "
+        "kubelet, el kubelet al servidor de flujos de containerd, y containerd la entrega dentro del espacio "
+        "de red del pod. Cada byte cruza cuatro procesos en espacio de usuario",
+        "`docker-puerto`: docker-proxy también copia los bytes en espacio de usuario, pero es un solo proceso",
     ),
     (
-        "Service NodePort o ClusterIP (kube-proxy con iptables o IPVS)",
-        "reglas NAT en el kernel; ningún proceso intermedio",
-        "podman-puerto (NAT de netavark, sin proxy)",
+        "`k8s-nodeport`",
+        "Service NodePort que kube-proxy atiende en 127.0.0.1",
+        "reglas NAT del kernel (kube-proxy las escribe, pero no está en el camino), el puente y el par veth "
+        "del pod",
+        "`podman-puerto` (NAT de netavark, sin proxy)",
     ),
     (
-        "red del pod",
-        "un par veth y un puente (o lo que ponga la CNI) entre el host y el pod",
-        "podman-puerto y docker-puerto (veth + puente)",
-    ),
-    (
-        "hostNetwork: true",
-        "el pod usa la pila de red del nodo: sin veth, sin puente, sin NAT",
-        "docker-host",
+        "`k8s-host`",
+        "`hostNetwork: true`",
+        "la pila de red del nodo: sin veth, sin puente, sin NAT; quedan los cgroups y los demás namespaces "
+        "del pod",
+        "`docker-host`",
     ),
 ]
 
 
 def kubernetes() -> None:
-    """Which mechanism each Kubernetes path adds, which live arm shows the same kind of mechanism, and
-    the document's figures beside Docker's (reference only: no cluster runs here)."""
+    """Which mechanism each Kubernetes path adds and which Docker or Podman arm shows the same kind of
+    mechanism; the document's figures beside Docker's; and how its gin row in Docker was computed (no run
+    changes any of it)."""
     frame = pd.DataFrame(
         KUBERNETES,
         columns=[
+            "brazo",
             "camino de Kubernetes",
             "qué atraviesa cada petición",
-            "brazo en vivo con el mismo mecanismo",
+            "brazo de Docker o Podman con el mismo mecanismo",
         ],
     )
-    show(table(frame, "Kubernetes: referencia, no medido aquí"))
-    ratios = reference_ratios(reference.load(exp.EXPERIMENT))
+    show(table(frame, "Kubernetes: los tres caminos que mide este cuaderno"))
+    ref = reference.load(exp.EXPERIMENT)
+    ratios = reference_ratios(ref)
     net = ratios[ratios["servidor"] == "nethttp"].set_index("engine")["frente_nativo"]
+    parts = []
     if {"docker", "kubernetes"} <= set(net.index):
         worse = net["kubernetes"] < net["docker"]
-        markdown(
+        parts.append(
             f"En el documento, con net/http, Docker dejó {fmt_ratio(net['docker'])} lo de nativo y "
             f"Kubernetes {fmt_ratio(net['kubernetes'])}: Kubernetes "
             + (
-                "perdió más. Es lo que predice la hipótesis (más saltos en espacio de usuario que "
-                "docker-proxy), pero no la prueba: el documento no midió el camino ni dice cómo expuso el "
-                "servicio."
+                "perdió más. El documento no dice por qué camino llegó `wrk` a su pod, así que esa cifra sola "
+                "no prueba ninguno: los tres brazos de Kubernetes de tu corrida dicen cuánto pierde cada uno."
                 if worse
-                else "no perdió más, lo contrario de lo que predice la hipótesis de port-forward."
+                else "no perdió más que Docker."
             )
         )
+    parts.append(_gin_baseline(ref))
+    markdown(" ".join(p for p in parts if p))
+
+
+def _gin_baseline(ref: pd.DataFrame) -> str:
+    """The document's gin row in Docker: its «Loss wrt native» is computed against net/http's native
+    per-thread figure, not gin's (both computed here from the reference)."""
+    per_thread = ref[ref["metric"] == "req_s_hilo"].set_index(["engine", "image"])["value"]
+    keys = [("docker", "gin"), ("bare", "nethttp"), ("bare", "gin")]
+    if not all(k in per_thread.index for k in keys):
+        return ""
+    docker_gin, native_net, native_gin = (float(per_thread[k]) for k in keys)
+    return (
+        f"Y una cuenta del documento: gin en Docker atendió {num(docker_gin / 1e3, 2)}k por hilo, y su "
+        f"«{fmt_pct(100 * (1 - docker_gin / native_net), 2, sign=False)}» de pérdida sale de dividir por la "
+        f"cifra nativa de **net/http** ({num(native_net / 1e3, 2)}k), no por la de gin "
+        f"({num(native_gin / 1e3, 2)}k); frente a gin sin contenedor, la pérdida sería "
+        f"{fmt_pct(100 * (1 - docker_gin / native_gin), 2, sign=False)}."
+    )
+
+
+# The Kubernetes paths against native and against each other (analysis.PATH_PAIRS), as the page names them.
+K8S_WORDS = {
+    "k8s_host_frente_nativo": (
+        "Por `hostNetwork` (`k8s-host`), el mismo servidor en un Pod atiende",
+        "nativo",
+    ),
+    "k8s_nodeport_frente_nativo": ("Por un NodePort (`k8s-nodeport`) atiende", "nativo"),
+    "k8s_nodeport_frente_host": (
+        "El puente, el par veth y las reglas NAT de kube-proxy, juntos (NodePort frente a hostNetwork):",
+        "hostNetwork",
+    ),
+    "k8s_port_forward_frente_nativo": ("Por `kubectl port-forward` (`k8s-port-forward`) atiende", "nativo"),
+    "k8s_port_forward_frente_nodeport": (
+        "Lo que añaden kubectl, el servidor de la API, el kubelet y containerd (port-forward frente a "
+        "NodePort):",
+        "NodePort",
+    ),
+}
+K8S_CPU = [
+    ("us_cpu_kubectl", "kubectl"),
+    ("us_cpu_apiserver", "kube-apiserver"),
+    ("us_cpu_kubelet", "el kubelet"),
+    ("us_cpu_containerd", "containerd"),
+]
+
+
+@needs_result
+def por_que_kubernetes(resultado: Resultado) -> None:
+    """The document's «I can't tell why», answered from this run: which Kubernetes path loses what against
+    native and against the next simpler path (each read by the one rule), and the CPU per request of every
+    process port-forward adds. Without Kubernetes arms, why not."""
+    markdown(" ".join(_kubernetes_sentences(resultado)))
+
+
+def _kubernetes_sentences(resultado: Resultado) -> list[str]:
+    df, meta = resultado.df, resultado.meta or {}
+    asked = [k for k in (meta.get("parameters") or {}).get("brazos") or [] if k in KUBERNETES_ARMS]
+    if not asked:
+        return [
+            "Esta corrida no pidió los brazos de Kubernetes (el perfil rápido los omite: arrancar y desmontar "
+            "el clúster tarda más que todo ese perfil); con el perfil por defecto corren los tres. La cifra del "
+            "documento queda como referencia."
+        ]
+    ran = df[df["engine"] == "kubernetes"] if not df.empty else df
+    if ran.empty:
+        why = [f"{k}: {v}" for k, v in (meta.get("skipped_arms") or {}).items() if "Kubernetes" in k]
+        return [
+            "Esta corrida no pudo medir Kubernetes"
+            + (f" ({'; '.join(why)})" if why else "")
+            + ". La cifra del documento queda como referencia."
+        ]
+    server = main_server(df)
+    ratios = path_ratios(df, server) if server else {}
+    lines = [f"El «no sé por qué» del documento, con {SERVIDOR.get(server, server)} en tu corrida:"]
+    for key, (words, baseline) in K8S_WORDS.items():
+        if key in ratios:
+            lines.append(f"{words} {_ratio_words(*ratios[key], baseline)}.")
+    tunnel = ratios.get("k8s_port_forward_frente_nodeport")
+    if tunnel and verdict.direction(tunnel[1], tunnel[2], tunnel[3]) == verdict.BELOW:
+        lines.append(
+            "Lo que pierde port-forward no es el contenedor ni su red: es el túnel, que sirve para llegar a un "
+            "pod desde fuera del clúster; un Service o `hostNetwork` no lo cruzan."
+        )
+    s = _summary(resultado)
+    forward = s[(s["servidor"] == server) & (s["engine"] == "kubernetes") & (s["variant"] == "port_forward")]
+    if len(forward):
+        row = forward.iloc[0]
+        spent = [f"{who} {fmt(row[col], 1, 'µs')}" for col, who in K8S_CPU if not stats.any_nan(row[col])]
+        if spent and not stats.any_nan(row["us_cpu_servidor"]):
+            lines.append(
+                f"Por cada petición de port-forward gastaron CPU {_names(spent)}; el servidor, "
+                f"{fmt(row['us_cpu_servidor'], 1, 'µs')}. Es su CPU durante toda la medición: incluye lo que "
+                "hacen en reposo, que en un NodePort o con hostNetwork es casi todo."
+            )
+    return lines

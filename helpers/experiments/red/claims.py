@@ -43,7 +43,7 @@ def load_words(hilos, conexiones, duracion_s) -> str:
 DOCUMENT_LOAD = load_words(**SEED_PRESET)
 
 
-def at_document_load(duration_key: str):
+def at_document_load(duration_key: str, button: str):
     """incomparable(df, meta) for a loss the document measured with its load: "" on a run with that
     load (wrk's duration read from `duration_key`: duracion_s, or duracion_k8s_s on Kubernetes),
     otherwise why the percentages cannot be compared (Spanish)."""
@@ -61,8 +61,8 @@ def at_document_load(duration_key: str):
             f"El documento midió esta pérdida con {DOCUMENT_LOAD}; esta corrida usó "
             f"{load_words(*(v if v is not None else '?' for v in ours.values()))}. Con otra concurrencia la "
             "pérdida de un camino de red cambia (con pocas conexiones pesa más la latencia de cada salto, con "
-            "muchas, la CPU de quien copia los bytes): no se juzga su porcentaje con otra carga. La "
-            "configuración del documento del panel la juzga con la suya."
+            f"muchas, la CPU de quien copia los bytes): no se juzga su porcentaje con otra carga. El botón "
+            f"«{button}» del panel la juzga con la suya."
         )
 
     return reason
@@ -89,7 +89,13 @@ DOCKER_LOSS = loss(
     "docker",
     65.83,
     "Docker -p",
-    Difference(PORT, NATIVE, percent=True, detail=on_server, incomparable=at_document_load("duracion_s")),
+    Difference(
+        PORT,
+        NATIVE,
+        percent=True,
+        detail=on_server,
+        incomparable=at_document_load("duracion_s", "Configuración del documento"),
+    ),
 )
 SECURITY_CAUSE = said(
     "causa_seguridad",
@@ -163,7 +169,10 @@ KUBERNETES_LOSS = loss(
     "kubernetes",
     83.59,
     "Kubernetes",
-    Custom(kubernetes_paths, incomparable=at_document_load("duracion_k8s_s")),
+    Custom(
+        kubernetes_paths,
+        incomparable=at_document_load("duracion_k8s_s", "Kubernetes con la carga del documento"),
+    ),
 )
 SAID = (DOCKER_LOSS, SECURITY_CAUSE, GIN_NETHTTP, PER_THREAD, KUBERNETES_LOSS)
 

@@ -43,6 +43,8 @@ DOCUMENT_PRESET = {
     "repeticiones": verdict.MIN_N,
     "calentamiento": 0,
 }
+# The same load on native and the three Kubernetes paths: the document's Kubernetes loss judged with it.
+DOCUMENT_K8S_PRESET = {**DOCUMENT_PRESET, "brazos": ["nativo", *KUBERNETES_ARMS]}
 METRICS_FROM_WRK = (
     "req_s",
     "req_s_hilo",
@@ -200,6 +202,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 load_tool="wrk --latency",
                 userland_proxy_disabled=userland_proxy_disabled(),
                 ports={s.arm.label: s.port for s in live.values()},
+                targets={s.arm.label: s.target.url for s in live.values()},
                 kubernetes=cluster_meta,
             )
             if not live:
@@ -222,8 +225,11 @@ def start_cluster_arms(arms, image_names, server_cpu, ctx, published, stack, clu
     if not arms:
         return []
     source = kubernetes_source(ctx.engines)[0]
+    cluster = kubernetes.Cluster(ctx.run_id, ctx.log)
+    # registered first, so it runs after the teardown: how long the teardown took
+    stack.callback(lambda: cluster_meta.update(desmontaje_s=round(cluster.timings.get("desmontaje", 0.0), 2)))
     try:
-        cluster = stack.enter_context(kubernetes.Cluster(ctx.run_id, ctx.log))
+        stack.enter_context(cluster)
         begin = time.monotonic()
         cluster.import_images(sorted({image_names[a] for a in arms if image_names.get(a)}), engine=source)
         started = kube.start_arms(arms, cluster, image_names, server_cpu, ctx, published)
@@ -236,5 +242,4 @@ def start_cluster_arms(arms, image_names, server_cpu, ctx, published, stack, clu
         imagenes_de=source,
         pods={s.arm.label: kube.pod_name(s.arm) for s in started},
     )
-    stack.callback(lambda: cluster_meta.update(desmontaje_s=round(cluster.timings.get("desmontaje", 0.0), 2)))
     return started
