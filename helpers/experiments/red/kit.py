@@ -1,5 +1,6 @@
 """06's facts for the instructor's kit: each network path against native, the security claim,
-docker-proxy's ceiling, and the document's preset (no run needed)."""
+docker-proxy's ceiling, each Kubernetes path and the CPU its processes spent, and the document's preset
+(no run needed)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ from ...experiments.red.measure import DOCUMENT_PRESET
 from ...view import common
 from ..kit import Facts, missing_arms, run_sentence, run_tag
 
-FACTS = ("docker_puerto", "caminos", "seguridad", "proxy")
+FACTS = ("docker_puerto", "caminos", "seguridad", "proxy", "kubernetes")
+K8S_PATHS = {
+    "k8s_port_forward_frente_nativo": "`k8s-port-forward`",
+    "k8s_nodeport_frente_nativo": "`k8s-nodeport`",
+    "k8s_host_frente_nativo": "`k8s-host`",
+}
+K8S_CPU = ("us_cpu_kubectl", "us_cpu_apiserver", "us_cpu_kubelet", "us_cpu_containerd")
 
 
 def facts(res) -> Facts:
@@ -74,6 +81,27 @@ def facts(res) -> Facts:
         )
     else:
         out["proxy"] = missing_arms(nb, "la CPU de docker-proxy en el brazo `docker-puerto`")
+
+    # Exercise 7: each Kubernetes path against native, and the CPU port-forward's processes spent.
+    paths = [f"{K8S_PATHS[k]}, {common.fmt_ratio(*ratios[k][:3])}" for k in K8S_PATHS if k in ratios]
+    forward = (
+        s[(s["engine"] == "kubernetes") & (s["variant"] == "port_forward") & (s["servidor"] == server)]
+        if len(s)
+        else s
+    )
+    if paths and len(forward) and not stats.any_nan(*(forward[c].iloc[0] for c in K8S_CPU)):
+        us = sum(float(forward[c].iloc[0]) for c in K8S_CPU)
+        paths.append(
+            f"en `k8s-port-forward`, kubectl, el servidor de la API, el kubelet y containerd sumaron "
+            f"{common.fmt(us, 1, 'µs')} de CPU por petición: con los dos núcleos solo para ellos, unas "
+            f"{common.num(2e6 / us)} peticiones por segundo como mucho"
+        )
+    out["kubernetes"] = run_sentence(
+        res,
+        f", con {label}, frente a nativo: ",
+        paths,
+        missing_arms(nb, "los brazos de Kubernetes (sin clúster construido, o fuera de `BRAZOS`)"),
+    )
 
     return out
 
