@@ -27,6 +27,10 @@ AT_DOCUMENT_LOAD = {"parameters": {**SEED_PRESET, "duracion_k8s_s": 30}}
 OURS = {"parameters": {"hilos": 2, "conexiones": 50, "duracion_s": 2, "duracion_k8s_s": 1}}
 # Per path: req/s (native is 100 000 in `synthetic`) and the CPU µs per request of its processes.
 PATHS = {"port_forward": 12_000, "nodeport": 95_000, "host": 98_000}
+# The real run: our load, briefly (two rounds of 1 s per arm).
+BRIEF = dict(
+    servidores=["nethttp"], motores=["docker"], hilos=2, conexiones=50, duracion_s=1, duracion_k8s_s=1
+)
 FORWARD_US = {"cpu_kubectl": 60.0, "cpu_apiserver": 50.0, "cpu_kubelet": 40.0, "cpu_containerd": 45.0}
 
 
@@ -208,17 +212,7 @@ def _cluster_processes() -> list[int]:
 @pytest.mark.kubernetes
 def test_the_three_kubernetes_arms_measure_on_loopback_and_leave_nothing(cluster_parts):
     lines: list[str] = []
-    cfg = exp.config(
-        servidores=["nethttp"],
-        brazos=["nativo", *red_arms.KUBERNETES_ARMS],
-        motores=["docker"],
-        hilos=2,
-        conexiones=50,
-        duracion_s=1,
-        duracion_k8s_s=1,
-        repeticiones=2,
-        calentamiento=0,
-    )
+    cfg = exp.config(brazos=["nativo", *red_arms.KUBERNETES_ARMS], repeticiones=2, calentamiento=0, **BRIEF)
     res = exp.run(cfg, log=lines.append)
     assert res.status == "complete", (res.meta.get("skipped_arms"), lines)
     assert not res.meta.get("skipped_arms"), res.meta.get("skipped_arms")
