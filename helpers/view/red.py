@@ -374,12 +374,14 @@ def comparacion(resultado: Resultado) -> None:
             }
         )
         if r["brazo_en_vivo"]:
-            by_status.setdefault(r["acuerdo"], []).append(SERVIDOR.get(r["servidor"], r["servidor"]))
+            name = SERVIDOR.get(r["servidor"], r["servidor"])
+            name += " en Kubernetes (port-forward)" if r["nivel"] == "kubernetes" else " con `-p`"
+            by_status.setdefault(r["acuerdo"], []).append(name)
     show(table(pd.DataFrame(rows), "Proporción frente a nativo: el documento y tu máquina"))
     parts = []
     if figures.COINCIDE in by_status:
         parts.append(
-            f"Con `-p`, tu proporción coincide con la del documento para {_names(by_status[figures.COINCIDE])} "
+            f"Tu proporción coincide con la del documento para {_names(by_status[figures.COINCIDE])} "
             f"(tu intervalo dividido por su cifra cae entero en el margen de «coincide», {AGREEMENT_MARGIN})."
         )
     if figures.NO_COINCIDE in by_status:

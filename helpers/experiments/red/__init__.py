@@ -1,10 +1,12 @@
-"""Experiment 6: HTTP throughput natively, in Docker and in Podman («Container Performance Testing»).
+"""Experiment 6: HTTP throughput natively, in Docker, in Podman and in Kubernetes («Container Performance
+Testing»).
 
 The same tiny server (Go net/http, gin, actix-web or Rocket) answers `GET /` on bare metal and in containers,
 behind several network paths; wrk loads it from another CPU, always on 127.0.0.1.
 
 arms.py: the network paths and which of them run here (plan); servers.py: the servers, their build, their
 binary-only images and `make setup`; start.py: starting an arm's server and finding its processes;
+kube.py: the Kubernetes arms (their Pods on the run's one cluster, their way in from 127.0.0.1);
 load.py: wrk, and the one function that builds a load target (127.0.0.1 and a port this run published,
 nothing else); measure.py: Config, cpu_layout and run(); analysis.py: summaries, the reference, closing
 rows; claims.py: the source's claims.

@@ -131,11 +131,11 @@ def _server(started: Started, pod: dict, cpu: str | None) -> None:
     root = min(procs, key=lambda p: p.pid)
     started.server = process_tree(root.pid)
     pin(started.server, cpu)
-    try:
+    try:  # the Pod's containerd shim, the container's parent (its share of the work, like Docker's)
         shim = root.parent()
+        started.helpers = [shim] if shim is not None and "shim" in shim.name() else []
     except psutil.Error:
-        shim = None
-    started.helpers = [shim] if shim is not None and "shim" in (shim.name() or "") else []
+        started.helpers = []
 
 
 def _port_forward(started: Started, cluster: kubernetes.Cluster, port: int, ctx) -> None:

@@ -30,9 +30,8 @@ from .start import Started, cpu_seconds, start_all
 EXPERIMENT = "red"
 MAX_RUN_S = 20 * 60  # refuse a plan longer than this before launching anything
 SEED_PRESET = {"hilos": 12, "conexiones": 400, "duracion_s": 30}  # the original's `wrk -t12 -c400 -d30s`
-K8S_OVERHEAD_S = (
-    45.0  # the cluster, once per run: start (7-20 s), images and Pods (5-10 s), teardown (20-24 s)
-)
+# The cluster, once per run: start (7-20 s), images and Pods (5-10 s), teardown (4-24 s).
+K8S_OVERHEAD_S = 45.0
 # The panel's one-click «configuración del documento»: the original's load on its own two arms (native and
 # Docker -p, net/http), with enough repetitions for a verdict and no warm-up round (each round is 30 s).
 DOCUMENT_PRESET = {

@@ -736,7 +736,7 @@ def test_the_comparison_sentence_names_its_servers_as_a_spanish_list(monkeypatch
     df = pd.concat([synthetic(), pd.DataFrame(gin, columns=results.COLUMNS)], ignore_index=True)
     vista.comparacion(Resultado("red", df, tmp_path, {}))
     text = " ".join(str(getattr(o, "data", "")) for o in shown)
-    assert "para Go net/http y Go gin (tu intervalo" in text, text
+    assert "para Go net/http con `-p` y Go gin con `-p` (tu intervalo" in text, text
     assert vista._names(["a", "b", "c"]) == "a, b y c" and vista._names(["a"]) == "a"
 
 
