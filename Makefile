@@ -17,8 +17,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 
-# Engines, images, Podman workaround and probes (python -m helpers.provision). KUBERNETES=1 also builds
-# a single-node Kubernetes from its sources (15-40 min, once; no notebook uses it yet).
+# Engines, images, Podman workaround and probes (python -m helpers.provision). It also builds a
+# single-node Kubernetes from its sources (15-40 min, once; notebooks 04 and 06): KUBERNETES=0 leaves it out.
 motores: $(STAMP)
 	CURSO_KUBERNETES=$(KUBERNETES) $(BIN)/python -m helpers.provision
 
