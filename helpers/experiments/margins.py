@@ -12,8 +12,11 @@ INF = math.inf
 
 
 # ---------------------------------------------------------------- margins: one per kind of claim
+# Every margin on a ratio is symmetric on the log scale: a ratio r and 1/r are as far from 1, so a claim
+# accepts the same factor either way (÷/×), never a linear ± that is wider on one side.
 ABOUT = 1.25  # «about k»: within a factor 1.25 of k either way (k/1.25 … k·1.25)
-SAME = 0.05  # «no difference»: within ±5 % (0.95× … 1.05×, −5 % … +5 %)
+EFFECT = 0.2  # «an effect of p %»: log(r) within ±20 % of the claimed log(r), r = 1 + p/100 (r^0.8 … r^1.2)
+SAME = 0.05  # «no difference»: within a factor 1.05 of 1 (1/1.05 … 1.05×, −4.76 % … +5 %)
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,7 @@ class Kind:
     said: str
     accepted: str
     example: str
+    cases: tuple = ()  # margin(name, *case) for each case: the margins `example` states, in its order
 
 
 KINDS: dict[str, Kind] = {
@@ -32,50 +36,59 @@ KINDS: dict[str, Kind] = {
         Kind(
             "about",
             "una cifra: «~2× más rápido», «unas 10 veces», «unos 650 MB»",
-            "de la cifra ÷ 1.25 a la cifra × 1.25",
+            f"de la cifra ÷ {ABOUT:g} a la cifra × {ABOUT:g}",
             "«~2× más rápido» (0.5×): de 0.4× a 0.625×",
+            ((0.5, "x"),),
         ),
         Kind(
             "percent_about",
             "un efecto en porcentaje: «un 11 % más lento», «+45 %»",
-            "el efecto, de ÷ 1.25 a × 1.25 (sobre una proporción r, el efecto es r − 1)",
-            "«+11 %»: de +8.8 % a +13.8 %",
+            f"la proporción r = 1 + efecto, de r^{1 - EFFECT:g} a r^{1 + EFFECT:g} (la cifra ÷/× r^{EFFECT:g}: "
+            f"el mismo factor a cada lado, ±{EFFECT * 100:g} % del efecto en escala logarítmica)",
+            "«+11 %»: de +8.71 % a +13.3 %; «−65.83 %»: de −72.4 % a −57.6 %",
+            ((11.0, "%"), (-65.83, "%")),
         ),
         Kind(
             "no_difference",
             "«casi igual», «sin penalización», «~1×», «~0 %»",
-            "de 0.95× a 1.05× (de −5 % a +5 %)",
-            "«gin y net/http rinden igual»: de 0.95× a 1.05×",
+            f"de 1 ÷ {1 + SAME:g} a {1 + SAME:g}× (de −4.76 % a +5 %: el mismo factor a cada lado)",
+            "«gin y net/http rinden igual»: de 0.952× a 1.05×",
+            ((1.0, "x"),),
         ),
         Kind(
             "adds",
             "«añade costo», «algo de diferencia», «se acumula»",
-            "al menos 1.05× (+5 %): por encima del margen de «casi igual»",
+            f"al menos {1 + SAME:g}× (+5 %): por encima del margen de «casi igual»",
             "«cada nivel suma CPU»: al menos 1.05×",
+            ((1.0, "x"),),
         ),
         Kind(
             "reduces",
             "«ahorra», «cuesta menos», sin cifra",
-            "como mucho 0.95× (−5 %): por debajo del margen de «casi igual»",
-            "«cuesta menos»: como mucho 0.95×",
+            f"como mucho 1 ÷ {1 + SAME:g} (−4.76 %): por debajo del margen de «casi igual»",
+            "«cuesta menos»: como mucho 0.952×",
+            ((1.0, "x"),),
         ),
         Kind(
             "at_least",
             "un umbral desde abajo: «una parte grande», «más de la mitad»",
             "el umbral que declara la afirmación, o más",
-            "«al menos una cuarta parte»: al menos 25 %",
+            "«al menos una cuarta parte»: al menos +25 %",
+            ((25.0, "%"),),
         ),
         Kind(
             "at_most",
             "un umbral desde arriba: «una parte pequeña», «como mucho la mitad»",
             "el umbral que declara la afirmación, o menos",
-            "«como mucho una quinta parte»: como mucho 20 %",
+            "«como mucho una quinta parte»: como mucho +20 %",
+            ((20.0, "%"),),
         ),
         Kind(
             "range",
             "un rango publicado: «24-30 %» (o la lectura que declara su nota)",
             "el rango, tal cual lo da la fuente",
             "«+24-30 %»: de +24 % a +30 %",
+            ((float("nan"), "%", (24.0, 30.0)),),
         ),
         Kind(
             "observed",
@@ -103,20 +116,20 @@ def margin(
         return _sorted(claimed / ABOUT, claimed * ABOUT)
     if kind == "percent_about":
         _need(claimed, kind)
-        effect = (claimed - 1) * 100 if ratio_unit else claimed
-        if effect == 0:
+        r = claimed if ratio_unit else 1 + claimed / 100
+        if r == 1:
             raise ValueError("an effect of 0 % has no relative margin: use kind='no_difference'")
-        low, high = _sorted(effect / ABOUT, effect * ABOUT)
-        return (1 + low / 100, 1 + high / 100) if ratio_unit else (low, high)
+        if r <= 0:
+            raise ValueError("an effect of −100 % or less is not a ratio: use kind='at_most'")
+        low, high = _sorted(r ** (1 - EFFECT), r ** (1 + EFFECT))
+        return (low, high) if ratio_unit else (_percent(low), _percent(high))
     if kind in ("no_difference", "adds", "reduces"):
         if unit not in ("x", "%"):
             raise ValueError(f"kind {kind!r} is for ratios ('x') or percentages ('%'); use at_least/at_most")
-        centre, step = (1.0, SAME) if ratio_unit else (0.0, SAME * 100)
-        return {
-            "no_difference": (centre - step, centre + step),
-            "adds": (centre + step, INF),
-            "reduces": (-INF, centre - step),
-        }[kind]
+        below, above = 1 / (1 + SAME), 1 + SAME
+        if not ratio_unit:
+            below, above = _percent(below), _percent(above)
+        return {"no_difference": (below, above), "adds": (above, INF), "reduces": (-INF, below)}[kind]
     if kind == "at_least":
         _need(claimed, kind)
         return (float(claimed), INF)
@@ -128,6 +141,11 @@ def margin(
             raise ValueError("kind 'range' needs bounds=(low, high)")
         return _sorted(*bounds)
     return (1.0, 1.0)  # observed: every time
+
+
+def _percent(ratio: float) -> float:
+    """A ratio as the percent change it is, (r − 1) × 100."""
+    return (ratio - 1) * 100
 
 
 def _need(claimed: float, kind: str) -> None:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from .. import stats
 from . import load
 from .margins import ABOUT as ABOUT
+from .margins import EFFECT as EFFECT
 from .margins import KINDS as KINDS
 from .margins import MARGINS as MARGINS
 from .margins import SAME as SAME
@@ -195,10 +196,13 @@ def reading(low: float, high: float, n: int | None, *, region: tuple[float, floa
 
 
 def level_region(around: float = 1.0) -> tuple[float, float]:
-    """The margin of «no difference» around `around` (margins.SAME): 0.95× … 1.05× around 1 (a ratio),
-    ±5 points around 0 (a percentage), ±5 % around any other reference figure."""
+    """The margin of «no difference» around `around` (margins.SAME): 1/1.05× … 1.05× around 1 (a ratio),
+    −4.76 … +5 points around 0 (a percent change), ÷/× 1.05 around any other positive reference figure
+    (±5 % around a negative one)."""
     if around in (0, 1):
         return margin("no_difference", unit="%" if around == 0 else "x")
+    if around > 0:
+        return (around / (1 + SAME), around * (1 + SAME))
     step = abs(around) * SAME
     return (around - step, around + step)
 

@@ -77,14 +77,15 @@ def test_a_claim_without_a_margin_cannot_be_judged():
         ("about", 0.5, "x", None, (0.4, 0.625)),
         ("about", 2.0, "x", None, (1.6, 2.5)),
         ("about", 650.0, "MB", None, (520.0, 812.5)),
-        ("percent_about", 11.0, "%", None, (8.8, 13.75)),
-        ("percent_about", -20.0, "%", None, (-25.0, -16.0)),
-        ("percent_about", 1.2, "x", None, (1.16, 1.25)),  # +20 % on a ratio: the effect r − 1
-        ("no_difference", 1.0, "x", None, (0.95, 1.05)),
-        ("no_difference", 0.0, "%", None, (-5.0, 5.0)),
+        ("percent_about", 11.0, "%", None, (1.11**1.2 * 100 - 100, 1.11**0.8 * 100 - 100)[::-1]),
+        ("percent_about", -20.0, "%", None, (0.8**1.2 * 100 - 100, 0.8**0.8 * 100 - 100)),
+        ("percent_about", 1.2, "x", None, (1.2**0.8, 1.2**1.2)),  # log(r) within ±20 %
+        ("percent_about", 0.3417, "x", None, (0.3417**1.2, 0.3417**0.8)),  # no longer 0.177-0.473
+        ("no_difference", 1.0, "x", None, (1 / 1.05, 1.05)),
+        ("no_difference", 0.0, "%", None, (100 / 1.05 - 100, 5.0)),
         ("adds", 1.1, "x", None, (1.05, INF)),
         ("adds", 10.0, "%", None, (5.0, INF)),
-        ("reduces", 0.8, "x", None, (-INF, 0.95)),
+        ("reduces", 0.8, "x", None, (-INF, 1 / 1.05)),
         ("at_least", 25.0, "%", None, (25.0, INF)),
         ("at_most", 0.5, "x", None, (-INF, 0.5)),
         ("range", math.nan, "%", (30.0, 24.0), (24.0, 30.0)),
@@ -138,13 +139,56 @@ def test_two_figures_of_one_source_never_both_confirm():
         assert verdicts != {base.SE_CONFIRMA}
 
 
-@pytest.mark.parametrize("kind, unit", [("about", "x"), ("percent_about", "%")])
-def test_figures_more_than_a_factor_1_25_squared_apart_have_disjoint_margins(kind, unit):
+@pytest.mark.parametrize(
+    "kind, unit, apart",
+    [("about", "x", base.ABOUT**2), ("percent_about", "%", (1 + base.EFFECT) / (1 - base.EFFECT))],
+)
+def test_figures_far_enough_apart_have_disjoint_margins(kind, unit, apart):
+    """«about k»: k more than 1.25² apart; an effect: log(r) more than 1.2/0.8 apart."""
     for a in (0.2, 0.5, 2.0, 11.0, 66.0, 100.0):
-        b = a * base.ABOUT**2 * 1.01
+        if kind == "about":
+            b = a * apart * 1.01
+        else:
+            b = ((1 + a / 100) ** (apart * 1.01) - 1) * 100
         ra = base.margin(kind, a, unit)
         rb = base.margin(kind, b, unit)
         assert ra[1] < rb[0]
+
+
+@pytest.mark.parametrize("claimed", [0.1, 0.3417, 0.83, 0.97, 1.11, 1.45, 3.0, 12.0])
+def test_a_ratio_margin_is_the_same_factor_either_way(claimed):
+    """On a ratio, every margin is symmetric on log(r): an effect of −65.83 % is no wider on one side than
+    +11 % is, and «no difference» accepts 1/1.05 as it accepts 1.05."""
+    lo, hi = base.margin("percent_about", claimed, "x")
+    assert math.isclose(math.log(claimed) - math.log(lo), math.log(hi) - math.log(claimed))
+    assert math.isclose(math.log(hi) - math.log(lo), 2 * base.EFFECT * abs(math.log(claimed)))
+    pct = base.margin("percent_about", (claimed - 1) * 100, "%")
+    assert all(math.isclose(p, (r - 1) * 100) for p, r in zip(pct, (lo, hi), strict=True))
+    same = base.margin("no_difference", unit="x")
+    assert math.isclose(same[0] * same[1], 1.0)
+    assert base.margin("no_difference", unit="%")[0] == pytest.approx((same[0] - 1) * 100)
+
+
+def test_the_printed_margins_state_what_the_code_accepts():
+    """Every kind's example in the printed table (KINDS) states margin(kind, …) as the page formats it,
+    for each case it declares: editing a constant or the code without the text (or the reverse) fails.
+    And the accepted text carries the constants the code uses."""
+    from helpers.view.numbers import fmt_margin
+
+    for name, kind in base.KINDS.items():
+        if name == "observed":
+            assert not kind.cases  # a result, every time: no figure
+            continue
+        assert kind.cases, name
+        at = 0
+        for case in kind.cases:
+            stated = fmt_margin(base.margin(name, *case), case[1])
+            at = kind.example.find(stated, at)
+            assert at >= 0, f"{name}: {kind.example!r} does not state {stated!r}"
+    assert f"÷ {base.ABOUT:g}" in base.KINDS["about"].accepted
+    assert f"r^{1 - base.EFFECT:g} a r^{1 + base.EFFECT:g}" in base.KINDS["percent_about"].accepted
+    for name in ("no_difference", "adds", "reduces"):
+        assert f"{1 + base.SAME:g}" in base.KINDS[name].accepted
 
 
 def test_no_difference_excludes_what_the_chapter_calls_some_difference():
