@@ -62,41 +62,35 @@ def per_container_medians(df: pd.DataFrame) -> pd.DataFrame:
     ).reset_index()
 
 
-def steadiness(
-    df: pd.DataFrame, *, resamples: int = 2000, seed: int = stats.BOOTSTRAP_SEED
-) -> tuple[stats.Estimate, dict]:
-    """Podman's range of ms per container across N (the widest minus the narrowest of its per-N
-    medians) over Docker's, with an IC 95 % that resamples the repetitions within each (engine, N);
-    n: the fewest repetitions of any (engine, N). And {engine: (low ms, high ms)}."""
+def growth(w: pd.DataFrame, engine_name: str, metric: str = "lanzamiento_por_contenedor") -> pd.Series:
+    """How much `metric` per container grows from the smallest N to the largest, round by round (indexed
+    by round): the least-squares slope of log(value) on N over that round's N > 0, as the factor it
+    gives across the range of N (exp(slope × (N largest − N smallest)); with two N, their ratio). Every
+    round launches every N, so the slope of one round sees the same machine at every N; rounds with
+    fewer than two N (or a value ≤ 0) are left out."""
+    g = w[(w["engine"] == engine_name) & (w["n"] > 0)] if len(w) else w
+    if g.empty or metric not in g.columns:
+        return pd.Series(dtype=float)
+    out = {}
+    for rep, r in g.dropna(subset=[metric]).groupby("rep"):
+        ns, vals = r["n"].to_numpy(float), r[metric].to_numpy(float)
+        if np.unique(ns).size < 2 or (vals <= 0).any():
+            continue
+        slope = np.polyfit(ns, np.log(vals), 1)[0]
+        out[int(rep)] = float(np.exp(slope * (ns.max() - ns.min())))
+    return pd.Series(out, dtype=float)
+
+
+def steadiness(df: pd.DataFrame) -> tuple[stats.Estimate, dict]:
+    """Podman's growth of ms per container across N (`growth`, its slope in each round) over Docker's
+    in the same round, with the order-statistic IC 95 % of the median of those per-round ratios (n:
+    rounds); and each engine's own growth {engine: (value, low, high)} with its IC."""
     w = wide(df)
-    w = w[w["n"] > 0] if len(w) else w
-    if w.empty or not {"docker", "podman"} <= set(w["engine"]):
+    per_engine = {e: growth(w, e) for e in ("docker", "podman")}
+    if any(s.empty for s in per_engine.values()):
         return NONE, {}
-    rng = np.random.default_rng(seed)
-    widths, boot, ranges, reps = {}, {}, {}, []
-    for engine_name in ("docker", "podman"):
-        medians, draws = [], []
-        for _, g in w[w["engine"] == engine_name].groupby("n"):
-            values = column(g, "lanzamiento_por_contenedor").dropna().to_numpy(float)
-            if not values.size:
-                continue
-            reps.append(values.size)
-            medians.append(np.median(values))
-            draws.append(_resampled_medians(values, rng, resamples))
-        if len(medians) < 2:
-            return NONE, {}
-        widths[engine_name] = max(medians) - min(medians)
-        ranges[engine_name] = (float(min(medians)), float(max(medians)))
-        stacked = np.vstack(draws)
-        boot[engine_name] = stacked.max(axis=0) - stacked.min(axis=0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = widths["podman"] / widths["docker"] if widths["docker"] else np.nan
-        ratios = boot["podman"] / boot["docker"]
-    ratios = ratios[np.isfinite(ratios)]
-    if not ratios.size:
-        return stats.Estimate(float(value), np.nan, np.nan, min(reps), stats.BOOTSTRAP), ranges
-    low, high = np.quantile(ratios, [0.025, 0.975])
-    return stats.Estimate(float(value), float(low), float(high), min(reps), stats.BOOTSTRAP), ranges
+    own = {e: stats.median_ci(s).triple for e, s in per_engine.items()}
+    return stats.ratio_ci(per_engine["podman"], per_engine["docker"]), own
 
 
 def seed_crossover(
