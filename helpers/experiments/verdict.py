@@ -19,7 +19,13 @@ decides it (figures imports this module; this module never imports figures):
 - a measurement whose spread dwarfs its median → «inestable»;
 - the IC lies inside the claim's margin → «se confirma»;
 - the IC lies entirely outside the margin → «no se sostiene»;
-- otherwise → «no concluyente», with about how many repetitions would decide it.
+- otherwise → «no concluyente», with about how many repetitions would decide it;
+- a claim that no reasonable n decides → «indecidible»: its figure and IC, no verdict, and the reason:
+  declared (`Said.undecidable`, from a simulation of its power), or this run's noise asks for more than
+  PRACTICAL_REPS repetitions.
+
+Every judged claim carries in `detail["resolucion"]` the smallest effect its run can tell apart
+(`resolution`): half its IC 95 %, as a factor (÷/×) on a ratio, in the claim's unit otherwise.
 
 The claims decided without an interval are built here too: `missing` (no data), `not_comparable` (our
 setup cannot reproduce the source's) and `outcome` (a deterministic result, observed). Readings of a
@@ -54,7 +60,22 @@ INESTABLE = "inestable"
 SIN_DATOS = "sin_datos"
 NO_COMPARABLE = "no_comparable"
 BAJO_CARGA = load.LOADED  # the machine's load varied between rounds: no verdict (experiments/load.py)
-STATUSES = (SE_CONFIRMA, NO_SE_SOSTIENE, NO_CONCLUYENTE, INESTABLE, SIN_DATOS, NO_COMPARABLE, BAJO_CARGA)
+INDECIDIBLE = (
+    "indecidible"  # no reasonable n decides it (declared, or this run's noise): a figure, no verdict
+)
+STATUSES = (
+    SE_CONFIRMA,
+    NO_SE_SOSTIENE,
+    NO_CONCLUYENTE,
+    INESTABLE,
+    SIN_DATOS,
+    NO_COMPARABLE,
+    BAJO_CARGA,
+    INDECIDIBLE,
+)
+# Beyond this many repetitions a claim is not decidable in a course: an inconclusive figure that would
+# need more (each side of its IC shrinking like 1/√n, `repetitions_to_decide`) is «indecidible».
+PRACTICAL_REPS = 200
 
 # Fewer repetitions than this: no verdict. Derived from coverage: the fewest values whose
 # distribution-free interval for a median reaches 95 % (6: [min, max] covers it 96.9 % of the time).
@@ -93,6 +114,7 @@ class Said:
     bounds: tuple[float, float] | None = None
     ref: Ref | None = None
     figure: object | None = None  # a figures.Figure (figures imports this module, never the reverse)
+    undecidable: str = ""  # why no reasonable n decides it (Spanish, from a simulation): no verdict
 
     def __post_init__(self) -> None:
         if self.kind:
@@ -263,12 +285,26 @@ def repetitions_to_decide(
     return max(needed, n + 1, MIN_N)
 
 
+def resolution(estimate: stats.Estimate, unit: str) -> float:
+    """The smallest effect a run with this IC can tell apart: half the IC 95 %, as a factor on a ratio
+    (exp of half its width in log) and in the figure's unit otherwise; NaN without an interval. A
+    figure confirms only a margin at least this wide on each side of it, and refutes only a margin at
+    least this far from it."""
+    low, high = estimate.low, estimate.high
+    if stats.any_nan(low, high) or not (math.isfinite(low) and math.isfinite(high)):
+        return math.nan
+    if unit == "x" and low > 0:
+        return math.exp((math.log(high) - math.log(low)) / 2)
+    return (high - low) / 2
+
+
 def judge(
     said: Said, estimate: stats.Estimate, *, unstable: bool = False, detail: dict | None = None
 ) -> Claim:
     """A Claim decided by the one rule (see the module docstring) on a figure with its interval."""
     value, low, high, n = estimate.value, estimate.low, estimate.high, estimate.n
     more = None
+    detail = dict(detail or {})
     if n <= 0 or stats.any_nan(value):
         status = SIN_DATOS
     elif n < max(MIN_N, estimate.needs):  # more than MIN_N where the method needs more (independent arms)
@@ -278,8 +314,15 @@ def judge(
     else:
         status = decide(low, high, region=said.region)
         if status == NO_CONCLUYENTE:
-            more = repetitions_to_decide(value, low, high, n, region=said.region)
-    return Claim(said, status, estimate, dict(detail or {}), more)
+            more = repetitions_to_decide(value, low, high, n, region=said.region, cap=INF)
+        detail["resolucion"] = resolution(estimate, said.unit)
+        if said.undecidable:
+            status, more = INDECIDIBLE, None
+            detail["indecidible"] = "declarada"
+        elif status == NO_CONCLUYENTE and more and more > PRACTICAL_REPS:
+            status, more = INDECIDIBLE, None
+            detail["indecidible"] = "ruido"
+    return Claim(said, status, estimate, detail, more)
 
 
 # ---------------------------------------------------------------- builders

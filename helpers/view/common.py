@@ -249,7 +249,7 @@ def verdict_summary(claims) -> list[str]:
         if _short(c) not in names:
             names.append(_short(c))
     lines = [f"**En resumen:** {len(claims)} afirmaciones de las fuentes, juzgadas con esta corrida."]
-    for status in (_verdict.SE_CONFIRMA, _verdict.NO_SE_SOSTIENE):
+    for status in (_verdict.SE_CONFIRMA, _verdict.NO_SE_SOSTIENE, _verdict.INDECIDIBLE):
         if status in by_status:
             names = by_status.pop(status)
             lines.append(f"- **{VERDICT[status]}:** " + "; ".join(f"«{n}»" for n in names) + ".")

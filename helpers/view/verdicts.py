@@ -24,6 +24,7 @@ VERDICT = {
     vd.SIN_DATOS: "no se puede juzgar",
     vd.NO_COMPARABLE: "no comparable",
     vd.BAJO_CARGA: "medición bajo carga: repite",
+    vd.INDECIDIBLE: "sin veredicto posible",
 }
 WHY = {
     vd.SE_CONFIRMA: "Todo el intervalo cae dentro del margen de la afirmación.",
@@ -37,7 +38,13 @@ WHY = {
     vd.BAJO_CARGA: "La carga de la máquina cambió entre rondas y menos de "
     f"{vd.MIN_N} rondas se midieron con la máquina tranquila: con una carga que dura varias rondas, "
     "el IC 95 % no cubre lo que dice. Cierra lo que esté usando la CPU y vuelve a ejecutar.",
+    vd.INDECIDIBLE: "",  # its reason: the declaration's (Said.undecidable) or UNDECIDABLE_NOISE
 }
+# Why a claim has no possible verdict (verdict.INDECIDIBLE): its declared reason, or this run's noise.
+UNDECIDABLE_NOISE = (
+    f"Con el ruido de esta corrida harían falta más de {vd.PRACTICAL_REPS} repeticiones para decidirla: "
+    "se muestra la cifra, sin veredicto."
+)
 # Agreement of this machine with the reference (figures.agreement), the same three outcomes.
 AGREEMENT = {
     fg.COINCIDE: "coincide",
@@ -48,7 +55,7 @@ AGREEMENT = {
 AGREEMENT_MARGIN = fmt_margin(vd.margin(fg.AGREEMENT_KIND, 1.0, "x"), "x")  # «de 0.8× a 1.25×»
 
 
-PRACTICAL_REPS = 200  # beyond this an extrapolated «harían falta unas 5 500» only says «not here»
+PRACTICAL_REPS = vd.PRACTICAL_REPS  # beyond this an extrapolated «harían falta unas 5 500» says «not here»
 
 
 def verdict_words(claim) -> str:
@@ -147,6 +154,13 @@ def claim_sentence(claim) -> str:
             f"{quantity} = {fmt_value_interval(claim.value, claim.low, claim.high, claim.unit)} "
             f"({by_round} e IC 95 %, n = {claim.n} {counted}); {_what_we_accept(claim)}."
         )
+    if claim.status == vd.INDECIDIBLE:
+        parts.append(claim.said.undecidable or UNDECIDABLE_NOISE)
+    resolved = detail.get("resolucion")
+    if claim.status in (vd.SE_CONFIRMA, vd.NO_SE_SOSTIENE, vd.NO_CONCLUYENTE, vd.INDECIDIBLE) and not (
+        stats.any_nan(resolved) or resolved is None
+    ):
+        parts.append(f"Lo más pequeño que esta corrida distingue: {smallest_effect(resolved, claim.unit)}.")
     if detail.get("rondas_tranquilas") and claim.status != vd.BAJO_CARGA:
         parts.append(
             f"La carga de la máquina cambió entre rondas ({load_range(detail)}): la cifra y su IC salen "
@@ -159,6 +173,14 @@ def claim_sentence(claim) -> str:
     if note:
         parts.append(note)
     return " ".join(parts)
+
+
+def smallest_effect(resolved: float, unit: str) -> str:
+    """The smallest effect a run tells apart (verdict.resolution), in words: «÷/× 1.08 alrededor de la
+    cifra (la mitad de su IC 95 %)», «±2.3 % alrededor de la cifra…»."""
+    if unit == "x":
+        return f"÷/× {num(resolved, 3)} alrededor de la cifra (la mitad de su IC 95 %)"
+    return f"±{fmt_value(resolved, unit).lstrip('+')} alrededor de la cifra (la mitad de su IC 95 %)"
 
 
 LOAD_WORDS = {

@@ -2,6 +2,8 @@
 independent, a declaration's figure judged on a run (`judge_all`, `Sel`, `Data`), and the agreement of a
 live figure with the reference's."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -93,6 +95,8 @@ def test_judge_all_judges_each_declared_figure_on_the_run():
     assert set(found) == {"k", "r2", "r4", "r6", "r7", "r8", "o"}
     ratio = found["k"]
     assert ratio.status == base.SE_CONFIRMA and ratio.n == 8 and ratio.estimate.paired
+    resolved = ratio.detail.pop("resolucion")  # half its IC, as a factor: the smallest effect it tells apart
+    assert resolved == math.exp(math.log(ratio.high / ratio.low) / 2) > 1
     assert ratio.detail == {"engine": "a", "rondas": True, "statistic": figs.MEDIAN}
     assert ratio.estimate == stats.ratio_ci(figs.select(df, {}, arm["a"]), figs.select(df, {}, arm["b"]))
     assert found["r2"].status == base.SIN_DATOS and found["r2"].n == 0

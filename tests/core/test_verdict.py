@@ -243,8 +243,10 @@ def test_unstable_overrides_the_interval_from_the_minimum_on():
 def test_inconclusive_says_how_many_repetitions_would_help():
     c = J(1.02, 0.90, 1.14, region=(0.95, 1.05))
     assert c.status == base.NO_CONCLUYENTE and c.more_reps > 10
-    wider = J(1.02, 0.80, 1.24, region=(0.95, 1.05))
+    wider = J(1.02, 0.89, 1.15, region=(0.95, 1.05))
     assert wider.more_reps > c.more_reps
+    hopeless = J(1.02, 0.80, 1.24, region=(0.95, 1.05))  # ~540 repetitions: no reasonable n
+    assert hopeless.status == base.INDECIDIBLE and hopeless.more_reps is None
 
 
 def test_only_inconclusive_carries_more_repetitions():
@@ -363,3 +365,21 @@ def test_the_method_sentence_names_the_minimum_and_the_rule():
     assert f"Con menos de {N} repeticiones no hay veredicto" in text
     assert "96.9 %" in text and "ronda a ronda" in text and "no se sostiene" in text
     assert "Cada cifra es una mediana" not in text  # not every figure is one (an IQR ratio, a count)
+
+
+def test_a_claim_no_reasonable_n_decides_shows_its_figure_and_the_reason():
+    """INDECIDIBLE, through the one rule: declared (a simulation showed no power), or this run's noise
+    asking for more than PRACTICAL_REPS repetitions; a decisive IC on a declared one still gives no
+    verdict, and the sentence carries the figure, its IC and the reason."""
+    declared = Said("k", "s", "f", kind="adds", undecidable="Sin potencia: una simulación lo muestra.")
+    c = base.judge(declared, stats.Estimate(1.5, 1.2, 1.9, 12))
+    assert c.status == base.INDECIDIBLE and c.more_reps is None and not c.decided
+    text = common.claim_sentence(c)
+    assert "sin veredicto posible" in text and "Sin potencia" in text and "1.2" in text
+    wide = J(1.0, 0.5, 2.0, region=(0.99, 1.01), n=6)  # would need ~60 000 repetitions
+    assert wide.status == base.INDECIDIBLE and wide.detail["indecidible"] == "ruido"
+    near = J(1.0, 0.97, 1.03, region=(0.96, 1.02), n=6)  # a few more repetitions decide it
+    assert near.status == base.NO_CONCLUYENTE and near.more_reps <= base.PRACTICAL_REPS
+    assert "Lo más pequeño que esta corrida distingue: ÷/× 1.03" in common.claim_sentence(near)
+    summary = "\n".join(common.verdict_summary([c, near]))
+    assert "sin veredicto posible" in summary and "«s»" in summary

@@ -95,7 +95,9 @@ def steady_claim(said: Said, df: pd.DataFrame) -> Claim:
         f"cada ronda: {here}. La tabla del capítulo (Podman de 123 a 190 ms y Docker de 220 a 350 ms, "
         "con N = 1, 5, 10 y 20) no crece con N en ninguno de los dos: sus rangos son ruido entre N."
     )
-    return judge(said.but(note=note), figure, detail={"crecimiento": own, "n_menor": ns[0], "n_mayor": ns[-1]})
+    return judge(
+        said.but(note=note), figure, detail={"crecimiento": own, "n_menor": ns[0], "n_mayor": ns[-1]}
+    )
 
 
 def fixed_claim(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
