@@ -65,9 +65,7 @@ def verdict_words(claim) -> str:
     if claim.status == vd.SIN_DATOS and 0 < n < vd.MIN_N:
         return too_few(n, more or vd.MIN_N)
     words = VERDICT.get(claim.status, claim.status)
-    if claim.status == vd.NO_CONCLUYENTE and more and more > PRACTICAL_REPS:
-        words += f" (harían falta más de {PRACTICAL_REPS}: con este ruido, una clase no lo decide)"
-    elif claim.status == vd.NO_CONCLUYENTE and more:
+    if claim.status == vd.NO_CONCLUYENTE and more:  # beyond PRACTICAL_REPS the rule says INDECIDIBLE
         words += f" (harían falta unas {approx(more)})"  # an extrapolation: 2 digits
     return words
 

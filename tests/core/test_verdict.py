@@ -331,10 +331,9 @@ def test_verdict_words_name_the_repetitions_needed():
     assert f"harían falta unas {common.approx(c.more_reps)}" in words
     c.more_reps = 154  # an extrapolation: two significant digits, not «154»
     assert common.verdict_words(c).endswith("(harían falta unas 150)")
-    c.more_reps = 5512  # beyond what a class can run: said so, no made-up precision
-    assert common.verdict_words(c).endswith(
-        "(harían falta más de 200: con este ruido, una clase no lo decide)"
-    )
+    hopeless = J(1.02, 0.80, 1.24, region=(0.95, 1.05))  # beyond what a class can run: no verdict at all
+    assert common.verdict_words(hopeless) == "sin veredicto posible"
+    assert f"harían falta más de {base.PRACTICAL_REPS} repeticiones" in common.claim_sentence(hopeless)
 
 
 def test_claim_sentence_is_built_from_declared_fields():
