@@ -175,10 +175,14 @@ def claim_sentence(claim) -> str:
 
 def smallest_effect(resolved: float, unit: str) -> str:
     """The smallest effect a run tells apart (verdict.resolution), in words: «÷/× 1.08 alrededor de la
-    cifra (la mitad de su IC 95 %)», «±2.3 % alrededor de la cifra…»."""
+    cifra (la mitad de su IC 95 %)», «±2.3 puntos…» on a percentage, «±3.4 ms…» in a unit."""
     if unit == "x":
-        return f"÷/× {num(resolved, 3)} alrededor de la cifra (la mitad de su IC 95 %)"
-    return f"±{fmt_value(resolved, unit).lstrip('+')} alrededor de la cifra (la mitad de su IC 95 %)"
+        size = f"÷/× {num(resolved, 2)}"
+    elif unit == "%":
+        size = f"±{num(resolved, 2)} puntos"
+    else:
+        size = f"±{fmt_value(resolved, unit).lstrip('+')}"
+    return f"{size} alrededor de la cifra (la mitad de su IC 95 %)"
 
 
 LOAD_WORDS = {
