@@ -147,7 +147,7 @@ def test_direction_is_the_one_rule_against_the_margins_of_no_difference():
         (float("nan"), 1.0, 10, 1.0, "sin_datos"),
         (6.0, 9.0, 6, 0.0, "above"),
         (-3.0, 4.0, 6, 0.0, "level"),
-        (0.6, 0.7, 6, 0.5, "above"),  # ±5 % around any other figure
+        (0.6, 0.7, 6, 0.5, "above"),  # ÷/× 1.05 around any other positive figure
         (1.5, 2.0, None, 1.0, "above"),  # an interval from helpers.stats: NaN below MIN_N already
     ],
 )
@@ -158,8 +158,8 @@ def test_direction_cases(low, high, n, around, code):
 def test_direction_words_have_one_wording_each():
     assert common.direction_words(verdict.ABOVE, "más lento", "más rápido") == "más lento"
     assert common.direction_words(verdict.BELOW, "más lento", "más rápido") == "más rápido"
-    assert "0.95× a 1.05×" in common.direction_words(verdict.LEVEL)
-    assert "−5 % a +5 %" in common.direction_words(verdict.LEVEL, around=0)
+    assert "0.952× a 1.05×" in common.direction_words(verdict.LEVEL)  # 1/1.05 … 1.05: one factor
+    assert "−4.76 % a +5 %" in common.direction_words(verdict.LEVEL, around=0)
     assert "no se distingue" in common.direction_words(verdict.NO_CONCLUYENTE)
     few = verdict.MIN_N - 1
     assert common.direction_words(verdict.SIN_DATOS, n=few) == common.too_few(few)

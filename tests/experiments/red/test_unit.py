@@ -634,7 +634,7 @@ def test_the_sentences_under_the_verdicts_follow_the_data(tmp_path):
     assert re.search(r"atiende 0\.58\d*× \[[^]]+\] lo de Docker -p \([^)]*\): menos, con todo", faster)
     same = _behind_text(tmp_path, host=100_000)
     assert (
-        "lo de nativo (IC 95 %, pareado por ronda, n = 8 rondas): casi igual: el IC 95 % cae de 0.95× a"
+        "lo de nativo (IC 95 %, pareado por ronda, n = 8 rondas): casi igual: el IC 95 % cae de 0.952× a"
         in same
     )
     few = _behind_text(tmp_path, host=90_000, reps=verdict.MIN_N - 1) if verdict.MIN_N > 2 else ""
