@@ -448,9 +448,9 @@ def test_a_layer_without_bare_metal_on_its_filesystem_is_not_comparable():
 
 
 def test_overlay_at_about_zero_is_refuted_now_and_inconclusive_only_when_it_overlaps():
-    """The margin of «~20 %» is 16-25 %: −1.6 % [−7.0, +11.8] lies entirely outside it."""
+    """The margin of «~20 %» is 15.7-24.5 % (1.2^0.8 … 1.2^1.2): −1.6 % [−7.0, +11.8] lies entirely outside it."""
     overlay = claims_mod.OVERLAY_20
-    assert overlay.region == pytest.approx((16.0, 25.0))
+    assert overlay.region == pytest.approx(((1.2**0.8 - 1) * 100, (1.2**1.2 - 1) * 100))
     assert verdict.decide(-7.0, 11.8, region=overlay.region) == verdict.NO_SE_SOSTIENE
     assert verdict.decide(-7.0, 18.0, region=overlay.region) == verdict.NO_CONCLUYENTE
     volume = claims_mod.VOLUME_NATIVE
