@@ -1,5 +1,6 @@
-"""Experiment 8's density phase without engines: the levels of N for a machine, the limits as engines,
-LXD and the kernel spell them, and the density claims on hand-made rows in the run format."""
+"""Experiment 8's density phase: the levels of N for a machine, the limits as engines, LXD and the kernel
+spell them, and the density claims on hand-made rows in the run format; with engines (marker), the phase
+itself with N = 1 and 2 in containers and LXD."""
 
 from __future__ import annotations
 
@@ -17,13 +18,17 @@ from helpers.experiments import verdict
 from helpers.experiments.sistema_vm import density
 from helpers.experiments.sistema_vm.analysis import density_levels, fit_level, top_level
 from helpers.experiments.sistema_vm.kinds import (
+    DENSIDAD_CPUS,
     DENSIDAD_DESPUES,
     DENSIDAD_INSTANCIA,
+    DENSIDAD_MEMORIA,
+    DENSIDAD_RETENIDA,
     DENSIDAD_TOTAL,
     Arm,
     level_metric,
 )
 from helpers.results import COLUMNS
+from tests.experiments.sistema_vm.test_lxd import require_lxd, rows_of
 
 DENSITY_KEYS = {
     "densidad_gzip_sistema",
@@ -108,22 +113,6 @@ def test_limits_are_read_back_from_v1_and_v2_files(tmp_path):
 
 
 # ---------------------------------------------------------------- the density claims
-def _rows(variant, engine, metric, values, unit):
-    return [
-        dict(
-            experiment=exp.EXPERIMENT,
-            engine=engine,
-            image="",
-            variant=variant,
-            rep=i + 1,
-            metric=metric,
-            value=v,
-            unit=unit,
-        )
-        for i, v in enumerate(values)
-    ]
-
-
 META = {"densidad": {"niveles": [1, 2, 4], "nucleos": 2, "sobrecompromiso": {"1": 1.0, "2": 2.0, "4": 4.0}}}
 JITTER = (1.0, 1.01, 0.99, 1.005, 0.995, 1.002)
 
@@ -136,12 +125,12 @@ def _density_df(per_instance: dict, held: dict | None = None) -> pd.DataFrame:
     for variant, levels in per_instance.items():
         for n, rate in levels.items():
             values = [rate * j for j in JITTER]
-            rows += _rows(variant, engines[variant], level_metric(DENSIDAD_INSTANCIA, n), values, "MB/s")
-            rows += _rows(
+            rows += rows_of(variant, engines[variant], level_metric(DENSIDAD_INSTANCIA, n), values, "MB/s")
+            rows += rows_of(
                 variant, engines[variant], level_metric(DENSIDAD_TOTAL, n), [v * n for v in values], "MB/s"
             )
     for variant, mb in (held or {}).items():
-        rows += _rows(variant, engines[variant], DENSIDAD_DESPUES, [mb] * 4, "MB")
+        rows += rows_of(variant, engines[variant], DENSIDAD_DESPUES, [mb] * 4, "MB")
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -214,5 +203,41 @@ def test_without_overcommit_only_the_alike_claim_is_made():
 
 
 def test_a_run_without_the_phase_makes_no_density_claim():
-    rows = _rows("aplicacion", "docker", "gzip", [300.0] * 6, "ms")
+    rows = rows_of("aplicacion", "docker", "gzip", [300.0] * 6, "ms")
     assert _claims(pd.DataFrame(rows, columns=COLUMNS), {}) == {}
+
+
+# ---------------------------------------------------------------- the phase, with engines
+@pytest.mark.engines
+def test_the_phase_runs_n_limited_instances_at_once_and_leaves_nothing(results_tmp):
+    require_lxd()
+    docker = eng.get_engine("docker")
+    if not docker.available:
+        pytest.skip("Docker no está disponible")
+    system = "sistema_lxd_cow" if lxd.POOL_COW in lxd.pools() else "sistema_lxd"
+    cfg = exp.config(
+        tipos=["aplicacion", system], repeticiones=2, instancias=1, calentamiento=0, memoria_mb=32, densidad=2
+    )
+    res = exp.run(cfg, log=lambda line: None, root=results_tmp)
+    assert res.meta["status"] == "complete"
+    df = res.df
+    ns = density.levels(density.cores(), 2)
+    assert res.meta["densidad"]["niveles"] == ns and ns[-1] == 2
+    for variant in ("aplicacion", system):
+        arm = df[df["variant"] == variant]
+        for n in ns:
+            each = arm[arm["metric"] == level_metric(DENSIDAD_INSTANCIA, n)].sort_values("rep")["value"]
+            together = arm[arm["metric"] == level_metric(DENSIDAD_TOTAL, n)].sort_values("rep")["value"]
+            assert len(each) == 2 and (each > 0).all(), (variant, n)
+            assert together.to_numpy() == pytest.approx(each.to_numpy() * n, abs=1e-3), (variant, n)
+        # the limits, read back from each instance's cgroup: 2 CPUs of quota and the memory limit
+        assert arm[arm["metric"] == DENSIDAD_CPUS]["value"].tolist() == [2.0, 2.0], variant
+        assert arm[arm["metric"] == DENSIDAD_MEMORIA]["value"].tolist() == [cfg.vm_memory_mb] * 2, variant
+        kept = arm[arm["metric"] == DENSIDAD_RETENIDA]["value"]
+        assert len(kept) == 2 and (kept < 20).all(), variant  # a container gives the freed block back
+    assert "cfs_quota_us" in res.meta["densidad"]["limites_leidos_de"][system] or "cpu.max" in str(
+        res.meta["densidad"]["limites_leidos_de"][system]
+    )
+    run_id = res.meta["run_id"]
+    assert docker.list_labelled(run_id) == []
+    assert not [n for n, labels in lxd.course_instances() if labels.get("curso-contenedores.run") == run_id]
