@@ -241,3 +241,43 @@ def test_the_phase_runs_n_limited_instances_at_once_and_leaves_nothing(results_t
     run_id = res.meta["run_id"]
     assert docker.list_labelled(run_id) == []
     assert not [n for n, labels in lxd.course_instances() if labels.get("curso-contenedores.run") == run_id]
+
+
+# ---------------------------------------------------------------- the view
+def test_the_view_shows_limits_curves_and_memory_and_says_emulated(tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from helpers.experiments.runner import Resultado
+    from helpers.view import sistema_vm as view
+    from helpers.view import sistema_vm_densidad as density_view
+
+    df = _density_df(
+        {"aplicacion": HALVED, "sistema_lxd_cow": HALVED, "vm_emulada": {1: 5.0, 2: 5.0, 4: 1.0}},
+        held={"sistema_lxd_cow": 3.5, "vm_emulada": 450.0},
+    )
+    limits = rows_of("vm_emulada", "qemu", DENSIDAD_CPUS, [2.0] * 4, "CPU")
+    limits += rows_of("vm_emulada", "qemu", DENSIDAD_MEMORIA, [384.0] * 4, "MB")
+    limits += rows_of("aplicacion", "docker", "arranque_listo", [200.0] * 6, "ms")  # a row of the main table
+    df = pd.concat([df, pd.DataFrame(limits, columns=COLUMNS)], ignore_index=True)
+    res = Resultado(exp.EXPERIMENT, df, tmp_path, {"status": "complete", **META})
+    shown = []
+    for module in (view, density_view):
+        monkeypatch.setattr(module, "show", lambda obj: shown.append(obj))
+        monkeypatch.setattr(module, "markdown", lambda text: shown.append(text))
+    assert view.densidad(res) is None
+    limits_table = shown[0].data
+    vm_row = limits_table[limits_table["Instancia"].str.contains("VM")].iloc[0]
+    assert "no comparable" in vm_row["Instancia"] and vm_row["CPU (límite leído)"] == "2"
+    assert vm_row["instancias"] == 4
+    memory = shown[1].data
+    assert memory["artículo, por instancia (16 a la vez)"].tolist() == ["128 MiB", "2\u202f048 MiB"]
+    assert "16×" in shown[2] and "hipervisor" in shown[2]
+    curve = density_view.curves(df, DENSIDAD_INSTANCIA)
+    lxd_4 = curve[(curve["tipo"] == "sistema_lxd_cow") & (curve["n_instancias"] == 4)]["mediana"]
+    assert lxd_4.iloc[0] == pytest.approx(10.0, rel=0.01)
+    shown.clear()
+    assert view.densidad(Resultado(exp.EXPERIMENT, df.iloc[0:0], tmp_path, {})) is None
+    assert "DENSIDAD = 0" in shown[0]
+    view.tabla(res)  # the main table leaves the density rows to `densidad`
+    assert shown[-1].data["Medida"].tolist() == [view.METRIC_LABEL["arranque_listo"]]
