@@ -25,18 +25,8 @@ VM_LIMITS = "vCPU en /proc/cpuinfo del huésped, RAM de QEMU (-m)"
 class ContainerInstance:
     """An application or system container, launched attached until its marker, then left running."""
 
-    def __init__(
-        self,
-        ctx: RunContext,
-        engine_name: str,
-        image: str,
-        kind: str,
-        name: str,
-        *,
-        cpus: int | None = None,
-        memory_mb: int | None = None,
-    ):
-        """cpus, memory_mb: its limits (`--cpus`, `--memory`), None for none."""
+    def __init__(self, ctx: RunContext, engine_name: str, image: str, kind: str, name: str, **limits):
+        """limits: cpus and memory_mb, as RunOptions takes them (`--cpus`, `--memory`); none by default."""
         self.ctx, self.kind, self.name, self.image = ctx, kind, name, image
         self.engine = eng.get_engine(engine_name)
         self.container: eng.Container | None = None
@@ -49,9 +39,7 @@ class ContainerInstance:
         # systemd as PID 1: Podman prepares the container for it (--systemd=always); a terminal (-t) gives
         # it a /dev/console, where the image's ready unit prints the marker.
         extra = ["-t", "--systemd=always"] if kind == "sistema_systemd" else []
-        self.opts = eng.RunOptions(
-            network="none", volumes=volumes, extra=extra, cpus=cpus, memory_mb=memory_mb
-        )
+        self.opts = eng.RunOptions(network="none", volumes=volumes, extra=extra, **limits)
         self.command = {"sistema": SYSTEM_COMMAND, "sistema_systemd": ["/sbin/init"]}.get(kind, APP_COMMAND)
 
     def start(self) -> float:

@@ -16,17 +16,8 @@ from helpers.engines.base import RunOptions
 from helpers.experiments import sistema_vm as exp
 from helpers.experiments import verdict
 from helpers.experiments.sistema_vm import density
+from helpers.experiments.sistema_vm import kinds as k
 from helpers.experiments.sistema_vm.analysis import density_levels, fit_level, top_level
-from helpers.experiments.sistema_vm.kinds import (
-    DENSIDAD_CPUS,
-    DENSIDAD_DESPUES,
-    DENSIDAD_INSTANCIA,
-    DENSIDAD_MEMORIA,
-    DENSIDAD_RETENIDA,
-    DENSIDAD_TOTAL,
-    Arm,
-    level_metric,
-)
 from helpers.results import COLUMNS
 from tests.experiments.sistema_vm.test_lxd import require_lxd, rows_of
 
@@ -62,7 +53,7 @@ def test_overcommit_is_cpus_assigned_over_cores():
 
 def test_the_phase_takes_one_system_container_lxd_s_first():
     def arm(kind):
-        return Arm("x", kind, "", kind, kind)
+        return k.Arm("x", kind, "", kind, kind)
 
     arms = [arm(k) for k in ("aplicacion", "sistema", "sistema_lxd", "sistema_lxd_cow", "anidado_lxd", "vm")]
     assert [a.kind for a in density.density_arms(arms)] == ["aplicacion", "sistema_lxd_cow", "vm"]
@@ -125,12 +116,18 @@ def _density_df(per_instance: dict, held: dict | None = None) -> pd.DataFrame:
     for variant, levels in per_instance.items():
         for n, rate in levels.items():
             values = [rate * j for j in JITTER]
-            rows += rows_of(variant, engines[variant], level_metric(DENSIDAD_INSTANCIA, n), values, "MB/s")
             rows += rows_of(
-                variant, engines[variant], level_metric(DENSIDAD_TOTAL, n), [v * n for v in values], "MB/s"
+                variant, engines[variant], k.level_metric(k.DENSIDAD_INSTANCIA, n), values, "MB/s"
+            )
+            rows += rows_of(
+                variant,
+                engines[variant],
+                k.level_metric(k.DENSIDAD_TOTAL, n),
+                [v * n for v in values],
+                "MB/s",
             )
     for variant, mb in (held or {}).items():
-        rows += rows_of(variant, engines[variant], DENSIDAD_DESPUES, [mb] * 4, "MB")
+        rows += rows_of(variant, engines[variant], k.DENSIDAD_DESPUES, [mb] * 4, "MB")
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -226,14 +223,14 @@ def test_the_phase_runs_n_limited_instances_at_once_and_leaves_nothing(results_t
     for variant in ("aplicacion", system):
         arm = df[df["variant"] == variant]
         for n in ns:
-            each = arm[arm["metric"] == level_metric(DENSIDAD_INSTANCIA, n)].sort_values("rep")["value"]
-            together = arm[arm["metric"] == level_metric(DENSIDAD_TOTAL, n)].sort_values("rep")["value"]
+            each = arm[arm["metric"] == k.level_metric(k.DENSIDAD_INSTANCIA, n)].sort_values("rep")["value"]
+            together = arm[arm["metric"] == k.level_metric(k.DENSIDAD_TOTAL, n)].sort_values("rep")["value"]
             assert len(each) == 2 and (each > 0).all(), (variant, n)
             assert together.to_numpy() == pytest.approx(each.to_numpy() * n, abs=1e-3), (variant, n)
         # the limits, read back from each instance's cgroup: 2 CPUs of quota and the memory limit
-        assert arm[arm["metric"] == DENSIDAD_CPUS]["value"].tolist() == [2.0, 2.0], variant
-        assert arm[arm["metric"] == DENSIDAD_MEMORIA]["value"].tolist() == [cfg.vm_memory_mb] * 2, variant
-        kept = arm[arm["metric"] == DENSIDAD_RETENIDA]["value"]
+        assert arm[arm["metric"] == k.DENSIDAD_CPUS]["value"].tolist() == [2.0, 2.0], variant
+        assert arm[arm["metric"] == k.DENSIDAD_MEMORIA]["value"].tolist() == [cfg.vm_memory_mb] * 2, variant
+        kept = arm[arm["metric"] == k.DENSIDAD_RETENIDA]["value"]
         assert len(kept) == 2 and (kept < 20).all(), variant  # a container gives the freed block back
     assert "cfs_quota_us" in res.meta["densidad"]["limites_leidos_de"][system] or "cpu.max" in str(
         res.meta["densidad"]["limites_leidos_de"][system]
@@ -256,8 +253,8 @@ def test_the_view_shows_limits_curves_and_memory_and_says_emulated(tmp_path, mon
         {"aplicacion": HALVED, "sistema_lxd_cow": HALVED, "vm_emulada": {1: 5.0, 2: 5.0, 4: 1.0}},
         held={"sistema_lxd_cow": 3.5, "vm_emulada": 450.0},
     )
-    limits = rows_of("vm_emulada", "qemu", DENSIDAD_CPUS, [2.0] * 4, "CPU")
-    limits += rows_of("vm_emulada", "qemu", DENSIDAD_MEMORIA, [384.0] * 4, "MB")
+    limits = rows_of("vm_emulada", "qemu", k.DENSIDAD_CPUS, [2.0] * 4, "CPU")
+    limits += rows_of("vm_emulada", "qemu", k.DENSIDAD_MEMORIA, [384.0] * 4, "MB")
     limits += rows_of("aplicacion", "docker", "arranque_listo", [200.0] * 6, "ms")  # a row of the main table
     df = pd.concat([df, pd.DataFrame(limits, columns=COLUMNS)], ignore_index=True)
     res = Resultado(exp.EXPERIMENT, df, tmp_path, {"status": "complete", **META})
@@ -273,7 +270,7 @@ def test_the_view_shows_limits_curves_and_memory_and_says_emulated(tmp_path, mon
     memory = shown[1].data
     assert memory["artículo, por instancia (16 a la vez)"].tolist() == ["128 MiB", "2\u202f048 MiB"]
     assert "16×" in shown[2] and "hipervisor" in shown[2]
-    curve = density_view.curves(df, DENSIDAD_INSTANCIA)
+    curve = density_view.curves(df, k.DENSIDAD_INSTANCIA)
     lxd_4 = curve[(curve["tipo"] == "sistema_lxd_cow") & (curve["n_instancias"] == 4)]["mediana"]
     assert lxd_4.iloc[0] == pytest.approx(10.0, rel=0.01)
     shown.clear()
