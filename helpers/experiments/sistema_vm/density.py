@@ -161,6 +161,7 @@ def run(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress, log: Lo
             warmup=0,
             progress=progress,
             loop=LOOP,
+            own_load=True,  # N instances busy at once: the load is the phase's, not the machine's
         )
         for arm, group in groups.items():
             progress(0, 1, f"{arm.label}: toca y libera {cfg.memoria_mb} MiB en {top} a la vez")

@@ -278,3 +278,17 @@ def test_the_view_shows_limits_curves_and_memory_and_says_emulated(tmp_path, mon
     assert "DENSIDAD = 0" in shown[0]
     view.tabla(res)  # the main table leaves the density rows to `densidad`
     assert shown[-1].data["Medida"].tolist() == [view.METRIC_LABEL["arranque_listo"]]
+
+
+def test_the_phase_s_own_load_does_not_screen_any_figure():
+    """N instances busy at once load the machine on purpose: that loop's load rows leave every verdict
+    as it is; the same rows from a loop that did not declare it make them «bajo carga»."""
+    from helpers import results
+
+    df = _density_df({"aplicacion": HALVED, "sistema_lxd_cow": HALVED})
+    pressure = results.round_metric(results.LOAD_PRESSURE, density.LOOP)
+    loads = [{"metric": pressure, "rep": r, "value": v} for r, v in enumerate((5, 60, 10, 70, 8, 65), 1)]
+    own = {**META, results.ROUND_LOADS: loads, results.SELF_LOADED: [density.LOOP]}
+    assert _claims(df, own)["densidad_cae_aplicacion"].status == verdict.SE_CONFIRMA
+    foreign = {**META, results.ROUND_LOADS: loads}
+    assert _claims(df, foreign)["densidad_cae_aplicacion"].status == verdict.BAJO_CARGA
