@@ -15,7 +15,8 @@ provisioning, memory, workloads; instances.py: the containers and the VM behind 
 lxd_instances.py: a real system container (LXD) behind it too; lxd_nested.py: scenario 3, an engine
 nested in a system container; disk_io.py: the fio workload; memory.py: PSS and touch-and-free;
 analysis.py: summaries, the reference, closing rows; claims.py: the post's claims; network.py: iperf3 in
-each scenario (bundle.py: a host binary carried into every instance, fio's and iperf3's).
+each scenario (bundle.py: a host binary carried into every instance, fio's and iperf3's); density.py:
+N limited instances of each kind at once, gzip in all of them and memory given back (overcommit).
 """
 
 from __future__ import annotations

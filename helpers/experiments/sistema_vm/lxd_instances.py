@@ -87,9 +87,14 @@ class LXDInstance:
 
     memory_basis = "cgroup (memoria anónima)"
 
+    @property
+    def cgroup(self) -> str:
+        """The instance's top cgroup (its systemd makes sub-cgroups of its own below it)."""
+        return f"/lxc.payload.{self.name}"
+
     def host_memory(self) -> int:
         try:
-            return cgroups.read_memory(f"/lxc.payload.{self.name}").anon
+            return cgroups.read_memory(self.cgroup).anon
         except OSError:
             pass
         return pss(self.processes())[1]
@@ -99,7 +104,7 @@ class LXDInstance:
 
     def limits(self) -> cgroups.Limits:
         """Its CPU quota and memory limit, read back from its cgroup (the instance's top one)."""
-        return cgroups.read_limits(f"/lxc.payload.{self.name}")
+        return cgroups.read_limits(self.cgroup)
 
     def start_command(self, command: list[str]) -> measure.Child:
         return measure.Child(lxd.exec_argv(self.name, command), env=lxd.proxy_env())

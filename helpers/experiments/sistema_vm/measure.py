@@ -2,7 +2,8 @@
 
 The phases (phases.py): provisioning and disk per instance, idle memory and memory given back, then the
 workloads (gzip, fio); scenario 3 (lxd_nested.py): an engine nested in a system container, prepared
-once, measured in the workloads and against the same engine on the host.
+once, measured in the workloads and against the same engine on the host; last, density (density.py):
+N instances of each kind at once, limited, with the CPUs overcommitted.
 """
 
 from __future__ import annotations
