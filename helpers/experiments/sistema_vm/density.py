@@ -101,8 +101,11 @@ def gzip_rows(group: list, ns: list[int]) -> list[tuple[str, float, str]]:
 
 
 def start_group(ctx: RunContext, arm: Arm, group: list) -> None:
-    """Start the instances of `group` at once; their limits read back and recorded."""
-    at_once(lambda inst: inst.start(), group)
+    """Start the instances of `group`, one after another on this thread: a VM's QEMU dies with the
+    thread that spawned it (measure.Child's parent-death signal follows the thread, not the process),
+    so no instance is started from a pool's thread. Their limits are then read back and recorded."""
+    for instance in group:
+        instance.start()
     files = ""
     for i, instance in enumerate(group, 1):
         limits = instance.limits()
