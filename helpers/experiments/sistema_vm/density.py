@@ -4,7 +4,8 @@ and a memory limit: `--cpus`/`--memory`, LXD's limits.*, the VM's vCPUs and RAM)
 from the kernel; all N run the instances' own gzip workload (`timed_gzip`, the one 08 carries into every
 instance) at the same moment, in rounds interleaved across kinds. N grows with this machine's cores so
 the CPUs assigned go from not overcommitted (N·2 ≤ cores) to 2× and 4× overcommitted (`levels`).
-Then memory at density: touch-and-free (memory.memory_given_back) in the N instances at once.
+Then memory at density: touch-and-free (memory.memory_given_back) in the N instances of every kind at
+once (what the host keeps for each is read from its own cgroup, or from its QEMU process).
 
 Every instance is made by the run's `make` (owned by the run: removed on success, error and Ctrl-C)
 and has no network device, like the others of experiment 8.
@@ -151,7 +152,7 @@ def run(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress, log: Lo
     groups: dict[Arm, list] = {}
     try:
         for arm in chosen:
-            progress(0, 1, f"{arm.label}: arrancando {top} instancias a la vez")
+            progress(0, 1, f"{arm.label}: arrancando sus {top} instancias")
             group = groups.setdefault(arm, [])  # stopped below whatever happens
             group.extend(
                 make(arm, "densidad", cpus=DENSITY_CPUS, memory_mb=cfg.vm_memory_mb) for _ in range(top)
@@ -166,12 +167,14 @@ def run(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress, log: Lo
             loop=LOOP,
             own_load=True,  # N instances busy at once: the load is the phase's, not the machine's
         )
-        for arm, group in groups.items():
-            progress(0, 1, f"{arm.label}: toca y libera {cfg.memoria_mb} MiB en {top} a la vez")
-            freed = at_once(lambda inst: memory_given_back(inst, cfg.memoria_mb), group)
-            for i, figures in enumerate(freed, 1):
-                ctx.record(arm, DENSIDAD_DESPUES, round(float(figures[DESPUES]), 4), "MB", rep=i)
-                ctx.record(arm, DENSIDAD_RETENIDA, round(float(figures[RETENIDA]), 4), "%", rep=i)
+        progress(0, 1, f"toca y libera {cfg.memoria_mb} MiB en las {top} de cada tipo a la vez")
+        everyone = [
+            (arm, i, instance) for arm, group in groups.items() for i, instance in enumerate(group, 1)
+        ]
+        freed = at_once(lambda item: memory_given_back(item[2], cfg.memoria_mb), everyone)
+        for (arm, i, _), figures in zip(everyone, freed, strict=True):
+            ctx.record(arm, DENSIDAD_DESPUES, round(float(figures[DESPUES]), 4), "MB", rep=i)
+            ctx.record(arm, DENSIDAD_RETENIDA, round(float(figures[RETENIDA]), 4), "%", rep=i)
     finally:
         for group in groups.values():
             at_once(lambda inst: inst.stop(), group)
