@@ -73,7 +73,7 @@ def grafico(resultado: Resultado, colors: dict[str, str]) -> None:
     """gzip MB/s per instance (left) and of the N together (right) against N, one line per kind."""
     df, meta = resultado.df, resultado.meta or {}
     ns = density_levels(df)
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     for ax, metric, title in (
         (axes[0], kinds.DENSIDAD_INSTANCIA, "gzip por instancia"),
         (axes[1], kinds.DENSIDAD_TOTAL, "gzip de las N juntas"),
@@ -101,8 +101,9 @@ def grafico(resultado: Resultado, colors: dict[str, str]) -> None:
         ax.set_ylabel("MB/s (barra: IC 95 %)", fontsize=11)
         ax.set_ylim(bottom=0)
         ax.set_title(f"{title}; en gris, CPU sobrecomprometidas", fontsize=12)
-    axes[0].legend(fontsize=9, loc="lower left")
-    fig.tight_layout()
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, fontsize=10, loc="lower center", ncol=len(names))
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     plt.show()
 
 
@@ -136,9 +137,9 @@ def memoria(resultado: Resultado) -> None:
     if claim is not None and "vm_x_sistema" in claim.detail:
         d = claim.detail
         markdown(
-            f"Por instancia, la VM retiene **{fmt_ratio(d['vm_x_sistema'])}** lo del contenedor de sistema "
+            f"Por instancia, la VM retiene **{fmt_ratio(d['vm_x_sistema'], digits=0)}** lo del contenedor de sistema "
             f"con {d['n']} a la vez; el artículo, con su carga y 16 instancias, **16×** (la proporción de aquí "
-            f"÷ la del artículo: {fmt_ratio(d['frente_al_articulo'])}). El factor depende de la carga, como "
+            f"÷ la del artículo: {fmt_ratio(d['frente_al_articulo'], digits=1)}). El factor depende de la carga, como "
             "dice el propio artículo: no comparable, lectura propia."
             + (
                 " La VM es emulada, pero retener lo liberado es cosa del hipervisor, no de la CPU."
