@@ -188,3 +188,55 @@ def read_many(
     start = time.perf_counter_ns()
     readings = [read_memory(p, root=root, version=version) for p in cgroup_paths]
     return readings, (time.perf_counter_ns() - start) / 1e9
+
+
+# ---------------------------------------------------------------- limits (CPU quota, memory limit)
+UNLIMITED_FROM = 2**60  # v1 writes «no limit» as a huge byte count (PAGE_COUNTER_MAX pages)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The CPU quota (in CPUs, quota ÷ period; None: no quota) and memory limit (bytes; None: none) of the
+    cgroups a process lives in, and the files they were read from."""
+
+    cpus: float | None
+    memory: int | None
+    files: str
+
+
+def parse_cpu_max(text: str) -> float | None:
+    """v2's cpu.max, «QUOTA PERIOD» («max 100000»: no quota), in CPUs."""
+    quota, _, period = text.strip().partition(" ")
+    if quota == "max" or not period:
+        return None
+    return int(quota) / int(period)
+
+
+def parse_cfs(quota: str, period: str) -> float | None:
+    """v1's cpu.cfs_quota_us and cpu.cfs_period_us (quota −1: no quota), in CPUs."""
+    q = int(quota.strip())
+    return None if q < 0 else q / int(period.strip())
+
+
+def parse_memory_limit(text: str) -> int | None:
+    """memory.max (v2, «max») or memory.limit_in_bytes (v1, a huge number) in bytes; None: no limit."""
+    text = text.strip()
+    if text == "max" or int(text) >= UNLIMITED_FROM:
+        return None
+    return int(text)
+
+
+def read_limits(cgroup_path: str, *, root: Path | str = CGROUP_ROOT) -> Limits:
+    """The limits set on one cgroup (the same path in the cpu and memory hierarchies, as engines and LXD
+    make them), read back from the kernel's files. OSError when the cgroup is gone."""
+    root = Path(root)
+    version = layout(root)
+    rel = cgroup_path.lstrip("/")
+    if version == "v2":
+        cpus = parse_cpu_max((root / rel / "cpu.max").read_text())
+        memory = parse_memory_limit((root / rel / "memory.max").read_text())
+        return Limits(cpus, memory, "cpu.max, memory.max")
+    cpu_dir, mem_dir = root / "cpu" / rel, memory_dir(cgroup_path, root, version)
+    cpus = parse_cfs((cpu_dir / "cpu.cfs_quota_us").read_text(), (cpu_dir / "cpu.cfs_period_us").read_text())
+    memory = parse_memory_limit((mem_dir / "memory.limit_in_bytes").read_text())
+    return Limits(cpus, memory, "cpu.cfs_quota_us ÷ cpu.cfs_period_us, memory.limit_in_bytes")

@@ -282,6 +282,7 @@ def rounds(df: pd.DataFrame) -> pd.DataFrame:
 
 
 ROUND_LOADS = "carga_por_ronda"  # meta's key for the load of each round, added when a run is read
+SELF_LOADED = "carga_propia"  # meta's key: the loops whose load the experiment makes itself (not screened)
 
 
 def round_loads(raw: pd.DataFrame) -> list[dict]:

@@ -41,6 +41,7 @@ class RunOptions:
     runtime: None (the engine's default) or an OCI runtime name such as "runsc".
     volumes: (host_path, container_path, mode) triples, mode "ro" or "rw".
     privileged: only the nested arms of the nesting experiment may set it.
+    cpus, memory_mb: the container's CPU quota (`--cpus`, in CPUs) and memory limit (`--memory`, MiB).
     """
 
     network: str | None = None
@@ -52,6 +53,8 @@ class RunOptions:
     devices: Sequence[str] = ()
     volumes: Sequence[tuple[str, str, str]] = ()
     cpuset: str | int | None = None
+    cpus: float | None = None
+    memory_mb: int | None = None
     env: dict = field(default_factory=dict)
     init: bool = False
     stop_timeout: int | None = None

@@ -71,6 +71,10 @@ class CliEngine(Engine):
             args += ["-v", f"{host}:{inside}:{mode}" if mode else f"{host}:{inside}"]
         if opts.cpuset is not None:
             args += ["--cpuset-cpus", str(opts.cpuset)]
+        if opts.cpus is not None:
+            args += ["--cpus", f"{opts.cpus:g}"]
+        if opts.memory_mb is not None:
+            args += ["--memory", f"{int(opts.memory_mb)}m"]
         for key, value in opts.env.items():
             args += ["-e", f"{key}={value}"]
         if opts.init:

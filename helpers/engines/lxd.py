@@ -278,15 +278,28 @@ def create_argv(
     run_id: str | None,
     nesting: bool = False,
     pool: str | None = None,
+    limits: dict[str, str] | None = None,
 ) -> list[str]:
+    """limits: LXD config keys set at creation (`limits_config`)."""
     f = flavor()
     argv = [f.cli, "init", image, name, "--storage", pool or instance_pool()]
     config = dict(user_keys(run_id))
     if nesting:
         config["security.nesting"] = "true"
+    config.update(limits or {})
     for key, value in config.items():
         argv += ["-c", f"{key}={value}"]
     return argv
+
+
+def limits_config(cpus: int, memory_mb: int) -> dict[str, str]:
+    """An instance limited like `docker run --cpus=CPUS -m MEMORY`: a CFS quota of `cpus` CPUs per
+    100 ms period (limits.cpu.allowance), `cpus` CPUs visible inside (limits.cpu) and a memory limit."""
+    return {
+        "limits.cpu": str(int(cpus)),
+        "limits.cpu.allowance": f"{int(cpus) * 100}ms/100ms",
+        "limits.memory": f"{int(memory_mb)}MiB",
+    }
 
 
 def exec_argv(name: str, command) -> list[str]:
@@ -300,8 +313,9 @@ def create(
     run_id: str | None,
     nesting: bool = False,
     pool: str | None = None,
+    limits: dict[str, str] | None = None,
 ) -> None:
-    argv = create_argv(name, image, run_id=run_id, nesting=nesting, pool=pool)
+    argv = create_argv(name, image, run_id=run_id, nesting=nesting, pool=pool, limits=limits)
     check(subprocess.run(argv, capture_output=True, text=True, env=proxy_env(), timeout=CLI_TIMEOUT), "init")
 
 

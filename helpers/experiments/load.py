@@ -105,10 +105,17 @@ def without_verdict(claim, load_detail: dict):
 
 def per_round(meta: dict | None) -> dict[str, pd.Series]:
     """Each load metric of the run (by its name in raw.csv, loop suffix included) as a Series indexed
-    by round."""
+    by round; the loops that load the machine on purpose (meta[results.SELF_LOADED]) left out."""
     rows = (meta or {}).get(results.ROUND_LOADS) or []
+    own = [
+        results.round_metric(base, loop)
+        for loop in (meta or {}).get(results.SELF_LOADED, [])
+        for base in VARIED
+    ]
     by_metric: dict[str, dict[int, float]] = {}
     for row in rows:
+        if row["metric"] in own:
+            continue  # a loop that loads the machine on purpose (runner.measure_rounds, own_load)
         by_metric.setdefault(row["metric"], {})[int(row["rep"])] = float(row["value"])
     return {m: pd.Series(v, dtype=float).sort_index() for m, v in by_metric.items()}
 

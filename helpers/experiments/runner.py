@@ -292,6 +292,7 @@ def measure_rounds(
     meta: dict | None = None,
     loop: str = "",
     seed: int | None = None,
+    own_load: bool = False,
 ) -> None:
     """The one loop experiments measure with: warm-up rounds first (discarded, and recorded as such),
     then `repetitions` rounds. Every round visits each arm once, in its own random order (drawn from
@@ -302,13 +303,18 @@ def measure_rounds(
     (results.LOAD_PRESSURE or LOAD_AVERAGE, and STEAL, on engine results.MACHINE); meta.json keeps the
     run's summary of that load («carga»). A run with several loops names each one (`loop`): their
     round rows carry the name (results.round_metric). `repetitions` and `warmup` are by default the run's
-    own parameters `repeticiones` and `calentamiento` (its Config, as experiment_run recorded it)."""
+    own parameters `repeticiones` and `calentamiento` (its Config, as experiment_run recorded it).
+    own_load: the load of this loop's rounds is the experiment's own doing (density: N instances busy at
+    once), not the machine's: its rows are recorded, but neither the run's summary nor the screening of
+    any figure counts it (meta[results.SELF_LOADED] names the loop)."""
     params = ctx.run.meta["parameters"]
     repetitions = params["repeticiones"] if repetitions is None else repetitions
     warmup = params["calentamiento"] if warmup is None else warmup
     seed = secrets.randbits(32) if seed is None else int(seed)
     steps = measure_mod.round_robin(list(arms), repetitions, warmup, seed=seed)
     seeds = {**ctx.run.meta.get("shuffle_seeds", {}), (loop or "rondas"): seed}
+    if own_load:
+        ctx.run.update_meta(**{results.SELF_LOADED: [*ctx.run.meta.get(results.SELF_LOADED, []), loop]})
     ctx.run.update_meta(
         **{
             "arms": [
@@ -356,12 +362,16 @@ def measure_rounds(
             )
             measured = True
         if measured:
-            _record_load(ctx, measure_mod.load_between(start, measure_mod.load_counters()), rep, loop)
+            load = measure_mod.load_between(start, measure_mod.load_counters())
+            _record_load(ctx, load, rep, loop, summary=not own_load)
     progress(total, total, "listo")
 
 
-def _record_load(ctx: RunContext, load: measure_mod.WindowLoad, rep: int, loop: str) -> None:
-    """The machine's load over round `rep`: its rows in raw.csv, and the run's summary in meta.json."""
+def _record_load(
+    ctx: RunContext, load: measure_mod.WindowLoad, rep: int, loop: str, summary: bool = True
+) -> None:
+    """The machine's load over round `rep`: its rows in raw.csv, and (`summary`) the run's summary in
+    meta.json."""
     for base, value in (
         (results.LOAD_PRESSURE, load.pressure_pct),
         (results.LOAD_AVERAGE, load.loadavg),
@@ -370,8 +380,9 @@ def _record_load(ctx: RunContext, load: measure_mod.WindowLoad, rep: int, loop: 
         if value is not None:
             metric = results.round_metric(base, loop)
             ctx.record(MACHINE_ARM, metric, round(value, 3), results.ROUND_UNITS[base], rep=rep)
-    ctx.loads.append(load)
-    ctx.run.update_meta(carga=load_summary(ctx.loads))
+    if summary:
+        ctx.loads.append(load)
+        ctx.run.update_meta(carga=load_summary(ctx.loads))
 
 
 def load_summary(loads: Sequence[measure_mod.WindowLoad]) -> dict:

@@ -16,6 +16,7 @@ from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
 from ..experiments.sistema_vm import kinds, network
 from ..experiments.sistema_vm.analysis import compare, summarize
+from . import sistema_vm_densidad as densidad_vista
 from .common import (
     claims_list,
     fmt,
@@ -108,6 +109,7 @@ def tabla(resultado: Resultado) -> None:
         markdown("_Esta corrida no tiene filas todavía._")
         return
     s = s[s["metrica"] != "memoria_rss_instancia"]
+    s = s[~s["metrica"].astype(str).str.startswith("densidad_")]  # the density phase: `densidad`
     rows = []
     for _, r in s.iterrows():
         digits = _digits(r["mediana"], r["ic_bajo"], r["ic_alto"])
@@ -450,3 +452,14 @@ def _pocas(claims) -> str:
     measured = [c.n for c in claims if c.n > 0 and not (c.detail or {}).get("observado")]
     banner = too_few_banner(max(measured, default=0))
     return banner + " Los resultados observados (como la memoria devuelta) sí se dicen." if banner else ""
+
+
+@needs_result
+def densidad(resultado: Resultado) -> None:
+    """The density phase: the limits read back, gzip against N per kind, the memory with N at once."""
+    if not densidad_vista.variants(resultado.df):
+        markdown("_Esta corrida no tiene la fase de densidad (DENSIDAD = 0, o una corrida anterior a ella)._")
+        return
+    densidad_vista.limites(resultado)
+    densidad_vista.grafico(resultado, COLOR)
+    densidad_vista.memoria(resultado)

@@ -171,8 +171,10 @@ class VM:
         flavor: str = "busybox",
         extra_drives: tuple[Path, ...] = (),
         forward: tuple[int, int] | None = None,
+        cpus: int = 1,
     ):
         self.name = name
+        self.cpus = int(cpus)  # vCPUs (-smp)
         self.accel = accel
         self.memory_mb = int(memory_mb)
         self.assets = found or assets()
@@ -216,7 +218,7 @@ class VM:
                 MACHINE,
                 accel,
                 memory_mb=self.memory_mb,
-                cpus=1,
+                cpus=self.cpus,
                 kernel=self.assets.kernel,
                 initrd=self.assets.initramfs,
                 append=kernel_cmdline("/sbin/init" if self.flavor == "systemd" else None),

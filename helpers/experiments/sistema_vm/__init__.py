@@ -15,7 +15,8 @@ provisioning, memory, workloads; instances.py: the containers and the VM behind 
 lxd_instances.py: a real system container (LXD) behind it too; lxd_nested.py: scenario 3, an engine
 nested in a system container; disk_io.py: the fio workload; memory.py: PSS and touch-and-free;
 analysis.py: summaries, the reference, closing rows; claims.py: the post's claims; network.py: iperf3 in
-each scenario (bundle.py: a host binary carried into every instance, fio's and iperf3's).
+each scenario (bundle.py: a host binary carried into every instance, fio's and iperf3's); density.py:
+N limited instances of each kind at once, gzip in all of them and memory given back (overcommit).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ QUICK = {
     "INSTANCIAS": 1,
     "MEMORIA_MB": 32,
     "CALENTAMIENTO": 0,
+    "DENSIDAD": 2,  # N = 1 and 2 at once: 2× overcommitted on 2 cores, not 4× (the default run's 4)
 }
 DEBIAN_PACKAGES = [*vm.DEBIAN_PACKAGES, disk_io.DEBIAN_PACKAGE, network.DEBIAN_PACKAGE]
 COMPARABLE = ["arranque_listo", "gzip", "memoria_retenida_pct", "memoria_pss_instancia", "disco_instancia"]

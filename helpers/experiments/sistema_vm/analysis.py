@@ -12,6 +12,7 @@ from ..contract import CLOSING_COLUMNS
 from .kinds import (
     ARRANQUE,
     BASELINE,
+    DENSIDAD_INSTANCIA,
     DISCO,
     GZIP,
     HOST_RUN,
@@ -201,3 +202,29 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                     }
                 )
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
+
+
+# ---------------------------------------------------------------- density with overcommit (density.py)
+def density_levels(df: pd.DataFrame, meta: dict | None = None) -> list[int]:
+    """The N of the run's density rounds (the levels of its per-instance gzip rows)."""
+    if df is None or df.empty:
+        return []
+    prefix = DENSIDAD_INSTANCIA + "_n"
+    names = df["metric"][df["metric"].astype(str).str.startswith(prefix)].unique()
+    return sorted(int(name[len(prefix) :]) for name in names)
+
+
+def overcommit_of(meta: dict | None, n: int) -> float:
+    """CPUs assigned ÷ cores with N instances, as the run recorded it (NaN when it did not)."""
+    return float(((meta or {}).get("densidad") or {}).get("sobrecompromiso", {}).get(str(n), float("nan")))
+
+
+def fit_level(df: pd.DataFrame, meta: dict | None = None) -> int:
+    """The largest N that does not overcommit the CPUs (N·2 ≤ cores); 1 when the run did not say."""
+    fits = [n for n in density_levels(df) if overcommit_of(meta, n) <= 1]
+    return max(fits, default=1)
+
+
+def top_level(df: pd.DataFrame, meta: dict | None = None) -> int:
+    """The largest N of the density rounds (0 without them)."""
+    return max(density_levels(df), default=0)

@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
-from ..figures import Custom, Median, NotComparable, Outcome, Ratio, Sel, judge_all
+from ..figures import Custom, Formula, Median, NotComparable, Outcome, Ratio, Sel, judge_all
 from ..verdict import Claim, Said, ref
 from . import kinds as k
-from .analysis import arm_values, by_round, gzip_baseline, vm_variant
+from .analysis import arm_values, by_round, fit_level, gzip_baseline, overcommit_of, top_level, vm_variant
 
 WORKLOAD, STORAGE = "sección «Workload Performance»", "sección «Storage Utilization»"
 MEMORY = "sección «Memory Utilization»"
@@ -464,6 +464,186 @@ SAID = (
                 {"tipo": vm, "emulada": True},
                 ratio(k.RED, vm, k.NESTED),
             ),
+        ),
+    ),
+)
+
+
+# ---------------------------------------------------------------- density with overcommit (density.py)
+# N instances of each kind at once, 2 CPUs each, gzip in all N at the same moment (rounds interleaved
+# across kinds, so arms pair by round). No claim without the phase's rows (an older run, DENSIDAD = 0).
+dense_system = first(k.LXD_COW, "sistema_lxd", "sistema")  # the system container of the phase
+
+
+def per_instance(variant, level, metric: str = k.DENSIDAD_INSTANCIA) -> Sel:
+    """gzip MB/s of `variant` with the run's N = level(df, meta) instances at once (per instance, or all
+    together with metric=DENSIDAD_TOTAL)."""
+    return Sel(metric=lambda df, meta: k.level_metric(metric, level(df, meta)), variant=variant)
+
+
+def in_density(*variants, overcommitted: bool = False):
+    """A condition: the density rounds measured every one of `variants` (and, if `overcommitted`, their
+    largest N assigned more CPUs than the machine has)."""
+
+    def check(df, meta=None) -> bool:
+        top = top_level(df, meta)
+        if not top or (overcommitted and not overcommit_of(meta, top) > 1):
+            return False
+        metric = k.level_metric(k.DENSIDAD_INSTANCIA, top)
+        return all(arm_values(df, metric, at(v, df, meta)).size for v in variants)
+
+    return check
+
+
+def held_per_instance(df: pd.DataFrame, meta=None) -> dict:
+    """The host's memory per instance after touch-and-free with N at once: VM / system container, and that
+    ratio over the post's 16× (2 GB for 16 system containers, 32 GB for 16 VMs)."""
+    vm_mb = arm_values(df, k.DENSIDAD_DESPUES, vm(df))
+    system_mb = arm_values(df, k.DENSIDAD_DESPUES, dense_system(df))
+    detail = {
+        "n": top_level(df, meta),
+        "tipo": vm(df),
+        "sistema": dense_system(df),
+        "emulada": emulated(vm)(df),
+    }
+    if vm_mb.size and system_mb.size:
+        vm_median, system_median = float(np.median(vm_mb)), float(np.median(system_mb))
+        factor = vm_median / system_median if system_median > 0 else float("nan")
+        detail |= {
+            "vm_mb": round(vm_median, 2),
+            "sistema_mb": round(system_median, 2),
+            "vm_x_sistema": round(factor, 2),
+            "frente_al_articulo": round(factor / MEMORY_16X, 2),
+        }
+    return detail
+
+
+MEMORY_16X = 16.0
+DENSITY_DEFER = (
+    "La VM de esta máquina es emulada (TCG, sin KVM que funcione): con N VMs a la vez se ve el costo de "
+    "emular la CPU, no el de una VM acelerada. Con KVM, esta misma fase lo juzga."
+)
+DENSITY_WORKLOAD = WORKLOAD + " (gzip frente al número de instancias)"
+FALLS = (
+    "Cuando se sobrecomprometen las CPU (las instancias tienen asignadas más CPU de las que hay), el "
+    "rendimiento cae rápido, sobre todo en las VMs."
+)
+FALLS_NOTE = (
+    "«Cae» lo leemos como por debajo de 0.95×, fuera del margen de «casi igual»: cuánto es «rápido», el "
+    "artículo no lo dice con una cifra. gzip usa una CPU: la caída empieza cuando hay más gzip a la vez "
+    "que núcleos."
+)
+
+
+def falls(variant, key: str) -> Said:
+    """gzip per instance at the largest N over the N that does not overcommit, in `variant`."""
+    figure = Ratio(per_instance(variant, top_level), per_instance(variant, fit_level))
+    return post(
+        key,
+        FALLS,
+        kind="reduces",
+        quantity="gzip por instancia, la N mayor (CPU sobrecomprometidas) / sin sobrecomprometer",
+        note=FALLS_NOTE,
+        where=DENSITY_WORKLOAD,
+        figure=on(variant, figure, when=in_density(variant, overcommitted=True)),
+    )
+
+
+def vm_falls_more(*sels):
+    """The VM's fall over the system container's: (VM at top ÷ VM fit) ÷ (system at top ÷ system fit)."""
+    return Formula(lambda vt, vf, st, sf: (vt / vf) / (st / sf), *sels)
+
+
+SAID = (
+    *SAID,
+    GZIP_ALIKE.but(
+        key="densidad_gzip_sistema",
+        quantity="gzip por instancia con N a la vez sin sobrecomprometer las CPU (N·2 ≤ núcleos), "
+        "contenedor de sistema / contenedor de aplicación",
+        where=DENSITY_WORKLOAD,
+        ref=None,
+        figure=on(
+            dense_system,
+            Ratio(per_instance(dense_system, fit_level), per_instance("aplicacion", fit_level)),
+            "gzip por instancia con N a la vez sin sobrecomprometer las CPU (N·2 ≤ núcleos), {kind} / "
+            "contenedor de aplicación",
+            when=in_density(dense_system, "aplicacion"),
+        ),
+    ),
+    GZIP_ALIKE.but(
+        key="densidad_gzip_vm",
+        quantity="gzip por instancia con N a la vez sin sobrecomprometer las CPU (N·2 ≤ núcleos), VM / "
+        "contenedor de aplicación",
+        where=DENSITY_WORKLOAD,
+        ref=None,
+        figure=deferred(
+            vm,
+            DENSITY_DEFER,
+            {"tipo": vm, "emulada": emulated(vm)},
+            Ratio(per_instance(vm, fit_level), per_instance("aplicacion", fit_level)),
+            when=in_density(vm, "aplicacion"),
+        ),
+    ),
+    falls(first("aplicacion"), "densidad_cae_aplicacion"),
+    falls(dense_system, "densidad_cae_sistema"),
+    post(
+        "densidad_cae_mas_vm",
+        FALLS,
+        kind="reduces",
+        quantity="caída de gzip por instancia (la N mayor / sin sobrecomprometer), VM / contenedor de sistema",
+        note="«Sobre todo en las VMs»: la caída de la VM, por debajo de 0.95× la del contenedor de sistema.",
+        where=DENSITY_WORKLOAD,
+        figure=deferred(
+            vm,
+            DENSITY_DEFER,
+            {"tipo": vm, "emulada": emulated(vm)},
+            vm_falls_more(
+                per_instance(vm, top_level),
+                per_instance(vm, fit_level),
+                per_instance(dense_system, top_level),
+                per_instance(dense_system, fit_level),
+            ),
+            when=in_density(vm, dense_system, overcommitted=True),
+        ),
+    ),
+    post(
+        "densidad_cpu_30",
+        "Con cargas de CPU caben un 30 % o más de contenedores de sistema que de VMs por servidor, con el "
+        "mismo rendimiento.",
+        claimed=1.3,
+        kind="at_least",
+        quantity="gzip de las N a la vez, la N mayor (CPU sobrecomprometidas), contenedor de sistema / VM",
+        note="Lectura nuestra: con la misma carga por instancia, caben tantas instancias como permite el "
+        "trabajo total que da el servidor sobrecomprometido; «un 30 % o más» es entonces ese total, el del "
+        "contenedor de sistema al menos 1.3× el de la VM.",
+        where="sección «Server Consolidation»",
+        figure=deferred(
+            vm,
+            DENSITY_DEFER,
+            {"tipo": vm, "emulada": emulated(vm)},
+            Ratio(
+                per_instance(dense_system, top_level, k.DENSIDAD_TOTAL),
+                per_instance(vm, top_level, k.DENSIDAD_TOTAL),
+            ),
+            when=in_density(vm, dense_system, overcommitted=True),
+        ),
+    ),
+    about(
+        "densidad_memoria_16x",
+        "Con esta carga en particular, 16 contenedores de sistema usaron 2 GB de RAM del host y 16 VMs, 32 "
+        "GB (16 veces más); el factor cambia según la carga.",
+        claimed=MEMORY_16X,
+        quantity="RAM del host por instancia tras tocar y liberar con N a la vez, VM / contenedor de sistema",
+        where=MEMORY,
+        ref=ref(metric="memoria_vm_vs_sistema"),
+        figure=NotComparable(
+            "El 16× es de la carga del artículo (Phoronix, 2 GB asignados a cada una de 16 instancias), y el "
+            "propio artículo dice que el factor cambia con la carga. Aquí cada una de las N instancias a la "
+            "vez toca y libera MEMORIA_MB: lo que el host sigue reteniendo por instancia, VM / contenedor de "
+            "sistema, y esa proporción ÷ 16 están al lado, como lectura propia. El mecanismo (la VM se queda "
+            "con lo que su huésped liberó) es del hipervisor, no de la CPU: vale también con una VM emulada.",
+            detail=held_per_instance,
+            when=lambda df, meta: has(vm)(df) and measured(k.DENSIDAD_DESPUES, dense_system)(df, meta),
         ),
     ),
 )

@@ -19,12 +19,14 @@ APP_COMMAND = ["/bin/sh", "-c", f"echo {READY}; exec sleep 100000000"]
 SYSTEM_COMMAND = ["/bin/busybox", "init"]
 GZIP_SCRIPT = "gzip -c /datos/entrada.txt > /dev/null"
 LAUNCH_TIMEOUT = 120
+VM_LIMITS = "vCPU en /proc/cpuinfo del huésped, RAM de QEMU (-m)"
 
 
 class ContainerInstance:
     """An application or system container, launched attached until its marker, then left running."""
 
-    def __init__(self, ctx: RunContext, engine_name: str, image: str, kind: str, name: str):
+    def __init__(self, ctx: RunContext, engine_name: str, image: str, kind: str, name: str, **limits):
+        """limits: cpus and memory_mb, as RunOptions takes them (`--cpus`, `--memory`); none by default."""
         self.ctx, self.kind, self.name, self.image = ctx, kind, name, image
         self.engine = eng.get_engine(engine_name)
         self.container: eng.Container | None = None
@@ -37,7 +39,7 @@ class ContainerInstance:
         # systemd as PID 1: Podman prepares the container for it (--systemd=always); a terminal (-t) gives
         # it a /dev/console, where the image's ready unit prints the marker.
         extra = ["-t", "--systemd=always"] if kind == "sistema_systemd" else []
-        self.opts = eng.RunOptions(network="none", volumes=volumes, extra=extra)
+        self.opts = eng.RunOptions(network="none", volumes=volumes, extra=extra, **limits)
         self.command = {"sistema": SYSTEM_COMMAND, "sistema_systemd": ["/sbin/init"]}.get(kind, APP_COMMAND)
 
     def start(self) -> float:
@@ -126,6 +128,10 @@ class ContainerInstance:
     def disk_bytes(self) -> int:
         return self.engine.writable_layer_bytes(self.name)
 
+    def limits(self) -> cgroups.Limits:
+        """Its CPU quota and memory limit, read back from its cgroup."""
+        return cgroups.read_limits(self.container.cgroup)
+
     def start_command(self, command: list[str]) -> measure.Child:
         return measure.Child(self.engine.exec_argv(self.name, command), env=self.engine.env())
 
@@ -145,7 +151,9 @@ class ContainerInstance:
 class VMInstance:
     """The course's VM (helpers.vm.VM) behind the same small interface."""
 
-    def __init__(self, ctx: RunContext, accel: str, memory_mb: int, name: str, kind: str = "vm"):
+    def __init__(
+        self, ctx: RunContext, accel: str, memory_mb: int, name: str, kind: str = "vm", *, cpus: int = 1
+    ):
         self.kind = kind
         self.name = name
         flavor = "systemd" if kind == "vm_systemd" else "busybox"
@@ -157,6 +165,7 @@ class VMInstance:
             workdir=vm.VM_DIR / "instancias" / ctx.run_id,
             flavor=flavor,
             extra_drives=(disk_io.IMAGE,) if self.fio else (),
+            cpus=cpus,
         )
         ctx.defer(self.vm.stop)
 
@@ -176,6 +185,12 @@ class VMInstance:
 
     def disk_bytes(self) -> int:
         return self.vm.overlay_bytes()
+
+    def limits(self) -> cgroups.Limits:
+        """Its vCPUs as the guest counts them and its RAM (-m): QEMU's own cgroup sets no limit."""
+        lines = self.vm.sh("grep -c ^processor /proc/cpuinfo")
+        cpus = next((int(line) for line in reversed(lines) if line.strip().isdigit()), None)
+        return cgroups.Limits(cpus, self.vm.memory_mb * 2**20, VM_LIMITS)
 
     def start_command(self, command: list[str]) -> VMCommand:
         return VMCommand(self.vm, command)

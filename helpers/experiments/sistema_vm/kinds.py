@@ -55,7 +55,22 @@ PSS_MONITOR = "memoria_pss_monitor"  # MB, an LXD instance's `[lxc monitor]` (in
 PSS_DAEMON = "memoria_pss_daemon"  # MB, the LXD daemon's PSS, once for every instance (kept apart)
 RED = "red_iperf"  # Gbit/s the iperf3 client on the host received from the server inside (127.0.0.1)
 RUN_MOTOR = "run_motor"  # ms, `ENGINE run --rm --network none IMAGE echo ok`, host or nested
+# Density with overcommit (density.py): N instances of a kind at once, each at most DENSITY_CPUS CPUs
+DENSIDAD_INSTANCIA = "densidad_gzip_instancia"  # MB/s of gzip per instance (mean of the N), as _n{N}
+DENSIDAD_TOTAL = "densidad_gzip_total"  # MB/s of gzip of the N instances together, as _n{N}
+DENSIDAD_CPUS = "densidad_cpus_limite"  # CPUs an instance may use, read back (its cgroup; a VM's vCPUs)
+DENSIDAD_MEMORIA = "densidad_memoria_limite"  # MB, its memory limit read back (a VM's RAM)
+DENSIDAD_DESPUES = "densidad_memoria_despues"  # MB the host holds for one of N instances after the free
+DENSIDAD_RETENIDA = "densidad_memoria_retenida_pct"  # % of its touched block the host still holds
+DENSITY_CPUS = 2  # like the post's `docker run --cpus=2` and its 2-vCPU VMs
 READY = vm.READY
+
+
+def level_metric(metric: str, n: int) -> str:
+    """The metric of one density level: `metric` with N instances at once."""
+    return f"{metric}_n{int(n)}"
+
+
 MB = 1024 * 1024
 
 

@@ -28,8 +28,20 @@ def lxd_name(ctx: RunContext, *parts) -> str:
 class LXDInstance:
     """An unprivileged system container with systemd as PID 1 and no network device, on `pool`."""
 
-    def __init__(self, ctx: RunContext, kind: str, name: str, *, nested: bool = False, pool: str = lxd.POOL):
+    def __init__(
+        self,
+        ctx: RunContext,
+        kind: str,
+        name: str,
+        *,
+        nested: bool = False,
+        pool: str = lxd.POOL,
+        cpus: int | None = None,
+        memory_mb: int | None = None,
+    ):
+        """cpus, memory_mb: its limits (lxd.limits_config), None for none."""
         self.ctx, self.kind, self.name, self.nested, self.pool = ctx, kind, name, nested, pool
+        self.config = lxd.limits_config(cpus, memory_mb) if cpus and memory_mb else None
         self.image = lxd.IMAGE_NESTED if nested else lxd.IMAGE_SYSTEM
         self.phases: dict[str, float] = {}
         self.created_bytes = 0  # its disk right after `init`, before it ran (the copy of its image)
@@ -37,7 +49,14 @@ class LXDInstance:
     def start(self) -> float:
         """`lxc init` + device mounts + `lxc start` + systemd «running», in ms (each phase kept apart)."""
         t0 = time.perf_counter_ns()
-        lxd.create(self.name, self.image, run_id=self.ctx.run_id, nesting=self.nested, pool=self.pool)
+        lxd.create(
+            self.name,
+            self.image,
+            run_id=self.ctx.run_id,
+            nesting=self.nested,
+            pool=self.pool,
+            limits=self.config,
+        )
         create = (time.perf_counter_ns() - t0) / 1e6
         if self.nested:
             self.created_bytes = lxd.disk_bytes(self.name)
@@ -68,15 +87,24 @@ class LXDInstance:
 
     memory_basis = "cgroup (memoria anónima)"
 
+    @property
+    def cgroup(self) -> str:
+        """The instance's top cgroup (its systemd makes sub-cgroups of its own below it)."""
+        return f"/lxc.payload.{self.name}"
+
     def host_memory(self) -> int:
         try:
-            return cgroups.read_memory(f"/lxc.payload.{self.name}").anon
+            return cgroups.read_memory(self.cgroup).anon
         except OSError:
             pass
         return pss(self.processes())[1]
 
     def disk_bytes(self) -> int:
         return lxd.disk_bytes(self.name)
+
+    def limits(self) -> cgroups.Limits:
+        """Its CPU quota and memory limit, read back from its cgroup (the instance's top one)."""
+        return cgroups.read_limits(self.cgroup)
 
     def start_command(self, command: list[str]) -> measure.Child:
         return measure.Child(lxd.exec_argv(self.name, command), env=lxd.proxy_env())

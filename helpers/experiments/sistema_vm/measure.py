@@ -2,7 +2,8 @@
 
 The phases (phases.py): provisioning and disk per instance, idle memory and memory given back, then the
 workloads (gzip, fio); scenario 3 (lxd_nested.py): an engine nested in a system container, prepared
-once, measured in the workloads and against the same engine on the host.
+once, measured in the workloads and against the same engine on the host; last, density (density.py):
+N instances of each kind at once, limited, with the CPUs overcommitted.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ...engines import lxd
 from ...errors import ParametroInvalido
 from ..params import Params, param
 from ..runner import Log, Progress, Resultado, experiment_run, no_progress, print_log
-from . import disk_io, lxd_nested, network, phases
+from . import density, disk_io, lxd_nested, network, phases
 from .instances import ContainerInstance, VMInstance
 from .kinds import (
     DEFAULT_KINDS,
@@ -52,6 +53,9 @@ class Config(Params):
     memoria_mb: int = param(256, "Memoria a tocar (MiB)", minimum=16, maximum=1024)
     aceleracion: str = param("auto", "Aceleración de la VM", options=("auto", "kvm", "tcg"))
     motor: str = param("docker", "Motor de los contenedores", options=tuple(eng.CONTAINER_ENGINES))
+    densidad: int = param(
+        4, "Instancias a la vez (densidad), como mucho; 0: sin densidad", minimum=0, maximum=8
+    )
 
     def check(self) -> None:
         self.check_fits()
@@ -66,12 +70,13 @@ class Config(Params):
         per_vm = sum(self.vm_memory_mb + 64 for k in self.tipos if k in VM_KINDS)  # guest RAM + QEMU, at most
         per_container = 16
         containers = sum(k not in VM_KINDS for k in self.tipos)
-        need = self.instancias * (per_vm + containers * per_container) + self.memoria_mb
+        most = max(self.instancias, self.densidad)
+        need = most * (per_vm + containers * per_container) + self.memoria_mb * max(1, self.densidad)
         available = psutil.virtual_memory().available / MB
         if need > 0.6 * available:
             raise ParametroInvalido(
-                f"{self.instancias} instancias de cada tipo podrían necesitar hasta {need:.0f} MiB y esta "
-                f"máquina tiene {available:.0f} MiB disponibles: baja INSTANCIAS o MEMORIA_MB."
+                f"{most} instancias de cada tipo podrían necesitar hasta {need:.0f} MiB y esta "
+                f"máquina tiene {available:.0f} MiB disponibles: baja INSTANCIAS, DENSIDAD o MEMORIA_MB."
             )
 
 
@@ -191,15 +196,19 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
             return Resultado.load(ctx.run.dir)
         counter = iter(range(1, 10**6))
 
-        def make(arm: Arm, tag: str):
+        def make(arm: Arm, tag: str, cpus: int | None = None, memory_mb: int | None = None):
+            """A new instance of `arm`, owned by the run; cpus and memory_mb: its limits (the density
+            phase's), none by default."""
             name = ctx.container_name(arm.kind, tag, next(counter))
+            limits = {"cpus": cpus, "memory_mb": memory_mb}
             if arm.kind in LXD_KINDS:
                 name = lxd_name(ctx, arm.kind, tag, next(counter))
-                return LXDInstance(ctx, arm.kind, name, nested=arm.kind == NESTED, pool=POOLS[arm.kind])
+                pool = POOLS[arm.kind]
+                return LXDInstance(ctx, arm.kind, name, nested=arm.kind == NESTED, pool=pool, **limits)
             if arm.kind in VM_KINDS:
                 memory = max(cfg.vm_memory_mb, 384) if arm.kind == "vm_systemd" else cfg.vm_memory_mb
-                return VMInstance(ctx, accel, memory, name, arm.kind)
-            return ContainerInstance(ctx, arm.engine, arm.image, arm.kind, name)
+                return VMInstance(ctx, accel, memory_mb or memory, name, arm.kind, cpus=cpus or 1)
+            return ContainerInstance(ctx, arm.engine, arm.image, arm.kind, name, **limits)
 
         phases.provisioning(ctx, cfg, arms, make, progress, log)
         running = phases.memory(ctx, cfg, arms, make, progress, log)
@@ -216,6 +225,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         if nested is not None:
             lxd_nested.run_rounds(ctx, cfg, nested, progress, log)
             lxd_nested.finish(ctx, nested, nested_arm)
+        density.run(ctx, cfg, arms, make, progress, log)
     return Resultado.load(ctx.run.dir)
 
 

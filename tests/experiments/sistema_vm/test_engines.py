@@ -80,6 +80,7 @@ def test_a_short_run_measures_every_kind_and_cleans_up(results_tmp):
         calentamiento=0,
         memoria_mb=48,
         motor=motor,
+        densidad=0,  # the density phase: tests/experiments/sistema_vm/test_density.py
     )
     res: Resultado = exp.run(cfg, root=results_tmp, log=lambda line: None)
     assert res.status == "complete"

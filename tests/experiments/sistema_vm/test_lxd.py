@@ -150,7 +150,7 @@ def test_lxd_arms_measure_and_leave_nothing(results_tmp):
     if lxd.POOL_COW in lxd.pools():
         kinds.insert(2, "sistema_lxd_cow")
     scratch_before = set(Path("/var/tmp").glob("curso-fio-*"))
-    cfg = exp.config(tipos=kinds, repeticiones=2, instancias=1, calentamiento=0, memoria_mb=32)
+    cfg = exp.config(tipos=kinds, repeticiones=2, instancias=1, calentamiento=0, memoria_mb=32, densidad=0)
     resultado = exp.run(cfg, log=lambda line: None, root=results_tmp)
     df = resultado.df
     assert resultado.meta["status"] == "complete"

@@ -120,7 +120,7 @@ def test_iperf_arms_write_rows_and_leave_nothing(results_tmp):
         setup_step_missing("la VM del curso con los módulos de red (sistema_vm.provision)", network.reason())
     before = _iperf_processes()
     kinds = ["aplicacion", "sistema_lxd", "anidado_lxd", "vm"]
-    cfg = exp.config(tipos=kinds, repeticiones=1, instancias=1, calentamiento=0, memoria_mb=32)
+    cfg = exp.config(tipos=kinds, repeticiones=1, instancias=1, calentamiento=0, memoria_mb=32, densidad=0)
     resultado = exp.run(cfg, log=lambda line: None, root=results_tmp)
     df = resultado.df
     assert resultado.meta["status"] == "complete"

@@ -47,6 +47,7 @@ def test_registered_and_contract():
         "MEMORIA_MB",
         "ACELERACION",
         "CALENTAMIENTO",
+        "DENSIDAD",
     }
     assert "qemu-system-x86" in exp.DEBIAN_PACKAGES and "qemu-utils" in exp.DEBIAN_PACKAGES
 

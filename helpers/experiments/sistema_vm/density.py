@@ -1,0 +1,180 @@
+"""Density with overcommit (seed 002, «Workload Performance» and «Server Consolidation»): N instances of
+each kind at once (application container, system container, VM), each limited like the post's (2 CPUs
+and a memory limit: `--cpus`/`--memory`, LXD's limits.*, the VM's vCPUs and RAM), their limits read back
+from the kernel; all N run the instances' own gzip workload (`timed_gzip`, the one 08 carries into every
+instance) at the same moment, in rounds interleaved across kinds. N grows with this machine's cores so
+the CPUs assigned go from not overcommitted (N·2 ≤ cores) to 2× and 4× overcommitted (`levels`).
+Then memory at density: touch-and-free (memory.memory_given_back) in the N instances of every kind at
+once (what the host keeps for each is read from its own cgroup, or from its QEMU process).
+
+Every instance is made by the run's `make` (owned by the run: removed on success, error and Ctrl-C)
+and has no network device, like the others of experiment 8.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from ... import vm
+from ..runner import Log, Progress, RunContext, measure_rounds
+from .kinds import (
+    DENSIDAD_CPUS,
+    DENSIDAD_DESPUES,
+    DENSIDAD_INSTANCIA,
+    DENSIDAD_MEMORIA,
+    DENSIDAD_RETENIDA,
+    DENSIDAD_TOTAL,
+    DENSITY_CPUS,
+    DESPUES,
+    LXD_COW,
+    MB,
+    RETENIDA,
+    Arm,
+    level_metric,
+)
+from .memory import memory_given_back
+
+OVERCOMMIT = (1, 2, 4)  # CPUs assigned ÷ cores at each level
+# The kinds the phase compares, in order; the system container is LXD's where it is set up (the
+# copy-on-write pool first: its instances are created in about a second), else the busybox one.
+SYSTEM_KINDS = (LXD_COW, "sistema_lxd", "sistema")
+LOOP = "densidad"  # its round rows carry the name (results.round_metric)
+
+
+def cores() -> int:
+    """The CPUs this process may run on (what the instances share)."""
+    return len(os.sched_getaffinity(0))
+
+
+def levels(n_cores: int, most: int, cpus: int = DENSITY_CPUS) -> list[int]:
+    """The N of each overcommit level (N·cpus ÷ cores = 1, 2, 4 of OVERCOMMIT), none above `most`; 1 is
+    always there (the baseline every level is compared with). [] when `most` < 1 (no phase)."""
+    if most < 1:
+        return []
+    wanted = {max(1, math.ceil(f * n_cores / cpus)) for f in OVERCOMMIT}
+    return sorted({1} | {n for n in wanted if n <= most})
+
+
+def overcommit(n: int, n_cores: int, cpus: int = DENSITY_CPUS) -> float:
+    """CPUs assigned to N instances ÷ the machine's cores."""
+    return n * cpus / n_cores
+
+
+def density_arms(arms: list[Arm]) -> list[Arm]:
+    """The arms of the phase: the application container, one system container, the (busybox) VM."""
+    by_kind = {a.kind: a for a in arms}
+    system = next((by_kind[k] for k in SYSTEM_KINDS if k in by_kind), None)
+    return [a for a in (by_kind.get("aplicacion"), system, by_kind.get("vm")) if a is not None]
+
+
+def at_once(fn, items: list) -> list:
+    """fn(item) for every item at the same moment (threads released together), results in order."""
+    if not items:
+        return []
+    gate = threading.Barrier(len(items))
+
+    def go(item):
+        gate.wait()
+        return fn(item)
+
+    with ThreadPoolExecutor(max_workers=len(items)) as pool:
+        return list(pool.map(go, items))
+
+
+def throughput_mb_s(gzip_ms: float) -> float:
+    """MB/s of one gzip of the course's data file (vm.GUEST_DATA_MB MiB)."""
+    return vm.GUEST_DATA_MB * MB / 1e6 / (gzip_ms / 1000)
+
+
+def gzip_rows(group: list, ns: list[int]) -> list[tuple[str, float, str]]:
+    """One round of one kind: for each N (in a random order), gzip in its first N instances at once;
+    the mean MB/s per instance and the N together's."""
+    rows = []
+    for n in random.sample(ns, len(ns)):
+        rates = [throughput_mb_s(ms) for ms in at_once(lambda inst: inst.timed_gzip(), group[:n])]
+        rows.append((level_metric(DENSIDAD_INSTANCIA, n), round(sum(rates) / n, 4), "MB/s"))
+        rows.append((level_metric(DENSIDAD_TOTAL, n), round(sum(rates), 4), "MB/s"))
+    return rows
+
+
+def start_group(ctx: RunContext, arm: Arm, group: list) -> None:
+    """Start the instances of `group`, one after another on this thread: a VM's QEMU dies with the
+    thread that spawned it (measure.Child's parent-death signal follows the thread, not the process),
+    so no instance is started from a pool's thread. Their limits are then read back and recorded."""
+    for instance in group:
+        instance.start()
+    files = ""
+    for i, instance in enumerate(group, 1):
+        limits = instance.limits()
+        cpus = float("nan") if limits.cpus is None else round(limits.cpus, 3)
+        memory = float("nan") if limits.memory is None else round(limits.memory / MB, 1)
+        ctx.record(arm, DENSIDAD_CPUS, cpus, "CPU", rep=i)
+        ctx.record(arm, DENSIDAD_MEMORIA, memory, "MB", rep=i)
+        files = limits.files
+    ctx.run.meta.setdefault("densidad", {}).setdefault("limites_leidos_de", {})[arm.variant] = files
+
+
+def run(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress, log: Log) -> None:
+    """The phase (nothing when cfg.densidad is 0 or no kind takes part); every instance is stopped at the
+    end, and by the run's clean-up on error."""
+    chosen = density_arms(arms)
+    n_cores = cores()
+    ns = levels(n_cores, cfg.densidad)
+    if not chosen or not ns:
+        return
+    top = ns[-1]
+    assigned = ", ".join(f"N={n}: {overcommit(n, n_cores):g}×" for n in ns)
+    log(
+        f"Densidad: hasta {top} instancias de cada tipo a la vez, cada una con {DENSITY_CPUS} CPU y "
+        f"{cfg.vm_memory_mb} MiB como límite, en una máquina de {n_cores} núcleos (CPU asignadas ÷ núcleos: "
+        f"{assigned}); gzip en las N a la vez, y luego tocar y liberar {cfg.memoria_mb} MiB en las {top}."
+    )
+    if overcommit(top, n_cores) < OVERCOMMIT[-1]:
+        log(
+            f"Con DENSIDAD = {cfg.densidad} no se llega a sobrecomprometer {OVERCOMMIT[-1]}× las CPU de esta "
+            "máquina: sube DENSIDAD para verlo."
+        )
+    ctx.run.update_meta(
+        densidad={
+            **ctx.run.meta.get("densidad", {}),
+            "niveles": ns,
+            "nucleos": n_cores,
+            "cpus_por_instancia": DENSITY_CPUS,
+            "memoria_limite_mb": cfg.vm_memory_mb,
+            "sobrecompromiso": {str(n): overcommit(n, n_cores) for n in ns},
+            "entrada_mb": vm.GUEST_DATA_MB,
+        }
+    )
+    groups: dict[Arm, list] = {}
+    try:
+        for arm in chosen:
+            progress(0, 1, f"{arm.label}: arrancando sus {top} instancias")
+            group = groups.setdefault(arm, [])  # stopped below whatever happens
+            group.extend(
+                make(arm, "densidad", cpus=DENSITY_CPUS, memory_mb=cfg.vm_memory_mb) for _ in range(top)
+            )
+            start_group(ctx, arm, group)
+        measure_rounds(
+            ctx,
+            chosen,
+            measure=lambda arm: gzip_rows(groups[arm], ns),
+            warmup=0,
+            progress=progress,
+            loop=LOOP,
+            own_load=True,  # N instances busy at once: the load is the phase's, not the machine's
+        )
+        progress(0, 1, f"toca y libera {cfg.memoria_mb} MiB en las {top} de cada tipo a la vez")
+        everyone = [
+            (arm, i, instance) for arm, group in groups.items() for i, instance in enumerate(group, 1)
+        ]
+        freed = at_once(lambda item: memory_given_back(item[2], cfg.memoria_mb), everyone)
+        for (arm, i, _), figures in zip(everyone, freed, strict=True):
+            ctx.record(arm, DENSIDAD_DESPUES, round(float(figures[DESPUES]), 4), "MB", rep=i)
+            ctx.record(arm, DENSIDAD_RETENIDA, round(float(figures[RETENIDA]), 4), "%", rep=i)
+    finally:
+        for group in groups.values():
+            at_once(lambda inst: inst.stop(), group)
