@@ -103,8 +103,9 @@ def aceleracion(resultado: Resultado) -> None:
 def ventanas() -> None:
     """What each timed window of the boot holds, per kind (kinds.WINDOWS, the data the measuring code
     follows): no run changes it."""
+    names = {"vm": "VM (QEMU, con KVM o emulada)", "vm_systemd": "VM con systemd (QEMU, con KVM o emulada)"}
     rows = [
-        {"Instancia": kinds.kind_label(kind), "Dentro de la ventana": what}
+        {"Instancia": names.get(kind) or kinds.kind_label(kind), "Dentro de la ventana": what}
         for kind, what in kinds.WINDOWS.items()
     ]
     rows += [

@@ -80,17 +80,16 @@ LXD_WINDOWS = {  # phase (FASES_LXD) -> what its window holds
     "host espera dormido (sin `lxc exec` ni sondeo)",
 }
 LXD_WINDOW = (
-    " + ".join(f"{phase}: {what}" for phase, what in LXD_WINDOWS.items())
-    + "; los dispositivos (sondas, datos, la tubería) y la unidad se añaden entre crear e iniciar, fuera"
+    " + ".join(LXD_WINDOWS) + " (cada fase, abajo); los dispositivos (sondas, datos, la tubería) y la "
+    "unidad se añaden entre crear e iniciar, fuera de la ventana"
 )
-WINDOWS = {  # kind -> what its «arranque_listo» window holds, from the first instant to the last
+WINDOWS = {  # kind -> what its «arranque_listo» window holds (all but NESTED, never timed to «listo»)
     "aplicacion": f"`run` adjunto, desde lanzarlo hasta que el comando imprime «{READY}» en su salida",
     "sistema": f"`run` adjunto, desde lanzarlo hasta que {BUSYBOX_SIGNAL} en su salida",
     "sistema_systemd": f"`podman run -t --systemd=always` adjunto, desde lanzarlo hasta que {SYSTEMD_SIGNAL}, "
     "en su terminal",
     "sistema_lxd": LXD_WINDOW,
     "sistema_lxd_cow": LXD_WINDOW,
-    "anidado_lxd": LXD_WINDOW,
     "vm": f"crear el overlay qcow2 y arrancar QEMU hasta que {BUSYBOX_SIGNAL} por la consola serie",
     "vm_systemd": f"crear el overlay qcow2 y arrancar QEMU hasta que {SYSTEMD_SIGNAL}, por la consola serie",
 }
