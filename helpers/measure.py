@@ -290,6 +290,52 @@ class Child:
                 stream.close()
 
 
+class Fifo:
+    """A named pipe the host blocks on until an instance writes its marker into it, from inside: a
+    readiness signal the instance emits itself, with nothing polling it from the host.
+
+    Created in `folder` with mode 0666 (an unprivileged instance's root is a high host uid) and opened
+    at once for reading, without blocking, so the writer never waits for a reader. `wait_for` sleeps in
+    select(2) until the writer's line arrives: on Linux, a pipe nobody has opened for writing yet is
+    neither readable nor hung up."""
+
+    NAME = "listo"
+
+    def __init__(self, folder: str | os.PathLike):
+        self.path = os.path.join(folder, self.NAME)
+        os.mkfifo(self.path)
+        os.chmod(self.path, 0o666)  # not subject to the umask, as mkfifo's mode is
+        self.fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        self.text = ""
+
+    def wait_for(self, marker: str, timeout: float) -> str:
+        """Everything written until the marker. Raises TimeoutError, or ComandoFallido if the writer
+        closed the pipe without writing it."""
+        deadline = time.monotonic() + timeout
+        while marker not in self.text:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"«{marker}» no llegó a {self.path} en {timeout:.0f} s: «{self.text}»")
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self.fd, 4096)
+            if not chunk:
+                raise ComandoFallido(f"Quien escribía en {self.path} lo cerró sin «{marker}»: «{self.text}»")
+            self.text += chunk.decode("utf-8", "replace")
+        return self.text
+
+    def close(self) -> None:
+        """Close the pipe and remove it (safe to call twice)."""
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+
 def die_with_parent() -> None:  # pragma: no cover - runs in the child
     """Linux: the child gets SIGKILL if the process that started it dies (prctl PR_SET_PDEATHSIG)."""
     try:

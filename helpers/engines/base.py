@@ -75,12 +75,6 @@ class Container:
     helper_pid: int | None = None  # Docker: the containerd shim; Podman: conmon
 
 
-def changed_fields(opts: RunOptions) -> list[str]:
-    """The RunOptions fields that differ from their defaults."""
-    default = RunOptions()
-    return [name for name in RunOptions.__dataclass_fields__ if getattr(opts, name) != getattr(default, name)]
-
-
 def image_summary(ref: str, attrs: dict) -> dict:
     """What the course keeps of an image's inspection (Docker's and Podman's name its fields alike):
     the reference asked for, its id, its size in bytes and its tags."""

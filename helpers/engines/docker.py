@@ -11,11 +11,10 @@ import docker
 import psutil
 
 from .. import cgroups, system
-from ..errors import ErrorDelCurso
 from . import runtimes
-from .base import CLI_TIMEOUT, capture, changed_fields, image_summary
+from .base import capture, image_summary
 from .cli import CliEngine
-from .labels import LABEL, LABEL_RUN, labels_for
+from .labels import LABEL, LABEL_RUN
 
 
 class Docker(CliEngine):
@@ -88,32 +87,6 @@ class Docker(CliEngine):
 
     def inspect_container(self, container: str) -> dict:
         return self.client().api.inspect_container(container)
-
-    # -- the lifecycle through the SDK's low-level API (what the docker CLI itself calls), one call each,
-    # so an experiment can time the phases of a `docker run` apart.
-    def api_create(self, image, command, *, run_id, name=None, opts=None) -> str:
-        """POST /containers/create with the course's labels, on the arguments of `create_argv`; returns
-        the id. Of RunOptions, only `network` is supported here (a Spanish error for any other)."""
-        if opts is not None and set(changed_fields(opts)) - {"network"}:
-            raise ErrorDelCurso(
-                "La creación por la API de Docker solo admite la opción de red de RunOptions."
-            )
-        api = self.client().api
-        host_config = api.create_host_config(network_mode=opts.network) if opts and opts.network else None
-        created = api.create_container(
-            image, list(command), name=name, labels=labels_for(run_id), host_config=host_config
-        )
-        return created["Id"]
-
-    def api_start(self, container: str) -> None:
-        self.client().api.start(container)
-
-    def api_wait(self, container: str, timeout: float = CLI_TIMEOUT) -> int:
-        """Block until the container stops; returns its exit code."""
-        return int(self.client().api.wait(container, timeout=timeout).get("StatusCode", -1))
-
-    def api_remove(self, container: str) -> None:
-        self.client().api.remove_container(container, force=True)
 
     def inspect_many(self, containers):
         return [self.client().api.inspect_container(c) for c in containers]

@@ -323,10 +323,10 @@ def start(name: str) -> None:
     check(cli(["start", name]), f"start {name}")
 
 
-def add_disk(name: str, device: str, source: Path | str, path: str) -> None:
-    """A read-only bind mount of a host path (probes, data) into the instance."""
+def add_disk(name: str, device: str, source: Path | str, path: str, *, readonly: bool = True) -> None:
+    """A bind mount of a host path into the instance: read-only (probes, data) unless told otherwise."""
     argv = ["config", "device", "add", name, device, "disk", f"source={source}", f"path={path}"]
-    check(cli([*argv, "readonly=true"]), f"device {device}")
+    check(cli([*argv, *(["readonly=true"] if readonly else [])]), f"device {device}")
 
 
 def add_proxy(name: str, device: str, host_port: int, port: int) -> None:
@@ -348,7 +348,9 @@ def system_state(name: str) -> str:
 
 
 def wait_ready(name: str, timeout: float = READY_TIMEOUT) -> str:
-    """Poll until the instance's systemd says «running» (or «degraded»); its final state."""
+    """Poll until the instance's systemd says «running» (or «degraded»); its final state. For set-up and
+    tests only: a timed window waits for the instance's own signal instead (no `exec` competing with the
+    boot for the CPU), as experiment 8 does."""
     deadline = time.monotonic() + timeout
     state = "desconocido"
     while time.monotonic() < deadline:
@@ -364,7 +366,8 @@ def execute(name: str, command, timeout: float = CLI_TIMEOUT) -> subprocess.Comp
 
 
 def push_file(name: str, source: Path | str, dest: str) -> None:
-    check(cli(["file", "push", str(source), f"{name}{dest}"], timeout=600), f"file push {dest}")
+    """Copy a host file into the instance (running or not), creating the folders it needs."""
+    check(cli(["file", "push", "-p", str(source), f"{name}{dest}"], timeout=600), f"file push {dest}")
 
 
 def delete(names) -> None:

@@ -13,7 +13,7 @@ from .. import reference
 from ..experiments import anatomia, figures, verdict
 from ..experiments.anatomia.analysis import network_costs, run_median, summarize, waterfall
 from ..experiments.anatomia.chain import chain_split, load_chain
-from ..experiments.anatomia.phases import PHASE_INCLUDES, PHASES
+from ..experiments.anatomia.phases import PHASE_ARGV, PHASES, phase_window
 from ..experiments.anatomia.published import compare
 from ..experiments.anatomia.rungs import METRIC
 from ..experiments.runner import Resultado
@@ -173,11 +173,13 @@ def fases(resultado: Resultado) -> None:
             "Mediana (ms)": [fmt(v, 1) for v in s["mediana_ms"]],
             "IC 95 % (ms)": [fmt_interval(a, b, 1) for a, b in zip(s["ic_bajo_ms"], s["ic_alto_ms"])],
             "IQR (ms)": [fmt_interval(a, b, 1) for a, b in zip(s["q1_ms"], s["q3_ms"])],
-            "Qué incluye": [PHASE_INCLUDES.get((e, m), "") for e, m in zip(s["engine"], s["metric"])],
+            "Qué incluye": [
+                phase_window(e, m) if m in PHASE_ARGV else "" for e, m in zip(s["engine"], s["metric"])
+            ],
             "Nota": ["medición inestable: repite" if u else "" for u in s["inestable"]],
         }
     )
-    show(table(out, "Fases del motor: Docker por la API de bajo nivel del SDK, Podman por su CLI"))
+    show(table(out, "Fases del motor: un proceso del CLI por fase, igual en Docker y en Podman"))
     markdown(frases.phases_sentence(s, resultado.meta))
 
 

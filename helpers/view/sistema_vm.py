@@ -49,7 +49,7 @@ METRIC_LABEL = {
     exp.DISCO_ESCRITO: "disco que escribió el contenedor de sistema con motor (imágenes, capas, registros)",
     "lxd_crear": "LXD: crear (en «dir», copia y cambio de dueños; en btrfs, una instantánea)",
     "lxd_iniciar": "LXD: iniciar",
-    "lxd_systemd": "LXD: hasta que systemd dice «running»",
+    "lxd_systemd": "LXD: de `lxc start` a su propia señal de «listo» (systemd terminó de arrancar)",
     "memoria_pss_monitor": "PSS del [lxc monitor] de cada instancia",
     "memoria_pss_daemon": "PSS del daemon de LXD (una vez, para todas)",
     "run_motor": "run --rm … echo ok (host o anidado)",
@@ -99,6 +99,21 @@ def aceleracion(resultado: Resultado) -> None:
     else:
         text = "Esta corrida no midió ninguna VM."
     markdown(text)
+
+
+def ventanas() -> None:
+    """What each timed window of the boot holds, per kind (kinds.WINDOWS, the data the measuring code
+    follows): no run changes it."""
+    names = {"vm": "VM (QEMU, con KVM o emulada)", "vm_systemd": "VM con systemd (QEMU, con KVM o emulada)"}
+    rows = [
+        {"Instancia": names.get(kind) or kinds.kind_label(kind), "Dentro de la ventana": what}
+        for kind, what in kinds.WINDOWS.items()
+    ]
+    rows += [
+        {"Instancia": f"LXD, fase «{phase}»", "Dentro de la ventana": what}
+        for phase, what in kinds.LXD_WINDOWS.items()
+    ]
+    show(table(pd.DataFrame(rows), "Arranque hasta «listo»: qué cae dentro de cada ventana"))
 
 
 @needs_result

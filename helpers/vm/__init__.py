@@ -42,7 +42,7 @@ from .assets import (
 )
 from .build import guest_modules, provision
 from .run import VM, kvm_status, qemu_command, resolve_acceleration
-from .systemd import SYSTEMD_IMAGE, systemd_reason
+from .systemd import READY_UNIT_NAME, SYSTEMD_IMAGE, ready_unit, systemd_reason
 
 __all__ = [
     "BASE_MEMORY_MB",
@@ -51,6 +51,7 @@ __all__ = [
     "GUEST_DATA_MB",
     "MACHINE",
     "READY",
+    "READY_UNIT_NAME",
     "SYSTEMD_IMAGE",
     "VM",
     "VM_DIR",
@@ -61,6 +62,7 @@ __all__ = [
     "provision",
     "qemu_binary",
     "qemu_command",
+    "ready_unit",
     "resolve_acceleration",
     "systemd_reason",
 ]

@@ -20,19 +20,27 @@ from .disk import build_disk
 SYSTEMD_IMAGE = "curso/debian-systemd:bookworm"
 SYSTEMD_PACKAGES = ("systemd", "systemd-sysv")
 SYSTEMD_DISK_MB = 1024
-# Ready when systemd says the boot is over (is-system-running --wait); the same unit in the container
-# image and in the VM's disk. Type=simple, so this unit's own job does not keep the boot waiting.
-UNIT_READY = f"""[Unit]
+READY_UNIT_NAME = "curso-listo.service"
+
+
+def ready_unit(target: str = "/dev/console") -> str:
+    """Ready when systemd says the boot is over (`is-system-running --wait`, run once inside): the
+    instance itself then writes the marker to `target`. The same unit in the container image and the
+    VM's disk (their console) and in every LXD system container (a named pipe the host blocks on).
+    Type=simple, so this unit's own job does not keep the boot waiting."""
+    return f"""[Unit]
 Description=Marca de «listo» del curso
 After=multi-user.target
 
 [Service]
 Type=simple
-ExecStart=/bin/sh -c 'systemctl is-system-running --wait >/dev/null 2>&1; echo {READY} > /dev/console'
+ExecStart=/bin/sh -c 'systemctl is-system-running --wait >/dev/null 2>&1; echo {READY} > {target}'
 
 [Install]
 WantedBy=multi-user.target
 """
+
+
 # The VM only: a root shell on the serial console, for the course's commands (a container uses exec).
 UNIT_CONSOLE = """[Unit]
 Description=Consola del curso en ttyS0
@@ -101,7 +109,7 @@ def provision_systemd(found: Assets, log: Log = print) -> Path | None:
             partial = images.build_rootfs_tar(
                 VM_DIR / "debian-systemd.base.tar", include=SYSTEMD_PACKAGES, log=log
             )
-            _tar_add_unit(partial, "curso-listo.service", UNIT_READY)
+            _tar_add_unit(partial, READY_UNIT_NAME, ready_unit())
             partial.rename(tar)
         podman = engines.get_engine("podman")
         if podman.available and podman.image_info(f"localhost/{SYSTEMD_IMAGE}") is None:

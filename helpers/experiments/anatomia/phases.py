@@ -1,14 +1,13 @@
 """The engine rungs: `run` with and without network, the engine's phases apart (create, start, wait,
-remove: Docker through the SDK's low-level API, Podman through its CLI), and the warm pool (a container
-created beforehand, started on demand with `start -a`; a container kept running, entered with `exec`)."""
+remove: one CLI process each, the same way for Docker and Podman, as `run` itself is timed), and the warm
+pool (a container created beforehand, started on demand with `start -a`; a container kept running,
+entered with `exec`)."""
 
 from __future__ import annotations
 
-import time
-
 from ... import engines as eng
 from ... import measure
-from ...errors import ComandoFallido, ErrorDelCurso
+from ...errors import ErrorDelCurso
 from ..runner import Arm
 from .rungs import COMMAND, METRIC, Setup, Skips
 
@@ -19,6 +18,21 @@ PHASES = (
     ("fase_borrar", "borrar"),
 )
 PHASE_TOTAL = "fases_total"
+# The process each phase's window holds, from its spawn to its exit (measure.time_command), the same for
+# both engines: metric -> its argv, from the engine, the image, the container's name and the run's id.
+PHASE_ARGV = {
+    "fase_crear": lambda engine, image, name, run_id: engine.create_argv(
+        image, COMMAND, run_id=run_id, name=name
+    ),
+    "fase_iniciar": lambda engine, image, name, run_id: engine.start_argv(name),
+    "fase_esperar": lambda engine, image, name, run_id: engine.wait_argv(name),
+    "fase_borrar": lambda engine, image, name, run_id: engine.rm_argv([name]),
+}
+CLIENT_WINDOW = {  # the client's share of every phase's window, per engine
+    "docker": "un proceso del CLI, de lanzarlo a que sale: su propio arranque y su llamada a dockerd",
+    "podman": "un proceso del CLI, de lanzarlo a que sale: su propio arranque y el trabajo, que hace él "
+    "mismo (no hay daemon)",
+}
 # What each phase's window holds beyond its name, where it is not obvious (engine, metric) -> Spanish.
 # Podman's «esperar» was checked on this kind of machine: `podman wait --interval 10ms` takes as long
 # as the default 250 ms (medians 463 and 460 ms, 6 each, loaded machine), and strace shows the CLI
@@ -29,44 +43,33 @@ PHASE_INCLUDES = {
     ("podman", "fase_esperar"): "que el contenedor termine y que se limpie: `podman wait` espera el "
     "cerrojo del contenedor mientras la limpieza que lanza conmon (`podman container cleanup`) deshace la "
     "red y desmonta la capa; no es su intervalo de sondeo (con `--interval 10ms` tarda lo mismo)",
-    ("docker", "fase_esperar"): "que el contenedor termine: la API avisa cuando sale (no hay sondeo)",
+    ("docker", "fase_esperar"): "que el contenedor termine: `docker wait` pide a la API que avise cuando "
+    "sale (no hay sondeo)",
     ("podman", "fase_iniciar"): "conmon, el runtime y la red por defecto (netavark)",
     ("docker", "fase_iniciar"): "containerd, el shim, runc y la red por defecto (bridge y veth, que prepara "
     "dockerd en sus propios hilos)",
 }
 
 
-def _timed(fn, *args, **kw) -> float:
-    start = time.perf_counter_ns()
-    fn(*args, **kw)
-    return (time.perf_counter_ns() - start) / 1e6
+def phase_window(engine: str, metric: str) -> str:
+    """What the window of `metric` holds for `engine`, in Spanish: the command the code times (its verb,
+    read from the same PHASE_ARGV), the client's share, and PHASE_INCLUDES where it adds something."""
+    verb = " ".join(PHASE_ARGV[metric](eng.get_engine(engine), "IMAGEN", "NOMBRE", None)[:2])
+    extra = PHASE_INCLUDES.get((engine, metric))
+    return f"`{verb} …`, {CLIENT_WINDOW[engine]}" + (f"; dentro, {extra}" if extra else "")
 
 
 def measure_phases(engine: eng.Engine, image: str, name: str, run_id: str, env: dict) -> list[tuple]:
-    """create, start, wait, remove, each timed on its own. Docker: the SDK's low-level API (what the
-    docker CLI itself calls); Podman: its CLI (it has no daemon to call)."""
-    removed = False
+    """create, start, wait, remove, each timed on its own: one CLI process per phase (PHASE_ARGV), for
+    Docker as for Podman, so the phases of the two engines hold the same kind of window."""
+    values = {}
     try:
-        if engine.name == "docker":
-            holder = {}
-            create = _timed(
-                lambda: holder.setdefault("id", engine.api_create(image, COMMAND, run_id=run_id, name=name))
-            )
-            start = _timed(engine.api_start, holder["id"])
-            wait = _timed(lambda: holder.setdefault("rc", engine.api_wait(holder["id"])))
-            if holder["rc"] != 0:
-                raise ComandoFallido(f"El contenedor {name} terminó con código {holder['rc']}.")
-            remove = _timed(engine.api_remove, holder["id"])
-        else:
-            create = measure.time_command(engine.create_argv(image, COMMAND, run_id=run_id, name=name), env)
-            start = measure.time_command(engine.start_argv(name), env)
-            wait = measure.time_command(engine.wait_argv(name), env)
-            remove = measure.time_command(engine.rm_argv([name]), env)
-        removed = True
+        for metric, _ in PHASES:
+            argv = PHASE_ARGV[metric](engine, image, name, run_id)
+            values[metric] = measure.time_command(argv, env)
     finally:
-        if not removed:  # a phase failed: do not leave the container for the next repetition's name
+        if len(values) < len(PHASES):  # a phase failed: do not leave the container for the next one's name
             engine.remove([name])
-    values = dict(zip([m for m, _ in PHASES], (create, start, wait, remove)))
     rows = [(metric, round(value, 4), "ms") for metric, value in values.items()]
     rows.append((PHASE_TOTAL, round(sum(values.values()), 4), "ms"))
     return rows

@@ -8,6 +8,9 @@ Three kinds of instance, each ready when its init (or its command) prints the re
 And, where LXD or Incus is set up (helpers.engines.lxd), the post's real scenarios: sistema_lxd, an
 unprivileged system container with systemd on the `dir` pool (sistema_lxd_cow: the same on the
 copy-on-write pool, for provisioning and disk); anidado_lxd, Docker and Podman nested inside one.
+Those, like the optional kinds with systemd, are ready when the instance's own unit (vm.ready_unit) writes
+the marker once `systemctl is-system-running --wait` returns inside; kinds.WINDOWS says what each
+kind's timed window holds.
 Nothing has a network device, like the VM (which has no network card).
 
 kinds.py: kinds, variants, labels, metrics, Arm; measure.py: Config, plan() and run(); phases.py:

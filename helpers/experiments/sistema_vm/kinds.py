@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ... import vm
+from ... import measure, vm
 from .. import runner
 
 EXPERIMENT = "sistema_vm"
@@ -72,6 +72,42 @@ def level_metric(metric: str, n: int) -> str:
 
 
 MB = 1024 * 1024
+
+# ---------------------------------------------------------------- what each timed window holds
+# The page prints these sentences, the measuring code follows them (LXDInstance.start records its phases
+# under LXD_WINDOWS' keys and installs the unit they name) and tests/experiments/sistema_vm/test_windows.py
+# holds the two together. Every kind with systemd is «listo» on the same signal, emitted by the instance
+# itself: `systemctl is-system-running --wait`, run once inside, returns (the boot is over: «running» or
+# «degraded») and the instance's unit (vm.ready_unit) writes the marker, on its console (VM, Podman) or
+# in a named pipe the host sleeps on (LXD). Nothing polls an instance from the host while it boots.
+SYSTEMD_READY = "systemctl is-system-running --wait"
+LXD_READY_DIR = "/curso-listo"  # inside an LXD instance: the host's folder holding the named pipe
+LXD_READY_PIPE = f"{LXD_READY_DIR}/{measure.Fifo.NAME}"
+SYSTEMD_SIGNAL = (
+    f"la unidad `{vm.READY_UNIT_NAME}` de la instancia escribe «{READY}» cuando `{SYSTEMD_READY}` "
+    "(una sola vez, dentro) dice que el arranque terminó"
+)
+BUSYBOX_SIGNAL = f"busybox init ejecuta su línea `sysinit`, que imprime «{READY}»"
+LXD_WINDOWS = {  # phase (FASES_LXD) -> what its window holds
+    "crear": "`lxc init`: la copia de la imagen (en «dir», con el cambio de dueños; en btrfs, una instantánea)",
+    "iniciar": "`lxc start`, hasta que devuelve (systemd, el PID 1 del contenedor, ya corre)",
+    "systemd": f"desde ahí hasta que {SYSTEMD_SIGNAL}, en la tubería con nombre `{LXD_READY_PIPE}` que el "
+    "host espera dormido (sin `lxc exec` ni sondeo)",
+}
+LXD_WINDOW = (
+    " + ".join(LXD_WINDOWS) + " (cada fase, abajo); los dispositivos (sondas, datos, la tubería) y la "
+    "unidad se añaden entre crear e iniciar, fuera de la ventana"
+)
+WINDOWS = {  # kind -> what its «arranque_listo» window holds (all but NESTED, never timed to «listo»)
+    "aplicacion": f"`run` adjunto, desde lanzarlo hasta que el comando imprime «{READY}» en su salida",
+    "sistema": f"`run` adjunto, desde lanzarlo hasta que {BUSYBOX_SIGNAL} en su salida",
+    "sistema_systemd": f"`podman run -t --systemd=always` adjunto, desde lanzarlo hasta que {SYSTEMD_SIGNAL}, "
+    "en su terminal",
+    "sistema_lxd": LXD_WINDOW,
+    "sistema_lxd_cow": LXD_WINDOW,
+    "vm": f"crear el overlay qcow2 y arrancar QEMU hasta que {BUSYBOX_SIGNAL} por la consola serie",
+    "vm_systemd": f"crear el overlay qcow2 y arrancar QEMU hasta que {SYSTEMD_SIGNAL}, por la consola serie",
+}
 
 
 def variant_of(kind: str, accel: str) -> str:

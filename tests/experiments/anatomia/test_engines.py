@@ -131,9 +131,7 @@ def test_ctrl_c_during_the_warm_pool_cleans_up(monkeypatch, container_engines, r
     assert _temp_dirs(meta["run_id"]) == []
 
 
-@pytest.mark.parametrize(
-    "engine_name", ["docker", "podman"]
-)  # Docker: the SDK's low-level API; Podman: its CLI
+@pytest.mark.parametrize("engine_name", ["docker", "podman"])  # both: one CLI process per phase
 def test_the_phases_are_timed_apart_and_leave_no_container(engine_name, request):
     engine = request.getfixturevalue(f"{engine_name}_engine")
     image = images.resolve("alpine", engine)["name"]
