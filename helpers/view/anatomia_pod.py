@@ -78,7 +78,8 @@ def lanzamiento(resultado: Resultado) -> None:
         "que hace `echo ok`; el Pod corre `sleep` (un Pod que termina nunca queda Ready) y se borra fuera "
         "del tiempo medido. La misma imagen, importada de Docker sin registro (`imagePullPolicy: Never`)."
         + (
-            f" El clúster arrancó una vez, antes de las rondas ({fmt(start, 1)} s, fuera de toda ventana)."
+            f" El clúster arrancó una vez, antes de las rondas ({fmt(start, 1)} s, fuera de toda ventana), y "
+            "los demás peldaños se midieron con él en reposo de fondo."
             if start is not None
             else ""
         )

@@ -38,6 +38,7 @@ TOTAL = "pod_total"
 BILL_PODS = (0, 5)  # N idle Pods billed (0: the cluster alone)
 SLEEP = ["sleep", "3600"]
 READY_TIMEOUT = 90.0
+ROOT_WHAT = "arrancar un clúster de Kubernetes (el peldaño del Pod y la factura de memoria del clúster)"
 GONE_TIMEOUT = 60.0
 
 # The launch's points in time, in order; each phase ends at its point (the first starts at the apply).
@@ -206,6 +207,8 @@ def start(ctx, image_names: dict[str, str], wanted: set, log: Log) -> PodSetup |
     if GROUP not in wanted:
         return None
     key = "Kubernetes (Pod y factura de memoria)"
+    if not ctx.require_root(key, ROOT_WHAT):
+        return None
     ok, why = availability()
     if not ok:
         ctx.skip_arm(key, why)

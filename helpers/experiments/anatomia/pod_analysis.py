@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import stats
-from ..escala.analysis import memory_bill, wide
+from ..escala.analysis import fit_bill, memory_bill, wide
 from ..escala.probing import FIXED, KB
 from ..runner import Resultado
 from .analysis import series
@@ -92,12 +92,10 @@ def components(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def per_pod_kb(bill: pd.DataFrame) -> float:
-    """What one more idle Pod adds (KB): (total at the largest N − total at N = 0) / N."""
-    if bill.empty or 0 not in set(bill["n"]):
-        return float("nan")
-    top = bill[bill["n"] == bill["n"].max()].iloc[0]
-    base = bill[bill["n"] == 0].iloc[0]
-    return float((top["total_kb"] - base["total_kb"]) / top["n"]) if top["n"] > 0 else float("nan")
+    """What one more idle Pod adds (KB): notebook 02's slope of shims + cgroups over N (fit_bill); the
+    fixed processes' own drift between rounds stays out of it."""
+    fit = fit_bill(bill) if not bill.empty else {}
+    return float(fit.get(ENGINE, {}).get("por_contenedor_kb", float("nan")))
 
 
 def engines_bill(escala: Resultado | None) -> pd.DataFrame:

@@ -97,6 +97,7 @@ ON_ROOTFS = ("chroot", *RUNC_VARIANTS, "runsc")  # the rungs that run on the exp
 NEEDS_ROOT = {
     "cadena": "escuchar los eventos de procesos del kernel (la cadena de procesos)",
     "overlay": "montar una capa overlay (el peldaño runc sobre overlay)",
+    "kubernetes": pod.ROOT_WHAT,
 }
 
 USERNS = ["-r"]  # unshare --map-root-user: a new user namespace where this user is root

@@ -8,6 +8,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -163,6 +165,7 @@ def test_the_cluster_bill_uses_notebook_02s_columns():
     assert bill.loc[5, "ayudantes_kb"] == pytest.approx(45 * KB)
     assert bill.loc[5, "total_kb"] == pytest.approx(fixed_kb + 45 * KB + 2500)
     assert pod_analysis.per_pod_kb(bill.reset_index()) == pytest.approx(9 * KB + 500)
+    assert math.isnan(pod_analysis.per_pod_kb(pd.DataFrame()))
     parts = pod_analysis.components(df).set_index("n")
     assert parts.loc[5, "apiserver"] == pytest.approx(50) and parts.loc[5, "pause_total"] == pytest.approx(
         1.5
