@@ -132,7 +132,7 @@ def factura(resultado: Resultado, escala: Resultado | None = None) -> None:
             ],
             "N": both["n"].astype(int),
             "Procesos fijos (MiB)": [fmt(v / KB, 1) for v in both["fijo_kb"]],
-            "Ayudantes por contenedor (MiB)": [fmt(v / KB, 1) for v in both["ayudantes_kb"]],
+            "Ayudantes, uno por contenedor (MiB)": [fmt(v / KB, 1) for v in both["ayudantes_kb"]],
             "cgroups (MiB)": [fmt(v / KB, 1) for v in both["cgroup_kb"]],
             "Total (MiB)": [fmt(v / KB, 1) for v in both["total_kb"]],
         }

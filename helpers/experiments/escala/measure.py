@@ -183,9 +183,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
 
             helpers, helper_names = helper_memory(containers)
             ctx.run.meta["helpers"][arm.engine] = helper_names
-            add(f"rss_{HELPER[arm.engine]}_total", helpers["rss"] / KB, "KB")
-            if helpers["pss"] is not None:
-                add(f"pss_{HELPER[arm.engine]}_total", helpers["pss"] / KB, "KB")
+            rows.extend(memory_rows({f"{HELPER[arm.engine]}_total": helpers}))
             add(f"{HELPER[arm.engine]}_procesos", helpers["count"], "procesos")
             rows.extend(memory_rows(fixed_memory(arm.engine)))
             add("memoria_sistema_delta", (used_memory_bytes() - used_before) / KB, "KB")
