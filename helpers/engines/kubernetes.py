@@ -23,7 +23,7 @@ import ssl
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from .. import system
@@ -263,9 +263,29 @@ class Cluster:
         body = self._raw(path)
         return json.loads(body) if body else None
 
+    def watch(self, path: str, timeout: float = 60) -> Iterator[tuple[int, str, dict]]:
+        """Watch a list path of the API server (`/api/v1/namespaces/default/pods?fieldSelector=…`).
+        Returns once the server has answered (start it before creating what it watches); iterating
+        yields (time.time_ns() when the event arrived, its type, the object) until the server ends the
+        watch (after `timeout` seconds) or the caller stops."""
+        conn = http.client.HTTPSConnection(
+            cfg.LOCALHOST, cfg.API_PORT, context=self._ssl(), timeout=timeout + 5
+        )
+        separator = "&" if "?" in path else "?"
+        try:
+            conn.request("GET", f"{path}{separator}watch=1&timeoutSeconds={int(timeout)}")
+            response = conn.getresponse()
+        except BaseException:
+            conn.close()
+            raise
+        if response.status != 200:
+            conn.close()
+            raise ErrorDelCurso(f"Kubernetes: la API no aceptó el watch de {path} ({response.status}).")
+        return _watch_events(conn, response)
+
     def node_ready(self) -> bool:
         node = self.get(f"/api/v1/nodes/{cfg.NODE_NAME}")
-        return bool(node) and _condition(node, "Ready")
+        return bool(node) and has_condition(node, "Ready")
 
     def _default_service_account(self) -> bool:
         return self.get("/api/v1/namespaces/default/serviceaccounts/default") is not None
@@ -299,7 +319,7 @@ class Cluster:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = self.pod(name)
-            if found and _condition(found, "Ready"):
+            if found and has_condition(found, "Ready"):
                 return found
             time.sleep(0.05)
         raise ErrorDelCurso(
@@ -342,11 +362,21 @@ class Cluster:
                 )
 
 
-def _condition(obj: dict, kind: str) -> bool:
+def has_condition(obj: dict, kind: str) -> bool:
     return any(
         c.get("type") == kind and c.get("status") == "True"
         for c in obj.get("status", {}).get("conditions", [])
     )
+
+
+def _watch_events(conn: http.client.HTTPSConnection, response) -> Iterator[tuple[int, str, dict]]:
+    try:
+        while line := response.readline():
+            arrived = time.time_ns()
+            event = json.loads(line)
+            yield arrived, event.get("type", ""), event.get("object", {})
+    finally:
+        conn.close()
 
 
 def _raise_interrupt(signum, frame) -> None:

@@ -252,7 +252,10 @@ class RunContext:
         except SinEspacio:
             raise
         except Exception as exc:
-            engine = eng.get_engine(name)
+            try:
+                engine = eng.get_engine(name)
+            except KeyError:  # no engine adapter behind the arm (the Kubernetes cluster): its own error
+                raise exc from None
             if not engine.is_container or engine.healthy():
                 raise
             self.lose_engine(name, exc)

@@ -13,6 +13,7 @@ import pytest
 from helpers import engines as eng
 from helpers import measure, results
 from helpers.engines import registry
+from helpers.errors import ErrorDelCurso
 from helpers.experiments import runner
 from helpers.view import common
 from tests.support import with_round_rows
@@ -153,6 +154,19 @@ def test_the_loops_of_one_run_keep_their_rounds_apart(results_tmp):
     counts = res.rondas["metric"].value_counts()
     assert counts[results.POSITION] == counts[results.round_metric(results.POSITION, "cargas")] == 4
     assert len(res.df) == 8 and res.meta["carga"]["rondas"] == 4
+
+
+def test_an_arm_with_no_engine_adapter_fails_with_its_own_error(results_tmp):
+    """The Kubernetes rungs of 04 have no engine adapter: their failure is theirs, not a KeyError."""
+
+    def body(ctx):
+        def broken(arm):
+            raise ErrorDelCurso("Kubernetes: el Pod no quedó listo.")
+
+        runner.measure_rounds(ctx, [runner.Arm("kubernetes", "pod")], repetitions=1, warmup=0, measure=broken)
+
+    with pytest.raises(ErrorDelCurso, match="no quedó listo"):
+        _in_a_run(_fakes(), body)
 
 
 def test_the_loader_keeps_the_rows_of_the_rounds_apart():

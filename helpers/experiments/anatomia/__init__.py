@@ -7,8 +7,10 @@ chain of processes one `run` creates. Every share of the total that is a differe
 inference, computed round by round (the rungs share their rounds) with its interval.
 
 rungs.py: the ladder and the bare rungs; phases.py: the engine rungs (run, phases, warm pool);
+pod.py: the Kubernetes rungs (a Pod's apply → Ready and its phases, the cluster's memory bill);
 chain.py: the process chain; measure.py: Config and run; analysis.py: summary, waterfall, network
-share, published figures, closing rows; claims.py: three ideas about LAUNCH.
+share, published figures, closing rows; pod_analysis.py: the Kubernetes rungs' figures; claims.py:
+three ideas about LAUNCH.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from ...engines import oci
 from ...errors import ErrorDelCurso
 from ..params import Params, param
 from ..runner import Arm, Log, Progress, Resultado, experiment_run, measure_rounds, no_progress, print_log
-from . import phases, rungs
+from . import phases, pod, rungs
 from .chain import capture_chains
 from .rungs import COMMAND, GROUPS, Setup, Skips
 
@@ -40,6 +40,8 @@ def measure_arm(arm: Arm, setup: Setup) -> list[tuple]:
     n = next(setup.counter)
     if arm.engine == "bare":
         return [(rungs.METRIC, round(rungs.measure_bare(arm, setup, n), 4), "ms")]
+    if arm.engine == pod.ENGINE:
+        return pod.measure(arm, setup.pods)
     return phases.measure_engine(arm, setup, n)
 
 
@@ -75,6 +77,9 @@ def prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
     rungs.note_rootless(ctx, arms, log)
     rungs.prepare_bundles(ctx, setup, set(cfg.peldaños), skip, dropped)
     phases.start_running(ctx, arms, setup, skip)
+    setup.pods = pod.start(ctx, image_names, set(cfg.peldaños), log)
+    if setup.pods:
+        arms += pod.arms(setup.pods.image)
     # One untimed try of each rung: a rung that fails here is skipped with its reason, the rest runs.
     for arm in arms:
         key = (arm.engine, arm.variant)

@@ -19,18 +19,20 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ... import engines as eng
 from ... import measure
 from ...engines import oci, rootfs, runtimes
 from ...errors import ErrorDelCurso
 from ..runner import Arm, Log
+from . import pod
 
 METRIC = "arranque"
 COMMAND = ["echo", "ok"]
 
 # The groups of rungs a student can pick (PELDAÑOS), in ladder order.
-GROUPS = ("proceso", "espacios", "chroot", "runc", "runsc", "motor", "fases", "pool", "cadena")
+GROUPS = ("proceso", "espacios", "chroot", "runc", "runsc", "motor", "fases", "pool", "kubernetes", "cadena")
 GROUP_LABEL = {
     "proceso": "un proceso (echo ok)",
     "espacios": "unshare, un espacio de nombres más en cada peldaño",
@@ -40,6 +42,7 @@ GROUP_LABEL = {
     "motor": "docker/podman run, con y sin red",
     "fases": "las fases del motor: crear, iniciar, esperar, borrar",
     "pool": "pool caliente: start -a de un contenedor ya creado, y exec en uno ya en marcha",
+    "kubernetes": "un Pod de Kubernetes (kubectl apply → Ready) y la factura de memoria del clúster",
     "cadena": "la cadena de procesos de un run (eventos del kernel)",
 }
 
@@ -68,6 +71,7 @@ RUNG_LABEL = {
     "fases": "crear + iniciar + esperar + borrar",
     "pool": "start -a de un contenedor ya creado (pool caliente)",
     "pool_exec": "exec en un contenedor ya en marcha (pool caliente)",
+    **pod.RUNG_LABEL,
 }
 # Every rung, in ladder order (tables and plots follow it).
 LADDER = (
@@ -93,6 +97,7 @@ ON_ROOTFS = ("chroot", *RUNC_VARIANTS, "runsc")  # the rungs that run on the exp
 NEEDS_ROOT = {
     "cadena": "escuchar los eventos de procesos del kernel (la cadena de procesos)",
     "overlay": "montar una capa overlay (el peldaño runc sobre overlay)",
+    "kubernetes": pod.ROOT_WHAT,
 }
 
 USERNS = ["-r"]  # unshare --map-root-user: a new user namespace where this user is root
@@ -176,6 +181,7 @@ class Setup:
     overlay: Path | None = None  # where runc_overlay mounts a fresh overlay each time
     counter: itertools.count = field(default_factory=lambda: itertools.count(1))
     names: Callable | None = None  # ctx.container_name
+    pods: Any = None  # pod.PodSetup: the Kubernetes cluster of the Pod rungs, started once
 
 
 # ---------------------------------------------------------------- running a bare rung

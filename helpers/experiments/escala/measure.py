@@ -44,6 +44,7 @@ from .probing import (
     inspect_all,
     launch,
     launch_argv,
+    memory_rows,
     remove_until_gone,
     stats_cli,
     used_memory_bytes,
@@ -152,11 +153,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
 
             used_before = used_memory_bytes()
             if arm.n == 0:  # no container: the fixed processes alone
-                for key, totals in fixed_memory(arm.engine).items():
-                    add(f"rss_{key}", totals["rss"] / KB, "KB")
-                    if totals["pss"] is not None:
-                        add(f"pss_{key}", totals["pss"] / KB, "KB")
-                return rows
+                return memory_rows(fixed_memory(arm.engine))
             names = [ctx.container_name(arm.engine, f"n{arm.n}", f"r{rep}", k) for k in range(1, arm.n + 1)]
             argvs = [launch_argv(engine, image, run_id=ctx.run_id, name=nm, network=cfg.red) for nm in names]
             wall, per = launch(engine, argvs, cfg.concurrencia, envs[arm.engine])
@@ -186,14 +183,9 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
 
             helpers, helper_names = helper_memory(containers)
             ctx.run.meta["helpers"][arm.engine] = helper_names
-            add(f"rss_{HELPER[arm.engine]}_total", helpers["rss"] / KB, "KB")
-            if helpers["pss"] is not None:
-                add(f"pss_{HELPER[arm.engine]}_total", helpers["pss"] / KB, "KB")
+            rows.extend(memory_rows({f"{HELPER[arm.engine]}_total": helpers}))
             add(f"{HELPER[arm.engine]}_procesos", helpers["count"], "procesos")
-            for key, totals in fixed_memory(arm.engine).items():
-                add(f"rss_{key}", totals["rss"] / KB, "KB")
-                if totals["pss"] is not None:
-                    add(f"pss_{key}", totals["pss"] / KB, "KB")
+            rows.extend(memory_rows(fixed_memory(arm.engine)))
             add("memoria_sistema_delta", (used_memory_bytes() - used_before) / KB, "KB")
 
             # `stats` against inspect + reads: a figure, not a verdict, so 3 repetitions show it

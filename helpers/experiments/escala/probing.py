@@ -16,8 +16,16 @@ from ... import measure, system
 SLEEP_SECONDS = 3600
 SETTLE_SECONDS = 0.25
 KB = 1024
-HELPER = {"docker": "shims", "podman": "conmon"}
-FIXED = {"docker": ("daemon", "containerd"), "podman": ()}
+HELPER = {"docker": "shims", "podman": "conmon", "kubernetes": "shims"}
+# The processes that stay whatever N is. Kubernetes (notebook 04 bills its single-node cluster with the
+# same rows): the control plane, the node's agents and the cluster's own containerd.
+FIXED = {
+    "docker": ("daemon", "containerd"),
+    "podman": (),
+    "kubernetes": (
+        "apiserver", "etcd", "controller_manager", "scheduler", "kubelet", "kube_proxy", "containerd",
+    ),
+}  # fmt: skip
 
 NETWORKS = ("por_defecto", "sin_red")  # the chapter's script used the default network; sin_red: ours
 # `sleep` as PID 1 ignores SIGTERM: stop at once
@@ -57,13 +65,27 @@ def helper_memory(containers: list[eng.Container]) -> tuple[dict, list[str]]:
     return system.memory_totals(readings), sorted({r["name"] for r in readings})
 
 
+def groups_memory(groups: dict[str, list[psutil.Process]]) -> dict[str, dict]:
+    """Summed RSS/PSS (bytes) of each named group of processes (system.memory_totals)."""
+    return {
+        key: system.memory_totals([system.process_memory(p) for p in procs]) for key, procs in groups.items()
+    }
+
+
 def fixed_memory(engine_name: str) -> dict[str, dict]:
     """{"daemon": totals, "containerd": totals} for Docker; {} for Podman (no daemon)."""
     procs = eng.get_engine(engine_name).daemon_processes()
-    return {
-        key: system.memory_totals([system.process_memory(p) for p in procs.get(key, [])])
-        for key in FIXED[engine_name]
-    }
+    return groups_memory({key: procs.get(key, []) for key in FIXED[engine_name]})
+
+
+def memory_rows(totals: dict[str, dict]) -> list[tuple[str, float, str]]:
+    """The bill's raw rows of groups_memory() totals: rss_<key> and, where readable, pss_<key> (KB)."""
+    rows = []
+    for key, total in totals.items():
+        rows.append((f"rss_{key}", round(float(total["rss"] / KB), 4), "KB"))
+        if total["pss"] is not None:
+            rows.append((f"pss_{key}", round(float(total["pss"] / KB), 4), "KB"))
+    return rows
 
 
 def used_memory_bytes() -> int:

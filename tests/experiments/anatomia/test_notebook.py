@@ -52,6 +52,11 @@ def test_notebook_calls_only_views_that_exist():
         "veredictos",
     }
     assert all(callable(getattr(vista, name)) for name in called)
+    from helpers.view import anatomia_pod as vista_pod
+
+    called = set(re.findall(r"\bvista_pod\.(\w+)", code))
+    assert called == {"lanzamiento", "factura"}
+    assert all(callable(getattr(vista_pod, name)) for name in called)
 
 
 @pytest.mark.notebook

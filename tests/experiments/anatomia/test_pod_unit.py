@@ -1,0 +1,201 @@
+"""Experiment 4's Kubernetes rungs without a cluster: containerd's log and the watch's events become a
+launch's points, the points become consecutive phases that add up to apply → Ready, and the bill's rows
+(notebook 02's) become the cluster's bill; the views say why when there is nothing to show."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from helpers.errors import ErrorDelCurso
+from helpers.experiments.anatomia import pod, pod_analysis
+from helpers.experiments.escala.probing import FIXED, KB, memory_rows
+from helpers.experiments.runner import Resultado
+from helpers.view import anatomia as vista
+from helpers.view import anatomia_pod as vista_pod
+from tests.experiments.anatomia.test_unit import _rows, _synthetic
+
+UID = "6457d98b-fbf0-4929-87ad-de40d56727f6"
+SANDBOX = "8882104df373"
+CONTAINER = "c3369b270d68"
+LOG = [
+    'time="2026-11-27T05:59:08.320159604Z" level=info msg="RunPodSandbox for &PodSandboxMetadata{Name:p1,'
+    f'Uid:{UID},Namespace:default,Attempt:0,}}"',
+    'time="2026-11-27T05:59:08.400000000Z" level=info msg="RunPodSandbox for &PodSandboxMetadata{Name:otro,'
+    'Uid:0000,Namespace:default,Attempt:0,}"',
+    'time="2026-11-27T05:59:08.559191424Z" level=info msg="RunPodSandbox for &PodSandboxMetadata{Name:p1,'
+    f'Uid:{UID},Namespace:default,Attempt:0,}} returns sandbox id \\"{SANDBOX}\\""',
+    f'time="2026-11-27T05:59:08.566727019Z" level=info msg="CreateContainer within sandbox \\"{SANDBOX}\\" '
+    'for container &ContainerMetadata{Name:p1,Attempt:0,}"',
+    f'time="2026-11-27T05:59:08.588992542Z" level=info msg="CreateContainer within sandbox \\"{SANDBOX}\\" '
+    f'for &ContainerMetadata{{Name:p1,Attempt:0,}} returns container id \\"{CONTAINER}\\""',
+    f'time="2026-11-27T05:59:08.590298797Z" level=info msg="StartContainer for \\"{CONTAINER}\\""',
+    f'time="2026-11-27T05:59:08.670082049Z" level=info msg="StartContainer for \\"{CONTAINER}\\" returns '
+    'successfully"',
+]
+T0 = pod.log_time_ns("2026-11-27T05:59:08.000000000Z")
+MS = 1_000_000
+
+
+def test_containerd_log_dates_the_sandbox_and_the_container_in_nanoseconds():
+    points = pod.containerd_points(LOG, UID)
+    assert points == {
+        "sandbox_inicio": T0 + 320159604,
+        "sandbox_fin": T0 + 559191424,
+        "contenedor": T0 + 670082049,
+    }
+    assert pod.containerd_points(LOG, "otro-uid") == {}
+
+
+def _pod(node: str = "", ready: bool = False) -> dict:
+    conditions = [{"type": "Ready", "status": "True"}] if ready else []
+    return {
+        "metadata": {"uid": UID},
+        "spec": {"nodeName": node} if node else {},
+        "status": {"conditions": conditions},
+    }
+
+
+def test_the_watch_dates_creation_scheduling_and_ready_and_says_why_it_ended():
+    events = [
+        (T0 + 100 * MS, "ADDED", _pod()),
+        (T0 + 150 * MS, "MODIFIED", _pod("nodo")),
+        (T0 + 700 * MS, "MODIFIED", _pod("nodo")),
+        (T0 + 1500 * MS, "MODIFIED", _pod("nodo", ready=True)),
+    ]
+    assert pod.watch_points(events) == {
+        "creado": T0 + 100 * MS,
+        "planificado": T0 + 150 * MS,
+        "listo": T0 + 1500 * MS,
+    }
+    with pytest.raises(ErrorDelCurso, match="Too large"):
+        pod.watch_points([(T0, "ERROR", {"kind": "Status", "status": "Failure", "message": "Too large"})])
+
+
+def test_the_phases_are_consecutive_and_add_up_to_the_total():
+    points = {"creado": T0 + 100 * MS, "planificado": T0 + 150 * MS, "listo": T0 + 1500 * MS}
+    points.update(pod.containerd_points(LOG, UID))
+    rows = dict((m, v) for m, v, _ in pod.launch_rows(T0, points))
+    assert rows[pod.TOTAL] == pytest.approx(1500)
+    assert rows["pod_api"] == pytest.approx(100) and rows["pod_planificar"] == pytest.approx(50)
+    assert rows["pod_kubelet"] == pytest.approx(170.159604)
+    assert rows["pod_listo"] == pytest.approx(1500 - 670.082049)
+    assert sum(rows[m] for m in pod.PHASE_METRICS) == pytest.approx(rows[pod.TOTAL], abs=1e-3)
+
+
+def test_a_point_behind_the_one_before_gives_a_zero_phase_and_a_missing_one_merges():
+    # the watch saw the scheduling after containerd had already begun the sandbox (two clocks)
+    points = {"creado": T0 + 100 * MS, "planificado": T0 + 400 * MS, "listo": T0 + 1500 * MS}
+    points.update(pod.containerd_points(LOG, UID))
+    rows = dict((m, v) for m, v, _ in pod.launch_rows(T0, points))
+    assert rows["pod_kubelet"] == 0 and min(rows.values()) >= 0
+    assert sum(rows[m] for m in pod.PHASE_METRICS) == pytest.approx(rows[pod.TOTAL], abs=1e-3)
+    del points["sandbox_fin"]  # a log line lost: its time goes to the next phase
+    rows = dict((m, v) for m, v, _ in pod.launch_rows(T0, points))
+    assert "pod_sandbox_red" not in rows
+    assert sum(v for m, v in rows.items() if m != pod.TOTAL) == pytest.approx(rows[pod.TOTAL], abs=1e-3)
+    with pytest.raises(ErrorDelCurso):
+        pod.launch_rows(T0, {"creado": T0 + MS})
+
+
+def _launch_frame(n: int = 8) -> pd.DataFrame:
+    rng = np.random.default_rng(3)
+    rows = []
+    for rep in range(1, n + 1):
+        centers = {
+            "creado": 120,
+            "planificado": 40,
+            "sandbox_inicio": 90,
+            "sandbox_fin": 250,
+            "contenedor": 110,
+        }
+        points, at = {}, T0
+        for key, center in centers.items():
+            at += int(center * rng.uniform(0.8, 1.2) * MS)
+            points[key] = at
+        points["listo"] = at + int(rng.uniform(100, 1000) * MS)
+        for metric, value, _unit in pod.launch_rows(T0, points):
+            rows += _rows("kubernetes", "pod", [value], metric)
+            rows[-1]["rep"] = rep
+    return pd.DataFrame(rows)
+
+
+def _bill_frame() -> pd.DataFrame:
+    rows = []
+    for rep in (1, 2, 3):
+        for n in pod.BILL_PODS:
+            totals = {k: {"rss": 60 * 2**20, "pss": 50 * 2**20} for k in FIXED["kubernetes"]}
+            totals["shims_total"] = {"rss": n * 13 * 2**20, "pss": n * 9 * 2**20}
+            totals["pause_total"] = {"rss": n * 2**20, "pss": n * 0.3 * 2**20}
+            bill = [*memory_rows(totals), ("memoria_cgroup_total", n * 500.0, "KB")]
+            for metric, value, unit in bill:
+                row = _rows("kubernetes", f"n={n}", [value], metric)[0]
+                rows.append({**row, "rep": rep, "unit": unit})
+    return pd.DataFrame(rows)
+
+
+def test_the_phase_table_holds_every_phase_and_nothing_is_left():
+    df = _launch_frame()
+    table = pod_analysis.phase_table(df)
+    assert list(table["metric"]) == list(pod.PHASE_METRICS)
+    assert pod_analysis.unaccounted_ms(df) < 1e-3
+    assert table.set_index("metric").loc["pod_sandbox_red", "mediana_ms"] == pytest.approx(250, rel=0.25)
+    assert pod_analysis.phase_table(_synthetic()).empty
+
+
+def test_the_pod_is_set_beside_docker_run_round_by_round():
+    df = pd.concat([_synthetic(n=8), _launch_frame()], ignore_index=True)
+    s = pod_analysis.launch_summary(df)
+    assert s["pod"].n == 8 and s["docker"].n == 8 and s["veces"].paired
+    assert s["veces"].value == pytest.approx(s["pod"].median / s["docker"].median, rel=0.3)
+
+
+def test_the_cluster_bill_uses_notebook_02s_columns():
+    df = _bill_frame()
+    bill = pod_analysis.cluster_bill(df).set_index("n")
+    fixed_kb = 50 * KB * len(FIXED["kubernetes"])
+    assert bill.loc[0, "fijo_kb"] == pytest.approx(fixed_kb)
+    assert bill.loc[5, "ayudantes_kb"] == pytest.approx(45 * KB)
+    assert bill.loc[5, "total_kb"] == pytest.approx(fixed_kb + 45 * KB + 2500)
+    assert pod_analysis.per_pod_kb(bill.reset_index()) == pytest.approx(9 * KB + 500)
+    assert math.isnan(pod_analysis.per_pod_kb(pd.DataFrame()))
+    parts = pod_analysis.components(df).set_index("n")
+    assert parts.loc[5, "apiserver"] == pytest.approx(50) and parts.loc[5, "pause_total"] == pytest.approx(
+        1.5
+    )
+
+
+def test_the_views_show_the_section_and_say_why_it_is_absent(tmp_path, monkeypatch):
+    shown: list[str] = []
+    monkeypatch.setattr(vista_pod, "show", lambda styler: shown.append(styler.data.to_string()))
+    monkeypatch.setattr(vista_pod, "markdown", shown.append)
+    df = pd.concat([_synthetic(n=8), _launch_frame(), _bill_frame()], ignore_index=True)
+    res = Resultado("anatomia", df, tmp_path, {"run_id": "r1", "kubernetes": {"arranque_s": 8.2}})
+    for view in (vista.tabla, vista.grafico, vista.fases, vista.cascada):  # the ladder ignores the Pods
+        view(res)
+    vista_pod.lanzamiento(res)
+    vista_pod.factura(res, escala=Resultado("escala", pd.DataFrame(), tmp_path, {}))
+    out = "\n".join(shown)
+    assert "Pod: `kubectl apply` → Ready" in out and "sandbox y red" in out and "kube-apiserver" in out
+    assert "resolución de un segundo" in out
+    quick = Resultado("anatomia", _synthetic(), tmp_path, {"parameters": {"peldaños": ["proceso", "runc"]}})
+    vista_pod.lanzamiento(quick)
+    assert "perfil rápido lo deja fuera" in shown[-1]
+    skipped = Resultado(
+        "anatomia",
+        _synthetic(),
+        tmp_path,
+        {
+            "parameters": {"peldaños": ["kubernetes"]},
+            "skipped_arms": {"Kubernetes (Pod y factura)": "sin root."},
+        },
+    )
+    vista_pod.factura(skipped)
+    assert shown[-1] == "_Se omitió Kubernetes en esta corrida: sin root._"
