@@ -28,7 +28,8 @@ Every judged claim carries in `detail["resolucion"]` the smallest effect its run
 (`resolution`): half its IC 95 %, as a factor (÷/×) on a ratio, in the claim's unit otherwise.
 
 The claims decided without an interval are built here too: `missing` (no data), `not_comparable` (our
-setup cannot reproduce the source's) and `outcome` (a deterministic result, observed). Readings of a
+setup cannot reproduce the source's) and `outcome` (a deterministic result, observed at least
+MIN_OBSERVED times; fewer → «sin datos», with the number needed). Readings of a
 figure no source claimed («más lento», «casi igual») go through the same rule (`reading`, `direction`).
 
 The Spanish sentence of a claim is rendered by one function (`view.common.claim_sentence`) from the
@@ -80,6 +81,9 @@ PRACTICAL_REPS = 200
 # Fewer repetitions than this: no verdict. Derived from coverage: the fewest values whose
 # distribution-free interval for a median reaches 95 % (6: [min, max] covers it 96.9 % of the time).
 MIN_N = stats.MIN_N
+# Fewer observations of a deterministic result than this: no verdict (`outcome`). One run that saw a thing
+# once may have caught an accident (a leftover container, a busy host); three that agree are a result.
+MIN_OBSERVED = 3
 INF = math.inf
 
 
@@ -338,14 +342,26 @@ def not_comparable(said: Said, reason: str, detail: dict | None = None) -> Claim
 
 def outcome(said: Said, observed: Sequence[bool], *, detail: dict | None = None) -> Claim:
     """A deterministic result observed `len(observed)` times (True: the claimed thing happened): an
-    observed outcome, not an estimate, so one observation decides. Confirmed when it happened every
-    time, refuted when it never did, «no concluyente» when it varied; the value is the share of times
-    it happened."""
+    observed outcome, not an estimate, so it needs no interval, but it needs MIN_OBSERVED observations:
+    fewer → «sin datos» with `more_reps` = MIN_OBSERVED (the view shows what was observed, no verdict).
+    From MIN_OBSERVED on: confirmed when it happened every time, refuted when it never did, «no
+    concluyente» when it varied; the value is the share of times it happened."""
     obs = [bool(o) for o in observed]
     if not obs:
         return missing(said, detail)
     share = sum(obs) / len(obs)
-    status = SE_CONFIRMA if share == 1 else NO_SE_SOSTIENE if share == 0 else NO_CONCLUYENTE
-    est = stats.Estimate(share, share, share, len(obs), stats.OUTCOME)
+    more = None
+    if len(obs) < MIN_OBSERVED:
+        status, more = SIN_DATOS, MIN_OBSERVED
+    else:
+        status = SE_CONFIRMA if share == 1 else NO_SE_SOSTIENE if share == 0 else NO_CONCLUYENTE
+    est = stats.Estimate(share, share, share, len(obs), stats.OUTCOME, needs=MIN_OBSERVED)
     detail = {**dict(detail or {}), "observado": True, "veces": len(obs), "exitos": sum(obs)}
-    return Claim(said, status, est, detail)
+    return Claim(said, status, est, detail, more)
+
+
+def too_few_observed(claim) -> bool:
+    """An observed outcome (a Claim, or a row read back from a run) with fewer than MIN_OBSERVED
+    observations: what was seen, no verdict."""
+    observed = bool((getattr(claim, "detail", None) or {}).get("observado"))
+    return claim.status == SIN_DATOS and observed and 0 < getattr(claim, "n", 0) < MIN_OBSERVED

@@ -62,6 +62,8 @@ def verdict_words(claim) -> str:
     """The verdict's words; too few repetitions say how many are needed, an inconclusive one about how
     many would decide it."""
     n, more = getattr(claim, "n", 0), getattr(claim, "more_reps", None)
+    if vd.too_few_observed(claim):
+        return too_few_observed(n)
     if claim.status == vd.SIN_DATOS and 0 < n < vd.MIN_N:
         return too_few(n, more or vd.MIN_N)
     words = VERDICT.get(claim.status, claim.status)
@@ -80,6 +82,15 @@ def too_few(n: int, needed: int = vd.MIN_N) -> str:
     if n >= vd.MIN_N:
         return ""
     return f"no se puede juzgar con {n} {_reps(n)}; hacen falta {needed}"
+
+
+def too_few_observed(n: int) -> str:
+    """The one wording of «too few observations» of a deterministic result (verdict.MIN_OBSERVED)."""
+    times = "vez" if n == 1 else "veces"
+    return (
+        f"sin veredicto: observado {n} {times}; un resultado observado necesita al menos "
+        f"{vd.MIN_OBSERVED} observaciones"
+    )
 
 
 def too_few_banner(n: int) -> str:

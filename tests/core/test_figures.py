@@ -89,7 +89,7 @@ def test_judge_all_judges_each_declared_figure_on_the_run():
         SAID.but(key="r6", figure=figs.Ratio(arm["a"], arm["b"], needs=lambda df, meta: False)),
         SAID.but(key="r7", figure=figs.NotComparable("aquí no", detail={"x": 1})),
         SAID.but(key="r8", figure=figs.Computed(lambda df, meta: stats.Estimate.missing(n=3))),
-        Said("o", "pasa", "f", kind="observed", unit="", figure=figs.Outcome(lambda df, meta: [True])),
+        Said("o", "pasa", "f", kind="observed", unit="", figure=figs.Outcome(lambda df, meta: [True] * 3)),
     )
     found = {c.key: c for c in figs.judge_all(declared, df, {})}
     assert set(found) == {"k", "r2", "r4", "r6", "r7", "r8", "o"}

@@ -303,11 +303,23 @@ def test_a_claim_holds_its_declaration_and_its_estimate():
 
 def test_outcome_builder_observes_a_deterministic_result():
     said = Said("o", "sin --privileged falla", "f", kind="observed", unit="")
-    assert base.outcome(said, [True, True, True]).status == base.SE_CONFIRMA
-    refuted = base.outcome(said, [False])  # one observation of a deterministic step decides
-    assert refuted.status == base.NO_SE_SOSTIENE and refuted.n == 1 and not refuted.too_few
-    assert base.outcome(said, [True, False]).status == base.NO_CONCLUYENTE
+    assert base.outcome(said, [True] * base.MIN_OBSERVED).status == base.SE_CONFIRMA
+    refuted = base.outcome(said, [False] * base.MIN_OBSERVED)
+    assert refuted.status == base.NO_SE_SOSTIENE and refuted.n == base.MIN_OBSERVED
+    assert base.outcome(said, [True, False, True]).status == base.NO_CONCLUYENTE
     assert base.outcome(said, []).status == base.SIN_DATOS
+
+
+def test_an_outcome_needs_min_observed_observations_for_a_verdict():
+    said = Said("o", "sin --privileged falla", "f", kind="observed", unit="", quantity="el intento")
+    for seen in ([False], [True], [True, True], [True, False]):
+        few = base.outcome(said, seen)
+        assert few.status == base.SIN_DATOS and few.n == len(seen) and not few.decided, seen
+        assert few.more_reps == base.MIN_OBSERVED and base.too_few_observed(few)
+    assert not base.too_few_observed(base.outcome(said, [True] * base.MIN_OBSERVED))
+    text = common.claim_sentence(base.outcome(said, [False]))
+    assert "sin veredicto: observado 1 vez" in text and f"al menos {base.MIN_OBSERVED} observaciones" in text
+    assert "Observado: el intento, 0 de 1 veces." in text and "no se sostiene" not in text
 
 
 def test_not_comparable_carries_its_reason():

@@ -215,13 +215,16 @@ def test_systemd_pair_gets_its_own_provisioning_verdict_in_both_directions():
 def test_a_vm_that_gives_memory_back_does_not_confirm_the_claim():
     claims = _claims(_run_df(vm_kept=(2.0, 3.0, 1.0, 2.5, 1.5, 2.0)))
     assert claims["vm_retiene_memoria"].status == verdict.NO_SE_SOSTIENE
-    claims = _claims(_run_df(vm_kept=(100.0, 2.0)))  # it varied: no verdict either way
+    claims = _claims(_run_df(vm_kept=(100.0, 2.0, 100.0)))  # it varied: no verdict either way
     assert claims["vm_retiene_memoria"].status == verdict.NO_CONCLUYENTE
 
 
-def test_freed_memory_is_an_observed_outcome_one_observation_decides():
+def test_freed_memory_is_an_observed_outcome_one_observation_decides_nothing():
     claim = _claims(_run_df(vm_kept=(100.0,)))["vm_retiene_memoria"]
-    assert claim.status == verdict.SE_CONFIRMA and claim.n == 1 and claim.detail["observado"]
+    assert claim.status == verdict.SIN_DATOS and claim.n == 1 and claim.detail["observado"]
+    assert claim.more_reps == verdict.MIN_OBSERVED
+    claim = _claims(_run_df(vm_kept=(100.0,) * verdict.MIN_OBSERVED))["vm_retiene_memoria"]
+    assert claim.status == verdict.SE_CONFIRMA and claim.n == verdict.MIN_OBSERVED
 
 
 def test_fewer_rounds_than_the_shared_minimum_decide_nothing():
