@@ -335,6 +335,12 @@ def missing(said: Said, detail: dict | None = None) -> Claim:
     return judge(said, stats.Estimate.missing(), detail=detail)
 
 
+# The reason every absolute figure a source measured on other CPUs (ns, µs, ms per call, requests per
+# second…) is «no comparable»: what a source's machine took says nothing about this one, and a course
+# machine is often a VM. Its relative figures (a ratio, a percentage over its own baseline) are judged.
+OTHER_MACHINE = "Una cifra absoluta de otra máquina no se compara con la tuya."
+
+
 def not_comparable(said: Said, reason: str, detail: dict | None = None) -> Claim:
     """Our setup cannot reproduce the source's: «no comparable», with the reason (Spanish)."""
     return Claim(said.but(note=reason), NO_COMPARABLE, detail=dict(detail or {}))

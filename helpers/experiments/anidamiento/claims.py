@@ -91,17 +91,23 @@ NEEDS_PRIVILEGED = vd.Said(
     where=lv.CHAPTER_NOTE,
     kind="observed",
     quantity="que falle cada paso sin --privileged de Podman dentro de Podman",
-    note="Se sostiene solo si falla cada paso de la escalera (la tabla «paso a paso», arriba); uno que "
-    "funcione basta para refutarla. El error «mount proc: Operation not permitted» no es del capítulo: lo "
-    f"registró {lv.REPO_MOUNT_PROC}, en Podman dentro de Podman sin --privileged.",
-    figure=fg.Outcome(
-        lambda df, meta: (
-            [not any(a.get("ok") for a in tried)]
-            if (tried := (((meta or {}).get("anidamiento") or {}).get("intentos_sin_privilegios")))
-            else []
-        )
-    ),
+    note=f"La escalera (la tabla «paso a paso», arriba) se sube {vd.MIN_OBSERVED} veces: se sostiene solo si "
+    "en cada subida falla cada paso, y no se sostiene si en cada una funciona alguno. El error «mount proc: "
+    f"Operation not permitted» no es del capítulo: lo registró {lv.REPO_MOUNT_PROC}, en Podman dentro de "
+    "Podman sin --privileged.",
+    figure=fg.Outcome(lambda df, meta: ladder_observed(meta)),
 )
+
+
+def ladder_observed(meta: dict | None) -> list[bool]:
+    """One observation per climb of the ladder (the first, shown step by step, and the repeated ones):
+    did every step without --privileged fail? Empty when the ladder was not climbed."""
+    nested = (meta or {}).get("anidamiento") or {}
+    first = nested.get("intentos_sin_privilegios") or []
+    climbs = [first, *(nested.get("escaleras_repetidas") or [])] if first else []
+    return [not any(a.get("ok") for a in climb) for climb in climbs]
+
+
 SAID = (*START_ADDITIVE.values(), *CPU_ACCUMULATES.values(), SYSCALL_CAUSE, NEEDS_PRIVILEGED)
 
 

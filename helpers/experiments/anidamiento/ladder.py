@@ -158,14 +158,18 @@ def _inner_uid_map(chain: Chain, busybox: str, run_id: str) -> str:
     return " | ".join(" ".join(ln.split()) for ln in result.stdout.splitlines())
 
 
-def _climb(ctx, step: Attempt, busybox: str, nested_image: str, workdir: Path) -> tuple[dict, Path]:
+def _climb(
+    ctx, step: Attempt, busybox: str, nested_image: str, workdir: Path, *, again: int = 0
+) -> tuple[dict, Path]:
     """One step of the ladder: an outer Podman with this step's options, busybox loaded inside, and one
     inner `run`. Returns what happened (opciones, ok, error, explicacion, ...) and the store used; the
-    outer container stays running when the step worked, and is removed when it did not."""
+    outer container stays running when the step worked on the first climb (again=0), and is removed when
+    it did not or on a repeated climb (again ≥ 1, its own container and store)."""
     cli = eng.get_engine("podman")
     mode = {"security_opt": list(step.security_opt), "devices": list(step.devices)}
-    name = ctx.container_name("intento", step.key)
-    store = workdir / f"almacen-intento-{step.key}"
+    tag = f"{step.key}-{again}" if again else step.key
+    name = ctx.container_name("intento", tag)
+    store = workdir / f"almacen-intento-{tag}"
     store.mkdir(parents=True, exist_ok=True)
     record = {
         "clave": step.key,
@@ -190,11 +194,32 @@ def _climb(ctx, step: Attempt, busybox: str, nested_image: str, workdir: Path) -
     except ComandoFallido as exc:
         record["error"] = short_error(str(exc))
     finally:
-        if not record["ok"]:
+        if again or not record["ok"]:
             cli.remove([name])
     if not record["ok"]:
         record["explicacion"] = explain(record["error"])
     return record, store
+
+
+def climb_again(
+    ctx, busybox: str, nested_image: str, workdir: Path, log: Log, times: int
+) -> list[list[dict]]:
+    """The ladder climbed `times` more times, each with fresh containers removed at once, so that «does
+    nesting need --privileged?» is observed verdict.MIN_OBSERVED times (the first climb is
+    try_unprivileged's). Each climb stops at the first step that works, like the first; returns the
+    attempts of each climb (clave, ok, error)."""
+    climbs = []
+    for again in range(1, times + 1):
+        attempts = []
+        for step in LADDER:
+            record, _ = _climb(ctx, step, busybox, nested_image, workdir, again=again)
+            attempts.append({key: record[key] for key in ("clave", "ok", "error")})
+            if record["ok"]:
+                break
+        worked = next((a["clave"] for a in attempts if a["ok"]), None)
+        log(f"  La escalera sin --privileged, otra vez ({again + 1}.ª): {worked or 'ningún paso funciona'}")
+        climbs.append(attempts)
+    return climbs
 
 
 def try_unprivileged(

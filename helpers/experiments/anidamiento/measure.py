@@ -25,12 +25,13 @@ from ... import measure, probes, workloads
 from ...engines import rootfs
 from ...engines.nested import Chain, short_error
 from ...errors import ComandoFallido, ErrorDelCurso, ParametroInvalido
+from .. import verdict as vd
 from ..params import Params, param
 from ..runner import Arm, Log, Progress, Resultado, experiment_run, measure_rounds, no_progress, print_log
 from .build import NESTED_WHAT, PROBE_IN_CONTAINER, prepare
 from .chains import build_chain, probe_path, startup_argv
 from .footprint import directory_size, inner_engine_memory
-from .ladder import explain, privileged_mode, try_unprivileged
+from .ladder import climb_again, explain, privileged_mode, try_unprivileged
 from .levels import (
     EXPERIMENT,
     LEVELS,
@@ -219,6 +220,9 @@ class Nesting:
                 self.ctx, arm.image, nested_image, self.workdir, self.log
             )
             self.meta["intentos_sin_privilegios"] = attempts
+            self.meta["escaleras_repetidas"] = climb_again(
+                self.ctx, arm.image, nested_image, self.workdir, self.log, vd.MIN_OBSERVED - 1
+            )
             self.ctx.run.update_meta(anidamiento=self.meta)
             if mode is None:
                 self.ctx.skip_arm(

@@ -19,9 +19,9 @@ import pandas as pd
 from ... import engines as eng
 from .. import ejecucion, read_run
 from .. import llamadas as this
-from ..figures import Custom, Difference, Median, NotComparable, Sel, formula, judge_all, median
+from ..figures import Custom, Difference, NotComparable, Sel, formula, judge_all, median
 from ..runner import Resultado
-from ..verdict import Claim, Said, missing, ref
+from ..verdict import OTHER_MACHINE, Claim, Said, missing, ref
 from .analysis import BASELINE, nesting_series, per_level_slope, series
 
 SOURCE = "«Benchmark 01: Namespace Syscall Overhead»"
@@ -35,13 +35,15 @@ HOST, NEEDED = dict(zip(("engine", "variant"), BASELINE)), {"missing_note": NEED
 HOST_ARM, CONTAINER = Sel(**HOST), {"engine": "docker", "variant": "seccomp"}
 OVERHEAD = "la sobrecarga de getpid en el contenedor (seccomp por defecto) frente al host, ronda a ronda"
 doc = partial(Said, source=SOURCE, unit="%")
-expected = partial(  # «Expected: 80-150 ns per call (varies by CPU)», «Expected: 100-180 ns per call»
-    doc,
-    kind="range",
-    unit="ns",
-    note="Es una cifra absoluta y el documento avisa de que cambia con la CPU; aquí se mide con el tiempo "
-    "de CPU del hilo (el reloj de pared de una máquina ocupada cuenta además las esperas).",
+# «Expected: 80-150 ns per call (varies by CPU)», «Expected: 100-180 ns per call»: absolute figures for
+# other CPUs, «no comparable» here (the percentage over this machine's own host call is what is judged).
+ABSOLUTE = (
+    f"{OTHER_MACHINE} Son nanosegundos esperados en otras CPU (el documento avisa de que cambian con la "
+    "CPU) y esta máquina puede ser otra CPU, o una VM: lo que se juzga aquí es el porcentaje frente a la "
+    "llamada del host en la misma máquina (las afirmaciones del 11 % y del 24-30 %). Tus nanosegundos "
+    "están en la tabla «Mediana de ns por llamada en cada brazo»."
 )
+expected = partial(doc, kind="range", unit="ns", figure=NotComparable(ABSOLUTE))
 
 CONTAINER_RUN = doc(
     "contenedor_11",
@@ -70,7 +72,6 @@ EXPECTED_HOST = expected(
     bounds=(80.0, 150.0),
     quantity="la mediana de getpid en el host",
     ref=ref(source="seed001-esperado", metric="getpid", **HOST),
-    figure=Median(HOST_ARM, **NEEDED),
 )
 EXPECTED_CONTAINER = expected(
     "esperado_contenedor",
@@ -149,7 +150,9 @@ def judged(engine: str) -> tuple[Said, ...]:
     return (
         per_engine(CONTAINER_RUN, engine, figure=overhead),
         per_engine(CONTAINER_TABLE, engine, figure=overhead),
-        per_engine(EXPECTED_CONTAINER, engine, figure=Median(arm, **per)),
+        per_engine(
+            EXPECTED_CONTAINER, engine, figure=NotComparable(ABSOLUTE, detail={"engine": engine}, when=in_run)
+        ),
     )
 
 

@@ -12,7 +12,7 @@ from functools import partial
 import pandas as pd
 
 from ..figures import Custom, Data, Difference, NotComparable, Ratio, Sel, judge_all
-from ..verdict import Claim, Said, missing, ref
+from ..verdict import OTHER_MACHINE, Claim, Said, missing, ref
 from . import servers
 from .analysis import BASELINE, main_server
 from .measure import SEED_PRESET
@@ -118,7 +118,7 @@ GIN_NETHTTP = said(
 )
 # Why the per-thread figure is «no comparable», and how its column reads (a test ties these to red.csv).
 PER_THREAD_READING = (
-    "Una cifra absoluta de otra máquina no se compara con la tuya. Además, esa columna se lee mal: es el "
+    f"{OTHER_MACHINE} Además, esa columna se lee mal: es el "
     "«Req/Sec» de wrk, la media de cada uno de sus 12 hilos (apéndice, «native - http-pkg»); el total de "
     "esa corrida («Requests/sec») fue 104\u202f418 peticiones por segundo, 11.9 veces la cifra de la tabla. "
     "Debajo de los veredictos, la misma lectura en tu corrida."

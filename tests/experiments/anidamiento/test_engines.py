@@ -116,6 +116,8 @@ def test_level_two_runs_and_leaves_the_host_clean(sandbox):
     judged = {c.key: c for c in exp.claims(df, res.meta)}
     assert set(judged) == {"arranque_aditivo", "cpu_acumula", "causa_syscalls", "pip_necesita_privileged"}
     ladder_worked = attempts[-1]["ok"]
+    climbs = [attempts, *nested["escaleras_repetidas"]]
+    assert len(climbs) == 3 and all(any(a["ok"] for a in c) == ladder_worked for c in climbs)
     assert judged["pip_necesita_privileged"].status == ("no_se_sostiene" if ladder_worked else "se_confirma")
     assert_host_clean(res.meta, scratch)
 

@@ -227,7 +227,8 @@ META = {
                 "explicacion": "",
                 "mapa_uid_interior": "0 1 65536",
             },
-        ]
+        ],
+        "escaleras_repetidas": [[{"clave": "seccomp_unmask", "ok": True, "error": ""}]] * 2,
     },
 }
 
@@ -256,7 +257,8 @@ def test_claims_follow_the_one_rule():
     cpu = found[("cpu_acumula", "podman")]
     assert cpu.status == verdict.NO_SE_SOSTIENE  # the IC sits at 1.0 and excludes the chapter's +24 %
     privileged = found[("pip_necesita_privileged", None)]
-    assert privileged.status == verdict.NO_SE_SOSTIENE  # one step of the ladder worked
+    assert privileged.status == verdict.NO_SE_SOSTIENE  # one step of the ladder worked, three climbs
+    assert privileged.n == verdict.MIN_OBSERVED
 
 
 def test_big_startup_overhead_is_not_moderate():
@@ -275,16 +277,22 @@ def test_cpu_overhead_is_judged_on_the_work_not_on_the_exec():
     assert work[("cpu_acumula", "docker")].status == verdict.SE_CONFIRMA
 
 
-def test_privileged_claim_confirmed_when_every_attempt_fails():
-    meta = {
-        "anidamiento": {
-            "intentos_sin_privilegios": [
-                {"clave": k, "opciones": k, "ok": False, "error": "mount proc"} for k in ("a", "b")
-            ]
-        }
-    }
+def test_privileged_claim_confirmed_when_every_attempt_fails_on_every_climb():
+    failed = [{"clave": k, "opciones": k, "ok": False, "error": "mount proc"} for k in ("a", "b")]
+    meta = {"anidamiento": {"intentos_sin_privilegios": failed, "escaleras_repetidas": [failed, failed]}}
     claim = _claims(pd.DataFrame(columns=synthetic().columns), meta)[("pip_necesita_privileged", None)]
-    assert claim.status == verdict.SE_CONFIRMA
+    assert claim.status == verdict.SE_CONFIRMA and claim.n == 3
+
+
+def test_one_climb_of_the_ladder_gives_no_verdict():
+    once = {"anidamiento": {"intentos_sin_privilegios": META["anidamiento"]["intentos_sin_privilegios"]}}
+    claim = _claims(pd.DataFrame(columns=synthetic().columns), once)[("pip_necesita_privileged", None)]
+    assert claim.status == verdict.SIN_DATOS and claim.n == 1 and claim.more_reps == verdict.MIN_OBSERVED
+    varied = {
+        "anidamiento": {**once["anidamiento"], "escaleras_repetidas": [[{"ok": False}], [{"ok": True}]]}
+    }
+    claim = _claims(pd.DataFrame(columns=synthetic().columns), varied)[("pip_necesita_privileged", None)]
+    assert claim.status == verdict.NO_CONCLUYENTE and claim.n == 3
 
 
 def test_claims_without_data_say_so():

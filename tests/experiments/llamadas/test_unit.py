@@ -407,8 +407,9 @@ def test_verdicts_when_the_filter_is_the_cost_and_the_pid_namespace_is_free():
     found = exp.claims(synthetic(FILTER_IS_THE_COST), {})
     assert by_key(found, "contenedor_11", "docker").status == verdict.NO_SE_SOSTIENE  # +27 %
     assert by_key(found, "contenedor_tabla", "docker").status == verdict.SE_CONFIRMA
-    assert by_key(found, "esperado_host").status == verdict.SE_CONFIRMA  # 100 ns
-    assert by_key(found, "esperado_contenedor", "docker").status == verdict.SE_CONFIRMA  # 127 ns
+    # 100 and 127 ns sit inside the document's ranges, and still: other CPUs' nanoseconds are not judged.
+    for expected in (by_key(found, "esperado_host"), by_key(found, "esperado_contenedor", "docker")):
+        assert expected.status == verdict.NO_COMPARABLE and verdict.OTHER_MACHINE in expected.note
     pid = by_key(found, "causa_pid")
     assert pid.status == verdict.NO_SE_SOSTIENE and pid.value == pytest.approx(0, abs=2)
     nest = by_key(found, "anidamiento")
@@ -429,8 +430,8 @@ def test_verdicts_when_the_container_costs_its_own_run_and_every_level_adds_cost
     assert by_key(found, "causa_pid").status == verdict.SE_CONFIRMA  # one level alone: +11 %
     assert by_key(found, "contenedor_11", "docker").status == verdict.SE_CONFIRMA
     assert by_key(found, "contenedor_tabla", "docker").status == verdict.NO_SE_SOSTIENE
-    assert by_key(found, "esperado_host").status == verdict.NO_SE_SOSTIENE  # 200 ns: above 80-150
-    assert by_key(found, "esperado_contenedor", "docker").status == verdict.NO_SE_SOSTIENE  # 222 ns
+    assert by_key(found, "esperado_host").status == verdict.NO_COMPARABLE  # 200 ns: above 80-150, not judged
+    assert by_key(found, "esperado_contenedor", "docker").status == verdict.NO_COMPARABLE  # 222 ns
 
 
 def getpid_rows(engine: str, variant: str, values) -> pd.DataFrame:
@@ -484,7 +485,7 @@ def test_a_spread_that_dwarfs_the_median_is_unstable():
 
 def test_missing_arms_are_said_not_guessed():
     found = exp.claims(synthetic({("bare", "host"): 100}), {})
-    for key in ("contenedor_11", "contenedor_tabla", "esperado_contenedor", "causa_pid", "anidamiento"):
+    for key in ("contenedor_11", "contenedor_tabla", "causa_pid", "anidamiento"):
         claim = by_key(found, key)
         assert claim.status == verdict.SIN_DATOS and claim.note == said.NEEDS_ARMS
 
