@@ -283,7 +283,11 @@ def capacity(root=None) -> list[Capacity]:
     running, ÷ what one more container holds), the bridge's ports when the run launched on the default
     network as root (rootless networks have no bridge), kernel.pid_max ÷ PIDs per container when meta.json recorded it; file descriptors are never
     counted per container. [] without a run of 02."""
-    run = experiments.read_run(THIS, "escala", root)
+    return capacity_of(experiments.read_run(THIS, "escala", root))
+
+
+def capacity_of(run: Resultado | None) -> list[Capacity]:
+    """`capacity` from one run of 02 (the kit's, the closing page's latest): [] without rows."""
     if run is None or run.df.empty:
         return []
     host = run.meta.get("host") or {}

@@ -306,31 +306,37 @@ def _capacidad(root=None) -> str:
     found = cierre.capacity(root)
     if not found:
         return "Su última corrida no midió la memoria de cada contenedor: sin cifra de CAPACITY."
-    lines = []
-    for cap in found:
-        kb, binding = cap.memory_kb, cap.binding
-        who = ENGINE_LABEL.get(cap.engine, cap.engine)
-        text = f"- **{who}: caben {_cuantos(cap.limits[binding])} contenedores; lo primero que se acaba: {LIMIT_NAME[binding]}.**"
-        memory = fmt_value_interval(kb.value / 1024, kb.low / 1024, kb.high / 1024, "MiB")
-        text += (
-            f" Cada contenedor más retiene {memory} (su cgroup y su proceso ayudante, PSS, con N = {cap.n})"
-        )
-        if cierre.MEMORY in cap.limits:
-            text += (
-                f"; en {MEMORY_FIELD[cap.memory_field]} al empezar la corrida, "
-                f"{fmt(cap.memory_bytes / 2**30, 1, 'GiB')}, caben {_cuantos(cap.limits[cierre.MEMORY])}"
-            )
-        others = [
-            f"{LIMIT_WHY[k]}" + ("" if k == cierre.BRIDGE else f" {_cuantos(v)}")
-            for k, v in cap.limits.items()
-            if k not in (cierre.MEMORY, binding)
-        ]
-        lines.append(text + "".join(f"; {o}" for o in others) + ".")
-    unread = sorted({UNREAD_WHY[(k, why)] for cap in found for k, why in cap.unread.items()})
+    lines = [f"- {capacity_sentence(cap)}" for cap in found]
     text = "**En tu máquina**, de su última corrida:\n\n" + "\n".join(lines)
-    if unread:
-        text += "\n\nNo se pudo leer, y podría acabarse antes: " + "; ".join(unread) + "."
-    return text
+    unread = unread_limits(found)
+    return text + f"\n\n{unread}" if unread else text
+
+
+def capacity_sentence(cap: cierre.Capacity) -> str:
+    """One engine's CAPACITY (cierre.Capacity) in Spanish: how many fit and the limit that binds first (in
+    bold), what one more container holds, how many the memory holds, and the other limits read."""
+    kb, binding = cap.memory_kb, cap.binding
+    who = ENGINE_LABEL.get(cap.engine, cap.engine)
+    text = f"**{who}: caben {_cuantos(cap.limits[binding])} contenedores; lo primero que se acaba: {LIMIT_NAME[binding]}.**"
+    memory = fmt_value_interval(kb.value / 1024, kb.low / 1024, kb.high / 1024, "MiB")
+    text += f" Cada contenedor más retiene {memory} (su cgroup y su proceso ayudante, PSS, con N = {cap.n})"
+    if cierre.MEMORY in cap.limits:
+        text += (
+            f"; en {MEMORY_FIELD[cap.memory_field]} al empezar la corrida, "
+            f"{fmt(cap.memory_bytes / 2**30, 1, 'GiB')}, caben {_cuantos(cap.limits[cierre.MEMORY])}"
+        )
+    others = [
+        f"{LIMIT_WHY[k]}" + ("" if k == cierre.BRIDGE else f" {_cuantos(v)}")
+        for k, v in cap.limits.items()
+        if k not in (cierre.MEMORY, binding)
+    ]
+    return text + "".join(f"; {o}" for o in others) + "."
+
+
+def unread_limits(found) -> str:
+    """«No se pudo leer, y podría acabarse antes: …» for the limits a run of 02 does not let us read, or ""."""
+    unread = sorted({UNREAD_WHY[(k, why)] for cap in found for k, why in cap.unread.items()})
+    return "No se pudo leer, y podría acabarse antes: " + "; ".join(unread) + "." if unread else ""
 
 
 def _by_parts(root=None) -> str:

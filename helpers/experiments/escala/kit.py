@@ -3,11 +3,13 @@ where the engines cross."""
 
 from __future__ import annotations
 
+from ...cierre import capacity_of
 from ...experiments import escala as e
 from ...experiments.escala.analysis import crossover, crossover_interval, memory_bill, summarize
 from ...view import common
+from ...view.cierre import capacity_sentence, unread_limits
 from ...view.escala_frases import crossing
-from ..kit import ENGINE, Facts, about, missing_arms, run_sentence, run_tag
+from ..kit import ENGINE, Facts, missing_arms, run_sentence, run_tag
 
 FACTS = ("memoria_docker", "memoria_podman", "caben", "pss_ayudantes", "cruce")
 
@@ -41,8 +43,6 @@ def facts(res) -> Facts:
                 f"{ENGINE.get(engine, engine)} {common.fmt_value(fixed, 'MiB', 0)} fijos y "
                 f"{common.fmt_value(per, 'MiB', 1)} por contenedor"
             )
-            if free and per > 0:
-                text += f" (cabrían unos {about(max(free / 2**20 - fixed, 0) / per)})"
             last = bill[bill["engine"] == engine].dropna(subset=["ayudantes_kb", "cgroup_kb"]).tail(1)
             if len(last):
                 helper = float(last["ayudantes_kb"].iloc[0]) > float(last["cgroup_kb"].iloc[0])
@@ -54,12 +54,28 @@ def facts(res) -> Facts:
     out["pss_ayudantes"] = _helpers_pss(res)
     out["cruce"] = _crossings(res)
     memory = f" en los {common.fmt_value(free / 2**30, 'GiB', 1)} libres que tenía al medir" if free else ""
-    out["caben"] = (
-        f"En la {run_tag(res)}{memory}: " + ". Y ".join(sentences) + "."
+    bill = (
+        f"En la {run_tag(res)}{memory}, la recta de la factura: " + ". Y ".join(sentences) + "."
         if sentences
-        else missing_arms(e.NOTEBOOK, "la factura de memoria de los dos motores")
+        else ""
+    )
+    out["caben"] = (
+        _fit(res, bill) if bill else missing_arms(e.NOTEBOOK, "la factura de memoria de los dos motores")
     )
     return out
+
+
+def _fit(res, bill: str) -> str:
+    """02, exercise 4: the bill's line per engine, then CAPACITY as 09 gives it (cierre.capacity_of, the
+    same sentence): how many fit, and the limit that binds first."""
+    found = capacity_of(res)
+    if not found:
+        return bill
+    text = " ".join(capacity_sentence(cap) for cap in found)
+    unread = unread_limits(found)
+    return f"{bill} Como lo cuenta el cuaderno 09, con lo que retiene cada contenedor más: {text}" + (
+        f" {unread}" if unread else ""
+    )
 
 
 def _helpers_pss(res) -> str:

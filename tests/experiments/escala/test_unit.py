@@ -528,6 +528,29 @@ def test_the_kit_facts_of_02_follow_the_run_both_ways(shim_kb, conmon_kb, words,
     assert "con la factura completa y RSS" in facts["cruce"]
 
 
+def test_the_kit_answers_capacity_with_09s_count_and_the_limit_that_binds_first(tmp_path):
+    """Solution 02's «cuántos caben» is 09's CAPACITY (cierre.capacity_of, the same sentence): the bridge's
+    1 023 ports bind before the memory's tens of thousands, and the memory alone is never the answer."""
+    from helpers import cierre
+    from helpers.experiments.runner import Resultado
+    from helpers.view import cierre as closing
+
+    df = _noisy_class()
+    extra = df[df.metric.isin(["rss_shims_total", "rss_conmon_total"])].copy()
+    extra["metric"] = extra["metric"].str.replace("rss_", "pss_")
+    df = pd.concat([df, extra])
+    meta = {**CHAPTER_META, "host": {"memory_available_bytes": 64 * 2**30}}
+    res = Resultado("escala", df, tmp_path, meta)
+    found = cierre.capacity_of(res)
+    assert found and all(cap.binding == cierre.BRIDGE for cap in found)  # the chapter launched on a bridge
+    text = escala_kit.facts(res)["caben"]
+    assert "cabrían" not in text
+    for cap in found:
+        assert closing.capacity_sentence(cap) in text and "lo primero que se acaba" in text
+    bare = escala_kit.facts(Resultado("escala", df, tmp_path, CHAPTER_META))["caben"]
+    assert "la memoria (meta.json no la registró)" in bare
+
+
 def test_the_results_table_and_the_bill_print_the_same_fixed_memory(monkeypatch):
     """dockerd + containerd used to be a sum of two medians in one table and the median of the sums in
     the other (136.0 against 136.1 MiB for the same N = 0)."""
