@@ -5,9 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import stats
 from ...experiments import sistema_vm as s
-from ...experiments.sistema_vm.analysis import summarize
-from ...experiments.sistema_vm.kinds import DISCO, DISPONIBLE, GZIP, is_emulated, kind_label
+from ...experiments import verdict as vd
+from ...experiments.sistema_vm.analysis import by_round, summarize, vm_variant
+from ...experiments.sistema_vm.kinds import (
+    ARRANQUE,
+    DISCO,
+    DISPONIBLE,
+    GZIP,
+    LXD_COW,
+    is_emulated,
+    kind_label,
+)
 from ...view import common
 from ..kit import Facts, run_tag
 
@@ -24,7 +34,7 @@ def facts(res) -> Facts:
         "disponible": _per_instance(
             table, DISPONIBLE, tag, "la caída de la memoria disponible del host por instancia"
         ),
-        "arranque": _provisioning(claims, tag),
+        "arranque": _provisioning(claims, tag, res.df),
         "gzip": _gzip(table, tag),
         "lxd": _lxd(table, tag),
     }
@@ -71,18 +81,44 @@ def _memory(claims: dict, res, tag: str) -> str:
     )
 
 
-def _provisioning(claims: dict, tag: str) -> str:
+def _vm_over_dir(df) -> str:
+    """VM ÷ LXD on its `dir` pool to «listo», paired by round, when the run measured both pools: the
+    verdict compares the VM with the copy-on-write pool, and on `dir` (LXD copies the whole image) the
+    order may turn round. Its way by the one rule (verdict.direction), its words by view.common."""
+    vm_of, dir_pool = vm_variant(df), "sistema_lxd"
+    measured = set(df["variant"]) if not df.empty else set()
+    if vm_of is None or not {dir_pool, LXD_COW} <= measured:
+        return ""
+    est = stats.ratio_ci(by_round(df, ARRANQUE, vm_of), by_round(df, ARRANQUE, dir_pool))
+    if est.value != est.value:
+        return ""
+    way = common.direction_words(
+        vd.direction(est.low, est.high, est.n),
+        "la VM tardó más también",
+        "la VM llegó antes: al revés que el «10 veces», porque en «dir» LXD copia la imagen entera",
+        n=est.n,
+    )
+    return (
+        f"frente al contenedor de sistema de LXD en el pool «dir», la {kind_label(vm_of)} tardó "
+        f"{common.fmt_value_interval(est.value, est.low, est.high, 'x')} ({way})"
+    )
+
+
+def _provisioning(claims: dict, tag: str, df=None) -> str:
     """VM ÷ system container to ready, from the provisioning claims' detail (the emulated VM says so)."""
     parts = []
     for key, field, other in (
         ("arranque_10x", "vm_x_sistema", "el contenedor de sistema con busybox init"),
-        ("arranque_10x_lxd", "vm_x_lxd", "el contenedor de sistema de LXD"),
+        ("arranque_10x_lxd", "vm_x_lxd", "el contenedor de sistema de LXD del pool con copia en escritura"),
     ):
         claim = claims.get(key)
         figure = (claim.detail or {}).get(field) if claim else None
         if figure and figure[0] == figure[0]:
             vm_kind = kind_label(claim.detail.get("variante_vm", ""))
             parts.append(f"la {vm_kind} tardó {common.fmt_value_interval(*figure, 'x')} lo que {other}")
+    dir_pool = _vm_over_dir(df) if df is not None else ""
+    if dir_pool:
+        parts.append(dir_pool)
     claim = claims.get("arranque_10x_systemd")
     if claim is not None and claim.value == claim.value:
         parts.append(

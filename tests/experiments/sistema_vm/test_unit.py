@@ -420,6 +420,36 @@ def test_the_instructors_facts_come_from_the_run_and_say_emulated(tmp_path):
     assert "lxd" not in kept  # no LXD in this run: the kit says so instead of a figure
 
 
+def test_the_kit_says_when_lxd_on_dir_is_slower_than_the_vm(tmp_path):
+    """Solution 08 ex. 5 and the guide compare the VM with LXD on the copy-on-write pool; LXD on `dir`
+    copies the whole image, and when it reaches «listo» after the VM the kit says so, from the run."""
+
+    def provisioning(dir_ms):
+        df = pd.concat(
+            [
+                _run_df(),
+                pd.DataFrame(
+                    _rows(
+                        sistema_vm_kinds.LXD_COW, "lxd", ARRANQUE, [1200, 1250, 1190, 1230, 1210, 1240], "ms"
+                    )
+                    + _rows("sistema_lxd", "lxd", ARRANQUE, dir_ms, "ms"),
+                    columns=COLUMNS,
+                ),
+            ],
+            ignore_index=True,
+        )
+        return sistema_kit.facts(Resultado(exp.EXPERIMENT, df, tmp_path, {"run_id": "r1"}))["arranque"]
+
+    slow_dir = provisioning([7900, 8000, 8100, 7950, 8050, 8020])
+    assert "copia en escritura" in slow_dir and "pool «dir»" in slow_dir
+    assert "al revés que el «10 veces»" in slow_dir
+    fast_dir = provisioning([1300, 1310, 1290, 1320, 1305, 1295])
+    assert "pool «dir»" in fast_dir and "al revés" not in fast_dir and "tardó más también" in fast_dir
+    assert (
+        "pool «dir»" not in sistema_kit.facts(Resultado(exp.EXPERIMENT, _run_df(), tmp_path, {}))["arranque"]
+    )
+
+
 def test_only_the_claims_notebook_90_judges_are_sent_to_it():
     """A «no comparable» that says the class comparison decides it must be a key 90 judges (with KVM)."""
     df = pd.concat(
