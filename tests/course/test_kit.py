@@ -341,3 +341,35 @@ def test_the_plan_quotes_how_long_each_run_measured(tmp_path):
     assert "de 0.4× a 0.625×" in facts["regla.ejemplo"]
     guide = _render(tmp_path, root)["guia"]
     assert "unos 25 s en la última corrida" in guide and "unos 2 minutos" not in guide
+
+
+def test_the_90_minute_plan_is_timed_against_the_quick_and_the_default_runs(tmp_path):
+    """The plan's table: per notebook of the first class, the latest complete run of each profile (quick:
+    the module's QUICK parameters), from meta.json; «sin corrida» where a profile never ran."""
+    from helpers.experiments import escala
+
+    root = tmp_path / "plan"
+    rows = [("bare", "", "proceso", 1, "arranque", 1.0, "ms")]
+    times = {
+        "started": "2026-01-01T10:00:00Z",
+        "ended": "2026-01-01T10:02:02Z",
+        "parameters": {"repeticiones": 6},
+    }
+    quick = {k.lower(): v for k, v in escala.QUICK.items()}
+    _write_run(root, "escala", "20260101T100000Z-esca", rows, times)
+    _write_run(
+        root,
+        "escala",
+        "20260101T110000Z-rapi",
+        rows,
+        {**times, "ended": "2026-01-01T10:00:47Z", "parameters": quick},
+    )
+    plan = kit.kit_facts(root)["tiempo.plan"]
+    line = next(ln for ln in plan.splitlines() if "`02_escala`" in ln)
+    assert (
+        "47 s (`20260101T110000Z-rapi`" in line
+        and "2 min 2 s (`20260101T100000Z-esca`, 6 repeticiones)" in line
+    )
+    assert line.index("47 s") < line.index("2 min 2 s")  # quick first, then the default
+    assert "sin corrida | sin corrida" in next(ln for ln in plan.splitlines() if "`01_arranque`" in ln)
+    assert "20260101T110000Z-rapi" in _render(tmp_path, root)["guia"]  # the table is on the guide

@@ -12,14 +12,13 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from datetime import datetime
 from types import ModuleType
 
 from ... import experiments, results
 from ...experiments import verdict as vd
 from ...experiments.kit import Facts, em, missing_arms, no_run
 from ...experiments.runner import Resultado
-from ...view.numbers import fmt_margin
+from ...view.numbers import fmt_duration, fmt_margin
 from .closing import bottom_line, exec_in_run, short_and_long
 
 # 09's facts read these experiments' runs through experiments.read_run, like any experiment does; each
@@ -102,16 +101,12 @@ def _timings(root=None) -> Facts:
         key = f"tiempo.{module.EXPERIMENT}"
         run = results.latest_run(module.EXPERIMENT, root, complete_only=True)
         meta = results.read_meta(run) if run else {}
-        try:
-            start, end = (
-                datetime.fromisoformat(meta[k].replace("Z", "+00:00")) for k in ("started", "ended")
-            )
-        except (KeyError, TypeError, ValueError):
+        seconds = results.run_seconds(meta)
+        if seconds is None:
             out[key] = em(
                 f"sin una corrida completa de `{module.NOTEBOOK}` en esta máquina no hay tiempo que dar"
             )
             continue
-        seconds = (end - start).total_seconds()
         reps = (meta.get("parameters") or {}).get("repeticiones")
         with_reps = f" con {reps} {'repetición' if reps == 1 else 'repeticiones'}" if reps else ""
         out[key] = (
@@ -121,7 +116,51 @@ def _timings(root=None) -> Facts:
             if seconds >= 120
             else f"unos {max(5, round(seconds / 5) * 5)} s"
         ) + f" en la última corrida{with_reps}"
+    out["tiempo.plan"] = plan_table(root)
     return out
+
+
+# The plan's slots for the notebooks the first class runs (docs/guia_docente.md, «Plan de 90 minutos»):
+# minutes of class, measuring and explaining; what the measuring took comes from the runs.
+PLAN_SLOTS = {"arranque": 20, "escala": 20, "ejecucion": 20}
+
+
+def is_quick(module: ModuleType, meta: dict) -> bool:
+    """Whether a run used the quick profile (`make course --rapido`): its parameters are the module's QUICK."""
+    quick = getattr(module, "QUICK", None)
+    params = meta.get("parameters") or {}
+    return bool(quick) and all(params.get(k.lower()) == v for k, v in quick.items())
+
+
+def plan_table(root=None) -> str:
+    """The 90-minute plan timed against the runs: per notebook of the first class, its slot and how long
+    the latest complete run of each profile (quick, and any other: the default or the student's) took on
+    this machine, from meta.json (results.run_seconds); «sin corrida» where there is none."""
+    rows = [
+        "| cuaderno | franja del plan | perfil rápido | perfil por defecto (o el que usaste) |",
+        "|---|---|---|---|",
+    ]
+    for module in experiments.all_experiments():
+        slot = PLAN_SLOTS.get(module.EXPERIMENT)
+        if slot is None:
+            continue
+        latest = {True: None, False: None}
+        for run in results.list_runs(module.EXPERIMENT, root):
+            meta = results.read_meta(run)
+            if meta.get("status") == results.STATUS_COMPLETE and results.run_seconds(meta) is not None:
+                latest[is_quick(module, meta)] = meta
+        cells = []
+        for meta in (latest[True], latest[False]):
+            if meta is None:
+                cells.append("sin corrida")
+                continue
+            reps = (meta.get("parameters") or {}).get("repeticiones")
+            with_reps = f", {reps} {'repetición' if reps == 1 else 'repeticiones'}" if reps else ""
+            cells.append(
+                f"{fmt_duration(results.run_seconds(meta))} (`{meta.get('run_id', '?')}`{with_reps})"
+            )
+        rows.append(f"| `{module.NOTEBOOK}` | {slot} min | {cells[0]} | {cells[1]} |")
+    return "\n".join(rows)
 
 
 def fill(text: str, facts: Facts) -> str:
