@@ -348,22 +348,13 @@ def test_the_90_minute_plan_is_timed_against_the_quick_and_the_default_runs(tmp_
     the module's QUICK parameters), from meta.json; «sin corrida» where a profile never ran."""
     from helpers.experiments import escala
 
-    root = tmp_path / "plan"
-    rows = [("bare", "", "proceso", 1, "arranque", 1.0, "ms")]
-    times = {
-        "started": "2026-01-01T10:00:00Z",
-        "ended": "2026-01-01T10:02:02Z",
-        "parameters": {"repeticiones": 6},
-    }
-    quick = {k.lower(): v for k, v in escala.QUICK.items()}
-    _write_run(root, "escala", "20260101T100000Z-esca", rows, times)
-    _write_run(
-        root,
-        "escala",
-        "20260101T110000Z-rapi",
-        rows,
-        {**times, "ended": "2026-01-01T10:00:47Z", "parameters": quick},
-    )
+    root, row = tmp_path / "plan", ("bare", "", "proceso", 1, "arranque", 1.0, "ms")
+    for run_id, ended, params in (
+        ("20260101T100000Z-esca", "10:02:02", {"repeticiones": 6}),
+        ("20260101T110000Z-rapi", "10:00:47", {k.lower(): v for k, v in escala.QUICK.items()}),
+    ):
+        meta = {"started": "2026-01-01T10:00:00Z", "ended": f"2026-01-01T{ended}Z", "parameters": params}
+        _write_run(root, "escala", run_id, [row], meta)
     plan = kit.kit_facts(root)["tiempo.plan"]
     line = next(ln for ln in plan.splitlines() if "`02_escala`" in ln)
     assert (
