@@ -172,6 +172,7 @@ class VM:
         extra_drives: tuple[Path, ...] = (),
         forward: tuple[int, int] | None = None,
         cpus: int = 1,
+        disk_cache: str = "writeback",
     ):
         self.name = name
         self.cpus = int(cpus)  # vCPUs (-smp)
@@ -193,6 +194,9 @@ class VM:
         # (host port on 127.0.0.1, guest port): one NIC on QEMU's user network, restricted (the guest
         # reaches nothing, not even the host), with that one TCP forward into it; None: no NIC at all
         self.forward = forward
+        # QEMU's cache mode of the guest's disk: "writeback" goes through the host's page cache (even the
+        # guest's direct I/O); "none" opens the overlay with O_DIRECT, past it
+        self.disk_cache = disk_cache
         self.child: measure.Child | None = None
         self.boot_ms = float("nan")
         self._seq = 0
@@ -224,7 +228,7 @@ class VM:
                 append=kernel_cmdline("/sbin/init" if self.flavor == "systemd" else None),
             ),
             "-drive",
-            f"id=d0,file={self.overlay},format=qcow2,if=none,cache=writeback",
+            f"id=d0,file={self.overlay},format=qcow2,if=none,cache={self.disk_cache}",
             "-device",
             "virtio-blk-device,drive=d0",
             "-device",

@@ -11,21 +11,24 @@ copy-on-write pool, for provisioning and disk); anidado_lxd, Docker and Podman n
 Those, like the optional kinds with systemd, are ready when the instance's own unit (vm.ready_unit) writes
 the marker once `systemctl is-system-running --wait` returns inside; kinds.WINDOWS says what each
 kind's timed window holds.
-Nothing has a network device, like the VM (which has no network card).
+Nothing has a route off the machine: the measuring instances have no network device; the network phase
+(network.py) reaches its servers only from the host's 127.0.0.1.
 
 kinds.py: kinds, variants, labels, metrics, Arm; measure.py: Config, plan() and run(); phases.py:
 provisioning, memory, workloads; instances.py: the containers and the VM behind one interface;
 lxd_instances.py: a real system container (LXD) behind it too; lxd_nested.py: scenario 3, an engine
-nested in a system container; disk_io.py: the fio workload; memory.py: PSS and touch-and-free;
+nested in a system container; workload.py: the workloads in one function (GNU gzip, then fio) for any
+target; disk_io.py: the fio job; memory.py: PSS and touch-and-free;
 analysis.py: summaries, the reference, closing rows; claims.py: the post's claims; network.py: iperf3 in
-each scenario (bundle.py: a host binary carried into every instance, fio's and iperf3's); density.py:
-N limited instances of each kind at once, gzip in all of them and memory given back (overcommit).
+each scenario (bundle.py: a host binary carried into every instance: gzip's, fio's and iperf3's);
+density.py: N limited instances of each kind at once, gzip in all of them and memory given back
+(overcommit).
 """
 
 from __future__ import annotations
 
 from ... import vm
-from . import disk_io, network
+from . import disk_io, network, workload
 from .analysis import closing_rows, compare, summarize  # noqa: F401
 from .claims import DEFERRED_TO_CLASS, SAID, claims  # noqa: F401
 from .instances import VMInstance  # noqa: F401
@@ -65,7 +68,12 @@ QUICK = {
     "CALENTAMIENTO": 0,
     "DENSIDAD": 2,  # N = 1 and 2 at once: 2× overcommitted on 2 cores, not 4× (the default run's 4)
 }
-DEBIAN_PACKAGES = [*vm.DEBIAN_PACKAGES, disk_io.DEBIAN_PACKAGE, network.DEBIAN_PACKAGE]
+DEBIAN_PACKAGES = [
+    *vm.DEBIAN_PACKAGES,
+    workload.DEBIAN_PACKAGE,
+    disk_io.DEBIAN_PACKAGE,
+    network.DEBIAN_PACKAGE,
+]
 COMPARABLE = ["arranque_listo", "gzip", "memoria_retenida_pct", "memoria_pss_instancia", "disco_instancia"]
 CLASS_LABELS = {
     "arranque_listo": "arranque hasta «listo»",

@@ -151,7 +151,12 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
             ref("gzip_sistema_vs_bare"),
             "x",
             "artículo: «muy parecido» frente a un contenedor en el host, sin sobrecomprometer las CPU "
-            "(lectura nuestra: 1×); aquí: gzip de busybox",
+            "(lectura nuestra: 1×); aquí: "
+            + (
+                "GNU gzip"
+                if ((meta or {}).get("gzip") or {}).get("tool") == "GNU gzip"
+                else "gzip de busybox"
+            ),
         )
     return pd.DataFrame(rows)
 

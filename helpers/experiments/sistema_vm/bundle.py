@@ -2,7 +2,7 @@
 loader in one folder (a bundle), run as `WHERE/ld.so --library-path WHERE/lib WHERE/NAME …`, whatever the
 instance's root file system (busybox, Debian, the VM's busybox disk). Containers and system containers
 get the folder read-only at WHERE; the VM gets an ext4 image of it as an extra read-only disk. Built once
-by `make setup` (fio for the disk workload, iperf3 for the network one)."""
+by `make setup` (gzip for the CPU workload, fio for the disk one, iperf3 for the network one)."""
 
 from __future__ import annotations
 
@@ -89,3 +89,14 @@ class Bundle:
             f"{self.image.stat().st_size / 2**20:.0f} MiB)."
         )
         return True
+
+
+def vm_disks(bundles) -> tuple[tuple[Path, ...], list[str]]:
+    """The images of `bundles` for a VM (`extra_drives`, in this order: /dev/vdb, /dev/vdc… in the guest)
+    and the guest's commands that mount each one read-only where the instances see its folder."""
+    images, mounts = [], []
+    for i, bundle in enumerate(bundles):
+        device = f"/dev/vd{chr(ord('b') + i)}"
+        images.append(bundle.image)
+        mounts.append(f"mkdir -p {bundle.where} && mount -t ext4 -o ro {device} {bundle.where}")
+    return tuple(images), mounts

@@ -7,17 +7,17 @@ import os
 
 import psutil
 
-from ... import cgroups, measure, probes, vm
+from ... import cgroups, measure, vm
 from ... import engines as eng
-from ...errors import ComandoFallido
 from ..runner import RunContext
-from . import disk_io
+from . import disk_io, workload
+from .bundle import vm_disks
 from .kinds import READY
 from .memory import pss
+from .workload import GZIP_BUNDLE, cronometro_ms
 
 APP_COMMAND = ["/bin/sh", "-c", f"echo {READY}; exec sleep 100000000"]
 SYSTEM_COMMAND = ["/bin/busybox", "init"]
-GZIP_SCRIPT = "gzip -c /datos/entrada.txt > /dev/null"
 LAUNCH_TIMEOUT = 120
 VM_LIMITS = "vCPU en /proc/cpuinfo del huésped, RAM de QEMU (-m)"
 
@@ -34,8 +34,9 @@ class ContainerInstance:
         volumes = [(str(guest.probes), "/sonda", "ro"), (str(guest.data_file.parent), "/datos", "ro")]
         if kind == "sistema":
             volumes.append((str(guest.rootfs / "etc" / "inittab.contenedor"), "/etc/inittab", "ro"))
-        if disk_io.available():
-            volumes.append((str(disk_io.BUNDLE), disk_io.FIO_DIR, "ro"))
+        for bundle in (disk_io.FIO, GZIP_BUNDLE):
+            if bundle.available():
+                volumes.append((str(bundle.folder), bundle.where, "ro"))
         # systemd as PID 1: Podman prepares the container for it (--systemd=always); a terminal (-t) gives
         # it a /dev/console, where the image's ready unit prints the marker.
         extra = ["-t", "--systemd=always"] if kind == "sistema_systemd" else []
@@ -136,7 +137,7 @@ class ContainerInstance:
         return measure.Child(self.engine.exec_argv(self.name, command), env=self.engine.env())
 
     def timed_gzip(self) -> float:
-        argv = self.engine.exec_argv(self.name, ["/sonda/cronometro", "sh", "-c", GZIP_SCRIPT])
+        argv = self.engine.exec_argv(self.name, ["/sonda/cronometro", "sh", "-c", workload.gzip_script()])
         _, code, stderr = measure.spawn_and_wait(argv, self.engine.env(), keep_stderr=True)
         return cronometro_ms(stderr, code)
 
@@ -157,14 +158,18 @@ class VMInstance:
         self.kind = kind
         self.name = name
         flavor = "systemd" if kind == "vm_systemd" else "busybox"
-        self.fio = flavor == "busybox" and disk_io.available()  # fio's folder as a second, read-only disk
+        # fio's and gzip's folders as read-only disks of their own (the busybox guest has neither)
+        bundles = [b for b in (disk_io.FIO, GZIP_BUNDLE) if flavor == "busybox" and b.available()]
+        self.fio = disk_io.FIO in bundles
+        drives, self.mounts = vm_disks(bundles)
         self.vm = vm.VM(
             name,
             accel=accel,
             memory_mb=memory_mb,
             workdir=vm.VM_DIR / "instancias" / ctx.run_id,
             flavor=flavor,
-            extra_drives=(disk_io.IMAGE,) if self.fio else (),
+            extra_drives=drives,
+            disk_cache=disk_io.VM_DISK_CACHE,
             cpus=cpus,
         )
         ctx.defer(self.vm.stop)
@@ -172,8 +177,8 @@ class VMInstance:
     def start(self) -> float:
         elapsed = self.vm.boot(vm.BOOT_TIMEOUT * (4 if self.kind == "vm_systemd" else 1))
         self.vm.sh("stty -echo; PS1=''")  # a quiet console for the commands that follow (not timed)
-        if self.fio:
-            self.vm.sh(f"mkdir -p {disk_io.FIO_DIR} && mount -t ext4 -o ro /dev/vdb {disk_io.FIO_DIR}")
+        for mount in self.mounts:
+            self.vm.sh(mount)
         return elapsed
 
     def pids(self) -> list[int]:
@@ -196,7 +201,7 @@ class VMInstance:
         return VMCommand(self.vm, command)
 
     def timed_gzip(self) -> float:
-        lines = self.vm.sh(f"/sonda/cronometro sh -c '{GZIP_SCRIPT}' 2>&1", timeout=600)
+        lines = self.vm.sh(f"/sonda/cronometro sh -c '{workload.gzip_script()}' 2>&1", timeout=600)
         return cronometro_ms("\n".join(lines), 0)
 
     def timed_fio(self) -> float:
@@ -222,10 +227,3 @@ class VMCommand:
 
     def detach(self) -> None:
         pass
-
-
-def cronometro_ms(text: str, code: int) -> float:
-    elapsed_ns, status = probes.parse_cronometro(text)
-    if code != 0 or status != 0:
-        raise ComandoFallido(f"gzip falló dentro de la instancia (código {code or status}): {text[-300:]}")
-    return elapsed_ns / 1e6

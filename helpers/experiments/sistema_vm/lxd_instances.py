@@ -8,17 +8,18 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from ... import cgroups, measure, probes, vm
 from ...engines import lxd, lxd_nested
 from ..runner import RunContext
-from . import disk_io, network
-from .instances import GZIP_SCRIPT, cronometro_ms
+from . import disk_io, network, workload
 from .kinds import LXD_READY_DIR, LXD_READY_PIPE, LXD_WINDOWS, READY
 from .memory import pss
+from .workload import GZIP_BUNDLE, cronometro_ms
 
-BUSYBOX = "/opt/curso/busybox"  # the same busybox gzip as in the other kinds (mounted read-only)
+BUSYBOX = "/opt/curso/busybox"  # busybox's gzip, where GNU gzip's folder is missing (mounted read-only)
 SHARED = ("/sonda", "/datos")  # what a nested container gets, read-only, for gzip
 
 
@@ -71,8 +72,9 @@ class LXDInstance:
             lxd.add_disk(self.name, "sonda", guest.probes, "/sonda")
             lxd.add_disk(self.name, "datos", guest.data_file.parent, "/datos")
             lxd.add_disk(self.name, "busybox", guest.rootfs / "bin" / "busybox", BUSYBOX)
-        if disk_io.available():
-            lxd.add_disk(self.name, "fio", disk_io.BUNDLE, disk_io.FIO_DIR)
+        for bundle in (disk_io.FIO, GZIP_BUNDLE):
+            if bundle.available():
+                lxd.add_disk(self.name, bundle.name, bundle.folder, bundle.where)
         if network.IPERF.available():
             lxd.add_disk(self.name, "iperf3", network.IPERF.folder, network.IPERF.where)
         signal = self.ready_signal()
@@ -141,7 +143,7 @@ class LXDInstance:
         return cronometro_ms(stderr, code)
 
     def timed_gzip(self) -> float:
-        return self._cronometro(["/sonda/cronometro", BUSYBOX, "sh", "-c", f"{BUSYBOX} {GZIP_SCRIPT}"])
+        return self._cronometro(["/sonda/cronometro", "sh", "-c", workload.gzip_script(busybox=BUSYBOX)])
 
     def timed_fio(self) -> float:
         return disk_io.run_checked(lxd.exec_argv(self.name, disk_io.command()), lxd.proxy_env())
@@ -152,13 +154,15 @@ class LXDInstance:
         return self._cronometro(["/sonda/cronometro", *lxd_nested.inner_run_command(engine, image)])
 
     def start_worker(self, engine: str, image: str) -> str:
-        """A container of the inner engine, kept running for the workloads (probes, data and fio mounted)."""
-        volumes = (*SHARED, disk_io.FIO_DIR) if disk_io.available() else SHARED
+        """A container of the inner engine, kept running for the workloads (probes, data, fio and gzip
+        mounted)."""
+        bundles = tuple(b.where for b in (disk_io.FIO, GZIP_BUNDLE) if b.available())
+        volumes = (*SHARED, *bundles)
         return lxd_nested.start_worker(self.name, engine, image, volumes=volumes)
 
     def timed_inner_gzip(self, engine: str, worker: str) -> float:
         """gzip in the inner engine's container, by `exec`, timed inside it by cronometro."""
-        inner = ["/sonda/cronometro", "sh", "-c", GZIP_SCRIPT]
+        inner = ["/sonda/cronometro", "sh", "-c", workload.gzip_script()]
         return self._cronometro(lxd_nested.worker_exec(engine, worker, inner))
 
     def timed_inner_fio(self, engine: str, worker: str) -> float:
@@ -168,6 +172,21 @@ class LXDInstance:
 
     def stop(self) -> None:
         lxd.delete([self.name])
+
+
+@dataclass(frozen=True)
+class InnerContainer:
+    """The container an engine nested in `instance` keeps running, as a target of workload.measure."""
+
+    instance: LXDInstance
+    engine: str
+    worker: str
+
+    def timed_gzip(self) -> float:
+        return self.instance.timed_inner_gzip(self.engine, self.worker)
+
+    def timed_fio(self) -> float:
+        return self.instance.timed_inner_fio(self.engine, self.worker)
 
 
 def timed_host_run(argv: list[str], env: dict | None) -> float:

@@ -21,7 +21,7 @@ from ...engines import lxd
 from ...errors import ParametroInvalido
 from ..params import Params, param
 from ..runner import Log, Progress, Resultado, experiment_run, no_progress, print_log
-from . import density, disk_io, lxd_nested, network, phases
+from . import density, disk_io, lxd_nested, network, phases, workload
 from .instances import ContainerInstance, VMInstance
 from .kinds import (
     DEFAULT_KINDS,
@@ -237,11 +237,12 @@ def _qemu_version() -> str | None:
 
 
 def provision(log: Log = print_log) -> None:
-    """`make setup`: build the course's VM once (kernel, initramfs, base disk), gather fio and iperf3
-    for the instances and probe KVM."""
+    """`make setup`: build the course's VM once (kernel, initramfs, base disk), gather GNU gzip, fio and
+    iperf3 for the instances and probe KVM."""
     found = vm.provision(log)
     if found is None:
         return
+    workload.provision(log)
     disk_io.provision(log)
     network.provision(log)
     ok, why = vm.kvm_status()

@@ -5,8 +5,8 @@
    copy-on-write pool, the VM's qcow2 overlay), then removal (not timed);
 2. memory: N idle instances per kind (PSS of every process involved; LXD's monitor and daemon apart),
    then touch-and-free inside each (the host's view before, while touched and after freeing);
-3. workloads (RUNNING): gzip (CPU) and fio (disk I/O) in one instance of each kind, in a container
-   nested in a system container, and on bare metal, interleaved.
+3. workloads (RUNNING): gzip (CPU) and fio (disk I/O), workload.measure, in one instance of each kind,
+   in a container nested in a system container, and on bare metal, interleaved.
 """
 
 from __future__ import annotations
@@ -18,19 +18,15 @@ from pathlib import Path
 
 import psutil
 
-from ... import measure, probes, vm
 from ...engines import DISPLAY, lxd
 from ..runner import Log, Progress, RunContext, measure_rounds
-from . import disk_io
-from .instances import cronometro_ms
+from . import disk_io, workload
 from .kinds import (
     ARRANQUE,
     BASELINE,
     DISCO,
     DISPONIBLE,
     FASES_LXD,
-    FIO,
-    GZIP,
     LXD_COW,
     LXD_KINDS,
     MB,
@@ -43,7 +39,7 @@ from .kinds import (
     VM_KINDS,
     Arm,
 )
-from .lxd_instances import daemon_pss_mb
+from .lxd_instances import InnerContainer, daemon_pss_mb
 from .memory import memory_given_back, pss
 
 
@@ -129,59 +125,48 @@ def memory(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress, log:
 def workloads(
     ctx: RunContext, cfg, guest, running: dict, nested, nested_engine, progress: Progress, log: Log
 ) -> None:
-    """gzip and fio in one instance of each kind (`running`: arm -> its instances, the first is used), in
-    a container of the nested engine (if `nested`), and on bare metal: one measure_rounds, so every arm
-    shares the noise. Every instance in `running` is stopped at the end."""
+    """gzip and fio (workload.measure) in one instance of each kind (`running`: arm -> its instances, the
+    first is used), in a container of the nested engine (if `nested`), and on bare metal: one
+    measure_rounds, so every arm shares the noise. Every instance in `running` is stopped at the end."""
     fio = disk_io.available()
     log(
-        "3/3 Trabajo de CPU (gzip del mismo archivo de 8 MiB con busybox)"
-        + (" y de disco (fio, E/S directa, 4 KiB al azar)" if fio else "")
+        f"3/3 Trabajo de CPU: {workload.tool()}, nivel {workload.LEVEL}, sobre el mismo archivo de "
+        f"{workload.INPUT_MIB} MiB"
+        + (
+            f"; de disco: fio, E/S directa, 4 KiB al azar sobre {disk_io.FILE_MB} MiB durante "
+            f"{disk_io.RUNTIME_S:g} s"
+            if fio
+            else ""
+        )
         + ", dentro de cada instancia."
     )
     if not fio:
         ctx.skip_arm("fio", disk_io.reason())
+    if not workload.gnu():
+        log(f"[AVISO] {workload.GZIP_BUNDLE.reason('la prueba de CPU')} Mientras tanto, gzip de busybox.")
     scratch = Path(tempfile.mkdtemp(prefix="curso-fio-", dir="/var/tmp"))  # on disk, never a tmpfs
     ctx.defer(shutil.rmtree, scratch, ignore_errors=True)
-    busybox = guest.rootfs / "bin" / "busybox"
-    bare_gzip = [
-        str(probes.path("cronometro")),
-        str(busybox),
-        "sh",
-        "-c",
-        f"{busybox} gzip -c {guest.data_file} > /dev/null",
-    ]
-    bare_fio = disk_io.command(str(scratch / "curso-fio.dat"), where=str(disk_io.BUNDLE))
-    first = {arm.variant: group[0] for arm, group in running.items()}
+    targets = {arm.variant: group[0] for arm, group in running.items()}
+    targets[BASELINE[1]] = workload.Bare(scratch, guest)
     arms = [Arm("bare", BASELINE[1], "", "bare metal", "bare"), *running]
     if nested is not None and nested_engine:
         label = f"{DISPLAY[nested_engine]} anidado en LXD"
         arms.append(Arm(nested_engine, NESTED, nested.images[nested_engine], label, NESTED))
-
-    def one(arm: Arm) -> list:
-        if arm.engine == "bare":
-            _, code, stderr = measure.spawn_and_wait(bare_gzip, keep_stderr=True)
-            gzip_ms, iops = cronometro_ms(stderr, code), (lambda: disk_io.run_checked(bare_fio))
-        elif arm.variant == NESTED:
-            worker = nested.workers[arm.engine]
-            gzip_ms = nested.instance.timed_inner_gzip(arm.engine, worker)
-            iops = lambda: nested.instance.timed_inner_fio(arm.engine, worker)  # noqa: E731
-        else:
-            gzip_ms, iops = first[arm.variant].timed_gzip(), first[arm.variant].timed_fio
-        return [(GZIP, round(gzip_ms, 3), "ms")] + ([(FIO, round(iops(), 1), "IOPS")] if fio else [])
+        targets[NESTED] = InnerContainer(nested.instance, nested_engine, nested.workers[nested_engine])
 
     measure_rounds(
         ctx,
         arms,
-        measure=one,
+        measure=lambda arm: workload.measure(targets[arm.variant], fio),
         progress=progress,
         loop="cargas",  # the run's second loop: its round rows carry its name
         meta={
-            "gzip": {
-                "input_mb": vm.GUEST_DATA_MB,
-                "tool": "busybox gzip",
-                "timer": "probes/cronometro (CLOCK_MONOTONIC dentro)",
-            },
-            "fio": {**disk_io.JOB, "target": "el sistema de archivos raíz de cada instancia"}
+            "gzip": workload.metadata(),
+            "fio": {
+                **disk_io.JOB,
+                "target": "el sistema de archivos raíz de cada instancia",
+                "vm_disk_cache": disk_io.VM_DISK_CACHE,
+            }
             if fio
             else None,
         },
