@@ -1,6 +1,7 @@
 """The post's network test: Debian's iperf3, its server inside each scenario, its client on the host,
 aimed only at 127.0.0.1, each through the scenario's own path (HOPS):
-- aplicacion: the engine's port published on 127.0.0.1 (its proxy, its bridge);
+- aplicacion: the engine's port published on 127.0.0.1 (its proxy, its bridge): a bridge of the run's own
+  that leads nowhere off the machine (helpers.engines.bridges), never the engine's default one;
 - sistema_lxd: an LXD proxy device listening on 127.0.0.1 (the instance has no network card);
 - anidado_lxd: the inner engine's port published on the system container's 127.0.0.1 (its proxy and a
   bridge of its own inside), reached through a proxy device;
@@ -21,7 +22,7 @@ import time
 
 from ... import engines as eng
 from ... import vm
-from ...engines import lxd, lxd_nested
+from ...engines import bridges, lxd, lxd_nested
 from ...errors import ComandoFallido
 from .. import verdict
 from ..red.load import LOOPBACK, free_port
@@ -46,7 +47,10 @@ PIDFILE = "/run/curso-iperf.pid"
 DEVICE = "iperf"  # the proxy device's name
 # The hops between the client on the host and the server, per scenario (the variant of raw.csv)
 HOPS = {
-    "aplicacion": ["el puerto que el motor publica en 127.0.0.1 (su proxy)", "el puente del motor"],
+    "aplicacion": [
+        "el puerto que el motor publica en 127.0.0.1 (su proxy)",
+        "un puente propio de la corrida, sin salida de esta máquina",
+    ],
     "sistema_lxd": ["el dispositivo proxy de LXD (127.0.0.1 del host → 127.0.0.1 de la instancia)"],
     NESTED: [
         "el dispositivo proxy de LXD",
@@ -172,10 +176,18 @@ def wait_server(port: int, timeout: float = 30) -> None:
 
 # ---------------------------------------------------------------- the servers, one per scenario
 def start_application(ctx: RunContext, own, engine_name: str, image: str) -> int:
-    """A container of the host's engine with the server, its port published on 127.0.0.1."""
+    """A container of the host's engine with the server, on a bridge of the run's own that leads nowhere
+    off the machine (bridges.py), its port published on 127.0.0.1."""
     engine = eng.get_engine(engine_name)
+    ok, why = bridges.availability(engine_name)
+    if not ok:
+        raise ComandoFallido(why)
+    bridge = bridges.create(engine_name, ctx.container_name("red", "puente"), ctx.run_id, engine.env())
+    own(bridges.remove, bridge, engine.env())  # after the container (clean-up runs last-in first-out)
     port = free_port()
-    opts = eng.RunOptions(publish=[(port, PORT)], volumes=[(str(IPERF.folder), IPERF.where, "ro")])
+    opts = eng.RunOptions(
+        network=bridge.name, publish=[(port, PORT)], volumes=[(str(IPERF.folder), IPERF.where, "ro")]
+    )
     name = ctx.container_name("red", "aplicacion")
     argv = engine.run_argv(
         image, server(), run_id=ctx.run_id, name=name, remove=False, detach=True, opts=opts
