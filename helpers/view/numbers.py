@@ -171,7 +171,7 @@ def _with_unit(text: str, unit: str) -> str:
 
 
 def fmt_value(value: float, unit: str, digits: int | None = None, trim: bool = False) -> str:
-    """A claim's figure in its declared unit: «0.5×», «+11 %», «650 MiB», «3». Without `digits`: 3
+    """A claim's figure in its declared unit: «0.5×», «+11 %», «620 MiB», «3». Without `digits`: 3
     significant digits, trailing zeros dropped (a source's figure, a margin's end)."""
     if _missing(value):
         return "—"

@@ -14,7 +14,7 @@ from ..engines import DISPLAY
 from ..experiments import sistema_vm as exp
 from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
-from ..experiments.sistema_vm import kinds, network
+from ..experiments.sistema_vm import kinds, network, workload
 from ..experiments.sistema_vm.analysis import compare, summarize
 from . import sistema_vm_densidad as densidad_vista
 from .common import (
@@ -68,7 +68,7 @@ COLOR = {
     "vm_systemd_kvm": "#937860",
     "vm_systemd_emulada": "#DA8BC3",
 }
-# A reference figure in the post's decimal MB, shown in the MiB of every figure measured here
+# The reference stores the post's decimal MB in MiB, like every figure here; the page adds the post's MB back
 MB_IN_MIB = 1e6 / 2**20
 
 
@@ -267,6 +267,7 @@ def grafico_gzip(resultado: Resultado) -> None:
     ax.set_title("Trabajo de CPU: 1 = igual que sin contenedor", fontsize=13)
     fig.tight_layout()
     plt.show()
+    markdown(workload.sentence(resultado.meta.get("gzip")))
 
 
 def _per_instance(
@@ -361,7 +362,7 @@ def comparacion(resultado: Resultado) -> None:
         unit = r["unidad"]
         theirs = r["referencia"]
         source = (
-            f"≈ {fmt_value(theirs * MB_IN_MIB, unit, 0)} ({fmt(theirs, 0)} MB en el artículo)"
+            f"≈ {fmt_value(theirs, unit, 0)} ({fmt(theirs / MB_IN_MIB, 0)} MB en el artículo)"
             if unit == "MB"
             else fmt_value(theirs, unit)
         )

@@ -36,7 +36,9 @@ BUSYBOX_VM = (
     "la comparación se acerca a la del artículo y se juzga."
 )
 # The keys notebook 90 judges on the machines whose run used KVM (helpers/clase/deferred.py).
-DEFERRED_TO_CLASS = ("arranque_10x_systemd", "arranque_10x_lxd", "gzip_vm_kvm", "vm_disco_lento")
+DEFERRED_TO_CLASS = ("arranque_10x_systemd", "arranque_10x_lxd", "gzip_vm_kvm", "vm_disco_lento", "red_vm_65")
+# The post's «~650MB» per VM, decimal MB, in the course's unit (MiB): data/reference/sistema_vm.csv
+POST_VM_DISK_MIB = round(650e6 / k.MB, 1)
 # Memory given back: more than half of the freed block still held by the host (VM); less than 5 % (a
 # container, the margin of «casi igual»).
 VM_KEEPS_ABOVE, CONTAINER_GIVES_BELOW = 50.0, 5.0
@@ -279,10 +281,11 @@ SAID = (
         quantity="el mismo «run --rm … echo ok», anidado en LXD / en el host",
         where=WORKLOAD + " (red, iperf)",
         figure=NotComparable(
-            "La cifra del artículo es de red (iperf a través de un puente más); aquí ninguna instancia tiene "
-            "red. Lo medido es el arranque de un contenedor anidado frente al mismo motor en el host: su "
-            "proporción está en la tabla del escenario (3), como lectura propia, no como veredicto sobre el "
-            "17 %.",
+            "Esta afirmación junta dos cifras de red, y cada una tiene su clave con iperf3 medido aquí: "
+            "«red_anidado_17» (el contenedor anidado frente al contenedor de sistema) y «red_vm_65» (la VM "
+            "frente al anidado). Lo que esta clave muestra es otra cosa, el arranque de un contenedor anidado "
+            "frente al mismo motor en el host: su proporción está en la tabla del escenario (3), como lectura "
+            "propia, no como veredicto sobre el 17 %.",
             detail=nested_run,
             when=has(k.NESTED),
         ),
@@ -295,8 +298,8 @@ SAID = (
         quantity="disco por instancia, contenedor de sistema LXD con motor dentro / VM",
         where=STORAGE + " (la salvedad de Sysbox CE)",
         figure=NotComparable(
-            "El 40 % es una estimación del artículo para Sysbox CE frente a VMs Ubuntu de unos 650 MB cada "
-            "una; aquí no hay Sysbox, y la VM del curso es un busybox que casi no escribe en su overlay "
+            "El 40 % es una estimación del artículo para Sysbox CE frente a VMs Ubuntu de unos 650 MB (MB "
+            "decimales, unos 620 MiB) cada una; aquí no hay Sysbox, y la VM del curso es un busybox que casi no escribe en su overlay "
             "qcow2. Del lado de LXD, lo que ocupa cada instancia depende del pool: en «dir» es una copia "
             "entera de su imagen; en un pool con copia en escritura (btrfs), solo lo que la instancia "
             "escribe. La tabla de resultados da las cifras de esta corrida.",
@@ -356,8 +359,8 @@ SAID = (
         "vm_disco_650",
         "Cada VM añade unos 650 MB de disco aunque todas partan de la misma imagen maestra, porque la copia "
         "en escritura del disco virtual es mucho menos eficiente que la de los contenedores.",
-        claimed=650.0,
-        quantity="disco que añade cada VM (650 MB ≈ 620 MiB)",
+        claimed=POST_VM_DISK_MIB,
+        quantity="disco que añade cada VM (los 650 MB decimales del artículo: 619.9 MiB)",
         unit="MB",
         where=STORAGE,
         ref=ref(metric="disco_vm"),
