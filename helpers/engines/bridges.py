@@ -13,7 +13,8 @@ an internal network does not answer on 127.0.0.1 (both tried on the course's mac
 still answers: the engine's proxy (docker-proxy) or its DNAT reach the container from the host itself,
 which is not forwarding.
 The network carries the run's labels and, like the rule, is removed with the run (`remove`, never raises).
-It needs root (iptables): without it, `availability` says why and the caller leaves the arm out.
+It needs root (iptables): without it, `availability` says why. `of_run` gives a run one bridge per engine
+(06's `-p` arms share it); 08's network phase makes its own with `create`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import threading
 from dataclasses import dataclass
 
 from ..errors import ComandoFallido
@@ -54,6 +56,10 @@ class Bridge:
             "-j",
             "DROP",
         ]
+
+
+_LOCK = threading.Lock()
+_OF_RUN: dict[tuple[str, str], Bridge] = {}  # (engine, run) -> its bridge, while the run lasts
 
 
 def availability(engine: str) -> tuple[bool, str | None]:
@@ -107,3 +113,21 @@ def remove(bridge: Bridge, env: dict | None = None) -> None:
     subprocess.run(
         [bridge.engine, "network", "rm", bridge.name], capture_output=True, env=env, timeout=CLI_TIMEOUT
     )
+
+
+def of_run(engine: str, run_id: str, env: dict | None, defer) -> Bridge:
+    """The run's one bridge of `engine`, created on first use (safe from several threads at once);
+    `defer(fn, *args)` is the run's clean-up, which removes it after the run's containers."""
+    with _LOCK:
+        key = (engine, run_id)
+        if key not in _OF_RUN:
+            _OF_RUN[key] = create(engine, f"curso-{run_id}-{engine}".lower(), run_id, env)
+            defer(_end_of_run, key, env)
+        return _OF_RUN[key]
+
+
+def _end_of_run(key: tuple[str, str], env: dict | None) -> None:
+    with _LOCK:
+        bridge = _OF_RUN.pop(key, None)
+    if bridge is not None:
+        remove(bridge, env)

@@ -18,6 +18,7 @@ import psutil
 
 from ... import engines as eng
 from ... import measure
+from ...engines import bridges
 from ...errors import ErrorDelCurso
 from . import load, servers
 from .arms import HttpArm
@@ -121,8 +122,12 @@ def _start_container(started: Started, port: int, cpu: str | None, ctx, image: s
         publish = [(port, servers.CONTAINER_PORT)]
     else:
         address, publish = f"{load.LOOPBACK}:{port}", []  # host network: listen on loopback only
+    network = arm.spec.network
+    if arm.spec.publish and network is None and bridges.availability(arm.engine)[0]:
+        # the run's own bridge, with no route off the machine (the engine's default one has NAT out)
+        network = bridges.of_run(arm.engine, ctx.run_id, engine.env(), ctx.defer).name
     opts = eng.RunOptions(
-        network=arm.spec.network,
+        network=network,
         publish=publish,
         runtime=arm.spec.runtime,
         security_opt=arm.spec.security_opt,

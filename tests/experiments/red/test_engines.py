@@ -6,6 +6,7 @@ shared. Containers are found by this run's label only."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 
 import psutil
 import pytest
@@ -81,6 +82,11 @@ def test_every_arm_that_runs_here_measures_and_cleans_up(sandbox):
     assert leftovers(res.meta["run_id"]) == {n: [] for n in engines}
     assert res.meta["cleanup_leftovers"] == {n: 0 for n in engines}
     assert server_processes() == []
+    for name in engines:  # the `-p` arms' bridge of the run (engines/bridges.py) is gone with it
+        networks = subprocess.run(
+            [name, "network", "ls", "--format", "{{.Name}}"], capture_output=True, text=True
+        )
+        assert res.meta["run_id"].lower() not in networks.stdout
     claims = {c.key: c for c in exp.claims(res.df, res.meta)}
     assert set(claims) == {
         "docker_pierde_66",

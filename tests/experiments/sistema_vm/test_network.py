@@ -138,3 +138,26 @@ def test_iperf_arms_write_rows_and_leave_nothing(results_tmp):
     assert vm.run.leftover_processes(f"curso-{exp.EXPERIMENT}-{run_id.lower()}") == []
     assert set(_iperf_processes()) <= set(before)
     assert _proxy_devices(run_id) == []
+
+
+def test_the_vm_network_claim_goes_to_the_class_like_the_other_vm_speed_claims():
+    from helpers.clase import deferred
+    from helpers.experiments.sistema_vm.claims import DEFERRED_TO_CLASS
+
+    assert "red_vm_65" in DEFERRED_TO_CLASS and "red_vm_65" in deferred.kvm_keys()
+    nested = [10 * 0.83 * x for x in SIX]
+    df = _net_df([10 * x for x in SIX], [10 * x for x in SIX], nested, [0.35 * v for v in nested])
+    kvm = {c.key: c for c in exp.claims(df, {})}["red_vm_65"]
+    # what the class keeps from a machine with KVM: judged, not emulated, with its rounds
+    assert kvm.status == verdict.SE_CONFIRMA and not kvm.detail.get("emulada") and kvm.n > 0
+    df = _net_df([10.0] * 6, [10.0] * 6, [8.3] * 6, [0.2] * 6, vm_variant="vm_emulada")
+    emulated = {c.key: c for c in exp.claims(df, {})}["red_vm_65"]
+    assert emulated.status == verdict.NO_COMPARABLE and emulated.detail.get("emulada")
+    assert "comparación de la clase" in emulated.note
+
+
+def test_the_nested_startup_claim_points_to_the_network_keys_now_that_iperf3_runs():
+    df = _net_df([10.0] * 3, [10.0] * 3, [8.3] * 3, [0.2] * 3, vm_variant="vm_emulada")
+    reason = {c.key: c for c in exp.claims(df, {})}["anidado_17"].note
+    assert "red_anidado_17" in reason and "red_vm_65" in reason
+    assert "ninguna instancia tiene red" not in reason

@@ -3,6 +3,8 @@ views. The tables here are hand-made rows in the run format (what a run would wr
 
 from __future__ import annotations
 
+import re
+
 import matplotlib
 import numpy as np
 import pandas as pd
@@ -506,3 +508,27 @@ def test_a_cgroup_shared_with_other_processes_is_not_the_containers(monkeypatch)
 def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
     """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
     assert_round_rows_change_nothing(exp, _run_df(), {}, tmp_path / "rondas")
+
+
+def test_the_posts_650_mb_are_decimal_and_stored_in_mib():
+    """«~650MB» is 650 × 10⁶ bytes: 619.9 MiB in the claim, in the reference row and on the page."""
+    said = {s.key: s for s in exp.SAID}["vm_disco_650"]
+    assert said.claimed == pytest.approx(650e6 / 2**20, abs=0.05) and "650 MB" in said.statement
+    ref = reference.load(exp.EXPERIMENT)
+    row = ref[ref["metric"] == "disco_vm"]
+    assert row["value"].iloc[0] == pytest.approx(said.claimed) and row["unit"].iloc[0] == "MB"
+
+
+def test_sources_lists_the_posts_14_claims_each_with_its_status():
+    from helpers import PROJECT_ROOT
+
+    text = (PROJECT_ROOT / "data" / "reference" / "SOURCES.md").read_text(encoding="utf-8")
+    section = text[text.index("Las 14 afirmaciones del artículo") :]
+    rows = [line for line in section.splitlines() if line.startswith("  | ") and line[4:6].strip().isdigit()]
+    assert [int(r.split("|")[1]) for r in rows] == list(range(1, 15))
+    states = ("en vivo", "no comparable aquí", "solo referencia")
+    for row in rows:
+        assert any(s in row.split("|")[4] for s in states), row
+    keys = {s.key for s in exp.SAID}
+    named = {k for r in rows for k in re.findall(r"`([a-z0-9_]+)`", r.split("|")[5])}
+    assert named <= keys and keys <= named, (keys - named, named - keys)
