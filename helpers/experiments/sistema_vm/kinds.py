@@ -36,6 +36,8 @@ NEEDS_ROOT = {
     "«lxd», que equivale a root)",
     "systemd": "el contenedor de sistema y la VM con systemd, opcionales (sus imágenes las prepara "
     "«make setup» como root)",
+    "red": "el contenedor de aplicación en la prueba de red (su puente propio, sin salida de esta máquina, "
+    "pide iptables)",
 }
 
 # Metrics (unit)
