@@ -3,7 +3,9 @@ server (net/http if present), arms paired by round: Docker's loss against native
 the Conclusion blames for it (the same Docker -p container with seccomp off), gin against net/http, and
 its Kubernetes loss on each Kubernetes path this run measured. Its two losses are judged only on a run
 with its load (`wrk -t12 -c400 -d30s`, `at_document_load`): at any other they are «no comparable», with
-the reason. Its absolute per-thread column is «no comparable» too."""
+the reason. So are its latency column (Docker and Kubernetes over native, per server: wrk's average
+latency, mostly queueing at that load) and actix-web against Rocket in its appendix. Its absolute
+per-thread column is «no comparable» at any load."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from functools import partial
 
 import pandas as pd
 
-from ..figures import Custom, Data, Difference, NotComparable, Ratio, Sel, judge_all
+from ..figures import Custom, Data, Difference, Figure, NotComparable, Ratio, Sel, judge_all
 from ..verdict import OTHER_MACHINE, Claim, Said, missing, ref
 from . import servers
 from .analysis import BASELINE, main_server
@@ -43,10 +45,39 @@ def load_words(hilos, conexiones, duracion_s) -> str:
 DOCUMENT_LOAD = load_words(**SEED_PRESET)
 
 
-def at_document_load(duration_key: str, button: str):
-    """incomparable(df, meta) for a loss the document measured with its load: "" on a run with that
+LOSS_WHY = (
+    "Con otra concurrencia la pérdida de un camino de red cambia (con pocas conexiones pesa más la latencia "
+    "de cada salto, con muchas, la CPU de quien copia los bytes): no se juzga su porcentaje con otra carga."
+)
+LATENCY_WHY = (
+    "La latencia media de wrk depende de su carga: con 400 conexiones que esperan cada una su respuesta, es "
+    "sobre todo tiempo en cola (conexiones ÷ peticiones por segundo); con pocas, el tiempo de cada salto: no "
+    "se juzga su proporción con otra carga."
+)
+RATE_WHY = (
+    "Con otra concurrencia cambia qué limita a cada servidor (sus hilos, su planificador, el propio wrk): no "
+    "se juzga la proporción entre dos servidores con otra carga."
+)
+
+
+def button(name: str) -> str:
+    """How to judge a claim at the document's load: the panel's button that runs it (Spanish)."""
+    return f"El botón «{name}» del panel la juzga con la suya."
+
+
+def by_hand(*names: str, duration_key: str = "duracion_s") -> str:
+    """How to judge a claim no button runs: the document's load with these servers (Spanish)."""
+    listed = " y ".join(servers.SERVERS[n].label for n in names)
+    return (
+        f"Para juzgarla, corre el experimento con hilos=12, conexiones=400, {duration_key}=30 y {listed} entre "
+        "los servidores."
+    )
+
+
+def at_document_load(duration_key: str, how: str, what: str = "esta pérdida", why: str = LOSS_WHY):
+    """incomparable(df, meta) for a figure the document measured with its load: "" on a run with that
     load (wrk's duration read from `duration_key`: duracion_s, or duracion_k8s_s on Kubernetes),
-    otherwise why the percentages cannot be compared (Spanish)."""
+    otherwise why `what` cannot be compared (`why`) and `how` to judge it (Spanish)."""
 
     def reason(df: pd.DataFrame, meta: dict | None) -> str:
         p = (meta or {}).get("parameters") or {}
@@ -58,11 +89,8 @@ def at_document_load(duration_key: str, button: str):
         if ours == SEED_PRESET:
             return ""
         return (
-            f"El documento midió esta pérdida con {DOCUMENT_LOAD}; esta corrida usó "
-            f"{load_words(*(v if v is not None else '?' for v in ours.values()))}. Con otra concurrencia la "
-            "pérdida de un camino de red cambia (con pocas conexiones pesa más la latencia de cada salto, con "
-            f"muchas, la CPU de quien copia los bytes): no se juzga su porcentaje con otra carga. El botón "
-            f"«{button}» del panel la juzga con la suya."
+            f"El documento midió {what} con {DOCUMENT_LOAD}; esta corrida usó "
+            f"{load_words(*(v if v is not None else '?' for v in ours.values()))}. {why} {how}"
         )
 
     return reason
@@ -94,7 +122,7 @@ DOCKER_LOSS = loss(
         NATIVE,
         percent=True,
         detail=on_server,
-        incomparable=at_document_load("duracion_s", "Configuración del documento"),
+        incomparable=at_document_load("duracion_s", button("Configuración del documento")),
     ),
 )
 SECURITY_CAUSE = said(
@@ -145,24 +173,32 @@ K8S_NOT_RUN = (
 )
 
 
-def kubernetes_paths(said: Said, df: pd.DataFrame, meta: dict | None) -> list[Claim]:
-    """The document's Kubernetes loss judged on each Kubernetes path of the run, against native."""
-    out = []
-    for variant, words in K8S_PATHS.items():
-        figure = Difference(
-            arm("kubernetes", variant),
-            NATIVE,
-            percent=True,
-            detail=lambda df, meta, v=variant: {**on_server(df, meta), "camino": v},
-            optional=True,
-        )
-        quantity = f"el cambio de peticiones por segundo de {words} frente a nativo"
-        if server := main_server(df):
-            quantity += f" ({servers.SERVERS[server].label})"
-        claim = figure.claim(said.but(quantity=quantity), Data(df, meta))
-        if claim is not None:
-            out.append(claim)
-    return out or [missing(said.but(note=K8S_NOT_RUN))]
+def on_kubernetes_paths(figure_of_path, quantity_of_path, server=main_server):
+    """Custom(fn): a claim on Kubernetes judged on each Kubernetes path of the run: figure_of_path(variant,
+    detail) → an optional Figure on that path's arm; quantity_of_path(words) → its quantity, with the
+    server (`server(df)`) named."""
+
+    def judged(said: Said, df: pd.DataFrame, meta: dict | None) -> list[Claim]:
+        out = []
+        name = server(df)
+        for variant, words in K8S_PATHS.items():
+            figure = figure_of_path(
+                variant, lambda df, meta, v=variant: {**({"servidor": name} if name else {}), "camino": v}
+            )
+            quantity = quantity_of_path(words)
+            if name:
+                quantity += f" ({servers.SERVERS[name].label})"
+            claim = figure.claim(said.but(quantity=quantity), Data(df, meta))
+            if claim is not None:
+                out.append(claim)
+        return out or [missing(said.but(note=K8S_NOT_RUN))]
+
+    return judged
+
+
+def path_loss(variant: str, detail) -> Figure:
+    """One Kubernetes path's change of requests per second against native, on the run's main server."""
+    return Difference(arm("kubernetes", variant), NATIVE, percent=True, detail=detail, optional=True)
 
 
 KUBERNETES_LOSS = loss(
@@ -170,11 +206,96 @@ KUBERNETES_LOSS = loss(
     83.59,
     "Kubernetes",
     Custom(
-        kubernetes_paths,
-        incomparable=at_document_load("duracion_k8s_s", "Kubernetes con la carga del documento"),
+        on_kubernetes_paths(
+            path_loss, lambda words: f"el cambio de peticiones por segundo de {words} frente a nativo"
+        ),
+        incomparable=at_document_load("duracion_k8s_s", button("Kubernetes con la carga del documento")),
     ),
 )
-SAID = (DOCKER_LOSS, SECURITY_CAUSE, GIN_NETHTTP, PER_THREAD, KUBERNETES_LOSS)
+# The table's «Latency» column: wrk's average latency, Docker and Kubernetes over native, per server (its
+# own names for them) — judged only at its load, where it is mostly time queued behind 400 connections.
+TABLE_NAMES = {"nethttp": "http-pkg", "gin": "go-gin"}
+LATENCY_BUTTONS = {
+    ("docker", "nethttp"): button("Configuración del documento"),
+    ("kubernetes", "nethttp"): button("Kubernetes con la carga del documento"),
+}
+
+
+def latency_arm(engine: str, variant: str, server: str) -> Sel:
+    """wrk's average latency (ms) of one arm on one server, by round."""
+    return Sel(metric="latencia_media", engine=engine, variant=variant, image=server)
+
+
+def latency(engine: str, server: str, native_ms: float, engine_ms: float) -> Said:
+    """The table's «Latency» of one server in one engine over its native one, as a ratio."""
+    name, row = engine.capitalize(), TABLE_NAMES[server]
+    label = servers.SERVERS[server].label
+    duration = "duracion_s" if engine == "docker" else "duracion_k8s_s"
+    incomparable = at_document_load(
+        duration,
+        LATENCY_BUTTONS.get((engine, server)) or by_hand(server, duration_key=duration),
+        "esta proporción",
+        LATENCY_WHY,
+    )
+    native = latency_arm(*BASELINE, server)
+    if engine == "docker":
+        figure = Ratio(
+            latency_arm("docker", "puerto", server),
+            native,
+            detail={"servidor": server},
+            incomparable=incomparable,
+        )
+    else:
+        figure = Custom(
+            on_kubernetes_paths(
+                lambda variant, detail: Ratio(
+                    latency_arm("kubernetes", variant, server), native, detail=detail, optional=True
+                ),
+                lambda words: f"la latencia media de {words} / sin contenedor",
+                server=lambda df: server,
+            ),
+            detail={"servidor": server},
+            incomparable=incomparable,
+        )
+    return said(
+        f"latencia_{engine}_{server}",
+        f"Con {label} ({row}), la latencia media pasa de {native_ms:.2f} ms sin contenedor a {engine_ms:.2f} ms en "
+        f"{name}: {engine_ms / native_ms:.2f} veces.",
+        where=f"{RESULTS}, filas Native y {name} · {row}, columna «Latency»",
+        claimed=engine_ms / native_ms,
+        kind="about",
+        quantity=f"la latencia media de {'Docker -p' if engine == 'docker' else name} / sin contenedor ({label})",
+        unit="x",
+        ref=ref(
+            source="seed003", metric="latencia_media", engine=engine, image=server, over={"engine": "bare"}
+        ),
+        figure=figure,
+    )
+
+
+LATENCIES = (
+    latency("docker", "nethttp", 5.47, 11.16),
+    latency("kubernetes", "nethttp", 5.47, 24.50),
+    latency("docker", "gin", 5.65, 11.37),
+    latency("kubernetes", "gin", 5.65, 23.76),
+)
+# The appendix's two Rust servers, natively only: actix's total requests per second over Rocket's.
+APPENDIX_ACTIX, APPENDIX_ROCKET = 203133.2, 159194.28
+ACTIX_ROCKET = said(
+    "actix_rocket_128",
+    "Sin contenedor, actix-web atiende 203\u202f133 peticiones por segundo y Rocket 159\u202f194: 1.28 veces.",
+    where="apéndice, salidas «Native - actix» y «Native - rocket» («Requests/sec»)",
+    claimed=APPENDIX_ACTIX / APPENDIX_ROCKET,
+    kind="about",
+    quantity="la proporción actix-web / Rocket en peticiones por segundo, sin contenedor",
+    ref=ref(source="seed003", metric="req_s", engine="bare", image="actix", over={"image": "rocket"}),
+    figure=Ratio(
+        arm(*BASELINE, "actix"),
+        arm(*BASELINE, "rocket"),
+        incomparable=at_document_load("duracion_s", by_hand("actix", "rocket"), "esta proporción", RATE_WHY),
+    ),
+)
+SAID = (DOCKER_LOSS, SECURITY_CAUSE, GIN_NETHTTP, PER_THREAD, KUBERNETES_LOSS, *LATENCIES, ACTIX_ROCKET)
 
 
 def conditions(meta: dict | None) -> str:
@@ -216,5 +337,5 @@ def as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    """The five claims: three decided by the one verdict rule, two «no comparable» with the reason."""
+    """The document's claims, each decided by the one verdict rule or «no comparable» with the reason."""
     return judge_all(SAID, df, meta, adapt=as_run)

@@ -375,7 +375,7 @@ def test_the_security_claim_follows_the_data_both_ways():
 def test_every_claim_names_its_source_and_where_in_it():
     for claim in exp.claims(synthetic(), {"parameters": {"hilos": 2}}):
         assert claim.source == "«Container Performance Testing»", claim.key
-        assert claim.where.startswith(("tabla «Results»", "sección «Conclusion»")), claim.key
+        assert claim.where.startswith(("tabla «Results»", "sección «Conclusion»", "apéndice")), claim.key
         assert claim.status == verdict.NO_COMPARABLE or claim.note or claim.key == "gin_igual_nethttp"
 
 
@@ -390,6 +390,11 @@ def test_claims_match_the_reference_figures():
         "gin_igual_nethttp",
         "columna_por_hilo",
         "kubernetes_pierde_84",
+        "latencia_docker_nethttp",
+        "latencia_kubernetes_nethttp",
+        "latencia_docker_gin",
+        "latencia_kubernetes_gin",
+        "actix_rocket_128",
     }
     for said in with_figure:
         assert said.ref is not None, said.key
@@ -404,6 +409,10 @@ def test_claims_match_the_reference_figures():
 
     assert "65.83 %" in declared.DOCKER_LOSS.statement and "83.59 %" in declared.KUBERNETES_LOSS.statement
     assert "8.78k" in declared.GIN_NETHTTP.statement and "9.01k" in declared.GIN_NETHTTP.statement
+    for said in declared.LATENCIES:  # the two latencies of its row, and their ratio to two decimals
+        assert f"{said.claimed:.2f} veces" in said.statement, said.key
+    assert "1.28 veces" in declared.ACTIX_ROCKET.statement
+    assert num(declared.APPENDIX_ACTIX).split(",")[0] in declared.ACTIX_ROCKET.statement
     assert num(declared.APPENDIX_TOTAL) in declared.PER_THREAD_READING
     assert (
         f"{declared.APPENDIX_TOTAL / declared.APPENDIX_PER_THREAD:.1f} veces" in declared.PER_THREAD_READING
