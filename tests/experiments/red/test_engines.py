@@ -94,6 +94,11 @@ def test_every_arm_that_runs_here_measures_and_cleans_up(sandbox):
         "gin_igual_nethttp",
         "columna_por_hilo",
         "kubernetes_pierde_84",
+        "latencia_docker_nethttp",
+        "latencia_kubernetes_nethttp",
+        "latencia_docker_gin",
+        "latencia_kubernetes_gin",
+        "actix_rocket_128",
     }
     assert claims["columna_por_hilo"].status == verdict.NO_COMPARABLE  # another machine's absolute figure
     assert claims["gin_igual_nethttp"].status == verdict.SIN_DATOS  # gin was not asked for
