@@ -59,6 +59,6 @@ def test_runs_headless_in_the_quick_course():
     executed = executed_in_quick_course(NOTEBOOK)
     run, text = executed.run, executed.text
     assert "pierde un 65.83 %" in text and "(columna «Requests/s»)" in text
-    assert "image/png" in text and "Kubernetes: referencia, no medido aquí" in text
+    assert "image/png" in text and "no pidió los brazos de Kubernetes (el perfil rápido los omite" in text
     runs = list((run.results / "red").glob("*/meta.json"))
     assert len(runs) == 1 and json.loads(runs[0].read_text())["status"] == "complete"
