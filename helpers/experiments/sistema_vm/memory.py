@@ -9,7 +9,11 @@ import psutil
 from ... import measure, system
 from .kinds import ANTES, DESPUES, DURANTE, MB, RETENIDA
 
-PAUSE_S = 2  # memtoca's pause between phases
+# memtoca's pause after touching and after freeing: the host reads «durante» as soon as memtoca says
+# «tocado», and «después» SETTLE_S after «liberado», so one second holds the block, and then the process,
+# past each reading (2 s cost 1 s more per instance, 2 s more in a VM, whose console waits for the end).
+PAUSE_S = 1
+SETTLE_S = 0.5  # after «liberado», before reading «después»: the host's accounting settles
 
 
 def pss(pids) -> tuple[int, int]:
@@ -33,7 +37,7 @@ def memory_given_back(instance, megabytes: int) -> dict[str, float]:
         command.wait_for("memtoca tocado", 300)
         during = instance.host_memory()
         command.wait_for("memtoca liberado", 300)
-        time.sleep(0.5)  # the host's accounting settles
+        time.sleep(SETTLE_S)
         after = instance.host_memory()
     finally:
         if isinstance(command, measure.Child):

@@ -19,7 +19,7 @@ from helpers import measure, results, vm
 from helpers.engines import lxd
 from helpers.errors import ComandoFallido
 from helpers.experiments.runner import RunContext
-from helpers.experiments.sistema_vm import kinds
+from helpers.experiments.sistema_vm import kinds, memory
 from helpers.experiments.sistema_vm.lxd_instances import LXDInstance, lxd_name
 from helpers.vm.assets import INITTAB_COMMON
 
@@ -52,6 +52,12 @@ def test_the_busybox_kinds_are_ready_at_the_sysinit_line_their_inittab_holds():
     assert f"::sysinit:/bin/echo {kinds.READY}" in INITTAB_COMMON
     for kind in ("sistema", "vm"):
         assert "`sysinit`" in kinds.WINDOWS[kind] and kinds.SYSTEMD_READY not in kinds.WINDOWS[kind]
+
+
+def test_memory_given_back_reads_both_figures_while_memtoca_still_holds_them():
+    """«durante» is read at «tocado», «después» SETTLE_S after «liberado»: memtoca's pause after each
+    must outlast that, or «después» would be read after the process left, not after the free."""
+    assert memory.SETTLE_S < memory.PAUSE_S
 
 
 # ---------------------------------------------------------------- the signal the host sleeps on
