@@ -477,5 +477,7 @@ def densidad(resultado: Resultado) -> None:
         markdown("_Esta corrida no tiene la fase de densidad (DENSIDAD = 0, o una corrida anterior a ella)._")
         return
     densidad_vista.limites(resultado)
+    if said := densidad_vista.entrada(resultado.meta):
+        markdown(said)
     densidad_vista.grafico(resultado, COLOR)
     densidad_vista.memoria(resultado)

@@ -69,6 +69,23 @@ def limites(resultado: Resultado) -> None:
     show(table(pd.DataFrame(rows), "Los límites de cada instancia, leídos de vuelta (no los pedidos)"))
 
 
+def entrada(meta: dict | None) -> str:
+    """What each gzip of the phase compressed, from the run's meta.json: the first MiB of the input
+    file, or all of it (runs before the phase took a part of it)."""
+    meta = meta or {}
+    part = (meta.get("densidad") or {}).get("entrada_mb")
+    whole = (meta.get("gzip") or {}).get("input_mb")
+    if not part:
+        return ""
+    if whole and part < whole:
+        return (
+            f"Cada gzip de esta fase comprime los primeros {part} MiB del archivo de entrada (las cargas de "
+            f"arriba comprimen sus {whole} MiB): con N = 1, 2 y 4 en cada ronda, una medida más corta; lo "
+            "que se compara es MB/s."
+        )
+    return f"Cada gzip de esta fase comprime el archivo de entrada entero ({part} MiB)."
+
+
 def grafico(resultado: Resultado, colors: dict[str, str]) -> None:
     """gzip MB/s per instance (left) and of the N together (right) against N, one line per kind."""
     df, meta = resultado.df, resultado.meta or {}

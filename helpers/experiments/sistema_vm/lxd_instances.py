@@ -142,8 +142,9 @@ class LXDInstance:
         )
         return cronometro_ms(stderr, code)
 
-    def timed_gzip(self) -> float:
-        return self._cronometro(["/sonda/cronometro", "sh", "-c", workload.gzip_script(busybox=BUSYBOX)])
+    def timed_gzip(self, mib: int | None = None) -> float:
+        script = workload.gzip_script(busybox=BUSYBOX, mib=mib)
+        return self._cronometro(["/sonda/cronometro", "sh", "-c", script])
 
     def timed_fio(self) -> float:
         return disk_io.run_checked(lxd.exec_argv(self.name, disk_io.command()), lxd.proxy_env())

@@ -46,12 +46,18 @@ def tool() -> str:
     return "GNU gzip (el de Debian)" if gnu() else "gzip de busybox (falta el de Debian: «make setup»)"
 
 
-def gzip_script(where: str = GZIP_BUNDLE.where, data: str = DATA, busybox: str = "") -> str:
+def gzip_script(
+    where: str = GZIP_BUNDLE.where, data: str = DATA, busybox: str = "", mib: int | None = None
+) -> str:
     """The shell line that compresses `data` to /dev/null: GNU gzip from its folder at `where`, or, without
-    it, busybox's (`busybox`: its path where it is not the shell's own applet)."""
+    it, busybox's (`busybox`: its path where it is not the shell's own applet). `mib`: only the file's
+    first `mib` MiB, piped in by `head -c` (busybox's, like the shell), else the whole file."""
+    applet = f"{busybox} " if busybox else ""
+    head = "" if mib is None else f"{applet}head -c {mib * 2**20} {data} | "
+    source = [data] if mib is None else []  # gzip reads its standard input after `head`
     if gnu():
-        return " ".join(GZIP_BUNDLE.argv(f"-{LEVEL}", "-c", data, where=where)) + " > /dev/null"
-    return f"{busybox + ' ' if busybox else ''}gzip -{LEVEL} -c {data} > /dev/null"
+        return head + " ".join(GZIP_BUNDLE.argv(f"-{LEVEL}", "-c", *source, where=where)) + " > /dev/null"
+    return head + " ".join([f"{applet}gzip", f"-{LEVEL}", "-c", *source]) + " > /dev/null"
 
 
 def sentence(gzip_meta: dict | None) -> str:

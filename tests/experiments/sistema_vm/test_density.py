@@ -9,7 +9,7 @@ import threading
 import pandas as pd
 import pytest
 
-from helpers import cgroups
+from helpers import cgroups, vm
 from helpers import engines as eng
 from helpers.engines import lxd
 from helpers.engines.base import RunOptions
@@ -19,6 +19,7 @@ from helpers.experiments.sistema_vm import density
 from helpers.experiments.sistema_vm import kinds as k
 from helpers.experiments.sistema_vm.analysis import density_levels, fit_level, top_level
 from helpers.results import COLUMNS
+from helpers.view import sistema_vm_densidad as density_view
 from tests.experiments.sistema_vm.test_lxd import require_lxd, rows_of
 
 DENSITY_KEYS = {
@@ -67,8 +68,17 @@ def test_at_once_really_runs_everything_together():
     assert density.at_once(lambda i: (meeting.wait(), i)[1], list(range(n))) == list(range(n))
 
 
-def test_throughput_is_the_data_file_over_the_time():
-    assert density.throughput_mb_s(1000.0) == pytest.approx(8 * 2**20 / 1e6)
+def test_throughput_is_the_part_of_the_data_file_compressed_over_the_time():
+    assert density.throughput_mb_s(1000.0) == pytest.approx(density.INPUT_MIB * 2**20 / 1e6)
+    assert density.throughput_mb_s(500.0, mib=8) == pytest.approx(2 * 8 * 2**20 / 1e6)
+    assert density.INPUT_MIB < vm.GUEST_DATA_MB  # a part of the file every instance holds
+
+
+def test_the_page_says_how_much_of_the_input_each_gzip_compressed():
+    part = density_view.entrada({"densidad": {"entrada_mb": 4}, "gzip": {"input_mb": 8}})
+    assert "primeros 4 MiB" in part and "8 MiB" in part
+    assert "entero (8 MiB)" in density_view.entrada({"densidad": {"entrada_mb": 8}})  # a run from before
+    assert density_view.entrada({}) == ""
 
 
 # ---------------------------------------------------------------- limits as written and as read back
@@ -257,12 +267,14 @@ def test_the_view_shows_limits_curves_and_memory_and_says_emulated(tmp_path, mon
     limits += rows_of("vm_emulada", "qemu", k.DENSIDAD_MEMORIA, [384.0] * 4, "MB")
     limits += rows_of("aplicacion", "docker", "arranque_listo", [200.0] * 6, "ms")  # a row of the main table
     df = pd.concat([df, pd.DataFrame(limits, columns=COLUMNS)], ignore_index=True)
-    res = Resultado(exp.EXPERIMENT, df, tmp_path, {"status": "complete", **META})
+    meta = {**META, "densidad": {**META["densidad"], "entrada_mb": 4}, "gzip": {"input_mb": 8}}
+    res = Resultado(exp.EXPERIMENT, df, tmp_path, {"status": "complete", **meta})
     shown = []
     for module in (view, density_view):
         monkeypatch.setattr(module, "show", lambda obj: shown.append(obj))
         monkeypatch.setattr(module, "markdown", lambda text: shown.append(text))
     assert view.densidad(res) is None
+    assert "primeros 4 MiB" in shown.pop(1)  # between the limits and the curves
     limits_table = shown[0].data
     vm_row = limits_table[limits_table["Instancia"].str.contains("VM")].iloc[0]
     assert "no comparable" in vm_row["Instancia"] and vm_row["CPU (límite leído)"] == "2"

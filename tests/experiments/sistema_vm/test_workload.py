@@ -4,6 +4,7 @@ extra disks in order; with the real things, GNU gzip and fio in a busybox contai
 
 from __future__ import annotations
 
+import gzip
 import subprocess
 import time
 
@@ -49,6 +50,23 @@ def test_gnu_gzip_runs_from_its_folder_at_level_6_and_busybox_only_without_it(mo
     monkeypatch.setattr(workload, "gnu", lambda: False)
     assert workload.gzip_script(busybox="/opt/bb") == "/opt/bb gzip -6 -c /datos/entrada.txt > /dev/null"
     assert "busybox" in workload.tool() and workload.metadata()["tool"] == "busybox gzip"
+
+
+def test_a_part_of_the_file_is_piped_in_by_head_and_only_that_part_is_compressed(tmp_path, monkeypatch):
+    """The density phase's gzip (mib): the host's own head and gzip run the very line, to a file."""
+    monkeypatch.setattr(workload, "gnu", lambda: True)
+    line = workload.gzip_script(mib=4)
+    assert line.startswith(f"head -c {4 * 2**20} {workload.DATA} | /gzip/ld.so --library-path /gzip/lib ")
+    assert line.endswith("/gzip/gzip -6 -c > /dev/null")
+    assert workload.gzip_script(busybox="/opt/bb", mib=4).startswith(f"/opt/bb head -c {4 * 2**20} ")
+    monkeypatch.setattr(workload, "gnu", lambda: False)
+    data = tmp_path / "entrada.txt"
+    data.write_bytes(bytes(range(256)) * (3 * 2**20 // 256))  # 3 MiB
+    out = tmp_path / "salida.gz"
+    line = workload.gzip_script(data=str(data), mib=1)
+    assert line == f"head -c {2**20} {data} | gzip -6 -c > /dev/null"
+    subprocess.run(["sh", "-c", line.replace("> /dev/null", f"> {out}")], check=True, timeout=60)
+    assert gzip.decompress(out.read_bytes()) == data.read_bytes()[: 2**20]
 
 
 def test_the_page_names_the_gzip_it_ran_and_the_profile_it_follows():
