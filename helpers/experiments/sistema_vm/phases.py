@@ -69,7 +69,9 @@ def provisioning(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress
             rows.append((FASES_LXD[phase], round(value, 3), "ms"))
         return rows
 
-    log("1/3 Arranque hasta «listo» y disco por instancia, intercalados (cada ronda lanza instancias nuevas).")
+    log(
+        "1/3 Arranque hasta «listo» y disco por instancia, intercalados (cada ronda lanza instancias nuevas)."
+    )
     measure_rounds(
         ctx,
         [a for a in arms if a.kind != NESTED],
