@@ -43,7 +43,7 @@ METRIC_LABEL = {
     exp.DURANTE: "memoria con el bloque tocado",
     exp.DESPUES: "memoria después de liberarlo",
     exp.RETENIDA: "memoria liberada que el host no recupera",
-    exp.GZIP: "gzip de 8 MiB (solo el trabajo)",
+    exp.GZIP: "gzip (solo el trabajo)",
     exp.FIO: "fio: lecturas y escrituras de 4 KiB al azar, E/S directa (IOPS)",
     exp.RED: "red: iperf3 del host a la instancia por 127.0.0.1 (Gbit/s)",
     exp.DISCO_ESCRITO: "disco que escribió el contenedor de sistema con motor (imágenes, capas, registros)",

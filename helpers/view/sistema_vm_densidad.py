@@ -12,7 +12,7 @@ import pandas as pd
 from .. import reference
 from ..experiments import sistema_vm as exp
 from ..experiments.runner import Resultado
-from ..experiments.sistema_vm import kinds
+from ..experiments.sistema_vm import kinds, workload
 from ..experiments.sistema_vm.analysis import arm_values, density_levels, overcommit_of, summarize
 from .common import fmt, fmt_ratio, markdown, show, table
 
@@ -70,20 +70,15 @@ def limites(resultado: Resultado) -> None:
 
 
 def entrada(meta: dict | None) -> str:
-    """What each gzip of the phase compressed, from the run's meta.json: the first MiB of the input
-    file, or all of it (runs before the phase took a part of it)."""
+    """What each gzip of the phase compressed, from the run's meta.json."""
     meta = meta or {}
-    part = (meta.get("densidad") or {}).get("entrada_mb")
-    whole = (meta.get("gzip") or {}).get("input_mb")
-    if not part:
+    mib = (meta.get("densidad") or {}).get("entrada_mb")
+    if not mib:
         return ""
-    if whole and part < whole:
-        return (
-            f"Cada gzip de esta fase comprime los primeros {part} MiB del archivo de entrada (las cargas de "
-            f"arriba comprimen sus {whole} MiB): con N = 1, 2 y 4 en cada ronda, una medida más corta; lo "
-            "que se compara es MB/s."
-        )
-    return f"Cada gzip de esta fase comprime el archivo de entrada entero ({part} MiB)."
+    workloads = meta.get("gzip") or {}
+    same = workloads.get("input_mb") == mib
+    what = workload.part(workloads) if same else f"{mib} MiB del archivo de entrada"
+    return f"Cada gzip de esta fase comprime {what}{', como las cargas de arriba' if same else ''}."
 
 
 def grafico(resultado: Resultado, colors: dict[str, str]) -> None:

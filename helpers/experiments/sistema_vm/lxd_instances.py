@@ -142,8 +142,8 @@ class LXDInstance:
         )
         return cronometro_ms(stderr, code)
 
-    def timed_gzip(self, mib: int | None = None) -> float:
-        script = workload.gzip_script(busybox=BUSYBOX, mib=mib)
+    def timed_gzip(self) -> float:
+        script = workload.gzip_script(busybox=BUSYBOX)
         return self._cronometro(["/sonda/cronometro", "sh", "-c", script])
 
     def timed_fio(self) -> float:

@@ -148,8 +148,8 @@ def workloads(
     measure_rounds, so every arm shares the noise. Every instance in `running` is stopped at the end."""
     fio = disk_io.available()
     log(
-        f"3/3 Trabajo de CPU: {workload.tool()}, nivel {workload.LEVEL}, sobre el mismo archivo de "
-        f"{workload.INPUT_MIB} MiB"
+        f"3/3 Trabajo de CPU: {workload.tool()}, nivel {workload.LEVEL}, sobre "
+        f"{workload.part(workload.metadata())} (el mismo en todas)"
         + (
             f"; de disco: fio, E/S directa, 4 KiB al azar sobre {disk_io.FILE_MB} MiB durante "
             f"{disk_io.RUNTIME_S:g} s"

@@ -9,13 +9,13 @@ import threading
 import pandas as pd
 import pytest
 
-from helpers import cgroups, vm
+from helpers import cgroups
 from helpers import engines as eng
 from helpers.engines import lxd
 from helpers.engines.base import RunOptions
 from helpers.experiments import sistema_vm as exp
 from helpers.experiments import verdict
-from helpers.experiments.sistema_vm import density
+from helpers.experiments.sistema_vm import density, workload
 from helpers.experiments.sistema_vm import kinds as k
 from helpers.experiments.sistema_vm.analysis import density_levels, fit_level, top_level
 from helpers.results import COLUMNS
@@ -69,15 +69,15 @@ def test_at_once_really_runs_everything_together():
 
 
 def test_throughput_is_the_part_of_the_data_file_compressed_over_the_time():
-    assert density.throughput_mb_s(1000.0) == pytest.approx(density.INPUT_MIB * 2**20 / 1e6)
+    assert density.throughput_mb_s(1000.0) == pytest.approx(workload.INPUT_MIB * 2**20 / 1e6)
     assert density.throughput_mb_s(500.0, mib=8) == pytest.approx(2 * 8 * 2**20 / 1e6)
-    assert density.INPUT_MIB < vm.GUEST_DATA_MB  # a part of the file every instance holds
 
 
 def test_the_page_says_how_much_of_the_input_each_gzip_compressed():
-    part = density_view.entrada({"densidad": {"entrada_mb": 4}, "gzip": {"input_mb": 8}})
-    assert "primeros 4 MiB" in part and "8 MiB" in part
-    assert "entero (8 MiB)" in density_view.entrada({"densidad": {"entrada_mb": 8}})  # a run from before
+    part = density_view.entrada({"densidad": {"entrada_mb": 4}, "gzip": {"input_mb": 4, "file_mb": 8}})
+    assert "primeros 4 MiB de un archivo de 8 MiB" in part and "como las cargas" in part
+    before = density_view.entrada({"densidad": {"entrada_mb": 8}, "gzip": {"input_mb": 8}})  # the whole file
+    assert "un archivo de 8 MiB" in before and "primeros" not in before
     assert density_view.entrada({}) == ""
 
 
@@ -267,7 +267,7 @@ def test_the_view_shows_limits_curves_and_memory_and_says_emulated(tmp_path, mon
     limits += rows_of("vm_emulada", "qemu", k.DENSIDAD_MEMORIA, [384.0] * 4, "MB")
     limits += rows_of("aplicacion", "docker", "arranque_listo", [200.0] * 6, "ms")  # a row of the main table
     df = pd.concat([df, pd.DataFrame(limits, columns=COLUMNS)], ignore_index=True)
-    meta = {**META, "densidad": {**META["densidad"], "entrada_mb": 4}, "gzip": {"input_mb": 8}}
+    meta = {**META, "densidad": {**META["densidad"], "entrada_mb": 4}, "gzip": {"input_mb": 4, "file_mb": 8}}
     res = Resultado(exp.EXPERIMENT, df, tmp_path, {"status": "complete", **meta})
     shown = []
     for module in (view, density_view):

@@ -470,8 +470,9 @@ def test_only_the_claims_notebook_90_judges_are_sent_to_it():
     assert sent and sent <= judged, sent - judged
 
 
-def test_the_notebook_states_the_fio_job_it_runs():
-    """08's «Qué medimos» gives fio's duration as disk_io.JOB runs it (it said 0.4 s of a 0.25 s job)."""
+def test_the_notebook_states_the_fio_job_and_the_gzip_input_it_runs():
+    """08's «Qué medimos» gives fio's duration as disk_io.JOB runs it (it said 0.4 s of a 0.25 s job), and
+    gzip's input as workload.gzip_script takes it."""
     import json
 
     from helpers import PROJECT_ROOT
@@ -481,6 +482,8 @@ def test_the_notebook_states_the_fio_job_it_runs():
     seconds = float(exp.disk_io.RUNTIME.removesuffix("ms")) / 1000
     assert f"durante {seconds:g} s" in text
     assert f"archivo de {exp.disk_io.FILE_MB} MiB" in text
+    gzip_said = f"los primeros {exp.workload.INPUT_MIB} MiB (que le pasa `head -c`) del mismo archivo de "
+    assert gzip_said + f"{exp.workload.FILE_MIB} MiB" in text
 
 
 def test_a_cgroup_shared_with_other_processes_is_not_the_containers(monkeypatch):

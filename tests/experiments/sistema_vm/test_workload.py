@@ -43,22 +43,27 @@ def require_gzip():
 
 def test_gnu_gzip_runs_from_its_folder_at_level_6_and_busybox_only_without_it(monkeypatch):
     monkeypatch.setattr(workload, "gnu", lambda: True)
-    line = workload.gzip_script()
+    line = workload.gzip_script(mib=None)
     assert line.startswith("/gzip/ld.so --library-path /gzip/lib /gzip/gzip -6 -c /datos/entrada.txt")
     assert line.endswith("> /dev/null") and "busybox" not in line
     assert "GNU" in workload.tool() and workload.metadata()["tool"] == "GNU gzip"
     monkeypatch.setattr(workload, "gnu", lambda: False)
-    assert workload.gzip_script(busybox="/opt/bb") == "/opt/bb gzip -6 -c /datos/entrada.txt > /dev/null"
+    assert (
+        workload.gzip_script(busybox="/opt/bb", mib=None)
+        == "/opt/bb gzip -6 -c /datos/entrada.txt > /dev/null"
+    )
     assert "busybox" in workload.tool() and workload.metadata()["tool"] == "busybox gzip"
 
 
-def test_a_part_of_the_file_is_piped_in_by_head_and_only_that_part_is_compressed(tmp_path, monkeypatch):
-    """The density phase's gzip (mib): the host's own head and gzip run the very line, to a file."""
+def test_gzip_compresses_the_first_mib_of_the_file_piped_in_by_head(tmp_path, monkeypatch):
+    """Every gzip (workloads and density) compresses the file's first INPUT_MIB MiB: the host's own head
+    and gzip run the very line, to a file, and only that part comes back out."""
+    assert workload.INPUT_MIB < workload.FILE_MIB == vm.GUEST_DATA_MB
     monkeypatch.setattr(workload, "gnu", lambda: True)
-    line = workload.gzip_script(mib=4)
-    assert line.startswith(f"head -c {4 * 2**20} {workload.DATA} | /gzip/ld.so --library-path /gzip/lib ")
+    line = workload.gzip_script()
+    assert line.startswith(f"head -c {workload.INPUT_MIB * 2**20} {workload.DATA} | /gzip/ld.so ")
     assert line.endswith("/gzip/gzip -6 -c > /dev/null")
-    assert workload.gzip_script(busybox="/opt/bb", mib=4).startswith(f"/opt/bb head -c {4 * 2**20} ")
+    assert workload.gzip_script(busybox="/opt/bb").startswith("/opt/bb head -c ")
     monkeypatch.setattr(workload, "gnu", lambda: False)
     data = tmp_path / "entrada.txt"
     data.write_bytes(bytes(range(256)) * (3 * 2**20 // 256))  # 3 MiB
@@ -70,8 +75,10 @@ def test_a_part_of_the_file_is_piped_in_by_head_and_only_that_part_is_compressed
 
 
 def test_the_page_names_the_gzip_it_ran_and_the_profile_it_follows():
-    gnu = workload.sentence({"tool": "GNU gzip", "level": 6, "input_mb": 8})
-    assert "GNU gzip" in gnu and "nivel 6" in gnu and "8 MiB" in gnu and workload.PROFILE in gnu
+    gnu = workload.sentence(workload.metadata() | {"tool": "GNU gzip"})
+    assert "GNU gzip" in gnu and "nivel 6" in gnu and workload.PROFILE in gnu
+    assert f"los primeros {workload.INPUT_MIB} MiB de un archivo de {workload.FILE_MIB} MiB" in gnu
+    assert "sobre un archivo de 8 MiB" in workload.sentence({"tool": "GNU gzip", "input_mb": 8})  # older
     assert "tar -zcf" in gnu and "Linux 4.13" in gnu
     old = workload.sentence({"tool": "busybox gzip", "input_mb": 8})  # a run from before the level
     assert "busybox" in old and "nivel" not in old
