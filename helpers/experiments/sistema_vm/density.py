@@ -102,27 +102,29 @@ def gzip_rows(group: list, ns: list[int]) -> list[tuple[str, float, str]]:
     return rows
 
 
-def start_group(ctx: RunContext, arm: Arm, group: list) -> None:
-    """Start the instances of `group` at once (not timed). VMs: every QEMU launched from this thread, then
-    each waited for: a VM's QEMU dies with the thread that spawned it (measure.Child's parent-death
-    signal follows the thread, not the process), so none is started from a pool's thread. Containers and
-    LXD's: each from a thread of its own. Their limits are then read back and recorded."""
-    if all(isinstance(instance, VMInstance) for instance in group):
-        for instance in group:
-            instance.launch()
-        for instance in group:
-            instance.start()
-    else:
-        at_once(lambda instance: instance.start(), group)
-    files = ""
-    for i, instance in enumerate(group, 1):
-        limits = instance.limits()
-        cpus = float("nan") if limits.cpus is None else round(limits.cpus, 3)
-        memory = float("nan") if limits.memory is None else round(limits.memory / MB, 1)
-        ctx.record(arm, DENSIDAD_CPUS, cpus, "CPU", rep=i)
-        ctx.record(arm, DENSIDAD_MEMORIA, memory, "MB", rep=i)
-        files = limits.files
-    ctx.run.meta.setdefault("densidad", {}).setdefault("limites_leidos_de", {})[arm.variant] = files
+def start_all(ctx: RunContext, groups: dict[Arm, list]) -> None:
+    """Start every instance of every kind at once (not timed): each VM's QEMU launched from this thread
+    first (a VM's QEMU dies with the thread that spawned it: measure.Child's parent-death signal follows
+    the thread, not the process), the containers and LXD's meanwhile from threads of their own, then each
+    VM waited for. One kind after another, one instance after another, the quiet run spent about 20 s
+    here. Their limits are then read back and recorded."""
+    everyone = [instance for group in groups.values() for instance in group]
+    vms = [instance for instance in everyone if isinstance(instance, VMInstance)]
+    for instance in vms:
+        instance.launch()
+    at_once(lambda instance: instance.start(), [i for i in everyone if not isinstance(i, VMInstance)])
+    for instance in vms:
+        instance.start()
+    for arm, group in groups.items():
+        files = ""
+        for i, instance in enumerate(group, 1):
+            limits = instance.limits()
+            cpus = float("nan") if limits.cpus is None else round(limits.cpus, 3)
+            memory = float("nan") if limits.memory is None else round(limits.memory / MB, 1)
+            ctx.record(arm, DENSIDAD_CPUS, cpus, "CPU", rep=i)
+            ctx.record(arm, DENSIDAD_MEMORIA, memory, "MB", rep=i)
+            files = limits.files
+        ctx.run.meta.setdefault("densidad", {}).setdefault("limites_leidos_de", {})[arm.variant] = files
 
 
 def run(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress, log: Log) -> None:
@@ -159,12 +161,12 @@ def run(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress, log: Lo
     groups: dict[Arm, list] = {}
     try:
         for arm in chosen:
-            progress(0, 1, f"{arm.label}: arrancando sus {top} instancias")
             group = groups.setdefault(arm, [])  # stopped below whatever happens
             group.extend(
                 make(arm, "densidad", cpus=DENSITY_CPUS, memory_mb=cfg.vm_memory_mb) for _ in range(top)
             )
-            start_group(ctx, arm, group)
+        progress(0, 1, f"arrancando a la vez las {top} instancias de cada tipo")
+        start_all(ctx, groups)
         measure_rounds(
             ctx,
             chosen,

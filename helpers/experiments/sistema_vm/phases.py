@@ -189,6 +189,4 @@ def workloads(
             else None,
         },
     )
-    for group in running.values():
-        for instance in group:
-            instance.stop()
+    at_once(lambda instance: instance.stop(), [instance for group in running.values() for instance in group])
