@@ -231,11 +231,23 @@ def check_leftovers() -> list[Check]:
     reaped = engines.reap_orphans(present)
     if not reaped:
         return [Check(True, "contenedores abandonados", "ninguno")]
-    total = sum(r["removed"] for r in reaped.values())
+    total = sum(r["removed"] for r in reaped.values() if r.get("what") != "puente")
+    own_bridges = sum(r["removed"] for r in reaped.values() if r.get("what") == "puente")
     runs = ", ".join(f"{r['run']} ({engines.DISPLAY[r['engine']]}: {r['reason']})" for r in reaped.values())
-    noun = "contenedor abandonado" if total == 1 else "contenedores abandonados"
+    nouns = [
+        f"{n} {one if n == 1 else many}"
+        for n, one, many in (
+            (total, "contenedor abandonado", "contenedores abandonados"),
+            (own_bridges, "puente propio abandonado", "puentes propios abandonados"),
+        )
+        if n
+    ]
     return [
-        Check(True, "contenedores abandonados", f"eliminé {total} {noun} de corridas que ya no viven: {runs}")
+        Check(
+            True,
+            "contenedores abandonados",
+            f"eliminé {' y '.join(nouns)} de corridas que ya no viven: {runs}",
+        )
     ]
 
 

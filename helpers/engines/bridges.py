@@ -13,6 +13,9 @@ an internal network does not answer on 127.0.0.1 (both tried on the course's mac
 still answers: the engine's proxy (docker-proxy) or its DNAT reach the container from the host itself,
 which is not forwarding.
 The network carries the run's labels and, like the rule, is removed with the run (`remove`, never raises).
+The rule's comment names the network («curso-contenedores <network>»): `course_rules` finds the course's
+rules by it and nothing else, and `course_networks` lists the networks that carry the course's mark, so
+that the bridges of a run that was killed are reaped by the next one (cleanup.reap_orphans).
 It needs root (iptables): without it, `availability` says why. `of_run` gives a run one bridge per engine
 (06's `-p` arms share it); 08's network phase makes its own with `create`.
 """
@@ -20,7 +23,9 @@ It needs root (iptables): without it, `availability` says why. `of_run` gives a 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import shlex
 import shutil
 import subprocess
 import threading
@@ -32,6 +37,7 @@ from .labels import LABEL, label_args
 
 CHAINS = {"docker": "DOCKER-USER", "podman": "FORWARD"}  # where each engine's rule goes
 NO_MASQUERADE = "com.docker.network.bridge.enable_ip_masquerade=false"
+BRIDGE_NAME = "com.docker.network.bridge.name"  # Docker's option that names the bridge's interface
 
 
 @dataclass(frozen=True)
@@ -52,10 +58,15 @@ class Bridge:
             "-m",
             "comment",
             "--comment",
-            f"{LABEL} {self.name}",
+            comment(self.name),
             "-j",
             "DROP",
         ]
+
+
+def comment(network: str) -> str:
+    """The comment of the rule of `network`: the course's mark and the network's name."""
+    return f"{LABEL} {network}"
 
 
 _LOCK = threading.Lock()
@@ -90,7 +101,7 @@ def create(engine: str, name: str, run_id: str | None, env: dict | None = None) 
     interface = ""
     if engine == "docker":
         interface = "cb-" + hashlib.sha1(name.encode()).hexdigest()[:10]  # at most 15 characters
-        argv += ["-o", NO_MASQUERADE, "-o", f"com.docker.network.bridge.name={interface}"]
+        argv += ["-o", NO_MASQUERADE, "-o", f"{BRIDGE_NAME}={interface}"]
     _run([*argv, name], f"{engine} network create", env)
     if engine == "podman":
         inspect = [engine, "network", "inspect", name, "--format", "{{.NetworkInterface}}"]
@@ -107,12 +118,67 @@ def create(engine: str, name: str, run_id: str | None, env: dict | None = None) 
 
 
 def remove(bridge: Bridge, env: dict | None = None) -> None:
-    """The rule and the network (after its containers); never raises (clean-up)."""
+    """The rule and the network (after its containers); never raises (clean-up). Every rule whose
+    comment names the network goes too (one of a bridge whose interface nobody knows any more)."""
     while subprocess.run(["iptables", "-D", *bridge.rule()], capture_output=True).returncode == 0:
         pass  # every copy of it
-    subprocess.run(
-        [bridge.engine, "network", "rm", bridge.name], capture_output=True, env=env, timeout=CLI_TIMEOUT
-    )
+    remove_rules(bridge.engine, bridge.name)
+    try:
+        subprocess.run(
+            [bridge.engine, "network", "rm", bridge.name], capture_output=True, env=env, timeout=CLI_TIMEOUT
+        )
+    except (OSError, subprocess.SubprocessError):
+        pass  # the engine does not answer: the next run's reaping tries again
+
+
+def remove_rules(engine: str, network: str) -> None:
+    """Every rule of the course in `engine`'s chain whose comment names `network`; never raises."""
+    try:
+        specs = course_rules(engine).get(network, [])
+    except (ComandoFallido, OSError, subprocess.SubprocessError):
+        return
+    for spec in specs:
+        subprocess.run(["iptables", "-D", *spec], capture_output=True)
+
+
+def course_rules(engine: str) -> dict[str, list[list[str]]]:
+    """The course's rules in `engine`'s chain, by the network their comment names: {network: [rule]},
+    each rule as `iptables -D` takes it (chain first). A rule without the course's comment is not listed."""
+    return parse_rules(_run(["iptables", "-S", CHAINS[engine]], "iptables -S"))
+
+
+def parse_rules(listing: str) -> dict[str, list[list[str]]]:
+    """The course's rules in `iptables -S CHAIN`'s output, as course_rules gives them."""
+    rules: dict[str, list[list[str]]] = {}
+    for line in listing.splitlines():
+        try:
+            spec = shlex.split(line)
+        except ValueError:
+            continue  # an unbalanced quote: not a rule the course wrote
+        if spec[:1] != ["-A"] or "--comment" not in spec[:-1]:
+            continue
+        mark, _, network = spec[spec.index("--comment") + 1].partition(" ")
+        if mark == LABEL and network:
+            rules.setdefault(network, []).append(spec[1:])
+    return rules
+
+
+def course_networks(engine: str, env: dict | None = None) -> list[tuple[Bridge, dict, str | None]]:
+    """Every network of `engine` that carries the course's mark: (its bridge, its labels, when it was
+    created as the engine writes it). A network that vanishes while it is listed is left out."""
+    listed = [engine, "network", "ls", "--filter", f"label={LABEL}", "--format", "{{.Name}}"]
+    found = []
+    for name in _run(listed, f"{engine} network ls", env).split():
+        try:
+            info = json.loads(_run([engine, "network", "inspect", name], f"{engine} network inspect", env))[0]
+        except (ComandoFallido, ValueError, IndexError):
+            continue
+        labels = info.get("Labels", info.get("labels")) or {}
+        if labels.get(LABEL) != "1":
+            continue  # the filter matched a key of that name with another value: not the course's mark
+        interface = (info.get("Options") or {}).get(BRIDGE_NAME) or info.get("network_interface") or ""
+        found.append((Bridge(engine, name, interface), labels, info.get("Created", info.get("created"))))
+    return found
 
 
 def of_run(engine: str, run_id: str, env: dict | None, defer) -> Bridge:
