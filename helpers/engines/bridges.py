@@ -78,10 +78,7 @@ def availability(engine: str) -> tuple[bool, str | None]:
     if engine not in CHAINS:
         return False, f"{engine} no tiene puente propio aquí."
     if os.geteuid() != 0 or shutil.which("iptables") is None:
-        return False, (
-            "hace falta root (iptables) para que su puente no lleve a ninguna parte fuera de esta máquina; "
-            "sin eso, ningún contenedor publica un puerto."
-        )
+        return False, "darle un puente propio sin salida de esta máquina pide root (iptables)."
     return True, None
 
 

@@ -20,6 +20,7 @@ from ..experiments.red.analysis import compare, main_server, path_ratios, refere
 from ..experiments.red.arms import KUBERNETES_ARMS, rootless
 from ..experiments.red.claims import APPENDIX_PER_THREAD, APPENDIX_THREADS, APPENDIX_TOTAL
 from ..experiments.red.measure import DOCUMENT_K8S_PRESET, DOCUMENT_PRESET
+from ..experiments.red.start import OWN_BRIDGE_META
 from ..experiments.runner import Resultado
 from .common import (
     AGREEMENT,
@@ -87,7 +88,8 @@ def _summary(resultado: Resultado) -> pd.DataFrame:
 # ------------------------------------------------------------------ tables
 @needs_result
 def tabla(resultado: Resultado) -> None:
-    """Per server and arm: total req/s (median, IC 95 %), against native, per-thread, latencies, errors."""
+    """Per server and arm: total req/s (median, IC 95 %), against native, per-thread, latencies, errors;
+    under it, the line of each engine whose -p arms had no bridge of the run's own (start.OWN_BRIDGE_META)."""
     s = _summary(resultado)
     if s.empty:
         markdown("Esta corrida no tiene mediciones de rendimiento HTTP.")
@@ -117,6 +119,8 @@ def tabla(resultado: Resultado) -> None:
         f"-d{params.get('duracion_s', '?')}s (mediana de {int(s['n'].max())} repeticiones)"
     )
     show(table(pd.DataFrame(rows), caption))
+    for line in (resultado.meta.get(OWN_BRIDGE_META) or {}).values():
+        markdown(f"_{line}_")
 
 
 @needs_result

@@ -25,7 +25,7 @@ from ..params import Params, param
 from ..runner import Log, Progress, Resultado, experiment_run, measure_rounds, no_progress, print_log
 from . import kube, load, servers
 from .arms import ARM_NAMES, DEFAULT_ARMS, KUBERNETES_ARMS, kubernetes_source, plan, userland_proxy_disabled
-from .start import Started, cpu_seconds, start_all
+from .start import Started, cpu_seconds, note_default_networks, start_all
 
 EXPERIMENT = "red"
 MAX_RUN_S = 20 * 60  # refuse a plan longer than this before launching anything
@@ -173,6 +173,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
         # Looked up on the package: a student may swap red.cpu_layout from the notebook (exercise 2).
         server_cpu, load_cpu = this.cpu_layout()
         image_refs, image_names = server_images(arms, ctx.engines, log)
+        note_default_networks(ctx, [a for a in arms if not is_k8s(a)])
         progress(0, 1, f"arrancando {len(arms)} servidores")
         live: dict = {}
         cluster_meta: dict = {}

@@ -28,6 +28,7 @@ START_WORKERS = 4  # servers started in parallel (each waits on its engine's CLI
 FIRST_PORT = 8080
 PROXY_NAMES = ("docker-proxy", "rootlessport", "rootlessport-child", "slirp4netns", "pasta")
 _PORT_LOCK = threading.Lock()
+OWN_BRIDGE_META = "sin_puente_propio"  # meta.json: {engine: why its -p arms ran on its default network}
 
 
 @dataclass
@@ -123,7 +124,7 @@ def _start_container(started: Started, port: int, cpu: str | None, ctx, image: s
     else:
         address, publish = f"{load.LOOPBACK}:{port}", []  # host network: listen on loopback only
     network = arm.spec.network
-    if arm.spec.publish and network is None and bridges.availability(arm.engine)[0]:
+    if wants_own_bridge(arm) and bridges.availability(arm.engine)[0]:
         # the run's own bridge, with no route off the machine (the engine's default one has NAT out)
         network = bridges.of_run(arm.engine, ctx.run_id, engine.env(), ctx.defer).name
     opts = eng.RunOptions(
@@ -142,6 +143,33 @@ def _start_container(started: Started, port: int, cpu: str | None, ctx, image: s
     started.server = process_tree(launched.pid)
     helper = engine.helper_process(launched)
     started.helpers = [helper] if helper is not None else []
+
+
+def wants_own_bridge(arm: HttpArm) -> bool:
+    """A container arm that publishes a port and names no network: it runs on the run's own bridge
+    (bridges.of_run, no route off the machine) where bridges.availability allows, else on the engine's
+    default network."""
+    return arm.engine in eng.CONTAINER_ENGINES and arm.spec.publish and arm.spec.network is None
+
+
+def note_default_networks(ctx, arms: Sequence[HttpArm]) -> dict[str, str]:
+    """Say once per engine whose `-p` arms run on its default network, because this process cannot give
+    them a bridge of the run's own (bridges.availability says why): one Spanish line in the run's log and
+    in meta.json's OWN_BRIDGE_META, which the page shows. Returns {engine: line}."""
+    lines: dict[str, str] = {}
+    for arm in arms:
+        if wants_own_bridge(arm) and arm.engine not in lines:
+            ok, why = bridges.availability(arm.engine)
+            if not ok:
+                lines[arm.engine] = (
+                    f"{eng.get_engine(arm.engine).display}: sus brazos con -p van por la red por defecto del "
+                    f"motor, que sí tiene salida fuera de esta máquina, y no por un puente propio de la corrida: "
+                    f"{why}"
+                )
+                ctx.log(lines[arm.engine])
+    if lines:
+        ctx.run.update_meta(**{OWN_BRIDGE_META: lines})
+    return lines
 
 
 def start_arm(arm: HttpArm, cpu: str | None, ctx, published: set[int], image: str = "") -> Started:

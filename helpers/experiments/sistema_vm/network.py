@@ -186,7 +186,7 @@ def start_application(ctx: RunContext, own, engine_name: str, image: str) -> int
     engine = eng.get_engine(engine_name)
     ok, why = bridges.availability(engine_name)
     if not ok:
-        raise ComandoFallido(why)
+        raise ComandoFallido(f"{why.rstrip('.')}; sin él, este contenedor no publica ningún puerto.")
     bridge = bridges.create(engine_name, ctx.container_name("red", "puente"), ctx.run_id, engine.env())
     own(bridges.remove, bridge, engine.env())  # after the container (clean-up runs last-in first-out)
     port = free_port()

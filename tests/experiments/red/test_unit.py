@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import shutil
 import socket
 import subprocess
 
@@ -771,3 +772,44 @@ def test_rootless_podman_is_never_labelled_as_nat_rules(monkeypatch, tmp_path):
 def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
     """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
     assert_round_rows_change_nothing(exp, synthetic(), {"parameters": {"hilos": 2}}, tmp_path / "rondas")
+
+
+def test_without_root_the_log_and_the_page_say_the_p_arms_have_no_bridge_of_their_own(monkeypatch, tmp_path):
+    """Without root, the `-p` arms run on the engine's default network, which has a way off the machine
+    (no bridge of the run's own: bridges.availability says why): one Spanish line per engine in the run's
+    log, the same under the page's table; none for the arms that publish nothing or run no container."""
+    import json
+    import os
+
+    import IPython.display
+
+    from helpers.experiments.red import start
+    from helpers.experiments.runner import experiment_run
+    from helpers.view import red as vista
+
+    keys = ("nativo", "docker-puerto", "docker-seguridad", "docker-host", "podman-puerto", "k8s-nodeport")
+    specs = [red_arms.ARM_SPECS[k] for k in keys]
+    http_arms = [red_arms.HttpArm(s.engine, s.variant, "nethttp", s.label, s) for s in specs]
+    logged: list[str] = []
+    with experiment_run("red", {}, [], root=tmp_path / "r", log=logged.append) as ctx:
+        with monkeypatch.context() as student:
+            student.setattr(os, "geteuid", lambda: 1000)  # a student without root
+            said = start.note_default_networks(ctx, http_arms)
+        root = os.geteuid() == 0 and shutil.which("iptables")
+        as_root = start.note_default_networks(ctx, http_arms) if root else None
+    assert sorted(said) == ["docker", "podman"], said
+    assert said["podman"].startswith("Podman sin root: ") and said["docker"].startswith("Docker: ")
+    for line in said.values():
+        assert "red por defecto" in line and "root (iptables)" in line
+        assert logged.count(line) == 1, logged
+    meta = json.loads((ctx.run.dir / "meta.json").read_text())
+    assert meta[start.OWN_BRIDGE_META] == said
+    assert as_root in (None, {})  # as root, the run's own bridge: nothing to say
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    vista.tabla(Resultado("red", synthetic(), tmp_path, meta))
+    text = " ".join(str(getattr(o, "data", "")) for o in shown)
+    assert all(line in text for line in said.values()), text
+    shown.clear()
+    vista.tabla(Resultado("red", synthetic(), tmp_path, {}))
+    assert not any("red por defecto" in str(getattr(o, "data", "")) for o in shown)
