@@ -66,6 +66,25 @@ class Interrupted:
     pid: int
 
 
+def holding_run(script: str, *args: str) -> tuple[subprocess.Popen, list[str]]:
+    """A run held by a child process (`script`, with `args`), as a kernel holds one: it prints «LISTO»
+    and what it made once it holds it, then sleeps; the test kills it or ends it. Returns the process
+    and the words after «LISTO»."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, *args],
+        cwd=PROJECT_ROOT,
+        env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    line = proc.stdout.readline()
+    if not line.startswith("LISTO"):
+        proc.kill()
+        proc.wait()
+        pytest.fail(f"el proceso no llegó a preparar su corrida: {line!r}")
+    return proc, line.split()[1:]
+
+
 def results_and_scratch(tmp_path: Path, monkeypatch) -> tuple[Path, Path]:
     """Point the run's results (CURSO_RESULTADOS) and every temporary directory (tempfile) under
     tmp_path; returns (results, scratch), so a test can check the scratch folder is left empty."""

@@ -20,10 +20,11 @@ import time
 
 import pytest
 
-from helpers import PROJECT_ROOT, images
 from helpers import engines as eng
+from helpers import images
 from helpers.engines import bridges, cleanup, labels
 from helpers.experiments.red.load import free_port
+from tests.support import holding_run
 
 from ..conftest import require_engine
 
@@ -160,22 +161,6 @@ with experiment_run("robustez", {}, [name], image_roles=["alpine"], log=lambda s
 """
 
 
-def _holder(engine_name: str) -> tuple[subprocess.Popen, list[str]]:
-    """A run in a child process that holds a bridge of its own: (the process, [run, network, interface])."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, engine_name],
-        cwd=PROJECT_ROOT,
-        env=dict(os.environ),
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    line = proc.stdout.readline()
-    if not line.startswith("LISTO"):
-        proc.kill()
-        pytest.fail(f"el proceso no llegó a crear su puente: {line!r}")
-    return proc, line.split()[1:]
-
-
 def _left(engine_name: str, network: str, interface: str) -> dict[str, bool]:
     """What is left of a bridge: its network, its interface, its rule."""
     env = eng.get_engine(engine_name).env()
@@ -198,8 +183,8 @@ def test_a_killed_runs_bridge_is_reaped_and_a_live_ones_is_not(engine_name, resu
     ok, why = bridges.availability(engine_name)
     if not ok or engine.display.endswith("sin root"):
         pytest.skip(f"{engine_name}: {why or 'sin root'}")
-    victim, (victim_run, victim_net, victim_if) = _holder(engine_name)
-    survivor, (survivor_run, survivor_net, survivor_if) = _holder(engine_name)
+    victim, (victim_run, victim_net, victim_if) = holding_run(HOLDER, engine_name)
+    survivor, (survivor_run, survivor_net, survivor_if) = holding_run(HOLDER, engine_name)
     try:
         assert _left(engine_name, victim_net, victim_if) == {"red": True, "interfaz": True, "regla": True}
         victim.send_signal(signal.SIGKILL)  # as when JupyterLab restarts a busy kernel

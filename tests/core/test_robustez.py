@@ -29,6 +29,7 @@ from helpers import engines as eng
 from helpers.engines import labels
 from helpers.errors import ErrorDelCurso
 from helpers.experiments import runner
+from tests.support import holding_run
 
 from ..conftest import require_engine
 
@@ -111,16 +112,8 @@ with experiment_run("robustez", {}, [name], image_roles=["alpine"], log=lambda s
 
 
 def _holder(engine_name: str) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, engine_name],
-        cwd=PROJECT_ROOT,
-        env=dict(os.environ),
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    line = proc.stdout.readline()
-    assert line.startswith("LISTO"), f"el proceso no llegó a lanzar sus contenedores: {line!r}"
-    return proc, line.split()[1]
+    proc, (run_id,) = holding_run(HOLDER, engine_name)
+    return proc, run_id
 
 
 @pytest.mark.engines
