@@ -38,6 +38,7 @@ from .labels import LABEL, label_args
 CHAINS = {"docker": "DOCKER-USER", "podman": "FORWARD"}  # where each engine's rule goes
 NO_MASQUERADE = "com.docker.network.bridge.enable_ip_masquerade=false"
 BRIDGE_NAME = "com.docker.network.bridge.name"  # Docker's option that names the bridge's interface
+INTERFACE_PREFIX = "cb-"  # the interface of a Docker bridge made here (Podman's are podmanN)
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def create(engine: str, name: str, run_id: str | None, env: dict | None = None) 
     argv = [engine, "network", "create", "--driver", "bridge", *label_args(run_id)]
     interface = ""
     if engine == "docker":
-        interface = "cb-" + hashlib.sha1(name.encode()).hexdigest()[:10]  # at most 15 characters
+        interface = INTERFACE_PREFIX + hashlib.sha1(name.encode()).hexdigest()[:10]  # at most 15 characters
         argv += ["-o", NO_MASQUERADE, "-o", f"{BRIDGE_NAME}={interface}"]
     _run([*argv, name], f"{engine} network create", env)
     if engine == "podman":

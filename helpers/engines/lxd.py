@@ -38,6 +38,7 @@ import psutil
 
 from .. import system
 from ..paths import CACHE_DIR
+from . import bridges
 from .labels import LABEL, LABEL_RUN, labels_for, orphan_reason
 
 PROXY = "http://127.0.0.1:9"  # the discard port: nothing listens there, so every proxied request fails
@@ -495,7 +496,8 @@ def host_links() -> set[str]:
     return {name for _, name in socket.if_nameindex()}
 
 
-ENGINE_BRIDGES = ("docker", "br-", "podman", "cni-podman")  # bridges Docker and Podman make
+# bridges Docker and Podman make, and those bridges.py makes (a run of 06 or 08 in another process)
+ENGINE_BRIDGES = ("docker", "br-", "podman", "cni-podman", bridges.INTERFACE_PREFIX)
 
 
 def links_added_since(before: set[str]) -> set[str]:

@@ -22,7 +22,7 @@ import pytest
 
 from helpers import engines as eng
 from helpers import images
-from helpers.engines import bridges, cleanup, labels
+from helpers.engines import bridges, cleanup, labels, lxd
 from helpers.experiments.red.load import free_port
 from tests.support import holding_run
 
@@ -269,3 +269,21 @@ def test_only_the_courses_rules_are_read_from_the_chain():
         ]
     )
     assert bridges.parse_rules(listing) == {"curso-r1-docker": [mine.rule()]}
+
+
+def test_lxds_check_for_new_host_interfaces_leaves_out_the_bridges_made_here():
+    """08's LXD check that no instance added a host interface must not blame a bridge of the run's own
+    that a run in another process makes meanwhile (its interface is named here)."""
+    if os.geteuid() != 0:
+        pytest.skip("crear una interfaz de prueba pide root.")
+    tag = f"{os.getpid() % 100000}"
+    ours, other = f"{bridges.INTERFACE_PREFIX}p{tag}", f"zz-p{tag}"
+    before = lxd.host_links()
+    try:
+        for name in (ours, other):
+            _ip("link", "add", name, "type", "bridge")
+        added = lxd.links_added_since(before)
+        assert other in added and ours not in added, added
+    finally:
+        for name in (ours, other):
+            subprocess.run(["ip", "link", "del", name], capture_output=True)
