@@ -9,16 +9,17 @@ inference, computed round by round (the rungs share their rounds) with its inter
 rungs.py: the ladder and the bare rungs; phases.py: the engine rungs (run, phases, warm pool);
 pod.py: the Kubernetes rungs (a Pod's apply → Ready and its phases, the cluster's memory bill);
 chain.py: the process chain; measure.py: Config and run; analysis.py: summary, waterfall, network
-share, published figures, closing rows; pod_analysis.py: the Kubernetes rungs' figures; claims.py:
-three ideas about LAUNCH.
+share, published figures, the ladder's closing rows; pod_analysis.py: the Kubernetes rungs' figures and
+the closing rows (the ladder's, then the Pod's); claims.py: three ideas about LAUNCH.
 """
 
 from __future__ import annotations
 
 from ..verdict import MIN_N
-from .analysis import BASELINE, closing_rows  # noqa: F401
+from .analysis import BASELINE  # noqa: F401
 from .claims import SAID, claims  # noqa: F401
 from .measure import EXPERIMENT, Config, provision, run  # noqa: F401
+from .pod_analysis import closing_rows  # noqa: F401
 from .rungs import METRIC, NEEDS_ROOT  # noqa: F401
 
 TITLE = "Anatomía del arranque: ¿en qué se van los milisegundos de LAUNCH?"

@@ -1,20 +1,27 @@
 """Experiment 4's Kubernetes rungs, analysed: a Pod's LAUNCH (apply → Ready) beside `docker run` of the
 same rounds, split into its phases (each a median with its share of the total, round by round), and the
 cluster's memory bill with N Pods in notebook 02's terms (escala.analysis.memory_bill), beside Docker's and
-Podman's from notebook 02's latest run."""
+Podman's from notebook 02's latest run; and the Pod's closing rows (with the ladder's: closing_rows)."""
 
 from __future__ import annotations
 
 import pandas as pd
 
+from ... import engines as eng
 from ... import stats
-from ..escala.analysis import fit_bill, memory_bill, wide
+from ..contract import CLOSING_COLUMNS
+from ..escala.analysis import fixed_memory, memory_bill, per_container, wide
 from ..escala.probing import FIXED, KB
 from ..runner import Resultado
-from .analysis import series
+from ..verdict import direction
+from .analysis import closing_rows as ladder_rows
+from .analysis import largest_part, series
 from .pod import ENGINE, LAUNCH, PHASES, TOTAL
 
-BESIDE = ("docker", "run_red")  # the ladder's `docker run` (default network), measured in the same rounds
+BESIDE = (
+    "docker",
+    "run_red",
+)  # the ladder's `docker run` (Podman's too), default network, in the same rounds
 
 
 def launch_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -27,23 +34,36 @@ def launch_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def launch_summary(df: pd.DataFrame) -> dict:
-    """The Pod's apply → Ready (median, IQR, IC 95 %), `docker run`'s of the same rounds, and the Pod
-    over `docker run` round by round (ratio with its bootstrap IC)."""
+    """The Pod's apply → Ready and each engine's `run` with the default network (BESIDE's rung) of the
+    same rounds, for the engines measured: {"pod" or engine: median, IQR, IC 95 %}."""
+    out = {"pod": stats.summarize(series(df, ENGINE, LAUNCH, TOTAL).to_numpy())}
+    for engine in eng.CONTAINER_ENGINES:
+        run = series(df, engine, BESIDE[1])
+        if run.size:
+            out[engine] = stats.summarize(run.to_numpy())
+    return out
+
+
+def pod_over_engines(df: pd.DataFrame) -> dict[str, tuple[stats.Estimate, str]]:
+    """The Pod's apply → Ready over each engine's `run` with the default network (BESIDE's rung), round
+    by round (the rungs share their rounds): {engine: (ratio with its IC, which way it points from 1× by
+    the one rule, verdict.direction)}, for the engines measured."""
     pod = series(df, ENGINE, LAUNCH, TOTAL)
-    docker = series(df, *BESIDE)
-    return {
-        "pod": stats.summarize(pod.to_numpy()),
-        "docker": stats.summarize(docker.to_numpy()),
-        "veces": stats.ratio_ci(pod, docker),
-    }
+    out = {}
+    for engine in eng.CONTAINER_ENGINES:
+        run = series(df, engine, BESIDE[1])
+        if pod.size and run.size:
+            ratio = stats.ratio_ci(pod, run)
+            out[engine] = (ratio, direction(ratio.low, ratio.high, ratio.n))
+    return out
 
 
 def phase_table(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per phase measured: its median and IQR (ms), its median share of the total (per round)
-    and what it holds; `sin_repartir_ms`, the largest gap over the rounds between the total and the sum
-    of its phases (0 by construction: the phases are consecutive intervals from the apply to Ready)."""
+    """One row per phase measured: its median and IQR (ms), its share of the total (per round: the
+    median share, `fraccion`, with its IC 95 %, as 04's waterfall gives its parts) and what it holds."""
     rows = launch_rows(df)
-    columns = ["metric", "fase", "mediana_ms", "q1_ms", "q3_ms", "parte", "incluye"]
+    columns = ["metric", "fase", "mediana_ms", "q1_ms", "q3_ms", "fraccion", "fraccion_ic_bajo"]
+    columns += ["fraccion_ic_alto", "incluye"]
     if rows.empty or TOTAL not in rows:
         return pd.DataFrame(columns=columns)
     total = rows[TOTAL]
@@ -53,9 +73,15 @@ def phase_table(df: pd.DataFrame) -> pd.DataFrame:
             continue
         values = rows[metric].dropna()
         s = stats.summarize(values.to_numpy())
-        share = (values / total.loc[values.index]).median()
-        out.append([metric, name, s.median, s.q1, s.q3, float(share), holds])
+        share = stats.median_ci((values / total.loc[values.index]).to_numpy())
+        out.append([metric, name, s.median, s.q1, s.q3, *share.triple, holds])
     return pd.DataFrame(out, columns=columns)
+
+
+def dominant_phase(df: pd.DataFrame) -> tuple[pd.Series | None, pd.Series | None, bool]:
+    """(top, rival, separated): the phase with the largest share of apply → Ready, the next one, and
+    whether their IC 95 % are apart: 04's rule for the largest part of a `run` (analysis.largest_part)."""
+    return largest_part(phase_table(df))
 
 
 def unaccounted_ms(df: pd.DataFrame) -> float:
@@ -91,11 +117,17 @@ def components(df: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns={v: k for k, v in cols.items()}).reset_index()
 
 
-def per_pod_kb(bill: pd.DataFrame) -> float:
-    """What one more idle Pod adds (KB): notebook 02's slope of shims + cgroups over N (fit_bill); the
-    fixed processes' own drift between rounds stays out of it."""
-    fit = fit_bill(bill) if not bill.empty else {}
-    return float(fit.get(ENGINE, {}).get("por_contenedor_kb", float("nan")))
+def cluster_memory(df: pd.DataFrame) -> dict:
+    """The cluster's CAPACITY in notebook 02's terms (KB, PSS): {"fijo": the control plane, the node's
+    agents and the cluster's containerd (escala.analysis.fixed_memory), "por_pod": what one more idle
+    Pod holds, its shim and its cgroup with its pause container (escala.analysis.per_container), "n": the
+    N of that figure}; {} without the bill's rows."""
+    rows = _bill_rows(df, ENGINE)
+    fixed = fixed_memory(rows, (ENGINE,)).get(ENGINE)
+    each = per_container(rows, (ENGINE,)).get(ENGINE)
+    if fixed is None or each is None:
+        return {}
+    return {"fijo": fixed, "por_pod": each["memoria_kb"], "n": each["n"]}
 
 
 def engines_bill(escala: Resultado | None) -> pd.DataFrame:
@@ -111,3 +143,41 @@ def cluster_start_s(meta: dict | None) -> float | None:
     """The cluster's start-up time (s, untimed by the rounds), as the run recorded it."""
     value = (meta or {}).get("kubernetes", {}).get("arranque_s")
     return float(value) if value is not None else None
+
+
+# ---------------------------------------------------------------- the closing table
+def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
+    """The ladder's closing rows (analysis.closing_rows), then the Pod's: its LAUNCH (apply → Ready) and
+    the cluster's CAPACITY (fixed processes; one more idle Pod), each with its IC 95 %; an unstable launch
+    is left out, as the ladder's are."""
+    rows = [ladder_rows(df, meta)]
+    pod = series(df, ENGINE, LAUNCH, TOTAL).to_numpy(float)
+    label = eng.DISPLAY[ENGINE]
+    new = []
+    if pod.size and not stats.unstable(pod):
+        s = stats.summarize(pod)
+        new.append(
+            (
+                "un Pod: `kubectl apply` → Ready (clúster de un nodo)",
+                "LAUNCH",
+                s.median,
+                s.ci_low,
+                s.ci_high,
+                "ms",
+            )
+        )
+    memory = cluster_memory(df)
+    if memory:
+        for concept, key in (
+            ("procesos fijos del clúster (plano de control, kubelet, kube-proxy, containerd; PSS)", "fijo"),
+            (f"cada Pod más en reposo (su shim y su cgroup, con pause; PSS, N = {memory['n']})", "por_pod"),
+        ):
+            new.append((concept, "CAPACITY", *(v / KB for v in memory[key].triple), "MiB"))
+    if new:
+        rows.append(
+            pd.DataFrame(
+                [dict(zip(CLOSING_COLUMNS, (c, t, label, v, lo, hi, u))) for c, t, v, lo, hi, u in new],
+                columns=CLOSING_COLUMNS,
+            )
+        )
+    return pd.concat(rows, ignore_index=True) if len(rows) > 1 else rows[0]

@@ -307,8 +307,9 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
 
 
-def per_container(df: pd.DataFrame) -> dict[str, dict]:
-    """What one more idle container holds, per engine, at the largest N it was measured at: {engine:
+def per_container(df: pd.DataFrame, engines: tuple[str, ...] = eng.CONTAINER_ENGINES) -> dict[str, dict]:
+    """What one more idle container holds, per engine (of `engines`: notebook 04 bills its Kubernetes
+    cluster's Pods with the same rows), at the largest N it was measured at: {engine:
     {"n", "memoria_kb": its cgroup plus its helper's PSS (shim, conmon), per container, median over the
     repetitions with its IC (stats.median_ci: each repetition is its own launch of N), "procesos": the
     helper processes 02 counted per container plus the container's own (threads, which also take a
@@ -316,7 +317,7 @@ def per_container(df: pd.DataFrame) -> dict[str, dict]:
     are paid once. Engines without both figures at that N are left out."""
     w = wide(df)
     out: dict[str, dict] = {}
-    for engine_name in [e for e in eng.CONTAINER_ENGINES if e in set(w.get("engine", ()))]:
+    for engine_name in [e for e in engines if e in set(w.get("engine", ()))]:
         n = largest_n(w, engine_name)
         if n is None:
             continue
@@ -331,6 +332,22 @@ def per_container(df: pd.DataFrame) -> dict[str, dict]:
             "memoria_kb": stats.median_ci(memory.dropna().to_numpy(float)),
             "procesos": float(procs.median()) + 1 if procs.notna().any() else np.nan,
         }
+    return out
+
+
+def fixed_memory(
+    df: pd.DataFrame, engines: tuple[str, ...] = eng.CONTAINER_ENGINES
+) -> dict[str, stats.Estimate]:
+    """What each engine's fixed processes hold, paid once whatever N is (FIXED: dockerd and containerd;
+    a Kubernetes cluster's control plane and node agents), in KB: the sum of their PSS in each round at
+    every N, median with its IC (stats.median_ci). Engines without fixed processes (Podman) are left out."""
+    w = wide(df)
+    out: dict[str, stats.Estimate] = {}
+    for engine_name in [e for e in engines if FIXED.get(e) and e in set(w.get("engine", ()))]:
+        g = w[w["engine"] == engine_name]
+        total = sum(column(g, f"pss_{k}") for k in FIXED[engine_name]).dropna()
+        if total.size:
+            out[engine_name] = stats.median_ci(total.to_numpy(float))
     return out
 
 

@@ -8,13 +8,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from helpers.errors import ErrorDelCurso
+from helpers.experiments import verdict
 from helpers.experiments.anatomia import pod, pod_analysis
 from helpers.experiments.escala.probing import FIXED, KB, memory_rows
 from helpers.experiments.runner import Resultado
@@ -153,8 +153,11 @@ def test_the_phase_table_holds_every_phase_and_nothing_is_left():
 def test_the_pod_is_set_beside_docker_run_round_by_round():
     df = pd.concat([_synthetic(n=8), _launch_frame()], ignore_index=True)
     s = pod_analysis.launch_summary(df)
-    assert s["pod"].n == 8 and s["docker"].n == 8 and s["veces"].paired
-    assert s["veces"].value == pytest.approx(s["pod"].median / s["docker"].median, rel=0.3)
+    assert s["pod"].n == 8 and s["docker"].n == 8 and s["podman"].n == 8
+    for engine, (ratio, code) in pod_analysis.pod_over_engines(df).items():
+        assert ratio.paired and ratio.value == pytest.approx(s["pod"].median / s[engine].median, rel=0.3)
+        assert code == verdict.direction(ratio.low, ratio.high, ratio.n)
+    assert set(pod_analysis.pod_over_engines(df)) == {"docker", "podman"}
 
 
 def test_the_cluster_bill_uses_notebook_02s_columns():
@@ -164,8 +167,10 @@ def test_the_cluster_bill_uses_notebook_02s_columns():
     assert bill.loc[0, "fijo_kb"] == pytest.approx(fixed_kb)
     assert bill.loc[5, "ayudantes_kb"] == pytest.approx(45 * KB)
     assert bill.loc[5, "total_kb"] == pytest.approx(fixed_kb + 45 * KB + 2500)
-    assert pod_analysis.per_pod_kb(bill.reset_index()) == pytest.approx(9 * KB + 500)
-    assert math.isnan(pod_analysis.per_pod_kb(pd.DataFrame()))
+    memory = pod_analysis.cluster_memory(df)
+    assert memory["n"] == 5 and memory["fijo"].value == pytest.approx(fixed_kb)
+    assert memory["por_pod"].value == pytest.approx(9 * KB + 500)  # 02's per container: shim and cgroup
+    assert pod_analysis.cluster_memory(_synthetic()) == {}
     parts = pod_analysis.components(df).set_index("n")
     assert parts.loc[5, "apiserver"] == pytest.approx(50) and parts.loc[5, "pause_total"] == pytest.approx(
         1.5
