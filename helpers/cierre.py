@@ -113,7 +113,7 @@ def cost_of(row) -> str:
 
 
 # ---------------------------------------------------------------- the questions, each decided in one place
-READS = ("arranque", "ejecucion", "anatomia", "escala")
+READS = ("arranque", "ejecucion", "anatomia", "escala", "red")
 
 
 @dataclass(frozen=True)
@@ -166,6 +166,23 @@ def launch_parts(root=None) -> tuple[list[pd.DataFrame], dict]:
         return [], {}
     frames = [waterfall(run.df, e) for e in engines.CONTAINER_ENGINES]
     return [w for w in frames if w["fraccion"].notna().any()], run.meta
+
+
+# ---------------------------------------------------------------- Kubernetes: a Pod's LAUNCH, the cluster's CAPACITY
+@dataclass
+class PodRuns:
+    """The runs 09's answer about Kubernetes reads (each the latest, or None): pods, 04's (a Pod's LAUNCH
+    and the cluster's memory bill, or why it has neither); beside, 02's (Docker's and Podman's bill, set
+    beside the cluster's); http, 06's (its Pods serving HTTP: RUNNING, or why it has none)."""
+
+    pods: Resultado | None
+    beside: Resultado | None
+    http: Resultado | None
+
+
+def pod_runs(root=None) -> PodRuns:
+    """The latest runs of 04, 02 and 06, for «¿Y un Pod de Kubernetes?»."""
+    return PodRuns(*(experiments.read_run(THIS, name, root) for name in ("anatomia", "escala", "red")))
 
 
 # ---------------------------------------------------------------- «¿Arranca Podman más rápido?», in two

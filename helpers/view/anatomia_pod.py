@@ -15,19 +15,8 @@ from ..experiments.escala import EXPERIMENT as ESCALA
 from ..experiments.escala.analysis import fixed_memory, per_container
 from ..experiments.escala.probing import KB
 from ..experiments.runner import Resultado
-from .common import (
-    direction_words,
-    engine_label,
-    fmt,
-    fmt_interval,
-    fmt_pct,
-    fmt_ratio,
-    fmt_value_interval,
-    markdown,
-    needs_result,
-    show,
-    table,
-)
+from .common import direction_words, engine_label, markdown, needs_result, show, table
+from .numbers import fmt, fmt_interval, fmt_pct, fmt_ratio, fmt_value_interval
 
 COMPONENT_LABEL = {
     "apiserver": "kube-apiserver",

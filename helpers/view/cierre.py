@@ -7,9 +7,12 @@ import math
 import pandas as pd
 
 from .. import cierre, experiments
+from ..experiments.anatomia import pod_analysis
 from ..experiments.ejecucion.arms import PLACE_NAMES, WORKLOAD_NAMES
+from ..experiments.red.arms import kubernetes_absent
 from ..experiments.runner import Resultado
 from .anatomia_frases import waterfall_sentence
+from .anatomia_pod import bill_sentence, launch_sentence, phase_sentence, why_absent
 from .common import (
     ENGINE_LABEL,
     STATUS_LABEL,
@@ -173,7 +176,64 @@ def preguntas(root=None) -> dict:
             )
         text += "\n".join(f"- {claim_sentence(c)}" for c in claims)
         markdown(text)
+    markdown(f"#### {POD_QUESTION}\n\n{_kubernetes(root)}")
     return found
+
+
+# ---------------------------------------------------------------- a Pod of Kubernetes: LAUNCH and CAPACITY
+POD_QUESTION = (
+    "¿Y un Pod de Kubernetes: cuánto cuesta lanzarlo (LAUNCH) y cuánto retiene el clúster (CAPACITY)?"
+)
+
+
+def _kubernetes(root=None) -> str:
+    """A Pod's LAUNCH and the cluster's CAPACITY in 04's own sentences (view.anatomia_pod, the page prints
+    them alike), from 04's latest run, with Docker's and Podman's bill from 02's beside it; 06's Pods
+    serving HTTP (RUNNING) cited; where Kubernetes did not run, one line that says why."""
+    runs = cierre.pod_runs(root)
+    run = runs.pods
+    if run is None:
+        lines = [
+            f"Lo decide {_notebook('anatomia')}, que aún no tiene corrida en esta máquina: ejecútalo con el "
+            "perfil por defecto (el rápido omite Kubernetes) y vuelve a esta celda."
+        ]
+    else:
+        lines = [
+            f"Lo decide {_notebook('anatomia')} (corrida `{run.meta.get('run_id', run.run_dir.name)}`), con un "
+            "clúster de un nodo."
+        ]
+        launch = " ".join(t for t in (launch_sentence(run.df, run.meta), phase_sentence(run.df)) if t)
+        bill = bill_sentence(run.df, runs.beside)
+        if launch:
+            start = pod_analysis.cluster_start_s(run.meta)
+            once = (
+                f" El clúster mismo arrancó en {fmt(start, 1, 's')}, una vez, antes de medir: se paga una vez "
+                "por clúster, no por Pod."
+                if start is not None
+                else ""
+            )
+            lines.append(f"- **LAUNCH:** {launch}{once}")
+        if bill:
+            lines.append(f"- **CAPACITY:** {bill}")
+        if not (launch or bill):
+            lines.append(f"- {why_absent(run)}")
+    lines.append(_kubernetes_http(runs.http))
+    return "\n".join(lines[:1]) + "\n\n" + "\n".join(lines[1:])
+
+
+def _kubernetes_http(run: Resultado | None) -> str:
+    """06's Pods serving HTTP: cited (RUNNING, in the table above), or why its run has none."""
+    if run is None:
+        return (
+            f"- {_notebook('red')} aún no tiene corrida en esta máquina: sin Pods sirviendo HTTP (RUNNING)."
+        )
+    absent = kubernetes_absent(run.df, run.meta)
+    if absent:
+        return f"- _En {_notebook('red')}: {absent}_"
+    return (
+        f"- **RUNNING:** en {_notebook('red')}, Pods sirvieron HTTP por tres caminos (sus filas «Kubernetes» "
+        "están en el bloque RUNNING de la tabla de arriba; qué pierde cada camino, en su página)."
+    )
 
 
 # ---------------------------------------------------------------- «¿Arranca Podman más rápido?», in two

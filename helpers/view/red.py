@@ -17,7 +17,7 @@ from ..experiments import figures, verdict
 from ..experiments import red as exp
 from ..experiments.red import servers
 from ..experiments.red.analysis import compare, main_server, path_ratios, reference_ratios, summarize
-from ..experiments.red.arms import KUBERNETES_ARMS, rootless
+from ..experiments.red.arms import kubernetes_absent, rootless
 from ..experiments.red.claims import APPENDIX_PER_THREAD, APPENDIX_THREADS, APPENDIX_TOTAL
 from ..experiments.red.measure import DOCUMENT_K8S_PRESET, DOCUMENT_PRESET
 from ..experiments.red.start import OWN_BRIDGE_META
@@ -515,22 +515,10 @@ def por_que_kubernetes(resultado: Resultado) -> None:
 
 
 def _kubernetes_sentences(resultado: Resultado) -> list[str]:
-    df, meta = resultado.df, resultado.meta or {}
-    asked = [k for k in (meta.get("parameters") or {}).get("brazos") or [] if k in KUBERNETES_ARMS]
-    if not asked:
-        return [
-            "Esta corrida no pidió los brazos de Kubernetes (el perfil rápido los omite: arrancar y desmontar "
-            "el clúster tarda más que todo ese perfil); con el perfil por defecto corren los tres. La cifra del "
-            "documento queda como referencia."
-        ]
-    ran = df[df["engine"] == "kubernetes"] if not df.empty else df
-    if ran.empty:
-        why = [f"{k}: {v}" for k, v in (meta.get("skipped_arms") or {}).items() if "Kubernetes" in k]
-        return [
-            "Esta corrida no pudo medir Kubernetes"
-            + (f" ({'; '.join(why)})" if why else "")
-            + ". La cifra del documento queda como referencia."
-        ]
+    df = resultado.df
+    absent = kubernetes_absent(resultado.df, resultado.meta)
+    if absent:
+        return [f"{absent} La cifra del documento queda como referencia."]
     server = main_server(df)
     ratios = path_ratios(df, server) if server else {}
     lines = [f"El «no sé por qué» del documento, con {SERVIDOR.get(server, server)} en tu corrida:"]

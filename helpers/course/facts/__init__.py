@@ -19,11 +19,11 @@ from ...experiments import verdict as vd
 from ...experiments.kit import Facts, em, missing_arms, no_run
 from ...experiments.runner import Resultado
 from ...view.numbers import fmt_duration, fmt_margin
-from .closing import bottom_line, exec_in_run, short_and_long
+from .closing import bottom_line, exec_in_run, pod_capacity, pod_launch, short_and_long
 
 # 09's facts read these experiments' runs through experiments.read_run, like any experiment does; each
 # experiment's own facts come from its package's kit.py (FACTS, facts), enumerated from the registry.
-READS = ("arranque", "ejecucion")
+READS = ("arranque", "ejecucion", "anatomia", "escala")
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z0-9_.]+)\s*\}\}")
 
 
@@ -59,6 +59,9 @@ def kit_facts(root=None) -> Facts:
     out["cierre.cuenta"] = bottom_line(*runs)
     out["cierre.exec_en_run"] = exec_in_run(*runs)
     out["cierre.corto_y_largo"] = short_and_long(*runs)
+    pods, scale = (experiments.read_run(me, name, root) for name in ("anatomia", "escala"))
+    out["cierre.pod_lanzamiento"] = pod_launch(pods)
+    out["cierre.pod_capacidad"] = pod_capacity(pods, scale)
     return out
 
 

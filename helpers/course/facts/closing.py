@@ -1,17 +1,20 @@
 """09's facts for the instructor's kit: the sums that set 01's launch beside 03's running cost (the
-bottom line, how many `exec` fit in one `run`, a short program against a long one). They read two
-experiments' runs, so they live with the course, not in one experiment's package."""
+bottom line, how many `exec` fit in one `run`, a short program against a long one), and a Pod of
+Kubernetes (04's launch and cluster bill, beside 02's Docker and Podman) in the sentences 09 prints.
+They read several experiments' runs, so they live with the course, not in one experiment's package."""
 
 from __future__ import annotations
 
 from ...experiments import ejecucion as x
+from ...experiments.anatomia import NOTEBOOK as POD_NOTEBOOK
 from ...experiments.arranque.analysis import summarize
 from ...experiments.arranque.measure import CONTAINER_VARIANT
 from ...experiments.ejecucion.analysis import exec_costs, overheads
 from ...experiments.ejecucion.arms import BASE_NAMES
 from ...experiments.ejecucion.kit import fair_overheads
-from ...experiments.kit import ENGINE, em, missing_arms
+from ...experiments.kit import ENGINE, em, missing_arms, no_run, run_tag
 from ...view import common
+from ...view.anatomia_pod import bill_sentence, launch_sentence, phase_sentence, why_absent
 
 # ---------------------------------------------------------------- 09: the bottom line
 JOBS, WORK_S = 100, 600  # the exercise: 100 containers, 10 minutes of work
@@ -110,3 +113,29 @@ def short_and_long(launch_run, running_run) -> str:
 def _two(value: float) -> str:
     """A quotient to two significant digits: «4.0», «1.5», «57»."""
     return common.fmt_value(value, "", common.significant(value, 2))
+
+
+# ---------------------------------------------------------------- 09: a Pod of Kubernetes
+def _pod_sentence(pods_run, text: str) -> str:
+    """`text` from 04's run, tagged with it; 04's own line when Kubernetes did not run in it."""
+    if pods_run is None or pods_run.df.empty:
+        return no_run(POD_NOTEBOOK)
+    if not text:
+        return em(why_absent(pods_run).strip("_"))
+    return f"En la {run_tag(pods_run)} de `{POD_NOTEBOOK}`: {text}"
+
+
+def pod_launch(pods_run) -> str:
+    """A Pod's LAUNCH beside `docker run` and `podman run`, and the phase that dominates: 04's sentences,
+    as 04's page and 09 print them."""
+    if pods_run is None:
+        return no_run(POD_NOTEBOOK)
+    parts = (launch_sentence(pods_run.df, pods_run.meta), phase_sentence(pods_run.df))
+    return _pod_sentence(pods_run, " ".join(t for t in parts if t))
+
+
+def pod_capacity(pods_run, scale_run) -> str:
+    """The cluster's fixed memory and one more Pod's, beside 02's Docker and Podman: 04's sentence."""
+    if pods_run is None:
+        return no_run(POD_NOTEBOOK)
+    return _pod_sentence(pods_run, bill_sentence(pods_run.df, scale_run))

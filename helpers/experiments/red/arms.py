@@ -193,6 +193,23 @@ def kubernetes_source(engines_ok) -> tuple[str | None, str]:
     return source, ""
 
 
+def kubernetes_absent(df, meta: dict | None) -> str:
+    """Why a run of 06 has no Kubernetes rows, in one Spanish sentence (not asked for, as the quick profile
+    does; or skipped, with the reasons it recorded), or "" when its Kubernetes arms ran (06's page and 09
+    say it alike)."""
+    meta = meta or {}
+    asked = [k for k in (meta.get("parameters") or {}).get("brazos") or [] if k in KUBERNETES_ARMS]
+    if not asked:
+        return (
+            "Esta corrida no pidió los brazos de Kubernetes (el perfil rápido los omite: arrancar y desmontar "
+            "el clúster tarda más que todo ese perfil); con el perfil por defecto corren los tres."
+        )
+    if df is not None and not df.empty and (df["engine"] == "kubernetes").any():
+        return ""
+    why = [f"{k}: {v}" for k, v in (meta.get("skipped_arms") or {}).items() if "Kubernetes" in k]
+    return "Esta corrida no pudo medir Kubernetes" + (f" ({'; '.join(why)})" if why else "") + "."
+
+
 def plan(cfg, engines_ok) -> tuple[list[HttpArm], dict[str, str]]:
     """The arms of `cfg` (servidores × brazos) this machine can run, and {arm key: Spanish reason} for
     the others. An arm whose engine was not asked for in MOTORES is silently left out."""
