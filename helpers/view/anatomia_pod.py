@@ -1,6 +1,6 @@
 """Experiment 4's Kubernetes section as a person sees it: a Pod's LAUNCH beside `docker run` and where
 it goes (lanzamiento), and the cluster's memory bill beside Docker's and Podman's (factura), in Spanish.
-Its sentences (launch_sentence, phase_sentence, bill_sentence, why_absent) are also 09's answer about
+Its sentences (launch_sentence, phase_sentence, launch_and_phase, bill_sentence, why_absent) are also 09's answer about
 Kubernetes: the page and the closing page print them alike."""
 
 from __future__ import annotations
@@ -97,6 +97,12 @@ def phase_sentence(df: pd.DataFrame) -> str:
         f"Por la mediana, la fase más larga es «{top['fase']}» ({figure}), pero su IC se solapa con el de "
         f"«{rival['fase']}» ({_share(rival)}): con estas rondas no se distingue cuál domina."
     )
+
+
+def launch_and_phase(df: pd.DataFrame, meta: dict | None) -> str:
+    """launch_sentence and phase_sentence together, as 09 and the instructor's kit quote them; ""
+    without the Pod's rung."""
+    return " ".join(t for t in (launch_sentence(df, meta), phase_sentence(df)) if t)
 
 
 def bill_sentence(df: pd.DataFrame, escala: Resultado | None) -> str:

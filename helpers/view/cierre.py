@@ -12,7 +12,7 @@ from ..experiments.ejecucion.arms import PLACE_NAMES, WORKLOAD_NAMES
 from ..experiments.red.arms import kubernetes_absent
 from ..experiments.runner import Resultado
 from .anatomia_frases import waterfall_sentence
-from .anatomia_pod import bill_sentence, launch_sentence, phase_sentence, why_absent
+from .anatomia_pod import bill_sentence, launch_and_phase, why_absent
 from .common import (
     ENGINE_LABEL,
     STATUS_LABEL,
@@ -198,11 +198,8 @@ def _kubernetes(root=None) -> str:
             "perfil por defecto (el rápido omite Kubernetes) y vuelve a esta celda."
         ]
     else:
-        lines = [
-            f"Lo decide {_notebook('anatomia')} (corrida `{run.meta.get('run_id', run.run_dir.name)}`), con un "
-            "clúster de un nodo."
-        ]
-        launch = " ".join(t for t in (launch_sentence(run.df, run.meta), phase_sentence(run.df)) if t)
+        lines = [f"Lo decide {_notebook('anatomia')} (corrida `{run.meta.get('run_id', run.run_dir.name)}`)"]
+        launch = launch_and_phase(run.df, run.meta)
         bill = bill_sentence(run.df, runs.beside)
         if launch:
             start = pod_analysis.cluster_start_s(run.meta)
@@ -217,6 +214,7 @@ def _kubernetes(root=None) -> str:
             lines.append(f"- **CAPACITY:** {bill}")
         if not (launch or bill):
             lines.append(f"- {why_absent(run)}")
+        lines[0] += ", con un clúster de un nodo." if launch or bill else "."
     lines.append(_kubernetes_http(runs.http))
     return "\n".join(lines[:1]) + "\n\n" + "\n".join(lines[1:])
 
@@ -229,7 +227,7 @@ def _kubernetes_http(run: Resultado | None) -> str:
         )
     absent = kubernetes_absent(run.df, run.meta)
     if absent:
-        return f"- _En {_notebook('red')}: {absent}_"
+        return f"- _En {_notebook('red')}: {absent[:1].lower()}{absent[1:]}_"
     return (
         f"- **RUNNING:** en {_notebook('red')}, Pods sirvieron HTTP por tres caminos (sus filas «Kubernetes» "
         "están en el bloque RUNNING de la tabla de arriba; qué pierde cada camino, en su página)."

@@ -14,7 +14,7 @@ from ...experiments.ejecucion.arms import BASE_NAMES
 from ...experiments.ejecucion.kit import fair_overheads
 from ...experiments.kit import ENGINE, em, missing_arms, no_run, run_tag
 from ...view import common
-from ...view.anatomia_pod import bill_sentence, launch_sentence, phase_sentence, why_absent
+from ...view.anatomia_pod import bill_sentence, launch_and_phase, why_absent
 
 # ---------------------------------------------------------------- 09: the bottom line
 JOBS, WORK_S = 100, 600  # the exercise: 100 containers, 10 minutes of work
@@ -121,7 +121,8 @@ def _pod_sentence(pods_run, text: str) -> str:
     if pods_run is None or pods_run.df.empty:
         return no_run(POD_NOTEBOOK)
     if not text:
-        return em(why_absent(pods_run).strip("_"))
+        why = why_absent(pods_run).strip("_")
+        return em(f"{run_tag(pods_run)} de `{POD_NOTEBOOK}`: {why[:1].lower()}{why[1:]}")
     return f"En la {run_tag(pods_run)} de `{POD_NOTEBOOK}`: {text}"
 
 
@@ -130,8 +131,7 @@ def pod_launch(pods_run) -> str:
     as 04's page and 09 print them."""
     if pods_run is None:
         return no_run(POD_NOTEBOOK)
-    parts = (launch_sentence(pods_run.df, pods_run.meta), phase_sentence(pods_run.df))
-    return _pod_sentence(pods_run, " ".join(t for t in parts if t))
+    return _pod_sentence(pods_run, launch_and_phase(pods_run.df, pods_run.meta))
 
 
 def pod_capacity(pods_run, scale_run) -> str:
