@@ -93,6 +93,7 @@ def _escala(docker_fixed_mib: float, per_container_kb: dict) -> list[tuple]:
                 rows += [
                     (engine, f"n={n}", k, "memoria_cgroup_total", kb / 2 * n * jitter, "KB"),
                     (engine, f"n={n}", k, f"pss_{helper}_total", kb / 2 * n * jitter, "KB"),
+                    (engine, f"n={n}", k, "lanzamiento_por_contenedor", 300 * jitter, "ms"),
                 ]
                 if engine == "docker":
                     rows += [
@@ -208,16 +209,16 @@ def test_the_pods_launch_and_capacity_in_09_are_04s_sentences_and_follow_the_row
     capacity = next(line for line in answer.splitlines() if line.startswith("- **CAPACITY:**"))
     bill = next(p for p in page if "El clúster de un nodo retiene" in p).split("\n\n")[-1]
     assert capacity == f"- **CAPACITY:** {bill}"
-    fixed = df[df["metric"].isin([f"pss_{k}" for k in FIXED[pod.ENGINE]])]
-    fixed = stats.median_ci(fixed.groupby(["variant", "rep"])["value"].sum().to_numpy() / KB)
+    fixed = df[(df["variant"] == "n=5") & df["metric"].isin([f"pss_{k}" for k in FIXED[pod.ENGINE]])]
+    fixed = stats.median_ci(fixed.groupby("rep")["value"].sum().to_numpy() / KB)  # at 02's largest N
     assert f"retiene {fmt_value_interval(*fixed.triple, 'MiB')} en sus procesos fijos" in capacity
     assert fixed.value == pytest.approx(700, rel=0.05)
     five = df[(df["variant"] == "n=5") & df["metric"].isin(["pss_shims_total", "memoria_cgroup_total"])]
     per_pod = stats.median_ci(five.groupby("rep")["value"].sum().to_numpy() / 5 / KB)
     assert f"cada Pod más en reposo, {fmt_value_interval(*per_pod.triple, 'MiB')}" in capacity
     e02 = results_of(root, "escala").df
-    daemon = e02[e02["metric"].isin(["pss_daemon", "pss_containerd"])].groupby(["variant", "rep"])["value"]
-    daemon = stats.median_ci(daemon.sum().to_numpy() / KB)  # 02's dockerd and containerd, every N
+    daemon = e02[(e02["variant"] == "n=10") & e02["metric"].isin(["pss_daemon", "pss_containerd"])]
+    daemon = stats.median_ci(daemon.groupby("rep")["value"].sum().to_numpy() / KB)  # as 02's closing row
     each = {}
     for engine, helper in (("docker", "shims"), ("podman", "conmon")):
         ten = e02[(e02["engine"] == engine) & (e02["variant"] == "n=10")]
@@ -231,6 +232,11 @@ def test_the_pods_launch_and_capacity_in_09_are_04s_sentences_and_follow_the_row
         f"Podman, nada fijo (sin demonio) y {fmt_value_interval(*each['podman'].triple, 'MiB')}" in capacity
     )
     assert "`e02`" in capacity and "sin veredicto" in capacity
+    table = cierre.gather(root=root).rows.set_index(["experimento", "entorno", "concepto"])
+    daemon_row = table.loc[("escala", "docker", "procesos fijos del motor (dockerd + containerd, PSS)")]
+    cluster_row = table.loc[("anatomia", "Kubernetes")].iloc[1]  # the same page's table says the same
+    for row in (daemon_row, cluster_row):
+        assert fmt_value_interval(row["valor"], row["ic_bajo"], row["ic_alto"], "MiB") in capacity
 
     # the instructor's guide and 09's solution get the same sentences (the kit's facts)
     facts = kit_facts(root)

@@ -339,12 +339,14 @@ def fixed_memory(
     df: pd.DataFrame, engines: tuple[str, ...] = eng.CONTAINER_ENGINES
 ) -> dict[str, stats.Estimate]:
     """What each engine's fixed processes hold, paid once whatever N is (FIXED: dockerd and containerd;
-    a Kubernetes cluster's control plane and node agents), in KB: the sum of their PSS in each round at
-    every N, median with its IC (stats.median_ci). Engines without fixed processes (Podman) are left out."""
+    a Kubernetes cluster's control plane and node agents), in KB: the sum of their PSS at the largest N
+    the engine was measured at (per_container's, and the closing table's), median over the repetitions
+    with its IC (stats.median_ci). Engines without fixed processes (Podman) are left out."""
     w = wide(df)
     out: dict[str, stats.Estimate] = {}
     for engine_name in [e for e in engines if FIXED.get(e) and e in set(w.get("engine", ()))]:
-        g = w[w["engine"] == engine_name]
+        n = largest_n(w, engine_name)
+        g = w[(w["engine"] == engine_name) & (w["n"] == n)]
         total = sum(column(g, f"pss_{k}") for k in FIXED[engine_name]).dropna()
         if total.size:
             out[engine_name] = stats.median_ci(total.to_numpy(float))
