@@ -123,7 +123,7 @@ def _pod_sentence(pods_run, text: str) -> str:
     if not text:
         why = why_absent(pods_run).strip("_")
         return em(f"{run_tag(pods_run)} de `{POD_NOTEBOOK}`: {why[:1].lower()}{why[1:]}")
-    return f"En la {run_tag(pods_run)} de `{POD_NOTEBOOK}`: {text}"
+    return f"En la {run_tag(pods_run)} de `{POD_NOTEBOOK}`: {text[:1].lower()}{text[1:]}"
 
 
 def pod_launch(pods_run) -> str:

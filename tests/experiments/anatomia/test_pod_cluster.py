@@ -55,7 +55,7 @@ def test_pod_launches_split_into_phases_and_the_cluster_is_billed(results_tmp):
         round(summary["docker"].median, 1),
         "ms",
     )
-    print(table[["fase", "mediana_ms", "parte"]].round(3).to_string(index=False))
+    print(table[["fase", "mediana_ms", "fraccion"]].round(3).to_string(index=False))
     print(pod_analysis.components(res.df).round(1).to_string(index=False))
     print(bill.round(0).to_string())
     assert kubernetes_host.leftovers() == []
