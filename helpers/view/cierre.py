@@ -375,7 +375,13 @@ def capacity_sentence(cap: cierre.Capacity) -> str:
     bold), what one more container holds, how many the memory holds, and the other limits read."""
     kb, binding = cap.memory_kb, cap.binding
     who = ENGINE_LABEL.get(cap.engine, cap.engine)
-    text = f"**{who}: caben {_cuantos(cap.limits[binding])} contenedores; lo primero que se acaba: {LIMIT_NAME[binding]}.**"
+    if binding is None:
+        text = f"**{who}: esta corrida no deja leer ningún límite, así que no dice cuántos caben.**"
+    else:
+        text = (
+            f"**{who}: caben {_cuantos(cap.limits[binding])} contenedores; lo primero que se acaba: "
+            f"{LIMIT_NAME[binding]}.**"
+        )
     memory = fmt_value_interval(kb.value / 1024, kb.low / 1024, kb.high / 1024, "MiB")
     text += f" Cada contenedor más retiene {memory} (su cgroup y su proceso ayudante, PSS, con N = {cap.n})"
     if cierre.MEMORY in cap.limits:

@@ -600,3 +600,16 @@ def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
     # analysis.wide pivots every row of the df it is given, so escala relies on the loader setting the
     # rows of the rounds apart (Resultado.load): on raw rows that still hold them, its claims fail.
     assert_round_rows_change_nothing(escala, _noisy_class(), CHAPTER_META, tmp_path / "rondas", raw_too=False)
+
+
+def test_capacity_without_any_readable_limit_says_so_instead_of_crashing():
+    """A run of 02 that lets no limit be read (no host memory, no bridge, no pid_max) has no binding
+    limit: 09's sentence says it cannot tell how many fit (it used to raise KeyError: None)."""
+    from helpers import cierre, stats
+    from helpers.view import cierre as closing
+
+    kb = stats.Estimate(3_000.0, 2_900.0, 3_100.0, n=6)
+    cap = cierre.Capacity("docker", 20, kb, 1.0, "", float("nan"))
+    assert cap.binding is None
+    text = closing.capacity_sentence(cap)
+    assert "no deja leer ningún límite" in text and "lo primero que se acaba" not in text
