@@ -239,23 +239,31 @@ def _short(claim) -> str:
 def verdict_summary(claims) -> list[str]:
     """The page's verdicts in at most SUMMARY_LINES lines of markdown: a head line with the count, then
     one line per status that decided something (naming the claims, each once) and one with the counts
-    of the rest. Every word comes from the one rule's statuses (VERDICT)."""
+    of the rest (every claim counted, also two that read the same). Every word comes from the one rule's
+    statuses (VERDICT)."""
     claims = list(claims)
     if not claims:
         return ["**En resumen:** esta corrida no tiene afirmaciones que juzgar."]
     by_status: dict[str, list[str]] = {}
+    counts: dict[str, int] = {}
     for c in claims:
         names = by_status.setdefault(c.status, [])
+        counts[c.status] = counts.get(c.status, 0) + 1
         if _short(c) not in names:
             names.append(_short(c))
-    lines = [f"**En resumen:** {len(claims)} afirmaciones de las fuentes, juzgadas con esta corrida."]
-    for status in (_verdict.SE_CONFIRMA, _verdict.NO_SE_SOSTIENE, _verdict.INDECIDIBLE):
-        if status in by_status:
-            names = by_status.pop(status)
-            lines.append(f"- **{VERDICT[status]}:** " + "; ".join(f"«{n}»" for n in names) + ".")
+    total = f"{len(claims)} {'afirmación' if len(claims) == 1 else 'afirmaciones'} de las fuentes"
+    decided = [
+        s for s in (_verdict.SE_CONFIRMA, _verdict.NO_SE_SOSTIENE, _verdict.INDECIDIBLE) if s in by_status
+    ]
+    head = "juzgadas con esta corrida" if decided else "ninguna decidida con esta corrida"
+    lines = [f"**En resumen:** {total}, {head}."]
+    for status in decided:
+        names = by_status.pop(status)
+        lines.append(f"- **{VERDICT[status]}:** " + "; ".join(f"«{n}»" for n in names) + ".")
     if by_status:
-        counts = [f"{len(v)} «{VERDICT.get(k, k)}»" for k, v in by_status.items()]
-        lines.append("- Las demás: " + ", ".join(counts) + "; cada una, con su cifra, más abajo.")
+        rest = [f"{counts[k]} «{VERDICT.get(k, k)}»" for k in by_status]
+        lead = "Las demás" if decided else "Sin veredicto"
+        lines.append(f"- {lead}: " + ", ".join(rest) + "; cada una, con su cifra, más abajo.")
     return lines[:SUMMARY_LINES]
 
 

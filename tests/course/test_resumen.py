@@ -70,3 +70,16 @@ def test_the_page_says_what_its_noise_can_decide():
     assert "Alcanza hasta para el margen más estrecho" in narrow
     assert "no lo decide" in verdicts.resolution_sentence([_ratio(0.5, 2.0)])
     assert verdicts.resolution_sentence([_ratio(0.5, 2.0, n=3)]) == ""  # too few rounds: nothing to say
+
+
+def test_the_summary_counts_every_claim_even_when_two_read_the_same():
+    """One statement judged twice (per image, per engine without a name) counts twice: the head line's
+    total is the sum of the lines below it. With nothing decided, there is no «Las demás»."""
+    twice = [_claim("a", 1.0, engine=""), _claim("a", 1.0, engine=""), _claim("b", 1.04)]
+    twice = [vd.missing(c.said) for c in twice]
+    lines = common.verdict_summary(twice)
+    assert "3 afirmaciones" in lines[0]
+    assert f"3 «{common.VERDICT[vd.SIN_DATOS]}»" in lines[-1], lines
+    assert "Las demás" not in "\n".join(lines) and "juzgadas" not in lines[0], lines
+    decided = common.verdict_summary([_claim("a", 1.0), *twice])
+    assert "juzgadas" in decided[0] and "Las demás" in decided[-1], decided
