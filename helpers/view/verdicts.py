@@ -125,7 +125,7 @@ def _statistic(claim, detail: dict) -> str:
         "mediana" if "mediana" in (claim.quantity or "").lower() else "cifra"
     )
     if detail.get("rondas"):
-        return f"{said} de las cifras por ronda" if said == "mediana" else "cifra calculada ronda a ronda,"
+        return f"{said} de las cifras por ronda" if said == "mediana" else "cifra calculada ronda a ronda"
     return said
 
 
@@ -139,7 +139,7 @@ def claim_sentence(claim) -> str:
     quantity = getattr(claim, "quantity", "") or "la medición"
     quantity = quantity[:1].upper() + quantity[1:]
     by_round = _statistic(claim, detail)
-    counted = "rondas" if detail.get("rondas") else _reps(claim.n)
+    counted = ("ronda" if claim.n == 1 else "rondas") if detail.get("rondas") else _reps(claim.n)
     if detail.get("observado"):
         parts.append(
             f"Observado: {quantity[:1].lower() + quantity[1:]}, {detail.get('exitos', 0)} de "

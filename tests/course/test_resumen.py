@@ -83,3 +83,14 @@ def test_the_summary_counts_every_claim_even_when_two_read_the_same():
     assert "Las demás" not in "\n".join(lines) and "juzgadas" not in lines[0], lines
     decided = common.verdict_summary([_claim("a", 1.0), *twice])
     assert "juzgadas" in decided[0] and "Las demás" in decided[-1], decided
+
+
+def test_a_claim_sentence_has_no_double_comma_and_counts_one_round_in_the_singular():
+    """«(cifra calculada ronda a ronda, n = 6 rondas)», never «ronda a ronda,,»; «n = 1 ronda»."""
+    said = vd.Said("r", "Una cifra", "una fuente", claimed=1.0, kind="about")
+    for n in (1, 2, 6):
+        claim = vd.judge(said, Estimate(1.0, 0.9, 1.1, n), detail={"rondas": True})
+        text = common.claim_sentence(claim)
+        assert ",," not in text and ", e IC" not in text, text
+        assert f"n = {n} {'ronda' if n == 1 else 'rondas'}" in text, text
+        assert "n = 1 rondas" not in text, text
