@@ -312,10 +312,11 @@ def resolution_sentence(claims) -> str:
     of the IC 95 % of its ratios (as a factor) or, on a page of percentages, of its percentages (in
     points), measured with MIN_N rounds or more; and about how many rounds the narrowest margin, «casi
     igual» (±SAME), would need with this noise (each IC shrinking like 1/√n, as
-    `verdict.repetitions_to_decide` assumes). Empty when the page has neither."""
+    `verdict.repetitions_to_decide` assumes). A claim «bajo carga» is left out: its IC does not cover
+    what it says. Empty when the page has none of either."""
     ratios, points = [], []
     for c in claims:
-        if c.n < vd.MIN_N or stats.any_nan(c.low, c.high):
+        if c.n < vd.MIN_N or stats.any_nan(c.low, c.high) or c.status == vd.BAJO_CARGA:
             continue
         if c.unit == "x" and min(c.low, c.high) > 0:
             ratios.append(((math.log(c.high) - math.log(c.low)) / 2, c.n))
@@ -327,10 +328,18 @@ def resolution_sentence(claims) -> str:
     widths = ratios if ratio_page else points
     half, n = (float(np.median([w[i] for w in widths])) for i in (0, 1))
     n = int(n)
+    if len(widths) == 1:
+        which = "la única proporción" if ratio_page else "el único porcentaje"
+    else:
+        which = (
+            f"la mediana de las {len(widths)} proporciones"
+            if ratio_page
+            else (f"la mediana de los {len(widths)} porcentajes")
+        )
     spans = (
-        f"÷/× {num(math.exp(half), 2)} alrededor de su cifra (la mediana de las {len(widths)} proporciones"
+        f"÷/× {num(math.exp(half), 2)} alrededor de su cifra ({which}"
         if ratio_page
-        else f"±{num(half, 1)} puntos alrededor de su cifra (la mediana de los {len(widths)} porcentajes"
+        else f"±{num(half, 1)} puntos alrededor de su cifra ({which}"
     )
     text = (
         f"**Lo que este ruido deja decidir.** En esta corrida, el IC 95 % abarca {spans} de esta página, con "

@@ -94,3 +94,16 @@ def test_a_claim_sentence_has_no_double_comma_and_counts_one_round_in_the_singul
         assert ",," not in text and ", e IC" not in text, text
         assert f"n = {n} {'ronda' if n == 1 else 'rondas'}" in text, text
         assert "n = 1 rondas" not in text, text
+
+
+def test_the_noise_sentence_counts_one_figure_in_the_singular_and_skips_claims_under_load():
+    """«la única proporción de esta página», never «las 1 proporciones»; a claim «bajo carga» has an IC
+    that does not cover (verdict.BAJO_CARGA), so it says nothing about what this run's noise decides."""
+    from dataclasses import replace
+
+    from helpers.view import verdicts
+
+    one = verdicts.resolution_sentence([_ratio(0.9, 1.1)])
+    assert "las 1 " not in one and "la única proporción" in one, one
+    loaded = replace(_ratio(0.99, 1.01), status=vd.BAJO_CARGA)
+    assert verdicts.resolution_sentence([loaded]) == ""
