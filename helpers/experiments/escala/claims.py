@@ -12,6 +12,7 @@ from functools import partial
 import pandas as pd
 
 from ... import engines as eng
+from ... import stats
 from ..figures import Custom, judge_all, ratio
 from ..verdict import Claim, Ref, Said, judge, missing, not_comparable, ref
 from .analysis import SEED_CROSSOVER, by_round, crossover, wide
@@ -81,14 +82,21 @@ def crossover_claim(said: Said, df: pd.DataFrame) -> Claim:
     return judge(said, figure, detail=detail) if figure.n else missing(said, detail)
 
 
+def _growth(value: float, low: float, high: float) -> str:
+    """One engine's growth as the course writes a ratio: «1.15× [1.10, 1.40]»; the figure alone when its
+    rounds are too few for an interval."""
+    if stats.any_nan(low, high):
+        return f"{value:.2f}×"
+    return f"{value:.2f}× [{low:.2f}, {high:.2f}]"
+
+
 def steady_claim(said: Said, df: pd.DataFrame) -> Claim:
     figure, own = steadiness(df)
     if figure.n == 0:
         return missing(said)
     ns = sorted(int(n) for n in wide(df).query("n > 0")["n"].unique())
     here = "; ".join(
-        f"{eng.DISPLAY[e]} ×{v:.2f} (IC 95 % de {lo:.2f} a {hi:.2f})"
-        for e, (v, lo, hi) in sorted(own.items(), reverse=True)
+        f"{eng.DISPLAY[e]} {_growth(v, lo, hi)}" for e, (v, lo, hi) in sorted(own.items(), reverse=True)
     )
     note = (
         "Un cuello de botella en el daemon hace crecer con N el tiempo por contenedor de Docker: la "

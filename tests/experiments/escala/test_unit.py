@@ -613,3 +613,12 @@ def test_capacity_without_any_readable_limit_says_so_instead_of_crashing():
     assert cap.binding is None
     text = closing.capacity_sentence(cap)
     assert "no deja leer ningún límite" in text and "lo primero que se acaba" not in text
+
+
+@pytest.mark.parametrize("reps", [2, 8])
+def test_the_steadiness_note_writes_each_engine_s_growth_as_the_course_writes_a_ratio(reps):
+    """«Podman 1.15× [1.10, 1.40]», the «×» after the number; with too few rounds for an interval, the
+    figure alone (never «IC 95 % de nan a nan»)."""
+    c = {c.key: c for c in escala.claims(_noisy_class(reps=reps), CHAPTER_META)}["escala_constante"]
+    assert "nan" not in c.note.lower() and " ×" not in c.note, c.note
+    assert ("[" in c.note) == (reps >= 6), c.note
