@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from .. import cierre, experiments
+from .. import cierre, experiments, stats
 from ..experiments.anatomia import pod_analysis
 from ..experiments.ejecucion.arms import PLACE_NAMES, WORKLOAD_NAMES
 from ..experiments.red.arms import kubernetes_absent
@@ -350,10 +350,13 @@ MEMORY_FIELD = {
 
 def _cuantos(value_low_high) -> str:
     """How many containers a limit lets in: an exact limit as it is («1 023»), a figure with an interval
-    as an extrapolated count («unos 6 900 [6 800, 7 100]»)."""
+    as an extrapolated count («unos 6 900 [6 800, 7 100]»), without its interval when the run gave it
+    none («unos 6 900»)."""
     value, low, high = value_low_high
     if low == high == value:
         return fmt(value, 0)
+    if stats.any_nan(low, high):
+        return f"unos {approx(value)}"
     return f"unos {approx(value)} [{approx(low)}, {approx(high)}]"
 
 

@@ -622,3 +622,20 @@ def test_the_steadiness_note_writes_each_engine_s_growth_as_the_course_writes_a_
     c = {c.key: c for c in escala.claims(_noisy_class(reps=reps), CHAPTER_META)}["escala_constante"]
     assert "nan" not in c.note.lower() and " ×" not in c.note, c.note
     assert ("[" in c.note) == (reps >= 6), c.note
+
+
+def test_capacity_without_an_interval_gives_the_count_alone(tmp_path):
+    """Two repetitions give the memory per container no interval: «caben unos 3 700», never «[—, —]»."""
+    from helpers import cierre
+    from helpers.experiments.runner import Resultado
+    from helpers.view import cierre as closing
+
+    df = _noisy_class(reps=2)
+    extra = df[df.metric.isin(["rss_shims_total", "rss_conmon_total"])].copy()
+    extra["metric"] = extra["metric"].str.replace("rss_", "pss_")
+    meta = {**CHAPTER_META, "host": {"memory_available_bytes": 64 * 2**30}}
+    found = cierre.capacity_of(Resultado("escala", pd.concat([df, extra]), tmp_path, meta))
+    assert found
+    for cap in found:
+        text = closing.capacity_sentence(cap)
+        assert "—" not in text and "caben unos" in text, text
