@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import copy
 import html
-import json
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import engines, system
 from ..paths import PROJECT_ROOT
+from ..view.numbers import fmt_duration, num
 from .facts import fill, kit_facts
 
 if TYPE_CHECKING:  # execute imports render_html from here
@@ -202,6 +202,8 @@ def _fact_value(key: str, value) -> str:
         return "sí" if value else "no"
     if isinstance(value, (list, tuple)):
         return "; ".join(map(str, value)) or "ninguno"
+    if isinstance(value, int):
+        return num(value)  # «32 768», as every count of the course
     return str(value)
 
 
@@ -266,13 +268,18 @@ def write_index(
         rows.append(
             f"<tr class='{'ok' if r.ok else 'fallido'}' data-notebook='{html.escape(r.name)}' "
             f"data-status='{html.escape(r.status)}'><td>{link}</td><td>{html.escape(r.title)}</td>"
-            f"<td>{status}</td><td>{r.seconds:.0f} s</td><td><code>{html.escape(params)}</code></td></tr>"
+            f"<td>{status}</td><td>{fmt_duration(r.seconds)}</td><td><code>{html.escape(params)}</code></td></tr>"
         )
     failed = [r for r in results if not r.ok]
     summary = (
         f"Los {len(results)} cuadernos terminaron bien."
         if not failed
         else f"{len(failed)} de {len(results)} cuadernos fallaron: {', '.join(r.name for r in failed)}."
+    )
+    passed = (
+        f"<code>{html.escape(', '.join(f'{k}={v!r}' for k, v in overrides.items()))}</code>"
+        if overrides
+        else "ninguno"
     )
     profile = "rápido (pocas repeticiones, solo para probar el recorrido)" if quick else "completo"
     engines_html = "".join(
@@ -311,7 +318,7 @@ y cuánto cuesta <b>ejecutar</b> trabajo dentro de él (costo de ejecución, RUN
 intercuartílico (IQR) y el intervalo de confianza (IC 95 %), y compara con la referencia del curso
 mediante proporciones, porque los tiempos absolutos cambian de una máquina a otra.</p>
 <p>Estas páginas son las copias ejecutadas sin interfaz (papermill) el {html.escape(started)}, con el
-perfil <b>{profile}</b>, en {seconds:.0f} s. Los controles interactivos solo aparecen como texto:
+perfil <b>{profile}</b>, en {fmt_duration(seconds)}. Los controles interactivos solo aparecen como texto:
 para usarlos, abre los cuadernos en JupyterLab.</p>
 <h2>Cuadernos</h2>
 <p id="resumen">{html.escape(summary)}</p>
@@ -323,7 +330,7 @@ para usarlos, abre los cuadernos en JupyterLab.</p>
 {_facts_table(meta.get("host", {}))}
 <h2>Motores</h2>
 {engines_html}
-<p>Parámetros pasados a todos los cuadernos: <code>{html.escape(json.dumps(overrides, ensure_ascii=False))}</code>
+<p>Parámetros pasados a todos los cuadernos: {passed}
 (cada cuaderno recibe solo los que declara en su celda <code>parameters</code>).</p>
 {kit}
 </body>

@@ -91,28 +91,102 @@ def test_rendered_pages_have_no_semilla_and_no_raw_column_names():
     assert pages, run.output[-2000:]
     pages.append(run.build / "html" / "index.html")
     problems = []
-    raw_names = set(results.COLUMNS) - {"rep"}
     for page in pages:
-        text = page.read_text(encoding="utf-8")
-        visible = re.sub(r"<(script|style)[^>]*>.*?</\1>", "", text, flags=re.S)
-        visible = re.sub(r"<[^>]+>", " ", visible)
-        if "semilla" in visible.lower().replace("metodo_semilla", ""):
-            problems.append(f"{page.name}: «semilla»")
-        for header in _headers(text):
-            if header in raw_names or RAW.match(header):
-                problems.append(f"{page.name}: columna «{header}»")
-        for repr_ in PYTHON_REPR.findall(prose(text)):
-            problems.append(f"{page.name}: repr de Python «{repr_}»")
+        problems += [f"{page.name}: {p}" for p in page_problems(page.read_text(encoding="utf-8"))]
     assert not problems, sorted(set(problems))
+
+
+def page_problems(text: str) -> list[str]:
+    """What a demanding reader would mark on a rendered page ([] when nothing): «semilla», raw column
+    names, Python reprs (a dict, a list, True/False/None, an empty {} or []), a `nan`, an interval or a
+    cell with no figure («[—, —]», «— —»), a double comma, a count of one in the plural («las 1
+    proporciones», «n = 1 rondas»), «de el», a decimal comma outside a quotation, and a figure with
+    absurd precision (three decimals or more and five significant digits or more: «210.172 MiB»)."""
+    problems = []
+    visible = re.sub(r"<(script|style)[^>]*>.*?</\1>", "", text, flags=re.S)
+    visible = re.sub(r"<[^>]+>", " ", visible)
+    if "semilla" in visible.lower().replace("metodo_semilla", ""):
+        problems.append("«semilla»")
+    raw_names = set(results.COLUMNS) - {"rep"}
+    for header in _headers(text):
+        if header in raw_names or RAW.match(header):
+            problems.append(f"columna «{header}»")
+    words = prose(text)
+    for repr_ in PYTHON_REPR.findall(words):
+        problems.append(f"repr de Python «{repr_}»")
+    for name, pattern in SLIPS.items():
+        problems += [f"{name} «{m.group(0)}»" for m in pattern.finditer(words)]
+    unquoted = re.sub(r"«[^«»]*»", "", words)
+    problems += [f"coma decimal «{m.group(0)}»" for m in DECIMAL_COMMA.finditer(unquoted)]
+    for figure in PRECISE.findall(words):
+        if len(figure.replace(".", "").lstrip("0")) >= 5:
+            problems.append(f"precisión absurda «{figure}»")
+    return problems
+
+
+SLIPS = {
+    "nan": re.compile(r"(?<![\w-])nan(?![\w-])", flags=re.I),
+    "intervalo vacío": re.compile(r"\[—, —\]"),
+    "cifra vacía": re.compile(r"— —"),
+    "doble coma": re.compile(r",\s*,"),
+    "uno en plural": re.compile(r"\b(?:las|los) 1 \w+s\b|\bn = 1 (?:rondas|repeticiones)\b"),
+    "«de el»": re.compile(r"\bde el\b"),
+    "diccionario o lista vacía": re.compile(r"(?<![\w'\]\[])(?:\{\}|\[\])(?![\w'])"),
+}
+DECIMAL_COMMA = re.compile(r"(?<![\w,])\d+,\d+(?![\w,])")
+PRECISE = re.compile(r"(?<![\d.])\d*\.\d{3,}(?![\d.])")
+
+
+def test_the_page_check_catches_what_a_reader_would_mark():
+    marked = (
+        "<p>caben unos 3 700 [—, —]; Podman ×1.15 (IC 95 % de nan a nan); (cifra calculada ronda a ronda,, "
+        "n = 1 rondas); la mediana de las 1 proporciones; las cifras de el «experimento 4»; "
+        "Parámetros: {}; 0,5 ms; 210.172 MiB</p><table><tr><td>— —</td></tr></table>"
+    )
+    found = " ".join(page_problems(marked))
+    for slip in (
+        "[—, —]",
+        "nan",
+        ",,",
+        "n = 1 rondas",
+        "las 1 proporciones",
+        "de el",
+        "{}",
+        "0,5",
+        "210.172",
+    ):
+        assert slip in found, (slip, found)
+    assert "— —" in found
+    clean = (
+        "<p>«100,000x mayor», dice el capítulo; 1.26× [1.10, 1.45]; 0.0508 MiB; 14 444 ns; n = 1 ronda; "
+        "la única proporción; «sin_red»; del «experimento 4»; [0.03, 0.04]</p>"
+    )
+    assert page_problems(clean) == [], page_problems(clean)
+
+
+def test_the_index_writes_durations_counts_and_parameters_as_the_course_does(tmp_path):
+    """index.html: «2 min 7 s», never «127 s»; «32 768» PID; no parameters passed is «ninguno», not «{}»."""
+    from helpers.course import pages
+    from helpers.course.execute import NotebookResult
+
+    done = NotebookResult("08_sistema_vs_vm", "08 · Sistema", status="ok", seconds=127.2)
+    meta = {"host": {"limits": {"pid_max": 32768}, "cpu_cores": 2}, "engines": {}}
+    target = tmp_path / "index.html"
+    pages.write_index(target, [done], meta, quick=True, overrides={}, started="hoy", seconds=420.0)
+    text = target.read_text(encoding="utf-8")
+    assert page_problems(text) == [], page_problems(text)
+    assert "2 min 7 s" in text and "7 min" in text and "127 s" not in text and "420 s" not in text
+    assert "32\u202f768" in text and "ninguno" in text
 
 
 def prose(page: str) -> str:
     """What a reader takes for text on a rendered page: everything but the code cells' source, inline
-    code (the parameters papermill injected) and scripts. Printed output stays."""
+    code (the parameters papermill injected), code blocks a page shows (.highlight) and scripts. Printed
+    output stays."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup(page, "html.parser")
-    for tag in soup.select("script, style, code, .jp-InputArea, .jp-Cell-inputWrapper"):
+    for tag in soup.select("script, style, code, .highlight, .jp-InputArea, .jp-Cell-inputWrapper"):
         tag.decompose()
     return soup.get_text(" ")
 
