@@ -38,6 +38,12 @@ RESOLUTION = (
 )
 
 
+NO_BILL = (
+    "_Sin Kubernetes en esta corrida, tampoco hay factura de memoria del clúster (el porqué, en la sección "
+    "del Pod, arriba)._"
+)
+
+
 def why_absent(resultado: Resultado) -> str:
     """One Spanish line: why a run of 04 has no Kubernetes rows (skipped, and why; not asked for, as the
     quick profile does)."""
@@ -212,8 +218,8 @@ def factura(resultado: Resultado, escala: Resultado | None = None) -> None:
     """The cluster's memory bill (PSS) with N Pods, by component, beside Docker's and Podman's bill from
     notebook 02's latest run (`escala`, by default the latest one on this machine)."""
     bill = pod_analysis.cluster_bill(resultado.df)
-    if bill.empty:
-        markdown(why_absent(resultado))
+    if bill.empty:  # `lanzamiento`, the section above, already says why: once per page
+        markdown(NO_BILL if pod_analysis.phase_table(resultado.df).empty else why_absent(resultado))
         return
     parts = pod_analysis.components(resultado.df).set_index("n")
     out = pd.DataFrame(
