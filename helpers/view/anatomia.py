@@ -21,16 +21,19 @@ from . import anatomia_frases as frases
 from .common import (
     AGREEMENT,
     claims_list,
+    decimals_for,
     engine_label,
     fmt,
     fmt_interval,
     fmt_pct,
     fmt_ratio,
+    fmt_value_interval,
     markdown,
     missing_run,
     needs_result,
     run_caption,
     show,
+    significant,
     table,
     too_few_banner,
 )
@@ -64,6 +67,12 @@ def _pct(value: float, low: float | None = None, high: float | None = None) -> s
     return text
 
 
+def _row_digits(median: float, low: float, high: float) -> int:
+    """Decimals of one row of the ladder (its median, IQR, min and IC): those of its IC's half-width, and
+    at least 2 significant digits of the median («343», «1.9», never «343.22»)."""
+    return max(decimals_for(low, high) or 0, significant(median, 2))
+
+
 def _who(engine: str, meta: dict | None) -> str:
     return "sin motor" if engine == "bare" else engine_label(engine, meta)
 
@@ -89,14 +98,17 @@ def tabla(resultado: Resultado) -> None:
     if s.empty:
         markdown("_Esta corrida no tiene peldaños medidos todavía._")
         return
+    digits = [_row_digits(*r) for r in zip(s["mediana_ms"], s["ic_bajo_ms"], s["ic_alto_ms"])]
     out = pd.DataFrame(
         {
             "Peldaño": [_rung(r, resultado.meta) for _, r in s.iterrows()],
             "n": s["n"].to_numpy(),
-            "Mediana (ms)": [fmt(v, 2) for v in s["mediana_ms"]],
-            "IQR (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["q1_ms"], s["q3_ms"])],
-            "Mín (ms)": [fmt(v, 2) for v in s["min_ms"]],
-            "IC 95 % mediana (ms)": [fmt_interval(a, b, 2) for a, b in zip(s["ic_bajo_ms"], s["ic_alto_ms"])],
+            "Mediana (ms)": [fmt(v, d) for v, d in zip(s["mediana_ms"], digits)],
+            "IQR (ms)": [fmt_interval(a, b, d) for a, b, d in zip(s["q1_ms"], s["q3_ms"], digits)],
+            "Mín (ms)": [fmt(v, d) for v, d in zip(s["min_ms"], digits)],
+            "IC 95 % mediana (ms)": [
+                fmt_interval(a, b, d) for a, b, d in zip(s["ic_bajo_ms"], s["ic_alto_ms"], digits)
+            ],
             "× proceso [IC 95 %]": [
                 fmt_ratio(r, lo, hi, 1 if _finite(r) and r < 100 else 0)
                 for r, lo, hi in zip(s["x_proceso"], s["x_proceso_ic_bajo"], s["x_proceso_ic_alto"])
@@ -255,8 +267,7 @@ def cascada(resultado: Resultado) -> None:
                 for inf, desde, hasta in zip(w["inferido"], w["desde"], w["hasta"])
             ],
             "ms [IC 95 %]": [
-                f"{fmt(v, 1)} {fmt_interval(a, b, 1)}"
-                for v, a, b in zip(w["ms"], w["ic_bajo_ms"], w["ic_alto_ms"])
+                fmt_value_interval(v, a, b) for v, a, b in zip(w["ms"], w["ic_bajo_ms"], w["ic_alto_ms"])
             ],
             "Parte del total [IC 95 %]": [
                 _pct(v, a, b) for v, a, b in zip(w["fraccion"], w["fraccion_ic_bajo"], w["fraccion_ic_alto"])

@@ -555,3 +555,22 @@ def test_the_largest_part_is_named_only_when_its_interval_separates_it():
 def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
     """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
     assert_round_rows_change_nothing(anatomia, _synthetic(), {}, tmp_path / "rondas")
+
+
+def test_the_ladder_and_the_waterfall_write_their_figures_as_their_intervals_allow(tmp_path, monkeypatch):
+    """«343 [306, 441]», never «343.22 [305.94, 440.54]»; a part with no figure is «—», never «— —»."""
+    from helpers.view import anatomia as vista
+    from tests.course.test_revision_curso import page_problems
+
+    df = _synthetic(n=6)
+    df["value"] *= np.random.default_rng(1).lognormal(0, 0.2, len(df))  # a loaded machine: wide ICs
+    res = Resultado("anatomia", df, tmp_path, {"run_id": "r1"})
+    for view in (vista.tabla, vista.cascada):
+        text = _rendered(monkeypatch, view, res)
+        assert page_problems(text) == [], (view.__name__, page_problems(text))
+        cells = re.findall(r"<td[^>]*>([^<]*)</td>", text)
+        assert not [c for c in cells if re.search(r"\d{3}\.\d", c)], (view.__name__, cells)
+    quick = Resultado("anatomia", df[~df["variant"].str.startswith("ns_")], tmp_path, {"run_id": "r2"})
+    text = _rendered(monkeypatch, vista.cascada, quick)  # the quick profile: no namespace rungs
+    assert "<td>—</td>" in text.replace(" ", "") or "—" in text
+    assert page_problems(text) == [], page_problems(text)
