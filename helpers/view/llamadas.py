@@ -25,6 +25,7 @@ from ..experiments.llamadas.analysis import (
     nesting_slope,
     summarize,
 )
+from ..experiments.llamadas.arms import arm_label
 from ..experiments.llamadas.claims import SOURCE
 from ..experiments.llamadas.measure import DOCUMENT_CALLS, DOCUMENT_PRESET
 from ..experiments.llamadas.probe import OPERATION_LABEL
@@ -262,10 +263,11 @@ def _tabla_cuanto_importa(
     if c.empty:
         markdown("_Hace falta el brazo «host» para calcularlo._")
         return
+    c = c[c["brazo"] != arm_label(*exp.BASELINE)]  # the host is what every arm is subtracted from
     out = pd.DataFrame(
         {
             "Brazo": [f"{b} ⚠ inestable: repite" if u else b for b, u in zip(c["brazo"], c["inestable"])],
-            "ns extra por llamada": [fmt(v, _digits(v)) for v in c["ns_extra"]],
+            "ns extra por llamada": [fmt(v, significant(v, 2)) for v in c["ns_extra"]],
             "CPU extra por segundo": [cpu_share(v, cores) for v in c["cpu_por_segundo"]],
         }
     )

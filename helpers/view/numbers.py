@@ -252,9 +252,9 @@ def cpu_share(seconds_per_second: float, cores=None) -> str:
         return "—"
     if v <= 0:
         return "ninguna medible (su mediana quedó por debajo de la del host)"
-    if v < 1:
-        return f"{fmt(v * 100, significant(v * 100))} % de un núcleo"
-    text = f"{fmt(v, significant(v))} núcleos"
+    if v < 1:  # a difference of two medians, without an interval: 2 significant digits
+        return f"{fmt(v * 100, significant(v * 100, 2))} % de un núcleo"
+    text = f"{fmt(v, significant(v, 2))} núcleos"
     if isinstance(cores, int | float) and v > cores:
         text += f" (más de los {num(cores)} de esta máquina: a ese ritmo no cabe)"
     return text

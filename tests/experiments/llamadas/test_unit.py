@@ -705,7 +705,23 @@ def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
 def test_the_cpu_a_call_rate_costs_says_when_it_does_not_fit_and_never_goes_negative():
     from helpers.view import common
 
-    assert common.cpu_share(0.0418) == "4.18 % de un núcleo"
-    assert common.cpu_share(3.95, 2) == "3.95 núcleos (más de los 2 de esta máquina: a ese ritmo no cabe)"
-    assert common.cpu_share(1.5, 4) == "1.50 núcleos"
+    # a difference of two medians, without an interval: 2 significant digits, as every such figure
+    assert common.cpu_share(0.0418) == "4.2 % de un núcleo"
+    assert common.cpu_share(0.000691) == "0.069 % de un núcleo"
+    assert common.cpu_share(3.95, 2) == "4.0 núcleos (más de los 2 de esta máquina: a ese ritmo no cabe)"
+    assert common.cpu_share(1.5, 4) == "1.5 núcleos"
     assert common.cpu_share(-0.00212).startswith("ninguna medible")
+
+
+def test_the_cost_table_leaves_the_host_out_and_writes_two_significant_digits(shown, tmp_path):
+    """The host is the baseline of «ns extra»: its own row read «0 … su mediana quedó por debajo de la del
+    host». A difference of two medians has no interval: «−0.56», never «−0.564»."""
+    from helpers.view import llamadas as view
+
+    df = synthetic({("bare", "host"): 100, ("docker", "seccomp"): 107.13, ("docker", "sin_seccomp"): 100.6})
+    view.tabla(Resultado(exp.EXPERIMENT, df, tmp_path, {"status": "complete"}), "cuanto_importa")
+    frame = next(o.data for o in shown if hasattr(o, "data") and "Brazo" in getattr(o.data, "columns", []))
+    assert "host" not in set(frame["Brazo"]), frame
+    for cell in [*frame["ns extra por llamada"], *frame["CPU extra por segundo"]]:
+        for number in re.findall(r"\d[\d.]*", cell):
+            assert len(number.replace(".", "").lstrip("0")) <= 2, (cell, frame)
