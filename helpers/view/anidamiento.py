@@ -404,7 +404,7 @@ def comparacion(resultado: Resultado) -> None:
     show(
         table(
             pd.DataFrame(rows),
-            f"Las cifras de {levels.REPO_FIGURES} frente a tus datos "
+            f"Las cifras que da {levels.REPO_FIGURES} frente a tus datos "
             f"(proporciones entre niveles; «coincide»: tu IC ÷ su cifra, {AGREEMENT_MARGIN})",
         )
     )

@@ -216,10 +216,17 @@ def climb_again(
             attempts.append({key: record[key] for key in ("clave", "ok", "error")})
             if record["ok"]:
                 break
-        worked = next((a["clave"] for a in attempts if a["ok"]), None)
-        log(f"  La escalera sin --privileged, otra vez ({again + 1}.ª): {worked or 'ningún paso funciona'}")
+        log(again_line(again, attempts))
         climbs.append(attempts)
     return climbs
+
+
+def again_line(again: int, attempts: list[dict]) -> str:
+    """The progress line of one more climb: the step that worked, in the words of the «paso a paso» table
+    («seccomp=unconfined + unmask=ALL»), never its key."""
+    labels = {step.key: step.label for step in LADDER}
+    worked = next((labels.get(a["clave"], a["clave"]) for a in attempts if a["ok"]), None)
+    return f"  La escalera sin --privileged, otra vez ({again + 1}.ª): {worked or 'ningún paso funciona'}"
 
 
 def try_unprivileged(

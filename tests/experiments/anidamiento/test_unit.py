@@ -526,3 +526,20 @@ def test_syscall_cause_counts_what_notebook_05_counted(monkeypatch):
 def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
     """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
     assert_round_rows_change_nothing(exp, synthetic(), META, tmp_path / "rondas")
+
+
+def test_the_comparison_caption_and_the_climb_log_read_as_spanish(tmp_path, monkeypatch):
+    """«Las cifras que da el «experimento 4»…», never «de el»; a climb's log line names the step that worked
+    as the «paso a paso» table does, never its key («seccomp_unmask»)."""
+    from helpers.view import anidamiento as view
+    from tests.course.test_revision_curso import page_problems
+
+    res = Resultado(exp.EXPERIMENT, synthetic(start_l2_factor=1.2), tmp_path, {"status": "complete", **META})
+    shown = []
+    monkeypatch.setattr(view, "show", lambda obj: shown.append(obj.to_html()))
+    view.comparacion(res)
+    assert shown and page_problems(shown[-1]) == [], page_problems(shown[-1])
+    line = ladder.again_line(
+        1, [{"clave": "por_defecto", "ok": False}, {"clave": "seccomp_unmask", "ok": True}]
+    )
+    assert "seccomp_unmask" not in line and "seccomp=unconfined + unmask=ALL" in line
