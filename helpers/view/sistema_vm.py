@@ -422,6 +422,13 @@ def _frase_memoria(df: pd.DataFrame, claims: dict) -> str:
                 if key == "vm_retiene_memoria"
                 else "no lo recuperó en ninguna instancia"
             )
+        elif vd.too_few_observed(claim):  # what was seen, without a verdict
+            seen, times = claim.detail.get("exitos", 0), claim.detail.get("veces", n)
+            verb = "lo retuvo" if key == "vm_retiene_memoria" else "lo recuperó"
+            what = (
+                f"{verb} {seen} de {times} {'vez' if times == 1 else 'veces'}; con menos de "
+                f"{vd.MIN_OBSERVED} observaciones, sin veredicto"
+            )
         else:
             what = "lo retuvo en unas instancias y en otras no"
         parts.append(

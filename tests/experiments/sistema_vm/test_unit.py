@@ -352,7 +352,9 @@ def test_the_memory_sentence_follows_the_data_both_ways():
         and "100.5 %" in keeps
     )
     assert "esta VM devolvió lo liberado" in gives and "lo retuvo" not in gives.split("VM emulada")[1]
-    assert "unas instancias y en otras no" in sentence((99.0, 2.0))
+    assert "unas instancias y en otras no" in sentence((99.0, 2.0, 98.0))
+    one = sentence((101.4,))  # one observation: what was seen, no «en unas sí y en otras no»
+    assert "unas instancias" not in one and "lo retuvo 1 de 1 vez" in one and "sin veredicto" in one, one
 
 
 def test_the_disk_sentence_is_in_mib_with_the_run_s_figures():
