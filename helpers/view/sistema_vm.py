@@ -305,6 +305,15 @@ def grafico_red(resultado: Resultado) -> None:
         markdown(network.paths_sentence(_present(resultado.df, exp.RED)))
 
 
+def _why_no_nested(meta: dict | None) -> str:
+    """Why a run has no nested engine: not asked for (TIPOS, as the quick profile leaves it out), or
+    no LXD."""
+    kinds_asked = ((meta or {}).get("parameters") or {}).get("tipos")
+    if kinds_asked is not None and kinds.NESTED not in kinds_asked:
+        return f"_Esta corrida no midió el motor anidado (TIPOS sin «{kinds.NESTED}»)._"
+    return "_Esta corrida no midió el motor anidado (hace falta LXD o Incus: mira 00_entorno)._"
+
+
 @needs_result
 def anidado(resultado: Resultado) -> None:
     """Scenario 3: the same `run --rm … echo ok` on the host and nested in an unprivileged LXD system
@@ -312,7 +321,7 @@ def anidado(resultado: Resultado) -> None:
     df = resultado.df
     sel = df[df["metric"] == "run_motor"]
     if sel.empty:
-        markdown("_Esta corrida no midió el motor anidado (hace falta LXD o Incus: mira 00_entorno)._")
+        markdown(_why_no_nested(resultado.meta))
         return
     rows = []
     for engine in sorted(set(sel["engine"])):

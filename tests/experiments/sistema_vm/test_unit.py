@@ -537,3 +537,15 @@ def test_sources_lists_the_posts_14_claims_each_with_its_status():
     keys = {s.key for s in exp.SAID}
     named = {k for r in rows for k in re.findall(r"`([a-z0-9_]+)`", r.split("|")[5])}
     assert named <= keys and keys <= named, (keys - named, named - keys)
+
+
+def test_a_run_without_the_nested_kind_says_it_was_not_asked_for(tmp_path, monkeypatch):
+    """The quick profile leaves «anidado_lxd» out of TIPOS on a machine that has LXD: the page says so,
+    not «hace falta LXD»."""
+    from helpers.view import sistema_vm as view
+
+    shown = []
+    monkeypatch.setattr(view, "markdown", shown.append)
+    meta = {"parameters": {"tipos": ["aplicacion", "sistema", "vm"]}}
+    view.anidado(Resultado(exp.EXPERIMENT, _run_df(vm_kept=(99.0, 98.0, 97.0)), tmp_path, meta))
+    assert "TIPOS sin «anidado_lxd»" in shown[-1] and "hace falta LXD" not in shown[-1], shown
