@@ -9,7 +9,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.ticker import FuncFormatter
 
-from .. import reference
+from .. import reference, stats
 from ..experiments import arranque, verdict
 from ..experiments.arranque.analysis import (
     arm_values,
@@ -307,10 +307,19 @@ def _published_x_bare(reference_df: pd.DataFrame) -> str:
         return ""
     median = float(pd.Series(bare).median())
     printed = ", ".join(f"~{v}× ({engine_label(e)}/{r})" for (e, r), v in CHAPTER_X_BARE.items())
-    return (
+    said = (
         f"El capítulo imprime {printed}: dividió sus medianas por la de bare metal redondeada a "
-        f"{fmt(CHAPTER_BARE_MS, 1)} ms. La tabla las recalcula con sus diez repeticiones (mediana de bare metal "
-        f"{fmt(median, 3)} ms), por eso salen algo más {'bajas' if median > CHAPTER_BARE_MS else 'altas'}."
+        f"{fmt(CHAPTER_BARE_MS, 1)} ms."
+    )
+    if stats.unstable(bare):  # summarize divides nothing by it: the table's «× bare» column is «—»
+        return said + (
+            f" La tabla no las recalcula: sus diez repeticiones de bare metal (mediana {fmt(median, 3)} ms, "
+            f"de {fmt(min(bare), 1)} a {fmt(max(bare), 1)} ms) son una línea base inestable, y una "
+            "proporción sobre ella no diría nada."
+        )
+    return said + (
+        f" La tabla las recalcula con sus diez repeticiones (mediana de bare metal {fmt(median, 3)} ms), "
+        f"por eso salen algo más {'bajas' if median > CHAPTER_BARE_MS else 'altas'}."
     )
 
 
