@@ -216,4 +216,22 @@ def frase_referencia(c: pd.DataFrame) -> str:
             "No concluyente (tu intervalo, dividido por la cifra del capítulo, cae en parte dentro del margen "
             "y en parte fuera): " + "; ".join(unsure) + "."
         )
-    return " ".join(out) or "Faltan datos de Docker o de Podman para comparar con el capítulo original."
+    return " ".join(out) or _nothing_compared(c)
+
+
+def _nothing_compared(c: pd.DataFrame) -> str:
+    """Why no row of the comparison with the chapter reads «coincide» or not: the chapter has no figure at
+    this N, this run has no Podman/Docker figure, or its figures have no interval to decide with."""
+    n = c["n"].dropna()
+    at = f" con N = {int(n.iloc[0])}" if len(n) else ""
+    if c["ref_podman_sobre_docker"].isna().all():
+        return (
+            f"El capítulo original no publicó cifras{at} (midió N = 1, 5, 10 y 20): aquí no hay con qué "
+            "comparar."
+        )
+    if c["tu_podman_sobre_docker"].isna().all():
+        return "Faltan datos de Docker o de Podman para comparar con el capítulo original."
+    return (
+        "Tus proporciones no tienen IC 95 % (muy pocas repeticiones): no se puede decir si coinciden con el "
+        "capítulo original."
+    )

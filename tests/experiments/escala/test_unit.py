@@ -639,3 +639,19 @@ def test_capacity_without_an_interval_gives_the_count_alone(tmp_path):
     for cap in found:
         text = closing.capacity_sentence(cap)
         assert "—" not in text and "caben unos" in text, text
+
+
+def test_the_comparison_sentence_says_which_side_has_no_figure():
+    """A quick run (N = 3) has both engines, but the chapter published N = 1, 5, 10 and 20: the sentence
+    says the chapter has no figure at that N, never «Faltan datos de Docker o de Podman»; and figures
+    without an interval say that no interval decides them."""
+    from helpers.view import escala_frases
+
+    row = {"medida": "s_lanzamiento_total", "n": 3, "acuerdo": "sin_datos"}
+    row |= {"tu_podman_sobre_docker": 0.67, "tu_docker": 0.86, "tu_podman": 0.57}
+    row |= {"ref_podman_sobre_docker": np.nan, "ref_docker": np.nan, "ref_podman": np.nan}
+    text = escala_frases.frase_referencia(pd.DataFrame([row]))
+    assert "Docker o de Podman" not in text and "N = 3" in text, text
+    row |= {"ref_podman_sobre_docker": 0.5, "ref_docker": 5.5, "ref_podman": 2.7}
+    text = escala_frases.frase_referencia(pd.DataFrame([row]))
+    assert "Docker o de Podman" not in text and "IC 95 %" in text, text
