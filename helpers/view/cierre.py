@@ -420,11 +420,16 @@ def _verdict(claim) -> str:
     return verdict_words(claim) if hasattr(claim, "status") else "sin corrida"  # None, or NaN in a frame
 
 
+NOT_MEASURED = "no medido en tu última corrida"  # the notebook ran, without this row's conditions (N = 20)
+
+
 def resumen(root=None) -> pd.DataFrame:
     """The chapter's «Tabla resumen» (its figures and what it concluded) beside the student's (median and
     IC 95 % of the latest run, and the verdict of the claim that decides each row), each row in its
     cost; the notebook that decides each row is named."""
     data = cierre.summary(root)
+    ran = {e: Resultado.latest(e, root) is not None for e in data["experimento"].unique()}
+    absent = [NOT_MEASURED if ran[e] else "sin corrida" for e in data["experimento"]]
     shown = pd.DataFrame(
         {
             "Costo": data["costo"],
@@ -435,9 +440,9 @@ def resumen(root=None) -> pd.DataFrame:
             ],
             "Lo que concluyó el capítulo": data["dice_el_capitulo"],
             "Tu máquina (mediana e IC 95 %)": [
-                fmt_value_interval(v, lo, hi, u) if n else "sin corrida"
-                for v, lo, hi, u, n in zip(
-                    data["tuyo"], data["tuyo_bajo"], data["tuyo_alto"], data["unidad"], data["n"]
+                fmt_value_interval(v, lo, hi, u) if n else missing
+                for v, lo, hi, u, n, missing in zip(
+                    data["tuyo"], data["tuyo_bajo"], data["tuyo_alto"], data["unidad"], data["n"], absent
                 )
             ],
             "Tu veredicto": [_verdict(c) for c in data["veredicto"]],

@@ -630,3 +630,19 @@ def test_capacity_is_a_number_per_engine_with_the_limit_that_binds_first(
         assert f"caben {fmt(count, 0) if exact else 'unos ' + approx(count)}" in line
     assert "descriptores de archivo" in text  # never counted per container: said, not guessed
     assert ("kernel.pid_max (esta corrida no lo registró" in text) == (pid_max is None)
+
+
+def test_a_row_its_latest_run_did_not_measure_is_not_called_without_a_run(root, monkeypatch):
+    """The quick profile launches N = 1 and 3: the chapter's rows at N = 20 are «no medido en tu última
+    corrida», never «sin corrida» (02 did run)."""
+    from tests.experiments.escala.test_unit import _noisy_class
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    _run(root, "escala", _noisy_class(reps=2, ns=(1, 3)), launch_network="por_defecto")
+    data = vista.resumen(root=root)
+    table = shown.pop().data.set_index(["Qué", "Motor"])["Tu máquina (mediana e IC 95 %)"]
+    scale = data[data["experimento"] == "escala"]
+    assert len(scale) and (scale["n"] == 0).all()
+    for label in scale["aspecto"].unique():
+        assert "sin corrida" not in set(table.loc[label]), table.loc[label]
