@@ -67,6 +67,11 @@ def _cells(values, digits: int) -> list[str]:
     return [fmt(float(v), digits) for v in values]
 
 
+def _two_digits(values) -> list[str]:
+    """One timing each, without an interval: 2 significant digits («2.5», «0.048»)."""
+    return [fmt(float(v), significant(float(v), 2)) for v in values]
+
+
 def _fixed_rss(df: pd.DataFrame, s: pd.DataFrame) -> pd.Series:
     """dockerd + containerd per (engine, N) of the summary, as the memory bill sums them (the median of
     their per-repetition sum), so the two tables print the same figure; NaN for Podman (no daemon)."""
@@ -142,10 +147,10 @@ def tabla_stats(resultado: Resultado) -> None:
         {
             "motor": s["engine"].map(_engine),
             "N": s["n"],
-            "«stats --no-stream» (s)": _cells(s["tiempo_stats_cli"], 3),
-            "inspect + lectura de los cgroups (s)": _cells(s["tiempo_inspect_y_lectura"], 3),
-            "solo la lectura (s)": _cells(s["tiempo_lectura_cgroup"], 4),
-            "«stats» ÷ (inspect + lectura)": [fmt_ratio(v, digits=1) for v in s["veces_mas_lento"]],
+            "«stats --no-stream» (s)": _two_digits(s["tiempo_stats_cli"]),
+            "inspect + lectura de los cgroups (s)": _two_digits(s["tiempo_inspect_y_lectura"]),
+            "solo la lectura (s)": _two_digits(s["tiempo_lectura_cgroup"]),
+            "«stats» ÷ (inspect + lectura)": [fmt_ratio(v) for v in s["veces_mas_lento"]],
             "MiB por contenedor según «stats»": _cells(s["memoria_stats_cli_por_contenedor"] / MB, 2),
             "MiB por contenedor, uso bruto del cgroup": _cells(s["memoria_cgroup_por_contenedor"] / MB, 2),
             "MiB por contenedor, uso − caché inactiva": _cells(s["memoria_stats_por_contenedor"] / MB, 2),

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..experiments import verdict
 from ..experiments.escala.analysis import crossover, crossover_interval
-from .common import AGREEMENT_MARGIN, engine_label, fmt, fmt_ratio, num, too_few
+from .common import AGREEMENT_MARGIN, engine_label, fmt, fmt_ratio, num, significant, too_few
 
 MB = 1024  # KiB per MiB
 NETWORK_WORDS = {
@@ -34,6 +34,16 @@ def launch_options(meta: dict | None) -> str:
 
 def _mb(kb: float, digits: int = 1) -> str:
     return fmt(kb / MB, digits, "MiB")
+
+
+def _mb2(kb: float) -> str:
+    """MiB of a figure without an interval: 2 significant digits («13 MiB», «0.57 MiB»)."""
+    return fmt(kb / MB, significant(kb / MB, 2), "MiB")
+
+
+def _s2(seconds: float) -> str:
+    """Seconds of one timing, without an interval: 2 significant digits («2.5 s», «0.007 s»)."""
+    return fmt(seconds, significant(seconds, 2), "s")
 
 
 def crossing(value: float, low: float, high: float) -> str:
@@ -106,8 +116,8 @@ def frase_factura(bill: pd.DataFrame, basis: str) -> str:
         if not np.isnan(top["ayudantes_kb"]):
             helper = "shim" if engine_name == "docker" else "conmon"
             parts.append(
-                f"en {engine_label(engine_name)}, cada {helper} {_mb(top['ayudantes_kb'] / top['n'], 2)} y cada "
-                f"cgroup {_mb(top['cgroup_kb'] / top['n'], 2)}"
+                f"en {engine_label(engine_name)}, cada {helper} {_mb2(top['ayudantes_kb'] / top['n'])} y cada "
+                f"cgroup {_mb2(top['cgroup_kb'] / top['n'])}"
             )
     if not parts:
         return ""
@@ -124,8 +134,8 @@ def frase_stats(s: pd.DataFrame) -> str:
             continue
         parts.append(
             f"con {int(r['n'])} contenedores, «{r['engine']} stats --no-stream» tardó "
-            f"{fmt(r['tiempo_stats_cli'], 3, 's')}, {fmt_ratio(ratio, digits=1)} lo que buscar y leer sus "
-            f"cgroups ({fmt(r['tiempo_inspect_y_lectura'], 3, 's')})"
+            f"{_s2(r['tiempo_stats_cli'])}, {fmt_ratio(ratio)} lo que buscar y leer sus "
+            f"cgroups ({_s2(r['tiempo_inspect_y_lectura'])})"
         )
     if not parts:
         return "Esta corrida no cronometró inspect junto a la lectura de los cgroups."

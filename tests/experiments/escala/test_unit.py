@@ -391,8 +391,11 @@ def test_the_stats_sentence_follows_the_timings_both_ways():
     slow = pd.DataFrame([{**base, "tiempo_stats_cli": 2.7, "veces_mas_lento": 27.0}])
     fast = pd.DataFrame([{**base, "tiempo_stats_cli": 0.05, "veces_mas_lento": 0.5}])
     # One timing each (no interval): the ratio is said, and no direction is read from it (verdict.direction)
-    assert "tardó 2.700 s, 27.0× lo que buscar" in vista.frase_stats(slow)
-    assert "0.5× lo que buscar" in vista.frase_stats(fast)
+    # and each figure with 2 significant digits, as every figure without an interval («368.6×» was not)
+    assert "tardó 2.7 s, 27× lo que buscar" in vista.frase_stats(slow)
+    assert "tardó 0.050 s, 0.5× lo que buscar" in vista.frase_stats(fast)
+    odd = pd.DataFrame([{**base, "tiempo_stats_cli": 2.5432, "veces_mas_lento": 368.62}])
+    assert "tardó 2.5 s, 370× lo que buscar" in vista.frase_stats(odd), vista.frase_stats(odd)
     assert not any(w in vista.frase_stats(t) for t in (slow, fast) for w in (": más", ": menos"))
 
 
@@ -410,6 +413,8 @@ def test_the_bill_sentence_gives_each_helper_from_the_data():
     )
     got = helpers_mib(vista.frase_factura(memory_bill(_noisy_class(shim_kb=1_000, conmon_kb=8_000)), "rss"))
     assert got["shim"] < got["conmon"]
+    text = vista.frase_factura(memory_bill(_noisy_class(shim_kb=13_210)), "rss")
+    assert not re.search(r"\d\d\.\d\d MiB", text), text  # «13 MiB», never «12.90 MiB»
 
 
 def test_02_cites_01_answer_and_says_its_own_conditions(results_tmp, monkeypatch):
