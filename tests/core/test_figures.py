@@ -46,7 +46,7 @@ def test_series_indexed_by_round_are_paired_and_n_counts_rounds():
     assert "(cifra de las medianas e IC 95 %" in common.claim_sentence(independent)
     assert figs.median(SAID, a.to_numpy()).detail["statistic"] == figs.MEDIAN
     given = base.judge(SAID, stats.Estimate(1.0, 0.9, 1.1, 8), detail={"rondas": True})
-    assert "(cifra calculada ronda a ronda, e IC 95 %, n = 8 rondas)" in common.claim_sentence(given)
+    assert "(cifra calculada ronda a ronda e IC 95 %, n = 8 rondas)" in common.claim_sentence(given)
     assert "mediana" not in common.claim_sentence(given)
     assert "n = 8 rondas" in common.claim_sentence(paired)
 
