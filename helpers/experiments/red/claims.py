@@ -67,10 +67,10 @@ def button(name: str) -> str:
 
 def by_hand(*names: str, duration_key: str = "duracion_s") -> str:
     """How to judge a claim no button runs: the document's load with these servers (Spanish)."""
-    listed = " y ".join(servers.SERVERS[n].label for n in names)
-    return (
-        f"Para juzgarla, corre el experimento con hilos=12, conexiones=400, {duration_key}=30 y {listed} entre "
-        "los servidores."
+    listed = " y ".join(f"{servers.SERVERS[n].label} («{n}»)" for n in names)
+    return (  # the names of 06's parameters cell, where a student changes them
+        f"Para juzgarla, corre el experimento con HILOS = 12, CONEXIONES = 400, {duration_key.upper()} = 30 y "
+        f"{listed} en SERVIDORES."
     )
 
 

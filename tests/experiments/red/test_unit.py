@@ -813,3 +813,21 @@ def test_without_root_the_log_and_the_page_say_the_p_arms_have_no_bridge_of_thei
     shown.clear()
     vista.tabla(Resultado("red", synthetic(), tmp_path, {}))
     assert not any("red por defecto" in str(getattr(o, "data", "")) for o in shown)
+
+
+def test_a_claim_judged_by_hand_names_the_notebooks_parameters():
+    """«HILOS = 12, CONEXIONES = 400, DURACION_K8S_S = 30», as the parameters cell of 06 writes them: a
+    student finds each there (never the configuration's «duracion_k8s_s=30»)."""
+    import json
+
+    red_claims = importlib.import_module("helpers.experiments.red.claims")
+
+    cell = next(
+        "".join(c["source"])
+        for c in json.loads((PROJECT_ROOT / "notebooks" / "06_red_http.ipynb").read_text())["cells"]
+        if "parameters" in c.get("metadata", {}).get("tags", [])
+    )
+    for key in ("duracion_s", "duracion_k8s_s"):
+        text = red_claims.by_hand("gin", duration_key=key)
+        names = re.findall(r"\b([A-Z][A-Z0-9_]+) = \d+", text)
+        assert len(names) == 3 and all(re.search(rf"^{n} = ", cell, flags=re.M) for n in names), (text, names)
