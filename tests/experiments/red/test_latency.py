@@ -119,7 +119,7 @@ def test_at_another_load_the_new_claims_are_not_comparable_with_the_reason():
     assert "«Kubernetes con la carga del documento»" in claims["latencia_kubernetes_nethttp"].note
     assert (
         "Go gin" in claims["latencia_docker_gin"].note
-        and "duracion_k8s_s=30" in claims["latencia_kubernetes_gin"].note
+        and "DURACION_K8S_S = 30" in claims["latencia_kubernetes_gin"].note
     )
     assert "actix-web" in claims["actix_rocket_128"].note and "Rocket" in claims["actix_rocket_128"].note
     # Only the load decides: the document's load on Docker, a shorter one on Kubernetes.
