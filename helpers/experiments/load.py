@@ -99,8 +99,12 @@ class Screen:
 
 
 def without_verdict(claim, load_detail: dict):
-    """The claim «bajo carga»: its figure kept, no verdict, the load's detail added."""
-    return replace(claim, status=LOADED, more_reps=None, detail={**claim.detail, **load_detail})
+    """The claim «bajo carga»: its figure kept without its interval (the load leaves no «IC 95 %» to
+    claim, so no page, closing sentence or kit fact can print one), no verdict, the load's detail added."""
+    estimate = replace(claim.estimate, low=float("nan"), high=float("nan"))
+    return replace(
+        claim, status=LOADED, more_reps=None, estimate=estimate, detail={**claim.detail, **load_detail}
+    )
 
 
 def per_round(meta: dict | None) -> dict[str, pd.Series]:

@@ -11,7 +11,7 @@ from helpers import results
 from helpers.experiments import figures as fg
 from helpers.experiments import load
 from helpers.experiments import verdict as vd
-from helpers.view import common
+from helpers.view import common, numbers
 
 PODMAN_FASTER = vd.Said(
     "podman_2x",
@@ -73,6 +73,9 @@ def test_load_that_lasts_most_rounds_gives_no_verdict():
     claim, _ = _claim([18] * 4 + [40] * 6, [0] * 4 + [60] * 6)
     assert claim.status == vd.BAJO_CARGA and not claim.decided and claim.more_reps is None
     assert claim.detail["carga_min"] == 18 and claim.detail["carga_max"] == 40
+    # its figure stays, its interval goes: no closing sentence or kit fact can print an «IC 95 %» of it
+    assert claim.value == claim.value and not claim.estimate.has_interval
+    assert "[" not in numbers.fmt_value_interval(claim.estimate, unit=claim.unit)
     text = common.claim_sentence(claim)
     assert "medición bajo carga: repite" in text and "sin IC 95 %" in text
     assert "la presión de CPU fue de 18.0 % a 40.0 % según la ronda" in text
