@@ -51,7 +51,7 @@ def _samples_unstable(*samples) -> bool:
     return any(stats.unstable(s) for s in samples)
 
 
-def _ratio_unstable(a, b) -> bool:
+def ratio_unstable(a, b) -> bool:
     """Arms paired by round: the per-round ratio is what is judged, so its spread is what counts (a
     drift shared by a round spreads each arm, not their ratio); independent arms: each arm's spread."""
     if stats.is_paired(a, b):
@@ -89,7 +89,7 @@ def ratio(said: Said, numerator, denominator, *, detail: dict | None = None) -> 
     if stats.n_of(numerator, denominator) == 0:
         return missing(said, detail)
     est = stats.ratio_ci(numerator, denominator)
-    shaky = _ratio_unstable(numerator, denominator)
+    shaky = ratio_unstable(numerator, denominator)
     return judge(said, est, unstable=shaky, detail=_with_pairing(detail, est))
 
 
@@ -107,7 +107,7 @@ def difference(said: Said, a, b, *, percent: bool = False, detail: dict | None =
     if stats.n_of(a, b) == 0:
         return missing(said, detail)
     est = stats.difference_ci(a, b, percent=percent)
-    shaky = _ratio_unstable(a, b) if percent else _samples_unstable(a, b)
+    shaky = ratio_unstable(a, b) if percent else _samples_unstable(a, b)
     return judge(said, est, unstable=shaky, detail=_with_pairing(detail, est))
 
 

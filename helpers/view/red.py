@@ -102,9 +102,9 @@ def tabla(resultado: Resultado) -> None:
                 "brazo": r["brazo"],
                 "req/s total (mediana)": fmt(r["req_s"], 0) + (" ⚠ inestable" if r["inestable"] else ""),
                 "IC 95 %": fmt_interval(r["ic_bajo"], r["ic_alto"], 0),
-                "frente a nativo": fmt_ratio(
-                    r["frente_nativo"], r["frente_nativo_ic_bajo"], r["frente_nativo_ic_alto"]
-                ),
+                "frente a nativo": "inestable: repite"
+                if r["frente_nativo_inestable"]
+                else fmt_ratio(r["frente_nativo"], r["frente_nativo_ic_bajo"], r["frente_nativo_ic_alto"]),
                 "req/s por hilo": fmt(r["req_s_hilo"], 0),
                 "p50 (ms)": fmt(r["latencia_p50_ms"], 2),
                 "p90 (ms)": fmt(r["latencia_p90_ms"], 2),
@@ -365,6 +365,8 @@ def comparacion(resultado: Resultado) -> None:
         live = (
             fmt_ratio(r["tu_frente_nativo"], r["tu_ic_bajo"], r["tu_ic_alto"])
             if not stats.any_nan(r["tu_frente_nativo"])
+            else "inestable: repite"
+            if r["acuerdo"] == verdict.INESTABLE
             else "— (solo referencia)"
         )
         rows.append(
@@ -393,6 +395,11 @@ def comparacion(resultado: Resultado) -> None:
             f"Para {_names(by_status[figures.NO_COINCIDE])}, tu proporción no coincide con la del documento "
             "(todo tu intervalo cae lejos de su cifra): tu máquina, tu versión de Docker o tu carga reparten "
             "distinto el costo del camino de red."
+        )
+    if verdict.INESTABLE in by_status:
+        parts.append(
+            f"Para {_names(by_status[verdict.INESTABLE])}, tu proporción ronda a ronda varió demasiado para "
+            "dar una cifra: no se compara con la del documento. Repite la medición con la máquina tranquila."
         )
     undecided = by_status.get(verdict.NO_CONCLUYENTE, []) + by_status.get(verdict.SIN_DATOS, [])
     if undecided:

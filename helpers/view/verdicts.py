@@ -50,6 +50,7 @@ AGREEMENT = {
     fg.COINCIDE: "coincide",
     fg.NO_COINCIDE: "no coincide",
     vd.NO_CONCLUYENTE: "no concluyente",
+    vd.INESTABLE: "inestable: repite",
     vd.SIN_DATOS: "—",
 }
 AGREEMENT_MARGIN = fmt_margin(vd.margin(fg.AGREEMENT_KIND, 1.0, "x"), "x")  # «de 0.8× a 1.25×»

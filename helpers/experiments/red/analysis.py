@@ -80,7 +80,10 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
             continue
         s = stats.summarize(total)
         base = arm_values(df, "req_s", *BASELINE, server)
-        if base.size and (engine, variant) != BASELINE:
+        shaky = bool(base.size) and (engine, variant) != BASELINE and figures.ratio_unstable(total, base)
+        if shaky:  # no figure against a ratio the rule calls unstable: the page says «repite»
+            ratio = lo = hi = float("nan")
+        elif base.size and (engine, variant) != BASELINE:
             ratio, lo, hi = stats.ratio_ci(total, base).triple
         elif base.size:
             ratio, lo, hi = 1.0, 1.0, 1.0
@@ -113,6 +116,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                 "us_cpu_carga": per_request_us(df, "cpu_carga", engine, variant, server),
                 **{f"us_{m}": per_request_us(df, m, engine, variant, server) for m in K8S_CPU_METRICS},
                 "inestable": stats.unstable(total),
+                "frente_nativo_inestable": shaky,
             }
         )
     return pd.DataFrame(rows)
@@ -207,7 +211,9 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
                     tu_frente_nativo=m["frente_nativo"],
                     tu_ic_bajo=m["frente_nativo_ic_bajo"],
                     tu_ic_alto=m["frente_nativo_ic_alto"],
-                    acuerdo=figures.agreement(
+                    acuerdo=verdict.INESTABLE
+                    if m["frente_nativo_inestable"]
+                    else figures.agreement(
                         (m["frente_nativo"], m["frente_nativo_ic_bajo"], m["frente_nativo_ic_alto"]),
                         (r["frente_nativo"], float("nan"), float("nan")),
                     ),

@@ -831,3 +831,24 @@ def test_a_claim_judged_by_hand_names_the_notebooks_parameters():
         text = red_claims.by_hand("gin", duration_key=key)
         names = re.findall(r"\b([A-Z][A-Z0-9_]+) = \d+", text)
         assert len(names) == 3 and all(re.search(rf"^{n} = ", cell, flags=re.M) for n in names), (text, names)
+
+
+def test_a_ratio_to_native_that_varies_too_much_is_never_printed_nor_compared():
+    """Native's rounds swing (two clusters 5× apart, every other round) while Docker's do not: the
+    per-round ratio is unstable, so the table says «inestable: repite» instead of a ratio and the
+    comparison with the document says «inestable», never «coincide» or an interval."""
+    from helpers.view import red as vista
+
+    swinging = [100_000 if rep % 2 else 20_000 for rep in range(8)]
+    df = pd.DataFrame(
+        _rows("bare", "nativo", "nethttp", swinging) + _rows("docker", "puerto", "nethttp", [34_000] * 8),
+        columns=results.COLUMNS,
+    )
+    row = summarize(df).set_index("variant").loc["puerto"]
+    assert row["frente_nativo_inestable"] and np.isnan(row["frente_nativo"])
+    table = compare(df, {}, reference.load("red"))
+    docker = table[(table["servidor"] == "nethttp") & (table["nivel"] == "docker")].iloc[0]
+    assert docker["acuerdo"] == verdict.INESTABLE and np.isnan(docker["tu_frente_nativo"])
+    assert vista.AGREEMENT[verdict.INESTABLE] == "inestable: repite"
+    steady = summarize(synthetic()).set_index(["engine", "variant"]).loc[("docker", "puerto")]
+    assert not steady["frente_nativo_inestable"] and steady["frente_nativo"] == pytest.approx(0.34, abs=0.01)
