@@ -7,8 +7,8 @@ bounds, unit, quantity, note, ref, undecidable, figure) and two of its own:
 - variants = [{engine = "docker"}, …]: one claim per table, in order, its values filling {engine};
 - like = "key": the fields of an earlier entry, these changed (a variant worded apart).
 
-Every string is filled with the [text] snippets and the variant's values ({name}; a literal brace is
-{{ or }}; a string that is only "{name}" takes the value as it is, a number say). A string starting with
+Every string is filled with the [text] snippets and the variant's values ({name}, {name[0]:.2f}; a
+literal brace is {{ or }}; a string that is only "{name}" takes the value as it is, a number say). A string starting with
 "@" then names what the experiment's claims.py defines (a function, a constant; "@A.b": b of A, an item or
 attribute) or a figure of helpers/experiments/figures.py (SHARED): a figure that needs code, and a claimed
 number data/reference holds, stay in Python. Any table with call = "@function" (args = […], its other keys
@@ -76,7 +76,8 @@ def parse(data: Mapping, names: Mapping, file: str = FILE) -> tuple[Said, ...]:
             raw[key] = entry
             for variant in entry.get("variants", [{}]):
                 fields = {k: v for k, v in {**defaults, **entry}.items() if k != "variants"}
-                out.append(_said(_resolve(_fill(fields, {**text, **variant}), names)))
+                variables = _resolve({**text, **variant}, names)  # "@name" read before it fills
+                out.append(_said(_resolve(_fill(fields, variables), names)))
         except (DeclarationError, KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
             raise DeclarationError(f"{file}, afirmación «{key}»: {e}") from e
     return tuple(out)

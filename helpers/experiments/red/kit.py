@@ -8,7 +8,6 @@ from ... import reference, stats
 from ...experiments import red
 from ...experiments.red import servers
 from ...experiments.red.analysis import main_server, path_ratios, reference_ratios, summarize
-from ...experiments.red.claims import SECURITY_CAUSE
 from ...experiments.red.measure import DOCUMENT_PRESET
 from ...view import common
 from ..kit import Facts, missing_arms, run_sentence, run_tag
@@ -54,7 +53,7 @@ def facts(res) -> Facts:
     out["caminos"] = run_sentence(
         res, f", con {label}: ", paths, missing_arms(nb, "dos caminos de red con el mismo servidor")
     )
-    security = next((c for c in red.claims(df, meta) if c.key == SECURITY_CAUSE.key), None)
+    security = next((c for c in red.claims(df, meta) if c.key == "causa_seguridad"), None)
     if security is None or stats.any_nan(security.value):
         out["seguridad"] = missing_arms(nb, "el brazo `docker-seguridad` junto a `docker-puerto`")
     else:
