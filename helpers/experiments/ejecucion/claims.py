@@ -9,7 +9,7 @@
 - the bottom line (`dos_horas_10_min`, which 09 reads): 2 h × the overhead of the work alone against its
   fairest baseline, for hash and sort.
 
-Overheads are % of the baseline's median, paired by round. An I/O claim is judged against bare metal on
+The declarations are in claims.toml (helpers/experiments/declared.py). Overheads are % of the baseline's median, paired by round. An I/O claim is judged against bare metal on
 the arm's filesystem (analysis.io_base), else «no comparable» with the reason; against a baseline that is
 unstable on its own (analysis.shaky_against) the rule says «inestable» and the page «repite»."""
 
@@ -21,101 +21,22 @@ import pandas as pd
 
 from ... import engines as eng
 from ... import stats
+from .. import declared
 from ..figures import MEDIAN, Custom, Median, Sel, judge_all
-from ..verdict import Claim, Said, judge, missing, not_comparable, ref
+from ..verdict import Claim, Said, judge, missing, not_comparable
 from .analysis import fair_base, io_base, samples, shaky_against, tidy
 from .arms import BASE_NAMES, CPU_WORKLOADS, EXEC_INSIDE, EXEC_TRUE, METRIC_E2E, METRIC_WORK, PLACE_NAMES
 
 SOURCE = "el capítulo original"
-WORK_MINUTES, LIMIT_MINUTES = 120, 10
-chapter = partial(Said, source=SOURCE, unit="%")
-course = partial(Said, source="este curso", kind="adds", unit="%")
-io = partial(chapter, where="«Nota sobre I/O y contenedores anidados», «Disk I/O»")
-seed = partial(ref, source="seed000", experiment="ejecucion", percent=True, rtol=0.02)
+WORK_MINUTES, LIMIT_MINUTES = 120, 10.0
+SORT = {"docker": 7.6, "podman": 6.2}  # the chapter's sort overhead, % (data/reference, seed000)
+SAID = declared.read(__package__, globals())
+BY_KEY = {s.key: s for s in SAID}
+SORT_6_8 = {dict(s.ref.select)["engine"]: s for s in SAID if s.key == "sort_6_8"}
 PODMAN_EXEC = " El capítulo lo dijo de `docker exec`; Podman es la variante del curso."
 CHAPTER_FORM = (
     "sobrecarga de `exec` extremo a extremo en {} frente a los binarios del host (como el capítulo)"
 )
-
-# «Latencia típica: ~428 ms | < 1 ms (solo la syscall exec)»
-EXEC_1MS = chapter(
-    "exec_1ms",
-    "`docker exec` tarda menos de 1 ms (solo la syscall exec)",
-    where="experimento 3, tabla «LAUNCH vs RUNNING — la prueba final», columna «Docker exec (Exp 3)»",
-    claimed=1.0,
-    kind="at_most",
-    unit="ms",
-    note="Lo que espera quien lo escribe: `exec CONTENEDOR true` cronometrado desde el host (cliente, "
-    "motor y runtime crean un proceso dentro del contenedor). Es un costo de LAUNCH.",
-)
-EXEC_1MS_INSIDE = EXEC_1MS.but(
-    key="exec_1ms_dentro",
-    note="El paréntesis: un proceso nuevo (fork + exec + espera de `true`) cronometrado dentro del "
-    "contenedor por `cronometro`, sin el cliente ni el motor. También es LAUNCH: lanza un proceso. El "
-    "mismo proceso nuevo en bare metal está en la tabla de `exec`, para comparar.",
-)
-# «para hash, el overhead del contenedor es ~0% — las diferencias son ruido del sistema»
-HASH_0 = chapter(
-    "hash_0",
-    "Para hash, la sobrecarga del contenedor es ~0 %",
-    where="experimento 3, «Análisis», «Hash: ¿los contenedores son más rápidos…?», y «Tabla resumen»",
-    claimed=0.0,
-    kind="no_difference",
-    note="En el capítulo los contenedores salieron más rápidos (Docker −24.6 %, Podman −17.9 %); el "
-    "capítulo lo atribuyó al camino de lectura de `/dev/urandom` y lo llamó ruido.",
-)
-# «Sort: overhead real pero pequeño (+6-8%)»: Docker +7.6 %, Podman +6.2 % in its table
-SORT_6_8 = {
-    engine: chapter(
-        "sort_6_8",
-        "Para sort, la sobrecarga es real pero pequeña (+6-8 %)",
-        where="experimento 3, «Análisis», «Sort: overhead real pero pequeño», y tabla «Medianas y overhead»",
-        claimed=claimed,
-        kind="range",
-        bounds=(6.0, 8.0),
-        ref=seed(engine=engine, variant="sort", metric=METRIC_E2E, over={"engine": "bare"}),
-    )
-    for engine, claimed in (("docker", 7.6), ("podman", 6.2))
-}
-# «El overlay filesystem tiene overhead real (~20% más lento que bare metal para escrituras)»; «Los
-# volúmenes bypasean el overlay [...] recuperando rendimiento nativo»
-IO = {  # key: (statement, claimed, kind)
-    "overlay_20": ("Escribir en la capa overlay es ~20 % más lento que en bare metal", 20.0, "percent_about"),
-    "volumen_nativo": ("Un volumen recupera el rendimiento nativo de escritura", 0.0, "no_difference"),
-}
-OVERLAY_20, VOLUME_NATIVE = (io(k, said, claimed=c, kind=kind) for k, (said, c, kind) in IO.items())
-VOLUME_NATIVE_FILES = VOLUME_NATIVE.but(
-    key="volumen_nativo_archivos",
-    statement="Un volumen recupera el rendimiento nativo con muchos archivos pequeños",
-    note="El capítulo recomienda volúmenes para «operaciones intensivas de I/O»; aquí, con la carga de "
-    "archivos pequeños.",
-)
-SMALL_FILES = course(
-    "archivos_pequenos",
-    "Crear, listar y borrar muchos archivos pequeños en la capa del contenedor cuesta más que en bare "
-    "metal sobre el mismo sistema de archivos",
-    where="cuaderno 03: el capítulo no midió archivos pequeños; su ejercicio 4 del experimento 3 pide una "
-    "carga con muchas llamadas al sistema de archivos",
-)
-COPY_UP = course(
-    "copia_capa",
-    "Modificar un archivo que viene de la imagen cuesta más en la capa del contenedor: overlay lo copia "
-    "entero antes de cambiarlo, el copy-up",
-    where="cuaderno 03: la razón de los volúmenes que recomienda el capítulo, medida",
-)
-# «Si tu tarea tarda 2 horas en ejecutar, el overhead del contenedor es menos de 10 minutos»
-TWO_HOURS = chapter(
-    "dos_horas_10_min",
-    "Si tu tarea tarda 2 horas, la sobrecarga del contenedor es de menos de 10 minutos",
-    where="experimento 3, bajo la tabla «LAUNCH vs RUNNING — la prueba final»",
-    claimed=float(LIMIT_MINUTES),
-    kind="at_most",
-    unit="min",
-    note="El capítulo lo deduce de su +0-8 % en hash y sort (el 8 % de 2 h son 9.6 min). Aquí: 2 h × la "
-    "sobrecarga del trabajo solo frente a su línea base más justa; el `exec` se paga una vez y no cuenta.",
-)
-SAID = (EXEC_1MS, EXEC_1MS_INSIDE, HASH_0, *SORT_6_8.values(), OVERLAY_20, VOLUME_NATIVE)
-SAID += (VOLUME_NATIVE_FILES, SMALL_FILES, COPY_UP, TWO_HOURS)
 NO_LAYER_BASE = (
     "Esta corrida no midió bare metal en el sistema de archivos de la capa (ni dejó escrito en meta.json "
     "dónde escribió cada brazo): sin una línea base en el mismo sistema de archivos, la capa no se compara."
@@ -200,22 +121,34 @@ def exec_readings(engine: str) -> tuple[Said, ...]:
             )
         )
         for said, quantity, reading, metric, variant, more in (
-            (EXEC_1MS, host, "lo que se espera", METRIC_E2E, EXEC_TRUE, {}),
-            (EXEC_1MS_INSIDE, inside, "el exec, dentro", METRIC_WORK, EXEC_INSIDE, {"dentro": True}),
+            (BY_KEY["exec_1ms"], host, "lo que se espera", METRIC_E2E, EXEC_TRUE, {}),
+            (
+                BY_KEY["exec_1ms_dentro"],
+                inside,
+                "el exec, dentro",
+                METRIC_WORK,
+                EXEC_INSIDE,
+                {"dentro": True},
+            ),
         )
     )
 
 
 # Each I/O claim's arm, «carga:lugar» as in its rows' variant.
 IO_ARMS = ("escritura:capa", "escritura:volumen", "archivos:capa", "archivos:volumen", "copia:capa")
-IN_PLACE = tuple(zip((OVERLAY_20, VOLUME_NATIVE, SMALL_FILES, VOLUME_NATIVE_FILES, COPY_UP), IO_ARMS))
+IN_PLACE = ("overlay_20", "volumen_nativo", "archivos_pequenos", "volumen_nativo_archivos", "copia_capa")
+IN_PLACE = tuple(zip((BY_KEY[key] for key in IN_PLACE), IO_ARMS))
 ENGINES = eng.CONTAINER_ENGINES
 JUDGED = (
     *(said for engine in ENGINES for said in exec_readings(engine)),
-    *(as_chapter(said, e, c) for e in ENGINES for c, said in (("hash", HASH_0), ("sort", SORT_6_8[e]))),
+    *(
+        as_chapter(said, e, c)
+        for e in ENGINES
+        for c, said in (("hash", BY_KEY["hash_0"]), ("sort", SORT_6_8[e]))
+    ),
     *(in_place(said, engine, *arm.split(":")) for engine in ENGINES for said, arm in IN_PLACE),
     *(
-        TWO_HOURS.but(figure=Custom(partial(two_hours, engine=e, carga=c)))
+        BY_KEY["dos_horas_10_min"].but(figure=Custom(partial(two_hours, engine=e, carga=c)))
         for e in ENGINES
         for c in CPU_WORKLOADS
     ),

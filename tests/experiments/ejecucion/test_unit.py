@@ -449,11 +449,11 @@ def test_a_layer_without_bare_metal_on_its_filesystem_is_not_comparable():
 
 def test_overlay_at_about_zero_is_refuted_now_and_inconclusive_only_when_it_overlaps():
     """The margin of «~20 %» is 15.7-24.5 % (1.2^0.8 … 1.2^1.2): −1.6 % [−7.0, +11.8] lies entirely outside it."""
-    overlay = claims_mod.OVERLAY_20
+    overlay = claims_mod.BY_KEY["overlay_20"]
     assert overlay.region == pytest.approx(((1.2**0.8 - 1) * 100, (1.2**1.2 - 1) * 100))
     assert verdict.decide(-7.0, 11.8, region=overlay.region) == verdict.NO_SE_SOSTIENE
     assert verdict.decide(-7.0, 18.0, region=overlay.region) == verdict.NO_CONCLUYENTE
-    volume = claims_mod.VOLUME_NATIVE
+    volume = claims_mod.BY_KEY["volumen_nativo"]
     assert verdict.decide(-10.7, 6.7, region=volume.region) == verdict.NO_CONCLUYENTE
 
 
@@ -493,7 +493,7 @@ def test_the_chapters_bottom_line_is_2_hours_times_the_work_alone_against_the_fa
 
 
 def test_no_claim_note_blames_exec_or_the_binaries_for_the_chapters_minus_24():
-    note = claims_mod.HASH_0.note
+    note = claims_mod.BY_KEY["hash_0"].note
     assert "/dev/urandom" in note and "−24.6 %" in note and "−17.9 %" in note
     assert "exec" not in note and "binarios" not in note
 
