@@ -147,10 +147,9 @@ def _said(fields: dict) -> Said:
     if fields.get("bounds") is not None:
         low, high = fields["bounds"]
         fields["bounds"] = (float(low), float(high))
-    if "claimed" in fields:
-        if not isinstance(fields["claimed"], (int, float)) or isinstance(fields["claimed"], bool):
-            raise DeclarationError(f"claimed no es un número: {fields['claimed']!r}")
-        fields["claimed"] = float(fields["claimed"])
+    claimed = fields.get("claimed", 0.0)
+    if isinstance(claimed, bool) or not isinstance(claimed, (int, float)):
+        raise DeclarationError(f"claimed no es un número: {fields['claimed']!r}")
     if fields.get("figure") is not None:
         fields["figure"] = _figure(fields["figure"])
     return Said(**fields)

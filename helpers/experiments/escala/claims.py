@@ -2,7 +2,8 @@
 judged by the one rule (figures.judge_all) in the chapter's own terms: a figure at 20 containers is judged
 at N = 20, with n counting repetitions; launch times only under the chapter's conditions (default network,
 one launch after another). «Is Podman faster to start?» is decided in notebook 01
-(arranque.podman_mas_rapido); this notebook cites it (view.escala.respuesta_de_01)."""
+(arranque.podman_mas_rapido); this notebook cites it (view.escala.respuesta_de_01). The declarations are
+in claims.toml (helpers/experiments/declared.py)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,16 @@ import pandas as pd
 
 from ... import engines as eng
 from ... import stats
+from .. import declared
 from ..figures import Custom, judge_all, ratio
-from ..verdict import Claim, Ref, Said, judge, missing, not_comparable, ref
+from ..verdict import Claim, Said, judge, missing, not_comparable
 from .analysis import SEED_CROSSOVER, by_round, crossover, wide
 from .per_n import fixed_ratio, ratio_at, seed_crossover, steadiness
 from .probing import NETWORKS
 
 CHAPTER_N = 20
-chapter = partial(Said, source="el capítulo original", unit="x")
+# The claimed figures: Podman/Docker at N = 20 in the chapter's table (seed000), and its crossover.
+CLAIMED = {"lanzamiento_20": 2.74 / 5.52, "cgroup_4x": 97 / 437, "cruce_102": SEED_CROSSOVER}
 
 
 def both(df: pd.DataFrame) -> bool:
@@ -71,10 +74,6 @@ def at_20(metric: str, **options) -> Custom:
         return judge(said, figure, detail={"n": CHAPTER_N})
 
     return of_both(build, **options)
-
-
-def podman_over_docker_at_20(metric: str) -> Ref:
-    return ref(source="seed000", metric=metric, engine="podman", variant="n=20", over={"engine": "docker"})
 
 
 def crossover_claim(said: Said, df: pd.DataFrame) -> Claim:
@@ -135,71 +134,8 @@ def flat_claim(said: Said, df: pd.DataFrame, meta: dict | None, engine: str) -> 
     return ratio(said, *per_n, detail=detail)
 
 
-# «184 MB / 1.8 MB ≈ 102 contenedores»: dockerd alone against one conmon per container (RSS).
-CROSSOVER = chapter(
-    "cruce_102",
-    f"Con ~1.8 MB por conmon frente a ~184 MB fijos de dockerd, Podman gasta más memoria que Docker a "
-    f"partir de unos {SEED_CROSSOVER} contenedores",
-    where="experimento 2, «Análisis», «El impuesto del daemon»",
-    claimed=SEED_CROSSOVER,
-    kind="about",
-    quantity="RSS de dockerd ÷ RSS de un conmon (la cuenta del capítulo, con tus datos)",
-    unit="",
-    note="La cuenta deja fuera containerd, el shim de cada contenedor de Docker y los cgroups: la factura "
-    "completa que calcula el cuaderno 02 (con RSS y con PSS) es la corrección del curso.",
-    figure=of_both(crossover_claim),
-)
-# «20 contenedores: Launch time 5.52 s frente a 2.74 s, Podman 2x más rápido» (one launch after another)
-LAUNCH_20 = chapter(
-    "lanzamiento_20",
-    "Lanzar 20 contenedores uno tras otro: Podman 2x más rápido que Docker (2.74 s frente a 5.52 s)",
-    where="experimento 2, tabla «Comparación directa a 20 contenedores»",
-    claimed=2.74 / 5.52,
-    kind="about",
-    ref=podman_over_docker_at_20("lanzamiento_total"),
-    quantity="Podman/Docker del tiempo total de lanzar 20 contenedores uno tras otro",
-    figure=at_20("lanzamiento_total", launch=True),
-)
-# «Podman escala de forma más consistente (~130-190 ms/cont) … no hay cuello de botella central. Docker
-# varía más (220-350 ms/cont) por la serialización en el daemon.» A central bottleneck makes the cost
-# per container grow with N: judged by each engine's slope across N in each round, Podman's over Docker's.
-STEADY = chapter(
-    "escala_constante",
-    "Sin daemon no hay cuello de botella central: Podman se mantiene en ~130-190 ms por contenedor y "
-    "Docker varía más, 220-350 ms, por la serialización en el daemon",
-    where="experimento 2, «Análisis», tabla «Tiempos de arranque — escalamiento lineal»",
-    kind="reduces",
-    quantity="el crecimiento del tiempo por contenedor de la N menor a la mayor (la pendiente de cada "
-    "ronda), Podman ÷ Docker en la misma ronda",
-    figure=of_both(steady_claim, launch=True),
-)
-# «Docker carga un daemon que consume ~184 MB de RSS con 0 o con 20 contenedores: un costo fijo.»
-DAEMON_FIXED = chapter(
-    "daemon_fijo",
-    "dockerd consume lo mismo con 0 que con 20 contenedores: un costo fijo",
-    where="experimento 2, «Análisis», «El impuesto del daemon»",
-    claimed=1.0,
-    kind="no_difference",
-    quantity="RSS de dockerd con contenedores ÷ sin ninguno",
-    figure=Custom(fixed_claim),
-)
-# «Memoria/cont (cgroup): 437 KB frente a 97 KB, Podman 4.5x menos» (at 20 containers)
-CGROUP_4X = LAUNCH_20.but(
-    key="cgroup_4x",
-    statement="Memoria de cgroup por contenedor: Podman usa 4.5x menos que Docker (97 frente a 437 KB)",
-    claimed=97 / 437,
-    ref=podman_over_docker_at_20("memoria_cgroup_por_contenedor"),
-    quantity="Podman/Docker de la memoria por contenedor (la vista de `stats`)",
-    figure=at_20("memoria_stats_por_contenedor"),
-)
-FLAT = chapter(
-    "cgroup_estable",
-    "La memoria de cgroup por contenedor es estable con 1, 5, 10 o 20 contenedores",
-    where="experimento 2, «Análisis», «Memoria cgroup»",
-    claimed=1.0,
-    kind="no_difference",
-)
-SAID = (CROSSOVER, LAUNCH_20, STEADY, DAEMON_FIXED, CGROUP_4X, FLAT)
+SAID = declared.read(__package__, globals())
+FLAT = SAID[-1]
 JUDGED = SAID[:-1] + tuple(
     FLAT.but(statement=f"{FLAT.statement} ({eng.DISPLAY[e]})", figure=Custom(partial(flat_claim, engine=e)))
     for e in sorted(eng.DISPLAY)
