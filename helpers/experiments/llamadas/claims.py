@@ -8,20 +8,19 @@ each declared in its form, with its figure, and judged by the one rule:
 - entre_cpus: similar on every CPU («no comparable» on one machine);
 - exec_1_9ms (per engine): an exec costs about 1.9 ms, judged on experiment 3's `exec true` (READS).
 
-Every figure is computed round by round (the arms are paired by `rep`), on the thread's CPU time."""
+Every figure is computed round by round (the arms are paired by `rep`), on the thread's CPU time. The
+declarations are in claims.toml (helpers/experiments/declared.py)."""
 
 from __future__ import annotations
-
-from functools import partial
 
 import pandas as pd
 
 from ... import engines as eng
-from .. import ejecucion, read_run
+from .. import declared, ejecucion, read_run
 from .. import llamadas as this
-from ..figures import Custom, Difference, NotComparable, Sel, formula, judge_all, median
+from ..figures import Difference, NotComparable, Sel, formula, judge_all, median
 from ..runner import Resultado
-from ..verdict import OTHER_MACHINE, Claim, Said, missing, ref
+from ..verdict import OTHER_MACHINE, Claim, Said, missing
 from .analysis import BASELINE, nesting_series, per_level_slope, series
 
 SOURCE = "«Benchmark 01: Namespace Syscall Overhead»"
@@ -32,9 +31,12 @@ SEED_RUN_PCT = 100 * (SEED_CONTAINER_NS / SEED_HOST_NS - 1)  # +11.0 %
 TABLE_SOURCES = ("seed001-tabla-xeon-8370c", "seed001-tabla-epyc-7763", "seed001-tabla-i7-12700k")
 NEEDS_ARMS = "Faltan los brazos que hacen falta para juzgarla (revisa BRAZOS y MOTORES)."
 HOST, NEEDED = dict(zip(("engine", "variant"), BASELINE)), {"missing_note": NEEDS_ARMS}
-HOST_ARM, CONTAINER = Sel(**HOST), {"engine": "docker", "variant": "seccomp"}
-OVERHEAD = "la sobrecarga de getpid en el contenedor (seccomp por defecto) frente al host, ronda a ronda"
-doc = partial(Said, source=SOURCE, unit="%")
+HOST_ARM = Sel(**HOST)
+BOUNDS = {
+    "contenedor_tabla": (24.0, 30.0),
+    "esperado_host": (80.0, 150.0),
+    "esperado_contenedor": (100.0, 180.0),
+}
 # «Expected: 80-150 ns per call (varies by CPU)», «Expected: 100-180 ns per call»: absolute figures for
 # other CPUs, «no comparable» here (the percentage over this machine's own host call is what is judged).
 ABSOLUTE = (
@@ -43,92 +45,30 @@ ABSOLUTE = (
     "llamada del host en la misma máquina (las afirmaciones del 11 % y del 24-30 %). Tus nanosegundos "
     "están en la tabla «Mediana de ns por llamada en cada brazo»."
 )
-expected = partial(doc, kind="range", unit="ns", figure=NotComparable(ABSOLUTE))
 
-CONTAINER_RUN = doc(
-    "contenedor_11",
-    f"Una llamada al sistema en un contenedor es un 11 % más lenta que en el host ({SEED_HOST_NS} → "
-    f"{SEED_CONTAINER_NS} ns)",
-    where="«Our Results», tabla «Actual Performance», su propia corrida",
-    claimed=SEED_RUN_PCT,
-    kind="percent_about",
-    quantity=OVERHEAD,
-    ref=ref(source="seed001", metric="getpid", **CONTAINER, over=HOST, percent=True),
-)
-CONTAINER_TABLE = doc(
-    "contenedor_tabla",
-    "En su tabla por CPU, la sobrecarga del contenedor va del 24 % al 30 %",
-    where="tabla «Expected Results by Hardware», columna «Overhead»",
-    kind="range",
-    bounds=(24.0, 30.0),
-    quantity=OVERHEAD,
-    note="Su tabla es de otras CPU (dos Xeon/EPYC de Azure y un i7-12700K); el porcentaje es lo que dice "
-    "que se mantiene de una CPU a otra.",
-)
-EXPECTED_HOST = expected(
-    "esperado_host",
-    "getpid en el host tarda de 80 a 150 ns por llamada",
-    where="«The Tests», Test A, «Expected»",
-    bounds=(80.0, 150.0),
-    quantity="la mediana de getpid en el host",
-    ref=ref(source="seed001-esperado", metric="getpid", **HOST),
-)
-EXPECTED_CONTAINER = expected(
-    "esperado_contenedor",
-    "getpid en un contenedor tarda de 100 a 180 ns por llamada",
-    where="«The Tests», Test B, «Expected»",
-    bounds=(100.0, 180.0),
-    quantity="la mediana de getpid en el contenedor (seccomp por defecto)",
-    ref=ref(source="seed001-esperado", metric="getpid", **CONTAINER),
-)
-PID_CAUSE = doc(
-    "causa_pid",
-    "Ese 11 % se debe a la traducción de PID del namespace",
-    where="«Analysis», «Conclusion»",
-    claimed=SEED_RUN_PCT,
-    kind="percent_about",
-    quantity="la sobrecarga de getpid en un namespace PID solo (unshare, sin contenedor) frente al host",
-    ref=CONTAINER_RUN.ref,
-    note="Si la traducción de PID fuera la causa, un namespace PID solo, sin el resto del contenedor, "
-    "costaría ese 11 %.",
-    figure=Difference(Sel(engine="bare", variant="pid:1"), HOST_ARM, percent=True, **NEEDED),
-)
-NESTING = doc(
-    "anidamiento",
-    "Cada nivel de anidamiento añade costo (el kernel recorre la cadena de namespaces)",
-    where="«Understanding the Kernel Code»",
-    kind="adds",
-    quantity="lo que añade cada nivel de namespace PID a getpid, en % de la llamada del host (pendiente "
-    "ronda a ronda)",
-    note=f"El documento no da una cifra por nivel (sus {SEED_DIFFERENCE_NS:.2f} ns son la diferencia "
-    "contenedor − host de su corrida): «añade costo» se juzga contra el piso de esa clase de afirmación.",
-    figure=Custom(lambda said, df, meta: nesting_claim(said, df)),
-)
-ACROSS_CPUS = Said(
-    "entre_cpus",
-    "El porcentaje de sobrecarga es parecido en CPU distintas",
-    SOURCE,
-    where="nota bajo «Expected Results by Hardware» y «Key Takeaways»",
-    figure=NotComparable(
-        "Una sola máquina no puede juzgarlo: la comparación de la clase (90) lo juzga con varias máquinas."
-    ),
-)
-EXEC = doc(
-    "exec_1_9ms",
-    "Un exec (kubectl exec, docker exec) cuesta unos 1.9 ms",
-    where="«Production Impact», escenario 1",
-    claimed=1.9,
-    kind="about",
-    quantity="exec true en un contenedor que ya corre (mediana del experimento 3 en esta máquina)",
-    unit="ms",
-    figure=Custom(lambda said, df, meta: exec_claims(read_run(this, "ejecucion"))),
+
+def nesting_claim(said: Said, df: pd.DataFrame, meta: dict | None = None) -> Claim:
+    """«Each nesting level adds cost»: the slope of getpid against depth in % of the host's call, computed
+    round by round, against the floor of «adds cost»."""
+    depths, arms = nesting_series(df)
+    if len(depths) < 3 or depths[0] != 0:
+        return missing(said.but(note=NEEDS_ARMS))
+    return formula(said, per_level_slope(depths, relative=True), *arms)
+
+
+def exec_figure(said: Said, df: pd.DataFrame, meta: dict | None) -> list[Claim]:
+    """Judged on experiment 3's last run, not on this one (`exec_claims`)."""
+    return exec_claims(read_run(this, "ejecucion"))
+
+
+SAID = declared.read(__package__, globals())
+CONTAINER_RUN, CONTAINER_TABLE, EXPECTED_HOST, EXPECTED_CONTAINER, PID_CAUSE, NESTING, ACROSS_CPUS, EXEC = (
+    SAID
 )
 EXEC_NO_RUN = EXEC.but(
     note="Se juzga con el exec true del experimento 3, que aún no tiene corrida en esta máquina."
 )
 EXEC_NOT_MEASURED = EXEC.but(note="La última corrida del experimento 3 no midió exec true.")
-SAID = (CONTAINER_RUN, CONTAINER_TABLE, EXPECTED_HOST, EXPECTED_CONTAINER, PID_CAUSE, NESTING, ACROSS_CPUS)
-SAID += (EXEC,)
 
 
 def per_engine(said: Said, engine: str, **changes) -> Said:
@@ -172,15 +112,6 @@ def exec_claims(exec_run: Resultado | None) -> list[Claim]:
         median(per_engine(EXEC, e), group["value"].to_numpy(dtype=float) * 1000.0, detail={"engine": e})
         for e, group in sel.groupby("engine", sort=False)
     ]
-
-
-def nesting_claim(said: Said, df: pd.DataFrame) -> Claim:
-    """«Each nesting level adds cost»: the slope of getpid against depth in % of the host's call, computed
-    round by round, against the floor of «adds cost»."""
-    depths, arms = nesting_series(df)
-    if len(depths) < 3 or depths[0] != 0:
-        return missing(said.but(note=NEEDS_ARMS))
-    return formula(said, per_level_slope(depths, relative=True), *arms)
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
