@@ -10,7 +10,7 @@ bounds, unit, quantity, note, ref, undecidable, figure) and two of its own:
 Every string is filled with the [text] snippets and the variant's values ({name}, {name[0]:.2f}; a
 literal brace is {{ or }}; a string that is only "{name}" takes the value as it is, a number say). A string starting with
 "@" then names what the experiment's claims.py defines (a function, a constant; "@A.b": b of A, an item or
-attribute) or a figure of helpers/experiments/figures.py (SHARED): a figure that needs code, and a claimed
+attribute), a module of its package ("@levels.PRIV") or a figure of helpers/experiments/figures.py (SHARED): a figure that needs code, and a claimed
 number data/reference holds, stay in Python. Any table with call = "@function" (args = […], its other keys
 as keywords) is what that function returns: a figure that needs code, a condition. ref is a table of
 `verdict.ref`'s arguments; figure is "@name", such a call, or a table with one of ratio = [sel, sel],
@@ -22,6 +22,7 @@ raises `DeclarationError`, naming the file and the claim.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from importlib import resources
 
@@ -54,7 +55,23 @@ def read(package: str, names: Mapping) -> tuple[Said, ...]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise DeclarationError(f"{package}/{FILE}: {e}") from e
-    return parse(data, {**{n: getattr(figures, n) for n in SHARED}, **names}, f"{package}/{FILE}")
+    return parse(
+        data, _Names(package, {**{n: getattr(figures, n) for n in SHARED}, **names}), f"{package}/{FILE}"
+    )
+
+
+class _Names(dict):
+    """claims.py's names, then the modules of its package ("@levels.PRIV": PRIV of the package's levels.py)."""
+
+    def __init__(self, package: str, names: Mapping) -> None:
+        super().__init__(names)
+        self.package = package
+
+    def __missing__(self, name: str):
+        try:
+            return importlib.import_module(f"{self.package}.{name}")
+        except ModuleNotFoundError:
+            raise KeyError(name) from None
 
 
 def parse(data: Mapping, names: Mapping, file: str = FILE) -> tuple[Said, ...]:
@@ -115,9 +132,10 @@ def _resolve(value, names: Mapping):
     """ "@name" (and "@name.part") replaced by what claims.py defines."""
     if isinstance(value, str) and value.startswith("@"):
         first, *parts = value[1:].split(".")
-        if first not in names:
-            raise DeclarationError(f"claims.py no define {first!r}")
-        found = names[first]
+        try:
+            found = names[first]
+        except KeyError:
+            raise DeclarationError(f"claims.py no define {first!r}") from None
         for part in parts:
             if isinstance(found, (Mapping, list, tuple)):
                 found = found[part if isinstance(found, Mapping) else int(part)]
