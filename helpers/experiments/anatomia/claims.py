@@ -8,7 +8,8 @@ round by round and its interval is the paired one of helpers.stats):
 
 «Is Podman faster to start?» (the chapter's «fork-exec without a daemon» claim) is decided in notebook 01
 (arranque, claim `podman_mas_rapido`); this experiment cites it (READS) and shows its own figure for the
-engines' own parts (`run --network none` minus `runc run`) without a verdict of its own.
+engines' own parts (`run --network none` minus `runc run`) without a verdict of its own. The declarations
+are in claims.toml (helpers/experiments/declared.py).
 """
 
 from __future__ import annotations
@@ -18,39 +19,14 @@ from functools import partial
 import pandas as pd
 
 from ... import engines as eng
+from .. import declared
 from ..figures import Formula, Sel, judge_all
 from ..verdict import Claim, Said
 from .rungs import METRIC, RUNG_LABEL
 
 SOURCE = "una idea muy repetida sobre el arranque"
-WHERE = "sin fuente escrita: el curso la formula para ponerla a prueba"
-idea = partial(Said, source=SOURCE, where=WHERE, unit="%")
-
-NETWORK_LARGE = idea(
-    "red_grande",
-    "Configurar la red virtual es una parte grande del arranque de un contenedor.",
-    claimed=25.0,
-    kind="at_least",
-    quantity="la parte de la red (crearla y deshacerla) en el `run` con red por defecto",
-    note="Aquí «una parte grande» quiere decir al menos una cuarta parte.",
-)
-RUNTIME_SMALL = idea(
-    "runtime_pequeno",
-    "El runtime OCI (runc) es una parte pequeña del arranque.",
-    claimed=20.0,
-    kind="at_most",
-    quantity="`runc run` (con espacio de red) como parte del `run` con red por defecto",
-    note="Aquí «una parte pequeña» quiere decir como mucho una quinta parte.",
-)
-WARM_POOL = idea(
-    "pool",
-    "Un pool caliente, con contenedores preparados de antemano, elimina la mayor parte del arranque.",
-    claimed=50.0,
-    kind="at_least",
-    quantity="lo que ahorra el pool frente al `run` con red por defecto",
-    note="Aquí «la mayor parte» quiere decir más de la mitad.",
-)
-SAID = (NETWORK_LARGE, RUNTIME_SMALL, WARM_POOL)
+SAID = declared.read(__package__, globals())
+NETWORK_LARGE, RUNTIME_SMALL, WARM_POOL = SAID
 
 
 def judged(engine: str) -> tuple[Said, ...]:
