@@ -1,8 +1,11 @@
-"""Experiment 8's analysis: summaries, ratios, the comparison with the post's figures, closing rows."""
+"""Experiment 8's analysis: summaries, ratios, the comparison with the post's figures, closing rows; the
+run's own instances (its VM, its system container), the conditions its claims are judged under, and what
+a claim's detail shows."""
 
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -12,15 +15,21 @@ from ..contract import CLOSING_COLUMNS
 from .kinds import (
     ARRANQUE,
     BASELINE,
+    DENSIDAD_DESPUES,
     DENSIDAD_INSTANCIA,
     DISCO,
+    DISCO_ESCRITO,
     GZIP,
     HOST_RUN,
+    LXD_COW,
+    NESTED,
     PSS,
     RETENIDA,
+    RUN_MOTOR,
     VARIANT_ORDER,
     is_emulated,
     kind_label,
+    level_metric,
     variant_of,
 )
 
@@ -61,8 +70,7 @@ def ratio(df: pd.DataFrame, metric: str, num_variant: str, den_variant: str) -> 
 
 def vm_variant(df: pd.DataFrame, meta: dict | None = None, kind: str = "vm") -> str | None:
     """The run's VM of `kind` («vm», «vm_systemd»): its variant, KVM's first; None without one."""
-    present = set(df["variant"]) if df is not None and not df.empty else set()
-    return next((v for v in (variant_of(kind, "kvm"), variant_of(kind, "tcg")) if v in present), None)
+    return next((v for v in (variant_of(kind, "kvm"), variant_of(kind, "tcg")) if v in present(df)), None)
 
 
 def gzip_ratio(df: pd.DataFrame, variant: str) -> stats.Estimate:
@@ -233,3 +241,122 @@ def fit_level(df: pd.DataFrame, meta: dict | None = None) -> int:
 def top_level(df: pd.DataFrame, meta: dict | None = None) -> int:
     """The largest N of the density rounds (0 without them)."""
     return max(density_levels(df), default=0)
+
+
+# ---------------------------------------------------------------- the run's own instances and conditions
+# What the claims (claims.toml) are judged on and when: functions of the run, fn(df, meta).
+vm, sd_vm = vm_variant, partial(vm_variant, kind="vm_systemd")  # its VM (KVM's first), or None
+
+
+def present(df: pd.DataFrame | None) -> set:
+    return set(df["variant"]) if df is not None and not df.empty else set()
+
+
+def first(*variants: str):
+    """The first of `variants` the run measured, else the last."""
+    return lambda df, meta=None: next((v for v in variants if v in present(df)), variants[-1])
+
+
+container, lxd, app = first("sistema", "aplicacion"), first(LXD_COW, "sistema_lxd"), first("aplicacion")
+dense_system = first(LXD_COW, "sistema_lxd", "sistema")  # the system container of the density phase
+
+
+def at(variant, df, meta=None):
+    return variant(df, meta) if callable(variant) else variant
+
+
+def has(*variants):
+    """A condition: the run measured every one of `variants` (names, or functions of the run)."""
+    return lambda df, meta=None: all(at(v, df, meta) in present(df) for v in variants)
+
+
+def all_of(*conditions):
+    return lambda df, meta=None: all(c(df) for c in conditions)
+
+
+def measured(metric: str, variant):
+    return lambda df, meta=None: arm_values(df, metric, at(variant, df, meta)).size > 0
+
+
+def emulated(variant):
+    return lambda df, meta=None: (v := variant(df, meta)) is not None and is_emulated(v)
+
+
+emulated_vm = lambda df, meta=None: vm(df) == "vm_emulada"
+app_alone = lambda df, meta=None: has("aplicacion")(df) and not has("sistema")(df)
+
+
+def shown(metric: str, num, den):
+    """num / den of `metric` paired by round, [value, low, high]: a figure a view shows, not judged."""
+    return lambda df, meta=None: list(
+        stats.ratio_ci(by_round(df, metric, at(num, df)), by_round(df, metric, at(den, df))).triple
+    )
+
+
+# ---------------------------------------------------------------- what a claim's detail shows
+def nested_run(df: pd.DataFrame, meta=None) -> dict:
+    """Per engine, `run --rm` nested in LXD over the same engine on the host."""
+    runs = df[df["metric"] == RUN_MOTOR].groupby(["engine", "variant"])["value"]
+    arms, detail = {arm: values.astype(float).to_numpy() for arm, values in runs}, {}
+    for engine in sorted(e for e, v in arms if v == HOST_RUN and (e, NESTED) in arms):
+        figure = stats.ratio_ci(arms[(engine, NESTED)], arms[(engine, HOST_RUN)])
+        detail[f"{engine}_anidado_x_host"] = [round(v, 3) for v in figure.triple]
+    return detail
+
+
+def disks(df: pd.DataFrame, meta=None) -> dict:
+    """The median disk of each LXD instance and of the VM, MB."""
+    arms = {
+        "anidado_lxd_escrito_mb": (DISCO_ESCRITO, NESTED),
+        "sistema_lxd_dir_mb": (DISCO, "sistema_lxd"),
+        "sistema_lxd_cow_mb": (DISCO, LXD_COW),
+        "vm_mb": (DISCO, vm(df)),
+    }
+    values = {key: arm_values(df, *arm) for key, arm in arms.items()}
+    return {key: round(float(stats.summarize(v).median), 2) for key, v in values.items() if v.size}
+
+
+def vm_disk(df: pd.DataFrame, meta=None) -> dict:
+    values = arm_values(df, DISCO, vm(df))
+    median = {"vm_mib": float(np.median(values))} if values.size else {}
+    return {"tipo": vm(df), "emulada": is_emulated(vm(df)), **median}
+
+
+def in_density(*variants, overcommitted: bool = False):
+    """A condition: the density rounds measured every one of `variants` (and, if `overcommitted`, their
+    largest N assigned more CPUs than the machine has)."""
+
+    def check(df, meta=None) -> bool:
+        top = top_level(df, meta)
+        if not top or (overcommitted and not overcommit_of(meta, top) > 1):
+            return False
+        metric = level_metric(DENSIDAD_INSTANCIA, top)
+        return all(arm_values(df, metric, at(v, df, meta)).size for v in variants)
+
+    return check
+
+
+MEMORY_16X = 16.0  # the post's 16×: 2 GB for 16 system containers, 32 GB for 16 VMs
+
+
+def held_per_instance(df: pd.DataFrame, meta=None) -> dict:
+    """The host's memory per instance after touch-and-free with N at once: VM / system container, and that
+    ratio over the post's 16× (2 GB for 16 system containers, 32 GB for 16 VMs)."""
+    vm_mb = arm_values(df, DENSIDAD_DESPUES, vm(df))
+    system_mb = arm_values(df, DENSIDAD_DESPUES, dense_system(df))
+    detail = {
+        "n": top_level(df, meta),
+        "tipo": vm(df),
+        "sistema": dense_system(df),
+        "emulada": emulated(vm)(df),
+    }
+    if vm_mb.size and system_mb.size:
+        vm_median, system_median = float(np.median(vm_mb)), float(np.median(system_mb))
+        factor = vm_median / system_median if system_median > 0 else float("nan")
+        detail |= {
+            "vm_mb": round(vm_median, 2),
+            "sistema_mb": round(system_median, 2),
+            "vm_x_sistema": round(factor, 2),
+            "frente_al_articulo": round(factor / MEMORY_16X, 2),
+        }
+    return detail
