@@ -27,8 +27,7 @@ from .experiments.arranque.measure import CONTAINER_VARIANT, NO_NETWORK_VARIANT
 from .experiments.contract import CLOSING_COLUMNS
 from .experiments.ejecucion.analysis import overheads
 from .experiments.ejecucion.arms import CPU_WORKLOADS, METRIC_WORK
-from .experiments.escala.analysis import per_container
-from .experiments.escala.claims import on_default_network
+from .experiments.escala.analysis import on_default_network, per_container
 from .experiments.runner import Resultado
 from .experiments.summary import SummaryRow
 

@@ -1,5 +1,6 @@
 """Experiment 2's analysis: the wide table, the memory bill and its crossover, stats against cgroups,
-the noise of `free`, the reference and the closing rows. Sizes in KB of 1024 bytes."""
+the noise of `free`, the reference and the closing rows; whether a run launched under the chapter's
+conditions (its claims on launch times need them). Sizes in KB of 1024 bytes."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from ... import engines as eng
 from ... import stats
 from ..contract import CLOSING_COLUMNS
 from ..figures import agreement
-from .probing import FIXED, HELPER
+from .probing import FIXED, HELPER, NETWORKS
 
 SEED_CROSSOVER = 102
 
@@ -411,3 +412,28 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
         )
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- the run against the chapter's conditions
+def both(df: pd.DataFrame) -> bool:
+    return {"docker", "podman"} <= (set(df["engine"]) if len(df) else set())
+
+
+def on_default_network(meta: dict | None) -> bool:
+    """Whether this run launched its containers on the engine's default network (a bridge), as the
+    chapter did; runs from before the option was recorded say it in their parameters."""
+    params = (meta or {}).get("parameters") or {}
+    return (meta or {}).get("launch_network", params.get("red", "sin_red")) == NETWORKS[0]
+
+
+def launch_conditions(meta: dict | None) -> str | None:
+    """Why this run's launch times cannot test the chapter's (None when they can): the chapter's script
+    launched one container after another with the default network."""
+    params = (meta or {}).get("parameters") or {}
+    if not on_default_network(meta):
+        how = "lanzó sin red (`--network none`, variante del curso) y el capítulo con la red por defecto"
+    elif int(params.get("concurrencia", 1) or 1) > 1:
+        how = "lanzó varios contenedores a la vez y el capítulo uno tras otro"
+    else:
+        return None
+    return f"Esta corrida {how}: sus tiempos se muestran, pero no juzgan esta afirmación."

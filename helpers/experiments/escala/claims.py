@@ -17,37 +17,12 @@ from ... import stats
 from .. import declared
 from ..figures import Custom, judge_all, ratio
 from ..verdict import Claim, Said, judge, missing, not_comparable
-from .analysis import SEED_CROSSOVER, by_round, crossover, wide
+from .analysis import SEED_CROSSOVER, both, by_round, crossover, launch_conditions, wide
 from .per_n import fixed_ratio, ratio_at, seed_crossover, steadiness
-from .probing import NETWORKS
 
 CHAPTER_N = 20
 # The claimed figures: Podman/Docker at N = 20 in the chapter's table (seed000), and its crossover.
 CLAIMED = {"lanzamiento_20": 2.74 / 5.52, "cgroup_4x": 97 / 437, "cruce_102": SEED_CROSSOVER}
-
-
-def both(df: pd.DataFrame) -> bool:
-    return {"docker", "podman"} <= (set(df["engine"]) if len(df) else set())
-
-
-def on_default_network(meta: dict | None) -> bool:
-    """Whether this run launched its containers on the engine's default network (a bridge), as the
-    chapter did; runs from before the option was recorded say it in their parameters."""
-    params = (meta or {}).get("parameters") or {}
-    return (meta or {}).get("launch_network", params.get("red", "sin_red")) == NETWORKS[0]
-
-
-def launch_conditions(meta: dict | None) -> str | None:
-    """Why this run's launch times cannot test the chapter's (None when they can): the chapter's script
-    launched one container after another with the default network."""
-    params = (meta or {}).get("parameters") or {}
-    if not on_default_network(meta):
-        how = "lanzó sin red (`--network none`, variante del curso) y el capítulo con la red por defecto"
-    elif int(params.get("concurrencia", 1) or 1) > 1:
-        how = "lanzó varios contenedores a la vez y el capítulo uno tras otro"
-    else:
-        return None
-    return f"Esta corrida {how}: sus tiempos se muestran, pero no juzgan esta afirmación."
 
 
 def of_both(build, launch: bool = False) -> Custom:
