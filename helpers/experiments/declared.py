@@ -8,14 +8,15 @@ bounds, unit, quantity, note, ref, undecidable, figure) and two of its own:
 - like = "key": the fields of an earlier entry, these changed (a variant worded apart).
 
 Every string is filled with the [text] snippets and the variant's values ({name}, {name[0]:.2f}; a
-literal brace is {{ or }}; a string that is only "{name}" takes the value as it is, a number say). A string starting with
-"@" then names what the experiment's claims.py defines (a function, a constant; "@A.b": b of A, an item or
-attribute), a module of its package ("@levels.PRIV") or a figure of helpers/experiments/figures.py (SHARED): a figure that needs code, and a claimed
-number data/reference holds, stay in Python. Any table with call = "@function" (args = […], its other keys
-as keywords) is what that function returns: a figure that needs code, a condition. ref is a table of
-`verdict.ref`'s arguments; figure is "@name", such a call, or a table with one of ratio = [sel, sel],
-difference = [sel, sel] (percent = true) or median = sel (a sel: a table of column = value, and
-paired = false), and the figure's options (detail, optional, missing_note, when, needs, incomparable).
+literal brace is {{ or }}; a string that is only "{name}" takes the value as it is, a number say). A
+string starting with "@" then names what the experiment's claims.py defines (a function, a constant;
+"@A.b": b of A, an item or attribute), a module of its package ("@levels.PRIV") or a figure of
+helpers/experiments/figures.py (SHARED): a figure that needs code, and a claimed number data/reference
+holds, stay in Python. Any table with call = "@function" (args = […], its other keys as keywords) is what
+that function returns: a figure that needs code, a condition. ref is a table of `verdict.ref`'s
+arguments; figure is "@name", such a call, or a table with one of ratio = [sel, sel], difference =
+[sel, sel] (percent = true) or median = sel (a sel: a table of column = value, and paired = false), and
+the figure's options (detail, optional, missing_note, when, needs, incomparable).
 A field or section this module does not know, a name claims.py does not define or a malformed value
 raises `DeclarationError`, naming the file and the claim.
 """
@@ -61,7 +62,7 @@ def read(package: str, names: Mapping) -> tuple[Said, ...]:
 
 
 class _Names(dict):
-    """claims.py's names, then the modules of its package ("@levels.PRIV": PRIV of the package's levels.py)."""
+    """claims.py's names, then the modules of its package ("@levels.PRIV": PRIV of its levels.py)."""
 
     def __init__(self, package: str, names: Mapping) -> None:
         super().__init__(names)

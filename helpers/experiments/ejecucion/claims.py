@@ -9,9 +9,10 @@
 - the bottom line (`dos_horas_10_min`, which 09 reads): 2 h × the overhead of the work alone against its
   fairest baseline, for hash and sort.
 
-The declarations are in claims.toml (helpers/experiments/declared.py). Overheads are % of the baseline's median, paired by round. An I/O claim is judged against bare metal on
-the arm's filesystem (analysis.io_base), else «no comparable» with the reason; against a baseline that is
-unstable on its own (analysis.shaky_against) the rule says «inestable» and the page «repite»."""
+The declarations are in claims.toml (helpers/experiments/declared.py). Overheads are % of the baseline's
+median, paired by round. An I/O claim is judged against bare metal on the arm's filesystem
+(analysis.io_base), else «no comparable» with the reason; against a baseline that is unstable on its own
+(analysis.shaky_against) the rule says «inestable» and the page «repite»."""
 
 from __future__ import annotations
 

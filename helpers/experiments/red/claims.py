@@ -130,7 +130,8 @@ def latency(engine: str, server: str, why: str) -> Figure:
     """The table's «Latency» of one server in one engine over its native one, as a ratio: wrk's average
     latency (ms) by round, judged only at the document's load (`why` not otherwise)."""
     duration = "duracion_s" if engine == "docker" else "duracion_k8s_s"
-    buttons = {"docker": "Configuración del documento", "kubernetes": "Kubernetes con la carga del documento"}
+    buttons = {"docker": "Configuración del documento"}
+    buttons["kubernetes"] = "Kubernetes con la carga del documento"
     how = button(buttons[engine]) if server == "nethttp" else by_hand(server, duration_key=duration)
     options = {
         "detail": {"servidor": server},
