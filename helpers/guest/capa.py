@@ -1,8 +1,8 @@
 """The course's stand-in images, imported once into a cached layer of the guest's disk.
 
 Importing them (Docker, Podman, rootless Podman) took ~3.5 min of every guest run under TCG. One boot
-of the guest, the first time (and again whenever the guest, helpers/images.py, this file or guest.sh
-change), runs the course's own `images.ensure` as root and as «alumno» and powers off; what it wrote
+of the guest, the first time (and again whenever the guest, helpers/images.py, this file or the part of
+guest.sh that prepares the layer change: not its course run, which notebooks and with what parameters), runs the course's own `images.ensure` as root and as «alumno» and powers off; what it wrote
 stays in imagenes.qcow2, a qcow2 layer on the cached base.raw, and every run boots on a throwaway
 overlay of that layer. The runs still call images.ensure, which then finds the images (the lookup on
 Docker 26 and Podman 5); the import itself is what this boot did, and its logs go with every run
@@ -36,10 +36,24 @@ PARTIAL = GUEST_DIR / "imagenes.qcow2.parcial"
 FLAG = "preparar-imagenes"  # a file on the run's disk: guest.sh prepares the layer instead of the course
 
 
+# The line of guest.sh after which it only runs the course: the preparing boot never gets there.
+SCRIPT_COURSE_PART = "# ---- course run:"
+
+
+def preparing_part(script: str) -> str:
+    """What of guest.sh the preparing boot runs: the script up to SCRIPT_COURSE_PART (which notebooks
+    a run takes, and with what parameters, is after it and does not re-import the images)."""
+    head, found, _ = script.partition(SCRIPT_COURSE_PART)
+    if not found:
+        raise ValueError(f"guest.sh no tiene la línea «{SCRIPT_COURSE_PART}» que separa la capa del curso")
+    return head
+
+
 def layer_key(guest) -> str:
     h = hashlib.sha256(str(guest.manifest.get("key")).encode())
-    for path in (Path(images.__file__), HERE / "capa.py", GUEST_SCRIPT):
+    for path in (Path(images.__file__), HERE / "capa.py"):
         h.update(path.read_bytes())
+    h.update(preparing_part(GUEST_SCRIPT.read_text()).encode())
     return h.hexdigest()[:16]
 
 

@@ -105,6 +105,7 @@ if [ -e /mnt/io/preparar-imagenes ]; then
     finish $fail
 fi
 
+# ---- course run: the images layer's key (capa.layer_key) ends here; what follows changes no layer.
 # One user's course: the stand-in images (imported once into the layer this guest boots on; the
 # course's images.ensure finds them), then notebook 00 and the quick profile of 01 and 02.
 course() {  # $1 = root | alumno, $2 = home
