@@ -338,3 +338,29 @@ def test_in_the_guest_each_user_needs_the_images_of_its_engines():
         "docker:alpine",
         "docker:ubuntu",
     ]
+
+
+def test_the_layer_key_follows_only_the_part_of_guest_sh_that_prepares_it(monkeypatch, tmp_path):
+    """Which notebooks the guest runs (and with what parameters) is guest.sh's course part: changing it
+    does not re-import the images (~10 min of TCG); changing the preparing part does."""
+    import pytest
+
+    from helpers.guest import capa
+
+    shipped = guest.GUEST_SCRIPT.read_text()
+    head = capa.preparing_part(shipped)
+    course = shipped[len(head) :]
+    assert capa.FLAG in head and "helpers.guest.capa" in head and "helpers.course" not in head
+    assert "helpers.course --solo" in course and capa.FLAG not in course
+    found = build.Guest(tmp_path / "k", tmp_path / "i", tmp_path / "base.raw", {"key": "abc"})
+    script = tmp_path / "guest.sh"
+    monkeypatch.setattr(capa, "GUEST_SCRIPT", script)
+    script.write_text(shipped)
+    key = capa.layer_key(found)
+    script.write_text(head + course.replace("--solo 00 01 02", "--solo 00 01"))
+    assert capa.layer_key(found) == key
+    script.write_text(head.replace("helpers.guest.capa", "helpers.guest.capa -v") + course)
+    assert capa.layer_key(found) != key
+    script.write_text(shipped.replace(capa.SCRIPT_COURSE_PART, "# curso"))
+    with pytest.raises(ValueError, match="separa la capa del curso"):
+        capa.layer_key(found)
