@@ -29,7 +29,8 @@ Every judged claim carries in `detail["resolucion"]` the smallest effect its run
 
 The claims decided without an interval are built here too: `missing` (no data), `not_comparable` (our
 setup cannot reproduce the source's) and `outcome` (a deterministic result, observed at least
-MIN_OBSERVED times; fewer → «sin datos», with the number needed). Readings of a
+MIN_OBSERVED times; fewer → «sin datos», with the number needed). `beside` shows this machine's absolute
+figure next to a claim, unjudged, where the source's came from other CPUs (OTHER_MACHINE). Readings of a
 figure no source claimed («más lento», «casi igual») go through the same rule (`reading`, `direction`).
 
 The Spanish sentence of a claim is rendered by one function (`view.common.claim_sentence`) from the
@@ -341,9 +342,24 @@ def missing(said: Said, detail: dict | None = None) -> Claim:
 OTHER_MACHINE = "Una cifra absoluta de otra máquina no se compara con la tuya."
 
 
+# The detail key of an absolute figure of this machine shown beside a claim and never judged (`beside`):
+# the source's absolute figure came from other CPUs (OTHER_MACHINE). The view words it.
+BESIDE = "cifra_absoluta"
+
+
 def not_comparable(said: Said, reason: str, detail: dict | None = None) -> Claim:
     """Our setup cannot reproduce the source's: «no comparable», with the reason (Spanish)."""
     return Claim(said.but(note=reason), NO_COMPARABLE, detail=dict(detail or {}))
+
+
+def beside(claim: Claim, figure: stats.Estimate | None, unit: str) -> Claim:
+    """The claim with this machine's absolute figure (value, IC 95 %, n, in `unit`) shown beside it in
+    detail[BESIDE], unjudged: the claim is judged on a figure that travels across machines (a ratio over
+    the source's own other side), or is «no comparable» (OTHER_MACHINE). Unchanged without a figure."""
+    if figure is None or figure.n <= 0 or stats.any_nan(figure.value):
+        return claim
+    shown = {"valor": figure.value, "bajo": figure.low, "alto": figure.high, "n": figure.n, "unidad": unit}
+    return Claim(claim.said, claim.status, claim.estimate, {**claim.detail, BESIDE: shown}, claim.more_reps)
 
 
 def outcome(said: Said, observed: Sequence[bool], *, detail: dict | None = None) -> Claim:

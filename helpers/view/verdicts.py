@@ -164,6 +164,8 @@ def claim_sentence(claim) -> str:
             f"{quantity} = {fmt_value_interval(claim.value, claim.low, claim.high, claim.unit)} "
             f"({by_round} e IC 95 %, n = {claim.n} {counted}); {_what_we_accept(claim)}."
         )
+    if detail.get(vd.BESIDE):
+        parts.append(absolute_beside(detail[vd.BESIDE]))
     if claim.status == vd.INDECIDIBLE:
         parts.append(claim.said.undecidable or UNDECIDABLE_NOISE)
     resolved = detail.get("resolucion")
@@ -183,6 +185,16 @@ def claim_sentence(claim) -> str:
     if note:
         parts.append(note)
     return " ".join(parts)
+
+
+def absolute_beside(shown: dict) -> str:
+    """This machine's absolute figure beside a claim, unjudged (verdict.beside): «En esta máquina, sin
+    juzgar: 57.96 ms [54.16, 60.98] (mediana e IC 95 %, n = 6 repeticiones).»"""
+    value, low, high, n, unit = (shown.get(k) for k in ("valor", "bajo", "alto", "n", "unidad"))
+    interval = not stats.any_nan(low, high)
+    figure = fmt_value_interval(value, low, high, unit) if interval else fmt_value(value, unit)
+    what = "mediana e IC 95 %" if interval else f"mediana, sin IC 95 %: hacen falta {vd.MIN_N}"
+    return f"En esta máquina, sin juzgar (no comparable): {figure} ({what}, n = {n} {_reps(n)})."
 
 
 def smallest_effect(resolved: float, unit: str) -> str:
