@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers import PROJECT_ROOT, provision
+from helpers import PROJECT_ROOT, provision, results
 from helpers import engines as eng
 
 # The headings every lesson notebook has (CONTRIBUTING, «forma del cuaderno»).
@@ -29,6 +29,14 @@ COURSE_HEADINGS = (
     "## Ejercicios",
     "## En este cuaderno...",
 )
+
+
+def write_run(experiment: str, rows: list[dict]) -> None:
+    """A run of another experiment with these rows, under the tests' results folder (conftest), for a
+    claim that reads it through `experiments.read_run` (READS)."""
+    with results.Run(experiment, {}) as run:
+        for r in rows:
+            run.append(**r)
 
 
 def setup_step_missing(step: str, why: str):

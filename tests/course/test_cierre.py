@@ -538,6 +538,14 @@ def _running_with_exec(root, work: float, exec_s: float = 0.4):
         ]
     )
     _run(root, "ejecucion", frame)
+    # 01's `run` (the other side of 03's exec claim, exec ÷ run): 300 ms, «ubuntu», default network
+    launch = [
+        {"engine": e, "image": "ubuntu", "variant": "por_defecto", "rep": k, "metric": "arranque"}
+        | {"value": 300.0 + k, "unit": "ms"}
+        for e in ("docker", "podman")
+        for k in range(1, 11)
+    ]
+    _run(root, "arranque", pd.DataFrame(launch))
 
 
 @pytest.mark.parametrize("work, verdict", [(1.0, "se confirma"), (1.3, "no se sostiene")])

@@ -42,3 +42,4 @@ CLASS_LABELS = {
     METRIC_E2E: "de extremo a extremo",
 }  # its metrics and arms as the class comparison names them
 NEEDS_ROOT = {"chroot": CHROOT_WHAT}  # listed for a student without root in 00
+READS = ("arranque",)  # `run` (experiment 1): «exec_1ms» is judged as exec ÷ run, as its table gives it

@@ -1,7 +1,10 @@
 """The claims about RUNNING that notebook 03 judges per engine, each with its figure (figures.judge_all):
 
 - `exec`, in its two readings of «< 1 ms (solo la syscall exec)», both LAUNCH: what a user waits for
-  (`exec_1ms`, timed from the host) and one new process timed inside the container (`exec_1ms_dentro`);
+  (`exec_1ms`, timed from the host) and one new process timed inside the container (`exec_1ms_dentro`),
+  each judged as the ratio its table gives on one machine, exec ÷ `run` (< 1 ms ÷ ~428 ms), against the
+  same engine's `run` in experiment 1's latest run (READS); the milliseconds are shown beside it,
+  unjudged (verdict.OTHER_MACHINE);
 - hash ~0 % and sort +6-8 % as the chapter measured them: `exec` end to end against the host's binaries
   (the work alone against the chroot is the explanation, analysis.explanation, not a second verdict);
 - writes in the overlay layer ~20 % slower than bare metal, a volume back to native speed, small files
@@ -18,19 +21,36 @@ from __future__ import annotations
 
 from functools import partial
 
+import numpy as np
 import pandas as pd
 
 from ... import engines as eng
 from ... import stats
-from .. import declared
-from ..figures import MEDIAN, Custom, Median, Sel, judge_all
-from ..verdict import Claim, Said, judge, missing, not_comparable
+from .. import declared, read_run
+from .. import ejecucion as this
+from ..arranque.analysis import arm_series
+from ..figures import MEDIAN, Custom, judge_all, ratio
+from ..verdict import OTHER_MACHINE, Claim, Said, beside, judge, missing, not_comparable
 from .analysis import fair_base, io_base, samples, shaky_against, tidy
 from .arms import BASE_NAMES, CPU_WORKLOADS, EXEC_INSIDE, EXEC_TRUE, METRIC_E2E, METRIC_WORK, PLACE_NAMES
 
 SOURCE = "el capítulo original"
 WORK_MINUTES, LIMIT_MINUTES = 120, 10.0
 SORT = {"docker": 7.6, "podman": 6.2}  # the chapter's sort overhead, % (data/reference, seed000)
+# «Latencia típica: ~428 ms | < 1 ms (solo la syscall exec)»: `docker run` (Exp 1) against `docker exec`
+# (Exp 3) on the chapter's machine. Its milliseconds are that machine's; their ratio travels.
+CHAPTER_RUN_MS, CHAPTER_EXEC_MS = 428.0, 1.0
+EXEC_RATIO = CHAPTER_EXEC_MS / CHAPTER_RUN_MS
+RUN_ROLE = "ubuntu"  # the image the chapter's ~428 ms is of (experiment 1, «Medianas y multiplicadores»)
+RATIO_NOTE = (
+    "Se juzga la proporción que da la tabla en una misma máquina, `exec` ÷ `run` (menos de 1 ms frente a "
+    f"~428 ms: como mucho 1/{CHAPTER_RUN_MS:.0f}), con el `run` del mismo motor en el experimento 1 de esta "
+    f"máquina. {OTHER_MACHINE} Los milisegundos de `exec`, al lado, no se juzgan."
+)
+NO_LAUNCH = (
+    "Se juzga frente al `run` del mismo motor en el experimento 1, que no tiene corrida en esta máquina "
+    "o no lanzó ese motor con «ubuntu» y la red por defecto: ejecuta el cuaderno 01."
+)
 SAID = declared.read(__package__, globals())
 BY_KEY = {s.key: s for s in SAID}
 SORT_6_8 = {dict(s.ref.select)["engine"]: s for s in SAID if s.key == "sort_6_8"}
@@ -109,28 +129,43 @@ def two_hours(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carg
     )
 
 
+def launch_ms(engine: str) -> np.ndarray:
+    """`ENGINE run` with RUN_ROLE and the default network in experiment 1's latest run, in ms (its rows'
+    unit); empty without that run or that arm."""
+    run = read_run(this, "arranque")
+    if run is None or run.df is None or not len(run.df):
+        return np.array([])
+    return arm_series(run.df, run.meta, (engine, RUN_ROLE)).to_numpy(float)
+
+
+def exec_over_run(said: Said, df: pd.DataFrame, meta: dict | None, *, arm: tuple[str, str, str]) -> Claim:
+    """An `exec` reading, arm = (metric, carga, engine), ÷ the same engine's `run` (experiment 1), the
+    arms independent (the ratio of their medians), by the one rule; the `exec` milliseconds shown beside
+    it (verdict.beside)."""
+    metric, variant, engine = arm
+    detail = {"engine": engine, **({"dentro": True} if variant == EXEC_INSIDE else {})}
+    exec_ms = samples(df, *arm).to_numpy(float) * 1e3
+    run_ms = launch_ms(engine)
+    if exec_ms.size and not run_ms.size:
+        judged = missing(said.but(note=f"{said.note} {NO_LAUNCH}"), detail)
+    else:
+        judged = ratio(said, exec_ms, run_ms, detail=detail)
+    return beside(judged, stats.median_ci(exec_ms) if exec_ms.size else None, "ms")
+
+
 def exec_readings(engine: str) -> tuple[Said, ...]:
-    """`exec` waited for from the host and one new process inside the container, in ms."""
+    """`exec` waited for from the host and one new process inside the container, each over `run`."""
     podman = PODMAN_EXEC if engine != "docker" else ""
-    host = f"`{engine} exec CONTENEDOR true` cronometrado desde el host"
-    inside = f"un proceso nuevo dentro del contenedor de {eng.DISPLAY[engine]}"
+    run = f"`{engine} run` con «{RUN_ROLE}» (experimento 1)"
+    host = f"`{engine} exec CONTENEDOR true` cronometrado desde el host ÷ {run}"
+    inside = f"un proceso nuevo dentro del contenedor de {eng.DISPLAY[engine]} ÷ {run}"
     return tuple(
         per_engine(said.but(note=said.note + podman), engine, quantity, reading).but(
-            figure=Median(
-                Sel(metric=metric, carga=variant, entorno=engine, lugar="", scale=1e3),
-                detail={"engine": engine, **more},
-            )
+            figure=Custom(partial(exec_over_run, arm=(metric, variant, engine)))
         )
-        for said, quantity, reading, metric, variant, more in (
-            (BY_KEY["exec_1ms"], host, "lo que se espera", METRIC_E2E, EXEC_TRUE, {}),
-            (
-                BY_KEY["exec_1ms_dentro"],
-                inside,
-                "el exec, dentro",
-                METRIC_WORK,
-                EXEC_INSIDE,
-                {"dentro": True},
-            ),
+        for said, quantity, reading, metric, variant in (
+            (BY_KEY["exec_1ms"], host, "lo que se espera", METRIC_E2E, EXEC_TRUE),
+            (BY_KEY["exec_1ms_dentro"], inside, "el exec, dentro", METRIC_WORK, EXEC_INSIDE),
         )
     )
 
@@ -156,12 +191,6 @@ JUDGED = (
 )
 
 
-def pick(df: pd.DataFrame, meta: dict | None, sel: Sel) -> pd.Series:
-    """An arm of `samples`, × its `scale` (s → ms)."""
-    where = dict(sel.where)
-    return samples(df, **{k: v for k, v in where.items() if k != "scale"}) * where.get("scale", 1)
-
-
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
     """The claims about RUNNING, per engine (see the module docstring)."""
-    return judge_all(JUDGED, tidy(df), meta, pick=pick)
+    return judge_all(JUDGED, tidy(df), meta)

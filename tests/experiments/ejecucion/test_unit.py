@@ -34,7 +34,7 @@ from helpers.experiments.ejecucion.arms import WORKLOAD_NAMES
 from helpers.view import common  # noqa: E402
 from helpers.view import ejecucion as vista  # noqa: E402
 from helpers.view import ejecucion_frases as frases  # noqa: E402
-from tests.support import assert_round_rows_change_nothing
+from tests.support import assert_round_rows_change_nothing, write_run
 
 claims_mod = importlib.import_module(
     "helpers.experiments.ejecucion.claims"
@@ -384,20 +384,49 @@ def test_every_claim_names_its_source_and_where_and_is_judged_per_engine():
     assert all(c.kind for c in claims)  # each margin comes from the kind of claim
 
 
-def test_exec_claim_in_its_two_readings():
-    df = pd.DataFrame(
-        rows("docker", "img", "exec_true", "extremo_a_extremo", spread(0.070))
-        + rows("docker", "img", "exec_dentro", "trabajo", spread(0.0006))
-        + rows("podman", "img", "exec_true", "extremo_a_extremo", spread(0.0005))
-        + rows("podman", "img", "exec_dentro", "trabajo", spread(0.0030))
-    )
-    claims = exp.claims(df)
+def launch_rows(engine: str, ms: float) -> list[dict]:
+    """Experiment 1's `run` of one engine with «ubuntu» (as the reference names its image) and the
+    default network, in ms."""
+    return [
+        {"engine": engine, "image": "ubuntu", "variant": "por_defecto", "rep": i + 1, "metric": "arranque"}
+        | {"value": float(v), "unit": "ms"}
+        for i, v in enumerate(spread(ms, n=10))
+    ]
+
+
+EXEC_ARMS = (
+    rows("docker", "img", "exec_true", "extremo_a_extremo", spread(0.070))  # 70 ms: 0.23 of a 300 ms run
+    + rows("docker", "img", "exec_dentro", "trabajo", spread(0.0006))  # 1/500 of the run
+    + rows("podman", "img", "exec_true", "extremo_a_extremo", spread(0.0003))  # 1/667 of a 200 ms run
+    + rows("podman", "img", "exec_dentro", "trabajo", spread(0.0030))  # 1/67
+)
+
+
+def test_exec_claim_in_its_two_readings_is_the_ratio_to_the_same_engines_run():
+    """«< 1 ms» against «~428 ms» of `run` in the same table: exec ÷ run (at most 1/428) judged with
+    experiment 1's `run` of the same engine, the milliseconds beside it, unjudged."""
+    write_run("arranque", launch_rows("docker", 300.0) + launch_rows("podman", 200.0))
+    claims = exp.claims(pd.DataFrame(EXEC_ARMS))
     waited, inside = claim(claims, "exec_1ms", "docker"), claim(claims, "exec_1ms_dentro", "docker")
-    assert waited.status == verdict.NO_SE_SOSTIENE and waited.unit == "ms"
-    assert waited.value == pytest.approx(70, abs=0.5) and "Docker" in waited.statement
-    assert inside.status == verdict.SE_CONFIRMA and inside.value == pytest.approx(0.6, abs=0.01)
+    assert waited.status == verdict.NO_SE_SOSTIENE and waited.unit == "x" and "Docker" in waited.statement
+    assert waited.region == (-np.inf, pytest.approx(1 / 428)) and waited.value == pytest.approx(
+        70 / 300, rel=0.03
+    )
+    assert waited.detail[verdict.BESIDE]["valor"] == pytest.approx(70, rel=0.02)
+    assert verdict.OTHER_MACHINE in waited.note and "70 ms" in common.claim_sentence(waited)
+    assert inside.status == verdict.SE_CONFIRMA and inside.value == pytest.approx(0.6 / 300, rel=0.03)
     assert claim(claims, "exec_1ms", "podman").status == verdict.SE_CONFIRMA
     assert claim(claims, "exec_1ms_dentro", "podman").status == verdict.NO_SE_SOSTIENE
+
+
+def test_exec_claim_without_experiment_1_shows_its_milliseconds_and_no_verdict():
+    claims = exp.claims(pd.DataFrame(EXEC_ARMS))  # the tests' results folder is empty
+    waited = claim(claims, "exec_1ms", "docker")
+    assert waited.status == verdict.SIN_DATOS and claims_mod.NO_LAUNCH in waited.note
+    assert waited.detail[verdict.BESIDE]["valor"] == pytest.approx(70, rel=0.02)
+    write_run("arranque", launch_rows("docker", 300.0))  # Podman not launched in experiment 1
+    podman = claim(exp.claims(pd.DataFrame(EXEC_ARMS)), "exec_1ms", "podman")
+    assert podman.status == verdict.SIN_DATOS and claims_mod.NO_LAUNCH in podman.note
 
 
 def test_each_io_arm_is_judged_against_bare_metal_on_its_own_filesystem():
