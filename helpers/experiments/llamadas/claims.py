@@ -6,7 +6,9 @@ each declared in its form, with its figure, and judged by the one rule:
 - causa_pid: the cause is PID translation, so a PID namespace alone should cost that 11 %;
 - anidamiento: each nesting level adds cost (notebook 07 reads it by key), against the floor of «adds»;
 - entre_cpus: similar on every CPU («no comparable» on one machine);
-- exec_1_9ms (per engine): an exec costs about 1.9 ms, judged on experiment 3's `exec true` (READS).
+- exec_1_9ms (per engine): an exec costs about 1.9 ms: milliseconds of another machine with no
+  same-machine counterpart in the document, «no comparable» (OTHER_MACHINE), experiment 3's `exec true`
+  (READS) shown beside it.
 
 Every figure is computed round by round (the arms are paired by `rep`), on the thread's CPU time. The
 declarations are in claims.toml (helpers/experiments/declared.py)."""
@@ -16,11 +18,12 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import engines as eng
+from ... import stats
 from .. import declared, ejecucion, read_run
 from .. import llamadas as this
-from ..figures import Difference, NotComparable, Sel, formula, judge_all, median
+from ..figures import Difference, NotComparable, Sel, formula, judge_all
 from ..runner import Resultado
-from ..verdict import OTHER_MACHINE, Claim, Said, missing
+from ..verdict import OTHER_MACHINE, Claim, Said, beside, missing, not_comparable
 from .analysis import BASELINE, nesting_series, per_level_slope, series
 
 SOURCE = "«Benchmark 01: Namespace Syscall Overhead»"
@@ -44,6 +47,13 @@ ABSOLUTE = (
     "CPU) y esta máquina puede ser otra CPU, o una VM: lo que se juzga aquí es el porcentaje frente a la "
     "llamada del host en la misma máquina (las afirmaciones del 11 % y del 24-30 %). Tus nanosegundos "
     "están en la tabla «Mediana de ns por llamada en cada brazo»."
+)
+# «× 1.9 ms per exec»: the document gives no other figure of that machine to set it against (its table's
+# «Test C (μs)» column is never defined), so no ratio travels: «no comparable», this machine's beside it.
+EXEC_ELSEWHERE = (
+    f"{OTHER_MACHINE} El documento no da otra cifra de la misma máquina con la que comparar sus 1.9 ms "
+    "(la columna «Test C (μs)» de su tabla no dice qué mide), así que no hay proporción que juzgar: al "
+    "lado, el `exec true` del experimento 3 en esta máquina."
 )
 
 
@@ -100,7 +110,8 @@ JUDGED = (EXPECTED_HOST, *(s for e in eng.CONTAINER_ENGINES for s in judged(e)),
 
 
 def exec_claims(exec_run: Resultado | None) -> list[Claim]:
-    """An exec costs ~1.9 ms, judged per engine on experiment 3's `exec true` (stored in seconds)."""
+    """An exec costs ~1.9 ms: «no comparable» per engine (EXEC_ELSEWHERE), with experiment 3's `exec
+    true` (stored in seconds) shown beside it in ms."""
     if exec_run is None or exec_run.df is None or not len(exec_run.df):
         return [missing(EXEC_NO_RUN, {"motivo": "sin_corrida"})]
     df = exec_run.df
@@ -109,7 +120,11 @@ def exec_claims(exec_run: Resultado | None) -> list[Claim]:
     if not len(sel):
         return [missing(EXEC_NOT_MEASURED, {"motivo": "sin_exec"})]
     return [
-        median(per_engine(EXEC, e), group["value"].to_numpy(dtype=float) * 1000.0, detail={"engine": e})
+        beside(
+            not_comparable(per_engine(EXEC, e), EXEC_ELSEWHERE, {"engine": e}),
+            stats.median_ci(group["value"].to_numpy(dtype=float) * 1000.0),
+            "ms",
+        )
         for e, group in sel.groupby("engine", sort=False)
     ]
 

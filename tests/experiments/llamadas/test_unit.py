@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from helpers import experiments, probes, reference, results  # noqa: E402
+from helpers import experiments, probes, reference  # noqa: E402
 from helpers.errors import ParametroInvalido  # noqa: E402
 from helpers.experiments import anidamiento, figures, verdict  # noqa: E402
 from helpers.experiments import llamadas as exp  # noqa: E402
@@ -30,7 +30,8 @@ from helpers.experiments.llamadas import probe as llamadas_probe
 from helpers.experiments.llamadas.claims import SEED_DIFFERENCE_NS, SOURCE, exec_claims
 from helpers.experiments.llamadas.probe import OPERATIONS, PROBE, WALL_SUFFIX
 from helpers.experiments.runner import Resultado  # noqa: E402
-from tests.support import assert_round_rows_change_nothing
+from helpers.view import common  # noqa: E402
+from tests.support import assert_round_rows_change_nothing, write_run
 
 # The packages' `claims` is the contract's function; the declarations live in their claims modules.
 said = importlib.import_module("helpers.experiments.llamadas.claims")
@@ -491,12 +492,6 @@ def test_missing_arms_are_said_not_guessed():
 
 
 # ---------------------------------------------------------------- other experiments' runs
-def write_run(experiment: str, rows: list[dict]) -> None:
-    with results.Run(experiment, {}) as run:
-        for r in rows:
-            run.append(**r)
-
-
 def exec_rows(seconds, engine="docker") -> list[dict]:
     ejecucion = experiments.get("ejecucion")
     return [
@@ -513,15 +508,20 @@ def exec_rows(seconds, engine="docker") -> list[dict]:
     ]
 
 
-def test_exec_claim_reads_experiment_3s_latest_run():
+def test_exec_claim_is_another_machines_milliseconds_with_experiment_3s_beside_it():
+    """«1.9 ms per exec» has no same-machine counterpart in the document: «no comparable» whatever this
+    machine took (even 1.9 ms), with experiment 3's latest `exec true` shown beside it, unjudged."""
     assert experiments.read_run(exp, "ejecucion") is None  # the tests' results folder is empty
     write_run("ejecucion", exec_rows([0.09, 0.1, 0.11, 0.095, 0.105, 0.1]))
     claim = by_key(exp.claims(synthetic(FILTER_IS_THE_COST), {}), "exec_1_9ms")
-    assert claim.status == verdict.NO_SE_SOSTIENE and claim.unit == "ms"
-    assert claim.value == pytest.approx(100) and claim.n == 6 and claim.detail["engine"] == "docker"
+    assert claim.status == verdict.NO_COMPARABLE and verdict.OTHER_MACHINE in claim.note
+    shown = claim.detail[verdict.BESIDE]
+    assert shown["valor"] == pytest.approx(100) and shown["n"] == 6 and shown["unidad"] == "ms"
+    assert claim.detail["engine"] == "docker" and "100 ms" in common.claim_sentence(claim)
     write_run("ejecucion", exec_rows([0.0019 + 0.00001 * i for i in range(6)], engine="podman"))
     claim = by_key(exp.claims(synthetic(FILTER_IS_THE_COST), {}), "exec_1_9ms")
-    assert claim.status == verdict.SE_CONFIRMA and claim.detail["engine"] == "podman"
+    assert claim.status == verdict.NO_COMPARABLE and claim.detail["engine"] == "podman"
+    assert claim.detail[verdict.BESIDE]["valor"] == pytest.approx(1.925)
 
 
 def test_exec_claim_when_experiment_3_did_not_measure_exec_true():
@@ -703,8 +703,6 @@ def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
 
 
 def test_the_cpu_a_call_rate_costs_says_when_it_does_not_fit_and_never_goes_negative():
-    from helpers.view import common
-
     # a difference of two medians, without an interval: 2 significant digits, as every such figure
     assert common.cpu_share(0.0418) == "4.2 % de un núcleo"
     assert common.cpu_share(0.000691) == "0.069 % de un núcleo"
