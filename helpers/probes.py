@@ -18,7 +18,9 @@ from .paths import PROBES_DIR
 BIN_DIR = PROBES_DIR / "bin"
 IN_CONTAINER_DIR = "/opt/curso"  # where experiments mount a probe read-only inside a container
 
-_CRONOMETRO_LINE = re.compile(r"^cronometro ns=(\d+) estado=(-?\d+)\s*$", re.MULTILINE)
+# «cronometro ns=… estado=…», then with --pico the memory it saw: «pico_kb=… mmap_kb=… …»
+_CRONOMETRO_LINE = re.compile(r"^cronometro ns=(\d+) estado=(-?\d+)((?: [a-z_]+=-?\d+)*)\s*$", re.MULTILINE)
+CRONOMETRO_PEAK = ("pico_kb", "mmap_kb", "mmap_rss_kb", "heap_kb")  # what `cronometro --pico` adds, in kB
 
 
 def path(name: str) -> Path:
@@ -42,9 +44,12 @@ def build(log: Callable[[str], None] = print) -> tuple[bool, str]:
 
 
 def ensure(name: str, log: Callable[[str], None] = print) -> Path:
-    """probes/bin/<name>, built now if needed; ErrorDelCurso (Spanish) if it cannot be built."""
+    """probes/bin/<name>, built now if needed (missing, or older than its source: a probe that gained an
+    option since it was built); ErrorDelCurso (Spanish) if it cannot be built."""
     target = path(name)
-    if not target.exists():
+    source = PROBES_DIR / f"{name}.c"
+    stale = target.exists() and source.exists() and source.stat().st_mtime > target.stat().st_mtime
+    if not target.exists() or stale:
         log(f"Compilando la sonda «{name}» (make -C probes)…")
         ok, message = build(log)
         if not ok and not target.exists():
@@ -64,5 +69,16 @@ def parse_cronometro(stderr: str) -> tuple[int, int]:
         raise ComandoFallido(
             f"La sonda «cronometro» no informó el tiempo del trabajo. Salida de error: {tail}"
         )
-    ns, code = found[-1]
+    ns, code, _ = found[-1]
     return int(ns), int(code)
+
+
+def parse_cronometro_peak(stderr: str) -> dict[str, int]:
+    """What `cronometro --pico NOMBRE` saw of the processes called NOMBRE, from its last report line
+    (CRONOMETRO_PEAK, in kB): only the fields it read (a field at −1 was never read: no such process
+    lived long enough to be seen); {} from a line without them."""
+    found = _CRONOMETRO_LINE.findall(stderr or "")
+    if not found:
+        return {}
+    fields = dict(pair.split("=") for pair in found[-1][2].split())
+    return {k: int(fields[k]) for k in CRONOMETRO_PEAK if k in fields and int(fields[k]) >= 0}

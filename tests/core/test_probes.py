@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from helpers import probes
@@ -29,3 +31,27 @@ def test_parse_probe_ignores_other_lines_and_keeps_the_last_report():
 def test_parse_probe_without_a_report_raises_a_spanish_error(text):
     with pytest.raises(ComandoFallido, match="no informó el tiempo"):
         probes.parse_cronometro(text)
+
+
+def test_parse_probe_reads_the_memory_cronometro_saw_with_pico():
+    line = "cronometro ns=7 estado=0 pico_kb=8348 mmap_kb=8324 mmap_rss_kb=6452 heap_kb=-1\n"
+    assert probes.parse_cronometro(line) == (7, 0)
+    assert probes.parse_cronometro_peak(line) == {"pico_kb": 8348, "mmap_kb": 8324, "mmap_rss_kb": 6452}
+    assert probes.parse_cronometro_peak("cronometro ns=7 estado=0\n") == {}
+
+
+def test_cronometro_with_pico_sees_sorts_buffer_and_still_times_the_work():
+    """The real probe on the real workload: it finds `sort` among its descendants and reads its memory
+    (its peak and the anonymous mapping that held most of it), and reports the time as without --pico."""
+    cronometro = probes.ensure("cronometro", log=lambda _: None)
+    work = ["sh", "-c", "seq 1 1000000 | shuf | sort -n > /dev/null"]
+    out = subprocess.run(
+        [str(cronometro), "--pico", "sort", *work], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    ns, status = probes.parse_cronometro(out.stderr)
+    seen = probes.parse_cronometro_peak(out.stderr)
+    assert status == 0 and ns > 0 and set(seen) == set(probes.CRONOMETRO_PEAK)
+    assert 1024 < seen["mmap_rss_kb"] <= seen["mmap_kb"] and seen["mmap_rss_kb"] <= seen["pico_kb"]
+    none = subprocess.run([str(cronometro), "--pico", "nadie", "true"], capture_output=True, text=True)
+    assert probes.parse_cronometro_peak(none.stderr) == {}  # nothing called «nadie» was ever seen
