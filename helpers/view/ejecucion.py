@@ -24,7 +24,7 @@ from .. import reference
 from ..experiments import ejecucion as exp
 from ..experiments import verdict as vd
 from ..experiments.ejecucion.analysis import compare, exec_costs, explanation, overheads, summarize, tidy
-from ..experiments.ejecucion.arms import EXEC_INSIDE, LAYER_BASE, METRIC_WORK, WORKLOADS
+from ..experiments.ejecucion.arms import EXEC_INSIDE, LAYER_BASE, METRIC_WORK, TIMED_METRICS, WORKLOADS
 from ..experiments.runner import Resultado
 from . import ejecucion_frases as frases
 from .common import (
@@ -144,7 +144,8 @@ def grafico(resultado: Resultado, cual: str = "repeticiones") -> None:
 
 def _plot_frame(df: pd.DataFrame) -> pd.DataFrame:
     data = tidy(df)
-    data = data[~data["carga"].isin([exp.EXEC_TRUE, EXEC_INSIDE])].copy()
+    timed = data["metric"].isin(TIMED_METRICS)  # the memory rows (KB) are not times
+    data = data[timed & ~data["carga"].isin([exp.EXEC_TRUE, EXEC_INSIDE])].copy()
     data["medida"] = data["metric"].map(frases.METRICA)
     data["entorno_es"] = [
         frases.ENTORNO_CORTO.get(e, e) + (f"\n{frases.LUGAR_CORTO[lugar]}" if lugar else "")

@@ -30,6 +30,7 @@ from .arms import (
     METRIC_WORK,
     PLACE_NAMES,
     PLACES,
+    TIMED_METRICS,
     WORKLOAD_NAMES,
     WORKLOADS,
     same_fs_base,
@@ -80,6 +81,7 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     seconds, and whether the arm is unstable on its own; MB/s for `escritura` and `hash` when the size
     is known."""
     data = tidy(df)
+    data = data[data["metric"].isin(TIMED_METRICS)]  # the memory rows (KB) are not times
     size = size_mb(meta)
     rows = []
     for (carga, lugar, entorno, metric), group in data.groupby(

@@ -9,6 +9,11 @@ Two arms time `exec` itself: `exec_true` (`exec CONTENEDOR true` from the host, 
 `true` as a new process on bare metal) and `exec_dentro` (`cronometro true` inside the environment: the
 fork + exec + wait of one process, the «solo la syscall exec» of the chapter).
 
+`sort` runs under `cronometro --pico sort`: while it runs, the probe reads the memory of the `sort`
+process (its peak, VmHWM, and the anonymous mapping outside the heap that holds most of it: the buffer
+it asked for with mmap) from /proc, in every environment and every round, with no round of its own;
+those readings are rows of the same arm (MEMORY_METRICS, in KB), never timed figures.
+
 The I/O workloads (`archivos`, `escritura`, `copia`) name where they write (`lugar`): `capa` (the
 container's writable overlay layer), `volumen` (a host directory bind-mounted into the container), and on
 bare metal, the baseline of each on the same filesystem: `host` (a fresh directory beside the volumes, in
@@ -41,6 +46,15 @@ EXEC_TRUE = "exec_true"
 EXEC_INSIDE = "exec_dentro"
 METRIC_E2E = "extremo_a_extremo"
 METRIC_WORK = "trabajo"
+TIMED_METRICS = (METRIC_E2E, METRIC_WORK)  # in seconds; the memory rows are in KB
+PEEKED = {"sort": "sort"}  # a workload → the process whose memory `cronometro --pico` reads
+# What `cronometro --pico` reports (probes.CRONOMETRO_PEAK) → the metric of its row, in KB.
+MEMORY_METRICS = {
+    "pico_kb": "memoria_pico",  # the largest VmHWM of the process
+    "mmap_kb": "memoria_mmap",  # the size of its anonymous mapping holding most resident memory
+    "mmap_rss_kb": "memoria_mmap_residente",  # that mapping's resident part
+    "heap_kb": "memoria_heap",  # the size of its [heap] (what brk gave it)
+}
 # Spanish names, for every table that shows them (the views and the closing table).
 WORKLOAD_NAMES = {
     EXEC_TRUE: "exec true",
@@ -183,6 +197,8 @@ def argv_for(
             target_bytes=copy[1],
         )
         inner = ["sh", "-c", line]
+    if arm.workload in PEEKED:
+        inner = ["--pico", PEEKED[arm.workload], "--", *inner]
     if arm.env == "bare":
         return [str(PROBE), *inner]
     if arm.env == "chroot":
@@ -210,8 +226,9 @@ def pinned(cpu: int | None):
         os.sched_setaffinity(0, previous)
 
 
-def time_arm(argv: list[str], env: dict, *, probe: bool = True) -> tuple[float, float | None]:
-    """(end-to-end seconds, work-alone seconds or None). Raises ComandoFallido on failure."""
+def time_arm(argv: list[str], env: dict, *, probe: bool = True) -> tuple[float, float | None, dict[str, int]]:
+    """(end-to-end seconds, work-alone seconds or None, the memory `cronometro --pico` read in KB: {}
+    without it). Raises ComandoFallido on failure."""
     elapsed, code, stderr = measure.spawn_and_wait(argv, env, keep_stderr=True)
     if code != 0:
         raise ComandoFallido(
@@ -219,8 +236,8 @@ def time_arm(argv: list[str], env: dict, *, probe: bool = True) -> tuple[float, 
             f"{stderr[-400:] or '(sin mensaje)'}"
         )
     if not probe:
-        return elapsed / 1e9, None
+        return elapsed / 1e9, None, {}
     work_ns, status = probes.parse_cronometro(stderr)
     if status != 0:
         raise ComandoFallido(f"La carga terminó con código {status} dentro de «{' '.join(argv)[:200]}».")
-    return elapsed / 1e9, work_ns / 1e9
+    return elapsed / 1e9, work_ns / 1e9, probes.parse_cronometro_peak(stderr)

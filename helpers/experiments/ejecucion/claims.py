@@ -7,6 +7,8 @@
   unjudged (verdict.OTHER_MACHINE);
 - hash ~0 % and sort +6-8 % as the chapter measured them: `exec` end to end against the host's binaries
   (the work alone against the chroot is the explanation, analysis.explanation, not a second verdict);
+- sort's buffer, «~20 MB» (`sort_20mb`) asked for with mmap() (`sort_mmap`), per engine: the memory
+  `cronometro --pico sort` read from /proc while sort ran, in each round of the sort arm;
 - writes in the overlay layer ~20 % slower than bare metal, a volume back to native speed, small files
   (`archivos_pequenos`, which 09 cites) and copy-up (`copia_capa`), the course's own;
 - the bottom line (`dos_horas_10_min`, which 09 reads): 2 h × the overhead of the work alone against its
@@ -29,10 +31,19 @@ from ... import stats
 from .. import declared, read_run
 from .. import ejecucion as this
 from ..arranque.analysis import arm_series
-from ..figures import MEDIAN, Custom, judge_all, ratio
-from ..verdict import OTHER_MACHINE, Claim, Said, beside, judge, missing, not_comparable
+from ..figures import MEDIAN, Custom, judge_all, median, ratio
+from ..verdict import OTHER_MACHINE, Claim, Said, beside, judge, missing, not_comparable, outcome
 from .analysis import fair_base, io_base, samples, shaky_against, tidy
-from .arms import BASE_NAMES, CPU_WORKLOADS, EXEC_INSIDE, EXEC_TRUE, METRIC_E2E, METRIC_WORK, PLACE_NAMES
+from .arms import (
+    BASE_NAMES,
+    CPU_WORKLOADS,
+    EXEC_INSIDE,
+    EXEC_TRUE,
+    MEMORY_METRICS,
+    METRIC_E2E,
+    METRIC_WORK,
+    PLACE_NAMES,
+)
 
 SOURCE = "el capítulo original"
 WORK_MINUTES, LIMIT_MINUTES = 120, 10.0
@@ -51,6 +62,8 @@ NO_LAUNCH = (
     "Se juzga frente al `run` del mismo motor en el experimento 1, que no tiene corrida en esta máquina "
     "o no lanzó ese motor con «ubuntu» y la red por defecto: ejecuta el cuaderno 01."
 )
+SORT_MB = 20.0  # «~20 MB»: decimal, 19.07 MiB (the unit "MB" of a claim is shown in MiB)
+SORT_MIB = SORT_MB * 1e6 / 2**20
 SAID = declared.read(__package__, globals())
 BY_KEY = {s.key: s for s in SAID}
 SORT_6_8 = {dict(s.ref.select)["engine"]: s for s in SAID if s.key == "sort_6_8"}
@@ -153,6 +166,18 @@ def exec_over_run(said: Said, df: pd.DataFrame, meta: dict | None, *, arm: tuple
     return beside(judged, stats.median_ci(exec_ms) if exec_ms.size else None, "ms")
 
 
+def sort_memory(said: Said, df: pd.DataFrame, meta: dict | None, *, engine: str) -> Claim:
+    """sort's buffer in one engine, from the rows `cronometro --pico sort` left in each round: its size in
+    MiB (`sort_20mb`, the median against «~20 MB»), or whether it lives in an mmap region rather than the
+    heap (`sort_mmap`, observed once per round)."""
+    detail = {"engine": engine, "carga": "sort"}
+    read = {k: samples(df, metric, "sort", engine) for k, metric in MEMORY_METRICS.items()}
+    if said.key == "sort_20mb":
+        return median(said, read["mmap_kb"] / 1024, detail=detail)
+    heap = read["heap_kb"].reindex(read["mmap_rss_kb"].index).fillna(0.0)
+    return outcome(said, list(read["mmap_rss_kb"] > heap), detail=detail)
+
+
 def exec_readings(engine: str) -> tuple[Said, ...]:
     """`exec` waited for from the host and one new process inside the container, each over `run`."""
     podman = PODMAN_EXEC if engine != "docker" else ""
@@ -170,6 +195,10 @@ def exec_readings(engine: str) -> tuple[Said, ...]:
     )
 
 
+SORT_BUFFER_QUANTITY = (
+    "tamaño de la región anónima (mmap) que guarda el buffer de sort "
+    f"(los {SORT_MB:.0f} MB del capítulo: {SORT_MIB:.1f} MiB)"
+)
 # Each I/O claim's arm, «carga:lugar» as in its rows' variant.
 IO_ARMS = ("escritura:capa", "escritura:volumen", "archivos:capa", "archivos:volumen", "copia:capa")
 IN_PLACE = ("overlay_20", "volumen_nativo", "archivos_pequenos", "volumen_nativo_archivos", "copia_capa")
@@ -181,6 +210,14 @@ JUDGED = (
         as_chapter(said, e, c)
         for e in ENGINES
         for c, said in (("hash", BY_KEY["hash_0"]), ("sort", SORT_6_8[e]))
+    ),
+    *(
+        per_engine(BY_KEY[key], engine, quantity).but(figure=Custom(partial(sort_memory, engine=engine)))
+        for engine in ENGINES
+        for key, quantity in (
+            ("sort_20mb", SORT_BUFFER_QUANTITY),
+            ("sort_mmap", "la región anónima (mmap) guarda más memoria residente de sort que su heap"),
+        )
     ),
     *(in_place(said, engine, *arm.split(":")) for engine in ENGINES for said, arm in IN_PLACE),
     *(

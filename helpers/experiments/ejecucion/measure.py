@@ -49,8 +49,10 @@ from .arms import (
     EXEC_TRUE,
     IO_WORKLOADS,
     LAYER_BASE,
+    MEMORY_METRICS,
     METRIC_E2E,
     METRIC_WORK,
+    PEEKED,
     SCRATCH_IN_CONTAINER,
     VOLUME_IN_CONTAINER,
     WORKLOADS,
@@ -332,6 +334,12 @@ class Execution:
                 )
                 for w in self.cargas
             },
+            memoria={
+                w: f"cronometro --pico {name}: el VmHWM de «{name}» y sus regiones de /proc/PID/smaps, "
+                "leídos cada 25 ms mientras corre, en cada ronda"
+                for w, name in PEEKED.items()
+                if w in self.cargas
+            },
             pinning=(
                 {
                     "cpu": cpu,
@@ -382,17 +390,18 @@ class Execution:
         env = self.envs[arm.engine]
         try:
             with arms_mod.pinned(self.cfg.fijar_cpu if arm.engine == "bare" else None):
-                e2e, work = arms_mod.time_arm(argv, env, probe=probe)
+                e2e, work, memory = arms_mod.time_arm(argv, env, probe=probe)
         except ComandoFallido:
             # On a shared machine someone else's clean-up may remove our container: start it again, once.
             if arm.engine == "bare" or container_alive(arm.engine, self.running[arm.engine]):
                 raise
             self.restart(arm)
             self.prepare(arm)
-            e2e, work = arms_mod.time_arm(argv, env, probe=probe)
+            e2e, work, memory = arms_mod.time_arm(argv, env, probe=probe)
         rows = [(METRIC_E2E, round(e2e, 6), "s")]
         if work is not None:
             rows.append((METRIC_WORK, round(work, 6), "s"))
+        rows += [(MEMORY_METRICS[k], float(kb), "KB") for k, kb in memory.items()]
         return rows
 
     def restart(self, arm: Arm) -> None:

@@ -50,6 +50,11 @@ def test_each_workload_runs_everywhere_and_cleans_up(sandbox, carga):
     if carga in arms.IO_WORKLOADS:
         assert res.meta["filesystems"][f"{engines[0]}:capa"] == "overlay"
         assert_same_filesystem_baselines(res, work, engines)
+    if carga in arms.PEEKED:  # sort's memory, read by the probe in every environment, in that round
+        memory = df[(df["carga"] == carga) & df["metric"].isin(arms.MEMORY_METRICS.values())]
+        mapped = memory[memory["metric"] == arms.MEMORY_METRICS["mmap_kb"]]
+        assert set(mapped["entorno"]) == expected and (mapped["value"] > 1024).all()
+        assert set(memory["unit"]) == {"KB"} and set(res.meta["memoria"]) == {carga}
     if carga == "copia":  # the image's own file, found in the container, copied up afresh each time
         assert res.meta["copia"]["archivo"].startswith("/") and res.meta["copia"]["bytes"] > 256 * 1024
     # The work alone is measured inside the end-to-end command, so it can never be longer.

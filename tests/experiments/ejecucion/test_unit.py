@@ -27,6 +27,7 @@ from helpers.experiments.ejecucion.analysis import (
     layer_vs_volume,
     overheads,
     samples,
+    summarize,
     tidy,
 )
 from helpers.experiments.ejecucion.analysis import reading as ejecucion_reading
@@ -367,12 +368,14 @@ def test_closing_rows_put_exec_in_launch_and_the_work_in_running():
 def test_every_claim_names_its_source_and_where_and_is_judged_per_engine():
     claims = exp.claims(pd.DataFrame(rows("bare", "", "hash", "trabajo", spread(1.0))))
     keys = [(c.key, c.detail["engine"], c.detail.get("carga")) for c in claims]
-    assert len(keys) == len(set(keys)) == 2 * 9 + 2 * 2  # the bottom line: hash and sort, per engine
+    assert len(keys) == len(set(keys)) == 2 * 11 + 2 * 2  # the bottom line: hash and sort, per engine
     assert {c.key for c in claims} == {
         "exec_1ms",
         "exec_1ms_dentro",
         "hash_0",
         "sort_6_8",
+        "sort_20mb",
+        "sort_mmap",
         "overlay_20",
         "volumen_nativo",
         "volumen_nativo_archivos",
@@ -427,6 +430,39 @@ def test_exec_claim_without_experiment_1_shows_its_milliseconds_and_no_verdict()
     write_run("arranque", launch_rows("docker", 300.0))  # Podman not launched in experiment 1
     podman = claim(exp.claims(pd.DataFrame(EXEC_ARMS)), "exec_1ms", "podman")
     assert podman.status == verdict.SIN_DATOS and claims_mod.NO_LAUNCH in podman.note
+
+
+def memory_rows(engine: str, mmap_kb: float, rss_kb: float, heap_kb: float, n: int = 6) -> list[dict]:
+    """What `cronometro --pico sort` leaves in each round of one engine's sort arm, in KB."""
+    read = {"memoria_mmap": mmap_kb, "memoria_mmap_residente": rss_kb, "memoria_heap": heap_kb}
+    read["memoria_pico"] = rss_kb + heap_kb + 1500
+    return [
+        {"experiment": "ejecucion", "engine": engine, "image": "img", "variant": "sort", "rep": r}
+        | {"metric": metric, "value": kb, "unit": "KB"}
+        for r in range(1, n + 1)
+        for metric, kb in read.items()
+    ]
+
+
+def test_sorts_buffer_is_judged_on_the_mmap_region_the_probe_read_in_each_round():
+    """«~20 MB» on the size of the anonymous mapping holding most of sort's memory (this machine's GNU sort
+    asked for 8 324 KiB from a pipe), and «con mmap()» observed once per round: that mapping holds more
+    than the heap. The memory rows stay out of the tables of times."""
+    df = pd.DataFrame(
+        memory_rows("docker", 8324, 6452, 132)  # what the probe read here: 8.5 MB, in an mmap region
+        + memory_rows("podman", 19_531, 300, 19_000)  # 20 MB (19.07 MiB), but resident in the heap
+        + rows("docker", "img", "sort", "trabajo", spread(1.5))
+    )
+    claims = exp.claims(df)
+    size, mapped = claim(claims, "sort_20mb", "docker"), claim(claims, "sort_mmap", "docker")
+    assert size.status == verdict.NO_SE_SOSTIENE and size.value == pytest.approx(8324 / 1024)  # MiB
+    assert size.unit == "MB" and size.region == pytest.approx((20e6 / 2**20 / 1.25, 20e6 / 2**20 * 1.25))
+    assert mapped.status == verdict.SE_CONFIRMA and mapped.detail["veces"] == 6
+    assert claim(claims, "sort_20mb", "podman").status == verdict.SE_CONFIRMA
+    assert claim(claims, "sort_mmap", "podman").status == verdict.NO_SE_SOSTIENE
+    assert set(summarize(df)["metric"]) == {"trabajo"}
+    few = claim(exp.claims(pd.DataFrame(memory_rows("docker", 8324, 6452, 132, n=2))), "sort_mmap", "docker")
+    assert few.status == verdict.SIN_DATOS and few.more_reps == verdict.MIN_OBSERVED
 
 
 def test_each_io_arm_is_judged_against_bare_metal_on_its_own_filesystem():
