@@ -327,6 +327,21 @@ def test_not_comparable_carries_its_reason():
     assert c.status == base.NO_COMPARABLE and "busybox" in c.note
 
 
+def test_an_absolute_figure_beside_a_claim_is_shown_and_never_judged():
+    """verdict.beside: this machine's milliseconds next to a claim judged on something else (or «no
+    comparable»), with their IC 95 % from MIN_N values on, and without one below; no figure, no change."""
+    said = Said("x_ms", "Tarda menos de 1 ms", "la fuente", claimed=1.0, kind="at_most", unit="ms")
+    elsewhere = base.not_comparable(said, base.OTHER_MACHINE)
+    shown = base.beside(elsewhere, stats.median_ci(np.array([58.0, 55, 60, 57, 59, 61])), "ms")
+    assert shown.status == base.NO_COMPARABLE and shown.detail[base.BESIDE]["n"] == 6
+    text = common.claim_sentence(shown)
+    assert "no comparable" in text and "58 ms [55, 61] (mediana e IC 95 %, n = 6 repeticiones)" in text
+    few = common.claim_sentence(base.beside(elsewhere, stats.median_ci(np.array([58.0, 60])), "ms"))
+    assert f"sin IC 95 %: hacen falta {base.MIN_N}" in few and "n = 2 repeticiones" in few
+    assert base.beside(elsewhere, None, "ms") is elsewhere
+    assert base.beside(elsewhere, stats.Estimate.missing(), "ms") is elsewhere
+
+
 # ---------------------------------------------------------------- words
 def test_every_status_has_its_words():
     assert set(common.VERDICT) == set(base.STATUSES)
