@@ -77,8 +77,9 @@ def entrada(meta: dict | None) -> str:
         return ""
     workloads = meta.get("gzip") or {}
     same = workloads.get("input_mb") == mib
-    what = workload.part(workloads) if same else f"{mib} MiB del archivo de entrada"
-    return f"Cada gzip de esta fase comprime {what}{', como las cargas de arriba' if same else ''}."
+    what = workload.part({**workloads, "input_mb": mib})
+    how = ", como las cargas de arriba" if same else f" (las cargas de arriba, {workloads['input_mb']} MiB)"
+    return f"Cada gzip de esta fase comprime {what}{how if workloads.get('input_mb') else ''}."
 
 
 def grafico(resultado: Resultado, colors: dict[str, str]) -> None:

@@ -136,9 +136,9 @@ class ContainerInstance:
     def start_command(self, command: list[str]) -> measure.Child:
         return measure.Child(self.engine.exec_argv(self.name, command), env=self.engine.env())
 
-    def timed_gzip(self) -> float:
-        """workload.gzip_script, timed inside, in ms."""
-        script = workload.gzip_script()
+    def timed_gzip(self, mib: int = workload.INPUT_MIB) -> float:
+        """workload.gzip_script on the file's first `mib` MiB, timed inside, in ms."""
+        script = workload.gzip_script(mib=mib)
         argv = self.engine.exec_argv(self.name, ["/sonda/cronometro", "sh", "-c", script])
         _, code, stderr = measure.spawn_and_wait(argv, self.engine.env(), keep_stderr=True)
         return cronometro_ms(stderr, code)
@@ -209,8 +209,8 @@ class VMInstance:
     def start_command(self, command: list[str]) -> VMCommand:
         return VMCommand(self.vm, command)
 
-    def timed_gzip(self) -> float:
-        script = workload.gzip_script()
+    def timed_gzip(self, mib: int = workload.INPUT_MIB) -> float:
+        script = workload.gzip_script(mib=mib)
         lines = self.vm.sh(f"/sonda/cronometro sh -c '{script}' 2>&1", timeout=600)
         return cronometro_ms("\n".join(lines), 0)
 

@@ -142,8 +142,8 @@ class LXDInstance:
         )
         return cronometro_ms(stderr, code)
 
-    def timed_gzip(self) -> float:
-        script = workload.gzip_script(busybox=BUSYBOX)
+    def timed_gzip(self, mib: int = workload.INPUT_MIB) -> float:
+        script = workload.gzip_script(busybox=BUSYBOX, mib=mib)
         return self._cronometro(["/sonda/cronometro", "sh", "-c", script])
 
     def timed_fio(self) -> float:
@@ -161,9 +161,10 @@ class LXDInstance:
         volumes = (*SHARED, *bundles)
         return lxd_nested.start_worker(self.name, engine, image, volumes=volumes)
 
-    def timed_inner_gzip(self, engine: str, worker: str) -> float:
-        """gzip in the inner engine's container, by `exec`, timed inside it by cronometro."""
-        inner = ["/sonda/cronometro", "sh", "-c", workload.gzip_script()]
+    def timed_inner_gzip(self, engine: str, worker: str, mib: int = workload.INPUT_MIB) -> float:
+        """gzip of the file's first `mib` MiB in the inner engine's container, by `exec`, timed inside
+        it by cronometro."""
+        inner = ["/sonda/cronometro", "sh", "-c", workload.gzip_script(mib=mib)]
         return self._cronometro(lxd_nested.worker_exec(engine, worker, inner))
 
     def timed_inner_fio(self, engine: str, worker: str) -> float:
@@ -183,8 +184,8 @@ class InnerContainer:
     engine: str
     worker: str
 
-    def timed_gzip(self) -> float:
-        return self.instance.timed_inner_gzip(self.engine, self.worker)
+    def timed_gzip(self, mib: int = workload.INPUT_MIB) -> float:
+        return self.instance.timed_inner_gzip(self.engine, self.worker, mib)
 
     def timed_fio(self) -> float:
         return self.instance.timed_inner_fio(self.engine, self.worker)

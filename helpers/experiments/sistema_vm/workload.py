@@ -108,9 +108,9 @@ class Bare:
     def __init__(self, scratch: Path, guest):
         self.scratch, self.guest = scratch, guest
 
-    def timed_gzip(self) -> float:
+    def timed_gzip(self, mib: int = INPUT_MIB) -> float:
         busybox = str(self.guest.rootfs / "bin" / "busybox")
-        script = gzip_script(str(GZIP_BUNDLE.folder), str(self.guest.data_file), busybox)
+        script = gzip_script(str(GZIP_BUNDLE.folder), str(self.guest.data_file), busybox, mib)
         argv = [str(probes.path("cronometro")), "sh", "-c", script]
         _, code, stderr = timing.spawn_and_wait(argv, keep_stderr=True)
         return cronometro_ms(stderr, code)

@@ -15,7 +15,7 @@ from helpers.engines import lxd
 from helpers.engines.base import RunOptions
 from helpers.experiments import sistema_vm as exp
 from helpers.experiments import verdict
-from helpers.experiments.sistema_vm import density, workload
+from helpers.experiments.sistema_vm import density
 from helpers.experiments.sistema_vm import kinds as k
 from helpers.experiments.sistema_vm.analysis import density_levels, fit_level, top_level
 from helpers.results import COLUMNS
@@ -69,7 +69,7 @@ def test_at_once_really_runs_everything_together():
 
 
 def test_throughput_is_the_part_of_the_data_file_compressed_over_the_time():
-    assert density.throughput_mb_s(1000.0) == pytest.approx(workload.INPUT_MIB * 2**20 / 1e6)
+    assert density.throughput_mb_s(1000.0) == pytest.approx(density.INPUT_MIB * 2**20 / 1e6)
     assert density.throughput_mb_s(500.0, mib=8) == pytest.approx(2 * 8 * 2**20 / 1e6)
 
 
@@ -79,6 +79,27 @@ def test_the_page_says_how_much_of_the_input_each_gzip_compressed():
     before = density_view.entrada({"densidad": {"entrada_mb": 8}, "gzip": {"input_mb": 8}})  # the whole file
     assert "un archivo de 8 MiB" in before and "primeros" not in before
     assert density_view.entrada({}) == ""
+    half = density_view.entrada({"densidad": {"entrada_mb": 2}, "gzip": {"input_mb": 4, "file_mb": 8}})
+    assert "primeros 2 MiB de un archivo de 8 MiB (las cargas de arriba, 4 MiB)" in half
+
+
+def test_each_gzip_of_the_density_phase_compresses_the_phases_own_part():
+    """gzip_rows asks every instance for density.INPUT_MIB and turns its time into MB/s of that part."""
+
+    class Instance:
+        def __init__(self):
+            self.asked = []
+
+        def timed_gzip(self, mib):
+            self.asked.append(mib)
+            return 1000.0  # one second: MB/s equals the part's MB
+
+    group = [Instance(), Instance()]
+    rows = dict((metric, value) for metric, value, _ in density.gzip_rows(group, [1, 2]))
+    assert [i.asked for i in group] == [[density.INPUT_MIB] * 2, [density.INPUT_MIB]]
+    one = round(density.INPUT_MIB * 2**20 / 1e6, 4)
+    assert rows[k.level_metric(k.DENSIDAD_INSTANCIA, 1)] == pytest.approx(one)
+    assert rows[k.level_metric(k.DENSIDAD_TOTAL, 2)] == pytest.approx(2 * one, abs=1e-3)
 
 
 # ---------------------------------------------------------------- limits as written and as read back
