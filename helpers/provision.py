@@ -27,7 +27,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import engines, experiments, images, probes, system
+from . import engines, experiments, images, probes, setup_times, system
 from .engines import kubernetes_build, lxd_setup, runtimes
 
 APT_PACKAGES = {
@@ -69,6 +69,7 @@ class Problems:
 
 
 PROBLEMS = Problems()
+STOPWATCH = setup_times.Stopwatch()  # how long each step took (setup_times.HISTORY)
 
 
 def say(line: str) -> None:
@@ -215,6 +216,7 @@ def step(what: str, fn, *args, **kwargs):
     """Run one set-up step; an unexpected failure is one Spanish line, never a traceback. Its problems
     (PROBLEMS) are filed under `what`."""
     PROBLEMS.step = what
+    started = time.monotonic()
     try:
         return fn(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - set-up goes on with what it has
@@ -226,6 +228,7 @@ def step(what: str, fn, *args, **kwargs):
         return None
     finally:
         PROBLEMS.step = OUTSIDE_STEPS
+        STOPWATCH.add(what, time.monotonic() - started)
 
 
 def main(argv=None) -> int:
@@ -258,6 +261,8 @@ def main(argv=None) -> int:
     else:
         say(f"[ -- ] {kubernetes_build.NOT_WANTED}")
     provision_experiments()
+    done = STOPWATCH.record()
+    say(f"[ OK ] Preparación terminada: {setup_times.sentence(done)}.")
     if args.estricto and PROBLEMS.found:
         say(f"[FALLO] La preparación no quedó completa: {len(PROBLEMS.found)} problema(s), por paso:")
         for line in PROBLEMS.found:
@@ -311,6 +316,7 @@ def provision_experiments() -> list[str]:
         if prepare is None:
             continue
         PROBLEMS.step = f"{module.TITLE} ({module.EXPERIMENT}.provision)"
+        started = time.monotonic()
         try:
             prepare(say)
         except Exception as exc:  # noqa: BLE001 - one experiment's set-up must not stop the others
@@ -322,6 +328,7 @@ def provision_experiments() -> list[str]:
             )
         finally:
             PROBLEMS.step = OUTSIDE_STEPS
+            STOPWATCH.add(module.TITLE, time.monotonic() - started)
     return PROBLEMS.found[before:]
 
 

@@ -139,6 +139,13 @@ def pytest_unconfigure(config):
 
 
 def pytest_terminal_summary(terminalreporter, config):
+    from helpers import setup_times
+
+    lines = setup_times.summary()
+    if lines:
+        terminalreporter.write_sep("-", "Preparación (make setup)")
+        for line in lines:
+            terminalreporter.write_line(line)
     found = guest_run_of(config)
     if found is not None and found.outcome:
         terminalreporter.write_sep("-", "VM Debian 13 (huésped)")

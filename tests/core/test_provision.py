@@ -17,7 +17,7 @@ import types
 
 import pytest
 
-from helpers import PROJECT_ROOT, experiments, provision
+from helpers import PROJECT_ROOT, experiments, provision, setup_times
 from helpers.engines import kubernetes_build
 from helpers.experiments.red import servers
 from helpers.paths import CACHE_DIR, CACHE_ENV
@@ -210,4 +210,7 @@ def test_setup_in_a_clean_cache_builds_everything_or_names_the_failed_step(tmp_p
         "busybox-docker.tar",
         "busybox-podman.tar",
     ], built
+    recorded = setup_times.history(cache / setup_times.HISTORY.name)  # its steps' times, in its own cache
+    assert len(recorded) == 1 and "La compilación de sondas" in recorded[0]["pasos"], recorded
+    assert recorded[0]["total_s"] <= elapsed + 1 and "Preparación terminada" in output
     shutil.rmtree(cache)  # some 2 GB; kept when the test fails, with the log beside it
