@@ -186,14 +186,38 @@ def median_ci(data, *, level: float = LEVEL) -> Estimate:
     return Estimate(float(np.median(arr)), low, high, int(arr.size), ORDER)
 
 
-def per_round(fn: Callable[..., np.ndarray], *samples: pd.Series) -> np.ndarray:
-    """fn(a, b, …) computed round by round on Series indexed by round (its finite results)."""
-    table = rounds(*samples)
+def round_figures(fn: Callable[..., np.ndarray], *samples: pd.Series) -> pd.Series:
+    """fn(a, b, …) computed round by round on Series indexed by round: its finite results, indexed by
+    round in the rounds' order."""
+    table = rounds(*samples).sort_index()
     if table.empty:
-        return np.array([], dtype=float)
+        return pd.Series([], dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         figures = np.asarray(fn(*(table[c].to_numpy() for c in table.columns)), dtype=float)
-    return figures[np.isfinite(figures)]
+    out = pd.Series(np.broadcast_to(figures, len(table)), index=table.index, dtype=float)
+    return out[np.isfinite(out.to_numpy())]
+
+
+def per_round(fn: Callable[..., np.ndarray], *samples: pd.Series) -> np.ndarray:
+    """fn(a, b, …) computed round by round on Series indexed by round (its finite results)."""
+    return round_figures(fn, *samples).to_numpy()
+
+
+# The per-round figures of the course (the interval functions below and experiments/figures.py use them)
+def quotient(a, b):
+    return a / b
+
+
+def minus(a, b):
+    return a - b
+
+
+def percent_change(a, b):
+    return (a / b - 1) * 100
+
+
+def itself(a):
+    return a
 
 
 def _per_round(fn: Callable[..., np.ndarray], *samples: pd.Series, level: float) -> Estimate:
@@ -274,14 +298,12 @@ def ratio_ci(numerator, denominator, *, level: float = LEVEL) -> Estimate:
         den = values(denominator)
         if den.size and np.median(den) == 0:  # a ratio against zero says nothing
             return Estimate.missing(n_of(numerator, denominator), method=BOX)
-    return figure_ci(lambda a, b: a / b, numerator, denominator, level=level)
+    return figure_ci(quotient, numerator, denominator, level=level)
 
 
 def difference_ci(a, b, *, percent: bool = False, level: float = LEVEL) -> Estimate:
     """a − b, or with percent=True (a / b − 1) × 100, with its interval (paired or independent)."""
-    if percent:
-        return figure_ci(lambda x, y: (x / y - 1) * 100, a, b, level=level)
-    return figure_ci(lambda x, y: x - y, a, b, level=level)
+    return figure_ci(percent_change if percent else minus, a, b, level=level)
 
 
 # ---------------------------------------------------------------- summaries

@@ -24,7 +24,7 @@ same rule: «coincide», «no_coincide», «no_concluyente» or «sin_datos».
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -180,6 +180,8 @@ class Figure:
     when: Callable | None = None
     needs: Callable | None = None
     incomparable: Callable | None = None
+    # the figure of one round's values (stats.quotient …), whose rounds load.tested tests for dependence
+    by_round: Callable | None = field(default=None, repr=False)
 
     def details(self, data: Data) -> dict:
         if callable(self.detail):
@@ -196,7 +198,9 @@ class Figure:
             if self.missing_note:
                 return missing(said.but(note=self.missing_note), self.details(data))
         screen = load.screen(data.meta, samples)  # the machine's load over these rounds
-        return screen.judged(self.build(said, *screen.keep(samples), detail=self.details(data)))
+        kept = screen.keep(samples)
+        claim = screen.judged(self.build(said, *kept, detail=self.details(data)))
+        return load.tested(claim, self.by_round, kept, data.meta)  # are the rounds that count independent?
 
 
 def _figure(build: Callable, sels=(), of_run=False, *, detail=None, **options) -> Figure:
@@ -207,25 +211,31 @@ def _figure(build: Callable, sels=(), of_run=False, *, detail=None, **options) -
 # The figures, named like the classes they stand for: each returns a Figure.
 def Ratio(num: Sel, den: Sel, **options) -> Figure:
     """num / den (see `ratio`)."""
-    return _figure(ratio, (num, den), **options)
+    return _figure(ratio, (num, den), by_round=stats.quotient, **options)
 
 
 def Difference(a: Sel, b: Sel, *, percent: bool = False, **options) -> Figure:
     """a − b, or (a / b − 1) × 100 with percent=True (see `difference`)."""
     return _figure(
-        lambda said, x, y, detail: difference(said, x, y, percent=percent, detail=detail), (a, b), **options
+        lambda said, x, y, detail: difference(said, x, y, percent=percent, detail=detail),
+        (a, b),
+        by_round=stats.percent_change if percent else stats.minus,
+        **options,
     )
 
 
 def Median(sel: Sel, **options) -> Figure:
     """One arm's median (see `median`)."""
-    return _figure(median, (sel,), **options)
+    return _figure(median, (sel,), by_round=stats.itself, **options)
 
 
 def Formula(fn: Callable, *sels: Sel, scale: float = 1.0, **options) -> Figure:
     """fn(*arms) × scale (see `formula`)."""
     return _figure(
-        lambda said, *arms, detail: formula(said, fn, *arms, scale=scale, detail=detail), sels, **options
+        lambda said, *arms, detail: formula(said, fn, *arms, scale=scale, detail=detail),
+        sels,
+        by_round=fn,
+        **options,
     )
 
 

@@ -364,8 +364,8 @@ CORRECTION_SUPPORT = {
     verdict.NO_CONCLUYENTE: "el intervalo cruza el piso de «añade costo» ({margen}): esta corrida no basta "
     "para respaldarla ni para contradecirla",
     verdict.INESTABLE: "la medición salió inestable: repite antes de leerla",
-    verdict.BAJO_CARGA: "la carga de la máquina cambió entre rondas: repite con la máquina tranquila antes de "
-    "leerla",
+    verdict.BAJO_CARGA: "la carga de la máquina cambió entre rondas, o las rondas no son independientes: "
+    "repite con la máquina tranquila antes de leerla",
     verdict.INDECIDIBLE: "con el ruido de esta corrida, ninguna cantidad razonable de repeticiones la decide",
 }
 

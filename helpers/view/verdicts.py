@@ -40,6 +40,17 @@ WHY = {
     "el IC 95 % no cubre lo que dice. Cierra lo que esté usando la CPU y vuelve a ejecutar.",
     vd.INDECIDIBLE: "",  # its reason: the declaration's (Said.undecidable) or UNDECIDABLE_NOISE
 }
+# «bajo carga» because the rounds that count are not independent (load.dependence): the why, the test.
+DEPENDENT_WHY = (
+    "Las rondas no son independientes entre sí (una carga que dura varias rondas, o una deriva que la "
+    "presión de CPU no ve, como un reloj que baja o una caché que se llena), y con rondas dependientes el "
+    "IC 95 % no cubre lo que dice. Cierra lo que esté usando la CPU y vuelve a ejecutar."
+)
+DEPENDENCE_WORDS = {
+    load.TREND: "las cifras por ronda suben o bajan con el orden de las rondas",
+    load.WITH_LOAD: "las cifras por ronda siguen a {carga} de cada ronda",
+    load.LAG1: "la cifra de cada ronda se parece a la de la ronda anterior",
+}
 # Why a claim has no possible verdict (verdict.INDECIDIBLE): its declared reason, or this run's noise.
 UNDECIDABLE_NOISE = (
     f"Con el ruido de esta corrida harían falta más de {vd.PRACTICAL_REPS} repeticiones para decidirla: "
@@ -157,7 +168,7 @@ def claim_sentence(claim) -> str:
     elif claim.status == vd.BAJO_CARGA:
         parts.append(
             f"{quantity} = {fmt_value(claim.value, claim.unit)} ({by_round}, n = {claim.n} {counted}, "
-            f"sin IC 95 %: {load_range(detail)}); {_what_we_accept(claim)}."
+            f"sin IC 95 %: {load_reason(detail)}); {_what_we_accept(claim)}."
         )
     elif claim.status not in (vd.SIN_DATOS, vd.NO_COMPARABLE):
         parts.append(
@@ -178,7 +189,11 @@ def claim_sentence(claim) -> str:
             f"La carga de la máquina cambió entre rondas ({load_range(detail)}): la cifra y su IC salen "
             f"de las {detail['rondas_tranquilas']} rondas con la máquina más tranquila."
         )
-    why = WHY.get(claim.status, "")
+    why = (
+        DEPENDENT_WHY
+        if claim.status == vd.BAJO_CARGA and detail.get("dependencia")
+        else WHY.get(claim.status, "")
+    )
     if why and not detail.get("observado") and not (claim.status == vd.SIN_DATOS and claim.n > 0):
         parts.append(why)
     note = getattr(claim, "note", "")
@@ -224,6 +239,20 @@ def load_range(detail: dict) -> str:
     digits = 2 if base == results.LOAD_AVERAGE else 1
     low, high = num(detail.get("carga_min"), digits), num(detail.get("carga_max"), digits)
     return f"{what} fue de {low}{unit} a {high}{unit} según la ronda"
+
+
+def load_reason(detail: dict) -> str:
+    """Why a claim «bajo carga» has no interval, from its detail: the test that found its rounds
+    dependent and its p (load.dependence), or the load's range over the rounds (`load_range`)."""
+    test = detail.get("dependencia")
+    if not test:
+        return load_range(detail)
+    metric = str(detail.get("dependencia_metrica", ""))
+    base = next((b for b in LOAD_WORDS if metric == b or metric.startswith(b + "_")), results.LOAD_PRESSURE)
+    words = DEPENDENCE_WORDS[test].format(carga=LOAD_WORDS[base][0])
+    p = float(detail.get("dependencia_p", float("nan")))
+    shown = "p < 0.001" if p < 0.001 else f"p = {num(p, 3)}"
+    return f"{words} (τ de Kendall, {shown}, umbral {num(load.ALPHA, 3)})"
 
 
 # ---------------------------------------------------------------- how we measure, for every notebook
@@ -279,7 +308,11 @@ def method_sentence() -> str:
         f"puntos (o el promedio de carga, donde no hay presión de CPU, más de "
         f"{num(load.VARIED[results.LOAD_AVERAGE], 1)} procesos), solo cuentan las rondas con la máquina más tranquila (a {num(load.QUIET_BAND[results.LOAD_PRESSURE])} "
         f"puntos o menos de la menos cargada), y si no llegan a {n0}, la afirmación dice "
-        f"«{VERDICT[vd.BAJO_CARGA]}» en lugar de un veredicto. Con brazos independientes (no medidos en las mismas rondas), cada mediana "
+        f"«{VERDICT[vd.BAJO_CARGA]}» en lugar de un veredicto. También lo dice cuando las cifras por ronda "
+        f"que cuentan dependen del orden de las rondas (una tendencia), de la carga de cada ronda o de la "
+        f"ronda anterior (τ de Kendall de cada una, con p ≤ {num(load.ALPHA, 3)}): con rondas dependientes "
+        f"el IC no cubre lo que dice (una carga que suma tiempo no se cancela en la proporción). Con {n0} rondas esas pruebas "
+        f"solo ven rondas en un orden perfecto. Con brazos independientes (no medidos en las mismas rondas), cada mediana "
         f"lleva su intervalo a un nivel más alto (con dos brazos, √95 % ≈ 97.5 %, y hacen falta "
         f"{stats.min_n(stats.LEVEL**0.5)} valores por brazo) y la cifra toma su menor y su mayor valor entre "
         f"esos intervalos: un IC conservador, que cubre al menos el 95 %. Con menos de "
@@ -317,6 +350,12 @@ def method_sentence() -> str:
             f"menos {by_n('cobertura_de_los_ic_dados')}, y en una máquina en reposo la carga dejó sin "
             f"veredicto {by_n('sin_veredicto_en_reposo')} de las afirmaciones."
         )
+        if "tendencia_detectada" in under:
+            text += (
+                " Una deriva de la proporción a lo largo de la corrida de 6 veces su propia dispersión, que "
+                f"la presión de CPU no ve, quedó sin veredicto {by_n('tendencia_detectada')} de las veces: "
+                "con pocas rondas, la prueba de tendencia solo ve las derivas fuertes."
+            )
     return text
 
 

@@ -133,3 +133,37 @@ def test_a_figure_computed_from_the_whole_run_is_screened_on_the_run_s_load():
     run_wide, arrays = fg.judge_all([by_rounds, independent], df, meta)
     assert run_wide.status == vd.BAJO_CARGA
     assert arrays.status != vd.BAJO_CARGA and "carga_metrica" not in arrays.detail
+
+
+def test_a_trend_the_pressure_does_not_see_gives_no_verdict():
+    """The pressure stays within its quiet range, yet both arms slow down round after round (a clock that
+    throttles): the per-round ratio rises with the round's order, the trend test fires, and the sentence
+    names it with its p."""
+    quiet = [18 + d for d in (0.5, -1, 1.5, 0, -0.5, 2, 1, -1.5, 0.5, 0)]
+    claim, _ = _claim(quiet, [10.0 * r for r in range(10)])
+    assert claim.status == vd.BAJO_CARGA and not claim.estimate.has_interval
+    assert claim.detail["dependencia"] == load.TREND and claim.detail["dependencia_p"] < load.ALPHA
+    text = common.claim_sentence(claim)
+    assert "medición bajo carga: repite" in text
+    assert "suben o bajan con el orden de las rondas (τ de Kendall, p < 0.001" in text
+    assert "Las rondas no son independientes" in text
+
+
+def test_a_figure_that_follows_the_load_within_its_range_gives_no_verdict():
+    """The pressure varies by 4.2 points (under VARIED: every round counts) and the time it adds follows
+    it: the ratio follows the load, and the load test names the metric it followed."""
+    pressure = [18 + d for d in (0, 3, 1, 4, 0.5, 3.5, 1.5, 2.5, 0.2, 4.2)]
+    claim, _ = _claim(pressure, [20 * (p - 18) for p in pressure])
+    assert claim.status == vd.BAJO_CARGA and claim.detail["dependencia"] == load.WITH_LOAD
+    assert claim.detail["dependencia_metrica"] == results.LOAD_PRESSURE
+    assert "siguen a la presión de CPU de cada ronda" in common.claim_sentence(claim)
+
+
+def test_the_dependence_tests_leave_independent_rounds_alone():
+    """iid rounds under a pressure that wanders by its noise: no test fires (p above ALPHA for each)."""
+    rng = np.random.default_rng(5)
+    idx = pd.RangeIndex(1, 11)
+    figures = pd.Series(rng.lognormal(size=10), index=idx)
+    loads = {results.LOAD_PRESSURE: pd.Series(18 + rng.normal(size=10), index=idx)}
+    assert load.dependence(figures, loads) is None
+    assert load.dependence(pd.Series(np.arange(10.0), index=idx), loads).test == load.TREND
