@@ -33,6 +33,8 @@ from .. import results, stats
 from . import load
 from .margins import SAME, margin
 from .verdict import (
+    INDECIDIBLE,
+    NO_CONCLUYENTE,
     NO_SE_SOSTIENE,
     SE_CONFIRMA,
     SIN_DATOS,
@@ -112,6 +114,10 @@ def difference(said: Said, a, b, *, percent: bool = False, detail: dict | None =
 
 
 # ---------------------------------------------------------------- the figure a claim is judged on
+# The statuses whose interval rests on independent rounds: load.tested may take their verdict away.
+WITH_INTERVAL = (SE_CONFIRMA, NO_SE_SOSTIENE, NO_CONCLUYENTE, INDECIDIBLE)
+
+
 @dataclass(frozen=True, init=False)
 class Sel:
     """A selection of raw rows, column=value («engine="podman", role="ubuntu", metric="arranque"»):
@@ -200,6 +206,8 @@ class Figure:
         screen = load.screen(data.meta, samples)  # the machine's load over these rounds
         kept = screen.keep(samples)
         claim = screen.judged(self.build(said, *kept, detail=self.details(data)))
+        if not isinstance(claim, Claim) or claim.status not in WITH_INTERVAL:
+            return claim  # no verdict to lose (unstable, no data…), or no interval that rests on the rounds
         return load.tested(claim, self.by_round, kept, data.meta)  # are the rounds that count independent?
 
 

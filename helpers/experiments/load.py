@@ -14,13 +14,18 @@ The rule (chosen by that simulation among quietest-rounds, regression-on-load an
   processes of load average: a quiet machine's rounds stay within 4 points): every round counts;
 - it varied more: only the quiet rounds count, those within `QUIET_BAND` of the run's least loaded
   round, when there are at least MIN_N of them («la cifra en las rondas tranquilas»);
-- fewer quiet rounds than that: no verdict, «medición bajo carga: repite» (`LOADED`).
+- fewer quiet rounds than that: no verdict, «medición bajo carga: repite» (`LOADED`);
+- on the rounds that count, the per-round figures depend on the round's order (a trend), on the
+  round's recorded load or on the previous round (`dependence`: Kendall's τ, each at ALPHA): no verdict
+  either, the test and its p in the claim's detail (`tested`). A drift the pressure does not see (a
+  clock that throttles, a cache that fills up) can only be caught there.
 
 It rests on the pressure rising with the load that slows the arms (the time a task waits for a CPU
 is what PSI counts): a load the CPU pressure does not see (disk, memory bandwidth, a throttled clock)
 escapes it. A run with several measuring loops (experiment 8) is screened against each loop's load.
 Independent arms (no rounds) are not screened; a figure an experiment computes from the whole run (a
-slope, a crossover) is screened on the whole run's load, with no quiet-rounds subset (`screen_run`).
+slope, a crossover) is screened on the whole run's load, with no quiet-rounds subset (`screen_run`), and
+its rounds are not tested for dependence (its per-round figures are the experiment's own).
 """
 
 from __future__ import annotations

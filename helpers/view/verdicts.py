@@ -311,7 +311,7 @@ def method_sentence() -> str:
         f"«{VERDICT[vd.BAJO_CARGA]}» en lugar de un veredicto. También lo dice cuando las cifras por ronda "
         f"que cuentan dependen del orden de las rondas (una tendencia), de la carga de cada ronda o de la "
         f"ronda anterior (τ de Kendall de cada una, con p ≤ {num(load.ALPHA, 3)}): con rondas dependientes "
-        f"el IC no cubre lo que dice (una carga que suma tiempo no se cancela en la proporción). Con {n0} rondas esas pruebas "
+        f"el IC no cubre lo que dice (una carga que suma tiempo no desaparece al dividir por ronda). Con {n0} rondas esas pruebas "
         f"solo ven rondas en un orden perfecto. Con brazos independientes (no medidos en las mismas rondas), cada mediana "
         f"lleva su intervalo a un nivel más alto (con dos brazos, √95 % ≈ 97.5 %, y hacen falta "
         f"{stats.min_n(stats.LEVEL**0.5)} valores por brazo) y la cifra toma su menor y su mayor valor entre "

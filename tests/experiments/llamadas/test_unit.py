@@ -467,7 +467,7 @@ def test_a_claim_whose_interval_crosses_its_margin_is_inconclusive():
     wide = pd.concat(
         [
             getpid_rows("bare", "host", [100] * 6),
-            getpid_rows("docker", "seccomp", [108, 110, 112, 114, 118, 130]),
+            getpid_rows("docker", "seccomp", [112, 130, 108, 118, 110, 114]),
         ]
     )
     claim = by_key(exp.claims(wide, {}), "contenedor_11", "docker")
