@@ -353,7 +353,8 @@ def method_sentence() -> str:
         if "tendencia_detectada" in under:
             text += (
                 " Una deriva de la proporción a lo largo de la corrida de 6 veces su propia dispersión, que "
-                f"la presión de CPU no ve, quedó sin veredicto {by_n('tendencia_detectada')} de las veces: "
+                f"la presión de CPU no ve, quedó sin veredicto {by_n('tendencia_detectada')} de las veces con "
+                f"n = {' y '.join(str(n) for n in ns)}: "
                 "con pocas rondas, la prueba de tendencia solo ve las derivas fuertes."
             )
     return text
