@@ -5,10 +5,16 @@ one [[claim]] per declaration, with the fields of `Said` (key, statement, source
 bounds, unit, quantity, note, ref, undecidable, figure) and two of its own:
 
 - variants = [{engine = "docker"}, …]: one claim per table, in order, its values filling {engine};
-- like = "key": the fields of an earlier entry, these changed (a variant worded apart).
+- like = "key": the fields of an earlier entry, these changed (a variant worded apart);
+- each = {engine = "@ENGINES", …}: the claim is declared once (SAID, the table of sources) and judged
+  once per combination of these values (their product, the first outermost), each judged copy with the
+  fields of judged = {…} (filled also with the declared fields: "{statement} ({name})").
 
-Every string is filled with the [text] snippets and the variant's values ({name}, {name[0]:.2f}; a
-literal brace is {{ or }}; a string that is only "{name}" takes the value as it is, a number say). A
+A [judging] section, order = ["key", ["key", "key"], …], gives the order the judged copies are judged
+in: a key alone, or a group judged copy by copy (the first copy of each, then the second…); without it,
+entry by entry. Every string is filled with the [text] snippets and the variant's values ({name},
+{name[0]:.2f}; a literal brace is {{ or }}; a string that is only "{name}" takes the value as it is, a
+number say); a snippet is filled, then read, with the values of the copy that uses it. A
 string starting with "@" then names what the experiment's claims.py defines (a function, a constant;
 "@A.b": b of A, an item or attribute), a module of its package ("@levels.PRIV") or a figure of
 helpers/experiments/figures.py (SHARED): a figure that needs code, and a claimed number data/reference
@@ -24,8 +30,10 @@ raises `DeclarationError`, naming the file and the claim.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+import itertools
+from collections.abc import Iterator, Mapping
 from importlib import resources
+from typing import NamedTuple
 
 from . import figures
 from .figures import Difference, Figure, Median, Ratio, Sel
@@ -43,13 +51,22 @@ FIELDS += ("ref", "undecidable", "figure")
 SHARED = ("Computed", "Custom", "Difference", "Formula", "Median", "NotComparable", "Outcome", "Ratio", "Sel")
 SHAPES = {"ratio": Ratio, "difference": Difference, "median": Median}
 OPTIONS = {"detail", "optional", "missing_note", "when", "needs", "incomparable"}
+OWN = {"variants", "like", "each", "judged"}  # an entry's keys that are not fields of Said
 
 
 class DeclarationError(ValueError):
     """A claims.toml entry that cannot be read (the message names the file and the claim)."""
 
 
-def read(package: str, names: Mapping) -> tuple[Said, ...]:
+class Declared(NamedTuple):
+    """What a claims.toml declares (one per entry and variant, as the sources list them) and what its
+    experiment judges (each judged copy, in the order of [judging])."""
+
+    said: tuple[Said, ...]
+    judged: tuple[Said, ...]
+
+
+def read(package: str, names: Mapping) -> Declared:
     """The claims `package`'s claims.toml declares, "@name" read from `names` (claims.py's globals())."""
     path = resources.files(package) / FILE
     try:
@@ -75,9 +92,9 @@ class _Names(dict):
             raise KeyError(name) from None
 
 
-def parse(data: Mapping, names: Mapping, file: str = FILE) -> tuple[Said, ...]:
+def parse(data: Mapping, names: Mapping, file: str = FILE) -> Declared:
     """The claims of a parsed claims.toml (see the module docstring)."""
-    extra = set(data) - {"defaults", "text", "claim"}
+    extra = set(data) - {"defaults", "text", "claim", "judging"}
     if extra:
         raise DeclarationError(f"{file}: sección desconocida {sorted(extra)}")
     defaults, text = data.get("defaults", {}), data.get("text", {})
@@ -86,30 +103,98 @@ def parse(data: Mapping, names: Mapping, file: str = FILE) -> tuple[Said, ...]:
             f"{file}: campo desconocido en [defaults] {sorted(set(defaults) - set(FIELDS))}"
         )
     raw: dict[str, dict] = {}
-    out: list[Said] = []
+    said: list[Said] = []
+    judged: dict[str, list[Said]] = {}
     for entry in data.get("claim", []):
         key = entry.get("key", "?")
         try:
             entry = _merged(entry, raw)
             raw[key] = entry
             for variant in entry.get("variants", [{}]):
-                fields = {k: v for k, v in {**defaults, **entry}.items() if k != "variants"}
-                variables = _resolve({**text, **variant}, names)  # "@name" read before it fills
-                out.append(_said(_resolve(_fill(fields, variables), names)))
+                fields = {k: v for k, v in {**defaults, **entry}.items() if k not in OWN}
+                declared = _said(_resolve(_fill(fields, _Variables(text, variant, names)), names))
+                said.append(declared)
+                judged.setdefault(declared.key, []).extend(_copies(entry, declared, text, variant, names))
         except (DeclarationError, KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
             raise DeclarationError(f"{file}, afirmación «{key}»: {e}") from e
+    return Declared(tuple(said), _ordered(judged, data.get("judging", {}), file))
+
+
+class _Variables(Mapping):
+    """The values a string is filled with: the variant's (and the judged copy's), then the [text]
+    snippets, each filled and read ("@name") with these same values when a string uses it."""
+
+    def __init__(self, text: Mapping, values: Mapping, names: Mapping) -> None:
+        self.text, self.values, self.names = text, values, names
+
+    def __getitem__(self, name: str):
+        if name in self.values:
+            return _resolve(self.values[name], self.names)
+        return _resolve(_fill(self.text[name], self), self.names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.values or name in self.text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**self.text, **self.values})
+
+    def __len__(self) -> int:
+        return len({**self.text, **self.values})
+
+
+def _copies(entry: dict, declared: Said, text: Mapping, variant: Mapping, names: Mapping) -> list[Said]:
+    """The judged copies of one declaration: one per combination of `each`, with the fields of `judged`."""
+    if "each" not in entry and "judged" not in entry:
+        return [declared]
+    each = _resolve(entry.get("each", {}), names)
+    if not isinstance(each, dict) or not all(isinstance(v, (list, tuple)) for v in each.values()):
+        raise DeclarationError(f"each no es una tabla de listas: {entry['each']!r}")
+    own = {f: getattr(declared, f) for f in ("statement", "quantity", "note", "where")}
+    out = []
+    for combination in itertools.product(*each.values()):
+        values = {**own, **variant, **dict(zip(each, combination))}
+        changes = _resolve(_fill(entry.get("judged", {}), _Variables(text, values, names)), names)
+        if set(changes) - set(FIELDS) - {"key"} or "key" in changes:
+            raise DeclarationError(f"campo desconocido en judged {sorted(set(changes) - set(FIELDS))}")
+        out.append(declared.but(**_converted(changes)))
+    return out
+
+
+def _ordered(judged: dict[str, list[Said]], judging: Mapping, file: str) -> tuple[Said, ...]:
+    """The judged copies in the order [judging] gives (a group copy by copy), else entry by entry."""
+    if set(judging) - {"order"}:
+        raise DeclarationError(f"{file}: campo desconocido en [judging] {sorted(set(judging) - {'order'})}")
+    if "order" not in judging:
+        return tuple(s for copies in judged.values() for s in copies)
+    groups = [[item] if isinstance(item, str) else item for item in judging["order"]]
+    named = [key for group in groups for key in group]
+    if sorted(named) != sorted(judged):
+        missing, unknown = sorted(set(judged) - set(named)), sorted(set(named) - set(judged))
+        repeated = sorted({k for k in named if named.count(k) > 1})
+        raise DeclarationError(
+            f"{file}: [judging] order debe nombrar cada afirmación una vez (faltan {missing}, "
+            f"no existen {unknown}, repetidas {repeated})"
+        )
+    out = []
+    for group in groups:
+        copies = [judged[key] for key in group]
+        if len({len(c) for c in copies}) != 1:
+            raise DeclarationError(
+                f"{file}: el grupo {group} de [judging] no tiene las mismas copias en cada clave"
+            )
+        out += [s for turn in zip(*copies) for s in turn]
     return tuple(out)
 
 
 def _merged(entry: dict, raw: dict) -> dict:
-    unknown = set(entry) - set(FIELDS) - {"variants", "like"}
+    unknown = set(entry) - set(FIELDS) - OWN
     if unknown:
         raise DeclarationError(f"campo desconocido {sorted(unknown)}")
     if "like" not in entry:
         return dict(entry)
     if entry["like"] not in raw:
         raise DeclarationError(f"«like» nombra una afirmación que no está antes: {entry['like']!r}")
-    return {**{k: v for k, v in raw[entry["like"]].items() if k != "variants"}, **entry, "like": None}
+    return {**{k: v for k, v in raw[entry["like"]].items() if k not in OWN}, **entry, "like": None}
 
 
 def _fill(value, variables: Mapping):
@@ -161,17 +246,23 @@ def _said(fields: dict) -> Said:
     for required in ("key", "statement", "source"):
         if not isinstance(fields.get(required), str):
             raise DeclarationError(f"falta {required!r} (un texto)")
+    claimed = fields.get("claimed", 0.0)
+    if isinstance(claimed, bool) or not isinstance(claimed, (int, float)):
+        raise DeclarationError(f"claimed no es un número: {fields['claimed']!r}")
+    return Said(**_converted(fields))
+
+
+def _converted(fields: dict) -> dict:
+    """ref, bounds and figure as Said takes them."""
+    fields = dict(fields)
     if fields.get("ref") is not None:
         fields["ref"] = ref(**fields["ref"])
     if fields.get("bounds") is not None:
         low, high = fields["bounds"]
         fields["bounds"] = (float(low), float(high))
-    claimed = fields.get("claimed", 0.0)
-    if isinstance(claimed, bool) or not isinstance(claimed, (int, float)):
-        raise DeclarationError(f"claimed no es un número: {fields['claimed']!r}")
     if fields.get("figure") is not None:
         fields["figure"] = _figure(fields["figure"])
-    return Said(**fields)
+    return fields
 
 
 def _figure(spec) -> Figure:

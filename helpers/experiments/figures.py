@@ -277,10 +277,10 @@ def NotComparable(reason: str, **options) -> Figure:
     )
 
 
-def Custom(fn: Callable, **options) -> Figure:
-    """The rare claim no other figure says: fn(said, df, meta) → a Claim (from the builders), a list of
-    them, or None for no claim in this run."""
-    return _figure(lambda said, df, meta, detail: fn(said, df, meta), of_run=True, **options)
+def Custom(fn: Callable, *args, **options) -> Figure:
+    """The rare claim no other figure says: fn(said, df, meta, *args) → a Claim (from the builders), a
+    list of them, or None for no claim in this run."""
+    return _figure(lambda said, df, meta, detail: fn(said, df, meta, *args), of_run=True, **options)
 
 
 def judge_all(

@@ -51,7 +51,7 @@ NAMES = {
 def _read(text: str, names=NAMES) -> tuple[Said, ...]:
     return declared.parse(
         declared.tomllib.loads(text), {**{n: getattr(figs, n) for n in declared.SHARED}, **names}, "x.toml"
-    )
+    ).said
 
 
 def _rounds(a, b) -> pd.DataFrame:
@@ -143,7 +143,7 @@ def test_every_experiment_reads_its_declarations_and_ships_them():
     for path in files:
         assert any(fnmatch.fnmatch(path.as_posix(), p) for p in patterns), f"{path} no se empaqueta"
         module = importlib.import_module(f"helpers.experiments.{path.parent.name}.claims")
-        said = declared.read(f"helpers.experiments.{path.parent.name}", vars(module))
+        said, judged = declared.read(f"helpers.experiments.{path.parent.name}", vars(module))
         assert said and all(isinstance(s, Said) for s in said)
     assert {p.parent.name for p in files} <= {
         m.__name__.rsplit(".", 1)[-1] for m in experiments.all_experiments()

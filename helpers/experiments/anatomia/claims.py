@@ -25,7 +25,7 @@ from ..verdict import Claim, Said
 from .rungs import METRIC, RUNG_LABEL
 
 SOURCE = "una idea muy repetida sobre el arranque"
-SAID = declared.read(__package__, globals())
+SAID = declared.read(__package__, globals()).said
 NETWORK_LARGE, RUNTIME_SMALL, WARM_POOL = SAID
 
 

@@ -38,7 +38,7 @@ def syscall_figure(said: vd.Said, df: pd.DataFrame, meta: dict | None) -> vd.Cla
     return syscall_claim()
 
 
-SAID = declared.read(__package__, globals())
+SAID = declared.read(__package__, globals()).said
 START_ADDITIVE = {dict(s.figure.detail)["engine"]: s for s in SAID if s.key == "arranque_aditivo"}
 CPU_ACCUMULATES = {dict(s.figure.detail)["engine"]: s for s in SAID if s.key == "cpu_acumula"}
 SYSCALL_CAUSE, NEEDS_PRIVILEGED = SAID[-2:]

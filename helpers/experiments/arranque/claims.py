@@ -45,7 +45,7 @@ CLAIMED |= {f"2x_{r}": 1 / FACTOR[r] for r in ROLES} | {
     f"iqr_{r}": spread("podman", r) / spread("docker", r) for r in ROLES
 }
 CLAIMED["alpine_ubuntu"] = TABLE[("podman", "ubuntu")][0] / TABLE[("podman", "alpine")][0]
-SAID = declared.read(__package__, globals())
+SAID = declared.read(__package__, globals()).said
 PODMAN_2X = {dict(s.figure.detail)["role"]: s for s in SAID if s.key == "podman_2x"}
 
 

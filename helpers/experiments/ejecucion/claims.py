@@ -21,8 +21,6 @@ median, paired by round. An I/O claim is judged against bare metal on the arm's 
 
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 import pandas as pd
 
@@ -31,14 +29,12 @@ from ... import stats
 from .. import declared, read_run
 from .. import ejecucion as this
 from ..arranque.analysis import arm_series
-from ..figures import MEDIAN, Custom, judge_all, median, ratio
+from ..figures import MEDIAN, judge_all, median, ratio
 from ..verdict import OTHER_MACHINE, Claim, Said, beside, judge, missing, not_comparable, outcome
 from .analysis import fair_base, io_base, samples, shaky_against, tidy
 from .arms import (
     BASE_NAMES,
-    CPU_WORKLOADS,
     EXEC_INSIDE,
-    EXEC_TRUE,
     MEMORY_METRICS,
     METRIC_E2E,
     METRIC_WORK,
@@ -64,23 +60,14 @@ NO_LAUNCH = (
 )
 SORT_MB = 20.0  # «~20 MB»: decimal, 19.07 MiB (the unit "MB" of a claim is shown in MiB)
 SORT_MIB = SORT_MB * 1e6 / 2**20
-SAID = declared.read(__package__, globals())
-BY_KEY = {s.key: s for s in SAID}
-SORT_6_8 = {dict(s.ref.select)["engine"]: s for s in SAID if s.key == "sort_6_8"}
-PODMAN_EXEC = " El capítulo lo dijo de `docker exec`; Podman es la variante del curso."
-CHAPTER_FORM = (
-    "sobrecarga de `exec` extremo a extremo en {} frente a los binarios del host (como el capítulo)"
-)
+PODMAN_EXEC = {
+    "docker": "",
+    "podman": " El capítulo lo dijo de `docker exec`; Podman es la variante del curso.",
+}
 NO_LAYER_BASE = (
     "Esta corrida no midió bare metal en el sistema de archivos de la capa (ni dejó escrito en meta.json "
     "dónde escribió cada brazo): sin una línea base en el mismo sistema de archivos, la capa no se compara."
 )
-
-
-def per_engine(said: Said, engine: str, quantity: str, reading: str = "", **changes) -> Said:
-    """The declaration said of one engine («(Docker; reading)»), with what it measures there."""
-    how = f"; {reading}" if reading else ""
-    return said.but(statement=f"{said.statement} ({eng.DISPLAY[engine]}{how})", quantity=quantity, **changes)
 
 
 def overhead_claim(
@@ -100,34 +87,27 @@ def overhead_claim(
     return judge(said, est, unstable=shaky_against(values, base), detail=detail)
 
 
-def as_chapter(said: Said, engine: str, carga: str) -> Said:
+def as_chapter(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carga: str) -> Claim:
     """Hash or sort as the chapter measured them: `exec` end to end against the host's binaries."""
     detail = {"engine": engine, "base": "bare", "carga": carga}
-
-    def claim(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
-        return overhead_claim(said, *(samples(df, METRIC_E2E, carga, e) for e in (engine, "bare")), detail)
-
-    return per_engine(said, engine, CHAPTER_FORM.format(eng.DISPLAY[engine]), figure=Custom(claim))
+    return overhead_claim(said, *(samples(df, METRIC_E2E, carga, e) for e in (engine, "bare")), detail)
 
 
-def in_place(said: Said, engine: str, carga: str, place: str) -> Said:
+def in_place(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carga: str, place: str) -> Claim:
     """An I/O workload in one place of a container against bare metal on the same filesystem; «no
     comparable» when the run has none (meta.json `lineas_base` says why; an older run, NO_LAYER_BASE)."""
     base, base_env, base_place = io_base(carga, engine, place)
     detail = {"engine": engine, "base": base, "carga": carga, "lugar": place}
-
-    def claim(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
-        values = samples(df, METRIC_WORK, carga, engine, place)
-        base_values = samples(df, METRIC_WORK, carga, base_env, base_place)
-        if values.size and not base_values.size:
-            why = ((meta or {}).get("lineas_base") or {}).get(f"{engine}:{place}") or {}
-            motive = why.get("motivo")
-            reason = f"Sin línea base en el mismo sistema de archivos: {motive}" if motive else NO_LAYER_BASE
-            return not_comparable(said, reason, detail)
-        return overhead_claim(said, values, base_values, detail)
-
     where = f"{PLACE_NAMES[place]} de {eng.DISPLAY[engine]} frente a {BASE_NAMES[base]}"
-    return per_engine(said, engine, f"sobrecarga del trabajo solo en {where}", figure=Custom(claim))
+    said = said.but(quantity=f"sobrecarga del trabajo solo en {where}")
+    values = samples(df, METRIC_WORK, carga, engine, place)
+    base_values = samples(df, METRIC_WORK, carga, base_env, base_place)
+    if values.size and not base_values.size:
+        why = ((meta or {}).get("lineas_base") or {}).get(f"{engine}:{place}") or {}
+        motive = why.get("motivo")
+        reason = f"Sin línea base en el mismo sistema de archivos: {motive}" if motive else NO_LAYER_BASE
+        return not_comparable(said, reason, detail)
+    return overhead_claim(said, values, base_values, detail)
 
 
 def two_hours(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carga: str) -> Claim:
@@ -135,7 +115,7 @@ def two_hours(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carg
     fairest baseline (paired by round), in minutes, against «menos de 10 minutos»."""
     base, base_env, base_place = fair_base(df, carga)
     what = f"minutos de más en 2 h de {carga} en {eng.DISPLAY[engine]}: el trabajo solo, frente a "
-    said = per_engine(said, engine, what + BASE_NAMES[base], carga)
+    said = said.but(quantity=what + BASE_NAMES[base])
     values, base_values = (samples(df, METRIC_WORK, carga, *at) for at in ((engine,), (base_env, base_place)))
     return overhead_claim(
         said, values, base_values, {"engine": engine, "carga": carga, "base": base}, minutes=True
@@ -151,7 +131,7 @@ def launch_ms(engine: str) -> np.ndarray:
     return arm_series(run.df, run.meta, (engine, RUN_ROLE)).to_numpy(float)
 
 
-def exec_over_run(said: Said, df: pd.DataFrame, meta: dict | None, *, arm: tuple[str, str, str]) -> Claim:
+def exec_over_run(said: Said, df: pd.DataFrame, meta: dict | None, *arm: str) -> Claim:
     """An `exec` reading, arm = (metric, carga, engine), ÷ the same engine's `run` (experiment 1), the
     arms independent (the ratio of their medians), by the one rule; the `exec` milliseconds shown beside
     it (verdict.beside)."""
@@ -166,7 +146,7 @@ def exec_over_run(said: Said, df: pd.DataFrame, meta: dict | None, *, arm: tuple
     return beside(judged, stats.median_ci(exec_ms) if exec_ms.size else None, "ms")
 
 
-def sort_memory(said: Said, df: pd.DataFrame, meta: dict | None, *, engine: str) -> Claim:
+def sort_memory(said: Said, df: pd.DataFrame, meta: dict | None, engine: str) -> Claim:
     """sort's buffer in one engine, from the rows `cronometro --pico sort` left in each round: its size in
     MiB (`sort_20mb`, the median against «~20 MB»), or whether it lives in an mmap region rather than the
     heap (`sort_mmap`, observed once per round)."""
@@ -178,54 +158,10 @@ def sort_memory(said: Said, df: pd.DataFrame, meta: dict | None, *, engine: str)
     return outcome(said, list(read["mmap_rss_kb"] > heap), detail=detail)
 
 
-def exec_readings(engine: str) -> tuple[Said, ...]:
-    """`exec` waited for from the host and one new process inside the container, each over `run`."""
-    podman = PODMAN_EXEC if engine != "docker" else ""
-    run = f"`{engine} run` con «{RUN_ROLE}» (experimento 1)"
-    host = f"`{engine} exec CONTENEDOR true` cronometrado desde el host ÷ {run}"
-    inside = f"un proceso nuevo dentro del contenedor de {eng.DISPLAY[engine]} ÷ {run}"
-    return tuple(
-        per_engine(said.but(note=said.note + podman), engine, quantity, reading).but(
-            figure=Custom(partial(exec_over_run, arm=(metric, variant, engine)))
-        )
-        for said, quantity, reading, metric, variant in (
-            (BY_KEY["exec_1ms"], host, "lo que se espera", METRIC_E2E, EXEC_TRUE),
-            (BY_KEY["exec_1ms_dentro"], inside, "el exec, dentro", METRIC_WORK, EXEC_INSIDE),
-        )
-    )
-
-
-SORT_BUFFER_QUANTITY = (
-    "tamaño de la región anónima (mmap) que guarda el buffer de sort "
-    f"(los {SORT_MB:.0f} MB del capítulo: {SORT_MIB:.1f} MiB)"
-)
-# Each I/O claim's arm, «carga:lugar» as in its rows' variant.
-IO_ARMS = ("escritura:capa", "escritura:volumen", "archivos:capa", "archivos:volumen", "copia:capa")
-IN_PLACE = ("overlay_20", "volumen_nativo", "archivos_pequenos", "volumen_nativo_archivos", "copia_capa")
-IN_PLACE = tuple(zip((BY_KEY[key] for key in IN_PLACE), IO_ARMS))
 ENGINES = eng.CONTAINER_ENGINES
-JUDGED = (
-    *(said for engine in ENGINES for said in exec_readings(engine)),
-    *(
-        as_chapter(said, e, c)
-        for e in ENGINES
-        for c, said in (("hash", BY_KEY["hash_0"]), ("sort", SORT_6_8[e]))
-    ),
-    *(
-        per_engine(BY_KEY[key], engine, quantity).but(figure=Custom(partial(sort_memory, engine=engine)))
-        for engine in ENGINES
-        for key, quantity in (
-            ("sort_20mb", SORT_BUFFER_QUANTITY),
-            ("sort_mmap", "la región anónima (mmap) guarda más memoria residente de sort que su heap"),
-        )
-    ),
-    *(in_place(said, engine, *arm.split(":")) for engine in ENGINES for said, arm in IN_PLACE),
-    *(
-        BY_KEY["dos_horas_10_min"].but(figure=Custom(partial(two_hours, engine=e, carga=c)))
-        for e in ENGINES
-        for c in CPU_WORKLOADS
-    ),
-)
+SAID, JUDGED = declared.read(__package__, globals())
+BY_KEY = {s.key: s for s in SAID}
+SORT_6_8 = {dict(s.ref.select)["engine"]: s for s in SAID if s.key == "sort_6_8"}
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:

@@ -109,7 +109,7 @@ def flat_claim(said: Said, df: pd.DataFrame, meta: dict | None, engine: str) -> 
     return ratio(said, *per_n, detail=detail)
 
 
-SAID = declared.read(__package__, globals())
+SAID = declared.read(__package__, globals()).said
 FLAT = SAID[-1]
 JUDGED = SAID[:-1] + tuple(
     FLAT.but(statement=f"{FLAT.statement} ({eng.DISPLAY[e]})", figure=Custom(partial(flat_claim, engine=e)))

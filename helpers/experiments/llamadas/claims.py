@@ -71,7 +71,7 @@ def exec_figure(said: Said, df: pd.DataFrame, meta: dict | None) -> list[Claim]:
     return exec_claims(read_run(this, "ejecucion"))
 
 
-SAID = declared.read(__package__, globals())
+SAID = declared.read(__package__, globals()).said
 CONTAINER_RUN, CONTAINER_TABLE, EXPECTED_HOST, EXPECTED_CONTAINER, PID_CAUSE, NESTING, ACROSS_CPUS, EXEC = (
     SAID
 )

@@ -147,7 +147,7 @@ def latency(engine: str, server: str, why: str) -> Figure:
     return Custom(on_kubernetes_paths(in_path, words, server=lambda df: server), **options)
 
 
-SAID = declared.read(__package__, globals())
+SAID = declared.read(__package__, globals()).said
 
 
 def conditions(meta: dict | None) -> str:

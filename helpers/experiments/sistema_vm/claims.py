@@ -147,7 +147,7 @@ def vm_falls_more() -> Formula:
     return Formula(lambda vt, vf, st, sf: (vt / vf) / (st / sf), *sels)
 
 
-SAID = declared.read(__package__, globals())
+SAID = declared.read(__package__, globals()).said
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
