@@ -158,7 +158,6 @@ def sort_memory(said: Said, df: pd.DataFrame, meta: dict | None, engine: str) ->
     return outcome(said, list(read["mmap_rss_kb"] > heap), detail=detail)
 
 
-ENGINES = eng.CONTAINER_ENGINES
 SAID, JUDGED = declared.read(__package__, globals())
 BY_KEY = {s.key: s for s in SAID}
 SORT_6_8 = {dict(s.ref.select)["engine"]: s for s in SAID if s.key == "sort_6_8"}

@@ -21,10 +21,10 @@ from ... import engines as eng
 from ... import stats
 from .. import declared, ejecucion, read_run
 from .. import llamadas as this
-from ..figures import Difference, NotComparable, Sel, formula, judge_all
+from ..figures import formula, judge_all
 from ..runner import Resultado
 from ..verdict import OTHER_MACHINE, Claim, Said, beside, missing, not_comparable
-from .analysis import BASELINE, nesting_series, per_level_slope, series
+from .analysis import nesting_series, per_level_slope, series
 
 SOURCE = "«Benchmark 01: Namespace Syscall Overhead»"
 SEED_HOST_NS, SEED_CONTAINER_NS = 268.83, 298.31  # its own run («Our Results»)
@@ -33,8 +33,6 @@ SEED_RUN_PCT = 100 * (SEED_CONTAINER_NS / SEED_HOST_NS - 1)  # +11.0 %
 # Its table's three CPUs: the 24-30 % spans them (a Ref names one source, so a test ties this one).
 TABLE_SOURCES = ("seed001-tabla-xeon-8370c", "seed001-tabla-epyc-7763", "seed001-tabla-i7-12700k")
 NEEDS_ARMS = "Faltan los brazos que hacen falta para juzgarla (revisa BRAZOS y MOTORES)."
-HOST, NEEDED = dict(zip(("engine", "variant"), BASELINE)), {"missing_note": NEEDS_ARMS}
-HOST_ARM = Sel(**HOST)
 BOUNDS = {
     "contenedor_tabla": (24.0, 30.0),
     "esperado_host": (80.0, 150.0),
@@ -71,7 +69,13 @@ def exec_figure(said: Said, df: pd.DataFrame, meta: dict | None) -> list[Claim]:
     return exec_claims(read_run(this, "ejecucion"))
 
 
-SAID = declared.read(__package__, globals()).said
+def in_run(engine: str):
+    """when(df, meta) of a claim on one engine: the document measured Docker, so its claims are always
+    said; another engine's, when it ran."""
+    return lambda df, meta: engine == "docker" or (df is not None and len(df) and engine in set(df["engine"]))
+
+
+SAID, JUDGED = declared.read(__package__, globals())
 CONTAINER_RUN, CONTAINER_TABLE, EXPECTED_HOST, EXPECTED_CONTAINER, PID_CAUSE, NESTING, ACROSS_CPUS, EXEC = (
     SAID
 )
@@ -79,34 +83,6 @@ EXEC_NO_RUN = EXEC.but(
     note="Se juzga con el exec true del experimento 3, que aún no tiene corrida en esta máquina."
 )
 EXEC_NOT_MEASURED = EXEC.but(note="La última corrida del experimento 3 no midió exec true.")
-
-
-def per_engine(said: Said, engine: str, **changes) -> Said:
-    """The declaration said of one engine («— Podman»)."""
-    name = eng.DISPLAY[engine]
-    return said.but(statement=f"{said.statement} — {name}", quantity=f"{said.quantity}, {name}", **changes)
-
-
-def judged(engine: str) -> tuple[Said, ...]:
-    """The container's claims on one engine: the document measured Docker, so its claims are always
-    said; another engine's, when it ran."""
-    arm = Sel(engine=engine, variant="seccomp")
-
-    def in_run(df: pd.DataFrame | None, meta: dict | None) -> bool:
-        return engine == "docker" or (df is not None and len(df) and engine in set(df["engine"]))
-
-    per = {"detail": {"engine": engine}, "when": in_run, **NEEDED}
-    overhead = Difference(arm, HOST_ARM, percent=True, **per)
-    return (
-        per_engine(CONTAINER_RUN, engine, figure=overhead),
-        per_engine(CONTAINER_TABLE, engine, figure=overhead),
-        per_engine(
-            EXPECTED_CONTAINER, engine, figure=NotComparable(ABSOLUTE, detail={"engine": engine}, when=in_run)
-        ),
-    )
-
-
-JUDGED = (EXPECTED_HOST, *(s for e in eng.CONTAINER_ENGINES for s in judged(e)), *SAID[4:])  # causa_pid on
 
 
 def exec_claims(exec_run: Resultado | None) -> list[Claim]:
@@ -119,14 +95,13 @@ def exec_claims(exec_run: Resultado | None) -> list[Claim]:
     sel = df[at & df["engine"].isin(eng.CONTAINER_ENGINES)]
     if not len(sel):
         return [missing(EXEC_NOT_MEASURED, {"motivo": "sin_exec"})]
-    return [
-        beside(
-            not_comparable(per_engine(EXEC, e), EXEC_ELSEWHERE, {"engine": e}),
-            stats.median_ci(group["value"].to_numpy(dtype=float) * 1000.0),
-            "ms",
-        )
-        for e, group in sel.groupby("engine", sort=False)
-    ]
+    out = []
+    for e, group in sel.groupby("engine", sort=False):
+        name = eng.DISPLAY[e]
+        said = EXEC.but(statement=f"{EXEC.statement} — {name}", quantity=f"{EXEC.quantity}, {name}")
+        ms = stats.median_ci(group["value"].to_numpy(dtype=float) * 1000.0)
+        out.append(beside(not_comparable(said, EXEC_ELSEWHERE, {"engine": e}), ms, "ms"))
+    return out
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
