@@ -2,7 +2,7 @@
 
 A file holds [defaults] (fields every claim takes unless it gives its own), [text] (named snippets) and
 one [[claim]] per declaration, with the fields of `Said` (key, statement, source, where, kind, claimed,
-bounds, unit, quantity, note, ref, undecidable, figure) and two of its own:
+bounds, unit, quantity, note, ref, undecidable, figure) and four of its own:
 
 - variants = [{engine = "docker"}, …]: one claim per table, in order, its values filling {engine};
 - like = "key": the fields of an earlier entry, these changed (a variant worded apart);
@@ -11,8 +11,9 @@ bounds, unit, quantity, note, ref, undecidable, figure) and two of its own:
   fields of judged = {…} (filled also with the declared fields: "{statement} ({name})").
 
 A [judging] section, order = ["key", ["key", "key"], …], gives the order the judged copies are judged
-in: a key alone, or a group judged copy by copy (the first copy of each, then the second…); without it,
-entry by entry. Every string is filled with the [text] snippets and the variant's values ({name},
+in: a key alone, or a group judged in turns (as many as its claim with the fewest copies: the first
+copies of each, then the next…, a claim's copies split evenly among the turns); without it, entry by
+entry. Every string is filled with the [text] snippets and the variant's values ({name},
 {name[0]:.2f}; a literal brace is {{ or }}; a string that is only "{name}" takes the value as it is, a
 number say); a snippet is filled, then read, with the values of the copy that uses it. A
 string starting with "@" then names what the experiment's claims.py defines (a function, a constant;
@@ -21,8 +22,9 @@ helpers/experiments/figures.py (SHARED): a figure that needs code, and a claimed
 holds, stay in Python. Any table with call = "@function" (args = […], its other keys as keywords) is what
 that function returns: a figure that needs code, a condition. ref is a table of `verdict.ref`'s
 arguments; figure is "@name", such a call, or a table with one of ratio = [sel, sel], difference =
-[sel, sel] (percent = true) or median = sel (a sel: a table of column = value, and paired = false), and
-the figure's options (detail, optional, missing_note, when, needs, incomparable).
+[sel, sel] (percent = true), median = sel or formula = "@function" (arms = [sel, …], scale = 100) (a
+sel: a table of column = value, and paired = false), and the figure's options (detail, optional,
+missing_note, when, needs, incomparable).
 A field or section this module does not know, a name claims.py does not define or a malformed value
 raises `DeclarationError`, naming the file and the claim.
 """
@@ -36,7 +38,7 @@ from importlib import resources
 from typing import NamedTuple
 
 from . import figures
-from .figures import Difference, Figure, Median, Ratio, Sel
+from .figures import Difference, Figure, Formula, Median, Ratio, Sel
 from .verdict import Said, ref
 
 try:
@@ -49,7 +51,7 @@ FIELDS = ("key", "statement", "source", "where", "kind", "claimed", "bounds", "u
 FIELDS += ("ref", "undecidable", "figure")
 # What "@name" finds when claims.py does not define it: the figures, and the selection of an arm.
 SHARED = ("Computed", "Custom", "Difference", "Formula", "Median", "NotComparable", "Outcome", "Ratio", "Sel")
-SHAPES = {"ratio": Ratio, "difference": Difference, "median": Median}
+SHAPES = {"ratio": Ratio, "difference": Difference, "median": Median, "formula": Formula}
 OPTIONS = {"detail", "optional", "missing_note", "when", "needs", "incomparable"}
 OWN = {"variants", "like", "each", "judged"}  # an entry's keys that are not fields of Said
 
@@ -178,11 +180,13 @@ def _ordered(judged: dict[str, list[Said]], judging: Mapping, file: str) -> tupl
     out = []
     for group in groups:
         copies = [judged[key] for key in group]
-        if len({len(c) for c in copies}) != 1:
+        turns = min(len(c) for c in copies)
+        if any(len(c) % turns for c in copies):
             raise DeclarationError(
-                f"{file}: el grupo {group} de [judging] no tiene las mismas copias en cada clave"
+                f"{file}: las copias del grupo {group} de [judging] no se reparten en {turns} turnos"
             )
-        out += [s for turn in zip(*copies) for s in turn]
+        for turn in range(turns):
+            out += [s for c in copies for s in c[turn * len(c) // turns : (turn + 1) * len(c) // turns]]
     return tuple(out)
 
 
@@ -272,10 +276,17 @@ def _figure(spec) -> Figure:
         raise DeclarationError(f"figure no es una cifra: {spec!r}")
     shapes = [s for s in SHAPES if s in spec]
     if len(shapes) != 1:
-        raise DeclarationError(f"figure necesita una de ratio, difference, median o call: {sorted(spec)}")
+        raise DeclarationError(
+            f"figure necesita una de ratio, difference, median, formula o call: {sorted(spec)}"
+        )
     shape, options = shapes[0], {k: v for k, v in spec.items() if k != shapes[0]}
-    allowed = OPTIONS | ({"percent"} if shape == "difference" else set())
+    allowed = OPTIONS | {"difference": {"percent"}, "formula": {"arms", "scale"}}.get(shape, set())
     if set(options) - allowed:
         raise DeclarationError(f"opción desconocida {sorted(set(options) - allowed)} en figure")
+    if shape == "formula":
+        if not callable(spec["formula"]):
+            raise DeclarationError(f"formula no nombra una función: {spec['formula']!r}")
+        arms = options.pop("arms", [])
+        return Formula(spec["formula"], *(Sel(**sel) for sel in arms), **options)
     sels = [spec[shape]] if shape == "median" else spec[shape]
     return SHAPES[shape](*(Sel(**sel) for sel in sels), **options)

@@ -14,35 +14,33 @@ are in claims.toml (helpers/experiments/declared.py).
 
 from __future__ import annotations
 
-from functools import partial
-
 import pandas as pd
 
 from ... import engines as eng
 from .. import declared
-from ..figures import Formula, Sel, judge_all
+from ..figures import judge_all
 from ..verdict import Claim, Said
-from .rungs import METRIC, RUNG_LABEL
+from .rungs import RUNG_LABEL
 
 SOURCE = "una idea muy repetida sobre el arranque"
-SAID = declared.read(__package__, globals()).said
-NETWORK_LARGE, RUNTIME_SMALL, WARM_POOL = SAID
 
 
-def judged(engine: str) -> tuple[Said, ...]:
-    """The three ideas on one engine's rungs, in % (a rung this run did not measure: no claim)."""
-    rung = partial(Sel, engine=engine, metric=METRIC)
-    share = partial(Formula, scale=100, optional=True, detail={"engine": engine})
-    total, runc = rung(variant="run_red"), Sel(engine="bare", variant="runc_con_netns", metric=METRIC)
+def network_part(total, without):
+    """The network's part of a `run` with it: (with − without) / with."""
+    return (total - without) / total
 
-    def pool(v: str) -> Formula:
-        return share(lambda p, t: 1 - p / t, rung(variant=v), total, detail={"engine": engine, "variante": v})
 
-    return (
-        NETWORK_LARGE.but(figure=share(lambda a, b: (a - b) / a, total, rung(variant="run_sin_red"))),
-        RUNTIME_SMALL.but(figure=share(lambda r, t: r / t, runc, total)),
-        *(WARM_POOL.but(figure=pool(v)) for v in ("pool", "pool_exec")),
-    )
+def part(runc, total):
+    """runc's part of a `run`: runc / run."""
+    return runc / total
+
+
+def saved(pool, total):
+    """What a warm pool saves of a `run`: 1 − pool / run."""
+    return 1 - pool / total
+
+
+SAID, JUDGED = declared.read(__package__, globals())
 
 
 def as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
@@ -53,9 +51,6 @@ def as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
     who = eng.DISPLAY[detail["engine"]] + (" sin root" if rootless else "")
     rung = [RUNG_LABEL[detail["variante"]]] if "variante" in detail else []
     return said.but(quantity=", ".join([said.quantity, who, *rung]))
-
-
-JUDGED = tuple(said for engine in eng.CONTAINER_ENGINES for said in judged(engine))
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
