@@ -247,12 +247,12 @@ def Formula(fn: Callable, *sels: Sel, scale: float = 1.0, **options) -> Figure:
     )
 
 
-def Computed(fn: Callable, **options) -> Figure:
+def Computed(fn: Callable, *args, **options) -> Figure:
     """A figure the experiment computes with its own interval (a slope, a crossover, a spread):
-    fn(df, meta) → stats.Estimate, judged as it comes; no figure (n = 0) → «sin datos»."""
+    fn(df, meta, *args) → stats.Estimate, judged as it comes; no figure (n = 0) → «sin datos»."""
 
     def build(said, df, meta, detail):
-        est = fn(df, meta)
+        est = fn(df, meta, *args)
         return (
             judge(said, est, detail=detail)
             if est.n and not stats.any_nan(est.value)

@@ -6,14 +6,12 @@ declarations are in claims.toml (helpers/experiments/declared.py)."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import pandas as pd
 
 from .. import declared
 from ..figures import Ratio, Sel, judge_all
 from ..verdict import Claim, Said
-from .analysis import arm_series, iqr_ratio, relative_iqr
+from .analysis import arm_series, relative_iqr
 from .measure import CONTAINER_VARIANT, METRIC
 
 # The chapter's table «Medianas y multiplicadores» (ms): median, q1, q3 (a test ties them to its raw rows).
@@ -34,10 +32,6 @@ def spread(engine: str, role: str) -> float:
     """IQR/median in the chapter's table."""
     median, q1, q3 = TABLE[(engine, role)]
     return (q3 - q1) / median
-
-
-def iqr_of(role: str):
-    return partial(iqr_ratio, role=role)
 
 
 CLAIMED = {f"mas_rapido_{r}": TABLE[("podman", r)][0] / TABLE[("docker", r)][0] for r in ROLES}

@@ -8,7 +8,6 @@ in claims.toml (helpers/experiments/declared.py)."""
 from __future__ import annotations
 
 import math
-from functools import partial
 
 import pandas as pd
 
@@ -109,12 +108,8 @@ def flat_claim(said: Said, df: pd.DataFrame, meta: dict | None, engine: str) -> 
     return ratio(said, *per_n, detail=detail)
 
 
-SAID = declared.read(__package__, globals()).said
-FLAT = SAID[-1]
-JUDGED = SAID[:-1] + tuple(
-    FLAT.but(statement=f"{FLAT.statement} ({eng.DISPLAY[e]})", figure=Custom(partial(flat_claim, engine=e)))
-    for e in sorted(eng.DISPLAY)
-)
+ENGINES = sorted(eng.DISPLAY)  # every engine's, in this order (a claim per engine the run measured)
+SAID, JUDGED = declared.read(__package__, globals())
 
 
 def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
