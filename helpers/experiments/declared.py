@@ -156,8 +156,9 @@ def _copies(entry: dict, declared: Said, text: Mapping, variant: Mapping, names:
     for combination in itertools.product(*each.values()):
         values = {**own, **variant, **dict(zip(each, combination))}
         changes = _resolve(_fill(entry.get("judged", {}), _Variables(text, values, names)), names)
-        if set(changes) - set(FIELDS) - {"key"} or "key" in changes:
-            raise DeclarationError(f"campo desconocido en judged {sorted(set(changes) - set(FIELDS))}")
+        unknown = set(changes) - set(FIELDS) | ({"key"} & set(changes))  # a copy keeps its key
+        if unknown:
+            raise DeclarationError(f"campo desconocido en judged {sorted(unknown)}")
         out.append(declared.but(**_converted(changes)))
     return out
 

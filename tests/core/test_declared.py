@@ -148,3 +148,131 @@ def test_every_experiment_reads_its_declarations_and_ships_them():
     assert {p.parent.name for p in files} <= {
         m.__name__.rsplit(".", 1)[-1] for m in experiments.all_experiments()
     }
+
+
+EACH = """
+[judging]
+order = ["uno", ["doble", "mitad"]]
+
+[defaults]
+source = "una fuente"
+unit = "x"
+
+[text]
+NAME = "@NAMES.{engine}"
+
+[[claim]]
+key = "doble"
+statement = "tarda el doble que b"
+claimed = 2.0
+kind = "about"
+quantity = "motor/b"
+each = { engine = ["a", "c"] }
+
+[claim.judged]
+statement = "{statement} ({NAME})"
+figure = { ratio = [{ engine = "{engine}", metric = "t" }, { engine = "b", metric = "t" }], detail = { engine = "{engine}" } }
+
+[[claim]]
+key = "mitad"
+statement = "b tarda la mitad"
+claimed = 0.5
+kind = "about"
+each = { engine = ["a", "c"], metric = ["t", "u"] }
+
+[claim.judged]
+quantity = "b/{engine} en {metric}"
+figure = { formula = "@over", arms = [{ engine = "b", metric = "{metric}" }, { engine = "{engine}", metric = "{metric}" }], optional = true }
+
+[[claim]]
+key = "uno"
+statement = "uno"
+"""
+EACH_NAMES = {"NAMES": {"a": "A", "c": "C"}, "over": lambda x, y: x / y}
+
+
+def test_each_declares_once_and_judges_a_copy_per_value_in_the_order_of_judging():
+    said, judged = declared.parse(
+        declared.tomllib.loads(EACH),
+        {**{n: getattr(figs, n) for n in declared.SHARED}, **EACH_NAMES},
+        "x.toml",
+    )
+    assert [s.key for s in said] == ["doble", "mitad", "uno"]  # as the sources list them
+    assert said[0].statement == "tarda el doble que b" and said[0].figure is None
+    # «uno» alone, then the group in two turns (its claim with the fewest copies has two): engine a's
+    # copies, then c's, each claim's in the order of its `each` (engine outermost).
+    assert [(s.key, s.quantity) for s in judged] == [
+        ("uno", ""),
+        ("doble", "motor/b"),
+        ("mitad", "b/a en t"),
+        ("mitad", "b/a en u"),
+        ("doble", "motor/b"),
+        ("mitad", "b/c en t"),
+        ("mitad", "b/c en u"),
+    ]
+    assert [s.statement for s in judged if s.key == "doble"] == [
+        "tarda el doble que b (A)",
+        "tarda el doble que b (C)",
+    ]
+    rng = np.random.default_rng(7)
+    drift = np.exp(rng.normal(0, 0.5, 8))
+    df = _rounds(2 * drift * rng.normal(1, 0.01, 8), drift * rng.normal(1, 0.01, 8))
+    claims = figs.judge_all(judged, df, {})
+    code = figs.judge_all(
+        [said[0].but(figure=figs.Ratio(figs.Sel(engine="a", metric="t"), figs.Sel(engine="b", metric="t")))],
+        df,
+        {},
+    )
+    doble_a = claims[1]
+    assert (doble_a.status, doble_a.estimate) == (code[0].status, code[0].estimate)
+    assert doble_a.detail["engine"] == "a"
+    # mitad: optional, so only engine a in metric t has arms; its figure is b / a, the inverse of doble's
+    mitad = [c for c in claims if c.key == "mitad"]
+    assert len(mitad) == 1 and mitad[0].value == pytest.approx(1 / doble_a.value, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    "change, words, claim",
+    [
+        (
+            ('each = { engine = ["a", "c"] }', 'each = { engine = "a" }'),
+            "each no es una tabla de listas",
+            "doble",
+        ),
+        (
+            ('quantity = "b/{engine}', 'key = "otra"\nquantity = "b/{engine}'),
+            "campo desconocido en judged ['key']",
+            "mitad",
+        ),
+        (
+            ('quantity = "b/{engine}', 'color = 1\nquantity = "b/{engine}'),
+            "campo desconocido en judged ['color']",
+            "mitad",
+        ),
+        (('formula = "@over"', 'formula = "@NO_DEFINIDA"'), "claims.py no define 'NO_DEFINIDA'", "mitad"),
+        (('formula = "@over"', 'formula = "over"'), "formula no nombra una función", "mitad"),
+        (("optional = true", "optional = true, paso = 2"), "opción desconocida ['paso']", "mitad"),
+        (('order = ["uno", ["doble", "mitad"]]', 'order = [["doble", "mitad"]]'), "faltan ['uno']", None),
+        (('order = ["uno", ', 'order = ["uno", "otra", '), "no existen ['otra']", None),
+        (('order = ["uno", ', 'order = ["uno", "uno", '), "repetidas ['uno']", None),
+        (("order = [", "orden = 1\norder = ["), "campo desconocido en [judging] ['orden']", None),
+        (
+            ('each = { engine = ["a", "c"] }', 'each = { engine = ["a", "c", "a"] }'),
+            "no se reparten en 3 turnos",
+            None,
+        ),
+    ],
+)
+def test_a_malformed_each_judged_or_judging_names_the_file_and_the_claim(change, words, claim):
+    old, new = change
+    assert old in EACH
+    with pytest.raises(declared.DeclarationError) as raised:
+        declared.parse(
+            declared.tomllib.loads(EACH.replace(old, new, 1)),
+            {**{n: getattr(figs, n) for n in declared.SHARED}, **EACH_NAMES},
+            "x.toml",
+        )
+    message = str(raised.value)
+    assert message.startswith("x.toml") and words in message
+    if claim:
+        assert f"afirmación «{claim}»" in message
