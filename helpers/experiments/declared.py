@@ -17,7 +17,8 @@ entry. Every string is filled with the [text] snippets and the variant's values 
 {name[0]:.2f}; a literal brace is {{ or }}; a string that is only "{name}" takes the value as it is, a
 number say); a snippet is filled, then read, with the values of the copy that uses it. A
 string starting with "@" then names what the experiment's claims.py defines (a function, a constant;
-"@A.b": b of A, an item or attribute), a module of its package ("@levels.PRIV") or a figure of
+"@A.b": b of A, an item or attribute), a module of its package ("@levels.PRIV") or of this one
+("@verdict.OTHER_MACHINE") or a figure of
 helpers/experiments/figures.py (SHARED): a figure that needs code, and a claimed number data/reference
 holds, stay in Python. Any table with call = "@function" (args = […], its other keys as keywords) is what
 that function returns: a figure that needs code, a condition. ref is a table of `verdict.ref`'s
@@ -81,17 +82,20 @@ def read(package: str, names: Mapping) -> Declared:
 
 
 class _Names(dict):
-    """claims.py's names, then the modules of its package ("@levels.PRIV": PRIV of its levels.py)."""
+    """claims.py's names, then the modules of its package ("@levels.PRIV": PRIV of its levels.py), then
+    those of helpers.experiments ("@verdict.OTHER_MACHINE")."""
 
     def __init__(self, package: str, names: Mapping) -> None:
         super().__init__(names)
         self.package = package
 
     def __missing__(self, name: str):
-        try:
-            return importlib.import_module(f"{self.package}.{name}")
-        except ModuleNotFoundError:
-            raise KeyError(name) from None
+        for package in (self.package, __package__):  # its own module, else a shared one ("@verdict.X")
+            try:
+                return importlib.import_module(f"{package}.{name}")
+            except ModuleNotFoundError:
+                continue
+        raise KeyError(name)
 
 
 def parse(data: Mapping, names: Mapping, file: str = FILE) -> Declared:

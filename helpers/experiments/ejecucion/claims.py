@@ -30,7 +30,7 @@ from .. import declared, read_run
 from .. import ejecucion as this
 from ..arranque.analysis import arm_series
 from ..figures import MEDIAN, judge_all, median, ratio
-from ..verdict import OTHER_MACHINE, Claim, Said, beside, judge, missing, not_comparable, outcome
+from ..verdict import Claim, Said, beside, judge, missing, not_comparable, outcome
 from .analysis import fair_base, io_base, samples, shaky_against, tidy
 from .arms import (
     BASE_NAMES,
@@ -49,11 +49,6 @@ SORT = {"docker": 7.6, "podman": 6.2}  # the chapter's sort overhead, % (data/re
 CHAPTER_RUN_MS, CHAPTER_EXEC_MS = 428.0, 1.0
 EXEC_RATIO = CHAPTER_EXEC_MS / CHAPTER_RUN_MS
 RUN_ROLE = "ubuntu"  # the image the chapter's ~428 ms is of (experiment 1, «Medianas y multiplicadores»)
-RATIO_NOTE = (
-    "Se juzga la proporción que da la tabla en una misma máquina, `exec` ÷ `run` (menos de 1 ms frente a "
-    f"~428 ms: como mucho 1/{CHAPTER_RUN_MS:.0f}), con el `run` del mismo motor en el experimento 1 de esta "
-    f"máquina. {OTHER_MACHINE} Los milisegundos de `exec`, al lado, no se juzgan."
-)
 NO_LAUNCH = (
     "Se juzga frente al `run` del mismo motor en el experimento 1, que no tiene corrida en esta máquina "
     "o no lanzó ese motor con «ubuntu» y la red por defecto: ejecuta el cuaderno 01."

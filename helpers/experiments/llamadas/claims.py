@@ -38,14 +38,6 @@ BOUNDS = {
     "esperado_host": (80.0, 150.0),
     "esperado_contenedor": (100.0, 180.0),
 }
-# «Expected: 80-150 ns per call (varies by CPU)», «Expected: 100-180 ns per call»: absolute figures for
-# other CPUs, «no comparable» here (the percentage over this machine's own host call is what is judged).
-ABSOLUTE = (
-    f"{OTHER_MACHINE} Son nanosegundos esperados en otras CPU (el documento avisa de que cambian con la "
-    "CPU) y esta máquina puede ser otra CPU, o una VM: lo que se juzga aquí es el porcentaje frente a la "
-    "llamada del host en la misma máquina (las afirmaciones del 11 % y del 24-30 %). Tus nanosegundos "
-    "están en la tabla «Mediana de ns por llamada en cada brazo»."
-)
 # «× 1.9 ms per exec»: the document gives no other figure of that machine to set it against (its table's
 # «Test C (μs)» column is never defined), so no ratio travels: «no comparable», this machine's beside it.
 EXEC_ELSEWHERE = (
