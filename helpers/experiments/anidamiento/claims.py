@@ -21,17 +21,13 @@ CLAIMED = {"arranque_docker": 340 / 315, "arranque_podman": 241 / 166}
 CLAIMED |= {"cpu_docker": 0.581 / 0.536, "cpu_podman": 0.698 / 0.563}
 
 
-def ladder_observed(meta: dict | None) -> list[bool]:
+def ladder_observed(df: pd.DataFrame, meta: dict | None) -> list[bool]:
     """One observation per climb of the ladder (the first, shown step by step, and the repeated ones):
     did every step without --privileged fail? Empty when the ladder was not climbed."""
     nested = (meta or {}).get("anidamiento") or {}
     first = nested.get("intentos_sin_privilegios") or []
     climbs = [first, *(nested.get("escaleras_repetidas") or [])] if first else []
     return [not any(a.get("ok") for a in climb) for climb in climbs]
-
-
-def ladder_of_run(df: pd.DataFrame, meta: dict | None) -> list[bool]:
-    return ladder_observed(meta)
 
 
 def syscall_figure(said: vd.Said, df: pd.DataFrame, meta: dict | None) -> vd.Claim:
