@@ -13,19 +13,20 @@ bounds, unit, quantity, note, ref, undecidable, figure) and four of its own:
 A [judging] section, order = ["key", ["key", "key"], …], gives the order the judged copies are judged
 in: a key alone, or a group judged in turns (as many as its claim with the fewest copies: the first
 copies of each, then the next…, a claim's copies split evenly among the turns); without it, entry by
-entry. Every string is filled with the [text] snippets and the variant's values ({name},
-{name[0]:.2f}; a literal brace is {{ or }}; a string that is only "{name}" takes the value as it is, a
-number say); a snippet is filled, then read, with the values of the copy that uses it. A
-string starting with "@" then names what the experiment's claims.py defines (a function, a constant;
-"@A.b": b of A, an item or attribute), a module of its package ("@levels.PRIV") or of this one
-("@verdict.OTHER_MACHINE") or a figure of
-helpers/experiments/figures.py (SHARED): a figure that needs code, and a claimed number data/reference
-holds, stay in Python. Any table with call = "@function" (args = […], its other keys as keywords) is what
-that function returns: a figure that needs code, a condition. ref is a table of `verdict.ref`'s
-arguments; figure is "@name", such a call, or a table with one of ratio = [sel, sel], difference =
-[sel, sel] (percent = true), median = sel or formula = "@function" (arms = [sel, …], scale = 100) (a
-sel: a table of column = value, and paired = false), and the figure's options (detail, optional,
-missing_note, when, needs, incomparable).
+entry.
+
+Every string is filled with the [text] snippets and the variant's values ({name}, {name[0]:.2f}; a
+literal brace is {{ or }}; a string that is only "{name}" takes the value as it is, a number say); a
+snippet is filled, then read, with the values of the copy that uses it. A string starting with "@" then
+names what the experiment's claims.py defines (a function, a constant; "@A.b": b of A, an item or
+attribute), a module of its package ("@levels.PRIV") or of this one ("@verdict.OTHER_MACHINE") or a
+figure of helpers/experiments/figures.py (SHARED): a figure that needs code, and a claimed number
+data/reference holds, stay in Python. Any table with call = "@function" (args = […], its other keys as
+keywords) is what that function returns: a figure that needs code, a condition. ref is a table of
+`verdict.ref`'s arguments; figure is "@name", such a call, or a table with one of ratio = [sel, sel],
+difference = [sel, sel] (percent = true), median = sel or formula = "@function" (arms = [sel, …],
+scale = 100) (a sel: a table of column = value, and paired = false), and the figure's options (detail,
+optional, missing_note, when, needs, incomparable).
 A field or section this module does not know, a name claims.py does not define or a malformed value
 raises `DeclarationError`, naming the file and the claim.
 """
@@ -110,7 +111,7 @@ def parse(data: Mapping, names: Mapping, file: str = FILE) -> Declared:
         )
     raw: dict[str, dict] = {}
     said: list[Said] = []
-    judged: dict[str, list[Said]] = {}
+    judged: list[tuple[str, list[Said]]] = []  # each declaration's judged copies, in declaration order
     for entry in data.get("claim", []):
         key = entry.get("key", "?")
         try:
@@ -120,7 +121,7 @@ def parse(data: Mapping, names: Mapping, file: str = FILE) -> Declared:
                 fields = {k: v for k, v in {**defaults, **entry}.items() if k not in OWN}
                 declared = _said(_resolve(_fill(fields, _Variables(text, variant, names)), names))
                 said.append(declared)
-                judged.setdefault(declared.key, []).extend(_copies(entry, declared, text, variant, names))
+                judged.append((declared.key, _copies(entry, declared, text, variant, names)))
         except (DeclarationError, KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
             raise DeclarationError(f"{file}, afirmación «{key}»: {e}") from e
     return Declared(tuple(said), _ordered(judged, data.get("judging", {}), file))
@@ -167,16 +168,19 @@ def _copies(entry: dict, declared: Said, text: Mapping, variant: Mapping, names:
     return out
 
 
-def _ordered(judged: dict[str, list[Said]], judging: Mapping, file: str) -> tuple[Said, ...]:
-    """The judged copies in the order [judging] gives (a group copy by copy), else entry by entry."""
+def _ordered(judged: list[tuple[str, list[Said]]], judging: Mapping, file: str) -> tuple[Said, ...]:
+    """The judged copies in the order [judging] gives (a group in turns), else entry by entry."""
     if set(judging) - {"order"}:
         raise DeclarationError(f"{file}: campo desconocido en [judging] {sorted(set(judging) - {'order'})}")
     if "order" not in judging:
-        return tuple(s for copies in judged.values() for s in copies)
+        return tuple(s for _, copies in judged for s in copies)
+    by_key: dict[str, list[Said]] = {}
+    for key, copies in judged:  # a key declared twice (two entries, one wording each): all its copies
+        by_key.setdefault(key, []).extend(copies)
     groups = [[item] if isinstance(item, str) else item for item in judging["order"]]
     named = [key for group in groups for key in group]
-    if sorted(named) != sorted(judged):
-        missing, unknown = sorted(set(judged) - set(named)), sorted(set(named) - set(judged))
+    if sorted(named) != sorted(by_key):
+        missing, unknown = sorted(set(by_key) - set(named)), sorted(set(named) - set(by_key))
         repeated = sorted({k for k in named if named.count(k) > 1})
         raise DeclarationError(
             f"{file}: [judging] order debe nombrar cada afirmación una vez (faltan {missing}, "
@@ -184,7 +188,7 @@ def _ordered(judged: dict[str, list[Said]], judging: Mapping, file: str) -> tupl
         )
     out = []
     for group in groups:
-        copies = [judged[key] for key in group]
+        copies = [by_key[key] for key in group]
         turns = min(len(c) for c in copies)
         if any(len(c) % turns for c in copies):
             raise DeclarationError(

@@ -276,3 +276,13 @@ def test_a_malformed_each_judged_or_judging_names_the_file_and_the_claim(change,
     assert message.startswith("x.toml") and words in message
     if claim:
         assert f"afirmación «{claim}»" in message
+
+
+def test_without_each_or_judging_the_judged_are_the_declared_in_their_order():
+    # a key declared again further down (another wording of doble_a) is judged where it is declared
+    text = GOOD + '[[claim]]\nlike = "mitad"\nkey = "doble_a"\nvariants = [{ engine = "a" }]\n'
+    parsed = declared.parse(
+        declared.tomllib.loads(text), {**{n: getattr(figs, n) for n in declared.SHARED}, **NAMES}, "x.toml"
+    )
+    assert [s.key for s in parsed.said] == ["doble_a", "doble_c", "mitad", "doble_a"]
+    assert parsed.judged == parsed.said
