@@ -62,11 +62,6 @@ def load_words(hilos, conexiones, duracion_s) -> str:
     return f"wrk -t{hilos} -c{conexiones} -d{duracion_s}s"
 
 
-def button(name: str) -> str:
-    """How to judge a claim at the document's load: the panel's button that runs it (Spanish)."""
-    return f"El botón «{name}» del panel la juzga con la suya."
-
-
 def by_hand(*names: str, duration_key: str = "duracion_s") -> str:
     """How to judge a claim no button runs: the document's load with these servers (Spanish)."""
     listed = " y ".join(f"{servers.SERVERS[n].label} («{n}»)" for n in names)
@@ -126,13 +121,10 @@ def path_loss(variant: str, detail) -> Figure:
     return Difference(arm("kubernetes", variant), arm(*BASELINE), percent=True, detail=detail, optional=True)
 
 
-def latency(engine: str, server: str, why: str) -> Figure:
+def latency(engine: str, server: str, how: str, duration: str, why: str) -> Figure:
     """The table's «Latency» of one server in one engine over its native one, as a ratio: wrk's average
-    latency (ms) by round, judged only at the document's load (`why` not otherwise)."""
-    duration = "duracion_s" if engine == "docker" else "duracion_k8s_s"
-    buttons = {"docker": "Configuración del documento"}
-    buttons["kubernetes"] = "Kubernetes con la carga del documento"
-    how = button(buttons[engine]) if server == "nethttp" else by_hand(server, duration_key=duration)
+    latency (ms) by round, judged only at the document's load (wrk's duration read from `duration`),
+    `why` and `how` to judge it otherwise."""
     options = {
         "detail": {"servidor": server},
         "incomparable": at_document_load(duration, how, "esta proporción", why),
