@@ -341,7 +341,7 @@ def capacity_of(run: Resultado | None) -> list[Capacity]:
 CONTAINERS = ("docker", "podman")
 NOT_JUDGED = "no_juzgada"  # the row's claim is about the other engine
 SUMMARY_COLUMNS = ["aspecto", "costo", "experimento", "motor", "unidad", "capitulo", "tuyo", "tuyo_bajo"]
-SUMMARY_COLUMNS += ["tuyo_alto", "n", "dice_el_capitulo", "veredicto"]
+SUMMARY_COLUMNS += ["tuyo_alto", "n", "dice_el_capitulo", "veredicto", "aparte"]
 _NO_FIGURE = (float("nan"),) * 3 + (0, "")
 
 
@@ -359,11 +359,19 @@ def _figure(row: SummaryRow, df: pd.DataFrame | None, meta: dict | None, engine:
     return row.figure(df, meta, engine)
 
 
+def _judged_figure(claim, unit: str) -> tuple:
+    """(value, low, high, n, unit) of the figure a claim was judged on, or no figure without a claim."""
+    if not hasattr(claim, "status") or not claim.n:
+        return (*_NO_FIGURE[:4], unit)
+    return claim.value, claim.low, claim.high, claim.n, unit
+
+
 def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
     """The chapter's «Tabla resumen» (its figures, recomputed from data/reference, and what it concluded:
     the statement of the declaration each row stands for) beside the student's own (the median of the
     latest run with its IC 95 %, and the verdict of that declaration's claim, found by key), one row per
-    aspect and engine."""
+    aspect and engine. A row with an `aside` shows the figure its claim was judged on (and the
+    chapter's claimed figure), its own figure in `aparte` (aside, value, low, high, n, unit; else None)."""
     rows, judged = [], {}
     for experiment, row in summary_rows():
         ref = reference.load(experiment).query("source == 'seed000'")
@@ -379,9 +387,14 @@ def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
                 claim = row.verdict(run.df, run.meta, engine) if run is not None else None
             if engine not in row.judged:
                 claim = NOT_JUDGED
+            aside = None
+            if row.aside:  # the figure that was judged; the row's own figure beside it, unjudged
+                aside = (row.aside, *mine) if mine[3] else None
+                chapter = (row.said.claimed, *_NO_FIGURE[1:4], row.said.unit)
+                mine = _judged_figure(claim, row.said.unit)
             rows.append(
                 (row.label, row.cost, experiment, engine, mine[4] or chapter[4], chapter[0], *mine[:4])
-                + (row.said.statement, claim)
+                + (row.said.statement, claim, aside)
             )
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 

@@ -32,7 +32,11 @@ class SummaryRow:
     engines the claim is about (the others show «not about this engine»); verdict: when the row's figure
     is not the one its page judges the claim on (hash and sort, which the page judges with `exec`
     inside, shown here as the work alone), `verdict(df, meta, engine) -> Claim`: the declaration judged
-    by the one rule on the row's figure, built by the experiment (None: the page's claim, by key)."""
+    by the one rule on the row's figure, built by the experiment (None: the page's claim, by key);
+    aside: when the page judges the claim on another figure than `figure` (exec ÷ run, where `figure`
+    is exec's ms), what `figure` is (Spanish): the row shows the figure that was judged (the claim's,
+    with its IC, in its unit, and the chapter's claimed figure beside it) and `figure`, under this name,
+    goes in the row's note, unjudged."""
 
     label: str
     cost: str
@@ -42,6 +46,7 @@ class SummaryRow:
     per_engine: bool = False
     judged: tuple = ("docker", "podman")
     verdict: Callable | None = None
+    aside: str = ""
 
 
 def declared(said: tuple[Said, ...], key: str) -> Said:

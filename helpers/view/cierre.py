@@ -420,6 +420,14 @@ def _verdict(claim) -> str:
     return verdict_words(claim) if hasattr(claim, "status") else "sin corrida"  # None, or NaN in a frame
 
 
+def _aside(figure) -> str:
+    """The note of a row judged on another figure than its own (exec ÷ run): its own figure, unjudged."""
+    if not isinstance(figure, tuple):
+        return ""
+    name, value, low, high, _n, unit = figure
+    return f"{name}: {fmt_value_interval(value, low, high, unit)} (al lado, no se juzga)"
+
+
 NOT_MEASURED = "no medido en tu última corrida"  # the notebook ran, without this row's conditions (N = 20)
 
 
@@ -447,6 +455,7 @@ def resumen(root=None) -> pd.DataFrame:
             ],
             "Tu veredicto": [_verdict(c) for c in data["veredicto"]],
             "Lo decide": data["experimento"].map(_notebook),
+            "Nota": [_aside(a) for a in data["aparte"]],
         }
     )
     show(

@@ -568,9 +568,30 @@ def test_the_summarys_running_is_the_work_alone_and_exec_is_launch(root, work, v
     assert verdict_words(page) == "no se sostiene"  # 03 judges the chapter's form, exec inside, apart
     launch = mine[mine["costo"] == "LAUNCH"].set_index("motor")
     assert list(launch.index) == ["docker", "podman"]
-    assert launch.loc["docker", "tuyo"] == pytest.approx(100, rel=0.05)  # ms: `exec … true`
     exec_claim = experiments.read_claim(cierre, "ejecucion", "exec_1ms", root, engine="podman")
     assert launch.loc["podman", "veredicto"].status == exec_claim.status == "no_se_sostiene"
+
+
+def test_the_summarys_exec_row_shows_the_ratio_it_was_judged_on_and_its_ms_in_the_note(root, monkeypatch):
+    """09's exec row: the figure beside its verdict is the one 03 judged (exec ÷ run, with its IC, against
+    the chapter's 1/428), never exec's ms; those go in the row's note, unjudged."""
+    _running_with_exec(root, 1.0)
+    data = cierre.summary(root)
+    launch = data[(data["experimento"] == "ejecucion") & (data["costo"] == "LAUNCH")].set_index("motor")
+    for engine in ("docker", "podman"):
+        row, claim = launch.loc[engine], launch.loc[engine, "veredicto"]
+        assert row["unidad"] == "x" and row["tuyo"] == pytest.approx(100 / 305, rel=0.05)  # exec ÷ run
+        assert (row["tuyo"], row["tuyo_bajo"], row["tuyo_alto"]) == (claim.value, claim.low, claim.high)
+        assert row["capitulo"] == pytest.approx(1 / 428, rel=0.01)
+        name, value, *_ = row["aparte"]
+        assert "exec" in name and value == pytest.approx(100, rel=0.05)  # ms: `exec … true`, beside
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    vista.resumen(root=root)
+    html = shown[0].to_html()
+    ratio = launch.loc["docker"]
+    assert fmt_value_interval(ratio["tuyo"], ratio["tuyo_bajo"], ratio["tuyo_alto"], "x") in html
+    assert "tu `exec` solo: 1" in html and "(al lado, no se juzga)" in html
 
 
 def _scale_rows(n: int, per_container_kb: dict, helpers: dict) -> pd.DataFrame:

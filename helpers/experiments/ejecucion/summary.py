@@ -1,6 +1,7 @@
 """03's rows of the chapter's «Tabla resumen» (09): hash and sort as RUNNING (the work alone, timed
 inside, against the host's binaries: the chapter's baseline without its `exec`) and that `exec` apart,
-as LAUNCH (`exec … true` from the host, the figure 03 judges «menos de 1 ms» on)."""
+as LAUNCH (`exec … true` from the host ÷ `run`, the figure 03 judges «menos de 1 ms» on, with
+exec's ms in the row's note)."""
 
 from __future__ import annotations
 
@@ -76,10 +77,12 @@ CHAPTER_SUMMARY = (
         for workload, key in (("hash", "hash_0"), ("sort", "sort_6_8"))
     ),
     SummaryRow(
-        "`exec … true` en un contenedor que ya corre: el `exec` que el capítulo sumaba a hash y sort",
+        "`exec … true` en un contenedor que ya corre ÷ `run` (cuaderno 01): el `exec` que el capítulo "
+        "sumaba a hash y sort",
         "LAUNCH",
         declared(SAID, "exec_1ms"),
         exec_ms,
         per_engine=True,
+        aside="tu `exec` solo",
     ),
 )
