@@ -352,6 +352,11 @@ def referencia() -> None:
     show(table(frame, "El apéndice del documento: wrk -t12 -c400 -d30s (una corrida por fila)"))
 
 
+def _agreement(status: str) -> str:
+    """«¿coincide?» of a live arm; an unstable ratio is said once, in the figure's column: «—» here."""
+    return "—" if status == verdict.INESTABLE else AGREEMENT.get(status, "—")
+
+
 @needs_result
 def comparacion(resultado: Resultado) -> None:
     """Live ratios to native next to the source's, and generated sentences."""
@@ -376,7 +381,7 @@ def comparacion(resultado: Resultado) -> None:
                 "documento: frente a nativo": fmt_ratio(r["ref_frente_nativo"]),
                 "tu brazo": r["brazo_en_vivo"] or "—",
                 "tú: frente a nativo [IC 95 %]": live,
-                "¿coincide?": AGREEMENT.get(r["acuerdo"], "—") if r["brazo_en_vivo"] else "—",
+                "¿coincide?": _agreement(r["acuerdo"]) if r["brazo_en_vivo"] else "—",
             }
         )
         if r["brazo_en_vivo"]:

@@ -839,10 +839,12 @@ def test_a_claim_judged_by_hand_names_the_notebooks_parameters():
         assert len(names) == 3 and all(re.search(rf"^{n} = ", cell, flags=re.M) for n in names), (text, names)
 
 
-def test_a_ratio_to_native_that_varies_too_much_is_never_printed_nor_compared():
+def test_a_ratio_to_native_that_varies_too_much_is_never_printed_nor_compared(monkeypatch):
     """Native's rounds swing (two clusters 5× apart, every other round) while Docker's do not: the
     per-round ratio is unstable, so the table says «inestable: repite» instead of a ratio and the
-    comparison with the document says «inestable», never «coincide» or an interval."""
+    comparison with the document says it once, in the figure's column, never «coincide» or an interval."""
+    import IPython.display
+
     from helpers.view import red as vista
 
     swinging = [100_000 if rep % 2 else 20_000 for rep in range(8)]
@@ -856,5 +858,12 @@ def test_a_ratio_to_native_that_varies_too_much_is_never_printed_nor_compared():
     docker = table[(table["servidor"] == "nethttp") & (table["nivel"] == "docker")].iloc[0]
     assert docker["acuerdo"] == verdict.INESTABLE and np.isnan(docker["tu_frente_nativo"])
     assert vista.AGREEMENT[verdict.INESTABLE] == "inestable: repite"
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    vista.comparacion(Resultado("red", df, None, {}))
+    rows = shown[0].data.set_index(["servidor", "nivel"])  # the table's Styler
+    cells = rows.loc[(vista.SERVIDOR["nethttp"], vista.NIVEL["docker"])]
+    assert list(cells).count("inestable: repite") == 1  # said once, in the figure's column
+    assert cells["tú: frente a nativo [IC 95 %]"] == "inestable: repite" and cells["¿coincide?"] == "—"
     steady = summarize(synthetic()).set_index(["engine", "variant"]).loc[("docker", "puerto")]
     assert not steady["frente_nativo_inestable"] and steady["frente_nativo"] == pytest.approx(0.34, abs=0.01)
