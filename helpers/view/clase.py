@@ -380,6 +380,13 @@ def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
     if df.empty:
         markdown("Ningún experimento de la clase tiene datos de referencia con los que comparar.")
         return df
+    if clase.demo:  # fictitious machines: their figures, labelled, and no «coincide» of any kind
+        markdown(
+            f"_{DEMO_FIGURES.capitalize()}: la proporción de cada máquina al lado de la de cada fuente, sin juzgar su acuerdo._"
+        )
+        for (label, experiment, metric), part in df.groupby(["proporcion_de", "experiment", "metric"]):
+            show(pivot_detalle(part, f"{label} · {_title(experiment)} · {_metric(experiment, metric)}", True))
+        return df
     counts = df.groupby("machine")["veredicto"].value_counts().unstack(fill_value=0)
     for status in (fg.COINCIDE, fg.NO_COINCIDE, vd.NO_CONCLUYENTE, vd.SIN_DATOS, cl.compare.EMULATED):
         if status not in counts:
@@ -408,15 +415,19 @@ def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
 
 
 VERDICT_MARK = {fg.COINCIDE: "✓", fg.NO_COINCIDE: "✗", vd.NO_CONCLUYENTE: "?", vd.SIN_DATOS: "·"}
+# A demonstration class is made of fictitious machines: its figures are shown, labelled, never judged.
+DEMO_FIGURES = "demostración, con máquinas ficticias: cifras de ejemplo, sin veredicto"
+DEMO_NO_VERDICT = "sin veredicto (clase de demostración, con máquinas ficticias)"
 MARKS_LEGEND = (
     f"✓ coincide, ✗ no coincide, ? no concluyente, · menos de {vd.MIN_N} repeticiones "
     f"(máquina ÷ fuente {AGREEMENT_MARGIN})"
 )
 
 
-def pivot_detalle(part: pd.DataFrame, caption: str):
+def pivot_detalle(part: pd.DataFrame, caption: str, demo: bool = False):
     """One row per machine (ranked by its ratio), one column per arm and source: the machine's ratio
-    [IC 95 %] and its mark; the source's own figure (range, IC or single figure) in the header."""
+    [IC 95 %] and its mark (none in a demonstration class, whose caption says so); the source's own
+    figure (range, IC or single figure) in the header."""
     part = part.assign(combinación=[_combo(r) for _, r in part.iterrows()])
     headers = {}
     for (combo, fuente), g in part.groupby(["combinación", "fuente"], sort=False):
@@ -430,7 +441,7 @@ def pivot_detalle(part: pd.DataFrame, caption: str):
     part = part.assign(
         columna=[headers[(c, f)] for c, f in zip(part["combinación"], part["fuente"])],
         celda=[
-            f"{fmt_ratio(v, lo, hi)} {VERDICT_MARK.get(ver, '·')}"
+            fmt_ratio(v, lo, hi) if demo else f"{fmt_ratio(v, lo, hi)} {VERDICT_MARK.get(ver, '·')}"
             for v, lo, hi, ver in zip(part["proporcion"], part["ic_bajo"], part["ic_alto"], part["veredicto"])
         ],
     )
@@ -439,11 +450,12 @@ def pivot_detalle(part: pd.DataFrame, caption: str):
     wide = wide.reindex(index=rank, columns=[h for h in headers.values() if h in wide.columns]).fillna("—")
     wide = wide.reset_index().rename(columns={"machine": "máquina"})
     wide.columns.name = None
-    return table(wide, f"{caption}: {MARKS_LEGEND}")
+    return table(wide, f"{caption}: {DEMO_FIGURES if demo else MARKS_LEGEND}")
 
 
-def _claim_line(name: str, claim) -> str:
-    return f"«{name}»: {fmt_value_interval(claim.value, claim.low, claim.high, 'x')}, {verdict_words(claim)}"
+def _claim_line(name: str, claim, demo: bool = False) -> str:
+    figure = fmt_value_interval(claim.value, claim.low, claim.high, "x")
+    return f"«{name}»: {figure}" + ("" if demo else f", {verdict_words(claim)}")
 
 
 NAMED_AT_MOST = 8  # a sentence names this many machines, the farthest first; the table has them all
@@ -463,11 +475,8 @@ def _named(machines: list[str], per: dict) -> str:
 
 
 def _class_words(verdict: deferred.ClassVerdict) -> str:
-    """A class verdict in words; the demonstration class shows what a verdict would look like, and says so."""
-    words = VERDICT[verdict.status]
-    if verdict.demo and verdict.status in deferred.JUDGED:
-        return f"{words} (clase de demostración, con máquinas ficticias: no es un veredicto)"
-    return words
+    """A class verdict in words; a demonstration class has none (its machines are fictitious)."""
+    return DEMO_NO_VERDICT if verdict.demo else VERDICT[verdict.status]
 
 
 def veredictos_diferidos(clase: cl.ClassRuns) -> None:
@@ -488,8 +497,14 @@ def veredictos_diferidos(clase: cl.ClassRuns) -> None:
                 "Máquina o fuente": source_label(name) if name in SOURCE_LABEL else name,
                 "Sobrecarga": fmt_pct(c.detail.get("sobrecarga", float("nan"))),
                 "Factor ÷ mediana de los demás": fmt_value_interval(c.value, c.low, c.high, "x"),
-                "Veredicto": verdict_words(c) + (" (fuente: no vota)" if name in across.sources else ""),
             }
+            | (
+                {}
+                if across.demo
+                else {
+                    "Veredicto": verdict_words(c) + (" (fuente: no vota)" if name in across.sources else "")
+                }
+            )
             for name, c in sorted(
                 per.items(), key=lambda kv: -kv[1].value if kv[1].value == kv[1].value else 0
             )
@@ -497,11 +512,11 @@ def veredictos_diferidos(clase: cl.ClassRuns) -> None:
         show(
             table(
                 pd.DataFrame(table_rows),
-                f"Sobrecarga de getpid en Docker por máquina: su factor (1 + sobrecarga) ÷ la mediana del "
-                f"de las demás; margen {AGREEMENT_MARGIN}",
+                "Sobrecarga de getpid en Docker por máquina: su factor (1 + sobrecarga) ÷ la mediana del "
+                "de las demás; " + (DEMO_FIGURES if across.demo else f"margen {AGREEMENT_MARGIN}"),
             )
         )
-        if across.outside:
+        if across.outside and not across.demo:
             lines.append(
                 f"Se salen del margen, con todo su intervalo: {_named(across.outside, per)}. Con "
                 f"{len(per) - len(across.sources)} máquinas, "
@@ -521,7 +536,9 @@ def veredictos_diferidos(clase: cl.ClassRuns) -> None:
     for v in kvm.values():
         text = f"- {v.statement.rstrip('.')}: {_class_words(v)}"
         if v.per_machine:
-            text += " (" + "; ".join(_claim_line(m, c) for m, c in sorted(v.per_machine.items())) + ")"
+            text += (
+                " (" + "; ".join(_claim_line(m, c, v.demo) for m, c in sorted(v.per_machine.items())) + ")"
+            )
         else:
             text += " — ninguna máquina de la clase lo midió con KVM"
         out.append(text + ".")

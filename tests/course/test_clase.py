@@ -695,3 +695,26 @@ def test_the_sources_alone_decide_nothing_about_the_class_cpus(tmp_path):
     one = tmp_path / "una"
     write_run(one / "pc", "llamadas", llamadas_rows(), host="pc")
     assert deferred.across_cpus(clase.recolectar(one)).status == vd.SIN_DATOS
+
+
+def test_a_demo_class_shows_its_figures_labelled_and_no_verdict(tmp_path, monkeypatch):
+    """The demonstration class (fictitious machines): 90 shows its figures, labelled as a demonstration,
+    and no verdict at all (no «se confirma», «no se sostiene», «no concluyente», «coincide» nor marks)."""
+    from helpers.view import clase as vista
+
+    shown = []
+    monkeypatch.setattr(vista, "show", lambda obj: shown.append(obj.data if hasattr(obj, "data") else obj))
+    monkeypatch.setattr(vista, "markdown", lambda text: shown.append(text))
+    monkeypatch.setattr(vista, "table", lambda df, caption=None: (df, caption))
+    c = clase.recolectar(clase.demo(tmp_path / "demo"))
+    vista.frente_a_referencia(c)
+    vista.veredictos_diferidos(c)
+    tables = [t for t in shown if isinstance(t, tuple)]
+    assert tables and all(vista.DEMO_FIGURES in caption for _df, caption in tables)
+    page = "\n".join(
+        t if isinstance(t, str) else t[0].to_string() + "\n" + ",".join(t[0].columns) for t in shown
+    )
+    assert "%" in page and "×" in page  # the figures are there
+    for words in ("se confirma", "no se sostiene", "no concluyente", "coincide", "Veredicto", "✓", "✗"):
+        assert words not in page, words
+    assert vista.DEMO_NO_VERDICT in page
