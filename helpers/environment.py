@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from . import engines, experiments, images, system, vm
+from . import engines, experiments, images, probes, system, vm
 from .engines import lxd
 from .experiments.sistema_vm import disk_io
 from .paths import PROBES_DIR, PROJECT_ROOT
@@ -218,8 +218,11 @@ def check_probes(directory: Path = PROBES_DIR) -> list[Check]:
                     else str(binary),
                 )
             )
+        elif why := probes.cannot_build(directory):
+            fix = f"{why} Después, {probes.BUILT_ON_USE}"
+            out.append(Check(False, f"sonda {src.stem}", "sin compilar, y aquí no se puede compilar", fix))
         else:
-            out.append(Check(False, f"sonda {src.stem}", "sin compilar", "ejecuta «make probes»"))
+            out.append(Check(True, f"sonda {src.stem}", f"sin compilar aún: {probes.BUILT_ON_USE}"))
     return out
 
 

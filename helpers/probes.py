@@ -31,12 +31,24 @@ def in_container(name: str) -> str:
     return f"{IN_CONTAINER_DIR}/{name}"
 
 
+# What happens to a probe not built yet: nobody has to build it by hand.
+BUILT_ON_USE = "el primer cuaderno que la usa la compila sola (también `make setup`)"
+
+
+def cannot_build(directory: Path = PROBES_DIR) -> str:
+    """Why the probes cannot be built here (Spanish), or "" when they can."""
+    if not (Path(directory) / "Makefile").exists():
+        return "no está probes/Makefile."
+    if not (shutil.which("make") and shutil.which("cc")):
+        return "no hay compilador de C (instala los paquetes «gcc» y «make»)."
+    return ""
+
+
 def build(log: Callable[[str], None] = print) -> tuple[bool, str]:
     """`make -s -C probes`: (ok, Spanish message)."""
-    if not (PROBES_DIR / "Makefile").exists():
-        return False, "no está probes/Makefile."
-    if not (shutil.which("make") and shutil.which("cc")):
-        return False, "no hay compilador de C (instala el paquete «gcc» y «make»)."
+    why = cannot_build()
+    if why:
+        return False, why
     result = subprocess.run(["make", "-s", "-C", str(PROBES_DIR)], capture_output=True, text=True)
     if result.returncode != 0:
         return False, f"la compilación falló: {result.stderr.strip()[-300:]}"
@@ -54,10 +66,11 @@ def ensure(name: str, log: Callable[[str], None] = print) -> Path:
         ok, message = build(log)
         if not ok and not target.exists():
             raise ErrorDelCurso(
-                f"Falta la sonda probes/bin/{name} y no se pudo compilar: {message} Ejecuta «make probes»."
+                f"Falta la sonda probes/bin/{name} y no se pudo compilar: {message} Cuando se pueda, "
+                "el cuaderno la compila solo al volver a ejecutarlo."
             )
     if not target.exists():
-        raise ErrorDelCurso(f"Falta la sonda probes/bin/{name}: ejecuta «make probes».")
+        raise ErrorDelCurso(f"Falta la sonda probes/bin/{name}: la compilación no la dejó en probes/bin/.")
     return target
 
 
