@@ -11,9 +11,9 @@ import pandas as pd
 
 from .. import stats
 from ..experiments import anatomia, verdict
-from ..experiments.anatomia.analysis import engine_own_parts, largest_part, series
+from ..experiments.anatomia.analysis import engine_own_parts, has_storage, largest_part, runtime_top, series
 from ..experiments.anatomia.phases import PHASE_TOTAL, PHASES
-from ..experiments.anatomia.rungs import METRIC, NAMESPACES
+from ..experiments.anatomia.rungs import METRIC, NAMESPACES, RUNG_LABEL
 from ..experiments.runner import Resultado
 from .arranque_condiciones import cited_answer
 from .common import (
@@ -23,6 +23,7 @@ from .common import (
     fmt_interval,
     fmt_pct,
     fmt_ratio,
+    fmt_value_interval,
     too_few,
 )
 
@@ -113,7 +114,8 @@ def waterfall_sentence(frames: list[pd.DataFrame], meta: dict | None) -> str:
         if top is None:
             continue
         figure = (
-            f"{fmt(top['ms'], 0, 'ms')}, {fmt_pct(100 * top['fraccion'], 0, sign=False)} del `run` "
+            f"{fmt_value_interval(top['ms'], top['ic_bajo_ms'], top['ic_alto_ms'], 'ms')}, "
+            f"{fmt_pct(100 * top['fraccion'], 0, sign=False)} del `run` "
             f"{fmt_interval(100 * top['fraccion_ic_bajo'], 100 * top['fraccion_ic_alto'], 0)}"
         )
         who = engine_label(top["engine"], meta)
@@ -129,7 +131,7 @@ def waterfall_sentence(frames: list[pd.DataFrame], meta: dict | None) -> str:
         if len(net) and net.iloc[0]["parte"] != top["parte"]:
             n = net.iloc[0]
             text += (
-                f" La red por defecto: {fmt(n['ms'], 0, 'ms')}, "
+                f" La red por defecto: {fmt_value_interval(n['ms'], n['ic_bajo_ms'], n['ic_alto_ms'], 'ms')}, "
                 f"{fmt_pct(100 * n['fraccion'], 0, sign=False)} del `run` "
                 f"{fmt_interval(100 * n['fraccion_ic_bajo'], 100 * n['fraccion_ic_alto'], 0)}."
             )
@@ -184,13 +186,11 @@ def own_parts_sentence(df: pd.DataFrame, meta: dict | None) -> str:
     engines = [e for e in ("docker", "podman") if e in own]
     if not engines:
         return ""
-    parts = [
-        f"{engine_label(e, meta)} {fmt(own[e][0], 0, 'ms')} {fmt_interval(own[e][1], own[e][2], 0)}"
-        for e in engines
-    ]
+    parts = [f"{engine_label(e, meta)} {fmt_value_interval(*own[e][:3], 'ms')}" for e in engines]
+    base = RUNG_LABEL[runtime_top(has_storage(df))[1]]
     text = (
-        "La parte propia de cada motor en este cuaderno (su `run --network none` menos `runc run`, por ronda, "
-        f"IC 95 %): {' y '.join(parts)}."
+        f"La parte propia de cada motor en este cuaderno (su `run --network none` menos «{base}», por ronda, "
+        f"IC 95 %; la de la cascada): {' y '.join(parts)}."
     )
     if "podman/docker" in own:
         value, low, high, n = own["podman/docker"]

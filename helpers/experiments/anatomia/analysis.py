@@ -108,10 +108,20 @@ class Part:
     lower: tuple[str, str] | None  # (engine, variant) of the rung it starts from; None: from zero
 
 
+def runtime_top(storage: bool) -> tuple[str, str]:
+    """The rung the engine's own part starts from: `runc run` on an overlay layer when the run measured
+    it (storage), else `runc run` with a network namespace."""
+    return ("bare", "runc_overlay" if storage else "runc_con_netns")
+
+
+def has_storage(df: pd.DataFrame) -> bool:
+    """Whether a run measured the overlay rung (`runc run` on an overlay layer)."""
+    return values(df, "bare", "runc_overlay").size > 0
+
+
 def waterfall_parts(engine: str, storage: bool = True) -> list[Part]:
     """How an engine's `run` (default network) splits into differences of consecutive rungs; without
     the overlay rung (storage=False), mounting the writable layer stays inside the engine's part."""
-    runtime_top = ("bare", "runc_overlay" if storage else "runc_con_netns")
     parts = [
         Part("proceso", "crear un proceso", BASELINE, None),
         Part(
@@ -141,7 +151,7 @@ def waterfall_parts(engine: str, storage: bool = True) -> list[Part]:
             "motor",
             "el motor: CLI, API, registro, sus capas y su limpieza (sin red)",
             (engine, "run_sin_red"),
-            runtime_top,
+            runtime_top(storage),
         ),
         Part(
             "red",
@@ -174,12 +184,14 @@ def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
     computed round by round (the rungs share their rounds): the median over rounds of the part, and of
     the part ÷ that round's `run`, with the paired interval. The network's part is network_costs's (the
     one place that decides it, and the figure the claim «red_grande» judges), so the waterfall, the
-    verdict and the pages that cite 04 give one share. Being medians of each part, the parts add up to
+    verdict and the pages that cite 04 give one share; the engine's own part is engine_own_parts's, so
+    the waterfall and the sentence under it give one figure. Being medians of each part, the parts add up to
     the run's median only roughly (run_median says how far)."""
     total = series(df, engine, "run_red")
     rows = []
-    storage = values(df, "bare", "runc_overlay").size > 0
+    storage = has_storage(df)
     network = network_costs(df).get(engine)
+    own = engine_own_parts(df).get(engine)
     for part in waterfall_parts(engine, storage):
         upper = series(df, *part.upper)
         if part.key == "red" and network:
@@ -190,7 +202,9 @@ def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
             share = stats.figure_ci(lambda a, t: a / t, upper, total).triple
         else:
             lower = series(df, *part.lower)
-            value, lo, hi = stats.difference_ci(upper, lower).triple
+            value, lo, hi = (
+                own[:3] if part.key == "motor" and own else stats.difference_ci(upper, lower).triple
+            )
             share = stats.figure_ci(lambda a, b, t: (a - b) / t, upper, lower, total).triple
         rows.append(
             {
@@ -237,8 +251,9 @@ def run_median(df: pd.DataFrame, engine: str) -> float:
 def engine_own_parts(df: pd.DataFrame) -> dict:
     """Each engine's own part of LAUNCH with its IC, paired by round: {engine: (ms, low, high, n)}, and
     under "podman/docker" the ratio of the two parts with its IC (a figure of this notebook's
-    conditions: `--network none`, against `runc run`; «is Podman faster to start?» is decided in 01)."""
-    runc = series(df, "bare", "runc_con_netns")
+    conditions: `--network none`, against `runc run` from runtime_top, the waterfall's own rung: the one
+    place that computes it; «is Podman faster to start?» is decided in 01)."""
+    runc = series(df, *runtime_top(has_storage(df)))
     out: dict = {}
     nones = {}
     for engine in eng.CONTAINER_ENGINES:

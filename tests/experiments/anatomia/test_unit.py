@@ -30,6 +30,7 @@ from helpers.experiments.anatomia.published import compare
 from helpers.experiments.anatomia.rungs import METRIC, NAMESPACES
 from helpers.experiments.runner import Arm, Resultado
 from helpers.stats import Estimate
+from helpers.view.common import fmt_value_interval
 from tests.support import assert_round_rows_change_nothing
 
 
@@ -252,13 +253,35 @@ def test_network_share_reads_a_run(tmp_path):
     assert network_share(None) == {}
 
 
-def test_engine_own_part_is_run_without_network_minus_runc():
+def test_engine_own_part_is_run_without_network_minus_the_waterfalls_runc_rung():
+    """The engine's own part starts where the waterfall's does: `runc run` on an overlay layer when the
+    run measured it (40 ms here), else `runc run` with a network namespace (28 ms)."""
     own = engine_own_parts(_synthetic())
-    assert own["docker"][0] == pytest.approx(250 - 28, rel=0.05)
-    assert own["podman"][0] == pytest.approx(230 - 28, rel=0.05)
-    assert own["podman/docker"][0] == pytest.approx((230 - 28) / (250 - 28), rel=0.05)
+    assert own["docker"][0] == pytest.approx(250 - 40, rel=0.05)
+    assert own["podman"][0] == pytest.approx(230 - 40, rel=0.05)
+    assert own["podman/docker"][0] == pytest.approx((230 - 40) / (250 - 40), rel=0.05)
     df = _synthetic()
-    assert engine_own_parts(df[df["variant"] != "runc_con_netns"]) == {}
+    no_overlay = df[df["variant"] != "runc_overlay"]
+    assert engine_own_parts(no_overlay)["docker"][0] == pytest.approx(250 - 28, rel=0.05)
+    assert engine_own_parts(no_overlay[no_overlay["variant"] != "runc_con_netns"]) == {}
+
+
+@pytest.mark.parametrize("storage", [True, False])
+def test_the_engines_own_part_is_one_figure_in_the_waterfall_and_the_sentence_under_it(storage):
+    """04 gives the engine's own part once: the waterfall's «motor» row, the sentence naming the largest
+    part and the sentence on the engines' own parts quote the same figure and interval."""
+    from helpers.view import anatomia_frases as frases
+
+    df = _synthetic()
+    df = df if storage else df[df["variant"] != "runc_overlay"]
+    own = engine_own_parts(df)
+    frames = [waterfall(df, e) for e in ("docker", "podman")]
+    sentence = frases.own_parts_sentence(df, {})
+    for engine, frame in zip(("docker", "podman"), frames):
+        motor = frame.set_index("parte").loc["motor"]
+        assert (motor["ms"], motor["ic_bajo_ms"], motor["ic_alto_ms"]) == own[engine][:3]
+        figure = fmt_value_interval(*own[engine][:3], "ms")
+        assert figure in sentence and figure in frases.waterfall_sentence(frames, {})
 
 
 # ---------------------------------------------------------------- claims
