@@ -314,3 +314,81 @@ def assert_round_rows_change_nothing(module, df, meta: dict, tmp_path: Path, *, 
         module, runs["con"].df, runs["con"].meta
     )
     assert len(runs["con"].rondas) == len(with_round_rows(df)) - len(df)
+
+
+def layout_problems(fig) -> list[str]:
+    """What a reader would see wrong in a drawn matplotlib figure: two texts over each other (tick labels,
+    titles, names, legend entries), a legend over a data point or bar, or over another panel, and a
+    text past its figure or a name past its panel. [] when it reads cleanly."""
+    from matplotlib.collections import Collection
+    from matplotlib.legend import Legend
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Rectangle
+    from matplotlib.text import Annotation, Text
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    whole = fig.bbox
+    problems = []
+
+    def overlap(a, b, slack: float = 1.0) -> bool:
+        return min(a.x1, b.x1) - max(a.x0, b.x0) > slack and min(a.y1, b.y1) - max(a.y0, b.y0) > slack
+
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    undrawn = set()  # tick labels outside their axis's limits: matplotlib keeps them, but never draws them
+    for ax in fig.axes:
+        if not ax.get_visible():  # a hidden panel draws none of its texts
+            undrawn.update(id(t) for t in ax.findobj(Text))
+        frame = ax.get_window_extent(renderer)
+        for axis, low, high, at in ((ax.xaxis, frame.x0, frame.x1, 0), (ax.yaxis, frame.y0, frame.y1, 1)):
+            for label in axis.get_ticklabels(minor=False) + axis.get_ticklabels(minor=True):
+                centre = label.get_window_extent(renderer).get_points().mean(axis=0)[at]
+                if not ax.get_visible() or not low - 1 <= centre <= high + 1:
+                    undrawn.add(id(label))
+    texts = []
+    for t in fig.findobj(Text):
+        if not t.get_text().strip() or not t.get_visible() or id(t) in undrawn:
+            continue
+        if t.axes is not None and not t.axes.get_visible():
+            continue
+        legend = next((lg for lg in fig.findobj(Legend) if t in lg.get_texts() or t is lg.get_title()), None)
+        if legend is not None and not legend.get_visible():
+            continue
+        box = t.get_window_extent(renderer)
+        if box.width <= 0 or box.height <= 0:
+            continue
+        texts.append((t, box))
+        if box.x0 < whole.x0 - 1 or box.x1 > whole.x1 + 1 or box.y0 < whole.y0 - 1 or box.y1 > whole.y1 + 1:
+            problems.append(f"«{t.get_text()}» se sale de la figura")
+        if isinstance(t, Annotation) and t.axes is not None:
+            frame = t.axes.get_window_extent(renderer)
+            if box.x1 > frame.x1 + 1 or box.x0 < frame.x0 - 1:
+                problems.append(f"el nombre «{t.get_text()}» se sale de su panel")
+    for i, (t, a) in enumerate(texts):
+        for u, b in texts[i + 1 :]:
+            if overlap(a, b):
+                problems.append(f"«{t.get_text()}» y «{u.get_text()}» se pisan")
+    for legend in fig.findobj(Legend):
+        if not legend.get_visible() or not legend.get_texts():
+            continue
+        box = legend.get_window_extent(renderer)
+        owner = legend.axes
+        for ax in axes:
+            if ax is not owner and overlap(box, ax.get_window_extent(renderer)):
+                problems.append(f"la leyenda «{legend.get_texts()[0].get_text()}» tapa otro panel")
+        if owner is None:
+            continue
+        for artist in owner.get_children():
+            if isinstance(artist, Rectangle) and artist is not owner.patch and artist.get_visible():
+                if overlap(box, artist.get_window_extent(renderer)):
+                    problems.append(f"la leyenda «{legend.get_texts()[0].get_text()}» tapa una barra")
+                    break
+            points = []
+            if isinstance(artist, Line2D) and artist.get_marker() not in (None, "None", "", " "):
+                points = artist.get_transform().transform(artist.get_xydata())
+            elif isinstance(artist, Collection) and len(artist.get_offsets()):
+                points = artist.get_offset_transform().transform(artist.get_offsets())
+            if any(box.x0 < x < box.x1 and box.y0 < y < box.y1 for x, y in points):
+                problems.append(f"la leyenda «{legend.get_texts()[0].get_text()}» tapa un punto")
+                break
+    return list(dict.fromkeys(problems))

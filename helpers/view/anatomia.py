@@ -37,6 +37,7 @@ from .common import (
     table,
     too_few_banner,
 )
+from .figuras import fit, legend_outside
 
 ENGINE_COLOR = {"bare": "#4c72b0", "docker": "#dd8452", "podman": "#55a868"}
 PART_COLOR = {
@@ -158,13 +159,13 @@ def grafico(resultado: Resultado) -> None:
         for e in ("bare", "docker", "podman")
         if e in set(s["engine"])
     ]
-    ax.legend(
+    legend_outside(
+        ax,
         handles,
         [_who(e, resultado.meta) for e in ("bare", "docker", "podman") if e in set(s["engine"])],
-        loc="lower right",
         fontsize=11,
     )
-    fig.tight_layout()
+    fit(fig)
     plt.show()
 
 
@@ -255,7 +256,7 @@ def cascada(resultado: Resultado) -> None:
     )
     ax.set_title("¿En qué se va el arranque?", fontsize=14)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, fontsize=10, frameon=False)
-    fig.tight_layout()
+    fit(fig)
     plt.show()
     w = pd.concat(frames, ignore_index=True)
     out = pd.DataFrame(
@@ -379,7 +380,7 @@ def cadena(resultado: Resultado) -> None:
             f"{engine_label(engine, resultado.meta)}: los procesos de un `{engine} run` ({len(procs)} procesos)",
             fontsize=14,
         )
-        fig.tight_layout()
+        fit(fig)
         plt.show()
         network = network_costs(resultado.df).get(engine)
         markdown(frases.chain_sentence(split, engine, resultado.meta, network))

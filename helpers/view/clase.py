@@ -30,6 +30,7 @@ from .common import (
     table,
     verdict_words,
 )
+from .figuras import fit
 
 COMBO_COLUMNS = ["engine", "role", "variant"]
 # Spanish names for the columns a table shows (never a raw column name on the page).
@@ -236,7 +237,7 @@ def _ratio_plot(
         for ax in axes[-1]:
             ax.set_xlabel(xlabel, fontsize=10)
         fig.suptitle(title, fontsize=12)
-        fig.tight_layout()
+        fit(fig)
         figures.append(fig)
         plt.show()
     return figures

@@ -42,6 +42,7 @@ from .common import (
     table,
     too_few_banner,
 )
+from .figuras import fit, legend_outside
 from .panel import Preset
 
 READING_COLOR = {vd.INESTABLE: "tab:orange", vd.ABOVE: "tab:red", vd.BELOW: "tab:green"}  # else gray
@@ -164,6 +165,7 @@ def _grafico_repeticiones(resultado: Resultado) -> None:
     nrows = math.ceil(len(cargas) / ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 2.9 * nrows + 0.4), squeeze=False)
     flat = [ax for row in axes for ax in row]
+    handles, names = [], []
     for ax, carga in zip(flat, cargas):
         part = data[data["carga"] == carga]
         sns.stripplot(
@@ -182,16 +184,17 @@ def _grafico_repeticiones(resultado: Resultado) -> None:
         ax.set_ylim(bottom=0)
         ax.tick_params(axis="x", labelsize=9)
         ax.tick_params(axis="y", labelsize=10)
-        if ax is not flat[0] and ax.get_legend():
+        if ax.get_legend():
+            handles, names = ax.get_legend_handles_labels()
             ax.get_legend().remove()
     for ax in flat[len(cargas) :]:
         ax.set_visible(False)
-    if flat[0].get_legend():
-        flat[0].legend(title="medida", fontsize=11, title_fontsize=11)
+    if handles:  # once, right of the first row: never over a point
+        legend_outside(flat[ncols - 1], handles, names, title="medida", fontsize=11, title_fontsize=11)
     fig.suptitle(
         "Cada repetición: el comando completo frente al trabajo medido dentro del entorno", fontsize=14
     )
-    fig.tight_layout()
+    fit(fig)
     plt.show()
 
 
@@ -277,7 +280,7 @@ def _grafico_sobrecarga(resultado: Resultado) -> None:
         "hueco: un brazo inestable",
         fontsize=12,
     )
-    fig.tight_layout()
+    fit(fig)
     plt.show()
 
 
