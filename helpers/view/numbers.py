@@ -12,7 +12,9 @@
   «0.57× [0.54, 0.62]», «0.54× [0.031, 3.4]» (never «1× [0, 3]»), «30 000 [3 400, 90 000]» (never
   «29 946 [3 446, 89 605]»). So a ratio below 10 always keeps a decimal and a bound that is not 0 never
   prints as 0. A figure without an interval (too few rounds) shows 2 significant digits, without
-  trailing zeros: «−0.41 %»; an extrapolated count too («unas 2 100», `approx`). A source's figure or a
+  trailing zeros: «−0.41 %»; an extrapolated count too («unas 2 100», `approx`); a measured ratio keeps
+  both digits, as a ratio with its IC does: «0.50×» beside «0.56×» and «0.50× [0.46, 0.55]», never
+  «0.5×». A source's figure or a
   margin end shows up to 3 significant digits, without trailing zeros («0.625×»).
 - Memory in binary units, named as such: raw.csv's labels «KB» and «MB» are KiB and MiB (1024 bytes,
   1024 KiB) and are shown as such (`unit_label`).
@@ -150,7 +152,7 @@ def fmt_ratio(
             text += f" [{_end(low, 'x', digits)}, {_end(high, 'x', digits)}]"
         return text
     if not has_ci:
-        return fmt_value(value, "x", _own_digits(value, None), trim=True)
+        return fmt_value(value, "x", _own_digits(value, None))
     return fmt_value_interval(value, low, high, "x")
 
 
@@ -186,7 +188,7 @@ def fmt_value_interval(
     """A measured figure with its IC 95 % (three numbers, or a stats.Estimate and unit=...), decimals
     from the interval: «0.57× [0.54, 0.62]», «+7.6 % [+1.0, +12]», «12.3 ms [11.9, 12.8]», «30 000
     [3 400, 90 000]»: the interval's place, at least 2 significant digits of each number; without an
-    interval, 2 significant digits, no trailing zeros («−0.41 %»)."""
+    interval, 2 significant digits, no trailing zeros («−0.41 %») but in a ratio («0.50×»)."""
     figure, interval = value_and_interval(value, low, high, unit)
     return f"{figure} {interval}" if interval else figure
 
@@ -201,7 +203,7 @@ def value_and_interval(
     if _missing(value):
         return "—", ""
     if _missing(low, high) or (low == high == value):
-        return fmt_value(value, unit, _own_digits(value, None), trim=True), ""
+        return fmt_value(value, unit, _own_digits(value, None), trim=unit != "x"), ""
     place = _half_width_place(low, high)  # None for an infinite end: each number its own 2 digits
     ends = ", ".join(_interval_end(v, unit, place) for v in (low, high))
     return _with_unit(_interval_end(value, unit, place), unit), f"[{ends}]"

@@ -42,7 +42,22 @@ def test_a_figure_without_interval_shows_two_significant_digits_without_trailing
     assert numbers.fmt_value_interval(-0.4101, nan, nan, "%") == "−0.41 %"
     assert numbers.fmt_value_interval(2.0, nan, nan, "ms") == "2 ms"
     assert numbers.fmt_value_interval(1234.0, nan, nan, "ms") == "1\u202f200 ms"
-    assert numbers.fmt_ratio(0.5) == "0.5×" and numbers.fmt_ratio(1.234) == "1.2×"
+    assert numbers.fmt_ratio(1.234) == "1.2×"
+
+
+def test_a_ratio_keeps_its_two_digits_with_or_without_interval():
+    """«0.50×» beside «0.56×» and «0.50× [0.46, 0.55]»: never «0.5×» for a measured ratio (a source's
+    figure or a margin's end, written as declared, may: «de 0.4× a 0.625×»)."""
+    nan = float("nan")
+    assert numbers.fmt_ratio(0.5) == "0.50×" and numbers.fmt_ratio(0.556) == "0.56×"
+    assert numbers.fmt_ratio(2.0) == "2.0×" and numbers.fmt_ratio(10.0) == "10×"
+    assert (
+        numbers.fmt_value_interval(0.5, nan, nan, "x")
+        == "0.50×"
+        == numbers.value_and_interval(0.5, unit="x")[0]
+    )
+    assert numbers.fmt_ratio(0.5, 0.46, 0.55) == "0.50× [0.46, 0.55]"
+    assert numbers.fmt_margin((0.4, 0.625), "x") == "de 0.4× a 0.625×"
 
 
 def test_an_extrapolated_count_is_rounded_to_two_significant_digits():

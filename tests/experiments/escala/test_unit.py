@@ -393,7 +393,7 @@ def test_the_stats_sentence_follows_the_timings_both_ways():
     # One timing each (no interval): the ratio is said, and no direction is read from it (verdict.direction)
     # and each figure with 2 significant digits, as every figure without an interval («368.6×» was not)
     assert "tardó 2.7 s, 27× lo que buscar" in vista.frase_stats(slow)
-    assert "tardó 0.050 s, 0.5× lo que buscar" in vista.frase_stats(fast)
+    assert "tardó 0.050 s, 0.50× lo que buscar" in vista.frase_stats(fast)
     odd = pd.DataFrame([{**base, "tiempo_stats_cli": 2.5432, "veces_mas_lento": 368.62}])
     assert "tardó 2.5 s, 370× lo que buscar" in vista.frase_stats(odd), vista.frase_stats(odd)
     assert not any(w in vista.frase_stats(t) for t in (slow, fast) for w in (": más", ": menos"))
