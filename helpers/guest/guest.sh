@@ -107,7 +107,8 @@ fi
 
 # ---- course run: the images layer's key (capa.layer_key) ends here; what follows changes no layer.
 # One user's course: the stand-in images (imported once into the layer this guest boots on; the
-# course's images.ensure finds them), then notebook 00 and the quick profile of 01 and 02.
+# course's images.ensure finds them), then notebook 00 and the quick profile of 01, 02 and 03 (the
+# notebooks of the first class).
 course() {  # $1 = root | alumno, $2 = home
     who=$1; home=$2; dest="$OUT/$who"
     copy_course "$who" "$home" "$dest"
@@ -117,7 +118,7 @@ echo "$MARK$who imagenes \$(cut -d' ' -f1 /proc/uptime)"
 $VENV/bin/python -c 'from helpers import images; images.ensure(try_pull=False)' > $dest/imagenes.log 2>&1
 echo "$MARK$who curso \$(cut -d' ' -f1 /proc/uptime)"
 # Under TCG every launch costs seconds: 2 repetitions (figures without verdicts) keep the run in budget.
-$VENV/bin/python -m helpers.course --solo 00 01 02 --rapido --parametros '{"REPETICIONES": 2}' > $dest/curso.log 2>&1
+$VENV/bin/python -m helpers.course --solo 00 01 02 03 --rapido --parametros '{"REPETICIONES": 2}' > $dest/curso.log 2>&1
 echo \$? > $dest/codigo.txt
 $VENV/bin/python -m helpers.guest.sonda > $dest/sonda.json 2> $dest/sonda.log
 echo "$MARK$who fin \$(cut -d' ' -f1 /proc/uptime)"

@@ -93,7 +93,7 @@ def test_the_guest_runs_the_course_and_powers_off(corrida):
         summary = json.loads(_text(folder / user / "build" / "course.json"))
         failed = {nb["name"]: nb["error"] for nb in summary["notebooks"] if nb["status"] != "ok"}
         assert not failed, f"{user}: cuadernos fallidos en el huésped: {failed}"
-        assert [nb["name"][:2] for nb in summary["notebooks"]] == ["00", "01", "02"]
+        assert [nb["name"][:2] for nb in summary["notebooks"]] == ["00", "01", "02", "03"]
     assert corrida.exit_code == 0, f"el huésped terminó con código {corrida.exit_code}"
 
 
