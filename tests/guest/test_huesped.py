@@ -1,6 +1,6 @@
 """The students' usual host (issue 24): a Debian 13 guest with cgroup v2, Docker 26 and Podman 5 runs
-notebook 00 and the quick profile of 01 and 02 headless, as root and as the student «alumno» (rootless
-Podman). These tests judge the run folders the guest returns.
+notebook 00 and the quick profile of 01, 02 and 03 (the first class) headless, as root and as the
+student «alumno» (rootless Podman). These tests judge the run folders the guest returns.
 
 One boot per test session, started in the background when the session begins (tests/conftest.py) so
 the VM works while every other test runs; these tests come last and wait for it. `make test-huesped`
@@ -19,6 +19,7 @@ from statistics import median
 import pytest
 
 from helpers import guest
+from helpers.experiments.ejecucion import arms as ejecucion
 from helpers.guest import background
 from helpers.guest import run as guest_run
 from tests.support import setup_step_missing
@@ -163,6 +164,39 @@ def test_02_reads_every_container_memory_from_v2_files(corrida):
                 )
             else:
                 assert 0 < theirs <= ours, f"{user}/{engine}: cgroup {ours:.0f} KB, stats {theirs:.0f} KB"
+
+
+def test_03_measures_every_workload_in_each_engine_on_v2(corrida):
+    """03 (the first class's last notebook) on cgroup v2: every workload timed on bare metal and in each
+    engine of the user; the chroot baseline as root only (it needs root), nothing left behind."""
+    for user, engines in (("root", ("docker", "podman")), (guest.STUDENT, ("podman",))):
+        rows = raw_rows(corrida.dir, user, "ejecucion")
+        info = meta(corrida.dir, user, "ejecucion")
+        assert info["status"] == "complete", f"{user}: {info['status']} {info.get('reason')}"
+        assert info["host"]["cgroup_version"] == "v2", info["host"]["cgroup_version"]
+        for engine in ("bare", *engines):
+            for workload in ejecucion.WORKLOADS:
+                work = [
+                    float(r["value"])
+                    for r in rows
+                    if r["engine"] == engine
+                    and r["metric"] == ejecucion.METRIC_WORK
+                    and r["variant"].split(":")[0] == workload
+                ]
+                assert work and all(v > 0 for v in work), f"{user}/{engine}/{workload}: trabajo {work}"
+            launched = [
+                float(r["value"])
+                for r in rows
+                if r["engine"] == engine
+                and r["variant"] == ejecucion.EXEC_TRUE
+                and r["metric"] == ejecucion.METRIC_E2E
+            ]
+            assert launched and all(v > 0 for v in launched), f"{user}/{engine}: exec true {launched}"
+        if user != "root":
+            assert not any(r["engine"] == "docker" for r in rows), f"{user}: filas de Docker sin root"
+        assert not any(info["cleanup_leftovers"].values()), f"{user}: {info['cleanup_leftovers']}"
+        assert info["chroot"]["usada"] is (user == "root"), f"{user}: {info['chroot']}"
+    assert "chroot" in meta(corrida.dir, guest.STUDENT, "ejecucion")["skipped_arms"]
 
 
 def test_cgroup_paths_of_each_engine_on_v2(corrida):
