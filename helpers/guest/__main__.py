@@ -16,7 +16,10 @@ from .run import DEFAULT_TIMEOUT, run_guest
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m helpers.guest",
-        description="Corre el cuaderno 00 y el perfil rápido de 01 y 02 en una VM Debian 13 con cgroups v2.",
+        description=(
+            "Corre el cuaderno 00 y el perfil rápido de 01, 02 y 03 (la primera clase) en una VM Debian 13 "
+            "con cgroups v2."
+        ),
     )
     parser.add_argument(
         "--limite", type=float, default=DEFAULT_TIMEOUT / 60, metavar="MIN", help="minutos como máximo"
