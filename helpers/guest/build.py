@@ -64,7 +64,7 @@ systemctl poweroff --no-block
 """
 
 UNIT = """[Unit]
-Description=Curso: notebook 00 y el perfil rápido de 01, 02 y 03 en este huésped, luego apagar
+Description=Curso: el guest.sh del disco curso-io (los cuadernos de la primera clase), luego apagar
 After=multi-user.target docker.service user@{uid}.service
 Wants=docker.service
 
