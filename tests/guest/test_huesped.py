@@ -167,15 +167,19 @@ def test_02_reads_every_container_memory_from_v2_files(corrida):
 
 
 def test_03_measures_every_workload_in_each_engine_on_v2(corrida):
-    """03 (the first class's last notebook) on cgroup v2: every workload timed on bare metal and in each
-    engine of the user; the chroot baseline as root only (it needs root), nothing left behind."""
+    """03 (the first class's last notebook) on cgroup v2: every workload the guest asks for (guest.sh: one
+    of CPU, one of I/O) timed on bare metal and in each engine of the user; the chroot baseline as root
+    only (it needs root), nothing left behind."""
     for user, engines in (("root", ("docker", "podman")), (guest.STUDENT, ("podman",))):
         rows = raw_rows(corrida.dir, user, "ejecucion")
         info = meta(corrida.dir, user, "ejecucion")
         assert info["status"] == "complete", f"{user}: {info['status']} {info.get('reason')}"
         assert info["host"]["cgroup_version"] == "v2", info["host"]["cgroup_version"]
+        asked = info["parameters"]["cargas"]
+        assert asked and set(asked) <= set(ejecucion.WORKLOADS), f"{user}: cargas {asked}"
+        assert list(info["workloads"]) == asked, f"{user}: pedidas {asked}, medidas {list(info['workloads'])}"
         for engine in ("bare", *engines):
-            for workload in ejecucion.WORKLOADS:
+            for workload in asked:
                 work = [
                     float(r["value"])
                     for r in rows
