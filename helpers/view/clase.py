@@ -417,7 +417,7 @@ def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
 
 VERDICT_MARK = {fg.COINCIDE: "✓", fg.NO_COINCIDE: "✗", vd.NO_CONCLUYENTE: "?", vd.SIN_DATOS: "·"}
 # A demonstration class is made of fictitious machines: its figures are shown, labelled, never judged.
-DEMO_FIGURES = "demostración, con máquinas ficticias: cifras de ejemplo, sin veredicto"
+DEMO_FIGURES = "clase de demostración con máquinas ficticias (cifras de ejemplo, sin veredicto)"
 DEMO_NO_VERDICT = "sin veredicto (clase de demostración, con máquinas ficticias)"
 MARKS_LEGEND = (
     f"✓ coincide, ✗ no coincide, ? no concluyente, · menos de {vd.MIN_N} repeticiones "

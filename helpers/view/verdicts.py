@@ -43,8 +43,8 @@ WHY = {
 # «bajo carga» because the rounds that count are not independent (load.dependence): the why, the test.
 DEPENDENT_WHY = (
     "Las rondas no son independientes entre sí (una carga que dura varias rondas, o una deriva que la "
-    "presión de CPU no ve, como un reloj que baja o una caché que se llena), y con rondas dependientes el "
-    "IC 95 % no cubre lo que dice. Cierra lo que esté usando la CPU y vuelve a ejecutar."
+    "presión de CPU no ve, como una CPU que baja su frecuencia al calentarse o una caché que se llena), y con "
+    "rondas dependientes el IC 95 % no cubre lo que dice. Cierra lo que esté usando la CPU y vuelve a ejecutar."
 )
 DEPENDENCE_WORDS = {
     load.TREND: "las cifras por ronda suben o bajan con el orden de las rondas",
