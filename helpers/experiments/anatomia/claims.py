@@ -1,16 +1,6 @@
-"""Three ideas about LAUNCH, each judged per engine on its figure (a figures.Formula of rungs, each a
-pandas Series indexed by round: every rung is measured in the same rounds, so each figure is computed
-round by round and its interval is the paired one of helpers.stats):
-
-- red_grande: the default network is at least a quarter of the `run` with it;
-- runtime_pequeno: runc is at most a fifth of it;
-- pool (per pool kind): a warm pool saves more than half of it.
-
-«Is Podman faster to start?» (the chapter's «fork-exec without a daemon» claim) is decided in notebook 01
-(arranque, claim `podman_mas_rapido`); this experiment cites it (READS) and shows its own figure for the
-engines' own parts (`run --network none` minus `runc run`) without a verdict of its own. The declarations
-are in claims.toml (helpers/experiments/declared.py).
-"""
+"""Three ideas about LAUNCH (claims.toml), each judged per engine on a figures.Formula of rungs measured
+in the same rounds, so paired by round. «Is Podman faster to start?» is notebook 01's claim
+`podman_mas_rapido` (READS); this experiment shows its own figure for it without a verdict."""
 
 from __future__ import annotations
 

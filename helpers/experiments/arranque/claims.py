@@ -1,8 +1,5 @@
-"""The chapter's claims on startup, judged on containers launched its way (`run --rm`, default network),
-each arm a Series by round: the arms are measured round-robin, so every figure is paired by round.
-`podman_mas_rapido` is the course's answer to «is Podman faster to start?», cited elsewhere through
-`experiments.read_claim`. Ratios keep the notebook's direction: Podman/Docker and Ubuntu/Alpine. The
-declarations are in claims.toml (helpers/experiments/declared.py)."""
+"""The chapter's claims on startup (claims.toml), judged on `run --rm` with the default network, arms
+paired by round; `podman_mas_rapido` answers «is Podman faster to start?» for the whole course."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""The chapter's claims about launching N containers and their memory, each declared with its figure and
-judged by the one rule (figures.judge_all) in the chapter's own terms: a figure at 20 containers is judged
-at N = 20, with n counting repetitions; launch times only under the chapter's conditions (default network,
-one launch after another). «Is Podman faster to start?» is decided in notebook 01
-(arranque.podman_mas_rapido); this notebook cites it (view.escala.respuesta_de_01). The declarations are
-in claims.toml (helpers/experiments/declared.py)."""
+"""The chapter's claims about launching N containers and their memory (claims.toml), judged in its own
+terms: a figure at 20 containers at N = 20 (n counts repetitions); launch times only under its conditions
+(default network, one launch after another)."""
 
 from __future__ import annotations
 

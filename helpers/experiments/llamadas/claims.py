@@ -1,17 +1,6 @@
-"""The document's claims about system calls in containers («Benchmark 01: Namespace Syscall Overhead»),
-each declared in its form, with its figure, and judged by the one rule:
-
-- contenedor_11 / contenedor_tabla (per engine): its own run, +11 % (268.83 → 298.31 ns), and its
-  per-CPU table, +24 to +30 %; esperado_host / esperado_contenedor: the ns it expects (absolute figures);
-- causa_pid: the cause is PID translation, so a PID namespace alone should cost that 11 %;
-- anidamiento: each nesting level adds cost (notebook 07 reads it by key), against the floor of «adds»;
-- entre_cpus: similar on every CPU («no comparable» on one machine);
-- exec_1_9ms (per engine): an exec costs about 1.9 ms: milliseconds of another machine with no
-  same-machine counterpart in the document, «no comparable» (OTHER_MACHINE), experiment 3's `exec true`
-  (READS) shown beside it.
-
-Every figure is computed round by round (the arms are paired by `rep`), on the thread's CPU time. The
-declarations are in claims.toml (helpers/experiments/declared.py)."""
+"""The claims of «Benchmark 01: Namespace Syscall Overhead» (claims.toml), each figure computed round by
+round on the thread's CPU time; «~1.9 ms per exec» is «no comparable», experiment 3's `exec true` (READS)
+beside it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The Sysbox post's claims: declared in claims.toml (helpers/experiments/declared.py), judged here on
-their figures (`judge_all`). This module keeps the figures the data names that need code, and the claimed
-numbers data/reference holds; the run's own instances (its VM, its system container: functions of the run,
-fn(df, meta)), the conditions and what a detail shows are analysis.py's. Arms measured in the same rounds
-are paired by round (Series indexed by `rep`)."""
+"""The Sysbox post's claims (claims.toml): the figure shapes that need code, and the claimed numbers
+data/reference holds. The run's own instances (its VM, its system container), the conditions and what a
+detail shows are analysis.py's. Arms of the same rounds are paired by round."""
 
 from __future__ import annotations
 
