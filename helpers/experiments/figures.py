@@ -7,6 +7,7 @@ A declaration (`verdict.Said`) names its figure:
 
     figure=Ratio(Sel(engine="podman", metric="arranque"), Sel(engine="docker", metric="arranque"))
     judge_all(SAID, df, meta)   # every declaration judged on its figure in this run
+    claims = judging(SAID)      # an experiment's claims(df, meta): the same, as a function
 
 Figures: `Ratio`, `Median`, `Difference` (a − b, or in %), `Formula` (any function of several arms),
 `Computed` (a figure with its own interval: a slope, a crossover), `Outcome` (a deterministic result),
@@ -317,6 +318,23 @@ def judge_all(
         claim = figure.claim(s, data)
         out.extend(claim if isinstance(claim, list) else [] if claim is None else [claim])
     return out
+
+
+def judging(
+    said: Iterable[Said],
+    *,
+    pick: Callable = select,
+    adapt: Callable | None = None,
+    prepare: Callable | None = None,
+) -> Callable[..., list[Claim]]:
+    """An experiment's claims(df, meta=None): its declarations judged on their figures in the run
+    (`judge_all`, with its pick and adapt), the run's rows first through prepare(df) when given."""
+    said = tuple(said)
+
+    def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
+        return judge_all(said, prepare(df) if prepare else df, meta, pick=pick, adapt=adapt)
+
+    return claims
 
 
 # ---------------------------------------------------------------- agreement with the reference

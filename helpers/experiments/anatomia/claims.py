@@ -8,8 +8,8 @@ import pandas as pd
 
 from ... import engines as eng
 from .. import declared
-from ..figures import judge_all
-from ..verdict import Claim, Said
+from ..figures import judging
+from ..verdict import Said
 from .rungs import RUNG_LABEL
 
 SOURCE = "una idea muy repetida sobre el arranque"
@@ -43,6 +43,4 @@ def as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
     return said.but(quantity=", ".join([said.quantity, who, *rung]))
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    """Network, runtime and warm pool per engine, each paired by round."""
-    return judge_all(JUDGED, df, meta, adapt=as_run)
+claims = judging(JUDGED, adapt=as_run)

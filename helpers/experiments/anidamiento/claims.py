@@ -57,6 +57,4 @@ def syscall_claim() -> vd.Claim:
     return load.carried(claim, theirs)
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[vd.Claim]:
-    """The chapter's four claims on nesting, each decided by the one verdict rule."""
-    return fg.judge_all(SAID, df, meta)
+claims = fg.judging(SAID)

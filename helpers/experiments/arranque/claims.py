@@ -6,8 +6,8 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import declared
-from ..figures import Ratio, Sel, judge_all
-from ..verdict import Claim, Said
+from ..figures import Ratio, Sel, judging
+from ..verdict import Said
 from .analysis import arm_series, relative_iqr
 from .measure import CONTAINER_VARIANT, METRIC
 
@@ -84,6 +84,4 @@ def setup(podman: dict, docker: dict) -> str:
     )
 
 
-def claims(df: pd.DataFrame, meta: dict | None) -> list[Claim]:
-    """The chapter's claims on startup, per image and per engine (default network only)."""
-    return judge_all(SAID, df, meta, adapt=noted)
+claims = judging(SAID, adapt=noted)

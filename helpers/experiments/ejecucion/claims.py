@@ -12,7 +12,7 @@ from ... import stats
 from .. import declared, read_run
 from .. import ejecucion as this
 from ..arranque.analysis import arm_series
-from ..figures import MEDIAN, judge_all, median, ratio
+from ..figures import MEDIAN, judging, median, ratio
 from ..verdict import Claim, Said, beside, judge, missing, not_comparable, outcome
 from .analysis import fair_base, io_base, no_io_base, samples, shaky_against, tidy
 from .arms import BASE_NAMES, EXEC_INSIDE, MEMORY_METRICS, METRIC_E2E, METRIC_WORK, PLACE_NAMES
@@ -127,6 +127,4 @@ BY_KEY = {s.key: s for s in SAID}
 SORT_6_8 = {dict(s.ref.select)["engine"]: s for s in SAID if s.key == "sort_6_8"}
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    """The claims about RUNNING, per engine (see the module docstring)."""
-    return judge_all(JUDGED, tidy(df), meta)
+claims = judging(JUDGED, prepare=tidy)

@@ -11,7 +11,7 @@ import pandas as pd
 from ... import engines as eng
 from ... import stats
 from .. import declared
-from ..figures import Custom, judge_all, ratio
+from ..figures import Custom, judging, ratio
 from ..verdict import Claim, Said, judge, missing, not_comparable
 from .analysis import SEED_CROSSOVER, both, by_round, crossover, launch_conditions, wide
 from .per_n import fixed_ratio, ratio_at, seed_crossover, steadiness
@@ -109,6 +109,4 @@ ENGINES = sorted(eng.DISPLAY)  # every engine's, in this order (a claim per engi
 SAID, JUDGED = declared.read(__package__, globals())
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    """The chapter's claims about launching N containers and their memory."""
-    return judge_all(JUDGED, df, meta)
+claims = judging(JUDGED)

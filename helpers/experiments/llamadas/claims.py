@@ -10,7 +10,7 @@ from ... import engines as eng
 from ... import stats
 from .. import declared, ejecucion, read_run
 from .. import llamadas as this
-from ..figures import formula, judge_all
+from ..figures import formula, judging
 from ..runner import Resultado
 from ..verdict import OTHER_MACHINE, Claim, Said, beside, missing, not_comparable
 from .analysis import nesting_series, per_level_slope, series
@@ -85,6 +85,4 @@ def exec_claims(exec_run: Resultado | None) -> list[Claim]:
     return out
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    """The document's claims, each decided by the one verdict rule."""
-    return judge_all(JUDGED, df, meta, pick=lambda df, meta, sel: series(df, **dict(sel.where)))
+claims = judging(JUDGED, pick=lambda df, meta, sel: series(df, **dict(sel.where)))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import declared
-from ..figures import Custom, Data, Difference, Figure, Ratio, Sel, judge_all
+from ..figures import Custom, Data, Difference, Figure, Ratio, Sel, judging
 from ..verdict import OTHER_MACHINE, Claim, Said, missing
 from . import servers
 from .analysis import BASELINE, at_document_load, conditions, main_server, security_setup
@@ -109,6 +109,4 @@ def as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
     return said.but(quantity=f"{said.quantity} ({servers.SERVERS[server].label})", note=note(meta))
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    """The document's claims, each decided by the one verdict rule or «no comparable» with the reason."""
-    return judge_all(SAID, df, meta, adapt=as_run)
+claims = judging(SAID, adapt=as_run)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import declared
-from ..figures import Custom, Formula, NotComparable, Outcome, Ratio, Sel, judge_all
+from ..figures import Custom, Formula, NotComparable, Outcome, Ratio, Sel, judge_all, judging
 from ..verdict import Claim, Said
 from . import kinds as k
 from .analysis import (
@@ -148,5 +148,4 @@ def vm_falls_more() -> Formula:
 SAID = declared.read(__package__, globals()).said
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    return judge_all(SAID, df, meta)
+claims = judging(SAID)
