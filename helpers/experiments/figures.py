@@ -11,12 +11,12 @@ A declaration (`verdict.Said`) names its figure:
 
 Figures: `Ratio`, `Median`, `Difference` (a − b, or in %), `Formula` (any function of several arms),
 `Computed` (a figure with its own interval: a slope, a crossover), `Outcome` (a deterministic result),
-`NotComparable` and `Custom`. A `Sel` picks an arm as a pandas Series indexed by round (`rep`): arms of the
-same rounds are paired by round (the figure is computed round by round); paired=False gives plain arrays,
-independent arms (see helpers/stats.py). Underneath, the builders (`ratio`, `median`, `difference`,
-`formula`) turn arms into a `stats.Estimate`, mark it «inestable» when a spread dwarfs its median, and
-`verdict.judge` decides it; `verdict.missing`, `verdict.not_comparable` and `verdict.outcome` are the
-claims with no interval to compute.
+`NotComparable`, `Unless` (a figure, or «no comparable» on a run that cannot give it) and `Custom`. A `Sel`
+picks an arm as a pandas Series indexed by round (`rep`): arms of the same rounds are paired by round (the
+figure is computed round by round); paired=False gives plain arrays, independent arms (see helpers/stats.py).
+Underneath, the builders (`ratio`, `median`, `difference`, `formula`) turn arms into a `stats.Estimate`, mark
+it «inestable» when a spread dwarfs its median, and `verdict.judge` decides it; `verdict.missing`,
+`verdict.not_comparable` and `verdict.outcome` are the claims with no interval to compute.
 
 `agreement` judges a live figure against the reference's (live ÷ reference, `agreement_interval`) by the
 same rule: «coincide», «no_coincide», «no_concluyente» or «sin_datos».
@@ -282,6 +282,17 @@ def Custom(fn: Callable, *args, **options) -> Figure:
     """The rare claim no other figure says: fn(said, df, meta, *args) → a Claim (from the builders), a
     list of them, or None for no claim in this run."""
     return _figure(lambda said, df, meta, detail: fn(said, df, meta, *args), of_run=True, **options)
+
+
+def Unless(test: Callable, reason: str, detail: dict, figure: Figure, **options) -> Figure:
+    """`figure`, or «no comparable» with `reason` (and `detail`, what a view shows beside it) on a run
+    where test(df, meta) holds: a figure this run cannot give (a VM measured under emulation says nothing
+    of an accelerated one's speed), left to another judge (the class comparison, notebook 90)."""
+    instead = NotComparable(reason, detail=detail)
+    return Custom(
+        lambda said, df, meta: judge_all([said.but(figure=instead if test(df, meta) else figure)], df, meta),
+        **options,
+    )
 
 
 def judge_all(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import declared
-from ..figures import Custom, Formula, NotComparable, Outcome, Ratio, Sel, judge_all, judging
+from ..figures import Custom, Formula, NotComparable, Outcome, Ratio, Sel, Unless, judge_all, judging
 from ..verdict import Claim, Said
 from . import kinds as k
 from .analysis import (
@@ -49,15 +49,6 @@ def on(variant, figure, words: str = "{quantity} [{kind}]", **options) -> Custom
     return Custom(build, **options)
 
 
-def deferred(vm_of, reason: str, detail: dict, figure, **options) -> Custom:
-    """`figure` on a VM with KVM; on an emulated one, «no comparable» (notebook 90 judges it on KVM's)."""
-    no = NotComparable(reason, detail=detail)
-    return Custom(
-        lambda said, df, meta: judge_all([said.but(figure=no if emulated(vm_of)(df) else figure)], df, meta),
-        **options,
-    )
-
-
 def ratio(metric: str, num, den, **options) -> Ratio:
     return Ratio(Sel(metric=metric, variant=num), Sel(metric=metric, variant=den), **options)
 
@@ -77,7 +68,7 @@ def provision(vm_of, system, init: str, reason: str, shown_as: str = "", **optio
         figure = NotComparable(reason, detail={**detail, shown_as: shown(k.ARRANQUE, vm_of, system)})
         return on(vm_of, figure, **options)
     figure = ratio(k.ARRANQUE, vm_of, system, detail=detail)
-    return on(vm_of, deferred(vm_of, reason, detail, figure), **options)
+    return on(vm_of, Unless(emulated(vm_of), reason, detail, figure), **options)
 
 
 def lxd_provision(defer: str, busybox: str, **options) -> Custom:
@@ -118,7 +109,7 @@ def net(num, den, reason: str = ""):
     conditions = {"when": has("sistema_lxd"), "needs": rows}
     if not reason:
         return ratio(k.RED, num, den, **conditions)
-    return deferred(num, reason, {"tipo": num, "emulada": True}, ratio(k.RED, num, den), **conditions)
+    return Unless(emulated(num), reason, {"tipo": num, "emulada": True}, ratio(k.RED, num, den), **conditions)
 
 
 # ---------------------------------------------------------------- density with overcommit (density.py)
