@@ -18,7 +18,6 @@ from .analysis import (
     fit_level,
     gzip_baseline,
     has,
-    in_density,
     lxd,
     measured,
     sd_vm,
@@ -117,17 +116,6 @@ def per_instance(variant, level, metric: str = k.DENSIDAD_INSTANCIA) -> Sel:
     """gzip MB/s of `variant` with the run's N = level(df, meta) instances at once (per instance, or all
     together with metric=DENSIDAD_TOTAL)."""
     return Sel(metric=lambda df, meta: k.level_metric(metric, level(df, meta)), variant=variant)
-
-
-def fit_over_app(variant) -> Ratio:
-    """gzip per instance of `variant` over the application container's, at the N that does not overcommit."""
-    return Ratio(per_instance(variant, fit_level), per_instance("aplicacion", fit_level))
-
-
-def falls(variant) -> Custom:
-    """gzip per instance at the largest N over the N that does not overcommit, in `variant`."""
-    figure = Ratio(per_instance(variant, top_level), per_instance(variant, fit_level))
-    return on(variant, figure, when=in_density(variant, overcommitted=True))
 
 
 def vm_falls_more() -> Formula:
