@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import declared
-from ..figures import Custom, Data, Difference, Figure, Ratio, Sel, judging
+from ..figures import Custom, Data, Figure, Ratio, Sel, judging
 from ..verdict import OTHER_MACHINE, Claim, Said, missing
 from . import servers
 from .analysis import BASELINE, at_document_load, conditions, main_server, security_setup
@@ -52,32 +52,26 @@ def on_server(df: pd.DataFrame, meta: dict | None) -> dict:
     return {"servidor": server} if (server := main_server(df)) else {}
 
 
-def on_kubernetes_paths(figure_of_path, quantity_of_path: str, server=main_server):
-    """Custom(fn): a claim on Kubernetes judged on each Kubernetes path of the run: figure_of_path(variant,
-    detail) → an optional Figure on that path's arm; quantity_of_path, its quantity with {} for the path,
-    with the server (`server(df)`) named."""
+def on_kubernetes_paths(shape, words: str, server=main, metric: str = "req_s", **figure_options):
+    """Custom(fn): a claim on Kubernetes judged on each Kubernetes path of the run: shape(that path's arm,
+    native's) of `metric` on `server` (the run's main one, or a name), e.g. Ratio or Difference with
+    `figure_options`, no claim for a path the run did not measure; its quantity `words` with {} for the
+    path, the server named."""
 
     def judged(said: Said, df: pd.DataFrame, meta: dict | None) -> list[Claim]:
         out = []
-        name = server(df)
-        for variant, words in K8S_PATHS.items():
-            figure = figure_of_path(
-                variant, lambda df, meta, v=variant: {**({"servidor": name} if name else {}), "camino": v}
-            )
-            quantity = quantity_of_path.format(words)
-            if name:
-                quantity += f" ({servers.SERVERS[name].label})"
+        name = server(df, meta) if callable(server) else server
+        for variant, path in K8S_PATHS.items():
+            detail = lambda df, meta, v=variant: {**({"servidor": name} if name else {}), "camino": v}
+            kube, native = arm("kubernetes", variant, server, metric), arm(*BASELINE, server, metric)
+            figure = shape(kube, native, detail=detail, optional=True, **figure_options)
+            quantity = words.format(path) + (f" ({servers.SERVERS[name].label})" if name else "")
             claim = figure.claim(said.but(quantity=quantity), Data(df, meta))
             if claim is not None:
                 out.append(claim)
         return out or [missing(said.but(note=K8S_NOT_RUN))]
 
     return judged
-
-
-def path_loss(variant: str, detail) -> Figure:
-    """One Kubernetes path's change of requests per second against native, on the run's main server."""
-    return Difference(arm("kubernetes", variant), arm(*BASELINE), percent=True, detail=detail, optional=True)
 
 
 def latency(engine: str, server: str, how: str, duration: str, why: str) -> Figure:
@@ -88,14 +82,11 @@ def latency(engine: str, server: str, how: str, duration: str, why: str) -> Figu
         "detail": {"servidor": server},
         "incomparable": at_document_load(duration, how, "esta proporción", why),
     }
-    native = arm(*BASELINE, server, "latencia_media")
     if engine == "docker":
-        return Ratio(arm("docker", "puerto", server, "latencia_media"), native, **options)
-    in_path = lambda variant, detail: Ratio(
-        arm("kubernetes", variant, server, "latencia_media"), native, detail=detail, optional=True
-    )
+        docker, native = (arm(*a, server, "latencia_media") for a in (("docker", "puerto"), BASELINE))
+        return Ratio(docker, native, **options)
     words = "la latencia media de {} / sin contenedor"
-    return Custom(on_kubernetes_paths(in_path, words, server=lambda df: server), **options)
+    return Custom(on_kubernetes_paths(Ratio, words, server, "latencia_media"), **options)
 
 
 SAID = declared.read(__package__, globals()).said
