@@ -53,7 +53,7 @@ FIELDS = ("key", "statement", "source", "where", "kind", "claimed", "bounds", "u
 FIELDS += ("ref", "undecidable", "figure")
 # What "@name" finds when claims.py does not define it: the figures, and the selection of an arm.
 SHARED = ("Computed", "Custom", "Difference", "Formula", "Median", "NotComparable", "Outcome", "Ratio", "Sel")
-SHARED += ("Unless",)
+SHARED += ("Unless", "ran")
 SHAPES = {"ratio": Ratio, "difference": Difference, "median": Median, "formula": Formula}
 OPTIONS = {"detail", "optional", "missing_note", "when", "needs", "incomparable"}
 OWN = {"variants", "like", "each", "judged"}  # an entry's keys that are not fields of Said

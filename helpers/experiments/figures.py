@@ -295,6 +295,12 @@ def Unless(test: Callable, reason: str, detail: dict, figure: Figure, **options)
     )
 
 
+def ran(*engines: str) -> Callable:
+    """when(df, meta) of a claim on engines: the run measured every one of them (on an engine it did not
+    measure, no claim is made)."""
+    return lambda df, meta=None: df is not None and len(df) > 0 and set(engines) <= set(df["engine"])
+
+
 def judge_all(
     said: Iterable[Said],
     df: pd.DataFrame,

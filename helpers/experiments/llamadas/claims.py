@@ -1,6 +1,5 @@
-"""The claims of «Benchmark 01: Namespace Syscall Overhead» (claims.toml), each figure computed round by
-round on the thread's CPU time; «~1.9 ms per exec» is «no comparable», experiment 3's `exec true` (READS)
-beside it."""
+"""The claims of «Benchmark 01: Namespace Syscall Overhead» (claims.toml), figures computed round by round
+on the thread's CPU time; «~1.9 ms per exec» is «no comparable», experiment 3's `exec true` beside it."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from ... import engines as eng
 from ... import stats
 from .. import declared, ejecucion, read_run
 from .. import llamadas as this
-from ..figures import formula, judging
+from ..figures import formula, judging, ran
 from ..runner import Resultado
 from ..verdict import OTHER_MACHINE, Claim, Said, beside, missing, not_comparable
 from .analysis import nesting_series, per_level_slope, series
@@ -53,7 +52,7 @@ def exec_figure(said: Said, df: pd.DataFrame, meta: dict | None) -> list[Claim]:
 def in_run(engine: str):
     """when(df, meta) of a claim on one engine: the document measured Docker, so its claims are always
     said; another engine's, when it ran."""
-    return lambda df, meta: engine == "docker" or (df is not None and len(df) and engine in set(df["engine"]))
+    return lambda df, meta: engine == "docker" or ran(engine)(df, meta)
 
 
 SAID, JUDGED = declared.read(__package__, globals())
