@@ -25,6 +25,7 @@ from helpers.experiments.anatomia.analysis import (
     waterfall,
 )
 from helpers.experiments.anatomia.chain import chain_split
+from helpers.experiments.anatomia.claims import SOURCE as IDEA_SOURCE
 from helpers.experiments.anatomia.phases import PHASE_INCLUDES, PHASES
 from helpers.experiments.anatomia.published import compare
 from helpers.experiments.anatomia.rungs import METRIC, NAMESPACES
@@ -308,7 +309,7 @@ def test_shares_are_percentages_against_the_declared_margins():
     red = claims[("red_grande", "podman", None)]
     assert red.value == pytest.approx(100 * 170 / 400, rel=0.05)
     assert (red.unit, red.claimed, red.region) == ("%", 25.0, (25.0, math.inf))
-    assert red.quantity.endswith(", Podman") and red.source == anatomia.claims.__globals__["SOURCE"]
+    assert red.quantity.endswith(", Podman") and red.source == IDEA_SOURCE
     assert red.where
     runtime = claims[("runtime_pequeno", "docker", None)]
     assert runtime.value == pytest.approx(100 * 28 / 340, rel=0.05)

@@ -20,7 +20,7 @@ from helpers.errors import ErrorDelCurso, ParametroInvalido
 from helpers.experiments import red as exp
 from helpers.experiments import verdict
 from helpers.experiments.contract import CLOSING_COLUMNS
-from helpers.experiments.red import arms, servers
+from helpers.experiments.red import analysis, arms, servers
 from helpers.experiments.red import arms as red_arms
 from helpers.experiments.red import load as wrk
 from helpers.experiments.red import measure as red_measure
@@ -427,15 +427,13 @@ def test_claims_match_the_reference_figures():
 
 
 def test_the_security_note_states_our_setup_from_the_run():
-    declared = importlib.import_module("helpers.experiments.red.claims")
-
     def note(options):
         meta = {"engines": {"docker": {"server_version": "20.10.24", "security_options": options}}}
         return {c.key: c for c in exp.claims(synthetic(), meta)}["causa_seguridad"].note
 
     assert "AppArmor no está activo" in note(["name=seccomp,profile=default"]) and "20.10.24" in note([])
     assert "AppArmor también está activo" in note(["name=apparmor", "name=seccomp,profile=default"])
-    assert "no sabemos si AppArmor" in declared.security_setup({})
+    assert "no sabemos si AppArmor" in analysis.security_setup({})
 
 
 def test_the_loss_is_the_change_against_native_paired_by_round():
@@ -826,15 +824,13 @@ def test_a_claim_judged_by_hand_names_the_notebooks_parameters():
     student finds each there (never the configuration's «duracion_k8s_s=30»)."""
     import json
 
-    red_claims = importlib.import_module("helpers.experiments.red.claims")
-
     cell = next(
         "".join(c["source"])
         for c in json.loads((PROJECT_ROOT / "notebooks" / "06_red_http.ipynb").read_text())["cells"]
         if "parameters" in c.get("metadata", {}).get("tags", [])
     )
     for key in ("duracion_s", "duracion_k8s_s"):
-        text = red_claims.by_hand("gin", duration_key=key)
+        text = analysis.by_hand("gin", duration_key=key)
         names = re.findall(r"\b([A-Z][A-Z0-9_]+) = \d+", text)
         assert len(names) == 3 and all(re.search(rf"^{n} = ", cell, flags=re.M) for n in names), (text, names)
 
