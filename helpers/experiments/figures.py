@@ -25,7 +25,7 @@ same rule: «coincide», «no_coincide», «no_concluyente» or «sin_datos».
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -207,9 +207,11 @@ class Figure:
         screen = load.screen(data.meta, samples)  # the machine's load over these rounds
         kept = screen.keep(samples)
         claim = screen.judged(self.build(said, *kept, detail=self.details(data)))
-        if not isinstance(claim, Claim) or claim.status not in WITH_INTERVAL:
-            return claim  # no verdict to lose (unstable, no data…), or no interval that rests on the rounds
-        return load.tested(claim, self.by_round, kept, data.meta)  # are the rounds that count independent?
+        if not isinstance(claim, Claim):
+            return claim
+        if claim.status in WITH_INTERVAL:  # an interval that rests on the rounds: are they independent?
+            claim = load.tested(claim, self.by_round, kept, data.meta)
+        return replace(claim, screened=True)
 
 
 def _figure(build: Callable, sels=(), of_run=False, *, detail=None, **options) -> Figure:

@@ -161,6 +161,9 @@ class Claim:
     estimate: stats.Estimate = field(default_factory=stats.Estimate.missing)
     detail: dict = field(default_factory=dict)
     more_reps: int | None = None
+    # Its rounds' load was screened by its own figure (figures.Figure.claim): a figure that wraps it
+    # (figures.Custom) does not screen it again on the whole run's load.
+    screened: bool = field(default=False, repr=False, compare=False)
 
     key = _from_said("key")
     statement = _from_said("statement")
