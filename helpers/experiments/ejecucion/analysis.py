@@ -42,8 +42,8 @@ SIZE_PARAMS = ("megas", "tamano_mb")  # the parameter's name now, and in runs ma
 def tidy(df: pd.DataFrame) -> pd.DataFrame:
     """Add carga, lugar and entorno (bare / chroot / docker / podman) to raw or reference rows."""
     df = df.copy()
-    split = df["variant"].fillna("").str.partition(":")
-    df["carga"], df["lugar"] = split[0], split[2]
+    split = df["variant"].fillna("").astype(str).str.partition(":")
+    df["carga"], df["lugar"] = (split[i] if len(df) else "" for i in (0, 2))
     image = df["image"].fillna("")
     df["entorno"] = np.where((df["engine"] == "bare") & (image != ""), "chroot", df["engine"])
     return df
