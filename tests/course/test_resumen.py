@@ -44,6 +44,28 @@ def test_every_notebook_that_judges_shows_the_summary_before_its_verdicts():
         assert summary < verdicts, path.name
 
 
+def test_the_summary_comes_straight_after_the_panel():
+    """Nothing a reader must scroll past sits between a notebook's run and its five lines: no code cell
+    between the panel and the summary (03 once printed the load and margins there)."""
+    for path in sorted((PROJECT_ROOT / "notebooks").glob("0[1-8]_*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        sources = ["".join(c["source"]) for c in cells]
+        panel = next(i for i, s in enumerate(sources) if "panel.mostrar(" in s)
+        summary = next(i for i, s in enumerate(sources) if "resumen(panel.resultado())" in s)
+        between = [sources[i] for i in range(panel + 1, summary) if cells[i]["cell_type"] == "code"]
+        assert panel < summary and not between, (path.name, between)
+
+
+def test_a_notebook_that_is_not_the_closing_one_folds_the_closing_table():
+    """The LAUNCH/RUNNING/CAPACITY table of every run is 09's page; elsewhere it is a folded detail."""
+    for path in sorted((PROJECT_ROOT / "notebooks").glob("0[1-8]_*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] == "code" and "cierre.tabla(" in "".join(cell["source"]):
+                assert "detalle" in cell["metadata"].get("tags", []) and cell["metadata"].get("resumen"), (
+                    path.name
+                )
+
+
 def test_the_long_verdict_lists_are_folded_under_the_summary():
     for path in sorted((PROJECT_ROOT / "notebooks").glob("0[1-8]_*.ipynb")):
         for cell in json.loads(path.read_text())["cells"]:
