@@ -728,3 +728,30 @@ def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
     assert_round_rows_change_nothing(
         exp, _full_run(tmp_path).df, {"parameters": {"megas": 8}}, tmp_path / "rondas"
     )
+
+
+def test_the_repetitions_chart_lists_every_workload_in_one_order_with_level_labels(tmp_path, monkeypatch):
+    """Rows come in the shuffled order of the rounds; the chart does not: bare metal and its baselines
+    first, then the chroot, Docker and Podman (layer before volume), the same in every panel, and no
+    label turned on its side (a turned label once set the height of every row of panels)."""
+    import matplotlib.pyplot as plt
+
+    run = _full_run(tmp_path)
+    shuffled = runner.Resultado("ejecucion", run.df.sample(frac=1.0, random_state=3), tmp_path, run.meta)
+    figures = []
+    monkeypatch.setattr(plt, "show", lambda: figures.append(plt.gcf()))
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: None)
+    vista.grafico(shuffled)
+    (fig,) = figures
+    panels = {ax.get_title(loc="left"): [t.get_text() for t in ax.get_yticklabels()] for ax in fig.axes}
+    plt.close("all")
+    assert panels["hash (SHA-256)"] == ["bare metal", "chroot", "Docker", "Podman"], panels
+    files = panels["archivos pequeños"]
+    assert (
+        files.index("Docker (capa overlay)")
+        < files.index("Docker (volumen)")
+        < files.index("Podman (capa overlay)")
+    )
+    assert all(name.startswith("bare metal") for name in files[:3]), files
+    for ax in fig.axes:
+        assert all(t.get_rotation() == 0 for t in ax.get_yticklabels() + ax.get_xticklabels())
