@@ -755,3 +755,18 @@ def test_the_repetitions_chart_lists_every_workload_in_one_order_with_level_labe
     assert all(name.startswith("bare metal") for name in files[:3]), files
     for ax in fig.axes:
         assert all(t.get_rotation() == 0 for t in ax.get_yticklabels() + ax.get_xticklabels())
+
+
+def test_the_worked_answers_give_both_places_and_the_layer_against_the_volume(tmp_path):
+    """Solution 03 (exercises 3 and 4): per engine, the layer and the volume each against bare metal on its
+    own filesystem with the one rule's reading, and the layer against the volume paired by round, the
+    figure that decides whether the layer itself costs; never «sus IC se solapan» (two intervals compared
+    by their ends)."""
+    from helpers.experiments.ejecucion import kit
+
+    out = kit.facts(_full_run(tmp_path, files_scale=1.6))
+    files = out["archivos"]
+    assert "se solapan" not in files and "la capa frente al volumen, ronda a ronda, +6" in files, files
+    for engine in ("Docker", "Podman"):
+        assert f"en {engine}, la capa " in files and "el volumen " in files, files
+    assert "más lento" in files and "Con la corrida" not in files, files
