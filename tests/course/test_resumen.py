@@ -129,3 +129,12 @@ def test_the_noise_sentence_counts_one_figure_in_the_singular_and_skips_claims_u
     assert "las 1 " not in one and "la única proporción" in one, one
     loaded = replace(_ratio(0.99, 1.01), status=vd.BAJO_CARGA)
     assert verdicts.resolution_sentence([loaded]) == ""
+
+
+def test_the_smallest_effect_on_a_percentage_has_the_digits_of_its_interval():
+    """«±13 puntos» beside «+36 % [+23, +49]», never «±12.70 puntos»; «±2.8» for a narrow one."""
+    from helpers.view import verdicts
+
+    assert verdicts.smallest_effect(12.7, "%").startswith("±13 puntos")
+    assert verdicts.smallest_effect(2.79, "%").startswith("±2.8 puntos")
+    assert verdicts.smallest_effect(1.28, "x").startswith("÷/× 1.28")
