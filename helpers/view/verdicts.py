@@ -438,6 +438,8 @@ def load_sentence(meta: dict | None) -> str:
             f"procesos en {rounds}"
         )
     steal = load.get("robo_maximo_pct")
-    if steal:
+    if steal and round(steal, 1) > 0:
         what += f", y el hipervisor se llevó hasta el {num(steal, 1)} % del tiempo de CPU (steal)"
+    elif steal:  # never «hasta el 0.0 %»
+        what += ", y el hipervisor no se llevó ni el 0.1 % del tiempo de CPU (steal)"
     return f"**Carga de la máquina.** Mientras medía esta corrida, {what}."

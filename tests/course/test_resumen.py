@@ -138,3 +138,14 @@ def test_the_smallest_effect_on_a_percentage_has_the_digits_of_its_interval():
     assert verdicts.smallest_effect(12.7, "%").startswith("±13 puntos")
     assert verdicts.smallest_effect(2.79, "%").startswith("±2.8 puntos")
     assert verdicts.smallest_effect(1.28, "x").startswith("÷/× 1.28")
+
+
+def test_a_steal_that_rounds_to_zero_is_not_written_as_zero():
+    """«hasta el 0.0 % del tiempo de CPU» said nothing: a steal under 0.1 % says so in words."""
+    from helpers.view import verdicts
+
+    load = {"mediana": 16.1, "maximo": 17.5, "rondas": 6}
+    tiny = verdicts.load_sentence({"carga": {**load, "robo_maximo_pct": 0.04}})
+    some = verdicts.load_sentence({"carga": {**load, "robo_maximo_pct": 0.3}})
+    assert "0.0 %" not in tiny and "ni el 0.1 %" in tiny, tiny
+    assert "hasta el 0.3 %" in some, some
