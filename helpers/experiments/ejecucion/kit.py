@@ -112,12 +112,12 @@ def _places(x, res, carga: str) -> str:
         if not {"capa", "volumen"} <= set(mine.index):
             continue
         places = [
-            f"{name} {_overhead(mine.loc[place])}"
+            f"{name}: {_overhead(mine.loc[place])}"
             for place, name in (("capa", "la capa"), ("volumen", "el volumen"))
         ]
         pair = lv[(lv["carga"] == carga) & (lv["entorno"] == engine)]
         if len(pair):
-            places.append(f"la capa frente al volumen, ronda a ronda, {_overhead(pair.iloc[0])}")
+            places.append(f"la capa frente al volumen, ronda a ronda: {_overhead(pair.iloc[0])}")
         parts.append(f"en {ENGINE[engine]}, " + ", ".join(places[:-1]) + " y " + places[-1])
     if not parts:
         return missing_arms(x.NOTEBOOK, f"«{WORKLOAD_NAMES[carga]}» en la capa y en un volumen")
@@ -129,9 +129,9 @@ def _places(x, res, carga: str) -> str:
 
 
 def _overhead(r) -> str:
-    """«+3.5 % [−3.7, +17] (no se distingue hacia qué lado …)», or «medición inestable: repite»."""
+    """«+3.5 % [−3.7, +17] (no se distingue hacia qué lado …)», or «sin cifra (medición inestable: repite)»."""
     if bool(r.get("inestable", False)) or r["direccion"] == vd.INESTABLE:
-        return common.overhead_words(vd.INESTABLE, 0)
+        return f"sin cifra ({common.overhead_words(vd.INESTABLE, 0)})"
     figure = common.fmt_value_interval(r["sobrecarga_pct"], r["ic_bajo_pct"], r["ic_alto_pct"], "%")
     return f"{figure} ({common.overhead_words(r['direccion'], int(r['n']))})"
 

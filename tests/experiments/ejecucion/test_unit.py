@@ -766,7 +766,7 @@ def test_the_worked_answers_give_both_places_and_the_layer_against_the_volume(tm
 
     out = kit.facts(_full_run(tmp_path, files_scale=1.6))
     files = out["archivos"]
-    assert "se solapan" not in files and "la capa frente al volumen, ronda a ronda, +6" in files, files
+    assert "se solapan" not in files and "la capa frente al volumen, ronda a ronda: +6" in files, files
     for engine in ("Docker", "Podman"):
-        assert f"en {engine}, la capa " in files and "el volumen " in files, files
+        assert f"en {engine}, la capa: " in files and "el volumen: " in files, files
     assert "más lento" in files and "Con la corrida" not in files, files
