@@ -770,3 +770,16 @@ def test_the_worked_answers_give_both_places_and_the_layer_against_the_volume(tm
     for engine in ("Docker", "Podman"):
         assert f"en {engine}, la capa: " in files and "el volumen: " in files, files
     assert "más lento" in files and "Con la corrida" not in files, files
+
+
+def test_the_five_lines_say_that_hash_and_sort_are_judged_with_exec_inside(tmp_path):
+    """03 judges «~0 %» and «+6-8 %» as the chapter measured them, `exec` (LAUNCH) included; the summary,
+    read alone, must say so, or «no se sostiene» reads as a RUNNING cost the work alone does not have."""
+    from helpers.view import common as view_common
+
+    claims = exp.claims(_full_run(tmp_path).df)
+    lines = "\n".join(view_common.verdict_summary(claims))
+    for c in claims:
+        if c.key in ("hash_0", "sort_6_8"):
+            assert c.statement.endswith(", medida con `exec`)"), c.statement
+    assert "~0 % (Docker, medida con `exec`)" in lines, lines
