@@ -168,7 +168,8 @@ def test_the_worked_answers_follow_the_data_both_ways(tmp_path):
     two_a, two_b = _render(tmp_path, heavy)["02_escala"], _render(tmp_path, light)["02_escala"]
     assert "pesa más su ayudante que su cgroup" in two_a and "pesa más su cgroup" not in two_a
     assert "pesa más su cgroup que su ayudante" in two_b and "pesa más su ayudante" not in two_b
-    assert "en los 8.0 GiB libres que tenía al medir" in two_a
+    assert ", en los 8.0 GiB libres que tenía al medir, la recta" in two_a
+    assert two_a.count("pesa más su ayudante que su cgroup") == 1  # said once, not per engine and count
     assert "0.39 MiB (N = 3)" in guide_a and "4.88 MiB (N = 3)" in guide_b  # the guide's cgroup row
     one_a, one_b = _render(tmp_path, heavy)["01_arranque"], _render(tmp_path, light)["01_arranque"]
     assert "configuró la red con netavark" in one_a and "configuró la red con cni" in one_b
