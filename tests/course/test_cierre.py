@@ -564,8 +564,9 @@ def test_the_summarys_running_is_the_work_alone_and_exec_is_launch(root, work, v
         claim = hashed.loc[engine, "veredicto"]
         assert claim.key == "hash_0" and verdict_words(claim) == verdict
         assert claim.value == pytest.approx(hashed.loc[engine, "tuyo"])  # judged on the row's own figure
-    page = experiments.read_claim(cierre, "ejecucion", "hash_0", root, engine="docker")
-    assert verdict_words(page) == "no se sostiene"  # 03 judges the chapter's form, exec inside, apart
+    for engine in ("docker", "podman"):  # 03 judges the same figure: one verdict for the claim, page and 09
+        page = experiments.read_claim(cierre, "ejecucion", "hash_0", root, engine=engine)
+        assert verdict_words(page) == verdict and page.value == pytest.approx(hashed.loc[engine, "tuyo"])
     launch = mine[mine["costo"] == "LAUNCH"].set_index("motor")
     assert list(launch.index) == ["docker", "podman"]
     exec_claim = experiments.read_claim(cierre, "ejecucion", "exec_1ms", root, engine="podman")

@@ -15,7 +15,7 @@ from ..arranque.analysis import arm_series
 from ..figures import MEDIAN, judging, median, ratio
 from ..verdict import Claim, Said, beside, judge, missing, not_comparable, outcome
 from .analysis import fair_base, io_base, no_io_base, samples, shaky_against, tidy
-from .arms import BASE_NAMES, EXEC_INSIDE, MEMORY_METRICS, METRIC_E2E, METRIC_WORK, PLACE_NAMES
+from .arms import BASE_NAMES, EXEC_INSIDE, MEMORY_METRICS, METRIC_WORK, PLACE_NAMES
 
 SOURCE = "el capítulo original"
 WORK_MINUTES, LIMIT_MINUTES = 120, 10.0
@@ -54,10 +54,10 @@ def overhead_claim(
     return judge(said, est, unstable=shaky_against(values, base), detail=detail)
 
 
-def as_chapter(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carga: str) -> Claim:
-    """Hash or sort as the chapter measured them: `exec` end to end against the host's binaries."""
+def work_alone(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carga: str) -> Claim:
+    """Hash or sort as RUNNING: the work alone against the host's binaries (`exec` is LAUNCH: exec_1ms)."""
     detail = {"engine": engine, "base": "bare", "carga": carga}
-    return overhead_claim(said, *(samples(df, METRIC_E2E, carga, e) for e in (engine, "bare")), detail)
+    return overhead_claim(said, *(samples(df, METRIC_WORK, carga, e) for e in (engine, "bare")), detail)
 
 
 def in_place(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carga: str, place: str) -> Claim:
