@@ -362,7 +362,7 @@ def beside(claim: Claim, figure: stats.Estimate | None, unit: str) -> Claim:
     if figure is None or figure.n <= 0 or stats.any_nan(figure.value):
         return claim
     shown = {"valor": figure.value, "bajo": figure.low, "alto": figure.high, "n": figure.n, "unidad": unit}
-    return Claim(claim.said, claim.status, claim.estimate, {**claim.detail, BESIDE: shown}, claim.more_reps)
+    return replace(claim, detail={**claim.detail, BESIDE: shown})
 
 
 def outcome(said: Said, observed: Sequence[bool], *, detail: dict | None = None) -> Claim:
