@@ -4,7 +4,8 @@ round by round and its interval is the paired one of helpers.stats):
 
 - red_grande: the default network is at least a quarter of the `run` with it;
 - runtime_pequeno: runc is at most a fifth of it;
-- pool (per pool kind): a warm pool saves more than half of it.
+- pool_creado, pool_en_marcha: a pool of created (`start -a`) or of running (`exec`) containers saves
+  more than half of it (two claims: one judgement each per engine and page).
 
 «Is Podman faster to start?» (the chapter's «fork-exec without a daemon» claim) is decided in notebook 01
 (arranque, claim `podman_mas_rapido`); this experiment cites it (READS) and shows its own figure for the

@@ -299,8 +299,19 @@ def test_claims_follow_the_one_rule():
     assert claims[("red_grande", "podman", None)].status == "se_confirma"  # 170 of 400 ms
     assert claims[("red_grande", "docker", None)].status == "se_confirma"  # 90 of 340 ms
     assert claims[("runtime_pequeno", "docker", None)].status == "se_confirma"  # 28 of 340 ms
-    assert claims[("pool", "docker", "pool_exec")].status == "se_confirma"  # 60 instead of 340 ms
-    assert claims[("pool", "podman", "pool")].status == "no_se_sostiene"  # 300 instead of 400 ms
+    assert claims[("pool_en_marcha", "docker", "pool_exec")].status == "se_confirma"  # 60 instead of 340 ms
+    assert claims[("pool_creado", "podman", "pool")].status == "no_se_sostiene"  # 300 instead of 400 ms
+
+
+def test_each_claim_is_judged_once_per_engine():
+    """One judgement per claim and engine on the page: the two kinds of warm pool (created containers
+    started with `start -a`, running ones entered with `exec`) are two claims, each with its own
+    statement, never one statement judged twice with opposite verdicts."""
+    claims = anatomia.claims(_synthetic(), {})
+    pairs = [(c.key, c.detail.get("engine")) for c in claims]
+    assert len(pairs) == len(set(pairs))
+    statements = {c.key: c.statement for c in claims}
+    assert len(set(statements.values())) == len(statements)
 
 
 def test_shares_are_percentages_against_the_declared_margins():
@@ -313,7 +324,7 @@ def test_shares_are_percentages_against_the_declared_margins():
     runtime = claims[("runtime_pequeno", "docker", None)]
     assert runtime.value == pytest.approx(100 * 28 / 340, rel=0.05)
     assert (runtime.claimed, runtime.region) == (20.0, (-math.inf, 20.0))
-    pool = claims[("pool", "docker", "pool_exec")]
+    pool = claims[("pool_en_marcha", "docker", "pool_exec")]
     assert pool.value == pytest.approx(100 * (1 - 60 / 340), rel=0.05)
     assert pool.quantity.endswith("Docker, exec en un contenedor ya en marcha (pool caliente)")
 
