@@ -465,6 +465,35 @@ def test_the_phases_sentence_names_a_longest_phase_only_when_the_data_separate_i
     assert "la fase más larga es «esperar»" not in text
 
 
+def test_the_phases_sentence_gives_the_tables_total_never_a_second_one():
+    """The table's «total (suma)» is the median of each round's sum; the sentence below it uses that
+    same figure (it printed the sum of the medians: 296.1 ms under a table that said 296.0)."""
+    from helpers.view import anatomia_frases as frases
+    from helpers.view.common import fmt
+
+    df = _synthetic()
+    per_round = df[df["variant"] == "fases"].groupby(["engine", "rep"], as_index=False)["value"].sum()
+    totals = [
+        {
+            **row,
+            "variant": "fases",
+            "metric": anatomia.phases.PHASE_TOTAL,
+            "experiment": "anatomia",
+            "image": "",
+            "unit": "ms",
+        }
+        for row in per_round.to_dict("records")
+    ]  # as phases.measure_phases records it: each round's sum
+    s = summarize(pd.concat([df, pd.DataFrame(totals)], ignore_index=True))
+    phases = s[s["variant"] == "fases"]
+    text = frases.phases_sentence(phases, {})
+    for engine in ("docker", "podman"):
+        rows = phases[phases["engine"] == engine].set_index("metric")
+        total = rows.loc[anatomia.phases.PHASE_TOTAL, "mediana_ms"]
+        assert total != pytest.approx(rows.drop(anatomia.phases.PHASE_TOTAL)["mediana_ms"].sum(), abs=0.05)
+        assert f"de {fmt(total, 1, 'ms')}" in text
+
+
 def test_the_chain_sentence_says_what_happens_after_the_echo():
     from helpers.view import anatomia_frases as frases
 
