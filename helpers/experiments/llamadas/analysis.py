@@ -85,11 +85,26 @@ SUMMARY_COLUMNS = [
 ]
 
 
+# The layers in the order the page adds them: the host, PID namespaces by depth, then per engine the
+# container without seccomp, with it, and gVisor (never the shuffled order of the run's first round).
+LAYER_ORDER = {"sin_seccomp": 0, "seccomp": 1, "gvisor": 2}
+
+
+def _layer(arm: tuple[str, str, str]) -> tuple:
+    engine, variant, metric = arm
+    engines = list(eng.CONTAINER_ENGINES)
+    engine_rank = (
+        0 if engine == "bare" else 1 + (engines.index(engine) if engine in engines else len(engines))
+    )
+    variant_rank = depth_of(variant) if engine == "bare" else LAYER_ORDER.get(variant, len(LAYER_ORDER))
+    return (engine_rank, variant_rank, variant, OPERATIONS.index(metric))
+
+
 def _arms(df: pd.DataFrame) -> list[tuple[str, str, str]]:
-    """(engine, variant, operation) of every arm and operation measured, in the order of the run."""
+    """(engine, variant, operation) of every arm and operation measured, layer by layer (_layer)."""
     ops = operations(df)
     ops = ops[ops["metric"].isin(OPERATIONS)]
-    return list(dict.fromkeys(zip(ops["engine"], ops["variant"], ops["metric"])))
+    return sorted(dict.fromkeys(zip(ops["engine"], ops["variant"], ops["metric"])), key=_layer)
 
 
 def summarize(df: pd.DataFrame, meta: dict | None = None, *, clock: str | None = None) -> pd.DataFrame:

@@ -724,3 +724,29 @@ def test_the_cost_table_leaves_the_host_out_and_writes_two_significant_digits(sh
     for cell in [*frame["ns extra por llamada"], *frame["CPU extra por segundo"]]:
         for number in re.findall(r"\d[\d.]*", cell):
             assert len(number.replace(".", "").lstrip("0")) <= 2, (cell, frame)
+
+
+def test_the_tables_list_the_arms_layer_by_layer_not_in_the_runs_shuffled_order():
+    """The run's rounds are shuffled, so its first rows can be any arm: the tables still read host, PID
+    namespaces by depth, then per engine without seccomp, with it and gVisor."""
+    arms = {
+        ("podman", "seccomp"): 120,
+        ("bare", "pid:4"): 100,
+        ("docker", "gvisor"): 5000,
+        ("bare", "pid:1"): 100,
+        ("docker", "sin_seccomp"): 100,
+        ("bare", "host"): 100,
+        ("docker", "seccomp"): 120,
+    }
+    s = llamadas_analysis.summarize(synthetic(arms, reps=6))
+    getpid = s[s["operacion"] == "getpid"]
+    assert list(zip(getpid["engine"], getpid["variant"])) == [
+        ("bare", "host"),
+        ("bare", "pid:1"),
+        ("bare", "pid:4"),
+        ("docker", "sin_seccomp"),
+        ("docker", "seccomp"),
+        ("docker", "gvisor"),
+        ("podman", "seccomp"),
+    ]
+    assert list(s[s["variant"] == "host"]["operacion"]) == ["getpid", "clock_gettime"]
