@@ -1,6 +1,6 @@
 """Three ideas about LAUNCH (claims.toml), each judged per engine on a figures.Formula of rungs measured
-in the same rounds, so paired by round. «Is Podman faster to start?» is notebook 01's claim
-`podman_mas_rapido` (READS); this experiment shows its own figure for it without a verdict."""
+in the same rounds, so paired by round; the pool is two claims (`pool_creado`, `pool_en_marcha`: one
+judgement each). «Is Podman faster to start?» is notebook 01's `podman_mas_rapido` (READS), not judged here."""
 
 from __future__ import annotations
 
