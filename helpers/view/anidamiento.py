@@ -32,8 +32,10 @@ from .common import (
     table,
     too_few,
     too_few_banner,
+    verdict_words,
 )
 
+CLAIMED_ROW_KEY = "arranque_aditivo"  # its figure is a row of the comparison (comparacion)
 BRAZO = {
     "nivel0": "bare metal",
     "nivel1": "nivel 1 (contenedor normal)",
@@ -397,6 +399,20 @@ def comparacion(resultado: Resultado) -> None:
     if cmp.empty:
         markdown(f"No hay proporciones que comparar con {levels.REPO_FIGURES} en esta corrida.")
         return
+    # The row that is a claim's own figure (level 2 over level 1 at startup, the repository's «+8 %» and
+    # «+45 %») reads its verdict: one judgement per claim on the page, not a second one by agreement.
+    judged = {
+        c.detail.get("engine"): c
+        for c in exp.claims(resultado.df, resultado.meta)
+        if c.key == CLAIMED_ROW_KEY
+    }
+
+    def agrees(r) -> str:
+        claim = judged.get(r["engine"])
+        if r["medida"] == levels.METRIC_START and r["variant"] == levels.PRIV and claim is not None:
+            return f"{verdict_words(claim)} (su veredicto, arriba)"
+        return AGREEMENT.get(r["coincide"], "—") if r["coincide"] else "—"
+
     rows = [
         {
             "medida": MEDIDA[r["medida"]],
@@ -406,7 +422,7 @@ def comparacion(resultado: Resultado) -> None:
                 r["referencia"], digits=2 if r["referencia"] < 10 else 0
             ),
             "tus datos [IC 95 %]": fmt_ratio(r["tu_proporcion"], r["tu_ic_bajo"], r["tu_ic_alto"]),
-            "¿coincide?": AGREEMENT.get(r["coincide"], "—") if r["coincide"] else "—",
+            "¿coincide?": agrees(r),
         }
         for _, r in cmp.iterrows()
     ]

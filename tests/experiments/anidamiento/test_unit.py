@@ -248,12 +248,16 @@ def _claims(df, meta) -> dict:
 
 
 def test_claims_follow_the_one_rule():
-    found = _claims(synthetic(1.1, 1.0), META)
+    found = _claims(synthetic(340 / 315, 1.0), META)
     moderate = found[("arranque_aditivo", "docker")]
     assert moderate.status == verdict.SE_CONFIRMA and moderate.source == anidamiento_levels.SOURCE
-    assert moderate.value == pytest.approx(1.1, rel=0.02) and moderate.n == 12
+    assert moderate.value == pytest.approx(340 / 315, rel=0.02) and moderate.n == 12
     assert moderate.claimed == pytest.approx(340 / 315)
-    assert moderate.region == verdict.margin("about", 340 / 315)  # the margin table's «~», no reading of ours
+    # «+8 %» is an effect in percent: the margin table's «un p % más», not «~» (which takes in 0 % too)
+    assert moderate.region == verdict.margin("percent_about", 340 / 315)
+    assert moderate.region[0] > 1.0
+    twice = _claims(synthetic(1.16, 1.0), META)[("arranque_aditivo", "docker")]
+    assert twice.status == verdict.NO_SE_SOSTIENE  # +16 % is twice the claimed +8 %
     cpu = found[("cpu_acumula", "podman")]
     assert cpu.status == verdict.NO_SE_SOSTIENE  # the IC sits at 1.0 and excludes the chapter's +24 %
     privileged = found[("pip_necesita_privileged", None)]
@@ -446,13 +450,13 @@ def test_claims_match_the_reference_figures():
 
 
 def test_level_ratios_are_paired_by_round():
-    df = synthetic(start_l2_factor=1.2)
+    df = synthetic(start_l2_factor=241 / 166)  # Podman's «+45 %»
     # a drift shared by each round moves both levels alike: the paired ratio does not see it
     drift = df["rep"].map(lambda r: 1 + 0.5 * (r % 3))
     drifting = df.assign(value=df["value"] * drift)
     tight = level_ratios(drifting, METRIC_START_INNER)
     row = tight[(tight["engine"] == "podman") & (tight["variant"] == "nivel2")].iloc[0]
-    assert row["ratio"] == pytest.approx(1.2, rel=0.02) and row["ic_alto"] - row["ic_bajo"] < 0.1
+    assert row["ratio"] == pytest.approx(241 / 166, rel=0.02) and row["ic_alto"] - row["ic_bajo"] < 0.1
     claim = _claims(drifting, META)[("arranque_aditivo", "podman")]
     assert claim.detail.get("rondas") and claim.status == verdict.SE_CONFIRMA
 
@@ -543,6 +547,22 @@ def test_the_comparison_caption_and_the_climb_log_read_as_spanish(tmp_path, monk
         1, [{"clave": "por_defecto", "ok": False}, {"clave": "seccomp_unmask", "ok": True}]
     )
     assert "seccomp_unmask" not in line and "seccomp=unconfined + unmask=ALL" in line
+
+
+def test_the_comparison_row_that_is_a_claim_cites_its_verdict_not_a_second_judgement(tmp_path, monkeypatch):
+    """Level 2 over level 1 at startup is the «+8 %» / «+45 %» claim's own figure: its «¿coincide?» cell
+    reads that claim's verdict; the other rows keep the agreement reading."""
+    from helpers.view import anidamiento as view
+
+    res = Resultado(exp.EXPERIMENT, synthetic(start_l2_factor=1.16), tmp_path, {"status": "complete", **META})
+    judged = {c.detail.get("engine"): c for c in exp.claims(res.df, res.meta) if c.key == "arranque_aditivo"}
+    shown = []
+    monkeypatch.setattr(view, "show", lambda obj: shown.append(obj))
+    view.comparacion(res)
+    html = shown[-1].to_html()
+    for claim in judged.values():
+        assert f"{view.verdict_words(claim)} (su veredicto, arriba)" in html
+    assert html.count("(su veredicto, arriba)") == len(judged) == 2
 
 
 def test_level_two_is_called_privileged_only_where_privileged_ran(monkeypatch, tmp_path):
