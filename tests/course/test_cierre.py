@@ -591,7 +591,7 @@ def test_the_summarys_exec_row_shows_the_ratio_it_was_judged_on_and_its_ms_in_th
     html = shown[0].to_html()
     ratio = launch.loc["docker"]
     assert fmt_value_interval(ratio["tuyo"], ratio["tuyo_bajo"], ratio["tuyo_alto"], "x") in html
-    assert "tu `exec` solo: 1" in html and "(al lado, no se juzga)" in html
+    assert "tu exec solo: 1" in html and "(al lado, no se juzga)" in html  # no raw backtick in HTML
 
 
 def _scale_rows(n: int, per_container_kb: dict, helpers: dict) -> pd.DataFrame:
@@ -674,4 +674,88 @@ def test_a_row_its_latest_run_did_not_measure_is_not_called_without_a_run(root, 
     scale = data[data["experimento"] == "escala"]
     assert len(scale) and (scale["n"] == 0).all()
     for label in scale["aspecto"].unique():
-        assert "sin corrida" not in set(table.loc[label]), table.loc[label]
+        assert "sin corrida" not in set(table.loc[label.replace("`", "")]), table.loc[label]
+
+
+@pytest.mark.parametrize("work, verdict", [(1.0, "se confirma"), (1.3, "no se sostiene")])
+def test_a_summary_row_judged_here_on_the_work_alone_shows_its_pages_own_verdict(
+    root, monkeypatch, work, verdict
+):
+    """Where 09's «Tabla resumen» judges the chapter's hash claim on the work alone and 03 judges it as
+    the chapter measured it (exec inside), the row's note carries 03's verdict with its figure: the two
+    judgements of one claim are both on the page, each named, never one hidden behind the other."""
+    _running_with_exec(root, work)
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    vista.resumen(root=root)
+    table = shown[0].data
+    for engine in ("docker", "podman"):
+        row = table[table["Qué"].str.contains("hash") & (table["Motor"] == ENGINE_LABEL[engine])].iloc[0]
+        page = experiments.read_claim(cierre, "ejecucion", "hash_0", root, engine=engine)
+        assert row["Tu veredicto"] == verdict
+        quantity = page.quantity.replace("`", "")
+        assert f"su cuaderno (03) la juzga sobre otra cifra, {quantity}" in row["Nota"]
+        assert row["Nota"].endswith(f": {verdict_words(page)}")
+    assert not any("`" in str(cell) for cell in table.to_numpy().ravel())  # no raw markdown in a cell
+
+
+def _short_answers(root) -> str:
+    shown = []
+    original = IPython.display.display
+    IPython.display.display = lambda obj, *a, **k: shown.append(obj)
+    try:
+        vista.respuestas(root=root)
+    finally:
+        IPython.display.display = original
+    return _markdown(shown)
+
+
+def test_the_short_answer_carries_every_judgement_its_page_made(root):
+    """«¿A dónde se va LAUNCH?» in short and in detail: 04 judges «the network is a large part» per
+    engine; when Docker's network is a small part and Podman's a large one, both verdicts are in 09's
+    answer (before, only the first judgement, Docker's, was), each with its engine and figure."""
+    _run(root, "anatomia", _anatomia_rows((("docker", 280.0, 300.0), ("podman", 180.0, 400.0))))
+    found = cierre.answers(root)["donde_va_launch"]
+    network = [c for c in found if c.key == "red_grande"]
+    assert {c.detail["engine"] for c in network} == {"docker", "podman"}
+    assert {verdict_words(c) for c in network} >= {"se confirma", "no se sostiene"}
+    text = _short_answers(root)
+    line = next(ln for ln in text.splitlines() if "¿A dónde se va el tiempo de LAUNCH?" in ln)
+    said = line.split(f"«{network[0].statement.rstrip('.')}»")[1].split("; «")[0]
+    for c in network:
+        figure = fmt_value_interval(c.value, c.low, c.high, c.unit)
+        assert f"{ENGINE_LABEL[c.detail['engine']]} {figure}" in said
+        assert f"**{verdict_words(c).split(' (')[0]}**" in said
+    detail = _answer(vista, root, "¿A dónde se va el tiempo de LAUNCH?")
+    assert detail.count(network[0].statement) == len(network)  # the detail lists each judgement too
+
+
+def test_the_short_answers_follow_the_runs_and_say_what_is_missing(root):
+    """No run: every question says which notebook it waits for. With 01's run, «is Podman faster?» carries
+    01's verdict, and it turns when the run turns."""
+    text = _short_answers(root)
+    assert text.lower().count("sin corrida de") + text.lower().count("sin veredicto") == 5
+    _run(root, "arranque", _startup(docker=300.0, podman=450.0))
+    first = _short_answers(root)
+    assert "«Podman arranca con menos sobrecarga»: **no se sostiene**" in first
+    _run(root, "arranque", _startup(docker=300.0, podman=150.0))
+    assert "«Podman arranca con menos sobrecarga»: **se confirma**" in _short_answers(root)
+
+
+def test_09_answers_first_and_folds_the_details():
+    """09 is the take-home page: its first output is the short answers; every other output cell (each
+    answer in detail, the full table, the chapter's table, its bottom line) is folded, in HTML (tag
+    «detalle», with its summary) and in JupyterLab (outputs hidden)."""
+    import json
+
+    from helpers import PROJECT_ROOT
+
+    cells = json.loads((PROJECT_ROOT / "notebooks" / "09_cierre.ipynb").read_text())["cells"]
+    code = [
+        c for c in cells if c["cell_type"] == "code" and "parameters" not in c["metadata"].get("tags", [])
+    ]
+    assert "cierre.respuestas()" in "".join(code[0]["source"]) and not code[0]["metadata"].get("tags")
+    for cell in code[1:]:
+        meta = cell["metadata"]
+        assert "detalle" in meta.get("tags", []) and meta.get("resumen"), cell["source"]
+        assert meta.get("jupyter", {}).get("outputs_hidden") is True, cell["source"]
