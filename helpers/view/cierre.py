@@ -97,7 +97,10 @@ def tabla(resultado: Resultado | None = None, *, root=None) -> pd.DataFrame | No
     shown = pd.DataFrame(
         {
             "Costo": rows["tipo"].map(lambda t: TIPO.get(t, t)),
-            "Experimento": rows["titulo"],
+            "Experimento": [  # a figure from a run that did not finish says so in its own row
+                t if e == "complete" else f"{t} (corrida {STATUS_LABEL.get(e, e)})"
+                for t, e in zip(rows["titulo"], rows["estado"])
+            ],
             "Qué se mide": rows["concepto"].str.replace("`", "", regex=False),
             "Entorno": rows["entorno"].map(lambda e: ENTORNO.get(e, e)),
             "Mediana": [
@@ -234,7 +237,7 @@ def _kubernetes_http(run: Resultado | None) -> str:
         return f"- _En {_notebook('red')}: {absent[:1].lower()}{absent[1:]}_"
     return (
         f"- **RUNNING:** en {_notebook('red')}, Pods sirvieron HTTP por tres caminos (sus filas «Kubernetes» "
-        "están en el bloque RUNNING de la tabla de arriba; qué pierde cada camino, en su página)."
+        "están en el bloque RUNNING de la tabla completa, más abajo; qué pierde cada camino, en su página)."
     )
 
 

@@ -759,3 +759,22 @@ def test_09_answers_first_and_folds_the_details():
         meta = cell["metadata"]
         assert "detalle" in meta.get("tags", []) and meta.get("resumen"), cell["source"]
         assert meta.get("jupyter", {}).get("outputs_hidden") is True, cell["source"]
+
+
+def test_a_figure_from_a_run_that_did_not_finish_says_so_in_its_row(root, monkeypatch):
+    """08's default run failed in the fresh course and 09's table showed its figures like any other: a
+    row from a run that did not finish names its status in the row itself, not only in the notes."""
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    _run(root, "arranque", _arranque_rows())
+    failed = Resultado(
+        "ejecucion",
+        _ejecucion_rows().assign(experiment="ejecucion"),
+        root / "x",
+        {"run_id": "ROTA", "status": "failed"},
+    )
+    vista.tabla(failed, root=root)
+    table = shown[0].data
+    mine = table[table["Experimento"].str.startswith(ejecucion.TITLE)]
+    assert len(mine) and all(e.endswith("(corrida fallida)") for e in mine["Experimento"])
+    assert not any("(corrida" in e for e in table[~table.index.isin(mine.index)]["Experimento"])
