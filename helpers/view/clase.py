@@ -374,6 +374,14 @@ def experimentos(clase: cl.ClassRuns) -> None:
         experimento(clase, experiment)
 
 
+def _in_notebook_order(df: pd.DataFrame) -> list:
+    """The comparisons with the sources grouped per (ratio, experiment, metric), experiments in the
+    course's notebook order (01, 02, 03…), not in the alphabetical order of their names."""
+    order = {name: i for i, name in enumerate(experiments.names())}
+    groups = df.groupby(["proporcion_de", "experiment", "metric"], sort=False)
+    return sorted(groups, key=lambda g: (g[0][0], order.get(g[0][1], len(order)), g[0][1], g[0][2]))
+
+
 def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
     """How many machines agree with each reference source (the one rule on live ÷ reference), then one
     table per comparison with the machines ranked and each source's figure in its header."""
@@ -385,7 +393,7 @@ def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
         markdown(
             f"_{DEMO_FIGURES.capitalize()}: la proporción de cada máquina al lado de la de cada fuente, sin juzgar su acuerdo._"
         )
-        for (label, experiment, metric), part in df.groupby(["proporcion_de", "experiment", "metric"]):
+        for (label, experiment, metric), part in _in_notebook_order(df):
             show(pivot_detalle(part, f"{label} · {_title(experiment)} · {_metric(experiment, metric)}", True))
         return df
     counts = df.groupby("machine")["veredicto"].value_counts().unstack(fill_value=0)
@@ -410,7 +418,7 @@ def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
             summary, "Cada máquina frente a las fuentes publicadas (comparaciones por resultado), ordenadas"
         )
     )
-    for (label, experiment, metric), part in df.groupby(["proporcion_de", "experiment", "metric"], sort=True):
+    for (label, experiment, metric), part in _in_notebook_order(df):
         show(pivot_detalle(part, f"{label} · {_title(experiment)} · {_metric(experiment, metric)}"))
     return df
 
