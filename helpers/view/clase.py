@@ -253,9 +253,10 @@ def _panel(ax, d: pd.DataFrame, ref: pd.DataFrame | None, log: bool) -> None:
     if named:  # room on the right for the names, inside the axes
         ax.margins(x=0.35 if len(named) > 1 else 0.25)
     for i in sorted(named):
+        end = d.loc[i, "ic_alto"]  # the name after the interval's end, never over its bar
         ax.annotate(
             str(d.loc[i, "machine"]),
-            (d.loc[i, "proporcion"], i),
+            (end if pd.notna(end) and end > d.loc[i, "proporcion"] else d.loc[i, "proporcion"], i),
             xytext=(4, 0),
             textcoords="offset points",
             fontsize=8,

@@ -93,3 +93,20 @@ def test_a_legend_outside_never_covers_a_point():
     fit(fig)
     assert layout_problems(fig) == []
     plt.close(fig)
+
+
+def test_90s_machine_names_sit_past_their_interval_never_over_its_bar(drawn, tmp_path):
+    """A machine's name starts after the right end of its IC 95 % bar, on its row: the fresh render had
+    every name written over its own error bar."""
+    vista_clase.experimentos(clase.recolectar(clase.demo(tmp_path / "demo")))
+    checked = 0
+    for fig in drawn:
+        for ax in fig.axes:
+            bars = [seg for coll in ax.collections for seg in getattr(coll, "get_segments", lambda: [])()]
+            ends = {round(float(seg[0][1]), 6): max(seg[0][0], seg[1][0]) for seg in bars if len(seg) == 2}
+            for text in ax.texts:
+                row = round(float(text.xy[1]), 6)
+                if row in ends:
+                    assert text.xy[0] >= ends[row] - 1e-9, (text.get_text(), text.xy, ends[row])
+                    checked += 1
+    assert checked > 10
