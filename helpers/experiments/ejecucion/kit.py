@@ -102,8 +102,14 @@ def _places(x, res, carga: str) -> str:
         if not {"capa", "volumen"} <= set(mine.index):
             continue
         layer, volume = mine.loc["capa"], mine.loc["volumen"]
-        if layer.inestable or volume.inestable:
-            parts.append(f"en {ENGINE[engine]}, {common.overhead_words(vd.INESTABLE, 0)}")
+        if layer.inestable or volume.inestable:  # say which place: the other one's figure still stands
+            cells = [
+                f"{name} ({common.overhead_words(vd.INESTABLE, 0)})"
+                if row.inestable
+                else f"{name} {common.fmt_value_interval(row.sobrecarga_pct, row.ic_bajo_pct, row.ic_alto_pct, '%')}"
+                for name, row in (("la capa", layer), ("el volumen", volume))
+            ]
+            parts.append(f"en {ENGINE[engine]}, " + " y ".join(cells))
             continue
         bounds = (layer.ic_bajo_pct, layer.ic_alto_pct, volume.ic_bajo_pct, volume.ic_alto_pct)
         if any(b != b for b in bounds):  # no IC below MIN_N rounds: nothing to say of their overlap
