@@ -386,3 +386,18 @@ def test_the_kit_names_which_place_of_small_files_was_unstable(tmp_path):
     text = ejecucion_kit.facts(res)["archivos"]
     docker = text.split("en Docker, ")[1].split(";")[0]
     assert "la capa (medición inestable: repite)" in docker and "el volumen " in docker and "%" in docker
+
+
+@pytest.mark.parametrize(
+    "none, side", [((250.0, 180.0), "arranca antes Podman"), ((200.0, 320.0), "arranca antes Docker")]
+)
+def test_the_kit_gives_podman_over_docker_without_network_as_09_answers_it(tmp_path, none, side):
+    """The guide's «Podman/Docker al arrancar» row carries the half of 09's answer the default network
+    hides: 01's `--network none` arms, Podman/Docker by round, read by the one rule both ways."""
+    from helpers.experiments.arranque import kit as arranque_kit
+    from helpers.experiments.runner import Resultado
+    from tests.course.test_cierre import _launch_split, _run
+
+    _run(tmp_path, "arranque", _launch_split(300.0, 400.0, *none))
+    text = arranque_kit.facts(Resultado.latest("arranque", tmp_path))["podman_docker_sin_red"]
+    assert "sin red" in text and text.count(side) == 2, text
