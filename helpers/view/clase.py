@@ -250,17 +250,18 @@ def _panel(ax, d: pd.DataFrame, ref: pd.DataFrame | None, log: bool) -> None:
     err = np.nan_to_num(err)
     ax.errorbar(d["proporcion"], y, xerr=err, fmt="o", ms=3, lw=0.8, capsize=0, color="tab:blue")
     named = set(d.index) if len(d) <= LABELLED_MACHINES else set(outliers(d["proporcion"]))
-    if named:  # room on the right for the names, inside the axes
+    if named:  # room on the right for the names, inside the axes, and above the top row
         ax.margins(x=0.35 if len(named) > 1 else 0.25)
-    for i in sorted(named):
-        end = d.loc[i, "ic_alto"]  # the name after the interval's end, never over its bar
+        ax.set_ylim(-0.6, len(d) - 0.2)
+    for i in sorted(named):  # each name just above its point, never over an error bar
         ax.annotate(
             str(d.loc[i, "machine"]),
-            (end if pd.notna(end) and end > d.loc[i, "proporcion"] else d.loc[i, "proporcion"], i),
-            xytext=(4, 0),
+            (d.loc[i, "proporcion"], i),
+            xytext=(0, 3),
             textcoords="offset points",
             fontsize=8,
-            va="center",
+            ha="left",
+            va="bottom",
         )
     for i, (_, r) in enumerate((ref if ref is not None else pd.DataFrame()).iterrows()):
         color = plt.cm.Dark2(i % 8)
