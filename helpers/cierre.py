@@ -132,7 +132,11 @@ class Question:
 QUESTIONS = (
     Question("podman_mas_rapido", "LAUNCH", "arranque", ("podman_mas_rapido", "podman_2x")),
     Question(
-        "donde_va_launch", "LAUNCH", "anatomia", ("red_grande", "runtime_pequeno", "pool"), by_parts=True
+        "donde_va_launch",
+        "LAUNCH",
+        "anatomia",
+        ("red_grande", "runtime_pequeno", "pool_creado", "pool_en_marcha"),
+        by_parts=True,
     ),
     Question(
         "costo_running",

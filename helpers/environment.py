@@ -144,7 +144,7 @@ def check_vm() -> list[Check]:
         ]
     kvm, reason = vm.kvm_status()
     reason = reason[:1].lower() + reason[1:]
-    accel = f"acelerada (KVM): {reason}" if kvm else f"emulada (TCG), porque {reason}"
+    accel = f"acelerada (KVM): {reason}" if kvm else f"emulada (TCG): {reason}"
     out = [Check(True, label, f"lista; será {accel}")]
     if not disk_io.available():
         out.append(Check(False, "fio para la prueba de disco del cuaderno 08", disk_io.reason()))

@@ -51,8 +51,10 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, as a package (pypro
 FILE = "claims.toml"
 FIELDS = ("key", "statement", "source", "where", "kind", "claimed", "bounds", "unit", "quantity", "note")
 FIELDS += ("ref", "undecidable", "figure")
-# What "@name" finds when claims.py does not define it: the figures, and the selection of an arm.
+# What "@name" finds when claims.py does not define it: the figures, the selection of an arm, the condition
+# on engines (ran).
 SHARED = ("Computed", "Custom", "Difference", "Formula", "Median", "NotComparable", "Outcome", "Ratio", "Sel")
+SHARED += ("Unless", "ran")
 SHAPES = {"ratio": Ratio, "difference": Difference, "median": Median, "formula": Formula}
 OPTIONS = {"detail", "optional", "missing_note", "when", "needs", "incomparable"}
 OWN = {"variants", "like", "each", "judged"}  # an entry's keys that are not fields of Said

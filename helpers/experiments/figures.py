@@ -7,15 +7,16 @@ A declaration (`verdict.Said`) names its figure:
 
     figure=Ratio(Sel(engine="podman", metric="arranque"), Sel(engine="docker", metric="arranque"))
     judge_all(SAID, df, meta)   # every declaration judged on its figure in this run
+    claims = judging(SAID)      # an experiment's claims(df, meta): the same, as a function
 
 Figures: `Ratio`, `Median`, `Difference` (a − b, or in %), `Formula` (any function of several arms),
 `Computed` (a figure with its own interval: a slope, a crossover), `Outcome` (a deterministic result),
-`NotComparable` and `Custom`. A `Sel` picks an arm as a pandas Series indexed by round (`rep`): arms of the
-same rounds are paired by round (the figure is computed round by round); paired=False gives plain arrays,
-independent arms (see helpers/stats.py). Underneath, the builders (`ratio`, `median`, `difference`,
-`formula`) turn arms into a `stats.Estimate`, mark it «inestable» when a spread dwarfs its median, and
-`verdict.judge` decides it; `verdict.missing`, `verdict.not_comparable` and `verdict.outcome` are the
-claims with no interval to compute.
+`NotComparable`, `Unless` (a figure, or «no comparable» on a run that cannot give it) and `Custom`. A `Sel`
+picks an arm as a pandas Series indexed by round (`rep`): arms of the same rounds are paired by round (the
+figure is computed round by round); paired=False gives plain arrays, independent arms (see helpers/stats.py).
+Underneath, the builders (`ratio`, `median`, `difference`, `formula`) turn arms into a `stats.Estimate`, mark
+it «inestable» when a spread dwarfs its median, and `verdict.judge` decides it; `verdict.missing`,
+`verdict.not_comparable` and `verdict.outcome` are the claims with no interval to compute.
 
 `agreement` judges a live figure against the reference's (live ÷ reference, `agreement_interval`) by the
 same rule: «coincide», «no_coincide», «no_concluyente» or «sin_datos».
@@ -24,7 +25,7 @@ same rule: «coincide», «no_coincide», «no_concluyente» or «sin_datos».
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -206,9 +207,11 @@ class Figure:
         screen = load.screen(data.meta, samples)  # the machine's load over these rounds
         kept = screen.keep(samples)
         claim = screen.judged(self.build(said, *kept, detail=self.details(data)))
-        if not isinstance(claim, Claim) or claim.status not in WITH_INTERVAL:
-            return claim  # no verdict to lose (unstable, no data…), or no interval that rests on the rounds
-        return load.tested(claim, self.by_round, kept, data.meta)  # are the rounds that count independent?
+        if not isinstance(claim, Claim):
+            return claim
+        if claim.status in WITH_INTERVAL:  # an interval that rests on the rounds: are they independent?
+            claim = load.tested(claim, self.by_round, kept, data.meta)
+        return replace(claim, screened=True)
 
 
 def _figure(build: Callable, sels=(), of_run=False, *, detail=None, **options) -> Figure:
@@ -283,6 +286,23 @@ def Custom(fn: Callable, *args, **options) -> Figure:
     return _figure(lambda said, df, meta, detail: fn(said, df, meta, *args), of_run=True, **options)
 
 
+def Unless(test: Callable, reason: str, detail: dict, figure: Figure, **options) -> Figure:
+    """`figure`, or «no comparable» with `reason` (and `detail`, what a view shows beside it) on a run
+    where test(df, meta) holds: a figure this run cannot give (a VM measured under emulation says nothing
+    of an accelerated one's speed), left to another judge (the class comparison, notebook 90)."""
+    instead = NotComparable(reason, detail=detail)
+    return Custom(
+        lambda said, df, meta: judge_all([said.but(figure=instead if test(df, meta) else figure)], df, meta),
+        **options,
+    )
+
+
+def ran(*engines: str) -> Callable:
+    """when(df, meta) of a claim on engines: the run measured every one of them (on an engine it did not
+    measure, no claim is made)."""
+    return lambda df, meta=None: df is not None and len(df) > 0 and set(engines) <= set(df["engine"])
+
+
 def judge_all(
     said: Iterable[Said],
     df: pd.DataFrame,
@@ -317,6 +337,23 @@ def judge_all(
         claim = figure.claim(s, data)
         out.extend(claim if isinstance(claim, list) else [] if claim is None else [claim])
     return out
+
+
+def judging(
+    said: Iterable[Said],
+    *,
+    pick: Callable = select,
+    adapt: Callable | None = None,
+    prepare: Callable | None = None,
+) -> Callable[..., list[Claim]]:
+    """An experiment's claims(df, meta=None): its declarations judged on their figures in the run
+    (`judge_all`, with its pick and adapt), the run's rows first through prepare(df) when given."""
+    said = tuple(said)
+
+    def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
+        return judge_all(said, prepare(df) if prepare else df, meta, pick=pick, adapt=adapt)
+
+    return claims
 
 
 # ---------------------------------------------------------------- agreement with the reference

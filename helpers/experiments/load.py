@@ -25,7 +25,8 @@ is what PSI counts): a load the CPU pressure does not see (disk, memory bandwidt
 escapes it. A run with several measuring loops (experiment 8) is screened against each loop's load.
 Independent arms (no rounds) are not screened; a figure an experiment computes from the whole run (a
 slope, a crossover) is screened on the whole run's load, with no quiet-rounds subset (`screen_run`), and
-its rounds are not tested for dependence (its per-round figures are the experiment's own).
+its rounds are not tested for dependence (its per-round figures are the experiment's own); a claim it
+wraps that its own figure already screened on its rounds (Claim.screened) is not screened again.
 """
 
 from __future__ import annotations
@@ -102,8 +103,8 @@ class Screen:
             return [self.judged(c) for c in claim]
         if claim is None or not self.varied or claim.n < stats.MIN_N or stats.any_nan(claim.value):
             return claim
-        if self.run_wide and not (claim.estimate.paired or claim.detail.get("rondas")):
-            return claim
+        if self.run_wide and (claim.screened or not (claim.estimate.paired or claim.detail.get("rondas"))):
+            return claim  # screened on its own rounds already, or no rounds to screen
         if self.loaded:
             return without_verdict(claim, self.detail())
         return replace(claim, detail={**claim.detail, **self.detail()})

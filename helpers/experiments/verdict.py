@@ -161,6 +161,9 @@ class Claim:
     estimate: stats.Estimate = field(default_factory=stats.Estimate.missing)
     detail: dict = field(default_factory=dict)
     more_reps: int | None = None
+    # Its rounds' load was screened by its own figure (figures.Figure.claim): a figure that wraps it
+    # (figures.Custom) does not screen it again on the whole run's load.
+    screened: bool = field(default=False, repr=False, compare=False)
 
     key = _from_said("key")
     statement = _from_said("statement")
@@ -359,7 +362,7 @@ def beside(claim: Claim, figure: stats.Estimate | None, unit: str) -> Claim:
     if figure is None or figure.n <= 0 or stats.any_nan(figure.value):
         return claim
     shown = {"valor": figure.value, "bajo": figure.low, "alto": figure.high, "n": figure.n, "unidad": unit}
-    return Claim(claim.said, claim.status, claim.estimate, {**claim.detail, BESIDE: shown}, claim.more_reps)
+    return replace(claim, detail={**claim.detail, BESIDE: shown})
 
 
 def outcome(said: Said, observed: Sequence[bool], *, detail: dict | None = None) -> Claim:

@@ -73,14 +73,18 @@ def phases_sentence(phases: pd.DataFrame, meta: dict | None) -> str:
     as far as the data allow: an unstable phase, or intervals that overlap, do not name a winner."""
     names = dict(PHASES)
     lines = []
+    totals = phases[phases["metric"] == PHASE_TOTAL].set_index("engine")["mediana_ms"]
     for engine, group in phases[phases["metric"] != PHASE_TOTAL].groupby("engine", sort=False):
         group = group.sort_values("mediana_ms", ascending=False)
-        top, total = group.iloc[0], group["mediana_ms"].sum()
+        top = group.iloc[0]
         who, name = engine_label(engine, meta), names[top["metric"]]
+        # The table's own «total (suma)» row (the median of each round's sum), never a second total.
+        if engine in totals.index:
+            total, of_what = totals[engine], "de la mediana del total por ronda"
+        else:
+            total, of_what = group["mediana_ms"].sum(), "de la suma de medianas"
         share = fmt_pct(100 * top["mediana_ms"] / total, 0, sign=False)
-        figures = (
-            f"{fmt(top['mediana_ms'], 1, 'ms')} de {fmt(total, 1, 'ms')}, {share} de la suma de medianas"
-        )
+        figures = f"{fmt(top['mediana_ms'], 1, 'ms')} de {fmt(total, 1, 'ms')}, {share} {of_what}"
         rival = group.iloc[1] if len(group) > 1 else None
         if top["inestable"]:
             lines.append(

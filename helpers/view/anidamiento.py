@@ -56,10 +56,19 @@ MEDIDA = {
 }
 
 
-def _brazo(engine: str, variant: str) -> str:
+# Level 2 of an engine whose --privileged failed here (modos): what the outer container got instead.
+PRIV_REPLACED = "nivel 2 (motor dentro de un contenedor con las capacidades del host, sin --privileged)"
+
+
+def _brazo(engine: str, variant: str, meta: dict | None = None) -> str:
+    """The arm's label; level 2 says «privilegiado» only where the outer container got --privileged."""
     if engine == "bare":
         return BRAZO["nivel0"]
-    return f"{ENGINE_LABEL.get(engine, engine)}: {BRAZO.get(variant, variant)}"
+    label = BRAZO.get(variant, variant)
+    mode = (((meta or {}).get("anidamiento") or {}).get("modos") or {}).get(engine) or {}
+    if variant == levels.PRIV and mode and mode.get("modo") != "--privileged":
+        label = PRIV_REPLACED
+    return f"{ENGINE_LABEL.get(engine, engine)}: {label}"
 
 
 def _cell(s: pd.DataFrame, engine: str, variant: str, metric: str, digits: int) -> str:
@@ -80,7 +89,7 @@ def tabla(resultado: Resultado) -> None:
     for (engine, variant), _ in timed.groupby(["engine", "variant"], sort=False):
         rows.append(
             {
-                "brazo": _brazo(engine, variant),
+                "brazo": _brazo(engine, variant, resultado.meta),
                 "arranque desde el host (ms)": _cell(s, engine, variant, levels.METRIC_START, 1),
                 "arranque, solo el run (ms)": _cell(s, engine, variant, levels.METRIC_START_INNER, 1),
                 "trabajo de CPU dentro (s)": _cell(s, engine, variant, levels.METRIC_WORK, 3),
@@ -106,8 +115,8 @@ def tabla_niveles(resultado: Resultado) -> None:
             rows.append(
                 {
                     "medida": MEDIDA[metric],
-                    "brazo": _brazo(r["engine"], r["variant"]),
-                    "frente a": _brazo(base_engine, base_variant),
+                    "brazo": _brazo(r["engine"], r["variant"], resultado.meta),
+                    "frente a": _brazo(base_engine, base_variant, resultado.meta),
                     "proporción [IC 95 %]": fmt_ratio(r["ratio"], r["ic_bajo"], r["ic_alto"]),
                     "lectura": _lectura(r),
                 }
@@ -324,7 +333,7 @@ def memoria_disco(resultado: Resultado) -> None:
             names[p["nombre"]] = names.get(p["nombre"], 0) + 1
         rows.append(
             {
-                "brazo": _brazo(engine, variant),
+                "brazo": _brazo(engine, variant, resultado.meta),
                 "PSS del motor interior (MiB)": fmt(pss.iloc[0], 1) if len(pss) else "—",
                 "almacén de imágenes (MiB)": fmt(store.iloc[0], 1) if len(store) else "—",
                 "procesos": ", ".join(f"{n} ×{c}" if c > 1 else n for n, c in names.items()) or "—",
@@ -391,8 +400,8 @@ def comparacion(resultado: Resultado) -> None:
     rows = [
         {
             "medida": MEDIDA[r["medida"]],
-            "brazo": _brazo(r["engine"], r["variant"]),
-            "frente a": _brazo(*r["base"].split(":")),
+            "brazo": _brazo(r["engine"], r["variant"], resultado.meta),
+            "frente a": _brazo(*r["base"].split(":"), resultado.meta),
             "repositorio (de segunda mano)": fmt_ratio(
                 r["referencia"], digits=2 if r["referencia"] < 10 else 0
             ),

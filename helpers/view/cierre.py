@@ -435,16 +435,24 @@ def _aside(figure) -> str:
     return f"{name}: {fmt_value_interval(value, low, high, unit)} (al lado, no se juzga)"
 
 
-def _on_page(claim, experiment: str) -> str:
+def _on_page(claim, experiment: str, here=None) -> str:
     """The note of a row judged here on another figure than its page's: that page's own verdict on the
-    same declaration, with the figure it was judged on, so the two never read as one."""
+    same declaration, with the figure it was judged on, so the two never read as one; nothing when the
+    page judged it on the same figure with the same verdict (`here`, the row's claim)."""
     if not hasattr(claim, "status"):
+        return ""
+    if hasattr(here, "status") and _same_judgement(claim, here):
         return ""
     figure = _figure(claim)
     return (
         f"su cuaderno ({experiments.get(experiment).NOTEBOOK[:2]}) la juzga sobre otra cifra, "
         f"{claim.quantity}{f' = {figure}' if figure else ''}: {verdict_words(claim)}"
     )
+
+
+def _same_judgement(a, b) -> bool:
+    """Two judgements of one declaration that read alike: the same status on the same figure."""
+    return a.status == b.status and _figure(a) == _figure(b)
 
 
 NOT_MEASURED = "no medido en tu última corrida"  # the notebook ran, without this row's conditions (N = 20)
@@ -475,8 +483,10 @@ def resumen(root=None) -> pd.DataFrame:
             "Tu veredicto": [_verdict(c) for c in data["veredicto"]],
             "Lo decide": data["experimento"].map(lambda e: _notebook(e).strip("`")),
             "Nota": [
-                "; ".join(t for t in (_aside(a), _on_page(c, e)) if t).replace("`", "")
-                for a, c, e in zip(data["aparte"], data["en_su_pagina"], data["experimento"])
+                "; ".join(t for t in (_aside(a), _on_page(c, e, v)) if t).replace("`", "")
+                for a, c, e, v in zip(
+                    data["aparte"], data["en_su_pagina"], data["experimento"], data["veredicto"]
+                )
             ],
         }
     )

@@ -24,7 +24,15 @@ from .. import reference
 from ..experiments import ejecucion as exp
 from ..experiments import verdict as vd
 from ..experiments.ejecucion.analysis import compare, exec_costs, explanation, overheads, summarize, tidy
-from ..experiments.ejecucion.arms import EXEC_INSIDE, LAYER_BASE, METRIC_WORK, TIMED_METRICS, WORKLOADS
+from ..experiments.ejecucion.arms import (
+    ENVIRONMENTS,
+    EXEC_INSIDE,
+    LAYER_BASE,
+    METRIC_WORK,
+    PLACES,
+    TIMED_METRICS,
+    WORKLOADS,
+)
 from ..experiments.runner import Resultado
 from . import ejecucion_frases as frases
 from .common import (
@@ -148,14 +156,29 @@ def _plot_frame(df: pd.DataFrame) -> pd.DataFrame:
     timed = data["metric"].isin(TIMED_METRICS)  # the memory rows (KB) are not times
     data = data[timed & ~data["carga"].isin([exp.EXEC_TRUE, EXEC_INSIDE])].copy()
     data["medida"] = data["metric"].map(frases.METRICA)
-    data["entorno_es"] = [
-        frases.ENTORNO_CORTO.get(e, e) + (f"\n{frases.LUGAR_CORTO[lugar]}" if lugar else "")
-        for e, lugar in zip(data["entorno"], data["lugar"])
-    ]
+    data["entorno_es"] = [frases.nombre_entorno(e, lugar) for e, lugar in zip(data["entorno"], data["lugar"])]
     return data
 
 
+def _environment_order(part: pd.DataFrame) -> list[str]:
+    """The environments of one workload in one order for every panel: bare metal and its baselines first,
+    then the chroot, Docker and Podman, each engine's layer before its volume (never the shuffled order
+    of the rounds)."""
+    rank = {name: i for i, name in enumerate(("", *PLACES))}
+    pairs = part[["entorno", "lugar", "entorno_es"]].drop_duplicates()
+    pairs = sorted(
+        pairs.itertuples(index=False),
+        key=lambda p: (
+            ENVIRONMENTS.index(p.entorno) if p.entorno in ENVIRONMENTS else 99,
+            rank.get(p.lugar, 99),
+        ),
+    )
+    return [p.entorno_es for p in pairs]
+
+
 def _grafico_repeticiones(resultado: Resultado) -> None:
+    """One panel per workload, two per row, each environment a row with its name written level (so no
+    label is turned and no row of panels takes the height of another's labels)."""
     data = _plot_frame(resultado.df)
     cargas = [c for c in WORKLOADS if c in set(data["carga"])]
     if not cargas:
@@ -163,36 +186,47 @@ def _grafico_repeticiones(resultado: Resultado) -> None:
         return
     ncols = min(2, len(cargas))
     nrows = math.ceil(len(cargas) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6.5 * ncols, 2.9 * nrows + 0.4), squeeze=False)
+    orders = {c: _environment_order(data[data["carga"] == c]) for c in cargas}
+    counts = [len(orders[c]) for c in cargas] + [0]
+    heights = [max(counts[i * ncols : (i + 1) * ncols]) * 0.32 + 0.8 for i in range(nrows)]
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(7.0 * ncols, sum(heights) + 0.9),
+        squeeze=False,
+        gridspec_kw={"height_ratios": heights},
+    )
     flat = [ax for row in axes for ax in row]
     handles, names = [], []
     for ax, carga in zip(flat, cargas):
         part = data[data["carga"] == carga]
         sns.stripplot(
             data=part,
-            x="entorno_es",
-            y="value",
+            y="entorno_es",
+            x="value",
             hue="medida",
-            dodge=True,
-            ax=ax,
-            size=6,
+            order=orders[carga],
             hue_order=list(frases.METRICA.values()),
+            dodge=True,
+            orient="h",
+            ax=ax,
+            size=5,
         )
-        ax.set_title(frases.CARGA[carga], fontsize=14)
-        ax.set_xlabel("")
-        ax.set_ylabel("tiempo (s)", fontsize=12)
-        ax.set_ylim(bottom=0)
+        ax.set_title(frases.CARGA[carga], fontsize=12, loc="left")
+        ax.set_ylabel("")
+        ax.set_xlabel("tiempo (s)", fontsize=10)
+        ax.set_xlim(left=0)
+        ax.tick_params(axis="y", labelsize=9)
         ax.tick_params(axis="x", labelsize=9)
-        ax.tick_params(axis="y", labelsize=10)
         if ax.get_legend():
             handles, names = ax.get_legend_handles_labels()
             ax.get_legend().remove()
     for ax in flat[len(cargas) :]:
         ax.set_visible(False)
     if handles:  # once, right of the first row: never over a point
-        legend_outside(flat[ncols - 1], handles, names, title="medida", fontsize=11, title_fontsize=11)
+        legend_outside(flat[ncols - 1], handles, names, title="medida", fontsize=10, title_fontsize=10)
     fig.suptitle(
-        "Cada repetición: el comando completo frente al trabajo medido dentro del entorno", fontsize=14
+        "Cada repetición: el comando completo frente al trabajo medido dentro del entorno", fontsize=13
     )
     fit(fig)
     plt.show()

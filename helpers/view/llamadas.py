@@ -11,16 +11,16 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import experiments, reference
-from ..engines import CONTAINER_ENGINES
+from ..engines import CONTAINER_ENGINES, DISPLAY
 from ..experiments import llamadas as exp
 from ..experiments import verdict
 from ..experiments.llamadas.analysis import (
     CPU,
     WALL,
-    agreement_with_document,
     arm_ratio,
     compare,
     cost_at_rate,
+    document_span,
     nesting,
     nesting_slope,
     summarize,
@@ -470,29 +470,47 @@ def comparacion(resultado: Resultado) -> None:
             "el rango de sobrecarga que publica) y tu máquina",
         )
     )
-    markdown(_frase_comparacion(agreement_with_document(c)))
+    markdown(_frase_comparacion(c, exp.claims(resultado.df, resultado.meta)))
 
 
-def _frase_comparacion(a: pd.DataFrame) -> str:
-    if a.empty:
+# The document's two overhead figures, each judged once as its own claim (the verdicts above).
+PUBLISHED_CLAIMS = (
+    ("contenedor_11", "el 11 % de su corrida"),
+    ("contenedor_tabla", "el 24-30 % de su tabla"),
+)
+
+
+def _frase_comparacion(c: pd.DataFrame, claims) -> str:
+    """This machine's ratios beside the span the document publishes and, for each published figure, the
+    verdict its claim got on this page: no second judgement against a span no source stated."""
+    live = c[c["fuente"].str.startswith("tu máquina")]
+    if live.empty:
         return (
             "Esta corrida no midió el host y un contenedor con seccomp por defecto: no hay nada que comparar."
         )
-    where = {
-        "coincide": "coincide con lo que publica el documento",
-        "no_concluyente": "no se puede decir si coincide con lo que publica el documento",
-        "debajo": "queda por debajo de todo lo que publica el documento",
-        "encima": "queda por encima de todo lo que publica el documento",
-        "sin_datos": "no se puede situar (falta su intervalo)",
-    }
-    parts = [
-        f"con {r['fuente'].removeprefix('tu máquina (').removesuffix(')')}, "
-        f"{fmt_ratio(r['x_host'], r['ic_bajo'], r['ic_alto'])}, que {where[r['lado'] or r['acuerdo']]}"
-        for _, r in a.iterrows()
-    ]
-    first = a.iloc[0]
-    return (
-        f"Lo que publica el documento (su corrida, lo que espera y su tabla por CPU) va de "
-        f"{fmt_ratio(first['doc_bajo'])} a {fmt_ratio(first['doc_alto'])} contenedor/host. En tu máquina "
-        "(IC 95 %): " + "; ".join(parts) + ". Los nanosegundos no se comparan: cambian con la CPU."
+    low, high = document_span(c)
+    by_key = {(k.key, k.detail.get("engine")): k for k in claims}
+    engine_of = {DISPLAY[e]: e for e in CONTAINER_ENGINES}
+    parts, judged = [], []
+    for _, r in live.iterrows():
+        name = r["fuente"].removeprefix("tu máquina (").removesuffix(")")
+        engine = engine_of.get(name.removesuffix(" sin root"))
+        parts.append(f"con {name}, {fmt_ratio(r['x_host'], r['ic_bajo'], r['ic_alto'])}")
+        said = [
+            f"{what}, «{verdict_words(by_key[(key, engine)])}»"
+            for key, what in PUBLISHED_CLAIMS
+            if (key, engine) in by_key
+        ]
+        if said:
+            judged.append(f"con {name}, " + "; ".join(said))
+    text = (
+        f"Lo que publica el documento (su corrida, lo que espera y su tabla por CPU) va de {fmt_ratio(low)} a "
+        f"{fmt_ratio(high)} contenedor/host. En tu máquina (IC 95 %): " + "; ".join(parts) + "."
     )
+    if judged:
+        text += (
+            " Cada cifra publicada se juzga una sola vez, en los veredictos de arriba: "
+            + "; ".join(judged)
+            + "."
+        )
+    return text + " Los nanosegundos no se comparan: cambian con la CPU."

@@ -19,7 +19,7 @@ from ..experiments.red import servers
 from ..experiments.red.analysis import compare, main_server, path_ratios, reference_ratios, summarize
 from ..experiments.red.arms import kubernetes_absent, rootless
 from ..experiments.red.claims import APPENDIX_PER_THREAD, APPENDIX_THREADS, APPENDIX_TOTAL
-from ..experiments.red.measure import DOCUMENT_K8S_PRESET, DOCUMENT_PRESET
+from ..experiments.red.measure import DOCUMENT_K8S_PRESET, DOCUMENT_PRESET, SEED_PRESET
 from ..experiments.red.start import OWN_BRIDGE_META
 from ..experiments.runner import Resultado
 from .common import (
@@ -193,7 +193,7 @@ def grafico(resultado: Resultado) -> None:
     ax.set_xlabel("peticiones por segundo (total de wrk, mediana e IC 95 %)", fontsize=12)
     ax.tick_params(axis="x", labelsize=11)
     ax.xaxis.set_major_formatter(_thousands())
-    ax.legend(fontsize=11, loc="lower right")
+    ax.legend(fontsize=11, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # off the bars
     ax.set_title("¿Cuántas peticiones atiende el mismo servidor por cada camino de red?", fontsize=14)
     fig.tight_layout()
     plt.show()
@@ -354,7 +354,20 @@ def referencia() -> None:
 
 def _agreement(status: str) -> str:
     """«¿coincide?» of a live arm; an unstable ratio is said once, in the figure's column: «—» here."""
+    if status == verdict.NO_COMPARABLE:
+        return "no comparable (otra carga)"
     return "—" if status == verdict.INESTABLE else AGREEMENT.get(status, "—")
+
+
+# The document's loss on each level is a claim: where its verdict is «no comparable» (this run used
+# another load than the document's), the comparison says so too and never judges the ratio again.
+LOSS_CLAIM = {"docker": "docker_pierde_66", "kubernetes": "kubernetes_pierde_84"}
+
+
+def _incomparable_levels(resultado: Resultado) -> set[str]:
+    """The levels whose loss claim this run judged «no comparable»."""
+    status = {c.key: c.status for c in exp.claims(resultado.df, resultado.meta)}
+    return {level for level, key in LOSS_CLAIM.items() if status.get(key) == verdict.NO_COMPARABLE}
 
 
 @needs_result
@@ -366,6 +379,9 @@ def comparacion(resultado: Resultado) -> None:
         markdown("No hay brazos comparables con la referencia en esta corrida.")
         return
     rows, by_status = [], {}
+    incomparable = _incomparable_levels(resultado)
+    judged_again = table_["nivel"].isin(incomparable) & (table_["brazo_en_vivo"] != "")
+    table_.loc[judged_again & (table_["acuerdo"] != verdict.INESTABLE), "acuerdo"] = verdict.NO_COMPARABLE
     for _, r in table_.iterrows():
         live = (
             fmt_ratio(r["tu_frente_nativo"], r["tu_ic_bajo"], r["tu_ic_alto"])
@@ -390,6 +406,13 @@ def comparacion(resultado: Resultado) -> None:
             by_status.setdefault(r["acuerdo"], []).append(name)
     show(table(pd.DataFrame(rows), "Proporción frente a nativo: el documento y tu máquina"))
     parts = []
+    if verdict.NO_COMPARABLE in by_status:
+        load = "wrk -t{hilos} -c{conexiones} -d{duracion_s}s".format(**SEED_PRESET)
+        parts.append(
+            f"Para {_names(by_status[verdict.NO_COMPARABLE])}, tu proporción no se compara con la del "
+            f"documento: él midió con {load} y esta corrida con otra carga, y con otra concurrencia la pérdida "
+            "de un camino de red cambia (los veredictos de arriba lo dicen de cada pérdida: «no comparable»)."
+        )
     if figures.COINCIDE in by_status:
         parts.append(
             f"Tu proporción coincide con la del documento para {_names(by_status[figures.COINCIDE])} "

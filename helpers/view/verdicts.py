@@ -13,7 +13,7 @@ from .. import results, stats
 from ..experiments import figures as fg
 from ..experiments import load, margins
 from ..experiments import verdict as vd
-from .numbers import approx, fmt_margin, fmt_value, fmt_value_interval, num
+from .numbers import approx, fmt_margin, fmt_value, fmt_value_interval, num, significant
 
 # How every notebook words a verdict (experiments.verdict, the one rule), one term per idea.
 VERDICT = {
@@ -218,7 +218,7 @@ def smallest_effect(resolved: float, unit: str) -> str:
     if unit == "x":
         size = f"÷/× {num(resolved, 2)}"
     elif unit == "%":
-        size = f"±{num(resolved, 2)} puntos"
+        size = f"±{num(resolved, significant(resolved, 2))} puntos"  # as many digits as its IC: «±13», «±2.8»
     else:
         size = f"±{fmt_value(resolved, unit).lstrip('+')}"
     return f"{size} alrededor de la cifra (la mitad de su IC 95 %)"
@@ -438,6 +438,8 @@ def load_sentence(meta: dict | None) -> str:
             f"procesos en {rounds}"
         )
     steal = load.get("robo_maximo_pct")
-    if steal:
+    if steal and round(steal, 1) > 0:
         what += f", y el hipervisor se llevó hasta el {num(steal, 1)} % del tiempo de CPU (steal)"
+    elif steal:  # never «hasta el 0.0 %»
+        what += ", y el hipervisor no se llevó ni el 0.1 % del tiempo de CPU (steal)"
     return f"**Carga de la máquina.** Mientras medía esta corrida, {what}."

@@ -48,3 +48,13 @@ def test_notebook_00_speaks_one_format_and_no_english():
     for part in environment.root_only_parts():
         what = part.part.split(": ", 1)[1]
         assert what[:1] == what[:1].lower(), part.part
+
+
+def test_an_emulated_vm_says_why_without_calling_dev_kvm_the_cause(monkeypatch):
+    """«será emulada (TCG), porque /dev/kvm existe, pero…» gave the wrong cause: the reason follows a colon."""
+    monkeypatch.setattr(environment.vm, "availability", lambda: (True, ""))
+    reason = "/dev/kvm existe, pero un huésped no arranca con KVM en 20 s."
+    monkeypatch.setattr(environment.vm, "kvm_status", lambda: (False, reason))
+    line = environment.check_vm()[0]
+    text = " ".join(str(v) for v in vars(line).values())
+    assert f"será emulada (TCG): {reason}" in text and "porque" not in text, text

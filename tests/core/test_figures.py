@@ -117,6 +117,51 @@ def test_judge_all_judges_each_declared_figure_on_the_run():
     assert doubled[0].value == pytest.approx(2 * ratio.value) and doubled[0].note == "de esta corrida"
 
 
+def test_judging_is_judge_all_as_an_experiments_claims_function():
+    rng = np.random.default_rng(5)  # the run of test_judge_all_judges_each_declared_figure_on_the_run
+    drift = np.exp(rng.normal(0, 0.5, 8))
+    df = _raw(a=2 * drift * rng.normal(1, 0.01, 8), b=drift * rng.normal(1, 0.01, 8))
+    declared = (
+        SAID.but(figure=figs.Ratio(figs.Sel(engine="a", metric="t"), figs.Sel(engine="b", metric="t"))),
+    )
+    halved = lambda df: df.assign(value=np.where(df["engine"] == "a", df["value"] / 2, df["value"]))
+    noted = lambda said, df, meta: said.but(note="de esta corrida")
+    claims = figs.judging(declared, adapt=noted, prepare=halved)
+    (claim,) = claims(df)  # meta is optional, as the contract's claims(df, meta) takes it
+    (expected,) = figs.judge_all(declared, halved(df), None, adapt=noted)
+    assert claim == expected and claim.note == "de esta corrida"
+    assert claim.value == pytest.approx(1.0, rel=0.05) and claim.status == base.NO_SE_SOSTIENE
+    assert figs.judging(declared)(df, {})[0].status == base.SE_CONFIRMA
+
+
+def test_unless_gives_the_figure_or_no_comparable_and_ran_says_which_engines_were_measured():
+    rng = np.random.default_rng(5)  # the run of test_judge_all_judges_each_declared_figure_on_the_run
+    drift = np.exp(rng.normal(0, 0.5, 8))
+    df = _raw(a=2 * drift * rng.normal(1, 0.01, 8), b=drift * rng.normal(1, 0.01, 8))
+    ratio = figs.Ratio(figs.Sel(engine="a", metric="t"), figs.Sel(engine="b", metric="t"))
+    emulated = lambda df, meta: meta["emulada"]
+    unless = SAID.but(figure=figs.Unless(emulated, "aquí no se puede", {"tipo": "vm"}, ratio))
+    (judged,) = figs.judge_all([unless], df, {"emulada": False})
+    (plain,) = figs.judge_all(
+        [SAID.but(figure=figs.Custom(lambda s, df, meta: figs.judge_all([s.but(figure=ratio)], df, meta)))],
+        df,
+        {"emulada": False},
+    )
+    assert judged == plain and judged.status == base.SE_CONFIRMA
+    (deferred,) = figs.judge_all([unless], df, {"emulada": True})
+    assert deferred.status == base.NO_COMPARABLE and deferred.note == "aquí no se puede"
+    assert deferred.detail == {"tipo": "vm"} and deferred.n == 0
+    assert figs.ran("a")(df, None) and figs.ran("a", "b")(df, None)
+    assert not figs.ran("a", "c")(df, None) and not figs.ran("a")(df.iloc[:0], None)
+    on = lambda engine: SAID.but(
+        key=engine,
+        figure=figs.Ratio(
+            figs.Sel(engine=engine, metric="t"), figs.Sel(engine="b", metric="t"), when=figs.ran(engine)
+        ),
+    )
+    assert [c.key for c in figs.judge_all([on("a"), on("c")], df, {})] == ["a"]
+
+
 def test_a_sel_value_may_be_the_runs_own():
     df = _raw(a=[1.0] * 6, b=[2.0] * 6)
     data = figs.Data(df, {"elegido": "b"})

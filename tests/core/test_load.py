@@ -135,6 +135,21 @@ def test_a_figure_computed_from_the_whole_run_is_screened_on_the_run_s_load():
     assert arrays.status != vd.BAJO_CARGA and "carga_metrica" not in arrays.detail
 
 
+def test_a_figure_wrapped_in_a_custom_one_is_screened_once_on_its_own_rounds():
+    """A Custom that judges a declared figure (an instance chosen by the run, a path of the run's cluster)
+    leaves it as its own rounds left it: two loaded rounds of ten drop out and the quiet eight decide,
+    wrapped or not; the whole run's load does not take that verdict away a second time."""
+    df, meta = _run([18] * 8 + [45] * 2, [0] * 8 + [80] * 2)
+    wrapped = PODMAN_FASTER.but(
+        key="envuelta",
+        figure=fg.Custom(lambda said, df, meta: fg.judge_all([PODMAN_FASTER], df, meta)),
+    )
+    plain, through = fg.judge_all([PODMAN_FASTER, wrapped], df, meta)
+    assert plain.status == vd.SE_CONFIRMA and plain.detail["rondas_tranquilas"] == 8
+    assert through.status == plain.status and through.estimate == plain.estimate
+    assert through.detail == plain.detail
+
+
 def test_a_trend_the_pressure_does_not_see_gives_no_verdict():
     """The pressure stays within its quiet range, yet both arms slow down round after round (a clock that
     throttles): the per-round ratio rises with the round's order, the trend test fires, and the sentence

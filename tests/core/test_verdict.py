@@ -6,9 +6,10 @@ the margins of each kind of claim; the minimum of repetitions; the claims built 
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from helpers import stats
+from helpers import experiments, results, stats
 from helpers.experiments import figures as figs
 from helpers.experiments import verdict as base
 from helpers.experiments.verdict import Said
@@ -409,3 +410,10 @@ def test_a_claim_no_reasonable_n_decides_shows_its_figure_and_the_reason():
     assert "Lo más pequeño que esta corrida distingue: ÷/× 1.03" in common.claim_sentence(near)
     summary = "\n".join(common.verdict_summary([c, near]))
     assert "sin veredicto posible" in summary and "«s»" in summary
+
+
+@pytest.mark.parametrize("module", experiments.all_experiments(), ids=lambda m: m.EXPERIMENT)
+def test_a_run_without_rows_leaves_every_claim_without_data_and_raises_nothing(module):
+    """A run stopped before its first row (Ctrl-C, a full disk) still shows its claims: none decided."""
+    claims = module.claims(pd.DataFrame(columns=results.COLUMNS), {})
+    assert all(not c.decided and c.status != base.BAJO_CARGA for c in claims)

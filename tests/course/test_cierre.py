@@ -564,8 +564,9 @@ def test_the_summarys_running_is_the_work_alone_and_exec_is_launch(root, work, v
         claim = hashed.loc[engine, "veredicto"]
         assert claim.key == "hash_0" and verdict_words(claim) == verdict
         assert claim.value == pytest.approx(hashed.loc[engine, "tuyo"])  # judged on the row's own figure
-    page = experiments.read_claim(cierre, "ejecucion", "hash_0", root, engine="docker")
-    assert verdict_words(page) == "no se sostiene"  # 03 judges the chapter's form, exec inside, apart
+    for engine in ("docker", "podman"):  # 03 judges the same figure: one verdict for the claim, page and 09
+        page = experiments.read_claim(cierre, "ejecucion", "hash_0", root, engine=engine)
+        assert verdict_words(page) == verdict and page.value == pytest.approx(hashed.loc[engine, "tuyo"])
     launch = mine[mine["costo"] == "LAUNCH"].set_index("motor")
     assert list(launch.index) == ["docker", "podman"]
     exec_claim = experiments.read_claim(cierre, "ejecucion", "exec_1ms", root, engine="podman")
@@ -678,25 +679,41 @@ def test_a_row_its_latest_run_did_not_measure_is_not_called_without_a_run(root, 
 
 
 @pytest.mark.parametrize("work, verdict", [(1.0, "se confirma"), (1.3, "no se sostiene")])
-def test_a_summary_row_judged_here_on_the_work_alone_shows_its_pages_own_verdict(
-    root, monkeypatch, work, verdict
-):
-    """Where 09's «Tabla resumen» judges the chapter's hash claim on the work alone and 03 judges it as
-    the chapter measured it (exec inside), the row's note carries 03's verdict with its figure: the two
-    judgements of one claim are both on the page, each named, never one hidden behind the other."""
+def test_a_summary_row_never_hides_that_its_page_judged_the_claim_otherwise(root, monkeypatch, work, verdict):
+    """09's «Tabla resumen» and 03 give the chapter's hash claim one judgement: where they agree (same
+    figure, same verdict) the row says nothing more; where the row's figure is not the page's, its note
+    carries the page's verdict with its figure, so two judgements of one claim never read as one."""
+    from dataclasses import replace
+
+    from helpers.experiments import verdict as vd
+    from helpers.experiments.ejecucion import summary as ejecucion_summary
+
     _running_with_exec(root, work)
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
     vista.resumen(root=root)
-    table = shown[0].data
+    table = shown.pop().data
+    hashed = table[table["Qué"].str.contains("hash")]
     for engine in ("docker", "podman"):
-        row = table[table["Qué"].str.contains("hash") & (table["Motor"] == ENGINE_LABEL[engine])].iloc[0]
+        row = hashed[hashed["Motor"] == ENGINE_LABEL[engine]].iloc[0]
         page = experiments.read_claim(cierre, "ejecucion", "hash_0", root, engine=engine)
-        assert row["Tu veredicto"] == verdict
-        quantity = page.quantity.replace("`", "")
-        assert f"su cuaderno (03) la juzga sobre otra cifra, {quantity}" in row["Nota"]
-        assert row["Nota"].endswith(f": {verdict_words(page)}")
+        assert row["Tu veredicto"] == verdict_words(page) == verdict  # the page's own verdict
+        assert "su cuaderno" not in row["Nota"]
     assert not any("`" in str(cell) for cell in table.to_numpy().ravel())  # no raw markdown in a cell
+    # a row judged on another figure than its page's: the note names the page's verdict and figure
+    rows = tuple(
+        replace(r, verdict=lambda df, meta, e, r=r: replace(r.verdict(df, meta, e), status=vd.NO_CONCLUYENTE))
+        if r.verdict is not None
+        else r
+        for r in ejecucion_summary.CHAPTER_SUMMARY
+    )
+    monkeypatch.setattr(ejecucion, "CHAPTER_SUMMARY", rows)
+    vista.resumen(root=root)
+    table = shown.pop().data
+    row = table[table["Qué"].str.contains("hash") & (table["Motor"] == "Docker")].iloc[0]
+    page = experiments.read_claim(cierre, "ejecucion", "hash_0", root, engine="docker")
+    assert f"su cuaderno (03) la juzga sobre otra cifra, {page.quantity.replace('`', '')}" in row["Nota"]
+    assert row["Nota"].endswith(f": {verdict_words(page)}")
 
 
 def _short_answers(root) -> str:

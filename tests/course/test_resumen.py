@@ -44,6 +44,28 @@ def test_every_notebook_that_judges_shows_the_summary_before_its_verdicts():
         assert summary < verdicts, path.name
 
 
+def test_the_summary_comes_straight_after_the_panel():
+    """Nothing a reader must scroll past sits between a notebook's run and its five lines: no code cell
+    between the panel and the summary (03 once printed the load and margins there)."""
+    for path in sorted((PROJECT_ROOT / "notebooks").glob("0[1-8]_*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        sources = ["".join(c["source"]) for c in cells]
+        panel = next(i for i, s in enumerate(sources) if "panel.mostrar(" in s)
+        summary = next(i for i, s in enumerate(sources) if "resumen(panel.resultado())" in s)
+        between = [sources[i] for i in range(panel + 1, summary) if cells[i]["cell_type"] == "code"]
+        assert panel < summary and not between, (path.name, between)
+
+
+def test_a_notebook_that_is_not_the_closing_one_folds_the_closing_table():
+    """The LAUNCH/RUNNING/CAPACITY table of every run is 09's page; elsewhere it is a folded detail."""
+    for path in sorted((PROJECT_ROOT / "notebooks").glob("0[1-8]_*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] == "code" and "cierre.tabla(" in "".join(cell["source"]):
+                assert "detalle" in cell["metadata"].get("tags", []) and cell["metadata"].get("resumen"), (
+                    path.name
+                )
+
+
 def test_the_long_verdict_lists_are_folded_under_the_summary():
     for path in sorted((PROJECT_ROOT / "notebooks").glob("0[1-8]_*.ipynb")):
         for cell in json.loads(path.read_text())["cells"]:
@@ -107,3 +129,23 @@ def test_the_noise_sentence_counts_one_figure_in_the_singular_and_skips_claims_u
     assert "las 1 " not in one and "la única proporción" in one, one
     loaded = replace(_ratio(0.99, 1.01), status=vd.BAJO_CARGA)
     assert verdicts.resolution_sentence([loaded]) == ""
+
+
+def test_the_smallest_effect_on_a_percentage_has_the_digits_of_its_interval():
+    """«±13 puntos» beside «+36 % [+23, +49]», never «±12.70 puntos»; «±2.8» for a narrow one."""
+    from helpers.view import verdicts
+
+    assert verdicts.smallest_effect(12.7, "%").startswith("±13 puntos")
+    assert verdicts.smallest_effect(2.79, "%").startswith("±2.8 puntos")
+    assert verdicts.smallest_effect(1.28, "x").startswith("÷/× 1.28")
+
+
+def test_a_steal_that_rounds_to_zero_is_not_written_as_zero():
+    """«hasta el 0.0 % del tiempo de CPU» said nothing: a steal under 0.1 % says so in words."""
+    from helpers.view import verdicts
+
+    load = {"mediana": 16.1, "maximo": 17.5, "rondas": 6}
+    tiny = verdicts.load_sentence({"carga": {**load, "robo_maximo_pct": 0.04}})
+    some = verdicts.load_sentence({"carga": {**load, "robo_maximo_pct": 0.3}})
+    assert "0.0 %" not in tiny and "ni el 0.1 %" in tiny, tiny
+    assert "hasta el 0.3 %" in some, some

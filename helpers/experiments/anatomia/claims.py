@@ -1,16 +1,6 @@
-"""Three ideas about LAUNCH, each judged per engine on its figure (a figures.Formula of rungs, each a
-pandas Series indexed by round: every rung is measured in the same rounds, so each figure is computed
-round by round and its interval is the paired one of helpers.stats):
-
-- red_grande: the default network is at least a quarter of the `run` with it;
-- runtime_pequeno: runc is at most a fifth of it;
-- pool (per pool kind): a warm pool saves more than half of it.
-
-«Is Podman faster to start?» (the chapter's «fork-exec without a daemon» claim) is decided in notebook 01
-(arranque, claim `podman_mas_rapido`); this experiment cites it (READS) and shows its own figure for the
-engines' own parts (`run --network none` minus `runc run`) without a verdict of its own. The declarations
-are in claims.toml (helpers/experiments/declared.py).
-"""
+"""Three ideas about LAUNCH (claims.toml), each judged per engine on a figures.Formula of rungs measured
+in the same rounds, so paired by round; the pool is two claims (`pool_creado`, `pool_en_marcha`: one
+judgement each). «Is Podman faster to start?» is notebook 01's `podman_mas_rapido` (READS), not judged here."""
 
 from __future__ import annotations
 
@@ -18,8 +8,8 @@ import pandas as pd
 
 from ... import engines as eng
 from .. import declared
-from ..figures import judge_all
-from ..verdict import Claim, Said
+from ..figures import judging
+from ..verdict import Said
 from .rungs import RUNG_LABEL
 
 SOURCE = "una idea muy repetida sobre el arranque"
@@ -53,6 +43,4 @@ def as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
     return said.but(quantity=", ".join([said.quantity, who, *rung]))
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    """Network, runtime and warm pool per engine, each paired by round."""
-    return judge_all(JUDGED, df, meta, adapt=as_run)
+claims = judging(JUDGED, adapt=as_run)

@@ -138,8 +138,12 @@ def facts(res) -> Facts:
         side = vd.direction(lo, hi, stats.n_of(pool, run), around=0)
         if side == vd.ABOVE:
             word = "arranca menos con `start -a`, no más: aquí el pool no ahorra nada"
-        elif side in (vd.LEVEL, vd.NO_CONCLUYENTE):
+        elif side == vd.LEVEL:
             word = "no arranca más con `start -a` que con `run`: " + common.direction_words(side, around=0)
+        elif side == vd.NO_CONCLUYENTE:  # undecided: neither «more» nor «not more»
+            word = "quizá arranca algunos más con `start -a`, quizá los mismos: " + common.direction_words(
+                side, around=0
+            )
         elif side == vd.SIN_DATOS:
             word = (
                 f"arranca quizá más, quizá menos ({common.too_few(stats.n_of(pool, run)) or 'sin IC 95 %'})"

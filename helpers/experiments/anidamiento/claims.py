@@ -1,10 +1,6 @@
-"""Four claims on nesting. Three are the course repository's «experiment 4», second-hand: issue 14 of the
-course quotes them (its figures are data/reference/anidamiento.csv, `source = fdd_p26`), level 2 over
-level 1 paired by round: startup as it was probably timed (from the host, around the `exec`s), CPU work
-timed inside (its figure was work «by exec», and the claim is on RUNNING); the cause it gives is decided
-by notebook 05's claim «anidamiento» (READS). The fourth is the chapter's note «En Podman, se necesita
---privileged»: it holds when every step of the ladder without it failed. The declarations are in
-claims.toml (helpers/experiments/declared.py)."""
+"""Four claims on nesting (claims.toml): three of the course repository's «experiment 4», quoted by issue
+14 (data/reference/anidamiento.csv), level 2 over level 1 paired by round, the cause decided by notebook
+05's claim «anidamiento» (READS); and the chapter's «En Podman, se necesita --privileged»."""
 
 from __future__ import annotations
 
@@ -61,6 +57,4 @@ def syscall_claim() -> vd.Claim:
     return load.carried(claim, theirs)
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[vd.Claim]:
-    """The chapter's four claims on nesting, each decided by the one verdict rule."""
-    return fg.judge_all(SAID, df, meta)
+claims = fg.judging(SAID)

@@ -10,9 +10,9 @@ import numpy as np
 from ... import stats
 from ...experiments import anidamiento as n
 from ...experiments.anidamiento.analysis import arm_values
-from ...experiments.anidamiento.levels import METRIC_PSS, METRIC_START, METRIC_START_INNER
+from ...experiments.anidamiento.levels import METRIC_PSS, METRIC_START, METRIC_START_INNER, PRIV
 from ...view import common
-from ...view.anidamiento import BRAZO
+from ...view.anidamiento import BRAZO, PRIV_REPLACED
 from ..kit import ENGINE, Facts, missing_arms, run_sentence, run_tag
 
 FACTS = ("ci", "sin_privilegios", "mapa_uid", "niveles")
@@ -98,11 +98,13 @@ def _memory(res) -> Facts:
     if pss.empty:
         return {"ci": missing_arms(n.NOTEBOOK, "la memoria de un motor interior (no hubo brazos anidados)")}
     parts = []
+    modes = ((res.meta or {}).get("anidamiento") or {}).get("modos") or {}
     for (engine, variant), group in pss.groupby(["engine", "variant"], sort=False):
         mib = float(group["value"].astype(float).median())
         total = mib * CI_JOBS
+        replaced = variant == PRIV and (modes.get(engine) or {}).get("modo", "--privileged") != "--privileged"
         parts.append(
-            f"{ENGINE.get(engine, engine)}, {BRAZO.get(variant, variant)}: "
+            f"{ENGINE.get(engine, engine)}, {PRIV_REPLACED if replaced else BRAZO.get(variant, variant)}: "
             f"{common.fmt_value(mib, 'MiB', common.significant(mib))} de PSS, "
             f"así que {CI_JOBS} trabajos a la vez sumarían unos "
             + (

@@ -1,4 +1,5 @@
-"""Experiment 1's analysis: summaries per arm, ratios, the reference and the closing rows."""
+"""Experiment 1's analysis: summaries per arm, ratios, the reference and the closing rows; the run's setup
+and spreads beside the chapter's, in the notes its claims carry."""
 
 from __future__ import annotations
 
@@ -314,3 +315,50 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
+
+
+# ---------------------------------------------------------------- the run's setup beside the chapter's
+def setup_note(meta: dict | None) -> str:
+    """What our setup has that the chapter's did not say, for the claim on the daemonless path (Spanish;
+    "" when meta names neither engine)."""
+    engines = (meta or {}).get("engines") or {}
+    podman, docker = engines.get("podman") or {}, engines.get("docker") or {}
+    if not (podman or docker):
+        return ""
+    return (
+        f"Aquí: Docker {docker.get('server_version', '?')} y Podman {podman.get('server_version', '?')}, "
+        f"los dos con {podman.get('runtime') or docker.get('runtime') or '?'}; la red de Podman la arma "
+        f"{podman.get('network_backend', '?')}. `podman run` no es un solo fork-exec: lanza conmon, que "
+        "lanza el runtime, y prepara la red; el cuaderno 04 mide cada paso. El capítulo usó Docker 28.4.0 "
+        "y Podman 4.6.2."
+    )
+
+
+def spread_note(df: pd.DataFrame, meta: dict | None, role: str, chapter: dict) -> str:
+    """This run's spreads (IQR/median) with `role` beside the chapter's (`chapter`: {engine: (median, q1,
+    q3)}), and the storage this run's Podman keeps its layers with (the cause the chapter gives), for the
+    claim on Podman's wider IQR (Spanish)."""
+    here = [arm_series(df, meta, (e, role)) for e in ("podman", "docker")]
+    theirs = [(q3 - q1) / median for median, q1, q3 in (chapter["podman"], chapter["docker"])]
+    note = (
+        ""
+        if min(map(len, here)) < 2
+        else "IQR/mediana aquí: Podman {:.3f} y Docker {:.3f} ".format(
+            *(relative_iqr(s.to_numpy()) for s in here)
+        )
+        + f"(en el capítulo, {theirs[0]:.3f} y {theirs[1]:.3f}). "
+    )
+    iqr = [chapter[e][2] - chapter[e][1] for e in ("podman", "docker")]
+    note += (
+        f"En la tabla del capítulo el IQR absoluto de Podman no es mayor ({iqr[0]:.0f} frente a {iqr[1]:.0f} "
+        f"ms con «{role}»); relativo a la mediana sí, y esa es la lectura que se juzga."
+    )
+    podman = ((meta or {}).get("engines") or {}).get("podman") or {}
+    storage = podman.get("storage") or podman.get("storage_driver")
+    if storage:
+        note += f" Tu Podman guarda las capas con «{storage}»" + (
+            ": la causa que da el capítulo está presente."
+            if "fuse" in str(storage).lower()
+            else ", sin fuse-overlayfs: la causa que da el capítulo no está en esta máquina."
+        )
+    return note

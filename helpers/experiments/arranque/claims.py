@@ -1,17 +1,14 @@
-"""The chapter's claims on startup, judged on containers launched its way (`run --rm`, default network),
-each arm a Series by round: the arms are measured round-robin, so every figure is paired by round.
-`podman_mas_rapido` is the course's answer to «is Podman faster to start?», cited elsewhere through
-`experiments.read_claim`. Ratios keep the notebook's direction: Podman/Docker and Ubuntu/Alpine. The
-declarations are in claims.toml (helpers/experiments/declared.py)."""
+"""The chapter's claims on startup (claims.toml), judged on `run --rm` with the default network, arms
+paired by round; `podman_mas_rapido` answers «is Podman faster to start?» for the whole course."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from .. import declared
-from ..figures import Ratio, Sel, judge_all
-from ..verdict import Claim, Said
-from .analysis import arm_series, relative_iqr
+from ..figures import Ratio, Sel, judging
+from ..verdict import Said
+from .analysis import setup_note, spread_note
 from .measure import CONTAINER_VARIANT, METRIC
 
 # The chapter's table «Medianas y multiplicadores» (ms): median, q1, q3 (a test ties them to its raw rows).
@@ -44,49 +41,14 @@ PODMAN_2X = {dict(s.figure.detail)["role"]: s for s in SAID if s.key == "podman_
 
 
 def noted(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
-    """The run's own note: its setup, for the daemonless path; its spreads and storage, for the wider IQR."""
-    engines = (meta or {}).get("engines") or {}
-    podman, docker = engines.get("podman") or {}, engines.get("docker") or {}
+    """The run's own note (analysis.py words it): its setup, for the daemonless path; its spreads and
+    storage beside the chapter's table, for the wider IQR."""
     if said.key == "podman_mas_rapido":
-        return said.but(note=setup(podman, docker) if podman or docker else "")
+        return said.but(note=setup_note(meta))
     if said.key != "podman_iqr_amplio":
         return said
     role = dict(said.figure.detail)["role"]
-    here = [arm_series(df, meta, (e, role)) for e in ("podman", "docker")]
-    note = (
-        ""
-        if min(map(len, here)) < 2
-        else "IQR/mediana aquí: Podman {:.3f} y Docker {:.3f} ".format(
-            *(relative_iqr(s.to_numpy()) for s in here)
-        )
-        + f"(en el capítulo, {spread('podman', role):.3f} y {spread('docker', role):.3f}). "
-    )
-    iqr = [TABLE[(e, role)][2] - TABLE[(e, role)][1] for e in ("podman", "docker")]
-    note += (
-        f"En la tabla del capítulo el IQR absoluto de Podman no es mayor ({iqr[0]:.0f} frente a {iqr[1]:.0f} "
-        f"ms con «{role}»); relativo a la mediana sí, y esa es la lectura que se juzga."
-    )
-    storage = podman.get("storage") or podman.get("storage_driver")
-    if storage:
-        note += f" Tu Podman guarda las capas con «{storage}»" + (
-            ": la causa que da el capítulo está presente."
-            if "fuse" in str(storage).lower()
-            else ", sin fuse-overlayfs: la causa que da el capítulo no está en esta máquina."
-        )
-    return said.but(note=note)
+    return said.but(note=spread_note(df, meta, role, {e: TABLE[(e, role)] for e in ("podman", "docker")}))
 
 
-def setup(podman: dict, docker: dict) -> str:
-    """What our setup has that the chapter's did not say, for the claim on the daemonless path."""
-    return (
-        f"Aquí: Docker {docker.get('server_version', '?')} y Podman {podman.get('server_version', '?')}, "
-        f"los dos con {podman.get('runtime') or docker.get('runtime') or '?'}; la red de Podman la arma "
-        f"{podman.get('network_backend', '?')}. `podman run` no es un solo fork-exec: lanza conmon, que "
-        "lanza el runtime, y prepara la red; el cuaderno 04 mide cada paso. El capítulo usó Docker 28.4.0 "
-        "y Podman 4.6.2."
-    )
-
-
-def claims(df: pd.DataFrame, meta: dict | None) -> list[Claim]:
-    """The chapter's claims on startup, per image and per engine (default network only)."""
-    return judge_all(SAID, df, meta, adapt=noted)
+claims = judging(SAID, adapt=noted)

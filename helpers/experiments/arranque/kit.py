@@ -35,23 +35,33 @@ def facts(res) -> Facts:
             continue
         parts = [f"{common.fmt_value(r.mediana_ms, 'ms', 0)} ({r.role})" for r in rows.itertuples()]
         out[engine] = ", ".join(parts)
-    sentences = []
+    sentences, verdicts = [], []
     for claim in a.claims(df, meta):
         if claim.key != "podman_mas_rapido" or np.isnan(claim.value):
             continue
         side = vd.direction(claim.low, claim.high, claim.n)
         who = common.direction_words(side, "arranca antes Docker", "arranca antes Podman", n=claim.n)
+        verdicts.append(common.verdict_words(claim))
         sentences.append(
             f"con {claim.detail.get('role', '?')}, Podman/Docker = "
-            f"{common.fmt_ratio(claim.value, claim.low, claim.high)}, {who} (veredicto de 01 sobre "
-            f"«Podman arranca con menos sobrecarga»: «{common.verdict_words(claim)}»)"
+            f"{common.fmt_ratio(claim.value, claim.low, claim.high)}, {who}" + "{verdict}"
         )
+    # the verdict once when every image has the same one, else beside each image
+    same = len(set(verdicts)) == 1
+    sentences = [
+        text.format(verdict="" if same else f" (veredicto de 01: «{v}»)")
+        for text, v in zip(sentences, verdicts)
+    ]
     out["podman_docker"] = run_sentence(
         res,
         ", con la red por defecto (las condiciones del capítulo): ",
         sentences,
         missing_arms(nb, "Docker y Podman en las mismas rondas"),
     )
+    if sentences and same:
+        out["podman_docker"] += (
+            f" Veredicto de 01 sobre «Podman arranca con menos sobrecarga», con cada imagen: «{verdicts[0]}»."
+        )
     out["podman_docker_sin_red"] = _without_network(res)
     podman = (meta.get("engines") or {}).get("podman") or {}
     backend = podman.get("network_backend")

@@ -42,8 +42,8 @@ SIZE_PARAMS = ("megas", "tamano_mb")  # the parameter's name now, and in runs ma
 def tidy(df: pd.DataFrame) -> pd.DataFrame:
     """Add carga, lugar and entorno (bare / chroot / docker / podman) to raw or reference rows."""
     df = df.copy()
-    split = df["variant"].fillna("").str.partition(":")
-    df["carga"], df["lugar"] = split[0], split[2]
+    split = df["variant"].fillna("").astype(str).str.partition(":")
+    df["carga"], df["lugar"] = (split[i] if len(df) else "" for i in (0, 2))
     image = df["image"].fillna("")
     df["entorno"] = np.where((df["engine"] == "bare") & (image != ""), "chroot", df["engine"])
     return df
@@ -201,6 +201,19 @@ def io_base(carga: str, entorno: str, lugar: str) -> tuple[str, str, str] | None
     (arms.same_fs_base); None when there is none."""
     found = same_fs_base(carga, entorno, lugar)
     return None if found is None else (found[0], "bare", found[1])
+
+
+NO_LAYER_BASE = (
+    "Esta corrida no midió bare metal en el sistema de archivos de la capa (ni dejó escrito en meta.json "
+    "dónde escribió cada brazo): sin una línea base en el mismo sistema de archivos, la capa no se compara."
+)
+
+
+def no_io_base(meta: dict | None, entorno: str, lugar: str) -> str:
+    """Why an I/O arm has no baseline on its filesystem (Spanish): what meta.json `lineas_base` says, or,
+    on an older run that does not say, NO_LAYER_BASE."""
+    motive = (((meta or {}).get("lineas_base") or {}).get(f"{entorno}:{lugar}") or {}).get("motivo")
+    return f"Sin línea base en el mismo sistema de archivos: {motive}" if motive else NO_LAYER_BASE
 
 
 OVERHEAD_COLUMNS = [

@@ -1,23 +1,6 @@
-"""The claims about RUNNING that notebook 03 judges per engine, each with its figure (figures.judge_all):
-
-- `exec`, in its two readings of «< 1 ms (solo la syscall exec)», both LAUNCH: what a user waits for
-  (`exec_1ms`, timed from the host) and one new process timed inside the container (`exec_1ms_dentro`),
-  each judged as the ratio its table gives on one machine, exec ÷ `run` (< 1 ms ÷ ~428 ms), against the
-  same engine's `run` in experiment 1's latest run (READS); the milliseconds are shown beside it,
-  unjudged (verdict.OTHER_MACHINE);
-- hash ~0 % and sort +6-8 % as the chapter measured them: `exec` end to end against the host's binaries
-  (the work alone against the chroot is the explanation, analysis.explanation, not a second verdict);
-- sort's buffer, «~20 MB» (`sort_20mb`) asked for with mmap() (`sort_mmap`), per engine: the memory
-  `cronometro --pico sort` read from /proc while sort ran, in each round of the sort arm;
-- writes in the overlay layer ~20 % slower than bare metal, a volume back to native speed, small files
-  (`archivos_pequenos`, which 09 cites) and copy-up (`copia_capa`), the course's own;
-- the bottom line (`dos_horas_10_min`, which 09 reads): 2 h × the overhead of the work alone against its
-  fairest baseline, for hash and sort.
-
-The declarations are in claims.toml (helpers/experiments/declared.py). Overheads are % of the baseline's
-median, paired by round. An I/O claim is judged against bare metal on the arm's filesystem
-(analysis.io_base), else «no comparable» with the reason; against a baseline that is unstable on its own
-(analysis.shaky_against) the rule says «inestable» and the page «repite»."""
+"""The claims about RUNNING that notebook 03 judges per engine (declared in claims.toml): the figures
+that need code. Overheads are % of the baseline's median, paired by round; an I/O claim is judged against
+bare metal on the arm's filesystem (analysis.io_base), else «no comparable» with the reason."""
 
 from __future__ import annotations
 
@@ -29,17 +12,10 @@ from ... import stats
 from .. import declared, read_run
 from .. import ejecucion as this
 from ..arranque.analysis import arm_series
-from ..figures import MEDIAN, judge_all, median, ratio
+from ..figures import MEDIAN, judging, median, ratio
 from ..verdict import Claim, Said, beside, judge, missing, not_comparable, outcome
-from .analysis import fair_base, io_base, samples, shaky_against, tidy
-from .arms import (
-    BASE_NAMES,
-    EXEC_INSIDE,
-    MEMORY_METRICS,
-    METRIC_E2E,
-    METRIC_WORK,
-    PLACE_NAMES,
-)
+from .analysis import fair_base, io_base, no_io_base, samples, shaky_against, tidy
+from .arms import BASE_NAMES, EXEC_INSIDE, MEMORY_METRICS, METRIC_WORK, PLACE_NAMES
 
 SOURCE = "el capítulo original"
 WORK_MINUTES, LIMIT_MINUTES = 120, 10.0
@@ -59,10 +35,6 @@ PODMAN_EXEC = {
     "docker": "",
     "podman": " El capítulo lo dijo de `docker exec`; Podman es la variante del curso.",
 }
-NO_LAYER_BASE = (
-    "Esta corrida no midió bare metal en el sistema de archivos de la capa (ni dejó escrito en meta.json "
-    "dónde escribió cada brazo): sin una línea base en el mismo sistema de archivos, la capa no se compara."
-)
 
 
 def overhead_claim(
@@ -82,15 +54,15 @@ def overhead_claim(
     return judge(said, est, unstable=shaky_against(values, base), detail=detail)
 
 
-def as_chapter(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carga: str) -> Claim:
-    """Hash or sort as the chapter measured them: `exec` end to end against the host's binaries."""
+def work_alone(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carga: str) -> Claim:
+    """Hash or sort as RUNNING: the work alone against the host's binaries (`exec` is LAUNCH: exec_1ms)."""
     detail = {"engine": engine, "base": "bare", "carga": carga}
-    return overhead_claim(said, *(samples(df, METRIC_E2E, carga, e) for e in (engine, "bare")), detail)
+    return overhead_claim(said, *(samples(df, METRIC_WORK, carga, e) for e in (engine, "bare")), detail)
 
 
 def in_place(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carga: str, place: str) -> Claim:
     """An I/O workload in one place of a container against bare metal on the same filesystem; «no
-    comparable» when the run has none (meta.json `lineas_base` says why; an older run, NO_LAYER_BASE)."""
+    comparable» when the run has none (analysis.no_io_base says why)."""
     base, base_env, base_place = io_base(carga, engine, place)
     detail = {"engine": engine, "base": base, "carga": carga, "lugar": place}
     where = f"{PLACE_NAMES[place]} de {eng.DISPLAY[engine]} frente a {BASE_NAMES[base]}"
@@ -98,10 +70,7 @@ def in_place(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carga
     values = samples(df, METRIC_WORK, carga, engine, place)
     base_values = samples(df, METRIC_WORK, carga, base_env, base_place)
     if values.size and not base_values.size:
-        why = ((meta or {}).get("lineas_base") or {}).get(f"{engine}:{place}") or {}
-        motive = why.get("motivo")
-        reason = f"Sin línea base en el mismo sistema de archivos: {motive}" if motive else NO_LAYER_BASE
-        return not_comparable(said, reason, detail)
+        return not_comparable(said, no_io_base(meta, engine, place), detail)
     return overhead_claim(said, values, base_values, detail)
 
 
@@ -158,6 +127,4 @@ BY_KEY = {s.key: s for s in SAID}
 SORT_6_8 = {dict(s.ref.select)["engine"]: s for s in SAID if s.key == "sort_6_8"}
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    """The claims about RUNNING, per engine (see the module docstring)."""
-    return judge_all(JUDGED, tidy(df), meta)
+claims = judging(JUDGED, prepare=tidy)

@@ -6,7 +6,15 @@ from __future__ import annotations
 from ... import stats
 from ...experiments import ejecucion as x
 from ...experiments import verdict as vd
-from ...experiments.ejecucion.analysis import exec_costs, io_base, overheads, samples, shaky_against, tidy
+from ...experiments.ejecucion.analysis import (
+    exec_costs,
+    io_base,
+    layer_vs_volume,
+    overheads,
+    samples,
+    shaky_against,
+    tidy,
+)
 from ...experiments.ejecucion.arms import BASE_NAMES, EXEC_INSIDE, LAYER_BASE, METRIC_WORK, WORKLOAD_NAMES
 from ...view import common
 from ..kit import ENGINE, Facts, about, missing_arms, run_sentence, run_tag
@@ -91,45 +99,41 @@ def _times_less(costs, inside_row) -> str:
 
 def _places(x, res, carga: str) -> str:
     """A workload's overhead in the layer and in the volume, per engine, each against bare metal on its
-    own filesystem, and whether the two intervals overlap (a description of the intervals, not a
-    verdict). A figure against an unstable baseline is not given: «inestable: repite»."""
+    own filesystem with the reading of its interval («inestable: repite» against an unstable baseline),
+    then the layer against the same container's volume, paired by round: the figure that says whether the
+    layer itself costs (never two intervals compared by their ends)."""
     over = fair_overheads(overheads(res.df), carga, list(ENGINE))
     if over.empty:
         return missing_arms(x.NOTEBOOK, f"«{WORKLOAD_NAMES[carga]}» dentro de un contenedor")
+    lv = layer_vs_volume(res.df)
     parts = []
     for engine in ENGINE:
         mine = over[over["entorno"] == engine].set_index("lugar")
         if not {"capa", "volumen"} <= set(mine.index):
             continue
-        layer, volume = mine.loc["capa"], mine.loc["volumen"]
-        if layer.inestable or volume.inestable:  # say which place: the other one's figure still stands
-            cells = [
-                f"{name} ({common.overhead_words(vd.INESTABLE, 0)})"
-                if row.inestable
-                else f"{name} {common.fmt_value_interval(row.sobrecarga_pct, row.ic_bajo_pct, row.ic_alto_pct, '%')}"
-                for name, row in (("la capa", layer), ("el volumen", volume))
-            ]
-            parts.append(f"en {ENGINE[engine]}, " + " y ".join(cells))
-            continue
-        bounds = (layer.ic_bajo_pct, layer.ic_alto_pct, volume.ic_bajo_pct, volume.ic_alto_pct)
-        if any(b != b for b in bounds):  # no IC below MIN_N rounds: nothing to say of their overlap
-            overlap = common.too_few(int(min(layer.n, volume.n))) or "sin IC 95 %"
-        else:
-            together = stats.intervals_overlap(bounds[:2], bounds[2:])
-            overlap = f"sus IC {'se solapan' if together else 'no se solapan'}"
-        parts.append(
-            f"en {ENGINE[engine]}, la capa "
-            f"{common.fmt_value_interval(layer.sobrecarga_pct, layer.ic_bajo_pct, layer.ic_alto_pct, '%')} y el "
-            f"volumen {common.fmt_value_interval(volume.sobrecarga_pct, volume.ic_bajo_pct, volume.ic_alto_pct, '%')}"
-            f" ({overlap})"
-        )
+        places = [
+            f"{name}: {_overhead(mine.loc[place])}"
+            for place, name in (("capa", "la capa"), ("volumen", "el volumen"))
+        ]
+        pair = lv[(lv["carga"] == carga) & (lv["entorno"] == engine)]
+        if len(pair):
+            places.append(f"la capa frente al volumen, ronda a ronda: {_overhead(pair.iloc[0])}")
+        parts.append(f"en {ENGINE[engine]}, " + ", ".join(places[:-1]) + " y " + places[-1])
     if not parts:
         return missing_arms(x.NOTEBOOK, f"«{WORKLOAD_NAMES[carga]}» en la capa y en un volumen")
     return (
-        f"En la {run_tag(res)}, cada lugar frente a bare metal en su mismo sistema de archivos: "
+        f"En la {run_tag(res)}, frente a bare metal en su mismo sistema de archivos (trabajo solo): "
         + "; ".join(parts)
         + "."
     )
+
+
+def _overhead(r) -> str:
+    """«+3.5 % [−3.7, +17] (no se distingue hacia qué lado …)», or «sin cifra (medición inestable: repite)»."""
+    if bool(r.get("inestable", False)) or r["direccion"] == vd.INESTABLE:
+        return f"sin cifra ({common.overhead_words(vd.INESTABLE, 0)})"
+    figure = common.fmt_value_interval(r["sobrecarga_pct"], r["ic_bajo_pct"], r["ic_alto_pct"], "%")
+    return f"{figure} ({common.overhead_words(r['direccion'], int(r['n']))})"
 
 
 def _where(place: dict) -> str:

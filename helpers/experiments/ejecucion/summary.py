@@ -16,7 +16,7 @@ from ..summary import NAN, Figure, SummaryRow, declared
 from ..verdict import Claim
 from .analysis import samples, tidy
 from .arms import EXEC_TRUE, METRIC_E2E, METRIC_WORK
-from .claims import SAID, SORT_6_8, overhead_claim
+from .claims import SAID, SORT_6_8, work_alone
 
 
 def overhead_pct(workload: str, df: pd.DataFrame, meta: dict | None, engine: str) -> Figure:
@@ -37,22 +37,15 @@ def overhead_pct(workload: str, df: pd.DataFrame, meta: dict | None, engine: str
 
 
 def work_claim(key: str, workload: str, df: pd.DataFrame, meta: dict | None, engine: str) -> Claim:
-    """The chapter's claim on a workload judged by the one rule (claims.overhead_claim, as 03 judges
-    every overhead) on the row's figure: the work alone against the host's binaries."""
+    """The chapter's claim on a workload as 03 judges it (claims.work_alone, the row's own figure: the work
+    alone against the host's binaries)."""
     said = SORT_6_8[engine] if key == SORT_6_8[engine].key else declared(SAID, key)
     said = said.but(
         statement=f"{said.statement} ({eng.DISPLAY[engine]}; el trabajo solo)",
         quantity=f"sobrecarga del trabajo solo (sin `exec`) en {eng.DISPLAY[engine]} frente a los binarios "
         "del host",
     )
-    data = tidy(df)
-    detail = {"engine": engine, "base": "bare", "carga": workload}
-    return overhead_claim(
-        said,
-        samples(data, METRIC_WORK, workload, engine),
-        samples(data, METRIC_WORK, workload, "bare"),
-        detail,
-    )
+    return work_alone(said, tidy(df), meta, engine, workload)
 
 
 def exec_ms(df: pd.DataFrame, meta: dict | None, engine: str) -> Figure:

@@ -1,9 +1,5 @@
-"""The chapter's claims about launching N containers and their memory, each declared with its figure and
-judged by the one rule (figures.judge_all) in the chapter's own terms: a figure at 20 containers is judged
-at N = 20, with n counting repetitions; launch times only under the chapter's conditions (default network,
-one launch after another). «Is Podman faster to start?» is decided in notebook 01
-(arranque.podman_mas_rapido); this notebook cites it (view.escala.respuesta_de_01). The declarations are
-in claims.toml (helpers/experiments/declared.py)."""
+"""The chapter's claims on launching N containers and their memory (claims.toml), in its own terms: a figure
+at 20 containers at N = 20 (n: repetitions); launch times only with its default network, one at a time."""
 
 from __future__ import annotations
 
@@ -12,11 +8,10 @@ import math
 import pandas as pd
 
 from ... import engines as eng
-from ... import stats
 from .. import declared
-from ..figures import Custom, judge_all, ratio
+from ..figures import Custom, judging, ratio
 from ..verdict import Claim, Said, judge, missing, not_comparable
-from .analysis import SEED_CROSSOVER, both, by_round, crossover, launch_conditions, wide
+from .analysis import SEED_CROSSOVER, both, by_round, crossover, growth_note, launch_conditions, wide
 from .per_n import fixed_ratio, ratio_at, seed_crossover, steadiness
 
 CHAPTER_N = 20
@@ -55,32 +50,13 @@ def crossover_claim(said: Said, df: pd.DataFrame) -> Claim:
     return judge(said, figure, detail=detail) if figure.n else missing(said, detail)
 
 
-def _growth(value: float, low: float, high: float) -> str:
-    """One engine's growth as the course writes a ratio: «1.15× [1.10, 1.40]»; the figure alone when its
-    rounds are too few for an interval."""
-    if stats.any_nan(low, high):
-        return f"{value:.2f}×"
-    return f"{value:.2f}× [{low:.2f}, {high:.2f}]"
-
-
 def steady_claim(said: Said, df: pd.DataFrame) -> Claim:
     figure, own = steadiness(df)
     if figure.n == 0:
         return missing(said)
     ns = sorted(int(n) for n in wide(df).query("n > 0")["n"].unique())
-    here = "; ".join(
-        f"{eng.DISPLAY[e]} {_growth(v, lo, hi)}" for e, (v, lo, hi) in sorted(own.items(), reverse=True)
-    )
-    note = (
-        "Un cuello de botella en el daemon hace crecer con N el tiempo por contenedor de Docker: la "
-        "afirmación se sostiene si el de Podman crece al menos un 5 % menos (el margen de «ahorra»). "
-        f"Cuánto crece el tiempo por contenedor de N = {ns[0]} a N = {ns[-1]}, según la pendiente de "
-        f"cada ronda: {here}. La tabla del capítulo (Podman de 123 a 190 ms y Docker de 220 a 350 ms, "
-        "con N = 1, 5, 10 y 20) no crece con N en ninguno de los dos: sus rangos son ruido entre N."
-    )
-    return judge(
-        said.but(note=note), figure, detail={"crecimiento": own, "n_menor": ns[0], "n_mayor": ns[-1]}
-    )
+    detail = {"crecimiento": own, "n_menor": ns[0], "n_mayor": ns[-1]}
+    return judge(said.but(note=growth_note(ns, own)), figure, detail=detail)
 
 
 def fixed_claim(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
@@ -90,11 +66,9 @@ def fixed_claim(said: Said, df: pd.DataFrame, meta: dict | None) -> Claim:
     return judge(said, figure, detail={"n_mayor": top}) if figure.n else missing(said, {"falta_n": 0})
 
 
-def flat_claim(said: Said, df: pd.DataFrame, meta: dict | None, engine: str) -> Claim | None:
+def flat_claim(said: Said, df: pd.DataFrame, meta: dict | None, engine: str) -> Claim:
     """KB per container stays flat with N: largest N over smallest N, paired by round (every round
-    launches each N of each engine, in its shuffled order); no claim for an engine the run did not measure."""
-    if not len(df) or engine not in set(df["engine"]):
-        return None
+    launches each N of each engine, in its shuffled order)."""
     w = wide(df)
     ns = sorted(n for n in w[w["engine"] == engine]["n"].unique() if n > 0)
     detail = {"engine": engine, "ratio": "n_mayor_sobre_n_menor"}
@@ -112,6 +86,4 @@ ENGINES = sorted(eng.DISPLAY)  # every engine's, in this order (a claim per engi
 SAID, JUDGED = declared.read(__package__, globals())
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    """The chapter's claims about launching N containers and their memory."""
-    return judge_all(JUDGED, df, meta)
+claims = judging(JUDGED)

@@ -30,7 +30,7 @@ def facts(res) -> Facts:
         mib = float(row[metric]) / (1024 if unit == "KB" else 1)
         out[f"memoria_{engine}"] = f"{ENGINE[engine]} {common.fmt_value(mib, 'MiB', 2)} (N = {int(row['n'])})"
     free = (res.meta.get("host") or {}).get("memory_available_bytes")
-    sentences = []
+    sentences, heavier = [], {}
     for basis in ("rss", "pss"):
         bill = memory_bill(res.df, basis)
         fit = crossover(res.df, basis)["fit"]
@@ -46,19 +46,28 @@ def facts(res) -> Facts:
             last = bill[bill["engine"] == engine].dropna(subset=["ayudantes_kb", "cgroup_kb"]).tail(1)
             if len(last):
                 helper = float(last["ayudantes_kb"].iloc[0]) > float(last["cgroup_kb"].iloc[0])
-                text += ", y por contenedor pesa más " + (
+                heavier[(basis, engine)] = (
                     "su ayudante que su cgroup" if helper else "su cgroup que su ayudante"
                 )
             parts.append(text)
         sentences.append(f"con {basis.upper()}, " + "; ".join(parts))
     out["pss_ayudantes"] = _helpers_pss(res)
     out["cruce"] = _crossings(res)
-    memory = f" en los {common.fmt_value(free / 2**30, 'GiB', 1)} libres que tenía al medir" if free else ""
+    memory = f", en los {common.fmt_value(free / 2**30, 'GiB', 1)} libres que tenía al medir" if free else ""
     bill = (
         f"En la {run_tag(res)}{memory}, la recta de la factura: " + ". Y ".join(sentences) + "."
         if sentences
         else ""
     )
+    if bill and heavier:  # what weighs more per container, once when every engine and count agree
+        said = sorted(set(heavier.values()))
+        bill += (
+            f" Por contenedor pesa más {said[0]}, en los dos motores y con las dos cuentas."
+            if len(said) == 1 and len(heavier) == 4
+            else " Por contenedor pesa más "
+            + "; ".join(f"{what} en {ENGINE.get(e, e)} con {b.upper()}" for (b, e), what in heavier.items())
+            + "."
+        )
     out["caben"] = (
         _fit(res, bill) if bill else missing_arms(e.NOTEBOOK, "la factura de memoria de los dos motores")
     )

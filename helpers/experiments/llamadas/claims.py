@@ -1,17 +1,5 @@
-"""The document's claims about system calls in containers («Benchmark 01: Namespace Syscall Overhead»),
-each declared in its form, with its figure, and judged by the one rule:
-
-- contenedor_11 / contenedor_tabla (per engine): its own run, +11 % (268.83 → 298.31 ns), and its
-  per-CPU table, +24 to +30 %; esperado_host / esperado_contenedor: the ns it expects (absolute figures);
-- causa_pid: the cause is PID translation, so a PID namespace alone should cost that 11 %;
-- anidamiento: each nesting level adds cost (notebook 07 reads it by key), against the floor of «adds»;
-- entre_cpus: similar on every CPU («no comparable» on one machine);
-- exec_1_9ms (per engine): an exec costs about 1.9 ms: milliseconds of another machine with no
-  same-machine counterpart in the document, «no comparable» (OTHER_MACHINE), experiment 3's `exec true`
-  (READS) shown beside it.
-
-Every figure is computed round by round (the arms are paired by `rep`), on the thread's CPU time. The
-declarations are in claims.toml (helpers/experiments/declared.py)."""
+"""The claims of «Benchmark 01: Namespace Syscall Overhead» (claims.toml), figures computed round by round
+on the thread's CPU time; «~1.9 ms per exec» is «no comparable», experiment 3's `exec true` beside it."""
 
 from __future__ import annotations
 
@@ -21,7 +9,7 @@ from ... import engines as eng
 from ... import stats
 from .. import declared, ejecucion, read_run
 from .. import llamadas as this
-from ..figures import formula, judge_all
+from ..figures import formula, judging, ran
 from ..runner import Resultado
 from ..verdict import OTHER_MACHINE, Claim, Said, beside, missing, not_comparable
 from .analysis import nesting_series, per_level_slope, series
@@ -64,7 +52,7 @@ def exec_figure(said: Said, df: pd.DataFrame, meta: dict | None) -> list[Claim]:
 def in_run(engine: str):
     """when(df, meta) of a claim on one engine: the document measured Docker, so its claims are always
     said; another engine's, when it ran."""
-    return lambda df, meta: engine == "docker" or (df is not None and len(df) and engine in set(df["engine"]))
+    return lambda df, meta: engine == "docker" or ran(engine)(df, meta)
 
 
 SAID, JUDGED = declared.read(__package__, globals())
@@ -96,6 +84,4 @@ def exec_claims(exec_run: Resultado | None) -> list[Claim]:
     return out
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    """The document's claims, each decided by the one verdict rule."""
-    return judge_all(JUDGED, df, meta, pick=lambda df, meta, sel: series(df, **dict(sel.where)))
+claims = judging(JUDGED, pick=lambda df, meta, sel: series(df, **dict(sel.where)))

@@ -9,7 +9,7 @@ binary-only images and `make setup`; start.py: starting an arm's server and find
 kube.py: the Kubernetes arms (their Pods on the run's one cluster, their way in from 127.0.0.1);
 load.py: wrk, and the one function that builds a load target (127.0.0.1 and a port this run published,
 nothing else); measure.py: Config, cpu_layout and run(); analysis.py: summaries, the reference, closing
-rows; claims.py: the source's claims.
+rows, the run's conditions; claims.py: the source's claims.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The network experiment's analysis: one row per server and arm, the loss against native, the
-reference's ratios next to the live ones, and the closing rows."""
+reference's ratios next to the live ones, the closing rows, and the run's conditions beside the
+document's (its wrk load, its Docker's security), which the claims are judged under."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from ..contract import CLOSING_COLUMNS
 from . import servers
 from .arms import ARM_SPECS, arm_label
 from .kube import CPU_METRICS as K8S_CPU_METRICS
+from .measure import SEED_PRESET
 
 BASELINE = ("bare", "nativo")
 MAIN_SERVERS = ("nethttp", "gin", "actix", "rocket")  # the first one present is the one the claims read
@@ -242,3 +244,69 @@ def closing_rows(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows, columns=CLOSING_COLUMNS)
+
+
+# ---------------------------------------------------------------- the run's conditions beside the document's
+def load_words(hilos, conexiones, duracion_s) -> str:
+    return f"wrk -t{hilos} -c{conexiones} -d{duracion_s}s"
+
+
+def by_hand(*names: str, duration_key: str = "duracion_s") -> str:
+    """How to judge a claim no button runs: the document's load with these servers (Spanish)."""
+    listed = " y ".join(f"{servers.SERVERS[n].label} («{n}»)" for n in names)
+    return (  # the names of 06's parameters cell, where a student changes them
+        f"Para juzgarla, corre el experimento con HILOS = 12, CONEXIONES = 400, {duration_key.upper()} = 30 y "
+        f"{listed} en SERVIDORES."
+    )
+
+
+def at_document_load(duration_key: str, how: str, what: str, why: str):
+    """incomparable(df, meta) for a figure the document measured with its load: "" on a run with that
+    load (wrk's duration read from `duration_key`: duracion_s, or duracion_k8s_s on Kubernetes),
+    otherwise why `what` cannot be compared (`why`) and `how` to judge it (Spanish)."""
+
+    def reason(df: pd.DataFrame, meta: dict | None) -> str:
+        p = (meta or {}).get("parameters") or {}
+        ours = {
+            "hilos": p.get("hilos"),
+            "conexiones": p.get("conexiones"),
+            "duracion_s": p.get(duration_key, p.get("duracion_s")),
+        }
+        if ours == SEED_PRESET:
+            return ""
+        return (
+            f"El documento midió {what} con {load_words(**SEED_PRESET)}; esta corrida usó "
+            f"{load_words(*(v if v is not None else '?' for v in ours.values()))}. {why} {how}"
+        )
+
+    return reason
+
+
+def conditions(meta: dict | None) -> str:
+    """Our load beside the document's, from the run's parameters (a sentence for the verdict line)."""
+    p, host = ((meta or {}).get(k) or {} for k in ("parameters", "host"))
+    return (
+        f"Condiciones: aquí wrk -t{p.get('hilos', '?')} -c{p.get('conexiones', '?')} "
+        f"-d{p.get('duracion_s', '?')}s contra 127.0.0.1 en {host.get('cpu_cores', '?')} núcleos, servidor y "
+        "wrk en CPU distintas; el documento, wrk -t12 -c400 -d30s contra localhost en una máquina que no "
+        "describe."
+    )
+
+
+def security_setup(meta: dict | None) -> str:
+    """What «switched off» means here, and what differs from the document's Docker (from the run's meta)."""
+    docker = ((meta or {}).get("engines") or {}).get("docker") or {}
+    options = docker.get("security_options")
+    apparmor = (
+        "no sabemos si AppArmor está activo"
+        if options is None
+        else "AppArmor también está activo y queda encendido"
+        if "apparmor" in " ".join(map(str, options))
+        else "AppArmor no está activo en este Docker"
+    )
+    return (
+        "Lo que se apaga aquí es seccomp, el filtro que revisa cada llamada al sistema del servidor: lo "
+        "único de la seguridad de Docker que actúa en cada petición. Namespaces y cgroups no se apagan sin "
+        f"dejar de ser un contenedor; {apparmor}. Docker {docker.get('server_version') or '?'} aquí; el "
+        "documento no dice su versión ni su configuración."
+    )

@@ -1,22 +1,16 @@
-"""The claims of «Container Performance Testing» (seed 003) on HTTP in containers, declared in claims.toml
-(helpers/experiments/declared.py) and judged on the run's main server (net/http if present), arms paired by
-round: Docker's loss against native, the security processing the Conclusion blames for it (the same Docker
--p container with seccomp off), gin against net/http, and its Kubernetes loss on each Kubernetes path this
-run measured. Its two losses are judged only on a run with its load (`wrk -t12 -c400 -d30s`,
-`at_document_load`): at any other they are «no comparable», with the reason. So are its latency column
-(Docker and Kubernetes over native, per server: wrk's average latency, mostly queueing at that load) and
-actix-web against Rocket in its appendix. Its absolute per-thread column is «no comparable» at any load."""
+"""The claims of «Container Performance Testing» (seed 003) on HTTP, declared in claims.toml and judged on
+the run's main server (net/http if present), arms paired by round: the figures that need code, and the
+claimed numbers data/reference/red.csv holds. The conditions they are judged under are analysis.py's."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from .. import declared
-from ..figures import Custom, Data, Difference, Figure, Ratio, Sel, judge_all
+from ..figures import Custom, Data, Figure, Ratio, Sel, judging
 from ..verdict import OTHER_MACHINE, Claim, Said, missing
 from . import servers
-from .analysis import BASELINE, main_server
-from .measure import SEED_PRESET
+from .analysis import BASELINE, at_document_load, conditions, main_server, security_setup
 
 SOURCE = "«Container Performance Testing»"  # its title, quoted like every source title
 APPENDIX_PER_THREAD = 8780.0  # net/http natively: the per-thread Req/Sec the table copied (8.78k)
@@ -58,67 +52,26 @@ def on_server(df: pd.DataFrame, meta: dict | None) -> dict:
     return {"servidor": server} if (server := main_server(df)) else {}
 
 
-def load_words(hilos, conexiones, duracion_s) -> str:
-    return f"wrk -t{hilos} -c{conexiones} -d{duracion_s}s"
-
-
-def by_hand(*names: str, duration_key: str = "duracion_s") -> str:
-    """How to judge a claim no button runs: the document's load with these servers (Spanish)."""
-    listed = " y ".join(f"{servers.SERVERS[n].label} («{n}»)" for n in names)
-    return (  # the names of 06's parameters cell, where a student changes them
-        f"Para juzgarla, corre el experimento con HILOS = 12, CONEXIONES = 400, {duration_key.upper()} = 30 y "
-        f"{listed} en SERVIDORES."
-    )
-
-
-def at_document_load(duration_key: str, how: str, what: str, why: str):
-    """incomparable(df, meta) for a figure the document measured with its load: "" on a run with that
-    load (wrk's duration read from `duration_key`: duracion_s, or duracion_k8s_s on Kubernetes),
-    otherwise why `what` cannot be compared (`why`) and `how` to judge it (Spanish)."""
-
-    def reason(df: pd.DataFrame, meta: dict | None) -> str:
-        p = (meta or {}).get("parameters") or {}
-        ours = {
-            "hilos": p.get("hilos"),
-            "conexiones": p.get("conexiones"),
-            "duracion_s": p.get(duration_key, p.get("duracion_s")),
-        }
-        if ours == SEED_PRESET:
-            return ""
-        return (
-            f"El documento midió {what} con {load_words(**SEED_PRESET)}; esta corrida usó "
-            f"{load_words(*(v if v is not None else '?' for v in ours.values()))}. {why} {how}"
-        )
-
-    return reason
-
-
-def on_kubernetes_paths(figure_of_path, quantity_of_path: str, server=main_server):
-    """Custom(fn): a claim on Kubernetes judged on each Kubernetes path of the run: figure_of_path(variant,
-    detail) → an optional Figure on that path's arm; quantity_of_path, its quantity with {} for the path,
-    with the server (`server(df)`) named."""
+def on_kubernetes_paths(shape, words: str, server=main, metric: str = "req_s", **figure_options):
+    """Custom(fn): a claim on Kubernetes judged on each Kubernetes path of the run: shape(that path's arm,
+    native's) of `metric` on `server` (the run's main one, or a name), e.g. Ratio or Difference with
+    `figure_options`, no claim for a path the run did not measure; its quantity `words` with {} for the
+    path, the server named."""
 
     def judged(said: Said, df: pd.DataFrame, meta: dict | None) -> list[Claim]:
         out = []
-        name = server(df)
-        for variant, words in K8S_PATHS.items():
-            figure = figure_of_path(
-                variant, lambda df, meta, v=variant: {**({"servidor": name} if name else {}), "camino": v}
-            )
-            quantity = quantity_of_path.format(words)
-            if name:
-                quantity += f" ({servers.SERVERS[name].label})"
+        name = server(df, meta) if callable(server) else server
+        for variant, path in K8S_PATHS.items():
+            detail = lambda df, meta, v=variant: {**({"servidor": name} if name else {}), "camino": v}
+            kube, native = arm("kubernetes", variant, server, metric), arm(*BASELINE, server, metric)
+            figure = shape(kube, native, detail=detail, optional=True, **figure_options)
+            quantity = words.format(path) + (f" ({servers.SERVERS[name].label})" if name else "")
             claim = figure.claim(said.but(quantity=quantity), Data(df, meta))
             if claim is not None:
                 out.append(claim)
         return out or [missing(said.but(note=K8S_NOT_RUN))]
 
     return judged
-
-
-def path_loss(variant: str, detail) -> Figure:
-    """One Kubernetes path's change of requests per second against native, on the run's main server."""
-    return Difference(arm("kubernetes", variant), arm(*BASELINE), percent=True, detail=detail, optional=True)
 
 
 def latency(engine: str, server: str, how: str, duration: str, why: str) -> Figure:
@@ -129,47 +82,14 @@ def latency(engine: str, server: str, how: str, duration: str, why: str) -> Figu
         "detail": {"servidor": server},
         "incomparable": at_document_load(duration, how, "esta proporción", why),
     }
-    native = arm(*BASELINE, server, "latencia_media")
     if engine == "docker":
-        return Ratio(arm("docker", "puerto", server, "latencia_media"), native, **options)
-    in_path = lambda variant, detail: Ratio(
-        arm("kubernetes", variant, server, "latencia_media"), native, detail=detail, optional=True
-    )
+        docker, native = (arm(*a, server, "latencia_media") for a in (("docker", "puerto"), BASELINE))
+        return Ratio(docker, native, **options)
     words = "la latencia media de {} / sin contenedor"
-    return Custom(on_kubernetes_paths(in_path, words, server=lambda df: server), **options)
+    return Custom(on_kubernetes_paths(Ratio, words, server, "latencia_media"), **options)
 
 
 SAID = declared.read(__package__, globals()).said
-
-
-def conditions(meta: dict | None) -> str:
-    """Our load beside the document's, from the run's parameters (a sentence for the verdict line)."""
-    p, host = ((meta or {}).get(k) or {} for k in ("parameters", "host"))
-    return (
-        f"Condiciones: aquí wrk -t{p.get('hilos', '?')} -c{p.get('conexiones', '?')} "
-        f"-d{p.get('duracion_s', '?')}s contra 127.0.0.1 en {host.get('cpu_cores', '?')} núcleos, servidor y "
-        "wrk en CPU distintas; el documento, wrk -t12 -c400 -d30s contra localhost en una máquina que no "
-        "describe."
-    )
-
-
-def security_setup(meta: dict | None) -> str:
-    """What «switched off» means here, and what differs from the document's Docker (from the run's meta)."""
-    docker = ((meta or {}).get("engines") or {}).get("docker") or {}
-    options = docker.get("security_options")
-    apparmor = (
-        "no sabemos si AppArmor está activo"
-        if options is None
-        else "AppArmor también está activo y queda encendido"
-        if "apparmor" in " ".join(map(str, options))
-        else "AppArmor no está activo en este Docker"
-    )
-    return (
-        "Lo que se apaga aquí es seccomp, el filtro que revisa cada llamada al sistema del servidor: lo "
-        "único de la seguridad de Docker que actúa en cada petición. Namespaces y cgroups no se apagan sin "
-        f"dejar de ser un contenedor; {apparmor}. Docker {docker.get('server_version') or '?'} aquí; el "
-        "documento no dice su versión ni su configuración."
-    )
 
 
 def as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
@@ -180,6 +100,4 @@ def as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:
     return said.but(quantity=f"{said.quantity} ({servers.SERVERS[server].label})", note=note(meta))
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    """The document's claims, each decided by the one verdict rule or «no comparable» with the reason."""
-    return judge_all(SAID, df, meta, adapt=as_run)
+claims = judging(SAID, adapt=as_run)

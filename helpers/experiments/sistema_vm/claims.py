@@ -1,15 +1,13 @@
-"""The Sysbox post's claims: declared in claims.toml (helpers/experiments/declared.py), judged here on
-their figures (`judge_all`). This module keeps the figures the data names that need code, and the claimed
-numbers data/reference holds; the run's own instances (its VM, its system container: functions of the run,
-fn(df, meta)), the conditions and what a detail shows are analysis.py's. Arms measured in the same rounds
-are paired by round (Series indexed by `rep`)."""
+"""The Sysbox post's claims (claims.toml): the figure shapes that need code, and the claimed numbers
+data/reference holds. The run's own instances (its VM, its system container), the conditions and what a
+detail shows are analysis.py's. Arms of the same rounds are paired by round."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from .. import declared
-from ..figures import Custom, Formula, NotComparable, Outcome, Ratio, Sel, judge_all
+from ..figures import Custom, Formula, NotComparable, Outcome, Ratio, Sel, Unless, judge_all, judging
 from ..verdict import Claim, Said
 from . import kinds as k
 from .analysis import (
@@ -20,7 +18,6 @@ from .analysis import (
     fit_level,
     gzip_baseline,
     has,
-    in_density,
     lxd,
     measured,
     sd_vm,
@@ -51,15 +48,6 @@ def on(variant, figure, words: str = "{quantity} [{kind}]", **options) -> Custom
     return Custom(build, **options)
 
 
-def deferred(vm_of, reason: str, detail: dict, figure, **options) -> Custom:
-    """`figure` on a VM with KVM; on an emulated one, «no comparable» (notebook 90 judges it on KVM's)."""
-    no = NotComparable(reason, detail=detail)
-    return Custom(
-        lambda said, df, meta: judge_all([said.but(figure=no if emulated(vm_of)(df) else figure)], df, meta),
-        **options,
-    )
-
-
 def ratio(metric: str, num, den, **options) -> Ratio:
     return Ratio(Sel(metric=metric, variant=num), Sel(metric=metric, variant=den), **options)
 
@@ -79,7 +67,7 @@ def provision(vm_of, system, init: str, reason: str, shown_as: str = "", **optio
         figure = NotComparable(reason, detail={**detail, shown_as: shown(k.ARRANQUE, vm_of, system)})
         return on(vm_of, figure, **options)
     figure = ratio(k.ARRANQUE, vm_of, system, detail=detail)
-    return on(vm_of, deferred(vm_of, reason, detail, figure), **options)
+    return on(vm_of, Unless(emulated(vm_of), reason, detail, figure), **options)
 
 
 def lxd_provision(defer: str, busybox: str, **options) -> Custom:
@@ -120,7 +108,7 @@ def net(num, den, reason: str = ""):
     conditions = {"when": has("sistema_lxd"), "needs": rows}
     if not reason:
         return ratio(k.RED, num, den, **conditions)
-    return deferred(num, reason, {"tipo": num, "emulada": True}, ratio(k.RED, num, den), **conditions)
+    return Unless(emulated(num), reason, {"tipo": num, "emulada": True}, ratio(k.RED, num, den), **conditions)
 
 
 # ---------------------------------------------------------------- density with overcommit (density.py)
@@ -128,17 +116,6 @@ def per_instance(variant, level, metric: str = k.DENSIDAD_INSTANCIA) -> Sel:
     """gzip MB/s of `variant` with the run's N = level(df, meta) instances at once (per instance, or all
     together with metric=DENSIDAD_TOTAL)."""
     return Sel(metric=lambda df, meta: k.level_metric(metric, level(df, meta)), variant=variant)
-
-
-def fit_over_app(variant) -> Ratio:
-    """gzip per instance of `variant` over the application container's, at the N that does not overcommit."""
-    return Ratio(per_instance(variant, fit_level), per_instance("aplicacion", fit_level))
-
-
-def falls(variant) -> Custom:
-    """gzip per instance at the largest N over the N that does not overcommit, in `variant`."""
-    figure = Ratio(per_instance(variant, top_level), per_instance(variant, fit_level))
-    return on(variant, figure, when=in_density(variant, overcommitted=True))
 
 
 def vm_falls_more() -> Formula:
@@ -150,5 +127,4 @@ def vm_falls_more() -> Formula:
 SAID = declared.read(__package__, globals()).said
 
 
-def claims(df: pd.DataFrame, meta: dict | None = None) -> list[Claim]:
-    return judge_all(SAID, df, meta)
+claims = judging(SAID)

@@ -25,6 +25,7 @@ from helpers.experiments.anatomia.analysis import (
     waterfall,
 )
 from helpers.experiments.anatomia.chain import chain_split
+from helpers.experiments.anatomia.claims import SOURCE as IDEA_SOURCE
 from helpers.experiments.anatomia.phases import PHASE_INCLUDES, PHASES
 from helpers.experiments.anatomia.published import compare
 from helpers.experiments.anatomia.rungs import METRIC, NAMESPACES
@@ -299,8 +300,19 @@ def test_claims_follow_the_one_rule():
     assert claims[("red_grande", "podman", None)].status == "se_confirma"  # 170 of 400 ms
     assert claims[("red_grande", "docker", None)].status == "se_confirma"  # 90 of 340 ms
     assert claims[("runtime_pequeno", "docker", None)].status == "se_confirma"  # 28 of 340 ms
-    assert claims[("pool", "docker", "pool_exec")].status == "se_confirma"  # 60 instead of 340 ms
-    assert claims[("pool", "podman", "pool")].status == "no_se_sostiene"  # 300 instead of 400 ms
+    assert claims[("pool_en_marcha", "docker", "pool_exec")].status == "se_confirma"  # 60 instead of 340 ms
+    assert claims[("pool_creado", "podman", "pool")].status == "no_se_sostiene"  # 300 instead of 400 ms
+
+
+def test_each_claim_is_judged_once_per_engine():
+    """One judgement per claim and engine on the page: the two kinds of warm pool (created containers
+    started with `start -a`, running ones entered with `exec`) are two claims, each with its own
+    statement, never one statement judged twice with opposite verdicts."""
+    claims = anatomia.claims(_synthetic(), {})
+    pairs = [(c.key, c.detail.get("engine")) for c in claims]
+    assert len(pairs) == len(set(pairs))
+    statements = {c.key: c.statement for c in claims}
+    assert len(set(statements.values())) == len(statements)
 
 
 def test_shares_are_percentages_against_the_declared_margins():
@@ -308,12 +320,12 @@ def test_shares_are_percentages_against_the_declared_margins():
     red = claims[("red_grande", "podman", None)]
     assert red.value == pytest.approx(100 * 170 / 400, rel=0.05)
     assert (red.unit, red.claimed, red.region) == ("%", 25.0, (25.0, math.inf))
-    assert red.quantity.endswith(", Podman") and red.source == anatomia.claims.__globals__["SOURCE"]
+    assert red.quantity.endswith(", Podman") and red.source == IDEA_SOURCE
     assert red.where
     runtime = claims[("runtime_pequeno", "docker", None)]
     assert runtime.value == pytest.approx(100 * 28 / 340, rel=0.05)
     assert (runtime.claimed, runtime.region) == (20.0, (-math.inf, 20.0))
-    pool = claims[("pool", "docker", "pool_exec")]
+    pool = claims[("pool_en_marcha", "docker", "pool_exec")]
     assert pool.value == pytest.approx(100 * (1 - 60 / 340), rel=0.05)
     assert pool.quantity.endswith("Docker, exec en un contenedor ya en marcha (pool caliente)")
 
@@ -452,6 +464,35 @@ def test_the_phases_sentence_names_a_longest_phase_only_when_the_data_separate_i
     text = sentence(split)
     assert "Podman: la mediana más alta es la de «esperar»" in text and "inestable" in text
     assert "la fase más larga es «esperar»" not in text
+
+
+def test_the_phases_sentence_gives_the_tables_total_never_a_second_one():
+    """The table's «total (suma)» is the median of each round's sum; the sentence below it uses that
+    same figure (it printed the sum of the medians: 296.1 ms under a table that said 296.0)."""
+    from helpers.view import anatomia_frases as frases
+    from helpers.view.common import fmt
+
+    df = _synthetic()
+    per_round = df[df["variant"] == "fases"].groupby(["engine", "rep"], as_index=False)["value"].sum()
+    totals = [
+        {
+            **row,
+            "variant": "fases",
+            "metric": anatomia.phases.PHASE_TOTAL,
+            "experiment": "anatomia",
+            "image": "",
+            "unit": "ms",
+        }
+        for row in per_round.to_dict("records")
+    ]  # as phases.measure_phases records it: each round's sum
+    s = summarize(pd.concat([df, pd.DataFrame(totals)], ignore_index=True))
+    phases = s[s["variant"] == "fases"]
+    text = frases.phases_sentence(phases, {})
+    for engine in ("docker", "podman"):
+        rows = phases[phases["engine"] == engine].set_index("metric")
+        total = rows.loc[anatomia.phases.PHASE_TOTAL, "mediana_ms"]
+        assert total != pytest.approx(rows.drop(anatomia.phases.PHASE_TOTAL)["mediana_ms"].sum(), abs=0.05)
+        assert f"de {fmt(total, 1, 'ms')}" in text
 
 
 def test_the_chain_sentence_says_what_happens_after_the_echo():

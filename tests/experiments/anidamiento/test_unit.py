@@ -543,3 +543,29 @@ def test_the_comparison_caption_and_the_climb_log_read_as_spanish(tmp_path, monk
         1, [{"clave": "por_defecto", "ok": False}, {"clave": "seccomp_unmask", "ok": True}]
     )
     assert "seccomp_unmask" not in line and "seccomp=unconfined + unmask=ALL" in line
+
+
+def test_level_two_is_called_privileged_only_where_privileged_ran(monkeypatch, tmp_path):
+    """Docker's --privileged fails on a host without every capability (the run says so in «modos»): its
+    level 2 is then never labelled «contenedor privilegiado» in the tables; Podman's, which got it, is."""
+    from helpers.view import anidamiento as view
+
+    meta = {
+        "status": "complete",
+        **META,
+        "anidamiento": {
+            **META["anidamiento"],
+            "modos": {
+                "docker": {"modo": "casi --privileged", "opciones": ["--cap-add", "ALL"]},
+                "podman": {"modo": "--privileged"},
+            },
+        },
+    }
+    shown = []
+    monkeypatch.setattr(view, "show", lambda obj: shown.append(obj))
+    view.tabla(Resultado(exp.EXPERIMENT, synthetic(), tmp_path, meta))
+    arms = list(shown[-1].data["brazo"])
+    docker = next(a for a in arms if a.startswith("Docker: nivel 2"))
+    podman = next(a for a in arms if a.startswith("Podman: nivel 2 (motor"))
+    assert "privilegiado" not in docker and "sin --privileged" in docker
+    assert "privilegiado" in podman

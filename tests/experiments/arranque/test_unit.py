@@ -512,3 +512,13 @@ def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
     """The machine's load per round and each arm's position (runner.measure_rounds) are not measurements."""
     df, meta = _synthetic(400, 200)
     assert_round_rows_change_nothing(arranque, df, meta, tmp_path / "rondas")
+
+
+def test_the_worked_answer_names_01s_verdict_once_when_both_images_agree(tmp_path):
+    """Solution 01, exercise 4: «(veredicto de 01 sobre …: «no se sostiene»)» once, not after each image."""
+    from helpers.experiments.arranque import kit
+
+    df, meta = _synthetic(200, 400)
+    text = kit.facts(Resultado("arranque", df, tmp_path, meta))["podman_docker"]
+    assert text.count("no se sostiene") == 1 and "con cada imagen: «no se sostiene»" in text, text
+    assert text.count("arranca antes Docker") == 2, text

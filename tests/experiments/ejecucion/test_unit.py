@@ -13,7 +13,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-from helpers import reference  # noqa: E402
+from helpers import reference, stats  # noqa: E402
 from helpers.errors import ParametroInvalido  # noqa: E402
 from helpers.experiments import ejecucion as exp  # noqa: E402
 from helpers.experiments import figures, runner, verdict  # noqa: E402
@@ -522,7 +522,7 @@ def test_overlay_at_about_zero_is_refuted_now_and_inconclusive_only_when_it_over
     assert verdict.decide(-10.7, 6.7, region=volume.region) == verdict.NO_CONCLUYENTE
 
 
-def test_hash_and_sort_are_judged_as_the_chapter_measured_them_and_explained_by_the_work_alone():
+def test_hash_is_judged_on_the_work_alone_against_the_host_s_binaries_and_the_chroot_explains_it():
     # Host binaries are slow; the image's binaries are fast everywhere, inside a container or not.
     df = pd.DataFrame(
         rows("bare", "", "hash", "trabajo", spread(1.0))
@@ -534,7 +534,7 @@ def test_hash_and_sort_are_judged_as_the_chapter_measured_them_and_explained_by_
     claims = exp.claims(df)
     hash_docker = claim(claims, "hash_0", "docker")
     assert hash_docker.status == verdict.NO_SE_SOSTIENE and hash_docker.value == pytest.approx(-24, abs=0.5)
-    assert hash_docker.detail["base"] == "bare" and "como el capítulo" in hash_docker.quantity
+    assert hash_docker.detail["base"] == "bare" and "del trabajo solo" in hash_docker.quantity
     why = explanation(df).set_index(["carga", "entorno"]).loc[("hash", "docker")]
     assert why["capitulo"][0] == pytest.approx(-24, abs=0.5)
     assert why["trabajo_chroot"][0] == pytest.approx(0, abs=1e-9)
@@ -728,3 +728,63 @@ def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
     assert_round_rows_change_nothing(
         exp, _full_run(tmp_path).df, {"parameters": {"megas": 8}}, tmp_path / "rondas"
     )
+
+
+def test_the_repetitions_chart_lists_every_workload_in_one_order_with_level_labels(tmp_path, monkeypatch):
+    """Rows come in the shuffled order of the rounds; the chart does not: bare metal and its baselines
+    first, then the chroot, Docker and Podman (layer before volume), the same in every panel, and no
+    label turned on its side (a turned label once set the height of every row of panels)."""
+    import matplotlib.pyplot as plt
+
+    run = _full_run(tmp_path)
+    shuffled = runner.Resultado("ejecucion", run.df.sample(frac=1.0, random_state=3), tmp_path, run.meta)
+    figures = []
+    monkeypatch.setattr(plt, "show", lambda: figures.append(plt.gcf()))
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: None)
+    vista.grafico(shuffled)
+    (fig,) = figures
+    panels = {ax.get_title(loc="left"): [t.get_text() for t in ax.get_yticklabels()] for ax in fig.axes}
+    plt.close("all")
+    assert panels["hash (SHA-256)"] == ["bare metal", "chroot", "Docker", "Podman"], panels
+    files = panels["archivos pequeños"]
+    assert (
+        files.index("Docker (capa overlay)")
+        < files.index("Docker (volumen)")
+        < files.index("Podman (capa overlay)")
+    )
+    assert all(name.startswith("bare metal") for name in files[:3]), files
+    for ax in fig.axes:
+        assert all(t.get_rotation() == 0 for t in ax.get_yticklabels() + ax.get_xticklabels())
+
+
+def test_the_worked_answers_give_both_places_and_the_layer_against_the_volume(tmp_path):
+    """Solution 03 (exercises 3 and 4): per engine, the layer and the volume each against bare metal on its
+    own filesystem with the one rule's reading, and the layer against the volume paired by round, the
+    figure that decides whether the layer itself costs; never «sus IC se solapan» (two intervals compared
+    by their ends)."""
+    from helpers.experiments.ejecucion import kit
+
+    out = kit.facts(_full_run(tmp_path, files_scale=1.6))
+    files = out["archivos"]
+    assert "se solapan" not in files and "la capa frente al volumen, ronda a ronda: +6" in files, files
+    for engine in ("Docker", "Podman"):
+        assert f"en {engine}, la capa: " in files and "el volumen: " in files, files
+    assert "más lento" in files and "Con la corrida" not in files, files
+
+
+def test_hash_and_sort_are_judged_as_running_the_work_alone_and_the_five_lines_say_so(tmp_path):
+    """03 judges «~0 %» and «+6-8 %» as RUNNING: the work alone, timed inside, against the host's binaries
+    (the chapter's baseline), never with `exec` (LAUNCH) inside; the summary, read alone, says so."""
+    from helpers.view import common as view_common
+
+    df = _full_run(tmp_path).df
+    claims = exp.claims(df)
+    data = tidy(df)
+    lines = "\n".join(view_common.verdict_summary(claims))
+    for c in claims:
+        if c.key in ("hash_0", "sort_6_8"):
+            assert c.statement.endswith(", el trabajo solo)"), c.statement
+            engine, carga = c.detail["engine"], c.detail["carga"]
+            work = [samples(data, exp.METRIC_WORK, carga, e) for e in (engine, "bare")]
+            assert c.value == pytest.approx(stats.difference_ci(*work, percent=True).value)
+    assert "~0 % (Docker, el trabajo solo)" in lines, lines

@@ -20,7 +20,7 @@ from helpers.errors import ErrorDelCurso, ParametroInvalido
 from helpers.experiments import red as exp
 from helpers.experiments import verdict
 from helpers.experiments.contract import CLOSING_COLUMNS
-from helpers.experiments.red import arms, servers
+from helpers.experiments.red import analysis, arms, servers
 from helpers.experiments.red import arms as red_arms
 from helpers.experiments.red import load as wrk
 from helpers.experiments.red import measure as red_measure
@@ -427,15 +427,13 @@ def test_claims_match_the_reference_figures():
 
 
 def test_the_security_note_states_our_setup_from_the_run():
-    declared = importlib.import_module("helpers.experiments.red.claims")
-
     def note(options):
         meta = {"engines": {"docker": {"server_version": "20.10.24", "security_options": options}}}
         return {c.key: c for c in exp.claims(synthetic(), meta)}["causa_seguridad"].note
 
     assert "AppArmor no está activo" in note(["name=seccomp,profile=default"]) and "20.10.24" in note([])
     assert "AppArmor también está activo" in note(["name=apparmor", "name=seccomp,profile=default"])
-    assert "no sabemos si AppArmor" in declared.security_setup({})
+    assert "no sabemos si AppArmor" in analysis.security_setup({})
 
 
 def test_the_loss_is_the_change_against_native_paired_by_round():
@@ -750,10 +748,38 @@ def test_the_comparison_sentence_names_its_servers_as_a_spanish_list(monkeypatch
     rng = np.random.default_rng(5)
     gin = _rows("docker", "puerto", "gin", list(34_000 * (1 + rng.normal(0, 0.005, 8))), proxy_us=30)
     df = pd.concat([synthetic(), pd.DataFrame(gin, columns=results.COLUMNS)], ignore_index=True)
-    vista.comparacion(Resultado("red", df, tmp_path, {}))
+    vista.comparacion(Resultado("red", df, tmp_path, AT_DOCUMENT_LOAD))
     text = " ".join(str(getattr(o, "data", "")) for o in shown)
     assert "para Go net/http con `-p` y Go gin con `-p` (tu intervalo" in text, text
     assert vista._names(["a", "b", "c"]) == "a, b y c" and vista._names(["a"]) == "a"
+
+
+def test_the_comparison_never_judges_a_loss_its_verdict_calls_not_comparable(monkeypatch, tmp_path):
+    """With another load than the document's, its losses are «no comparable» in the verdicts; the
+    comparison table beside them says the same, never «coincide» or «no coincide» (one judgement per
+    claim and page), and judges them at the document's load."""
+    import IPython.display
+
+    from helpers.view import red as vista
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    own_load = {"parameters": {"hilos": 2, "conexiones": 50, "duracion_s": 2}}
+    loss = next(c for c in exp.claims(synthetic(), own_load) if c.key == "docker_pierde_66")
+    assert loss.status == verdict.NO_COMPARABLE
+    vista.comparacion(Resultado("red", synthetic(), tmp_path, own_load))
+    cells = (
+        shown[0].data.set_index(["servidor", "nivel"]).loc[(vista.SERVIDOR["nethttp"], vista.NIVEL["docker"])]
+    )
+    assert cells["¿coincide?"] == "no comparable (otra carga)"
+    text = " ".join(str(getattr(o, "data", "")) for o in shown[1:])
+    assert "no se compara con la del documento" in text and "coincide" not in text
+    shown.clear()
+    vista.comparacion(Resultado("red", synthetic(), tmp_path, AT_DOCUMENT_LOAD))
+    cells = (
+        shown[0].data.set_index(["servidor", "nivel"]).loc[(vista.SERVIDOR["nethttp"], vista.NIVEL["docker"])]
+    )
+    assert cells["¿coincide?"] in ("coincide", "no coincide", "no concluyente")
 
 
 def test_rootless_podman_is_never_labelled_as_nat_rules(monkeypatch, tmp_path):
@@ -826,15 +852,13 @@ def test_a_claim_judged_by_hand_names_the_notebooks_parameters():
     student finds each there (never the configuration's «duracion_k8s_s=30»)."""
     import json
 
-    red_claims = importlib.import_module("helpers.experiments.red.claims")
-
     cell = next(
         "".join(c["source"])
         for c in json.loads((PROJECT_ROOT / "notebooks" / "06_red_http.ipynb").read_text())["cells"]
         if "parameters" in c.get("metadata", {}).get("tags", [])
     )
     for key in ("duracion_s", "duracion_k8s_s"):
-        text = red_claims.by_hand("gin", duration_key=key)
+        text = analysis.by_hand("gin", duration_key=key)
         names = re.findall(r"\b([A-Z][A-Z0-9_]+) = \d+", text)
         assert len(names) == 3 and all(re.search(rf"^{n} = ", cell, flags=re.M) for n in names), (text, names)
 
@@ -867,3 +891,21 @@ def test_a_ratio_to_native_that_varies_too_much_is_never_printed_nor_compared(mo
     assert cells["tú: frente a nativo [IC 95 %]"] == "inestable: repite" and cells["¿coincide?"] == "—"
     steady = summarize(synthetic()).set_index(["engine", "variant"]).loc[("docker", "puerto")]
     assert not steady["frente_nativo_inestable"] and steady["frente_nativo"] == pytest.approx(0.34, abs=0.01)
+
+
+def test_the_main_chart_legend_hides_no_bar(monkeypatch, tmp_path):
+    """The legend sits off the axes: no bar (nor its interval) under it, the last arm's included."""
+    import matplotlib.pyplot as plt
+
+    from helpers.view import red as vista
+
+    figs = []
+    monkeypatch.setattr(plt, "show", lambda *a, **k: figs.extend(plt.get_fignums()))
+    vista.grafico(Resultado("red", synthetic(nat=99_000), tmp_path, {}))  # the last arm as long as native
+    fig = plt.figure(figs[-1])
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    box = ax.get_legend().get_window_extent()
+    bars = [p.get_window_extent() for p in ax.patches]
+    assert bars and not any(box.overlaps(b) for b in bars)
+    plt.close("all")

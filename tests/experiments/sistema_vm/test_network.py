@@ -3,7 +3,12 @@ the client's bounds, and, with the real things, a run of the iperf3 arms that le
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
+import shutil
+import socket
+import struct
+import subprocess
 
 import pandas as pd
 import psutil
@@ -13,6 +18,7 @@ from helpers import vm
 from helpers.engines import lxd
 from helpers.experiments import sistema_vm as exp
 from helpers.experiments import verdict
+from helpers.experiments.red.load import free_port
 from helpers.experiments.sistema_vm import network
 from helpers.results import COLUMNS
 from tests.experiments.sistema_vm.test_lxd import require_lxd, rows_of
@@ -88,6 +94,43 @@ def test_iperf3_json_is_read_and_its_errors_are_spanish():
         network.gbits(json.dumps({"error": "unable to connect to server"}))
     with pytest.raises(Exception, match="no dio JSON"):
         network.gbits("iperf3: error")
+
+
+def test_only_a_test_that_failed_before_its_first_byte_is_tried_again():
+    assert network.before_any_byte(json.dumps({"error": "unable to receive control message: reset"}))
+    assert network.before_any_byte("")
+    midway = {"error": "control socket has closed unexpectedly", "intervals": [{"sum": {}}]}
+    assert not network.before_any_byte(json.dumps(midway))  # it measured: never tried again
+    assert not network.before_any_byte(json.dumps({"end": {"sum_received": {"bits_per_second": 1e9}}}))
+
+
+def _reset_then_serve(port: int) -> subprocess.Popen | None:
+    """Fault injection: the first connection to 127.0.0.1:port is reset (as QEMU's forward does while the
+    guest's server is not listening again), then a real iperf3 server takes the port for one test."""
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", port))
+        listener.listen(1)
+        conn, _ = listener.accept()
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        conn.close()  # linger 0: an RST, not a FIN
+    return subprocess.Popen(["iperf3", "-s", "-1", "-B", "127.0.0.1", "-p", str(port)])
+
+
+def test_a_reset_before_the_first_byte_is_measured_on_the_next_try():
+    if shutil.which("iperf3") is None:
+        setup_step_missing("iperf3 en el host (sistema_vm.provision)", "iperf3 no está instalado")
+    port = free_port()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        server = pool.submit(_reset_then_serve, port)
+        try:
+            with pytest.raises(Exception, match="iperf3 falló"):  # one try: the reset is the figure
+                network.measure_gbits(port, tries=1)
+            assert network.measure_gbits(port) > 0  # the retry reaches the real server
+        finally:
+            proc = server.result(timeout=30)
+            proc.kill()
+            proc.wait()
 
 
 def _iperf_processes() -> list[int]:
