@@ -149,14 +149,18 @@ QUESTIONS = (
 
 
 def answers(root=None) -> dict[str, list]:
-    """{question key: the claims its deciding notebook judged in its latest run, in the declared order
-    (None for a claim the run does not judge; an empty list when the notebook has no run yet)}."""
+    """{question key: every judgement its deciding notebook made in its latest run of the claims it
+    names, in the declared order of the keys and, within a key, in the page's order (a claim judged per
+    engine, per image or per workload appears once per judgement, as on its page: the answer never keeps
+    Docker's and drops Podman's); an empty list when the notebook has no run yet}."""
     out = {}
     for q in QUESTIONS:
-        if experiments.read_run(THIS, q.experiment, root) is None:
+        run = experiments.read_run(THIS, q.experiment, root)
+        if run is None:
             out[q.key] = []
             continue
-        out[q.key] = [experiments.read_claim(THIS, q.experiment, key, root) for key in q.claims]
+        judged = experiments.get(q.experiment).claims(run.df, run.meta)
+        out[q.key] = [c for key in q.claims for c in judged if c.key == key]
     return out
 
 
@@ -345,7 +349,7 @@ def capacity_of(run: Resultado | None) -> list[Capacity]:
 CONTAINERS = ("docker", "podman")
 NOT_JUDGED = "no_juzgada"  # the row's claim is about the other engine
 SUMMARY_COLUMNS = ["aspecto", "costo", "experimento", "motor", "unidad", "capitulo", "tuyo", "tuyo_bajo"]
-SUMMARY_COLUMNS += ["tuyo_alto", "n", "dice_el_capitulo", "veredicto", "aparte"]
+SUMMARY_COLUMNS += ["tuyo_alto", "n", "dice_el_capitulo", "veredicto", "aparte", "en_su_pagina"]
 _NO_FIGURE = (float("nan"),) * 3 + (0, "")
 
 
@@ -375,7 +379,10 @@ def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
     the statement of the declaration each row stands for) beside the student's own (the median of the
     latest run with its IC 95 %, and the verdict of that declaration's claim, found by key), one row per
     aspect and engine. A row with an `aside` shows the figure its claim was judged on (and the
-    chapter's claimed figure), its own figure in `aparte` (aside, value, low, high, n, unit; else None)."""
+    chapter's claimed figure), its own figure in `aparte` (aside, value, low, high, n, unit; else None).
+    A row that re-judges its declaration on its own figure (`SummaryRow.verdict`) keeps, in
+    `en_su_pagina`, the judgement of that declaration on the page that decides it (found by key; None
+    when that page does not judge it), so 09 shows both and never hides that the page says otherwise."""
     rows, judged = [], {}
     for experiment, row in summary_rows():
         ref = reference.load(experiment).query("source == 'seed000'")
@@ -387,10 +394,12 @@ def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
             mine = _figure(row, run.df, run.meta, engine) if run is not None else _NO_FIGURE
             want = dict(row.detail) | ({"engine": engine} if row.per_engine else {})
             claim = experiments.pick_claim(judged[experiment], row.said.key, **want)
+            on_page = None  # the page's own judgement, when the row re-judges the claim on its figure
             if row.verdict is not None:
+                on_page = claim
                 claim = row.verdict(run.df, run.meta, engine) if run is not None else None
             if engine not in row.judged:
-                claim = NOT_JUDGED
+                claim, on_page = NOT_JUDGED, None
             aside = None
             if row.aside:  # the figure that was judged; the row's own figure beside it, unjudged
                 aside = (row.aside, *mine) if mine[3] else None
@@ -398,7 +407,7 @@ def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
                 mine = _judged_figure(claim, row.said.unit)
             rows.append(
                 (row.label, row.cost, experiment, engine, mine[4] or chapter[4], chapter[0], *mine[:4])
-                + (row.said.statement, claim, aside)
+                + (row.said.statement, claim, aside, on_page)
             )
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 

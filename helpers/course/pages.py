@@ -274,7 +274,8 @@ def write_index(
     summary = (
         f"Los {len(results)} cuadernos terminaron bien."
         if not failed
-        else f"{len(failed)} de {len(results)} cuadernos fallaron: {', '.join(r.name for r in failed)}."
+        else f"{len(failed)} de {len(results)} cuadernos {'falló' if len(failed) == 1 else 'fallaron'}: "
+        f"{', '.join(r.name for r in failed)}."
     )
     passed = (
         f"<code>{html.escape(', '.join(f'{k}={v!r}' for k, v in overrides.items()))}</code>"

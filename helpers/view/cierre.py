@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
 from .. import cierre, experiments, stats
+from ..experiments import verdict as vd
 from ..experiments.anatomia import pod_analysis
+from ..experiments.anatomia.analysis import largest_part
 from ..experiments.ejecucion.arms import PLACE_NAMES, WORKLOAD_NAMES
 from ..experiments.red.arms import kubernetes_absent
 from ..experiments.runner import Resultado
@@ -21,6 +24,7 @@ from .common import (
     direction_words,
     fmt,
     fmt_margin,
+    fmt_pct,
     fmt_ratio,
     fmt_value,
     fmt_value_interval,
@@ -93,7 +97,10 @@ def tabla(resultado: Resultado | None = None, *, root=None) -> pd.DataFrame | No
     shown = pd.DataFrame(
         {
             "Costo": rows["tipo"].map(lambda t: TIPO.get(t, t)),
-            "Experimento": rows["titulo"],
+            "Experimento": [  # a figure from a run that did not finish says so in its own row
+                t if e == "complete" else f"{t} (corrida {STATUS_LABEL.get(e, e)})"
+                for t, e in zip(rows["titulo"], rows["estado"])
+            ],
             "Qué se mide": rows["concepto"].str.replace("`", "", regex=False),
             "Entorno": rows["entorno"].map(lambda e: ENTORNO.get(e, e)),
             "Mediana": [
@@ -230,7 +237,7 @@ def _kubernetes_http(run: Resultado | None) -> str:
         return f"- _En {_notebook('red')}: {absent[:1].lower()}{absent[1:]}_"
     return (
         f"- **RUNNING:** en {_notebook('red')}, Pods sirvieron HTTP por tres caminos (sus filas «Kubernetes» "
-        "están en el bloque RUNNING de la tabla de arriba; qué pierde cada camino, en su página)."
+        "están en el bloque RUNNING de la tabla completa, más abajo; qué pierde cada camino, en su página)."
     )
 
 
@@ -428,6 +435,26 @@ def _aside(figure) -> str:
     return f"{name}: {fmt_value_interval(value, low, high, unit)} (al lado, no se juzga)"
 
 
+def _on_page(claim, experiment: str, here=None) -> str:
+    """The note of a row judged here on another figure than its page's: that page's own verdict on the
+    same declaration, with the figure it was judged on, so the two never read as one; nothing when the
+    page judged it on the same figure with the same verdict (`here`, the row's claim)."""
+    if not hasattr(claim, "status"):
+        return ""
+    if hasattr(here, "status") and _same_judgement(claim, here):
+        return ""
+    figure = _figure(claim)
+    return (
+        f"su cuaderno ({experiments.get(experiment).NOTEBOOK[:2]}) la juzga sobre otra cifra, "
+        f"{claim.quantity}{f' = {figure}' if figure else ''}: {verdict_words(claim)}"
+    )
+
+
+def _same_judgement(a, b) -> bool:
+    """Two judgements of one declaration that read alike: the same status on the same figure."""
+    return a.status == b.status and _figure(a) == _figure(b)
+
+
 NOT_MEASURED = "no medido en tu última corrida"  # the notebook ran, without this row's conditions (N = 20)
 
 
@@ -441,12 +468,12 @@ def resumen(root=None) -> pd.DataFrame:
     shown = pd.DataFrame(
         {
             "Costo": data["costo"],
-            "Qué": data["aspecto"],
+            "Qué": data["aspecto"].str.replace("`", "", regex=False),
             "Motor": data["motor"].map(lambda e: ENGINE_LABEL.get(e, e)),
             "Capítulo": [  # as the chapter wrote them: percentages with one decimal
                 fmt_value(v, u, 1 if u == "%" else None) for v, u in zip(data["capitulo"], data["unidad"])
             ],
-            "Lo que concluyó el capítulo": data["dice_el_capitulo"],
+            "Lo que concluyó el capítulo": data["dice_el_capitulo"].str.replace("`", "", regex=False),
             "Tu máquina (mediana e IC 95 %)": [
                 fmt_value_interval(v, lo, hi, u) if n else missing
                 for v, lo, hi, u, n, missing in zip(
@@ -454,8 +481,13 @@ def resumen(root=None) -> pd.DataFrame:
                 )
             ],
             "Tu veredicto": [_verdict(c) for c in data["veredicto"]],
-            "Lo decide": data["experimento"].map(_notebook),
-            "Nota": [_aside(a) for a in data["aparte"]],
+            "Lo decide": data["experimento"].map(lambda e: _notebook(e).strip("`")),
+            "Nota": [
+                "; ".join(t for t in (_aside(a), _on_page(c, e, v)) if t).replace("`", "")
+                for a, c, e, v in zip(
+                    data["aparte"], data["en_su_pagina"], data["experimento"], data["veredicto"]
+                )
+            ],
         }
     )
     show(
@@ -522,3 +554,191 @@ def balance(root=None) -> cierre.BottomLine:
         parts.append("_El arranque (cuaderno 01) aún no tiene corrida en esta máquina._")
     markdown("\n\n".join(parts))
     return line
+
+
+# ---------------------------------------------------------------- the answers first, in short
+ANSWERS_HEAD = (
+    "**Las respuestas, en corto** (cada una con su cifra y el veredicto del cuaderno que la decide, en su "
+    "última corrida en esta máquina; el detalle, plegado más abajo):"
+)
+VARIANT_WORDS = {"pool": "con `start -a`", "pool_exec": "con `exec`"}  # 04's warm-pool arms
+LIMIT_SHORT = {
+    cierre.MEMORY: "la memoria",
+    cierre.BRIDGE: "los puertos del bridge de la red por defecto",
+    cierre.PIDS: "los PID del kernel",
+}
+NAME_WIDTH = 130  # characters of a statement in a one-line answer
+
+
+def _name(claim) -> str:
+    """A claim's statement, short enough for a one-line answer: without a closing parenthesis, without
+    what follows a colon when what precedes it says enough, else cut at NAME_WIDTH characters."""
+    text = re.sub(r" \([^()]*\)$", "", claim.statement.rstrip(". ")).rstrip(". ")
+    head = text.split(": ")[0]
+    if len(text) > NAME_WIDTH and len(head) >= 40:
+        text = head
+    if len(text) > NAME_WIDTH:
+        text = text[: NAME_WIDTH - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return text
+
+
+def _who(claim, varying: set) -> str:
+    """Which judgement of a claim this is: its engine, and the image, workload or variant when the
+    page judged the claim on more than one."""
+    d = claim.detail
+    parts = [ENGINE_LABEL.get(d["engine"], d["engine"])] if d.get("engine") else []
+    if "role" in varying and d.get("role"):
+        parts.append(f"«{d['role']}»")
+    if "carga" in varying and d.get("carga"):
+        parts.append(WORKLOAD_NAMES.get(d["carga"], d["carga"]))
+    if "variante" in varying and d.get("variante"):
+        parts.append(VARIANT_WORDS.get(d["variante"], d["variante"]))
+    return " ".join(parts)
+
+
+def _figure(claim) -> str:
+    """A judged claim's figure with its IC, in its unit; nothing when the rule found none to read (too
+    few repetitions, or a spread that dwarfs the median)."""
+    if not claim.n or claim.status in (vd.INESTABLE, vd.SIN_DATOS) or stats.any_nan(claim.value):
+        return ""
+    return fmt_value_interval(claim.value, claim.low, claim.high, claim.unit or "")
+
+
+def judged_line(claims: list, name: str | None = None, *, figures: bool = True) -> str:
+    """Every judgement of one claim on its page, grouped by the one rule's words: «name»: **se
+    confirma** (Podman +54 % [+53, +59]), **no concluyente** (Docker +20 % [+18, +30])."""
+    varying = {k for k in ("role", "carga", "variante") if len({c.detail.get(k) for c in claims}) > 1}
+    groups: dict[str, list[str]] = {}
+    for c in claims:
+        cell = " ".join(t for t in (_who(c, varying), _figure(c) if figures else "") if t)
+        groups.setdefault(verdict_words(c).split(" (")[0], []).append(cell)
+    cells = [
+        f"**{words}**" + (f" ({'; '.join(w for w in who if w)})" if any(who) else "")
+        for words, who in groups.items()
+    ]
+    return f"«{name or _name(claims[0])}»: " + ", ".join(cells)
+
+
+def _by_key(claims: list) -> list[list]:
+    """Claims grouped by key, in their order."""
+    out: dict[str, list] = {}
+    for c in claims:
+        out.setdefault(c.key, []).append(c)
+    return list(out.values())
+
+
+def _ratio_short(reading: cierre.Reading) -> str:
+    e = reading.estimate
+    return fmt_ratio(e.value, e.low, e.high)
+
+
+def _short_faster(root) -> str:
+    split = cierre.faster_split(root)
+    if not split.measured:
+        return f"sin corrida de {_notebook('arranque')} ni de {_notebook('anatomia')}."
+    parts = []
+    if split.faster:
+        parts.append(
+            "con la red por defecto (01, Podman/Docker), "
+            + judged_line(split.faster, "Podman arranca con menos sobrecarga")
+        )
+    if split.twice:
+        parts.append(judged_line(split.twice, "~2× más rápido", figures=not split.faster))
+    if split.own is not None:
+        parts.append(
+            f"sin red, la parte propia de Podman es {_ratio_short(split.own)} la de Docker (04): "
+            f"{_side(split.own)}"
+        )
+    if split.network_ratio is not None:
+        parts.append(
+            f"su red por defecto cuesta {_ratio_short(split.network_ratio)} la de Docker: "
+            f"{_side(split.network_ratio)}"
+        )
+    return "; ".join(parts) + "."
+
+
+def _short_parts(root, claims: list) -> str:
+    frames, _meta = cierre.launch_parts(root)
+    if not frames and not claims:
+        return f"sin corrida de {_notebook('anatomia')}."
+    parts = []
+    for w in frames:
+        top, rival, separated = largest_part(w)
+        if top is None:
+            continue
+        who = ENGINE_LABEL.get(top["engine"], top["engine"])
+        share = f"{fmt_pct(100 * top['fraccion'], 0, sign=False)} del `run`"
+        if separated:
+            parts.append(f"en {who} pesa más «{top['etiqueta']}» ({share})")
+        else:
+            parts.append(
+                f"en {who} no se distingue si pesa más «{top['etiqueta']}» ({share}) o «{rival['etiqueta']}»"
+            )
+    judged = [judged_line(group) for group in _by_key(claims)]
+    return "; ".join([*parts, *judged]) + " (04)."
+
+
+def _short_claims(claims: list, notebook: str) -> str:
+    if not claims:
+        return f"sin veredicto: {notebook} aún no tiene corrida en esta máquina, o no juzga esto."
+    return "; ".join(judged_line(group) for group in _by_key(claims)) + f" ({notebook})."
+
+
+def _short_capacity(root, claims: list) -> str:
+    cells = []
+    for cap in cierre.capacity(root):
+        who = ENGINE_LABEL.get(cap.engine, cap.engine)
+        kb = cap.memory_kb
+        each = fmt_value_interval(kb.value / 1024, kb.low / 1024, kb.high / 1024, "MiB")
+        if cap.binding is None:
+            cells.append(f"{who}: cada contenedor más retiene {each}; ningún límite legible")
+        else:
+            cells.append(
+                f"{who}: caben {_cuantos(cap.limits[cap.binding])} (lo primero que se acaba: "
+                f"{LIMIT_SHORT[cap.binding]}); cada contenedor más retiene {each}"
+            )
+    judged = [judged_line(group) for group in _by_key(claims)]
+    if not (cells or judged):
+        return f"sin corrida de {_notebook('escala')}."
+    return "; ".join([*cells, *judged]) + " (02)."
+
+
+def _short_pod(root) -> str:
+    run = cierre.pod_runs(root).pods
+    if run is None:
+        return f"sin corrida de {_notebook('anatomia')}."
+    cells = [
+        f"lanzarlo tarda {fmt_ratio(*ratio.triple)} lo que `{engine} run --rm` "
+        f"({direction_words(code, 'tarda más el Pod', 'tarda menos el Pod', n=ratio.n)})"
+        for engine, (ratio, code) in pod_analysis.pod_over_engines(run.df).items()
+    ]
+    memory = pod_analysis.cluster_memory(run.df)
+    if memory:
+        fixed, each = memory["fijo"], memory["por_pod"]
+        cells.append(
+            "el clúster retiene "
+            f"{fmt_value_interval(fixed.value / 1024, fixed.low / 1024, fixed.high / 1024, 'MiB')} fijos y cada "
+            f"Pod más, {fmt_value_interval(each.value / 1024, each.low / 1024, each.high / 1024, 'MiB')}"
+        )
+    if not cells:
+        return why_absent(run).strip("_")
+    return "; ".join(cells) + " (04; cifras, sin veredicto: ninguna fuente afirma nada sobre esto)."
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def respuestas(root=None) -> None:
+    """The page's answers first: one short line per question with its figure and the verdicts of the
+    notebook that decides it, every judgement that page made (per engine, image, workload), grouped by
+    the one rule's words; `preguntas` holds the details."""
+    found = cierre.answers(root)
+    lines = [
+        (QUESTION_TEXT["podman_mas_rapido"], _short_faster(root)),
+        (QUESTION_TEXT["donde_va_launch"], _short_parts(root, found["donde_va_launch"])),
+        (QUESTION_TEXT["costo_running"], _short_claims(found["costo_running"], "03")),
+        (QUESTION_TEXT["capacidad"], _short_capacity(root, found["capacidad"])),
+        (POD_QUESTION, _short_pod(root)),
+    ]
+    markdown(ANSWERS_HEAD + "\n\n" + "\n".join(f"- **{q}** {_capital(a)}" for q, a in lines))

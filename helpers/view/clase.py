@@ -250,16 +250,18 @@ def _panel(ax, d: pd.DataFrame, ref: pd.DataFrame | None, log: bool) -> None:
     err = np.nan_to_num(err)
     ax.errorbar(d["proporcion"], y, xerr=err, fmt="o", ms=3, lw=0.8, capsize=0, color="tab:blue")
     named = set(d.index) if len(d) <= LABELLED_MACHINES else set(outliers(d["proporcion"]))
-    if named:  # room on the right for the names, inside the axes
+    if named:  # room on the right for the names, inside the axes, and above the top row
         ax.margins(x=0.35 if len(named) > 1 else 0.25)
-    for i in sorted(named):
+        ax.set_ylim(-0.6, len(d) - 0.2)
+    for i in sorted(named):  # each name just above its point, never over an error bar
         ax.annotate(
             str(d.loc[i, "machine"]),
             (d.loc[i, "proporcion"], i),
-            xytext=(4, 0),
+            xytext=(0, 3),
             textcoords="offset points",
             fontsize=8,
-            va="center",
+            ha="left",
+            va="bottom",
         )
     for i, (_, r) in enumerate((ref if ref is not None else pd.DataFrame()).iterrows()):
         color = plt.cm.Dark2(i % 8)
@@ -374,6 +376,14 @@ def experimentos(clase: cl.ClassRuns) -> None:
         experimento(clase, experiment)
 
 
+def _in_notebook_order(df: pd.DataFrame) -> list:
+    """The comparisons with the sources grouped per (ratio, experiment, metric), experiments in the
+    course's notebook order (01, 02, 03…), not in the alphabetical order of their names."""
+    order = {name: i for i, name in enumerate(experiments.names())}
+    groups = df.groupby(["proporcion_de", "experiment", "metric"], sort=False)
+    return sorted(groups, key=lambda g: (g[0][0], order.get(g[0][1], len(order)), g[0][1], g[0][2]))
+
+
 def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
     """How many machines agree with each reference source (the one rule on live ÷ reference), then one
     table per comparison with the machines ranked and each source's figure in its header."""
@@ -385,7 +395,7 @@ def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
         markdown(
             f"_{DEMO_FIGURES.capitalize()}: la proporción de cada máquina al lado de la de cada fuente, sin juzgar su acuerdo._"
         )
-        for (label, experiment, metric), part in df.groupby(["proporcion_de", "experiment", "metric"]):
+        for (label, experiment, metric), part in _in_notebook_order(df):
             show(pivot_detalle(part, f"{label} · {_title(experiment)} · {_metric(experiment, metric)}", True))
         return df
     counts = df.groupby("machine")["veredicto"].value_counts().unstack(fill_value=0)
@@ -410,7 +420,7 @@ def frente_a_referencia(clase: cl.ClassRuns) -> pd.DataFrame:
             summary, "Cada máquina frente a las fuentes publicadas (comparaciones por resultado), ordenadas"
         )
     )
-    for (label, experiment, metric), part in df.groupby(["proporcion_de", "experiment", "metric"], sort=True):
+    for (label, experiment, metric), part in _in_notebook_order(df):
         show(pivot_detalle(part, f"{label} · {_title(experiment)} · {_metric(experiment, metric)}"))
     return df
 

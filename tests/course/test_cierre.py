@@ -592,7 +592,7 @@ def test_the_summarys_exec_row_shows_the_ratio_it_was_judged_on_and_its_ms_in_th
     html = shown[0].to_html()
     ratio = launch.loc["docker"]
     assert fmt_value_interval(ratio["tuyo"], ratio["tuyo_bajo"], ratio["tuyo_alto"], "x") in html
-    assert "tu `exec` solo: 1" in html and "(al lado, no se juzga)" in html
+    assert "tu exec solo: 1" in html and "(al lado, no se juzga)" in html  # no raw backtick in HTML
 
 
 def _scale_rows(n: int, per_container_kb: dict, helpers: dict) -> pd.DataFrame:
@@ -675,4 +675,123 @@ def test_a_row_its_latest_run_did_not_measure_is_not_called_without_a_run(root, 
     scale = data[data["experimento"] == "escala"]
     assert len(scale) and (scale["n"] == 0).all()
     for label in scale["aspecto"].unique():
-        assert "sin corrida" not in set(table.loc[label]), table.loc[label]
+        assert "sin corrida" not in set(table.loc[label.replace("`", "")]), table.loc[label]
+
+
+@pytest.mark.parametrize("work, verdict", [(1.0, "se confirma"), (1.3, "no se sostiene")])
+def test_a_summary_row_never_hides_that_its_page_judged_the_claim_otherwise(root, monkeypatch, work, verdict):
+    """09's «Tabla resumen» and 03 give the chapter's hash claim one judgement: where they agree (same
+    figure, same verdict) the row says nothing more; where the row's figure is not the page's, its note
+    carries the page's verdict with its figure, so two judgements of one claim never read as one."""
+    from dataclasses import replace
+
+    from helpers.experiments import verdict as vd
+    from helpers.experiments.ejecucion import summary as ejecucion_summary
+
+    _running_with_exec(root, work)
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    vista.resumen(root=root)
+    table = shown.pop().data
+    hashed = table[table["Qué"].str.contains("hash")]
+    for engine in ("docker", "podman"):
+        row = hashed[hashed["Motor"] == ENGINE_LABEL[engine]].iloc[0]
+        page = experiments.read_claim(cierre, "ejecucion", "hash_0", root, engine=engine)
+        assert row["Tu veredicto"] == verdict_words(page) == verdict  # the page's own verdict
+        assert "su cuaderno" not in row["Nota"]
+    assert not any("`" in str(cell) for cell in table.to_numpy().ravel())  # no raw markdown in a cell
+    # a row judged on another figure than its page's: the note names the page's verdict and figure
+    rows = tuple(
+        replace(r, verdict=lambda df, meta, e, r=r: replace(r.verdict(df, meta, e), status=vd.NO_CONCLUYENTE))
+        if r.verdict is not None
+        else r
+        for r in ejecucion_summary.CHAPTER_SUMMARY
+    )
+    monkeypatch.setattr(ejecucion, "CHAPTER_SUMMARY", rows)
+    vista.resumen(root=root)
+    table = shown.pop().data
+    row = table[table["Qué"].str.contains("hash") & (table["Motor"] == "Docker")].iloc[0]
+    page = experiments.read_claim(cierre, "ejecucion", "hash_0", root, engine="docker")
+    assert f"su cuaderno (03) la juzga sobre otra cifra, {page.quantity.replace('`', '')}" in row["Nota"]
+    assert row["Nota"].endswith(f": {verdict_words(page)}")
+
+
+def _short_answers(root) -> str:
+    shown = []
+    original = IPython.display.display
+    IPython.display.display = lambda obj, *a, **k: shown.append(obj)
+    try:
+        vista.respuestas(root=root)
+    finally:
+        IPython.display.display = original
+    return _markdown(shown)
+
+
+def test_the_short_answer_carries_every_judgement_its_page_made(root):
+    """«¿A dónde se va LAUNCH?» in short and in detail: 04 judges «the network is a large part» per
+    engine; when Docker's network is a small part and Podman's a large one, both verdicts are in 09's
+    answer (before, only the first judgement, Docker's, was), each with its engine and figure."""
+    _run(root, "anatomia", _anatomia_rows((("docker", 280.0, 300.0), ("podman", 180.0, 400.0))))
+    found = cierre.answers(root)["donde_va_launch"]
+    network = [c for c in found if c.key == "red_grande"]
+    assert {c.detail["engine"] for c in network} == {"docker", "podman"}
+    assert {verdict_words(c) for c in network} >= {"se confirma", "no se sostiene"}
+    text = _short_answers(root)
+    line = next(ln for ln in text.splitlines() if "¿A dónde se va el tiempo de LAUNCH?" in ln)
+    said = line.split(f"«{network[0].statement.rstrip('.')}»")[1].split("; «")[0]
+    for c in network:
+        figure = fmt_value_interval(c.value, c.low, c.high, c.unit)
+        assert f"{ENGINE_LABEL[c.detail['engine']]} {figure}" in said
+        assert f"**{verdict_words(c).split(' (')[0]}**" in said
+    detail = _answer(vista, root, "¿A dónde se va el tiempo de LAUNCH?")
+    assert detail.count(network[0].statement) == len(network)  # the detail lists each judgement too
+
+
+def test_the_short_answers_follow_the_runs_and_say_what_is_missing(root):
+    """No run: every question says which notebook it waits for. With 01's run, «is Podman faster?» carries
+    01's verdict, and it turns when the run turns."""
+    text = _short_answers(root)
+    assert text.lower().count("sin corrida de") + text.lower().count("sin veredicto") == 5
+    _run(root, "arranque", _startup(docker=300.0, podman=450.0))
+    first = _short_answers(root)
+    assert "«Podman arranca con menos sobrecarga»: **no se sostiene**" in first
+    _run(root, "arranque", _startup(docker=300.0, podman=150.0))
+    assert "«Podman arranca con menos sobrecarga»: **se confirma**" in _short_answers(root)
+
+
+def test_09_answers_first_and_folds_the_details():
+    """09 is the take-home page: its first output is the short answers; every other output cell (each
+    answer in detail, the full table, the chapter's table, its bottom line) is folded, in HTML (tag
+    «detalle», with its summary) and in JupyterLab (outputs hidden)."""
+    import json
+
+    from helpers import PROJECT_ROOT
+
+    cells = json.loads((PROJECT_ROOT / "notebooks" / "09_cierre.ipynb").read_text())["cells"]
+    code = [
+        c for c in cells if c["cell_type"] == "code" and "parameters" not in c["metadata"].get("tags", [])
+    ]
+    assert "cierre.respuestas()" in "".join(code[0]["source"]) and not code[0]["metadata"].get("tags")
+    for cell in code[1:]:
+        meta = cell["metadata"]
+        assert "detalle" in meta.get("tags", []) and meta.get("resumen"), cell["source"]
+        assert meta.get("jupyter", {}).get("outputs_hidden") is True, cell["source"]
+
+
+def test_a_figure_from_a_run_that_did_not_finish_says_so_in_its_row(root, monkeypatch):
+    """08's default run failed in the fresh course and 09's table showed its figures like any other: a
+    row from a run that did not finish names its status in the row itself, not only in the notes."""
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
+    _run(root, "arranque", _arranque_rows())
+    failed = Resultado(
+        "ejecucion",
+        _ejecucion_rows().assign(experiment="ejecucion"),
+        root / "x",
+        {"run_id": "ROTA", "status": "failed"},
+    )
+    vista.tabla(failed, root=root)
+    table = shown[0].data
+    mine = table[table["Experimento"].str.startswith(ejecucion.TITLE)]
+    assert len(mine) and all(e.endswith("(corrida fallida)") for e in mine["Experimento"])
+    assert not any("(corrida" in e for e in table[~table.index.isin(mine.index)]["Experimento"])

@@ -718,3 +718,22 @@ def test_a_demo_class_shows_its_figures_labelled_and_no_verdict(tmp_path, monkey
     for words in ("se confirma", "no se sostiene", "no concluyente", "coincide", "Veredicto", "✓", "✗"):
         assert words not in page, words
     assert vista.DEMO_NO_VERDICT in page
+
+
+def test_the_comparisons_with_the_sources_follow_the_notebook_order(tmp_path, monkeypatch):
+    """90's tables against the sources come per ratio in the course's notebook order (01, 02, 03…), as
+    the charts above them, never in the alphabetical order of the experiments' names (07 before 01)."""
+    from helpers import experiments
+    from helpers.view import clase as vista
+
+    shown = []
+    monkeypatch.setattr(vista, "show", lambda obj: shown.append(obj))
+    monkeypatch.setattr(vista, "markdown", lambda text: None)
+    monkeypatch.setattr(vista, "table", lambda df, caption=None: caption)
+    vista.frente_a_referencia(clase.recolectar(clase.demo(tmp_path / "demo")))
+    titles = {experiments.get(n).TITLE: i for i, n in enumerate(experiments.names())}
+    seen: dict[str, list[int]] = {}
+    for caption in shown:
+        label, title = caption.split(" · ")[:2]
+        seen.setdefault(label, []).append(titles[title])
+    assert len(seen) == 2 and all(order == sorted(order) and len(order) > 1 for order in seen.values()), seen

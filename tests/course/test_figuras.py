@@ -93,3 +93,22 @@ def test_a_legend_outside_never_covers_a_point():
     fit(fig)
     assert layout_problems(fig) == []
     plt.close(fig)
+
+
+def test_90s_machine_names_are_never_written_over_an_error_bar(drawn, tmp_path):
+    """No machine's name, as drawn, crosses any IC 95 % bar of its panel: the fresh render had every
+    name written over its own error bar."""
+    vista_clase.experimentos(clase.recolectar(clase.demo(tmp_path / "demo")))
+    checked = 0
+    for fig in drawn:
+        renderer = fig.canvas.get_renderer()
+        for ax in fig.axes:
+            bars = [seg for coll in ax.collections for seg in getattr(coll, "get_segments", lambda: [])()]
+            bars = [ax.transData.transform(seg) for seg in bars if len(seg) == 2]
+            for text in ax.texts:
+                box = text.get_window_extent(renderer)
+                for (x0, y0), (x1, _y1) in bars:
+                    crosses = box.y0 <= y0 <= box.y1 and min(x0, x1) <= box.x1 and max(x0, x1) >= box.x0
+                    assert not crosses, (text.get_text(), ax.get_title())
+                checked += 1
+    assert checked > 10

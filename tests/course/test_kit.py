@@ -377,3 +377,41 @@ def test_the_90_minute_plan_is_timed_against_the_quick_and_the_default_runs(tmp_
     assert line.index("47 s") < line.index("2 min 2 s")  # quick first, then the default
     assert "sin corrida | sin corrida" in next(ln for ln in plan.splitlines() if "`01_arranque`" in ln)
     assert "20260101T110000Z-rapi" in _render(tmp_path, root)["guia"]  # the table is on the guide
+
+
+def test_the_kit_names_which_place_of_small_files_was_unstable(tmp_path):
+    """When only the layer's small-file figure is unstable, the kit says so of the layer and still gives
+    the volume's figure (the fresh render said «inestable» for the whole engine while 09's table showed
+    the volume's figure)."""
+    from helpers.experiments.ejecucion import kit as ejecucion_kit
+    from helpers.experiments.ejecucion.analysis import overheads
+    from tests.experiments.ejecucion.test_unit import _full_run
+
+    res = _full_run(tmp_path)
+    wild = (res.df["engine"] == "docker") & (res.df["variant"] == "archivos:capa")
+    res.df.loc[wild, "value"] = np.resize([0.2, 3.0, 0.3, 2.5, 0.25, 2.8, 0.22, 3.1], int(wild.sum()))
+    over = overheads(res.df)
+    layer = over[(over["carga"] == "archivos") & (over["entorno"] == "docker") & (over["lugar"] == "capa")]
+    volume = over[
+        (over["carga"] == "archivos") & (over["entorno"] == "docker") & (over["lugar"] == "volumen")
+    ]
+    assert layer["inestable"].all() and not volume["inestable"].any()
+    text = ejecucion_kit.facts(res)["archivos"]
+    docker = text.split("en Docker, ")[1].split(";")[0]
+    assert "la capa: sin cifra (medición inestable: repite)" in docker and "el volumen: " in docker
+    assert "%" in docker.split("el volumen: ")[1]
+
+
+@pytest.mark.parametrize(
+    "none, side", [((250.0, 180.0), "arranca antes Podman"), ((200.0, 320.0), "arranca antes Docker")]
+)
+def test_the_kit_gives_podman_over_docker_without_network_as_09_answers_it(tmp_path, none, side):
+    """The guide's «Podman/Docker al arrancar» row carries the half of 09's answer the default network
+    hides: 01's `--network none` arms, Podman/Docker by round, read by the one rule both ways."""
+    from helpers.experiments.arranque import kit as arranque_kit
+    from helpers.experiments.runner import Resultado
+    from tests.course.test_cierre import _launch_split, _run
+
+    _run(tmp_path, "arranque", _launch_split(300.0, 400.0, *none))
+    text = arranque_kit.facts(Resultado.latest("arranque", tmp_path))["podman_docker_sin_red"]
+    assert "sin red" in text and text.count(side) == 2, text

@@ -252,3 +252,18 @@ def test_default_and_quick_verdicts_carry_an_interval():
                 if meta is unscreened and claim.n >= 2 and claim.low <= claim.high:
                     intervals += 1
     assert intervals
+
+
+def test_the_index_counts_one_failed_notebook_in_the_singular(tmp_path):
+    """«1 de 11 cuadernos falló», never «1 de 11 cuadernos fallaron»; two or more, in the plural."""
+    from helpers.course import pages
+    from helpers.course.execute import NotebookResult
+
+    meta = {"host": {}, "engines": {}}
+    ok = NotebookResult("00_entorno", "00 · Entorno", status="ok", seconds=7.0)
+    bad = [NotebookResult(f"0{i}_x", f"0{i} · X", status="failed", seconds=1.0) for i in (1, 2)]
+    target = tmp_path / "index.html"
+    pages.write_index(target, [ok, bad[0]], meta, quick=True, overrides={}, started="hoy", seconds=8.0)
+    assert "1 de 2 cuadernos falló: 01_x." in target.read_text(encoding="utf-8")
+    pages.write_index(target, [ok, *bad], meta, quick=True, overrides={}, started="hoy", seconds=9.0)
+    assert "2 de 3 cuadernos fallaron: 01_x, 02_x." in target.read_text(encoding="utf-8")

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import stats
 from ...experiments import arranque as a
 from ...experiments import verdict as vd
-from ...experiments.arranque.analysis import summarize
-from ...experiments.arranque.measure import CONTAINER_VARIANT
+from ...experiments.arranque.analysis import arm_series, summarize
+from ...experiments.arranque.measure import CONTAINER_VARIANT, NO_NETWORK_VARIANT
 from ...view import common
 from ..kit import ENGINE, Facts, missing_arms, run_sentence, run_tag
 
-FACTS = ("bare", "docker", "podman", "podman_docker", "red_podman")
+FACTS = ("bare", "docker", "podman", "podman_docker", "podman_docker_sin_red", "red_podman")
 
 
 def facts(res) -> Facts:
@@ -61,6 +62,7 @@ def facts(res) -> Facts:
         out["podman_docker"] += (
             f" Veredicto de 01 sobre «Podman arranca con menos sobrecarga», con cada imagen: «{verdicts[0]}»."
         )
+    out["podman_docker_sin_red"] = _without_network(res)
     podman = (meta.get("engines") or {}).get("podman") or {}
     backend = podman.get("network_backend")
     out["red_podman"] = (
@@ -72,3 +74,25 @@ def facts(res) -> Facts:
         else missing_arms(nb, "Podman (no hay datos de su red)")
     )
     return out
+
+
+def _without_network(res) -> str:
+    """Podman/Docker of 01's `run --rm --network none`, per image, by round, and which way it points by
+    the one rule: the half of 09's answer that the default network hides."""
+    cells = []
+    for role in ("ubuntu", "alpine"):
+        arms = [arm_series(res.df, res.meta, (e, role), NO_NETWORK_VARIANT) for e in ("podman", "docker")]
+        if not all(arm.size for arm in arms):
+            continue
+        ratio = stats.ratio_ci(*arms)
+        side = vd.direction(ratio.low, ratio.high, ratio.n)
+        who = common.direction_words(side, "arranca antes Docker", "arranca antes Podman", n=ratio.n)
+        cells.append(
+            f"con {role}, Podman/Docker = {common.fmt_ratio(ratio.value, ratio.low, ratio.high)}, {who}"
+        )
+    return run_sentence(
+        res,
+        ", sin red (`--network none`, el motor sin la red que arma cada uno): ",
+        cells,
+        missing_arms(a.NOTEBOOK, "Docker y Podman con `--network none`"),
+    )
