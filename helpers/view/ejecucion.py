@@ -142,6 +142,25 @@ def _tabla_sobrecarga(resultado: Resultado) -> None:
 
 
 # ---------------------------------------------------------------- plots
+
+
+def _panel_grid(rows_per_panel: list[int], row_height: float, width: float):
+    """A figure with one panel per workload, two per row, each row of panels as tall as its panel with the
+    most rows (`row_height` inches a row): the panels in order, left to right."""
+    ncols = min(2, len(rows_per_panel))
+    nrows = math.ceil(len(rows_per_panel) / ncols)
+    counts = [*rows_per_panel, 0]
+    heights = [max(counts[i * ncols : (i + 1) * ncols]) * row_height + 0.8 for i in range(nrows)]
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(width * ncols, sum(heights) + 0.9),
+        squeeze=False,
+        gridspec_kw={"height_ratios": heights},
+    )
+    return fig, [ax for row in axes for ax in row]
+
+
 @needs_result
 def grafico(resultado: Resultado, cual: str = "repeticiones") -> None:
     """«repeticiones»: one panel per workload, every repetition, end to end next to the work alone;
@@ -184,19 +203,8 @@ def _grafico_repeticiones(resultado: Resultado) -> None:
     if not cargas:
         markdown("_Esta corrida no tiene cargas medidas._")
         return
-    ncols = min(2, len(cargas))
-    nrows = math.ceil(len(cargas) / ncols)
     orders = {c: _environment_order(data[data["carga"] == c]) for c in cargas}
-    counts = [len(orders[c]) for c in cargas] + [0]
-    heights = [max(counts[i * ncols : (i + 1) * ncols]) * 0.32 + 0.8 for i in range(nrows)]
-    fig, axes = plt.subplots(
-        nrows,
-        ncols,
-        figsize=(7.0 * ncols, sum(heights) + 0.9),
-        squeeze=False,
-        gridspec_kw={"height_ratios": heights},
-    )
-    flat = [ax for row in axes for ax in row]
+    fig, flat = _panel_grid([len(orders[c]) for c in cargas], 0.32, 7.0)
     handles, names = [], []
     for ax, carga in zip(flat, cargas):
         part = data[data["carga"] == carga]
@@ -224,7 +232,9 @@ def _grafico_repeticiones(resultado: Resultado) -> None:
     for ax in flat[len(cargas) :]:
         ax.set_visible(False)
     if handles:  # once, right of the first row: never over a point
-        legend_outside(flat[ncols - 1], handles, names, title="medida", fontsize=10, title_fontsize=10)
+        legend_outside(
+            flat[min(2, len(cargas)) - 1], handles, names, title="medida", fontsize=10, title_fontsize=10
+        )
     fig.suptitle(
         "Cada repetición: el comando completo frente al trabajo medido dentro del entorno", fontsize=13
     )
@@ -267,18 +277,7 @@ def _grafico_sobrecarga(resultado: Resultado) -> None:
         markdown("_Esta corrida no tiene sobrecargas que dibujar (falta bare metal o un motor)._")
         return
     cargas = [c for c in WORKLOADS if c in set(keep["carga"])]
-    ncols = min(2, len(cargas))
-    nrows = math.ceil(len(cargas) / ncols)
-    counts = [len(keep[keep["carga"] == c]) for c in cargas] + [0]
-    heights = [max(counts[i * ncols : (i + 1) * ncols]) * 0.38 + 0.8 for i in range(nrows)]
-    fig, axes = plt.subplots(
-        nrows,
-        ncols,
-        figsize=(6.6 * ncols, sum(heights) + 0.9),
-        squeeze=False,
-        gridspec_kw={"height_ratios": heights},
-    )
-    flat = [ax for row in axes for ax in row]
+    fig, flat = _panel_grid([len(keep[keep["carga"] == c]) for c in cargas], 0.38, 6.6)
     for ax, carga in zip(flat, cargas):
         part = keep[keep["carga"] == carga]
         labels = [

@@ -214,16 +214,21 @@ def _startup(docker: float, podman: float) -> pd.DataFrame:
     )
 
 
-def _answer(view, root, question: str) -> str:
-    """The paragraph 09 shows for one question (view.preguntas, displayed), from its header on."""
+def _displayed(show, root) -> str:
+    """The markdown a 09 view displays (show(root=root))."""
     shown = []
     original = IPython.display.display
     IPython.display.display = lambda obj, *a, **k: shown.append(obj)
     try:
-        view.preguntas(root=root)
+        show(root=root)
     finally:
         IPython.display.display = original
-    return _markdown(shown).split(question)[1].split("####")[0]
+    return _markdown(shown)
+
+
+def _answer(view, root, question: str) -> str:
+    """The paragraph 09 shows for one question (view.preguntas, displayed), from its header on."""
+    return _displayed(view.preguntas, root).split(question)[1].split("####")[0]
 
 
 def _markdown(shown) -> str:
@@ -717,14 +722,7 @@ def test_a_summary_row_never_hides_that_its_page_judged_the_claim_otherwise(root
 
 
 def _short_answers(root) -> str:
-    shown = []
-    original = IPython.display.display
-    IPython.display.display = lambda obj, *a, **k: shown.append(obj)
-    try:
-        vista.respuestas(root=root)
-    finally:
-        IPython.display.display = original
-    return _markdown(shown)
+    return _displayed(vista.respuestas, root)
 
 
 def test_the_short_answer_carries_every_judgement_its_page_made(root):
