@@ -119,20 +119,24 @@ def last_run_words(module: ModuleType, root=None) -> str:
 class TextProgress:
     """Progress for logs: one line each 10 %, no escape codes."""
 
-    def __init__(self, prefix: str = "", echo: Callable[[str], None] = print):
+    def __init__(
+        self,
+        prefix: str = "",
+        echo: Callable[[str], None] = print,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.prefix = prefix
         self.echo = echo
+        self.clock = clock
         self._last = -1
-        self._start = time.monotonic()
+        self._start = clock()
 
     def __call__(self, done: int, total: int, label: str) -> None:
         decile = (10 * done) // max(total, 1)
         if decile != self._last:
             self._last = decile
-            elapsed = time.monotonic() - self._start
-            self.echo(
-                f"{self.prefix}{done}/{total} ({100 * done // max(total, 1)} %) — {label} — {elapsed:.0f} s"
-            )
+            elapsed = fmt_duration(self.clock() - self._start)  # as the run's own length is written
+            self.echo(f"{self.prefix}{done}/{total} ({100 * done // max(total, 1)} %) — {label} — {elapsed}")
 
 
 IGNORED_CLICK = (

@@ -53,6 +53,15 @@ def test_text_progress_prints_at_most_eleven_lines():
     assert all("\x1b" not in line for line in lines)
 
 
+def test_text_progress_writes_its_clock_as_the_run_s_length_is_written():
+    """«— 1 min 24 s», as the line with the run's length under it («(completa, …, 1 min 23 s)»), not «84 s»."""
+    lines, now = [], iter([0.0, 0.4, 84.2])
+    progress = TextProgress(echo=lines.append, clock=lambda: next(now))
+    progress(0, 10, "uno")
+    progress(10, 10, "listo")
+    assert lines[0].endswith("— uno — 0 s") and lines[-1].endswith("— listo — 1 min 24 s"), lines
+
+
 def test_a_preset_fills_the_controls_and_says_how_long_before_anything_runs(monkeypatch):
     from helpers.experiments import red
     from helpers.experiments.red.measure import DOCUMENT_PRESET
