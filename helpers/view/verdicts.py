@@ -220,7 +220,9 @@ def smallest_effect(resolved: float, unit: str) -> str:
     elif unit == "%":
         size = f"±{num(resolved, significant(resolved, 2))} puntos"  # as many digits as its IC: «±13», «±2.8»
     else:
-        size = f"±{fmt_value(resolved, unit).lstrip('+')}"
+        size = (
+            f"±{fmt_value(float(f'{resolved:.2g}'), unit).lstrip('+')}"  # two digits, as its IC: «±9.3 min»
+        )
     return f"{size} alrededor de la cifra (la mitad de su IC 95 %)"
 
 

@@ -138,6 +138,7 @@ def test_the_smallest_effect_on_a_percentage_has_the_digits_of_its_interval():
     assert verdicts.smallest_effect(12.7, "%").startswith("±13 puntos")
     assert verdicts.smallest_effect(2.79, "%").startswith("±2.8 puntos")
     assert verdicts.smallest_effect(1.28, "x").startswith("÷/× 1.28")
+    assert verdicts.smallest_effect(9.34, "min").startswith("±9.3 min")  # 09's «2 h», not «±9.34 min»
 
 
 def test_a_steal_that_rounds_to_zero_is_not_written_as_zero():
