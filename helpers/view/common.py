@@ -231,7 +231,10 @@ def _short(claim) -> str:
     does not name it (one statement is often judged once per engine)."""
     text = claim.statement.rstrip(". ")
     if len(text) > SHORT:
-        text = text[: SHORT - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+        text = text[: SHORT - 1].rsplit(" ", 1)[0]
+        if text.count("(") > text.count(")"):  # never cut inside a parenthesis: «(Podman…: +45…»
+            text = text[: text.rindex("(")]
+        text = text.rstrip(",;: ") + "…"
     engine = DISPLAY.get(claim.detail.get("engine", ""), "")
     return f"{text} ({engine})" if engine and engine not in text else text
 

@@ -30,6 +30,16 @@ def test_the_summary_names_what_was_decided_and_counts_the_rest():
     )
 
 
+def test_a_long_statement_is_never_cut_inside_its_parenthesis():
+    """«…aditiva (Podman dentro de Podman: +45…» hid which figure was judged: the cut goes before the
+    parenthesis, and the engine is named after it."""
+    long = "Anidar suma una sobrecarga de arranque moderada y aditiva (Podman dentro de Podman: +45 % sobre el nivel 1)."
+    said = vd.Said("x", long, "una fuente", claimed=1.0, kind="no_difference")
+    claim = vd.judge(said, Estimate(1.0, 0.99, 1.01, 10), detail={"engine": "podman"})
+    (line,) = [ln for ln in common.verdict_summary([claim]) if "Anidar" in ln]
+    assert "«Anidar suma una sobrecarga de arranque moderada y aditiva… (Podman)»" in line, line
+
+
 def test_a_changed_verdict_changes_the_summary():
     before = common.verdict_summary([_claim("a", 1.0)])
     after = common.verdict_summary([_claim("a", 2.0)])
