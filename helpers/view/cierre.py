@@ -497,7 +497,28 @@ def resumen(root=None) -> pd.DataFrame:
             "afirmación que decide cada fila, en su cuaderno)",
         )
     )
+    if stand_ins := substitutes(data["experimento"].unique(), root):
+        markdown(
+            "Las imágenes no son las del capítulo: en esta máquina, sin registro, "
+            + " y ".join(f"«{role}» fue `{name}`" for role, name in stand_ins.items())
+            + ", sustitutos locales con el mismo papel (mínima y userland completo)."
+        )
     return data
+
+
+def substitutes(experiments_used, root=None) -> dict[str, str]:
+    """Image role → the local stand-in a latest run of these experiments used instead of the official
+    image (meta.json «images», origin «sustituto»), Docker's name first."""
+    found: dict[str, str] = {}
+    for experiment in experiments_used:
+        run = Resultado.latest(experiment, root)
+        for engine in ("docker", "podman"):
+            for role, image in (
+                (((run.meta or {}).get("images") or {}).get(engine) or {}).items() if run else ()
+            ):
+                if image.get("origin") == "sustituto":
+                    found.setdefault(role, str(image.get("name", "?")).removeprefix("localhost/"))
+    return dict(sorted(found.items(), key=lambda kv: kv[0] != "ubuntu"))
 
 
 def _load_name(carga: str, lugar: str) -> str:

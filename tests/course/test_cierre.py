@@ -793,3 +793,31 @@ def test_a_figure_from_a_run_that_did_not_finish_says_so_in_its_row(root, monkey
     mine = table[table["Experimento"].str.startswith(ejecucion.TITLE)]
     assert len(mine) and all(e.endswith("(corrida fallida)") for e in mine["Experimento"])
     assert not any("(corrida" in e for e in table[~table.index.isin(mine.index)]["Experimento"])
+
+
+def test_the_chapter_table_says_when_the_images_were_local_stand_ins(root, monkeypatch):
+    """The chapter ran the official ubuntu and alpine; a machine without a registry runs stand-ins
+    (meta.json «images», origin «sustituto»): 09 says which, under the table, and says nothing otherwise."""
+    frame = pd.DataFrame(
+        [
+            {
+                "engine": "docker",
+                "image": "ubuntu",
+                "variant": "",
+                "rep": 1,
+                "metric": "arranque",
+                "value": 300.0,
+            }
+        ]
+    ).assign(unit="ms")
+    stand_in = {"role": "ubuntu", "name": "curso/debian-minbase:bookworm", "origin": "sustituto"}
+    official = {"role": "alpine", "name": "alpine:3.20", "origin": "oficial"}
+    _run(root, "arranque", frame, images={"docker": {"ubuntu": stand_in, "alpine": official}})
+    assert vista.substitutes(["arranque", "ejecucion"], root) == {"ubuntu": "curso/debian-minbase:bookworm"}
+    shown = []
+    monkeypatch.setattr(vista, "markdown", shown.append)
+    monkeypatch.setattr(vista, "show", lambda obj: None)
+    vista.resumen(root=root)
+    assert any("«ubuntu» fue `curso/debian-minbase:bookworm`" in s and "alpine" not in s for s in shown), (
+        shown
+    )
