@@ -501,7 +501,7 @@ def resumen(root=None) -> pd.DataFrame:
         markdown(
             "Las imágenes no son las del capítulo: en esta máquina, sin registro, "
             + " y ".join(f"«{role}» fue `{name}`" for role, name in stand_ins.items())
-            + ", sustitutos locales con el mismo papel (mínima y userland completo)."
+            + ": sustitutos locales que hacen el mismo papel."
         )
     return data
 
