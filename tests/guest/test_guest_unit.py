@@ -30,7 +30,7 @@ def test_the_shipped_lists_pin_the_engines():
 def test_the_guest_gets_every_dependency_the_course_declares():
     """The guest installs requisitos.txt, not pyproject: a dependency added to one only (scipy, say) left
     the guest's course dying at import. Every runtime dependency of pyproject is pinned for the guest (one
-    whose marker leaves out the guest's Python, tomli below 3.11, is not installed there)."""
+    whose marker leaves out the guest's Python is not installed there)."""
     import re
 
     import tomllib
@@ -44,7 +44,7 @@ def test_the_guest_gets_every_dependency_the_course_declares():
         or marker.evaluate({"python_version": build.PYTHON_VERSION})
     ]
     wanted = {re.split(r"[<>=!~\[ ;]", d, maxsplit=1)[0].lower() for d in on_guest}
-    assert len(on_guest) >= len(project["dependencies"]) - 1  # only tomli is left out
+    assert len(on_guest) >= len(project["dependencies"]) - 1  # a marker leaves out one at most
     pinned = {
         line.split("==")[0].strip().lower()
         for line in guest.REQUIREMENTS_FILE.read_text().splitlines()

@@ -1,16 +1,18 @@
-"""The claims of «Container Performance Testing» (seed 003) on HTTP, declared in claims.toml and judged on
-the run's main server (net/http if present), arms paired by round: the figures that need code, and the
-claimed numbers data/reference/red.csv holds. The conditions they are judged under are analysis.py's."""
+"""The claims of «Container Performance Testing» (seed 003) on HTTP in containers, judged on the run's main
+server (net/http if present), arms paired by round. Its table's columns are wrk's per-thread Req/Sec (its
+«Requests/s», seed003 in data/reference/red.csv). The conditions they are judged under are analysis.py's."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from functools import partial
+
 import pandas as pd
 
-from .. import declared
-from ..figures import Custom, Data, Figure, Ratio, Sel, judging
-from ..verdict import OTHER_MACHINE, Claim, Said, missing
+from ..figures import Custom, Data, Difference, Figure, NotComparable, Ratio, Sel, judging
+from ..verdict import OTHER_MACHINE, Claim, Said, missing, ref
 from . import servers
-from .analysis import BASELINE, at_document_load, conditions, main_server, security_setup
+from .analysis import BASELINE, at_document_load, by_hand, conditions, main_server, security_setup
 
 SOURCE = "«Container Performance Testing»"  # its title, quoted like every source title
 APPENDIX_PER_THREAD = 8780.0  # net/http natively: the per-thread Req/Sec the table copied (8.78k)
@@ -22,8 +24,6 @@ LOSS = {"docker": 65.83, "kubernetes": 83.59}  # the table's «Loss wrt native»
 LATENCY_MS = {"docker_nethttp": (5.47, 11.16), "kubernetes_nethttp": (5.47, 24.50)}
 LATENCY_MS |= {"docker_gin": (5.65, 11.37), "kubernetes_gin": (5.65, 23.76)}
 LATENCY_MS = {k: (native, engine, engine / native) for k, (native, engine) in LATENCY_MS.items()}
-CLAIMED = {f"{engine}_pierde": -pct for engine, pct in LOSS.items()}
-CLAIMED |= {"gin": 9.01 / 8.78, "actix": APPENDIX_ACTIX / APPENDIX_ROCKET}
 # Why the per-thread figure is «no comparable», and how its column reads (a test ties these to red.csv).
 PER_THREAD_READING = (
     f"{OTHER_MACHINE} Además, esa columna se lee mal: es el "
@@ -89,7 +89,135 @@ def latency(engine: str, server: str, how: str, duration: str, why: str) -> Figu
     return Custom(on_kubernetes_paths(Ratio, words, server, "latencia_media"), **options)
 
 
-SAID = declared.read(__package__, globals()).said
+# ---------------------------------------------------------------- the declarations
+document = partial(Said, source=SOURCE, where="tabla «Results», fila Native · http-pkg")
+# Why a figure of the document's load is not judged at another (`at_document_load`), and how to judge it.
+LOSS_WHY = "Con otra concurrencia la pérdida de un camino de red cambia (con pocas conexiones pesa más la latencia de cada salto, con muchas, la CPU de quien copia los bytes): no se juzga su porcentaje con otra carga."
+LATENCY_WHY = "La latencia media de wrk depende de su carga: con 400 conexiones que esperan cada una su respuesta, es sobre todo tiempo en cola (conexiones ÷ peticiones por segundo); con pocas, el tiempo de cada salto: no se juzga su proporción con otra carga."
+RATE_WHY = "Con otra concurrencia cambia qué limita a cada servidor (sus hilos, su planificador, el propio wrk): no se juzga la proporción entre dos servidores con otra carga."
+PANEL = {
+    "docker": ("duracion_s", "El botón «Configuración del documento» del panel la juzga con la suya."),
+    "kubernetes": (
+        "duracion_k8s_s",
+        "El botón «Kubernetes con la carga del documento» del panel la juzga con la suya.",
+    ),
+}
+NAME = {"docker": "Docker", "kubernetes": "Kubernetes"}
+
+
+def loss(key: str, engine: str, figure: Figure) -> Said:
+    """The table's «Loss wrt native» of net/http in one engine (the document does not say how wrk reached
+    its Pod: Kubernetes' is judged on each path this run measured)."""
+    duration, how = PANEL[engine]
+    return document(
+        key,
+        f"En {NAME[engine]}, net/http (http-pkg) pierde un {LOSS[engine]} % de las peticiones por segundo frente a nativo.",
+        where=f"tabla «Results», fila {NAME[engine]} · http-pkg, columna «Loss wrt native»",
+        claimed=-LOSS[engine],
+        kind="percent_about",
+        quantity=f"el cambio de peticiones por segundo de {'Docker -p' if engine == 'docker' else NAME[engine]} frente a nativo",
+        unit="%",
+        ref=ref(
+            source="seed003",
+            metric="req_s_hilo",
+            engine=engine,
+            image="nethttp",
+            over={"engine": "bare"},
+            percent=True,
+        ),
+        figure=replace(figure, incomparable=at_document_load(duration, how, "esta pérdida", LOSS_WHY)),
+    )
+
+
+# The table's «Latency» column: wrk's average latency, Docker and Kubernetes over native, per server (its
+# own names for them), judged only at its load, where it is mostly time queued behind 400 connections
+# (`how`: the panel's button that judges it, or what to run).
+ROWS = {"nethttp": "http-pkg", "gin": "go-gin"}
+
+
+def latency_claim(engine: str, server: str) -> Said:
+    native, ms, times = LATENCY_MS[f"{engine}_{server}"]
+    label, row = servers.SERVERS[server].label, ROWS[server]
+    duration, how = PANEL[engine]
+    if server != "nethttp":
+        how = by_hand(server, **({} if engine == "docker" else {"duration_key": duration}))
+    return document(
+        f"latencia_{engine}_{server}",
+        f"Con {label} ({row}), la latencia media pasa de {native:.2f} ms sin contenedor a {ms:.2f} ms en {NAME[engine]}: {times:.2f} veces.",
+        where=f"tabla «Results», filas Native y {NAME[engine]} · {row}, columna «Latency»",
+        claimed=times,
+        kind="about",
+        quantity=f"la latencia media de {'Docker -p' if engine == 'docker' else NAME[engine]} / sin contenedor ({label})",
+        unit="x",
+        ref=ref(
+            source="seed003", metric="latencia_media", engine=engine, image=server, over={"engine": "bare"}
+        ),
+        figure=latency(engine, server, how, duration, LATENCY_WHY),
+    )
+
+
+SAID = (
+    loss(
+        "docker_pierde_66",
+        "docker",
+        Difference(arm("docker", "puerto"), arm(*BASELINE), percent=True, detail=on_server),
+    ),
+    document(
+        "causa_seguridad",
+        "El autor oyó que Docker aplica mucho procesamiento de seguridad además de reenviar las peticiones, y que si se apaga o se ajusta el rendimiento podría mejorar.",
+        where="sección «Conclusion»",
+        kind="adds",
+        quantity="Docker -p sin seccomp / Docker -p, en peticiones por segundo",
+        figure=Ratio(arm("docker", "sin_seccomp"), arm("docker", "puerto"), detail=on_server),
+    ),
+    document(
+        "gin_igual_nethttp",
+        "Sin contenedor, net/http (http-pkg) atiende 8.78k peticiones por segundo y gin (go-gin) 9.01k.",
+        where="tabla «Results», filas Native",
+        claimed=9.01 / 8.78,
+        kind="no_difference",
+        quantity="la proporción gin / net/http, sin contenedor",
+        ref=ref(source="seed003", metric="req_s_hilo", engine="bare", image="gin", over={"image": "nethttp"}),
+        figure=Ratio(arm(*BASELINE, "gin"), arm(*BASELINE, "nethttp")),
+    ),
+    document(
+        "columna_por_hilo",
+        "Sin contenedor, net/http (http-pkg) atiende 8.78k peticiones por segundo (columna «Requests/s»).",
+        claimed=APPENDIX_PER_THREAD,
+        kind="about",
+        quantity="peticiones por segundo de net/http sin contenedor",
+        unit="",
+        ref=ref(source="seed003", metric="req_s_hilo", engine="bare", image="nethttp"),
+        figure=NotComparable(PER_THREAD_READING),
+    ),
+    loss(
+        "kubernetes_pierde_84",
+        "kubernetes",
+        Custom(
+            on_kubernetes_paths(
+                Difference, "el cambio de peticiones por segundo de {} frente a nativo", percent=True
+            )
+        ),
+    ),
+    *(latency_claim(engine, server) for server in ROWS for engine in NAME),
+    # The appendix's two Rust servers, natively only: actix's total requests per second over Rocket's.
+    document(
+        "actix_rocket_128",
+        "Sin contenedor, actix-web atiende 203\u202f133 peticiones por segundo y Rocket 159\u202f194: 1.28 veces.",
+        where="apéndice, salidas «Native - actix» y «Native - rocket» («Requests/sec»)",
+        claimed=APPENDIX_ACTIX / APPENDIX_ROCKET,
+        kind="about",
+        quantity="la proporción actix-web / Rocket en peticiones por segundo, sin contenedor",
+        ref=ref(source="seed003", metric="req_s", engine="bare", image="actix", over={"image": "rocket"}),
+        figure=Ratio(
+            arm(*BASELINE, "actix"),
+            arm(*BASELINE, "rocket"),
+            incomparable=at_document_load(
+                "duracion_s", by_hand("actix", "rocket"), "esta proporción", RATE_WHY
+            ),
+        ),
+    ),
+)
 
 
 def as_run(said: Said, df: pd.DataFrame, meta: dict | None) -> Said:

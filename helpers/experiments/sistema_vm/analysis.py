@@ -244,7 +244,7 @@ def top_level(df: pd.DataFrame, meta: dict | None = None) -> int:
 
 
 # ---------------------------------------------------------------- the run's own instances and conditions
-# What the claims (claims.toml) are judged on and when: functions of the run, fn(df, meta).
+# What the claims (claims.py) are judged on and when: functions of the run, fn(df, meta).
 vm, sd_vm = vm_variant, partial(vm_variant, kind="vm_systemd")  # its VM (KVM's first), or None
 
 
