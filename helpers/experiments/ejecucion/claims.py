@@ -272,53 +272,34 @@ def on(said: Said, engine: str, figure: Custom, words: str = "", **fields) -> Sa
 
 def exec_copies(e: str) -> tuple[Said, ...]:
     run = f"`{e} run` con «{RUN_ROLE}» (experimento 1)"
-    return (
-        on(
-            EXEC,
-            e,
-            Custom(exec_over_run, METRIC_E2E, EXEC_TRUE, e),
-            "; lo que se espera",
-            quantity=f"`{e} exec CONTENEDOR true` cronometrado desde el host ÷ {run}",
-            note=EXEC.note + PODMAN_EXEC[e],
-        ),
-        on(
-            EXEC_IN,
-            e,
-            Custom(exec_over_run, METRIC_WORK, EXEC_INSIDE, e),
-            "; el exec, dentro",
-            quantity=f"un proceso nuevo dentro del contenedor de {eng.DISPLAY[e]} ÷ {run}",
-            note=EXEC_IN.note + PODMAN_EXEC[e],
-        ),
+    host = f"`{e} exec CONTENEDOR true` cronometrado desde el host ÷ {run}"
+    inside = f"un proceso nuevo dentro del contenedor de {eng.DISPLAY[e]} ÷ {run}"
+    return tuple(
+        on(said, e, Custom(exec_over_run, *arm, e), words, quantity=quantity, note=said.note + PODMAN_EXEC[e])
+        for said, arm, words, quantity in (
+            (EXEC, (METRIC_E2E, EXEC_TRUE), "; lo que se espera", host),
+            (EXEC_IN, (METRIC_WORK, EXEC_INSIDE), "; el exec, dentro", inside),
+        )
     )
 
 
 def work_copies(e: str) -> tuple[Said, ...]:
     form = f"sobrecarga del trabajo solo (sin `exec`) en {eng.DISPLAY[e]} frente a los binarios del host"
-    return (
-        on(
-            HASH,
-            e,
-            Custom(work_alone, e, "hash"),
-            ", el trabajo solo",
-            quantity=form,
-            note=f"{HASH.note} {EXEC_APART}",
-        ),
-        on(
-            SORT_6_8[e], e, Custom(work_alone, e, "sort"), ", el trabajo solo", quantity=form, note=EXEC_APART
-        ),
+    return tuple(
+        on(said, e, Custom(work_alone, e, carga), ", el trabajo solo", quantity=form, note=note)
+        for said, carga, note in (
+            (HASH, "hash", f"{HASH.note} {EXEC_APART}"),
+            (SORT_6_8[e], "sort", EXEC_APART),
+        )
     )
 
 
 def memory_copies(e: str) -> tuple[Said, ...]:
     size = f"tamaño de la región anónima (mmap) que guarda el buffer de sort (los {SORT_MB:.0f} MB del capítulo: {SORT_MIB:.1f} MiB)"
-    return (
-        on(SORT_BUFFER, e, Custom(sort_memory, e), quantity=size),
-        on(
-            SORT_MMAP,
-            e,
-            Custom(sort_memory, e),
-            quantity="la región anónima (mmap) guarda más memoria residente de sort que su heap",
-        ),
+    mmap = "la región anónima (mmap) guarda más memoria residente de sort que su heap"
+    return tuple(
+        on(said, e, Custom(sort_memory, e), quantity=q)
+        for said, q in ((SORT_BUFFER, size), (SORT_MMAP, mmap))
     )
 
 

@@ -24,11 +24,6 @@ SEED_RUN_PCT = 100 * (SEED_CONTAINER_NS / SEED_HOST_NS - 1)  # +11.0 %
 # Its table's three CPUs: the 24-30 % spans them (a Ref names one source, so a test ties this one).
 TABLE_SOURCES = ("seed001-tabla-xeon-8370c", "seed001-tabla-epyc-7763", "seed001-tabla-i7-12700k")
 NEEDS_ARMS = "Faltan los brazos que hacen falta para juzgarla (revisa BRAZOS y MOTORES)."
-BOUNDS = {
-    "contenedor_tabla": (24.0, 30.0),
-    "esperado_host": (80.0, 150.0),
-    "esperado_contenedor": (100.0, 180.0),
-}
 # «× 1.9 ms per exec»: the document gives no other figure of that machine to set it against (its table's
 # «Test C (μs)» column is never defined), so no ratio travels: «no comparable», this machine's beside it.
 EXEC_ELSEWHERE = (
@@ -84,7 +79,7 @@ CONTAINER_TABLE = document(
     "En su tabla por CPU, la sobrecarga del contenedor va del 24 % al 30 %",
     where="tabla «Expected Results by Hardware», columna «Overhead»",
     kind="range",
-    bounds=BOUNDS["contenedor_tabla"],
+    bounds=(24.0, 30.0),
     quantity=OVERHEAD,
     note="Su tabla es de otras CPU (dos Xeon/EPYC de Azure y un i7-12700K); el porcentaje es lo que dice que se mantiene de una CPU a otra.",
 )
@@ -95,7 +90,7 @@ EXPECTED_HOST = document(
     "getpid en el host tarda de 80 a 150 ns por llamada",
     where="«The Tests», Test A, «Expected»",
     kind="range",
-    bounds=BOUNDS["esperado_host"],
+    bounds=(80.0, 150.0),
     unit="ns",
     quantity="la mediana de getpid en el host",
     ref=ref(source="seed001-esperado", metric="getpid", engine=BASELINE[0], variant=BASELINE[1]),
@@ -106,7 +101,7 @@ EXPECTED_CONTAINER = document(
     "getpid en un contenedor tarda de 100 a 180 ns por llamada",
     where="«The Tests», Test B, «Expected»",
     kind="range",
-    bounds=BOUNDS["esperado_contenedor"],
+    bounds=(100.0, 180.0),
     unit="ns",
     quantity="la mediana de getpid en el contenedor (seccomp por defecto)",
     ref=ref(source="seed001-esperado", metric="getpid", engine="docker", variant="seccomp"),

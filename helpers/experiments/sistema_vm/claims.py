@@ -157,6 +157,7 @@ def unless_emulated(figure, **options) -> Custom:
 
 # ---------------------------------------------------------------- the declarations
 post = partial(Said, source=k.SOURCE, unit="x")
+same = partial(post, claimed=1.0, kind="no_difference")  # «casi igual», «no cuesta rendimiento»
 PROVISION = post(
     "arranque_10x",
     "Los contenedores de sistema se aprovisionan unas 10 veces más rápido que las VMs.",
@@ -167,16 +168,14 @@ PROVISION = post(
     ref=ref(metric="arranque_vm_vs_sistema"),
     figure=provision(vm, "sistema", "busybox init", BUSYBOX_VM, "vm_x_sistema", needs=has(vm, "sistema")),
 )
-NO_PENALTY = post(
+NO_PENALTY = same(
     "sistema_sin_penalizacion",
     "Reforzar el aislamiento de un contenedor (contenedor de sistema, espacio de usuarios) no cuesta rendimiento.",
-    claimed=1.0,
-    kind="no_difference",
     quantity="gzip, contenedor de sistema LXD / contenedor de aplicación",
     where="introducción y «Workload Performance»",
     figure=over_app(k.GZIP, "sistema_lxd"),
 )
-GZIP_SAME = partial(post, statement=GZIP_SAID, claimed=1.0, kind="no_difference")
+GZIP_SAME = partial(same, statement=GZIP_SAID)
 GZIP_OVER_BARE = partial(
     GZIP_SAME,
     where=f"{WORKLOAD} (gzip, sin sobrecomprometer las CPU)",
@@ -211,20 +210,16 @@ SAID = (
         quantity="arranque hasta «listo», VM / contenedor de sistema LXD (systemd)",
         figure=lxd_provision(DEFER, BUSYBOX_VM, when=has(vm, "sistema_lxd")),
     ),
-    post(
+    same(
         "anidado_gzip",
         "Un contenedor dentro de un contenedor de sistema hace el trabajo de CPU (gzip) casi igual que uno en el host.",
-        claimed=1.0,
-        kind="no_difference",
         quantity="gzip, contenedor anidado en LXD / contenedor de aplicación",
         where=f"{WORKLOAD} (gzip)",
         figure=over_app(k.GZIP, k.NESTED),
     ),
-    post(
+    same(
         "anidado_disco",
         "Con una carga de disco, un contenedor dentro de un contenedor de sistema rinde casi igual que uno en el host.",
-        claimed=1.0,
-        kind="no_difference",
         quantity="IOPS de fio (E/S directa), contenedor anidado en LXD / contenedor de aplicación",
         where=f"{WORKLOAD} (disco)",
         figure=over_app(k.FIO, k.NESTED),
@@ -380,11 +375,9 @@ SAID = (
         figure=gzip_over("vm_kvm", has("vm_kvm"), detail={"tipo": "vm_kvm"}),
     ),
     # Network (iperf3, network.py): Gbit/s through each scenario's own path, paired by round (see `net`).
-    post(
+    same(
         "red_sistema_igual",
         "En red (iperf), el mismo contenedor rinde igual en el host que en un contenedor de sistema.",
-        claimed=1.0,
-        kind="no_difference",
         quantity="Gbit/s de iperf3, contenedor de sistema LXD / contenedor de aplicación",
         where=f"{WORKLOAD} (red, iperf)",
         figure=net("sistema_lxd", "aplicacion"),
