@@ -18,7 +18,7 @@ from .paths import PROBES_DIR
 BIN_DIR = PROBES_DIR / "bin"
 IN_CONTAINER_DIR = "/opt/curso"  # where experiments mount a probe read-only inside a container
 
-# «cronometro ns=… estado=…», then with --pico the memory it saw: «pico_kb=… mmap_kb=… …»
+# «cronometro ns=… estado=… cpu_ns=…», then with --pico the memory it saw: «pico_kb=… mmap_kb=… …»
 _CRONOMETRO_LINE = re.compile(r"^cronometro ns=(\d+) estado=(-?\d+)((?: [a-z_]+=-?\d+)*)\s*$", re.MULTILINE)
 CRONOMETRO_PEAK = ("pico_kb", "mmap_kb", "mmap_rss_kb", "heap_kb")  # what `cronometro --pico` adds, in kB
 
@@ -84,6 +84,21 @@ def parse_cronometro(stderr: str) -> tuple[int, int]:
         )
     ns, code, _ = found[-1]
     return int(ns), int(code)
+
+
+def parse_cronometro_cpu(stderr: str) -> int | None:
+    """The CPU time (user + system, ns) the command and the descendants it waited for used, from
+    `cronometro`'s last report line; None from a line without it (a probe built before it had it, or a
+    kernel that would not say)."""
+    found = _CRONOMETRO_LINE.findall(stderr or "")
+    if not found:
+        raise ComandoFallido(
+            "La sonda «cronometro» no informó el tiempo del trabajo. Salida de error: "
+            f"{(stderr or '').strip()[-300:] or '(nada)'}"
+        )
+    fields = dict(pair.split("=") for pair in found[-1][2].split())
+    cpu = int(fields.get("cpu_ns", -1))
+    return cpu if cpu >= 0 else None
 
 
 def parse_cronometro_peak(stderr: str) -> dict[str, int]:

@@ -55,3 +55,29 @@ def test_cronometro_with_pico_sees_sorts_buffer_and_still_times_the_work():
     assert 1024 < seen["mmap_rss_kb"] <= seen["mmap_kb"] and seen["mmap_rss_kb"] <= seen["pico_kb"]
     none = subprocess.run([str(cronometro), "--pico", "nadie", "true"], capture_output=True, text=True)
     assert probes.parse_cronometro_peak(none.stderr) == {}  # nothing called «nadie» was ever seen
+
+
+def test_parse_probe_reads_the_cpu_time_and_says_none_without_it():
+    line = "cronometro ns=90 estado=0 cpu_ns=40000 pico_kb=8348 mmap_kb=8324 mmap_rss_kb=6452 heap_kb=-1\n"
+    assert probes.parse_cronometro(line) == (90, 0)
+    assert probes.parse_cronometro_cpu(line) == 40000
+    assert probes.parse_cronometro_peak(line) == {"pico_kb": 8348, "mmap_kb": 8324, "mmap_rss_kb": 6452}
+    assert probes.parse_cronometro_cpu("cronometro ns=7 estado=0\n") is None  # a probe built before it
+    assert probes.parse_cronometro_cpu("cronometro ns=7 estado=0 cpu_ns=-1\n") is None
+    with pytest.raises(ComandoFallido, match="no informó el tiempo"):
+        probes.parse_cronometro_cpu("")
+
+
+def test_cronometro_counts_the_cpu_of_every_descendant_and_not_the_time_they_slept():
+    """The real probe: a shell pipeline that burns CPU in two children reports a share of CPU over elapsed
+    time many times that of a command that sleeps (a ratio of two readings of the same run, whatever the
+    machine's load)."""
+    cronometro = probes.ensure("cronometro", log=lambda _: None)
+    busy = ["sh", "-c", "dd if=/dev/urandom bs=1M count=16 2>/dev/null | sha256sum > /dev/null"]
+    out = subprocess.run([str(cronometro), *busy], capture_output=True, text=True, timeout=120)
+    ns, status = probes.parse_cronometro(out.stderr)
+    cpu = probes.parse_cronometro_cpu(out.stderr)
+    assert status == 0 and cpu is not None and cpu > 0  # dd and sha256sum, reaped by the shell
+    idle = subprocess.run([str(cronometro), "sleep", "0.3"], capture_output=True, text=True, timeout=30)
+    slept, _ = probes.parse_cronometro(idle.stderr)
+    assert cpu / ns > 10 * probes.parse_cronometro_cpu(idle.stderr) / slept
