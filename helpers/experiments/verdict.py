@@ -254,6 +254,26 @@ def direction(low: float, high: float, n: int | None, *, around: float = 1.0) ->
     return NO_CONCLUYENTE
 
 
+# An interval direction() leaves undecided (neither inside «no difference» nor beyond it) that still
+# lies entirely on one side of `around`: the figure points that way, without telling whether by more than
+# «casi igual». «No se distingue hacia qué lado» is only an interval that holds `around` (`side`).
+ABOVE_NULL, BELOW_NULL = "above_null", "below_null"
+
+
+def side(low: float, high: float, n: int | None, *, around: float = 1.0) -> str:
+    """`direction`, with its NO_CONCLUYENTE split by the one rule: ABOVE_NULL when the whole IC lies
+    above `around` (it refutes «at most `around`»), BELOW_NULL when it lies below it, NO_CONCLUYENTE only
+    when it holds `around`."""
+    code = direction(low, high, n, around=around)
+    if code != NO_CONCLUYENTE:
+        return code
+    if reading(low, high, n, region=(-INF, around)) == NO_SE_SOSTIENE:
+        return ABOVE_NULL
+    if reading(low, high, n, region=(around, INF)) == NO_SE_SOSTIENE:
+        return BELOW_NULL
+    return code
+
+
 def repetitions_to_decide(
     value: float,
     low: float,

@@ -317,18 +317,24 @@ def como_medimos(module=None, *, completo: bool = False) -> None:
 
 
 # ---------------------------------------------------------------- which way a figure points
+ABOVE_WORDS = "más, con todo el IC 95 % por encima del margen de «casi igual»"
+BELOW_WORDS = "menos, con todo el IC 95 % por debajo del margen de «casi igual»"
+
+
 def direction_words(
     code: str,
-    above: str = "más, con todo el IC 95 % por encima del margen de «casi igual»",
-    below: str = "menos, con todo el IC 95 % por debajo del margen de «casi igual»",
+    above: str = ABOVE_WORDS,
+    below: str = BELOW_WORDS,
     *,
     n: int | None = None,
     around: float = 1.0,
 ) -> str:
-    """The one wording of a direction read by verdict.direction (`code`): `above` / `below` as the
-    caller words them («más lento» / «más rápido», «arranca antes Docker» / «… Podman»), «casi igual»
-    inside the margin of «no difference» around `around`, «no se distingue hacia qué lado» when the IC
-    is on neither side, and the one «too few repetitions» (`too_few`) below MIN_N."""
+    """The one wording of a direction read by verdict.direction or verdict.side (`code`): `above` /
+    `below` as the caller words them («más lento» / «más rápido», «arranca antes Docker» / «… Podman»),
+    «casi igual» inside the margin of «no difference» around `around`, the side alone («más lento, sin
+    saber si fuera de «casi igual»») for an IC on one side of `around` that overlaps that margin
+    (verdict.side), «no se distingue hacia qué lado» when the IC holds `around`, and the one «too few
+    repetitions» (`too_few`) below MIN_N."""
     if code == _verdict.ABOVE:
         return above
     if code == _verdict.BELOW:
@@ -336,6 +342,10 @@ def direction_words(
     if code == _verdict.LEVEL:
         unit = "x" if around == 1 else "%" if around == 0 else ""
         return f"casi igual: el IC 95 % cae {fmt_margin(_verdict.level_region(around), unit)}"
+    if code in (_verdict.ABOVE_NULL, _verdict.BELOW_NULL):  # verdict.side: one side, not how far
+        way = above if code == _verdict.ABOVE_NULL else below
+        way = {ABOVE_WORDS: "más", BELOW_WORDS: "menos"}.get(way, way)
+        return f"{way}, sin saber si fuera de «casi igual»"
     if code == _verdict.NO_CONCLUYENTE:
         return "no se distingue hacia qué lado con estas repeticiones"
     if n is not None and 0 < n < _verdict.MIN_N:

@@ -417,3 +417,34 @@ def test_a_run_without_rows_leaves_every_claim_without_data_and_raises_nothing(m
     """A run stopped before its first row (Ctrl-C, a full disk) still shows its claims: none decided."""
     claims = module.claims(pd.DataFrame(columns=results.COLUMNS), {})
     assert all(not c.decided and c.status != base.BAJO_CARGA for c in claims)
+
+
+# ---------------------------------------------------------------- which way a figure points
+@pytest.mark.parametrize(
+    "low, high, around, expected",
+    [
+        (1.10, 1.30, 1.0, base.ABOVE),  # beyond «casi igual»
+        (0.98, 1.03, 1.0, base.LEVEL),
+        (1.02, 1.40, 1.0, base.ABOVE_NULL),  # leaves 1 out, overlaps «casi igual»
+        (0.70, 0.99, 1.0, base.BELOW_NULL),
+        (0.90, 1.20, 1.0, base.NO_CONCLUYENTE),  # holds 1
+        (3.8, 26.0, 0.0, base.ABOVE_NULL),  # 03's «sort … +8.4 % [+3.8, +26]»
+        (0.0, 26.0, 0.0, base.NO_CONCLUYENTE),  # touching the null still holds it
+        (-8.0, 9.0, 0.0, base.NO_CONCLUYENTE),
+    ],
+)
+def test_side_says_no_se_distingue_only_when_the_interval_holds_the_null(low, high, around, expected):
+    assert base.side(low, high, 10, around=around) == expected
+    assert base.side(low, high, N - 1, around=around) == base.SIN_DATOS
+    if expected not in (base.ABOVE_NULL, base.BELOW_NULL):
+        assert base.direction(low, high, 10, around=around) == expected  # side only splits the rest
+
+
+def test_the_side_alone_is_worded_without_no_se_distingue():
+    above = common.direction_words(base.ABOVE_NULL, "más lento", "más rápido", around=0)
+    below = common.direction_words(base.BELOW_NULL, "más lento", "más rápido", around=0)
+    assert above.startswith("más lento, sin saber si fuera de «casi igual»"), above
+    assert below.startswith("más rápido, sin saber si fuera"), below
+    assert common.direction_words(base.ABOVE_NULL).startswith("más, sin saber")
+    undecided = common.direction_words(base.NO_CONCLUYENTE)
+    assert "no se distingue" in undecided and "no se distingue" not in above + below
