@@ -2,9 +2,9 @@
 `closing_rows(df, meta)`.
 
 Nothing here names an experiment: an experiment adds rows to the closing table by declaring
-`closing_rows` (columns `base.CLOSING_COLUMNS`). For each one this module takes this machine's latest
-complete run (or, if none finished, the latest one) and concatenates their rows, saying which
-experiments have no run yet and which runs could not be read.
+`closing_rows` (columns `base.CLOSING_COLUMNS`). For each one this module takes the run every page reads
+(results.latest: the latest complete run, or, if none finished, the latest with rows) and concatenates
+their rows, saying which experiments have no run yet and which runs could not be read.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from . import engines, experiments, reference, results, stats
+from . import engines, experiments, reference, stats
 from .experiments import ejecucion, verdict
 from .experiments.anatomia.analysis import (
     engine_own_parts,
@@ -52,12 +52,6 @@ def contributors() -> list:
     return [m for m in experiments.all_experiments() if callable(getattr(m, "closing_rows", None))]
 
 
-def latest(experiment: str, root=None) -> Resultado | None:
-    """This machine's latest complete run of an experiment, or else its latest run, or None."""
-    run_dir = results.latest_run(experiment, root, complete_only=True) or results.latest_run(experiment, root)
-    return Resultado.load(run_dir) if run_dir else None
-
-
 def gather(*given: Resultado | None, root=None) -> Cierre:
     """The closing table from the latest run of every contributing experiment. A Resultado given here
     (the run a notebook just made) replaces its experiment's latest run."""
@@ -66,7 +60,7 @@ def gather(*given: Resultado | None, root=None) -> Cierre:
     for module in contributors():
         name = module.EXPERIMENT
         try:
-            run = chosen.get(name) or latest(name, root)
+            run = chosen.get(name) or Resultado.latest(name, root)
         except (OSError, ValueError) as exc:
             out.unreadable[name] = f"no se pudo leer su última corrida ({type(exc).__name__}: {exc})."
             continue
@@ -386,7 +380,7 @@ def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
     rows, judged = [], {}
     for experiment, row in summary_rows():
         ref = reference.load(experiment).query("source == 'seed000'")
-        run = (runs or {}).get(experiment) or latest(experiment, root)
+        run = (runs or {}).get(experiment) or Resultado.latest(experiment, root)
         if experiment not in judged:
             judged[experiment] = [] if run is None else experiments.get(experiment).claims(run.df, run.meta)
         for engine in CONTAINERS:

@@ -247,13 +247,16 @@ def list_runs(experiment: str, root: Path | str | None = None) -> list[Path]:
     return sorted(runs, key=key)
 
 
-def latest_run(
-    experiment: str, root: Path | str | None = None, *, complete_only: bool = False
-) -> Path | None:
+def latest(experiment: str, root: Path | str | None = None) -> Path | None:
+    """The run of `experiment` every page, the closing notebook, the kit and the hand-in read: its latest
+    complete run; without one, its latest run with measurements (interrupted, failed, or one that lost an
+    engine: its meta's status says which, and the pages say so); None without either. A newer run that
+    did not finish never hides a complete one, so every reader of a chapter cites the same run."""
     runs = list_runs(experiment, root)
-    if complete_only:
-        runs = [r for r in runs if read_meta(r).get("status") == STATUS_COMPLETE]
-    return runs[-1] if runs else None
+    complete = [r for r in runs if read_meta(r).get("status") == STATUS_COMPLETE]
+    if complete:
+        return complete[-1]
+    return next((r for r in reversed(runs) if len(measurements(read_raw(r / "raw.csv")))), None)
 
 
 def round_metric(base: str, loop: str = "") -> str:

@@ -30,13 +30,14 @@ def _student_name() -> str:
 def empaquetar(
     destino: Path | str | None = None, *, root: Path | str | None = None, alumno: str | None = None
 ) -> Path:
-    """Zip this machine's latest run of every experiment (the latest complete one, or else the
-    latest one), with raw.csv, meta.json and an entrega.json manifest. Returns the zip's path."""
+    """Zip this machine's latest run of every experiment (results.latest: the latest complete one, or
+    else the latest with rows), with raw.csv, meta.json and an entrega.json manifest. Returns the zip's
+    path."""
     root = Path(root) if root is not None else results.results_root()
     alumno = re.sub(r"[^A-Za-z0-9@._-]+", "_", alumno) if alumno else _student_name()
     picked = {}
     for experiment in experiments.names():
-        run = results.latest_run(experiment, root, complete_only=True) or results.latest_run(experiment, root)
+        run = results.latest(experiment, root)
         if run:
             picked[experiment] = run
     if not picked:

@@ -71,8 +71,9 @@ def _declared(reader: ModuleType, experiment: str) -> ModuleType:
 
 
 def read_run(reader: ModuleType, experiment: str, root=None):
-    """The latest run (complete if any) of `experiment`, which `reader` declares in READS; None when
-    there is none yet (the notebook then says so, see view.common.missing_run)."""
+    """The run of `experiment` every page reads (results.latest: its latest complete run, else its latest
+    with rows), which `reader` declares in READS; None when there is none yet (the notebook then says so,
+    see view.common.missing_run)."""
     _declared(reader, experiment)
     return Resultado.latest(experiment, root)
 

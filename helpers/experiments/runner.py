@@ -87,7 +87,7 @@ class Resultado:
 
     @classmethod
     def latest(cls, experiment: str, root=None) -> Resultado | None:
-        run_dir = results.latest_run(experiment, root)
+        run_dir = results.latest(experiment, root)
         return cls.load(run_dir) if run_dir else None
 
 

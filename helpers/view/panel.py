@@ -104,9 +104,9 @@ def preset_message(module: ModuleType, values: dict, preset: Preset) -> str:
 def last_run_words(module: ModuleType, root=None) -> str:
     """How long this experiment's latest complete run took on this machine, read from its meta.json:
     what a student can expect, measured here rather than written by hand in the notebook."""
-    run_dir = results.latest_run(module.EXPERIMENT, root, complete_only=True)
+    run_dir = results.latest(module.EXPERIMENT, root)
     meta = results.read_meta(run_dir) if run_dir else {}
-    took = results.run_seconds(meta)
+    took = results.run_seconds(meta) if meta.get("status") == results.STATUS_COMPLETE else None
     if took is None:
         return "Aún no hay ninguna corrida completa de este cuaderno en esta máquina: la primera dirá cuánto tarda."
     reps = (meta.get("parameters") or {}).get("repeticiones")

@@ -56,15 +56,24 @@ def test_failed_run_records_the_reason(tmp_path):
     assert meta["status"] == "failed" and "se cayó el motor" in meta["reason"]
 
 
-def test_latest_run_and_complete_only(tmp_path):
-    with results.Run("prueba", root=tmp_path) as first:
-        _row(first, 1)
+def test_latest_is_the_latest_complete_run_else_the_latest_with_rows(tmp_path):
     with pytest.raises(KeyboardInterrupt):
-        with results.Run("prueba", root=tmp_path) as second:
+        with results.Run("prueba", root=tmp_path) as early:
+            _row(early, 1)
             raise KeyboardInterrupt
-    assert results.latest_run("prueba", tmp_path) == second.dir
-    assert results.latest_run("prueba", tmp_path, complete_only=True) == first.dir
-    assert results.latest_run("otro", tmp_path) is None
+    with pytest.raises(KeyboardInterrupt):
+        with results.Run("prueba", root=tmp_path):
+            raise KeyboardInterrupt  # before measuring: no rows
+    assert results.latest("prueba", tmp_path) == early.dir  # no complete run: the latest with rows
+    with results.Run("prueba", root=tmp_path) as complete:
+        _row(complete, 1)
+    with pytest.raises(KeyboardInterrupt):
+        with results.Run("prueba", root=tmp_path) as newer:
+            _row(newer, 1)
+            raise KeyboardInterrupt
+    assert results.list_runs("prueba", tmp_path)[-1] == newer.dir
+    assert results.latest("prueba", tmp_path) == complete.dir  # a newer interrupted run never hides it
+    assert results.latest("otro", tmp_path) is None
 
 
 def test_runs_started_in_the_same_second_keep_their_order(tmp_path):
@@ -74,4 +83,4 @@ def test_runs_started_in_the_same_second_keep_their_order(tmp_path):
             _row(run, 1)
         made.append(run.dir)
     assert results.list_runs("prueba", tmp_path) == made
-    assert results.latest_run("prueba", tmp_path) == made[-1]
+    assert results.latest("prueba", tmp_path) == made[-1]

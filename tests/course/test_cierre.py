@@ -821,3 +821,30 @@ def test_the_chapter_table_says_when_the_images_were_local_stand_ins(root, monke
     assert any("«ubuntu» fue `curso/debian-minbase:bookworm`" in s and "alpine" not in s for s in shown), (
         shown
     )
+
+
+def test_after_an_interrupted_newer_run_the_answers_and_the_tables_cite_the_same_run(root):
+    """results.latest, one policy for every reader: a newer run that did not finish never hides the
+    complete one, so 09's answers, its closing table and its «Tabla resumen» read the same run."""
+    complete = _run(root, "ejecucion", _ejecucion_rows())
+    slower = _ejecucion_rows()
+    slower.loc[(slower["engine"] == "docker") & (slower["variant"] == "hash"), "value"] *= 2  # +100 %
+    with pytest.raises(KeyboardInterrupt):
+        with results.Run("ejecucion", {}, root) as interrupted:
+            for _, r in slower.iterrows():
+                run_row = {k: r[k] for k in ("engine", "image", "variant", "metric", "unit")}
+                interrupted.append(**run_row, rep=int(r["rep"]), value=float(r["value"]))
+            raise KeyboardInterrupt
+    assert results.list_runs("ejecucion", root)[-1] == interrupted.dir
+    assert results.read_meta(interrupted.dir)["status"] == results.STATUS_INTERRUPTED
+
+    table = cierre.gather(root=root)
+    assert table.runs["ejecucion"].run_dir == complete.dir
+    assert set(table.rows.loc[table.rows["experimento"] == "ejecucion", "corrida"]) == {complete.dir.name}
+    expected = [c for c in ejecucion.claims(*results.load_run(complete.dir)) if c.key == "dos_horas_10_min"]
+    answered = [c for c in cierre.answers(root)["costo_running"] if c.key == "dos_horas_10_min"]
+    assert [(c.value, c.status) for c in answered] == [(c.value, c.status) for c in expected]
+    assert answered and answered[0].value == pytest.approx(120 * 0.05, rel=0.3)  # not the +100 % run's
+    summary = cierre.summary(root)
+    hash_row = summary[(summary["experimento"] == "ejecucion") & (summary["motor"] == "docker")].iloc[0]
+    assert hash_row["tuyo"] == pytest.approx(5, rel=0.3)

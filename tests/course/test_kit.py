@@ -196,7 +196,7 @@ def test_the_kit_of_the_quick_course_states_its_own_run():
     run = quick_course()
     docente = run.build / "html" / "docente"
     assert (docente / "index.html").is_file(), run.output[-2000:]
-    latest = results.latest_run("anatomia", run.results)
+    latest = results.latest("anatomia", run.results)
     assert latest is not None, "el curso rápido no dejó una corrida de 04"
     page = _text(docente / "soluciones" / "04_anatomia_arranque.html")
     assert latest.name in page

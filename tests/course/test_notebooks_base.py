@@ -60,7 +60,7 @@ def test_startup_notebook_runs_headless_and_renders_results(tmp_path, results_tm
     assert "Mediana (ms)" in text and "<IMAGEN PNG>" in text
     assert "Podman es ~2x más rápido que Docker" in text
     assert "Referencia: Podman/Docker" in text
-    run_dir = results.latest_run("arranque", results_tmp)
+    run_dir = results.latest("arranque", results_tmp)
     assert results.read_meta(run_dir)["status"] == "complete"
 
 

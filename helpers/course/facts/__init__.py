@@ -102,9 +102,9 @@ def _timings(root=None) -> Facts:
     out: Facts = {}
     for module in experiments.all_experiments():
         key = f"tiempo.{module.EXPERIMENT}"
-        run = results.latest_run(module.EXPERIMENT, root, complete_only=True)
+        run = results.latest(module.EXPERIMENT, root)
         meta = results.read_meta(run) if run else {}
-        seconds = results.run_seconds(meta)
+        seconds = results.run_seconds(meta) if meta.get("status") == results.STATUS_COMPLETE else None
         if seconds is None:
             out[key] = em(
                 f"sin una corrida completa de `{module.NOTEBOOK}` en esta máquina no hay tiempo que dar"

@@ -90,7 +90,7 @@ def test_ctrl_c_removes_the_running_container_and_keeps_rows(engine_name, monkey
     assert seen["running"], "the injected container never started"
     engine = engines.get_engine(engine_name)
     assert engine.list_labelled(seen["run_id"]) == []
-    run_dir = results.latest_run("arranque")
+    run_dir = results.list_runs("arranque")[-1]
     df, meta = results.load_run(run_dir)
     assert meta["status"] == "interrupted"
     assert meta["cleanup_leftovers"] == {engine_name: 0}
@@ -119,7 +119,7 @@ def test_real_sigint_to_a_headless_run_cleans_up(container_engines, results_tmp)
     deadline = time.monotonic() + 60
     run_dir = None
     while time.monotonic() < deadline:
-        run_dir = results.latest_run("arranque", results_tmp)
+        run_dir = (results.list_runs("arranque", results_tmp) or [None])[-1]
         if run_dir and len(results.measurements(results.read_raw(run_dir / "raw.csv"))) >= 8:
             break
         time.sleep(0.2)
