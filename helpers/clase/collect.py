@@ -286,7 +286,7 @@ def recolectar(folder: Path | str) -> ClassRuns:
                 more, _ = _runs_in(where, _strip_common_top(inner)[0], skipped, class_runs.demo)
                 found += more
         if not found:
-            if files and len(skipped) == reported:
+            if len(skipped) == reported:
                 skipped.append(Skipped(label, "no contiene ninguna corrida válida."))
             continue
         if name is None:  # one student's results/ folder: name it after its host

@@ -5,9 +5,9 @@ shows (host, CPU, versions, arms, reasons) and values it computes with. Here:
 
 - `machine_name`: the folder's, zip's or host's name, kept to letters, digits and «@ . _ - ( )» (anything
   else becomes «_»), at most NAME_LENGTH characters: no HTML, no Markdown, no matplotlib «$…$».
-- `text`: free text (a CPU model, a version, a reason), with the characters that could start HTML or
-  matplotlib's mathtext (`< > & " ' ` $ \\`) and control characters replaced by «·», at most
-  TEXT_LENGTH characters (what Markdown would read as emphasis or a link, the page escapes).
+- `text`: free text (a CPU model, a version, a reason), with the characters that could start HTML, a
+  Markdown link or matplotlib's mathtext (`< > & " ' ` $ \\ [ ]`) and control characters replaced by
+  «·», at most TEXT_LENGTH characters (what Markdown would read as emphasis, the page escapes).
 - `meta`: meta.json as the comparison reads it: only the fields it uses, each of the type it expects
   (a host that is not an object is no host), its text neutralised, and never the demonstration flag
   (only the class folder's DEMO.txt makes a class a demonstration one).
@@ -30,7 +30,7 @@ from .. import results
 NAME_LENGTH = 60
 TEXT_LENGTH = 160
 NAME_CHARS = re.compile(r"[^\w@.()\- ]", re.UNICODE)
-MARKUP = re.compile(r"[<>&\"'`$\\]|[\x00-\x1f\x7f]")
+MARKUP = re.compile(r"[<>&\"'`$\\\[\]]|[\x00-\x1f\x7f]")
 FIELD = re.compile(r"[\w.:=@+\-/% ]{0,120}", re.UNICODE)  # an arm, a metric, a unit, an image
 TIME_UNITS = ("ns", "us", "µs", "ms", "s")
 TEXT_FIELDS = ("experiment", "engine", "image", "variant", "metric", "unit")

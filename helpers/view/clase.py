@@ -76,7 +76,7 @@ def _escaped(df: pd.DataFrame) -> pd.DataFrame:
     """Every text cell and column name of a table, escaped."""
     out = df.copy()
     for col in out.columns:
-        if out[col].dtype == object:
+        if not pd.api.types.is_numeric_dtype(out[col]):
             out[col] = [esc(v) if isinstance(v, str) else v for v in out[col]]
     out.columns = [esc(c) for c in out.columns]
     return out
@@ -92,22 +92,6 @@ DEMO_MARK = "CLASE INVENTADA (demostración)"
 # A demonstration class is made of fictitious machines: its figures are shown, labelled, never judged.
 DEMO_FIGURES = "clase de demostración con máquinas ficticias (cifras de ejemplo, sin veredicto)"
 DEMO_NO_VERDICT = "sin veredicto (clase de demostración, con máquinas ficticias)"
-
-
-def _mark_demo(fig) -> None:
-    """Every figure of a demonstration class says it is invented, across the plot and in its title."""
-    fig.text(
-        0.5,
-        0.5,
-        DEMO_MARK,
-        ha="center",
-        va="center",
-        rotation=20,
-        fontsize=28,
-        color="tab:red",
-        alpha=0.18,
-        parse_math=False,
-    )
 
 
 # ---------------------------------------------------------------- labels
@@ -232,10 +216,11 @@ def encabezado(clase: cl.ClassRuns) -> None:
             "(`make test-huesped`); sus tiempos no deciden ningún veredicto de velocidad."
         )
     n = len({c.machine for c in clase.runs})
-    notebooks = ", ".join(md(cl.runs.notebook_of(e)) for e in clase.experiments) or "ningún experimento"
+    notebooks = len(clase.experiments)
     markdown(
-        f"Se leyeron **{len(clase.runs)} corridas** de **{n} máquinas** ({notebooks}) en «{md(clase.folder)}»; "
-        f"se omitieron {len(clase.skipped)} elementos (en el detalle de abajo, con su motivo)."
+        f"Se leyeron **{len(clase.runs)} corridas** de **{n} máquinas**, de {notebooks} "
+        f"cuaderno{'s' if notebooks != 1 else ''}; se omitieron {len(clase.skipped)} elementos (con su "
+        "motivo, en el detalle)."
     )
 
 
@@ -243,7 +228,8 @@ UNKNOWN = "no consta"
 
 
 def maquinas(clase: cl.ClassRuns) -> None:
-    """One row per machine: only the columns something is known of (an unknown cell says «no consta»)."""
+    """One row per machine, only the columns something is known of (an unknown cell says «no consta»)
+    and that differ between machines: what every machine shares is said once, in the caption."""
     df = clase.machines()
     if df.empty:
         markdown("No se encontró ninguna corrida válida en la carpeta.")
@@ -252,7 +238,17 @@ def maquinas(clase: cl.ClassRuns) -> None:
     if "host" in known and (df["host"] == df["máquina"]).all():
         known.remove("host")  # the machine is named after its host: said once
     df = df[known].replace("", UNKNOWN)
-    show(_table(df, f"Máquinas de la clase ({len(df)})", clase.demo))
+    every = set(clase.experiments)
+    done = {c.machine: {r.experiment for r in clase.runs if r.machine == c.machine} for c in clase.runs}
+    df["experimentos"] = [
+        text if "parcial" in text or done[m] != every else "todos"
+        for m, text in zip(df["máquina"], df["experimentos"], strict=True)
+    ]
+    shared = [c for c in df.columns if c != "máquina" and len(df) > 1 and df[c].nunique() == 1]
+    caption = f"Máquinas de la clase ({len(df)})"
+    if shared:
+        caption += "; en todas, " + "; ".join(f"{c}: {df[c].iloc[0]}" for c in shared)
+    show(_table(df.drop(columns=shared), caption, clase.demo))
 
 
 def omitidos(clase: cl.ClassRuns) -> None:
@@ -415,8 +411,8 @@ def _rule_text() -> str:
         f"`scipy.stats.binomtest`, al {num(rule.ALPHA_SIDE * 100, 2)} % por lado), la afirmación no se "
         "sostiene en todas las máquinas.\n\n"
         "Con todas las máquinas dentro del margen, un «no se sostiene» falso sale como mucho un 2.5 % de "
-        "las veces por la máquina típica y un 2.5 % por las que se apartan. Lo que mide una simulación con "
-        f"semilla ({power.DRAWS} clases por casilla; cada máquina con {power.ROUNDS} rondas; "
+        "las veces por la máquina típica y un 2.5 % por las que se apartan. Lo que mide una simulación "
+        f"reproducible, siempre con los mismos números al azar ({power.DRAWS} clases por casilla; cada máquina con {power.ROUNDS} rondas; "
         "`helpers/clase/power.py`, que una prueba recalcula):"
     )
 
@@ -590,9 +586,13 @@ def _ratio_plot(
             ax.set_visible(False)
         for ax in axes[-1]:
             ax.set_xlabel(xlabel, fontsize=10)
-        fig.suptitle(f"{DEMO_MARK} · {title}" if demo else title, fontsize=12, parse_math=False)
-        if demo:
-            _mark_demo(fig)
+        # a demonstration class's figure says it is invented in its title, in red
+        fig.suptitle(
+            f"{DEMO_MARK} · {title}" if demo else title,
+            fontsize=12,
+            parse_math=False,
+            color="tab:red" if demo else "black",
+        )
         fit(fig)
         figures.append(fig)
         plt.show()
