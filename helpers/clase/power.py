@@ -65,7 +65,6 @@ MODELS = {
     "razon": Model(ClassRule(RATIO_SAID), 1.0, 0.02, 0.05, True),
     "entre_cpus": Model(ACROSS_RULE, 27.0, 1.0, 2.0, False),
 }
-SCENARIOS = ("verdadera", "un_margen_fuera", "apartadas_10", "apartadas_20", "bajo_carga_30")
 SCENARIO_WORDS = {
     "verdadera": "la afirmación es cierta en todas",
     "un_margen_fuera": "todas fuera, a un margen del borde",
@@ -73,6 +72,7 @@ SCENARIO_WORDS = {
     "apartadas_20": "20 % de las máquinas apartadas (a 1.5×)",
     "bajo_carga_30": "30 % de las máquinas bajo carga (a 1.5×, sin voto)",
 }
+SCENARIOS = tuple(SCENARIO_WORDS)
 MODEL_WORDS = {
     "razon": "una cifra «~1×» (margen de 0.8× a 1.25×)",
     "entre_cpus": "«parecido en CPU distintas» (±3 puntos)",

@@ -419,7 +419,8 @@ def _rule_text() -> str:
 
 def _simulated_frame() -> pd.DataFrame:
     rows = []
-    for (model, scenario), by_size in power.SIMULATED.items():
+    for model, scenario in ((m, s) for m in power.MODELS for s in power.SCENARIOS):
+        by_size = power.SIMULATED[(model, scenario)]
         row = {"Afirmación": power.MODEL_WORDS[model], "Caso": power.SCENARIO_WORDS[scenario]}
         for m, (confirm, refute) in by_size.items():
             row[f"{m} máquinas"] = f"se confirma {num(confirm, 2)} · no se sostiene {num(refute, 2)}"
