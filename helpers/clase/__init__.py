@@ -20,13 +20,17 @@ This package never imports matplotlib or ipywidgets (see helpers.view.clase).
 
     runs         MachineRun, Skipped, ClassRuns: what a comparison reads
     collect      reading a class folder (folders, zips, zips inside folders) and picking the latest runs
+    untrusted    what a hand-in says, neutralised before anything reads it (a hand-in is untrusted input)
     compare      ratios per machine, their spread, each machine against the reference
+    rule         the class rule: the typical machine and the machines apart, by the one verdict rule
+    deferred     the claims other notebooks leave to the class (05 across CPUs, 08 with KVM), by that rule
+    power        the rule's error and power by seeded simulation, and the machines a claim needs
     handin       the student's zip (make pack)
     demo_class   the demonstration class built from the reference data
     cli          python -m helpers.clase empaquetar | demo
 """
 
-from . import compare, runs
+from . import compare, deferred, power, rule, runs, untrusted
 from .collect import recolectar
 from .compare import (
     EMULATED_VERDICT,
@@ -60,7 +64,11 @@ __all__ = [
     "carpeta_de_clase",
     "comparable",
     "compare",
+    "deferred",
+    "power",
+    "rule",
     "runs",
+    "untrusted",
     "demo",
     "empaquetar",
     "medianas",

@@ -1,105 +1,157 @@
-"""The verdicts other notebooks defer to the class comparison, because one machine cannot decide them.
+"""The verdicts other notebooks defer to the class comparison, because one machine cannot decide them,
+each judged by the class rule (helpers/clase/rule.py) on the machines' own claims.
 
-- across CPUs (05, seed 001 «Expected Results by Hardware»): the getpid overhead in a container is
-  about the same on every CPU. Each machine of the class and each CPU table of the seed (its own
-  «machine», a published range kept as a range) gets its figure: its time factor in a container
-  (1 + overhead) ÷ the median factor of all the others, against «about 1» (0.8×-1.25×), a ratio of two
-  factors, never of two percentages. Only the class's machines vote, by the one rule; the sources are
-  shown beside them, and with fewer than two judged machines of the class the verdict is «sin datos»:
-  the sources alone decide nothing about the students' CPUs.
-- The class rule (`class_status`), with its error controlled for the whole class: a machine whose true
-  figure lies inside the margin falls entirely outside it at most 5 % of the time, so with m machines
-  some fall outside by chance. The class says «no se sostiene» only when more machines fall outside
-  than chance explains (a one-sided binomial test, scipy.stats.binomtest, at 5 %); «se confirma» when
-  every judged machine is inside; otherwise «no concluyente». The machines outside are always named.
-- KVM (08): the speed claims notebook 08 leaves «no comparable» on an emulated VM are judged on each
-  machine whose run used KVM, with 08's own `claims`.
+- Across CPUs (05, seed 001): «the overhead percentage is about the same on different CPUs». Each
+  machine's figure is the one notebook 05 judges on it (`contenedor_11` on Docker: the getpid overhead
+  of the default container over the host, round by round, screened for load), in percent. What the
+  source said of its own CPUs is its per-CPU table: every overhead between 24 % and 30 %, a band 6
+  points wide. So the class asks whether each machine's overhead lies within half that band (±3 points)
+  of the median of the *other* machines of the class, and whether the typical machine does (the median
+  of those distances, at most 3 points). The seed's tables are shown beside the class, never in its
+  centre, and never vote: they say nothing of the students' CPUs.
+- KVM (08): the speed and density claims notebook 08 leaves «no comparable» on an emulated VM
+  (DEFERRED_TO_CLASS of its package), judged by 08's own `claims` on each machine whose run used KVM.
+
+Each machine enters only where its own claim carries an interval (rule.eligible); the machines that ran
+the experiment but could not (below the minimum of rounds, under load, an emulated VM) are listed with
+their reason.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from .. import experiments
 from ..experiments import verdict as vd
-from ..experiments.llamadas.claims import ACROSS_CPUS, CONTAINER_RUN
-from ..stats import LEVEL, RANGE_METHOD, Estimate
+from ..experiments.llamadas.claims import ACROSS_CPUS, CONTAINER_RUN, CONTAINER_TABLE
 from . import compare
-from .runs import ClassRuns
+from .rule import ClassRule, Judgement, eligible
+from .runs import ClassRuns, MachineRun
 
-ACROSS_EXPERIMENT, ACROSS_METRIC = "llamadas", "getpid"
+ACROSS_EXPERIMENT, ACROSS_KEY, ACROSS_ENGINE = "llamadas", CONTAINER_RUN.key, "docker"
+ACROSS_METRIC = "getpid"
+TABLE_BAND = CONTAINER_TABLE.bounds  # seed 001's per-CPU table: 24-30 %
+ACROSS_BAND = (TABLE_BAND[1] - TABLE_BAND[0]) / 2  # 3 points either side of the others' median
+ACROSS_NOTE = (
+    f"Su tabla por CPU pone todas las sobrecargas entre el {TABLE_BAND[0]:g} % y el {TABLE_BAND[1]:g} %, "
+    f"una franja de {TABLE_BAND[1] - TABLE_BAND[0]:g} puntos: «parecido» lo leemos como a "
+    f"{ACROSS_BAND:g} puntos o menos (la mitad de esa franja) de la mediana de las demás máquinas de la "
+    "clase."
+)
+ACROSS_SAID = ACROSS_CPUS.but(
+    kind="range",
+    bounds=(-ACROSS_BAND, ACROSS_BAND),
+    unit="pp",
+    quantity="sobrecarga de getpid de la máquina menos la mediana de las demás máquinas de la clase",
+    note=ACROSS_NOTE,
+    figure=None,
+)
+ACROSS_TYPICAL = ACROSS_SAID.but(
+    kind="at_most",
+    claimed=ACROSS_BAND,
+    bounds=None,
+    quantity="distancia de la máquina típica a la mediana de las demás (mediana de las distancias)",
+)
+ACROSS_RULE = ClassRule(ACROSS_SAID, ACROSS_TYPICAL, about_centre=True)
 # Reference sources that are not one CPU's measurement (the seed's «expected» ranges span every CPU).
 NOT_A_MACHINE = frozenset({"seed001-esperado"})
-# The speed claims 08 defers on an emulated VM. 08's module may declare them (DEFERRED_TO_CLASS);
-# until it does, these keys (its claims today).
+
 KVM_EXPERIMENT = "sistema_vm"
-KVM_KEYS = ("arranque_10x", "arranque_10x_systemd", "arranque_10x_lxd", "gzip_vm_kvm")
-
-
-# A machine whose true figure is inside the margin has an IC 95 % entirely outside it at most this often.
-CHANCE_OUTSIDE = 1 - LEVEL
-JUDGED = (vd.SE_CONFIRMA, vd.NO_SE_SOSTIENE, vd.NO_CONCLUYENTE)
+EMULATED = "vm_emulada"  # why a machine does not enter (the view words it)
+NOT_RUN = "sin_la_afirmacion"  # its run has no such claim (the arm or the phase was not measured)
 
 
 @dataclass
 class ClassVerdict:
-    """A verdict of the whole class: status (verdict.STATUSES), each machine's own Claim, the machines
-    that fall entirely outside the margin (named on the page), the machines that could not judge it,
-    the sources shown beside the class (`sources`: they do not vote) and whether the class is the
-    fictitious demonstration one (`demo`: its status is an example, never a verdict)."""
+    """A verdict of the whole class: its declaration, status (verdict.STATUSES), the rule's judgement
+    (`judgement`: the typical machine, the machines apart), each machine's own claim (`per_machine`,
+    the experiment's), the machines that ran it and could not enter, with the status that kept them
+    out (`left_out`), the rule itself (for power.machines_needed), the sources shown beside the class
+    (`sources`, a table: they never vote) and whether the class is the demonstration one (`demo`: its
+    status is never shown as a verdict)."""
 
     key: str
     statement: str
     status: str
+    rule: ClassRule
+    judgement: Judgement | None = None
     per_machine: dict[str, vd.Claim] = field(default_factory=dict)
-    outside: list[str] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)
+    left_out: dict[str, str] = field(default_factory=dict)
+    sources: pd.DataFrame | None = None
     demo: bool = False
-    by_chance: int = 0  # how many machines outside chance alone explains at most, for the page
+
+    @property
+    def entered(self) -> list[str]:
+        return sorted(self.judgement.figures) if self.judgement else []
 
 
-def chance_explains(outside: int, judged: int) -> bool:
-    """True when `outside` machines of `judged` falling entirely outside the margin is what chance
-    alone gives often enough (one-sided binomial test at 1 − LEVEL; scipy.stats.binomtest)."""
-    if outside == 0:
-        return True
-    test = sps.binomtest(outside, judged, CHANCE_OUTSIDE, alternative="greater")
-    return bool(test.pvalue > 1 - LEVEL)
+def _runs_of(class_runs: ClassRuns, experiment: str) -> list[MachineRun]:
+    return [r for r in class_runs.runs if r.experiment == experiment]
 
 
-def most_by_chance(judged: int) -> int:
-    """The largest number of machines out of `judged` that chance alone explains (see chance_explains)."""
-    k = 0
-    while k < judged and chance_explains(k + 1, judged):
-        k += 1
-    return k
+def _own_claims(run: MachineRun, module) -> list[vd.Claim] | None:
+    """The experiment's own claims on one machine's run; None when its `claims` cannot read it."""
+    try:
+        return list(module.claims(run.df, run.meta))
+    except Exception:  # noqa: BLE001 - one machine's odd run must not hide the others
+        return None
 
 
-def class_status(claims: dict[str, vd.Claim], *, at_least: int) -> tuple[str, list[str]]:
-    """The class rule (module docstring) on the machines' own claims: (status, machines outside)."""
-    judged = {m: c for m, c in claims.items() if c.status in JUDGED}
-    outside = sorted(m for m, c in judged.items() if c.status == vd.NO_SE_SOSTIENE)
-    if len(judged) < at_least:
-        return vd.SIN_DATOS, outside
-    if not chance_explains(len(outside), len(judged)):
-        return vd.NO_SE_SOSTIENE, outside
-    if all(c.status == vd.SE_CONFIRMA for c in judged.values()):
-        return vd.SE_CONFIRMA, outside
-    return vd.NO_CONCLUYENTE, outside
+def own_claims(class_runs: ClassRuns, experiment: str) -> list[tuple[MachineRun, list[vd.Claim] | None]]:
+    """Every run of `experiment` in the class with the experiment's own claims on it (None when its
+    `claims` cannot read the run)."""
+    try:
+        module = experiments.get(experiment)
+    except KeyError:
+        return []
+    return [(run, _own_claims(run, module)) for run in _runs_of(class_runs, experiment)]
 
 
-def _across_said() -> vd.Said:
-    return ACROSS_CPUS.but(
-        kind="about",
-        claimed=1.0,
-        unit="x",
-        quantity="sobrecarga de getpid de cada máquina ÷ la mediana de las demás",
+def _judge(
+    said: vd.Said,
+    rule: ClassRule,
+    judged: list[tuple[MachineRun, list[vd.Claim] | None]],
+    pick: Callable[[list[vd.Claim]], vd.Claim | None],
+    demo: bool,
+) -> ClassVerdict:
+    """Each machine's own claim (`pick` among its experiment's claims on its run), those that carry an
+    interval judged together by `rule`."""
+    out = ClassVerdict(said.key, said.statement, vd.SIN_DATOS, rule, demo=demo)
+    for run, found in judged:
+        claim = pick(found) if found is not None else None
+        if run.meta.get("emulada"):
+            out.left_out[run.machine] = EMULATED
+        elif claim is None:
+            out.left_out[run.machine] = NOT_RUN if found is not None else vd.SIN_DATOS
+        elif claim.detail.get("emulada"):
+            out.left_out[run.machine] = EMULATED
+        elif not eligible(claim):
+            out.left_out[run.machine] = claim.status
+        if claim is not None:
+            out.per_machine[run.machine] = claim
+    entered = sorted(m for m in out.per_machine if m not in out.left_out)
+    claims = [out.per_machine[m] for m in entered]
+    out.judgement = rule.judge(
+        entered, [c.value for c in claims], [c.low for c in claims], [c.high for c in claims]
     )
+    out.status = out.judgement.status
+    return out
+
+
+def _across_pick(claims: list[vd.Claim]) -> vd.Claim | None:
+    return next((c for c in claims if c.key == ACROSS_KEY and c.detail.get("engine") == ACROSS_ENGINE), None)
+
+
+def across_cpus(class_runs: ClassRuns) -> ClassVerdict:
+    """«The overhead is about the same on every CPU», judged across the class (the sources beside it)."""
+    judged = own_claims(class_runs, ACROSS_EXPERIMENT)
+    out = _judge(ACROSS_SAID, ACROSS_RULE, judged, _across_pick, class_runs.demo)
+    out.sources = source_overheads(out)
+    return out
 
 
 def across_arm() -> dict[str, str]:
@@ -110,22 +162,12 @@ def across_arm() -> dict[str, str]:
     return {"engine": select["engine"], "variant": select["variant"]}
 
 
-def overheads(class_runs: ClassRuns) -> pd.DataFrame:
-    """The getpid overhead in a default Docker container (%, container ÷ host − 1; `across_arm`) of
-    every machine and every reference source, one row each: machine, fuente ('' for a class machine),
-    forma, n, valor, ic_bajo, ic_alto."""
-    rows = []
-    data = class_runs.data
+def source_overheads(verdict: ClassVerdict | None = None) -> pd.DataFrame:
+    """Each source of the reference that measured one CPU, with its overhead (%, a published range
+    as its ends) and, when the class has machines, how far it lies from the class's median overhead
+    (points, interval arithmetic on the range): fuente, forma, valor, bajo, alto, a_la_mediana_bajo,
+    a_la_mediana_alto. Shown beside the class; never in its centre, never a vote."""
     arm = across_arm()
-    if not data.empty:
-        mine = compare.ratios_vs_bare(data[(data["experiment"] == ACROSS_EXPERIMENT)])
-        mine = mine[
-            (mine["metric"] == ACROSS_METRIC)
-            & (mine["engine"] == arm["engine"])
-            & (mine["variant"] == arm["variant"])
-        ]
-        for _, r in mine.iterrows():
-            rows.append((r["machine"], "", "", int(r["n"]), r["proporcion"], r["ic_bajo"], r["ic_alto"]))
     ref = compare.reference_ratios(ACROSS_EXPERIMENT)
     ref = ref[
         (ref["metric"] == ACROSS_METRIC)
@@ -134,95 +176,39 @@ def overheads(class_runs: ClassRuns) -> pd.DataFrame:
         & (ref["proporcion_de"] == compare.BARE_LABEL)
         & ~ref["fuente"].isin(NOT_A_MACHINE)
     ]
+    centre = np.nan
+    if verdict is not None and verdict.judgement and verdict.judgement.machines:
+        centre = float(np.median([verdict.per_machine[m].value for m in verdict.entered]))
+    rows = []
     for _, r in ref.iterrows():
-        rows.append(
-            (
-                compare.REFERENCE_MACHINE,
-                r["fuente"],
-                r["forma"],
-                int(r["n"]),
-                *r[["proporcion", "ic_bajo", "ic_alto"]],
-            )
-        )
-    out = pd.DataFrame(rows, columns=["machine", "fuente", "forma", "n", "valor", "ic_bajo", "ic_alto"])
-    out["factor"] = out["valor"].astype(float)  # × the host: the figure the class compares
-    for col in ("valor", "ic_bajo", "ic_alto"):
-        out[col] = (out[col].astype(float) - 1) * 100
-    return out
-
-
-def _name(row) -> str:
-    return row["fuente"] or row["machine"]
-
-
-def across_cpus(class_runs: ClassRuns) -> ClassVerdict:
-    """«The overhead is about the same on every CPU», judged across the class (the sources beside it)."""
-    said = _across_said()
-    table = overheads(class_runs)
-    out = ClassVerdict(said.key, said.statement, vd.SIN_DATOS, demo=class_runs.demo)
-    for i, row in table.iterrows():
-        others = table.drop(index=i)["factor"].to_numpy(dtype=float)
-        centre = float(np.median(others)) if others.size else np.nan
-        name = _name(row)
-        if not np.isfinite(centre) or centre <= 0:
-            out.per_machine[name] = vd.missing(said)
-            continue
-        value, low, high = ((1 + row[c] / 100) / centre for c in ("valor", "ic_bajo", "ic_alto"))
-        if row["forma"] == "rango":  # a published range: judged on its ends, it is not a sample
-            claim = vd.judge(said, Estimate(value, low, high, vd.MIN_N), detail={"rango_publicado": True})
-            claim.estimate = replace(claim.estimate, n=0, method=RANGE_METHOD)
-        else:
-            claim = vd.judge(said, Estimate(value, low, high, int(row["n"]) if np.isfinite(low) else 0))
-        claim.detail.update(sobrecarga=row["valor"], mediana_de_las_demas=(centre - 1) * 100)
-        out.per_machine[name] = claim
-        if row["fuente"]:
-            out.sources.append(name)
-    voters = {m: c for m, c in out.per_machine.items() if m not in out.sources}
-    out.status, out.outside = class_status(voters, at_least=2)
-    out.by_chance = most_by_chance(sum(c.status in JUDGED for c in voters.values()))
-    return out
+        value, low, high = ((float(r[c]) - 1) * 100 for c in ("proporcion", "ic_bajo", "ic_alto"))
+        if not np.isfinite(low):
+            low = high = value
+        rows.append((r["fuente"], r["forma"], value, low, high, low - centre, high - centre))
+    columns = ["fuente", "forma", "valor", "bajo", "alto", "a_la_mediana_bajo", "a_la_mediana_alto"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def kvm_keys() -> tuple[str, ...]:
+    """The claims notebook 08 leaves to the machines with KVM (its DEFERRED_TO_CLASS)."""
     try:
-        module = experiments.get(KVM_EXPERIMENT)
+        return tuple(experiments.get(KVM_EXPERIMENT).DEFERRED_TO_CLASS)
     except KeyError:
         return ()
-    return tuple(getattr(module, "DEFERRED_TO_CLASS", None) or KVM_KEYS)
 
 
 def kvm(class_runs: ClassRuns) -> dict[str, ClassVerdict]:
-    """Each speed claim 08 defers, judged by 08's own `claims` on every machine whose VM used KVM (an
-    emulated VM decides nothing). The class verdict joins them like `across_cpus`; a key no machine
-    judged is «sin datos», and the machines that could not judge it are listed in `missing`."""
-    keys = kvm_keys()
-    out = {}
+    """Each claim 08 defers, judged by the class rule on the machines whose VM used KVM (an emulated VM
+    decides nothing): 08's own claim on each machine, with its own margin."""
     try:
         module = experiments.get(KVM_EXPERIMENT)
     except KeyError:
-        return out
-    judged: dict[str, dict[str, vd.Claim]] = {k: {} for k in keys}
-    without: list[str] = []
-    for run in class_runs.runs:
-        if run.experiment != KVM_EXPERIMENT:
-            continue
-        try:
-            found = {c.key: c for c in module.claims(run.df, run.meta)}
-        except Exception:  # noqa: BLE001 - one machine's odd run must not hide the others
-            without.append(run.machine)
-            continue
-        for key in keys:
-            claim = found.get(key)
-            usable = claim is not None and claim.status not in (vd.NO_COMPARABLE, vd.SIN_DATOS)
-            if usable and not claim.detail.get("emulada") and claim.n > 0:
-                judged[key][run.machine] = claim
-    statements = {s.key: s.statement for s in getattr(module, "SAID", ())}
-    for key in keys:
-        verdict = ClassVerdict(key, statements.get(key, key), vd.SIN_DATOS, judged[key], demo=class_runs.demo)
-        decided = {m: c for m, c in judged[key].items() if c.status in JUDGED}
-        verdict.status, verdict.outside = class_status(decided, at_least=1)
-        verdict.missing = sorted(
-            {r.machine for r in class_runs.runs if r.experiment == KVM_EXPERIMENT} - set(decided)
-        )
-        out[key] = verdict
+        return {}
+    declared = {s.key: s for s in module.SAID}
+    judged = own_claims(class_runs, KVM_EXPERIMENT)
+    out = {}
+    for key in kvm_keys():
+        said = declared[key]
+        pick = lambda claims, key=key: next((c for c in claims if c.key == key), None)  # noqa: E731
+        out[key] = _judge(said, ClassRule(said), judged, pick, class_runs.demo)
     return out

@@ -85,7 +85,7 @@ class ClassRuns:
 
     def machines(self) -> pd.DataFrame:
         """One row per machine: host facts, engine versions, experiments (in the course's order) and
-        their status."""
+        their status; "" where the hand-in does not say."""
         rows = {}
         for c in sorted(self.runs, key=lambda run: course_order(run.experiment)):
             host = c.meta.get("host") or {}
@@ -93,16 +93,18 @@ class ClassRuns:
                 c.machine,
                 {
                     "máquina": c.machine,
-                    "host": host.get("hostname", "?"),
-                    "CPU": host.get("cpu_model", "?"),
-                    "núcleos": host.get("cpu_cores", "?"),
-                    "kernel": host.get("kernel", "?"),
-                    "cgroup": host.get("cgroup_version", "?"),
-                    "VM": _vm(host),
+                    "host": _fact(host.get("hostname")),
+                    "CPU": _fact(host.get("cpu_model")),
+                    "núcleos": _fact(host.get("cpu_cores")),
+                    "kernel": _fact(host.get("kernel")),
+                    "cgroup": _fact(host.get("cgroup_version")),
+                    "VM": _vm(host, c.meta),
                     "motores": "",
                     "experimentos": "",
                 },
             )
+            if not row["VM"]:  # an older run of the same machine may not say what a newer one does
+                row["VM"] = _vm(host, c.meta)
             versions = [
                 f"{name} {info.get('version') or info.get('server_version') or info.get('client_version') or '?'}"
                 for name, info in (c.meta.get("engines") or {}).items()
@@ -122,11 +124,18 @@ class ClassRuns:
         )
 
 
-def _vm(host: dict) -> str:
-    """«sí (Firecracker)» / «no» / «?» (a run from before the course detected virtualisation)."""
+def _fact(value) -> str:
+    return "" if value is None else str(value)
+
+
+def _vm(host: dict, meta: dict) -> str:
+    """«sí (KVM)» / «sí (QEMU, emulada)» / «no», or "" when the run does not say (a run from before the
+    course detected virtualisation)."""
     virt = host.get("virtualization")
+    if meta.get("emulada"):
+        return "sí (emulada por software)"
     if not isinstance(virt, dict):
-        return "?"
+        return ""
     return (
         f"sí ({virt.get('tecnologia')})"
         if virt.get("es_vm") and virt.get("tecnologia")

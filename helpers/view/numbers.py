@@ -5,7 +5,8 @@
   (U+202F), never a comma or a point: «183 540 KiB».
 - «×» right after the number, no space, in figures, intervals and margins alike: «1.26× [1.10, 1.45]»,
   «de 1.6× a 2.5×».
-- Percentages with a space before «%» and an explicit sign: «+7.6 %», «[−1.0, +12.0]».
+- Percentages with a space before «%» and an explicit sign: «+7.6 %», «[−1.0, +12.0]»; a difference of
+  percentages (unit «pp») in points, signed too: «+2.1 puntos [−0.5, +4.0]».
 - Digits follow the interval, one rule: a figure with its IC is rounded at the place of the first
   significant digit of the IC's half-width (decimals, or tens, hundreds… for a wide interval), except
   that each number (the figure and each bound) keeps at least 2 significant digits of its own:
@@ -30,7 +31,7 @@ TIMES = "×"
 THOUSANDS = "\u202f"  # narrow no-break space: "1 715", never "1,715" (a decimal to a Spanish reader)
 MINUS = "−"
 MAX_DECIMALS = 4
-UNIT_LABEL = {"KB": "KiB", "MB": "MiB", "GB": "GiB", "us": "µs"}
+UNIT_LABEL = {"KB": "KiB", "MB": "MiB", "GB": "GiB", "us": "µs", "pp": "puntos"}  # pp: percentage points
 
 
 def unit_label(unit: str) -> str:
@@ -160,7 +161,7 @@ def _end(value: float, unit: str, digits: int, trim: bool = False) -> str:
     """The number alone, as a claim's figure writes it in `unit`, without the unit."""
     if math.isinf(value):
         return "∞" if value > 0 else MINUS + "∞"
-    text = _signed(value, digits, sign=unit == "%")
+    text = _signed(value, digits, sign=unit in ("%", "pp"))
     return _trim(text) if trim else text
 
 

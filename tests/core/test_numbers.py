@@ -80,3 +80,11 @@ def test_value_and_interval_are_the_two_parts_of_one_format():
 )
 def test_durations_read_like_a_clock(seconds, words):
     assert numbers.fmt_duration(seconds) == words
+
+
+def test_a_difference_of_percentages_is_written_in_points():
+    """Unit «pp» (percentage points, the class comparison's distance between two overheads): signed like
+    a percentage, named «puntos»."""
+    assert numbers.fmt_value_interval(2.1, -0.5, 4.0, "pp") == "+2.1 puntos [−0.5, +4.0]"
+    assert numbers.fmt_margin((-3.0, 3.0), "pp") == "de −3 puntos a +3 puntos"
+    assert numbers.fmt_value(-15.9, "pp", 1) == "−15.9 puntos"

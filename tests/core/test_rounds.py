@@ -332,7 +332,7 @@ def test_the_rows_of_the_rounds_change_nothing_in_the_class_comparison(tmp_path)
             clase.ratios_vs_bare(data),
             clase.podman_over_docker(data),
             clase.against_reference(runs),
-            deferred.overheads(runs),
+            deferred.source_overheads(deferred.across_cpus(runs)),
         )
         return [f.to_csv() for f in frames] + [repr(deferred.across_cpus(runs)), repr(deferred.kvm(runs))]
 

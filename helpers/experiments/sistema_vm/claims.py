@@ -43,7 +43,7 @@ from .analysis import (
 )
 
 # The keys notebook 90 judges on the machines whose run used KVM (helpers/clase/deferred.py).
-DEFERRED_TO_CLASS = ("arranque_10x_systemd", "arranque_10x_lxd", "gzip_vm_kvm", "vm_disco_lento", "red_vm_65")
+DEFERRED_TO_CLASS = ("arranque_10x_systemd", "arranque_10x_lxd", "gzip_vm_kvm", "vm_disco_lento", "red_vm_65", "densidad_gzip_vm", "densidad_cae_mas_vm", "densidad_cpu_30")  # fmt: skip
 WORKLOAD = "sección «Workload Performance»"
 STORAGE = "sección «Storage Utilization»"
 MEMORY = "sección «Memory Utilization»"
