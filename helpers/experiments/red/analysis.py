@@ -301,8 +301,9 @@ def by_hand(*names: str) -> str:
 # What a run must have kept of the document's set-up for its figures to be judged: its threads and
 # connections, and its servers unpinned (meta.json's UNPINNED, written by every run since the arms
 # run as the document ran them; older runs pinned every server). The duration may be shorter, down to
-# SHORTEST_S: on this machine the loss with windows that long and with 30 s ones did not differ, and with
-# 1 s windows it did (the study in data/reference/SOURCES.md, `red.csv`).
+# SHORTEST_S: on this machine (16 rounds, unpinned, -t12 -c400) Docker -p's loss with 2 s windows over its loss
+# with 30 s ones was 1.00× [0.74, 1.24], with 5 s 1.02× [0.88, 1.20], and with 1 s 1.24× [1.04, 1.72] (8
+# rounds): the study in data/reference/SOURCES.md, `red.csv`.
 DOCUMENT_LOAD = {k: SEED_PRESET[k] for k in ("hilos", "conexiones")}
 SHORTEST_S = 2
 HOW = "Con HILOS = 12 y CONEXIONES = 400 (los valores por defecto del cuaderno) se juzga."

@@ -62,17 +62,17 @@ def pod_labels(arm: HttpArm, run_id: str | None) -> dict[str, str]:
     return {**labels, "app": pod_name(arm)}
 
 
-def manifests(arm: HttpArm, run_id: str | None, host_port: int = 0) -> list[dict]:
-    """The Deployment of one arm (and its NodePort Service): a hostNetwork Pod listens on
-    127.0.0.1:host_port and is probed there; the others listen on the Pod's own address."""
+def manifests(arm: HttpArm, run_id: str | None, image: str, host_port: int = 0) -> list[dict]:
+    """The Deployment of one arm running `image` (the one the cluster imported), and its NodePort Service:
+    a hostNetwork Pod listens on 127.0.0.1:host_port and is probed there; the others listen on the Pod's
+    own address."""
     server = servers.SERVERS[arm.image]
     host = arm.spec.network == "host"
     port = host_port if host else servers.CONTAINER_PORT
     address = f"{load.LOOPBACK}:{port}" if host else f"0.0.0.0:{port}"
     labels = pod_labels(arm, run_id)
-    pod = kcfg.pod_manifest(pod_name(arm), "", server.args(address), port, labels, host_network=host)
+    pod = kcfg.pod_manifest(pod_name(arm), image, server.args(address), port, labels, host_network=host)
     container = pod["spec"]["containers"][0]
-    container.pop("image")  # set by the caller: the image the cluster imported
     container["resources"] = {"limits": {"memory": MEMORY_LIMIT}}
     if env := server.env():
         container["env"] = [{"name": k, "value": v} for k, v in env.items()]
@@ -186,8 +186,7 @@ def start_arms(
         if arm.spec.network == "host":
             port = load.free_port(None, exclude=published)
             published.add(port)
-        objects = manifests(arm, ctx.run_id, port)
-        objects[0]["spec"]["containers"][0]["image"] = images[arm]
+        objects = manifests(arm, ctx.run_id, images[arm], port)
         try:
             cluster.apply(*objects)
         except ErrorDelCurso as exc:

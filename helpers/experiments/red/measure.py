@@ -45,7 +45,7 @@ MAX_RUN_S = 30 * 60  # refuse a plan longer than this before launching anything
 SEED_PRESET = {"hilos": 12, "conexiones": 400, "duracion_s": 30}  # the original's `wrk -t12 -c400 -d30s`
 # The cluster, once per run: start (7-20 s), images and Deployments (5-10 s), teardown (4-24 s).
 K8S_OVERHEAD_S = 45.0
-WINDOW_OVERHEAD_S = 0.35  # per wrk run: its start and exit, and the CPU counters read around it
+WINDOW_OVERHEAD_S = 0.25  # per wrk run: its start and exit, and the CPU counters read around it (0.17 s here)
 # The panel's one-click «como el documento»: its load with its 30 s, on its own arms and servers (native,
 # Docker -p and its Deployment through port-forward; net/http and gin), unpinned as every arm by default,
 # with the fewest rounds that give a verdict and no warm-up round.

@@ -177,14 +177,14 @@ def test_the_pods_are_the_documents_deployment_local_and_unprivileged():
         if key in red_arms.KUBERNETES_ARMS
     }
     for variant, arm in arms.items():
-        objects = kube.manifests(arm, "20261127-run", host_port=18123)
+        objects = kube.manifests(arm, "20261127-run", "curso/servidor-http:abc", host_port=18123)
         deployment = objects[0]
         assert deployment["kind"] == "Deployment" and deployment["spec"]["replicas"] == 1
         assert deployment["spec"]["selector"]["matchLabels"] == {"app": kube.pod_name(arm)}
         pod = deployment["spec"]["template"]
         assert pod["metadata"]["labels"]["app"] == kube.pod_name(arm)
         (container,) = pod["spec"]["containers"]
-        assert container["imagePullPolicy"] == "Never" and "image" not in container
+        assert container["imagePullPolicy"] == "Never" and container["image"] == "curso/servidor-http:abc"
         assert container["resources"] == {"limits": {"memory": "32M"}}  # as the document's, nothing else
         assert "env" not in container  # Go's default GOMAXPROCS, as the document ran it
         assert container["securityContext"] == {"allowPrivilegeEscalation": False}
@@ -192,7 +192,9 @@ def test_the_pods_are_the_documents_deployment_local_and_unprivileged():
         assert [o["kind"] for o in objects] == (
             ["Deployment", "Service"] if variant == "nodeport" else ["Deployment"]
         )
-    host = kube.manifests(arms["host"], None, host_port=18123)[0]["spec"]["template"]["spec"]["containers"][0]
+    host = kube.manifests(arms["host"], None, "x", host_port=18123)[0]["spec"]["template"]["spec"][
+        "containers"
+    ][0]
     assert host["args"][-1] == "127.0.0.1:18123"  # the node's loopback only
     assert host["readinessProbe"]["httpGet"] == {"path": "/", "port": 18123, "host": "127.0.0.1"}
     assert kube.pod_name(arms["port_forward"]) == "port-forward-nethttp"
