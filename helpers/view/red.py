@@ -259,9 +259,9 @@ def veredictos(resultado: Resultado) -> None:
 
 def _ratio_words(value: float, low: float, high: float, n: int, baseline: str) -> str:
     """«0.81× [0.78, 0.85] lo de BASELINE: menos, …» with the direction read by the one rule
-    (verdict.direction; none below the minimum of repetitions)."""
+    (verdict.side; none below the minimum of repetitions)."""
     figure = f"{fmt_ratio(value, low, high)} lo de {baseline} (IC 95 %, pareado por ronda, n = {n} rondas)"
-    code = verdict.direction(low, high, n)
+    code = verdict.side(low, high, n)
     return f"{figure}: " + direction_words(code, n=n)
 
 

@@ -90,7 +90,7 @@ def facts(res) -> Facts:
     # Exercise 2: the document's placement (nothing pinned) against the course's (server and wrk apart).
     if {"puerto_frente_nativo", "puerto_fijo_frente_nativo_fijo"} <= set(ratios):
         effect = placement_effect(df, server)
-        code = verdict.direction(effect.low, effect.high, effect.n)
+        code = verdict.side(effect.low, effect.high, effect.n)
         side = common.direction_words(code, "pierde menos sin fijar", "pierde más sin fijar", n=effect.n)
         out["reparto"] = (
             f"Docker -p / nativo con {label}: sin fijar nada (como el documento) "
