@@ -45,6 +45,7 @@ from .common import (
     show,
     table,
     too_few_banner,
+    verdict_words,
 )
 from .panel import Preset
 
@@ -386,15 +387,27 @@ def _agreement(status: str) -> str:
     return "—" if status == verdict.INESTABLE else AGREEMENT.get(status, "—")
 
 
-# The document's loss on each level is a claim: where its verdict is «no comparable» (this run used
-# another load than the document's), the comparison says so too and never judges the ratio again.
-LOSS_CLAIM = {"docker": "docker_pierde_66", "kubernetes": "kubernetes_pierde_84"}
+# A row of the comparison whose figure is the figure a claim of the document is judged on (its server's
+# arm over its own native, Kubernetes through port-forward) carries that claim's status, never a second
+# judgement of the same figure (one status per figure and page). gin's Docker loss is judged against
+# net/http's native (the document's base), so its row, gin over gin, is another figure: it is compared,
+# unless its claim says the run cannot be compared at all.
+SAME_FIGURE = {
+    ("nethttp", "docker"): "docker_pierde_66",
+    ("nethttp", "kubernetes"): "kubernetes_pierde_84",
+    ("gin", "kubernetes"): "kubernetes_gin_pierde_84",
+}
+SAME_LOAD = {("gin", "docker"): "docker_gin_pierde_66"}
+VERDICT_CELL = "veredicto"
 
 
-def _incomparable_levels(resultado: Resultado) -> set[str]:
-    """The levels whose loss claim this run judged «no comparable»."""
-    status = {c.key: c.status for c in exp.claims(resultado.df, resultado.meta)}
-    return {level for level, key in LOSS_CLAIM.items() if status.get(key) == verdict.NO_COMPARABLE}
+def _row_claims(resultado: Resultado) -> dict:
+    """{(server, level): the claim judged on that row's figure or load, on the port-forward path}."""
+    found = {}
+    for c in exp.claims(resultado.df, resultado.meta):
+        if c.detail.get("camino", "port_forward") == "port_forward":
+            found.setdefault(c.key, c)
+    return {row: found[key] for row, key in {**SAME_FIGURE, **SAME_LOAD}.items() if key in found}
 
 
 @needs_result
@@ -406,16 +419,27 @@ def comparacion(resultado: Resultado) -> None:
         markdown("No hay brazos comparables con la referencia en esta corrida.")
         return
     rows, by_status = [], {}
-    incomparable = _incomparable_levels(resultado)
-    judged_again = table_["nivel"].isin(incomparable) & (table_["brazo_en_vivo"] != "")
-    table_.loc[judged_again & (table_["acuerdo"] != verdict.INESTABLE), "acuerdo"] = verdict.NO_COMPARABLE
+    claimed = _row_claims(resultado)
     for _, r in table_.iterrows():
+        key = (r["servidor"], r["nivel"])
+        claim = claimed.get(key) if r["brazo_en_vivo"] else None
+        status = r["acuerdo"]
+        if claim is not None and (key in SAME_FIGURE or claim.status == verdict.NO_COMPARABLE):
+            # an unstable figure is said once, in its column (the claim is unstable on the same rounds)
+            status = {verdict.NO_COMPARABLE: verdict.NO_COMPARABLE, verdict.INESTABLE: verdict.INESTABLE}.get(
+                claim.status, VERDICT_CELL
+            )
         live = (
             fmt_ratio(r["tu_frente_nativo"], r["tu_ic_bajo"], r["tu_ic_alto"])
             if not stats.any_nan(r["tu_frente_nativo"])
             else "inestable: repite"
             if r["acuerdo"] == verdict.INESTABLE
             else "— (solo referencia)"
+        )
+        cell = (
+            f"su veredicto, arriba: «{verdict_words(claim)}»"
+            if status == VERDICT_CELL
+            else _agreement(status)
         )
         rows.append(
             {
@@ -424,15 +448,20 @@ def comparacion(resultado: Resultado) -> None:
                 "documento: frente a nativo": fmt_ratio(r["ref_frente_nativo"]),
                 "tu brazo": r["brazo_en_vivo"] or "—",
                 "tú: frente a nativo [IC 95 %]": live,
-                "¿coincide?": _agreement(r["acuerdo"]) if r["brazo_en_vivo"] else "—",
+                "¿coincide?": cell if r["brazo_en_vivo"] else "—",
             }
         )
         if r["brazo_en_vivo"]:
             name = SERVIDOR.get(r["servidor"], r["servidor"])
             name += " en Kubernetes (port-forward)" if r["nivel"] == "kubernetes" else " con `-p`"
-            by_status.setdefault(r["acuerdo"], []).append(name)
+            by_status.setdefault(status, []).append(name)
     show(table(pd.DataFrame(rows), "Proporción frente a nativo: el documento y tu máquina"))
     parts = []
+    if VERDICT_CELL in by_status:
+        parts.append(
+            f"Para {_names(by_status[VERDICT_CELL])}, tu proporción es la cifra de una pérdida del documento: "
+            "su veredicto está arriba, con su margen, y esta tabla no la juzga otra vez."
+        )
     if verdict.NO_COMPARABLE in by_status:
         load = "wrk -t{hilos} -c{conexiones} -d{duracion_s}s".format(**SEED_PRESET)
         parts.append(

@@ -106,6 +106,8 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
             ratio = lo = hi = float("nan")
         elif base.size and (engine, variant) != own:
             ratio, lo, hi = stats.ratio_ci(total_for_ratio, base).triple
+            if (engine, variant) == CLUSTER_BASELINE and stats.any_nan(lo):
+                ratio = float("nan")  # independent arms need one more round for an interval: no figure
         elif base.size:
             ratio, lo, hi = 1.0, 1.0, 1.0
         else:

@@ -759,7 +759,12 @@ def test_the_comparison_sentence_names_its_servers_as_a_spanish_list(monkeypatch
     df = pd.concat([synthetic(), pd.DataFrame(gin, columns=results.COLUMNS)], ignore_index=True)
     vista.comparacion(Resultado("red", df, tmp_path, AT_DOCUMENT_LOAD))
     text = " ".join(str(getattr(o, "data", "")) for o in shown)
-    assert "para Go net/http con `-p` y Go gin con `-p` (tu intervalo" in text, text
+    # net/http's row is the figure of the document's loss: its verdict, not a second judgement; gin's
+    # (gin over gin's native) is another figure than its claim's (over net/http's): compared
+    assert "Para Go net/http con `-p`, tu proporción es la cifra de una pérdida del documento" in text, text
+    assert "coincide con la del documento para Go gin con `-p`" in text, text
+    cells = shown[0].data.set_index(["servidor", "nivel"])["¿coincide?"]
+    assert cells[(vista.SERVIDOR["nethttp"], vista.NIVEL["docker"])] == "su veredicto, arriba: «se confirma»"
     assert vista._names(["a", "b", "c"]) == "a, b y c" and vista._names(["a"]) == "a"
 
 
@@ -788,7 +793,7 @@ def test_the_comparison_never_judges_a_loss_its_verdict_calls_not_comparable(mon
     cells = (
         shown[0].data.set_index(["servidor", "nivel"]).loc[(vista.SERVIDOR["nethttp"], vista.NIVEL["docker"])]
     )
-    assert cells["¿coincide?"] in ("coincide", "no coincide", "no concluyente")
+    assert cells["¿coincide?"].startswith("su veredicto, arriba: «")
 
 
 def test_rootless_podman_is_never_labelled_as_nat_rules(monkeypatch, tmp_path):
@@ -892,7 +897,7 @@ def test_a_ratio_to_native_that_varies_too_much_is_never_printed_nor_compared(mo
     assert vista.AGREEMENT[verdict.INESTABLE] == "inestable: repite"
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
-    vista.comparacion(Resultado("red", df, None, {}))
+    vista.comparacion(Resultado("red", df, None, AT_DOCUMENT_LOAD))
     rows = shown[0].data.set_index(["servidor", "nivel"])  # the table's Styler
     cells = rows.loc[(vista.SERVIDOR["nethttp"], vista.NIVEL["docker"])]
     assert list(cells).count("inestable: repite") == 1  # said once, in the figure's column
