@@ -16,10 +16,17 @@ from .. import reference, stats
 from ..experiments import figures, verdict
 from ..experiments import red as exp
 from ..experiments.red import servers
-from ..experiments.red.analysis import compare, main_server, path_ratios, reference_ratios, summarize
+from ..experiments.red.analysis import (
+    compare,
+    main_server,
+    path_ratios,
+    placement_effect,
+    reference_ratios,
+    summarize,
+)
 from ..experiments.red.arms import kubernetes_absent, rootless
 from ..experiments.red.claims import APPENDIX_PER_THREAD, APPENDIX_THREADS, APPENDIX_TOTAL
-from ..experiments.red.measure import DOCUMENT_K8S_PRESET, DOCUMENT_PRESET, SEED_PRESET
+from ..experiments.red.measure import DOCUMENT_PRESET, SEED_PRESET
 from ..experiments.red.start import OWN_BRIDGE_META
 from ..experiments.runner import Resultado
 from .common import (
@@ -38,6 +45,7 @@ from .common import (
     show,
     table,
     too_few_banner,
+    verdict_words,
 )
 from .panel import Preset
 
@@ -48,19 +56,12 @@ MAX_PLOT_HEIGHT_IN = 7.5  # a plot fits a projector's screen
 
 PRESETS = [
     Preset(
-        "Configuración del documento (wrk -t12 -c400 -d30s)",
+        "Como el documento (wrk -t12 -c400 -d30s)",
         DOCUMENT_PRESET,
-        "La carga del documento: 12 hilos y 400 conexiones durante 30 s por medición, siempre contra "
-        "127.0.0.1, con net/http sin contenedor y con Docker -p. En una máquina de dos núcleos wrk y el "
-        "servidor se disputan la CPU: cuenta con errores de socket y latencias altas.",
-    ),
-    Preset(
-        "Kubernetes con la carga del documento (wrk -t12 -c400 -d30s)",
-        DOCUMENT_K8S_PRESET,
-        "La carga del documento contra net/http sin contenedor y por los tres caminos de Kubernetes "
-        "(port-forward, NodePort y hostNetwork), siempre contra 127.0.0.1, con el clúster arrancado una "
-        "vez. Con 400 conexiones, `kubectl port-forward` puede cortar conexiones: cuenta con errores de "
-        "socket.",
+        "La carga del documento con sus 30 s por medición, siempre contra 127.0.0.1: net/http y gin sin "
+        "contenedor, con Docker -p y en su Deployment de Kubernetes por `kubectl port-forward`, sin fijar "
+        "nada a ninguna CPU. En una máquina de dos núcleos wrk y el servidor se disputan la CPU: cuenta con "
+        "errores de socket y latencias altas.",
     ),
 ]
 CPU_PARTS = [
@@ -102,7 +103,7 @@ def tabla(resultado: Resultado) -> None:
                 "brazo": r["brazo"],
                 "req/s total (mediana)": fmt(r["req_s"], 0) + (" ⚠ inestable" if r["inestable"] else ""),
                 "IC 95 %": fmt_interval(r["ic_bajo"], r["ic_alto"], 0),
-                "frente a nativo": "inestable: repite"
+                "frente a su nativo": "inestable: repite"
                 if r["frente_nativo_inestable"]
                 else fmt_ratio(r["frente_nativo"], r["frente_nativo_ic_bajo"], r["frente_nativo_ic_alto"]),
                 "req/s por hilo": fmt(r["req_s_hilo"], 0),
@@ -119,6 +120,11 @@ def tabla(resultado: Resultado) -> None:
         f"-d{params.get('duracion_s', '?')}s (mediana de {int(s['n'].max())} repeticiones)"
     )
     show(table(pd.DataFrame(rows), caption))
+    markdown(
+        "_«frente a su nativo»: cada brazo frente al mismo servidor sin contenedor medido en sus mismas rondas "
+        "(los fijados a una CPU, frente a nativo fijado; los de Kubernetes, frente a nativo medido otra vez "
+        "con el clúster en reposo, y ese nativo frente al primero, de otras rondas: brazos independientes)._"
+    )
     for line in (resultado.meta.get(OWN_BRIDGE_META) or {}).values():
         markdown(f"_{line}_")
 
@@ -254,10 +260,32 @@ def veredictos(resultado: Resultado) -> None:
 
 def _ratio_words(value: float, low: float, high: float, n: int, baseline: str) -> str:
     """«0.81× [0.78, 0.85] lo de BASELINE: menos, …» with the direction read by the one rule
-    (verdict.direction; none below the minimum of repetitions)."""
+    (verdict.side; none below the minimum of repetitions)."""
     figure = f"{fmt_ratio(value, low, high)} lo de {baseline} (IC 95 %, pareado por ronda, n = {n} rondas)"
-    code = verdict.direction(low, high, n)
+    code = verdict.side(low, high, n)
     return f"{figure}: " + direction_words(code, n=n)
+
+
+def _placement_lines(resultado: Resultado, server: str, ratios: dict) -> list[str]:
+    """The document's placement against the course's: Docker -p over native pinned and unpinned, and
+    how much the placement changes that loss (analysis.placement_effect), each read by the one rule."""
+    pinned, free = ratios.get("puerto_fijo_frente_nativo_fijo"), ratios.get("puerto_frente_nativo")
+    if pinned is None or free is None:
+        return []
+    effect = placement_effect(resultado.df, server)
+    lines = [
+        "Sin fijar nada, como el documento (el servidor con todos sus hilos de Go y wrk repartidos por las "
+        f"dos CPU), Docker -p atiende {_ratio_words(*free, 'nativo')}. Con el reparto del curso (el "
+        "servidor fijado a una CPU, con un solo hilo de Go, y wrk en la otra) atiende "
+        f"{_ratio_words(*pinned, 'nativo fijado')}."
+    ]
+    if not stats.any_nan(effect.value):
+        lines.append(
+            "La proporción del documento sobre la del curso, ronda a ronda: "
+            + _ratio_words(effect.value, effect.low, effect.high, effect.n, "la del curso")
+            + " (por encima de 1×, sin fijar Docker pierde menos; por debajo, más)."
+        )
+    return lines
 
 
 def _behind_the_claims(resultado: Resultado) -> list[str]:
@@ -269,7 +297,7 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
         return []
     s = s[s["servidor"] == server]
     ratios = path_ratios(resultado.df, server)
-    lines = []
+    lines = _placement_lines(resultado, server, ratios)
     if "host_frente_nativo" in ratios:
         lines.append(
             "Con `--network host` el contenedor no tiene espacio de nombres de red propio: sin par veth, sin "
@@ -359,15 +387,27 @@ def _agreement(status: str) -> str:
     return "—" if status == verdict.INESTABLE else AGREEMENT.get(status, "—")
 
 
-# The document's loss on each level is a claim: where its verdict is «no comparable» (this run used
-# another load than the document's), the comparison says so too and never judges the ratio again.
-LOSS_CLAIM = {"docker": "docker_pierde_66", "kubernetes": "kubernetes_pierde_84"}
+# A row of the comparison whose figure is the figure a claim of the document is judged on (its server's
+# arm over its own native, Kubernetes through port-forward) carries that claim's status, never a second
+# judgement of the same figure (one status per figure and page). gin's Docker loss is judged against
+# net/http's native (the document's base), so its row, gin over gin, is another figure: it is compared,
+# unless its claim says the run cannot be compared at all.
+SAME_FIGURE = {
+    ("nethttp", "docker"): "docker_pierde_66",
+    ("nethttp", "kubernetes"): "kubernetes_pierde_84",
+    ("gin", "kubernetes"): "kubernetes_gin_pierde_84",
+}
+SAME_LOAD = {("gin", "docker"): "docker_gin_pierde_66"}
+VERDICT_CELL = "veredicto"
 
 
-def _incomparable_levels(resultado: Resultado) -> set[str]:
-    """The levels whose loss claim this run judged «no comparable»."""
-    status = {c.key: c.status for c in exp.claims(resultado.df, resultado.meta)}
-    return {level for level, key in LOSS_CLAIM.items() if status.get(key) == verdict.NO_COMPARABLE}
+def _row_claims(resultado: Resultado) -> dict:
+    """{(server, level): the claim judged on that row's figure or load, on the port-forward path}."""
+    found = {}
+    for c in exp.claims(resultado.df, resultado.meta):
+        if c.detail.get("camino", "port_forward") == "port_forward":
+            found.setdefault(c.key, c)
+    return {row: found[key] for row, key in {**SAME_FIGURE, **SAME_LOAD}.items() if key in found}
 
 
 @needs_result
@@ -379,16 +419,27 @@ def comparacion(resultado: Resultado) -> None:
         markdown("No hay brazos comparables con la referencia en esta corrida.")
         return
     rows, by_status = [], {}
-    incomparable = _incomparable_levels(resultado)
-    judged_again = table_["nivel"].isin(incomparable) & (table_["brazo_en_vivo"] != "")
-    table_.loc[judged_again & (table_["acuerdo"] != verdict.INESTABLE), "acuerdo"] = verdict.NO_COMPARABLE
+    claimed = _row_claims(resultado)
     for _, r in table_.iterrows():
+        key = (r["servidor"], r["nivel"])
+        claim = claimed.get(key) if r["brazo_en_vivo"] else None
+        status = r["acuerdo"]
+        if claim is not None and (key in SAME_FIGURE or claim.status == verdict.NO_COMPARABLE):
+            # an unstable figure is said once, in its column (the claim is unstable on the same rounds)
+            status = {verdict.NO_COMPARABLE: verdict.NO_COMPARABLE, verdict.INESTABLE: verdict.INESTABLE}.get(
+                claim.status, VERDICT_CELL
+            )
         live = (
             fmt_ratio(r["tu_frente_nativo"], r["tu_ic_bajo"], r["tu_ic_alto"])
             if not stats.any_nan(r["tu_frente_nativo"])
             else "inestable: repite"
             if r["acuerdo"] == verdict.INESTABLE
             else "— (solo referencia)"
+        )
+        cell = (
+            f"su veredicto, arriba: «{verdict_words(claim)}»"
+            if status == VERDICT_CELL
+            else _agreement(status)
         )
         rows.append(
             {
@@ -397,15 +448,20 @@ def comparacion(resultado: Resultado) -> None:
                 "documento: frente a nativo": fmt_ratio(r["ref_frente_nativo"]),
                 "tu brazo": r["brazo_en_vivo"] or "—",
                 "tú: frente a nativo [IC 95 %]": live,
-                "¿coincide?": _agreement(r["acuerdo"]) if r["brazo_en_vivo"] else "—",
+                "¿coincide?": cell if r["brazo_en_vivo"] else "—",
             }
         )
         if r["brazo_en_vivo"]:
             name = SERVIDOR.get(r["servidor"], r["servidor"])
             name += " en Kubernetes (port-forward)" if r["nivel"] == "kubernetes" else " con `-p`"
-            by_status.setdefault(r["acuerdo"], []).append(name)
+            by_status.setdefault(status, []).append(name)
     show(table(pd.DataFrame(rows), "Proporción frente a nativo: el documento y tu máquina"))
     parts = []
+    if VERDICT_CELL in by_status:
+        parts.append(
+            f"Para {_names(by_status[VERDICT_CELL])}, tu proporción es la cifra de una pérdida del documento: "
+            "su veredicto está arriba, con su margen, y esta tabla no la juzga otra vez."
+        )
     if verdict.NO_COMPARABLE in by_status:
         load = "wrk -t{hilos} -c{conexiones} -d{duracion_s}s".format(**SEED_PRESET)
         parts.append(
@@ -488,8 +544,9 @@ def kubernetes() -> None:
             f"En el documento, con net/http, Docker dejó {fmt_ratio(net['docker'])} lo de nativo y "
             f"Kubernetes {fmt_ratio(net['kubernetes'])}: Kubernetes "
             + (
-                "perdió más. El documento no dice por qué camino llegó `wrk` a su pod, así que esa cifra sola "
-                "no prueba ninguno: los tres brazos de Kubernetes de tu corrida dicen cuánto pierde cada uno."
+                "perdió más. Su `deployment.yml` no trae ningún Service: su `wrk` en `localhost:8080` solo "
+                "pudo llegar al pod por `kubectl port-forward`, el primero de los tres caminos de tu corrida; "
+                "los otros dos dicen qué parte de esa pérdida es el túnel y cuál el pod."
                 if worse
                 else "no perdió más que Docker."
             )
@@ -519,14 +576,17 @@ def _gin_baseline(ref: pd.DataFrame) -> str:
 K8S_WORDS = {
     "k8s_host_frente_nativo": (
         "Por `hostNetwork` (`k8s-host`), el mismo servidor en un Pod atiende",
-        "nativo",
+        "nativo (medido en las mismas rondas, con el clúster en reposo)",
     ),
     "k8s_nodeport_frente_nativo": ("Por un NodePort (`k8s-nodeport`) atiende", "nativo"),
     "k8s_nodeport_frente_host": (
         "El puente, el par veth y las reglas NAT de kube-proxy, juntos (NodePort frente a hostNetwork):",
         "hostNetwork",
     ),
-    "k8s_port_forward_frente_nativo": ("Por `kubectl port-forward` (`k8s-port-forward`) atiende", "nativo"),
+    "k8s_port_forward_frente_nativo": (
+        "Por `kubectl port-forward` (`k8s-port-forward`), el camino del documento, atiende",
+        "nativo",
+    ),
     "k8s_port_forward_frente_nodeport": (
         "Lo que añaden kubectl, el servidor de la API, el kubelet y containerd (port-forward frente a "
         "NodePort):",
@@ -549,6 +609,22 @@ def por_que_kubernetes(resultado: Resultado) -> None:
     markdown(" ".join(_kubernetes_sentences(resultado)))
 
 
+def _plainly(ratios: dict) -> str:
+    """The two user-space copies in one plain sentence (09 quotes the same figures: analysis.path_ratios'
+    «k8s_port_forward_frente_nativo» and «puerto_frente_nativo»), when the rule reads both as a loss."""
+    forward, proxy = ratios.get("k8s_port_forward_frente_nativo"), ratios.get("puerto_frente_nativo")
+    if forward is None or proxy is None:
+        return ""
+    if not all(verdict.direction(r[1], r[2], r[3]) == verdict.BELOW for r in (forward, proxy)):
+        return ""
+    return (
+        f"Dicho sin rodeos: por `kubectl port-forward` el servidor atiende {fmt_ratio(*forward[:3])} de lo que "
+        f"atiende sin contenedor, y detrás de docker-proxy (`-p`), {fmt_ratio(*proxy[:3])}. Son de los costos de "
+        "ejecución (RUNNING) más grandes que mide el curso, y ninguno es del contenedor: son procesos que "
+        "copian cada byte en espacio de usuario."
+    )
+
+
 def _kubernetes_sentences(resultado: Resultado) -> list[str]:
     df = resultado.df
     absent = kubernetes_absent(resultado.df, resultado.meta)
@@ -560,6 +636,9 @@ def _kubernetes_sentences(resultado: Resultado) -> list[str]:
     for key, (words, baseline) in K8S_WORDS.items():
         if key in ratios:
             lines.append(f"{words} {_ratio_words(*ratios[key], baseline)}.")
+    plain = _plainly(ratios)
+    if plain:
+        lines.append(plain)
     tunnel = ratios.get("k8s_port_forward_frente_nodeport")
     if tunnel and verdict.direction(tunnel[1], tunnel[2], tunnel[3]) == verdict.BELOW:
         lines.append(

@@ -73,7 +73,7 @@ def test_a_preset_fills_the_controls_and_says_how_long_before_anything_runs(monk
     message = p.apply_preset(Preset("Del documento", DOCUMENT_PRESET, "Carga solo contra 127.0.0.1."))
     values = p._values()
     assert {k: values[k] for k in DOCUMENT_PRESET} == DOCUMENT_PRESET
-    assert p._widgets["brazos"].value == ("nativo", "docker-puerto")
+    assert p._widgets["brazos"].value == tuple(DOCUMENT_PRESET["brazos"])
     minutes = red.estimated_seconds(red.config(**values)) / 60
     assert "«Del documento»" in message and "Carga solo contra 127.0.0.1." in message
     assert (f"unos {minutes:.0f} minutos" if minutes >= 1.5 else "menos de 2 minutos") in message

@@ -2,7 +2,8 @@
 Testing»).
 
 The same tiny server (Go net/http, gin, actix-web or Rocket) answers `GET /` on bare metal and in containers,
-behind several network paths; wrk loads it from another CPU, always on 127.0.0.1.
+behind several network paths; wrk loads it with the document's `-t12 -c400`, always on 127.0.0.1, both
+unpinned as the document ran them (and, on the course's own two pinned arms, on two different CPUs).
 
 arms.py: the network paths and which of them run here (plan); servers.py: the servers, their build, their
 binary-only images and `make setup`; start.py: starting an arm's server and finding its processes;
@@ -22,12 +23,12 @@ from .servers import provision  # noqa: F401
 
 TITLE = "Red: ¿cuánto rendimiento HTTP cuesta un contenedor?"  # the notebook's H1 is «NN · TITLE» (tests/course/test_hygiene.py)
 NOTEBOOK = "06_red_http"
-# The quick profile: the three arms the live claims need (native, Docker -p, Docker -p without seccomp),
-# MIN_N rounds of 1 s so they get a verdict, in about half a minute.
+# The quick profile: the three arms of the Docker claims (native, Docker -p, Docker -p without seccomp) on
+# net/http, MIN_N rounds of the shortest window its losses are judged on, in under a minute.
 QUICK = {
     "SERVIDORES": ["nethttp"],
     "BRAZOS": ["nativo", "docker-puerto", "docker-seguridad"],
-    "DURACION_S": 1,
+    "DURACION_S": 2,
     "REPETICIONES": 6,
     "CALENTAMIENTO": 0,
 }

@@ -11,14 +11,26 @@ from ... import stats
 from .. import figures, verdict
 from ..contract import CLOSING_COLUMNS
 from . import servers
-from .arms import ARM_SPECS, arm_label
+from .arms import ARM_SPECS, CLUSTER_NATIVE, arm_label
 from .kube import CPU_METRICS as K8S_CPU_METRICS
-from .measure import SEED_PRESET
+from .measure import SEED_PRESET, UNPINNED
 
 BASELINE = ("bare", "nativo")
-MAIN_SERVERS = ("nethttp", "gin", "actix", "rocket")  # the first one present is the one the claims read
-# The live arm set beside each level of the reference (Kubernetes: the hypothesis of its «localhost»).
+PINNED_BASELINE = ("bare", ARM_SPECS["nativo-fijo"].variant)  # native as the course pins it
+CLUSTER_BASELINE = ("bare", CLUSTER_NATIVE.variant)  # native in the Kubernetes loop, the cluster idling
+MAIN_SERVERS = ("nethttp", "gin", "actix", "rocket")  # among servers with as many arms, the first one
+# The live arm set beside each level of the reference (Kubernetes: the way its «localhost» reached a
+# Deployment with no Service).
 LIVE_ARM_OF_LEVEL = {"docker": "puerto", "kubernetes": "port_forward"}
+
+
+def baseline_of(engine: str, variant: str) -> tuple[str, str]:
+    """The native arm an arm is paired with, measured in its rounds: native again beside the cluster for
+    a Kubernetes arm, the pinned native for a pinned arm, native for every other."""
+    if engine == "kubernetes":
+        return CLUSTER_BASELINE
+    spec = next((s for s in ARM_SPECS.values() if (s.engine, s.variant) == (engine, variant)), None)
+    return PINNED_BASELINE if spec is not None and spec.pinned else BASELINE
 
 
 def arm_values(df: pd.DataFrame, metric: str, engine: str, variant: str, server: str) -> pd.Series:
@@ -38,7 +50,8 @@ def arm_values(df: pd.DataFrame, metric: str, engine: str, variant: str, server:
 def _combos(df: pd.DataFrame) -> list[tuple[str, str, str]]:
     if df is None or df.empty:
         return []
-    order = {(s.engine, s.variant): i for i, s in enumerate(ARM_SPECS.values())}
+    specs = [*ARM_SPECS.values(), CLUSTER_NATIVE]
+    order = {(s.engine, s.variant): i for i, s in enumerate(specs)}
     known = {k: i for i, k in enumerate(servers.SERVER_NAMES)}
     combos = df[["engine", "variant", "image"]].drop_duplicates().itertuples(index=False, name=None)
     return sorted(combos, key=lambda c: (known.get(c[2], 99), order.get((c[0], c[1]), 99), c[0]))
@@ -73,20 +86,28 @@ def _median(values: pd.Series) -> float:
 
 
 def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
-    """One row per server and arm: total req/s (median, IQR, IC 95 %), ratio to native (IC 95 %),
-    per-thread req/s, latency p50/p90/p99, socket errors and CPU µs per request of each process."""
+    """One row per server and arm: total req/s (median, IQR, IC 95 %), ratio to its native (baseline_of,
+    paired by round; native beside the cluster against native, two loops: independent arms), per-thread
+    req/s, latency p50/p90/p99, socket errors and CPU µs per request of each process."""
     rows = []
     for engine, variant, server in _combos(df):
         total = arm_values(df, "req_s", engine, variant, server)
         if total.size == 0:
             continue
         s = stats.summarize(total)
-        base = arm_values(df, "req_s", *BASELINE, server)
-        shaky = bool(base.size) and (engine, variant) != BASELINE and figures.ratio_unstable(total, base)
+        own = baseline_of(engine, variant)
+        base = arm_values(df, "req_s", *own, server)
+        if (engine, variant) == CLUSTER_BASELINE:  # another loop's rounds: independent arms
+            total_for_ratio, base = total.to_numpy(), arm_values(df, "req_s", *BASELINE, server).to_numpy()
+        else:
+            total_for_ratio = total
+        shaky = bool(base.size) and (engine, variant) != own and figures.ratio_unstable(total_for_ratio, base)
         if shaky:  # no figure against a ratio the rule calls unstable: the page says «repite»
             ratio = lo = hi = float("nan")
-        elif base.size and (engine, variant) != BASELINE:
-            ratio, lo, hi = stats.ratio_ci(total, base).triple
+        elif base.size and (engine, variant) != own:
+            ratio, lo, hi = stats.ratio_ci(total_for_ratio, base).triple
+            if (engine, variant) == CLUSTER_BASELINE and stats.any_nan(lo):
+                ratio = float("nan")  # independent arms need one more round for an interval: no figure
         elif base.size:
             ratio, lo, hi = 1.0, 1.0, 1.0
         else:
@@ -125,22 +146,41 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
 
 
 def main_server(df: pd.DataFrame) -> str | None:
-    """The server the claims and the CPU plot read: net/http if present, else gin, else actix."""
-    present = set(df["image"]) if df is not None and not df.empty else set()
-    return next((key for key in MAIN_SERVERS if key in present), None)
+    """The server that ran every arm (the first of SERVIDORES: the others run only the document's arms),
+    which the course's own comparisons and the CPU plot read: the one with the most arms, and among
+    those net/http, then gin, actix, Rocket."""
+    if df is None or df.empty:
+        return None
+    arms = df[["engine", "variant", "image"]].drop_duplicates().groupby("image").size()
+    known = [key for key in MAIN_SERVERS if key in arms.index]
+    return max(known, key=lambda key: (arms[key], -MAIN_SERVERS.index(key))) if known else None
 
 
-# The network paths compared two by two under the verdicts (numerator arm, denominator arm).
+# The network paths compared two by two under the verdicts (numerator arm, denominator arm), each pair
+# measured in the same rounds.
 PATH_PAIRS = {
     "host_frente_nativo": (("docker", "host"), BASELINE),
     "puerto_frente_nativo": (("docker", "puerto"), BASELINE),
     "nat_frente_proxy": (("podman", "puerto"), ("docker", "puerto")),
-    "k8s_port_forward_frente_nativo": (("kubernetes", "port_forward"), BASELINE),
-    "k8s_nodeport_frente_nativo": (("kubernetes", "nodeport"), BASELINE),
-    "k8s_host_frente_nativo": (("kubernetes", "host"), BASELINE),
+    "puerto_fijo_frente_nativo_fijo": (("docker", "puerto_fijo"), PINNED_BASELINE),
+    "nativo_fijo_frente_nativo": (PINNED_BASELINE, BASELINE),
+    "k8s_port_forward_frente_nativo": (("kubernetes", "port_forward"), CLUSTER_BASELINE),
+    "k8s_nodeport_frente_nativo": (("kubernetes", "nodeport"), CLUSTER_BASELINE),
+    "k8s_host_frente_nativo": (("kubernetes", "host"), CLUSTER_BASELINE),
     "k8s_port_forward_frente_nodeport": (("kubernetes", "port_forward"), ("kubernetes", "nodeport")),
     "k8s_nodeport_frente_host": (("kubernetes", "nodeport"), ("kubernetes", "host")),
 }
+
+
+def placement_effect(df: pd.DataFrame, server: str, metric: str = "req_s") -> stats.Estimate:
+    """How much the placement changes Docker -p's loss: (Docker -p / native, unpinned as the document ran
+    them) over (the same, pinned as the course does), round by round, the four arms in the same rounds."""
+    arms = [
+        arm_values(df, metric, *a, server)
+        for a in (("docker", "puerto"), BASELINE, ("docker", "puerto_fijo"))
+    ]
+    arms.append(arm_values(df, metric, *PINNED_BASELINE, server))
+    return stats.figure_ci(lambda a, b, c, d: (a / b) / (c / d), *arms)
 
 
 def path_ratios(df: pd.DataFrame, server: str) -> dict[str, tuple[float, float, float, int]]:
@@ -251,33 +291,51 @@ def load_words(hilos, conexiones, duracion_s) -> str:
     return f"wrk -t{hilos} -c{conexiones} -d{duracion_s}s"
 
 
-def by_hand(*names: str, duration_key: str = "duracion_s") -> str:
-    """How to judge a claim no button runs: the document's load with these servers (Spanish)."""
+def by_hand(*names: str) -> str:
+    """How to judge a claim on servers the run did not load: the document's load with them (Spanish)."""
     listed = " y ".join(f"{servers.SERVERS[n].label} («{n}»)" for n in names)
     return (  # the names of 06's parameters cell, where a student changes them
-        f"Para juzgarla, corre el experimento con HILOS = 12, CONEXIONES = 400, {duration_key.upper()} = 30 y "
+        f"Para juzgarla, corre el experimento con HILOS = 12 y CONEXIONES = 400 (los valores por defecto) y "
         f"{listed} en SERVIDORES."
     )
 
 
-def at_document_load(duration_key: str, how: str, what: str, why: str):
-    """incomparable(df, meta) for a figure the document measured with its load: "" on a run with that
-    load (wrk's duration read from `duration_key`: duracion_s, or duracion_k8s_s on Kubernetes),
-    otherwise why `what` cannot be compared (`why`) and `how` to judge it (Spanish)."""
+# What a run must have kept of the document's set-up for its figures to be judged: its threads and
+# connections, and its servers unpinned (meta.json's UNPINNED, written by every run since the arms
+# run as the document ran them; older runs pinned every server). The duration may be shorter, down to
+# SHORTEST_S: on this machine (16 rounds, unpinned, -t12 -c400) Docker -p's loss with 2 s windows over its loss
+# with 30 s ones was 1.00× [0.74, 1.24], with 5 s 1.02× [0.88, 1.20], and with 1 s 1.24× [1.04, 1.72] (8
+# rounds): the study in data/reference/SOURCES.md, `red.csv`.
+DOCUMENT_LOAD = {k: SEED_PRESET[k] for k in ("hilos", "conexiones")}
+SHORTEST_S = 2
+HOW = "Con HILOS = 12 y CONEXIONES = 400 (los valores por defecto del cuaderno) se juzga."
+
+
+def at_document_load(what: str, why: str, how: str = HOW):
+    """incomparable(df, meta) for a figure the document measured with its load: "" on a run with its
+    threads and connections and its servers unpinned, otherwise why `what` cannot be compared (`why`)
+    and `how` to judge it (Spanish)."""
 
     def reason(df: pd.DataFrame, meta: dict | None) -> str:
         p = (meta or {}).get("parameters") or {}
-        ours = {
-            "hilos": p.get("hilos"),
-            "conexiones": p.get("conexiones"),
-            "duracion_s": p.get(duration_key, p.get("duracion_s")),
-        }
-        if ours == SEED_PRESET:
-            return ""
-        return (
-            f"El documento midió {what} con {load_words(**SEED_PRESET)}; esta corrida usó "
-            f"{load_words(*(v if v is not None else '?' for v in ours.values()))}. {why} {how}"
-        )
+        ours = {k: p.get(k) for k in DOCUMENT_LOAD}
+        if ours != DOCUMENT_LOAD:
+            theirs = f"wrk -t{DOCUMENT_LOAD['hilos']} -c{DOCUMENT_LOAD['conexiones']}"
+            used = f"wrk -t{ours['hilos'] or '?'} -c{ours['conexiones'] or '?'}"
+            return f"El documento midió {what} con {theirs}; esta corrida usó {used}. {why} {how}"
+        if (p.get("duracion_s") or 0) < SHORTEST_S:
+            return (
+                f"El documento midió {what} con ventanas de {SEED_PRESET['duracion_s']} s; esta corrida, de "
+                f"{p.get('duracion_s', '?')} s. En esta máquina la pérdida con ventanas de 1 s no fue la de 30 s; "
+                f"desde {SHORTEST_S} s sí. Con DURACION_S = {SHORTEST_S} o más se juzga."
+            )
+        if not (meta or {}).get(UNPINNED):
+            return (
+                f"El documento midió {what} con sus servidores sin fijar a ninguna CPU; esta corrida fijó el "
+                "servidor a una CPU y wrk a otra (la versión anterior del curso): otro reparto de la CPU, otra "
+                "pérdida. Una corrida nueva lo juzga."
+            )
+        return ""
 
     return reason
 
@@ -287,9 +345,9 @@ def conditions(meta: dict | None) -> str:
     p, host = ((meta or {}).get(k) or {} for k in ("parameters", "host"))
     return (
         f"Condiciones: aquí wrk -t{p.get('hilos', '?')} -c{p.get('conexiones', '?')} "
-        f"-d{p.get('duracion_s', '?')}s contra 127.0.0.1 en {host.get('cpu_cores', '?')} núcleos, servidor y "
-        "wrk en CPU distintas; el documento, wrk -t12 -c400 -d30s contra localhost en una máquina que no "
-        "describe."
+        f"-d{p.get('duracion_s', '?')}s contra 127.0.0.1 en {host.get('cpu_cores', '?')} núcleos, el servidor y "
+        "wrk sin fijar a ninguna CPU, como en el documento; el documento, wrk -t12 -c400 -d30s contra localhost "
+        "en una máquina que no describe."
     )
 
 

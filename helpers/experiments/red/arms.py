@@ -1,5 +1,5 @@
-"""The arms of the network experiment: which network path each one is, how it is labelled, and which of
-them this machine can run (`plan`).
+"""The arms of the network experiment: which network path each one is, how it is labelled, where its
+server and wrk run, and which of them this machine can run (`plan`).
 
     nativo            the binary on the host, listening on 127.0.0.1:PORT
     docker-puerto     Docker with `-p 127.0.0.1:PORT:8080`: for a client on the host's loopback (wrk here,
@@ -14,14 +14,23 @@ them this machine can run (`plan`).
     gvisor            Docker (or Podman) with runtime runsc and `-p`: gVisor's own network stack (netstack)
     docker-sin-proxy  Docker's `-p` with the user-land proxy disabled (NAT rules); needs a daemon started
                       that way: the shared daemon is never restarted, so here it is usually skipped.
-    k8s-port-forward  a Pod on the run's single-node Kubernetes, reached through `kubectl port-forward` on
-                      127.0.0.1: kubectl, the API server, the kubelet and containerd's streaming server
-                      copy every byte in user space, then the Pod's veth
-    k8s-nodeport      the same kind of Pod behind a NodePort Service answering on 127.0.0.1: kube-proxy's
+    k8s-port-forward  the document's Deployment (memory limit 32M, no CPU request or limit, no Service) on
+                      the run's single-node Kubernetes, reached through `kubectl port-forward` on 127.0.0.1,
+                      as the document's `wrk` at localhost:8080 was: kubectl, the API server, the kubelet
+                      and containerd's streaming server copy every byte in user space, then the Pod's veth
+    k8s-nodeport      the same Deployment behind a NodePort Service answering on 127.0.0.1: kube-proxy's
                       NAT rules (no process in the path), the bridge and the Pod's veth
-    k8s-host          a `hostNetwork: true` Pod listening on 127.0.0.1: the node's own network stack
-The Kubernetes arms run only where `kubernetes.availability()` says so (built, root, …); the cluster
-starts once per run (red/kube.py).
+    k8s-host          the same Deployment with `hostNetwork: true`, listening on 127.0.0.1: the node's own
+                      network stack
+    nativo-fijo       the course's own placement of `nativo`: the server pinned to one CPU (one Go P, one
+    docker-puerto-fijo  Rust worker), wrk to the other; and of `docker-puerto` (`--cpuset-cpus`)
+
+Every other arm runs as the document ran it: nothing pinned, Go's default GOMAXPROCS (every CPU), the Rust
+servers' default workers (one per CPU), wrk free to run anywhere. The first server of SERVIDORES runs every
+arm of BRAZOS; the others only the arms the document ran them on (`DOCUMENT_ARMS`). The Kubernetes arms run
+where `kubernetes.availability()` says so (built, root, …), in a loop of their own with the cluster up,
+each server's native arm measured again in that loop (`nativo-k8s`, their baseline); the cluster starts
+once, after the other arms' rounds (red/kube.py), so it idles during none of them.
 """
 
 from __future__ import annotations
@@ -52,6 +61,8 @@ class ArmSpec:
     publish: bool = False
     runtime: str | None = None
     security_opt: tuple[str, ...] = ()
+    # the course's placement: the server on one CPU (one Go P, one worker), wrk on the other
+    pinned: bool = False
 
 
 ARM_SPECS = {
@@ -85,9 +96,29 @@ ARM_SPECS = {
         publish=True,
     ),
     "k8s-host": ArmSpec("k8s-host", "kubernetes", "host", "Kubernetes hostNetwork", network="host"),
+    "nativo-fijo": ArmSpec("nativo-fijo", "bare", "nativo_fijo", "nativo, fijado a una CPU", pinned=True),
+    "docker-puerto-fijo": ArmSpec(
+        "docker-puerto-fijo",
+        "docker",
+        "puerto_fijo",
+        "Docker -p, fijado a una CPU",
+        publish=True,
+        pinned=True,
+    ),
 }
 KUBERNETES_ARMS = tuple(k for k, s in ARM_SPECS.items() if s.engine == "kubernetes")
 ARM_NAMES = tuple(ARM_SPECS)
+# The baseline of the Kubernetes arms: native again, in their loop, while the cluster idles (never a BRAZOS
+# choice: plan() adds it to every server with a Kubernetes arm).
+CLUSTER_NATIVE = ArmSpec("nativo-k8s", "bare", "nativo_k8s", "nativo, con el clúster en reposo")
+# The arms each server ran on in the document (its table and its appendix): a server after the first of
+# SERVIDORES runs only these (those of them in BRAZOS).
+DOCUMENT_ARMS = {
+    "nethttp": ("nativo", "docker-puerto", "k8s-port-forward"),
+    "gin": ("nativo", "docker-puerto", "k8s-port-forward"),
+    "actix": ("nativo",),
+    "rocket": ("nativo",),
+}
 # What the default run measures (every claim's arms, within the notebook's time budget); the others are
 # one click away in the panel.
 DEFAULT_ARMS = [
@@ -97,8 +128,10 @@ DEFAULT_ARMS = [
     "docker-host",
     "podman-puerto",
     *KUBERNETES_ARMS,
+    "nativo-fijo",
+    "docker-puerto-fijo",
 ]
-ARM_LABEL = {(s.engine, s.variant): s.label for s in ARM_SPECS.values()} | {
+ARM_LABEL = {(s.engine, s.variant): s.label for s in (*ARM_SPECS.values(), CLUSTER_NATIVE)} | {
     ("podman", "gvisor"): "gVisor -p con Podman (su propia pila de red)"
 }
 
@@ -210,11 +243,23 @@ def kubernetes_absent(df, meta: dict | None) -> str:
     return "Esta corrida no pudo medir Kubernetes" + (f" ({'; '.join(why)})" if why else "") + "."
 
 
+def planned(servidores, brazos) -> list[tuple[str, ArmSpec]]:
+    """(server, arm) pairs of a plan, before asking what this machine has: the first server on every arm of
+    `brazos`, the others on the arms of `brazos` the document ran them on (DOCUMENT_ARMS), and native again
+    in the Kubernetes loop (CLUSTER_NATIVE) for every server with a Kubernetes arm."""
+    out = []
+    for i, server in enumerate(servidores):
+        mine = [ARM_SPECS[k] for k in brazos if i == 0 or k in DOCUMENT_ARMS.get(server, ())]
+        if any(spec.engine == "kubernetes" for spec in mine):
+            mine.append(CLUSTER_NATIVE)
+        out += [(server, spec) for spec in mine]
+    return out
+
+
 def plan(cfg, engines_ok) -> tuple[list[HttpArm], dict[str, str]]:
-    """The arms of `cfg` (servidores × brazos) this machine can run, and {arm key: Spanish reason} for
-    the others. An arm whose engine was not asked for in MOTORES is silently left out."""
+    """The arms of `cfg` this machine can run (`planned` on the servers that are built), and {arm key:
+    Spanish reason} for the others. An arm whose engine was not asked for in MOTORES is silently left out."""
     skipped: dict[str, str] = {}
-    arms: list[HttpArm] = []
     present = []
     for key in cfg.servidores:
         ok, why = servers.availability(key)
@@ -228,6 +273,7 @@ def plan(cfg, engines_ok) -> tuple[list[HttpArm], dict[str, str]]:
         k8s_source, why = kubernetes_source(engines_ok)
         if k8s_source is None:
             skipped[f"Kubernetes ({', '.join(k8s_arms)})"] = why
+    usable: dict[str, str] = {}  # {arm key: the engine it runs on}
     for arm_key in cfg.brazos:
         spec = ARM_SPECS[arm_key]
         engine_name = spec.engine
@@ -255,7 +301,17 @@ def plan(cfg, engines_ok) -> tuple[list[HttpArm], dict[str, str]]:
             if not ok:
                 skipped[arm_key] = why or "runtime no disponible"
                 continue
-        for key in present:
-            label = f"{arm_label(engine_name, spec.variant)} · {servers.SERVERS[key].label}"
-            arms.append(HttpArm(engine_name, spec.variant, key, label, spec))
+        usable[arm_key] = engine_name
+    usable[CLUSTER_NATIVE.key] = CLUSTER_NATIVE.engine
+    arms = []
+    for key, spec in planned(present, [k for k in cfg.brazos if k in usable]):
+        engine_name = usable[spec.key]
+        label = f"{arm_label(engine_name, spec.variant)} · {servers.SERVERS[key].label}"
+        arms.append(HttpArm(engine_name, spec.variant, key, label, spec))
     return arms, skipped
+
+
+def in_cluster_loop(arm: HttpArm) -> bool:
+    """Whether an arm is measured in the Kubernetes loop, with the cluster up: its Pods, and native
+    measured again beside them (CLUSTER_NATIVE)."""
+    return arm.engine == "kubernetes" or arm.spec.key == CLUSTER_NATIVE.key

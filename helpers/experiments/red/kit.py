@@ -1,18 +1,24 @@
 """06's facts for the instructor's kit: each network path against native, the security claim,
-docker-proxy's ceiling, each Kubernetes path and the CPU its processes spent, and the document's preset
-(no run needed)."""
+docker-proxy's ceiling, the document's placement against the course's, each Kubernetes path and the CPU
+its processes spent, and the document's preset (no run needed)."""
 
 from __future__ import annotations
 
 from ... import reference, stats
-from ...experiments import red
+from ...experiments import red, verdict
 from ...experiments.red import servers
-from ...experiments.red.analysis import main_server, path_ratios, reference_ratios, summarize
+from ...experiments.red.analysis import (
+    main_server,
+    path_ratios,
+    placement_effect,
+    reference_ratios,
+    summarize,
+)
 from ...experiments.red.measure import DOCUMENT_PRESET
 from ...view import common
 from ..kit import Facts, missing_arms, run_sentence, run_tag
 
-FACTS = ("docker_puerto", "caminos", "seguridad", "proxy", "kubernetes")
+FACTS = ("docker_puerto", "caminos", "seguridad", "proxy", "reparto", "kubernetes")
 K8S_PATHS = {
     "k8s_port_forward_frente_nativo": "`k8s-port-forward`",
     "k8s_nodeport_frente_nativo": "`k8s-nodeport`",
@@ -80,6 +86,22 @@ def facts(res) -> Facts:
         )
     else:
         out["proxy"] = missing_arms(nb, "la CPU de docker-proxy en el brazo `docker-puerto`")
+
+    # Exercise 2: the document's placement (nothing pinned) against the course's (server and wrk apart).
+    if {"puerto_frente_nativo", "puerto_fijo_frente_nativo_fijo"} <= set(ratios):
+        effect = placement_effect(df, server)
+        code = verdict.side(effect.low, effect.high, effect.n)
+        side = common.direction_words(code, "pierde menos sin fijar", "pierde más sin fijar", n=effect.n)
+        out["reparto"] = (
+            f"Docker -p / nativo con {label}: sin fijar nada (como el documento) "
+            f"{common.fmt_ratio(*ratios['puerto_frente_nativo'][:3])}; con el servidor y wrk cada uno en su CPU "
+            f"{common.fmt_ratio(*ratios['puerto_fijo_frente_nativo_fijo'][:3])}; una sobre otra, ronda a ronda, "
+            f"{common.fmt_ratio(effect.value, effect.low, effect.high)} ({effect.n} rondas): {side}"
+        )
+    else:
+        out["reparto"] = missing_arms(
+            nb, "los brazos `nativo-fijo` y `docker-puerto-fijo` junto a los sin fijar"
+        )
 
     # Exercise 7: each Kubernetes path against native, and the CPU port-forward's processes spent.
     paths = [f"{K8S_PATHS[k]}, {common.fmt_ratio(*ratios[k][:3])}" for k in K8S_PATHS if k in ratios]

@@ -1,22 +1,28 @@
-"""The Kubernetes arms of the network experiment: the run's one cluster, each arm's Pod (the same
-binary-only server image, imported from Docker or Podman, never pulled), its way in from 127.0.0.1, and
-the processes whose CPU time a measurement reads.
+"""The Kubernetes arms of the network experiment: the run's one cluster, each arm's Deployment (the
+document's `deployment.yml`: one replica of the server's image, imported from Docker or Podman and never
+pulled, a memory limit of 32M, no CPU request or limit, no Service of its own), its way in from 127.0.0.1,
+and the processes whose CPU time a measurement reads.
 
-    k8s-port-forward  `kubectl port-forward --address 127.0.0.1`: kubectl, the API server, the kubelet and
-                      containerd's streaming server carry every connection
-    k8s-nodeport      a NodePort Service that kube-proxy answers on 127.0.0.1 (NAT rules)
-    k8s-host          a `hostNetwork: true` Pod listening on 127.0.0.1 itself
+    k8s-port-forward  `kubectl port-forward --address 127.0.0.1 deployment/…`, as the document's `wrk` at
+                      localhost:8080 reached its Deployment (it has no Service): kubectl, the API server,
+                      the kubelet and containerd's streaming server carry every connection
+    k8s-nodeport      the same Deployment behind a NodePort Service that kube-proxy answers on 127.0.0.1
+                      (NAT rules): the course's, to show where port-forward's loss goes
+    k8s-host          the same Deployment with `hostNetwork: true`, listening on 127.0.0.1 itself
 
-The cluster starts once, before the first timed window, and is torn down by its context manager (success,
-error, Ctrl-C, SIGTERM). Pods ask for a share of CPU (`CPU_REQUEST`, no limit: no quota throttles them),
-run unprivileged, and their server's threads are pinned to the server's CPU like every other arm's.
+The servers run as the document's did: nothing pinned, Go's default GOMAXPROCS (every CPU the node has,
+as no CPU limit caps it). The course adds what it needs to wait and stay safe: a readiness probe on `/`,
+`imagePullPolicy: Never` (the document's `IfNotPresent` pulls nothing either when the image is present),
+no privilege escalation. The cluster starts once, after the other arms' rounds, and is torn down by its
+context manager (success, error, Ctrl-C, SIGTERM).
 """
 
 from __future__ import annotations
 
-import os
+import json
 import re
 import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,9 +37,7 @@ from . import load, servers
 from .arms import HttpArm
 from .start import Started, process_tree
 
-# Six Pods (three paths × two servers) on two cores: a request each (Burstable QoS: cpu.shares as a
-# request, never the BestEffort share of 2), and no CPU limit, so no CFS quota caps the server.
-CPU_REQUEST = "250m"
+MEMORY_LIMIT = "32M"  # the document's deployment.yml: resources.limits.memory, and no other resource
 READY_TIMEOUT_S = 90.0
 ANSWER_TIMEOUT_S = 20.0  # kube-proxy writes a NodePort's rules a moment after the Service exists
 # The cluster's processes on some path, by the CPU metric each one's time goes to (Cluster.pids names).
@@ -58,28 +62,53 @@ def pod_labels(arm: HttpArm, run_id: str | None) -> dict[str, str]:
     return {**labels, "app": pod_name(arm)}
 
 
-def manifests(arm: HttpArm, run_id: str | None, host_port: int = 0) -> list[dict]:
-    """The Pod of one arm (and its NodePort Service): a hostNetwork Pod listens on 127.0.0.1:host_port
-    and is probed there; the others listen on the Pod's own address."""
+def manifests(arm: HttpArm, run_id: str | None, image: str, host_port: int = 0) -> list[dict]:
+    """The Deployment of one arm running `image` (the one the cluster imported), and its NodePort Service:
+    a hostNetwork Pod listens on 127.0.0.1:host_port and is probed there; the others listen on the Pod's
+    own address."""
     server = servers.SERVERS[arm.image]
     host = arm.spec.network == "host"
     port = host_port if host else servers.CONTAINER_PORT
     address = f"{load.LOOPBACK}:{port}" if host else f"0.0.0.0:{port}"
     labels = pod_labels(arm, run_id)
-    pod = kcfg.pod_manifest(
-        pod_name(arm), "", server.args(address), port, labels, cpu=CPU_REQUEST, host_network=host
-    )
+    pod = kcfg.pod_manifest(pod_name(arm), image, server.args(address), port, labels, host_network=host)
     container = pod["spec"]["containers"][0]
-    container.pop("image")  # set by the caller: the image the cluster imported
-    del container["resources"]["limits"]["cpu"]
-    # Go follows the CPUs it sees at start: one, as in every container arm (pinned below).
-    container["env"] = [{"name": k, "value": v} for k, v in {"GOMAXPROCS": "1", **server.env()}.items()]
+    container["resources"] = {"limits": {"memory": MEMORY_LIMIT}}
+    if env := server.env():
+        container["env"] = [{"name": k, "value": v} for k, v in env.items()]
     if host:
         container["readinessProbe"]["httpGet"]["host"] = load.LOOPBACK
-    out = [pod]
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": pod_name(arm), "labels": labels},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": pod_name(arm)}},
+            "template": {"metadata": {"labels": labels}, "spec": pod["spec"]},
+        },
+    }
+    out = [deployment]
     if arm.variant == "nodeport":
         out.append(kcfg.nodeport_manifest(pod_name(arm), {"app": pod_name(arm)}, port))
     return out
+
+
+def wait_pod(cluster: kubernetes.Cluster, name: str, timeout: float = READY_TIMEOUT_S) -> dict:
+    """The Ready Pod of the Deployment `name` (its Pods carry app=name)."""
+    deadline = time.monotonic() + timeout
+    found: list = []
+    while time.monotonic() < deadline:
+        listed = cluster.get(f"/api/v1/namespaces/default/pods?labelSelector=app%3D{name}") or {}
+        found = listed.get("items") or []
+        ready = [pod for pod in found if kubernetes.has_condition(pod, "Ready")]
+        if ready:
+            return ready[0]
+        time.sleep(0.1)
+    status = json.dumps([pod.get("status", {}) for pod in found])[-800:]
+    raise ErrorDelCurso(
+        f"Kubernetes: el Deployment {name} no tuvo un Pod listo en {timeout:.0f} s.", detail=status
+    )
 
 
 # ------------------------------------------------------------------ processes
@@ -97,18 +126,6 @@ def container_processes(container_id: str) -> list[psutil.Process]:
     return found
 
 
-def pin(procs: Sequence[psutil.Process], cpu: str | None) -> None:
-    """Pin every thread of these processes to one CPU (threads created later inherit it)."""
-    if cpu is None:
-        return
-    for proc in procs:
-        try:
-            for task in os.listdir(f"/proc/{proc.pid}/task"):
-                os.sched_setaffinity(int(task), {int(cpu)})
-        except OSError:
-            continue
-
-
 def components(cluster: kubernetes.Cluster) -> dict[str, list[psutil.Process]]:
     """{CPU metric: [process]} for the cluster's components on some path."""
     pids = cluster.pids()
@@ -122,7 +139,7 @@ def components(cluster: kubernetes.Cluster) -> dict[str, list[psutil.Process]]:
 
 
 # ------------------------------------------------------------------ starting the arms
-def _server(started: Started, pod: dict, cpu: str | None) -> None:
+def _server(started: Started, pod: dict) -> None:
     statuses = pod.get("status", {}).get("containerStatuses") or [{}]
     container_id = (statuses[0].get("containerID") or "").split("://")[-1]
     procs = container_processes(container_id) if container_id else []
@@ -130,7 +147,6 @@ def _server(started: Started, pod: dict, cpu: str | None) -> None:
         raise ErrorDelCurso(f"no encontré el proceso del servidor del Pod {pod_name(started.arm)}.")
     root = min(procs, key=lambda p: p.pid)
     started.server = process_tree(root.pid)
-    pin(started.server, cpu)
     try:  # the Pod's containerd shim, the container's parent (its share of the work, like Docker's)
         shim = root.parent()
         started.helpers = [shim] if shim is not None and "shim" in shim.name() else []
@@ -140,7 +156,7 @@ def _server(started: Started, pod: dict, cpu: str | None) -> None:
 
 def _port_forward(started: Started, cluster: kubernetes.Cluster, port: int, ctx) -> None:
     argv = cluster.kubectl_argv(
-        "port-forward", "--address", load.LOOPBACK, f"pod/{pod_name(started.arm)}",
+        "port-forward", "--address", load.LOOPBACK, f"deployment/{pod_name(started.arm)}",
         f"{port}:{servers.CONTAINER_PORT}",
     )  # fmt: skip
     started.popen = subprocess.Popen(
@@ -155,12 +171,11 @@ def start_arms(
     arms: Sequence[HttpArm],
     cluster: kubernetes.Cluster,
     images: dict[HttpArm, str | None],
-    cpu: str | None,
     ctx,
     published: set[int],
 ) -> list[Started]:
-    """Start every Kubernetes arm: one `kubectl apply`, then each Pod's way in from 127.0.0.1. An arm that
-    fails says why in `failed` (Spanish); the others go on."""
+    """Start every Kubernetes arm: one `kubectl apply` each, then each Pod's way in from 127.0.0.1. An arm
+    that fails says why in `failed` (Spanish); the others go on."""
     out = {arm: Started(arm) for arm in arms}
     ready = []
     for arm, started in out.items():
@@ -171,8 +186,7 @@ def start_arms(
         if arm.spec.network == "host":
             port = load.free_port(None, exclude=published)
             published.add(port)
-        objects = manifests(arm, ctx.run_id, port)
-        objects[0]["spec"]["containers"][0]["image"] = images[arm]
+        objects = manifests(arm, ctx.run_id, images[arm], port)
         try:
             cluster.apply(*objects)
         except ErrorDelCurso as exc:
@@ -184,8 +198,8 @@ def start_arms(
     for arm in ready:
         started = out[arm]
         try:
-            pod = cluster.wait_ready(pod_name(arm), timeout=READY_TIMEOUT_S)
-            _server(started, pod, cpu)
+            pod = wait_pod(cluster, pod_name(arm))
+            _server(started, pod)
             if arm.variant == "nodeport":
                 started.port = cluster.node_port(pod_name(arm))
                 published.add(started.port)

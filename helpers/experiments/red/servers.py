@@ -9,9 +9,12 @@ Sources live in `probes/servidores/` with pinned versions (go.mod + go.sum; Carg
 The Rust servers are built only where a Rust toolchain is present.
 
 `build(log)` compiles them once, statically, into `~/.cache/curso-contenedores/servidores/` (rebuilt
-when a source file changes), and `ensure_images(...)` packs each binary alone into an image (no base
-image, no shell: the course's choice, so that a container arm differs from native only by the
-container; the original publishes no Dockerfile) imported into each engine.
+when a source file changes), and `ensure_image(...)` packs each binary alone into an image imported into
+each engine. That is the document's own image recipe (its repository's `Dockerfile`: a `golang` builder
+running `CGO_ENABLED=0 go build -ldflags="-s -w"`, then `FROM scratch` with the binary alone), done here
+without a builder image, so that no daemon contacts an image server: the same flags on the host's Go
+(plus `-trimpath`, which only drops file paths from the binary), the binary alone in the image, no base
+image, no shell. A container arm then differs from native only by the container.
 """
 
 from __future__ import annotations
@@ -57,9 +60,11 @@ class Server:
             return ["-impl", self.key, "-addr", address]
         return [address]
 
-    def env(self) -> dict[str, str]:
-        # actix starts one worker per allowed CPU; the Go runtime follows the affinity mask by itself.
-        return {"SERVIDOR_HILOS": "1"} if self.toolchain == "rust" else {}
+    def env(self, pinned: bool = False) -> dict[str, str]:
+        """The server's environment: none as the document ran it (Go's GOMAXPROCS and the Rust servers'
+        workers follow the CPUs they see); pinned to one CPU, one Rust worker (the Go runtime follows the
+        affinity mask by itself)."""
+        return {"SERVIDOR_HILOS": "1"} if pinned and self.toolchain == "rust" else {}
 
     @property
     def path(self) -> Path:

@@ -102,12 +102,14 @@ def _start_native(started: Started, port: int, cpu: str | None, ctx) -> None:
     argv = [str(server.path), *server.args(f"{load.LOOPBACK}:{port}")]
     if cpu is not None:
         argv = ["taskset", "-c", cpu, *argv]
+    # GOMAXPROCS and the Rust servers' workers as the CPUs they see decide, never inherited from the course
+    inherited = {k: v for k, v in os.environ.items() if k not in ("GOMAXPROCS", "SERVIDOR_HILOS")}
     started.popen = subprocess.Popen(
         argv,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
-        env=dict(os.environ, **server.env()),
+        env={**inherited, **server.env(pinned=cpu is not None)},
         start_new_session=True,
     )
     ctx.defer(measure.stop_child, started.popen.pid)
@@ -133,7 +135,7 @@ def _start_container(started: Started, port: int, cpu: str | None, ctx, image: s
         runtime=arm.spec.runtime,
         security_opt=arm.spec.security_opt,
         cpuset=cpu,
-        env=server.env(),
+        env=server.env(pinned=cpu is not None),
         stop_timeout=0 if arm.engine == "podman" else None,
     )
     started.container = ctx.container_name(arm.spec.key, arm.image)
@@ -172,11 +174,18 @@ def note_default_networks(ctx, arms: Sequence[HttpArm]) -> dict[str, str]:
     return lines
 
 
+def server_cpu(arm: HttpArm, cpu: str | None) -> str | None:
+    """The CPU an arm's server is pinned to: `cpu` for the course's pinned arms, None (unpinned, as the
+    document ran it) for every other."""
+    return cpu if arm.spec.pinned else None
+
+
 def start_arm(arm: HttpArm, cpu: str | None, ctx, published: set[int], image: str = "") -> Started:
-    """Start the server of one arm on a free 127.0.0.1 port and wait until it answers. On failure the
-    result's `failed` says why, in Spanish (the run goes on without this arm). Safe to call from several
-    threads at once (the port choice is serialised)."""
+    """Start the server of one arm on a free 127.0.0.1 port (pinned to `cpu` if the arm is pinned) and
+    wait until it answers. On failure the result's `failed` says why, in Spanish (the run goes on without
+    this arm). Safe to call from several threads at once (the port choice is serialised)."""
     started = Started(arm)
+    cpu = server_cpu(arm, cpu)
     last_error = ""
     for _attempt in range(3):  # a port taken between the check and the bind: take another one
         with _PORT_LOCK:

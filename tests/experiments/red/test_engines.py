@@ -94,6 +94,8 @@ def test_every_arm_that_runs_here_measures_and_cleans_up(sandbox):
         "gin_igual_nethttp",
         "columna_por_hilo",
         "kubernetes_pierde_84",
+        "docker_gin_pierde_66",
+        "kubernetes_gin_pierde_84",
         "latencia_docker_nethttp",
         "latencia_kubernetes_nethttp",
         "latencia_docker_gin",
@@ -101,7 +103,8 @@ def test_every_arm_that_runs_here_measures_and_cleans_up(sandbox):
         "actix_rocket_128",
     }
     assert claims["columna_por_hilo"].status == verdict.NO_COMPARABLE  # another machine's absolute figure
-    assert claims["gin_igual_nethttp"].status == verdict.SIN_DATOS  # gin was not asked for
+    # another load than the document's: its figures are not compared
+    assert claims["gin_igual_nethttp"].status == verdict.NO_COMPARABLE
     if "docker" in engines:  # the security arm ran with seccomp off, the -p arm with Docker's default
         sec = s[(s["engine"] == "docker") & (s["variant"] == "sin_seccomp")]
         assert len(sec) and sec["us_cpu_proxy"].iloc[0] > 0  # same path: through docker-proxy
@@ -109,7 +112,8 @@ def test_every_arm_that_runs_here_measures_and_cleans_up(sandbox):
 
 
 def test_the_documents_four_servers_answer_natively_and_in_docker(sandbox):
-    """net/http, gin, actix-web and Rocket (the appendix's four) serve wrk natively and behind Docker -p."""
+    """net/http, gin, actix-web and Rocket (the appendix's four) serve wrk natively, and on the arms the
+    document ran them on: behind Docker -p, net/http (the first server, on every arm) and gin."""
     require_servers(list(servers.SERVER_NAMES))
     engines = [n for n in available_engines() if n == "docker"]
     arms = ["nativo"] + (["docker-puerto"] if engines else [])
@@ -120,7 +124,12 @@ def test_the_documents_four_servers_answer_natively_and_in_docker(sandbox):
     assert res.status == "complete" and not res.meta.get("skipped_arms"), res.meta.get("skipped_arms")
     s = summarize(res.df, res.meta)
     served = {(r.servidor, r.engine) for r in s.itertuples() if r.req_s > 0}
-    assert served == {(k, e) for k in servers.SERVER_NAMES for e in ["bare", *engines]}
+    # the first server on every arm, the others on the arms the document ran them on
+    expected = {
+        (k, e) for k in servers.SERVER_NAMES for e in ["bare", *engines] if e == "bare" or k != "actix"
+    }
+    expected -= {("rocket", e) for e in engines}
+    assert served == expected
     assert leftovers(res.meta["run_id"]) == {n: [] for n in available_engines()}
     assert server_processes() == []
 

@@ -1,9 +1,9 @@
 """Experiment 6: what is inside each timed window of one measurement (red/measure.py: measure_arm, and
 red/load.py: run), held to the code that measures it.
 
-- the load window is one `wrk` process (`taskset -c LOAD_CPU wrk …` when there are two CPUs), from its
-  spawn to its exit: `-t HILOS -c CONEXIONES -d DURACION_Ss` (DURACION_K8S_S on a Kubernetes path),
-  `--latency`, and one URL, `http://127.0.0.1:PORT/`, a port the run published on loopback; nothing
+- the load window is one `wrk` process (`taskset -c LOAD_CPU wrk …` beside a pinned server when there
+  are two CPUs, free beside every other), from its spawn to its exit: `-t HILOS -c CONEXIONES
+  -d DURACION_Ss`, the same on every arm, Kubernetes included, `--latency`, and one URL, `http://127.0.0.1:PORT/`, a port the run published on loopback; nothing
   else is a target. req/s, latency and requests are wrk's own figures over its own `-d` run (its
   connections are opened inside it); the server's start, its readiness poll (`wait_ready`) and the
   other arms' runs are outside it;
@@ -33,21 +33,30 @@ from helpers.experiments.red.start import Started
 
 NATIVE = HttpArm("bare", "nativo", "nethttp", "nativo", ARM_SPECS["nativo"])
 K8S = HttpArm("kubernetes", KUBERNETES_ARMS[0], "nethttp", "k8s", ARM_SPECS[KUBERNETES_ARMS[0]])
+PINNED = HttpArm("bare", "nativo_fijo", "nethttp", "nativo fijo", ARM_SPECS["nativo-fijo"])
 
 
 def _flag(cmd: list[str], name: str) -> str:
     return cmd[cmd.index(name) + 1]
 
 
-@pytest.mark.parametrize("arm", [NATIVE, K8S], ids=["nativo", "kubernetes"])
-def test_wrk_runs_the_stated_load_for_the_arms_duration_against_loopback_only(arm):
-    cfg = red.Config(hilos=3, conexiones=7, duracion_s=5, duracion_k8s_s=4).validated()
+@pytest.mark.parametrize("arm", [NATIVE, K8S, PINNED], ids=["nativo", "kubernetes", "fijado"])
+def test_wrk_runs_the_stated_load_for_the_arms_duration_against_loopback_only(arm, monkeypatch):
+    """Every arm's window is the same wrk run (paired arms share it); wrk is pinned only beside a pinned
+    server."""
+    cfg = red.Config(hilos=3, conexiones=7, duracion_s=5).validated()
     target = load.target_url(8123, {8123})
-    cmd = load.argv(target, cfg.hilos, cfg.conexiones, red_measure.duration(arm, cfg), cpus="1")
-    assert cmd[:4] == ["taskset", "-c", "1", "wrk"]
-    wrk = cmd[3:]
-    seconds = cfg.duracion_k8s_s if arm is K8S else cfg.duracion_s
-    assert (_flag(wrk, "-t"), _flag(wrk, "-c"), _flag(wrk, "-d")) == ("3", "7", f"{seconds}s")
+    seen = []
+    monkeypatch.setattr(
+        load, "run", lambda *a, **k: seen.append((a, k)) or (_ for _ in ()).throw(ValueError("x"))
+    )
+    started = Started(arm, port=8123, target=target)
+    red_measure.measure_arm(started, cfg, "1", lambda _: None)
+    ((args, kwargs),) = seen
+    cmd = load.argv(*args, **kwargs)
+    wrk = cmd[3:] if arm.spec.pinned else cmd
+    assert cmd[:4] == ["taskset", "-c", "1", "wrk"] if arm.spec.pinned else cmd[0] == "wrk"
+    assert (_flag(wrk, "-t"), _flag(wrk, "-c"), _flag(wrk, "-d")) == ("3", "7", "5s")
     assert "--latency" in wrk
     urls = [word for word in wrk if "://" in word]
     assert urls == ["http://127.0.0.1:8123/"] == [wrk[-1]]
