@@ -420,9 +420,9 @@ def test_views_without_a_run():
 
 # ---------------------------------------------------------------- sources, references, sentences
 def test_every_claim_names_its_source_and_where_in_it():
-    """The figures are the repository's «experiment 4» as issue 14 quotes them (never «el capítulo
-    original»), flagged second-hand; the --privileged claim is the chapter's closing note, and the
-    «mount proc» error the repository's experiment 9, read first-hand in its chapter file."""
+    """The figures are the repository's «experiment 4» (never «el capítulo original»), first-hand: its
+    script and raw rows are in the repository; the --privileged claim is the chapter's closing note, and
+    the «mount proc» error the repository's experiment 9, read first-hand in its chapter file."""
     for claim in exp.claims(synthetic(), META):
         assert claim.where, claim.key
         if claim.key == "pip_necesita_privileged":
@@ -430,7 +430,8 @@ def test_every_claim_names_its_source_and_where_in_it():
             assert "mount proc" in claim.note and "experimento 9" in claim.note
             assert "04_benchmarks.md" in claim.note and "segunda mano" not in claim.note
         else:
-            assert claim.source == anidamiento_levels.SOURCE_REPO and "segunda mano" in claim.source
+            assert claim.source == anidamiento_levels.SOURCE_REPO and "segunda mano" not in claim.source
+            assert "exp4_nested.sh" in claim.source
             assert "06_nested.md" in claim.where and "issue 14" in claim.where
 
 
