@@ -253,11 +253,11 @@ def _limits(part: pd.DataFrame) -> tuple[float, float]:
 
 PRESETS = [
     Preset(
-        "Como el capítulo (hash de 100 MB)",
+        "Como el capítulo (hash de 100 MiB)",
         {"megas": 100},
-        "El capítulo calculó el hash de 100 MB; por defecto el curso usa 50 MB para caber en la clase. Con "
-        "100 MB el trabajo dura el doble y el `exec`, que es LAUNCH, pesa la mitad en el tiempo de extremo a "
-        "extremo.",
+        "El capítulo calculó el hash de 100 MiB (`dd bs=1M count=100`); por defecto el curso usa 50 MiB para "
+        "caber en la clase. Con 100 MiB el trabajo dura el doble y el `exec`, que es LAUNCH, pesa la mitad en "
+        "el tiempo de extremo a extremo.",
     )
 ]
 

@@ -216,7 +216,7 @@ COMPARED_NAMES = {
     "kb_por_contenedor": "memoria por contenedor, vista de «stats» (MiB)",
     "memoria_proceso_kb": "dockerd (Docker) / todos los conmon (Podman) (MiB)",
 }
-# (factor, decimals); None: 3 significant digits, so the chapter's 97 KB reads 0.0947 MiB, not 0.09
+# (factor, decimals); None: 3 significant digits, so the chapter's 97 kB (decimal) reads 0.0925 MiB, not 0.09
 COMPARED_SCALE = {
     "s_lanzamiento_total": (1, 2),
     "kb_por_contenedor": (1 / MB, None),

@@ -5,15 +5,15 @@ from __future__ import annotations
 import re
 
 EXPERIMENT = "anidamiento"
-# The figures and most claims come from the course repository the chapter grew from, not from the chapter:
-# the chapter's only text on nesting is its closing note (SOURCE_CHAPTER). Second-hand: issue 14 of the
-# course quotes them from `REPO_FILE` («experiment 4»), a file the stored copy of the repository
-# (commit 92e1417b) does not hold; its chapter file, `REPO_CHAPTER_FILE`, has no such table. That copy does
-# hold the «mount proc» error, first-hand (REPO_MOUNT_PROC). data/reference/SOURCES.md says what each
-# file says.
+# The figures and most claims come from the repository the chapter grew from, not from the chapter: the
+# chapter's only text on nesting is its closing note (SOURCE_CHAPTER). First-hand, at the repository's
+# commit 2115e325: its «experiment 4» is `REPO_FILE` (the tables and conclusions), run by
+# scripts/exp4_nested.sh, whose raw repetitions, scripts/results/exp4_nested.csv, are
+# data/reference/anidamiento.csv. An older commit's chapter file, `REPO_CHAPTER_FILE`, holds the «mount proc»
+# error (REPO_MOUNT_PROC). data/reference/SOURCES.md says what each file says.
 SOURCE_REPO = (
-    "el repositorio del capítulo original, sonder-art/fdd_p26, según el issue 14 del curso (cifras de segunda "
-    "mano: no están en los archivos del repositorio que leímos)"
+    "el repositorio del capítulo original, sonder-art/fdd_p26 (su experimento de anidamiento, "
+    "`scripts/exp4_nested.sh`)"
 )
 SOURCE = SOURCE_REPO
 REPO_FILE = "clase/08_containers/06_nested.md"
