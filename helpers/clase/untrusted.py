@@ -3,7 +3,7 @@
 A student's folder or zip names the machine, and its meta.json and raw.csv carry text that the page
 shows (host, CPU, versions, arms, reasons) and values it computes with. Here:
 
-- `machine_name`: the folder's, zip's or host's name, kept to letters, digits and «@ . _ - ( )» (anything
+- `machine_name`: the folder's, zip's or host's name, kept to letters, digits and «@ . , _ - ( )» (anything
   else becomes «_»), at most NAME_LENGTH characters: no HTML, no Markdown, no matplotlib «$…$».
 - `text`: free text (a CPU model, a version, a reason), with the characters that could start HTML, a
   Markdown link or matplotlib's mathtext (`< > & " ' ` $ \\ [ ]`) and control characters replaced by
@@ -29,7 +29,7 @@ from .. import results
 
 NAME_LENGTH = 60
 TEXT_LENGTH = 160
-NAME_CHARS = re.compile(r"[^\w@.()\- ]", re.UNICODE)
+NAME_CHARS = re.compile(r"[^\w@.,()\- ]", re.UNICODE)
 MARKUP = re.compile(r"[<>&\"'`$\\\[\]]|[\x00-\x1f\x7f]")
 FIELD = re.compile(r"[\w.:=@+\-/% ]{0,120}", re.UNICODE)  # an arm, a metric, a unit, an image
 TIME_UNITS = ("ns", "us", "µs", "ms", "s")
