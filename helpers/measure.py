@@ -6,7 +6,8 @@ real process costs, and waited for through a pidfd: the window holds the spawn a
 
 Scheduling: rounds that visit every arm once, in a seeded random order per round (`round_robin`).
 The machine's load over a window (a round): CPU pressure from /proc/pressure/cpu (else the load
-average) and steal time from /proc/stat (`load_counters`, `load_between`).
+average), steal time from /proc/stat, and the CPU time the rest of the machine used apart from the run's
+own work (helpers/other_work.py) (`load_counters`, `load_between`).
 
 Statistics live in `helpers/stats.py` (medians, intervals with tested coverage, published ranges).
 """
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import other_work
 from .errors import ComandoFallido, summarize_engine_error
 
 COMMAND_TIMEOUT = 600.0  # seconds: no measured command may wait forever (a hung engine)
@@ -387,21 +389,32 @@ class LoadCounters:
     pressure_us: int | None
     steal_ticks: int | None
     all_ticks: int | None
+    processes: dict | None = None  # other_work.snapshot(): every process and its CPU time
 
 
 @dataclass(frozen=True)
 class WindowLoad:
     """The machine's load over one window (a round): the share of the window in which some task waited
     for a CPU (%, PSI), or where there is no PSI the 1-minute load average at its end; and the share of
-    CPU time the hypervisor stole (%; None when no tick elapsed in the window)."""
+    CPU time the hypervisor stole (%; None when no tick elapsed in the window); and the share of the
+    machine's CPU time that work other than the run's own used (%, other_work; None when the window is
+    shorter than OTHER_MIN_TICKS of the machine's CPU time, too short for a tick count to mean a share).
+    """
 
     pressure_pct: float | None
     loadavg: float | None
     steal_pct: float | None
+    other_pct: float | None = None
 
 
-def load_counters(pressure_file: str = PRESSURE_FILE, stat_file: str = STAT_FILE) -> LoadCounters:
-    """Read the counters now (two small reads from /proc: some tens of µs)."""
+OTHER_MIN_TICKS = 20  # the machine's CPU ticks a window needs for its other work's share (one tick: 5 %)
+
+
+def load_counters(
+    pressure_file: str = PRESSURE_FILE, stat_file: str = STAT_FILE, proc: str | None = other_work.PROC
+) -> LoadCounters:
+    """Read the counters now: two small reads from /proc (some tens of µs) and, unless `proc` is None,
+    every process's CPU time (other_work.snapshot: a few ms, outside the timed arms)."""
     pressure = None
     try:
         with open(pressure_file, encoding="ascii") as fh:
@@ -422,7 +435,8 @@ def load_counters(pressure_file: str = PRESSURE_FILE, stat_file: str = STAT_FILE
             steal, total = ticks[7], sum(ticks)
     except (OSError, ValueError, IndexError):
         steal = total = None
-    return LoadCounters(time.monotonic_ns(), pressure, steal, total)
+    processes = other_work.snapshot(proc) if proc else None
+    return LoadCounters(time.monotonic_ns(), pressure, steal, total, processes)
 
 
 def load_between(start: LoadCounters, end: LoadCounters, loadavg_file: str = LOADAVG_FILE) -> WindowLoad:
@@ -442,4 +456,9 @@ def load_between(start: LoadCounters, end: LoadCounters, loadavg_file: str = LOA
         elapsed = end.all_ticks - start.all_ticks
         if elapsed > 0:
             steal = 100.0 * (end.steal_ticks - start.steal_ticks) / elapsed
-    return WindowLoad(pressure, loadavg, steal)
+    other = None
+    if start.processes and end.processes and None not in (start.all_ticks, end.all_ticks):
+        elapsed = end.all_ticks - start.all_ticks
+        if elapsed >= OTHER_MIN_TICKS:
+            other = other_work.share(other_work.other_ticks(start.processes, end.processes), elapsed)
+    return WindowLoad(pressure, loadavg, steal, other)

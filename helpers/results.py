@@ -43,9 +43,12 @@ MACHINE = "maquina"  # the engine column of a row about the machine, not about a
 LOAD_PRESSURE = "carga_cpu_presion"  # % of the round in which some task waited for a CPU (/proc/pressure/cpu)
 LOAD_AVERAGE = "carga_cpu_promedio"  # where there is no PSI: the 1-minute load average at the round's end
 STEAL = "carga_robo"  # % of the CPU time of the round the hypervisor gave to another machine (/proc/stat)
+OTHER_CPU = (
+    "carga_otra_cpu"  # % of the machine's CPU time of the round used by work not the run's own (other_work)
+)
 POSITION = "posicion"  # an arm's place in its round, 1 = first (the order is drawn anew every round)
-ROUND_METRICS = (LOAD_PRESSURE, LOAD_AVERAGE, STEAL, POSITION)
-ROUND_UNITS = {LOAD_PRESSURE: "%", LOAD_AVERAGE: "procesos", STEAL: "%", POSITION: "lugar"}
+ROUND_METRICS = (LOAD_PRESSURE, LOAD_AVERAGE, STEAL, OTHER_CPU, POSITION)
+ROUND_UNITS = {LOAD_PRESSURE: "%", LOAD_AVERAGE: "procesos", STEAL: "%", OTHER_CPU: "%", POSITION: "lugar"}
 
 
 def check_writable(root: Path | str | None = None, min_free_mb: int = MIN_FREE_MB) -> Path:

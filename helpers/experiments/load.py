@@ -1,14 +1,23 @@
 """The machine's load over a run's rounds, and what it lets a per-round figure say.
 
-Every round records the machine's CPU pressure (or, without PSI, the load average) and the steal time
+Every round records the machine's CPU pressure (or, without PSI, the load average), the steal time and
+the CPU time the rest of the machine used apart from the run's own work («otra CPU», helpers/other_work.py)
 (runner.measure_rounds; results.round_loads hands them to the analyses in meta[results.ROUND_LOADS]).
+Only other work and steal gate a figure: CPU pressure counts our own containers, engines and load
+generators too (launching containers on two cores moves it by more than `VARIED` round to round by
+itself), so a loop that recorded its other work is screened on that and on steal, never on its pressure.
+Its rule is a level, not a range, so it also sees a load that stays for the whole run: a round counts
+only if other work used at most `OTHER_QUIET` % of the machine's CPU time; fewer than MIN_N such rounds,
+«bajo carga». Runs recorded before other work was (and windows too short to count it) keep the pressure
+rule below.
 Rounds are independent only while the machine is: background load that persists from one round to the
 next (a browser, a video call, an indexer) adds time to the arms for several rounds running, and the
 order-statistic interval of a per-round figure then covers far less than 95 % (a seeded simulation with
 AR(1) load, ρ = 0.7-0.9: 0.63-0.95 at n = 6-10, tests/core/test_coverage.py). Additive load does not
 cancel in a per-round ratio.
 
-The rule (chosen by that simulation among quietest-rounds, regression-on-load and flag designs):
+The pressure rule (chosen by that simulation among quietest-rounds, regression-on-load and flag designs;
+steal follows it too):
 
 - the load varied between rounds by no more than `VARIED` (6 points of CPU pressure or of steal, 0.5
   processes of load average: a quiet machine's rounds stay within 4 points): every round counts;
@@ -44,6 +53,11 @@ LOADED = "bajo_carga"  # a status: the load varied and too few rounds were quiet
 # How far a round's load may stray from the others' before the rounds stop being alike
 VARIED = {results.LOAD_PRESSURE: 6.0, results.LOAD_AVERAGE: 0.5, results.STEAL: 6.0}
 QUIET_BAND = {metric: limit / 2 for metric, limit in VARIED.items()}
+# The most CPU other work may take in a round that counts (% of the machine's CPU time, all cores): on a
+# 2-core machine a tenth of a core; a quiet machine's rounds stay at 0-3 % (a browser tab, an indexer).
+OTHER_QUIET = 5.0
+BASES = (*VARIED, results.OTHER_CPU)
+HIDES = (results.LOAD_PRESSURE, results.LOAD_AVERAGE)  # what a loop's recorded other work replaces
 
 
 # What tests/core/test_coverage.py measures (seeded simulation of persistent additive AR(1) load, ρ = 0.7
@@ -133,14 +147,30 @@ def per_round(meta: dict | None) -> dict[str, pd.Series]:
         if row["metric"] in own:
             continue  # a loop that loads the machine on purpose (runner.measure_rounds, own_load)
         by_metric.setdefault(row["metric"], {})[int(row["rep"])] = float(row["value"])
+    for metric in list(by_metric):
+        if _base(metric) == results.OTHER_CPU:  # this loop's pressure counts our own work: not a gate
+            loop = metric[len(results.OTHER_CPU) + 1 :]
+            for hidden in HIDES:
+                by_metric.pop(results.round_metric(hidden, loop), None)
     return {m: pd.Series(v, dtype=float).sort_index() for m, v in by_metric.items()}
 
 
 def _base(metric: str) -> str:
-    for base in VARIED:
+    for base in BASES:
         if metric == base or metric.startswith(base + "_"):
             return base
     return ""
+
+
+def quiet(base: str, load: pd.Series) -> tuple[bool, tuple[int, ...] | None]:
+    """(varied, rounds) for a load metric: other work by its level (`OTHER_QUIET`), the others by their
+    range (`quiet_rounds`)."""
+    if base == results.OTHER_CPU:
+        values = load.to_numpy(float)
+        if not (values > OTHER_QUIET).any():
+            return False, None
+        return True, tuple(int(r) for r in load.index[values <= OTHER_QUIET])
+    return quiet_rounds(load, VARIED[base], QUIET_BAND[base])
 
 
 def quiet_rounds(load: pd.Series, limit: float, band: float) -> tuple[bool, tuple[int, ...] | None]:
@@ -158,7 +188,7 @@ def screen_run(meta: dict | None) -> Screen:
     leaves every such claim judged by rounds without a verdict."""
     for metric, load in per_round(meta).items():
         base = _base(metric)
-        if base and quiet_rounds(load, VARIED[base], QUIET_BAND[base])[0]:
+        if base and quiet(base, load)[0]:
             return Screen(None, True, metric, float(load.min()), float(load.max()), run_wide=True)
     return Screen()
 
@@ -176,7 +206,7 @@ def screen(meta: dict | None, samples: list) -> Screen:
         load = load[load.index.isin(reps)]
         if not base or load.empty:
             continue
-        varied, rounds = quiet_rounds(load, VARIED[base], QUIET_BAND[base])
+        varied, rounds = quiet(base, load)
         if not varied:
             continue
         kept = set(rounds) if kept is None else kept & set(rounds)
@@ -244,11 +274,12 @@ def kendall_p(x, y) -> float:
 def dependence(figures: pd.Series, loads: dict[str, pd.Series]) -> Dependence | None:
     """The first of the three tests (the one with the smallest p relative to its level) that finds the
     per-round figures (a Series indexed by round) dependent at ALPHA; None when none does. `loads`:
-    each load metric by round (`per_round`); the load test tries the CPU pressure and load average
-    recorded over these rounds, each at ALPHA divided by their number."""
+    each load metric by round (`per_round`); the load test tries the other work (or, in a run that did
+    not record it, the CPU pressure and load average) recorded over these rounds, each at ALPHA divided
+    by their number."""
     x = figures.sort_index()
     tests = [(TREND, "", kendall_p(x.index.to_numpy(float), x), ALPHA)]
-    on = {results.LOAD_PRESSURE, results.LOAD_AVERAGE}
+    on = {results.OTHER_CPU, results.LOAD_PRESSURE, results.LOAD_AVERAGE}
     against = {m: v.reindex(x.index) for m, v in loads.items() if _base(m) in on}
     against = {m: v for m, v in against.items() if v.notna().sum() >= stats.MIN_N}
     for metric, v in against.items():

@@ -303,7 +303,7 @@ def measure_rounds(
     arm on the next fall on every arm alike. `measure(arm)` returns (metric, value, unit) triples; each
     becomes one row of raw.csv through ctx.record, as soon as it is measured. Each measured round also
     records each arm's place in it (results.POSITION) and the machine's load over the round
-    (results.LOAD_PRESSURE or LOAD_AVERAGE, and STEAL, on engine results.MACHINE); meta.json keeps the
+    (results.LOAD_PRESSURE or LOAD_AVERAGE, STEAL and OTHER_CPU, on engine results.MACHINE); meta.json keeps the
     run's summary of that load («carga»). A run with several loops names each one (`loop`): their
     round rows carry the name (results.round_metric). `repetitions` and `warmup` are by default the run's
     own parameters `repeticiones` and `calentamiento` (its Config, as experiment_run recorded it).
@@ -379,6 +379,7 @@ def _record_load(
         (results.LOAD_PRESSURE, load.pressure_pct),
         (results.LOAD_AVERAGE, load.loadavg),
         (results.STEAL, load.steal_pct),
+        (results.OTHER_CPU, load.other_pct),
     ):
         if value is not None:
             metric = results.round_metric(base, loop)
@@ -394,6 +395,7 @@ def load_summary(loads: Sequence[measure_mod.WindowLoad]) -> dict:
     pressure = [x.pressure_pct for x in loads if x.pressure_pct is not None]
     average = [x.loadavg for x in loads if x.loadavg is not None]
     steal = [x.steal_pct for x in loads if x.steal_pct is not None]
+    other = [x.other_pct for x in loads if x.other_pct is not None]
 
     def median(values):
         return round(float(np.median(values)), 3) if values else None
@@ -422,7 +424,12 @@ def load_summary(loads: Sequence[measure_mod.WindowLoad]) -> dict:
         "rondas": len(loads),
         "robo_mediana_pct": median(steal),
         "robo_maximo_pct": maximum(steal),
-        "nota": "incluye la carga que pone la propia medición",
+        "otra_cpu_mediana_pct": median(other),
+        "otra_cpu_maximo_pct": maximum(other),
+        "nota": (
+            "la presión de CPU incluye la carga que pone la propia medición; «otra_cpu» es la CPU que usó "
+            "el resto de la máquina, sin la corrida, sus motores ni sus contenedores"
+        ),
     }
 
 

@@ -230,6 +230,7 @@ LOAD_WORDS = {
     results.LOAD_PRESSURE: ("la presión de CPU", " %"),
     results.LOAD_AVERAGE: ("el promedio de carga", " procesos"),
     results.STEAL: ("el tiempo robado por el hipervisor", " %"),
+    results.OTHER_CPU: ("la CPU que usó el resto de la máquina (sin esta corrida)", " %"),
 }
 
 
@@ -304,12 +305,14 @@ def method_sentence() -> str:
         f"la proporción o la diferencia se calcula ronda a ronda y se toma su mediana con el mismo "
         f"intervalo. Las rondas intercalan los brazos, cada una en un orden barajado de nuevo, para que una "
         f"deriva lenta y lo que un brazo deja al siguiente no caigan siempre sobre el mismo brazo; la carga de la "
-        f"máquina que vio cada ronda (presión de CPU y tiempo robado) se registra con la corrida: no "
-        f"suponemos que se cancele. Si la presión de CPU o el tiempo robado cambió entre rondas más de "
-        f"{num(load.VARIED[results.LOAD_PRESSURE])} "
-        f"puntos (o el promedio de carga, donde no hay presión de CPU, más de "
-        f"{num(load.VARIED[results.LOAD_AVERAGE], 1)} procesos), solo cuentan las rondas con la máquina más tranquila (a {num(load.QUIET_BAND[results.LOAD_PRESSURE])} "
-        f"puntos o menos de la menos cargada), y si no llegan a {n0}, la afirmación dice "
+        f"máquina que vio cada ronda se registra con la corrida (presión de CPU, tiempo robado y la CPU que "
+        f"usó el resto de la máquina, sin esta corrida, sus motores, sus contenedores ni sus VM): no "
+        f"suponemos que se cancele. La presión de CPU cuenta también nuestro propio trabajo, así que solo "
+        f"deciden la otra CPU y el tiempo robado: cuentan las rondas en que el resto de la máquina usó "
+        f"como mucho el {num(load.OTHER_QUIET)} % de la CPU, y si el tiempo robado cambió entre rondas "
+        f"más de {num(load.VARIED[results.STEAL])} puntos, solo las que quedan a "
+        f"{num(load.QUIET_BAND[results.STEAL])} puntos o menos de la menos cargada (en una corrida que no "
+        f"registró la otra CPU, la presión de CPU con ese mismo criterio); si no llegan a {n0}, la afirmación dice "
         f"«{VERDICT[vd.BAJO_CARGA]}» en lugar de un veredicto. También lo dice cuando las cifras por ronda "
         f"que cuentan dependen del orden de las rondas (una tendencia), de la carga de cada ronda o de la "
         f"ronda anterior (τ de Kendall de cada una, con p ≤ {num(load.ALPHA, 3)}): con rondas dependientes "
