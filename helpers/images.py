@@ -195,13 +195,21 @@ def build_rootfs_tar(
     log(
         f"    mmdebstrap --mode={mode} --variant={variant} {suite}{extra} (entre 15 s y 2 min la primera vez)…"
     )
-    try:
-        result = system.capture(argv, timeout=timeout, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
+    for attempt in (1, 2):  # the mirror can fail once (a dropped download): one more try
+        try:
+            result = system.capture(argv, timeout=timeout, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            partial.unlink(missing_ok=True)
+            raise ErrorDelCurso(
+                f"mmdebstrap no terminó en {timeout:.0f} s (¿se alcanza el mirror de Debian?)."
+            ) from None
+        if result.returncode == 0 and partial.is_file():
+            break
         partial.unlink(missing_ok=True)
-        raise ErrorDelCurso(
-            f"mmdebstrap no terminó en {timeout:.0f} s (¿se alcanza el mirror de Debian?)."
-        ) from None
+        if attempt == 1:
+            log(
+                f"    mmdebstrap falló ({(result.stderr or result.stdout).strip()[-160:]}); lo intento otra vez…"
+            )
     if result.returncode != 0 or not partial.is_file():
         partial.unlink(missing_ok=True)
         raise ErrorDelCurso(f"mmdebstrap falló: {(result.stderr or result.stdout).strip()[-400:]}")
