@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.instalado
 export PYTHONUNBUFFERED := 1
 
-.PHONY: setup python motores probes course clean-sinroot pack test test-sinroot test-huesped lint lab bench-harness bench-escala bench-anatomia bench-llamadas bench-http clean
+.PHONY: setup python motores probes course census clean-sinroot pack test test-sinroot test-huesped lint lab bench-harness bench-escala bench-anatomia bench-llamadas bench-http clean
 
 setup: python motores
 
@@ -34,6 +34,11 @@ ifdef SINROOT
 else
 	$(BIN)/python -m helpers.course $(if $(RAPIDO),--rapido) $(if $(PARAMS),--parametros '$(PARAMS)')
 endif
+
+# The census of verdicts: each experiment's claims per status, from the run its page reads (the latest
+# complete one). JSON=1: the same counts as JSON.
+census: python
+	$(BIN)/python -m helpers.census $(if $(JSON),--json)
 
 clean-sinroot: python
 	$(BIN)/python -m helpers.course.sinroot --borrar

@@ -316,6 +316,27 @@ def test_steadiness_compares_each_engine_s_slope_across_n(docker_ms_per_n, podma
     assert set(c.detail["crecimiento"]) == {"docker", "podman"}
 
 
+def test_default_batches_are_the_chapters_with_the_daemon_alone():
+    """The chapter's N = 1, 5, 10 and 20 by default (four points can show whether launch time grows in a
+    straight line; two always lie on one), and N = 0 for dockerd with no container (daemon_fijo), in the
+    Config and in the notebook's parameters cell alike."""
+    import ast
+
+    import nbformat
+
+    from helpers import PROJECT_ROOT
+
+    assert escala.Config().cantidades == [0, 1, 5, 10, 20]
+    nb = nbformat.read(PROJECT_ROOT / "notebooks" / "02_escala.ipynb", as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    values = {
+        node.targets[0].id: ast.literal_eval(node.value)
+        for node in ast.parse(cell.source).body
+        if isinstance(node, ast.Assign)
+    }
+    assert values["CANTIDADES"] == escala.Config().cantidades
+
+
 def test_n_zero_is_allowed_and_only_docker_measures_it():
     cfg = escala.config(cantidades=[0, 1, 20])
     assert cfg.cantidades == [0, 1, 20]
