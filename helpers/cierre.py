@@ -518,10 +518,10 @@ def _launch_reading(run: Resultado | None) -> Reading | None:
     if docker.empty:
         return None
     ubuntu = docker[docker["role"] == "ubuntu"]
-    r = (ubuntu if len(ubuntu) else docker).iloc[0]
-    if stats.any_nan(r["x_bare"]):
-        return None
+    r = (ubuntu if len(ubuntu) else docker).iloc[0]  # without an interval: SIN_DATOS, and its n
     estimate = stats.Estimate(r["x_bare"], r["x_bare_ic_bajo"], r["x_bare_ic_alto"], int(r["n"]), paired=True)
+    if bool(r["base_inestable"]):  # the process it is divided by is not one figure: 01 says «repite»
+        return Reading(estimate, verdict.INESTABLE, str(r["role"]))
     return _reading(estimate, str(r["role"]))
 
 

@@ -20,6 +20,7 @@ from .anatomia_pod import bill_sentence, launch_and_phase, why_absent
 from .common import (
     ENGINE_LABEL,
     STATUS_LABEL,
+    VERDICT,
     approx,
     claim_sentence,
     direction_words,
@@ -32,6 +33,7 @@ from .common import (
     markdown,
     show,
     table,
+    too_few,
     verdict_words,
 )
 from .numbers import value_and_interval
@@ -772,7 +774,7 @@ class Words:
     """How one take-home finding reads: `label` (the cost it is about), `lead` (the finding, with
     {figure} where its one figure goes), `said` (the source's claim, quoted short), `ratio_lead` (the
     finding on the page's own ratio, when no claim judged a figure), `above`/`below` (that ratio's
-    direction in words: verdict.direction), `absent` (what is missing when the run lacks the figure)."""
+    direction in words: verdict.direction), `what` (what the figure is about, named when it is missing)."""
 
     label: str
     lead: str
@@ -780,7 +782,7 @@ class Words:
     ratio_lead: str = ""
     above: str = ""
     below: str = ""
-    absent: str = ""
+    what: str = ""
 
 
 TAKEAWAY_WORDS = {
@@ -789,19 +791,19 @@ TAKEAWAY_WORDS = {
         "`docker run --rm` con «{role}» tarda {figure} lo que el mismo `echo ok` como proceso nuevo",
         above="más lento que un proceso",
         below="más rápido que un proceso",
-        absent="sin `docker run --rm` frente a un proceso nuevo",
+        what="`docker run --rm` frente a un proceso nuevo",
     ),
     "hash_0": Words(
         "Trabajar dentro (RUNNING, CPU)",
         "el tiempo de `hash` dentro de Docker, sin el `exec`, cambia {figure} frente a los binarios del host",
         said="la sobrecarga de hash es ~0 %",
-        absent="sin `hash` medido en Docker y en el host",
+        what="`hash` medido en Docker y en el host",
     ),
     "contenedor_11": Words(
         "Llamadas al sistema (RUNNING)",
         "cada `getpid` dentro de Docker, con su filtro seccomp por defecto, cambia {figure} frente al host",
         said="un 11 % más lenta",
-        absent="sin `getpid` medido en Docker y en el host",
+        what="`getpid` medido en Docker y en el host",
     ),
     "docker_pierde_66": Words(
         "Un puerto publicado (RUNNING, red)",
@@ -812,7 +814,7 @@ TAKEAWAY_WORDS = {
         "segundo de nativo",
         above="más peticiones que nativo",
         below="menos peticiones que nativo",
-        absent="sin `docker -p` frente a nativo",
+        what="`docker -p` frente a nativo",
     ),
     "kubernetes_pierde_84": Words(
         "Kubernetes por `kubectl port-forward` (RUNNING, red)",
@@ -823,14 +825,14 @@ TAKEAWAY_WORDS = {
         "las peticiones por segundo de nativo",
         above="más peticiones que nativo",
         below="menos peticiones que nativo",
-        absent="sin Kubernetes (el perfil rápido no lo arranca)",
+        what="Kubernetes (el perfil rápido no lo arranca)",
     ),
     "cgroup_4x": Words(
         "Cuántos caben (CAPACITY)",
         "lo que cuesta tener muchos es memoria: cada contenedor en reposo retiene {figure} (su cgroup y su "
         "proceso ayudante)",
         said="Podman usa 4.5x menos memoria por contenedor",
-        absent="sin la memoria por contenedor de Docker y de Podman",
+        what="la memoria por contenedor de Docker y de Podman",
     ),
 }
 TAKEAWAYS_HEAD = (
@@ -854,6 +856,8 @@ def _capacity_figure(item: cierre.Takeaway) -> str:
     for cap in item.capacity:
         kb = cap.memory_kb
         each = fmt_value_interval(kb.value / 1024, kb.low / 1024, kb.high / 1024, "MiB")
+        if not kb.has_interval:
+            each += f" (sin IC 95 %: {kb.n} {'repetición' if kb.n == 1 else 'repeticiones'})"
         cells.append(f"{each} con {ENGINE_LABEL.get(cap.engine, cap.engine)}")
     return " y ".join(cells)
 
@@ -874,13 +878,16 @@ def takeaway_sentence(item: cierre.Takeaway) -> str:
     page = _page(item.experiment)
     head = f"**{words.label}.**"
     number = experiments.get(item.experiment).NOTEBOOK[:2]
+    absent = f"{head} Tu última corrida de {number} no da esta cifra: sin {words.what} ({page})."
     if not item.ran:
-        return f"{head} Aún no corriste {number}: {words.absent} ({page})."
+        return f"{head} Aún no corriste {number}: sin {words.what} ({page})."
     if item.key == "cgroup_4x":
         if not item.capacity:
-            return f"{head} Tu última corrida de {number} no da esta cifra: {words.absent} ({page})."
+            return absent
         lead = words.lead.format(figure=_capacity_figure(item))
         said = f"; con `stats`, {_quoted(item, words)}" if item.claim is not None else ""
+        if item.claim is not None and item.claim.detail.get("falta_n"):
+            said += f" sin N = {item.claim.detail['falta_n']} en tu corrida"
         return f"{head} {_capital(lead)}{said} ({page}).{_bridge_ceiling(item)}"
     if item.judged:
         c = item.claim
@@ -888,14 +895,20 @@ def takeaway_sentence(item: cierre.Takeaway) -> str:
         return f"{head} {_capital(lead)}; {_quoted(item, words)} ({page})."
     if item.reading is not None:
         e = item.reading.estimate
+        if item.reading.direction in (vd.SIN_DATOS, vd.INESTABLE):  # measured, nothing to read
+            shaky = item.reading.direction == vd.INESTABLE
+            why = VERDICT[vd.INESTABLE] if shaky else too_few(e.n) or "sin IC 95 %"
+            return f"{head} En tu última corrida de {number}, {words.what}: **{why}** ({page})."
         word = direction_words(item.reading.direction, words.above, words.below, n=e.n)
         lead = (words.ratio_lead or words.lead).format(
             figure=fmt_ratio(e.value, e.low, e.high), role=item.reading.role
         )
         said = f"; {_quoted(item, words)}" if item.claim is not None else ""
         return f"{head} {_capital(lead)}: **{word}**{said} ({page})."
-    said = f": {_quoted(item, words)}" if item.claim is not None else ""
-    return f"{head} Tu última corrida de {number} no da esta cifra, {words.absent}{said} ({page})."
+    c = item.claim
+    if c is not None and (c.n > 0 or c.status == vd.NO_COMPARABLE):  # measured, no figure to read
+        return f"{head} En tu última corrida de {number}, {_quoted(item, words)} ({page})."
+    return absent
 
 
 def lo_que_te_llevas(root=None) -> None:

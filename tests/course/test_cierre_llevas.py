@@ -57,6 +57,18 @@ def _sentences(root) -> dict[str, str]:
     }
 
 
+def _running_frame(reps: int) -> pd.DataFrame:
+    """03's hash, the work alone, on bare metal and in Docker, `reps` rounds."""
+    return pd.DataFrame(
+        [
+            {"engine": e, "image": i, "variant": "hash", "rep": k, "metric": "trabajo", "unit": "s"}
+            | {"value": 1.0 * (1 + 0.01 * (k % 3))}
+            for e, i in (("bare", ""), ("docker", "img"))
+            for k in range(1, reps + 1)
+        ]
+    )
+
+
 def _network(root, docker_p: float, forward: float, meta: dict) -> None:
     """06: native, Docker -p and the other arms (the red unit tests' rows), and `kubectl port-forward`
     beside native again with the cluster idling (80 000 req/s), 8 rounds."""
@@ -154,7 +166,22 @@ def test_a_run_without_the_cluster_names_kubernetes_as_missing(root):
     found = _sentences(root)
     assert "«pierde un 65.83 %»: **se confirma**" in found["docker_pierde_66"]
     forward = found["kubernetes_pierde_84"]
-    assert "no da esta cifra, sin Kubernetes" in forward and "[" not in forward
+    assert "no da esta cifra: sin Kubernetes" in forward and "[" not in forward
+
+
+def test_a_quick_run_says_how_many_repetitions_it_lacks_instead_of_a_figure(root):
+    """The quick profile's two repetitions give no IC 95 %: the sentence says so in the rule's words
+    (01's direction, 03's verdict), never a figure without its interval read as a result."""
+    startup = _startup(docker=300.0, podman=150.0)
+    _run(root, "arranque", startup[startup["rep"] <= 2])
+    _run(root, "ejecucion", _running_frame(reps=2))
+    found = _sentences(root)
+    assert (
+        "`docker run --rm` frente a un proceso nuevo: **no se puede juzgar con 2 repeticiones"
+        in (found["arranque_frente_proceso"])
+    )
+    assert "«la sobrecarga de hash es ~0 %»: **no se puede juzgar con 2 repeticiones" in found["hash_0"]
+    assert "×" not in found["arranque_frente_proceso"] and "[" not in found["hash_0"]
 
 
 def test_each_page_is_read_once_and_judged_once(root, monkeypatch):
