@@ -28,6 +28,8 @@ from .experiments.contract import CLOSING_COLUMNS
 from .experiments.ejecucion.analysis import overheads
 from .experiments.ejecucion.arms import CPU_WORKLOADS, METRIC_WORK
 from .experiments.escala.analysis import on_default_network, per_container
+from .experiments.red.analysis import main_server
+from .experiments.red.analysis import summarize as red_summary
 from .experiments.runner import Resultado
 from .experiments.summary import SummaryRow
 
@@ -106,7 +108,7 @@ def cost_of(row) -> str:
 
 
 # ---------------------------------------------------------------- the questions, each decided in one place
-READS = ("arranque", "ejecucion", "anatomia", "escala", "red")
+READS = ("arranque", "ejecucion", "anatomia", "escala", "red", "llamadas")
 
 
 @dataclass(frozen=True)
@@ -467,3 +469,116 @@ def bottom_line(root=None) -> BottomLine:
         others[col] = WORK_MINUTES * others[src].astype(float) / 100
     others = others.sort_values("minutos").reset_index(drop=True)[columns]
     return BottomLine(claims, others, chapter_launch(root))
+
+
+# ---------------------------------------------------------------- «Lo que te llevas»: one figure per finding
+TAKEAWAY_READS = ("arranque", "ejecucion", "llamadas", "red", "escala")
+
+
+@dataclass
+class Takeaway:
+    """One take-home finding, from the page that decided it (`experiment`), with ONE figure.
+
+    key: which finding (TAKEAWAYS); ran: that page has a run here; claim: the source's claim judged on
+    this figure (its verdict concludes the sentence), found by key in that page's own claims; reading:
+    a figure of that page's own analysis with the one rule's direction (verdict.direction), when no
+    claim judged a figure (no claim is about it, or the run is not comparable with the source's: the
+    claim is kept to say so); capacity: 02's memory per container, per engine (cierre.capacity_of)."""
+
+    key: str
+    experiment: str
+    ran: bool
+    claim: verdict.Claim | None = None
+    reading: Reading | None = None
+    capacity: list = field(default_factory=list)
+
+    @property
+    def judged(self) -> bool:
+        """The claim was judged on a figure of this run (its figure is the sentence's)."""
+        c = self.claim
+        return c is not None and c.n > 0 and not stats.any_nan(c.value) and c.status in JUDGED_ON_FIGURE
+
+
+JUDGED_ON_FIGURE = (
+    verdict.SE_CONFIRMA,
+    verdict.NO_SE_SOSTIENE,
+    verdict.NO_CONCLUYENTE,
+    verdict.INDECIDIBLE,
+    verdict.BAJO_CARGA,
+)
+
+
+def _launch_reading(run: Resultado | None) -> Reading | None:
+    """01's `docker run --rm` (default network, ubuntu if measured) over `echo ok` as a new process,
+    paired by round, as 01's own table gives it (summarize's × bare metal)."""
+    if run is None or run.df.empty:
+        return None
+    table = summarize(run.df, run.meta)
+    docker = table[(table["engine"] == "docker") & (table["variant"] == CONTAINER_VARIANT)]
+    if docker.empty:
+        return None
+    ubuntu = docker[docker["role"] == "ubuntu"]
+    r = (ubuntu if len(ubuntu) else docker).iloc[0]  # without an interval: SIN_DATOS, and its n
+    estimate = stats.Estimate(r["x_bare"], r["x_bare_ic_bajo"], r["x_bare_ic_alto"], int(r["n"]), paired=True)
+    if bool(r["base_inestable"]):  # the process it is divided by is not one figure: 01 says «repite»
+        return Reading(estimate, verdict.INESTABLE, str(r["role"]))
+    return _reading(estimate, str(r["role"]))
+
+
+def _network_reading(run: Resultado | None, engine: str, variant: str) -> Reading | None:
+    """06's own ratio of one arm's requests per second to its native (summarize's `frente_nativo`, on
+    the run's main server), for a run whose claim is not judged (another load than the document's)."""
+    if run is None or run.df.empty:
+        return None
+    server = main_server(run.df)
+    table = red_summary(run.df, run.meta)
+    if server is None or table.empty:
+        return None
+    rows = table[(table["servidor"] == server) & (table["engine"] == engine) & (table["variant"] == variant)]
+    if rows.empty or stats.any_nan(rows["frente_nativo"].iloc[0]):
+        return None
+    r = rows.iloc[0]
+    estimate = stats.Estimate(
+        r["frente_nativo"], r["frente_nativo_ic_bajo"], r["frente_nativo_ic_alto"], int(r["n"])
+    )
+    return _reading(estimate, server)
+
+
+def takeaways(root=None) -> list[Takeaway]:
+    """«Lo que te llevas»: six findings, each from the page that decided it, reading each page's latest
+    run once and judging its claims once: LAUNCH (01: `docker run --rm` over a new process), RUNNING on
+    the CPU (03: hash's overhead, «~0 %»), system calls (05: getpid with seccomp over the host, «11 %»),
+    the network (06: a port published through docker-proxy, «−65.83 %», and `kubectl port-forward`,
+    «−83.59 %», each against native) and CAPACITY (02: the memory one more idle container holds, per
+    engine, with «Podman usa 4.5x menos»). Docker is the engine every source measured."""
+    runs = {name: experiments.read_run(THIS, name, root) for name in TAKEAWAY_READS}
+    judged = {
+        name: experiments.get(name).claims(run.df, run.meta) if run is not None and not run.df.empty else []
+        for name, run in runs.items()
+    }
+
+    def found(name: str, key: str, **detail) -> Takeaway:
+        claim = experiments.pick_claim(judged[name], key, **detail)
+        return Takeaway(key, name, runs[name] is not None, claim)
+
+    launch = Takeaway("arranque_frente_proceso", "arranque", runs["arranque"] is not None)
+    launch.reading = _launch_reading(runs["arranque"])
+    proxy = found("red", "docker_pierde_66")
+    forward = found("red", "kubernetes_pierde_84", camino="port_forward")
+    if forward.claim is None:  # judged on no path (not comparable, no cluster): the one claim, pathless
+        forward.claim = next(
+            (c for c in judged["red"] if c.key == forward.key and "camino" not in c.detail), None
+        )
+    for item, arm in ((proxy, ("docker", "puerto")), (forward, ("kubernetes", "port_forward"))):
+        if not item.judged:
+            item.reading = _network_reading(runs["red"], *arm)
+    memory = found("escala", "cgroup_4x")
+    memory.capacity = capacity_of(runs["escala"])
+    return [
+        launch,
+        found("ejecucion", "hash_0", engine="docker"),
+        found("llamadas", "contenedor_11", engine="docker"),
+        proxy,
+        forward,
+        memory,
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -19,6 +20,7 @@ from .anatomia_pod import bill_sentence, launch_and_phase, why_absent
 from .common import (
     ENGINE_LABEL,
     STATUS_LABEL,
+    VERDICT,
     approx,
     claim_sentence,
     direction_words,
@@ -31,6 +33,7 @@ from .common import (
     markdown,
     show,
     table,
+    too_few,
     verdict_words,
 )
 from .numbers import value_and_interval
@@ -763,3 +766,153 @@ def respuestas(root=None) -> None:
         (POD_QUESTION, _short_pod(root)),
     ]
     markdown(ANSWERS_HEAD + "\n\n" + "\n".join(f"- **{q}** {_capital(a)}" for q, a in lines))
+
+
+# ---------------------------------------------------------------- «Lo que te llevas»: the page's first screen
+@dataclass(frozen=True)
+class Words:
+    """How one take-home finding reads: `label` (the cost it is about), `lead` (the finding, with
+    {figure} where its one figure goes), `said` (the source's claim, quoted short), `ratio_lead` (the
+    finding on the page's own ratio, when no claim judged a figure), `above`/`below` (that ratio's
+    direction in words: verdict.direction), `what` (what the figure is about, named when it is missing)."""
+
+    label: str
+    lead: str
+    said: str = ""
+    ratio_lead: str = ""
+    above: str = ""
+    below: str = ""
+    what: str = ""
+
+
+TAKEAWAY_WORDS = {
+    "arranque_frente_proceso": Words(
+        "Arrancar (LAUNCH)",
+        "`docker run --rm` con «{role}» tarda {figure} lo que el mismo `echo ok` como proceso nuevo",
+        above="más lento que un proceso",
+        below="más rápido que un proceso",
+        what="`docker run --rm` frente a un proceso nuevo",
+    ),
+    "hash_0": Words(
+        "Trabajar dentro (RUNNING, CPU)",
+        "el tiempo de `hash` dentro de Docker, sin el `exec`, cambia {figure} frente a los binarios del host",
+        said="la sobrecarga de hash es ~0 %",
+        what="`hash` medido en Docker y en el host",
+    ),
+    "contenedor_11": Words(
+        "Llamadas al sistema (RUNNING)",
+        "cada `getpid` dentro de Docker, con su filtro seccomp por defecto, cambia {figure} frente al host",
+        said="un 11 % más lenta",
+        what="`getpid` medido en Docker y en el host",
+    ),
+    "docker_pierde_66": Words(
+        "Un puerto publicado (RUNNING, red)",
+        "un servidor HTTP detrás de docker-proxy (`-p`) cambia {figure} sus peticiones por segundo frente a "
+        "nativo",
+        said="pierde un 65.83 %",
+        ratio_lead="un servidor HTTP detrás de docker-proxy (`-p`) atiende {figure} las peticiones por "
+        "segundo de nativo",
+        above="más peticiones que nativo",
+        below="menos peticiones que nativo",
+        what="`docker -p` frente a nativo",
+    ),
+    "kubernetes_pierde_84": Words(
+        "Kubernetes por `kubectl port-forward` (RUNNING, red)",
+        "el mismo servidor en un Pod, alcanzado con `kubectl port-forward`, cambia {figure} sus peticiones "
+        "por segundo frente a nativo",
+        said="pierde un 83.59 %",
+        ratio_lead="el mismo servidor en un Pod, alcanzado con `kubectl port-forward`, atiende {figure} "
+        "las peticiones por segundo de nativo",
+        above="más peticiones que nativo",
+        below="menos peticiones que nativo",
+        what="Kubernetes (el perfil rápido no lo arranca)",
+    ),
+    "cgroup_4x": Words(
+        "Cuántos caben (CAPACITY)",
+        "lo que cuesta tener muchos es memoria: cada contenedor en reposo retiene {figure} (su cgroup y su "
+        "proceso ayudante)",
+        said="Podman usa 4.5x menos memoria por contenedor",
+        what="la memoria por contenedor de Docker y de Podman",
+    ),
+}
+TAKEAWAYS_HEAD = (
+    "Seis respuestas de tus corridas, cada una con **una** cifra (mediana e IC 95 %), su palabra según la "
+    "regla del curso y el cuaderno que la decidió. Lo que aún no corriste queda dicho, no inventado."
+)
+
+
+def _page(experiment: str) -> str:
+    return f"cuaderno {experiments.get(experiment).NOTEBOOK[:2]}"
+
+
+def _quoted(item: cierre.Takeaway, words: Words) -> str:
+    """«said»: **verdict**, the source's claim as this run judged it."""
+    return f"«{words.said}»: **{verdict_words(item.claim)}**"
+
+
+def _capacity_figure(item: cierre.Takeaway) -> str:
+    """02's memory per idle container, per engine: «3.3 MiB [3.2, 3.4] con Docker y 0.75 MiB […] con Podman»."""
+    cells = []
+    for cap in item.capacity:
+        kb = cap.memory_kb
+        each = fmt_value_interval(kb.value / 1024, kb.low / 1024, kb.high / 1024, "MiB")
+        if not kb.has_interval:
+            each += f" (sin IC 95 %: {kb.n} {'repetición' if kb.n == 1 else 'repeticiones'})"
+        cells.append(f"{each} con {ENGINE_LABEL.get(cap.engine, cap.engine)}")
+    return " y ".join(cells)
+
+
+def _bridge_ceiling(item: cierre.Takeaway) -> str:
+    if not any(cap.bridged for cap in item.capacity):
+        return ""
+    return (
+        f" Los {fmt(cierre.BRIDGE_PORTS, 0)} puertos del bridge de la red por defecto son un techo de "
+        "configuración (otra red lo levanta), no un costo de cada contenedor."
+    )
+
+
+def takeaway_sentence(item: cierre.Takeaway) -> str:
+    """One take-home sentence: its figure, its concluding word (the claim's verdict, or verdict.direction
+    of the page's own figure) and the page that decided it; what the run lacks, named as missing."""
+    words = TAKEAWAY_WORDS[item.key]
+    page = _page(item.experiment)
+    head = f"**{words.label}.**"
+    number = experiments.get(item.experiment).NOTEBOOK[:2]
+    absent = f"{head} Tu última corrida de {number} no da esta cifra: sin {words.what} ({page})."
+    if not item.ran:
+        return f"{head} Aún no corriste {number}: sin {words.what} ({page})."
+    if item.key == "cgroup_4x":
+        if not item.capacity:
+            return absent
+        lead = words.lead.format(figure=_capacity_figure(item))
+        said = f"; con `stats`, {_quoted(item, words)}" if item.claim is not None else ""
+        if item.claim is not None and item.claim.detail.get("falta_n"):
+            said += f" sin N = {item.claim.detail['falta_n']} en tu corrida"
+        return f"{head} {_capital(lead)}{said} ({page}).{_bridge_ceiling(item)}"
+    if item.judged:
+        c = item.claim
+        lead = words.lead.format(figure=fmt_value_interval(c.value, c.low, c.high, c.unit), role="")
+        return f"{head} {_capital(lead)}; {_quoted(item, words)} ({page})."
+    if item.reading is not None:
+        e = item.reading.estimate
+        if item.reading.direction in (vd.SIN_DATOS, vd.INESTABLE):  # measured, nothing to read
+            shaky = item.reading.direction == vd.INESTABLE
+            why = VERDICT[vd.INESTABLE] if shaky else too_few(e.n) or "sin IC 95 %"
+            return f"{head} En tu última corrida de {number}, {words.what}: **{why}** ({page})."
+        word = direction_words(item.reading.direction, words.above, words.below, n=e.n)
+        lead = (words.ratio_lead or words.lead).format(
+            figure=fmt_ratio(e.value, e.low, e.high), role=item.reading.role
+        )
+        said = f"; {_quoted(item, words)}" if item.claim is not None else ""
+        return f"{head} {_capital(lead)}: **{word}**{said} ({page})."
+    c = item.claim
+    if c is not None and (c.n > 0 or c.status == vd.NO_COMPARABLE):  # measured, no figure to read
+        return f"{head} En tu última corrida de {number}, {_quoted(item, words)} ({page})."
+    return absent
+
+
+def lo_que_te_llevas(root=None) -> None:
+    """09's first screen: six take-home sentences, one figure each, from the page that decided it
+    (cierre.takeaways), each concluded by the one rule and credited to its page."""
+    lines = [f"- {takeaway_sentence(item)}" for item in cierre.takeaways(root)]
+    markdown(TAKEAWAYS_HEAD + "\n\n" + "\n".join(lines))

@@ -758,9 +758,9 @@ def test_the_short_answers_follow_the_runs_and_say_what_is_missing(root):
 
 
 def test_09_answers_first_and_folds_the_details():
-    """09 is the take-home page: its first output is the short answers; every other output cell (each
-    answer in detail, the full table, the chapter's table, its bottom line) is folded, in HTML (tag
-    «detalle», with its summary) and in JupyterLab (outputs hidden)."""
+    """09 is the take-home page: its first output is «Lo que te llevas»; every other output cell (the
+    short answers, each answer in detail, the full table, the chapter's table, its bottom line) is
+    folded, in HTML (tag «detalle», with its summary) and in JupyterLab (outputs hidden)."""
     import json
 
     from helpers import PROJECT_ROOT
@@ -769,7 +769,8 @@ def test_09_answers_first_and_folds_the_details():
     code = [
         c for c in cells if c["cell_type"] == "code" and "parameters" not in c["metadata"].get("tags", [])
     ]
-    assert "cierre.respuestas()" in "".join(code[0]["source"]) and not code[0]["metadata"].get("tags")
+    assert "cierre.lo_que_te_llevas()" in "".join(code[0]["source"]) and not code[0]["metadata"].get("tags")
+    assert "cierre.respuestas()" in "".join(code[1]["source"])
     for cell in code[1:]:
         meta = cell["metadata"]
         assert "detalle" in meta.get("tags", []) and meta.get("resumen"), cell["source"]
