@@ -67,7 +67,7 @@ REF_LABEL = {
 CLOCK_LABEL = {CPU: "CPU del hilo", WALL: "pared"}
 # Its per-CPU table's «Test C (µs)» column: the document does not describe it, its repository does.
 TEST_C_NOTE = (
-    "El documento solo describe las pruebas A y B, pero su repositorio define el «Test C» de su tabla: es "
+    "El documento solo describe las pruebas A y B, pero su repositorio define el «Test C» de su tabla: "
     f"{TEST_C_DEFINED}. Esa es la cifra de su «1.9 ms per exec». Este cuaderno lo corre igual, en el brazo "
     "«nsenter» (como root), y lo pone al lado de sus 1 872 µs y del `exec true` del experimento 3."
 )
@@ -356,7 +356,8 @@ def _frase_test_c(t: pd.DataFrame) -> str:
     parts = []
     for _, r in t.iterrows():
         name = ENGINE_LABEL.get(r["engine"], r["engine"])
-        text = f"con {name}, una entrada con nsenter costó {fmt(r['nsenter_us'], significant(r['nsenter_us']))} µs"
+        figure = fmt_value_interval(r["nsenter_us"], r["nsenter_bajo"], r["nsenter_alto"], "µs")
+        text = f"con {name}, una entrada con nsenter costó {figure}"
         if r["exec_sobre_nsenter"] == r["exec_sobre_nsenter"]:
             text += (
                 f" y el `exec true` del motor, {fmt_ratio(r['exec_sobre_nsenter'])} eso (el motor añade su "

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ... import engines as eng
 from ... import stats
+from .. import ejecucion
 from ..contract import CLOSING_COLUMNS
 from .arms import NESTED_DEPTHS, NSENTER, NSENTER_METRIC, arm_label, depth_of, primary_clock
 from .probe import LEVELS_METRIC, OPERATIONS, UNIT, WALL_SUFFIX
@@ -244,8 +245,6 @@ def test_c(df: pd.DataFrame, exec_df: pd.DataFrame | None = None) -> pd.DataFram
     """Per engine with an `nsenter` arm: its µs per entry (median of the rounds, IC 95 %), experiment 3's
     `exec true` in the same engine (µs, from `exec_df`, its raw rows in seconds) and the ratio of the two
     medians (two runs, so never paired by round)."""
-    from .. import ejecucion  # experiment 3's names; imported here, not at module load
-
     rows = []
     if df is None or not len(df):
         return pd.DataFrame(rows, columns=TEST_C_COLUMNS)

@@ -36,12 +36,12 @@ NEEDS_ARMS = "Faltan los brazos que hacen falta para juzgarla (revisa BRAZOS y M
 SEED_TEST_C_US = 1872.0
 TEST_C_FILE = "results/full-suite-20260120_155951/01-namespace-syscall/test-c-nsenter.txt"
 TEST_C_DEFINED = (
-    "su «Test C», definido en el primer `run.sh` de su repositorio (commit `27364cb`): 1 000 veces "
-    "`nsenter --target PID --pid -- /bin/true` contra el proceso de un contenedor `alpine` en marcha, con "
-    f"`date +%s%N` alrededor del bucle; 1 872 µs por entrada en su corrida 1 (`{TEST_C_FILE}`)"
+    "1 000 veces `nsenter --target PID --pid -- /bin/true` contra el proceso de un contenedor `alpine` en "
+    "marcha, con `date +%s%N` alrededor del bucle (el primer `run.sh` de su repositorio, commit `27364cb`); "
+    f"1 872 µs por entrada en su corrida 1 (`{TEST_C_FILE}`)"
 )
 EXEC_ELSEWHERE = (
-    f"{OTHER_MACHINE} Sus 1.9 ms son {TEST_C_DEFINED}, medidos en su VM de Azure: una cifra absoluta de "
+    f"{OTHER_MACHINE} Sus 1.9 ms son su «Test C»: {TEST_C_DEFINED}, medidos en su VM de Azure: una cifra absoluta de "
     "otra máquina. Al lado, el `exec true` del experimento 3 en esta máquina; el «Test C» tal como lo "
     "corrió, en la afirmación de los 1 872 µs."
 )
@@ -241,7 +241,7 @@ JUDGED = (
     TEST_C,
 )
 EXEC_NO_RUN = EXEC.but(
-    note="Se juzga con el exec true del experimento 3, que aún no tiene corrida en esta máquina."
+    note="Al lado va el exec true del experimento 3, que aún no tiene corrida en esta máquina."
 )
 EXEC_NOT_MEASURED = EXEC.but(note="La última corrida del experimento 3 no midió exec true.")
 

@@ -263,7 +263,7 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
 EXPECTED_NS = {"getpid": 400, "clock_gettime": 60, "read": 700, "open_close": 3000, "stat": 1500}
 GVISOR_FACTOR = 100  # a call served by gVisor's Sentry: about a hundred times slower
 START_S = {"bare": 0.01, "pid": 0.02, "container": 0.4}  # starting the probe in an arm (exec, unshare)
-NSENTER_S = 0.003  # one `nsenter … /bin/true` (the document's took 1.9 ms)
+NSENTER_S = 0.01  # one `nsenter … /bin/true` (the document's took 1.9 ms)
 CONTAINER_START_S = 3.0  # each engine arm's container, started once
 
 
