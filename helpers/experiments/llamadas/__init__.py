@@ -2,8 +2,8 @@
 Overhead»), with gVisor as a third kind of container.
 
 probe.py: the probe (`probes/llamadas`), its arguments and output; arms.py: the arms (host, PID
-namespaces alone and nested, containers with and without seccomp, gVisor) and how the probe gets into
-each; measure.py: Config and the run; analysis.py: summaries, decomposition, nesting, the document,
+namespaces alone and nested, containers with and without seccomp, gVisor, and the repository's Test C,
+`nsenter` into a container) and how the probe gets into each; measure.py: Config and the run; analysis.py: summaries, decomposition, nesting, the document,
 closing rows; claims.py: the document's claims.
 """
 
@@ -20,8 +20,9 @@ QUICK = {  # verdict.MIN_N rounds; getpid and the vDSO call only
     "REPETICIONES": 6,
     "CALENTAMIENTO": 0,
     "OPERACIONES": ["getpid", "clock_gettime"],
+    "NSENTER": 10,
 }
-READS = ("ejecucion",)  # the cost of `exec true` (experiment 3) decides «exec_1_9ms»
+READS = ("ejecucion",)  # the cost of `exec true` (experiment 3), beside «exec_1_9ms» and Test C
 COMPARABLE = ["getpid"]  # the class comparison puts this metric's ratios (x host) side by side
 CLASS_LABELS = {
     "getpid": "getpid",

@@ -9,8 +9,9 @@ import pandas as pd
 
 from ... import engines as eng
 from ... import stats
+from .. import ejecucion
 from ..contract import CLOSING_COLUMNS
-from .arms import NESTED_DEPTHS, arm_label, depth_of, primary_clock
+from .arms import NESTED_DEPTHS, NSENTER, NSENTER_METRIC, arm_label, depth_of, primary_clock
 from .probe import LEVELS_METRIC, OPERATIONS, UNIT, WALL_SUFFIX
 
 BASELINE = ("bare", "host")
@@ -224,6 +225,44 @@ def cost_at_rate(df: pd.DataFrame, calls_per_second: float, metric: str = "getpi
         shaky = bool(stats.unstable(arm) or stats.unstable(host))
         rows.append([arm_label(engine, variant), extra, extra * calls_per_second / 1e9, shaky])
     return pd.DataFrame(rows, columns=columns)
+
+
+# ---------------------------------------------------------------- Test C
+TEST_C_COLUMNS = [
+    "engine",
+    "nsenter_us",
+    "nsenter_bajo",
+    "nsenter_alto",
+    "n",
+    "exec_us",
+    "exec_bajo",
+    "exec_alto",
+    "exec_sobre_nsenter",
+]
+
+
+def test_c(df: pd.DataFrame, exec_df: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per engine with an `nsenter` arm: its µs per entry (median of the rounds, IC 95 %), experiment 3's
+    `exec true` in the same engine (µs, from `exec_df`, its raw rows in seconds) and the ratio of the two
+    medians (two runs, so never paired by round)."""
+    rows = []
+    if df is None or not len(df):
+        return pd.DataFrame(rows, columns=TEST_C_COLUMNS)
+    sel = df[(df["variant"] == NSENTER) & (df["metric"] == NSENTER_METRIC)]
+    for engine in [e for e in eng.CONTAINER_ENGINES if e in set(sel["engine"])]:
+        ns = stats.median_ci(sel[sel["engine"] == engine]["value"].to_numpy(dtype=float))
+        ex = stats.Estimate.missing()
+        if exec_df is not None and len(exec_df):
+            at = (
+                (exec_df["engine"] == engine)
+                & (exec_df["variant"] == ejecucion.EXEC_TRUE)
+                & (exec_df["metric"] == ejecucion.METRIC_E2E)
+            )
+            if at.any():
+                ex = stats.median_ci(exec_df[at]["value"].to_numpy(dtype=float) * 1e6)
+        ratio = ex.value / ns.value if ns.value and not stats.any_nan(ex.value) else np.nan
+        rows.append([engine, ns.value, ns.low, ns.high, ns.n, ex.value, ex.low, ex.high, ratio])
+    return pd.DataFrame(rows, columns=TEST_C_COLUMNS)
 
 
 # ---------------------------------------------------------------- the document

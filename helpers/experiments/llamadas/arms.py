@@ -5,7 +5,10 @@
   a user namespace (`unshare --user --map-root-user`), in which the next levels work;
 - Docker and Podman: the engine's default seccomp profile (`seccomp`), the same container with
   `--security-opt seccomp=unconfined` (`sin_seccomp`), and gVisor's `runsc` (`gvisor`). Containers are
-  started once (`sleep`) with the probe mounted read-only; the probe runs in them by `exec`.
+  started once (`sleep`) with the probe mounted read-only; the probe runs in them by `exec`;
+- the repository's «Test C» (`nsenter`, its first `run.sh`, commit 27364cb): `nsenter --target PID --pid --
+  /bin/true` against the process of a running container of each engine, timed per exec from the host
+  (root only). Not a call of the probe: its figure is µs per entry, never a ratio over the host's getpid.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from ...engines import RunOptions
 from ..runner import Arm as BaseArm
 from .probe import PROBE_IN_CONTAINER
 
-ARM_KINDS = ("host", "pid", "anidado", "seccomp", "sin_seccomp", "gvisor")
+ARM_KINDS = ("host", "pid", "anidado", "seccomp", "sin_seccomp", "gvisor", "nsenter")
 ARM_KIND_LABEL = {
     "host": "el host, sin aislamiento",
     "pid": "un namespace PID solo (unshare)",
@@ -28,9 +31,12 @@ ARM_KIND_LABEL = {
     "seccomp": "contenedor con el perfil seccomp por defecto",
     "sin_seccomp": "el mismo contenedor sin seccomp",
     "gvisor": "contenedor con gVisor (runsc)",
+    "nsenter": "el «Test C» del repositorio: nsenter en el namespace PID de un contenedor",
 }
 NESTED_DEPTHS = (2, 4, 8)
-ENGINE_VARIANTS = ("seccomp", "sin_seccomp", "gvisor")
+ENGINE_VARIANTS = ("seccomp", "sin_seccomp", "gvisor")  # the probe runs in them
+NSENTER = "nsenter"  # the engine arm of Test C: no probe, `nsenter` into its container's PID namespace
+NSENTER_METRIC, NSENTER_UNIT = "nsenter", "µs"  # mean µs per entry over one measurement's entries
 PID_ARMS = ["unshare", "--pid", "--fork"]
 USER_PID_ARMS = ["unshare", "--user", "--map-root-user", "--pid", "--fork"]
 
@@ -64,6 +70,7 @@ def arm_label(engine: str, variant: str) -> str:
         "seccomp": f"{name} (seccomp por defecto)",
         "sin_seccomp": f"{name} sin seccomp",
         "gvisor": f"{name} + gVisor",
+        NSENTER: f"nsenter en {name} («Test C»)",
     }.get(variant, f"{name} {variant}")
 
 
@@ -81,9 +88,15 @@ def engine_arms(kinds, engines_ok, image_names: dict[str, str]) -> list[Arm]:
     return [
         Arm(e, v, image_names.get(e, ""), arm_label(e, v))
         for e in engines_ok
-        for v in ENGINE_VARIANTS
+        for v in (*ENGINE_VARIANTS, NSENTER)
         if v in kinds
     ]
+
+
+def nsenter_argv(pid: int) -> list[str]:
+    """Test C as the repository's first `run.sh` ran it: enter the PID namespace of process `pid` (a
+    running container's) and run the host's /bin/true there."""
+    return ["nsenter", "--target", str(pid), "--pid", "--", "/bin/true"]
 
 
 def unshare_prefix(depth: int, *, as_root: bool) -> list[str]:

@@ -1,6 +1,11 @@
 """The claims of «Benchmark 01: Namespace Syscall Overhead» about system calls in containers, in the
 document's form, figures computed round by round on the thread's CPU time, the container's judged per
-engine; «~1.9 ms per exec» is «no comparable», experiment 3's `exec true` beside it."""
+engine. The document timed with CLOCK_MONOTONIC (the wall clock) after 1 000 warm-up calls
+(`getpid_bench.c` in its repository); the course judges on the thread's CPU time, which leaves out the
+waits for a busy CPU, and shows the wall clock beside it. «~1.9 ms per exec» is its repository's Test C
+(1 872 µs per `nsenter --target PID --pid -- /bin/true`, the first `run.sh`): «no comparable» (another
+machine's µs), this run's own Test C beside it (`TEST_C`) and experiment 3's `exec true` beside the
+claim about an exec."""
 
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ from ..figures import Custom, Difference, NotComparable, Sel, formula, judging, 
 from ..runner import Resultado
 from ..verdict import OTHER_MACHINE, Claim, Said, beside, missing, not_comparable, ref
 from .analysis import BASELINE, nesting_series, per_level_slope, series
+from .arms import NSENTER, NSENTER_METRIC
 
 SOURCE = "«Benchmark 01: Namespace Syscall Overhead»"
 SEED_HOST_NS, SEED_CONTAINER_NS = 268.83, 298.31  # its own run («Our Results»)
@@ -24,13 +30,26 @@ SEED_RUN_PCT = 100 * (SEED_CONTAINER_NS / SEED_HOST_NS - 1)  # +11.0 %
 # Its table's three CPUs: the 24-30 % spans them (a Ref names one source, so a test ties this one).
 TABLE_SOURCES = ("seed001-tabla-xeon-8370c", "seed001-tabla-epyc-7763", "seed001-tabla-i7-12700k")
 NEEDS_ARMS = "Faltan los brazos que hacen falta para juzgarla (revisa BRAZOS y MOTORES)."
-# «× 1.9 ms per exec»: the document gives no other figure of that machine to set it against (its table's
-# «Test C (μs)» column is never defined), so no ratio travels: «no comparable», this machine's beside it.
-EXEC_ELSEWHERE = (
-    f"{OTHER_MACHINE} El documento no da otra cifra de la misma máquina con la que comparar sus 1.9 ms "
-    "(la columna «Test C (μs)» de su tabla no dice qué mide), así que no hay proporción que juzgar: al "
-    "lado, el `exec true` del experimento 3 en esta máquina."
+# «× 1.9 ms per exec» is Test C of its repository's first run (the first run.sh, commit 27364cb: 1 000 ×
+# `nsenter --target PID --pid -- /bin/true`, 1 872 µs each, results/full-suite-20260120_155951/
+# 01-namespace-syscall/test-c-nsenter.txt), an absolute figure of its Azure VM: «no comparable».
+SEED_TEST_C_US = 1872.0
+TEST_C_FILE = "results/full-suite-20260120_155951/01-namespace-syscall/test-c-nsenter.txt"
+TEST_C_DEFINED = (
+    "1 000 veces `nsenter --target PID --pid -- /bin/true` contra el proceso de un contenedor `alpine` en "
+    "marcha, con `date +%s%N` alrededor del bucle (el primer `run.sh` de su repositorio, commit `27364cb`); "
+    f"1 872 µs por entrada en su corrida 1 (`{TEST_C_FILE}`)"
 )
+EXEC_ELSEWHERE = (
+    f"{OTHER_MACHINE} Sus 1.9 ms son su «Test C»: {TEST_C_DEFINED}, medidos en su VM de Azure: una cifra absoluta de "
+    "otra máquina. Al lado, el `exec true` del experimento 3 en esta máquina; el «Test C» tal como lo "
+    "corrió, en la afirmación de los 1 872 µs."
+)
+TEST_C_ELSEWHERE = (
+    f"{OTHER_MACHINE} Son microsegundos de su VM de Azure; al lado, el mismo «Test C» en esta máquina "
+    "(una entrada a la vez, cronometrada desde el host)."
+)
+NO_TEST_C = "Esta corrida no midió el brazo «nsenter» (el «Test C»): necesita root y el motor en marcha."
 
 
 def nesting_claim(said: Said, df: pd.DataFrame, meta: dict | None = None) -> Claim:
@@ -45,6 +64,27 @@ def nesting_claim(said: Said, df: pd.DataFrame, meta: dict | None = None) -> Cla
 def exec_figure(said: Said, df: pd.DataFrame, meta: dict | None) -> list[Claim]:
     """Judged on experiment 3's last run, not on this one (`exec_claims`)."""
     return exec_claims(read_run(this, "ejecucion"))
+
+
+def test_c_claims(said: Said, df: pd.DataFrame, meta: dict | None) -> list[Claim]:
+    """Test C per engine: «no comparable» (µs of another machine), this run's nsenter beside it; Docker's
+    is always said (the document's engine), another engine's when it ran."""
+    rows = df[df["variant"] == NSENTER] if df is not None and len(df) else None
+    out = []
+    for engine in eng.CONTAINER_ENGINES:
+        sel = (
+            rows[(rows["engine"] == engine) & (rows["metric"] == NSENTER_METRIC)] if rows is not None else ()
+        )
+        if not len(sel) and engine != "docker":
+            continue
+        name = eng.DISPLAY[engine]
+        mine = said.but(statement=f"{said.statement} — {name}", quantity=f"{said.quantity}, {name}")
+        if not len(sel):
+            out.append(missing(mine.but(note=NO_TEST_C), {"engine": engine}))
+            continue
+        us = stats.median_ci(sel["value"].to_numpy(dtype=float))
+        out.append(beside(not_comparable(mine, TEST_C_ELSEWHERE, {"engine": engine}), us, "µs"))
+    return out
 
 
 def in_run(engine: str):
@@ -144,6 +184,18 @@ EXEC = document(
     unit="ms",
     figure=Custom(exec_figure),
 )
+TEST_C = document(
+    "test_c_nsenter",
+    "Entrar con nsenter en el namespace PID de un contenedor y ejecutar /bin/true cuesta 1 872 µs",
+    where="«Test C» del primer `run.sh` de su repositorio (commit 27364cb), "
+    "`test-c-nsenter.txt` de su corrida 1: la cifra de su «1.9 ms per exec»",
+    claimed=SEED_TEST_C_US,
+    kind="about",
+    unit="µs",
+    quantity="la media de µs por `nsenter --target PID --pid -- /bin/true` (brazo «nsenter»), mediana "
+    "de las rondas",
+    figure=Custom(test_c_claims),
+)
 SAID = (
     CONTAINER_RUN,
     CONTAINER_TABLE,
@@ -153,6 +205,7 @@ SAID = (
     NESTING,
     ACROSS_CPUS,
     EXEC,
+    TEST_C,
 )
 
 
@@ -185,9 +238,10 @@ JUDGED = (
     NESTING,
     ACROSS_CPUS,
     EXEC,
+    TEST_C,
 )
 EXEC_NO_RUN = EXEC.but(
-    note="Se juzga con el exec true del experimento 3, que aún no tiene corrida en esta máquina."
+    note="Al lado va el exec true del experimento 3, que aún no tiene corrida en esta máquina."
 )
 EXEC_NOT_MEASURED = EXEC.but(note="La última corrida del experimento 3 no midió exec true.")
 

@@ -26,7 +26,7 @@ OPERATION_LABEL = {
 }
 MAX_CALLS = 50_000_000
 UNIT = "ns"
-WALL_SUFFIX = ":pared"  # metric "<op>:pared": wall-clock ns per call (the seed names no clock)
+WALL_SUFFIX = ":pared"  # "<op>:pared": wall-clock ns per call (CLOCK_MONOTONIC, the clock the seed read)
 LEVELS_METRIC = "niveles_pid"  # how many PID namespaces the probe saw itself in
 PROBE_LINE = re.compile(
     r"^llamadas operacion=(\S+) n=(\d+) cpu=(-?\d+) ns_total=(\d+) "

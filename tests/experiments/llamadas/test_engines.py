@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 
 import pytest
 
 from helpers import engines as eng
 from helpers.experiments import llamadas as exp
+from helpers.experiments import verdict
 from helpers.experiments.llamadas import arms as llamadas_arms
 from helpers.experiments.llamadas import probe as llamadas_probe
 from helpers.experiments.llamadas.arms import arm_label
@@ -52,7 +54,12 @@ def test_every_arm_runs_once_through_the_same_probe_and_cleans_up(results):
         else:
             assert arm_label("bare", variant) in skipped, skipped
     assert levels[("bare", "host")] == 1
+    as_root = os.geteuid() == 0
     for engine in engines:
+        # Test C runs as root only; without it, it is skipped with its reason.
+        assert ((engine, "nsenter") in measured) == as_root
+        if not as_root:
+            assert arm_label(engine, "nsenter") in skipped
         for variant in ("seccomp", "sin_seccomp"):
             assert (engine, variant) in measured
             # The container mounts its own /proc: NSpid there starts at the container's namespace.
@@ -71,9 +78,46 @@ def test_every_arm_runs_once_through_the_same_probe_and_cleans_up(results):
     }
     counts = df.groupby(["engine", "variant", "metric"]).size()
     for arm in measured:
-        assert {m: counts[(*arm, m)] for m in wanted} == dict.fromkeys(wanted, 1), arm
-    assert set(df["metric"]) == wanted
+        mine = {llamadas_arms.NSENTER_METRIC} if arm[1] == llamadas_arms.NSENTER else wanted
+        assert {m: counts[(*arm, m)] for m in mine} == dict.fromkeys(mine, 1), arm
+    assert set(df["metric"]) == wanted | ({llamadas_arms.NSENTER_METRIC} if as_root else set())
     assert leftovers(res.meta["run_id"]) == {n: [] for n in engines}
+
+
+def test_test_c_enters_a_running_container_as_the_repository_did(results):
+    """The nsenter arm (as root): `nsenter --target PID --pid -- /bin/true` against each engine's running
+    container, in the same rounds as the probe's arms, one row per round in µs; with the seccomp arm it
+    enters that very container, alone it starts its own; nothing is left behind."""
+    if os.geteuid() != 0:
+        pytest.skip("El «Test C» (nsenter) necesita root.")
+    engines = available_engines()
+    small = {**SMALL, "repeticiones": 2, "nsenter": 3}
+    res = exp.run(
+        exp.config(motores=engines, brazos=["host", "seccomp", "nsenter"], **small), log=lambda _: None
+    )
+    assert res.status == "complete" and not (res.meta.get("skipped_arms") or {})
+    df = res.df
+    for engine in engines:
+        rows = df[(df["engine"] == engine) & (df["variant"] == llamadas_arms.NSENTER)]
+        assert sorted(rows["rep"]) == [1, 2] and set(rows["metric"]) == {llamadas_arms.NSENTER_METRIC}
+        assert set(rows["unit"]) == {"µs"} and (rows["value"] > 0).all()
+        # Same rounds as the probe's arms: each round places the nsenter arm among the others.
+        assert set(df[(df["engine"] == engine) & (df["variant"] == "seccomp")]["rep"]) == {1, 2}
+    meta = res.meta["nsenter"]
+    assert meta["entries"] == 3 and meta["command"] == "nsenter --target PID --pid -- /bin/true"
+    assert set(meta["targets"]) == set(engines) and all(pid > 1 for pid in meta["targets"].values())
+    seccomp = {a["engine"]: a for a in res.meta["arms"] if a["variant"] == "seccomp"}
+    assert set(seccomp) == set(engines)
+    assert all(name.endswith("-seccomp") for name in meta["containers"].values())  # that very container
+    found = {c.detail.get("engine"): c for c in exp.claims(df, res.meta) if c.key == "test_c_nsenter"}
+    for engine in engines:
+        assert found[engine].detail[verdict.BESIDE]["unidad"] == "µs"
+    assert leftovers(res.meta["run_id"]) == {n: [] for n in engines}
+    # Alone, the arm starts its own container to enter.
+    alone = exp.run(exp.config(motores=engines[:1], brazos=["nsenter"], **small), log=lambda _: None)
+    assert alone.status == "complete" and llamadas_arms.NSENTER in set(alone.df["variant"])
+    assert alone.meta["nsenter"]["containers"][engines[0]].endswith("-nsenter")
+    assert leftovers(alone.meta["run_id"], engines[:1]) == {engines[0]: []}
 
 
 def test_containers_removed_when_a_measurement_fails(results, monkeypatch):

@@ -86,6 +86,7 @@ def test_notebook_runs_headless_in_the_quick_course(monkeypatch):
         "anidamiento",
         "entre_cpus",
         "exec_1_9ms",
+        "test_c_nsenter",
     }
     for claim in claims:
         assert claim_sentence(claim) in markdown, claim.key

@@ -8,6 +8,7 @@ import importlib
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import IPython.display
 import matplotlib
@@ -97,7 +98,9 @@ def test_the_documents_settings_are_one_preset_away_with_a_time_warning():
     (preset,) = view.PRESETS
     cfg = exp.config(**preset.values)
     assert cfg.llamadas == 10_000_000 and cfg.operaciones == ["getpid"] and cfg.tope_ms == 0
-    assert cfg.brazos == ["host", "seccomp"] and cfg.motores == ["docker"] and cfg.cpu == exp.measure.CPUS[0]
+    # Tests A, B and C of the repository's first run.sh, unpinned as that script ran them.
+    assert cfg.brazos == ["host", "seccomp", "nsenter"] and cfg.motores == ["docker"] and cfg.cpu is None
+    assert cfg.nsenter == 1000
     # Ten million calls per measurement take longer than the default's 200 000 capped at 250 ms.
     per_round = exp.estimated_seconds(
         cfg.__class__(**{**cfg.__dict__, "repeticiones": 1, "calentamiento": 0})
@@ -376,6 +379,7 @@ KEYS = [
     "anidamiento",
     "entre_cpus",
     "exec_1_9ms",
+    "test_c_nsenter",
 ]
 DECLARED = [
     said.EXPECTED_HOST,
@@ -592,16 +596,70 @@ def test_every_table_and_plot_shows_itself_and_returns_none(shown, tmp_path):
         view.tabla(res, "reloj")
 
 
-def test_the_documents_undefined_test_c_stays_undefined_on_the_page(shown):
-    """Its per-CPU table's «Test C (µs)» is never defined: the page names it as the document does, says
-    that we assume an exec and why, and that no verdict reads it."""
+def test_the_page_says_what_test_c_is_and_which_clock_the_document_read(shown):
+    """Its per-CPU table's «Test C (µs)» is defined in its repository's first run.sh (1 000 × nsenter, 1 872
+    µs): the page says so, credits the file, and says the document's clock (CLOCK_MONOTONIC after 1 000
+    warm-up calls) against the one the course judges on, and why."""
     from helpers.view import llamadas as view
 
     view.referencia()
     text = _text(shown)
-    assert "«Test C» (µs; sin definir" in text
-    assert "no define su «Test C»" in text and "Suponemos" in text and "1.9 ms per exec" in text
-    assert "«Test C»: exec" not in text
+    assert "«Test C»: nsenter (µs)" in text and "sin definir" not in text and "Suponemos" not in text
+    assert "nsenter --target PID --pid -- /bin/true" in text and "27364cb" in text
+    assert "test-c-nsenter.txt" in text and "1 872 µs" in text
+    assert "CLOCK_MONOTONIC" in text and "1 000 llamadas de calentamiento" in text
+    assert "getpid_bench.c" in text and "tiempo de CPU del hilo" in text and "esperaba una CPU" in text
+
+
+def test_no_statement_about_seed_001_contradicts_its_repository():
+    """The repository's files say: Test C is defined (first run.sh), getpid_bench.c reads CLOCK_MONOTONIC
+    after 1 000 warm-up calls, and no run.sh pins test B or C (the recorded run pinned nothing)."""
+    from helpers.experiments.llamadas import measure as llamadas_measure
+    from helpers.experiments.llamadas import probe as llamadas_probe
+    from helpers.view import llamadas as view
+
+    assert "no dice qué mide" not in said.EXEC_ELSEWHERE and "nsenter --target PID" in said.EXEC_ELSEWHERE
+    assert said.SEED_TEST_C_US == 1872.0 and "27364cb" in said.TEST_C.where
+    assert said.EXEC_ELSEWHERE.startswith(verdict.OTHER_MACHINE)
+    for text in (llamadas_measure.__doc__, llamadas_probe.__doc__ or "", said.__doc__):
+        assert "never says which clock" not in text and "names no clock" not in text
+    assert "CLOCK_MONOTONIC" in said.__doc__ and "1 000 warm-up" in said.__doc__
+    (preset,) = view.PRESETS
+    assert preset.values["cpu"] is None and "sin fijar ninguna" in preset.warning
+    assert "CLOCK_MONOTONIC" in preset.warning
+    sources = (Path(__file__).parents[3] / "data" / "reference" / "SOURCES.md").read_text()
+    assert (
+        "ni se corre el «Test C»" not in sources
+        and "fijada a la CPU 0 por defecto y en el botón" not in sources
+    )
+
+
+def test_test_c_is_another_machines_microseconds_with_this_runs_nsenter_beside_it(tmp_path):
+    """Test C per engine: «no comparable» whatever this machine took, its nsenter (median of the rounds,
+    IC 95 %) beside it in µs; Docker's is said without the arm («sin datos», with the reason)."""
+    rows = [
+        dict(experiment="llamadas", engine=e, image="", variant="nsenter", rep=r, metric="nsenter", value=v + r, unit="µs")
+        for e, v in (("docker", 1800.0), ("podman", 900.0))
+        for r in range(1, 9)
+    ]  # fmt: skip
+    df = pd.concat([synthetic(FILTER_IS_THE_COST), pd.DataFrame(rows)], ignore_index=True)
+    found = exp.claims(df, {})
+    docker, podman = by_key(found, "test_c_nsenter", "docker"), by_key(found, "test_c_nsenter", "podman")
+    for claim, middle in ((docker, 1804.5), (podman, 904.5)):
+        assert claim.status == verdict.NO_COMPARABLE and verdict.OTHER_MACHINE in claim.note
+        shown = claim.detail[verdict.BESIDE]
+        assert shown["valor"] == pytest.approx(middle) and shown["n"] == 8 and shown["unidad"] == "µs"
+    assert (docker.claimed, docker.unit) == (1872.0, "µs")
+    # The getpid tables never read the nsenter rows (µs per entry, not ns per call).
+    assert not (llamadas_analysis.summarize(df)["variant"] == "nsenter").any()
+    (alone,) = [c for c in exp.claims(synthetic(FILTER_IS_THE_COST), {}) if c.key == "test_c_nsenter"]
+    assert alone.status == verdict.SIN_DATOS and alone.note == said.NO_TEST_C
+    # Beside experiment 3's exec true, engine by engine, as a ratio of the two medians.
+    write_run("ejecucion", exec_rows([0.0036] * 6))
+    t = llamadas_analysis.test_c(df, experiments.read_run(exp, "ejecucion").df)
+    row = t.set_index("engine").loc["docker"]
+    assert row["exec_us"] == pytest.approx(3600) and row["exec_sobre_nsenter"] == pytest.approx(3600 / 1804.5)
+    assert np.isnan(t.set_index("engine").loc["podman", "exec_us"])
 
 
 def test_verdicts_render_every_claim_and_say_experiment_3_is_missing(shown, tmp_path):
