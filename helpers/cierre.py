@@ -191,8 +191,8 @@ def pod_runs(root=None) -> PodRuns:
 # ---------------------------------------------------------------- «¿Arranca Podman más rápido?», in two
 @dataclass
 class Reading:
-    """A figure with its IC 95 % and which way it points from 1× by the one rule (verdict.direction:
-    ABOVE, BELOW, LEVEL, NO_CONCLUYENTE or SIN_DATOS); `role` names the image when it has one."""
+    """A figure with its IC 95 % and which way it points from 1× by the one rule (verdict.side:
+    ABOVE, BELOW, LEVEL, ABOVE_NULL, BELOW_NULL, NO_CONCLUYENTE or SIN_DATOS); `role` names the image when it has one."""
 
     estimate: stats.Estimate
     direction: str
@@ -200,7 +200,7 @@ class Reading:
 
 
 def _reading(estimate: stats.Estimate, role: str = "") -> Reading:
-    return Reading(estimate, verdict.direction(estimate.low, estimate.high, estimate.n), role)
+    return Reading(estimate, verdict.side(estimate.low, estimate.high, estimate.n), role)
 
 
 @dataclass

@@ -46,6 +46,7 @@ from .verdict import (
     missing,
     not_comparable,
     outcome,
+    side,
 )
 
 
@@ -398,11 +399,16 @@ def agreement(
     """Does a live figure agree with the reference's? Both are (value, low, high). Judged like a claim:
     live ÷ reference (`agreement_interval`), by the one rule, against the margin of «about 1»
     (÷ 1.25 … × 1.25; figures that may be ≤ 0 are compared as live − reference within ±5 points):
-    «coincide» (inside), «no_coincide» (entirely outside), «no_concluyente» (neither), «sin_datos» (no
-    live IC). Two wide intervals no longer «coinciden»: they are «no_concluyente»."""
+    «coincide» (inside), «no_coincide» (entirely outside, or two intervals that do not touch: live ÷
+    reference entirely on one side of 1, `verdict.side`), «no_concluyente» (the two intervals overlap
+    without fitting the margin), «sin_datos» (no live IC). Two wide intervals no longer «coinciden»:
+    they are «no_concluyente»; two disjoint ones never are."""
     _, low, high = agreement_interval(live, ref)
     if stats.any_nan(low, high):
         return SIN_DATOS
-    region = margin(kind, 1.0, "x") if _quotient(live, ref) else (-AGREEMENT_POINTS, AGREEMENT_POINTS)
+    quotient = _quotient(live, ref)
+    region = margin(kind, 1.0, "x") if quotient else (-AGREEMENT_POINTS, AGREEMENT_POINTS)
     status = decide(low, high, region=region)
+    if status == NO_CONCLUYENTE and side(low, high, None, around=1.0 if quotient else 0.0) != NO_CONCLUYENTE:
+        status = NO_SE_SOSTIENE  # the intervals are disjoint: the figures differ, by how much or not
     return {SE_CONFIRMA: COINCIDE, NO_SE_SOSTIENE: NO_COINCIDE}.get(status, status)

@@ -223,8 +223,8 @@ def _same_question_here(resultado: Resultado, claim) -> str:
     value, low, high = stats.ratio_ci(podman, docker).triple
     image = ((resultado.meta or {}).get("parameters") or {}).get("imagen", "")
     n = stats.n_of(podman, docker)
-    here = verdict.direction(low, high, n)
-    there = verdict.direction(claim.low, claim.high, claim.n)
+    here = verdict.side(low, high, n)
+    there = verdict.side(claim.low, claim.high, claim.n)
     sides = (verdict.ABOVE, verdict.BELOW)
     if here == verdict.SIN_DATOS:
         agrees = f"sin IC 95 % ({too_few(n) or 'sin intervalo'}), así que no se puede comparar con 01"
@@ -235,10 +235,10 @@ def _same_question_here(resultado: Resultado, claim) -> str:
     elif here in sides:
         agrees = (
             f"aquí {direction_words(here, 'arranca antes Docker', 'arranca antes Podman')}, y en el cuaderno "
-            "01 no se distingue hacia qué lado"
+            f"01 {direction_words(there, 'arranca antes Docker', 'arranca antes Podman', n=claim.n)}"
         )
     else:
-        agrees = f"aquí {direction_words(here, n=n)}"
+        agrees = f"aquí {direction_words(here, 'arranca antes Docker', 'arranca antes Podman', n=n)}"
     return (
         f"En este cuaderno, el mismo `run` con la red por defecto{f' e imagen «{image}»' if image else ''}, "
         f"intercalado con los demás peldaños, da Podman/Docker = {fmt_ratio(value, low, high)} "

@@ -135,7 +135,7 @@ def _lectura(r) -> str:
     """Which way a level's ratio points (verdict.direction), in the one wording."""
     if r["inestable"]:
         return VERDICT[verdict.INESTABLE]
-    code = verdict.direction(r["ic_bajo"], r["ic_alto"], int(r["n"]))
+    code = verdict.side(r["ic_bajo"], r["ic_alto"], int(r["n"]))
     return direction_words(code, "más lento", "más rápido", n=int(r["n"]))
 
 

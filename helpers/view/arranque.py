@@ -196,13 +196,13 @@ def _frases_bare_metal(s: pd.DataFrame, df: pd.DataFrame, meta: dict | None) -> 
         d = significant(share * 100) if d is None else d
         text = f"El builtin solo tarda **{fmt(ms * 1000, 1)} µs**: {fmt_pct(share * 100, d, sign=False)} de esa cifra"
         # Which part dominates the chapter's figure: the builtin's share against one half, by the rule.
-        side = verdict.direction(low, high, None, around=0.5)
-        if side == verdict.BELOW:
+        side = verdict.side(low, high, None, around=0.5)
+        if side in (verdict.BELOW, verdict.BELOW_NULL):
             text += (
                 f" (IC 95 % {fmt_interval(low * 100, high * 100, d, '%')}). Lo demás es lo que tarda en arrancar "
                 "el segundo `date` (fork, exec y carga de la biblioteca de C): el método mide `date`, no `echo`."
             )
-        elif side == verdict.ABOVE:
+        elif side in (verdict.ABOVE, verdict.ABOVE_NULL):
             text += " : aquí el builtin es la mayor parte de lo que mide el método del capítulo."
         else:
             text += (
@@ -350,7 +350,7 @@ def _frase_comparacion(c: pd.DataFrame) -> str:
         else:
             low, high = sub["tu_podman_sobre_docker_ic_bajo"], sub["tu_podman_sobre_docker_ic_alto"]
             quicker = direction_words(
-                verdict.direction(low, high, None), "aquí tarda menos Docker", "aquí tarda menos Podman"
+                verdict.side(low, high, None), "aquí tarda menos Docker", "aquí tarda menos Podman"
             )
             differ.append(f"Podman/Docker con {role}: {tu} frente a {ref} ({quicker})")
     seen = c[c["acuerdo_x_bare"] != "sin_datos"]

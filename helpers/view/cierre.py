@@ -31,6 +31,7 @@ from .common import (
     fmt_value,
     fmt_value_interval,
     markdown,
+    shorten,
     show,
     table,
     too_few,
@@ -601,9 +602,7 @@ def _name(claim) -> str:
     head = text.split(": ")[0]
     if len(text) > NAME_WIDTH and len(head) >= 40:
         text = head
-    if len(text) > NAME_WIDTH:
-        text = text[: NAME_WIDTH - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
-    return text
+    return shorten(text, NAME_WIDTH)
 
 
 def _who(claim, varying: set) -> str:

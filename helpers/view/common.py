@@ -6,6 +6,7 @@ re-exported here), the words of verdicts (view/verdicts.py, re-exported here), t
 from __future__ import annotations
 
 import functools
+import re
 
 import pandas as pd
 
@@ -224,19 +225,73 @@ def claims_list(claims) -> None:
 
 SUMMARY_LINES = 5  # «En resumen» never takes more lines than this
 SHORT = 90  # characters of a statement in the summary
+# Pairs of marks a cut must never leave open: a code span, a quotation, a parenthesis, a bracket.
+_MARKS = (("`", "`"), ("«", "»"), ("(", ")"), ("[", "]"), ("**", "**"))
+_QUALIFIER = re.compile(r"^(?P<body>.*\S) (?P<tail>\([^()]*\))$")
+# Words a cut never ends on: a number without its unit («menos de 10…»), a word that only leads the next.
+_DANGLING = re.compile(
+    r"(\s+(?:[~≈<>≤≥+−-]?[\d.,]+\S{0,2}|a|al|con|de|del|el|en|es|la|las|lo|los|o|para|por|que|sin|su|un|una|y))+$",
+    re.IGNORECASE,
+)
 
 
-def _short(claim) -> str:
-    """A claim's statement cut for the summary at SHORT characters, with its engine when the statement
-    does not name it (one statement is often judged once per engine)."""
-    text = claim.statement.rstrip(". ")
-    if len(text) > SHORT:
-        text = text[: SHORT - 1].rsplit(" ", 1)[0]
-        if text.count("(") > text.count(")"):  # never cut inside a parenthesis: «(Podman…: +45…»
-            text = text[: text.rindex("(")]
-        text = text.rstrip(",;: ") + "…"
+def _open_mark(text: str) -> int:
+    """Where the last mark `text` leaves open begins (its opening character), or -1 if all are closed."""
+    worst = -1
+    for start, end in _MARKS:
+        if start == end:
+            if text.count(start) % 2:
+                worst = max(worst, text.rindex(start))
+        elif text.count(start) > text.count(end):
+            worst = max(worst, text.rindex(start))
+    return worst
+
+
+def shorten(text: str, width: int) -> str:
+    """`text` in at most about `width` characters, cut on a word and never inside markup (a code span,
+    «…», a parenthesis, **bold**), ending in «…». A closing qualifier in parentheses («(Docker; hash)»,
+    what tells one judgement of a statement from the next) is kept whole: the body before it is cut."""
+    text = text.strip()
+    if len(text) <= width:
+        return text
+    tail = ""
+    m = _QUALIFIER.match(text)
+    if m and len(m["tail"]) <= width // 2:
+        text, tail = m["body"], " " + m["tail"]
+    room = max(width - len(tail) - 1, 1)
+    if len(text) > room:
+        cut = text[: room + 1].rsplit(" ", 1)[0] if " " in text[: room + 1] else text[:room]
+        while (at := _open_mark(cut)) >= 0:
+            cut = cut[:at]
+        cut = _DANGLING.sub("", cut).rstrip(",;:—– ")
+        text = (cut or text[:room].rsplit(" ", 1)[0]) + "…"
+    return text + tail
+
+
+def _short(claim, width: int = SHORT) -> str:
+    """A claim's statement cut for the summary at `width` characters (`shorten`), with its engine when
+    the statement does not name it (one statement is often judged once per engine)."""
+    text = shorten(claim.statement.rstrip(". "), width)
     engine = DISPLAY.get(claim.detail.get("engine", ""), "")
     return f"{text} ({engine})" if engine and engine not in text else text
+
+
+def _short_names(claims) -> dict[int, str]:
+    """Each claim's name in the summary (`_short`), longer where two different statements would read
+    the same: the cut never drops the part that tells two claims apart."""
+    names = {id(c): _short(c) for c in claims}
+    full = {id(c): (c.statement, c.detail.get("engine", "")) for c in claims}
+    for _ in range(8):
+        seen: dict[str, set] = {}
+        for c in claims:
+            seen.setdefault(names[id(c)], set()).add(full[id(c)])
+        clash = {name for name, who in seen.items() if len(who) > 1}
+        if not clash:
+            break
+        for c in claims:
+            if names[id(c)] in clash:
+                names[id(c)] = _short(c, 2 * len(names[id(c)]) + 20)
+    return names
 
 
 def verdict_summary(claims) -> list[str]:
@@ -249,11 +304,12 @@ def verdict_summary(claims) -> list[str]:
         return ["**En resumen:** esta corrida no tiene afirmaciones que juzgar."]
     by_status: dict[str, list[str]] = {}
     counts: dict[str, int] = {}
+    short = _short_names(claims)
     for c in claims:
         names = by_status.setdefault(c.status, [])
         counts[c.status] = counts.get(c.status, 0) + 1
-        if _short(c) not in names:
-            names.append(_short(c))
+        if short[id(c)] not in names:
+            names.append(short[id(c)])
     total = f"{len(claims)} {'afirmación' if len(claims) == 1 else 'afirmaciones'} de las fuentes"
     decided = [
         s for s in (_verdict.SE_CONFIRMA, _verdict.NO_SE_SOSTIENE, _verdict.INDECIDIBLE) if s in by_status

@@ -53,7 +53,13 @@ from .common import (
 from .figuras import fit, legend_outside
 from .panel import Preset
 
-READING_COLOR = {vd.INESTABLE: "tab:orange", vd.ABOVE: "tab:red", vd.BELOW: "tab:green"}  # else gray
+READING_COLOR = {  # else gray: an IC that holds 0 %, or «casi igual»
+    vd.INESTABLE: "tab:orange",
+    vd.ABOVE: "tab:red",
+    vd.BELOW: "tab:green",
+    vd.ABOVE_NULL: "lightcoral",  # slower, without telling whether beyond «casi igual»
+    vd.BELOW_NULL: "yellowgreen",
+}
 
 
 def _pick(which: str, options: dict):
@@ -309,8 +315,9 @@ def _grafico_sobrecarga(resultado: Resultado) -> None:
         ax.set_visible(False)
     fig.suptitle(
         "Sobrecarga del trabajo solo (RUNNING) frente a su línea base: mediana por ronda e IC 95 %, cada "
-        "carga en su escala\ngris: IC con 0 %; rojo: más lento; verde: más rápido; naranja: cifra inestable; "
-        "hueco: un brazo inestable",
+        "carga en su escala\ngris: IC con 0 % o «casi igual»; rojo: más lento; verde: más rápido; rojo claro y "
+        "verde claro: ese lado, sin saber si fuera de «casi igual»; naranja: cifra inestable; hueco: un brazo "
+        "inestable",
         fontsize=12,
     )
     fit(fig)

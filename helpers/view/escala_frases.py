@@ -83,14 +83,20 @@ def crossover_lines(df: pd.DataFrame) -> list[str]:
     return lines if len(lines) > 1 else []
 
 
-FASTER = {verdict.BELOW: "podman", verdict.ABOVE: "docker"}  # a Podman/Docker ratio below / above 1
+# A Podman/Docker ratio below / above 1 (verdict.side: also an IC on one side of 1 that touches «casi igual»)
+FASTER = {
+    verdict.BELOW: "podman",
+    verdict.ABOVE: "docker",
+    verdict.BELOW_NULL: "podman",
+    verdict.ABOVE_NULL: "docker",
+}
 
 
 def same_way(claim, value: float, low: float, high: float, n: int) -> str:
     """Do 01's answer and this notebook's batches (Podman/Docker, n rounds) point the same way? Each
-    side read by the one rule (verdict.direction)."""
-    here = verdict.direction(low, high, n)
-    there = verdict.direction(claim.low, claim.high, claim.n) if claim is not None else verdict.SIN_DATOS
+    side read by the one rule (verdict.side)."""
+    here = verdict.side(low, high, n)
+    there = verdict.side(claim.low, claim.high, claim.n) if claim is not None else verdict.SIN_DATOS
     if here == verdict.SIN_DATOS:
         return (
             f"Estas tandas no tienen IC 95 % ({too_few(n) or 'sin intervalo'}): no se puede decir si apuntan "

@@ -479,7 +479,7 @@ def _behind_the_claims(resultado: Resultado) -> list[str]:
         if profile[0] == profile[0]:
             lines.append(
                 f"En {name}, con el perfil seccomp getpid cuesta {_ratio(*profile)} lo del mismo "
-                f"contenedor sin seccomp: {direction_words(verdict.direction(profile[1], profile[2], None))}."
+                f"contenedor sin seccomp: {direction_words(verdict.side(profile[1], profile[2], None))}."
             )
     slope, low, high, n = nesting_slope(df)
     if n:

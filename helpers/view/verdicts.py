@@ -62,6 +62,7 @@ AGREEMENT = {
     fg.NO_COINCIDE: "no coincide",
     vd.NO_CONCLUYENTE: "no concluyente",
     vd.INESTABLE: "inestable: repite",
+    vd.BAJO_CARGA: "bajo carga: repite",  # the page's claim on the same figure has no verdict either
     vd.SIN_DATOS: "—",
 }
 AGREEMENT_MARGIN = fmt_margin(vd.margin(fg.AGREEMENT_KIND, 1.0, "x"), "x")  # «de 0.8× a 1.25×»

@@ -84,9 +84,7 @@ def facts(res) -> Facts:
         # The difference as a share of what the other four cost together: «no difference» is ±5 % of it.
         n = stats.n_of(base, upto_pid, upto_red)
         side = (
-            vd.direction(100 * lo / together, 100 * hi / together, n, around=0)
-            if together > 0
-            else vd.SIN_DATOS
+            vd.side(100 * lo / together, 100 * hi / together, n, around=0) if together > 0 else vd.SIN_DATOS
         )
         if side == vd.ABOVE:
             verdict = f"El de red cuesta más que {together_names} {figures}"
@@ -96,6 +94,12 @@ def facts(res) -> Facts:
             verdict = (
                 f"El de red cuesta casi lo mismo que {together_names}: la diferencia cae dentro de ±5 % de lo "
                 f"que cuestan ellos {figures}"
+            )
+        elif side in (vd.ABOVE_NULL, vd.BELOW_NULL):
+            way = "más" if side == vd.ABOVE_NULL else "menos"
+            verdict = (
+                f"El de red cuesta {way} que {together_names}, sin saber si fuera de ±5 % de lo que cuestan "
+                f"ellos {figures}"
             )
         elif side == vd.NO_CONCLUYENTE:
             verdict = (
@@ -135,15 +139,17 @@ def facts(res) -> Facts:
             continue
         saving, lo, hi = stats.difference_ci(pool, run, percent=True).triple
         per_s = (1000 / np.median(run), 1000 / np.median(pool))
-        side = vd.direction(lo, hi, stats.n_of(pool, run), around=0)
-        if side == vd.ABOVE:
+        side = vd.side(lo, hi, stats.n_of(pool, run), around=0)
+        if side == vd.ABOVE_NULL:
+            word = "arranca menos con `start -a`, no más, sin saber si fuera de «casi igual»"
+        elif side == vd.BELOW_NULL:
+            word = "arranca algunos más con `start -a`, sin saber si fuera de «casi igual»"
+        elif side == vd.ABOVE:
             word = "arranca menos con `start -a`, no más: aquí el pool no ahorra nada"
         elif side == vd.LEVEL:
             word = "no arranca más con `start -a` que con `run`: " + common.direction_words(side, around=0)
         elif side == vd.NO_CONCLUYENTE:  # undecided: neither «more» nor «not more»
-            word = "quizá arranca algunos más con `start -a`, quizá los mismos: " + common.direction_words(
-                side, around=0
-            )
+            word = "quizá arranca más con `start -a`, quizá menos: " + common.direction_words(side, around=0)
         elif side == vd.SIN_DATOS:
             word = (
                 f"arranca quizá más, quizá menos ({common.too_few(stats.n_of(pool, run)) or 'sin IC 95 %'})"

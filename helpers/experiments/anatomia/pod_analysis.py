@@ -13,7 +13,7 @@ from ..contract import CLOSING_COLUMNS
 from ..escala.analysis import fixed_memory, memory_bill, per_container, wide
 from ..escala.probing import FIXED, KB
 from ..runner import Resultado
-from ..verdict import direction
+from ..verdict import side
 from .analysis import closing_rows as ladder_rows
 from .analysis import largest_part, series
 from .pod import ENGINE, LAUNCH, PHASES, TOTAL
@@ -47,14 +47,14 @@ def launch_summary(df: pd.DataFrame) -> dict:
 def pod_over_engines(df: pd.DataFrame) -> dict[str, tuple[stats.Estimate, str]]:
     """The Pod's apply → Ready over each engine's `run` with the default network (BESIDE's rung), round
     by round (the rungs share their rounds): {engine: (ratio with its IC, which way it points from 1× by
-    the one rule, verdict.direction)}, for the engines measured."""
+    the one rule, verdict.side)}, for the engines measured."""
     pod = series(df, ENGINE, LAUNCH, TOTAL)
     out = {}
     for engine in eng.CONTAINER_ENGINES:
         run = series(df, engine, BESIDE[1])
         if pod.size and run.size:
             ratio = stats.ratio_ci(pod, run)
-            out[engine] = (ratio, direction(ratio.low, ratio.high, ratio.n))
+            out[engine] = (ratio, side(ratio.low, ratio.high, ratio.n))
     return out
 
 

@@ -39,7 +39,7 @@ def facts(res) -> Facts:
     for claim in a.claims(df, meta):
         if claim.key != "podman_mas_rapido" or np.isnan(claim.value):
             continue
-        side = vd.direction(claim.low, claim.high, claim.n)
+        side = vd.side(claim.low, claim.high, claim.n)
         who = common.direction_words(side, "arranca antes Docker", "arranca antes Podman", n=claim.n)
         verdicts.append(common.verdict_words(claim))
         sentences.append(
@@ -85,7 +85,7 @@ def _without_network(res) -> str:
         if not all(arm.size for arm in arms):
             continue
         ratio = stats.ratio_ci(*arms)
-        side = vd.direction(ratio.low, ratio.high, ratio.n)
+        side = vd.side(ratio.low, ratio.high, ratio.n)
         who = common.direction_words(side, "arranca antes Docker", "arranca antes Podman", n=ratio.n)
         cells.append(
             f"con {role}, Podman/Docker = {common.fmt_ratio(ratio.value, ratio.low, ratio.high)}, {who}"

@@ -154,10 +154,11 @@ def exec_costs(df: pd.DataFrame) -> pd.DataFrame:
 
 def reading(low_pct: float, high_pct: float, n: int, shaky: bool = False) -> str:
     """Which way an overhead's IC 95 % (in %) points, as a code for the view to word: verdict.INESTABLE
-    for a shaky figure, else verdict.direction around 0 % (ABOVE: slower, BELOW: faster, LEVEL: within
-    the margin of «no difference», NO_CONCLUYENTE, SIN_DATOS below MIN_N). A description of the
+    for a shaky figure, else verdict.side around 0 % (ABOVE: slower, BELOW: faster, LEVEL: within
+    the margin of «no difference», ABOVE_NULL / BELOW_NULL: the whole IC on one side of 0 % but touching
+    that margin, NO_CONCLUYENTE: the IC holds 0 %, SIN_DATOS below MIN_N). A description of the
     interval, not a verdict on a claim (those are judged in claims.py)."""
-    return verdict.INESTABLE if shaky else verdict.direction(low_pct, high_pct, n, around=0)
+    return verdict.INESTABLE if shaky else verdict.side(low_pct, high_pct, n, around=0)
 
 
 def overhead_pct(values: pd.Series, baseline: pd.Series) -> tuple[float, float, float]:

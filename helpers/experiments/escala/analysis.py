@@ -9,6 +9,7 @@ import pandas as pd
 
 from ... import engines as eng
 from ... import stats
+from .. import verdict
 from ..contract import CLOSING_COLUMNS
 from ..figures import agreement
 from .probing import FIXED, HELPER, NETWORKS
@@ -411,7 +412,27 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
             tuple(row[f"ref_podman_sobre_docker{s}"] for s in ("", "_ic_bajo", "_ic_alto")),
         )
         rows.append(row)
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return out
+    from .claims import claims  # claims reads this module: imported when used
+
+    return one_status(out, claims(df, meta))
+
+
+# The claim judged on the same figure as a row of `compare`: one status per figure on the page.
+SAME_FIGURE = {"s_lanzamiento_total": "lanzamiento_20", "kb_por_contenedor": "cgroup_4x"}
+
+
+def one_status(out: pd.DataFrame, judged) -> pd.DataFrame:
+    """`compare`'s rows whose figure the page's claim (among `judged`) took its verdict from (the load
+    varied between rounds, or the figure is unstable) carry that status: never a «no coincide» beside
+    «bajo carga» for the same figure."""
+    withheld = {c.key: c.status for c in judged if c.status in (verdict.BAJO_CARGA, verdict.INESTABLE)}
+    for at, key in out["medida"].items():
+        if SAME_FIGURE.get(key) in withheld and out.at[at, "acuerdo"] != verdict.SIN_DATOS:
+            out.at[at, "acuerdo"] = withheld[SAME_FIGURE[key]]
+    return out
 
 
 # ---------------------------------------------------------------- the run against the chapter's conditions

@@ -42,7 +42,7 @@ def facts(res) -> Facts:
         p = arm_ratio(df, (engine, "seccomp"), (engine, "sin_seccomp"))
         if not stats.any_nan(p[0]):
             profile.append(
-                f"en {ENGINE[engine]}, {common.fmt_ratio(*p)} ({common.direction_words(vd.direction(p[1], p[2], None))})"
+                f"en {ENGINE[engine]}, {common.fmt_ratio(*p)} ({common.direction_words(vd.side(p[1], p[2], None))})"
             )
     out["contenedor"] = (
         "getpid en el contenedor / en el host: " + "; ".join(container)

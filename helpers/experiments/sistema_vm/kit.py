@@ -93,7 +93,7 @@ def _vm_over_dir(df) -> str:
     if est.value != est.value:
         return ""
     way = common.direction_words(
-        vd.direction(est.low, est.high, est.n),
+        vd.side(est.low, est.high, est.n),
         "la VM tardó más también",
         "la VM llegó antes: al revés que el «10 veces», porque en «dir» LXD copia la imagen entera",
         n=est.n,
