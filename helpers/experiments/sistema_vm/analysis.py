@@ -17,6 +17,7 @@ from .kinds import (
     BASELINE,
     DENSIDAD_DESPUES,
     DENSIDAD_INSTANCIA,
+    DENSIDAD_RETENIDA,
     DISCO,
     DISCO_ESCRITO,
     GZIP,
@@ -259,6 +260,28 @@ def first(*variants: str):
 
 container, lxd, app = first("sistema", "aplicacion"), first(LXD_COW, "sistema_lxd"), first("aplicacion")
 dense_system = first(LXD_COW, "sistema_lxd", "sistema")  # the system container of the density phase
+
+
+# Every touch-and-free of one kind: the memory phase's idle instances (INSTANCIAS, 1 by default) and the
+# density phase's N at once (4 on 2 cores), the same block freed in the same kind of instance.
+RETENTION = {"reposo": RETENIDA, "densidad": DENSIDAD_RETENIDA}
+
+
+def retention(df: pd.DataFrame, variant: str | None) -> dict[str, list[float]]:
+    """The % of its freed block the host still held, per instance of `variant`, by phase (RETENTION)."""
+    return {phase: [float(v) for v in arm_values(df, metric, variant)] for phase, metric in RETENTION.items()}
+
+
+def retained(df: pd.DataFrame, variant: str | None) -> list[float]:
+    """Every touch-and-free of `variant`, the memory phase's first."""
+    return [v for values in retention(df, variant).values() for v in values]
+
+
+def freeing_container(df: pd.DataFrame, meta: dict | None = None) -> str:
+    """The system container whose touch-and-free the container claim is judged on: the density phase's
+    when it measured one (its N observations), else the busybox one (or the application container)."""
+    dense = dense_system(df, meta)
+    return dense if arm_values(df, DENSIDAD_RETENIDA, dense).size else container(df, meta)
 
 
 def at(variant, df, meta=None):
