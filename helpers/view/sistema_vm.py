@@ -503,8 +503,14 @@ def _pocas(claims) -> str:
 @needs_result
 def densidad(resultado: Resultado) -> None:
     """The density phase: the limits read back, gzip against N per kind, the memory with N at once."""
+    failed = densidad_vista.no_arrancaron(resultado.meta)
+    if failed:
+        markdown(failed)
     if not densidad_vista.variants(resultado.df):
-        markdown("_Esta corrida no tiene la fase de densidad (DENSIDAD = 0, o una corrida anterior a ella)._")
+        if not failed:
+            markdown(
+                "_Esta corrida no tiene la fase de densidad (DENSIDAD = 0, o una corrida anterior a ella)._"
+            )
         return
     densidad_vista.limites(resultado)
     if said := densidad_vista.entrada(resultado.meta):

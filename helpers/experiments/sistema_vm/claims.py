@@ -23,6 +23,7 @@ from .analysis import (
     app_alone,
     container,
     dense_system,
+    density,
     disks,
     emulated,
     emulated_vm,
@@ -31,7 +32,6 @@ from .analysis import (
     gzip_baseline,
     has,
     held_per_instance,
-    in_density,
     lxd,
     measured,
     nested_run,
@@ -418,7 +418,7 @@ SAID = (
             dense_system,
             Ratio(per_instance(dense_system, fit_level), per_instance("aplicacion", fit_level)),
             f"{FIT}, {{kind}} / contenedor de aplicación",
-            when=in_density(dense_system, "aplicacion"),
+            **density(dense_system, "aplicacion"),
         ),
     ),
     DENSITY_FIT(
@@ -426,7 +426,7 @@ SAID = (
         quantity=f"{FIT}, VM / contenedor de aplicación",
         figure=unless_emulated(
             Ratio(per_instance(vm, fit_level), per_instance("aplicacion", fit_level)),
-            when=in_density(vm, "aplicacion"),
+            **density(vm, "aplicacion"),
         ),
     ),
     *(
@@ -435,7 +435,7 @@ SAID = (
             figure=on(
                 of,
                 Ratio(per_instance(of, top_level), per_instance(of, fit_level)),
-                when=in_density(of, overcommitted=True),
+                **density(of, overcommitted=True),
             ),
         )
         for name, of in (("aplicacion", app), ("sistema", dense_system))
@@ -444,7 +444,7 @@ SAID = (
         key="densidad_cae_mas_vm",
         quantity="caída de gzip por instancia (la N mayor / sin sobrecomprometer), VM / contenedor de sistema",
         note="«Sobre todo en las VMs»: la caída de la VM, por debajo de 0.95× la del contenedor de sistema.",
-        figure=unless_emulated(vm_falls_more(), when=in_density(vm, dense_system, overcommitted=True)),
+        figure=unless_emulated(vm_falls_more(), **density(vm, dense_system, overcommitted=True)),
     ),
     post(
         "densidad_cpu_30",
@@ -459,7 +459,7 @@ SAID = (
                 per_instance(dense_system, top_level, k.DENSIDAD_TOTAL),
                 per_instance(vm, top_level, k.DENSIDAD_TOTAL),
             ),
-            when=in_density(vm, dense_system, overcommitted=True),
+            **density(vm, dense_system, overcommitted=True),
         ),
     ),
     post(
