@@ -50,9 +50,13 @@ LOOP = "densidad"  # its round rows carry the name (results.round_metric)
 # (workload.INPUT_MIB), because a run makes 126 of them (N = 1, 2 and 4 per kind and round) and a
 # throughput in MB/s needs no more; the page says what each compressed (view/sistema_vm_densidad.entrada).
 INPUT_MIB = 2
-# How much longer an emulated VM takes to boot per overcommit of the cores by the vCPUs booting at once
-# (boot_timeout): measured on this 2-core machine (see boot_timeout's caller), set after measuring.
-BOOT_SLOWDOWN = 1.0
+# How much longer an emulated VM takes to boot, per time its cores are overcommitted by the vCPUs that
+# boot at once (boot_timeout). Measured on this 2-core machine under `make setup`'s load (load average 8-14),
+# the course's VM with 2 vCPUs and 384 MiB under TCG: alone 8.3, 10.3 and 11.2 s; 4 at once (8 vCPUs on 2
+# cores, 4×) 18.8-23.7 s, the slowest 2.3× the median alone, so 2.3 / 4 ≈ 0.6 per time overcommitted: the
+# default phase waits 90 × 0.6 × 4 = 216 s for each of its VMs (a boot takes ~24 s there). A VM that prints
+# nothing by then is hung, not slow: a recorded failure (start_all).
+BOOT_SLOWDOWN = 0.6
 
 
 def cores() -> int:
