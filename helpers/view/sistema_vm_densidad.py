@@ -69,6 +69,33 @@ def limites(resultado: Resultado) -> None:
     show(table(pd.DataFrame(rows), "Los límites de cada instancia, leídos de vuelta (no los pedidos)"))
 
 
+def no_arrancaron(meta: dict | None) -> str:
+    """The phase's instances that did not come up in time (density.start_all), one Spanish sentence; ""
+    when every one did."""
+    density = (meta or {}).get("densidad") or {}
+    failed = density.get("no_arrancaron") or []
+    if not failed:
+        return ""
+    top = max(density.get("niveles") or [0])
+    parts, short = [], {}
+    for entry in failed:
+        name = kinds.kind_label(entry.get("tipo", ""))
+        parts.append(f"la {entry.get('instancia')} de {entry.get('de')} ({name}) {entry.get('motivo')}")
+        short[name] = short.get(name, entry.get("de", top)) - 1
+    left = "; ".join(f"{name}, hasta N = {n}" if n > 0 else f"{name}, ninguna" for name, n in short.items())
+    wait = density.get("espera_vm_s")
+    waited = (
+        f" (la espera de cada VM, {wait} s, ya cuenta con cuántas arrancan a la vez en estos núcleos)"
+        if wait
+        else ""
+    )
+    return (
+        f"**No todas las instancias arrancaron**{waited}: {'; '.join(parts)}. Se quitaron y la fase siguió "
+        f"con las demás ({left}): las cifras de ese tipo con N = {top} faltan, y las afirmaciones que las "
+        "piden quedan «sin datos». Vuelve a correr el cuaderno para tenerlas."
+    )
+
+
 def entrada(meta: dict | None) -> str:
     """What each gzip of the phase compressed, from the run's meta.json."""
     meta = meta or {}

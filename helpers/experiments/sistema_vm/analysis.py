@@ -17,6 +17,7 @@ from .kinds import (
     BASELINE,
     DENSIDAD_DESPUES,
     DENSIDAD_INSTANCIA,
+    DENSIDAD_RETENIDA,
     DISCO,
     DISCO_ESCRITO,
     GZIP,
@@ -261,6 +262,28 @@ container, lxd, app = first("sistema", "aplicacion"), first(LXD_COW, "sistema_lx
 dense_system = first(LXD_COW, "sistema_lxd", "sistema")  # the system container of the density phase
 
 
+# Every touch-and-free of one kind: the memory phase's idle instances (INSTANCIAS, 1 by default) and the
+# density phase's N at once (4 on 2 cores), the same block freed in the same kind of instance.
+RETENTION = {"reposo": RETENIDA, "densidad": DENSIDAD_RETENIDA}
+
+
+def retention(df: pd.DataFrame, variant: str | None) -> dict[str, list[float]]:
+    """The % of its freed block the host still held, per instance of `variant`, by phase (RETENTION)."""
+    return {phase: [float(v) for v in arm_values(df, metric, variant)] for phase, metric in RETENTION.items()}
+
+
+def retained(df: pd.DataFrame, variant: str | None) -> list[float]:
+    """Every touch-and-free of `variant`, the memory phase's first."""
+    return [v for values in retention(df, variant).values() for v in values]
+
+
+def freeing_container(df: pd.DataFrame, meta: dict | None = None) -> str:
+    """The system container whose touch-and-free the container claim is judged on: the density phase's
+    when it measured one (its N observations), else the busybox one (or the application container)."""
+    dense = dense_system(df, meta)
+    return dense if arm_values(df, DENSIDAD_RETENIDA, dense).size else container(df, meta)
+
+
 def at(variant, df, meta=None):
     return variant(df, meta) if callable(variant) else variant
 
@@ -322,18 +345,49 @@ def vm_disk(df: pd.DataFrame, meta=None) -> dict:
     return {"tipo": vm(df), "emulada": is_emulated(vm(df)), **median}
 
 
+def planned_top(df: pd.DataFrame, meta: dict | None = None) -> int:
+    """The largest N the density phase set out to run (meta.json), else the largest its rows have."""
+    planned = ((meta or {}).get("densidad") or {}).get("niveles") or []
+    return max(planned, default=0) or top_level(df, meta)
+
+
+def not_up(meta: dict | None) -> list[dict]:
+    """The density phase's instances that did not come up (density.start_all), as meta.json keeps them."""
+    return list(((meta or {}).get("densidad") or {}).get("no_arrancaron") or [])
+
+
 def in_density(*variants, overcommitted: bool = False):
-    """A condition: the density rounds measured every one of `variants` (and, if `overcommitted`, their
-    largest N assigned more CPUs than the machine has)."""
+    """A condition: the density phase took part with every one of `variants` (its rounds measured it, or
+    an instance of it did not come up) and, if `overcommitted`, its largest N assigned more CPUs than the
+    machine has. Whether they were measured at that N is `at_top`'s («sin datos» when not)."""
 
     def check(df, meta=None) -> bool:
-        top = top_level(df, meta)
+        top = planned_top(df, meta)
         if not top or (overcommitted and not overcommit_of(meta, top) > 1):
             return False
-        metric = level_metric(DENSIDAD_INSTANCIA, top)
+        prefix = DENSIDAD_INSTANCIA + "_n"
+        dense = df[df["metric"].astype(str).str.startswith(prefix)] if not df.empty else df
+        took_part = set(dense["variant"]) | {entry.get("tipo") for entry in not_up(meta)}
+        return all(at(v, df, meta) in took_part for v in variants)
+
+    return check
+
+
+def at_top(*variants):
+    """A condition: the density rounds measured every one of `variants` with the phase's largest N (an
+    instance that did not come up leaves its kind without that level)."""
+
+    def check(df, meta=None) -> bool:
+        metric = level_metric(DENSIDAD_INSTANCIA, planned_top(df, meta))
         return all(arm_values(df, metric, at(v, df, meta)).size for v in variants)
 
     return check
+
+
+def density(*variants, overcommitted: bool = False) -> dict:
+    """A density claim's conditions: no claim without the phase (in_density), «sin datos» without the
+    largest N of its kinds (at_top)."""
+    return {"when": in_density(*variants, overcommitted=overcommitted), "needs": at_top(*variants)}
 
 
 MEMORY_16X = 16.0  # the post's 16×: 2 GB for 16 system containers, 32 GB for 16 VMs

@@ -21,20 +21,22 @@ from .analysis import (
     all_of,
     app,
     app_alone,
-    arm_values,
     container,
     dense_system,
+    density,
     disks,
     emulated,
     emulated_vm,
     fit_level,
+    freeing_container,
     gzip_baseline,
     has,
     held_per_instance,
-    in_density,
     lxd,
     measured,
     nested_run,
+    retained,
+    retention,
     sd_vm,
     shown,
     top_level,
@@ -111,13 +113,15 @@ def lxd_provision(defer: str, busybox: str, **options) -> Custom:
 
 def given_back(variant, threshold: float, above: bool) -> Custom:
     """The touch-and-free of each instance of `variant` as an observed outcome: did the host hold more (or
-    less) than `threshold` % of the freed block each time? (An emulated VM's too: the mechanism is the
-    hypervisor's, not the CPU's.)"""
-    kept = lambda df, meta=None: [float(v) for v in arm_values(df, k.RETENIDA, variant(df, meta))]
-    detail = {"tipo": variant, "emulada": emulated(variant), "retenida_pct": kept}
+    less) than `threshold` % of the freed block each time? Every instance that freed it counts, the memory
+    phase's (INSTANCIAS) and the density phase's N at once, so the default run reaches MIN_OBSERVED. (An
+    emulated VM's too: the mechanism is the hypervisor's, not the CPU's.)"""
+    kept = lambda df, meta=None: retained(df, variant(df, meta))
+    by_phase = lambda df, meta=None: {p: len(v) for p, v in retention(df, variant(df, meta)).items() if v}
+    detail = {"tipo": variant, "emulada": emulated(variant), "retenida_pct": kept, "por_fase": by_phase}
     happened = (lambda v: v > threshold) if above else (lambda v: v < threshold)
-    figure = Outcome(lambda df, meta: [bool(happened(v)) for v in kept(df)], detail=detail)
-    return on(variant, figure, needs=measured(k.RETENIDA, variant))
+    figure = Outcome(lambda df, meta: [bool(happened(v)) for v in kept(df, meta)], detail=detail)
+    return on(variant, figure, needs=lambda df, meta=None: bool(kept(df, meta)))
 
 
 def gzip_over(variant: str, when, den=gzip_baseline, figure=None, detail=None) -> Custom:
@@ -311,7 +315,7 @@ SAID = (
         unit="",
         where=MEMORY,
         quantity=f"el host recupera el bloque liberado (retiene menos del {CONTAINER_GIVES_BELOW:.0f} %)",
-        figure=given_back(container, CONTAINER_GIVES_BELOW, False),
+        figure=given_back(freeing_container, CONTAINER_GIVES_BELOW, False),
     ),
     post(
         "vm_disco_650",
@@ -414,7 +418,7 @@ SAID = (
             dense_system,
             Ratio(per_instance(dense_system, fit_level), per_instance("aplicacion", fit_level)),
             f"{FIT}, {{kind}} / contenedor de aplicación",
-            when=in_density(dense_system, "aplicacion"),
+            **density(dense_system, "aplicacion"),
         ),
     ),
     DENSITY_FIT(
@@ -422,7 +426,7 @@ SAID = (
         quantity=f"{FIT}, VM / contenedor de aplicación",
         figure=unless_emulated(
             Ratio(per_instance(vm, fit_level), per_instance("aplicacion", fit_level)),
-            when=in_density(vm, "aplicacion"),
+            **density(vm, "aplicacion"),
         ),
     ),
     *(
@@ -431,7 +435,7 @@ SAID = (
             figure=on(
                 of,
                 Ratio(per_instance(of, top_level), per_instance(of, fit_level)),
-                when=in_density(of, overcommitted=True),
+                **density(of, overcommitted=True),
             ),
         )
         for name, of in (("aplicacion", app), ("sistema", dense_system))
@@ -440,7 +444,7 @@ SAID = (
         key="densidad_cae_mas_vm",
         quantity="caída de gzip por instancia (la N mayor / sin sobrecomprometer), VM / contenedor de sistema",
         note="«Sobre todo en las VMs»: la caída de la VM, por debajo de 0.95× la del contenedor de sistema.",
-        figure=unless_emulated(vm_falls_more(), when=in_density(vm, dense_system, overcommitted=True)),
+        figure=unless_emulated(vm_falls_more(), **density(vm, dense_system, overcommitted=True)),
     ),
     post(
         "densidad_cpu_30",
@@ -455,7 +459,7 @@ SAID = (
                 per_instance(dense_system, top_level, k.DENSIDAD_TOTAL),
                 per_instance(vm, top_level, k.DENSIDAD_TOTAL),
             ),
-            when=in_density(vm, dense_system, overcommitted=True),
+            **density(vm, dense_system, overcommitted=True),
         ),
     ),
     post(

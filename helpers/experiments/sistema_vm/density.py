@@ -19,6 +19,7 @@ import random
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+from ... import vm
 from ..runner import Log, Progress, RunContext, measure_rounds
 from .instances import VMInstance
 from .kinds import (
@@ -32,8 +33,10 @@ from .kinds import (
     DESPUES,
     LXD_COW,
     MB,
+    READY,
     RETENIDA,
     Arm,
+    kind_label,
     level_metric,
 )
 from .memory import memory_given_back
@@ -47,6 +50,13 @@ LOOP = "densidad"  # its round rows carry the name (results.round_metric)
 # (workload.INPUT_MIB), because a run makes 126 of them (N = 1, 2 and 4 per kind and round) and a
 # throughput in MB/s needs no more; the page says what each compressed (view/sistema_vm_densidad.entrada).
 INPUT_MIB = 2
+# How much longer an emulated VM takes to boot, per time its cores are overcommitted by the vCPUs that
+# boot at once (boot_timeout). Measured on this 2-core machine under `make setup`'s load (load average 8-14),
+# the course's VM with 2 vCPUs and 384 MiB under TCG: alone 8.3, 10.3 and 11.2 s; 4 at once (8 vCPUs on 2
+# cores, 4×) 18.8-23.7 s, the slowest 2.3× the median alone, so 2.3 / 4 ≈ 0.6 per time overcommitted: the
+# default phase waits 90 × 0.6 × 4 = 216 s for each of its VMs (a boot takes ~24 s there). A VM that prints
+# nothing by then is hung, not slow: a recorded failure (start_all).
+BOOT_SLOWDOWN = 0.6
 
 
 def cores() -> int:
@@ -105,19 +115,66 @@ def gzip_rows(group: list, ns: list[int]) -> list[tuple[str, float, str]]:
     return rows
 
 
-def start_all(ctx: RunContext, groups: dict[Arm, list]) -> None:
+def boot_timeout(n_vms: int, n_cores: int, cpus: int = DENSITY_CPUS) -> float:
+    """Seconds a VM of the phase may take to print its marker when `n_vms` emulated VMs of `cpus` vCPUs
+    each boot at once on `n_cores`: vm.BOOT_TIMEOUT (one VM alone on a loaded machine) times how many
+    times the cores are overcommitted by their vCPUs (BOOT_SLOWDOWN: measured), never less than alone."""
+    return vm.BOOT_TIMEOUT * max(1.0, BOOT_SLOWDOWN * n_vms * cpus / n_cores)
+
+
+def failure(arm: Arm, i: int, top: int, exc: BaseException, timeout: float | None) -> dict:
+    """An instance of the phase that did not come up: what meta.json keeps of it (Spanish reason)."""
+    if isinstance(exc, TimeoutError) and timeout:
+        why = f"no imprimió «{READY}» en {timeout:.0f} s"
+    else:
+        why = f"falló al arrancar: {str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__}"
+    return {"tipo": arm.variant, "instancia": i, "de": top, "motivo": why}
+
+
+def start_all(ctx: RunContext, groups: dict[Arm, list], log: Log = lambda line: None) -> list[dict]:
     """Start every instance of every kind at once (not timed): each VM's QEMU launched from this thread
     first (a VM's QEMU dies with the thread that spawned it: measure.Child's parent-death signal follows
     the thread, not the process), the containers and LXD's meanwhile from threads of their own, then each
-    VM waited for. One kind after another, one instance after another, the quiet run spent about 20 s
-    here. Their limits are then read back and recorded."""
-    everyone = [instance for group in groups.values() for instance in group]
-    vms = [instance for instance in everyone if isinstance(instance, VMInstance)]
-    for instance in vms:
-        instance.launch()
-    at_once(lambda instance: instance.start(), [i for i in everyone if not isinstance(i, VMInstance)])
-    for instance in vms:
-        instance.start()
+    VM waited for, its time-out sized for the VMs booting at once (boot_timeout). One kind after another,
+    one instance after another, the quiet run spent about 20 s here. An instance that does not come up
+    is stopped and left out of its group (the phase goes on with the others): the failures are returned,
+    recorded in meta.json and said in the log. The limits of the others are then read back and recorded."""
+    everyone = [(arm, i, inst) for arm, group in groups.items() for i, inst in enumerate(group, 1)]
+    vms = [(arm, i, inst) for arm, i, inst in everyone if isinstance(inst, VMInstance)]
+    timeout = boot_timeout(len(vms), cores(), max((inst.cpus for _, _, inst in vms), default=1))
+    errors: dict[int, tuple[BaseException, float | None]] = {}
+
+    def attempt(item, fn, wait: float | None = None) -> None:
+        try:
+            fn(item[2])
+        except Exception as exc:  # noqa: BLE001 - one instance down: recorded, the phase goes on
+            errors[id(item[2])] = (exc, wait)
+
+    for item in vms:
+        attempt(item, lambda inst: inst.launch())
+    at_once(lambda item: attempt(item, lambda inst: inst.start()), [x for x in everyone if x not in vms])
+    for item in vms:
+        if id(item[2]) not in errors:
+            attempt(item, lambda inst: inst.start(timeout), timeout)
+    sizes, failed = {arm: len(group) for arm, group in groups.items()}, []
+    for arm, i, instance in everyone:
+        if id(instance) not in errors:
+            continue
+        exc, wait = errors[id(instance)]
+        failed.append(failure(arm, i, sizes[arm], exc, wait))
+        groups[arm].remove(instance)
+        try:
+            instance.stop()
+        except Exception:  # noqa: BLE001, S110 - the run's clean-up removes whatever is left of it
+            pass
+    for entry in failed:
+        log(
+            f"[AVISO] Densidad: la instancia {entry['instancia']} de {entry['de']} ({kind_label(entry['tipo'])}) "
+            f"{entry['motivo']}; se quitó y la fase sigue con las demás."
+        )
+    densidad = ctx.run.meta.setdefault("densidad", {})
+    densidad["no_arrancaron"] = failed
+    densidad["espera_vm_s"] = round(timeout) if vms else None
     for arm, group in groups.items():
         files = ""
         for i, instance in enumerate(group, 1):
@@ -127,7 +184,10 @@ def start_all(ctx: RunContext, groups: dict[Arm, list]) -> None:
             ctx.record(arm, DENSIDAD_CPUS, cpus, "CPU", rep=i)
             ctx.record(arm, DENSIDAD_MEMORIA, memory, "MB", rep=i)
             files = limits.files
-        ctx.run.meta.setdefault("densidad", {}).setdefault("limites_leidos_de", {})[arm.variant] = files
+        if group:
+            densidad.setdefault("limites_leidos_de", {})[arm.variant] = files
+    ctx.run.update_meta(densidad=densidad)
+    return failed
 
 
 def run(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress, log: Log) -> None:
@@ -169,11 +229,13 @@ def run(ctx: RunContext, cfg, arms: list[Arm], make, progress: Progress, log: Lo
                 make(arm, "densidad", cpus=DENSITY_CPUS, memory_mb=cfg.vm_memory_mb) for _ in range(top)
             )
         progress(0, 1, f"arrancando a la vez las {top} instancias de cada tipo")
-        start_all(ctx, groups)
+        start_all(ctx, groups, log)
+        up = [arm for arm in chosen if groups[arm]]  # a kind none of whose instances came up: left out
         measure_rounds(
             ctx,
-            chosen,
-            measure=lambda arm: gzip_rows(groups[arm], ns),
+            up,
+            # each kind at the levels its instances that came up can fill
+            measure=lambda arm: gzip_rows(groups[arm], [n for n in ns if n <= len(groups[arm])]),
             warmup=0,
             progress=progress,
             loop=LOOP,

@@ -180,11 +180,16 @@ class VMInstance:
         """Start QEMU without waiting for the guest (density boots its N at once); start() then waits."""
         self.vm.spawn()
 
-    def start(self) -> float:
-        """Launch (unless launch() did) to ready, in ms; then a quiet console and the disks, not timed."""
+    @property
+    def cpus(self) -> int:
+        return self.vm.cpus
+
+    def start(self, timeout: float | None = None) -> float:
+        """Launch (unless launch() did) to ready, in ms; then a quiet console and the disks, not timed.
+        timeout: seconds to wait for the marker (vm.BOOT_TIMEOUT, four times that with systemd)."""
         if self.vm.child is None:
             self.vm.spawn()
-        elapsed = self.vm.ready(vm.BOOT_TIMEOUT * (4 if self.kind == "vm_systemd" else 1))
+        elapsed = self.vm.ready(timeout or vm.BOOT_TIMEOUT * (4 if self.kind == "vm_systemd" else 1))
         self.vm.sh("stty -echo; PS1=''")  # a quiet console for the commands that follow (not timed)
         for mount in self.mounts:
             self.vm.sh(mount)

@@ -19,6 +19,7 @@ from ...experiments.sistema_vm.kinds import (
     kind_label,
 )
 from ...view import common
+from ...view.sistema_vm import instancias
 from ..kit import Facts, run_tag
 
 FACTS = ("disco", "memoria", "disponible", "arranque", "gzip", "lxd")
@@ -64,11 +65,10 @@ def _memory(claims: dict, res, tag: str) -> str:
         claim = claims.get(key)
         kept = (claim.detail or {}).get("retenida_pct") if claim else None
         if kept:
-            n = len(kept)
             parts.append(
                 f"{kind_label(claim.detail['tipo'])}, el "
                 f"{common.fmt_pct(float(np.median(kept)), 1, sign=False)} "
-                f"(mediana de {n} {'instancia' if n == 1 else 'instancias'})"
+                f"(mediana de {instancias(claim)})"
             )
     if not parts:
         return ""

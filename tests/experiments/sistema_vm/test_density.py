@@ -325,3 +325,46 @@ def test_the_phase_s_own_load_does_not_screen_any_figure():
     assert _claims(df, own)["densidad_cae_aplicacion"].status == verdict.SE_CONFIRMA
     foreign = {**META, results.ROUND_LOADS: loads}
     assert _claims(df, foreign)["densidad_cae_aplicacion"].status == verdict.BAJO_CARGA
+
+
+# ---------------------------------------------------------------- memory given back, on every instance
+def _freed_df(idle: dict, dense: dict) -> pd.DataFrame:
+    """idle: variant -> % the host kept in the memory phase's instances (INSTANCIAS); dense: the same in
+    the density phase's N at once."""
+    engines = {"sistema": "docker", "sistema_lxd_cow": "lxd", "vm_emulada": "qemu", "aplicacion": "docker"}
+    rows = []
+    for metric, kept in ((k.RETENIDA, idle), (k.DENSIDAD_RETENIDA, dense)):
+        for variant, values in kept.items():
+            rows += rows_of(variant, engines[variant], metric, list(values), "%")
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def test_freed_memory_is_judged_on_the_instances_the_density_phase_already_runs():
+    """INSTANCIAS = 1 gives one observation per kind, fewer than an observed outcome needs; with the
+    density phase's 4 instances the default run decides both claims."""
+    df = _freed_df(
+        idle={"sistema": [0.2], "vm_emulada": [100.0]},
+        dense={"sistema_lxd_cow": [0.1, 0.3, 0.2, 0.1], "vm_emulada": [99.0, 100.5, 100.0, 98.0]},
+    )
+    claims = {c.key: c for c in exp.claims(df, META)}
+    vm_claim, container_claim = claims["vm_retiene_memoria"], claims["contenedor_devuelve_memoria"]
+    assert vm_claim.status == verdict.SE_CONFIRMA and vm_claim.n == 5
+    assert vm_claim.detail["por_fase"] == {"reposo": 1, "densidad": 4}
+    assert container_claim.status == verdict.SE_CONFIRMA and container_claim.n == 4
+    assert container_claim.detail["tipo"] == "sistema_lxd_cow"  # the density phase's system container
+    from helpers.view.sistema_vm import _frase_memoria
+
+    said = _frase_memoria(df, claims)
+    assert "mediana de 5 instancias: 1 en reposo y 4 a la vez en la fase de densidad" in said
+    assert "mediana de 4 instancias a la vez en la fase de densidad" in said
+    # the same rule as before: one instance that gave the block back makes it «no concluyente»
+    mixed = _freed_df(idle={"vm_emulada": [100.0]}, dense={"vm_emulada": [99.0, 2.0, 100.0]})
+    assert {c.key: c for c in exp.claims(mixed, META)}["vm_retiene_memoria"].status == verdict.NO_CONCLUYENTE
+
+
+def test_without_the_density_phase_one_idle_instance_still_decides_nothing():
+    df = _freed_df(idle={"sistema": [0.2], "vm_emulada": [100.0]}, dense={})
+    claims = {c.key: c for c in exp.claims(df, {})}
+    for key in ("vm_retiene_memoria", "contenedor_devuelve_memoria"):
+        assert claims[key].status == verdict.SIN_DATOS and claims[key].n == 1, key
+    assert claims["contenedor_devuelve_memoria"].detail["tipo"] == "sistema"
