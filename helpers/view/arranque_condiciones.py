@@ -12,13 +12,14 @@ from types import ModuleType
 import pandas as pd
 
 from .. import experiments, results
-from ..experiments import arranque
+from ..experiments import arranque, verdict
 from ..experiments.anatomia.analysis import network_share
 from ..experiments.arranque import stopwatch
 from ..experiments.arranque.analysis import first_launches, image_sizes, network_table, pair_ratio, summarize
 from ..experiments.arranque.measure import CONTAINER_VARIANT, NO_NETWORK_VARIANT
 from ..experiments.runner import Resultado
 from .common import (
+    direction_words,
     engine_label,
     fmt,
     fmt_ratio,
@@ -248,18 +249,27 @@ def _plain(value) -> str:
 def bucle(medida: dict) -> None:
     """The timing loop a student reads (stopwatch.time_launches), and what it gave next to the course's
     own timer on the same command, interleaved in one run (stopwatch.side_by_side)."""
-    code = inspect.getsource(stopwatch.time_launches)
-    markdown(f"```python\n{code}```")
+    source = inspect.getsource(stopwatch.time_launches)
+    markdown(f"```python\n{source}```")
+    code = verdict.side(
+        medida.get("ic_bajo", float("nan")), medida.get("ic_alto", float("nan")), medida["repeticiones"]
+    )
     markdown(
         f"Con {medida['repeticiones']} lanzamientos de cada uno, intercalados: este bucle midió "
         f"**{fmt(medida['bucle_ms'], 3)} ms** (mediana) y el cronómetro que usa el panel "
-        f"**{fmt(medida['curso_ms'], 3)} ms**; proporción {fmt_ratio(medida['proporcion'])}"
-        + (
-            ": la misma cifra, con el ruido de una máquina compartida."
-            if 0.8 <= medida["proporcion"] <= 1.25
-            else ": más lejos de lo que explica el ruido; vuelve a ejecutar la celda y mira si se repite."
-        )
+        f"**{fmt(medida['curso_ms'], 3)} ms**; proporción lanzamiento a lanzamiento "
+        f"{fmt_ratio(medida['proporcion'], medida.get('ic_bajo'), medida.get('ic_alto'))}: "
+        + STOPWATCH_WORDS.get(code, direction_words(code, n=medida["repeticiones"]))
+        + "."
     )
+
+
+# What the stopwatch's reading means for the lesson («the two clocks give the same figure»)
+STOPWATCH_WORDS = {
+    verdict.LEVEL: "la misma cifra (el IC 95 % cae dentro de «casi igual»), con el ruido de una máquina compartida",
+    verdict.ABOVE: "este bucle mide más que el cronómetro del curso; vuelve a ejecutar la celda y mira si se repite",
+    verdict.BELOW: "este bucle mide menos que el cronómetro del curso; vuelve a ejecutar la celda y mira si se repite",
+}
 
 
 def answer(claim) -> str:

@@ -14,7 +14,9 @@ import os
 import statistics
 import time
 
-from ... import measure
+import pandas as pd
+
+from ... import measure, stats
 
 
 def time_launches(argv: list[str], repetitions: int = 5) -> list[float]:
@@ -38,14 +40,19 @@ def time_launches(argv: list[str], repetitions: int = 5) -> list[float]:
 
 def side_by_side(argv: list[str], repetitions: int = 5) -> dict:
     """`time_launches` and the course's timer (measure.time_command) on the same command, one launch
-    each in turn; the medians (ms) and their ratio."""
+    each in turn; the medians (ms), and their ratio launch by launch with its IC 95 % (stats.ratio_ci,
+    paired: «proporcion», «ic_bajo», «ic_alto»)."""
     loop, course = [], []
     for _ in range(repetitions):
         loop += time_launches(argv, 1)
         course.append(measure.time_command(argv))
+    pairs = pd.RangeIndex(1, repetitions + 1)
+    ratio = stats.ratio_ci(pd.Series(loop, index=pairs), pd.Series(course, index=pairs))
     return {
         "bucle_ms": statistics.median(loop),
         "curso_ms": statistics.median(course),
-        "proporcion": statistics.median(loop) / statistics.median(course),
+        "proporcion": ratio.value,
+        "ic_bajo": ratio.low,
+        "ic_alto": ratio.high,
         "repeticiones": repetitions,
     }

@@ -301,10 +301,16 @@ def test_the_stopwatch_sentence_follows_its_figures():
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(getattr(obj, "data", "")))
-        vista.bucle({"bucle_ms": 1.0, "curso_ms": 1.02, "proporcion": 0.98, "repeticiones": 5})
-        vista.bucle({"bucle_ms": 1.0, "curso_ms": 2.0, "proporcion": 0.5, "repeticiones": 5})
+        same = {"bucle_ms": 1.0, "curso_ms": 1.02, "proporcion": 0.98, "ic_bajo": 0.97, "ic_alto": 1.01}
+        vista.bucle({**same, "repeticiones": 20})
+        vista.bucle({**same, "ic_bajo": 0.45, "ic_alto": 0.55, "proporcion": 0.5, "repeticiones": 20})
+        vista.bucle({**same, "ic_bajo": 0.8, "ic_alto": 1.3, "repeticiones": 20})
+        vista.bucle({**same, "repeticiones": 5})  # below the minimum n: no reading, whatever the figures
     assert "def time_launches" in shown[0]
-    assert "la misma cifra" in shown[1] and "la misma cifra" not in shown[3]
+    assert "la misma cifra" in shown[1]
+    assert "mide menos que el cronómetro" in shown[3] and "la misma cifra" not in shown[3]
+    assert "no se distingue hacia qué lado" in shown[5]
+    assert "la misma cifra" not in shown[7] and "mide" not in shown[7].split("proporción")[-1]
 
 
 def test_the_stopwatch_gives_the_course_figure_in_the_same_run():
@@ -314,7 +320,7 @@ def test_the_stopwatch_gives_the_course_figure_in_the_same_run():
     outweigh it as it could a bare `true` of 1 ms."""
     work = ["sh", "-c", "i=0; while [ $i -lt 3000 ]; do i=$((i + 1)); done"]
     out = arranque.side_by_side(work, repetitions=30)
-    assert 0.5 < out["proporcion"] < 2.0
+    assert 0.5 < out["proporcion"] < 2.0 and out["ic_bajo"] <= out["proporcion"] <= out["ic_alto"]
 
 
 def test_a_quick_run_below_the_minimum_says_it_shows_figures_without_verdicts(tmp_path, monkeypatch):
