@@ -58,7 +58,8 @@ DOCKER_UNPRIVILEGED = (
 
 @dataclass
 class Config(Params):
-    repeticiones: int = param(6, "Repeticiones", minimum=1, maximum=100)
+    # 9: 6 to 8 rounds give the order-statistic interval [min, max]; 9 drops the extremes (stats.order_k)
+    repeticiones: int = param(9, "Repeticiones", minimum=1, maximum=100)
     calentamiento: int = param(1, minimum=0, maximum=20)
     niveles: list = param([1, 2, 3], "Niveles", kind="multi", options=LEVELS)
     motores: list = param(["docker", "podman"], "Motores", options=eng.CONTAINER_ENGINES, allow_empty=True)
