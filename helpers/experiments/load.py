@@ -117,6 +117,8 @@ class Screen:
             return [self.judged(c) for c in claim]
         if claim is None or not self.varied or claim.n < stats.MIN_N or stats.any_nan(claim.value):
             return claim
+        if not claim.said.moved_by_cpu:
+            return claim  # memory, a size, a count: CPU load does not move it
         if self.run_wide and (claim.screened or not (claim.estimate.paired or claim.detail.get("rondas"))):
             return claim  # screened on its own rounds already, or no rounds to screen
         if self.loaded:

@@ -120,6 +120,9 @@ class Said:
     ref: Ref | None = None
     figure: object | None = None  # a figures.Figure (figures imports this module, never the reverse)
     undecidable: str = ""  # why no reasonable n decides it (Spanish, from a simulation): no verdict
+    # False: its figure is memory, a size on disk, a count or a kernel constant, which the CPU load of the
+    # rest of the machine does not move: the load gate leaves it alone (experiments/load.py)
+    moved_by_cpu: bool = True
 
     def __post_init__(self) -> None:
         if self.kind:

@@ -120,7 +120,7 @@ def test_other_ticks_count_cpu_time_deltas_a_new_process_whole_and_a_reused_pid_
     assert other_work.other_ticks(start, reused, me) == 1 + 5 + 7
 
 
-def _run(pressure, other, added):
+def _run(pressure, other, added, said=PODMAN_FASTER):
     rng = np.random.default_rng(5)
     rows = []
     for rep, (p, o, extra) in enumerate(zip(pressure, other, added, strict=True), start=1):
@@ -135,7 +135,7 @@ def _run(pressure, other, added):
     raw = pd.DataFrame(rows, columns=["engine", "rep", "metric", "value"]).assign(
         experiment="arranque", image="", variant="", unit="ms"
     )
-    (claim,) = fg.judge_all([PODMAN_FASTER], *results.split_run(raw, {"experiment": "arranque"}))
+    (claim,) = fg.judge_all([said], *results.split_run(raw, {"experiment": "arranque"}))
     return claim
 
 
@@ -158,3 +158,12 @@ def test_a_load_that_stays_the_whole_run_leaves_no_verdict_and_says_whose_cpu():
 def test_a_burst_of_other_work_leaves_the_figure_to_the_rounds_without_it():
     claim = _run([20] * 10, [0] * 7 + [40] * 3, [0] * 7 + [80] * 3)
     assert claim.status == vd.SE_CONFIRMA and claim.n == 7 and claim.detail["rondas_tranquilas"] == 7
+
+
+def test_a_figure_cpu_load_does_not_move_is_not_gated_by_it():
+    """Memory, a size, a count (Said.moved_by_cpu=False): the same loaded run keeps its verdict."""
+    loaded = [30 + d for d in (0, 1, -1, 0.5, 0, -0.5, 1, 0, 0.5, -1)]
+    memory = PODMAN_FASTER.but(key="memoria", moved_by_cpu=False)
+    assert _run([20] * 10, loaded, [0] * 10).status == vd.BAJO_CARGA
+    claim = _run([20] * 10, loaded, [0] * 10, said=memory)
+    assert claim.status == vd.SE_CONFIRMA and "carga_metrica" not in claim.detail

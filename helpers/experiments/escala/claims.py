@@ -95,6 +95,7 @@ FLAT = chapter(
     where="experimento 2, «Análisis», «Memoria cgroup»",
     claimed=1.0,
     kind="no_difference",
+    moved_by_cpu=False,
 )
 SAID = (
     # «184 MB / 1.8 MB ≈ 102 contenedores»: dockerd alone against one conmon per container (RSS).
@@ -104,6 +105,7 @@ SAID = (
         where=DAEMON_TAX,
         claimed=SEED_CROSSOVER,
         kind="about",
+        moved_by_cpu=False,
         quantity="RSS de dockerd ÷ RSS de un conmon (la cuenta del capítulo, con tus datos)",
         unit="",
         note="La cuenta deja fuera containerd, el shim de cada contenedor de Docker y los cgroups: la factura completa que calcula el cuaderno 02 (con RSS y con PSS) es la corrección del curso.",
@@ -138,6 +140,7 @@ SAID = (
         where=DAEMON_TAX,
         claimed=1.0,
         kind="no_difference",
+        moved_by_cpu=False,
         quantity="RSS de dockerd con contenedores ÷ sin ninguno",
         figure=Custom(fixed_claim),
     ),
@@ -148,6 +151,7 @@ SAID = (
         where=AT_20,
         claimed=97 / 437,
         kind="about",
+        moved_by_cpu=False,
         ref=at_20_in_table("memoria_cgroup_por_contenedor"),
         quantity="Podman/Docker de la memoria por contenedor (la vista de `stats`)",
         figure=at_20("memoria_stats_por_contenedor"),
