@@ -392,3 +392,14 @@ def layout_problems(fig) -> list[str]:
                 problems.append(f"la leyenda «{legend.get_texts()[0].get_text()}» tapa un punto")
                 break
     return list(dict.fromkeys(problems))
+
+
+def capture_figures(monkeypatch) -> list:
+    """The figures the views show (helpers.view.figuras.show_figure), in order, left open and drawn so
+    that the test can read them; the caller closes them (plt.close("all"))."""
+    from helpers.view import figuras
+
+    figures: list = []
+    monkeypatch.setattr(figuras, "display", lambda fig, **k: figures.append(fig))
+    monkeypatch.setattr(figuras, "close_figure", lambda fig: None)
+    return figures

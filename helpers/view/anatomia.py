@@ -37,7 +37,7 @@ from .common import (
     table,
     too_few_banner,
 )
-from .figuras import fit, legend_outside
+from .figuras import fit, legend_outside, show_figure
 
 ENGINE_COLOR = {"bare": "#4c72b0", "docker": "#dd8452", "podman": "#55a868"}
 PART_COLOR = {
@@ -166,7 +166,7 @@ def grafico(resultado: Resultado) -> None:
         fontsize=11,
     )
     fit(fig)
-    plt.show()
+    show_figure(fig)
 
 
 @needs_result
@@ -257,7 +257,7 @@ def cascada(resultado: Resultado) -> None:
     ax.set_title("¿En qué se va el arranque?", fontsize=14)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, fontsize=10, frameon=False)
     fit(fig)
-    plt.show()
+    show_figure(fig)
     w = pd.concat(frames, ignore_index=True)
     out = pd.DataFrame(
         {
@@ -381,7 +381,7 @@ def cadena(resultado: Resultado) -> None:
             fontsize=14,
         )
         fit(fig)
-        plt.show()
+        show_figure(fig)
         network = network_costs(resultado.df).get(engine)
         markdown(frases.chain_sentence(split, engine, resultado.meta, network))
         if info.get(engine, {}).get("lost_events"):

@@ -50,6 +50,7 @@ from .common import (
     table,
     too_few_banner,
 )
+from .figuras import show_figure
 
 VARIANT_LABEL = {
     "proceso": "proceso real (`echo ok` como programa)",
@@ -167,7 +168,7 @@ def grafico(resultado: Resultado) -> None:
     ax.set_title("Cada repetición es un punto; la barra negra es la mediana")
     ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout()
-    plt.show()
+    show_figure(fig)
 
 
 def _bare_ci(df, meta, a: str, b: str) -> tuple[float, float, float]:

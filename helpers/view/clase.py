@@ -34,7 +34,7 @@ from .common import (
     significant,
     table,
 )
-from .figuras import fit
+from .figuras import fit, show_figure
 
 COMBO_COLUMNS = ["engine", "role", "variant"]
 # Spanish names for the columns a table shows (never a raw column name on the page).
@@ -596,7 +596,7 @@ def _ratio_plot(
         )
         fit(fig)
         figures.append(fig)
-        plt.show()
+        show_figure(fig)
     return figures
 
 

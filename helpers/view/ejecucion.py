@@ -50,7 +50,7 @@ from .common import (
     table,
     too_few_banner,
 )
-from .figuras import fit, legend_outside
+from .figuras import fit, legend_outside, show_figure
 from .panel import Preset
 
 READING_COLOR = {  # else gray: an IC that holds 0 %, or «casi igual»
@@ -245,7 +245,7 @@ def _grafico_repeticiones(resultado: Resultado) -> None:
         "Cada repetición: el comando completo frente al trabajo medido dentro del entorno", fontsize=13
     )
     fit(fig)
-    plt.show()
+    show_figure(fig)
 
 
 def _limits(part: pd.DataFrame) -> tuple[float, float]:
@@ -321,7 +321,7 @@ def _grafico_sobrecarga(resultado: Resultado) -> None:
         fontsize=12,
     )
     fit(fig)
-    plt.show()
+    show_figure(fig)
 
 
 # ---------------------------------------------------------------- verdicts

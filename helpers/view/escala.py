@@ -54,6 +54,7 @@ from .escala_frases import (
     launch_options,
     same_way,
 )
+from .figuras import show_figure
 from .panel import Preset
 
 
@@ -311,7 +312,7 @@ def grafico(resultado: Resultado) -> None:
     for ax in axes:
         ax.legend(title="motor")
     fig.tight_layout()
-    plt.show()
+    show_figure(fig)
 
 
 @needs_result
@@ -415,7 +416,7 @@ def grafico_memoria(resultado: Resultado) -> None:
         ax2.set_ylim(bottom=0)
         ax2.legend(fontsize=10)
     fig.tight_layout()
-    plt.show()
+    show_figure(fig)
 
 
 def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:

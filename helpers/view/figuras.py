@@ -1,5 +1,6 @@
 """How every chart of the course is laid out once drawn (views call `fit(fig)` instead of
-`fig.tight_layout()`, and `legend_outside(ax)` for a legend that would cover the data).
+`fig.tight_layout()`, and `legend_outside(ax)` for a legend that would cover the data), and shown:
+`show_figure(fig)` instead of `plt.show()`, with an alternative text from the figure's own words (`description`).
 
 `fit` leaves nothing over anything else: tick labels that would overlap are wrapped at their spaces,
 else written upright as they were (a log axis's minor labels are dropped first); a name written beside a
@@ -13,6 +14,8 @@ from __future__ import annotations
 import textwrap
 
 import numpy as np
+from IPython.display import display
+from matplotlib.pyplot import close as close_figure
 from matplotlib.ticker import NullFormatter
 
 ROTATION = 90  # degrees, for tick labels that do not fit even wrapped
@@ -185,3 +188,47 @@ def legend_outside(ax, *args, **kwargs):
     kwargs.setdefault("bbox_to_anchor", (1.01, 1.0))
     kwargs.setdefault("borderaxespad", 0.0)
     return ax.legend(*args, **kwargs)
+
+
+# ---------------------------------------------------------------- showing it, with a description
+ALT_LENGTH = 300  # characters of alternative text: its title, its axes, what its legend names
+
+
+def description(fig) -> str:
+    """The figure's alternative text in Spanish, from its own words: its title(s), each panel's axes
+    and the names in its legends («Gráfico: ¿En qué se va el arranque? Eje x: …; eje y: …; leyenda:
+    Docker, Podman»). Never empty: «Gráfico del curso» when it has no words."""
+    parts = []
+    title = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) else ""
+    if title:
+        parts.append(title)
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        words = [ax.get_title()]
+        if ax.get_xlabel():
+            words.append(f"eje x: {ax.get_xlabel()}")
+        if ax.get_ylabel():
+            words.append(f"eje y: {ax.get_ylabel()}")
+        legend = ax.get_legend()
+        if legend is not None:
+            names = [t.get_text() for t in legend.get_texts() if t.get_text()]
+            if names:
+                words.append("leyenda: " + ", ".join(names))
+        parts.append("; ".join(w for w in words if w))
+    for legend in getattr(fig, "legends", []):
+        names = [t.get_text() for t in legend.get_texts() if t.get_text()]
+        if names:
+            parts.append("leyenda: " + ", ".join(names))
+    text = " ".join(" ".join(p for p in parts if p).split())
+    if not text:
+        return "Gráfico del curso"
+    text = "Gráfico: " + text
+    return text if len(text) <= ALT_LENGTH else text[: ALT_LENGTH - 1].rsplit(" ", 1)[0] + "…"
+
+
+def show_figure(fig) -> None:
+    """Show a drawn figure once, with its alternative text (`description`) in the output's metadata,
+    which the course's HTML writes as the image's «alt» (helpers/templates/curso); then close it."""
+    display(fig, metadata={"image/png": {"alt": description(fig)}})
+    close_figure(fig)

@@ -12,6 +12,7 @@ from ..experiments.llamadas.claims import SEED_DIFFERENCE_NS
 from ..experiments.llamadas.probe import OPERATIONS
 from ..experiments.runner import Resultado
 from .common import fmt, markdown, significant
+from .figuras import show_figure
 
 COLOR = {"bare": "tab:gray", "docker": "tab:blue", "podman": "tab:purple"}
 OPERACION_CORTA = {
@@ -58,7 +59,7 @@ def capas(resultado: Resultado, operacion: str) -> None:
     ax.set_title(title, fontsize=13)
     ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout()
-    plt.show()
+    show_figure(fig)
 
 
 def operaciones(resultado: Resultado, operacion: str) -> None:
@@ -96,7 +97,7 @@ def operaciones(resultado: Resultado, operacion: str) -> None:
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=11)
     ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout()
-    plt.show()
+    show_figure(fig)
 
 
 def anidamiento(resultado: Resultado, operacion: str) -> None:
@@ -135,4 +136,4 @@ def anidamiento(resultado: Resultado, operacion: str) -> None:
     ax.legend(fontsize=11)
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    plt.show()
+    show_figure(fig)

@@ -47,6 +47,7 @@ from .common import (
     too_few_banner,
     verdict_words,
 )
+from .figuras import show_figure
 from .panel import Preset
 
 SERVIDOR = {k: s.label for k, s in servers.SERVERS.items()}
@@ -202,7 +203,7 @@ def grafico(resultado: Resultado) -> None:
     ax.legend(fontsize=11, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)  # off the bars
     ax.set_title("¿Cuántas peticiones atiende el mismo servidor por cada camino de red?", fontsize=14)
     fig.tight_layout()
-    plt.show()
+    show_figure(fig)
 
 
 def _thousands():
@@ -243,7 +244,7 @@ def grafico_cpu(resultado: Resultado) -> None:
     ax.legend(fontsize=11, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=4, frameon=False)
     ax.set_title(f"¿Dónde se van los ciclos? ({SERVIDOR.get(server, server)})", fontsize=14)
     fig.tight_layout()
-    plt.show()
+    show_figure(fig)
 
 
 # ------------------------------------------------------------------ verdicts and reference

@@ -31,6 +31,7 @@ from .common import (
     table,
     too_few_banner,
 )
+from .figuras import show_figure
 from .numbers import decimals_for, significant
 
 METRIC_LABEL = {
@@ -201,7 +202,7 @@ def grafico(resultado: Resultado) -> None:
     _strip(ax, df, kinds.ARRANQUE, "tiempo hasta «listo» (ms, escala logarítmica)", log=True)
     ax.set_title("Arranque: cada punto es una instancia nueva; la barra negra, la mediana", fontsize=13)
     fig.tight_layout()
-    plt.show()
+    show_figure(fig)
 
 
 @needs_result
@@ -241,7 +242,7 @@ def grafico_memoria(resultado: Resultado) -> None:
     right.set_title("Tocar y liberar un bloque dentro de la instancia", fontsize=13)
     right.legend(fontsize=10, loc="lower right")
     fig.tight_layout()
-    plt.show()
+    show_figure(fig)
 
 
 @needs_result
@@ -266,7 +267,7 @@ def grafico_gzip(resultado: Resultado) -> None:
     ax.set_xlabel("tiempo de gzip × bare metal (barra: IC 95 %)", fontsize=12)
     ax.set_title("Trabajo de CPU: 1 = igual que sin contenedor", fontsize=13)
     fig.tight_layout()
-    plt.show()
+    show_figure(fig)
     markdown(workload.sentence(resultado.meta.get("gzip")))
 
 
@@ -285,7 +286,7 @@ def _per_instance(
     ax.set_xlim(left=0)
     ax.set_title(f"{title}; la barra negra, la mediana", fontsize=13)
     fig.tight_layout()
-    plt.show()
+    show_figure(fig)
     return True
 
 

@@ -15,6 +15,7 @@ from ..experiments.runner import Resultado
 from ..experiments.sistema_vm import kinds, workload
 from ..experiments.sistema_vm.analysis import arm_values, density_levels, overcommit_of, summarize
 from .common import fmt, fmt_ratio, markdown, show, table
+from .figuras import show_figure
 
 NOT_COMPARABLE = "emulada (TCG): no comparable"
 
@@ -144,7 +145,7 @@ def grafico(resultado: Resultado, colors: dict[str, str]) -> None:
     handles, names = axes[0].get_legend_handles_labels()
     fig.legend(handles, names, fontsize=10, loc="lower center", ncol=len(names))
     fig.tight_layout(rect=(0, 0.08, 1, 1))
-    plt.show()
+    show_figure(fig)
 
 
 def memoria(resultado: Resultado) -> None:

@@ -487,11 +487,12 @@ def test_forty_machines_fit_a_screen_and_outliers_are_named(big_class, monkeypat
     import matplotlib.pyplot as plt
 
     from helpers.view import clase as vista
+    from tests.support import capture_figures
 
-    shown, drawn = [], []
+    shown = []
     monkeypatch.setattr(vista, "show", lambda obj: shown.append(obj))
     monkeypatch.setattr(vista, "markdown", lambda text: shown.append(text))
-    monkeypatch.setattr(plt, "show", lambda: drawn.append(plt.gcf()))
+    drawn = capture_figures(monkeypatch)
     c = clase.recolectar(big_class)
     # the metric is named by its experiment's own CLASS_LABELS (no central table of labels)
     monkeypatch.setitem(experiments.get("arranque").CLASS_LABELS, "arranque", "arranque de «echo ok»")
@@ -706,12 +707,13 @@ def test_a_demo_class_shows_its_figures_labelled_and_no_verdict(tmp_path, monkey
     import matplotlib.pyplot as plt
 
     from helpers.view import clase as vista
+    from tests.support import capture_figures
 
-    shown, drawn = [], []
+    shown = []
     monkeypatch.setattr(vista, "show", lambda obj: shown.append(obj))
     monkeypatch.setattr(vista, "markdown", lambda text: shown.append(text))
     monkeypatch.setattr(vista, "table", lambda df, caption=None: (df, caption))
-    monkeypatch.setattr(plt, "show", lambda: drawn.append(plt.gcf()))
+    drawn = capture_figures(monkeypatch)
     c = clase.recolectar(clase.demo(tmp_path / "demo"))
     comparacion = vista.frente_a_referencia(c)
     vista.frente_a_referencia_detalle(c, comparacion)

@@ -204,11 +204,12 @@ def test_the_page_escapes_every_hostile_string(hostile, monkeypatch):
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
     from helpers.view import clase as vista
+    from tests.support import capture_figures
 
-    pages, figures = [], []
+    pages = []
     monkeypatch.setattr(vista, "show", lambda obj: pages.append(obj.to_html()))
     monkeypatch.setattr(vista, "markdown", lambda text: pages.append(markdown2html_mistune(text)))
-    monkeypatch.setattr(plt, "show", lambda: figures.append(plt.gcf()))
+    figures = capture_figures(monkeypatch)
     c = clase.recolectar(hostile)
     vista.encabezado(c)
     vista.maquinas(c)

@@ -16,15 +16,14 @@ from helpers.view import ejecucion as vista_ejecucion
 from helpers.view.figuras import fit, legend_outside
 from tests.experiments.anatomia.test_unit import _synthetic as anatomia_rows
 from tests.experiments.ejecucion.test_unit import _full_run
-from tests.support import layout_problems
+from tests.support import capture_figures, layout_problems
 
 matplotlib.use("Agg")
 
 
 @pytest.fixture
 def drawn(monkeypatch):
-    figures = []
-    monkeypatch.setattr(plt, "show", lambda *a, **k: figures.append(plt.gcf()))
+    figures = capture_figures(monkeypatch)
     monkeypatch.setattr(IPython.display, "display", lambda *a, **k: None)
     yield figures
     plt.close("all")

@@ -32,6 +32,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from helpers import experiments, paths  # noqa: E402
 from helpers.experiments.runner import Resultado  # noqa: E402
+from helpers.view import figuras  # noqa: E402
+from tests.support import capture_figures  # noqa: E402
 
 JOBS = ("tabla", "grafico", "veredictos", "referencia", "comparacion")
 REQUIRED = ("tabla", "grafico", "veredictos", "comparacion")
@@ -247,7 +249,8 @@ def test_every_view_displays_a_real_run_and_returns_none(module, monkeypatch):
     monkeypatch.setenv("CURSO_RESULTADOS", str(run.results))  # views that read another notebook's run
     shown: list = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
-    monkeypatch.setattr(plt, "show", lambda *a, **k: shown.extend(plt.get_fignums()))
+    capture_figures(monkeypatch)
+    monkeypatch.setattr(figuras, "display", lambda fig, **k: shown.append(fig))  # the charts
     silent, returned = [], {}
     try:
         for name, func in public_functions(module).items():

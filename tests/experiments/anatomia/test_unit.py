@@ -404,11 +404,12 @@ def _rendered(monkeypatch, fn, resultado) -> str:
 
     matplotlib.use("Agg")
     from helpers.view import anatomia as vista
+    from helpers.view import figuras
 
     out: list[str] = []
     monkeypatch.setattr(vista, "markdown", lambda text: out.append(text or ""))
     monkeypatch.setattr(vista, "show", lambda obj: out.append(getattr(obj, "to_html", lambda: str(obj))()))
-    monkeypatch.setattr(vista.plt, "show", lambda: vista.plt.close("all"))
+    monkeypatch.setattr(figuras, "display", lambda *a, **k: None)  # the charts (figuras.show_figure)
     fn(resultado)
     return "\n".join(out)
 

@@ -32,10 +32,10 @@ from helpers.experiments.ejecucion.analysis import (
 )
 from helpers.experiments.ejecucion.analysis import reading as ejecucion_reading
 from helpers.experiments.ejecucion.arms import WORKLOAD_NAMES
-from helpers.view import common  # noqa: E402
+from helpers.view import common, figuras  # noqa: E402
 from helpers.view import ejecucion as vista  # noqa: E402
 from helpers.view import ejecucion_frases as frases  # noqa: E402
-from tests.support import assert_round_rows_change_nothing, write_run
+from tests.support import assert_round_rows_change_nothing, capture_figures, write_run
 
 claims_mod = importlib.import_module(
     "helpers.experiments.ejecucion.claims"
@@ -611,7 +611,7 @@ def _full_run(tmp_path, container_scale=1.1, files_scale=1.6) -> runner.Resultad
 def test_each_view_displays_itself_and_returns_none(view, which, tmp_path, monkeypatch):
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
-    monkeypatch.setattr(vista.plt, "show", lambda: shown.append(vista.plt.gcf()) or vista.plt.close("all"))
+    monkeypatch.setattr(figuras, "display", lambda fig, **k: shown.append(fig))  # the charts
     args = (which,) if which else ()
     assert view(_full_run(tmp_path), *args) is None
     assert shown and not any(isinstance(obj, str) and "Aún no hay resultados" in obj for obj in shown)
@@ -696,7 +696,7 @@ def test_every_chart_fits_a_screen(which, tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
     sizes = []
-    monkeypatch.setattr(plt, "show", lambda: sizes.append(tuple(plt.gcf().get_size_inches())))
+    monkeypatch.setattr(figuras, "display", lambda fig, **k: sizes.append(tuple(fig.get_size_inches())))
     monkeypatch.setattr(IPython.display, "display", lambda *a, **k: None)
     vista.grafico(_full_run(tmp_path), which)
     plt.close("all")
@@ -738,8 +738,7 @@ def test_the_repetitions_chart_lists_every_workload_in_one_order_with_level_labe
 
     run = _full_run(tmp_path)
     shuffled = runner.Resultado("ejecucion", run.df.sample(frac=1.0, random_state=3), tmp_path, run.meta)
-    figures = []
-    monkeypatch.setattr(plt, "show", lambda: figures.append(plt.gcf()))
+    figures = capture_figures(monkeypatch)
     monkeypatch.setattr(IPython.display, "display", lambda *a, **k: None)
     vista.grafico(shuffled)
     (fig,) = figures

@@ -31,8 +31,15 @@ from helpers.experiments.llamadas import probe as llamadas_probe
 from helpers.experiments.llamadas.claims import SEED_DIFFERENCE_NS, SOURCE, exec_claims
 from helpers.experiments.llamadas.probe import OPERATIONS, PROBE, WALL_SUFFIX
 from helpers.experiments.runner import Resultado  # noqa: E402
-from helpers.view import common  # noqa: E402
-from tests.support import assert_round_rows_change_nothing, write_run
+from helpers.view import (
+    common,  # noqa: E402
+    figuras,  # noqa: E402
+)
+from tests.support import (
+    assert_round_rows_change_nothing,
+    capture_figures,  # noqa: E402
+    write_run,
+)
 
 # The packages' `claims` is the contract's function; the declarations live in their claims modules.
 said = importlib.import_module("helpers.experiments.llamadas.claims")
@@ -568,7 +575,8 @@ def test_compare_puts_the_documents_ratios_next_to_this_run():
 def shown(monkeypatch):
     out: list = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: out.append(obj))
-    monkeypatch.setattr(plt, "show", lambda *a, **k: out.extend(plt.get_fignums()))
+    capture_figures(monkeypatch)
+    monkeypatch.setattr(figuras, "display", lambda fig, **k: out.append(fig))  # the charts, in order
     yield out
     plt.close("all")
 

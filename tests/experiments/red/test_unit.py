@@ -911,11 +911,11 @@ def test_the_main_chart_legend_hides_no_bar(monkeypatch, tmp_path):
     import matplotlib.pyplot as plt
 
     from helpers.view import red as vista
+    from tests.support import capture_figures
 
-    figs = []
-    monkeypatch.setattr(plt, "show", lambda *a, **k: figs.extend(plt.get_fignums()))
+    figs = capture_figures(monkeypatch)
     vista.grafico(Resultado("red", synthetic(nat=99_000), tmp_path, {}))  # the last arm as long as native
-    fig = plt.figure(figs[-1])
+    fig = figs[-1]
     fig.canvas.draw()
     ax = fig.axes[0]
     box = ax.get_legend().get_window_extent()
