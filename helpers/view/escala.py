@@ -240,7 +240,9 @@ def _ratio_cells(c: pd.DataFrame, prefix: str) -> list[str]:
 @needs_result
 def comparacion(resultado: Resultado) -> None:
     """This machine next to the chapter's at the same N, and the sentence that reads the table."""
-    c = compare(resultado.df, resultado.meta, reference.load("escala"))
+    c = compare(
+        resultado.df, resultado.meta, reference.load("escala"), escala.claims(resultado.df, resultado.meta)
+    )
     if c["n"].isna().all():
         markdown("_Faltan Docker o Podman con la misma N para comparar con el capítulo._")
         return

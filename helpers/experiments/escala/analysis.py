@@ -4,6 +4,8 @@ conditions (its claims on launch times need them), and its growth with N beside 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -377,10 +379,14 @@ def _process_metric(engine_name: str) -> str:
     return "rss_daemon" if engine_name == "docker" else "rss_conmon_total"
 
 
-def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.DataFrame:
+def compare(
+    df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame, judged: Sequence = ()
+) -> pd.DataFrame:
     """Live figures next to the chapter's at one N (the largest this run measured both engines at,
     where the chapter has it too: 20 by default), with Podman/Docker. The live ratio's IC 95 %
     resamples this run's rounds; the chapter published one figure per N, shown as it is (no interval).
+    `judged`: the run's claims (escala.claims), so that a row takes the status of the claim judged on
+    its figure (`one_status`).
 
     KB per container: the chapter read `stats`, so the live side uses the same view (usage minus inactive
     file cache). Process memory: dockerd for Docker, all conmon for Podman."""
@@ -415,9 +421,7 @@ def compare(df: pd.DataFrame, meta: dict | None, reference: pd.DataFrame) -> pd.
     out = pd.DataFrame(rows)
     if out.empty:
         return out
-    from .claims import claims  # claims reads this module: imported when used
-
-    return one_status(out, claims(df, meta))
+    return one_status(out, judged)
 
 
 # The claim judged on the same figure as a row of `compare`: one status per figure on the page.
