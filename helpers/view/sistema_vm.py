@@ -443,24 +443,9 @@ def _frase_memoria(df: pd.DataFrame, claims: dict) -> str:
             what = "lo retuvo en unas instancias y en otras no"
         parts.append(
             f"{_etiqueta(variant)[:1].upper()}{_etiqueta(variant)[1:]}: tras liberar el bloque, el host seguía "
-            f"con el {fmt_pct(held, 1, sign=False)} (mediana de {instancias(claim)}): {what}."
+            f"con el {fmt_pct(held, 1, sign=False)} (mediana de {densidad_vista.observed_instances(claim)}): {what}."
         )
     return " ".join(parts)
-
-
-PHASE_WORDS = {"reposo": "en reposo", "densidad": "a la vez en la fase de densidad"}
-
-
-def instancias(claim) -> str:
-    """How many instances a touch-and-free claim observed, and in which phase: «5 instancias: 1 en reposo
-    y 4 a la vez en la fase de densidad»."""
-    detail = claim.detail or {}
-    n = len(detail.get("retenida_pct") or [])
-    said = f"{n} {'instancia' if n == 1 else 'instancias'}"
-    phases = detail.get("por_fase") or {}
-    if len(phases) < 2:
-        return said + (f" {PHASE_WORDS[next(iter(phases))]}" if phases else "")
-    return said + ": " + " y ".join(f"{count} {PHASE_WORDS[phase]}" for phase, count in phases.items())
 
 
 def _frase_disco(df: pd.DataFrame) -> str:

@@ -188,3 +188,18 @@ def memoria(resultado: Resultado) -> None:
                 else ""
             )
         )
+
+
+PHASE_WORDS = {"reposo": "en reposo", "densidad": "a la vez en la fase de densidad"}
+
+
+def observed_instances(claim) -> str:
+    """How many instances a touch-and-free claim observed, and in which phase: «5 instancias: 1 en reposo
+    y 4 a la vez en la fase de densidad»."""
+    detail = claim.detail or {}
+    n = len(detail.get("retenida_pct") or [])
+    said = f"{n} {'instancia' if n == 1 else 'instancias'}"
+    phases = detail.get("por_fase") or {}
+    if len(phases) < 2:
+        return said + (f" {PHASE_WORDS[next(iter(phases))]}" if phases else "")
+    return said + ": " + " y ".join(f"{count} {PHASE_WORDS[phase]}" for phase, count in phases.items())

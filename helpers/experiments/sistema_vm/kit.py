@@ -19,7 +19,7 @@ from ...experiments.sistema_vm.kinds import (
     kind_label,
 )
 from ...view import common
-from ...view.sistema_vm import instancias
+from ...view.sistema_vm_densidad import observed_instances
 from ..kit import Facts, run_tag
 
 FACTS = ("disco", "memoria", "disponible", "arranque", "gzip", "lxd")
@@ -68,7 +68,7 @@ def _memory(claims: dict, res, tag: str) -> str:
             parts.append(
                 f"{kind_label(claim.detail['tipo'])}, el "
                 f"{common.fmt_pct(float(np.median(kept)), 1, sign=False)} "
-                f"(mediana de {instancias(claim)})"
+                f"(mediana de {observed_instances(claim)})"
             )
     if not parts:
         return ""
