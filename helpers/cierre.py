@@ -438,7 +438,12 @@ class BottomLine:
 def chapter_launch(root=None) -> dict | None:
     """The launch the chapter set beside its bottom line (`docker run --rm` with the default network,
     ubuntu if measured), from 01's latest run."""
-    run = experiments.read_run(THIS, "arranque", root)
+    row = _docker_launch(experiments.read_run(THIS, "arranque", root))
+    return None if row is None else row.to_dict()
+
+
+def _docker_launch(run: Resultado | None) -> pd.Series | None:
+    """01's summary row of `docker run --rm` with the default network (ubuntu if measured), or None."""
     if run is None or run.df.empty:
         return None
     table = summarize(run.df, run.meta)
@@ -446,7 +451,7 @@ def chapter_launch(root=None) -> dict | None:
     if docker.empty:
         return None
     ubuntu = docker[docker["role"] == "ubuntu"]
-    return (ubuntu if len(ubuntu) else docker).iloc[0].to_dict()
+    return (ubuntu if len(ubuntu) else docker).iloc[0]
 
 
 def bottom_line(root=None) -> BottomLine:
@@ -511,14 +516,9 @@ JUDGED_ON_FIGURE = (
 def _launch_reading(run: Resultado | None) -> Reading | None:
     """01's `docker run --rm` (default network, ubuntu if measured) over `echo ok` as a new process,
     paired by round, as 01's own table gives it (summarize's × bare metal)."""
-    if run is None or run.df.empty:
+    r = _docker_launch(run)  # without an interval: SIN_DATOS, and its n
+    if r is None:
         return None
-    table = summarize(run.df, run.meta)
-    docker = table[(table["engine"] == "docker") & (table["variant"] == CONTAINER_VARIANT)]
-    if docker.empty:
-        return None
-    ubuntu = docker[docker["role"] == "ubuntu"]
-    r = (ubuntu if len(ubuntu) else docker).iloc[0]  # without an interval: SIN_DATOS, and its n
     estimate = stats.Estimate(r["x_bare"], r["x_bare_ic_bajo"], r["x_bare_ic_alto"], int(r["n"]), paired=True)
     if bool(r["base_inestable"]):  # the process it is divided by is not one figure: 01 says «repite»
         return Reading(estimate, verdict.INESTABLE, str(r["role"]))
