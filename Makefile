@@ -56,8 +56,8 @@ test-sinroot: setup
 	$(BIN)/python -m pytest -ra -m sinroot $(PYTEST_ARGS)
 
 # The students' usual host (issue 24): a Debian 13 VM with cgroup v2, Docker 26 and Podman 5 (QEMU, no
-# network) runs notebook 00 and the quick profile of 01, 02 and 03 (the first class) as root and as a
-# student without root.
+# network) runs notebook 00 and the quick profile of the first class (02 and 03 as root; 01, 02 and 03 as a
+# student without root).
 # Built once into ~/.cache/curso-contenedores/huesped; needs root. `make test` runs these tests too: the
 # guest starts in the background when the session begins (tests/conftest.py) and they judge it last.
 test-huesped: setup

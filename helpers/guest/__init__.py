@@ -12,8 +12,9 @@
   QEMU is a child process group the run owns and kills on success, error, Ctrl-C and timeout.
 - capa.py imports the course's images once into a cached layer of the disk (one boot); run.py is a
   whole course run on that layer, one at a time on a machine, its folder kept in the cache.
-- Inside, guest.sh runs the course's own code: notebook 00 and the quick profile of 01, 02 and 03 (the
-  first class) headless (python -m helpers.course), as root (Docker, Podman) and as «alumno» (rootless Podman).
+- Inside, guest.sh runs the course's own code: notebook 00 and the quick profile of the first
+  class headless (python -m helpers.course): 02 and 03 as root (Docker, Podman), 01, 02 and 03 as «alumno»
+  (rootless Podman).
 """
 
 from __future__ import annotations

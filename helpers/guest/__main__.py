@@ -17,8 +17,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m helpers.guest",
         description=(
-            "Corre el cuaderno 00 y el perfil rápido de 01, 02 y 03 (la primera clase) en una VM Debian 13 "
-            "con cgroups v2."
+            "Corre el cuaderno 00 y el perfil rápido de la primera clase (02 y 03 como root; 01, 02 y 03 "
+            "como «alumno») en una VM Debian 13 con cgroups v2."
         ),
     )
     parser.add_argument(
