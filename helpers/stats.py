@@ -350,11 +350,6 @@ def summarize(data) -> Summary:
     return Summary(int(arr.size), ci.value, q1, q3, float(arr.min()), ci.low, ci.high)
 
 
-def intervals_overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
-    """True when the closed intervals a and b share at least one point."""
-    return bool(max(a[0], b[0]) <= min(a[1], b[1]))
-
-
 UNSTABLE_SPREAD = 0.5  # IQR / median above this: the measurement is too spread out to summarise
 
 

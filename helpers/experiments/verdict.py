@@ -277,6 +277,15 @@ def side(low: float, high: float, n: int | None, *, around: float = 1.0) -> str:
     return code
 
 
+def exceeds(low: float, high: float, n: int | None, *, than: float = 0.0) -> bool:
+    """Whether a figure with IC 95 % [low, high] over n repetitions lies above `than`, by the one rule:
+    the claim «more than `than`» (the margin (than, ∞)) confirmed. For «which of two weighs more»: the
+    paired difference of the two, round by round, above 0; intervals of the two side by side that merely
+    do not overlap are not this test (two medians' intervals can overlap while every round says the same
+    one is larger)."""
+    return reading(low, high, n, region=(than, INF)) == SE_CONFIRMA
+
+
 def repetitions_to_decide(
     value: float,
     low: float,

@@ -193,7 +193,7 @@ def fases(resultado: Resultado) -> None:
         }
     )
     show(table(out, "Fases del motor: un proceso del CLI por fase, igual en Docker y en Podman"))
-    markdown(frases.phases_sentence(s, resultado.meta))
+    markdown(frases.phases_sentence(resultado.df, s, resultado.meta))
 
 
 @needs_result

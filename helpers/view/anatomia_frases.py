@@ -11,7 +11,15 @@ import pandas as pd
 
 from .. import stats
 from ..experiments import anatomia, verdict
-from ..experiments.anatomia.analysis import engine_own_parts, has_storage, largest_part, runtime_top, series
+from ..experiments.anatomia.analysis import (
+    engine_own_parts,
+    has_storage,
+    largest_part,
+    lead_of,
+    phase_gap,
+    runtime_top,
+    series,
+)
 from ..experiments.anatomia.phases import PHASE_TOTAL, PHASES
 from ..experiments.anatomia.rungs import METRIC, NAMESPACES, RUNG_LABEL
 from ..experiments.runner import Resultado
@@ -68,9 +76,10 @@ def ladder_sentence(summary: pd.DataFrame, meta: dict | None) -> str:
     return " ".join(parts)
 
 
-def phases_sentence(phases: pd.DataFrame, meta: dict | None) -> str:
-    """Per engine, the phase that holds the most time (the summary's rows of the «fases» rung), said only
-    as far as the data allow: an unstable phase, or intervals that overlap, do not name a winner."""
+def phases_sentence(df: pd.DataFrame, phases: pd.DataFrame, meta: dict | None) -> str:
+    """Per engine, the phase that holds the most time (the summary's rows of the «fases» rung, from the
+    run's rows `df`), said only as far as the data allow: an unstable phase, or a lead over the next phase
+    that the rounds do not show (phase_gap, by the one rule), do not name a winner."""
     names = dict(PHASES)
     lines = []
     totals = phases[phases["metric"] == PHASE_TOTAL].set_index("engine")["mediana_ms"]
@@ -86,26 +95,29 @@ def phases_sentence(phases: pd.DataFrame, meta: dict | None) -> str:
         share = fmt_pct(100 * top["mediana_ms"] / total, 0, sign=False)
         figures = f"{fmt(top['mediana_ms'], 1, 'ms')} de {fmt(total, 1, 'ms')}, {share} {of_what}"
         rival = group.iloc[1] if len(group) > 1 else None
+        gap = phase_gap(df, engine, top["metric"], rival["metric"]) if rival is not None else None
         if top["inestable"]:
             lines.append(
                 f"- {who}: la mediana más alta es la de «{name}» ({figures}), pero esa medición es inestable "
                 f"(IQR {fmt_interval(top['q1_ms'], top['q3_ms'], 0, 'ms')}): repite antes de decir qué "
                 "fase pesa más."
             )
-        elif rival is not None and (
-            not _finite(top["ic_bajo_ms"], top["ic_alto_ms"], rival["ic_bajo_ms"], rival["ic_alto_ms"])
-            or stats.intervals_overlap(
-                (top["ic_bajo_ms"], top["ic_alto_ms"]), (rival["ic_bajo_ms"], rival["ic_alto_ms"])
-            )
-        ):
+        elif gap is not None and not verdict.exceeds(gap.low, gap.high, gap.n):
             lines.append(
-                f"- {who}: por la mediana, la fase más larga es «{name}» ({figures}), pero su IC 95 % se "
-                f"solapa con el de «{names[rival['metric']]}»: con estas repeticiones no se distingue cuál "
-                "pesa más."
+                f"- {who}: por la mediana, la fase más larga es «{name}» ({figures}), pero ronda a ronda "
+                f"dura {_lead(gap, 'ms')} más que «{names[rival['metric']]}»: con estas repeticiones no se "
+                "distingue cuál pesa más."
             )
         else:
             lines.append(f"- {who}: la fase más larga es «{name}» ({figures}).")
     return "\n".join(lines)
+
+
+def _lead(gap: stats.Estimate, unit: str) -> str:
+    """A lead that decides nothing, as the sentences give it: «+3 puntos [−2, +9]», or «sin IC 95 %»."""
+    if not gap.has_interval:
+        return f"{fmt_value_interval(gap, unit=unit)} (sin IC 95 %)"
+    return fmt_value_interval(gap, unit=unit)
 
 
 def waterfall_sentence(frames: list[pd.DataFrame], meta: dict | None) -> str:
@@ -128,8 +140,8 @@ def waterfall_sentence(frames: list[pd.DataFrame], meta: dict | None) -> str:
         else:
             text = (
                 f"- En {who}, por la mediana, la parte que más pesa es «{top['etiqueta']}» ({figure}), pero "
-                f"su IC se solapa con el de «{rival['etiqueta']}»: con estas repeticiones no se distingue "
-                "cuál pesa más."
+                f"ronda a ronda pesa {_lead(lead_of(top), 'pp')} más que «{rival['etiqueta']}»: con estas "
+                "repeticiones no se distingue cuál pesa más."
             )
         net = w[w["parte"] == "red"]
         if len(net) and net.iloc[0]["parte"] != top["parte"]:

@@ -10,6 +10,7 @@ import math
 import pandas as pd
 
 from ..experiments.anatomia import pod_analysis
+from ..experiments.anatomia.analysis import lead_of
 from ..experiments.anatomia.pod import ENGINE, GROUP
 from ..experiments.escala import EXPERIMENT as ESCALA
 from ..experiments.escala.analysis import fixed_memory, per_container
@@ -89,8 +90,8 @@ def launch_sentence(df: pd.DataFrame, meta: dict | None) -> str:
 
 
 def phase_sentence(df: pd.DataFrame) -> str:
-    """The phase that dominates a Pod's LAUNCH, with its share and IC, named only when its interval is
-    apart from the next phase's (pod_analysis.dominant_phase, 04's rule for the waterfall); ""
+    """The phase that dominates a Pod's LAUNCH, with its share and IC, named only when it weighs more
+    than the next phase round by round (pod_analysis.dominant_phase, 04's rule for the waterfall); ""
     without phases."""
     top, rival, separated = pod_analysis.dominant_phase(df)
     if top is None:
@@ -99,9 +100,10 @@ def phase_sentence(df: pd.DataFrame) -> str:
     if separated:
         text = f"La fase que domina es «{top['fase']}»: {figure}"
         return text + (f"; la siguiente, «{rival['fase']}», {_share(rival)}." if rival is not None else ".")
+    lead = fmt_value_interval(lead_of(top), unit="pp")
     return (
-        f"Por la mediana, la fase más larga es «{top['fase']}» ({figure}), pero su IC se solapa con el de "
-        f"«{rival['fase']}» ({_share(rival)}): con estas rondas no se distingue cuál domina."
+        f"Por la mediana, la fase más larga es «{top['fase']}» ({figure}), pero ronda a ronda pesa {lead} "
+        f"más que «{rival['fase']}» ({_share(rival)}): con estas rondas no se distingue cuál domina."
     )
 
 

@@ -189,14 +189,15 @@ def test_the_pods_launch_and_capacity_in_09_are_04s_sentences_and_follow_the_row
     s = stats.summarize(total.to_numpy())
     assert fmt_value_interval(s.median, s.ci_low, s.ci_high, "ms") in launch
 
-    # the phase that dominates: named only when its share's interval is apart from the next one's
+    # the phase that dominates: named only when its share leads the next one round by round
     phases = df[df["metric"].isin(pod.PHASE_METRICS)].pivot_table(
         index="rep", columns="metric", values="value"
     )
     shares = {m: stats.median_ci((phases[m] / total).to_numpy()) for m in phases}
     ranked = sorted(shares, key=lambda m: shares[m].value, reverse=True)
     name = {m: n for m, _p, n, _h in pod.PHASES}
-    apart = not stats.intervals_overlap(shares[ranked[0]].interval, shares[ranked[1]].interval)
+    lead = stats.median_ci((100 * (phases[ranked[0]] - phases[ranked[1]]) / total).to_numpy())
+    apart = lead.has_interval and lead.low > 0  # the top's lead over the next, round by round
     if apart:
         assert f"La fase que domina es «{name[ranked[0]]}»" in launch
     else:

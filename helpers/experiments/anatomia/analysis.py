@@ -14,6 +14,7 @@ from ... import engines as eng
 from ... import stats
 from ..contract import CLOSING_COLUMNS
 from ..runner import Resultado
+from ..verdict import exceeds
 from .phases import PHASE_TOTAL, PHASES
 from .rungs import LADDER, METRIC, RUNG_LABEL, USUAL_NAMESPACES
 
@@ -176,6 +177,56 @@ WATERFALL_COLUMNS = [
     "desde",
     "hasta",
 ]
+# On the row of the largest share only: its lead over the next-largest part (share_gap, points of the
+# whole, round by round) with its IC 95 % and n; NaN on the other rows. largest_part reads it.
+LEAD_COLUMNS = ["ventaja_pp", "ventaja_ic_bajo_pp", "ventaja_ic_alto_pp", "ventaja_n"]
+
+
+def part_shares(df: pd.DataFrame, engine: str) -> dict[str, pd.Series]:
+    """Each waterfall part's share of the engine's `run` (default network), round by round: {part: its
+    per-round fraction (the part's rung difference ÷ that round's `run`), indexed by round}."""
+    total = series(df, engine, "run_red")
+    out = {}
+    for part in waterfall_parts(engine, has_storage(df)):
+        upper = series(df, *part.upper)
+        if part.lower is None:
+            out[part.key] = stats.round_figures(stats.quotient, upper, total)
+        else:
+            out[part.key] = stats.round_figures(_share_of_difference, upper, series(df, *part.lower), total)
+    return out
+
+
+def _share_of_difference(upper, lower, total):
+    return (upper - lower) / total
+
+
+def _points_apart(a, b):
+    return 100 * (a - b)
+
+
+def share_gap(a: pd.Series, b: pd.Series) -> stats.Estimate:
+    """Share a minus share b (fractions of one whole, indexed by round), in points, round by round, with
+    its IC 95 %: what «a weighs more than b» is decided on (verdict.exceeds)."""
+    return stats.figure_ci(_points_apart, a, b)
+
+
+def with_lead(frame: pd.DataFrame, shares: dict[str, pd.Series], key: str) -> pd.DataFrame:
+    """`frame` (one row per part, `fraccion` its median share) with LEAD_COLUMNS: on the row of the
+    largest share, its share_gap over the next one, from `shares` (each part's per-round share, under the
+    value of the row's column `key`)."""
+    out = frame.copy()
+    for column in LEAD_COLUMNS:
+        out[column] = np.nan
+    ranked = _ranked(out)
+    if len(ranked) > 1:
+        top, rival = ranked.index[:2]
+        gap = share_gap(shares[out.at[top, key]], shares[out.at[rival, key]])
+        out.loc[top, LEAD_COLUMNS] = [*gap.triple, gap.n]
+    return out
+
+
+def _ranked(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame[frame["fraccion"].notna()].sort_values("fraccion", ascending=False, kind="stable")
 
 
 def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
@@ -187,25 +238,24 @@ def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
     verdict and the pages that cite 04 give one share; the engine's own part is engine_own_parts's, so
     the waterfall and the sentence under it give one figure. Being medians of each part, the parts add up to
     the run's median only roughly (run_median says how far)."""
-    total = series(df, engine, "run_red")
     rows = []
     storage = has_storage(df)
     network = network_costs(df).get(engine)
     own = engine_own_parts(df).get(engine)
+    shares = part_shares(df, engine)
     for part in waterfall_parts(engine, storage):
         upper = series(df, *part.upper)
+        share = stats.median_ci(shares[part.key]).triple
         if part.key == "red" and network:
             value, (lo, hi) = network["red_ms"], network["red_ic"]
             share = (network["fraccion"], *network["fraccion_ic"])
         elif part.lower is None:
             value, lo, hi = stats.median_ci(upper).triple
-            share = stats.figure_ci(lambda a, t: a / t, upper, total).triple
         else:
             lower = series(df, *part.lower)
             value, lo, hi = (
                 own[:3] if part.key == "motor" and own else stats.difference_ci(upper, lower).triple
             )
-            share = stats.figure_ci(lambda a, b, t: (a - b) / t, upper, lower, total).triple
         rows.append(
             {
                 "engine": engine,
@@ -222,24 +272,41 @@ def waterfall(df: pd.DataFrame, engine: str) -> pd.DataFrame:
                 "hasta": RUNG_LABEL[part.upper[1]],
             }
         )
-    return pd.DataFrame(rows, columns=WATERFALL_COLUMNS)
+    return with_lead(pd.DataFrame(rows, columns=WATERFALL_COLUMNS), shares, "parte")
 
 
 def largest_part(frame: pd.DataFrame) -> tuple[pd.Series | None, pd.Series | None, bool]:
-    """(top, rival, separated) of one engine's waterfall: the part with the largest share of the `run`,
-    the next one, and whether their IC 95 % are both finite and apart (stats.intervals_overlap; only
-    then is the top named the largest part). (None, None, False) for a waterfall without shares."""
-    w = frame[frame["fraccion"].notna()].sort_values("fraccion", ascending=False)
+    """(top, rival, separated) of a frame with_lead gave (a waterfall, a Pod's phases): the part with
+    the largest share, the next one, and whether the top weighs more by the one rule: its lead over the
+    rival, round by round, above 0 (verdict.exceeds; only then is it named the largest part). (None, None,
+    False) for a frame without shares."""
+    w = _ranked(frame)
     if w.empty:
         return None, None, False
     top = w.iloc[0]
-    rival = w.iloc[1] if len(w) > 1 else None
-    if rival is None:
+    if len(w) == 1:
         return top, None, True
-    mine = (top["fraccion_ic_bajo"], top["fraccion_ic_alto"])
-    its = (rival["fraccion_ic_bajo"], rival["fraccion_ic_alto"])
-    separated = bool(np.isfinite([*mine, *its]).all() and not stats.intervals_overlap(mine, its))
-    return top, rival, separated
+    gap = lead_of(top)
+    return top, w.iloc[1], exceeds(gap.low, gap.high, gap.n)
+
+
+def lead_of(row: pd.Series) -> stats.Estimate:
+    """The lead a with_lead frame's largest part carries (LEAD_COLUMNS), as a stats.Estimate in points."""
+    n = row.get("ventaja_n")
+    return stats.Estimate(
+        float(row.get("ventaja_pp", np.nan)),
+        float(row.get("ventaja_ic_bajo_pp", np.nan)),
+        float(row.get("ventaja_ic_alto_pp", np.nan)),
+        0 if pd.isna(n) else int(n),
+        stats.ORDER,
+        paired=True,
+    )
+
+
+def phase_gap(df: pd.DataFrame, engine: str, a: str, b: str) -> stats.Estimate:
+    """Phase a's time minus phase b's (metrics of the «fases» rung), round by round, in ms, with its IC
+    95 %: what «a is the longer phase» is decided on (verdict.exceeds)."""
+    return stats.difference_ci(series(df, engine, "fases", a), series(df, engine, "fases", b))
 
 
 def run_median(df: pd.DataFrame, engine: str) -> float:

@@ -8,7 +8,15 @@ import numpy as np
 from ... import stats
 from ...experiments import anatomia as an
 from ...experiments import verdict as vd
-from ...experiments.anatomia.analysis import network_costs, series, values, waterfall, waterfall_parts
+from ...experiments.anatomia.analysis import (
+    network_costs,
+    part_shares,
+    series,
+    share_gap,
+    values,
+    waterfall,
+    waterfall_parts,
+)
 from ...experiments.anatomia.rungs import NAMESPACES
 from ...view import common
 from ..kit import ENGINE, Facts, missing_arms, ms, run_sentence, run_tag, share
@@ -38,18 +46,21 @@ def facts(res) -> Facts:
             text += ": la red es lo que más pesa"
         elif len(net):
             n = net.iloc[0]
-            mine = (top["fraccion_ic_bajo"], top["fraccion_ic_alto"])
-            its = (n["fraccion_ic_bajo"], n["fraccion_ic_alto"])
-            if np.isnan([*mine, *its]).any():
+            shares = part_shares(df, engine)
+            gap = share_gap(shares[top["parte"]], shares["red"])
+            if not gap.has_interval:
                 which = "sin IC 95 % no se puede decir cuál pesa más"
-            elif stats.intervals_overlap(mine, its):
-                which = (
-                    "por la mediana la red pesa menos, pero sus IC se solapan y con estas repeticiones no se "
-                    "puede decir cuál pesa más"
-                )
-            else:
+            elif vd.exceeds(gap.low, gap.high, gap.n):
                 which = "no es la red lo que más pesa"
-            text += f"; la red es {share(n['fraccion'], *its)}: {which}"
+            else:
+                which = (
+                    f"por la mediana la red pesa menos, pero ronda a ronda la diferencia es "
+                    f"{common.fmt_value_interval(gap, unit='pp')}: con estas repeticiones no se puede decir "
+                    "cuál pesa más"
+                )
+            text += (
+                f"; la red es {share(n['fraccion'], n['fraccion_ic_bajo'], n['fraccion_ic_alto'])}: {which}"
+            )
         if len(parts) < len(waterfall_parts(engine)) - 1:
             text += " (a esta corrida le faltan peldaños, así que una parte del arranque queda sin repartir)"
         sentences.append(text)

@@ -14,8 +14,8 @@ from ..escala.analysis import fixed_memory, memory_bill, per_container, wide
 from ..escala.probing import FIXED, KB
 from ..runner import Resultado
 from ..verdict import side
+from .analysis import LEAD_COLUMNS, largest_part, series, with_lead
 from .analysis import closing_rows as ladder_rows
-from .analysis import largest_part, series
 from .pod import ENGINE, LAUNCH, PHASES, TOTAL
 
 BESIDE = (
@@ -65,22 +65,24 @@ def phase_table(df: pd.DataFrame) -> pd.DataFrame:
     columns = ["metric", "fase", "mediana_ms", "q1_ms", "q3_ms", "fraccion", "fraccion_ic_bajo"]
     columns += ["fraccion_ic_alto", "incluye"]
     if rows.empty or TOTAL not in rows:
-        return pd.DataFrame(columns=columns)
+        return pd.DataFrame(columns=[*columns, *LEAD_COLUMNS])
     total = rows[TOTAL]
-    out = []
+    out, shares = [], {}
     for metric, _point, name, holds in PHASES:
         if metric not in rows:
             continue
         values = rows[metric].dropna()
         s = stats.summarize(values.to_numpy())
-        share = stats.median_ci((values / total.loc[values.index]).to_numpy())
+        shares[metric] = values / total.loc[values.index]
+        share = stats.median_ci(shares[metric])
         out.append([metric, name, s.median, s.q1, s.q3, *share.triple, holds])
-    return pd.DataFrame(out, columns=columns)
+    return with_lead(pd.DataFrame(out, columns=columns), shares, "metric")
 
 
 def dominant_phase(df: pd.DataFrame) -> tuple[pd.Series | None, pd.Series | None, bool]:
     """(top, rival, separated): the phase with the largest share of apply → Ready, the next one, and
-    whether their IC 95 % are apart: 04's rule for the largest part of a `run` (analysis.largest_part)."""
+    whether it weighs more, round by round, by the one rule: 04's rule for the largest part of a `run`
+    (analysis.largest_part)."""
     return largest_part(phase_table(df))
 
 

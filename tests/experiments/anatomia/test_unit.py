@@ -450,7 +450,7 @@ def test_the_phases_sentence_names_a_longest_phase_only_when_the_data_separate_i
 
     def sentence(df):
         s = summarize(df)
-        return frases.phases_sentence(s[s["variant"] == "fases"], {})
+        return frases.phases_sentence(df, s[s["variant"] == "fases"], {})
 
     df = _synthetic()
     assert "- Docker: la fase más larga es «iniciar»" in sentence(df)
@@ -465,6 +465,41 @@ def test_the_phases_sentence_names_a_longest_phase_only_when_the_data_separate_i
     text = sentence(split)
     assert "Podman: la mediana más alta es la de «esperar»" in text and "inestable" in text
     assert "la fase más larga es «esperar»" not in text
+
+
+def test_which_phase_is_longer_is_decided_round_by_round_not_by_overlapping_intervals():
+    """Two phases that every round orders the same way, on a machine whose speed drifts ±30 % from
+    round to round: their medians' intervals overlap, and the paired difference (phase_gap) still says
+    which one is longer; the same two phases drawn independently of the round say nothing."""
+    from helpers.experiments.anatomia.analysis import phase_gap
+    from helpers.view import anatomia_frases as frases
+
+    rng = np.random.default_rng(11)
+    drift = rng.uniform(0.7, 1.3, 20)  # the round's speed, shared by its phases
+
+    def with_phases(crear, iniciar):
+        df = _synthetic()
+        for metric, values in (("fase_crear", crear), ("fase_iniciar", iniciar)):
+            sel = (df["engine"] == "docker") & (df["metric"] == metric)
+            df.loc[sel, "value"] = values
+        return df
+
+    paired = with_phases(180 * drift, 200 * drift * rng.normal(1, 0.01, 20))
+    s = summarize(paired)
+    rows = s[(s["variant"] == "fases") & (s["engine"] == "docker")].set_index("metric")
+    crear, iniciar = rows.loc["fase_crear"], rows.loc["fase_iniciar"]
+    assert iniciar["ic_bajo_ms"] <= crear["ic_alto_ms"]  # the two intervals overlap
+    gap = phase_gap(paired, "docker", "fase_iniciar", "fase_crear")
+    assert gap.low > 0  # every round: «iniciar» is longer
+    assert "- Docker: la fase más larga es «iniciar»" in frases.phases_sentence(
+        paired, s[s["variant"] == "fases"], {}
+    )
+
+    apart = with_phases(180 * rng.permutation(drift), 200 * drift)  # the same spread, not tied to the round
+    s = summarize(apart)
+    text = frases.phases_sentence(apart, s[s["variant"] == "fases"], {})
+    assert "Docker: por la mediana, la fase más larga es «iniciar»" in text
+    assert "ronda a ronda dura" in text and "no se distingue cuál pesa más" in text
 
 
 def test_the_phases_sentence_gives_the_tables_total_never_a_second_one():
@@ -486,9 +521,10 @@ def test_the_phases_sentence_gives_the_tables_total_never_a_second_one():
         }
         for row in per_round.to_dict("records")
     ]  # as phases.measure_phases records it: each round's sum
-    s = summarize(pd.concat([df, pd.DataFrame(totals)], ignore_index=True))
+    rows = pd.concat([df, pd.DataFrame(totals)], ignore_index=True)
+    s = summarize(rows)
     phases = s[s["variant"] == "fases"]
-    text = frases.phases_sentence(phases, {})
+    text = frases.phases_sentence(rows, phases, {})
     for engine in ("docker", "podman"):
         rows = phases[phases["engine"] == engine].set_index("metric")
         total = rows.loc[anatomia.phases.PHASE_TOTAL, "mediana_ms"]
