@@ -438,20 +438,21 @@ class BottomLine:
 def chapter_launch(root=None) -> dict | None:
     """The launch the chapter set beside its bottom line (`docker run --rm` with the default network,
     ubuntu if measured), from 01's latest run."""
-    row = _docker_launch(experiments.read_run(THIS, "arranque", root))
+    row = launch_row(experiments.read_run(THIS, "arranque", root))
     return None if row is None else row.to_dict()
 
 
-def _docker_launch(run: Resultado | None) -> pd.Series | None:
-    """01's summary row of `docker run --rm` with the default network (ubuntu if measured), or None."""
+def launch_row(run: Resultado | None, engine: str = "docker") -> pd.Series | None:
+    """01's summary row of `<engine> run --rm` with the default network (ubuntu if measured), or None:
+    the one launch 09's figures, its take-home and the instructor's worked answers set beside RUNNING."""
     if run is None or run.df.empty:
         return None
     table = summarize(run.df, run.meta)
-    docker = table[(table["engine"] == "docker") & (table["variant"] == CONTAINER_VARIANT)]
-    if docker.empty:
+    rows = table[(table["engine"] == engine) & (table["variant"] == CONTAINER_VARIANT)]
+    if rows.empty:
         return None
-    ubuntu = docker[docker["role"] == "ubuntu"]
-    return (ubuntu if len(ubuntu) else docker).iloc[0]
+    ubuntu = rows[rows["role"] == "ubuntu"]
+    return (ubuntu if len(ubuntu) else rows).iloc[0]
 
 
 def bottom_line(root=None) -> BottomLine:
@@ -516,7 +517,7 @@ JUDGED_ON_FIGURE = (
 def _launch_reading(run: Resultado | None) -> Reading | None:
     """01's `docker run --rm` (default network, ubuntu if measured) over `echo ok` as a new process,
     paired by round, as 01's own table gives it (summarize's × bare metal)."""
-    r = _docker_launch(run)  # without an interval: SIN_DATOS, and its n
+    r = launch_row(run)  # without an interval: SIN_DATOS, and its n
     if r is None:
         return None
     estimate = stats.Estimate(r["x_bare"], r["x_bare_ic_bajo"], r["x_bare_ic_alto"], int(r["n"]), paired=True)

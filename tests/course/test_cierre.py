@@ -445,6 +445,7 @@ def test_the_kits_facts_for_03_and_09_follow_the_data_both_ways(root, hash_work,
     _running(root, hash_work)
     facts = kit.kit_facts(root)
     assert f"Con las medianas pesa más {heavier}" in facts["cierre.cuenta"]
+    assert f"de LAUNCH: pesa más {heavier}." in facts["cierre.cuenta"]  # the one rule on RUNNING's IC
     assert "frente a bare metal" not in facts["cierre.cuenta"]  # the fairest baseline, as 09's table
     over = overheads(Resultado.latest("ejecucion", root).df)
     hashed = over[(over["carga"] == "hash") & over["justa"] & (over["entorno"] == "docker")].iloc[0]

@@ -5,10 +5,10 @@ They read several experiments' runs, so they live with the course, not in one ex
 
 from __future__ import annotations
 
+from ...cierre import launch_row
 from ...experiments import ejecucion as x
+from ...experiments import verdict
 from ...experiments.anatomia import NOTEBOOK as POD_NOTEBOOK
-from ...experiments.arranque.analysis import summarize
-from ...experiments.arranque.measure import CONTAINER_VARIANT
 from ...experiments.ejecucion.analysis import exec_costs, overheads
 from ...experiments.ejecucion.arms import BASE_NAMES
 from ...experiments.ejecucion.kit import fair_overheads
@@ -26,43 +26,33 @@ def bottom_line(launch_run, running_run) -> str:
     if launch_run is None or running_run is None:
         missing = "01_arranque" if launch_run is None else "03_ejecucion"
         return em(f"falta una corrida de `{missing}` para hacer la cuenta en esta máquina")
-    table = summarize(launch_run.df, launch_run.meta)
-    rows = table[(table["engine"] == "docker") & (table["variant"] == CONTAINER_VARIANT)]
-    if (rows["role"] == "ubuntu").any():  # the image the closing table and the chapter name
-        rows = rows[rows["role"] == "ubuntu"]
+    launch = launch_row(launch_run)  # the launch 09 cites (ubuntu if measured)
     cpu = fair_overheads(overheads(running_run.df), "hash", ["docker"])
-    if rows.empty or cpu.empty:
+    if launch is None or cpu.empty:
         return missing_arms("01_arranque y 03_ejecucion", "el arranque y la carga hash de Docker")
-    launch_s = JOBS * float(rows["mediana_ms"].iloc[0]) / 1000
+    launch_s = JOBS * float(launch["mediana_ms"]) / 1000
     r = cpu.iloc[0]
     running_s, low_s, high_s = (
         WORK_S * float(v) / 100 for v in (r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct)
     )
+    # RUNNING's interval against LAUNCH's sum (whose own interval is ~100× narrower), by the one rule.
+    way = verdict.side(low_s, high_s, int(r.n), around=launch_s)
+    words = common.direction_words(way, "pesa más RUNNING", "pesa más LAUNCH", n=int(r.n), around=launch_s)
     heavier = "LAUNCH" if launch_s > running_s else "RUNNING"
-    text = (
-        f"Con las corridas de esta máquina (Docker, imagen «{rows['role'].iloc[0]}»): {JOBS} arranques suman "
+    return (
+        f"Con las corridas de esta máquina (Docker, imagen «{launch['role']}»): {JOBS} arranques suman "
         f"{common.fmt_value(launch_s, 's', 1)}; {WORK_S // 60} minutos con una sobrecarga de "
         f"{common.fmt_value_interval(r.sobrecarga_pct, r.ic_bajo_pct, r.ic_alto_pct, '%')} (frente a "
         f"{BASE_NAMES[r.base]}) suman {common.fmt_value_interval(running_s, low_s, high_s, 's')}. "
-        f"Con las medianas pesa más {heavier}"
+        f"Con las medianas pesa más {heavier}; con el IC 95 % de RUNNING frente a los "
+        f"{common.fmt_value(launch_s, 's', 1)} de LAUNCH: {words}."
     )
-    for end_s, end in ((high_s, "alto"), (low_s, "bajo")):
-        if end_s == end_s and (launch_s > running_s) != (launch_s > end_s):  # an end of the IC flips it
-            text += f"; con el extremo {end} del IC de la sobrecarga la balanza cambia"
-    return text + "."
 
 
 def _docker_launches(launch_run):
-    """01's `run --rm` with the default network, per engine (ubuntu if measured): {engine: row}."""
-    table = summarize(launch_run.df, launch_run.meta)
-    out = {}
-    for engine in ENGINE:
-        rows = table[(table["engine"] == engine) & (table["variant"] == CONTAINER_VARIANT)]
-        if (rows["role"] == "ubuntu").any():
-            rows = rows[rows["role"] == "ubuntu"]
-        if len(rows):
-            out[engine] = rows.iloc[0]
-    return out
+    """01's `run --rm` with the default network, per engine (cierre.launch_row): {engine: row}."""
+    rows = {engine: launch_row(launch_run, engine) for engine in ENGINE}
+    return {engine: row for engine, row in rows.items() if row is not None}
 
 
 def exec_in_run(launch_run, running_run) -> str:
