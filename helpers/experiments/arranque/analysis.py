@@ -175,7 +175,8 @@ def network_table(df: pd.DataFrame, meta: dict | None) -> pd.DataFrame:
 
 def first_launches(df: pd.DataFrame, meta: dict | None) -> pd.DataFrame:
     """Per container arm: its first launch in this run (the warm-up) next to the median of the
-    measured repetitions, and their ratio."""
+    measured repetitions, their ratio, and how many of those n repetitions were faster than it
+    (`mas_rapidos`: n when the first was the slowest of all)."""
     d = with_roles(df, meta)
     first = d[(d["metric"] == FIRST_METRIC) & (d["engine"] != "bare")]
     rows = []
@@ -192,9 +193,12 @@ def first_launches(df: pd.DataFrame, meta: dict | None) -> pd.DataFrame:
                 "primero_ms": float(g["value"].iloc[0]),
                 "mediana_ms": med,
                 "proporcion": float(g["value"].iloc[0]) / med,
+                "mas_rapidos": int((rest < float(g["value"].iloc[0])).sum()),
+                "n": int(rest.size),
             }
         )
-    return pd.DataFrame(rows, columns=["engine", "role", "variant", "primero_ms", "mediana_ms", "proporcion"])
+    columns = ["engine", "role", "variant", "primero_ms", "mediana_ms", "proporcion", "mas_rapidos", "n"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def image_sizes(meta: dict | None) -> pd.DataFrame:

@@ -352,9 +352,13 @@ def test_first_launches_sit_beside_the_median():
     first["metric"], first["value"] = arranque_measure.FIRST_METRIC, 1200.0
     t = first_launches(pd.concat([df, first[results.COLUMNS]]), meta)
     assert len(t) == 4 and (t["proporcion"] > 2).all()
+    assert (t["mas_rapidos"] == t["n"]).all() and (t["n"] > 0).all()  # slower than every later launch
 
 
-@pytest.mark.parametrize("factor,words", [(3.0, "por eso se descarta"), (1.0, "no cambió casi nada")])
+@pytest.mark.parametrize(
+    "factor,words",
+    [(3.0, "En 4 de 4 combinaciones el primer arranque fue más lento"), (0.5, "En 0 de 4 combinaciones")],
+)
 def test_the_first_launch_sentence_follows_the_data(factor, words, tmp_path, monkeypatch):
     import IPython.display
 
