@@ -53,10 +53,24 @@ def entry(engine_name: str) -> list[str]:
 
 
 def short_error(stderr: str, limit: int = 400) -> str:
-    """The meaningful tail of an engine's error output (the last line that says «error», trimmed)."""
+    """The meaningful tail of an engine's error output (the last line that says «error»): its last
+    `limit` characters at most, starting on a word («…» where the start was cut)."""
     lines = [ln.strip() for ln in (stderr or "").splitlines() if ln.strip()]
     errors = [ln for ln in lines if "error" in ln.lower()] or lines
-    return (errors[-1] if errors else "(sin mensaje)")[-limit:]
+    line = errors[-1] if errors else "(sin mensaje)"
+    if len(line) <= limit:
+        return line
+    tail = line[-limit:]
+    return "…" + (tail.split(" ", 1)[1] if " " in tail[:-1] else tail)
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` in at most `limit` characters, cut on a word, ending in «…» where it was cut."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    head = text[:limit]  # a space at its end keeps the word before it whole
+    return (head.rsplit(" ", 1)[0] if " " in head else head[: limit - 1]).rstrip(",;: ") + "…"
 
 
 @dataclass
@@ -93,7 +107,7 @@ class Chain:
             level = len(self.outer if depth is None else self.outer[:depth]) + 1
             raise ComandoFallido(
                 f"{self.cli.display} (nivel {level}) no pudo "
-                f"{what or 'ejecutar ' + ' '.join(argv)[:80]}: {short_error(result.stderr or result.stdout)}"
+                f"{what or 'ejecutar ' + clip(' '.join(argv), 80)}: {short_error(result.stderr or result.stdout)}"
             )
         return result.stdout
 

@@ -34,6 +34,7 @@ from .common import (
     too_few_banner,
     verdict_words,
 )
+from .figuras import show_figure
 
 CLAIMED_ROW_KEY = "arranque_aditivo"  # its figure is a row of the comparison (comparacion)
 BRAZO = {
@@ -176,8 +177,7 @@ def grafico(resultado: Resultado) -> None:
     axes[0].set_title("LAUNCH: arrancar un contenedor en cada nivel", fontsize=13)
     axes[1].set_title("RUNNING: el mismo trabajo en cada nivel", fontsize=13)
     fig.tight_layout()
-    show(fig)
-    plt.close(fig)
+    show_figure(fig)
     markdown(_start_vs_bare(resultado))
     beside = _level1_beside_04(resultado, experiments.read_run(exp, "anatomia"))
     if beside:

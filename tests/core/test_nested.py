@@ -31,6 +31,14 @@ def test_short_error_keeps_the_error_line():
     assert nested.short_error("") == "(sin mensaje)"
 
 
+def test_errors_are_cut_on_words():
+    line = "Error: runc: mount proc:/proc (via /proc/self/fd/6), flags: 0xe: operation not permitted"
+    assert nested.short_error(line, 40) == "…flags: 0xe: operation not permitted"
+    cut = nested.clip(line, 30)
+    assert cut == "Error: runc: mount proc:/proc…" and len(cut) <= 30
+    assert nested.clip("corto", 30) == "corto"
+
+
 def test_an_engine_inside_reaps_its_orphans():
     assert nested.entry("podman") == ["sh", "-c", nested.REAPER]
     assert "dockerd" in nested.entry("docker")[2] and "wait" in nested.entry("docker")[2]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ... import engines as eng
-from ...engines.nested import Chain, entry, short_error
+from ...engines.nested import Chain, clip, entry, short_error
 from ...errors import ComandoFallido
 from ..runner import Log
 from .build import busybox_tar
@@ -239,7 +239,7 @@ def try_unprivileged(
     for step in LADDER:
         record, store = _climb(ctx, step, busybox, nested_image, workdir)
         attempts.append(record)
-        said = "funciona" if record["ok"] else f"falla: {record['error'][:160]}"
+        said = "funciona" if record["ok"] else f"falla: {clip(record['error'], 160)}"
         log(f"  Podman dentro de Podman sin --privileged, con {step.label}: {said}")
         if record["ok"]:
             mode = {"security_opt": list(step.security_opt), "devices": list(step.devices)}
@@ -282,7 +282,7 @@ def privileged_mode(ctx, engine_name: str, nested_image: str, log: Log) -> tuple
         ],
     }
     log(
-        f"  {cli.display}: --privileged falla aquí ({error[:120]}). Uso todas las capacidades que el host "
+        f"  {cli.display}: --privileged falla aquí ({clip(error, 120)}). Uso todas las capacidades que el host "
         f"tiene (menos {', '.join(missing) or 'ninguna'}), sin seccomp y con /proc y /sys sin tapar."
     )
     return mode, note

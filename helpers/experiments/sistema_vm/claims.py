@@ -253,7 +253,7 @@ SAID = (
         quantity="el mismo «run --rm … echo ok», anidado en LXD / en el host",
         where=f"{WORKLOAD} (red, iperf)",
         figure=NotComparable(
-            "Esta afirmación junta dos cifras de red, y cada una tiene su clave con iperf3 medido aquí: «red_anidado_17» (el contenedor anidado frente al contenedor de sistema) y «red_vm_65» (la VM frente al anidado). Lo que esta clave muestra es otra cosa, el arranque de un contenedor anidado frente al mismo motor en el host: su proporción está en la tabla del escenario (3), como lectura propia, no como veredicto sobre el 17 %.",
+            "Esta afirmación junta dos cifras de red, y cada una se juzga aparte con iperf3 medido aquí, en las dos afirmaciones de red de esta página: la del 17 % (el contenedor anidado frente al contenedor de sistema) y la del 65 % (la VM frente al anidado). Lo que esta fila muestra es otra cosa, el arranque de un contenedor anidado frente al mismo motor en el host: su proporción está en la tabla del escenario (3), como lectura propia, no como veredicto sobre el 17 %.",
             detail=nested_run,
             when=has(k.NESTED),
         ),
