@@ -21,7 +21,6 @@ from .analysis import (
     all_of,
     app,
     app_alone,
-    container,
     dense_system,
     density,
     disks,
@@ -74,6 +73,42 @@ def on(variant, figure, words: str = "{quantity} [{kind}]", **options) -> Custom
         return judge_all([said.but(figure=figure)], df, meta)
 
     return Custom(build, **options)
+
+
+# «Each container adds only a few MB» is about the post's system containers: judged on LXD's, once per
+# storage pool the run measured (copy on write first; `dir` copies the whole image), never on an
+# application container that writes nothing (its 0 MB would confirm it trivially).
+POOLS = (k.LXD_COW, "sistema_lxd")
+POOL_LABELS = {
+    k.LXD_COW: "contenedor de sistema LXD, pool btrfs (copia en escritura)",
+    "sistema_lxd": "contenedor de sistema LXD, pool dir (sin copia en escritura)",
+}
+POOL_NOTES = {
+    k.LXD_COW: "En un pool con copia en escritura (btrfs), como el almacenamiento del que habla el artículo.",
+    "sistema_lxd": "En el pool `dir` de LXD, que no tiene copia en escritura: cada contenedor lleva su propia copia entera de la imagen. El artículo habla de almacenamiento con copia en escritura (el otro pool).",
+}
+NO_POOL = "El disco que añade un contenedor de sistema se mide en los contenedores de sistema LXD (los que compara el artículo), en sus dos pools: esta corrida no tuvo LXD."
+
+
+def pools_measured(df, meta=None) -> list[str]:
+    """The LXD pools (their variants, POOLS order) whose added disk this run measured."""
+    return [v for v in POOLS if measured(k.DISCO, v)(df, meta)]
+
+
+def per_pool(said: Said, df, meta) -> list[Claim]:
+    """The claim judged on each LXD pool's system container the run measured, each saying its pool."""
+    return judge_all(
+        [
+            said.but(
+                quantity=f"{said.quantity} [{POOL_LABELS[v]}]",
+                note=POOL_NOTES[v],
+                figure=Median(Sel(metric=k.DISCO, variant=v, paired=False)),
+            )
+            for v in pools_measured(df, meta)
+        ],
+        df,
+        meta,
+    )
 
 
 def ratio(metric: str, num, den, **options) -> Ratio:
@@ -348,10 +383,10 @@ SAID = (
         quantity="disco que añade cada contenedor («unos pocos MB»: como mucho 10 MiB, lectura nuestra)",
         unit="MB",
         where=STORAGE,
-        figure=on(
-            container,
-            Median(Sel(metric=k.DISCO, variant=container, paired=False)),
-            needs=measured(k.DISCO, container),
+        figure=Custom(
+            per_pool,
+            needs=lambda df, meta=None: bool(pools_measured(df, meta)),
+            missing_note=NO_POOL,
         ),
     ),
     # gzip in each scenario over scenario (1) (`gzip_baseline`), or over bare metal when it is (1) itself.

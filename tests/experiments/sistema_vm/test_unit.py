@@ -165,9 +165,24 @@ def test_emulated_vm_speed_is_not_judged_but_its_memory_and_disk_are():
     assert claims["vm_retiene_memoria"].note == "Medido con una VM emulada (TCG)."
     assert claims["vm_retiene_memoria"].status == verdict.SE_CONFIRMA
     assert claims["contenedor_devuelve_memoria"].status == verdict.SE_CONFIRMA
-    assert claims["contenedor_disco_pocos_mb"].status == verdict.SE_CONFIRMA
+    # «pocos MB» is about system containers: without LXD, no verdict (never the busybox one's 0 MB)
+    assert claims["contenedor_disco_pocos_mb"].status == verdict.SIN_DATOS
+    assert "esta corrida no tuvo LXD" in claims["contenedor_disco_pocos_mb"].note
     assert claims["gzip_sistema"].status == verdict.SE_CONFIRMA
     assert claims["gzip_sistema"].detail.get("rondas") is True  # paired by round
+
+
+def test_a_few_mb_per_container_is_judged_on_each_lxd_pool():
+    df = _run_df()
+    rows = _rows("sistema_lxd", "lxd", DISCO, [210.2, 210.1, 210.3, 210.2, 210.0, 210.2], "MB")
+    rows += _rows("sistema_lxd_cow", "lxd", DISCO, [6.5, 6.6, 7.9, 6.5, 6.7, 6.5], "MB")
+    df = pd.concat([df, pd.DataFrame(rows, columns=COLUMNS)], ignore_index=True)
+    judged = [c for c in exp.claims(df, {}) if c.key == "contenedor_disco_pocos_mb"]
+    assert [(c.status, "btrfs" in c.quantity, "pool dir" in c.quantity) for c in judged] == [
+        (verdict.SE_CONFIRMA, True, False),  # copy on write: a few MiB
+        (verdict.NO_SE_SOSTIENE, False, True),  # `dir` copies the whole image
+    ]
+    assert "sin copia en escritura" in judged[1].note
 
 
 def test_where_the_setup_cannot_reproduce_the_post_it_says_so_with_or_without_kvm():
