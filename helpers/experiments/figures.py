@@ -174,7 +174,8 @@ class Figure:
     `Custom`). Options every figure takes: detail, what the views need (never words; a value that is a
     function is computed from the run, fn(df, meta); or one function giving it all); optional: no claim
     at all (rather than «sin datos») when an arm has no values; missing_note: the claim's note when an
-    arm has no values; when(df, meta): no claim at all when false (an engine this run did not measure);
+    arm has no values or `needs` says no; when(df, meta): no claim at all when false (an engine this run
+    did not measure);
     needs(df, meta): «sin datos» when false; incomparable(df, meta): a Spanish reason when this run
     cannot be compared with the source (another load than the one the source stated), and the claim is
     then «no comparable» with it ("" when it can)."""
@@ -333,7 +334,7 @@ def judge_all(
             out.append(not_comparable(s, reason, figure.details(data) or None))
             continue
         if figure.needs is not None and not figure.needs(df, meta):
-            out.append(missing(s))
+            out.append(missing(s.but(note=figure.missing_note) if figure.missing_note else s))
             continue
         claim = figure.claim(s, data)
         out.extend(claim if isinstance(claim, list) else [] if claim is None else [claim])

@@ -182,7 +182,7 @@ def test_a_few_mb_per_container_is_judged_on_each_lxd_pool():
         (verdict.SE_CONFIRMA, True, False),  # copy on write: a few MiB
         (verdict.NO_SE_SOSTIENE, False, True),  # `dir` copies the whole image
     ]
-    assert "sin copia en escritura" in judged[1].note
+    assert "no tiene copia en escritura" in judged[1].note
 
 
 def test_where_the_setup_cannot_reproduce_the_post_it_says_so_with_or_without_kvm():
