@@ -168,7 +168,8 @@ def primer_arranque(resultado: Resultado) -> None:
         f"En {slowest} de {len(t)} combinaciones el primer arranque fue más lento que todos los demás "
         f"(hasta {fmt_ratio(t['proporcion'].max())} su mediana). Si el primero fuera un arranque más, como "
         f"los otros, eso pasaría por azar en una de cada n + 1: unas {fmt(chance, 1)} de {len(t)}. "
-        "Por eso el curso no cuenta el calentamiento: compáralo tú con la tabla."
+        "El curso deja el primero fuera de las medianas en cualquier máquina; la tabla te dice si en la tuya "
+        "hacía falta."
     )
 
 
