@@ -1,6 +1,7 @@
 """The course's HTML: each executed notebook as a page (build/html/<notebook>.html), the index with
-every notebook's status and the machine's facts (build/html/index.html), and the instructor's kit
-(build/html/docente/).
+every notebook's status and the machine's facts (build/html/index.html), and the instructor's kit, built
+apart (build/docente/): nothing under build/html/ links to it, so the folder handed to students is the
+students' alone.
 """
 
 from __future__ import annotations
@@ -97,21 +98,22 @@ KIT_NOTICE = (
 )
 
 
-def _kit_page(title: str, body: str, back: str) -> str:
+def _kit_page(title: str, body: str, back: str | None) -> str:
+    """One page of the kit; `back`, the link to the kit's index (None on the index itself)."""
+    link = f"<p><a href='{back}'>Volver al índice del profesor</a></p>" if back else ""
     return (
         f"<!DOCTYPE html>\n<html lang='es'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-        f"<style>{KIT_STYLE}</style></head><body>{KIT_NOTICE}{body}"
-        f"<p><a href='{back}'>Volver al índice del profesor</a></p></body></html>\n"
+        f"<style>{KIT_STYLE}</style></head><body>{KIT_NOTICE}{body}{link}</body></html>\n"
     )
 
 
 def render_instructor_kit(
     target: Path, docs_dir: Path | None = None, *, results_root=None, facts: dict | None = None
-) -> str | None:
+) -> Path | None:
     """docs/guia_docente.md and docs/soluciones/*.md (not the template, `_*.md`) rendered into
-    target/ (build/html/docente/) with an index, each `{{clave}}` filled with its fact from the latest
-    runs under `results_root` (course.facts). Returns the index's path relative to build/html/, or None
-    when there are no docs."""
+    target/ (build/docente/, beside the students' build/html/ and never linked from it) with an index,
+    each `{{clave}}` filled with its fact from the latest runs under `results_root` (course.facts).
+    Returns the index's path, or None when there are no docs."""
     import mistune
 
     docs_dir = Path(docs_dir or DOCS_DIR)
@@ -138,10 +140,10 @@ def render_instructor_kit(
         f"<li><a href='{html.escape(href)}'>{html.escape(title)}</a></li>" for href, title in links
     )
     (target / "index.html").write_text(
-        _kit_page("Para el profesor", f"<h1>Para el profesor</h1><ul>{items}</ul>", "../index.html"),
+        _kit_page("Para el profesor", f"<h1>Para el profesor</h1><ul>{items}</ul>", None),
         encoding="utf-8",
     )
-    return f"{target.name}/index.html"
+    return target / "index.html"
 
 
 # ---------------------------------------------------------------- index.html
@@ -247,7 +249,6 @@ def write_index(
     overrides: dict,
     started: str,
     seconds: float,
-    docente: str | None = None,
 ) -> None:
     rows = []
     for r in results:
@@ -287,15 +288,6 @@ def write_index(
         f"<h3>{html.escape(name.capitalize())}</h3>{_facts_table(info)}"
         for name, info in meta.get("engines", {}).items()
     )
-    kit = (
-        f"<h2>Para el profesor</h2><p id='docente'>La guía docente (plan de 90 minutos, qué esperar en "
-        f"cada tipo de máquina, qué ve un estudiante sin root, qué decir cuando un resultado contradice al "
-        f"capítulo) y las soluciones de los ejercicios, con las cifras de las últimas corridas de esta "
-        f"máquina, están en <a href='{html.escape(docente)}'>el material del profesor</a>. No se reparte a "
-        f"los estudiantes.</p>"
-        if docente
-        else ""
-    )
     page = f"""<!DOCTYPE html>
 <html lang="es">
 <head>
@@ -333,7 +325,6 @@ para usarlos, abre los cuadernos en JupyterLab.</p>
 {engines_html}
 <p>Parámetros pasados a todos los cuadernos: {passed}
 (cada cuaderno recibe solo los que declara en su celda <code>parameters</code>).</p>
-{kit}
 </body>
 </html>
 """

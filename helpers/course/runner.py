@@ -72,7 +72,7 @@ def run_course(
         report("Metadatos de la máquina y los motores")
         meta = run_metadata()
         elapsed = time.monotonic() - t0
-        docente = render_instructor_kit(build / "html" / "docente")
+        kit = render_instructor_kit(build / "docente")  # beside html/, never linked from it
         write_index(
             build / "html" / "index.html",
             results,
@@ -81,7 +81,6 @@ def run_course(
             overrides=overrides,
             started=f"{started:%Y-%m-%d %H:%M} UTC",
             seconds=elapsed,
-            docente=docente,
         )
         (build / "course.json").write_text(
             json.dumps(
@@ -91,6 +90,7 @@ def run_course(
                     "quick": quick,
                     "overrides": overrides,
                     "notebooks": [asdict(r) for r in results],
+                    "docente": str(kit) if kit else None,
                     **meta,
                 },
                 indent=2,
@@ -101,6 +101,8 @@ def run_course(
         )
         failed = [r for r in results if not r.ok]
         report(f"Índice: {build / 'html' / 'index.html'}")
+        if kit:
+            report(f"Material del profesor, aparte (el índice de los estudiantes no lo enlaza): {kit}")
         if failed:
             report(
                 f"FALLARON {len(failed)} de {len(results)} cuadernos: "

@@ -122,7 +122,9 @@ def test_failure_does_not_stop_the_course(tmp_path):
     assert index_rows(build) == {"00_bien": "ok", "01_falla": "fallido", "02_despues": "ok"}
     index = (build / "html" / "index.html").read_text(encoding="utf-8")
     assert "celda In [4]" in index and "RuntimeError" in index
-    assert "id='docente'" in index and (build / "html" / "docente" / "index.html").is_file()
+    # The instructor's kit is built apart, and the students' index neither links nor names it
+    assert (build / "docente" / "index.html").is_file() and not (build / "html" / "docente").exists()
+    assert "docente" not in index and "soluciones" not in index
     after = re.sub(r"<[^>]+>", "", (build / "html" / "02_despues.html").read_text(encoding="utf-8"))
     assert "X vale 3" in after and "X = 3" not in after  # the injected cell is hidden, its effect stays
     assert "X = 1" in after  # the declared parameters cell stays

@@ -41,15 +41,16 @@ def test_other_notebooks_answers_follow_the_template_when_present():
 
 
 def test_the_kit_renders_apart_from_the_students_pages(tmp_path):
-    href = course.render_instructor_kit(tmp_path / "html" / "docente")
-    assert href == "docente/index.html"
-    index = (tmp_path / "html" / "docente" / "index.html").read_text(encoding="utf-8")
+    target = tmp_path / "docente"
+    assert course.render_instructor_kit(target) == target / "index.html"
+    index = (target / "index.html").read_text(encoding="utf-8")
     assert "Solo para el profesor" in index and "guia_docente.html" in index
+    assert "../index.html" not in index  # nothing leads from the kit back into the students' pages
     for stem in OWNED:
-        page = tmp_path / "html" / "docente" / "soluciones" / f"{stem}.html"
+        page = target / "soluciones" / f"{stem}.html"
         assert page.is_file() and "<h2>Ejercicio 1" in page.read_text(encoding="utf-8")
-    assert not (tmp_path / "html" / "docente" / "soluciones" / "_plantilla.html").exists()
-    guide = (tmp_path / "html" / "docente" / "guia_docente.html").read_text(encoding="utf-8")
+    assert not (target / "soluciones" / "_plantilla.html").exists()
+    guide = (target / "guia_docente.html").read_text(encoding="utf-8")
     assert "Plan de 90 minutos" in guide and "<table>" in guide
     assert course.render_instructor_kit(tmp_path / "x", docs_dir=tmp_path / "sin-docs") is None
 

@@ -102,8 +102,8 @@ def _text(page: Path) -> str:
 
 
 def _render(tmp_path: Path, root: Path) -> dict[str, str]:
-    target = tmp_path / f"html-{root.name}" / "docente"
-    assert course.render_instructor_kit(target, results_root=root) == "docente/index.html"
+    target = tmp_path / f"docente-{root.name}"
+    assert course.render_instructor_kit(target, results_root=root) == target / "index.html"
     pages = {"guia": _text(target / "guia_docente.html")}
     for page in (target / "soluciones").glob("*.html"):
         pages[page.stem] = _text(page)
@@ -196,7 +196,7 @@ def test_the_kit_of_the_quick_course_states_its_own_run():
     from tests.curso_rapido import quick_course
 
     run = quick_course()
-    docente = run.build / "html" / "docente"
+    docente = run.build / "docente"
     assert (docente / "index.html").is_file(), run.output[-2000:]
     latest = results.latest("anatomia", run.results)
     assert latest is not None, "el curso rápido no dejó una corrida de 04"
