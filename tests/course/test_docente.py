@@ -114,3 +114,16 @@ def test_cells_tagged_detalle_are_folded_in_the_html_page(tmp_path):
     details = page.index('<details class="detalle"><summary>Todos los veredictos</summary>')
     assert page.index("en cinco líneas") < details < page.index("una frase larga") < page.index("</details>")
     assert page.count("<details") == 1
+
+
+def test_the_guide_explains_every_status_the_pages_use():
+    """Each status a page can print (view.verdicts.VERDICT, and «observado N veces») is explained in the
+    guide's section on the rule, in the words the pages use; a new status fails here until it is."""
+    from helpers.view.verdicts import VERDICT
+
+    guide = (DOCS / "guia_docente.md").read_text(encoding="utf-8")
+    start = guide.index("## La regla del veredicto")
+    section = guide[start : guide.index("\n## ", start + 1)]
+    explained = set(re.findall(r"^- \*\*([^*]+)\*\*", section, flags=re.M))
+    assert set(VERDICT.values()) <= explained, sorted(set(VERDICT.values()) - explained)
+    assert any("observado" in term for term in explained)

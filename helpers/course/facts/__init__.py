@@ -55,6 +55,7 @@ def kit_facts(root=None) -> Facts:
     out.update(_without_root())
     out.update(_timings(root))
     out["regla.ejemplo"] = _rule_example()
+    out.update(_rule_numbers())
     runs = (experiments.read_run(me, "arranque", root), experiments.read_run(me, "ejecucion", root))
     out["cierre.cuenta"] = bottom_line(*runs)
     out["cierre.exec_en_run"] = exec_in_run(*runs)
@@ -63,6 +64,15 @@ def kit_facts(root=None) -> Facts:
     out["cierre.pod_lanzamiento"] = pod_launch(pods)
     out["cierre.pod_capacidad"] = pod_capacity(pods, scale)
     return out
+
+
+def _rule_numbers() -> Facts:
+    """The numbers the guide's list of statuses quotes, from the rule itself (experiments.verdict)."""
+    return {
+        "regla.min_n": str(vd.MIN_N),
+        "regla.max_rondas": str(vd.PRACTICAL_REPS),
+        "regla.min_observado": str(vd.MIN_OBSERVED),
+    }
 
 
 def experiment_kit(module: ModuleType) -> ModuleType | None:
@@ -125,7 +135,7 @@ def _timings(root=None) -> Facts:
 
 # The plan's slots for the notebooks the first class runs (docs/guia_docente.md, «Plan de 90 minutos»):
 # minutes of class, measuring and explaining; what the measuring took comes from the runs.
-PLAN_SLOTS = {"arranque": 20, "escala": 20, "ejecucion": 20}
+PLAN_SLOTS = {"arranque": 15, "escala": 13, "ejecucion": 15, "anatomia": 15}
 
 
 def is_quick(module: ModuleType, meta: dict) -> bool:
