@@ -144,3 +144,18 @@ def test_plain_value_check_accepts():
 def test_build_is_ignored_by_git():
     result = subprocess.run(["git", "check-ignore", "-q", "build/notebooks/x.ipynb"], cwd=PROJECT_ROOT)
     assert result.returncode == 0, "build/ debe estar en .gitignore: las copias ejecutadas no se versionan"
+
+
+@pytest.mark.parametrize("module", experiments.all_experiments(), ids=lambda m: m.EXPERIMENT)
+def test_a_prediction_comes_before_the_run_button(module):
+    """Right before the cell that shows the run button (the Panel), one Markdown cell asks the student for
+    a one-line prediction and leaves a line to write it in."""
+    nb = json.loads((PROJECT_ROOT / "notebooks" / f"{module.NOTEBOOK}.ipynb").read_text(encoding="utf-8"))
+    cells = nb["cells"]
+    panel = next(
+        i for i, c in enumerate(cells) if c["cell_type"] == "code" and "Panel(" in "".join(c["source"])
+    )
+    before = cells[panel - 1]
+    text = "".join(before["source"])
+    assert before["cell_type"] == "markdown" and text.startswith("**Tu predicción"), text[:120]
+    assert "> Mi predicción:" in text and text.count("?") >= 1
