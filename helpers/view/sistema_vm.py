@@ -43,6 +43,8 @@ METRIC_LABEL = {
     exp.ANTES: "memoria antes de tocar",
     exp.DURANTE: "memoria con el bloque tocado",
     exp.DESPUES: "memoria después de liberarlo",
+    kinds.DESPUES_HUESPED: "de ella, RAM del huésped que QEMU sigue teniendo (VM)",
+    kinds.DESPUES_QEMU: "de ella, memoria de QEMU mismo: emulador, caché de TCG, kernel e initramfs (VM)",
     exp.RETENIDA: "memoria liberada que el host no recupera",
     exp.GZIP: "gzip (solo el trabajo)",
     exp.FIO: "fio: lecturas y escrituras de 4 KiB al azar, E/S directa (IOPS)",
@@ -404,7 +406,11 @@ def _share(value: float, low: float, high: float) -> str:
 def memoria_y_disco(resultado: Resultado) -> None:
     """What this run says of freed memory and of the disk each instance adds, generated from its data."""
     claims = {c.key: c for c in exp.claims(resultado.df, resultado.meta)}
-    lines = [_frase_memoria(resultado.df, claims), _frase_disco(resultado.df)]
+    lines = [
+        _frase_memoria(resultado.df, claims),
+        _frase_qemu(resultado.df, resultado.meta),
+        _frase_disco(resultado.df),
+    ]
     lines = [line for line in lines if line]
     markdown("\n\n".join(lines) if lines else "_Esta corrida no midió la memoria ni el disco por instancia._")
 
@@ -446,6 +452,32 @@ def _frase_memoria(df: pd.DataFrame, claims: dict) -> str:
             f"con el {fmt_pct(held, 1, sign=False)} (mediana de {densidad_vista.observed_instances(claim)}): {what}."
         )
     return " ".join(parts)
+
+
+def _frase_qemu(df: pd.DataFrame, meta: dict | None) -> str:
+    """What the host still held for each VM kind after the free, split into the guest's RAM and QEMU's
+    own (VMInstance.resident_split), medians over its instances; empty without those rows."""
+    limit = ((meta or {}).get("vm") or {}).get("memory_mb")
+    ram = f"con `-m {limit}`, " if limit else ""
+    out = []
+    for variant in sorted(set(df[df["metric"] == kinds.DESPUES_HUESPED]["variant"])):
+        rows = df[df["variant"] == variant]
+        held, guest, own = (
+            float(rows[rows["metric"] == m]["value"].median())
+            for m in (exp.DESPUES, kinds.DESPUES_HUESPED, kinds.DESPUES_QEMU)
+        )
+        if any(math.isnan(v) for v in (held, guest, own)):
+            continue
+        cache = "su caché de código TCG, " if kinds.is_emulated(variant) else ""
+        out.append(
+            f"**Lo que retiene la {_etiqueta(variant)}, separado.** Tras liberar el bloque, el host seguía "
+            f"teniendo {fmt_value(held, 'MB')} para ella (RSS de QEMU, mediana): "
+            f"{fmt_value(guest, 'MB')} son la RAM del huésped (QEMU la reserva {ram}y solo ocupa lo que "
+            f"el huésped llegó a tocar) y {fmt_value(own, 'MB')} son de QEMU mismo (el emulador, {cache}"
+            "el kernel y el initramfs que cargó). Lo que la VM no devuelve al host es la parte del huésped; "
+            "la de QEMU la paga cualquier VM, toque memoria o no."
+        )
+    return "\n\n".join(out)
 
 
 def _frase_disco(df: pd.DataFrame) -> str:

@@ -307,6 +307,32 @@ class VM:
     def wait_for(self, marker: str, timeout: float) -> str:
         return self.child.wait_for(marker, timeout)
 
+    def resident_split(self) -> tuple[int, int] | None:
+        """(guest RAM, QEMU itself): the bytes the host holds for this VM, split between the guest's RAM
+        (QEMU's anonymous mapping of exactly -m MiB, resident only where the guest touched it) and
+        everything else QEMU holds (the emulator, its TCG code cache, the kernel and initramfs it
+        loaded, device buffers); from /proc/<pid>/smaps. None when the process is gone or no mapping
+        has the RAM's size."""
+        ram_kb = self.memory_mb * 1024
+        try:
+            text = Path(f"/proc/{self.pid}/smaps").read_text()
+        except (OSError, TypeError):
+            return None
+        guest = total = 0
+        found, size, anonymous = False, 0, False
+        for line in text.splitlines():
+            key, _, value = line.partition(":")
+            if " " in key:  # a mapping's header: «start-end perms offset dev inode [path]»
+                size, anonymous = 0, len(line.split()) == 5  # no path: anonymous memory
+            elif key == "Size":
+                size = int(value.split()[0])
+            elif key == "Rss":
+                rss = int(value.split()[0]) * 1024
+                total += rss
+                if anonymous and size == ram_kb:
+                    guest, found = guest + rss, True
+        return (guest, total - guest) if found else None
+
     def overlay_bytes(self) -> int:
         """Bytes the overlay really occupies on the host's disk (allocated blocks)."""
         try:

@@ -126,6 +126,10 @@ class ContainerInstance:
                 pass
         return pss(self.processes())[1]
 
+    def resident_split(self) -> None:
+        """A container's memory has no guest RAM to tell apart (see VMInstance.resident_split)."""
+        return None
+
     def disk_bytes(self) -> int:
         return self.engine.writable_layer_bytes(self.name)
 
@@ -201,6 +205,10 @@ class VMInstance:
     def host_memory(self) -> int:
         """What the host holds for this instance: QEMU's resident memory (bytes)."""
         return psutil.Process(self.vm.pid).memory_info().rss
+
+    def resident_split(self) -> tuple[int, int] | None:
+        """host_memory split into the guest's RAM and QEMU's own (VM.resident_split), in bytes."""
+        return self.vm.resident_split()
 
     def disk_bytes(self) -> int:
         return self.vm.overlay_bytes()

@@ -47,6 +47,8 @@ PSS = "memoria_pss_instancia"  # MB, PSS of every process of one idle instance
 DISPONIBLE = "memoria_disponible_instancia"  # MB, drop of MemAvailable per idle instance
 ANTES, DURANTE, DESPUES = "memoria_antes", "memoria_durante", "memoria_despues"  # MB, host's view
 RETENIDA = "memoria_retenida_pct"  # % of the touched memory the host still holds after the free
+# A VM's «después», split (VM.resident_split): the guest's RAM QEMU holds, and QEMU's own memory (MB)
+DESPUES_HUESPED, DESPUES_QEMU = "memoria_despues_ram_huesped", "memoria_despues_qemu"
 GZIP = "gzip"  # ms of work alone (cronometro)
 FIO = "fio_iops"  # read + write IOPS of the disk-I/O job (fio, direct I/O), higher is better
 DISCO_ESCRITO = (

@@ -126,6 +126,10 @@ class LXDInstance:
             pass
         return pss(self.processes())[1]
 
+    def resident_split(self) -> None:
+        """A system container's memory has no guest RAM to tell apart (see VMInstance.resident_split)."""
+        return None
+
     def disk_bytes(self) -> int:
         return lxd.disk_bytes(self.name)
 

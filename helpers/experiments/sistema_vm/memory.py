@@ -7,7 +7,7 @@ import time
 import psutil
 
 from ... import measure, system
-from .kinds import ANTES, DESPUES, DURANTE, MB, RETENIDA
+from .kinds import ANTES, DESPUES, DESPUES_HUESPED, DESPUES_QEMU, DURANTE, MB, RETENIDA
 
 # memtoca's pause after touching and after freeing: the host reads «durante» as soon as memtoca says
 # «tocado», and «después» SETTLE_S after «liberado», so one second holds the block, and then the process,
@@ -30,7 +30,8 @@ def pss(pids) -> tuple[int, int]:
 
 
 def memory_given_back(instance, megabytes: int) -> dict[str, float]:
-    """Touch and free `megabytes` inside the instance; the host's view before, while touched, after."""
+    """Touch and free `megabytes` inside the instance; the host's view before, while touched, after, and
+    for a VM the «after» split into the guest's RAM and QEMU's own memory (`resident_split`)."""
     before = instance.host_memory()
     command = instance.start_command(["/sonda/memtoca", str(megabytes), str(PAUSE_S)])
     try:
@@ -39,6 +40,7 @@ def memory_given_back(instance, megabytes: int) -> dict[str, float]:
         command.wait_for("memtoca liberado", 300)
         time.sleep(SETTLE_S)
         after = instance.host_memory()
+        split = instance.resident_split()
     finally:
         if isinstance(command, measure.Child):
             command.stop()
@@ -46,4 +48,7 @@ def memory_given_back(instance, megabytes: int) -> dict[str, float]:
             command.finish()
     touched = during - before
     kept = 100.0 * (after - before) / touched if touched > 0 else float("nan")
-    return {ANTES: before / MB, DURANTE: during / MB, DESPUES: after / MB, RETENIDA: kept}
+    out = {ANTES: before / MB, DURANTE: during / MB, DESPUES: after / MB, RETENIDA: kept}
+    if split is not None:
+        out.update({DESPUES_HUESPED: split[0] / MB, DESPUES_QEMU: split[1] / MB})
+    return out

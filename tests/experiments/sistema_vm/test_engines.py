@@ -23,7 +23,18 @@ from helpers.experiments.sistema_vm import analysis as sistema_vm_analysis
 from helpers.experiments.sistema_vm import disk_io
 from helpers.experiments.sistema_vm import instances as sistema_vm_instances
 from helpers.experiments.sistema_vm import measure as sistema_vm_measure
-from helpers.experiments.sistema_vm.kinds import ANTES, ARRANQUE, DISCO, DURANTE, FIO, GZIP, RETENIDA
+from helpers.experiments.sistema_vm.kinds import (
+    ANTES,
+    ARRANQUE,
+    DESPUES,
+    DESPUES_HUESPED,
+    DESPUES_QEMU,
+    DISCO,
+    DURANTE,
+    FIO,
+    GZIP,
+    RETENIDA,
+)
 from tests.support import setup_step_missing
 
 pytestmark = pytest.mark.engines
@@ -64,6 +75,11 @@ def test_the_vm_boots_runs_commands_and_leaves_nothing(tmp_path):
         machine.sh("dd if=/dev/zero of=/x bs=1M count=4 2>/dev/null; sync")
         assert machine.overlay_bytes() >= 4 << 20  # copy-on-write grew
         assert psutil.Process(machine.pid).is_running()
+        # What the host holds, split: the guest's RAM (never more than -m) and QEMU's own, which add up
+        guest, own = machine.resident_split()
+        rss = psutil.Process(machine.pid).memory_info().rss
+        assert 0 < guest <= machine.memory_mb << 20 and own > 0
+        assert abs(guest + own - rss) < 0.05 * rss
     finally:
         machine.stop()
     assert not machine.overlay.exists()
@@ -103,6 +119,12 @@ def test_a_short_run_measures_every_kind_and_cleans_up(results_tmp):
     before = df[(df["metric"] == ANTES) & (df["variant"] == "sistema")]["value"].iloc[0]
     assert during - before > 40  # the 48 MB block was really touched and seen
     assert df[(df["metric"] == DISCO) & (df["variant"] == vm_variant)]["value"].min() > 0
+    # the VM's «después» split into the guest's RAM and QEMU's own, only for the VM, adding up
+    split = df[df["metric"].isin([DESPUES_HUESPED, DESPUES_QEMU])]
+    assert set(split["variant"]) == {vm_variant}
+    held = df[(df["metric"] == DESPUES) & (df["variant"] == vm_variant)]["value"].iloc[0]
+    guest, own = (split[split["metric"] == m]["value"].iloc[0] for m in (DESPUES_HUESPED, DESPUES_QEMU))
+    assert 0 < guest <= cfg.vm_memory_mb and own > 0 and abs(guest + own - held) < 0.05 * held
     assert res.meta["vm"]["acceleration"] in ("tcg", "kvm")
     assert qemu_of(f"curso-{exp.EXPERIMENT}-{res.meta['run_id'].lower()}") == []
     assert not (vm.VM_DIR / "instancias" / res.meta["run_id"]).exists()  # overlays go with the run

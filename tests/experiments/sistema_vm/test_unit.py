@@ -564,3 +564,26 @@ def test_a_run_without_the_nested_kind_says_it_was_not_asked_for(tmp_path, monke
     meta = {"parameters": {"tipos": ["aplicacion", "sistema", "vm"]}}
     view.anidado(Resultado(exp.EXPERIMENT, _run_df(vm_kept=(99.0, 98.0, 97.0)), tmp_path, meta))
     assert "TIPOS sin «anidado_lxd»" in shown[-1] and "hace falta LXD" not in shown[-1], shown
+
+
+def test_what_the_vm_holds_after_the_free_is_split_into_guest_and_qemu(tmp_path, monkeypatch):
+    """The VM's «después» split (VM.resident_split): the page says how much is the guest's RAM and how
+    much QEMU's own, labelled emulated; without the split rows it says nothing of it."""
+    from helpers.experiments.sistema_vm.kinds import DESPUES_HUESPED, DESPUES_QEMU
+    from helpers.view import sistema_vm as view
+
+    split = pd.DataFrame(
+        _rows("vm_emulada", "qemu", DESPUES_HUESPED, [130.0, 131.0, 132.0], "MB")
+        + _rows("vm_emulada", "qemu", DESPUES_QEMU, [121.0, 122.0, 123.0], "MB"),
+        columns=COLUMNS,
+    )
+    meta = {"status": "complete", "vm": {"acceleration": "tcg", "memory_mb": 384}}
+    shown = []
+    monkeypatch.setattr(view, "markdown", lambda text: shown.append(text))
+    view.memoria_y_disco(Resultado(exp.EXPERIMENT, pd.concat([_run_df(), split]), tmp_path, meta))
+    text = shown[-1]
+    assert "VM emulada (TCG), separado" in text and "`-m 384`" in text
+    assert "252 MiB" in text and "131 MiB son la RAM del huésped" in text and "122 MiB son de QEMU" in text
+    assert "caché de código TCG" in text
+    view.memoria_y_disco(Resultado(exp.EXPERIMENT, _run_df(), tmp_path, meta))
+    assert "separado" not in shown[-1]
