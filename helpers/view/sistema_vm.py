@@ -458,7 +458,7 @@ def _frase_qemu(df: pd.DataFrame, meta: dict | None) -> str:
     """What the host still held for each VM kind after the free, split into the guest's RAM and QEMU's
     own (VMInstance.resident_split), medians over its instances; empty without those rows."""
     limit = ((meta or {}).get("vm") or {}).get("memory_mb")
-    ram = f"con `-m {limit}`, " if limit else ""
+    ram = f"reserva {limit} MiB con `-m {limit}` y " if limit else ""
     out = []
     for variant in sorted(set(df[df["metric"] == kinds.DESPUES_HUESPED]["variant"])):
         rows = df[df["variant"] == variant]
@@ -472,8 +472,8 @@ def _frase_qemu(df: pd.DataFrame, meta: dict | None) -> str:
         out.append(
             f"**Lo que retiene la {_etiqueta(variant)}, separado.** Tras liberar el bloque, el host seguía "
             f"teniendo {fmt_value(held, 'MB')} para ella (RSS de QEMU, mediana): "
-            f"{fmt_value(guest, 'MB')} son la RAM del huésped (QEMU la reserva {ram}y solo ocupa lo que "
-            f"el huésped llegó a tocar) y {fmt_value(own, 'MB')} son de QEMU mismo (el emulador, {cache}"
+            f"{fmt_value(guest, 'MB')} son la RAM del huésped (QEMU {ram}solo ocupa lo que el "
+            f"huésped llegó a tocar) y {fmt_value(own, 'MB')} son de QEMU mismo (el emulador, {cache}"
             "el kernel y el initramfs que cargó). Lo que la VM no devuelve al host es la parte del huésped; "
             "la de QEMU la paga cualquier VM, toque memoria o no."
         )

@@ -582,7 +582,7 @@ def test_what_the_vm_holds_after_the_free_is_split_into_guest_and_qemu(tmp_path,
     monkeypatch.setattr(view, "markdown", lambda text: shown.append(text))
     view.memoria_y_disco(Resultado(exp.EXPERIMENT, pd.concat([_run_df(), split]), tmp_path, meta))
     text = shown[-1]
-    assert "VM emulada (TCG), separado" in text and "`-m 384`" in text
+    assert "VM emulada (TCG), separado" in text and "reserva 384 MiB con `-m 384` y solo ocupa" in text
     assert "252 MiB" in text and "131 MiB son la RAM del huésped" in text and "122 MiB son de QEMU" in text
     assert "caché de código TCG" in text
     view.memoria_y_disco(Resultado(exp.EXPERIMENT, _run_df(), tmp_path, meta))
