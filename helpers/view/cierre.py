@@ -30,6 +30,7 @@ from .common import (
     fmt_ratio,
     fmt_value,
     fmt_value_interval,
+    list_note,
     markdown,
     shorten,
     show,
@@ -185,7 +186,7 @@ def preguntas(root=None) -> dict:
                 f"{head}. **En tu máquina, su afirmación principal, «{main.statement}», "
                 f"{verdict_words(main)}.** Lo que juzgó, empezando por ella:\n\n"
             )
-        text += "\n".join(f"- {claim_sentence(c)}" for c in claims)
+        text += "\n".join(f"- {claim_sentence(c)}" for c in claims) + list_note(claims)
         markdown(text)
     markdown(f"#### {POD_QUESTION}\n\n{_kubernetes(root)}")
     return found

@@ -40,6 +40,7 @@ from .verdicts import (  # noqa: F401 - the words of verdicts, called as common.
     VERDICT,
     WHY,
     claim_sentence,
+    list_note,
     load_sentence,
     margins_frame,
     method_sentence,
@@ -220,7 +221,10 @@ def tabla_contexto(resultado, red: str, reference_versions: dict | None = None):
 def claims_list(claims) -> None:
     """Show judged claims as a list of sentences (claim_sentence), or say there is nothing to judge."""
     sentences = [claim_sentence(c) for c in claims]
-    markdown("\n\n".join(f"- {s}" for s in sentences) if sentences else "_Sin datos para un veredicto._")
+    if not sentences:
+        markdown("_Sin datos para un veredicto._")
+        return
+    markdown("\n\n".join(f"- {s}" for s in sentences) + list_note(claims))
 
 
 SUMMARY_LINES = 5  # «En resumen» never takes more lines than this

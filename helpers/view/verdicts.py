@@ -172,19 +172,16 @@ def claim_sentence(claim) -> str:
             f"sin IC 95 %: {load_reason(detail)}); {_what_we_accept(claim)}."
         )
     elif claim.status not in (vd.SIN_DATOS, vd.NO_COMPARABLE):
+        size = resolved_size(claim)
         parts.append(
             f"{quantity} = {fmt_value_interval(claim.value, claim.low, claim.high, claim.unit)} "
-            f"({by_round} e IC 95 %, n = {claim.n} {counted}); {_what_we_accept(claim)}."
+            f"({by_round} e IC 95 %, n = {claim.n} {counted}{'; ' + size if size else ''}); "
+            f"{_what_we_accept(claim)}."
         )
     if detail.get(vd.BESIDE):
         parts.append(absolute_beside(detail[vd.BESIDE]))
     if claim.status == vd.INDECIDIBLE:
         parts.append(claim.said.undecidable or UNDECIDABLE_NOISE)
-    resolved = detail.get("resolucion")
-    if claim.status in (vd.SE_CONFIRMA, vd.NO_SE_SOSTIENE, vd.NO_CONCLUYENTE, vd.INDECIDIBLE) and not (
-        stats.any_nan(resolved) or resolved is None
-    ):
-        parts.append(f"Lo más pequeño que esta corrida distingue: {smallest_effect(resolved, claim.unit)}.")
     if detail.get("rondas_tranquilas") and claim.status != vd.BAJO_CARGA:
         parts.append(
             f"La carga de la máquina cambió entre rondas ({load_range(detail)}): la cifra y su IC salen "
@@ -214,17 +211,40 @@ def absolute_beside(shown: dict) -> str:
 
 
 def smallest_effect(resolved: float, unit: str) -> str:
-    """The smallest effect a run tells apart (verdict.resolution), in words: «÷/× 1.08 alrededor de la
-    cifra (la mitad de su IC 95 %)», «±2.3 puntos…» on a percentage, «±3.4 ms…» in a unit."""
+    """The smallest effect a run tells apart (verdict.resolution), as a size: «÷/× 1.08» on a ratio,
+    «±2.3 puntos» on a percentage, «±3.4 ms» in a unit (as many digits as its IC). What it means is
+    said once under the list (RESOLUTION_NOTE)."""
     if unit == "x":
-        size = f"÷/× {num(resolved, 2)}"
-    elif unit == "%":
-        size = f"±{num(resolved, significant(resolved, 2))} puntos"  # as many digits as its IC: «±13», «±2.8»
-    else:
-        size = (
-            f"±{fmt_value(float(f'{resolved:.2g}'), unit).lstrip('+')}"  # two digits, as its IC: «±9.3 min»
-        )
-    return f"{size} alrededor de la cifra (la mitad de su IC 95 %)"
+        return f"÷/× {num(resolved, 2)}"
+    if unit == "%":
+        return f"±{num(resolved, significant(resolved, 2))} puntos"  # as many digits as its IC: «±13», «±2.8»
+    return f"±{fmt_value(float(f'{resolved:.2g}'), unit).lstrip('+')}"  # two digits, as its IC: «±9.3 min»
+
+
+# What «distingue ÷/× 1.08» in a claim's sentence means, said once under a list of claims
+RESOLUTION_WORD = "distingue"
+RESOLUTION_NOTE = (
+    f"_«{RESOLUTION_WORD} ÷/× 1.08» o «{RESOLUTION_WORD} ±2 puntos», junto a una cifra: lo más pequeño que "
+    "esta corrida distingue alrededor de ella, la mitad de su IC 95 %. Una afirmación cuyo margen es más "
+    "estrecho que eso no se confirma con estas repeticiones; para refutarla, su cifra tiene que quedar más "
+    "lejos que eso de su margen._"
+)
+
+
+def list_note(claims) -> str:
+    """What a list of claim sentences says once under it: RESOLUTION_NOTE when one of them gives its
+    resolution («distingue …»), else ""."""
+    return "\n\n" + RESOLUTION_NOTE if any(resolved_size(c) for c in claims) else ""
+
+
+def resolved_size(claim) -> str:
+    """«distingue ÷/× 1.08» for a claim judged on an interval with its resolution in detail, else ""."""
+    resolved = (getattr(claim, "detail", {}) or {}).get("resolucion")
+    if claim.status not in (vd.SE_CONFIRMA, vd.NO_SE_SOSTIENE, vd.NO_CONCLUYENTE, vd.INDECIDIBLE):
+        return ""
+    if resolved is None or stats.any_nan(resolved):
+        return ""
+    return f"{RESOLUTION_WORD} {smallest_effect(resolved, claim.unit)}"
 
 
 LOAD_WORDS = {

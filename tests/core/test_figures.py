@@ -41,12 +41,15 @@ def test_series_indexed_by_round_are_paired_and_n_counts_rounds():
     # the sentence names what the builder computed: the median of the per-round ratios when paired,
     # the ratio of the arms' medians when independent, «cifra» for a figure a builder did not make
     assert paired.detail["statistic"] == figs.MEDIAN
-    assert "(mediana de las cifras por ronda e IC 95 %, n = 8 rondas)" in common.claim_sentence(paired)
+    assert (
+        "(mediana de las cifras por ronda e IC 95 %, n = 8 rondas; distingue ÷/× "
+        in common.claim_sentence(paired)
+    )
     assert independent.detail["statistic"] == figs.OF_MEDIANS
     assert "(cifra de las medianas e IC 95 %" in common.claim_sentence(independent)
     assert figs.median(SAID, a.to_numpy()).detail["statistic"] == figs.MEDIAN
     given = base.judge(SAID, stats.Estimate(1.0, 0.9, 1.1, 8), detail={"rondas": True})
-    assert "(cifra calculada ronda a ronda e IC 95 %, n = 8 rondas)" in common.claim_sentence(given)
+    assert "(cifra calculada ronda a ronda e IC 95 %, n = 8 rondas" in common.claim_sentence(given)
     assert "mediana" not in common.claim_sentence(given)
     assert "n = 8 rondas" in common.claim_sentence(paired)
 

@@ -407,7 +407,7 @@ def test_a_claim_no_reasonable_n_decides_shows_its_figure_and_the_reason():
     assert wide.status == base.INDECIDIBLE and wide.detail["indecidible"] == "ruido"
     near = J(1.0, 0.97, 1.03, region=(0.96, 1.02), n=6)  # a few more repetitions decide it
     assert near.status == base.NO_CONCLUYENTE and near.more_reps <= base.PRACTICAL_REPS
-    assert "Lo más pequeño que esta corrida distingue: ÷/× 1.03" in common.claim_sentence(near)
+    assert "n = 6 repeticiones; distingue ÷/× 1.03)" in common.claim_sentence(near)
     summary = "\n".join(common.verdict_summary([c, near]))
     assert "sin veredicto posible" in summary and "«s»" in summary
 

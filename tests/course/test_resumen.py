@@ -160,3 +160,21 @@ def test_a_steal_that_rounds_to_zero_is_not_written_as_zero():
     some = verdicts.load_sentence({"carga": {**load, "robo_maximo_pct": 0.3}})
     assert "0.0 %" not in tiny and "ni el 0.1 %" in tiny, tiny
     assert "hasta el 0.3 %" in some, some
+
+
+def test_what_a_run_distinguishes_is_explained_once_per_list(monkeypatch):
+    """Each judged claim carries its own «distingue ÷/× …» beside its figure; what that means is said
+    once, under the list, never after every verdict (issue 41: the repeated verdict tails)."""
+    from helpers.view import verdicts
+
+    claims = [_ratio(1 / 1.2, 1.2), _ratio(0.9, 1.1), _ratio(0.99, 1.01)]
+    assert all(c.detail.get("resolucion") for c in claims)
+    shown = []
+    monkeypatch.setattr(common, "markdown", lambda text: shown.append(text))
+    common.claims_list(claims)
+    text = shown[-1]
+    assert (
+        text.count("; distingue ÷/× ") == 3 and text.count("lo más pequeño que esta corrida distingue") == 1
+    )
+    assert "Lo más pequeño que esta corrida distingue:" not in text
+    assert verdicts.list_note([vd.missing(claims[0].said)]) == ""  # no interval, no note

@@ -534,7 +534,9 @@ def test_syscall_cause_counts_what_notebook_05_counted(monkeypatch):
         theirs = verdict.judge(said, Estimate(-0.1, -0.2, 0.0, 8), detail=detail)
         monkeypatch.setattr(claims, "read_claim", lambda *a, theirs=theirs, **k: theirs)
         mine = claims.syscall_claim()
-        assert f"n = 8 {unit})" in claim_sentence(mine) and f"n = 8 {unit})" in claim_sentence(theirs)
+        assert re.search(f"n = 8 {unit}[);]", claim_sentence(mine)) and re.search(
+            f"n = 8 {unit}[);]", claim_sentence(theirs)
+        )
 
 
 def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):

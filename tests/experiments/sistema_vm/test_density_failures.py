@@ -64,6 +64,9 @@ class Up:
     def host_memory(self) -> int:
         return 100 * k.MB + self.held
 
+    def resident_split(self) -> None:
+        return None
+
     def start_command(self, command):
         return Touch(self)
 
