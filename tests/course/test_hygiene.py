@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 
 import pytest
@@ -159,3 +160,34 @@ def test_a_prediction_comes_before_the_run_button(module):
     text = "".join(before["source"])
     assert before["cell_type"] == "markdown" and text.startswith("**Tu predicción"), text[:120]
     assert "> Mi predicción:" in text and text.count("?") >= 1
+
+
+FIRST_SCREEN_WORDS = 400  # what a student reads before the first cell that does something (issue 41)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_the_first_screen_is_short_and_the_rest_is_folded(path):
+    """The Markdown before a notebook's first code cell, without the cells folded as «detalle» (each with
+    the «resumen» its fold shows, and collapsed in JupyterLab too), is at most about 400 words."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    first_code = next(i for i, c in enumerate(cells) if c["cell_type"] == "code")
+    shown = 0
+    for cell in cells[:first_code]:
+        meta = cell.get("metadata", {})
+        if "detalle" in meta.get("tags", []):
+            assert meta.get("resumen") and meta.get("jupyter", {}).get("source_hidden"), meta
+            continue
+        shown += len("".join(cell["source"]).split())
+    assert shown <= FIRST_SCREEN_WORDS, f"{path.name}: {shown} palabras antes de la primera celda de código"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_how_we_measure_is_folded_everywhere(path):
+    """«Cómo medimos» (view.common.como_medimos, the statistics paragraph, the load and the margins) is a
+    folded «detalle» cell on every page, 01 included, whose output starts hidden in JupyterLab."""
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "code" and re.search(r"^(common\.)?como_medimos\(", source, flags=re.M):
+            meta = cell.get("metadata", {})
+            assert "detalle" in meta.get("tags", []) and meta.get("resumen"), meta
+            assert meta.get("jupyter", {}).get("outputs_hidden"), meta
