@@ -37,7 +37,7 @@ ACROSS_METRIC = "getpid"
 TABLE_BAND = CONTAINER_TABLE.bounds  # seed 001's per-CPU table: 24-30 %
 ACROSS_BAND = (TABLE_BAND[1] - TABLE_BAND[0]) / 2  # 3 points either side of the others' median
 ACROSS_NOTE = (
-    f"Su tabla por CPU pone todas las sobrecargas entre el {TABLE_BAND[0]:g} % y el {TABLE_BAND[1]:g} %, "
+    f"Su tabla de valores esperados por CPU pone todas las sobrecargas entre el {TABLE_BAND[0]:g} % y el {TABLE_BAND[1]:g} %, "
     f"una franja de {TABLE_BAND[1] - TABLE_BAND[0]:g} puntos: «parecido» lo leemos como a "
     f"{ACROSS_BAND:g} puntos o menos (la mitad de esa franja) de la mediana de las demás máquinas de la "
     "clase."

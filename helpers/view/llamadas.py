@@ -58,9 +58,9 @@ from .panel import Preset
 REF_LABEL = {
     "seed001": "el documento: su corrida (kernel 6.14 en Azure)",
     "seed001-esperado": "el documento: lo que espera («Expected» de sus pruebas A y B)",
-    "seed001-tabla-xeon-8370c": "su tabla: Intel Xeon Platinum 8370C (Azure)",
-    "seed001-tabla-epyc-7763": "su tabla: AMD EPYC 7763 (Azure)",
-    "seed001-tabla-i7-12700k": "su tabla: Intel i7-12700K",
+    "seed001-tabla-xeon-8370c": "su tabla de valores esperados (no medidos): Intel Xeon Platinum 8370C (Azure)",
+    "seed001-tabla-epyc-7763": "su tabla de valores esperados (no medidos): AMD EPYC 7763 (Azure)",
+    "seed001-tabla-i7-12700k": "su tabla de valores esperados (no medidos): Intel i7-12700K",
 }
 
 
@@ -580,7 +580,7 @@ def _frase_comparacion(c: pd.DataFrame, claims) -> str:
         if said:
             judged.append(f"con {name}, " + "; ".join(said))
     text = (
-        f"Lo que publica el documento (su corrida, lo que espera y su tabla por CPU) va de {fmt_ratio(low)} a "
+        f"Lo que publica el documento (su corrida, lo que espera y su tabla de valores esperados por CPU) va de {fmt_ratio(low)} a "
         f"{fmt_ratio(high)} contenedor/host. En tu máquina (IC 95 %): " + "; ".join(parts) + "."
     )
     if judged:
