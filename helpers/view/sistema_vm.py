@@ -474,8 +474,8 @@ def _frase_qemu(df: pd.DataFrame, meta: dict | None) -> str:
             f"teniendo {fmt_value(held, 'MB')} para ella (RSS de QEMU, mediana): "
             f"{fmt_value(guest, 'MB')} son la RAM del huésped (QEMU {ram}solo ocupa lo que el "
             f"huésped llegó a tocar) y {fmt_value(own, 'MB')} son de QEMU mismo (el emulador, {cache}"
-            "el kernel y el initramfs que cargó). Lo que la VM no devuelve al host es la parte del huésped; "
-            "la de QEMU la paga cualquier VM, toque memoria o no."
+            "el kernel y el initramfs que cargó): solo la primera parte es memoria del huésped, y en ella "
+            "está lo que la VM retuvo del bloque liberado."
         )
     return "\n\n".join(out)
 
