@@ -36,7 +36,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
@@ -70,6 +70,9 @@ class Estimate:
     method: str = ""
     paired: bool = False
     needs: int = 0  # the fewest repetitions its method needs for an interval (0: MIN_N, one arm's)
+    # The spread of the values whose median it is (ORDER: `spread`), for a power calculation
+    # (`rounds_to_decide`); NaN where the figure is not one sample's median (the box, a bootstrap).
+    spread: float = field(default=NAN, compare=False)
 
     @classmethod
     def missing(cls, n: int = 0, *, method: str = "", paired: bool = False) -> Estimate:
@@ -94,7 +97,13 @@ class Estimate:
 
     def scaled(self, factor: float) -> Estimate:
         """The same estimate in another unit (× factor)."""
-        return replace(self, value=self.value * factor, low=self.low * factor, high=self.high * factor)
+        return replace(
+            self,
+            value=self.value * factor,
+            low=self.low * factor,
+            high=self.high * factor,
+            spread=self.spread * abs(factor),
+        )
 
 
 # ---------------------------------------------------------------- values
@@ -183,7 +192,66 @@ def median_ci(data, *, level: float = LEVEL) -> Estimate:
         return Estimate.missing(method=ORDER)
     k = order_k(arr.size, level)
     low, high = (float(arr[k - 1]), float(arr[arr.size - k])) if k else (NAN, NAN)
-    return Estimate(float(np.median(arr)), low, high, int(arr.size), ORDER)
+    return Estimate(float(np.median(arr)), low, high, int(arr.size), ORDER, spread=spread(arr))
+
+
+def spread(data) -> float:
+    """The spread of a sample for a power calculation: its standard deviation (ddof 1). Not a robust
+    one on purpose: at 6-8 values the order-statistic interval is [min, max], which a heavy tail
+    widens, and a spread that ignored the tail would ask for too few repetitions. NaN below two values."""
+    arr = values(data)
+    return float(np.std(arr, ddof=1)) if arr.size >= 2 else NAN
+
+
+# ---------------------------------------------------------------- power: how many rounds would decide
+POWER = 0.8  # «would decide it»: 8 runs in 10 reach a verdict
+
+
+def order_power(n, value: float, sigma: float, region: tuple[float, float], level: float = LEVEL):
+    """The probability that the order-statistic interval of the median of n values drawn from
+    Normal(value, sigma) decides a claim with margin `region`, either way: inside the margin (x(k)
+    above its low end and x(n−k+1) below its top: fewer than k values beyond each end, a sum over the
+    trinomial counts) or entirely beyond one of its ends. Exact for that law (scipy.stats.binom); 0
+    where no interval reaches the level. `n` may be an array of sizes: one probability each."""
+    ns = np.atleast_1d(np.asarray(n, dtype=int))
+    ks = np.array([order_k(int(m), level) for m in ns])
+    lo_r, hi_r = region
+    # below 1e-12 a tail adds nothing (and a denormal one overflows scipy's binomial)
+    below, above = (
+        float(p) if p > 1e-12 else 0.0
+        for p in (sps.norm.cdf(lo_r, value, sigma), sps.norm.sf(hi_r, value, sigma))
+    )
+    rest = above / (1 - below) if below < 1 else 0.0
+    i = np.arange(max(int(ks.max()), 1))[None, :]  # values at or below the margin's low end: fewer than k
+    inside = sps.binom.pmf(i, ns[:, None], below) * sps.binom.cdf(ks[:, None] - 1, ns[:, None] - i, rest)
+    confirmed = np.where(i < ks[:, None], inside, 0.0).sum(axis=1)
+    refuted = sps.binom.cdf(ks - 1, ns, 1 - above) + sps.binom.cdf(ks - 1, ns, 1 - below)
+    power = np.where(ks > 0, confirmed + refuted, 0.0)
+    return float(power[0]) if np.ndim(n) == 0 else power
+
+
+def rounds_to_decide(
+    estimate: Estimate, region: tuple[float, float], *, power: float = POWER, cap: int = 1_000
+) -> float | None:
+    """A power calculation with this run as the pilot: the fewest repetitions (more than the estimate's
+    n) with which a run reaches a verdict `power` of the time, if the values are normal with this run's
+    median and `spread` (`order_power`). A planning figure, not a verdict: one short run's median and
+    spread are themselves uncertain, so it never says that no n decides a claim (that is declared
+    before the run, `verdict.Said.undecidable`). The power of that interval rises in steps, not like
+    1/√n (at 7 and 8 values it is the same [min, max] as at 6, over more values), so the search is over
+    n itself. Infinite where no n up to `cap` reaches `power`; None where it cannot be calculated: the
+    estimate is not one sample's median (no spread), or its spread is 0."""
+    value, sigma, n = estimate.value, estimate.spread, estimate.n
+    if any_nan(value, sigma) or not (math.isfinite(value) and sigma > 0) or n <= 0:
+        return None
+    return _rounds_to_decide(float(value), float(sigma), int(n), tuple(map(float, region)), power, cap)
+
+
+@lru_cache(maxsize=4096)  # the same claim is judged again by every page that shows it
+def _rounds_to_decide(value, sigma, n, region, power, cap) -> float:
+    ns = np.arange(max(n + 1, min_n(LEVEL)), cap + 1)
+    reaches = np.flatnonzero(order_power(ns, value, sigma, region) >= power) if ns.size else []
+    return int(ns[reaches[0]]) if len(reaches) else math.inf
 
 
 def round_figures(fn: Callable[..., np.ndarray], *samples: pd.Series) -> pd.Series:

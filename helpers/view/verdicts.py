@@ -38,7 +38,7 @@ WHY = {
     vd.BAJO_CARGA: "La carga de la máquina cambió entre rondas y menos de "
     f"{vd.MIN_N} rondas se midieron con la máquina tranquila: con una carga que dura varias rondas, "
     "el IC 95 % no cubre lo que dice. Cierra lo que esté usando la CPU y vuelve a ejecutar.",
-    vd.INDECIDIBLE: "",  # its reason: the declaration's (Said.undecidable) or UNDECIDABLE_NOISE
+    vd.INDECIDIBLE: "",  # its reason: the declaration's (Said.undecidable)
 }
 # «bajo carga» because the rounds that count are not independent (load.dependence): the why, the test.
 DEPENDENT_WHY = (
@@ -51,11 +51,6 @@ DEPENDENCE_WORDS = {
     load.WITH_LOAD: "las cifras por ronda siguen a {carga} de cada ronda",
     load.LAG1: "la cifra de cada ronda se parece a la de la ronda anterior",
 }
-# Why a claim has no possible verdict (verdict.INDECIDIBLE): its declared reason, or this run's noise.
-UNDECIDABLE_NOISE = (
-    f"Con el ruido de esta corrida harían falta más de {vd.PRACTICAL_REPS} repeticiones para decidirla: "
-    "se muestra la cifra, sin veredicto."
-)
 # Agreement of this machine with the reference (figures.agreement), the same three outcomes.
 AGREEMENT = {
     fg.COINCIDE: "coincide",
@@ -68,7 +63,7 @@ AGREEMENT = {
 AGREEMENT_MARGIN = fmt_margin(vd.margin(fg.AGREEMENT_KIND, 1.0, "x"), "x")  # «de 0.8× a 1.25×»
 
 
-PRACTICAL_REPS = vd.PRACTICAL_REPS  # beyond this an extrapolated «harían falta unas 5 500» says «not here»
+PRACTICAL_REPS = vd.PRACTICAL_REPS  # beyond this a power calculation says «más de 200», not «unas 5 500»
 
 
 def verdict_words(claim) -> str:
@@ -80,8 +75,9 @@ def verdict_words(claim) -> str:
     if claim.status == vd.SIN_DATOS and 0 < n < vd.MIN_N:
         return too_few(n, more or vd.MIN_N)
     words = VERDICT.get(claim.status, claim.status)
-    if claim.status == vd.NO_CONCLUYENTE and more:  # beyond PRACTICAL_REPS the rule says INDECIDIBLE
-        words += f" (harían falta unas {approx(more)})"  # an extrapolation: 2 digits
+    if _power_shown(claim):  # a power calculation on this run: 2 digits, or «más de 200»
+        how_many = f"más de {PRACTICAL_REPS}" if more == math.inf else f"unas {approx(more)}"
+        words += f" (harían falta {how_many})"
     return words
 
 
@@ -181,7 +177,7 @@ def claim_sentence(claim) -> str:
     if detail.get(vd.BESIDE):
         parts.append(absolute_beside(detail[vd.BESIDE]))
     if claim.status == vd.INDECIDIBLE:
-        parts.append(claim.said.undecidable or UNDECIDABLE_NOISE)
+        parts.append(claim.said.undecidable)
     if detail.get("rondas_tranquilas") and claim.status != vd.BAJO_CARGA:
         parts.append(
             f"La carga de la máquina cambió entre rondas ({load_range(detail)}): la cifra y su IC salen "
@@ -231,10 +227,32 @@ RESOLUTION_NOTE = (
 )
 
 
+# What «harían falta unas N» after «no concluyente» means, said once under a list of claims
+POWER_NOTE = (
+    f"_«harían falta unas N», tras «no concluyente»: las repeticiones con las que una corrida llegaría a un "
+    f"veredicto {round(stats.POWER * 10)} de cada 10 veces si sus rondas se comportaran como las de esta (un "
+    "cálculo de potencia con su mediana y su dispersión, y el mismo IC 95 %). Es una estimación para "
+    "planear la próxima corrida: una corrida corta no basta para decir que ningún número la decidiría._"
+)
+
+
 def list_note(claims) -> str:
     """What a list of claim sentences says once under it: RESOLUTION_NOTE when one of them gives its
-    resolution («distingue …»), else ""."""
-    return "\n\n" + RESOLUTION_NOTE if any(resolved_size(c) for c in claims) else ""
+    resolution («distingue …»), POWER_NOTE when one says how many repetitions would decide it; else ""."""
+    notes = [
+        note
+        for note, said in (
+            (RESOLUTION_NOTE, any(resolved_size(c) for c in claims)),
+            (POWER_NOTE, any(_power_shown(c) for c in claims)),
+        )
+        if said
+    ]
+    return "".join("\n\n" + note for note in notes)
+
+
+def _power_shown(claim) -> bool:
+    """Whether verdict_words says «harían falta unas N» for this claim (a power calculation)."""
+    return claim.status == vd.NO_CONCLUYENTE and bool(getattr(claim, "more_reps", None))
 
 
 def resolved_size(claim) -> str:
@@ -391,22 +409,24 @@ def resolution_sentence(claims) -> str:
     """What this run's noise lets a verdict tell apart, from the page's own claims: the median half-width
     of the IC 95 % of its ratios (as a factor) or, on a page of percentages, of its percentages (in
     points), measured with MIN_N rounds or more; and about how many rounds the narrowest margin, «casi
-    igual» (±SAME), would need with this noise (each IC shrinking like 1/√n, as
-    `verdict.repetitions_to_decide` assumes). A claim «bajo carga» is left out: its IC does not cover
-    what it says. Empty when the page has none of either."""
+    igual» (±SAME), would need with this noise to confirm a figure on its centre 8 times in 10 (a power
+    calculation with the page's median spread, `stats.rounds_to_decide`). A claim «bajo carga» is left
+    out: its IC does not cover what it says. Empty when the page has none of either."""
     ratios, points = [], []
     for c in claims:
         if c.n < vd.MIN_N or stats.any_nan(c.low, c.high) or c.status == vd.BAJO_CARGA:
             continue
+        spread = c.estimate.spread
         if c.unit == "x" and min(c.low, c.high) > 0:
-            ratios.append(((math.log(c.high) - math.log(c.low)) / 2, c.n))
+            ratios.append(((math.log(c.high) - math.log(c.low)) / 2, c.n, spread / c.value))
         elif c.unit == "%":
-            points.append(((c.high - c.low) / 2, c.n))
+            points.append(((c.high - c.low) / 2, c.n, spread))
     if not ratios and not points:
         return ""
     ratio_page = len(ratios) >= len(points)
     widths = ratios if ratio_page else points
     half, n = (float(np.median([w[i] for w in widths])) for i in (0, 1))
+    spreads = [w[2] for w in widths if not stats.any_nan(w[2])]
     n = int(n)
     if len(widths) == 1:
         which = "la única proporción" if ratio_page else "el único porcentaje"
@@ -426,17 +446,26 @@ def resolution_sentence(claims) -> str:
         f"n = {n}): una afirmación solo se confirma si su margen es más ancho que eso, y solo se refuta si su "
         "cifra queda más lejos que eso de su margen."
     )
-    same = math.log(1 + margins.SAME) if ratio_page else margins.SAME * 100
-    need = math.ceil(n * (half / same) ** 2)
-    region = fmt_margin(vd.level_region(1.0 if ratio_page else 0.0), "x" if ratio_page else "%")
-    if need <= n:
-        return text + f" Alcanza hasta para el margen más estrecho, «casi igual» ({region})."
-    if need > PRACTICAL_REPS:
+    centre = 1.0 if ratio_page else 0.0
+    region = vd.level_region(centre)
+    shown = fmt_margin(region, "x" if ratio_page else "%")
+    # A figure exactly on «casi igual»'s centre, as noisy as this page's typical one (a relative spread
+    # on a ratio page): the rounds that would confirm it 8 times in 10 (stats.rounds_to_decide).
+    typical = stats.Estimate(centre, n=n, spread=float(np.median(spreads)) if spreads else stats.NAN)
+    if half <= (math.log(1 + margins.SAME) if ratio_page else margins.SAME * 100):
+        return text + f" Alcanza hasta para el margen más estrecho, «casi igual» ({shown})."
+    need = stats.rounds_to_decide(typical, region, cap=PRACTICAL_REPS)
+    if need is None:  # no figure of this page is one sample's median: nothing to calculate from
+        return text
+    if need == math.inf:
         return text + (
-            f" El margen más estrecho, «casi igual» ({region}), pediría más de {PRACTICAL_REPS} rondas: "
+            f" El margen más estrecho, «casi igual» ({shown}), pediría más de {PRACTICAL_REPS} rondas: "
             "con este ruido, esta máquina no lo decide."
         )
-    return text + f" El margen más estrecho, «casi igual» ({region}), pediría unas {approx(need)} rondas."
+    return text + (
+        f" El margen más estrecho, «casi igual» ({shown}), pediría unas {approx(need)} rondas para "
+        f"confirmar una cifra en su centro {round(stats.POWER * 10)} de cada 10 veces."
+    )
 
 
 def load_sentence(meta: dict | None) -> str:

@@ -14,15 +14,18 @@ from helpers.experiments import figures as figs
 from helpers.experiments import verdict as base
 from helpers.experiments.verdict import Said
 from helpers.view import common
+from helpers.view.verdicts import POWER_NOTE
 
 INF = float("inf")
 N = base.MIN_N
 
 
-def J(value, low, high, *, region, n=10, unstable=False, unit="x"):
-    """verdict.judge on a declaration with a hand-made margin."""
+def J(value, low, high, *, region, n=10, unstable=False, unit="x", spread=stats.NAN):
+    """verdict.judge on a declaration with a hand-made margin (with `spread`, a median's: a power
+    calculation says how many repetitions would decide it)."""
     said = Said("k", "s", "f", claimed=value, region=region, unit=unit)
-    return base.judge(said, stats.Estimate(value, low, high, n), unstable=unstable)
+    estimate = stats.Estimate(value, low, high, n, stats.ORDER, spread=spread)
+    return base.judge(said, estimate, unstable=unstable)
 
 
 # ---------------------------------------------------------------- decide: every branch
@@ -241,25 +244,82 @@ def test_unstable_overrides_the_interval_from_the_minimum_on():
 
 
 # ---------------------------------------------------------------- how many repetitions would decide
+def judged_sample(sample, region):
+    """verdict.judge on the median of a sample (its order-statistic interval and its spread)."""
+    return base.judge(Said("k", "s", "f", claimed=1.0, region=region), stats.median_ci(sample))
+
+
+def decided_as(sample, region):
+    """The one rule on the order-statistic interval of a sample's median (what judge decides)."""
+    return base.decide(*stats.median_ci(sample).interval, region=region)
+
+
 def test_inconclusive_says_how_many_repetitions_would_help():
-    c = J(1.02, 0.90, 1.14, region=(0.95, 1.05))
+    c = judged_sample([0.93, 0.97, 1.0, 1.01, 1.03, 1.06, 0.99, 1.08, 0.96, 1.02], (0.95, 1.05))
     assert c.status == base.NO_CONCLUYENTE and c.more_reps > 10
-    wider = J(1.02, 0.89, 1.15, region=(0.95, 1.05))
-    assert wider.more_reps > c.more_reps
-    hopeless = J(1.02, 0.80, 1.24, region=(0.95, 1.05))  # ~540 repetitions: no reasonable n
-    assert hopeless.status == base.INDECIDIBLE and hopeless.more_reps is None
+    wider = judged_sample([0.86, 0.94, 1.0, 1.01, 1.03, 1.12, 0.98, 1.16, 0.92, 1.04], (0.95, 1.05))
+    assert wider.status == base.NO_CONCLUYENTE and wider.more_reps > c.more_reps
+    hopeless = judged_sample([0.6, 0.8, 1.0, 1.02, 1.1, 1.3, 0.9, 1.5, 0.7, 1.2], (0.95, 1.05))
+    # one run never says «no n decides it» (its median and spread are too uncertain): «más de 200»
+    assert hopeless.status == base.NO_CONCLUYENTE and hopeless.more_reps == INF
 
 
 def test_only_inconclusive_carries_more_repetitions():
-    for low, high in ((0.97, 1.03), (1.2, 1.3)):
-        assert J((low + high) / 2, low, high, region=(0.95, 1.05)).more_reps is None
+    for sample in ([0.99, 1.0, 1.01, 0.995, 1.005, 1.0], [1.2, 1.25, 1.3, 1.22, 1.28, 1.26]):
+        assert judged_sample(sample, (0.95, 1.05)).more_reps is None
 
 
-def test_repetitions_to_decide_shrinks_like_root_n():
-    # value 1.10 above the margin's top (1.05): the IC's low side (0.1) must shrink to 0.05: 4× the n
-    assert base.repetitions_to_decide(1.10, 1.00, 1.20, 10, region=(0.95, 1.05)) == 40
-    # inside the margin: each side must fit on its own side of it
-    assert base.repetitions_to_decide(1.0, 0.9, 1.02, 10, region=(0.95, 1.05)) == 40
+@pytest.mark.parametrize(
+    "value, sigma, n, region",
+    [
+        (1.0, 0.05, 6, (0.95, 1.05)),  # inside: both ends must fit
+        (1.0, 0.08, 20, (0.95, 1.05)),
+        (1.1, 0.06, 9, (0.95, 1.05)),  # above: the low end must clear the top
+        (0.9, 0.2, 30, (0.95, 1.05)),  # below
+        (1.02, 0.1, 50, (0.95, INF)),  # a one-sided margin
+    ],
+)
+def test_the_power_of_the_order_interval_is_what_a_simulation_of_the_rule_finds(value, sigma, n, region):
+    """order_power in closed form (a verdict either way) against the rule itself on 4 000 simulated
+    runs of that law."""
+    rng = np.random.default_rng(20261204)
+    runs = rng.normal(value, sigma, (4000, n))
+    decided = np.mean([decided_as(run, region) != base.NO_CONCLUYENTE for run in runs])
+    assert abs(stats.order_power(n, value, sigma, region) - decided) < 0.025  # 3.5 σ of 4 000 draws
+
+
+def test_the_rounds_it_asks_for_decide_it_eight_times_in_ten():
+    """The n of the power calculation, run 2 000 times on the law it assumed: the rule decides ≥ 80 %
+    of the runs (within Monte-Carlo error), and with half that n far fewer."""
+    rng = np.random.default_rng(7)
+    sample = rng.normal(1.03, 0.05, 8)
+    estimate = stats.median_ci(sample)
+    need = stats.rounds_to_decide(estimate, (0.95, 1.05))
+    assert estimate.n < need < 200
+
+    def decided(n):
+        runs = rng.normal(estimate.value, estimate.spread, (2000, n))
+        return np.mean([decided_as(r, (0.95, 1.05)) != base.NO_CONCLUYENTE for r in runs])
+
+    assert decided(need) >= stats.POWER - 0.03
+    assert decided(max(need // 2, base.MIN_N)) < stats.POWER - 0.1
+
+
+def test_seven_and_eight_rounds_are_no_better_than_six():
+    """The order-statistic interval is [min, max] at 6, 7 and 8 values: its power falls from 6 to 8
+    and jumps at 9 (the k of the interval steps to 2), so the search is over n, never a 1/√n rule."""
+    power = {n: stats.order_power(n, 1.0, 0.02, (0.95, 1.05)) for n in (6, 7, 8, 9)}
+    assert power[6] > power[7] > power[8] < power[9]
+
+
+def test_a_heavy_tail_asks_for_more_rounds_than_its_calm_middle():
+    """The spread is the standard deviation: at 6-8 values the interval is [min, max], which one wild
+    round widens, so a spread that ignored it would promise a decision that the next run misses."""
+    calm = [1.0, 1.01, 0.99, 1.02, 0.98, 1.0, 1.01, 0.99, 1.0]
+    region = (0.95, 1.05)
+    assert stats.rounds_to_decide(stats.median_ci(calm + [1.3]), region) > stats.rounds_to_decide(
+        stats.median_ci(calm + [1.0]), region
+    )
 
 
 @pytest.mark.parametrize(
@@ -272,21 +332,35 @@ def test_repetitions_to_decide_shrinks_like_root_n():
     ],
 )
 def test_an_infinite_or_missing_bound_says_nothing_instead_of_crashing(value, low, high):
-    assert base.repetitions_to_decide(value, low, high, 10, region=(81.6, 127.5)) is None
     c = J(value, low, high, region=(81.6, 127.5))
     assert c.more_reps is None
     common.claim_sentence(c)  # renders
 
 
+def test_without_a_spread_no_number_and_no_undecidable():
+    """A box or a bootstrap is not one sample's median: no power calculation, «no concluyente» alone."""
+    c = J(1.02, 0.80, 1.24, region=(0.95, 1.05))
+    assert c.status == base.NO_CONCLUYENTE and c.more_reps is None
+    assert "harían falta" not in common.verdict_words(c)
+
+
 def test_never_about_n_when_n_were_already_run():
-    # an IC barely out of the margin: the 1/√n model asks for no more than n, but n did not decide
-    more = base.repetitions_to_decide(1.0, 0.9499, 1.0001, 30, region=(0.95, 1.05))
-    assert more is not None and more > 30
-    assert base.repetitions_to_decide(1.05, 1.0, 1.1, 10, region=(0.95, 1.05)) is None  # on the edge
+    # an IC barely out of the margin, with a tiny spread: the power calculation needs no more than n,
+    # but n did not decide it, so it asks for more
+    estimate = stats.Estimate(1.0, 0.9499, 1.0001, 30, stats.ORDER, spread=0.001)
+    c = base.judge(Said("k", "s", "f", claimed=1.0, region=(0.95, 1.05)), estimate)
+    assert c.status == base.NO_CONCLUYENTE and c.more_reps == 31
 
 
-def test_repetitions_to_decide_has_a_cap():
-    assert base.repetitions_to_decide(1.0, 0.0, 2.0, 10, region=(0.999, 1.001)) is None
+def test_a_figure_far_from_its_margin_has_tails_that_underflow_and_power_one():
+    """Tails of 1e-309 (a class of machines far inside the margin) once overflowed scipy's binomial."""
+    power = stats.order_power(np.arange(7, 200), 1.0, 0.001, (0.962, 1.038))
+    assert np.all(np.isfinite(power)) and np.all(power > 0.999)
+
+
+def test_on_the_margins_edge_no_n_decides():
+    edge = stats.median_ci([1.03, 1.04, 1.05, 1.05, 1.06, 1.07])
+    assert stats.rounds_to_decide(edge, (0.95, 1.05), cap=200) == INF
 
 
 # ---------------------------------------------------------------- claims as said and as judged
@@ -353,15 +427,16 @@ def test_every_status_has_its_words():
 
 
 def test_verdict_words_name_the_repetitions_needed():
-    c = J(1.02, 0.90, 1.14, region=(0.95, 1.05))
+    c = J(1.02, 0.90, 1.14, region=(0.95, 1.05), spread=0.06)
     words = common.verdict_words(c)
     assert words.startswith("no concluyente con estas repeticiones")
     assert f"harían falta unas {common.approx(c.more_reps)}" in words
-    c.more_reps = 154  # an extrapolation: two significant digits, not «154»
+    c.more_reps = 154  # a calculation on one run: two significant digits, not «154»
     assert common.verdict_words(c).endswith("(harían falta unas 150)")
-    hopeless = J(1.02, 0.80, 1.24, region=(0.95, 1.05))  # beyond what a class can run: no verdict at all
-    assert common.verdict_words(hopeless) == "sin veredicto posible"
-    assert f"harían falta más de {base.PRACTICAL_REPS} repeticiones" in common.claim_sentence(hopeless)
+    assert POWER_NOTE in common.list_note([c]) and "8 de cada 10" in POWER_NOTE
+    hopeless = J(1.02, 0.80, 1.24, region=(0.95, 1.05), spread=0.2)  # beyond what a class can run
+    assert common.verdict_words(hopeless).endswith(f"(harían falta más de {base.PRACTICAL_REPS})")
+    assert POWER_NOTE in common.list_note([hopeless])
 
 
 def test_claim_sentence_is_built_from_declared_fields():
@@ -395,20 +470,21 @@ def test_the_method_sentence_names_the_minimum_and_the_rule():
 
 
 def test_a_claim_no_reasonable_n_decides_shows_its_figure_and_the_reason():
-    """INDECIDIBLE, through the one rule: declared (a simulation showed no power), or this run's noise
-    asking for more than PRACTICAL_REPS repetitions; a decisive IC on a declared one still gives no
-    verdict, and the sentence carries the figure, its IC and the reason."""
+    """INDECIDIBLE, through the one rule, only where declared before the run (a simulation showed no
+    power): a decisive IC on a declared one still gives no verdict, and the sentence carries the figure,
+    its IC and the reason. This run's noise alone never gives it (one short run knows its noise badly):
+    «no concluyente», with «más de PRACTICAL_REPS»."""
     declared = Said("k", "s", "f", kind="adds", undecidable="Sin potencia: una simulación lo muestra.")
     c = base.judge(declared, stats.Estimate(1.5, 1.2, 1.9, 12))
     assert c.status == base.INDECIDIBLE and c.more_reps is None and not c.decided
     text = common.claim_sentence(c)
     assert "sin veredicto posible" in text and "Sin potencia" in text and "1.2" in text
-    wide = J(1.0, 0.5, 2.0, region=(0.99, 1.01), n=6)  # would need ~60 000 repetitions
-    assert wide.status == base.INDECIDIBLE and wide.detail["indecidible"] == "ruido"
-    near = J(1.0, 0.97, 1.03, region=(0.96, 1.02), n=6)  # a few more repetitions decide it
+    wide = J(1.0, 0.5, 2.0, region=(0.99, 1.01), n=6, spread=0.5)  # would need thousands
+    assert wide.status == base.NO_CONCLUYENTE and wide.more_reps == INF
+    near = J(1.0, 0.97, 1.03, region=(0.96, 1.02), n=6, spread=0.02)  # a few more repetitions decide it
     assert near.status == base.NO_CONCLUYENTE and near.more_reps <= base.PRACTICAL_REPS
     assert "n = 6 repeticiones; distingue ÷/× 1.03)" in common.claim_sentence(near)
-    summary = "\n".join(common.verdict_summary([c, near]))
+    summary = "\n".join(common.verdict_summary([c, near, wide]))
     assert "sin veredicto posible" in summary and "«s»" in summary
 
 

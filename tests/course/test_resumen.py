@@ -2,7 +2,7 @@
 
 import json
 
-from helpers import PROJECT_ROOT
+from helpers import PROJECT_ROOT, stats
 from helpers.experiments import verdict as vd
 from helpers.stats import Estimate
 from helpers.view import common
@@ -86,18 +86,28 @@ def test_the_long_verdict_lists_are_folded_under_the_summary():
                 assert meta.get("jupyter", {}).get("outputs_hidden") is True, (path.name, source)
 
 
-def _ratio(low: float, high: float, n: int = 6) -> vd.Claim:
+def _ratio(low: float, high: float, n: int = 6, spread: float | None = None) -> vd.Claim:
+    """A judged ratio with this interval; its spread (for the power calculation) is a normal's σ whose
+    6-value range is about that wide (2.53 σ) unless given."""
     said = vd.Said("r", "Una proporción", "una fuente", claimed=1.0, kind="about")
-    return vd.judge(said, Estimate((low * high) ** 0.5, low, high, n))
+    spread = (high - low) / 2.53 if spread is None else spread
+    return vd.judge(said, Estimate((low * high) ** 0.5, low, high, n, stats.ORDER, spread=spread))
 
 
 def test_the_page_says_what_its_noise_can_decide():
     from helpers.view import verdicts
 
-    wide = verdicts.resolution_sentence([_ratio(1 / 1.2, 1.2), _ratio(1 / 1.2, 1.2), _ratio(0.99, 1.01)])
-    assert "÷/× 1.20" in wide and "n = 6" in wide
-    # «casi igual» wants a half-width of ln 1.05: with ln 1.2 at n = 6, about 6 (ln 1.2 / ln 1.05)² rounds
-    assert "unas 84 rondas" in wide  # 83.8, rounded up
+    wide = verdicts.resolution_sentence(
+        [_ratio(1 / 1.1, 1.1, spread=0.05), _ratio(1 / 1.1, 1.1, spread=0.05), _ratio(0.99, 1.01)]
+    )
+    assert "÷/× 1.10" in wide and "n = 6" in wide
+    # a power calculation with the page's median spread (5 %), for a figure on «casi igual»'s centre
+    need = stats.rounds_to_decide(Estimate(1.0, n=6, spread=0.05), vd.level_region(1.0))
+    assert 6 < need < vd.PRACTICAL_REPS and f"unas {common.approx(need)} rondas" in wide, wide
+    assert "8 de cada 10 veces" in wide
+    noisier = verdicts.resolution_sentence([_ratio(1 / 1.1, 1.1, spread=0.07)])
+    assert stats.rounds_to_decide(Estimate(1.0, n=6, spread=0.07), vd.level_region(1.0)) > need
+    assert "rondas para confirmar" in noisier
     narrow = verdicts.resolution_sentence([_ratio(0.99, 1.01)])
     assert "Alcanza hasta para el margen más estrecho" in narrow
     assert "no lo decide" in verdicts.resolution_sentence([_ratio(0.5, 2.0)])
