@@ -14,6 +14,7 @@ waits for a widget. Parameters are validated before anything is launched, in bot
 from __future__ import annotations
 
 import html
+import math
 import os
 import threading
 import time
@@ -23,10 +24,12 @@ from types import ModuleType
 
 import psutil
 
-from .. import results
+from .. import results, stats
 from ..errors import ErrorDelCurso
+from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
-from .common import fmt_duration, run_caption
+from .common import ENGINE_LABEL, fmt_duration, run_caption
+from .numbers import approx
 
 HEADLESS_MARKERS = ("papermill", "nbconvert", "nbclient")
 FRONTEND_MARKERS = (
@@ -114,6 +117,49 @@ def last_run_words(module: ModuleType, root=None) -> str:
     return (
         f"La última corrida completa de este cuaderno en esta máquina tardó {fmt_duration(took)}{with_reps}."
     )
+
+
+POWER_SHOWN = 3  # the inconclusive claims the panel names before a run, the nearest to a verdict first
+
+
+def power_words(module: ModuleType, root=None) -> str:
+    """Before a run, what this machine's latest complete run could not decide and how many repetitions
+    would (the power calculation each claim carries, `stats.rounds_to_decide`): «no concluyente» claims,
+    those that fewest repetitions would decide first; and the claims declared beforehand as having no
+    possible verdict (`Said.undecidable`), which no number of repetitions changes. Empty when neither."""
+    parts = []
+    declared = {s.key: s for s in getattr(module, "SAID", ()) if s.undecidable}  # per-image copies: once
+    if declared:
+        names = "; ".join(f"«{s.statement}»" for s in declared.values())
+        parts.append(
+            f"Sin veredicto posible con ningún número de repeticiones, declarado de antemano: {names}."
+        )
+    res = Resultado.load(path) if (path := results.latest(module.EXPERIMENT, root)) else None
+    if res is None or res.status != results.STATUS_COMPLETE or res.df.empty:
+        return " ".join(parts)
+    open_ = [c for c in module.claims(res.df, res.meta) if c.status == vd.NO_CONCLUYENTE and c.more_reps]
+    if open_:
+        open_.sort(key=lambda c: c.more_reps)
+        shown = "; ".join(f"{_claim_name(c)}: {_how_many(c.more_reps)}" for c in open_[:POWER_SHOWN])
+        more = len(open_) - POWER_SHOWN
+        rest = f"; y {more} más" if more > 0 else ""
+        parts.append(
+            f"En la última corrida completa, {len(open_)} "
+            f"{'afirmación quedó' if len(open_) == 1 else 'afirmaciones quedaron'} «no concluyente». Con su "
+            f"ruido, para {'decidirla' if len(open_) == 1 else 'decidirlas'} {round(stats.POWER * 10)} de cada "
+            f"10 veces harían falta estas repeticiones: {shown}{rest}."
+        )
+    return " ".join(parts)
+
+
+def _claim_name(claim) -> str:
+    """«statement» (Engine), the engine named once: many statements already name theirs."""
+    engine = ENGINE_LABEL.get(e, e) if (e := (claim.detail or {}).get("engine", "")) else ""
+    return f"«{claim.statement}»" + (f" ({engine})" if engine and engine not in claim.statement else "")
+
+
+def _how_many(more: float) -> str:
+    return f"más de {vd.PRACTICAL_REPS} repeticiones" if more == math.inf else f"unas {approx(more)}"
 
 
 class TextProgress:
@@ -218,7 +264,10 @@ class Panel:
 
     def ejecutar(self, values: dict, progress=None, log=print) -> Resultado:
         cfg = self.module.config(**values)
-        print(f"{self.titulo}: empieza la medición. {last_run_words(self.module, self.root)}", flush=True)
+        before = " ".join(
+            w for w in (last_run_words(self.module, self.root), power_words(self.module, self.root)) if w
+        )
+        print(f"{self.titulo}: empieza la medición. {before}", flush=True)
         resultado = self.module.run(cfg, progress=progress or TextProgress("  "), log=log, root=self.root)
         self._resultado = resultado
         print(run_caption(resultado), flush=True)
@@ -366,8 +415,10 @@ class Panel:
                 )
             )
             preset_buttons.append(chooser)
+        before = [last_run_words(self.module, self.root), power_words(self.module, self.root)]
         title = w.HTML(
-            f"<b>{self.titulo}</b><br><small>{html.escape(last_run_words(self.module, self.root))}</small>"
+            f"<b>{self.titulo}</b>"
+            + "".join(f"<br><small>{html.escape(words)}</small>" for words in before if words)
         )
         rows = [title, *self._widgets.values()]
         if preset_buttons:

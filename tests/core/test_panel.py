@@ -1,9 +1,11 @@
 import threading
 
+import numpy as np
 import pytest
 
 from helpers.errors import ParametroInvalido
 from helpers.experiments import arranque
+from helpers.view import common
 from helpers.view import panel as panel_mod
 from helpers.view.panel import Panel, TextProgress
 
@@ -180,6 +182,35 @@ def test_the_panel_says_how_long_the_last_complete_run_took(results_tmp):
     failed = results.Run(arranque.EXPERIMENT, {}, root=results_tmp)  # a later run that failed is not it
     failed.finish(results.STATUS_FAILED, "x")
     assert panel_mod.last_run_words(arranque, results_tmp) == words
+
+
+def test_before_a_run_the_panel_says_what_the_last_run_left_undecided_and_how_many_would_decide(results_tmp):
+    """power_words: the claims declared without a possible verdict (before any run), then the latest complete
+    run's «no concluyente» claims with the repetitions a power calculation asks for, fewest first."""
+    from types import SimpleNamespace
+
+    from helpers import results, stats
+    from helpers.experiments import verdict as vd
+
+    declared = vd.Said("d", "Una dispersión declarada", "f", kind="adds", undecidable="Sin potencia.")
+    said = vd.Said("k", "Casi igual", "f", claimed=1.0, kind="no_difference")
+    noisy, noisier = (stats.median_ci(np.random.default_rng(1).normal(1.03, s, 8)) for s in (0.04, 0.3))
+    judged = [vd.judge(said, noisier), vd.judge(said.but(statement="Otra casi igual"), noisy)]
+    module = SimpleNamespace(
+        EXPERIMENT="juguete_potencia", SAID=(declared, declared), claims=lambda df, meta: judged
+    )
+    assert panel_mod.power_words(module, results_tmp) == (
+        "Sin veredicto posible con ningún número de repeticiones, declarado de antemano: «Una dispersión declarada»."
+    )
+    with results.Run(module.EXPERIMENT, {}, root=results_tmp) as run:
+        run.append(engine="docker", image="i", variant="v", rep=1, metric="m", value=1.0, unit="ms")
+    words = panel_mod.power_words(module, results_tmp)
+    assert [c.status for c in judged] == [vd.NO_CONCLUYENTE] * 2
+    fewest, most = sorted(judged, key=lambda c: c.more_reps)
+    assert fewest.more_reps < most.more_reps
+    assert f"«{fewest.statement}»: unas {common.approx(fewest.more_reps)}" in words
+    assert words.index(f"«{fewest.statement}»") < words.index(f"«{most.statement}»")
+    assert "2 afirmaciones quedaron «no concluyente»" in words and "8 de cada 10 veces" in words
 
 
 def test_every_preset_a_notebook_offers_is_a_valid_configuration():
