@@ -381,27 +381,41 @@ def method_sentence() -> str:
             "y con dispersiones desiguales, para medianas, proporciones y diferencias por ronda (también "
             "con deriva por ronda) y para brazos independientes."
         )
+    gate = load.OTHER_TESTED
+    ns = sorted(gate["reposo_sin_veredicto"])
+
+    def by_n(name: str) -> str:
+        return " y ".join(f"el {_pct(gate[name][n])}" for n in ns)
+
+    def coverage_of(figure: str) -> str:
+        return by_n(f"invisible_cobertura_{figure}")
+
+    with_n = f"con n = {' y '.join(str(n) for n in ns)}"
+    text += (
+        " Una simulación reproducible de esa puerta (tests/core/test_coverage.py), " + with_n + ": en una "
+        f"máquina en reposo dejó sin veredicto {by_n('reposo_sin_veredicto')} de las afirmaciones (las "
+        "pruebas de dependencia, que a veces disparan sin motivo); una carga que no para y que el contador "
+        f"ve (un bucle ocupado en media máquina) dejó sin veredicto {by_n('persistente_sin_veredicto')}; "
+        "una que va y viene durante varias rondas: el IC cubrió el valor de la máquina tranquila o no hubo "
+        f"veredicto {by_n('intermitente_cubre_o_sin_veredicto')} de las veces. Una carga que no para y que "
+        "el contador no ve (el ancho de banda de memoria, un reloj que el firmware frena) no la para ninguna "
+        "puerta. En el peor de los casos simulados, las diferencias por ronda la cancelan (sus IC cubrieron "
+        f"{coverage_of('diferencia_por_ronda')}), las proporciones solo en parte "
+        f"({coverage_of('proporcion_por_ronda')}) y la mediana de un brazo, nada ({coverage_of('mediana')}). "
+        "Por eso se mide con la máquina en reposo, y por eso lo decimos."
+    )
     under = load.TESTED
-    if under:
-        ns = sorted(under["cubre_o_sin_veredicto"])
-
-        def by_n(name: str) -> str:
-            return " y ".join(f"el {_pct(under[name][n])}" for n in ns)
-
+    if "tendencia_detectada" in under:
         text += (
-            " Con una carga de fondo simulada que suma tiempo y dura varias rondas, el IC cubrió el valor de "
-            f"la máquina tranquila o la afirmación quedó sin veredicto al menos {by_n('cubre_o_sin_veredicto')} "
-            f"de las veces con n = {' y '.join(str(n) for n in ns)}; los IC que sí se dieron cubrieron al "
-            f"menos {by_n('cobertura_de_los_ic_dados')}, y en una máquina en reposo la carga dejó sin "
-            f"veredicto {by_n('sin_veredicto_en_reposo')} de las afirmaciones."
-        )
-        if "tendencia_detectada" in under:
-            text += (
-                " Una deriva de la proporción a lo largo de la corrida de 6 veces su propia dispersión, que "
-                f"la presión de CPU no ve, quedó sin veredicto {by_n('tendencia_detectada')} de las veces con "
-                f"n = {' y '.join(str(n) for n in ns)}: "
-                "con pocas rondas, la prueba de tendencia solo ve las derivas fuertes."
+            " Una deriva de la proporción a lo largo de la corrida de 6 veces su propia dispersión, que "
+            "ningún contador ve, quedó sin veredicto "
+            + " y ".join(
+                f"el {_pct(under['tendencia_detectada'][n])}" for n in sorted(under["tendencia_detectada"])
             )
+            + " de las veces con n = "
+            + " y ".join(str(n) for n in sorted(under["tendencia_detectada"]))
+            + ": con pocas rondas, la prueba de tendencia solo ve las derivas fuertes."
+        )
     return text
 
 

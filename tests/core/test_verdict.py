@@ -469,6 +469,22 @@ def test_the_method_sentence_names_the_minimum_and_the_rule():
     assert "Cada cifra es una mediana" not in text  # not every figure is one (an IQR ratio, a count)
 
 
+def test_the_method_sentence_prints_the_simulated_gate_and_what_it_cannot_see():
+    """«Cómo medimos» gives the gate's own simulated figures (load.OTHER_TESTED: false alarms, a load that
+    never stops, one the counter does not see), not the old pressure generator's."""
+    from helpers.experiments import load
+
+    text = common.method_sentence()
+    gate = load.OTHER_TESTED
+    for name in (
+        "reposo_sin_veredicto",
+        "persistente_sin_veredicto",
+        "invisible_cobertura_proporcion_por_ronda",
+    ):
+        assert f"{100 * gate[name][N]:.1f} %" in text, name
+    assert "el contador no ve" in text and "no la para ninguna puerta" in text
+
+
 def test_a_claim_no_reasonable_n_decides_shows_its_figure_and_the_reason():
     """INDECIDIBLE, through the one rule, only where declared before the run (a simulation showed no
     power): a decisive IC on a declared one still gives no verdict, and the sentence carries the figure,
