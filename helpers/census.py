@@ -81,7 +81,7 @@ def count(module, root: Path | str | None = None) -> Row:
         return row
     row.run_id, row.run_status = res.meta.get("run_id", res.run_dir.name), res.status
     try:
-        judged = module.claims(res.df, res.meta)
+        judged = experiments.judged(res)
     except Exception as exc:  # noqa: BLE001 - one experiment that cannot be judged must not hide the rest
         row.error = f"no se pudieron juzgar sus afirmaciones ({type(exc).__name__}: {exc})"
         return row

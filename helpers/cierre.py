@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from . import engines, experiments, reference, stats
-from .experiments import ejecucion, verdict
+from .experiments import verdict
 from .experiments.anatomia.analysis import (
     engine_own_parts,
     network_costs,
@@ -155,7 +155,7 @@ def answers(root=None) -> dict[str, list]:
         if run is None:
             out[q.key] = []
             continue
-        judged = experiments.get(q.experiment).claims(run.df, run.meta)
+        judged = experiments.judged(run)
         out[q.key] = [c for key in q.claims for c in judged if c.key == key]
     return out
 
@@ -384,7 +384,7 @@ def summary(root=None, runs: dict | None = None) -> pd.DataFrame:
         ref = reference.load(experiment).query("source == 'seed000'")
         run = (runs or {}).get(experiment) or Resultado.latest(experiment, root)
         if experiment not in judged:
-            judged[experiment] = [] if run is None else experiments.get(experiment).claims(run.df, run.meta)
+            judged[experiment] = [] if run is None else experiments.judged(run)
         for engine in CONTAINERS:
             chapter = _figure(row, ref, None, engine)
             mine = _figure(row, run.df, run.meta, engine) if run is not None else _NO_FIGURE
@@ -462,7 +462,7 @@ def bottom_line(root=None) -> BottomLine:
     run = experiments.read_run(THIS, BOTTOM_LINE_CLAIM[0], root)
     if run is None or run.df.empty:
         return BottomLine([], pd.DataFrame(columns=columns), chapter_launch(root))
-    claims = [c for c in ejecucion.claims(run.df, run.meta) if c.key == BOTTOM_LINE_CLAIM[1]]
+    claims = [c for c in experiments.judged(run) if c.key == BOTTOM_LINE_CLAIM[1]]
     table = overheads(run.df, METRIC_WORK)
     keep = (
         table["justa"].astype(bool)
@@ -554,7 +554,7 @@ def takeaways(root=None) -> list[Takeaway]:
     engine, with «Podman usa 4.5x menos»). Docker is the engine every source measured."""
     runs = {name: experiments.read_run(THIS, name, root) for name in TAKEAWAY_READS}
     judged = {
-        name: experiments.get(name).claims(run.df, run.meta) if run is not None and not run.df.empty else []
+        name: experiments.judged(run) if run is not None and not run.df.empty else []
         for name, run in runs.items()
     }
 

@@ -81,11 +81,16 @@ def read_run(reader: ModuleType, experiment: str, root=None):
 def read_claim(reader: ModuleType, experiment: str, key: str, root=None, **detail):
     """The claim `key` of `experiment`'s latest run (the first whose detail matches `detail`), or None
     when that experiment has no run yet or the run does not judge that claim."""
-    module = _declared(reader, experiment)
-    res = read_run(reader, experiment, root)
+    res = read_run(reader, experiment, root)  # read_run checks READS
     if res is None:
         return None
-    return pick_claim(module.claims(res.df, res.meta), key, **detail)
+    return pick_claim(judged(res), key, **detail)
+
+
+def judged(res: Resultado) -> list:
+    """The claims of a run of a registered experiment, judged once per run object (Resultado.judged_by):
+    the one way every page, 09, the kit and the census read a run's verdicts."""
+    return res.judged_by(get(res.experiment).claims)
 
 
 def pick_claim(claims, key: str, **detail):

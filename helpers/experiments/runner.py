@@ -62,6 +62,15 @@ class Resultado:
     run_dir: Path
     meta: dict
     rondas: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=results.COLUMNS))
+    _judged: list | None = field(default=None, init=False, repr=False, compare=False)
+
+    def judged_by(self, claims: Callable[[pd.DataFrame, dict], Iterable]) -> list:
+        """This run's claims as `claims(df, meta)` judges them (its experiment's: experiments.judged), once
+        per run object, so every reader of one run (its page, 09, the kit, the census) shares one judgement
+        instead of working it out again."""
+        if self._judged is None:
+            self._judged = list(claims(self.df, self.meta))
+        return list(self._judged)
 
     def __repr__(self) -> str:
         # What a notebook cell shows when a panel returns its run: one Spanish line, never a data dump.

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import reference
+from .. import experiments, reference
 from ..experiments import anatomia, figures, verdict
 from ..experiments.anatomia.analysis import network_costs, run_median, summarize, waterfall
 from ..experiments.anatomia.chain import chain_split, load_chain
@@ -471,7 +471,7 @@ def comparacion(resultado: Resultado) -> None:
 def veredictos(resultado: Resultado) -> None:
     """01's answer to «is Podman faster to start?», cited; then the three ideas about LAUNCH, each with
     its verdict by the one rule (common.claims_list), and the engines' own parts as figures."""
-    claims = anatomia.claims(resultado.df, resultado.meta)
+    claims = experiments.judged(resultado)
     n = max((c.n for c in claims), default=0)
     markdown(too_few_banner(n))
     answer = frases.answer_of_01(resultado)

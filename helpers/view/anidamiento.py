@@ -348,7 +348,7 @@ def memoria_disco(resultado: Resultado) -> None:
 def veredictos(resultado: Resultado) -> None:
     """The four claims (the repository's experiment 4 and the chapter's closing note), each with its
     verdict, then the figures of this run behind them."""
-    claims = exp.claims(resultado.df, resultado.meta)
+    claims = experiments.judged(resultado)
     n = max((c.n for c in claims if not c.detail.get("observado")), default=0)
     markdown(too_few_banner(n))
     claims_list(claims)
@@ -401,11 +401,7 @@ def comparacion(resultado: Resultado) -> None:
         return
     # The row that is a claim's own figure (level 2 over level 1 at startup, the repository's «+8 %» and
     # «+45 %») reads its verdict: one judgement per claim on the page, not a second one by agreement.
-    judged = {
-        c.detail.get("engine"): c
-        for c in exp.claims(resultado.df, resultado.meta)
-        if c.key == CLAIMED_ROW_KEY
-    }
+    judged = {c.detail.get("engine"): c for c in experiments.judged(resultado) if c.key == CLAIMED_ROW_KEY}
 
     def agrees(r) -> str:
         claim = judged.get(r["engine"])

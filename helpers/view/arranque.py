@@ -9,7 +9,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.ticker import FuncFormatter
 
-from .. import reference, stats
+from .. import experiments, reference, stats
 from ..experiments import arranque, verdict
 from ..experiments.arranque.analysis import (
     arm_values,
@@ -404,7 +404,7 @@ def _respuesta(claims) -> str:
 @needs_result
 def veredictos(resultado: Resultado) -> None:
     """The chapter's claims judged on this run, and the answer to the course's question they give."""
-    claims = arranque.claims(resultado.df, resultado.meta)
+    claims = experiments.judged(resultado)
     markdown(too_few_banner(max((c.n for c in claims), default=0)))
     claims_list(claims)
     markdown(_respuesta(claims))

@@ -336,8 +336,7 @@ def resumen(resultado) -> None:
     if resultado is None:
         markdown("_Aún no hay ninguna corrida que resumir: pulsa «Ejecutar» arriba._")
         return
-    module = experiments.get(resultado.experiment)
-    markdown("\n".join(verdict_summary(module.claims(resultado.df, resultado.meta))))
+    markdown("\n".join(verdict_summary(experiments.judged(resultado))))
 
 
 def missing_run(experiment: str) -> None:
@@ -368,7 +367,7 @@ def como_medimos(module=None, *, completo: bool = False) -> None:
     run = Resultado.latest(module.EXPERIMENT) if module is not None else None
     if run is not None:
         markdown(load_sentence(run.meta))
-        resolution = resolution_sentence(module.claims(run.df, run.meta))
+        resolution = resolution_sentence(experiments.judged(run))
         if resolution:
             markdown(resolution)
     show(

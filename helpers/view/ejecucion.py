@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from .. import reference
+from .. import experiments, reference
 from ..experiments import ejecucion as exp
 from ..experiments import verdict as vd
 from ..experiments.ejecucion.analysis import compare, exec_costs, explanation, overheads, summarize, tidy
@@ -333,7 +333,7 @@ def veredictos(resultado: Resultado, cual: str = "capitulo") -> None:
 
 
 def _veredictos_capitulo(resultado: Resultado) -> None:
-    claims = exp.claims(resultado.df, resultado.meta)
+    claims = experiments.judged(resultado)
     markdown(
         "**Veredictos** (IC 95 %; se confirma si todo el IC cae dentro del margen, no se sostiene si cae "
         f"entero fuera de él; sin veredicto por debajo de {vd.MIN_N} repeticiones):"

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from .. import reference
+from .. import experiments, reference
 from ..experiments import escala
 from ..experiments.escala.analysis import (
     SEED_CROSSOVER,
@@ -240,9 +240,7 @@ def _ratio_cells(c: pd.DataFrame, prefix: str) -> list[str]:
 @needs_result
 def comparacion(resultado: Resultado) -> None:
     """This machine next to the chapter's at the same N, and the sentence that reads the table."""
-    c = compare(
-        resultado.df, resultado.meta, reference.load("escala"), escala.claims(resultado.df, resultado.meta)
-    )
+    c = compare(resultado.df, resultado.meta, reference.load("escala"), experiments.judged(resultado))
     if c["n"].isna().all():
         markdown("_Faltan Docker o Podman con la misma N para comparar con el capítulo._")
         return
@@ -448,7 +446,7 @@ def respuesta_de_01(resultado: Resultado | None = None, *, root=None) -> None:
 def veredictos(resultado: Resultado) -> None:
     """The chapter's claims about scale, judged by the one rule, after the whole bill (the course's
     correction to the chapter's crossover)."""
-    claims = escala.claims(resultado.df, resultado.meta)
+    claims = experiments.judged(resultado)
     markdown(too_few_banner(max((c.n for c in claims), default=0)))
     markdown("\n\n".join(crossover_lines(resultado.df)))
     claims_list(claims)

@@ -24,7 +24,7 @@ from types import ModuleType
 
 import psutil
 
-from .. import results, stats
+from .. import experiments, results, stats
 from ..errors import ErrorDelCurso
 from ..experiments import verdict as vd
 from ..experiments.runner import Resultado
@@ -137,7 +137,7 @@ def power_words(module: ModuleType, root=None) -> str:
     res = Resultado.load(path) if (path := results.latest(module.EXPERIMENT, root)) else None
     if res is None or res.status != results.STATUS_COMPLETE or res.df.empty:
         return " ".join(parts)
-    open_ = [c for c in module.claims(res.df, res.meta) if c.status == vd.NO_CONCLUYENTE and c.more_reps]
+    open_ = [c for c in experiments.judged(res) if c.status == vd.NO_CONCLUYENTE and c.more_reps]
     if open_:
         open_.sort(key=lambda c: c.more_reps)
         shown = "; ".join(f"{_claim_name(c)}: {_how_many(c.more_reps)}" for c in open_[:POWER_SHOWN])

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
-from .. import reference, stats
+from .. import experiments, reference, stats
 from ..experiments import figures, verdict
 from ..experiments import red as exp
 from ..experiments.red import servers
@@ -255,7 +255,7 @@ def veredictos(resultado: Resultado) -> None:
     s = _summary(resultado)
     n = int(s["n"].max()) if not s.empty else 0
     markdown(too_few_banner(n))
-    claims_list(exp.claims(resultado.df, resultado.meta))
+    claims_list(experiments.judged(resultado))
     behind_the_claims(_behind_the_claims(resultado))
 
 
@@ -405,7 +405,7 @@ VERDICT_CELL = "veredicto"
 def _row_claims(resultado: Resultado) -> dict:
     """{(server, level): the claim judged on that row's figure or load, on the port-forward path}."""
     found = {}
-    for c in exp.claims(resultado.df, resultado.meta):
+    for c in experiments.judged(resultado):
         if c.detail.get("camino", "port_forward") == "port_forward":
             found.setdefault(c.key, c)
     return {row: found[key] for row, key in {**SAME_FIGURE, **SAME_LOAD}.items() if key in found}

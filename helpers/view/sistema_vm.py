@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import reference, stats
+from .. import experiments, reference, stats
 from ..engines import DISPLAY
 from ..experiments import sistema_vm as exp
 from ..experiments import verdict as vd
@@ -405,7 +405,7 @@ def _share(value: float, low: float, high: float) -> str:
 @needs_result
 def memoria_y_disco(resultado: Resultado) -> None:
     """What this run says of freed memory and of the disk each instance adds, generated from its data."""
-    claims = {c.key: c for c in exp.claims(resultado.df, resultado.meta)}
+    claims = {c.key: c for c in experiments.judged(resultado)}
     lines = [
         _frase_memoria(resultado.df, claims),
         _frase_qemu(resultado.df, resultado.meta),
@@ -503,7 +503,7 @@ def _frase_disco(df: pd.DataFrame) -> str:
 def veredictos(resultado: Resultado) -> None:
     """The post's claims, judged on this run (one sentence each, from the declared claims); a run below
     the minimum of repetitions says plainly that it shows figures without verdicts."""
-    claims = exp.claims(resultado.df, resultado.meta)
+    claims = experiments.judged(resultado)
     few = _pocas(claims)
     if few:
         markdown(few)

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from .. import reference
+from .. import experiments, reference
 from ..experiments import sistema_vm as exp
 from ..experiments.runner import Resultado
 from ..experiments.sistema_vm import kinds, workload
@@ -150,8 +150,8 @@ def grafico(resultado: Resultado, colors: dict[str, str]) -> None:
 
 def memoria(resultado: Resultado) -> None:
     """The host's memory per instance after touch-and-free with N at once, against the post's."""
-    df, meta = resultado.df, resultado.meta or {}
-    claim = next((c for c in exp.claims(df, meta) if c.key == "densidad_memoria_16x"), None)
+    df = resultado.df
+    claim = next((c for c in experiments.judged(resultado) if c.key == "densidad_memoria_16x"), None)
     ref = reference.load(exp.EXPERIMENT)
     ref = ref[ref["metric"] == "memoria_por_instancia"].set_index("variant")["value"]  # the post's ÷ 16
     rows = []

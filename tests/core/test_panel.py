@@ -184,12 +184,14 @@ def test_the_panel_says_how_long_the_last_complete_run_took(results_tmp):
     assert panel_mod.last_run_words(arranque, results_tmp) == words
 
 
-def test_before_a_run_the_panel_says_what_the_last_run_left_undecided_and_how_many_would_decide(results_tmp):
+def test_before_a_run_the_panel_says_what_the_last_run_left_undecided_and_how_many_would_decide(
+    results_tmp, monkeypatch
+):
     """power_words: the claims declared without a possible verdict (before any run), then the latest complete
     run's «no concluyente» claims with the repetitions a power calculation asks for, fewest first."""
     from types import SimpleNamespace
 
-    from helpers import results, stats
+    from helpers import experiments, results, stats
     from helpers.experiments import verdict as vd
 
     declared = vd.Said("d", "Una dispersión declarada", "f", kind="adds", undecidable="Sin potencia.")
@@ -199,6 +201,9 @@ def test_before_a_run_the_panel_says_what_the_last_run_left_undecided_and_how_ma
     module = SimpleNamespace(
         EXPERIMENT="juguete_potencia", SAID=(declared, declared), claims=lambda df, meta: judged
     )
+    monkeypatch.setitem(
+        experiments._extra, module.EXPERIMENT, module
+    )  # a run's claims come from the registry
     assert panel_mod.power_words(module, results_tmp) == (
         "Sin veredicto posible con ningún número de repeticiones, declarado de antemano: «Una dispersión declarada»."
     )

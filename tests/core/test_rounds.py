@@ -291,8 +291,10 @@ def test_the_load_sentence_gives_the_median_and_the_maximum_of_the_run():
 def test_como_medimos_shows_the_load_of_the_latest_run(results_tmp, monkeypatch):
     import IPython.display
 
+    from helpers import experiments
     from tests import experimento_juguete as toy
 
+    monkeypatch.setitem(experiments._extra, toy.EXPERIMENT, toy)  # a page reads registered experiments
     shown = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, *a, **k: shown.append(obj))
     common.como_medimos(toy)

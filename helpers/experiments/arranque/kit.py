@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import stats
+from ... import experiments, stats
 from ...experiments import arranque as a
 from ...experiments import verdict as vd
 from ...experiments.arranque.analysis import arm_series, summarize
@@ -36,7 +36,7 @@ def facts(res) -> Facts:
         parts = [f"{common.fmt_value(r.mediana_ms, 'ms', 0)} ({r.role})" for r in rows.itertuples()]
         out[engine] = ", ".join(parts)
     sentences, verdicts = [], []
-    for claim in a.claims(df, meta):
+    for claim in experiments.judged(res):
         if claim.key != "podman_mas_rapido" or np.isnan(claim.value):
             continue
         side = vd.side(claim.low, claim.high, claim.n)

@@ -3,6 +3,7 @@ where the engines cross."""
 
 from __future__ import annotations
 
+from ... import experiments
 from ...cierre import capacity_of
 from ...experiments import escala as e
 from ...experiments.escala.analysis import crossover, crossover_interval, memory_bill, summarize
@@ -108,7 +109,7 @@ def _helpers_pss(res) -> str:
 
 def _crossings(res) -> str:
     """02, exercise 7: the chapter's arithmetic with its verdict, and the whole bill's crossing with its IC."""
-    chapter = next((c for c in e.claims(res.df, res.meta) if c.key == "cruce_102"), None)
+    chapter = next((c for c in experiments.judged(res) if c.key == "cruce_102"), None)
     parts = []
     if chapter is not None and chapter.n:
         parts.append(

@@ -3,7 +3,7 @@ namespaces."""
 
 from __future__ import annotations
 
-from ... import stats
+from ... import experiments, stats
 from ...experiments import llamadas, verdict
 from ...experiments import verdict as vd
 from ...experiments.llamadas.analysis import CPU, WALL, arm_ratio, cost_at_rate, nesting_slope, summarize
@@ -51,7 +51,7 @@ def facts(res) -> Facts:
     )
 
     # Exercise 2: the two overhead claims as the run judged them, and the seccomp profile's factor.
-    judged = llamadas.claims(df, meta)
+    judged = experiments.judged(res)
     verdicts = []
     for engine in engines:
         mine = {c.key: c for c in judged if c.detail.get("engine") == engine}

@@ -4,7 +4,7 @@ its processes spent, and the document's preset (no run needed)."""
 
 from __future__ import annotations
 
-from ... import reference, stats
+from ... import experiments, reference, stats
 from ...experiments import red, verdict
 from ...experiments.red import servers
 from ...experiments.red.analysis import (
@@ -59,7 +59,7 @@ def facts(res) -> Facts:
     out["caminos"] = run_sentence(
         res, f", con {label}: ", paths, missing_arms(nb, "dos caminos de red con el mismo servidor")
     )
-    security = next((c for c in red.claims(df, meta) if c.key == "causa_seguridad"), None)
+    security = next((c for c in experiments.judged(res) if c.key == "causa_seguridad"), None)
     if security is None or stats.any_nan(security.value):
         out["seguridad"] = missing_arms(nb, "el brazo `docker-seguridad` junto a `docker-puerto`")
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import stats
+from ... import experiments, stats
 from ...experiments import sistema_vm as s
 from ...experiments import verdict as vd
 from ...experiments.sistema_vm.analysis import by_round, summarize, vm_variant
@@ -27,7 +27,7 @@ FACTS = ("disco", "memoria", "disponible", "arranque", "gzip", "lxd")
 
 def facts(res) -> Facts:
     table = summarize(res.df, res.meta)
-    claims = {c.key: c for c in s.claims(res.df, res.meta)}
+    claims = {c.key: c for c in experiments.judged(res)}
     tag = run_tag(res)
     out: Facts = {
         "disco": _per_instance(table, DISCO, tag, "el disco que añade cada instancia"),
