@@ -162,6 +162,7 @@ def _spanish(df: pd.DataFrame) -> pd.DataFrame:
 SOURCE_LABEL = {
     "seed000": "capítulo original",
     "seed001": "documento de getpid (su corrida)",
+    "seed001-corrida2": "documento de getpid (su «25 %»: la corrida 2 de su repositorio)",
     "seed001-esperado": "documento de getpid, rangos esperados",
     "seed001-tabla-xeon-8370c": "documento de getpid, valores esperados: Xeon 8370C",
     "seed001-tabla-epyc-7763": "documento de getpid, valores esperados: EPYC 7763",

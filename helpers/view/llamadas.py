@@ -57,6 +57,7 @@ from .panel import Preset
 
 REF_LABEL = {
     "seed001": "el documento: su corrida (kernel 6.14 en Azure)",
+    "seed001-corrida2": "el documento: su «25 %» («Key Takeaways»), la corrida 2 de su repositorio",
     "seed001-esperado": "el documento: lo que espera («Expected» de sus pruebas A y B)",
     "seed001-tabla-xeon-8370c": "su tabla de valores esperados (no medidos): Intel Xeon Platinum 8370C (Azure)",
     "seed001-tabla-epyc-7763": "su tabla de valores esperados (no medidos): AMD EPYC 7763 (Azure)",
@@ -417,7 +418,7 @@ def grafico(resultado: Resultado, que: str = "capas", operacion: str = "getpid")
 def veredictos(resultado: Resultado) -> None:
     """The document's claims, each with its verdict, the figures of this run behind them, and the
     course's correction to the document's kernel code, with the measurement that puts it to the test."""
-    judged = exp.claims(resultado.df, resultado.meta)
+    judged = experiments.judged(resultado)
     claims_list(judged)
     if experiments.read_run(exp, "ejecucion") is None:
         missing_run("ejecucion")
@@ -546,7 +547,7 @@ def comparacion(resultado: Resultado) -> None:
             "el rango de sobrecarga que publica) y tu máquina",
         )
     )
-    markdown(_frase_comparacion(c, exp.claims(resultado.df, resultado.meta)))
+    markdown(_frase_comparacion(c, experiments.judged(resultado)))
 
 
 # The document's two overhead figures, each judged once as its own claim (the verdicts above).

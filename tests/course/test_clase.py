@@ -231,9 +231,10 @@ def test_two_wide_intervals_no_longer_coincide():
 
 def test_each_reference_source_is_its_own_machine_and_a_range_stays_a_range():
     refs = clase.reference_ratios("llamadas").query("metric == 'getpid'").set_index("fuente")
-    # the seed's own run, its expected ranges and its three CPU tables: never pooled
+    # the seed's own run, the run of its «25 %», its expected ranges and its three CPU tables: never pooled
     assert set(refs.index) == {
         "seed001",
+        "seed001-corrida2",
         "seed001-esperado",
         "seed001-tabla-xeon-8370c",
         "seed001-tabla-epyc-7763",

@@ -80,6 +80,7 @@ def test_notebook_runs_headless_in_the_quick_course(monkeypatch):
     assert {c.key for c in claims} == {
         "esperado_host",
         "contenedor_11",
+        "contenedor_25",
         "contenedor_tabla",
         "esperado_contenedor",
         "causa_pid",
