@@ -184,6 +184,21 @@ def min_n(level: float = LEVEL) -> int:
 MIN_N = min_n(LEVEL)
 
 
+def order_step(n: int, level: float = LEVEL) -> tuple[int, int]:
+    """(first, following) around n values: the fewest values whose order-statistic interval uses n's k,
+    and the fewest whose interval uses the next k. Between them the interval is the same [x(k), x(n−k+1)]
+    over more values, so it widens (and covers more than `level`): 7 and 8 values give a wider interval
+    than 6, and 9 is the first narrower one."""
+    k = order_k(n, level)
+    first = n
+    while first > 1 and order_k(first - 1, level) == k:
+        first -= 1
+    following = n + 1
+    while order_k(following, level) <= k:
+        following += 1
+    return first, following
+
+
 def median_ci(data, *, level: float = LEVEL) -> Estimate:
     """One arm's median with its distribution-free interval [x(k), x(n−k+1)] (see `order_k`); NaN
     bounds below min_n values, NaN everywhere without values."""

@@ -119,6 +119,25 @@ def last_run_words(module: ModuleType, root=None) -> str:
     )
 
 
+def repetitions_words(values: dict, defaults: dict) -> str:
+    """A warning before a run whose repetitions (`repeticiones`), changed from the notebook's default (a
+    choice the page explains, such as the chapter's own 10), sit past the first of their step of the
+    order-statistic interval (stats.order_step): with 7 or 8 the interval is wider than with 6, and the
+    next narrower one needs 9. Empty otherwise (or below MIN_N, which the verdicts already say)."""
+    n = values.get("repeticiones")
+    if not isinstance(n, int) or n < stats.MIN_N or n == defaults.get("repeticiones"):
+        return ""
+    first, following = stats.order_step(n)
+    if first == n:
+        return ""
+    k = stats.order_k(n)
+    return (
+        f"Con {n} repeticiones el IC 95 % de cada mediana va del valor {k}.º al {n - k + 1}.º una vez ordenados, "
+        f"como con {first} pero sobre más valores: sale, en promedio, más ancho que con {first}, no más estrecho. El siguiente "
+        f"que lo estrecha es {following}."
+    )
+
+
 POWER_SHOWN = 3  # the inconclusive claims the panel names before a run, the nearest to a verdict first
 
 
@@ -264,9 +283,12 @@ class Panel:
 
     def ejecutar(self, values: dict, progress=None, log=print) -> Resultado:
         cfg = self.module.config(**values)
-        before = " ".join(
-            w for w in (last_run_words(self.module, self.root), power_words(self.module, self.root)) if w
+        said = (
+            last_run_words(self.module, self.root),
+            power_words(self.module, self.root),
+            repetitions_words(values, self.defaults),
         )
+        before = " ".join(w for w in said if w)
         print(f"{self.titulo}: empieza la medición. {before}", flush=True)
         resultado = self.module.run(cfg, progress=progress or TextProgress("  "), log=log, root=self.root)
         self._resultado = resultado

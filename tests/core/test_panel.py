@@ -231,3 +231,25 @@ def test_every_preset_a_notebook_offers_is_a_valid_configuration():
             assert all(getattr(cfg, k) == v for k, v in preset.values.items()), preset.label
             offered += 1
     assert offered >= 4  # the chapter's presets of 02 and 03, the documents' of 05 and 06
+
+
+def test_before_a_run_with_seven_repetitions_the_panel_says_that_six_give_a_narrower_interval():
+    from helpers import stats
+
+    assert stats.order_step(7) == (6, 9) and stats.order_step(9) == (9, 12) and stats.order_step(6) == (6, 9)
+    words = panel_mod.repetitions_words({"repeticiones": 7}, {"repeticiones": 10})
+    assert "del valor 1.º al 7.º" in words and "como con 6" in words and "es 9" in words
+    assert (
+        panel_mod.repetitions_words({"repeticiones": 9}, {"repeticiones": 10}) == ""
+    )  # the first of its step
+    assert (
+        panel_mod.repetitions_words({"repeticiones": 10}, {"repeticiones": 10}) == ""
+    )  # the page's own choice
+    assert panel_mod.repetitions_words({"repeticiones": 3}, {"repeticiones": 10}) == ""  # no interval at all
+    # what it says, measured: the mean width of the interval at 7 and 8 values exceeds 6's; 9's is narrower
+    rng = np.random.default_rng(11)
+    width = {
+        n: np.mean([np.subtract(*stats.median_ci(rng.normal(size=n)).interval[::-1]) for _ in range(3000)])
+        for n in (6, 7, 8, 9)
+    }
+    assert width[6] < width[7] < width[8] and width[9] < width[6], width
