@@ -32,10 +32,12 @@ steal follows it too):
 It rests on the pressure rising with the load that slows the arms (the time a task waits for a CPU
 is what PSI counts): a load the CPU pressure does not see (disk, memory bandwidth, a throttled clock)
 escapes it. A run with several measuring loops (experiment 8) is screened against each loop's load.
-Independent arms (no rounds) are not screened; a figure an experiment computes from the whole run (a
-slope, a crossover) is screened on the whole run's load, with no quiet-rounds subset (`screen_run`), and
-its rounds are not tested for dependence (its per-round figures are the experiment's own); a claim it
-wraps that its own figure already screened on its rounds (Claim.screened) is not screened again.
+Independent arms of one run (no rounds in common) are not screened; two arms from two runs (03's
+`exec` ÷ 01's `run`) are screened each on its own run's rounds (ejecucion.claims.exec_over_run); a
+figure an experiment computes from the whole run (a slope, a crossover) is screened on the whole run's
+load, with no quiet-rounds subset (`screen_run`), and its rounds are not tested for dependence (its
+per-round figures are the experiment's own); a claim it wraps that its own figure already screened on
+its rounds (Claim.screened) is not screened again.
 """
 
 from __future__ import annotations

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from functools import partial
 
-import numpy as np
 import pandas as pd
 
 from ... import engines as eng
 from ... import stats
 from .. import ejecucion as this
-from .. import read_run
+from .. import load, read_run
 from ..arranque.analysis import arm_series
 from ..figures import MEDIAN, Custom, judging, median, ratio
 from ..verdict import OTHER_MACHINE, Claim, Said, beside, judge, missing, not_comparable, outcome, ref
@@ -105,27 +104,34 @@ def two_hours(said: Said, df: pd.DataFrame, meta: dict | None, engine: str, carg
     )
 
 
-def launch_ms(engine: str) -> np.ndarray:
+def launch_rounds(engine: str) -> tuple[pd.Series, dict | None]:
     """`ENGINE run` with RUN_ROLE and the default network in experiment 1's latest run, in ms (its rows'
-    unit); empty without that run or that arm."""
+    unit) by round, with that run's meta (its rounds' load); empty without that run or that arm."""
     run = read_run(this, "arranque")
     if run is None or run.df is None or not len(run.df):
-        return np.array([])
-    return arm_series(run.df, run.meta, (engine, RUN_ROLE)).to_numpy(float)
+        return pd.Series([], dtype=float), None
+    return arm_series(run.df, run.meta, (engine, RUN_ROLE)).astype(float), run.meta
 
 
 def exec_over_run(said: Said, df: pd.DataFrame, meta: dict | None, *arm: str) -> Claim:
     """An `exec` reading, arm = (metric, carga, engine), ÷ the same engine's `run` (experiment 1), the
     arms independent (the ratio of their medians), by the one rule; the `exec` milliseconds shown beside
-    it (verdict.beside)."""
+    it (verdict.beside). Each arm is screened by the load of its own run's rounds (load.screen): its quiet
+    rounds count, or the claim is «bajo carga» when either run left too few."""
     metric, variant, engine = arm
     detail = {"engine": engine, **({"dentro": True} if variant == EXEC_INSIDE else {})}
-    exec_ms = samples(df, *arm).to_numpy(float) * 1e3
-    run_ms = launch_ms(engine)
+    exec_rounds = samples(df, *arm) * 1e3
+    run_rounds, run_meta = launch_rounds(engine)
+    screens = (load.screen(meta, [exec_rounds]), load.screen(run_meta, [run_rounds]))
+    exec_ms, run_ms = (
+        stats.values(s.keep([rounds])[0]) for s, rounds in zip(screens, (exec_rounds, run_rounds))
+    )
     if exec_ms.size and not run_ms.size:
         judged = missing(said.but(note=f"{said.note} {NO_LAUNCH}"), detail)
     else:
         judged = ratio(said, exec_ms, run_ms, detail=detail)
+    for screen in screens:
+        judged = screen.judged(judged)
     return beside(judged, stats.median_ci(exec_ms) if exec_ms.size else None, "ms")
 
 

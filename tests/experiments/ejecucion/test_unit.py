@@ -13,7 +13,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-from helpers import reference, stats  # noqa: E402
+from helpers import reference, results, stats  # noqa: E402
 from helpers.errors import ParametroInvalido  # noqa: E402
 from helpers.experiments import ejecucion as exp  # noqa: E402
 from helpers.experiments import figures, runner, verdict  # noqa: E402
@@ -423,6 +423,28 @@ def test_exec_claim_in_its_two_readings_is_the_ratio_to_the_same_engines_run():
     assert inside.status == verdict.SE_CONFIRMA and inside.value == pytest.approx(0.6 / 300, rel=0.03)
     assert claim(claims, "exec_1ms", "podman").status == verdict.SE_CONFIRMA
     assert claim(claims, "exec_1ms_dentro", "podman").status == verdict.NO_SE_SOSTIENE
+
+
+def other_work_rows(busy: set[int], n: int = 10) -> list[dict]:
+    """The other work each round recorded (results.OTHER_CPU, % of the machine): 30 % in `busy`, 1 % else."""
+    return [
+        {"engine": results.MACHINE, "image": "", "variant": "", "rep": r, "metric": results.OTHER_CPU}
+        | {"value": 30.0 if r in busy else 1.0, "unit": "%"}
+        for r in range(1, n + 1)
+    ]
+
+
+def test_exec_over_run_is_screened_by_the_load_of_experiment_1s_run_too():
+    """exec ÷ run joins two runs: each arm counts the quiet rounds of its own run (its other work), and
+    the claim is «bajo carga» when either run left fewer than MIN_N."""
+    write_run("arranque", launch_rows("docker", 300.0) + other_work_rows(set(range(1, 8))))
+    loaded = claim(exp.claims(pd.DataFrame(EXEC_ARMS)), "exec_1ms", "docker")
+    assert loaded.status == verdict.BAJO_CARGA and loaded.detail["carga_metrica"] == results.OTHER_CPU
+    write_run("arranque", launch_rows("docker", 300.0) + other_work_rows({2, 5}))
+    quiet = claim(exp.claims(pd.DataFrame(EXEC_ARMS)), "exec_1ms", "docker")
+    assert quiet.status == verdict.NO_SE_SOSTIENE and quiet.detail["rondas_tranquilas"] == 8
+    mine = results.split_run(pd.DataFrame(EXEC_ARMS + other_work_rows(set(range(1, 6)))), {})  # 03's, loaded
+    assert claim(exp.claims(*mine), "exec_1ms", "docker").status == verdict.BAJO_CARGA
 
 
 def test_exec_claim_without_experiment_1_shows_its_milliseconds_and_no_verdict():
