@@ -23,7 +23,7 @@ from ..experiments.anatomia.analysis import (
 from ..experiments.anatomia.phases import PHASE_TOTAL, PHASES
 from ..experiments.anatomia.rungs import METRIC, NAMESPACES, RUNG_LABEL
 from ..experiments.runner import Resultado
-from .arranque_condiciones import cited_answer
+from .citas import cited_answer
 from .common import (
     direction_words,
     engine_label,
@@ -218,7 +218,7 @@ def own_parts_sentence(df: pd.DataFrame, meta: dict | None) -> str:
 
 
 def answer_of_01(resultado: Resultado | None, root=None) -> str:
-    """01's answer to «is Podman faster to start?», cited (arranque_condiciones.cited_answer), with this
+    """01's answer to «is Podman faster to start?», cited (citas.cited_answer), with this
     notebook's own `run` beside it; "" when 01 has no run (the view then says so with missing_run)."""
     claim, text = cited_answer(anatomia, resultado, "alpine", root)
     if claim is not None and resultado is not None:

@@ -22,13 +22,13 @@ from ..experiments.arranque.analysis import (
 from ..experiments.arranque.measure import METRIC, NO_NETWORK_VARIANT
 from ..experiments.runner import Resultado
 from .arranque_condiciones import (  # noqa: F401 - views of the conditions, shown by notebook 01
-    answer,
     bucle,
     primer_arranque,
     red,
     segunda_ronda,
     tamanos,
 )
+from .citas import answer
 from .common import (
     AGREEMENT,
     AGREEMENT_MARGIN,

@@ -1,13 +1,11 @@
 """Experiment 1, the conditions around the main figures: the timing loop a student reads, the course's
 network variant beside the chapter's conditions, the images' sizes, the first launch of each
-combination, a second round, and 01's answer in the words 01 uses (`answer`) and other notebooks cite
-(`cited_answer`). Notebook 01 reaches these through helpers.view.arranque."""
+combination and a second round. Notebook 01 reaches these through helpers.view.arranque."""
 
 from __future__ import annotations
 
 import inspect
 import math
-from types import ModuleType
 
 import pandas as pd
 
@@ -29,7 +27,6 @@ from .common import (
     show,
     significant,
     table,
-    verdict_words,
 )
 
 
@@ -269,39 +266,3 @@ STOPWATCH_WORDS = {
     verdict.ABOVE: "este bucle mide más que el cronómetro del curso; vuelve a ejecutar la celda y mira si se repite",
     verdict.BELOW: "este bucle mide menos que el cronómetro del curso; vuelve a ejecutar la celda y mira si se repite",
 }
-
-
-def answer(claim) -> str:
-    """One image's answer to «is Podman faster to start?» from its `podman_mas_rapido` claim, in the
-    words 01 uses and 02 cites: «con «ubuntu», sí: Podman tarda 0.70× [0.67, 0.74] lo que Docker»."""
-    role = claim.detail.get("role", "?")
-    figure = fmt_ratio(claim.value, claim.low, claim.high)
-    if claim.status == "se_confirma":
-        return f"con «{role}», sí: Podman tarda {figure} lo que Docker"
-    if claim.status == "no_se_sostiene":
-        return f"con «{role}», no: Podman tarda {figure} lo que Docker"
-    return f"con «{role}», todavía no se puede decir: {verdict_words(claim)}, con {figure}"
-
-
-QUESTION_OF_01 = ("arranque", "podman_mas_rapido")  # where «is Podman faster to start?» is decided
-
-
-def cited_answer(reader: ModuleType, resultado: Resultado | None, image: str, root=None):
-    """01's answer to «is Podman faster to start?» as another notebook cites it, never judged again:
-    (01's claim, its sentence), or (None, "") when 01 has no run (the view then says so with
-    missing_run). reader: the citing experiment (it declares «arranque» in READS); the claim is 01's for
-    the image the citing run used (`image` without a run or without that parameter), or for any image
-    01 judged when it did not measure that one."""
-    role = ((resultado.meta if resultado else {}).get("parameters") or {}).get("imagen", image)
-    experiment, key = QUESTION_OF_01
-    claim = experiments.read_claim(reader, experiment, key, root, role=role)
-    if claim is None:
-        claim = experiments.read_claim(reader, experiment, key, root)
-    if claim is None:
-        return None, ""
-    decided = f"veredicto «{verdict_words(claim)}», " if claim.decided else ""
-    return claim, (
-        "**¿Arranca Podman más rápido que Docker?** Lo decide el cuaderno 01, en las condiciones del "
-        f"capítulo (`run --rm … echo ok` en primer plano, red por defecto): {answer(claim)} ({decided}"
-        f"n = {claim.n}). Aquí no se vuelve a juzgar."
-    )

@@ -25,7 +25,7 @@ from ..experiments.escala.analysis import (
 )
 from ..experiments.escala.per_n import ratio_at
 from ..experiments.runner import Resultado
-from .arranque_condiciones import cited_answer
+from .citas import cited_answer
 from .common import (
     AGREEMENT,
     AGREEMENT_MARGIN,
