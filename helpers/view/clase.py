@@ -265,7 +265,6 @@ CLASS_VERDICT = {  # a class verdict in words: the rule's status (helpers/clase/
     vd.SE_CONFIRMA: "se confirma",
     vd.NO_SE_SOSTIENE: "no se sostiene",
     vd.NO_CONCLUYENTE: "no concluyente con estas máquinas",
-    vd.INDECIDIBLE: "sin veredicto posible: ninguna clase de un tamaño razonable lo decide",
     vd.SIN_DATOS: f"sin veredicto: hacen falta al menos {rule.MIN_MACHINES} máquinas que lo midan",
 }
 LEFT_OUT = {  # why a machine that ran the experiment does not enter

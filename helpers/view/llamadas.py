@@ -442,7 +442,6 @@ CORRECTION_SUPPORT = {
     verdict.INESTABLE: "la medición salió inestable: repite antes de leerla",
     verdict.BAJO_CARGA: "la carga de la máquina cambió entre rondas, o las rondas no son independientes: "
     "repite con la máquina tranquila antes de leerla",
-    verdict.INDECIDIBLE: "con el ruido de esta corrida, ninguna cantidad razonable de repeticiones la decide",
 }
 
 
