@@ -185,7 +185,7 @@ def _tabla_operaciones(resultado: Resultado, **_) -> None:
         rows.append(row)
     caption = "Mediana de ns por llamada en cada brazo (entre paréntesis, × host)"
     show(table(pd.DataFrame(rows).fillna("—"), caption))
-    markdown(_frase_vdso(resultado.df))
+    markdown(vdso_sentence(resultado.df))
 
 
 VDSO_GROUP = {  # the groups of the vDSO sentence, in the order it names them
@@ -207,7 +207,7 @@ def _vdso_group(r) -> str:
     return {verdict.LEVEL: "igual", verdict.ABOVE: "cara", verdict.BELOW: "barata"}.get(code, code)
 
 
-def _frase_vdso(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
+def vdso_sentence(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
     """Where the call that does not enter the kernel (the vDSO) moved and where it did not, from this
     run: each arm's × host (round by round, IC 95 %) against the margin of «casi igual»."""
     s = summarize(df)

@@ -24,18 +24,6 @@ LAZY_THIRD_PARTY = {
 }
 
 
-# Left to the branch that moves each experiment's kit facts into its package (issue 29): the facts of 05
-# call a view's private sentence builder. A new crossing or local import elsewhere still fails.
-PENDING = {
-    "helpers/experiments/llamadas/kit.py": {"helpers.view.llamadas._frase_vdso"},
-}
-
-
-def pending(hit: str) -> bool:
-    where, what = hit.split(" ", 1)
-    return what in PENDING.get(where.split(":")[0], ())
-
-
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(PROJECT_ROOT).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -122,12 +110,12 @@ def local_imports(path: Path, tree: ast.Module) -> list[str]:
 
 
 def test_no_private_name_crosses_modules():
-    found = [hit for path, tree in sources() for hit in private_crossings(path, tree) if not pending(hit)]
+    found = [hit for path, tree in sources() for hit in private_crossings(path, tree)]
     assert not found, "nombres privados importados de otro módulo:\n" + "\n".join(found)
 
 
 def test_no_import_inside_a_function():
-    found = [hit for path, tree in sources() for hit in local_imports(path, tree) if not pending(hit)]
+    found = [hit for path, tree in sources() for hit in local_imports(path, tree)]
     assert not found, "imports dentro de una función (¿un ciclo escondido?):\n" + "\n".join(found)
 
 
@@ -136,7 +124,7 @@ def test_no_import_below_the_code():
         f"{path.relative_to(PROJECT_ROOT)}:{n}"
         for path in sorted(HELPERS.rglob("*.py"))
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if "noqa: E402" in line and not pending(f"{path.relative_to(PROJECT_ROOT)}:{n} noqa: E402")
+        if "noqa: E402" in line
     ]
     assert not found, "imports debajo del código (¿un ciclo escondido?):\n" + "\n".join(found)
 
@@ -157,5 +145,3 @@ def test_the_checks_see_what_they_look_for(tmp_path):
         "helpers/vm/build.py:6 helpers.vm.run._kvm_key",
     ]
     assert local_imports(path, tree) == ["helpers/vm/build.py:4 helpers.images"]
-    assert pending("helpers/experiments/llamadas/kit.py:1 helpers.view.llamadas._frase_vdso")
-    assert not pending("helpers/experiments/llamadas/kit.py:1 helpers.view.llamadas._otra")

@@ -18,12 +18,14 @@ import pytest
 matplotlib.use("Agg")
 
 from helpers import PROJECT_ROOT, cierre, clase, course, engines, experiments, results  # noqa: E402
+from helpers.course import facts  # noqa: E402
 from helpers.engines.podman import Podman  # noqa: E402
 from helpers.experiments import contract, params  # noqa: E402
 from helpers.view import clase as vista_clase  # noqa: E402
 from helpers.view.common import NO_RESULT  # noqa: E402
 from helpers.view.panel import Panel  # noqa: E402
 from tests import experimento_juguete as juguete  # noqa: E402
+from tests.experimento_juguete import kit as juguete_kit  # noqa: E402
 from tests.experimento_juguete import view as vista_juguete  # noqa: E402
 
 MODULES = experiments.all_experiments()
@@ -124,8 +126,9 @@ def test_readme_table_lists_every_notebook():
 
 # ---------------------------------------------------------------- the toy experiment
 @pytest.fixture
-def toy():
+def toy(monkeypatch):
     experiments.register(juguete)
+    monkeypatch.setitem(facts.KITS, juguete.EXPERIMENT, juguete_kit)  # its facts for the instructor's kit
     yield juguete
     experiments.unregister(juguete.EXPERIMENT)
 
@@ -213,7 +216,7 @@ def test_toy_in_the_class_comparison_the_closing_table_and_the_pack(toy, tmp_pat
 
 def test_the_registry_loads_no_view():
     """Imports point down: loading every registered experiment loads no view, no plot and no widget
-    (an experiment's kit.py, its sentences for the instructor's kit, is loaded by course.facts)."""
+    (an experiment's sentences for the instructor's kit live above the views, in course.facts)."""
     import subprocess
     import sys
 

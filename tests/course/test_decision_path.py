@@ -22,7 +22,6 @@ SCANNED = sorted(
     [
         *(HELPERS / "view").glob("*.py"),
         *(HELPERS / "course" / "facts").glob("*.py"),
-        *(HELPERS / "experiments").glob("*/kit.py"),  # each experiment's facts for the instructor's kit
         *(HELPERS / "experiments").glob("*/analysis.py"),
     ]
 )

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import PROJECT_ROOT, course, results
+from helpers import PROJECT_ROOT, course, experiments, results
 from helpers.course import facts as kit
-from helpers.experiments import kit as words
+from helpers.course.facts import words
 from helpers.experiments.anatomia.analysis import values as anatomia_values
 from helpers.experiments.anatomia.analysis import waterfall, waterfall_parts
 
@@ -324,7 +324,7 @@ def _nested(path_grows: bool, worked: bool):
 
 
 def test_the_nesting_facts_follow_the_data_both_ways():
-    from helpers.experiments.anidamiento import kit as anidamiento
+    from helpers.course.facts import anidamiento
 
     a = anidamiento.facts(_nested(path_grows=True, worked=True))
     b = anidamiento.facts(_nested(path_grows=False, worked=False))
@@ -385,7 +385,7 @@ def test_the_kit_names_which_place_of_small_files_was_unstable(tmp_path):
     """When only the layer's small-file figure is unstable, the kit says so of the layer and still gives
     the volume's figure (the fresh render said «inestable» for the whole engine while 09's table showed
     the volume's figure)."""
-    from helpers.experiments.ejecucion import kit as ejecucion_kit
+    from helpers.course.facts import ejecucion as ejecucion_kit
     from helpers.experiments.ejecucion.analysis import overheads
     from tests.experiments.ejecucion.test_unit import _full_run
 
@@ -410,10 +410,18 @@ def test_the_kit_names_which_place_of_small_files_was_unstable(tmp_path):
 def test_the_kit_gives_podman_over_docker_without_network_as_09_answers_it(tmp_path, none, side):
     """The guide's «Podman/Docker al arrancar» row carries the half of 09's answer the default network
     hides: 01's `--network none` arms, Podman/Docker by round, read by the one rule both ways."""
-    from helpers.experiments.arranque import kit as arranque_kit
+    from helpers.course.facts import arranque as arranque_kit
     from helpers.experiments.runner import Resultado
     from tests.course.test_cierre import _launch_split, _run
 
     _run(tmp_path, "arranque", _launch_split(300.0, 400.0, *none))
     text = arranque_kit.facts(Resultado.latest("arranque", tmp_path))["podman_docker_sin_red"]
     assert "sin red" in text and text.count(side) == 2, text
+
+
+def test_every_registered_experiment_has_its_facts_above_the_views():
+    """The kit's facts of each experiment live in course/facts (they use the views' words), one module per
+    experiment of the registry, each with FACTS and facts(res); no experiment package holds one."""
+    assert list(kit.KITS) == experiments.REGISTRY
+    assert all(m.FACTS and callable(m.facts) for m in kit.KITS.values())
+    assert not list((PROJECT_ROOT / "helpers" / "experiments").glob("*/kit.py"))

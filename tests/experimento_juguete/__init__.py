@@ -6,7 +6,8 @@ registers it with experiments.register and checks that the panel, the course run
 comparison, the closing table, the instructor's kit, make pack and the views' «no run yet» notice
 handle it without editing any other file. Its files show the layout of every experiment: __init__ (the contract's names),
 measure.py (the arms and how they run), analysis.py (summaries, closing rows), claims.py (the claims),
-kit.py (its facts for the instructor's kit, loaded by the kit, never imported here); CLASS_LABELS names its metric in the class comparison.
+kit.py (its facts for the instructor's kit, as helpers/course/facts/<experiment>.py holds each
+experiment's, listed in facts.KITS: the test adds it there, never imported here); CLASS_LABELS names its metric in the class comparison.
 """
 
 from __future__ import annotations

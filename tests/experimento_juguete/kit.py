@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers.experiments.kit import Facts, missing_arms, run_tag
+from helpers.course.facts.words import Facts, missing_arms, run_tag
 from helpers.view import common
 
 FACTS = ("sh",)

@@ -9,32 +9,36 @@ the run lacks the arms a fact needs (a quick profile, a student without root), t
 
 from __future__ import annotations
 
-import importlib
 import re
 import sys
 from types import ModuleType
 
 from ... import experiments, results
 from ...experiments import verdict as vd
-from ...experiments.kit import Facts, em, missing_arms, no_run
 from ...experiments.runner import Resultado
 from ...view.numbers import fmt_duration, fmt_margin
+from . import anatomia, anidamiento, arranque, ejecucion, escala, llamadas, red, sistema_vm
 from .closing import bottom_line, exec_in_run, pod_capacity, pod_launch, short_and_long
+from .words import Facts, em, missing_arms, no_run
 
 # 09's facts read these experiments' runs through experiments.read_run, like any experiment does; each
-# experiment's own facts come from its package's kit.py (FACTS, facts), enumerated from the registry.
+# experiment's own facts come from its module here (FACTS, facts), found by its name in KITS.
 READS = ("arranque", "ejecucion", "anatomia", "escala")
+KITS: dict[str, ModuleType] = {
+    kit.__name__.rsplit(".", 1)[1]: kit
+    for kit in (arranque, escala, ejecucion, anatomia, llamadas, red, anidamiento, sistema_vm)
+}
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z0-9_.]+)\s*\}\}")
 
 
 def kit_facts(root=None) -> Facts:
     """{placeholder key: Spanish text} from the latest run of each experiment under `root` (by default
-    the course's results folder): each registered experiment's own facts (its kit.py: FACTS, through
-    `facts`), then the course's (09's sums, what needs root, how long each notebook took)."""
+    the course's results folder): each registered experiment's own facts (its module in KITS: FACTS,
+    through `facts`), then the course's (09's sums, what needs root, how long each notebook took)."""
     me = sys.modules[__name__]
     out: Facts = {}
     for module in experiments.all_experiments():
-        kit = experiment_kit(module)
+        kit = KITS.get(module.EXPERIMENT)
         if kit is None:
             continue
         res = Resultado.latest(module.EXPERIMENT, root)
@@ -73,18 +77,6 @@ def _rule_numbers() -> Facts:
         "regla.max_rondas": str(vd.PRACTICAL_REPS),
         "regla.min_observado": str(vd.MIN_OBSERVED),
     }
-
-
-def experiment_kit(module: ModuleType) -> ModuleType | None:
-    """An experiment's facts for the kit: its package's `kit` module (`FACTS`, the names it fills, and
-    `facts(res)`, their sentences from a run; see experiments/kit.py), or None if it gives none. The package never
-    imports it: the sentences are for a page, so the kit is loaded here, above the views it uses."""
-    try:
-        return importlib.import_module(f"{module.__name__}.kit")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"{module.__name__}.kit":
-            raise
-        return None
 
 
 def _without_root() -> Facts:

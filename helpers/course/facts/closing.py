@@ -11,10 +11,10 @@ from ...experiments import verdict
 from ...experiments.anatomia import NOTEBOOK as POD_NOTEBOOK
 from ...experiments.ejecucion.analysis import exec_costs, overheads
 from ...experiments.ejecucion.arms import BASE_NAMES
-from ...experiments.ejecucion.kit import fair_overheads
-from ...experiments.kit import ENGINE, em, missing_arms, no_run, run_tag
 from ...view import common
 from ...view.anatomia_pod import bill_sentence, launch_and_phase, why_absent
+from .ejecucion import fair_overheads
+from .words import ENGINE, em, missing_arms, no_run, run_tag
 
 # ---------------------------------------------------------------- 09: the bottom line
 JOBS, WORK_S = 100, 600  # the exercise: 100 containers, 10 minutes of work

@@ -526,7 +526,7 @@ def test_the_rows_of_the_rounds_change_no_claim_and_no_closing_row(tmp_path):
 
 def test_the_worked_answer_names_01s_verdict_once_when_both_images_agree(tmp_path):
     """Solution 01, exercise 4: «(veredicto de 01 sobre …: «no se sostiene»)» once, not after each image."""
-    from helpers.experiments.arranque import kit
+    from helpers.course.facts import arranque as kit
 
     df, meta = _synthetic(200, 400)
     text = kit.facts(Resultado("arranque", df, tmp_path, meta))["podman_docker"]

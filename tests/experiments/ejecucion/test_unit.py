@@ -786,7 +786,7 @@ def test_the_worked_answers_give_both_places_and_the_layer_against_the_volume(tm
     own filesystem with the one rule's reading, and the layer against the volume paired by round, the
     figure that decides whether the layer itself costs; never «sus IC se solapan» (two intervals compared
     by their ends)."""
-    from helpers.experiments.ejecucion import kit
+    from helpers.course.facts import ejecucion as kit
 
     out = kit.facts(_full_run(tmp_path, files_scale=1.6))
     files = out["archivos"]

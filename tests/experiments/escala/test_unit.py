@@ -17,9 +17,9 @@ import psutil
 import pytest
 
 from helpers import cgroups, engines, system
+from helpers.course.facts import escala as escala_kit
 from helpers.errors import ParametroInvalido
 from helpers.experiments import escala
-from helpers.experiments.escala import kit as escala_kit
 from helpers.experiments.escala import measure as escala_measure
 from helpers.experiments.escala import probing as escala_probing
 from helpers.experiments.escala.analysis import (

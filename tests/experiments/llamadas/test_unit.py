@@ -721,11 +721,11 @@ def test_the_sentences_under_the_figures_follow_the_data(tmp_path):
     from helpers.view import llamadas as view
 
     # The vDSO call: the same fifth of getpid everywhere, or twice as dear in the container.
-    flat = view._frase_vdso(synthetic(FILTER_IS_THE_COST))
-    dear = view._frase_vdso(synthetic(FILTER_IS_THE_COST, vdso={("docker", "seccomp"): 2.0}))
+    flat = view.vdso_sentence(synthetic(FILTER_IS_THE_COST))
+    dear = view.vdso_sentence(synthetic(FILTER_IS_THE_COST, vdso={("docker", "seccomp"): 2.0}))
     assert "a menos de un 5 % del host: namespace PID" in flat and "más cara" not in flat
     assert "más cara que en el host: Docker (seccomp por defecto) (" in dear and "más barata" not in dear
-    few = view._frase_vdso(synthetic(FILTER_IS_THE_COST, reps=verdict.MIN_N - 1))
+    few = view.vdso_sentence(synthetic(FILTER_IS_THE_COST, reps=verdict.MIN_N - 1))
     assert f"sin juzgar (menos de {verdict.MIN_N} repeticiones): namespace PID (" in few
     # The course's correction to the document's kernel code, with the slope that tests it.
     free = exp.claims(synthetic(FILTER_IS_THE_COST), {})

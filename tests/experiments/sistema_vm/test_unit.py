@@ -11,13 +11,13 @@ import pandas as pd
 import pytest
 
 from helpers import experiments, reference, vm
+from helpers.course.facts import sistema_vm as sistema_kit
 from helpers.errors import ParametroInvalido
 from helpers.experiments import sistema_vm as exp
 from helpers.experiments import verdict
 from helpers.experiments.contract import CLOSING_COLUMNS
 from helpers.experiments.runner import Resultado
 from helpers.experiments.sistema_vm import kinds as sistema_vm_kinds
-from helpers.experiments.sistema_vm import kit as sistema_kit
 from helpers.experiments.sistema_vm.analysis import compare, summarize
 from helpers.experiments.sistema_vm.claims import DEFERRED_TO_CLASS
 from helpers.experiments.sistema_vm.kinds import (

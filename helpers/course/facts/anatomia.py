@@ -19,7 +19,7 @@ from ...experiments.anatomia.analysis import (
 )
 from ...experiments.anatomia.rungs import NAMESPACES
 from ...view import common
-from ..kit import ENGINE, Facts, missing_arms, ms, run_sentence, run_tag, share
+from .words import ENGINE, Facts, missing_arms, ms, run_sentence, run_tag, share
 
 FACTS = ("cascada", "espacios", "runc_red", "pool", "sin_red_docker", "sin_red_podman", "red")
 

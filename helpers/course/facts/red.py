@@ -16,7 +16,7 @@ from ...experiments.red.analysis import (
 )
 from ...experiments.red.measure import DOCUMENT_PRESET
 from ...view import common
-from ..kit import Facts, missing_arms, run_sentence, run_tag
+from .words import Facts, missing_arms, run_sentence, run_tag
 
 FACTS = ("docker_puerto", "caminos", "seguridad", "proxy", "reparto", "kubernetes")
 K8S_PATHS = {

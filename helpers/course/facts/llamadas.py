@@ -11,7 +11,7 @@ from ...experiments.llamadas.arms import arm_label
 from ...experiments.llamadas.measure import cpu_label
 from ...view import common
 from ...view import llamadas as view
-from ..kit import ENGINE, Facts, missing_arms, run_tag
+from .words import ENGINE, Facts, missing_arms, run_tag
 
 FACTS = ("contenedor", "seccomp", "vdso", "cuanto_importa", "anidamiento", "relojes")
 
@@ -77,7 +77,7 @@ def facts(res) -> Facts:
     ) + (" Veredictos: " + "; ".join(verdicts) + "." if verdicts else "")
 
     # Exercise 3: where the vDSO call moved, the notebook's own sentence.
-    out["vdso"] = view._frase_vdso(df)
+    out["vdso"] = view.vdso_sentence(df)
 
     # Exercise 4: a million calls per second, from the «¿Cuándo importa?» table.
     cost = cost_at_rate(df, RATE).set_index("brazo") if len(df) else None

@@ -10,7 +10,7 @@ from ...experiments.escala.analysis import crossover, crossover_interval, memory
 from ...view import common
 from ...view.cierre import capacity_sentence, unread_limits
 from ...view.escala_frases import crossing
-from ..kit import ENGINE, Facts, missing_arms, run_sentence, run_tag
+from .words import ENGINE, Facts, missing_arms, run_sentence, run_tag
 
 FACTS = ("memoria_docker", "memoria_podman", "caben", "pss_ayudantes", "cruce")
 

@@ -20,7 +20,7 @@ from ...experiments.sistema_vm.kinds import (
 )
 from ...view import common
 from ...view.sistema_vm_densidad import observed_instances
-from ..kit import Facts, run_tag
+from .words import Facts, run_tag
 
 FACTS = ("disco", "memoria", "disponible", "arranque", "gzip", "lxd")
 

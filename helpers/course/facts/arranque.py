@@ -10,7 +10,7 @@ from ...experiments import verdict as vd
 from ...experiments.arranque.analysis import arm_series, summarize
 from ...experiments.arranque.measure import CONTAINER_VARIANT, NO_NETWORK_VARIANT
 from ...view import common
-from ..kit import ENGINE, Facts, missing_arms, run_sentence, run_tag
+from .words import ENGINE, Facts, missing_arms, run_sentence, run_tag
 
 FACTS = ("bare", "docker", "podman", "podman_docker", "podman_docker_sin_red", "red_podman")
 

@@ -17,7 +17,7 @@ from ...experiments.ejecucion.analysis import (
 )
 from ...experiments.ejecucion.arms import BASE_NAMES, EXEC_INSIDE, LAYER_BASE, METRIC_WORK, WORKLOAD_NAMES
 from ...view import common
-from ..kit import ENGINE, Facts, about, missing_arms, run_sentence, run_tag
+from .words import ENGINE, Facts, about, missing_arms, run_sentence, run_tag
 
 FACTS = (
     "exec_docker",

@@ -1,18 +1,19 @@
-"""How the instructor kit's facts are written, for every experiment's `kit.py`: the notices when a run or
-an arm is missing, and the few number formats the sentences share (all through view.common).
+"""How the instructor kit's facts are written, for every experiment's facts module beside this one: the
+notices when a run or an arm is missing, and the few number formats the sentences share (all through
+view.common).
 
-An experiment's `kit.py` holds `FACTS`, the names of the facts it fills, and `facts(res)`: each fact a
-Spanish sentence computed from the latest run (one with rows: without it the kit writes its notice),
-through the experiment's own analysis and verdicts, in view.common's number format. A kit may add
-`static_facts()`, the facts no run changes. Names are written without the experiment: docs/*.md write
-`{{<experiment>.<name>}}`. The package never imports its `kit.py`: course.facts loads it
-(experiment_kit), prefixes the names and writes the notice where a name has no sentence."""
+An experiment's facts module (`helpers/course/facts/<experiment>.py`, listed in facts.KITS) holds `FACTS`,
+the names of the facts it fills, and `facts(res)`: each fact a Spanish sentence computed from the latest run
+(one with rows: without it the kit writes its notice), through the experiment's own analysis and verdicts,
+in view.common's number format. It may add `static_facts()`, the facts no run changes. Names are written
+without the experiment: docs/*.md write `{{<experiment>.<name>}}`. The experiment's package never imports
+it: the sentences are for a page, so they live above the views they use."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..view import common
+from ...view import common
 
 ENGINE = {"docker": "Docker", "podman": "Podman"}
 

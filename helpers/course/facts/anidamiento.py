@@ -13,7 +13,7 @@ from ...experiments.anidamiento.analysis import arm_values
 from ...experiments.anidamiento.levels import METRIC_PSS, METRIC_START, METRIC_START_INNER, PRIV
 from ...view import common
 from ...view.anidamiento import BRAZO, PRIV_REPLACED
-from ..kit import ENGINE, Facts, missing_arms, run_sentence, run_tag
+from .words import ENGINE, Facts, missing_arms, run_sentence, run_tag
 
 FACTS = ("ci", "sin_privilegios", "mapa_uid", "niveles")
 
