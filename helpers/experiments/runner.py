@@ -329,14 +329,18 @@ def measure_rounds(
         ctx.run.update_meta(**{results.SELF_LOADED: [*ctx.run.meta.get(results.SELF_LOADED, []), loop]})
     ctx.run.update_meta(
         **{
-            "arms": [
-                {
-                    "engine": a.engine,
-                    "variant": a.variant,
-                    "image": getattr(a, "image", ""),
-                    "label": arm_label(a),
-                }
-                for a in arms
+            "arms": [  # a second loop's arms after the first's
+                *(ctx.run.meta.get("arms", []) if loop else []),
+                *(
+                    {
+                        "engine": a.engine,
+                        "variant": a.variant,
+                        "image": getattr(a, "image", ""),
+                        "label": arm_label(a),
+                        **({"loop": loop} if loop else {}),
+                    }
+                    for a in arms
+                ),
             ],
             "repetitions": repetitions,
             "warmup_discarded": warmup,

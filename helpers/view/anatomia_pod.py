@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..experiments.anatomia import pod_analysis
 from ..experiments.anatomia.analysis import lead_of
-from ..experiments.anatomia.pod import ENGINE, GROUP
+from ..experiments.anatomia.pod import BESIDE, ENGINE, GROUP
 from ..experiments.escala import EXPERIMENT as ESCALA
 from ..experiments.escala.analysis import fixed_memory, per_container
 from ..experiments.escala.probing import KB
@@ -85,7 +85,16 @@ def launch_sentence(df: pd.DataFrame, meta: dict | None) -> str:
         for engine, (ratio, code) in pod_analysis.pod_over_engines(df).items()
     ]
     if beside:
-        text += " Ronda a ronda, en las mismas rondas barajadas, tarda " + "; ".join(beside) + "."
+        text += (
+            " Ronda a ronda, en las mismas rondas barajadas y con el mismo clúster en marcha, tarda "
+            + "; ".join(beside)
+            + "."
+        )
+    if (df["variant"] == BESIDE).any():
+        text += (
+            " La escalera de arriba se midió antes de arrancar el clúster, para que nada ajeno a cada "
+            "peldaño corriera a su lado; el `run` de esta comparación se repitió con el clúster en marcha."
+        )
     return text
 
 
@@ -189,8 +198,10 @@ def lanzamiento(resultado: Resultado) -> None:
         "que hace `echo ok`; el Pod corre `sleep` (un Pod que termina nunca queda Ready) y se borra fuera "
         "del tiempo medido. La misma imagen, importada de Docker sin registro (`imagePullPolicy: Never`)."
         + (
-            f" El clúster arrancó una vez, antes de las rondas ({fmt(start, 1)} s, fuera de toda ventana), y "
-            "los demás peldaños se midieron con él en reposo de fondo."
+            f" El clúster arrancó una vez, después de la escalera ({fmt(start, 1)} s, fuera de toda ventana)."
+            if start is not None and (df["variant"] == BESIDE).any()
+            else f" El clúster arrancó una vez, antes de las rondas ({fmt(start, 1)} s, fuera de toda ventana), "
+            "y los demás peldaños se midieron con él en reposo de fondo."
             if start is not None
             else ""
         )

@@ -16,6 +16,7 @@ from ..contract import CLOSING_COLUMNS
 from ..runner import Resultado
 from ..verdict import exceeds
 from .phases import PHASE_TOTAL, PHASES
+from .pod import in_cluster_loop
 from .rungs import LADDER, METRIC, RUNG_LABEL, USUAL_NAMESPACES
 
 BASELINE = ("bare", "proceso")
@@ -74,7 +75,12 @@ def summarize(df: pd.DataFrame, meta: dict | None = None) -> pd.DataFrame:
     for (engine, variant, metric), group in data.groupby(["engine", "variant", "metric"], sort=False):
         vals = pd.to_numeric(group["value"], errors="coerce").dropna().to_numpy(dtype=float)
         s = stats.summarize(vals)
-        ratio = stats.ratio_ci(series(df, engine, variant, metric), base).triple  # NaN without a base
+        mine = series(df, engine, variant, metric)
+        if in_cluster_loop(engine, variant):  # other rounds than the process's: independent arms
+            mine, base_here = mine.to_numpy(), base.to_numpy()
+        else:
+            base_here = base
+        ratio = stats.ratio_ci(mine, base_here).triple  # NaN without a base
         label = RUNG_LABEL.get(variant, variant)
         if metric != METRIC:
             label = f"{label}: {dict(PHASES).get(metric, 'total')}"

@@ -13,6 +13,7 @@ from ... import engines as eng
 from ... import images, proc_events
 from ...engines import oci
 from ...errors import ErrorDelCurso
+from .. import verdict
 from ..params import Params, param
 from ..runner import Arm, Log, Progress, Resultado, experiment_run, measure_rounds, no_progress, print_log
 from . import phases, pod, rungs
@@ -62,25 +63,32 @@ def try_once(arm: Arm, setup: Setup) -> str | None:
 
 
 def prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
-    """Rootfs, bundles, the warm pool's running containers and a first untimed try of every rung;
-    what cannot run here is skipped with its reason (ctx.skip_arm), the rest is measured."""
-    image_names = {e: ctx.images[e][cfg.imagen]["name"] for e in ctx.engines if e in ctx.images}
+    """Rootfs, bundles, the warm pool's running containers and a first untimed try of every rung of the
+    ladder (the Kubernetes rungs come after it: cluster_arms); what cannot run here is skipped with its
+    reason (ctx.skip_arm), the rest is measured."""
     setup = Setup(
         ctx.run_id,
         envs={e: eng.get_engine(e).env() for e in ctx.engines if e != "bare"},
         names=ctx.container_name,
     )
-    arms = rungs.plan(cfg.peldaños, list(image_names), image_names)
+    arms = rungs.plan(cfg.peldaños, list(image_names(cfg, ctx)), image_names(cfg, ctx))
     skip: Skips = {}
     dropped: set[tuple[str, str]] = set()  # skipped already, with their line (ctx.require_root)
     rungs.prepare_rootfs(ctx, setup, arms, cfg.imagen, skip, log)
     rungs.note_rootless(ctx, arms, log)
     rungs.prepare_bundles(ctx, setup, set(cfg.peldaños), skip, dropped)
     phases.start_running(ctx, arms, setup, skip)
-    setup.pods = pod.start(ctx, image_names, set(cfg.peldaños), log)
-    if setup.pods:
-        arms += pod.arms(setup.pods.image)
-    # One untimed try of each rung: a rung that fails here is skipped with its reason, the rest runs.
+    return setup, working(ctx, arms, setup, skip, dropped)
+
+
+def image_names(cfg: Config, ctx) -> dict[str, str]:
+    """{engine: the name of the run's image in it}, for the engines that have it."""
+    return {e: ctx.images[e][cfg.imagen]["name"] for e in ctx.engines if e in ctx.images}
+
+
+def working(ctx, arms: list[Arm], setup: Setup, skip: Skips, dropped=frozenset()) -> list[Arm]:
+    """The arms that work here: each tried once, untimed; one that fails (or was skipped already) is left
+    out with its reason (ctx.skip_arm)."""
     for arm in arms:
         key = (arm.engine, arm.variant)
         if key not in skip and key not in dropped:
@@ -89,22 +97,61 @@ def prepare(cfg: Config, ctx, log: Log) -> tuple[Setup, list[Arm]]:
                 skip[key] = reason
     for (engine, variant), reason in skip.items():
         ctx.skip_arm(rungs.rung_label(engine, variant), reason)
-    gone = set(skip) | dropped
-    return setup, [a for a in arms if (a.engine, a.variant) not in gone]
+    gone = set(skip) | set(dropped)
+    return [a for a in arms if (a.engine, a.variant) not in gone]
+
+
+def cluster_arms(cfg: Config, ctx, setup: Setup, log: Log) -> list[Arm]:
+    """The Kubernetes rungs, once the ladder is measured: the cluster started (untimed), the Pod's and the
+    memory bill's arms and each engine's `run` again beside them (pod.BESIDE), each tried once; [] when
+    the run does not ask for them or the cluster cannot start (its line said why)."""
+    names = image_names(cfg, ctx)
+    setup.pods = pod.start(ctx, names, set(cfg.peldaños), log)
+    if not setup.pods:
+        return []
+    beside = [Arm(e, pod.BESIDE, image, rungs.rung_label(e, pod.BESIDE)) for e, image in names.items()]
+    return working(ctx, [*pod.arms(setup.pods.image), *beside], setup, {})
+
+
+def measure_cluster(cfg: Config, ctx, setup: Setup, log: Log, progress) -> None:
+    """The Kubernetes rungs after the ladder, with the cluster up: the Pod and each engine's `run` in
+    the ladder's number of rounds (pod.LOOP), then the memory bill in at most MIN_N (pod.BILL_LOOP).
+    progress(steps done in these loops, what)."""
+    progress(0, "arrancando el clúster de Kubernetes")
+    cluster = cluster_arms(cfg, ctx, setup, log)
+    launch = [a for a in cluster if not pod.is_bill(a)]
+    measure = functools.partial(measure_arm, setup=setup)
+    measure_rounds(ctx, launch, measure=measure, progress=lambda d, _t, w: progress(d, w), loop=pod.LOOP)
+    done = len(launch) * (cfg.repeticiones + cfg.calentamiento)
+    measure_rounds(
+        ctx,
+        [a for a in cluster if pod.is_bill(a)],
+        measure=measure,
+        repetitions=min(cfg.repeticiones, verdict.MIN_N),
+        progress=lambda d, _t, w: progress(done + d, w),
+        loop=pod.BILL_LOOP,
+    )
 
 
 def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, root=None) -> Resultado:
-    """Measure the ladder (rows written as they are measured), then capture the chains."""
+    """Measure the ladder (rows written as they are measured), then the Kubernetes rungs in their own
+    loop with the cluster up (pod.LOOP), then capture the chains."""
     cfg = cfg.validated()
     with experiment_run(
         EXPERIMENT, asdict(cfg), cfg.motores, image_roles=[cfg.imagen], root=root, log=log
     ) as ctx:
         setup, arms = prepare(cfg, ctx, log)
+        rounds = cfg.repeticiones + cfg.calentamiento
+        cluster_planned = pod.GROUP in cfg.peldaños
+        launch_arms = (1 + len(image_names(cfg, ctx))) if cluster_planned else 0  # the Pod, each `run` again
+        bill_steps = len(pod.BILL_PODS) * (min(cfg.repeticiones, verdict.MIN_N) + cfg.calentamiento)
+        ladder_steps = len(arms) * rounds
+        total = ladder_steps + (launch_arms * rounds + bill_steps if cluster_planned else 0)
         measure_rounds(
             ctx,
             arms,
             measure=functools.partial(measure_arm, setup=setup),
-            progress=progress,
+            progress=lambda done, _total, what: progress(done, total, what),
             meta={
                 "command": " ".join(COMMAND),
                 "rootfs": str(setup.rootfs or ""),
@@ -115,6 +162,10 @@ def run(cfg: Config, *, progress: Progress = no_progress, log: Log = print_log, 
                 "runsc": str(setup.runsc or ""),
             },
         )
+        if cluster_planned:
+            measure_cluster(
+                cfg, ctx, setup, log, lambda done, what: progress(ladder_steps + done, total, what)
+            )
         if "cadena" in cfg.peldaños:
             capture_chains(ctx, cfg.imagen, setup.envs, log)
     return Resultado.load(ctx.run.dir)

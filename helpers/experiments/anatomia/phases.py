@@ -9,6 +9,7 @@ from ... import engines as eng
 from ... import measure
 from ...errors import ErrorDelCurso
 from ..runner import Arm
+from . import pod
 from .rungs import COMMAND, METRIC, Setup, Skips
 
 PHASES = (
@@ -89,7 +90,7 @@ def measure_engine(arm: Arm, setup: Setup, n: int) -> list[tuple]:
     engine = eng.get_engine(arm.engine)
     env = setup.envs[arm.engine]
     name = setup.names(arm.engine, arm.variant, n)
-    if arm.variant in ("run_sin_red", "run_red"):
+    if arm.variant in ("run_sin_red", "run_red", pod.BESIDE):
         opts = eng.RunOptions(network="none") if arm.variant == "run_sin_red" else None
         argv = engine.run_argv(arm.image, COMMAND, run_id=setup.run_id, name=name, opts=opts)
         return [(METRIC, round(measure.time_command(argv, env), 4), "ms")]

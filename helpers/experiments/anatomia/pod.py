@@ -1,5 +1,6 @@
-"""The Kubernetes rungs of the ladder, on the single-node cluster of helpers.engines.kubernetes (started
-once per run, before the rounds, and torn down at its end; never inside a timed window):
+"""The Kubernetes rungs of the ladder, on the single-node cluster of helpers.engines.kubernetes, measured in
+a loop of their own (LOOP): the cluster is started once the ladder's rounds are over (never inside a timed
+window, and never idling beside a rung that is not about it) and torn down at the run's end:
 
 - `pod`: LAUNCH of one Pod, from `kubectl apply` to the Pod's Ready condition, with the same image as
   `docker run` (imported from Docker, imagePullPolicy: Never), running `sleep` (a Pod that exits is never
@@ -8,9 +9,12 @@ once per run, before the rounds, and torn down at its end; never inside a timed 
   containerd dates, in nanoseconds, the sandbox (pause + CNI network) and the container's creation and
   start. The API's own timestamps (conditions' lastTransitionTime, events) have a resolution of one
   second: they are not used for the phases.
+- `run_red_con_cluster` (BESIDE): each engine's `run` with the default network again, in the same rounds
+  as the Pod, with the cluster up: what the Pod is compared with, round by round.
 - `n=0`, `n=5`: CAPACITY, the cluster's memory bill with N idle Pods, in notebook 02's rows
   (escala.probing: PSS and RSS of each control-plane process, the per-Pod containerd shims and pause
-  processes, and the Pods' cgroups).
+  processes, and the Pods' cgroups), in a loop of their own after the Pod's (BILL_LOOP), in at most
+  MIN_N rounds: memory hardly moves from round to round, and five Pods up and down take seconds.
 """
 
 from __future__ import annotations
@@ -32,6 +36,17 @@ from ..escala.probing import KB, groups_memory, memory_rows
 from ..runner import Arm, Log
 
 ENGINE = "kubernetes"
+LOOP = "kubernetes"  # the loop measured with the cluster up (results.round_metric): the Pod's LAUNCH
+BILL_LOOP = "kubernetes_memoria"  # then the memory bill's, in as few rounds as a verdict needs
+# Each engine's `run` with the default network, again in the cluster's loop: the Pod's comparison
+BESIDE = "run_red_con_cluster"
+
+
+def in_cluster_loop(engine: str, variant: str) -> bool:
+    """Whether a rung is measured in the cluster's loop (its rounds are not the ladder's)."""
+    return engine == ENGINE or variant == BESIDE
+
+
 GROUP = "kubernetes"
 LAUNCH = "pod"
 TOTAL = "pod_total"
@@ -96,6 +111,11 @@ RUNG_LABEL = {
 def arms(image: str) -> list[Arm]:
     """The launch rung and one bill arm per N."""
     return [Arm(ENGINE, variant, image, f"Kubernetes: {label}") for variant, label in RUNG_LABEL.items()]
+
+
+def is_bill(arm: Arm) -> bool:
+    """A memory bill's arm (CAPACITY: `n=0`, `n=5`), measured in BILL_LOOP."""
+    return arm.engine == ENGINE and arm.variant != LAUNCH
 
 
 def availability() -> tuple[bool, str | None]:

@@ -16,12 +16,15 @@ from ..runner import Resultado
 from ..verdict import side
 from .analysis import LEAD_COLUMNS, largest_part, series, with_lead
 from .analysis import closing_rows as ladder_rows
-from .pod import ENGINE, LAUNCH, PHASES, TOTAL
+from .pod import BESIDE, ENGINE, LAUNCH, PHASES, TOTAL
 
-BESIDE = (
-    "docker",
-    "run_red",
-)  # the ladder's `docker run` (Podman's too), default network, in the same rounds
+
+def beside(df: pd.DataFrame, engine: str) -> pd.Series:
+    """`engine`'s `run` with the default network in the Pod's rounds: its arm in the cluster's loop
+    (pod.BESIDE); in runs from before the cluster had a loop of its own (it idled under the whole
+    ladder), the ladder's `run_red` of the same rounds."""
+    again = series(df, engine, BESIDE)
+    return again if again.size else series(df, engine, "run_red")
 
 
 def launch_rows(df: pd.DataFrame) -> pd.DataFrame:
@@ -34,24 +37,24 @@ def launch_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def launch_summary(df: pd.DataFrame) -> dict:
-    """The Pod's apply → Ready and each engine's `run` with the default network (BESIDE's rung) of the
-    same rounds, for the engines measured: {"pod" or engine: median, IQR, IC 95 %}."""
+    """The Pod's apply → Ready and each engine's `run` with the default network of the same rounds
+    (`beside`), for the engines measured: {"pod" or engine: median, IQR, IC 95 %}."""
     out = {"pod": stats.summarize(series(df, ENGINE, LAUNCH, TOTAL).to_numpy())}
     for engine in eng.CONTAINER_ENGINES:
-        run = series(df, engine, BESIDE[1])
+        run = beside(df, engine)
         if run.size:
             out[engine] = stats.summarize(run.to_numpy())
     return out
 
 
 def pod_over_engines(df: pd.DataFrame) -> dict[str, tuple[stats.Estimate, str]]:
-    """The Pod's apply → Ready over each engine's `run` with the default network (BESIDE's rung), round
-    by round (the rungs share their rounds): {engine: (ratio with its IC, which way it points from 1× by
+    """The Pod's apply → Ready over each engine's `run` with the default network (`beside`), round by
+    round (they share their rounds): {engine: (ratio with its IC, which way it points from 1× by
     the one rule, verdict.side)}, for the engines measured."""
     pod = series(df, ENGINE, LAUNCH, TOTAL)
     out = {}
     for engine in eng.CONTAINER_ENGINES:
-        run = series(df, engine, BESIDE[1])
+        run = beside(df, engine)
         if pod.size and run.size:
             ratio = stats.ratio_ci(pod, run)
             out[engine] = (ratio, side(ratio.low, ratio.high, ratio.n))

@@ -1,5 +1,5 @@
-"""Experiment 4's Kubernetes rungs on the real single-node cluster: a few Pod launches beside `docker
-run` in the same shuffled rounds, whose phases add up to apply → Ready with nothing left over, and the
+"""Experiment 4's Kubernetes rungs on the real single-node cluster, after the ladder: a few Pod launches
+beside `docker run` again in the same shuffled rounds, whose phases add up to apply → Ready with nothing left over, and the
 cluster's memory bill with 0 and 5 Pods; the cluster and every Pod are gone afterwards."""
 
 from __future__ import annotations
@@ -35,6 +35,11 @@ def test_pod_launches_split_into_phases_and_the_cluster_is_billed(results_tmp):
     assert pod_analysis.unaccounted_ms(res.df) < 0.01  # the phases add up to the total
     summary = pod_analysis.launch_summary(res.df)
     assert summary["pod"].n == 3 and summary["docker"].n == 3
+    # the ladder's rounds ran before the cluster started; the Pod beside `docker run` again, then the bill
+    loops = {(a["variant"], a.get("loop", "")) for a in res.meta["arms"]}
+    assert loops == {("run_sin_red", ""), ("run_red", ""), (pod.LAUNCH, pod.LOOP), (pod.BESIDE, pod.LOOP)} | {
+        (f"n={n}", pod.BILL_LOOP) for n in pod.BILL_PODS
+    }
 
     bill = pod_analysis.cluster_bill(res.df).set_index("n")
     assert list(bill.index) == list(pod.BILL_PODS)

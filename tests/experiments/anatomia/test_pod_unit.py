@@ -16,6 +16,7 @@ import pytest
 from helpers.errors import ErrorDelCurso
 from helpers.experiments import verdict
 from helpers.experiments.anatomia import pod, pod_analysis
+from helpers.experiments.anatomia.analysis import summarize
 from helpers.experiments.escala.probing import FIXED, KB, memory_rows
 from helpers.experiments.runner import Resultado
 from helpers.view import anatomia as vista
@@ -158,6 +159,26 @@ def test_the_pod_is_set_beside_docker_run_round_by_round():
         assert ratio.paired and ratio.value == pytest.approx(s["pod"].median / s[engine].median, rel=0.3)
         assert code == verdict.direction(ratio.low, ratio.high, ratio.n)
     assert set(pod_analysis.pod_over_engines(df)) == {"docker", "podman"}
+
+
+def test_the_pod_is_set_beside_each_engines_run_of_the_clusters_loop():
+    """The ladder ran before the cluster; each engine's `run` again in the cluster's rounds (pod.BESIDE) is
+    what the Pod is paired with. The ladder's table keeps that arm out of its pairing with the process
+    (other rounds: independent arms)."""
+    rng = np.random.default_rng(3)
+    again = [
+        row
+        for engine, ms in (("docker", 380.0), ("podman", 400.0))
+        for row in _rows(engine, pod.BESIDE, ms * rng.normal(1, 0.02, 8))
+    ]
+    df = pd.concat([_synthetic(n=8), _launch_frame(), pd.DataFrame(again)], ignore_index=True)
+    s = pod_analysis.launch_summary(df)
+    assert s["docker"].median == pytest.approx(380, rel=0.05)  # the cluster's loop, not the ladder's 340
+    assert all(ratio.paired for ratio, _ in pod_analysis.pod_over_engines(df).values())
+    table = summarize(df).set_index(["engine", "variant"])
+    assert table.loc[("docker", pod.BESIDE), "peldano"].endswith("con el clúster de Kubernetes en marcha")
+    assert table.loc[("docker", pod.BESIDE), "x_proceso"] == pytest.approx(380, rel=0.1)
+    assert "antes de arrancar el clúster" in vista_pod.launch_sentence(df, {})
 
 
 def test_the_cluster_bill_uses_notebook_02s_columns():
