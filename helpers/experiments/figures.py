@@ -163,8 +163,11 @@ class Data:
 
     def __call__(self, sel: Sel):
         """The arm `sel` picks, its values that are functions of the run computed first."""
-        where = {k: v(self.df, self.meta) if callable(v) else v for k, v in sel.where}
-        return self.pick(self.df, self.meta, Sel(paired=sel.paired, **where))
+        return self.pick(self.df, self.meta, Sel(paired=sel.paired, **self.where(sel)))
+
+    def where(self, sel: Sel) -> dict:
+        """{column: value} of `sel`, its values that are functions of the run computed."""
+        return {k: v(self.df, self.meta) if callable(v) else v for k, v in sel.where}
 
 
 @dataclass(frozen=True)
@@ -206,13 +209,14 @@ class Figure:
                 return None
             if self.missing_note:
                 return missing(said.but(note=self.missing_note), self.details(data))
-        screen = load.screen(data.meta, samples)  # the machine's load over these rounds
+        own = load.of_arms(data.meta, [data.where(sel) for sel in self.sels])  # the load of their loops
+        screen = load.screen(own, samples)  # the machine's load over these rounds
         kept = screen.keep(samples)
         claim = screen.judged(self.build(said, *kept, detail=self.details(data)))
         if not isinstance(claim, Claim):
             return claim
         if claim.status in WITH_INTERVAL:  # an interval that rests on the rounds: are they independent?
-            claim = load.tested(claim, self.by_round, kept, data.meta)
+            claim = load.tested(claim, self.by_round, kept, own)
         return replace(claim, screened=True)
 
 

@@ -31,7 +31,8 @@ steal follows it too):
 
 It rests on the pressure rising with the load that slows the arms (the time a task waits for a CPU
 is what PSI counts): a load the CPU pressure does not see (disk, memory bandwidth, a throttled clock)
-escapes it. A run with several measuring loops (experiment 8) is screened against each loop's load.
+escapes it. A run with several measuring loops (experiments 4, 6 and 8) screens each figure on the load of
+the loops its arms were measured in (`of_arms`).
 Independent arms of one run (no rounds in common) are not screened; two arms from two runs (03's
 `exec` ÷ 01's `run`) are screened each on its own run's rounds (ejecucion.claims.exec_over_run); a
 figure an experiment computes from the whole run (a slope, a crossover) is screened on the whole run's
@@ -175,6 +176,37 @@ def per_round(meta: dict | None) -> dict[str, pd.Series]:
             for hidden in HIDES:
                 by_metric.pop(results.round_metric(hidden, loop), None)
     return {m: pd.Series(v, dtype=float).sort_index() for m, v in by_metric.items()}
+
+
+ARM_KEYS = ("engine", "variant", "image")  # how a selection of rows names its arm (figures.Sel)
+
+
+def of_arms(meta: dict | None, wheres: list[dict]) -> dict | None:
+    """The run's meta with the load of only the loops that measured these arms (each a {column: value}
+    selection, matched on its engine, variant and image to meta["arms"], which names each arm's loop): a
+    claim is screened on the machine of its own rounds, not on another loop's that shares their numbers
+    (experiment 8's, 04's and 06's loops). A run that does not record its arms' loops, or an arm not found
+    there, keeps every loop's load."""
+    arms = (meta or {}).get("arms") or []
+    if not any("loop" in a for a in arms):
+        return meta
+    loops: set[str] = set()
+    for where in wheres:
+        keys = [k for k in ARM_KEYS if k in where]
+        found = {a.get("loop", "") for a in arms if keys and all(a.get(k) == where[k] for k in keys)}
+        if not found:
+            return meta
+        loops |= found
+    rows = [r for r in meta.get(results.ROUND_LOADS) or [] if _loop(r["metric"]) in loops]
+    return {**meta, results.ROUND_LOADS: rows}
+
+
+def _loop(metric: str) -> str:
+    """The loop a round's load metric belongs to ("" for the first, results.round_metric)."""
+    for base in results.ROUND_METRICS:
+        if metric.startswith(base + "_"):
+            return metric[len(base) + 1 :]
+    return ""
 
 
 def _base(metric: str) -> str:

@@ -182,3 +182,32 @@ def test_the_dependence_tests_leave_independent_rounds_alone():
     loads = {results.LOAD_PRESSURE: pd.Series(18 + rng.normal(size=10), index=idx)}
     assert load.dependence(figures, loads) is None
     assert load.dependence(pd.Series(np.arange(10.0), index=idx), loads).test == load.TREND
+
+
+def test_each_figure_is_screened_on_the_load_of_its_own_loop():
+    """Two loops share their round numbers (experiments 4, 6 and 8): a figure measured in the first is
+    judged on the first loop's load only, so other work in the second loop's rounds leaves it alone, and
+    a figure of the second loop is withheld by it. A run that does not name its arms' loops keeps every
+    loop's load."""
+    df, meta = _run([18.0] * 8, [0] * 8)
+    busy = [
+        {
+            "metric": results.round_metric(results.OTHER_CPU, "segundo"),
+            "rep": r,
+            "value": 30.0 if r > 2 else 1.0,
+        }
+        for r in range(1, 9)
+    ]
+    quiet = [{"metric": results.OTHER_CPU, "rep": r, "value": 1.0} for r in range(1, 9)]
+    arms = [{"engine": e, "variant": "", "image": ""} for e in ("docker", "podman")]
+    meta = {**meta, results.ROUND_LOADS: quiet + busy}
+    first = {**meta, "arms": arms + [{"engine": "otro", "variant": "", "image": "", "loop": "segundo"}]}
+    (claim,) = fg.judge_all([PODMAN_FASTER], df, first)
+    assert claim.status == vd.SE_CONFIRMA
+    second = {**meta, "arms": [{**a, "loop": "segundo"} for a in arms]}
+    (claim,) = fg.judge_all([PODMAN_FASTER], df, second)
+    assert claim.status == vd.BAJO_CARGA and claim.detail["carga_metrica"].endswith("_segundo")
+    (claim,) = fg.judge_all([PODMAN_FASTER], df, {**meta, "arms": arms})  # no loop named: both count
+    assert claim.status == vd.BAJO_CARGA
+    assert load.of_arms(first, [{"engine": "docker"}])[results.ROUND_LOADS] == quiet
+    assert load.of_arms(first, [{"engine": "nadie"}]) is first
