@@ -53,6 +53,7 @@ from .common import (
     table,
     verdict_words,
 )
+from .llamadas_vdso import vdso_sentence
 from .panel import Preset
 
 REF_LABEL = {
@@ -186,44 +187,6 @@ def _tabla_operaciones(resultado: Resultado, **_) -> None:
     caption = "Mediana de ns por llamada en cada brazo (entre paréntesis, × host)"
     show(table(pd.DataFrame(rows).fillna("—"), caption))
     markdown(vdso_sentence(resultado.df))
-
-
-VDSO_GROUP = {  # the groups of the vDSO sentence, in the order it names them
-    "igual": "a menos de un 5 % del host",
-    "cara": "más cara que en el host",
-    "barata": "más barata que en el host",
-    verdict.NO_CONCLUYENTE: "sin decidir con estas repeticiones",
-    verdict.INESTABLE: "inestable (repite)",
-    verdict.SIN_DATOS: f"sin juzgar (menos de {verdict.MIN_N} repeticiones)",
-}
-
-
-def _vdso_group(r) -> str:
-    """Which group of the vDSO sentence one arm's × host falls in: its direction by the one rule
-    (verdict.direction, against the margin of «casi igual»)."""
-    if r["n"] >= verdict.MIN_N and r["inestable"]:
-        return verdict.INESTABLE
-    code = verdict.direction(r["x_host_ic_bajo"], r["x_host_ic_alto"], int(r["n"]))
-    return {verdict.LEVEL: "igual", verdict.ABOVE: "cara", verdict.BELOW: "barata"}.get(code, code)
-
-
-def vdso_sentence(df: pd.DataFrame, operacion: str = "clock_gettime") -> str:
-    """Where the call that does not enter the kernel (the vDSO) moved and where it did not, from this
-    run: each arm's × host (round by round, IC 95 %) against the margin of «casi igual»."""
-    s = summarize(df)
-    s = s[(s["operacion"] == operacion) & ~((s["engine"] == "bare") & (s["variant"] == "host"))]
-    s = s.dropna(subset=["x_host"])
-    if s.empty:
-        return (
-            f"_Para ver si alguna capa encarece {operacion} hace falta medirla en el host y en otro brazo._"
-        )
-    groups: dict[str, list[str]] = {}
-    for _, r in s.iterrows():
-        groups.setdefault(_vdso_group(r), []).append(
-            f"{r['brazo']} ({_ratio(r['x_host'], r['x_host_ic_bajo'], r['x_host_ic_alto'])})"
-        )
-    parts = [f"{VDSO_GROUP[k]}: {'; '.join(groups[k])}" for k in VDSO_GROUP if k in groups]
-    return f"En esta corrida, {operacion} (vDSO, × host e IC 95 %) quedó " + "; ".join(parts) + "."
 
 
 def _tabla_relojes(resultado: Resultado, operacion: str = "getpid", **_) -> None:

@@ -10,7 +10,7 @@ from ...experiments.llamadas.analysis import CPU, WALL, arm_ratio, cost_at_rate,
 from ...experiments.llamadas.arms import arm_label
 from ...experiments.llamadas.measure import cpu_label
 from ...view import common
-from ...view import llamadas as view
+from ...view.llamadas_vdso import vdso_sentence
 from .words import ENGINE, Facts, missing_arms, run_tag
 
 FACTS = ("contenedor", "seccomp", "vdso", "cuanto_importa", "anidamiento", "relojes")
@@ -77,7 +77,7 @@ def facts(res) -> Facts:
     ) + (" Veredictos: " + "; ".join(verdicts) + "." if verdicts else "")
 
     # Exercise 3: where the vDSO call moved, the notebook's own sentence.
-    out["vdso"] = view.vdso_sentence(df)
+    out["vdso"] = vdso_sentence(df)
 
     # Exercise 4: a million calls per second, from the «¿Cuándo importa?» table.
     cost = cost_at_rate(df, RATE).set_index("brazo") if len(df) else None

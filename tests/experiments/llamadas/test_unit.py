@@ -719,13 +719,14 @@ def test_comparison_sentence_cites_the_verdicts_and_never_judges_again(shown, tm
 
 def test_the_sentences_under_the_figures_follow_the_data(tmp_path):
     from helpers.view import llamadas as view
+    from helpers.view.llamadas_vdso import vdso_sentence
 
     # The vDSO call: the same fifth of getpid everywhere, or twice as dear in the container.
-    flat = view.vdso_sentence(synthetic(FILTER_IS_THE_COST))
-    dear = view.vdso_sentence(synthetic(FILTER_IS_THE_COST, vdso={("docker", "seccomp"): 2.0}))
+    flat = vdso_sentence(synthetic(FILTER_IS_THE_COST))
+    dear = vdso_sentence(synthetic(FILTER_IS_THE_COST, vdso={("docker", "seccomp"): 2.0}))
     assert "a menos de un 5 % del host: namespace PID" in flat and "más cara" not in flat
     assert "más cara que en el host: Docker (seccomp por defecto) (" in dear and "más barata" not in dear
-    few = view.vdso_sentence(synthetic(FILTER_IS_THE_COST, reps=verdict.MIN_N - 1))
+    few = vdso_sentence(synthetic(FILTER_IS_THE_COST, reps=verdict.MIN_N - 1))
     assert f"sin juzgar (menos de {verdict.MIN_N} repeticiones): namespace PID (" in few
     # The course's correction to the document's kernel code, with the slope that tests it.
     free = exp.claims(synthetic(FILTER_IS_THE_COST), {})
