@@ -119,6 +119,8 @@ def measure_cluster(cfg: Config, ctx, setup: Setup, log: Log, progress) -> None:
     progress(steps done in these loops, what)."""
     progress(0, "arrancando el clúster de Kubernetes")
     cluster = cluster_arms(cfg, ctx, setup, log)
+    if not cluster:
+        return  # the cluster did not start, or no rung of it works here: its line said why
     launch = [a for a in cluster if not pod.is_bill(a)]
     measure = functools.partial(measure_arm, setup=setup)
     measure_rounds(ctx, launch, measure=measure, progress=lambda d, _t, w: progress(d, w), loop=pod.LOOP)
