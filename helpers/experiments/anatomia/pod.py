@@ -55,6 +55,7 @@ SLEEP = ["sleep", "3600"]
 READY_TIMEOUT = 90.0
 ROOT_WHAT = "arrancar un clúster de Kubernetes (el peldaño del Pod y la factura de memoria del clúster)"
 GONE_TIMEOUT = 60.0
+SETTLED_S = 0.5  # a Pod count held this long is the cluster's own, not a clean-up in between
 
 # The launch's points in time, in order; each phase ends at its point (the first starts at the apply).
 # (metric, point, Spanish name, what it holds)
@@ -293,7 +294,7 @@ def measure_launch(setup: PodSetup) -> list[tuple[str, float, str]]:
         return launch_rows(start_ns, points)
     finally:
         cluster.delete_pod(name)
-        wait_gone(cluster)
+        wait_settled(cluster)
 
 
 # ---------------------------------------------------------------- the memory bill
@@ -312,14 +313,26 @@ def pod_processes(cluster: kubernetes.Cluster) -> dict[str, list[psutil.Process]
     return {"shims_total": shims, "pause_total": pauses}
 
 
-def wait_gone(cluster: kubernetes.Cluster, timeout: float = GONE_TIMEOUT) -> None:
-    """Wait until no Pod of this cluster has a shim left: a forced delete removes the Pod from the API at
-    once, while the kubelet stops its containers and sandbox afterwards; the next round must not
-    share the machine with that clean-up (untimed)."""
+def wait_settled(cluster: kubernetes.Cluster, pods: int = 0, timeout: float = GONE_TIMEOUT) -> None:
+    """Wait until this cluster has exactly `pods` shims, and has kept that number for SETTLED_S. A forced
+    delete removes a Pod from the API at once while the kubelet stops its containers and sandbox
+    afterwards, and on a loaded machine it can start a sandbox again after the last shim is gone: the
+    next round must not share the machine with that clean-up, nor a bill count a Pod it did not launch
+    (untimed)."""
     deadline = time.monotonic() + timeout
-    while pod_processes(cluster)["shims_total"]:
-        if time.monotonic() > deadline:
-            raise ErrorDelCurso(f"Kubernetes: los Pods borrados siguen en marcha después de {timeout:.0f} s.")
+    steady_since = None
+    while True:
+        now = time.monotonic()
+        if len(pod_processes(cluster)["shims_total"]) != pods:
+            steady_since = None
+        elif steady_since is None:
+            steady_since = now
+        elif now - steady_since >= SETTLED_S:
+            return
+        if now > deadline:
+            raise ErrorDelCurso(
+                f"Kubernetes: los Pods no quedan en {pods} (sus procesos shim) después de {timeout:.0f} s."
+            )
         time.sleep(0.1)
 
 
@@ -356,14 +369,14 @@ def measure_bill(setup: PodSetup, pods: int) -> list[tuple[str, float, str]]:
             cluster.apply(*[manifest(name, setup.image) for name in names])
             for name in names:
                 cluster.wait_ready(name, READY_TIMEOUT)
-            time.sleep(0.25)
+        wait_settled(cluster, pods)
         return bill_rows(cluster)
     finally:
         if names:
             cluster.kubectl(
                 "delete", "pod", *names, "--grace-period=0", "--force", "--wait=true", timeout=120
             )
-            wait_gone(cluster)
+            wait_settled(cluster)
 
 
 def measure(arm: Arm, setup: PodSetup) -> list[tuple[str, float, str]]:

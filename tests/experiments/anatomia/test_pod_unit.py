@@ -227,3 +227,26 @@ def test_the_views_show_the_section_and_say_why_it_is_absent(tmp_path, monkeypat
     assert shown[-1] == "_Se omitió Kubernetes en esta corrida: sin root._"
     vista_pod.factura(skipped)  # the page says why once, in the section above
     assert shown[-1] == vista_pod.NO_BILL and "sin root" not in shown[-1]
+
+
+def test_the_cluster_counts_as_settled_only_once_its_pods_stay_put(monkeypatch):
+    """Fault injection: a sandbox the kubelet starts again after the last shim was gone must not reach
+    the next round, nor a bill count a Pod it did not launch; a count that never settles is an error."""
+    seen = iter([[1], [], [], [1], [1], *[[]] * 100])
+    polls = []
+
+    def shims(_cluster):
+        polls.append(1)
+        return {"shims_total": next(seen), "pause_total": []}
+
+    monkeypatch.setattr(pod, "pod_processes", shims)
+    monkeypatch.setattr(pod, "SETTLED_S", 0.25)
+    monkeypatch.setattr(pod.time, "sleep", lambda _s: None)
+    clock = iter(range(1000))
+    monkeypatch.setattr(pod.time, "monotonic", lambda: next(clock) * 0.1)
+    pod.wait_settled(None)
+    # the reappearing shim restarted the wait; then 0.25 s of none, polled every 0.1 s
+    assert len(polls) == 5 + 4
+    monkeypatch.setattr(pod, "pod_processes", lambda _c: {"shims_total": [1], "pause_total": []})
+    with pytest.raises(ErrorDelCurso, match="no quedan en 0"):
+        pod.wait_settled(None, timeout=2)
