@@ -183,22 +183,33 @@ ARM_KEYS = ("engine", "variant", "image")  # how a selection of rows names its a
 
 def of_arms(meta: dict | None, wheres: list[dict]) -> dict | None:
     """The run's meta with the load of only the loops that measured these arms (each a {column: value}
-    selection, matched on its engine, variant and image to meta["arms"], which names each arm's loop): a
-    claim is screened on the machine of its own rounds, not on another loop's that shares their numbers
-    (experiment 8's, 04's and 06's loops). A run that does not record its arms' loops, or an arm not found
-    there, keeps every loop's load."""
+    selection, matched on its engine, variant and image, and on its metric where meta["arms"] lists what
+    each loop's arm gave, to meta["arms"], which names each arm's loop): a claim is screened on the machine
+    of its own rounds, not on another loop's that shares their numbers (experiment 8's, 04's and 06's
+    loops), also when the same arm was measured in several loops. A run that does not record its arms'
+    loops, or an arm not found there, keeps every loop's load."""
     arms = (meta or {}).get("arms") or []
     if not any("loop" in a for a in arms):
         return meta
     loops: set[str] = set()
     for where in wheres:
         keys = [k for k in ARM_KEYS if k in where]
-        found = {a.get("loop", "") for a in arms if keys and all(a.get(k) == where[k] for k in keys)}
+        found = {
+            a.get("loop", "")
+            for a in arms
+            if keys and all(a.get(k) == where[k] for k in keys) and _gave(a, where.get("metric"))
+        }
         if not found:
             return meta
         loops |= found
     rows = [r for r in meta.get(results.ROUND_LOADS) or [] if _loop(r["metric"]) in loops]
     return {**meta, results.ROUND_LOADS: rows}
+
+
+def _gave(arm: dict, metric) -> bool:
+    """Whether this loop's entry of an arm gave `metric` (meta["arms"] lists the metrics of each loop;
+    an entry without that list, or a selection without a metric, could be any of its loops)."""
+    return metric is None or "metrics" not in arm or metric in arm["metrics"]
 
 
 def _loop(metric: str) -> str:

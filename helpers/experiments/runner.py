@@ -327,21 +327,20 @@ def measure_rounds(
     seeds = {**ctx.run.meta.get("shuffle_seeds", {}), (loop or "rondas"): seed}
     if own_load:
         ctx.run.update_meta(**{results.SELF_LOADED: [*ctx.run.meta.get(results.SELF_LOADED, []), loop]})
+    before = ctx.run.meta.get("arms", []) if loop else []  # a second loop's arms after the first's
+    entries = [
+        {
+            "engine": a.engine,
+            "variant": a.variant,
+            "image": getattr(a, "image", ""),
+            "label": arm_label(a),
+            **({"loop": loop} if loop else {}),
+        }
+        for a in arms
+    ]
     ctx.run.update_meta(
         **{
-            "arms": [  # a second loop's arms after the first's
-                *(ctx.run.meta.get("arms", []) if loop else []),
-                *(
-                    {
-                        "engine": a.engine,
-                        "variant": a.variant,
-                        "image": getattr(a, "image", ""),
-                        "label": arm_label(a),
-                        **({"loop": loop} if loop else {}),
-                    }
-                    for a in arms
-                ),
-            ],
+            "arms": [*before, *entries],
             "repetitions": repetitions,
             "warmup_discarded": warmup,
             "schedule": f"round-robin, orden barajado en cada ronda (semilla {seed})",
@@ -351,6 +350,7 @@ def measure_rounds(
             **(meta or {}),
         }
     )  # `meta` may override the defaults (a different timer, say)
+    produced: dict = {a: set() for a in arms}  # the metrics each arm gave in this loop
     total = len(steps)
     done = 0
     for (warm, rep), group in itertools.groupby(steps, key=lambda s: (s.warmup, s.rep)):
@@ -369,6 +369,7 @@ def measure_rounds(
                 continue
             for metric, value, unit in rows:
                 ctx.record(step.arm, metric, value, unit, rep=rep)
+                produced[step.arm].add(metric)
             ctx.record(
                 step.arm,
                 results.round_metric(results.POSITION, loop),
@@ -380,6 +381,10 @@ def measure_rounds(
         if measured:
             load = measure_mod.load_between(start, measure_mod.load_counters())
             _record_load(ctx, load, rep, loop, summary=not own_load)
+    # which metrics each arm gave in this loop: an arm measured in several loops (08's, 04's, 06's) has
+    # each figure screened on the load of the loop that measured it (load.of_arms)
+    entries = [{**e, "metrics": sorted(produced[a])} for e, a in zip(entries, arms)]
+    ctx.run.update_meta(arms=[*before, *entries])
     progress(total, total, "listo")
 
 

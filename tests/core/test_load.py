@@ -211,3 +211,28 @@ def test_each_figure_is_screened_on_the_load_of_its_own_loop():
     assert claim.status == vd.BAJO_CARGA
     assert load.of_arms(first, [{"engine": "docker"}])[results.ROUND_LOADS] == quiet
     assert load.of_arms(first, [{"engine": "nadie"}]) is first
+
+
+def test_an_arm_of_several_loops_is_screened_on_the_loop_that_gave_the_figures_metric():
+    """Experiment 8 measures its application container in four loops: a figure of one metric is screened
+    on the loop that gave that metric (meta["arms"] lists each loop's metrics), so other work in the
+    launch loop leaves the workloads' figure alone; an entry without its metrics could be any loop."""
+    df, meta = _run([18.0] * 8, [0] * 8)
+    busy = [{"metric": results.OTHER_CPU, "rep": r, "value": 30.0 if r > 2 else 1.0} for r in range(1, 9)]
+    quiet = [
+        {"metric": results.round_metric(results.OTHER_CPU, "cargas"), "rep": r, "value": 1.0}
+        for r in range(1, 9)
+    ]
+    meta = {**meta, results.ROUND_LOADS: busy + quiet}
+    both = [{"engine": e, "variant": "", "image": ""} for e in ("docker", "podman")]
+    listed = {
+        **meta,
+        "arms": [{**a, "metrics": ["arranque_listo"]} for a in both]
+        + [{**a, "loop": "cargas", "metrics": ["arranque"]} for a in both],
+    }
+    (claim,) = fg.judge_all([PODMAN_FASTER], df, listed)
+    assert claim.status == vd.SE_CONFIRMA
+    assert load.of_arms(listed, [{"engine": "docker", "metric": "arranque"}])[results.ROUND_LOADS] == quiet
+    unlisted = {**meta, "arms": both + [{**a, "loop": "cargas"} for a in both]}
+    (claim,) = fg.judge_all([PODMAN_FASTER], df, unlisted)
+    assert claim.status == vd.BAJO_CARGA

@@ -154,6 +154,13 @@ def test_the_loops_of_one_run_keep_their_rounds_apart(results_tmp):
     counts = res.rondas["metric"].value_counts()
     assert counts[results.POSITION] == counts[results.round_metric(results.POSITION, "cargas")] == 4
     assert len(res.df) == 8 and res.meta["carga"]["rondas"] == 4
+    # each loop's arms, with the loop and the metrics they gave in it (load.of_arms screens by them)
+    assert [(a["variant"], a.get("loop", ""), a["metrics"]) for a in res.meta["arms"]] == [
+        ("a", "", ["arranque"]),
+        ("b", "", ["arranque"]),
+        ("a", "cargas", ["arranque"]),
+        ("b", "cargas", ["arranque"]),
+    ]
 
 
 def test_an_arm_with_no_engine_adapter_fails_with_its_own_error(results_tmp):
