@@ -81,13 +81,15 @@ def cpu_label(cpu: int | None) -> str:
 
 @dataclass
 class Config(Params):
-    # 9 rounds after one warm-up, with 50 MiB and 500 files: under 4 min on this course's 2-core
-    # machines (the chapter hashed 100 MiB: MEGAS = 100 repeats it). verdict.MIN_N (6) is enough for a
-    # figure of this run's own arms, but 6, 7 and 8 rounds all give the order-statistic interval [min, max]:
-    # 9 is the first n whose interval drops the extremes (stats.order_k), about a third narrower. `exec` ÷
-    # experiment 1's `run` (claims.exec_over_run) is a ratio of independent arms, whose interval needs 7
-    # in each (stats.figure_ci).
-    repeticiones: int = param(9, "Repeticiones", minimum=1, maximum=100)
+    # 15 rounds after one warm-up, with 50 MiB and 500 files (the chapter hashed 100 MiB: MEGAS = 100
+    # repeats it). verdict.MIN_N (6) is enough for a figure of this run's own arms, but 6, 7 and 8 rounds
+    # all give the order-statistic interval [min, max], and 9 drops only one value at each end
+    # (stats.order_k): at 9 rounds the fresh course's run read hash overhead +0.85 % [−0.78, +2.8] in
+    # Podman and sort −0.6 to +8.8, wider than the chapter's «6-8 %» and its «0 %» ± 5; at 15 (k = 4) the
+    # same machine gave every hash and sort overhead within ±3 points of its median, in 147 s of notebook
+    # (74 s at 9). `exec` ÷ experiment 1's `run` (claims.exec_over_run) is a ratio of independent arms,
+    # whose interval needs 7 in each (stats.figure_ci).
+    repeticiones: int = param(15, "Repeticiones", minimum=1, maximum=100)
     calentamiento: int = param(1, minimum=0, maximum=100)
     cargas: list = param(list(WORKLOADS), "Cargas de trabajo", options=WORKLOADS)
     motores: list = param(
