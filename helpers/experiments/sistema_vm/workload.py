@@ -1,5 +1,5 @@
 """The post's workloads in one function, `measure(target)`: gzip (CPU) and fio (disk, disk_io.py) in one
-target, the same way in every kind of instance; `measure_many` runs several targets at once.
+target, the same way in every kind of instance.
 
 A target is anything with `timed_gzip()` (ms) and `timed_fio()` (IOPS): an instance (instances.py,
 lxd_instances.py), a container the engine nested in LXD keeps running (lxd_instances.InnerContainer) or
@@ -19,7 +19,6 @@ like fio and iperf3 (bundle.py: read-only at /gzip, a disk of its own in the VM)
 from __future__ import annotations
 
 import statistics
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from ... import measure as timing
@@ -143,15 +142,6 @@ def measure(target, fio: bool = True) -> list[tuple[str, float, str]]:
     if fio:
         rows.append((FIO, round(target.timed_fio(), 1), "IOPS"))
     return rows
-
-
-def measure_many(targets, fio: bool = True) -> list[list[tuple[str, float, str]]]:
-    """`measure` in every target at once (one thread each), the rows in the order of `targets`."""
-    targets = list(targets)
-    if not targets:
-        return []
-    with ThreadPoolExecutor(max_workers=len(targets)) as pool:
-        return list(pool.map(lambda t: measure(t, fio), targets))
 
 
 def provision(log) -> bool:

@@ -104,18 +104,12 @@ def test_a_rounds_gzip_is_the_median_of_its_passes_so_one_slow_pass_does_not_mov
     assert workload.metadata()["passes"] == workload.GZIP_PASSES == 3
 
 
-def test_measure_gives_the_rows_of_one_target_and_many_at_once_in_order():
+def test_measure_gives_the_rows_of_one_target():
     assert workload.measure(Timed(0.01, 1234.56)) == [
         (GZIP, pytest.approx(10, abs=40), "ms"),
         (FIO, 1234.6, "IOPS"),
     ]
     assert [m for m, _, _ in workload.measure(Timed(0.0, 1.0), fio=False)] == [GZIP]
-    start = time.perf_counter()
-    rows = workload.measure_many([Timed(0.1, 1.0), Timed(0.1, 2.0), Timed(0.1, 3.0)])
-    together = time.perf_counter() - start
-    assert [r[1][1] for r in rows] == [1.0, 2.0, 3.0]
-    assert together < 0.85  # at once, not one after the other (3 targets × 3 passes × 0.1 s)
-    assert workload.measure_many([]) == []
 
 
 def test_the_vm_gets_each_folder_on_its_own_disk_in_order():
