@@ -85,10 +85,11 @@ class Config(Params):
     # repeats it). verdict.MIN_N (6) is enough for a figure of this run's own arms, but 6, 7 and 8 rounds
     # all give the order-statistic interval [min, max], and 9 drops only one value at each end
     # (stats.order_k): at 9 rounds the fresh course's run read hash overhead +0.85 % [−0.78, +2.8] in
-    # Podman and sort −0.6 to +8.8, wider than the chapter's «6-8 %» and its «0 %» ± 5; at 15 (k = 4) the
-    # same machine gave every hash and sort overhead within ±3 points of its median, in 147 s of notebook
-    # (74 s at 9). `exec` ÷ experiment 1's `run` (claims.exec_over_run) is a ratio of independent arms,
-    # whose interval needs 7 in each (stats.figure_ci).
+    # Podman and sort −0.6 to +8.8, wider than the chapter's «6-8 %» and its «0 %» ± 5; at 15 (k = 4) two
+    # runs on the same machine gave the four hash and sort overheads intervals 2.3 to 6.6 points wide (half
+    # widths 1.1-3.3), in 135-147 s of notebook (74 s at 9). `exec` ÷ experiment 1's `run`
+    # (claims.exec_over_run) is a ratio of independent arms, whose interval needs 7 in each
+    # (stats.figure_ci).
     repeticiones: int = param(15, "Repeticiones", minimum=1, maximum=100)
     calentamiento: int = param(1, minimum=0, maximum=100)
     cargas: list = param(list(WORKLOADS), "Cargas de trabajo", options=WORKLOADS)
