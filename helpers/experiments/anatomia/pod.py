@@ -316,9 +316,9 @@ def pod_processes(cluster: kubernetes.Cluster) -> dict[str, list[psutil.Process]
 def wait_settled(cluster: kubernetes.Cluster, pods: int = 0, timeout: float = GONE_TIMEOUT) -> None:
     """Wait until this cluster has exactly `pods` shims, and has kept that number for SETTLED_S. A forced
     delete removes a Pod from the API at once while the kubelet stops its containers and sandbox
-    afterwards, and on a loaded machine it can start a sandbox again after the last shim is gone: the
-    next round must not share the machine with that clean-up, nor a bill count a Pod it did not launch
-    (untimed)."""
+    afterwards: the next round must not share the machine with that clean-up, nor a bill count a Pod it
+    did not launch (on a loaded CI machine, a bill with 0 Pods once counted one shim right after the
+    previous round had seen none) (untimed)."""
     deadline = time.monotonic() + timeout
     steady_since = None
     while True:
@@ -331,7 +331,8 @@ def wait_settled(cluster: kubernetes.Cluster, pods: int = 0, timeout: float = GO
             return
         if now > deadline:
             raise ErrorDelCurso(
-                f"Kubernetes: los Pods no quedan en {pods} (sus procesos shim) después de {timeout:.0f} s."
+                f"Kubernetes: en {timeout:.0f} s el clúster no se quedó con {pods} Pods en marcha (sus "
+                "procesos shim)."
             )
         time.sleep(0.1)
 

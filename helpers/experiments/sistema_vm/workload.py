@@ -42,8 +42,9 @@ INPUT_MIB = 4
 # course's run (6 rounds), one pass in six came out 5-27 % slower than its neighbours (169.7 ms among
 # 131-138 in one application container), and with 6 rounds the interval of a median ratio runs from
 # nearly the smallest per-round ratio to the largest: gzip in a system container against an application
-# container read 0.99× [0.78, 1.10] against the post's ±5 %. The median of three drops a lone slow pass;
-# the two extra passes cost some 20 s of 08 (the emulated VM's 0.7 s each most of it).
+# container read 0.99× [0.78, 1.10] against the post's ±5 %. The median of three drops a lone slow pass
+# (two runs after it: [0.96, 1.01] and [0.98, 1.08]); the two extra passes cost 40-50 s of 08 (205 s →
+# 244-256 s), most of it entering each instance once more per pass, not gzip itself.
 GZIP_PASSES = 3
 DATA = "/datos/entrada.txt"  # where every instance sees it
 

@@ -248,5 +248,5 @@ def test_the_cluster_counts_as_settled_only_once_its_pods_stay_put(monkeypatch):
     # the reappearing shim restarted the wait; then 0.25 s of none, polled every 0.1 s
     assert len(polls) == 5 + 4
     monkeypatch.setattr(pod, "pod_processes", lambda _c: {"shims_total": [1], "pause_total": []})
-    with pytest.raises(ErrorDelCurso, match="no quedan en 0"):
+    with pytest.raises(ErrorDelCurso, match="no se quedó con 0 Pods en marcha"):
         pod.wait_settled(None, timeout=2)
